@@ -1,0 +1,36 @@
+# Set-up and entry points. On a fresh Debian 12 machine (as root):
+#   make demo   installs what is missing, builds, runs the main job
+#   make test   installs what is missing, builds, runs the whole test suite
+BUILD_DIR ?= build
+JOBS      ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+.PHONY: all deps deps-test deps-bench configure build demo test bench clean
+
+all: build
+
+deps:
+	@cmake/install_debian_deps.sh build
+deps-test:
+	@cmake/install_debian_deps.sh test
+deps-bench:
+	@cmake/install_debian_deps.sh bench
+
+configure:
+	@test -f $(BUILD_DIR)/CMakeCache.txt || cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+build: deps configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+demo: build
+	bash apps/demo.sh $(BUILD_DIR)
+
+test: deps-test configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+bench: deps-bench build
+	bash bench/side_by_side.sh $(BUILD_DIR)
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that dlstudio-cpp needs, skipping those already present.
+# Usage: cmake/install_debian_deps.sh [build|test|bench]   (each set includes the previous)
+set -euo pipefail
+
+set_name=${1:-build}
+packages=(cmake g++ make pkg-config zlib1g-dev
+          libtorch-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
+          libopenblas0-openmp dataset-fashion-mnist)
+case "$set_name" in
+  build) ;;
+  test)  packages+=(python3 python3-nltk) ;;          # NLTK cross-checks BLEU
+  bench) packages+=(python3 python3-nltk python3-torch) ;;  # Python reference models
+  *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "Installing missing Debian packages: ${missing[*]}"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "error: run as root (or install sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+# Refresh the package lists once if they are missing or a package cannot be found.
+if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+  "${sudo[@]}" apt-get update -q
+  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

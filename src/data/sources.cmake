@@ -1,0 +1,3 @@
+# Sources of src/data, relative to src/.
+list(APPEND DLS_SOURCES
+)

@@ -1,0 +1,81 @@
+#include "dls/util/runtime.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+#include <torch/cuda.h>
+#include <torch/utils.h>
+
+namespace dls::util {
+
+namespace {
+
+void set_log_level(const std::string& requested) {
+  const char* env = std::getenv("DLS_LOG_LEVEL");
+  const std::string level = (env != nullptr && *env != '\0') ? env : requested;
+  spdlog::set_level(spdlog::level::from_str(level));
+  spdlog::set_pattern("[%H:%M:%S] %^%l%$ %v");
+}
+
+}  // namespace
+
+RuntimeInfo detect_blas() {
+  RuntimeInfo info;
+  // OpenBLAS exports openblas_get_config(); the netlib reference BLAS exports only the
+  // Fortran routines. Ask the dynamic linker which file serves sgemm_.
+  using ConfigFn = char* (*)();
+  if (auto* config = reinterpret_cast<ConfigFn>(dlsym(RTLD_DEFAULT, "openblas_get_config"))) {
+    info.blas = std::string("OpenBLAS (") + config() + ")";
+    return info;
+  }
+  void* sgemm = dlsym(RTLD_DEFAULT, "sgemm_");
+  Dl_info where{};
+  if (sgemm != nullptr && dladdr(sgemm, &where) != 0 && where.dli_fname != nullptr) {
+    // The alternatives system reaches the file through symbolic links: resolve them.
+    char resolved[PATH_MAX];
+    const std::string file =
+        realpath(where.dli_fname, resolved) != nullptr ? resolved : where.dli_fname;
+    info.blas = file;
+    // Debian installs the reference implementation as .../blas/libblas.so.3.
+    info.slow_blas = file.find("/blas/libblas") != std::string::npos;
+    if (info.slow_blas) info.blas = "reference BLAS (" + file + ")";
+    return info;
+  }
+  info.blas = "unknown (built into LibTorch)";
+  return info;
+}
+
+RuntimeInfo configure_runtime(const RuntimeOptions& options) {
+  set_log_level(options.log_level);
+  RuntimeInfo info = detect_blas();
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  info.threads = options.threads > 0 ? options.threads : cores;
+  torch::set_num_threads(info.threads);
+  if (info.slow_blas) {
+    spdlog::warn("slow reference BLAS in use ({}): install libopenblas0-openmp for ~30x faster "
+                 "matrix products", info.blas);
+  } else if (!options.quiet_blas_check) {
+    spdlog::debug("BLAS: {}", info.blas);
+  }
+  return info;
+}
+
+torch::Device select_device(const std::string& name) {
+  if (name == "cpu") return torch::kCPU;
+  if (name == "cuda") {
+    if (!torch::cuda::is_available()) {
+      throw std::invalid_argument("--device cuda: this LibTorch has no CUDA or no GPU is visible");
+    }
+    return torch::kCUDA;
+  }
+  if (name == "auto") return torch::cuda::is_available() ? torch::kCUDA : torch::kCPU;
+  throw std::invalid_argument("unknown device '" + name + "' (expected cpu, cuda or auto)");
+}
+
+}  // namespace dls::util

@@ -1,0 +1,4 @@
+# Sources of src/util, relative to src/.
+list(APPEND DLS_SOURCES
+  util/runtime.cpp
+)

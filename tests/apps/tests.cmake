@@ -1,0 +1,3 @@
+# End-to-end tests of the programs in apps/, relative to tests/.
+list(APPEND DLS_TEST_SOURCES
+)

@@ -1,0 +1,3 @@
+# Tests of src/models, relative to tests/.
+list(APPEND DLS_TEST_SOURCES
+)
