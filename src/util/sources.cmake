@@ -1,4 +1,5 @@
 # Sources of src/util, relative to src/.
 list(APPEND DLS_SOURCES
+  util/file_io.cpp
   util/runtime.cpp
 )
