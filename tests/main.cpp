@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   dls::util::RuntimeOptions options;
   options.log_level = "warn";
+  options.threads = 1;  // ctest runs tests side by side; tiny tensors gain nothing from more
   dls::util::configure_runtime(options);
   return RUN_ALL_TESTS();
 }

@@ -1,3 +1,10 @@
 # Sources of src/layers, relative to src/.
 list(APPEND DLS_SOURCES
+  layers/attention_core.cpp
+  layers/attention_head.cpp
+  layers/cross_attention.cpp
+  layers/embeddings.cpp
+  layers/feed_forward.cpp
+  layers/self_attention.cpp
+  layers/transformer_config.cpp
 )

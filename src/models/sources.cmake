@@ -1,3 +1,6 @@
 # Sources of src/models, relative to src/.
 list(APPEND DLS_SOURCES
+  models/decoder.cpp
+  models/encoder.cpp
+  models/seq2seq.cpp
 )

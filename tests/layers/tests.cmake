@@ -1,3 +1,5 @@
 # Tests of src/layers, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
+  layers/attention_test.cpp
+  layers/embeddings_test.cpp
 )

@@ -1,0 +1,60 @@
+// The settings shared by every transformer block: which variant (where LayerNorm sits),
+// which layout (DLStudio's sequence-flattened one or the standard position-wise one), and
+// the sizes. Seq2SeqConfig and ViTConfig each hold one of these.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <torch/arg.h>
+
+namespace dls {
+
+// Where LayerNorm sits relative to the residual sums.
+enum class Variant {
+  kFG,     // DLStudio's TransformerFG (post-LN, Vaswani et al.): x = LN(x + f(x))
+  kPreLN,  // DLStudio's TransformerPreLN (Xiong et al. 2020): x = x + f(LN(x))
+};
+
+// How the attention heads and the feed-forward network see a sentence.
+enum class Layout {
+  // DLStudio's sequence-flattened layout (the slides' results): each head's WQ/WK/WV is
+  // Linear(L*s, L*s) over its whole flattened slice, scaling by 1/sqrt(s) after
+  // softmax(QK^T)V, no W_O, FFN Linear(L*M, 2*L*M) -> ReLU -> Linear(2*L*M, L*M) over the
+  // flattened sentence; the decoder is masked by zeroing future target rows.
+  kDLStudio,
+  // The standard transformer: per-position projections Linear(M, s) per head and an output
+  // projection W_O, scaling before the softmax, causal and key-padding attention masks,
+  // position-wise FFN Linear(M, f*M) -> ReLU -> Linear(f*M, M), dropout.
+  kVaswani,
+};
+
+struct TransformerConfig {
+  TORCH_ARG(Variant, variant) = Variant::kFG;
+  TORCH_ARG(Layout, layout) = Layout::kDLStudio;
+  // M: width of every token vector.
+  TORCH_ARG(std::int64_t, embedding_size) = 256;
+  // H: heads per attention layer; each head sees s = M / H columns.
+  TORCH_ARG(std::int64_t, num_heads) = 4;
+  // L: sentence length including SOS and EOS (every sentence is padded to it).
+  TORCH_ARG(std::int64_t, max_seq_length) = 10;
+  // f: hidden width factor of the position-wise FFN (vaswani layout only; the
+  // dlstudio layout's FFN is fixed at 2*L*M as in DLStudio).
+  TORCH_ARG(std::int64_t, ffn_multiplier) = 4;
+  // Dropout on attention weights, sublayer outputs and embeddings (vaswani layout only;
+  // DLStudio has none).
+  TORCH_ARG(double, dropout) = 0.0;
+
+ public:  // TORCH_ARG leaves the section private
+  std::int64_t head_size() const { return embedding_size_ / num_heads_; }
+  // Throws c10::Error (via TORCH_CHECK) when the sizes are inconsistent.
+  void validate() const;
+};
+
+std::string to_string(Variant variant);  // "FG" / "PreLN"
+std::string to_string(Layout layout);    // "dlstudio" / "vaswani"
+// Case-insensitive; throws std::invalid_argument listing the accepted names.
+Variant parse_variant(const std::string& name);
+Layout parse_layout(const std::string& name);
+
+}  // namespace dls

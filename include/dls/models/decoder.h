@@ -1,0 +1,116 @@
+// DLStudio's BasicDecoderWithMasking and MasterDecoderWithMasking.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+#include <torch/nn/pimpl.h>
+
+#include "dls/layers/attention.h"
+#include "dls/layers/transformer_config.h"
+#include "dls/models/attention_trace.h"
+
+namespace dls {
+
+struct DecoderMasks {
+  torch::Tensor row_keep;     // dlstudio: [B', L, 1], 1 = visible row, 0 = zeroed future row
+  torch::Tensor self_mask;    // vaswani: additive [B'|1, 1, Lq, Lq] (causal + target padding)
+  torch::Tensor memory_mask;  // vaswani: additive [B, 1, 1, Lk] (source padding)
+};
+
+// Self-attention, cross-attention, FFN.
+//   FG:    z = norm1(x + SA(x)); z2 = norm2(XA(z)) [dlstudio: no residual, as DLStudio]
+//          or norm2(z + XA(z)) [vaswani]; out = norm3(z2 + FFN(z2))
+//   PreLN: y = x + SA(norm1(x)); y2 = y + XA(norm2(y)); out = y2 + FFN(norm3(y2))
+// In the dlstudio layout the input's future rows are zeroed first (DLStudio's masking);
+// unlike DLStudio's PreLN decoder, the masked input is the one used.
+class BasicDecoderWithMaskingImpl : public torch::nn::Module {
+ public:
+  explicit BasicDecoderWithMaskingImpl(const TransformerConfig& config);
+
+  // x [B', L, M]; memory: this layer's cross-attention keys/values of the encoder output.
+  torch::Tensor forward(const torch::Tensor& x, const AttentionMemory& memory,
+                        const DecoderMasks& masks, torch::Tensor* self_weights = nullptr,
+                        torch::Tensor* cross_weights = nullptr);
+
+  // One decoding step (vaswani): x_new [B, T, M] at positions cache.length.. -> [B, T, M].
+  torch::Tensor forward_cached(const torch::Tensor& x_new, const AttentionMemory& memory,
+                               const torch::Tensor& memory_mask, KeyValueCache& cache,
+                               std::int64_t capacity);
+
+  SelfAttention self_attention_layer{nullptr};
+  torch::nn::LayerNorm norm1{nullptr};
+  CrossAttention cross_attn_layer{nullptr};
+  torch::nn::LayerNorm norm2{nullptr};
+  torch::nn::Linear W1{nullptr}, W2{nullptr};
+  torch::nn::LayerNorm norm3{nullptr};
+  torch::nn::Dropout dropout{nullptr};
+
+ private:
+  using SelfAttentionFn = std::function<torch::Tensor(const torch::Tensor&)>;
+  torch::Tensor sublayers(const torch::Tensor& x, const SelfAttentionFn& self_attention,
+                          const AttentionMemory& memory, const torch::Tensor& memory_mask,
+                          torch::Tensor* cross_weights);
+  TransformerConfig config_;
+};
+TORCH_MODULE(BasicDecoderWithMasking);
+
+// A stack of decoders, then out = Linear(M, V) and LogSoftmax. Position 0 (SOS) is never
+// predicted: the outputs are the log-probabilities of target words 1 .. L-1.
+class MasterDecoderWithMaskingImpl : public torch::nn::Module {
+ public:
+  MasterDecoderWithMaskingImpl(const TransformerConfig& config, std::int64_t num_decoders,
+                               std::int64_t target_vocab_size);
+
+  // target [B, L, M] (embedded target sentence), encoder_out [B, L, M]
+  // -> log-probabilities [B, L-1, V]; row j-1 predicts word j from target words 0..j-1.
+  // dlstudio: the L-1 zero-masked copies of the target are stacked along the batch axis
+  // and the stack runs once. vaswani: one causal pass over positions 0..L-2.
+  // memory_padding / target_padding: [B, L] bool, true = padding (vaswani).
+  torch::Tensor forward(const torch::Tensor& target, const torch::Tensor& encoder_out,
+                        const torch::Tensor& memory_padding = {},
+                        const torch::Tensor& target_padding = {},
+                        AttentionTrace* trace = nullptr);
+
+  // The plain k-by-k loop of DLStudio (dlstudio layout): same result as forward().
+  torch::Tensor forward_prefix_loop(const torch::Tensor& target, const torch::Tensor& encoder_out);
+
+  // Cross-attention keys/values of every layer for an encoder output [B, L, M].
+  std::vector<AttentionMemory> project_memories(const torch::Tensor& encoder_out);
+
+  // dlstudio decoding: log-probabilities [B, V] of word k given target rows 0..k-1
+  // (the rest is zeroed), target [B, L, M].
+  torch::Tensor predict_word(const torch::Tensor& target,
+                             const std::vector<AttentionMemory>& memories, std::int64_t k,
+                             AttentionTrace* trace = nullptr);
+
+  // vaswani decoding step: x_new [B, 1, M] at position caches[0].length -> [B, V].
+  torch::Tensor predict_next(const torch::Tensor& x_new,
+                             const std::vector<AttentionMemory>& memories,
+                             const torch::Tensor& memory_mask, std::vector<KeyValueCache>& caches,
+                             std::int64_t capacity);
+
+  torch::nn::ModuleList basic_decoder_arr{nullptr};
+  torch::nn::Linear out{nullptr};
+
+ private:
+  // Runs the stack on x [B', L, M] with the given masks.
+  torch::Tensor run_stack(torch::Tensor x, const std::vector<AttentionMemory>& memories,
+                          const DecoderMasks& masks, AttentionTrace* trace,
+                          std::int64_t trace_rows_from);
+  TransformerConfig config_;
+};
+TORCH_MODULE(MasterDecoderWithMasking);
+
+// dlstudio masks for prefix lengths k_first .. k_first+r-1 over a batch of B:
+// [r*B, L, 1], copy-major, 1 where position < k.
+torch::Tensor prefix_row_keep(std::int64_t k_first, std::int64_t copies, std::int64_t batch,
+                              std::int64_t length, const torch::TensorOptions& options);
+
+}  // namespace dls

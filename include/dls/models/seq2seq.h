@@ -1,0 +1,87 @@
+// The English->Spanish transformer: DLStudio's TransformerFG / TransformerPreLN as one
+// module whose config picks the variant and the layout.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
+
+#include "dls/layers/embeddings.h"
+#include "dls/layers/transformer_config.h"
+#include "dls/models/attention_trace.h"
+#include "dls/models/decoder.h"
+#include "dls/models/encoder.h"
+
+namespace dls {
+
+struct Seq2SeqConfig {
+  // Variant, layout and sizes shared by every block.
+  TORCH_ARG(TransformerConfig, transformer);
+  // Number of BasicEncoders in the MasterEncoder.
+  TORCH_ARG(std::int64_t, num_encoders) = 4;
+  // Number of BasicDecoderWithMaskings in the MasterDecoderWithMasking.
+  TORCH_ARG(std::int64_t, num_decoders) = 4;
+  // English (source) vocabulary size, special tokens included.
+  TORCH_ARG(std::int64_t, src_vocab_size) = 0;
+  // Spanish (target) vocabulary size, special tokens included.
+  TORCH_ARG(std::int64_t, tgt_vocab_size) = 0;
+  // Index of the padding token (-1: none); the vaswani layout never attends to it.
+  TORCH_ARG(std::int64_t, pad_index) = -1;
+
+ public:  // TORCH_ARG leaves the section private
+  void validate() const;
+  // "FG/dlstudio M=256 L=10 H=4 enc=4 dec=4 vocab=11262/21827"
+  std::string summary() const;
+};
+
+// Everything the decoder needs from one batch of sources.
+struct EncodedSource {
+  torch::Tensor output;                  // [B, L, M]
+  torch::Tensor padding;                 // [B, L] bool, true = padding (undefined: none)
+  std::vector<AttentionMemory> memories; // cross-attention keys/values, one per decoder layer
+};
+
+class Seq2SeqTransformerImpl : public torch::nn::Module {
+ public:
+  explicit Seq2SeqTransformerImpl(const Seq2SeqConfig& config);
+
+  // src, tgt [B, L] int64 -> log-probabilities [B, L-1, V] of target words 1..L-1, each
+  // predicted from the source and the target words before it.
+  // src_padding [B, L] bool overrides the padding derived from pad_index.
+  torch::Tensor forward(const torch::Tensor& src, const torch::Tensor& tgt,
+                        AttentionTrace* trace = nullptr, const torch::Tensor& src_padding = {});
+
+  EncodedSource encode(const torch::Tensor& src, const torch::Tensor& src_padding = {},
+                       AttentionTrace* trace = nullptr);
+
+  // [B, L] bool, true at pad_index (undefined when the config has no padding token or the
+  // layout does not mask).
+  torch::Tensor padding_of(const torch::Tensor& tokens) const;
+
+  const Seq2SeqConfig& config() const { return config_; }
+
+  EmbeddingsGenerator embeddings_generator_en{nullptr};
+  EmbeddingsGenerator embeddings_generator_es{nullptr};
+  MasterEncoder master_encoder{nullptr};
+  MasterDecoderWithMasking master_decoder{nullptr};
+
+ private:
+  Seq2SeqConfig config_;
+};
+TORCH_MODULE(Seq2SeqTransformer);
+
+// DLStudio's class names: the same module with the variant set.
+Seq2SeqTransformer TransformerFG(Seq2SeqConfig config);
+Seq2SeqTransformer TransformerPreLN(Seq2SeqConfig config);
+
+// Learnable parameters and parameter tensors of a module (DLStudio prints both).
+struct ParameterCount {
+  std::int64_t parameters = 0;
+  std::int64_t tensors = 0;
+};
+ParameterCount count_parameters(const torch::nn::Module& module);
+
+}  // namespace dls

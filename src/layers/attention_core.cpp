@@ -1,0 +1,75 @@
+#include "attention_core.h"
+
+#include <cmath>
+
+#include "dls/layers/attention.h"
+
+namespace dls::detail {
+
+torch::Tensor scaled_attention(const torch::Tensor& q, const torch::Tensor& k,
+                               const torch::Tensor& v, Layout layout, const torch::Tensor& mask,
+                               torch::nn::Dropout& dropout, torch::Tensor* weights) {
+  const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
+  auto scores = torch::matmul(q, k.transpose(-2, -1));  // [..., Lq, Lk]
+  if (layout == Layout::kVaswani) scores = scores * scale;
+  if (mask.defined()) scores = scores + mask;
+  auto probabilities = torch::softmax(scores, -1);
+  if (weights != nullptr) *weights = probabilities.detach();
+  if (layout == Layout::kVaswani) {
+    return torch::matmul(dropout(probabilities), v);
+  }
+  return torch::matmul(probabilities, v) * scale;
+}
+
+StackedWeights stack_heads(const torch::nn::ModuleList& heads,
+                           std::initializer_list<Projection> parts) {
+  std::vector<torch::Tensor> weights, biases;
+  weights.reserve(heads->size());
+  biases.reserve(heads->size());
+  for (const auto& module : *heads) {
+    auto& head = *module->as<AttentionHeadImpl>();
+    const torch::nn::Linear* linear[3] = {&head.WQ, &head.WK, &head.WV};
+    std::vector<torch::Tensor> w, b;
+    for (const Projection part : parts) {
+      w.push_back((*linear[static_cast<int>(part)])->weight);
+      b.push_back((*linear[static_cast<int>(part)])->bias);
+    }
+    weights.push_back(w.size() == 1 ? w[0] : torch::cat(w, 0));
+    biases.push_back(b.size() == 1 ? b[0] : torch::cat(b, 0));
+  }
+  return {torch::stack(weights), torch::stack(biases)};
+}
+
+torch::Tensor project_heads(const torch::Tensor& x, const StackedWeights& stacked,
+                            const TransformerConfig& config, std::int64_t n) {
+  const std::int64_t batch = x.size(0), length = x.size(1);
+  const std::int64_t heads = config.num_heads(), s = config.head_size();
+  if (config.layout() == Layout::kDLStudio) {
+    // [B, L, M] -> [B, L, H, s] -> [H, B, L*s]: each head's slice, flattened over (L, s).
+    auto slices = x.view({batch, length, heads, s}).permute({2, 0, 1, 3}).reshape(
+        {heads, batch, length * s});
+    // [H, B, L*s] x [H, L*s, n*L*s] + [H, 1, n*L*s] -> [H, B, n*L*s]
+    auto y = torch::baddbmm(stacked.bias.unsqueeze(1), slices, stacked.weight.transpose(1, 2));
+    // [H, B, n, L, s] -> [n, H, B, L, s]
+    return y.view({heads, batch, n, length, s}).permute({2, 0, 1, 3, 4});
+  }
+  // [B, L, M] x [M, H*n*s] -> [B, L, H, n, s] -> [n, B, H, L, s]
+  auto y = torch::nn::functional::linear(x, stacked.weight.reshape({heads * n * s, -1}),
+                                         stacked.bias.reshape({heads * n * s}));
+  return y.view({batch, length, heads, n, s}).permute({3, 0, 2, 1, 4});
+}
+
+torch::Tensor merge_heads(const torch::Tensor& z, const TransformerConfig& config) {
+  if (config.layout() == Layout::kDLStudio) {
+    // [H, B, L, s] -> [B, L, H, s] -> [B, L, M]
+    return z.permute({1, 2, 0, 3}).reshape({z.size(1), z.size(2), config.embedding_size()});
+  }
+  // [B, H, L, s] -> [B, L, H, s] -> [B, L, M]
+  return z.transpose(1, 2).reshape({z.size(0), z.size(2), config.embedding_size()});
+}
+
+torch::Tensor weights_batch_first(const torch::Tensor& w, const TransformerConfig& config) {
+  return config.layout() == Layout::kDLStudio ? w.transpose(0, 1) : w;
+}
+
+}  // namespace dls::detail

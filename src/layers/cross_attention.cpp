@@ -1,0 +1,99 @@
+#include <torch/torch.h>
+
+#include "attention_core.h"
+#include "dls/layers/attention.h"
+
+namespace dls {
+
+CrossAttentionImpl::CrossAttentionImpl(const TransformerConfig& config) : config_(config) {
+  config.validate();
+  attention_heads_arr = register_module("attention_heads_arr", torch::nn::ModuleList());
+  for (std::int64_t h = 0; h < config.num_heads(); ++h) {
+    attention_heads_arr->push_back(CrossAttentionHead(config));
+  }
+  if (config.layout() == Layout::kVaswani) {
+    W_O = register_module("W_O",
+                          torch::nn::Linear(config.embedding_size(), config.embedding_size()));
+  }
+  attention_dropout_ = register_module(
+      "attention_dropout",
+      torch::nn::Dropout(config.layout() == Layout::kVaswani ? config.dropout() : 0.0));
+}
+
+AttentionMemory CrossAttentionImpl::project_memory(const torch::Tensor& encoder_out) {
+  TORCH_CHECK(encoder_out.dim() == 3 && encoder_out.size(2) == config_.embedding_size(),
+              "expected the encoder output as [B, L, M]");
+  using detail::Projection;
+  const auto stacked = detail::stack_heads(attention_heads_arr, {Projection::kK, Projection::kV});
+  const auto kv = detail::project_heads(encoder_out, stacked, config_, 2);
+  return {kv[0], kv[1]};
+}
+
+torch::Tensor CrossAttentionImpl::attend(const torch::Tensor& x, const AttentionMemory& memory,
+                                         const torch::Tensor& mask, torch::Tensor* weights) {
+  TORCH_CHECK(x.dim() == 3 && x.size(2) == config_.embedding_size(), "expected [B', L, M]");
+  const bool dlstudio = config_.layout() == Layout::kDLStudio;
+  const std::int64_t heads = config_.num_heads(), s = config_.head_size();
+  const std::int64_t batch = memory.keys.size(dlstudio ? 1 : 0);
+  const std::int64_t rows = x.size(0), length = x.size(1);
+  TORCH_CHECK(rows % batch == 0, "decoder rows ", rows, " are not a multiple of the encoder batch ",
+              batch);
+  const std::int64_t copies = rows / batch;
+  using detail::Projection;
+  const auto stacked = detail::stack_heads(attention_heads_arr, {Projection::kQ});
+  auto q = detail::project_heads(x, stacked, config_, 1)[0];  // [H, B', Lq, s] | [B', H, Lq, s]
+  auto keys = memory.keys, values = memory.values;
+  if (copies > 1) {
+    // Copy-major rows share the encoder's keys and values by broadcasting:
+    // dlstudio [H, r, B, Lq, s] x [H, 1, B, Lk, s]; vaswani [r, B, H, Lq, s] x [B, H, Lk, s].
+    q = dlstudio ? q.view({heads, copies, batch, length, s})
+                 : q.view({copies, batch, heads, length, s});
+    if (dlstudio) {
+      keys = keys.unsqueeze(1);
+      values = values.unsqueeze(1);
+    }
+  }
+  auto z = detail::scaled_attention(q, keys, values, config_.layout(), mask, attention_dropout_,
+                                    weights);
+  if (copies > 1) {
+    z = dlstudio ? z.reshape({heads, rows, length, s}) : z.reshape({rows, heads, length, s});
+    if (weights != nullptr) {
+      *weights = dlstudio ? weights->reshape({heads, rows, length, -1})
+                          : weights->reshape({rows, heads, length, -1});
+    }
+  }
+  if (weights != nullptr) *weights = detail::weights_batch_first(*weights, config_);
+  auto out = detail::merge_heads(z, config_);
+  return W_O ? W_O(out) : out;
+}
+
+torch::Tensor CrossAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& encoder_out,
+                                          const torch::Tensor& mask, torch::Tensor* weights) {
+  return attend(x, project_memory(encoder_out), mask, weights);
+}
+
+torch::Tensor CrossAttentionImpl::forward_per_head(const torch::Tensor& x,
+                                                   const torch::Tensor& encoder_out,
+                                                   const torch::Tensor& mask,
+                                                   torch::Tensor* weights) {
+  const std::int64_t s = config_.head_size();
+  // The plain way: give every decoder row its own copy of the encoder output.
+  const auto memory = encoder_out.repeat({x.size(0) / encoder_out.size(0), 1, 1});
+  const auto per_row_mask =
+      mask.defined() ? mask.repeat({x.size(0) / mask.size(0), 1, 1, 1}).select(1, 0) : mask;
+  std::vector<torch::Tensor> outputs, head_weights;
+  for (std::int64_t h = 0; h < config_.num_heads(); ++h) {
+    auto& head = *attention_heads_arr[h]->as<CrossAttentionHeadImpl>();
+    const bool sliced = config_.layout() == Layout::kDLStudio;
+    const auto q_in = sliced ? x.narrow(2, h * s, s) : x;
+    const auto kv_in = sliced ? memory.narrow(2, h * s, s) : memory;
+    torch::Tensor w;
+    outputs.push_back(head.attend(q_in, kv_in, per_row_mask, &w));
+    head_weights.push_back(w);
+  }
+  if (weights != nullptr) *weights = torch::stack(head_weights, 1);
+  auto out = torch::cat(outputs, 2);
+  return W_O ? W_O(out) : out;
+}
+
+}  // namespace dls

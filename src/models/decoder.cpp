@@ -1,0 +1,195 @@
+#include "dls/models/decoder.h"
+
+#include <torch/torch.h>
+
+#include "dls/layers/feed_forward.h"
+
+namespace dls {
+
+namespace {
+torch::nn::LayerNorm layer_norm(const TransformerConfig& config) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.embedding_size()}));
+}
+}  // namespace
+
+torch::Tensor prefix_row_keep(std::int64_t k_first, std::int64_t copies, std::int64_t batch,
+                              std::int64_t length, const torch::TensorOptions& options) {
+  const auto positions = torch::arange(length, options.dtype(torch::kLong)).unsqueeze(0);  // [1, L]
+  const auto prefix = torch::arange(k_first, k_first + copies, options.dtype(torch::kLong))
+                          .unsqueeze(1);                                              // [r, 1]
+  const auto keep = (positions < prefix).to(options.dtype());                         // [r, L]
+  return keep.view({copies, 1, length, 1}).expand({copies, batch, length, 1}).reshape(
+      {copies * batch, length, 1});
+}
+
+BasicDecoderWithMaskingImpl::BasicDecoderWithMaskingImpl(const TransformerConfig& config)
+    : config_(config) {
+  self_attention_layer = register_module("self_attention_layer", SelfAttention(config));
+  norm1 = register_module("norm1", layer_norm(config));
+  cross_attn_layer = register_module("cross_attn_layer", CrossAttention(config));
+  norm2 = register_module("norm2", layer_norm(config));
+  W1 = register_module("W1", make_ffn_w1(config));
+  W2 = register_module("W2", make_ffn_w2(config));
+  norm3 = register_module("norm3", layer_norm(config));
+  const double p = config.layout() == Layout::kVaswani ? config.dropout() : 0.0;
+  dropout = register_module("dropout", torch::nn::Dropout(p));
+}
+
+torch::Tensor BasicDecoderWithMaskingImpl::sublayers(const torch::Tensor& x,
+                                                     const SelfAttentionFn& self_attention,
+                                                     const AttentionMemory& memory,
+                                                     const torch::Tensor& memory_mask,
+                                                     torch::Tensor* cross_weights) {
+  auto cross = [&](const torch::Tensor& z) {
+    return dropout(cross_attn_layer->attend(z, memory, memory_mask, cross_weights));
+  };
+  auto ffn = [&](const torch::Tensor& z) {
+    return dropout(feed_forward(z, W1, W2, dropout, config_));
+  };
+  if (config_.variant() == Variant::kFG) {
+    const auto z = norm1(x + dropout(self_attention(x)));
+    // DLStudio's FG decoder has no residual around cross-attention; the standard one has.
+    const auto z2 = config_.layout() == Layout::kDLStudio ? norm2(cross(z)) : norm2(z + cross(z));
+    return norm3(z2 + ffn(z2));
+  }
+  const auto y = x + dropout(self_attention(norm1(x)));
+  const auto y2 = y + cross(norm2(y));
+  return y2 + ffn(norm3(y2));
+}
+
+torch::Tensor BasicDecoderWithMaskingImpl::forward(const torch::Tensor& x,
+                                                   const AttentionMemory& memory,
+                                                   const DecoderMasks& masks,
+                                                   torch::Tensor* self_weights,
+                                                   torch::Tensor* cross_weights) {
+  // dlstudio: zero the future rows of this layer's input (DLStudio masks every layer).
+  const auto input = masks.row_keep.defined() ? x * masks.row_keep : x;
+  return sublayers(
+      input,
+      [&](const torch::Tensor& z) {
+        return self_attention_layer(z, masks.self_mask, self_weights);
+      },
+      memory, masks.memory_mask, cross_weights);
+}
+
+torch::Tensor BasicDecoderWithMaskingImpl::forward_cached(const torch::Tensor& x_new,
+                                                          const AttentionMemory& memory,
+                                                          const torch::Tensor& memory_mask,
+                                                          KeyValueCache& cache,
+                                                          std::int64_t capacity) {
+  return sublayers(
+      x_new,
+      [&](const torch::Tensor& z) {
+        return self_attention_layer->forward_cached(z, cache, capacity);
+      },
+      memory, memory_mask, nullptr);
+}
+
+MasterDecoderWithMaskingImpl::MasterDecoderWithMaskingImpl(const TransformerConfig& config,
+                                                           std::int64_t num_decoders,
+                                                           std::int64_t target_vocab_size)
+    : config_(config) {
+  TORCH_CHECK(num_decoders > 0, "need at least one decoder");
+  TORCH_CHECK(target_vocab_size > 0, "target vocabulary size must be positive");
+  basic_decoder_arr = register_module("basic_decoder_arr", torch::nn::ModuleList());
+  for (std::int64_t i = 0; i < num_decoders; ++i) {
+    basic_decoder_arr->push_back(BasicDecoderWithMasking(config));
+  }
+  out = register_module("out", torch::nn::Linear(config.embedding_size(), target_vocab_size));
+}
+
+std::vector<AttentionMemory> MasterDecoderWithMaskingImpl::project_memories(
+    const torch::Tensor& encoder_out) {
+  std::vector<AttentionMemory> memories;
+  for (const auto& layer : *basic_decoder_arr) {
+    memories.push_back(
+        layer->as<BasicDecoderWithMaskingImpl>()->cross_attn_layer->project_memory(encoder_out));
+  }
+  return memories;
+}
+
+torch::Tensor MasterDecoderWithMaskingImpl::run_stack(torch::Tensor x,
+                                                      const std::vector<AttentionMemory>& memories,
+                                                      const DecoderMasks& masks,
+                                                      AttentionTrace* trace,
+                                                      std::int64_t trace_rows_from) {
+  for (std::size_t i = 0; i < basic_decoder_arr->size(); ++i) {
+    torch::Tensor self_w, cross_w;
+    const bool record = trace != nullptr;
+    x = basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward(
+        x, memories[i], masks, record ? &self_w : nullptr, record ? &cross_w : nullptr);
+    if (record) {
+      const auto rows = self_w.size(0) - trace_rows_from;
+      trace->decoder_self.push_back(self_w.narrow(0, trace_rows_from, rows));
+      trace->decoder_cross.push_back(cross_w.narrow(0, trace_rows_from, rows));
+    }
+  }
+  return x;
+}
+
+torch::Tensor MasterDecoderWithMaskingImpl::forward(const torch::Tensor& target,
+                                                    const torch::Tensor& encoder_out,
+                                                    const torch::Tensor& memory_padding,
+                                                    const torch::Tensor& target_padding,
+                                                    AttentionTrace* trace) {
+  TORCH_CHECK(target.dim() == 3, "expected the embedded target as [B, L, M]");
+  const std::int64_t batch = target.size(0), length = target.size(1);
+  const std::int64_t dim = config_.embedding_size();
+  const auto memories = project_memories(encoder_out);
+  if (config_.layout() == Layout::kDLStudio) {
+    // Copy i of the target (row i*B + b) keeps rows 0..i and predicts word k = i+1.
+    const std::int64_t copies = length - 1;
+    DecoderMasks masks;
+    masks.row_keep = prefix_row_keep(1, copies, batch, length, target.options());
+    auto x = run_stack(target.repeat({copies, 1, 1}), memories, masks, trace,
+                       (copies - 1) * batch);                     // [r*B, L, M]
+    // Row k = i+1 of copy i: [r, B, r, M] -> diagonal over (copy, row) -> [B, M, r].
+    auto rows = torch::diagonal(x.view({copies, batch, length, dim}).narrow(2, 1, copies), 0, 0, 2);
+    return torch::log_softmax(out(rows.permute({0, 2, 1})), -1);  // [B, L-1, V]
+  }
+  const std::int64_t steps = length - 1;
+  DecoderMasks masks;
+  masks.self_mask = causal_mask(steps, target.options());
+  if (target_padding.defined()) {
+    masks.self_mask = masks.self_mask + key_padding_mask(target_padding.narrow(1, 0, steps));
+  }
+  if (memory_padding.defined()) masks.memory_mask = key_padding_mask(memory_padding);
+  auto x = run_stack(target.narrow(1, 0, steps), memories, masks, trace, 0);
+  return torch::log_softmax(out(x), -1);  // [B, L-1, V]
+}
+
+torch::Tensor MasterDecoderWithMaskingImpl::forward_prefix_loop(const torch::Tensor& target,
+                                                                const torch::Tensor& encoder_out) {
+  TORCH_CHECK(config_.layout() == Layout::kDLStudio, "the prefix loop is the dlstudio layout's");
+  const auto memories = project_memories(encoder_out);
+  std::vector<torch::Tensor> predictions;
+  for (std::int64_t k = 1; k < target.size(1); ++k) {
+    predictions.push_back(predict_word(target, memories, k));
+  }
+  return torch::stack(predictions, 1);  // [B, L-1, V]
+}
+
+torch::Tensor MasterDecoderWithMaskingImpl::predict_word(
+    const torch::Tensor& target, const std::vector<AttentionMemory>& memories, std::int64_t k,
+    AttentionTrace* trace) {
+  const std::int64_t batch = target.size(0), length = target.size(1);
+  TORCH_CHECK(k >= 1 && k < length, "prefix length k = ", k, " outside 1..", length - 1);
+  DecoderMasks masks;
+  masks.row_keep = prefix_row_keep(k, 1, batch, length, target.options());
+  auto x = run_stack(target, memories, masks, trace, 0);
+  return torch::log_softmax(out(x.select(1, k)), -1);  // [B, V]
+}
+
+torch::Tensor MasterDecoderWithMaskingImpl::predict_next(
+    const torch::Tensor& x_new, const std::vector<AttentionMemory>& memories,
+    const torch::Tensor& memory_mask, std::vector<KeyValueCache>& caches, std::int64_t capacity) {
+  TORCH_CHECK(caches.size() == basic_decoder_arr->size(), "one cache per decoder layer");
+  auto x = x_new;
+  for (std::size_t i = 0; i < basic_decoder_arr->size(); ++i) {
+    x = basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward_cached(
+        x, memories[i], memory_mask, caches[i], capacity);
+  }
+  return torch::log_softmax(out(x.select(1, x.size(1) - 1)), -1);  // [B, V]
+}
+
+}  // namespace dls

@@ -1,0 +1,94 @@
+#include "dls/models/seq2seq.h"
+
+#include <sstream>
+
+#include <torch/torch.h>
+
+#include "dls/layers/feed_forward.h"
+
+namespace dls {
+
+void Seq2SeqConfig::validate() const {
+  transformer_.validate();
+  TORCH_CHECK(num_encoders_ > 0 && num_decoders_ > 0, "need at least one encoder and decoder");
+  TORCH_CHECK(src_vocab_size_ > 0 && tgt_vocab_size_ > 0, "vocabulary sizes must be positive");
+  TORCH_CHECK(pad_index_ < std::min(src_vocab_size_, tgt_vocab_size_),
+              "pad index outside the vocabularies");
+}
+
+std::string Seq2SeqConfig::summary() const {
+  std::ostringstream out;
+  out << to_string(transformer_.variant()) << "/" << to_string(transformer_.layout())
+      << " M=" << transformer_.embedding_size() << " L=" << transformer_.max_seq_length()
+      << " H=" << transformer_.num_heads() << " enc=" << num_encoders_ << " dec=" << num_decoders_
+      << " vocab=" << src_vocab_size_ << "/" << tgt_vocab_size_;
+  if (transformer_.layout() == Layout::kVaswani) {
+    out << " ffn=" << transformer_.ffn_multiplier() << "M dropout=" << transformer_.dropout();
+  }
+  return out.str();
+}
+
+Seq2SeqTransformerImpl::Seq2SeqTransformerImpl(const Seq2SeqConfig& config) : config_(config) {
+  config.validate();
+  const auto& t = config.transformer();
+  embeddings_generator_en =
+      register_module("embeddings_generator_en", EmbeddingsGenerator(config.src_vocab_size(), t));
+  embeddings_generator_es =
+      register_module("embeddings_generator_es", EmbeddingsGenerator(config.tgt_vocab_size(), t));
+  master_encoder = register_module("master_encoder", MasterEncoder(t, config.num_encoders()));
+  master_decoder = register_module(
+      "master_decoder", MasterDecoderWithMasking(t, config.num_decoders(), config.tgt_vocab_size()));
+}
+
+torch::Tensor Seq2SeqTransformerImpl::padding_of(const torch::Tensor& tokens) const {
+  if (config_.pad_index() < 0 || config_.transformer().layout() != Layout::kVaswani) return {};
+  return tokens == config_.pad_index();
+}
+
+EncodedSource Seq2SeqTransformerImpl::encode(const torch::Tensor& src,
+                                             const torch::Tensor& src_padding,
+                                             AttentionTrace* trace) {
+  TORCH_CHECK(src.dim() == 2, "source tokens must be [B, L]");
+  EncodedSource encoded;
+  encoded.padding = src_padding.defined() ? src_padding : padding_of(src);
+  const auto mask = encoded.padding.defined() ? key_padding_mask(encoded.padding) : torch::Tensor();
+  encoded.output = master_encoder(embeddings_generator_en(src), mask,
+                                  trace != nullptr ? &trace->encoder_self : nullptr);
+  encoded.memories = master_decoder->project_memories(encoded.output);
+  return encoded;
+}
+
+torch::Tensor Seq2SeqTransformerImpl::forward(const torch::Tensor& src, const torch::Tensor& tgt,
+                                              AttentionTrace* trace,
+                                              const torch::Tensor& src_padding) {
+  TORCH_CHECK(src.dim() == 2 && tgt.dim() == 2 && src.size(0) == tgt.size(0),
+              "source and target must be [B, L] with the same B");
+  const auto padding = src_padding.defined() ? src_padding : padding_of(src);
+  const auto mask = padding.defined() ? key_padding_mask(padding) : torch::Tensor();
+  const auto encoder_out = master_encoder(embeddings_generator_en(src), mask,
+                                          trace != nullptr ? &trace->encoder_self : nullptr);
+  return master_decoder(embeddings_generator_es(tgt), encoder_out, padding, padding_of(tgt),
+                        trace);
+}
+
+Seq2SeqTransformer TransformerFG(Seq2SeqConfig config) {
+  config.transformer().variant(Variant::kFG);
+  return Seq2SeqTransformer(config);
+}
+
+Seq2SeqTransformer TransformerPreLN(Seq2SeqConfig config) {
+  config.transformer().variant(Variant::kPreLN);
+  return Seq2SeqTransformer(config);
+}
+
+ParameterCount count_parameters(const torch::nn::Module& module) {
+  ParameterCount count;
+  for (const auto& p : module.parameters()) {
+    if (!p.requires_grad()) continue;
+    count.parameters += p.numel();
+    ++count.tensors;
+  }
+  return count;
+}
+
+}  // namespace dls

@@ -1,0 +1,126 @@
+#include "dls/models/seq2seq.h"
+
+#include <gtest/gtest.h>
+
+#include <torch/torch.h>
+
+#include "support/small_models.h"
+
+namespace dls {
+namespace {
+
+using testing::kAllVariantLayouts;
+using testing::random_tokens;
+using testing::small_config;
+using testing::VariantLayout;
+
+TEST(Seq2Seq, ParameterCountsOfTheSlides) {
+  // The slides' configuration: M = 256, L = 10, H = 4, 4 encoders, 4 decoders, Spanish
+  // vocabulary of 21,823 words, sequence-flattened layout, FG.
+  TransformerConfig config;
+  config.variant(Variant::kFG).layout(Layout::kDLStudio).embedding_size(256).num_heads(4)
+      .max_seq_length(10);
+  const auto encoder = count_parameters(*MasterEncoder(config, 4));
+  EXPECT_EQ(encoder.parameters, 124583936);
+  EXPECT_EQ(encoder.tensors, 128);
+  const auto decoder = count_parameters(*MasterDecoderWithMasking(config, 4, 21823));
+  EXPECT_EQ(decoder.parameters, 149886015);
+  EXPECT_EQ(decoder.tensors, 234);
+}
+
+TEST(Seq2Seq, ParameterNamesReadLikeDLStudios) {
+  auto model = TransformerFG(small_config(Variant::kFG, Layout::kDLStudio));
+  const auto names = model->named_parameters();
+  for (const char* name :
+       {"embeddings_generator_en.embedding.weight", "embeddings_generator_es.embedding.weight",
+        "master_encoder.basic_encoder_arr.1.self_attention_layer.attention_heads_arr.3.WV.bias",
+        "master_encoder.basic_encoder_arr.0.norm2.weight", "master_encoder.basic_encoder_arr.0.W1.weight",
+        "master_decoder.basic_decoder_arr.1.cross_attn_layer.attention_heads_arr.0.WK.weight",
+        "master_decoder.basic_decoder_arr.0.norm3.bias", "master_decoder.out.weight"}) {
+    EXPECT_TRUE(names.contains(name)) << name;
+  }
+  EXPECT_EQ(TransformerPreLN(small_config(Variant::kFG, Layout::kDLStudio))
+                ->config().transformer().variant(),
+            Variant::kPreLN);
+}
+
+class Seq2SeqModels : public ::testing::TestWithParam<VariantLayout> {
+ protected:
+  Seq2SeqTransformer make() {
+    torch::manual_seed(21);
+    auto model = Seq2SeqTransformer(small_config(GetParam().variant, GetParam().layout, 0.1));
+    model->eval();  // dropout off: the properties below are about the function
+    return model;
+  }
+};
+
+TEST_P(Seq2SeqModels, ShapesAndDistributions) {
+  auto model = make();
+  AttentionTrace trace;
+  const auto out = model(random_tokens(3, 6, 23), random_tokens(3, 6, 29), &trace);
+  ASSERT_EQ(out.sizes(), torch::IntArrayRef({3, 5, 29}));
+  EXPECT_TRUE(torch::allclose(out.exp().sum(-1), torch::ones({3, 5}), 1e-5, 1e-5));
+  ASSERT_EQ(trace.encoder_self.size(), 2u);
+  ASSERT_EQ(trace.decoder_self.size(), 2u);
+  ASSERT_EQ(trace.decoder_cross.size(), 2u);
+  EXPECT_EQ(trace.encoder_self[0].sizes(), torch::IntArrayRef({3, 4, 6, 6}));
+  const std::int64_t lq = GetParam().layout == Layout::kDLStudio ? 6 : 5;
+  EXPECT_EQ(trace.decoder_self[1].sizes(), torch::IntArrayRef({3, 4, lq, lq}));
+  EXPECT_EQ(trace.decoder_cross[1].sizes(), torch::IntArrayRef({3, 4, lq, 6}));
+}
+
+TEST_P(Seq2SeqModels, Causality) {
+  // Changing target words at positions >= k never changes the predictions for positions <= k.
+  auto model = make();
+  torch::NoGradGuard no_grad;
+  const auto src = random_tokens(4, 6, 23);
+  const auto tgt = random_tokens(4, 6, 29);
+  const auto base = model(src, tgt);  // row j-1 predicts position j
+  for (std::int64_t k = 1; k < 6; ++k) {
+    auto changed = tgt.clone();
+    changed.narrow(1, k, 6 - k).copy_(random_tokens(4, 6 - k, 29));
+    const auto out = model(src, changed);
+    EXPECT_TRUE(torch::allclose(out.narrow(1, 0, k), base.narrow(1, 0, k), 1e-5, 1e-6))
+        << "k = " << k;
+    if (k < 5) {
+      // ... while the later predictions do depend on them.
+      EXPECT_FALSE(torch::allclose(out.narrow(1, k, 5 - k), base.narrow(1, k, 5 - k), 1e-5, 1e-6))
+          << "k = " << k;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Seq2SeqModels, ::testing::ValuesIn(kAllVariantLayouts),
+                         testing::name_of);
+
+TEST(Seq2Seq, VaswaniIgnoresWhatIsBehindTheSourcePadding) {
+  for (const Variant variant : {Variant::kFG, Variant::kPreLN}) {
+    torch::manual_seed(22);
+    auto model = Seq2SeqTransformer(small_config(variant, Layout::kVaswani, 0.1));
+    model->eval();
+    torch::NoGradGuard no_grad;
+    auto src = random_tokens(2, 6, 23);
+    src.narrow(1, 4, 2).fill_(2);  // sentence of 4 tokens, then padding
+    const auto padding = src == 2;
+    const auto tgt = random_tokens(2, 6, 29);
+    const auto base = model(src, tgt);
+    auto changed = src.clone();
+    changed.narrow(1, 4, 2).copy_(random_tokens(2, 2, 23));  // other words behind the padding
+    EXPECT_TRUE(torch::allclose(model(changed, tgt, nullptr, padding), base, 1e-5, 1e-6))
+        << to_string(variant);
+    // Without the mask they would be seen.
+    EXPECT_FALSE(torch::allclose(model(changed, tgt), base, 1e-5, 1e-6));
+  }
+}
+
+TEST(Seq2Seq, InvalidConfigsAreRejected) {
+  auto config = small_config(Variant::kFG, Layout::kDLStudio);
+  config.transformer().num_heads(3);  // 16 % 3 != 0
+  EXPECT_THROW(Seq2SeqTransformer{config}, c10::Error);
+  config = small_config(Variant::kFG, Layout::kDLStudio);
+  config.tgt_vocab_size(0);
+  EXPECT_THROW(Seq2SeqTransformer{config}, c10::Error);
+}
+
+}  // namespace
+}  // namespace dls

@@ -1,0 +1,46 @@
+// Small model configurations and inputs shared by the model tests.
+#pragma once
+
+#include <torch/torch.h>
+
+#include "dls/models/seq2seq.h"
+
+namespace dls::testing {
+
+// M = 16, H = 4 (s = 4), L = 6, 2 encoders, 2 decoders, vocabularies of 23 and 29 words.
+inline Seq2SeqConfig small_config(Variant variant, Layout layout, double dropout = 0.0) {
+  Seq2SeqConfig config;
+  config.transformer()
+      .variant(variant)
+      .layout(layout)
+      .embedding_size(16)
+      .num_heads(4)
+      .max_seq_length(6)
+      .ffn_multiplier(2)
+      .dropout(dropout);
+  config.num_encoders(2).num_decoders(2).src_vocab_size(23).tgt_vocab_size(29).pad_index(2);
+  return config;
+}
+
+// Random token ids in [3, vocab) of shape [batch, length] (no padding tokens).
+inline torch::Tensor random_tokens(std::int64_t batch, std::int64_t length, std::int64_t vocab) {
+  return torch::randint(3, vocab, {batch, length}, torch::kLong);
+}
+
+struct VariantLayout {
+  Variant variant;
+  Layout layout;
+};
+
+inline const VariantLayout kAllVariantLayouts[] = {
+    {Variant::kFG, Layout::kDLStudio},
+    {Variant::kPreLN, Layout::kDLStudio},
+    {Variant::kFG, Layout::kVaswani},
+    {Variant::kPreLN, Layout::kVaswani},
+};
+
+inline std::string name_of(const ::testing::TestParamInfo<VariantLayout>& info) {
+  return to_string(info.param.variant) + "_" + to_string(info.param.layout);
+}
+
+}  // namespace dls::testing
