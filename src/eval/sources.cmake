@@ -1,3 +1,4 @@
 # Sources of src/eval, relative to src/.
 list(APPEND DLS_SOURCES
+  eval/decoding.cpp
 )

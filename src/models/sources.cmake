@@ -1,6 +1,7 @@
 # Sources of src/models, relative to src/.
 list(APPEND DLS_SOURCES
   models/decoder.cpp
+  models/decoder_session.cpp
   models/encoder.cpp
   models/seq2seq.cpp
 )

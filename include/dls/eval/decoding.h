@@ -1,0 +1,43 @@
+// Translating with a trained Seq2SeqTransformer: greedy and beam-search decoding, both
+// autoregressive (each chosen word is fed back), and DLStudio's one-shot decoding for
+// comparison (the decoder is given SOS followed by EOS everywhere and every position is
+// read at once -- what DLStudio's evaluation does).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "dls/models/seq2seq.h"
+
+namespace dls::eval {
+
+enum class DecodeMethod { kGreedy, kBeam, kDLStudioOneShot };
+
+struct DecodeOptions {
+  DecodeMethod method = DecodeMethod::kGreedy;
+  std::int64_t beam_size = 4;   // kBeam
+  double length_penalty = 0.0;  // kBeam: GNMT's alpha, score / ((5 + n) / 6)^alpha; 0 = none
+  std::int64_t batch_size = 256;  // sentences decoded together (translate())
+};
+
+// One translation per source row: the word ids after SOS, EOS excluded.
+using TokenIds = std::vector<std::int64_t>;
+
+// src [B, L] -> B translations. Runs under NoGradGuard; the model is put in eval mode
+// and restored afterwards.
+std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tensor& src,
+                                   std::int64_t sos, std::int64_t eos,
+                                   const DecodeOptions& options = {});
+
+// All rows of src [N, L], in batches of options.batch_size.
+std::vector<TokenIds> translate(Seq2SeqTransformer& model, const torch::Tensor& src,
+                                std::int64_t sos, std::int64_t eos,
+                                const DecodeOptions& options = {});
+
+// "greedy", "beam", "dlstudio"
+std::string to_string(DecodeMethod method);
+
+}  // namespace dls::eval
