@@ -1,3 +1,6 @@
 # Sources of src/eval, relative to src/.
 list(APPEND DLS_SOURCES
+  eval/bleu.cpp
+  eval/bleu_counts.cpp
+  eval/bleu_smoothing.cpp
 )
