@@ -1,4 +1,7 @@
 # Sources of src/eval, relative to src/.
 list(APPEND DLS_SOURCES
+  eval/bleu.cpp
+  eval/bleu_counts.cpp
+  eval/bleu_smoothing.cpp
   eval/decoding.cpp
 )
