@@ -44,6 +44,14 @@ torch::Tensor project_heads(const torch::Tensor& x, const StackedWeights& stacke
                             const TransformerConfig& config, std::int64_t n) {
   const std::int64_t batch = x.size(0), length = x.size(1);
   const std::int64_t heads = config.num_heads(), s = config.head_size();
+  if (config.layout() == Layout::kPositionwise) {
+    // [B, L, M] -> [H, B*L, s]: each head's slice at every position.
+    auto slices = x.view({batch, length, heads, s}).permute({2, 0, 1, 3}).reshape(
+        {heads, batch * length, s});
+    // [H, B*L, s] x [H, s, n*s] + [H, 1, n*s] -> [H, B, L, n, s] -> [n, H, B, L, s]
+    auto y = torch::baddbmm(stacked.bias.unsqueeze(1), slices, stacked.weight.transpose(1, 2));
+    return y.view({heads, batch, length, n, s}).permute({3, 0, 1, 2, 4});
+  }
   if (config.layout() == Layout::kDLStudio) {
     // [B, L, M] -> [B, L, H, s] -> [H, B, L*s]: each head's slice, flattened over (L, s).
     auto slices = x.view({batch, length, heads, s}).permute({2, 0, 1, 3}).reshape(
@@ -60,7 +68,7 @@ torch::Tensor project_heads(const torch::Tensor& x, const StackedWeights& stacke
 }
 
 torch::Tensor merge_heads(const torch::Tensor& z, const TransformerConfig& config) {
-  if (config.layout() == Layout::kDLStudio) {
+  if (config.dlstudio_family()) {
     // [H, B, L, s] -> [B, L, H, s] -> [B, L, M]
     return z.permute({1, 2, 0, 3}).reshape({z.size(1), z.size(2), config.embedding_size()});
   }
@@ -69,7 +77,7 @@ torch::Tensor merge_heads(const torch::Tensor& z, const TransformerConfig& confi
 }
 
 torch::Tensor weights_batch_first(const torch::Tensor& w, const TransformerConfig& config) {
-  return config.layout() == Layout::kDLStudio ? w.transpose(0, 1) : w;
+  return config.dlstudio_family() ? w.transpose(0, 1) : w;
 }
 
 }  // namespace dls::detail

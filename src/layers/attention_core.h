@@ -31,12 +31,13 @@ StackedWeights stack_heads(const torch::nn::ModuleList& heads,
                            std::initializer_list<Projection> parts);
 
 // Applies n stacked projections to x [B, L, M]. Returns [n, H, B, L, s] (dlstudio: each
-// head's flattened slice through Linear(L*s, n*L*s)) or [n, B, H, L, s] (vaswani: x
-// through Linear(M, H*n*s) per position).
+// head's flattened slice through Linear(L*s, n*L*s); positionwise: each head's slice
+// through Linear(s, n*s) per position) or [n, B, H, L, s] (vaswani: x through
+// Linear(M, H*n*s) per position).
 torch::Tensor project_heads(const torch::Tensor& x, const StackedWeights& stacked,
                             const TransformerConfig& config, std::int64_t n);
 
-// Inverse of the head split: z [H, B, L, s] (dlstudio) or [B, H, L, s] (vaswani) -> [B, L, M].
+// Inverse of the head split: z [H, B, L, s] (DLStudio's layouts) or [B, H, L, s] (vaswani) -> [B, L, M].
 torch::Tensor merge_heads(const torch::Tensor& z, const TransformerConfig& config);
 
 // Attention weights in the public shape [B, H, Lq, Lk].

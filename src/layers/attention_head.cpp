@@ -8,16 +8,18 @@ namespace dls {
 AttentionHeadImpl::AttentionHeadImpl(const TransformerConfig& config) : config_(config) {
   config.validate();
   const std::int64_t s = config.head_size();
-  // dlstudio: one projection of the whole flattened slice; vaswani: per position from M.
-  const std::int64_t in = config.layout() == Layout::kDLStudio ? config.max_seq_length() * s
-                                                                : config.embedding_size();
-  const std::int64_t out = config.layout() == Layout::kDLStudio ? config.max_seq_length() * s : s;
+  // dlstudio: one projection of the whole flattened slice; positionwise: the slice at each
+  // position; vaswani: per position from the whole vector.
+  const std::int64_t in = config.flattened()         ? config.max_seq_length() * s
+                          : config.dlstudio_family() ? s
+                                                     : config.embedding_size();
+  const std::int64_t out = config.flattened() ? config.max_seq_length() * s : s;
   WQ = register_module("WQ", torch::nn::Linear(in, out));
   WK = register_module("WK", torch::nn::Linear(in, out));
   WV = register_module("WV", torch::nn::Linear(in, out));
   attention_dropout_ = register_module(
       "attention_dropout",
-      torch::nn::Dropout(config.layout() == Layout::kVaswani ? config.dropout() : 0.0));
+      torch::nn::Dropout(config.effective_dropout()));
 }
 
 torch::Tensor AttentionHeadImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {
@@ -28,7 +30,7 @@ torch::Tensor AttentionHeadImpl::attend(const torch::Tensor& q_input,
                                         const torch::Tensor& kv_input, const torch::Tensor& mask,
                                         torch::Tensor* weights) {
   auto project = [&](torch::nn::Linear& linear, const torch::Tensor& input) {
-    if (config_.layout() == Layout::kVaswani) return linear(input);  // [B, L, s]
+    if (!config_.flattened()) return linear(input);  // [B, L, s|M] -> [B, L, s]
     // [B, L, s] -> [B, L*s] -> Linear(L*s, L*s) -> [B, L, s]
     return linear(input.reshape({input.size(0), -1})).view(input.sizes());
   };

@@ -17,7 +17,7 @@ CrossAttentionImpl::CrossAttentionImpl(const TransformerConfig& config) : config
   }
   attention_dropout_ = register_module(
       "attention_dropout",
-      torch::nn::Dropout(config.layout() == Layout::kVaswani ? config.dropout() : 0.0));
+      torch::nn::Dropout(config.effective_dropout()));
 }
 
 AttentionMemory CrossAttentionImpl::project_memory(const torch::Tensor& encoder_out) {
@@ -32,7 +32,7 @@ AttentionMemory CrossAttentionImpl::project_memory(const torch::Tensor& encoder_
 torch::Tensor CrossAttentionImpl::attend(const torch::Tensor& x, const AttentionMemory& memory,
                                          const torch::Tensor& mask, torch::Tensor* weights) {
   TORCH_CHECK(x.dim() == 3 && x.size(2) == config_.embedding_size(), "expected [B', L, M]");
-  const bool dlstudio = config_.layout() == Layout::kDLStudio;
+  const bool dlstudio = config_.dlstudio_family();  // head-major [H, B, ...] tensors
   const std::int64_t heads = config_.num_heads(), s = config_.head_size();
   const std::int64_t batch = memory.keys.size(dlstudio ? 1 : 0);
   const std::int64_t rows = x.size(0), length = x.size(1);
@@ -84,7 +84,7 @@ torch::Tensor CrossAttentionImpl::forward_per_head(const torch::Tensor& x,
   std::vector<torch::Tensor> outputs, head_weights;
   for (std::int64_t h = 0; h < config_.num_heads(); ++h) {
     auto& head = *attention_heads_arr[h]->as<CrossAttentionHeadImpl>();
-    const bool sliced = config_.layout() == Layout::kDLStudio;
+    const bool sliced = config_.dlstudio_family();
     const auto q_in = sliced ? x.narrow(2, h * s, s) : x;
     const auto kv_in = sliced ? memory.narrow(2, h * s, s) : memory;
     torch::Tensor w;

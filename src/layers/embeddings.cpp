@@ -26,7 +26,7 @@ EmbeddingsGeneratorImpl::EmbeddingsGeneratorImpl(std::int64_t vocab_size,
   TORCH_CHECK(vocab_size > 0, "vocabulary size must be positive");
   embedding = register_module(
       "embedding", torch::nn::Embedding(vocab_size, config.embedding_size()));
-  const double p = config.layout() == Layout::kVaswani ? config.dropout() : 0.0;
+  const double p = config.effective_dropout();
   dropout = register_module("dropout", torch::nn::Dropout(p));
   positional_encoding_ = register_buffer(
       "positional_encoding",

@@ -26,13 +26,13 @@ SelfAttentionImpl::SelfAttentionImpl(const TransformerConfig& config) : config_(
   }
   attention_dropout_ = register_module(
       "attention_dropout",
-      torch::nn::Dropout(config.layout() == Layout::kVaswani ? config.dropout() : 0.0));
+      torch::nn::Dropout(config.effective_dropout()));
 }
 
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& mask,
                                          torch::Tensor* weights) {
   TORCH_CHECK(x.dim() == 3 && x.size(2) == config_.embedding_size(), "expected [B, L, M]");
-  TORCH_CHECK(config_.layout() == Layout::kVaswani || x.size(1) == config_.max_seq_length(),
+  TORCH_CHECK(!config_.flattened() || x.size(1) == config_.max_seq_length(),
               "the dlstudio layout needs sentences of exactly L = ", config_.max_seq_length(),
               " positions");
   using detail::Projection;
@@ -53,8 +53,8 @@ torch::Tensor SelfAttentionImpl::forward_per_head(const torch::Tensor& x,
   std::vector<torch::Tensor> outputs, head_weights;
   for (std::int64_t h = 0; h < config_.num_heads(); ++h) {
     auto& head = *attention_heads_arr[h]->as<AttentionHeadImpl>();
-    // dlstudio: head h sees columns h*s .. h*s+s-1; vaswani: the whole vector.
-    const auto input = config_.layout() == Layout::kDLStudio ? x.narrow(2, h * s, s) : x;
+    // DLStudio: head h sees columns h*s .. h*s+s-1; vaswani: the whole vector.
+    const auto input = config_.dlstudio_family() ? x.narrow(2, h * s, s) : x;
     torch::Tensor w;
     outputs.push_back(head.attend(input, input, head_mask(mask), &w));
     head_weights.push_back(w);

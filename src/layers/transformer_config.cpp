@@ -28,7 +28,12 @@ void TransformerConfig::validate() const {
 std::string to_string(Variant variant) { return variant == Variant::kFG ? "FG" : "PreLN"; }
 
 std::string to_string(Layout layout) {
-  return layout == Layout::kDLStudio ? "dlstudio" : "vaswani";
+  switch (layout) {
+    case Layout::kDLStudio: return "dlstudio";
+    case Layout::kPositionwise: return "positionwise";
+    case Layout::kVaswani: return "vaswani";
+  }
+  return "?";
 }
 
 Variant parse_variant(const std::string& name) {
@@ -41,8 +46,10 @@ Variant parse_variant(const std::string& name) {
 Layout parse_layout(const std::string& name) {
   const std::string key = lower(name);
   if (key == "dlstudio") return Layout::kDLStudio;
+  if (key == "positionwise") return Layout::kPositionwise;
   if (key == "vaswani") return Layout::kVaswani;
-  throw std::invalid_argument("unknown layout '" + name + "' (expected dlstudio or vaswani)");
+  throw std::invalid_argument("unknown layout '" + name +
+                              "' (expected dlstudio, positionwise or vaswani)");
 }
 
 }  // namespace dls

@@ -31,7 +31,7 @@ BasicDecoderWithMaskingImpl::BasicDecoderWithMaskingImpl(const TransformerConfig
   W1 = register_module("W1", make_ffn_w1(config));
   W2 = register_module("W2", make_ffn_w2(config));
   norm3 = register_module("norm3", layer_norm(config));
-  const double p = config.layout() == Layout::kVaswani ? config.dropout() : 0.0;
+  const double p = config.effective_dropout();
   dropout = register_module("dropout", torch::nn::Dropout(p));
 }
 
@@ -49,7 +49,7 @@ torch::Tensor BasicDecoderWithMaskingImpl::sublayers(const torch::Tensor& x,
   if (config_.variant() == Variant::kFG) {
     const auto z = norm1(x + dropout(self_attention(x)));
     // DLStudio's FG decoder has no residual around cross-attention; the standard one has.
-    const auto z2 = config_.layout() == Layout::kDLStudio ? norm2(cross(z)) : norm2(z + cross(z));
+    const auto z2 = config_.dlstudio_family() ? norm2(cross(z)) : norm2(z + cross(z));
     return norm3(z2 + ffn(z2));
   }
   const auto y = x + dropout(self_attention(norm1(x)));
@@ -136,7 +136,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::forward(const torch::Tensor& target,
   const std::int64_t batch = target.size(0), length = target.size(1);
   const std::int64_t dim = config_.embedding_size();
   const auto memories = project_memories(encoder_out);
-  if (config_.layout() == Layout::kDLStudio) {
+  if (config_.dlstudio_family()) {
     // Copy i of the target (row i*B + b) keeps rows 0..i and predicts word k = i+1.
     const std::int64_t copies = length - 1;
     DecoderMasks masks;
@@ -160,7 +160,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::forward(const torch::Tensor& target,
 
 torch::Tensor MasterDecoderWithMaskingImpl::forward_prefix_loop(const torch::Tensor& target,
                                                                 const torch::Tensor& encoder_out) {
-  TORCH_CHECK(config_.layout() == Layout::kDLStudio, "the prefix loop is the dlstudio layout's");
+  TORCH_CHECK(config_.dlstudio_family(), "the prefix loop is DLStudio's layouts'");
   const auto memories = project_memories(encoder_out);
   std::vector<torch::Tensor> predictions;
   for (std::int64_t k = 1; k < target.size(1); ++k) {

@@ -18,7 +18,7 @@ BasicEncoderImpl::BasicEncoderImpl(const TransformerConfig& config) : config_(co
   W1 = register_module("W1", make_ffn_w1(config));
   W2 = register_module("W2", make_ffn_w2(config));
   norm2 = register_module("norm2", layer_norm(config));
-  const double p = config.layout() == Layout::kVaswani ? config.dropout() : 0.0;
+  const double p = config.effective_dropout();
   dropout = register_module("dropout", torch::nn::Dropout(p));
 }
 

@@ -22,9 +22,8 @@ std::string Seq2SeqConfig::summary() const {
       << " M=" << transformer_.embedding_size() << " L=" << transformer_.max_seq_length()
       << " H=" << transformer_.num_heads() << " enc=" << num_encoders_ << " dec=" << num_decoders_
       << " vocab=" << src_vocab_size_ << "/" << tgt_vocab_size_;
-  if (transformer_.layout() == Layout::kVaswani) {
-    out << " ffn=" << transformer_.ffn_multiplier() << "M dropout=" << transformer_.dropout();
-  }
+  if (!transformer_.flattened()) out << " ffn=" << transformer_.ffn_multiplier() << "M";
+  if (transformer_.effective_dropout() > 0) out << " dropout=" << transformer_.dropout();
   return out.str();
 }
 

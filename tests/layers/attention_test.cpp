@@ -25,10 +25,12 @@ TEST_P(AttentionLayouts, HeadParametersFollowDLStudio) {
   SelfAttention attention(config);
   const auto parameters = attention->named_parameters();
   // H heads x (WQ, WK, WV) x (weight, bias), plus W_O's two in the vaswani layout.
-  EXPECT_EQ(parameters.size(), GetParam() == Layout::kDLStudio ? 24u : 26u);
+  EXPECT_EQ(parameters.size(), GetParam() == Layout::kVaswani ? 26u : 24u);
   const auto& wq = parameters["attention_heads_arr.3.WQ.weight"];
   if (GetParam() == Layout::kDLStudio) {
     EXPECT_EQ(wq.sizes(), torch::IntArrayRef({6 * 4, 6 * 4}));  // Linear(L*s, L*s)
+  } else if (GetParam() == Layout::kPositionwise) {
+    EXPECT_EQ(wq.sizes(), torch::IntArrayRef({4, 4}));  // Linear(s, s)
   } else {
     EXPECT_EQ(wq.sizes(), torch::IntArrayRef({4, 16}));  // Linear(M, s)
     EXPECT_TRUE(parameters.contains("W_O.weight"));
@@ -88,7 +90,8 @@ TEST_P(AttentionLayouts, GradientsReachEveryHead) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, AttentionLayouts,
-                         ::testing::Values(Layout::kDLStudio, Layout::kVaswani),
+                         ::testing::Values(Layout::kDLStudio, Layout::kPositionwise,
+                                           Layout::kVaswani),
                          [](const auto& info) { return to_string(info.param); });
 
 TEST(Attention, DLStudioScalesAfterTheSoftmax) {

@@ -15,11 +15,17 @@ TransformerConfig config_for(Variant variant, Layout layout) {
   return config;
 }
 
-class DLStudioDecoder : public ::testing::TestWithParam<Variant> {};
+// DLStudio's two layouts mask by zeroing rows and run one copy per prefix.
+class DLStudioDecoder : public ::testing::TestWithParam<std::tuple<Variant, Layout>> {
+ protected:
+  TransformerConfig config() const {
+    return config_for(std::get<0>(GetParam()), std::get<1>(GetParam()));
+  }
+};
 
 TEST_P(DLStudioDecoder, BatchedPrefixesEqualThePlainLoop) {
   torch::manual_seed(11);
-  MasterDecoderWithMasking decoder(config_for(GetParam(), Layout::kDLStudio), 3, 31);
+  MasterDecoderWithMasking decoder(config(), 3, 31);
   const auto target = torch::randn({4, 6, 16});
   const auto encoder_out = torch::randn({4, 6, 16});
   const auto batched = decoder(target, encoder_out);
@@ -37,7 +43,7 @@ TEST_P(DLStudioDecoder, BatchedPrefixesEqualThePlainLoop) {
 TEST_P(DLStudioDecoder, FutureRowsAreZeroedAtEveryLayer) {
   // With prefix k, the values in rows >= k of the input must not matter.
   torch::manual_seed(12);
-  MasterDecoderWithMasking decoder(config_for(GetParam(), Layout::kDLStudio), 2, 13);
+  MasterDecoderWithMasking decoder(config(), 2, 13);
   const auto encoder_out = torch::randn({2, 6, 16});
   const auto memories = decoder->project_memories(encoder_out);
   auto target = torch::randn({2, 6, 16});
@@ -50,8 +56,13 @@ TEST_P(DLStudioDecoder, FutureRowsAreZeroedAtEveryLayer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, DLStudioDecoder,
-                         ::testing::Values(Variant::kFG, Variant::kPreLN),
-                         [](const auto& info) { return to_string(info.param); });
+                         ::testing::Combine(::testing::Values(Variant::kFG, Variant::kPreLN),
+                                            ::testing::Values(Layout::kDLStudio,
+                                                              Layout::kPositionwise)),
+                         [](const auto& info) {
+                           return to_string(std::get<0>(info.param)) + "_" +
+                                  to_string(std::get<1>(info.param));
+                         });
 
 TEST(Decoder, FGHasNoResidualAroundCrossAttentionInTheDLStudioLayout) {
   torch::manual_seed(13);

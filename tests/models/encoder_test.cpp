@@ -54,7 +54,9 @@ TEST_P(EncoderBlocks, LayerNormPlacementIsTheVariants) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, EncoderBlocks,
                          ::testing::Combine(::testing::Values(Variant::kFG, Variant::kPreLN),
-                                            ::testing::Values(Layout::kDLStudio, Layout::kVaswani)),
+                                            ::testing::Values(Layout::kDLStudio,
+                                                              Layout::kPositionwise,
+                                                              Layout::kVaswani)),
                          [](const auto& info) {
                            return to_string(std::get<0>(info.param)) + "_" +
                                   to_string(std::get<1>(info.param));

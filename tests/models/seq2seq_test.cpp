@@ -64,7 +64,7 @@ TEST_P(Seq2SeqModels, ShapesAndDistributions) {
   ASSERT_EQ(trace.decoder_self.size(), 2u);
   ASSERT_EQ(trace.decoder_cross.size(), 2u);
   EXPECT_EQ(trace.encoder_self[0].sizes(), torch::IntArrayRef({3, 4, 6, 6}));
-  const std::int64_t lq = GetParam().layout == Layout::kDLStudio ? 6 : 5;
+  const std::int64_t lq = GetParam().layout == Layout::kVaswani ? 5 : 6;
   EXPECT_EQ(trace.decoder_self[1].sizes(), torch::IntArrayRef({3, 4, lq, lq}));
   EXPECT_EQ(trace.decoder_cross[1].sizes(), torch::IntArrayRef({3, 4, lq, 6}));
 }

@@ -35,6 +35,8 @@ struct VariantLayout {
 inline const VariantLayout kAllVariantLayouts[] = {
     {Variant::kFG, Layout::kDLStudio},
     {Variant::kPreLN, Layout::kDLStudio},
+    {Variant::kFG, Layout::kPositionwise},
+    {Variant::kPreLN, Layout::kPositionwise},
     {Variant::kFG, Layout::kVaswani},
     {Variant::kPreLN, Layout::kVaswani},
 };

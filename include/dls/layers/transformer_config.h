@@ -23,6 +23,11 @@ enum class Layout {
   // softmax(QK^T)V, no W_O, FFN Linear(L*M, 2*L*M) -> ReLU -> Linear(2*L*M, L*M) over the
   // flattened sentence; the decoder is masked by zeroing future target rows.
   kDLStudio,
+  // DLStudio >= 2.5's position-wise layout (behind its visTransformer results): per head
+  // Linear(s, s) on the head's slice at every position, otherwise as kDLStudio (scaling
+  // after the softmax, no W_O, no dropout, zero-masked decoder prefixes), FFN
+  // Linear(M, f*M) -> ReLU -> Linear(f*M, M) per position.
+  kPositionwise,
   // The standard transformer: per-position projections Linear(M, s) per head and an output
   // projection W_O, scaling before the softmax, causal and key-padding attention masks,
   // position-wise FFN Linear(M, f*M) -> ReLU -> Linear(f*M, M), dropout.
@@ -47,12 +52,19 @@ struct TransformerConfig {
 
  public:  // TORCH_ARG leaves the section private
   std::int64_t head_size() const { return embedding_size_ / num_heads_; }
+  // DLStudio's ways (both its layouts): heads see slices of M, scaling after the softmax,
+  // no W_O, no dropout, decoder masked by zeroing future rows, one copy per prefix.
+  bool dlstudio_family() const { return layout_ != Layout::kVaswani; }
+  // The sequence-flattened layout: projections and FFN see the whole sentence at once.
+  bool flattened() const { return layout_ == Layout::kDLStudio; }
+  // Dropout actually applied (DLStudio's layouts have none).
+  double effective_dropout() const { return dlstudio_family() ? 0.0 : dropout_; }
   // Throws c10::Error (via TORCH_CHECK) when the sizes are inconsistent.
   void validate() const;
 };
 
 std::string to_string(Variant variant);  // "FG" / "PreLN"
-std::string to_string(Layout layout);    // "dlstudio" / "vaswani"
+std::string to_string(Layout layout);    // "dlstudio" / "positionwise" / "vaswani"
 // Case-insensitive; throws std::invalid_argument listing the accepted names.
 Variant parse_variant(const std::string& name);
 Layout parse_layout(const std::string& name);
