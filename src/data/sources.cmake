@@ -2,5 +2,7 @@
 list(APPEND DLS_SOURCES
   data/cifar10_reader.cpp
   data/idx_reader.cpp
+  data/image_loader.cpp
   data/image_set.cpp
+  data/image_transform.cpp
 )
