@@ -4,11 +4,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <iterator>
 #include <stdexcept>
 
 namespace dls::util {
@@ -16,10 +18,24 @@ namespace dls::util {
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw std::runtime_error(path + ": read error");
-  return content.str();
+  // One read into a buffer of the file's size: several times faster than streaming
+  // through an ostringstream for files of tens of megabytes (Fashion-MNIST).
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : -1;
+  if (size < 0) {  // not seekable (a pipe): stream it
+    in.clear();
+    std::string content{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (in.bad()) throw std::runtime_error(path + ": read error");
+    return content;
+  }
+  std::string content(static_cast<std::size_t>(size), '\0');
+  in.seekg(0);
+  in.read(content.data(), size);
+  if (in.gcount() != size) {
+    throw std::runtime_error(path + ": read error after " + std::to_string(in.gcount()) + " of " +
+                             std::to_string(size) + " bytes");
+  }
+  return content;
 }
 
 bool is_gzip(const std::string& bytes) {
@@ -34,6 +50,16 @@ std::string gunzip(const std::string& bytes, const std::string& name) {
     throw std::runtime_error(name + ": cannot initialise zlib");
   }
   std::string out;
+  // The trailer's ISIZE (little-endian, size mod 2^32 of the last member) is a good guess of
+  // the output size; capped by deflate's largest ratio (1032:1), since a corrupt or
+  // truncated stream may end in anything.
+  if (bytes.size() >= 18) {
+    std::uint32_t isize = 0;
+    for (std::size_t i = 1; i <= 4; ++i) {
+      isize = (isize << 8) | static_cast<unsigned char>(bytes[bytes.size() - i]);
+    }
+    out.reserve(std::min({std::size_t{isize}, bytes.size() * 1032, std::size_t{1} << 30}));
+  }
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
   stream.avail_in = static_cast<uInt>(bytes.size());
   char buffer[1 << 16];

@@ -1,5 +1,6 @@
 # Sources of src/util, relative to src/.
 list(APPEND DLS_SOURCES
   util/file_io.cpp
+  util/random.cpp
   util/runtime.cpp
 )

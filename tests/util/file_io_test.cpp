@@ -1,36 +1,22 @@
 #include "dls/util/file_io.h"
 
 #include <gtest/gtest.h>
-#include <zlib.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
+
+#include "util/temp_files.h"
 
 namespace dls::util {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string gzip_bytes(const std::string& text) {
-  z_stream stream{};
-  deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&stream, text.size()) + 32, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  stream.avail_in = static_cast<uInt>(text.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  deflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return out;
-}
+using test::gzip_bytes;
 
-fs::path temp_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("dls_file_io_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path temp_dir(const std::string& name) { return test::fresh_temp_dir("file_io_" + name); }
 
 TEST(FileIo, GunzipRoundTrip) {
   const std::string text(100000, 'x');
@@ -57,6 +43,17 @@ TEST(FileIo, MissingFileNamesThePath) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/file.txt"), std::string::npos);
   }
+}
+
+TEST(FileIo, ReadsFilesThatCannotSeek) {
+  const fs::path dir = temp_dir("fifo");
+  const std::string path = (dir / "pipe").string();
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  const std::string text(100000, 'p');
+  std::thread writer([&] { std::ofstream(path, std::ios::binary) << text; });
+  const std::string read = read_file(path);
+  writer.join();
+  EXPECT_EQ(read, text);
 }
 
 TEST(FileIo, AtomicWriteReplacesOrKeepsTheOldFile) {
