@@ -1,8 +1,17 @@
 # Sources of src/data, relative to src/.
 list(APPEND DLS_SOURCES
   data/cifar10_reader.cpp
+  data/corpus.cpp
   data/idx_reader.cpp
   data/image_loader.cpp
   data/image_set.cpp
   data/image_transform.cpp
+  data/normalize.cpp
+  data/pickle.cpp
+  data/pickle_graph.cpp
+  data/pickle_opcodes.cpp
+  data/pickle_value.cpp
+  data/split.cpp
+  data/utf8.cpp
+  data/vocabulary.cpp
 )

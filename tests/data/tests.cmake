@@ -1,7 +1,13 @@
 # Tests of src/data, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
+  data/corpus_test.cpp
   data/image_dataset_test.cpp
   data/image_loader_test.cpp
   data/image_transform_test.cpp
+  data/normalize_test.cpp
+  data/pickle_test.cpp
   data/prefetcher_test.cpp
+  data/split_test.cpp
+  data/utf8_test.cpp
+  data/vocabulary_test.cpp
 )

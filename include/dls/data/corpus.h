@@ -1,0 +1,71 @@
+// Reading English-Spanish sentence pairs from a Tatoeba/Anki TSV file or a DLStudio
+// archive, normalised (normalize.h) and filtered by length.
+//
+// Formats, detected from the content (after an optional gzip layer):
+//  - DLStudio archive: a pickle (first byte 0x80) of (dataset, vocab_en, vocab_es) or of
+//    the dataset alone; dataset is a dict int -> [english, spanish] whose strings carry
+//    the delimiters, "SOS i will kill him EOS". Entries are read in the dict's order; the
+//    SOS and EOS markers are removed and the rest normalised like TSV text. The archive's
+//    own vocabularies are not used (the Vocabulary is built from the training split).
+//  - TSV text (UTF-8): "English<TAB>Spanish[<TAB>attribution]" per line; '\r\n' line
+//    ends and a leading byte-order mark are accepted.
+// A bad line is never an exception: it is counted in CorpusStats and skipped (the first
+// few are logged at debug level as "<file>:<line>: <why>"). A missing or empty file, or
+// one with no usable pair, is an error naming the file.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace dls::data {
+
+// One translation pair as normalised words, without SOS/EOS.
+struct SentencePair {
+  std::vector<std::string> english;
+  std::vector<std::string> spanish;
+};
+
+struct CorpusOptions {
+  int max_words = 8;  // longest sentence kept, per side, in words (DLStudio: 8, so L = 10)
+};
+
+enum class CorpusFormat { kTsv, kDlstudioArchive };
+
+// What happened to every line (TSV) or dataset entry (archive):
+// lines_read = pairs_kept + too_long + empty + malformed + invalid_utf8 + blank.
+struct CorpusStats {
+  std::size_t lines_read = 0;
+  std::size_t pairs_kept = 0;
+  std::size_t too_long = 0;      // a side has more than max_words words
+  std::size_t empty = 0;         // a side has no word left after normalisation
+  std::size_t malformed = 0;     // TSV: not 2 or 3 tab-separated fields; archive: entry
+                                 // not [str, str] (or key not an int)
+  std::size_t invalid_utf8 = 0;  // the line (or a string of the entry) is not valid UTF-8
+  std::size_t blank = 0;         // TSV: nothing but whitespace on the line
+
+  // One line, e.g. "115964 lines read, 88594 pairs kept; dropped: 27370 too long
+  // (> 8 words), 0 empty, 0 malformed, 0 invalid UTF-8, 0 blank".
+  std::string summary(int max_words) const;
+};
+
+struct Corpus {
+  std::vector<SentencePair> pairs;
+  CorpusStats stats;
+  std::string source;  // file name or the name given to parse_*
+  CorpusFormat format = CorpusFormat::kTsv;
+  int max_words = 8;  // the limit the pairs were filtered with
+};
+
+// Reads `path`, detecting gzip and the format from the content.
+Corpus read_corpus(const std::string& path, const CorpusOptions& options = {});
+
+// Parses TSV text held in memory; `name` is used in messages and as Corpus::source.
+Corpus parse_tsv_corpus(const std::string& text, const std::string& name,
+                        const CorpusOptions& options = {});
+
+// Parses an uncompressed DLStudio archive (pickle bytes) held in memory.
+Corpus parse_archive_corpus(const std::string& pickle_bytes, const std::string& name,
+                            const CorpusOptions& options = {});
+
+}  // namespace dls::data

@@ -1,0 +1,63 @@
+// A deterministic held-out split by English sentence: pairs that share an English
+// sentence (the corpus has many: "i love you" -> "te quiero" / "te amo") are always on
+// the same side, so validation never sees a source sentence seen in training.
+//
+// Algorithm (portable: the same split with any compiler and standard library):
+//  1. Group the pairs by English sentence, groups in order of first appearance.
+//  2. Shuffle the groups with Fisher-Yates driven by std::mt19937_64(seed) (whose output
+//     the C++ standard fixes), for i = n-1 down to 1 swapping group i with group
+//     j = bounded(i + 1), where bounded(m) draws 64-bit values and rejects those below
+//     2^64 mod m, then returns value mod m (no std::uniform_int_distribution).
+//  3. Take whole groups in shuffled order until at least `validation_pairs` pairs are in
+//     the validation set; everything else is training.
+// Both index lists are returned in corpus order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dls/data/corpus.h"
+
+namespace dls::data {
+
+constexpr std::uint64_t kDefaultSplitSeed = 1234;
+constexpr std::size_t kDefaultValidationPairs = 2000;
+
+// Everything needed to redo a split, e.g. stored in a checkpoint.
+struct SplitDefinition {
+  std::uint64_t seed = kDefaultSplitSeed;
+  std::uint64_t validation_pairs = kDefaultValidationPairs;  // requested (at least this many)
+  std::uint64_t corpus_pairs = 0;                            // pairs of the corpus split
+  std::uint64_t corpus_fingerprint = 0;                      // corpus_fingerprint(pairs)
+};
+
+struct CorpusSplit {
+  std::vector<std::size_t> training;    // indices into the pairs, ascending
+  std::vector<std::size_t> validation;  // indices into the pairs, ascending
+  SplitDefinition definition;
+};
+
+// 64-bit FNV-1a over the normalised pairs, each hashed as
+// "<english words joined by spaces>\t<spanish words joined by spaces>\n".
+std::uint64_t corpus_fingerprint(const std::vector<SentencePair>& pairs);
+
+// Splits `pairs` as described above. validation_pairs = 0 gives an empty validation set.
+// Throws std::invalid_argument when the validation set would take every pair.
+CorpusSplit split_by_english(const std::vector<SentencePair>& pairs,
+                             std::uint64_t seed = kDefaultSplitSeed,
+                             std::size_t validation_pairs = kDefaultValidationPairs);
+
+// Throws std::runtime_error (one line, naming `corpus_name`) unless `pairs` has the
+// number of pairs and the fingerprint recorded in `definition`.
+void verify_split_definition(const SplitDefinition& definition,
+                             const std::vector<SentencePair>& pairs,
+                             const std::string& corpus_name);
+
+// verify_split_definition, then the split the definition describes.
+CorpusSplit apply_split_definition(const SplitDefinition& definition,
+                                   const std::vector<SentencePair>& pairs,
+                                   const std::string& corpus_name);
+
+}  // namespace dls::data

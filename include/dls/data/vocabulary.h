@@ -1,0 +1,65 @@
+// Word <-> index mapping of one language, with the special tokens of the seq2seq models.
+//
+// Layout: SOS = 0, EOS = 1, <pad> = 2, <unk> = 3, then the words of the training
+// sentences sorted by their UTF-8 bytes (std::string's operator<), each once.
+// DLStudio's vocabularies start 'SOS', 'EOS' (same indices) and have no pad/unk tokens;
+// DLStudio pads with EOS, which encode() offers as Padding::kEos.
+// A sentence of n words is encoded in L = max_len slots: SOS w1 ... wn EOS padding...
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace dls::data {
+
+class Vocabulary {
+ public:
+  static constexpr std::int64_t kSos = 0;
+  static constexpr std::int64_t kEos = 1;
+  static constexpr std::int64_t kPad = 2;
+  static constexpr std::int64_t kUnk = 3;
+  static constexpr int kSpecialCount = 4;
+  static const char* const kSpecialWords[kSpecialCount];  // "SOS", "EOS", "<pad>", "<unk>"
+
+  enum class Padding { kPad, kEos };
+
+  // From the sentences (normalised words, no SOS/EOS) of the training split. A sentence
+  // holding a special word ("SOS", "<pad>", ...) is an error: normalised text never does.
+  static Vocabulary build(const std::vector<std::vector<std::string>>& sentences);
+
+  // Rebuilds a vocabulary from words() (e.g. stored in a checkpoint). Throws
+  // std::runtime_error when the specials are not at their indices, a word repeats or a
+  // word is empty.
+  static Vocabulary from_words(std::vector<std::string> words);
+
+  const std::vector<std::string>& words() const { return words_; }
+  std::int64_t size() const { return static_cast<std::int64_t>(words_.size()); }
+
+  // Index of a word, kUnk when it is not in the vocabulary.
+  std::int64_t index_of(const std::string& word) const;
+  bool contains(const std::string& word) const { return index_.count(word) != 0; }
+
+  // The word at index i; throws std::out_of_range outside [0, size()).
+  const std::string& word_at(std::int64_t i) const;
+
+  // SOS w1 ... wn EOS, then padding up to max_len (kPad: <pad>, kEos: DLStudio's EOS).
+  // Unknown words become kUnk and are appended to *unknown when it is given.
+  // Throws std::invalid_argument when n + 2 > max_len.
+  std::vector<std::int64_t> encode(const std::vector<std::string>& words, int max_len,
+                                   Padding padding = Padding::kPad,
+                                   std::vector<std::string>* unknown = nullptr) const;
+
+  // The words up to the first EOS; SOS and <pad> are skipped, <unk> is kept as "<unk>".
+  // Throws std::out_of_range for an index outside the vocabulary.
+  std::vector<std::string> decode(const std::vector<std::int64_t>& ids) const;
+
+ private:
+  explicit Vocabulary(std::vector<std::string> words);  // validates, builds the index
+
+  std::vector<std::string> words_;
+  std::unordered_map<std::string, std::int64_t> index_;
+};
+
+}  // namespace dls::data

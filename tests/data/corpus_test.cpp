@@ -1,0 +1,212 @@
+#include "dls/data/corpus.h"
+
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "dls/data/normalize.h"
+
+namespace dls::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kFixtures = DLS_TEST_FIXTURES;
+
+std::string write_temp(const std::string& name, const std::string& content) {
+  const fs::path dir = fs::temp_directory_path() / "dls_corpus_test";
+  fs::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+std::string error_of(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expect_mixed_counts(const Corpus& corpus) {
+  const CorpusStats& s = corpus.stats;
+  EXPECT_EQ(s.lines_read, 13u);
+  EXPECT_EQ(s.pairs_kept, 6u);
+  EXPECT_EQ(s.too_long, 2u);
+  EXPECT_EQ(s.empty, 1u);
+  EXPECT_EQ(s.malformed, 2u);
+  EXPECT_EQ(s.invalid_utf8, 1u);
+  EXPECT_EQ(s.blank, 1u);
+  EXPECT_EQ(s.lines_read,
+            s.pairs_kept + s.too_long + s.empty + s.malformed + s.invalid_utf8 + s.blank);
+  ASSERT_EQ(corpus.pairs.size(), 6u);
+  EXPECT_EQ(join_words(corpus.pairs[0].english), "go");
+  EXPECT_EQ(join_words(corpus.pairs[1].spanish), "tengo hambre");  // attribution ignored
+  EXPECT_EQ(join_words(corpus.pairs[2].english), "where is the station");
+  EXPECT_EQ(join_words(corpus.pairs[2].spanish), "dónde está la estación");  // no '\r'
+  EXPECT_EQ(join_words(corpus.pairs[3].english), "who is álvaro");
+  EXPECT_EQ(join_words(corpus.pairs[3].spanish), "quién es álvaro");
+  EXPECT_EQ(corpus.pairs[4].english.size(), 8u);
+  EXPECT_EQ(join_words(corpus.pairs[5].english), "tom does not know it is 3000 yen");
+  EXPECT_EQ(corpus.format, CorpusFormat::kTsv);
+}
+
+TEST(Corpus, TsvFixtureCountsEveryVerdict) {
+  const Corpus corpus = read_corpus(kFixtures + "/corpus/mixed.tsv");
+  expect_mixed_counts(corpus);
+  EXPECT_EQ(corpus.source, kFixtures + "/corpus/mixed.tsv");
+  EXPECT_EQ(corpus.stats.summary(8),
+            "13 lines read, 6 pairs kept; dropped: 2 too long (> 8 words), 1 empty, "
+            "2 malformed, 1 invalid UTF-8, 1 blank");
+}
+
+TEST(Corpus, FirstBadLinesAreLoggedWithFileAndLine) {
+  std::ostringstream log;
+  const auto previous = spdlog::default_logger();
+  auto logger = std::make_shared<spdlog::logger>(
+      "capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(log));
+  logger->set_level(spdlog::level::debug);
+  logger->set_pattern("%v");
+  spdlog::set_default_logger(logger);
+  std::string text = "Hi.\tHola.\n";
+  for (int i = 0; i < 10; ++i) text += "no tab here\n";
+  const Corpus corpus = parse_tsv_corpus(text + "a\tb\tc\td\n", "mem.tsv");
+  spdlog::set_default_logger(previous);
+
+  EXPECT_EQ(corpus.stats.malformed, 11u);
+  const std::string lines = log.str();
+  EXPECT_NE(lines.find("mem.tsv:2: no tab (expected English<TAB>Spanish), skipped\n"),
+            std::string::npos)
+      << lines;
+  EXPECT_NE(lines.find("mem.tsv:6: no tab"), std::string::npos) << lines;
+  EXPECT_EQ(lines.find("mem.tsv:7:"), std::string::npos) << lines;  // only the first 5
+  EXPECT_EQ(lines.find("mem.tsv:12:"), std::string::npos) << lines;
+}
+
+TEST(Corpus, GzipTsvIsDetected) {
+  expect_mixed_counts(read_corpus(kFixtures + "/corpus/mixed.tsv.gz"));
+}
+
+TEST(Corpus, MaxWordsLimitsBothSides) {
+  // 8 words per side is kept with the default and dropped with max_words = 7.
+  const std::string text = "a b c d e f g h\tuno\nuno\ta b c d e f g h\none two\tuno dos\n";
+  const Corpus eight = parse_tsv_corpus(text, "mem");
+  EXPECT_EQ(eight.stats.pairs_kept, 3u);
+  CorpusOptions seven;
+  seven.max_words = 7;
+  const Corpus shorter = parse_tsv_corpus(text, "mem", seven);
+  EXPECT_EQ(shorter.stats.pairs_kept, 1u);
+  EXPECT_EQ(shorter.stats.too_long, 2u);
+  EXPECT_EQ(shorter.max_words, 7);
+  seven.max_words = 0;
+  EXPECT_THROW(parse_tsv_corpus(text, "mem", seven), std::invalid_argument);
+}
+
+TEST(Corpus, ByteOrderMarkAndCrlfAreAccepted) {
+  const Corpus corpus = parse_tsv_corpus("\xEF\xBB\xBFHi.\tHola.\r\nBye.\tAdiós.\r\n", "mem");
+  ASSERT_EQ(corpus.pairs.size(), 2u);
+  EXPECT_EQ(corpus.pairs[0].english[0], "hi");
+  EXPECT_EQ(corpus.pairs[1].spanish[0], "adiós");
+}
+
+TEST(Corpus, EmptyOrUselessFilesAreErrors) {
+  const std::string empty = write_temp("empty.tsv", "");
+  EXPECT_EQ(error_of([&] { read_corpus(empty); }), empty + ": empty corpus file");
+  const std::string useless = write_temp("useless.tsv", "no tab\n\n...\t!\n");
+  EXPECT_EQ(error_of([&] { read_corpus(useless); }),
+            useless +
+                ": no usable sentence pairs (3 lines read, 0 pairs kept; dropped: 0 too long "
+                "(> 8 words), 1 empty, 1 malformed, 0 invalid UTF-8, 1 blank)");
+  const std::string missing = "/nonexistent/dir/spa.txt";
+  EXPECT_NE(error_of([&] { read_corpus(missing); }).find(missing), std::string::npos);
+}
+
+TEST(Corpus, DlstudioArchivesAreReadInDictOrder) {
+  // archive_expected.tsv: D<TAB>key<TAB>"SOS english EOS"<TAB>"SOS spanish EOS".
+  std::ifstream in(kFixtures + "/pickle/archive_expected.tsv");
+  std::vector<std::pair<std::string, std::string>> expected;
+  for (std::string line; std::getline(in, line);) {
+    std::stringstream fields(line);
+    std::string tag, key, english, spanish;
+    std::getline(fields, tag, '\t');
+    if (tag != "D") continue;
+    std::getline(fields, key, '\t');
+    std::getline(fields, english, '\t');
+    std::getline(fields, spanish, '\t');
+    const auto inner = [](const std::string& s) { return s.substr(4, s.size() - 8); };
+    expected.emplace_back(inner(english), inner(spanish));
+  }
+  ASSERT_EQ(expected.size(), 16u);
+  for (const char* file :
+       {"archive_p2.pkl", "archive_p3.pkl.gz", "archive_p4.pkl", "archive_p5.pkl.gz"}) {
+    SCOPED_TRACE(file);
+    const Corpus corpus = read_corpus(kFixtures + "/pickle/" + file);
+    EXPECT_EQ(corpus.format, CorpusFormat::kDlstudioArchive);
+    EXPECT_EQ(corpus.stats.lines_read, 16u);
+    ASSERT_EQ(corpus.pairs.size(), 16u);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      if (expected[i].first == "Álvaro learns german") continue;  // checked below
+      EXPECT_EQ(join_words(corpus.pairs[i].english), expected[i].first);
+      EXPECT_EQ(join_words(corpus.pairs[i].spanish), expected[i].second);
+    }
+    EXPECT_EQ(join_words(corpus.pairs[14].english), "álvaro learns german");
+    EXPECT_EQ(join_words(corpus.pairs[14].spanish), "álvaro aprende alemán");
+  }
+}
+
+TEST(Corpus, ArchiveEntriesThatAreNotPairsAreCounted) {
+  // {0: ['SOS a EOS', 'SOS b EOS'], 1: 'x', 'k': ['SOS c EOS', 'SOS d EOS'], 2: ['SOS EOS', 'SOS e
+  // EOS']}
+  static const char kBytes[] =
+      "\x80\x02}(K\x00(X\x09\x00\x00\x00SOS a EOSX\x09\x00\x00\x00SOS b EOSl"
+      "K\x01X\x01\x00\x00\x00x"
+      "X\x01\x00\x00\x00k(X\x09\x00\x00\x00SOS c EOSX\x09\x00\x00\x00SOS d EOSl"
+      "K\x02(X\x07\x00\x00\x00SOS EOSX\x09\x00\x00\x00SOS e EOSlu.";
+  const Corpus corpus = parse_archive_corpus(std::string(kBytes, sizeof kBytes - 1), "mem.pkl");
+  EXPECT_EQ(corpus.stats.lines_read, 4u);
+  EXPECT_EQ(corpus.stats.malformed, 2u);
+  EXPECT_EQ(corpus.stats.empty, 1u);
+  ASSERT_EQ(corpus.pairs.size(), 1u);
+  EXPECT_EQ(corpus.pairs[0].english, std::vector<std::string>{"a"});
+  EXPECT_EQ(error_of([] { parse_archive_corpus("\x80\x02]K\x01\x61.", "list.pkl"); }),
+            "list.pkl: not a DLStudio archive: expected a dict int -> [english, spanish] or a "
+            "tuple starting with one, found type list whose first item has type int");
+}
+
+// The development corpus (Tatoeba/Anki spa-eng), when present.
+TEST(Corpus, RealSpanishEnglishCorpus) {
+  const char* data_dir = std::getenv("DLS_DATA_DIR");
+  const std::string path = data_dir ? std::string(data_dir) + "/spa-eng/spa.txt" : "";
+  if (data_dir == nullptr || !fs::exists(path)) {
+    GTEST_SKIP() << "DLS_DATA_DIR not set / corpus absent ($DLS_DATA_DIR/spa-eng/spa.txt)";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const Corpus corpus = read_corpus(path);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  RecordProperty("read_seconds", std::to_string(seconds));
+  EXPECT_EQ(corpus.stats.lines_read, 115964u);
+  EXPECT_EQ(corpus.stats.pairs_kept, 88594u);
+  EXPECT_EQ(corpus.stats.too_long, 27370u);
+  EXPECT_EQ(
+      corpus.stats.empty + corpus.stats.malformed + corpus.stats.invalid_utf8 + corpus.stats.blank,
+      0u);
+  EXPECT_LT(seconds, 3.0) << "reading the corpus took " << seconds << " s";
+  EXPECT_EQ(join_words(corpus.pairs[0].english), "go");
+  EXPECT_EQ(join_words(corpus.pairs[0].spanish), "ve");
+}
+
+}  // namespace
+}  // namespace dls::data
