@@ -1,7 +1,20 @@
 # Sources of src/util, relative to src/.
 list(APPEND DLS_SOURCES
+  util/bitmap_font.cpp
+  util/canvas.cpp
+  util/colormap.cpp
+  util/csv.cpp
   util/file_io.cpp
+  util/heat_map.cpp
+  util/image_panel.cpp
+  util/json.cpp
   util/key_values.cpp
+  util/line_plot.cpp
+  util/png.cpp
+  util/progress.cpp
   util/random.cpp
   util/runtime.cpp
+  util/table.cpp
+  util/ticks.cpp
+  util/utf8.cpp
 )

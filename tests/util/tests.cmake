@@ -1,6 +1,19 @@
 # Tests of src/util, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
+  util/canvas_test.cpp
+  util/colormap_test.cpp
+  util/csv_test.cpp
   util/file_io_test.cpp
+  util/heat_map_test.cpp
+  util/image_panel_test.cpp
+  util/json_test.cpp
+  util/line_plot_test.cpp
+  util/plot_test.cpp
+  util/png_test.cpp
+  util/progress_test.cpp
   util/random_test.cpp
   util/runtime_test.cpp
+  util/table_test.cpp
+  util/ticks_test.cpp
+  util/utf8_test.cpp
 )

@@ -1,0 +1,94 @@
+// An RGB raster to draw plots on: rectangles, anti-aliased lines, and text in a built-in
+// bitmap font (printable ASCII plus the accented letters of Spanish, French, German and
+// Portuguese, ¿ ¡ « »), scaled by an integer factor, horizontal or rotated 90°.
+// Coordinates are pixels, x to the right and y down from the top-left corner; everything
+// drawn outside the canvas is clipped.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dls::util {
+
+struct Rgb {
+  std::uint8_t r = 0, g = 0, b = 0;
+  friend bool operator==(Rgb a, Rgb b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+  friend bool operator!=(Rgb a, Rgb b) { return !(a == b); }
+};
+
+inline constexpr Rgb kWhite{255, 255, 255};
+inline constexpr Rgb kBlack{0, 0, 0};
+
+// Mixes `over` into `under`: alpha 0 keeps `under`, 1 gives `over`.
+Rgb mix(Rgb under, Rgb over, double alpha);
+
+struct Point {
+  double x = 0, y = 0;
+};
+
+// Pixels x .. x + w - 1, y .. y + h - 1.
+struct Rect {
+  int x = 0, y = 0, w = 0, h = 0;
+};
+
+// Width in pixels of a UTF-8 string drawn at `scale` (proportional glyphs, digits all
+// the same width). Height of a line of text: the whole cell, accents and descenders
+// included (13 pixels at scale 1; capitals are 7 of them).
+int text_width(std::string_view utf8, int scale = 1);
+int text_height(int scale = 1);
+// `utf8` itself when it is at most `max_width` pixels wide, else its longest prefix (whole
+// letters) followed by ".." that is.
+std::string fit_text(std::string_view utf8, int max_width, int scale = 1);
+// Where capitals and digits sit in that cell, at scale 1: rows kTextCapTop to
+// kTextCapTop + kTextCapHeight - 1 (centred in the cell, so centring the cell centres them).
+inline constexpr int kTextCapTop = 3;
+inline constexpr int kTextCapHeight = 7;
+
+class Canvas {
+ public:
+  Canvas(int width, int height, Rgb background = kWhite);
+
+  int width() const { return width_; }
+  int height() const { return height_; }
+  // height rows of width RGB triples, top row first (what write_png takes).
+  const std::vector<std::uint8_t>& pixels() const { return pixels_; }
+
+  // Throws std::out_of_range outside the canvas.
+  Rgb pixel(int x, int y) const;
+  void set_pixel(int x, int y, Rgb color);
+  void blend_pixel(int x, int y, Rgb color, double alpha);
+
+  void fill(Rgb color);
+  void fill_rect(int x, int y, int w, int h, Rgb color);
+  // Outline `thickness` pixels wide, inside the rectangle.
+  void draw_rect(int x, int y, int w, int h, Rgb color, int thickness = 1);
+
+  // Anti-aliased lines with round ends; pixel centres are at (i + 0.5, j + 0.5).
+  void draw_line(Point from, Point to, Rgb color, double thickness = 1.0);
+  // Joined segments, each pixel painted once (no darker dots at the joints).
+  void draw_polyline(const std::vector<Point>& points, Rgb color, double thickness = 1.0);
+
+  // Text whose cell has its top-left corner at (x, y); see text_width / text_height.
+  void draw_text(int x, int y, std::string_view utf8, Rgb color, int scale = 1);
+  // Text rotated 90° counter-clockwise (read from bottom to top), as on a vertical axis;
+  // (x, y) is the top-left corner of its box, text_height wide and text_width tall.
+  void draw_text_vertical(int x, int y, std::string_view utf8, Rgb color, int scale = 1);
+
+  // Copies `source` with its top-left corner at (x, y).
+  void blit(const Canvas& source, int x, int y);
+
+  // write_png (atomic).
+  void save_png(const std::string& path) const;
+
+ private:
+  bool inside(int x, int y) const { return x >= 0 && y >= 0 && x < width_ && y < height_; }
+  std::uint8_t* at(int x, int y) { return &pixels_[(static_cast<std::size_t>(y) * width_ + x) * 3]; }
+
+  int width_;
+  int height_;
+  std::vector<std::uint8_t> pixels_;
+};
+
+}  // namespace dls::util
