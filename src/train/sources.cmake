@@ -2,4 +2,7 @@
 list(APPEND DLS_SOURCES
   train/checkpoint.cpp
   train/lr_schedule.cpp
+  train/optimizer.cpp
+  train/rng_state.cpp
+  train/run_directory.cpp
 )

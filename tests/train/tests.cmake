@@ -1,3 +1,6 @@
 # Tests of src/train, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
+  train/checkpoint_test.cpp
+  train/lr_schedule_test.cpp
+  train/run_directory_test.cpp
 )

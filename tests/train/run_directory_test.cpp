@@ -1,0 +1,49 @@
+#include "dls/train/run_directory.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "util/temp_files.h"
+
+namespace dls::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(RunDirectory, PrunesOnlyTheCheckpointsItRecorded) {
+  const auto dir = test::fresh_temp_dir("run_directory");
+  RunDirectory run(dir.string());
+  // A user's file that looks like a checkpoint, never recorded: must survive.
+  test::write_bytes(run.checkpoint_path(1), "user's own file");
+  for (int epoch : {2, 3, 4, 5}) {
+    test::write_bytes(run.checkpoint_path(epoch), "ckpt");
+    run.record_checkpoint(run.checkpoint_path(epoch));
+  }
+  test::write_bytes(run.file("notes.txt"), "keep");
+  run.prune_checkpoints(2);
+  EXPECT_TRUE(fs::exists(run.checkpoint_path(1)));
+  EXPECT_FALSE(fs::exists(run.checkpoint_path(2)));
+  EXPECT_FALSE(fs::exists(run.checkpoint_path(3)));
+  EXPECT_TRUE(fs::exists(run.checkpoint_path(4)));
+  EXPECT_TRUE(fs::exists(run.checkpoint_path(5)));
+  EXPECT_TRUE(fs::exists(run.file("notes.txt")));
+  const auto found = find_checkpoints(dir.string());
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(latest_checkpoint(dir.string()), run.checkpoint_path(5));
+  EXPECT_EQ(find_checkpoints(run.checkpoint_path(4)).size(), 1u);
+}
+
+TEST(RunDirectory, MissingOrEmptyDirectoriesAreErrors) {
+  const auto dir = test::fresh_temp_dir("run_directory_empty");
+  EXPECT_THROW(find_checkpoints((dir / "absent").string()), std::runtime_error);
+  try {
+    find_checkpoints(dir.string());
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no checkpoint files"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace dls::train
