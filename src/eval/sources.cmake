@@ -4,4 +4,5 @@ list(APPEND DLS_SOURCES
   eval/bleu_counts.cpp
   eval/bleu_smoothing.cpp
   eval/decoding.cpp
+  eval/seq2seq_evaluation.cpp
 )

@@ -16,6 +16,28 @@ void Seq2SeqConfig::validate() const {
               "pad index outside the vocabularies");
 }
 
+util::KeyValues Seq2SeqConfig::to_settings() const {
+  util::KeyValues settings;
+  settings.merge(transformer_.to_settings(), "transformer");
+  settings.set("num_encoders", num_encoders_);
+  settings.set("num_decoders", num_decoders_);
+  settings.set("src_vocab_size", src_vocab_size_);
+  settings.set("tgt_vocab_size", tgt_vocab_size_);
+  settings.set("pad_index", pad_index_);
+  return settings;
+}
+
+Seq2SeqConfig Seq2SeqConfig::from_settings(const util::KeyValues& settings) {
+  Seq2SeqConfig config;
+  config.transformer(TransformerConfig::from_settings(settings.section("transformer")))
+      .num_encoders(settings.get_int("num_encoders"))
+      .num_decoders(settings.get_int("num_decoders"))
+      .src_vocab_size(settings.get_int("src_vocab_size"))
+      .tgt_vocab_size(settings.get_int("tgt_vocab_size"))
+      .pad_index(settings.get_int("pad_index"));
+  return config;
+}
+
 std::string Seq2SeqConfig::summary() const {
   std::ostringstream out;
   out << to_string(transformer_.variant()) << "/" << to_string(transformer_.layout())

@@ -5,4 +5,6 @@ list(APPEND DLS_SOURCES
   train/optimizer.cpp
   train/rng_state.cpp
   train/run_directory.cpp
+  train/seq2seq_checkpoint.cpp
+  train/seq2seq_options.cpp
 )

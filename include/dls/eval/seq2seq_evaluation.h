@@ -1,0 +1,67 @@
+// Measuring a seq2seq model on sentence pairs: its loss, the corpus BLEU of its
+// translations, and DLStudio-style sample printouts. Shared by training (per-epoch
+// validation) and checkpoint evaluation.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "dls/data/pair_tensors.h"
+#include "dls/data/vocabulary.h"
+#include "dls/eval/bleu.h"
+#include "dls/eval/decoding.h"
+#include "dls/models/seq2seq.h"
+
+namespace dls::eval {
+
+struct LossOptions {
+  // DLStudio's loss: for each position the batch-mean NLL, summed over the L-1 positions,
+  // with EOS padding counted as targets. Otherwise: the mean NLL over real target tokens
+  // (padding ignored), optionally label-smoothed.
+  bool dlstudio = false;
+  double label_smoothing = 0.0;  // (1 - e) * NLL + e * mean over the vocabulary of -log p
+  std::int64_t pad_index = data::Vocabulary::kPad;
+};
+
+// log_probs [B, L-1, V] (predictions of target positions 1..L-1), targets [B, L-1].
+torch::Tensor sequence_loss(const torch::Tensor& log_probs, const torch::Tensor& targets,
+                            const LossOptions& options);
+
+// The loss over all pairs in eval mode without gradients (mean over batches, weighted by
+// batch size). Restores the model's training mode.
+double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs,
+                    const LossOptions& options, std::int64_t batch_size = 256);
+
+struct TranslationResult {
+  std::vector<std::vector<std::string>> hypotheses;  // decoded words, no SOS/EOS
+  BleuScore bleu;                                    // corpus BLEU, NLTK's defaults
+  double seconds = 0;                                // decoding time
+  double sentences_per_s = 0;
+};
+
+// Translates every row of src [N, L] and scores the words against one reference per
+// sentence (SOS/EOS/<pad> stripped from both sides).
+TranslationResult translate_and_score(Seq2SeqTransformer& model, const torch::Tensor& src,
+                                      const data::Vocabulary& spanish,
+                                      const std::vector<std::vector<std::string>>& references,
+                                      const DecodeOptions& options = {});
+
+// DLStudio's printout of one pair and its translation, marked [CORRECT] when the
+// translation equals the reference word for word:
+//   The input sentence pair:  ['SOS i am here EOS'] ['SOS estoy aquí EOS']
+//   The translation produced by TransformerFG:  SOS estoy aquí EOS   [CORRECT]
+std::string format_sample(const std::vector<std::string>& english,
+                          const std::vector<std::string>& reference,
+                          const std::vector<std::string>& translation,
+                          const std::string& model_name);
+
+// "TransformerFG" / "TransformerPreLN"
+std::string model_name(const Seq2SeqConfig& config);
+
+// `count` distinct indices below n drawn from seed (all of 0..n-1 when count >= n).
+std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed);
+
+}  // namespace dls::eval

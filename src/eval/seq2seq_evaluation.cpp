@@ -1,0 +1,97 @@
+#include "dls/eval/seq2seq_evaluation.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <torch/torch.h>
+
+#include "dls/data/normalize.h"
+#include "dls/util/random.h"
+
+namespace dls::eval {
+
+torch::Tensor sequence_loss(const torch::Tensor& log_probs, const torch::Tensor& targets,
+                            const LossOptions& options) {
+  TORCH_CHECK(log_probs.dim() == 3 && targets.dim() == 2 &&
+                  log_probs.size(0) == targets.size(0) && log_probs.size(1) == targets.size(1),
+              "expected log-probabilities [B, L-1, V] and targets [B, L-1]");
+  // -log p(target) at every position: [B, L-1]
+  const auto nll = -log_probs.gather(2, targets.unsqueeze(2)).squeeze(2);
+  if (options.dlstudio) return nll.mean(0).sum();
+  auto per_token = nll;
+  if (options.label_smoothing > 0) {
+    per_token = (1.0 - options.label_smoothing) * nll -
+                options.label_smoothing * log_probs.mean(2);
+  }
+  const auto real = (targets != options.pad_index).to(per_token.dtype());
+  return (per_token * real).sum() / real.sum().clamp_min(1.0);
+}
+
+double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs,
+                    const LossOptions& options, std::int64_t batch_size) {
+  torch::NoGradGuard no_grad;
+  const bool was_training = model->is_training();
+  model->eval();
+  const auto device = model->parameters().front().device();
+  double total = 0;
+  const std::int64_t n = pairs.size();
+  for (std::int64_t start = 0; start < n; start += batch_size) {
+    const std::int64_t rows = std::min(batch_size, n - start);
+    const auto src = pairs.src.narrow(0, start, rows).to(device);
+    const auto tgt = pairs.tgt.narrow(0, start, rows).to(device);
+    const auto loss = sequence_loss(model(src, tgt), tgt.narrow(1, 1, tgt.size(1) - 1), options);
+    total += loss.item<double>() * static_cast<double>(rows);
+  }
+  model->train(was_training);
+  return n > 0 ? total / static_cast<double>(n) : 0.0;
+}
+
+TranslationResult translate_and_score(Seq2SeqTransformer& model, const torch::Tensor& src,
+                                      const data::Vocabulary& spanish,
+                                      const std::vector<std::vector<std::string>>& references,
+                                      const DecodeOptions& options) {
+  TORCH_CHECK(static_cast<std::size_t>(src.size(0)) == references.size(),
+              "one reference per source sentence");
+  const auto device = model->parameters().front().device();
+  const auto start = std::chrono::steady_clock::now();
+  const auto ids = translate(model, src.to(device), data::Vocabulary::kSos,
+                             data::Vocabulary::kEos, options);
+  TranslationResult result;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.sentences_per_s = result.seconds > 0 ? static_cast<double>(ids.size()) / result.seconds : 0;
+  std::vector<std::vector<Tokens>> refs;
+  std::vector<Tokens> hyps;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    result.hypotheses.push_back(spanish.decode(ids[i]));
+    hyps.push_back(strip_special_tokens(result.hypotheses.back()));
+    refs.push_back({strip_special_tokens(references[i])});
+  }
+  if (!hyps.empty()) result.bleu = corpus_bleu(refs, hyps);
+  return result;
+}
+
+std::string format_sample(const std::vector<std::string>& english,
+                          const std::vector<std::string>& reference,
+                          const std::vector<std::string>& translation,
+                          const std::string& model_name) {
+  const auto wrap = [](const std::vector<std::string>& words) {
+    return "SOS " + data::join_words(words) + (words.empty() ? "EOS" : " EOS");
+  };
+  const bool correct = translation == reference;
+  return "The input sentence pair:  ['" + wrap(english) + "'] ['" + wrap(reference) +
+         "']\nThe translation produced by " + model_name + ":  " + wrap(translation) + "   " +
+         (correct ? "[CORRECT]" : "[WRONG]");
+}
+
+std::string model_name(const Seq2SeqConfig& config) {
+  return config.transformer().variant() == Variant::kFG ? "TransformerFG" : "TransformerPreLN";
+}
+
+std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed) {
+  util::Rng rng(seed);
+  auto order = util::random_permutation(n, rng);
+  order.resize(std::min(count, n));
+  return order;
+}
+
+}  // namespace dls::eval
