@@ -3,5 +3,7 @@ list(APPEND DLS_SOURCES
   eval/bleu.cpp
   eval/bleu_counts.cpp
   eval/bleu_smoothing.cpp
+  eval/confusion_matrix.cpp
   eval/decoding.cpp
+  eval/vit_evaluation.cpp
 )

@@ -5,4 +5,9 @@ list(APPEND DLS_SOURCES
   train/optimizer.cpp
   train/rng_state.cpp
   train/run_directory.cpp
+  train/vit_checkpoint.cpp
+  train/vit_data.cpp
+  train/vit_metrics.cpp
+  train/vit_settings.cpp
+  train/vit_trainer.cpp
 )

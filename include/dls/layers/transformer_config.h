@@ -8,6 +8,8 @@
 
 #include <torch/arg.h>
 
+#include "dls/util/key_values.h"
+
 namespace dls {
 
 // Where LayerNorm sits relative to the residual sums.
@@ -68,5 +70,11 @@ std::string to_string(Layout layout);    // "dlstudio" / "positionwise" / "vaswa
 // Case-insensitive; throws std::invalid_argument listing the accepted names.
 Variant parse_variant(const std::string& name);
 Layout parse_layout(const std::string& name);
+
+// The config as checkpoint settings (variant, layout, embedding_size, num_heads,
+// max_seq_length, ffn_multiplier, dropout) and back; reading throws std::runtime_error
+// naming the missing or malformed setting.
+util::KeyValues to_settings(const TransformerConfig& config);
+TransformerConfig transformer_config_from_settings(const util::KeyValues& settings);
 
 }  // namespace dls
