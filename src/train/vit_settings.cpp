@@ -52,27 +52,29 @@ ViTTrainSettings dlstudio_preset() {
   return s;
 }
 
-// Fashion-MNIST on a 2-core CPU: small patches (4 x 4, 49 tokens), a narrow and shallow
-// standard (vaswani, pre-LN) encoder, AdamW with warm-up and cosine decay, label
-// smoothing, random crops and flips.
+// Fashion-MNIST on a 2-core CPU: 7 x 7 patches (16 tokens + class token), M = 128, 4 heads,
+// 4 standard (vaswani, pre-LN) encoders with FFN 2M, AdamW with one epoch of warm-up and
+// cosine decay, label smoothing 0.1, random crops (pad 2) and flips; 15 epochs. Short
+// experiments on subsets (see the project notes) found 7 x 7 patches with M = 128 learning
+// faster per second of CPU than 4 x 4 patches with M = 64 or 96.
 ViTTrainSettings fashion_preset() {
   ViTTrainSettings s;
   s.preset = "fashion";
   s.model.transformer()
       .variant(Variant::kPreLN)
       .layout(Layout::kVaswani)
-      .embedding_size(96)
+      .embedding_size(128)
       .num_heads(4)
       .ffn_multiplier(2)
       .dropout(0.0);
-  s.model.image_size(28).channels(1).patch_size(4).num_encoders(4).num_classes(10);
+  s.model.image_size(28).channels(1).patch_size(7).num_encoders(4).num_classes(10);
   s.model.head_hidden_size(512).head_dropout(0.1);
   s.data.dataset = "fashion-mnist";
   s.data.normalization = "dataset";
   s.data.augment.pad = 2;
   s.data.augment.flip = true;
   s.batch_size = 128;
-  s.epochs = 12;
+  s.epochs = 15;
   s.optimizer.kind = OptimizerKind::kAdamW;
   s.optimizer.beta1 = 0.9;
   s.optimizer.beta2 = 0.999;
@@ -80,7 +82,7 @@ ViTTrainSettings fashion_preset() {
   s.optimizer.weight_decay = 0.05;
   s.optimizer.clip_grad_norm = 1.0;
   s.schedule = ScheduleKind::kWarmupCosine;
-  s.lr = 2e-3;
+  s.lr = 1.5e-3;
   s.min_lr = 1e-5;
   s.warmup_epochs = 1.0;
   s.label_smoothing = 0.1;

@@ -146,7 +146,17 @@ ViTTrainResult train_vit(const ViTTrainSettings& settings, const ViTRunControl& 
 
   auto save = [&] {
     const std::string path = run.checkpoint_path(state.file_epoch());
+    // Checkpoints hold CPU tensors, so that any machine can read them.
+    const bool on_cpu = device.is_cpu();
+    if (!on_cpu) {
+      model->to(torch::kCPU);
+      move_optimizer_state(*optimizer, torch::kCPU);
+    }
     write_vit_checkpoint(path, {settings, normalization, state}, model, optimizer.get());
+    if (!on_cpu) {
+      model->to(device);
+      move_optimizer_state(*optimizer, device);
+    }
     run.record_checkpoint(path);
     run.prune_checkpoints(control.keep_last);
     result.checkpoints.push_back(path);
