@@ -5,6 +5,7 @@ list(APPEND DLS_SOURCES
   layers/cross_attention.cpp
   layers/embeddings.cpp
   layers/feed_forward.cpp
+  layers/patch_embedding.cpp
   layers/self_attention.cpp
   layers/transformer_config.cpp
 )

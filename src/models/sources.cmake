@@ -4,4 +4,5 @@ list(APPEND DLS_SOURCES
   models/decoder_session.cpp
   models/encoder.cpp
   models/seq2seq.cpp
+  models/vit.cpp
 )

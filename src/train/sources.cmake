@@ -7,4 +7,9 @@ list(APPEND DLS_SOURCES
   train/run_directory.cpp
   train/seq2seq_checkpoint.cpp
   train/seq2seq_options.cpp
+  train/vit_checkpoint.cpp
+  train/vit_data.cpp
+  train/vit_metrics.cpp
+  train/vit_settings.cpp
+  train/vit_trainer.cpp
 )

@@ -1,3 +1,5 @@
 # End-to-end tests of the programs in apps/, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
+  apps/vit_eval_test.cpp
+  apps/vit_train_test.cpp
 )

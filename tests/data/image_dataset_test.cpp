@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "support/idx_files.h"
 #include "util/temp_files.h"
 
 namespace dls::data {
@@ -19,28 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using test::fresh_temp_dir;
 using test::gzip_bytes;
+using test::idx_images;
+using test::idx_labels;
 using test::write_bytes;
-
-std::string be32(std::uint32_t v) {
-  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
-          static_cast<char>(v)};
-}
-
-// IDX image file of n h×w images; pixel (i, y, x) = (i * 31 + y * 7 + x) mod 256.
-std::string idx_images(std::uint32_t n, std::uint32_t h, std::uint32_t w,
-                       std::uint32_t magic = 0x00000803) {
-  std::string bytes = be32(magic) + be32(n) + be32(h) + be32(w);
-  for (std::uint32_t i = 0; i < n; ++i)
-    for (std::uint32_t y = 0; y < h; ++y)
-      for (std::uint32_t x = 0; x < w; ++x) bytes += static_cast<char>((i * 31 + y * 7 + x) & 255);
-  return bytes;
-}
-
-std::string idx_labels(const std::vector<int>& labels) {
-  std::string bytes = be32(0x00000801) + be32(static_cast<std::uint32_t>(labels.size()));
-  for (const int label : labels) bytes += static_cast<char>(label);
-  return bytes;
-}
 
 // Runs `read`, expects a std::runtime_error with a one-line message holding every part.
 void expect_error(const std::function<void()>& read, const std::vector<std::string>& parts) {

@@ -4,4 +4,5 @@ list(APPEND DLS_TEST_SOURCES
   models/encoder_test.cpp
   models/seq2seq_overfit_test.cpp
   models/seq2seq_test.cpp
+  models/vit_test.cpp
 )

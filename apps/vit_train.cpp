@@ -1,0 +1,159 @@
+// vit_train: trains DLStudio's visTransformer on Fashion-MNIST or CIFAR-10.
+//
+//   vit_train                                   Fashion-MNIST, "fashion" preset
+//   vit_train --dataset cifar10 --data-dir D    CIFAR-10, DLStudio's example ("dlstudio")
+//   vit_train --resume runs/vit                 continue the newest checkpoint of a run
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "dls/train/vit_checkpoint.h"
+#include "dls/train/vit_trainer.h"
+#include "dls/util/json.h"
+#include "dls/util/runtime.h"
+
+namespace {
+
+using dls::train::ViTTrainSettings;
+using Override = std::function<void(ViTTrainSettings&)>;
+
+// Registers --name whose value, when given, changes the settings after the preset (or the
+// resumed checkpoint's settings) is in place.
+template <typename T>
+CLI::Option* setting(CLI::App& app, std::vector<Override>& overrides, const std::string& name,
+                     const std::string& help, std::function<void(ViTTrainSettings&, const T&)> apply) {
+  return app.add_option_function<T>(
+      name, [&overrides, apply](const T& value) { overrides.push_back([apply, value](ViTTrainSettings& s) { apply(s, value); }); },
+      help);
+}
+
+void print_json(const dls::train::ViTTrainResult& r) {
+  dls::util::JsonWriter json;
+  json.begin_object()
+      .key("images_per_s").value(r.images_per_s)
+      .key("test_accuracy").value(r.test_accuracy)
+      .key("final_loss").value(r.final_loss)
+      .key("epochs").value(r.epochs)
+      .key("iterations").value(r.iterations)
+      .key("wall_s").value(r.wall_s)
+      .key("parameters").value(r.parameters)
+      .key("stopped_by").value(r.stopped_by)
+      .key("checkpoints").begin_array();
+  for (const auto& path : r.checkpoints) json.value(path);
+  json.end_array().end_object();
+  std::cout << json.str() << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Train DLStudio's visTransformer (vision transformer) on Fashion-MNIST or CIFAR-10.\n"
+               "A preset gives every setting; each flag below overrides one."};
+  app.get_formatter()->column_width(36);
+  std::vector<Override> overrides;
+  std::string dataset = "fashion-mnist", data_dir, preset;
+  dls::train::ViTRunControl control;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  bool json = false;
+  std::string log_level = "info";
+
+  // Data.
+  const std::string data = "Data";
+  app.add_option("--dataset", dataset, "fashion-mnist or cifar10")->capture_default_str()->group(data)
+      ->check(CLI::IsMember({"fashion-mnist", "cifar10"}));
+  app.add_option("--data-dir", data_dir, "dataset folder (default for Fashion-MNIST: /usr/share/datasets/fashion-mnist/; required for CIFAR-10)")->group(data);
+  setting<std::size_t>(app, overrides, "--train-subset", "train on the first N training images only", [](auto& s, auto v) { s.data.train_subset = v; })->group(data);
+  setting<std::size_t>(app, overrides, "--test-subset", "test on the first N test images only", [](auto& s, auto v) { s.data.test_subset = v; })->group(data);
+  setting<std::string>(app, overrides, "--normalization", "dlstudio ((x-0.5)/0.5) or dataset (training mean/std)", [](auto& s, auto v) { s.data.normalization = v; })
+      ->group(data)->check(CLI::IsMember({"dlstudio", "dataset"}));
+  setting<int>(app, overrides, "--augment-pad", "random crop after zero padding by N pixels (0: off)", [](auto& s, auto v) { s.data.augment.pad = v; })->group(data);
+  setting<bool>(app, overrides, "--flip", "random horizontal flips (--flip false for digit-like data)", [](auto& s, auto v) { s.data.augment.flip = v; })->group(data);
+
+  // Model.
+  const std::string model = "Model";
+  setting<std::int64_t>(app, overrides, "--patch-size", "patch side p (image size must be divisible by it)", [](auto& s, auto v) { s.model.patch_size(v); })->group(model);
+  setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token", [](auto& s, auto v) { s.model.transformer().embedding_size(v); })->group(model);
+  setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)", [](auto& s, auto v) { s.model.transformer().num_heads(v); })->group(model);
+  setting<std::int64_t>(app, overrides, "--encoders", "number of BasicEncoders", [](auto& s, auto v) { s.model.num_encoders(v); })->group(model);
+  setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M", [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })->group(model);
+  setting<std::string>(app, overrides, "--variant", "FG (post-LN, DLStudio) or PreLN", [](auto& s, auto v) { s.model.transformer().variant(dls::parse_variant(v)); })->group(model);
+  setting<std::string>(app, overrides, "--layout", "positionwise (DLStudio >= 2.5), vaswani or dlstudio (flattened)", [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); })->group(model);
+  setting<double>(app, overrides, "--dropout", "dropout inside the encoder (vaswani layout only)", [](auto& s, auto v) { s.model.transformer().dropout(v); })->group(model);
+  setting<bool>(app, overrides, "--conv-patch-embedding", "project patches with Conv2d instead of Linear", [](auto& s, auto v) { s.model.conv_patch_embedding(v); })->group(model);
+  setting<std::int64_t>(app, overrides, "--head-hidden", "hidden width of the classification head", [](auto& s, auto v) { s.model.head_hidden_size(v); })->group(model);
+  setting<double>(app, overrides, "--head-dropout", "dropout before the head (training only)", [](auto& s, auto v) { s.model.head_dropout(v); })->group(model);
+
+  // Training.
+  const std::string training = "Training";
+  app.add_option("--preset", preset, "dlstudio (DLStudio's CIFAR-10 example) or fashion (Fashion-MNIST on a small CPU); default by dataset")
+      ->group(training)->check(CLI::IsMember(dls::train::vit_preset_names()));
+  setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)", [](auto& s, auto v) { s.epochs = v; })->group(training);
+  setting<std::size_t>(app, overrides, "--batch-size", "images per step", [](auto& s, auto v) { s.batch_size = v; })->group(training);
+  setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.optimizer.kind = dls::train::parse_optimizer(v); })->group(training);
+  setting<double>(app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s, auto v) { s.lr = v; })->group(training);
+  setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)", [](auto& s, auto v) { s.schedule = dls::train::parse_schedule(v); })->group(training);
+  setting<double>(app, overrides, "--warmup-epochs", "cosine: warm-up length in epochs", [](auto& s, auto v) { s.warmup_epochs = v; })->group(training);
+  setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.min_lr = v; })->group(training);
+  setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.optimizer.beta1 = v; })->group(training);
+  setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.optimizer.beta2 = v; })->group(training);
+  setting<double>(app, overrides, "--eps", "Adam epsilon", [](auto& s, auto v) { s.optimizer.eps = v; })->group(training);
+  setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)", [](auto& s, auto v) { s.optimizer.weight_decay = v; })->group(training);
+  setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)", [](auto& s, auto v) { s.optimizer.clip_grad_norm = v; })->group(training);
+  setting<double>(app, overrides, "--label-smoothing", "cross-entropy label smoothing", [](auto& s, auto v) { s.label_smoothing = v; })->group(training);
+  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, data order, augmentation, dropout", [](auto& s, auto v) { s.seed = v; })->group(training);
+  app.add_option("--max-iters", control.max_iters, "stop after this many steps in all (0: no limit)")->group(training);
+  app.add_option("--time-limit", control.time_limit_s, "stop after this many seconds, with a checkpoint (0: no limit)")->group(training);
+  app.add_option("--resume", control.resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
+  app.add_option("--threads", threads, "intra-op CPU threads (1 is best on a busy machine)")->capture_default_str()->group(training);
+  app.add_option("--device", control.device, "cpu, cuda or auto")->capture_default_str()->group(training)
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+
+  // Output.
+  const std::string output = "Output";
+  app.add_option("--run-dir", control.run_dir, "run directory (default runs/vit; with --resume, the checkpoint's run)")->group(output);
+  app.add_option("--checkpoint-every", control.checkpoint_every, "epochs between checkpoints; the last is always saved")->capture_default_str()->group(output);
+  app.add_option("--keep-last", control.keep_last, "keep only the newest K checkpoints of this run (0: all)")->group(output);
+  app.add_option("--log-every", control.log_every, "steps between rows of metrics.csv")->capture_default_str()->group(output);
+  app.add_flag("--json", json, "print one JSON object with the results at the end (logs go to stderr)")->group(output);
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->group(output);
+
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_default_logger(spdlog::stderr_color_mt("vit_train"));
+  try {
+    dls::util::RuntimeOptions runtime;
+    runtime.threads = threads;
+    runtime.log_level = log_level;
+    dls::util::configure_runtime(runtime);
+    ViTTrainSettings settings;
+    if (!control.resume.empty()) {
+      settings = dls::train::read_vit_settings(control.resume);
+    } else {
+      settings = dls::train::vit_preset(preset.empty() ? dls::train::default_vit_preset(dataset) : preset);
+      settings.data.dataset = dataset;
+      settings.data.data_dir = data_dir;
+      settings.adapt_model_to_dataset();
+    }
+    if (!data_dir.empty()) settings.data.data_dir = data_dir;
+    for (const auto& apply : overrides) apply(settings);
+    settings.model.validate();
+    const auto result = dls::train::train_vit(settings, control);
+    if (json) print_json(result);
+    return 0;
+  } catch (const dls::train::TrainingDiverged& error) {
+    std::fprintf(stderr, "error: %s\n", error.what());
+    return 3;
+  } catch (const std::exception& error) {
+    std::string message = error.what();
+    message = message.substr(0, message.find('\n'));  // c10::Error appends a backtrace
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+    return 1;
+  }
+}

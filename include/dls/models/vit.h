@@ -1,0 +1,104 @@
+// DLStudio's visTransformer: patch embeddings, a learnable class token, a MasterEncoder
+// stack and an MLP head on the class token's output.
+//
+// Sequence: [class_token; patch_1 + pos_1; ...; patch_P + pos_P], length P + 1. The
+// positional embedding of the P patches lives in the PatchEmbeddingGenerator (as in
+// DLStudio); the class token has no separate position vector because it is itself a
+// learned vector at a fixed position, so a position vector added to it would be redundant
+// (the same function with M more parameters). Unlike DLStudio's, the class token is a
+// registered parameter: trained, and saved in checkpoints.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+#include <torch/nn/pimpl.h>
+
+#include "dls/layers/patch_embedding.h"
+#include "dls/layers/transformer_config.h"
+#include "dls/models/encoder.h"
+#include "dls/util/key_values.h"
+
+namespace dls {
+
+// DLStudio's example encoder: FG, position-wise layout, M = 256, H = 4, FFN 4M.
+TransformerConfig dlstudio_vit_transformer();
+
+struct ViTConfig {
+  // Variant, layout and sizes of the encoder blocks (max_seq_length is set to P + 1).
+  TORCH_ARG(TransformerConfig, transformer) = dlstudio_vit_transformer();
+  // Height = width of the input images.
+  TORCH_ARG(std::int64_t, image_size) = 32;
+  // Image channels: 3 (RGB) or 1 (grayscale).
+  TORCH_ARG(std::int64_t, channels) = 3;
+  // Side p of the square, non-overlapping patches.
+  TORCH_ARG(std::int64_t, patch_size) = 8;
+  // Number of BasicEncoders in the MasterEncoder.
+  TORCH_ARG(std::int64_t, num_encoders) = 8;
+  // Output classes.
+  TORCH_ARG(std::int64_t, num_classes) = 10;
+  // Patch projection by Conv2d(C, M, p, stride p) instead of Linear(p*p*C, M).
+  TORCH_ARG(bool, conv_patch_embedding) = false;
+  // Hidden width of the head Linear(M, h) -> ReLU -> Linear(h, classes).
+  TORCH_ARG(std::int64_t, head_hidden_size) = 512;
+  // Dropout before the head (training only).
+  TORCH_ARG(double, head_dropout) = 0.1;
+
+ public:  // TORCH_ARG leaves the section private
+  // Throws c10::Error (TORCH_CHECK) for inconsistent sizes.
+  void validate() const;
+  std::int64_t num_patches() const;   // P = (image_size / patch_size)^2
+  std::int64_t grid_size() const { return image_size_ / patch_size_; }
+  // transformer() with max_seq_length = P + 1: what the encoder blocks are built with.
+  TransformerConfig encoder_config() const;
+  PatchEmbeddingOptions patch_options() const;
+  // "FG/positionwise M=256 H=4 enc=8 img=32x32x3 patch=8 (P=16) classes=10 ffn=4M linear"
+  std::string summary() const;
+
+  util::KeyValues to_settings() const;
+  // Throws std::runtime_error naming the missing or malformed setting.
+  static ViTConfig from_settings(const util::KeyValues& settings);
+
+  // DLStudio's example: CIFAR-10 32x32x3, patch 8, M = 256, 8 FG encoders, 4 heads,
+  // position-wise layout.
+  static ViTConfig dlstudio();
+};
+
+class visTransformerImpl : public torch::nn::Module {
+ public:
+  explicit visTransformerImpl(const ViTConfig& config);
+
+  // images [B, C, H, W] -> logits [B, classes]. attention (optional) receives one
+  // [B, H, P+1, P+1] self-attention tensor per encoder layer (position 0 = class token).
+  torch::Tensor forward(const torch::Tensor& images, std::vector<torch::Tensor>* attention = nullptr);
+
+  // images [B, C, H, W] -> the encoder's input sequence [B, P+1, M].
+  torch::Tensor embed(const torch::Tensor& images);
+
+  const ViTConfig& config() const { return config_; }
+
+  PatchEmbeddingGenerator patch_embedding_generator{nullptr};
+  torch::Tensor class_token;  // [1, 1, M], initialised N(0, 0.02^2)
+  MasterEncoder master_encoder{nullptr};
+  // PreLN only: the blocks leave their output un-normalised, so (as in standard pre-LN
+  // ViTs) a LayerNorm precedes the head. FG's blocks end in a LayerNorm already.
+  torch::nn::LayerNorm final_norm{nullptr};
+  torch::nn::Dropout head_dropout{nullptr};
+  torch::nn::Linear head_fc1{nullptr}, head_fc2{nullptr};
+
+ private:
+  ViTConfig config_;
+};
+TORCH_MODULE(visTransformer);
+
+// The class token's attention over the patches in one layer's weights [B, H, P+1, P+1]:
+// row 0 without column 0, i.e. [B, H, P]. Each row sums to at most 1 (the rest went to the
+// class token itself).
+torch::Tensor class_token_attention(const torch::Tensor& layer_weights);
+
+}  // namespace dls

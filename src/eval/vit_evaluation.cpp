@@ -1,0 +1,159 @@
+#include "dls/eval/vit_evaluation.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include <torch/torch.h>
+
+#include "dls/util/image_panel.h"
+#include "dls/util/table.h"
+
+namespace dls::eval {
+
+namespace {
+
+std::string fixed(double value, int decimals) {
+  if (!std::isfinite(value)) return "-";
+  char buffer[48];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+  return buffer;
+}
+
+// Image i of a planar C x H x W set as interleaved H x W x C bytes (what ImageView wants).
+std::vector<std::uint8_t> interleaved(const data::ImageSet& set, std::size_t i) {
+  const auto* src = set.image(i);
+  const std::size_t plane = static_cast<std::size_t>(set.height) * static_cast<std::size_t>(set.width);
+  std::vector<std::uint8_t> out(plane * static_cast<std::size_t>(set.channels));
+  for (std::size_t p = 0; p < plane; ++p) {
+    for (int c = 0; c < set.channels; ++c) out[p * set.channels + c] = src[c * plane + p];
+  }
+  return out;
+}
+
+}  // namespace
+
+data::ImageSet load_test_images(const train::ViTTrainSettings& settings, const ViTEvalOptions& options) {
+  train::ViTDataSettings data = settings.data;
+  if (!options.data_dir.empty()) data.data_dir = options.data_dir;
+  if (options.test_subset > 0) data.test_subset = options.test_subset;
+  return train::load_vit_images(data, data::Split::kTest);
+}
+
+ViTCheckpointResult evaluate_vit_checkpoint(const std::string& path, const data::ImageSet& test,
+                                            const ViTEvalOptions& options) {
+  const train::CheckpointReader reader(path, train::kViTCheckpointKind);
+  ViTCheckpointResult result;
+  result.path = path;
+  result.contents = train::read_vit_contents(reader);
+  auto model = train::load_vit_model(reader, result.contents.settings);
+  model->to(options.device);
+  data::ImageLoaderOptions loader_options;
+  loader_options.batch_size = 256;
+  loader_options.shuffle = false;
+  loader_options.normalization = result.contents.normalization;
+  data::ImageLoader loader(std::make_shared<const data::ImageSet>(test), loader_options);
+  const auto predictions = train::predict(model, loader, options.device);
+  result.confusion = ConfusionMatrix::from_labels(predictions.labels, predictions.predicted, test.num_classes());
+  result.test_loss = predictions.mean_loss;
+  result.images_per_s = predictions.seconds > 0 ? static_cast<double>(predictions.size()) / predictions.seconds : 0;
+  return result;
+}
+
+std::size_t best_result(const std::vector<ViTCheckpointResult>& results) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    if (results[i].confusion.accuracy() > results[best].confusion.accuracy()) best = i;
+  }
+  return best;
+}
+
+std::string format_checkpoint_table(const std::vector<ViTCheckpointResult>& results) {
+  using util::Align;
+  util::Table table({"checkpoint", "epoch", "accuracy %", "class mean %", "test loss", "train loss",
+                     "train img/s", "eval img/s"},
+                    {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
+                     Align::kRight, Align::kRight, Align::kRight});
+  for (const auto& r : results) {
+    const auto& state = r.contents.state;
+    table.add_row({std::filesystem::path(r.path).filename().string(), fixed(state.epochs_done(), 2),
+                   fixed(100 * r.confusion.accuracy(), 2), fixed(100 * r.confusion.mean_class_accuracy(), 2),
+                   fixed(r.test_loss, 4), fixed(state.train_loss, 4), fixed(state.images_per_s, 0),
+                   fixed(r.images_per_s, 0)});
+  }
+  std::string out = table.to_string();
+  if (!results.empty()) {
+    const auto& best = results[best_result(results)];
+    out += "best: " + best.path + " (accuracy " + fixed(100 * best.confusion.accuracy(), 2) + " %, epoch " +
+           fixed(best.contents.state.epochs_done(), 2) + ")\n";
+  }
+  return out;
+}
+
+std::vector<AttentionMap> class_token_attention_maps(visTransformer& model, const data::ImageSet& images,
+                                                     const data::Normalization& normalization,
+                                                     std::size_t count, const torch::Device& device) {
+  count = std::min(count, images.size());
+  if (count == 0) return {};
+  std::vector<std::size_t> indices(count);
+  for (std::size_t i = 0; i < count; ++i) indices[i] = i;
+  data::ImageLoaderOptions loader_options;
+  loader_options.shuffle = false;
+  loader_options.normalization = normalization;
+  data::ImageLoader loader(std::make_shared<const data::ImageSet>(images), loader_options);
+  const auto batch = loader.make_batch(indices, 0);
+  const bool was_training = model->is_training();
+  model->eval();
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> weights;
+  const auto logits = model(batch.images.to(device), &weights);
+  model->train(was_training);
+  const auto attention = class_token_attention(weights.back()).to(torch::kCPU).to(torch::kDouble).contiguous();  // [B, H, P]
+  const auto predicted = logits.argmax(1).to(torch::kCPU);
+  const auto heads = attention.size(1), patches = attention.size(2);
+  std::vector<AttentionMap> maps(count);
+  for (std::size_t b = 0; b < count; ++b) {
+    auto& map = maps[b];
+    map.image = b;
+    map.label = images.labels[b];
+    map.predicted = predicted[static_cast<std::int64_t>(b)].item<std::int64_t>();
+    const auto* w = attention[static_cast<std::int64_t>(b)].data_ptr<double>();
+    map.mean.assign(static_cast<std::size_t>(patches), 0.0);
+    for (std::int64_t h = 0; h < heads; ++h) {
+      map.heads.emplace_back(w + h * patches, w + (h + 1) * patches);
+      for (std::int64_t p = 0; p < patches; ++p) map.mean[p] += w[h * patches + p] / static_cast<double>(heads);
+    }
+  }
+  return maps;
+}
+
+std::vector<std::string> save_attention_maps(const std::vector<AttentionMap>& maps,
+                                             const data::ImageSet& images, std::int64_t grid_size,
+                                             const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  const int grid = static_cast<int>(grid_size);
+  util::OverlayOptions overlay;
+  overlay.scale = std::max(2, 128 / std::max(1, images.height));
+  std::vector<util::Canvas> mean_panels, head_panels;
+  std::size_t heads = 0;
+  for (const auto& map : maps) {
+    const auto pixels = interleaved(images, map.image);
+    const util::ImageView view{pixels.data(), images.height, images.width, images.channels};
+    const std::string caption = images.display_names[static_cast<std::size_t>(map.label)] + " -> " +
+                                images.display_names[static_cast<std::size_t>(map.predicted)];
+    mean_panels.push_back(util::attention_overlay(view, map.mean, grid, grid, caption, overlay));
+    heads = map.heads.size();
+    head_panels.push_back(util::image_panel(view, overlay.scale, caption));
+    for (std::size_t h = 0; h < map.heads.size(); ++h) {
+      head_panels.push_back(util::attention_overlay(view, map.heads[h], grid, grid, "head " + std::to_string(h), overlay));
+    }
+  }
+  const auto mean_path = (std::filesystem::path(dir) / "attention_mean.png").string();
+  const auto heads_path = (std::filesystem::path(dir) / "attention_heads.png").string();
+  util::tile_panels(mean_panels, 4, "Class token attention, last layer (mean over heads)").save_png(mean_path);
+  util::tile_panels(head_panels, static_cast<int>(heads) + 1, "Class token attention, last layer, per head")
+      .save_png(heads_path);
+  return {mean_path, heads_path};
+}
+
+}  // namespace dls::eval

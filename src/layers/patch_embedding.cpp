@@ -1,0 +1,58 @@
+#include "dls/layers/patch_embedding.h"
+
+#include <torch/torch.h>
+
+namespace dls {
+
+torch::Tensor extract_patches(const torch::Tensor& images, std::int64_t patch_size) {
+  TORCH_CHECK(images.dim() == 4, "images must be [B, C, H, W], got ", images.sizes());
+  const auto B = images.size(0), C = images.size(1), H = images.size(2), W = images.size(3);
+  TORCH_CHECK(patch_size > 0 && H % patch_size == 0 && W % patch_size == 0, "image size ", H,
+              "x", W, " is not divisible by the patch size ", patch_size);
+  const auto p = patch_size, gh = H / p, gw = W / p;
+  // [B, C, gh, p, gw, p] -> [B, gh, gw, p(dy), p(dx), C] -> [B, gh*gw, p*p*C]
+  return images.reshape({B, C, gh, p, gw, p})
+      .permute({0, 2, 4, 3, 5, 1})
+      .reshape({B, gh * gw, p * p * C});
+}
+
+torch::Tensor conv_weight_to_linear(const torch::Tensor& conv_weight) {
+  TORCH_CHECK(conv_weight.dim() == 4, "conv weight must be [M, C, p, p]");
+  return conv_weight.permute({0, 2, 3, 1}).reshape({conv_weight.size(0), -1});
+}
+
+PatchEmbeddingGeneratorImpl::PatchEmbeddingGeneratorImpl(const PatchEmbeddingOptions& options)
+    : options_(options) {
+  TORCH_CHECK(options.image_size() > 0 && options.patch_size() > 0 && options.channels() > 0 &&
+                  options.embedding_size() > 0,
+              "patch embedding sizes must be positive");
+  TORCH_CHECK(options.image_size() % options.patch_size() == 0, "image size ",
+              options.image_size(), " is not divisible by the patch size ", options.patch_size());
+  const auto M = options.embedding_size();
+  if (options.use_conv()) {
+    conv = register_module(
+        "conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(options.channels(), M, options.patch_size())
+                                      .stride(options.patch_size())));
+  } else {
+    linear = register_module("linear", torch::nn::Linear(options.patch_dim(), M));
+  }
+  position_embedding = register_parameter(
+      "position_embedding", torch::randn({1, options.num_patches(), M}) * 0.02);
+}
+
+torch::Tensor PatchEmbeddingGeneratorImpl::forward(const torch::Tensor& images) {
+  TORCH_CHECK(images.dim() == 4 && images.size(1) == options_.channels() &&
+                  images.size(2) == options_.image_size() && images.size(3) == options_.image_size(),
+              "expected images [B, ", options_.channels(), ", ", options_.image_size(), ", ",
+              options_.image_size(), "], got ", images.sizes());
+  torch::Tensor embedded;
+  if (conv) {
+    // [B, M, gh, gw] -> [B, M, P] -> [B, P, M]: patch order is row-major as in extract_patches.
+    embedded = conv(images).flatten(2).transpose(1, 2);
+  } else {
+    embedded = linear(extract_patches(images, options_.patch_size()));  // [B, P, M]
+  }
+  return embedded + position_embedding;
+}
+
+}  // namespace dls

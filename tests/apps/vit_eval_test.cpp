@@ -1,0 +1,118 @@
+// The ViT part of checkpoint_eval: DLStudio's report layout, JSON, errors.
+#include "vit_eval.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "dls/data/image_dataset.h"
+#include "dls/train/run_directory.h"
+#include "support/vit_runs.h"
+
+namespace dls::apps {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path& trained_run() {
+  static const fs::path run = [] {
+    const auto data = test::tiny_fashion_dir("vit_eval_app");
+    const auto dir = test::fresh_temp_dir("vit_eval_app_run");
+    auto settings = test::tiny_vit_settings(data);
+    settings.epochs = 2;
+    train::train_vit(settings, test::tiny_vit_control(dir));
+    return dir;
+  }();
+  return run;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(VitEvalApp, PrintsDLStudiosReportAndTable) {
+  const auto files = train::find_checkpoints(trained_run().string());
+  VitEvalRequest request;
+  request.attention_maps_dir = (trained_run() / "attention").string();
+  request.attention_images = 4;
+  testing::internal::CaptureStdout();
+  const int rc = run_vit_evaluation(files, request);
+  const std::string out = testing::internal::GetCapturedStdout();
+  ASSERT_EQ(rc, 0) << out;
+  const auto lines = lines_of(out);
+  const auto& names = data::fashion_mnist_display_names();
+
+  // Per-class lines, DLStudio's "%5s : %2d %%", then the overall line.
+  const std::regex per_class(R"(Prediction accuracy for +([a-z]+) : +(\d+) %)");
+  std::size_t first = 0;
+  while (first < lines.size() && lines[first].rfind("Prediction accuracy for", 0) != 0) ++first;
+  ASSERT_LT(first + 10, lines.size()) << out;
+  for (std::size_t k = 0; k < 10; ++k) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(lines[first + k], m, per_class)) << lines[first + k];
+    EXPECT_EQ(m[1].str(), names[k]);
+    EXPECT_LE(std::stoi(m[2].str()), 100);
+  }
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(\n\n\nOverall accuracy of the network on the test images: \d+ %\n)"))) << out;
+
+  // The confusion matrix: title, blank line, header of %7s names after 12 spaces, then one
+  // row per class: "%9s:  " and ten "%7.2f" percentages summing to 100.
+  const auto title = std::find(lines.begin(), lines.end(), "Displaying the confusion matrix:");
+  ASSERT_NE(title, lines.end()) << out;
+  ASSERT_EQ(*(title + 1), "");
+  std::string header(12, ' ');
+  for (const auto& name : names) header += std::string(7 - name.size(), ' ') + name;
+  EXPECT_EQ(*(title + 2), header);
+  const std::regex row(R"( *([a-z]+):  ((?: *\d+\.\d\d){10}))");
+  for (std::size_t k = 0; k < 10; ++k) {
+    const auto& line = *(title + 3 + static_cast<std::ptrdiff_t>(k));
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(line, m, row)) << line;
+    EXPECT_EQ(line.size(), 12u + 70u) << line;
+    EXPECT_EQ(m[1].str(), names[k]);
+    std::istringstream values(m[2].str());
+    double sum = 0;
+    for (double v; values >> v;) sum += v;
+    EXPECT_NEAR(sum, 100.0, 0.06);
+  }
+  EXPECT_NE(out.find("All checkpoints:"), std::string::npos);
+  EXPECT_NE(out.find("best: "), std::string::npos);
+  EXPECT_TRUE(fs::exists(trained_run() / "confusion_checkpoint_epoch_0002.png"));
+  EXPECT_TRUE(fs::exists(trained_run() / "attention" / "attention_mean.png"));
+  EXPECT_TRUE(fs::exists(trained_run() / "attention" / "attention_heads.png"));
+}
+
+TEST(VitEvalApp, JsonOutput) {
+  VitEvalRequest request;
+  request.json = true;
+  request.output_dir = test::fresh_temp_dir("vit_eval_json").string();
+  const auto checkpoint = train::latest_checkpoint(trained_run().string());  // trains first
+  testing::internal::CaptureStdout();
+  const int rc = run_vit_evaluation({checkpoint}, request);
+  const std::string out = testing::internal::GetCapturedStdout();
+  ASSERT_EQ(rc, 0);
+  EXPECT_EQ(out.front(), '{');
+  EXPECT_EQ(lines_of(out).size(), 1u);
+  EXPECT_NE(out.find("\"test_accuracy\":"), std::string::npos);
+  EXPECT_NE(out.find("\"best\":"), std::string::npos);
+}
+
+TEST(VitEvalApp, CorruptCheckpointIsAOneLineError) {
+  const auto dir = test::fresh_temp_dir("vit_eval_corrupt");
+  const auto path = (dir / "checkpoint_epoch_0001.pt").string();
+  test::write_bytes(path, "PK\x03\x04 not really a zip archive");
+  testing::internal::CaptureStderr();
+  const int rc = run_vit_evaluation({path}, VitEvalRequest{});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1);
+  ASSERT_EQ(lines_of(err).size(), 1u) << err;
+  EXPECT_EQ(err.rfind("error: " + path, 0), 0u) << err;
+}
+
+}  // namespace
+}  // namespace dls::apps

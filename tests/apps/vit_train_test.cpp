@@ -1,0 +1,116 @@
+// vit_train end to end: help, bad data and bad checkpoints as one-line errors, a tiny run.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "dls/util/file_io.h"
+#include "support/idx_files.h"
+
+namespace dls {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+Run run_vit_train(const std::string& args, const std::string& name) {
+  const auto dir = test::fresh_temp_dir("vit_train_app_" + name + "_io");
+  const auto out = dir / "stdout", err = dir / "stderr";
+  const std::string command = std::string(DLS_BINARY_DIR) + "/apps/vit_train --threads 1 " + args + " >" +
+                              out.string() + " 2>" + err.string();
+  Run run;
+  const int raw = std::system(command.c_str());
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  run.out = util::read_file(out.string());
+  run.err = util::read_file(err.string());
+  return run;
+}
+
+std::size_t count_lines(const std::string& text) {
+  std::size_t n = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// Fashion-MNIST files in a temporary folder, the training images replaced by `images`
+// and the labels by `labels` (when not empty).
+fs::path data_with(const std::string& name, const std::string& images, const std::string& labels) {
+  const auto dir = test::fresh_temp_dir("vit_train_app_" + name);
+  test::write_fake_fashion_mnist(dir, 20, 10);
+  if (!images.empty()) test::write_bytes(dir / "train-images-idx3-ubyte", images);
+  if (!labels.empty()) test::write_bytes(dir / "train-labels-idx1-ubyte", labels);
+  return dir;
+}
+
+void expect_one_line_error(const Run& run, const std::string& part) {
+  EXPECT_NE(run.status, 0);
+  EXPECT_EQ(count_lines(run.err), 1u) << run.err;
+  EXPECT_EQ(run.err.rfind("error: ", 0), 0u) << run.err;
+  EXPECT_NE(run.err.find(part), std::string::npos) << run.err;
+}
+
+TEST(VitTrainApp, HelpGroupsEveryFlag) {
+  const auto run = run_vit_train("--help", "help");
+  EXPECT_EQ(run.status, 0);
+  for (const char* group : {"Data:", "Model:", "Training:", "Output:"}) {
+    EXPECT_NE(run.out.find(group), std::string::npos) << group << "\n" << run.out;
+  }
+  for (const char* flag : {"--dataset", "--data-dir", "--preset", "--run-dir", "--epochs", "--max-iters",
+                           "--time-limit", "--resume", "--checkpoint-every", "--keep-last", "--json",
+                           "--threads", "--device", "--seed", "--train-subset", "--test-subset",
+                           "--patch-size", "--layout", "--variant", "--lr", "--label-smoothing", "--flip"}) {
+    EXPECT_NE(run.out.find(flag), std::string::npos) << flag;
+  }
+}
+
+TEST(VitTrainApp, BadDataIsAOneLineError) {
+  const std::string args = " --run-dir " + test::fresh_temp_dir("vit_train_app_bad_run").string() + " --data-dir ";
+  expect_one_line_error(run_vit_train(args + data_with("magic", test::idx_images(20, 28, 28, 0x00000801), "").string(), "magic"),
+                        "train-images-idx3-ubyte");
+  const auto images = test::idx_images(20, 28, 28);
+  expect_one_line_error(run_vit_train(args + data_with("trunc", images.substr(0, images.size() - 5), "").string(), "trunc"),
+                        "truncated");
+  expect_one_line_error(run_vit_train(args + data_with("label", "", test::idx_labels(std::vector<int>(20, 12))).string(), "label"),
+                        "train-labels-idx1-ubyte");
+  // 32 x 32 images where the model expects 28 x 28.
+  expect_one_line_error(run_vit_train(args + data_with("size", test::idx_images(20, 32, 32), "").string(), "size"),
+                        "28");
+  expect_one_line_error(run_vit_train(args + "/nonexistent/folder", "missing"), "/nonexistent/folder");
+}
+
+TEST(VitTrainApp, CorruptCheckpointIsAOneLineError) {
+  const auto dir = test::fresh_temp_dir("vit_train_app_corrupt");
+  fs::create_directories(dir / "checkpoints");
+  const auto file = dir / "checkpoints" / "checkpoint_epoch_0001.pt";
+  test::write_bytes(file, "garbage");
+  expect_one_line_error(run_vit_train("--resume " + dir.string(), "corrupt"), file.string());
+}
+
+TEST(VitTrainApp, TinyRunPrintsJson) {
+  const auto data = data_with("tiny", "", "");
+  const auto run_dir = test::fresh_temp_dir("vit_train_app_tiny_run");
+  const auto run = run_vit_train("--json --data-dir " + data.string() + " --run-dir " + run_dir.string() +
+                                     " --epochs 2 --checkpoint-every 1 --embedding-size 16 --heads 2 --encoders 1"
+                                     " --patch-size 7 --batch-size 10 --log-level warn",
+                                 "tiny");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(count_lines(run.out), 1u) << run.out;
+  for (const char* key : {"\"images_per_s\":", "\"test_accuracy\":", "\"checkpoints\":[", "\"final_loss\":",
+                          "\"epochs\":2", "\"iterations\":4", "\"wall_s\":"}) {
+    EXPECT_NE(run.out.find(key), std::string::npos) << key << "\n" << run.out;
+  }
+  EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
+  EXPECT_TRUE(fs::exists(run_dir / "metrics.csv"));
+}
+
+}  // namespace
+}  // namespace dls

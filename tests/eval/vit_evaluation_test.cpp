@@ -1,0 +1,75 @@
+#include "dls/eval/vit_evaluation.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <torch/torch.h>
+
+#include "dls/train/run_directory.h"
+#include "support/vit_runs.h"
+
+namespace dls::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One tiny run shared by the tests of this file: 2 epochs, a checkpoint after each.
+const fs::path& trained_run() {
+  static const fs::path run = [] {
+    const auto data = test::tiny_fashion_dir("vit_eval_lib");
+    const auto dir = test::fresh_temp_dir("vit_eval_lib_run");
+    auto settings = test::tiny_vit_settings(data);
+    settings.epochs = 2;
+    train::train_vit(settings, test::tiny_vit_control(dir));
+    return dir;
+  }();
+  return run;
+}
+
+TEST(ViTEvaluation, EvaluatesEveryCheckpointOfARun) {
+  const auto files = train::find_checkpoints(trained_run().string());
+  ASSERT_EQ(files.size(), 2u);
+  ViTEvalOptions options;
+  const train::CheckpointReader reader(files[0], train::kViTCheckpointKind);
+  const auto test_set = load_test_images(train::read_vit_contents(reader).settings, options);
+  EXPECT_EQ(test_set.size(), 20u);
+  std::vector<ViTCheckpointResult> results;
+  for (const auto& f : files) results.push_back(evaluate_vit_checkpoint(f, test_set, options));
+  EXPECT_EQ(results[1].confusion.total(), 20);
+  EXPECT_DOUBLE_EQ(results[1].contents.state.epochs_done(), 2.0);
+  EXPECT_TRUE(std::isfinite(results[1].test_loss));
+  // The trainer's last test accuracy is the evaluation's.
+  EXPECT_DOUBLE_EQ(results[1].contents.state.test_accuracy, results[1].confusion.accuracy());
+  const auto table = format_checkpoint_table(results);
+  EXPECT_NE(table.find("checkpoint_epoch_0001.pt"), std::string::npos) << table;
+  EXPECT_NE(table.find("best: " + results[best_result(results)].path), std::string::npos) << table;
+}
+
+TEST(ViTEvaluation, ClassTokenAttentionMaps) {
+  const auto file = train::latest_checkpoint(trained_run().string());
+  const train::CheckpointReader reader(file, train::kViTCheckpointKind);
+  const auto contents = train::read_vit_contents(reader);
+  auto model = train::load_vit_model(reader, contents.settings);
+  const auto test_set = load_test_images(contents.settings, {});
+  const auto maps = class_token_attention_maps(model, test_set, contents.normalization, 3, torch::kCPU);
+  ASSERT_EQ(maps.size(), 3u);
+  for (const auto& map : maps) {
+    ASSERT_EQ(map.mean.size(), 16u);  // 4 x 4 patches of 7 x 7
+    ASSERT_EQ(map.heads.size(), 2u);
+    double sum = 0;
+    for (double w : map.mean) {
+      EXPECT_GE(w, 0.0);
+      sum += w;
+    }
+    EXPECT_LE(sum, 1.0 + 1e-9);
+    EXPECT_DOUBLE_EQ(map.mean[5], (map.heads[0][5] + map.heads[1][5]) / 2);
+  }
+  const auto out = test::fresh_temp_dir("vit_attention_maps");
+  const auto written = save_attention_maps(maps, test_set, 4, out.string());
+  ASSERT_EQ(written.size(), 2u);
+  for (const auto& path : written) EXPECT_GT(fs::file_size(path), 100u);
+}
+
+}  // namespace
+}  // namespace dls::eval

@@ -1,0 +1,124 @@
+#include "dls/models/vit.h"
+
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include <torch/torch.h>
+
+#include "dls/models/seq2seq.h"  // count_parameters
+
+namespace dls {
+namespace {
+
+ViTConfig tiny_config(Variant variant = Variant::kFG, Layout layout = Layout::kPositionwise) {
+  ViTConfig config;
+  config.transformer().variant(variant).layout(layout).embedding_size(16).num_heads(4).ffn_multiplier(2);
+  config.image_size(28).channels(1).patch_size(7).num_encoders(2).num_classes(10).head_hidden_size(32);
+  return config;
+}
+
+TEST(ViTConfig, DLStudioPresetIsDLStudiosExample) {
+  const auto c = ViTConfig::dlstudio();
+  EXPECT_EQ(c.image_size(), 32);
+  EXPECT_EQ(c.channels(), 3);
+  EXPECT_EQ(c.patch_size(), 8);
+  EXPECT_EQ(c.num_patches(), 16);
+  EXPECT_EQ(c.encoder_config().max_seq_length(), 17);
+  EXPECT_EQ(c.transformer().embedding_size(), 256);
+  EXPECT_EQ(c.transformer().num_heads(), 4);
+  EXPECT_EQ(c.num_encoders(), 8);
+  EXPECT_EQ(c.transformer().variant(), Variant::kFG);
+  EXPECT_EQ(c.transformer().layout(), Layout::kPositionwise);
+}
+
+// Hand count for DLStudio's example (M = 256, s = 64, 8 encoders, patch 8x8x3, 10 classes):
+//   per head WQ, WK, WV = 3 * (64*64 + 64) = 12,480; 4 heads           49,920
+//   norm1 + norm2 = 2 * (256 + 256)                                      1,024
+//   FFN W1 = 256*1024 + 1024 = 263,168; W2 = 1024*256 + 256 = 262,400  525,568
+//   one BasicEncoder                                                   576,512   x 8 = 4,612,096
+//   patch Linear(192, 256) = 49,408; positions 16*256 = 4,096; class token 256
+//   head Linear(256, 512) = 131,584; Linear(512, 10) = 5,130
+//   total 4,612,096 + 49,408 + 4,096 + 256 + 131,584 + 5,130 = 4,802,570
+TEST(visTransformer, DLStudioPresetParameterCount) {
+  visTransformer model(ViTConfig::dlstudio());
+  const auto count = count_parameters(*model);
+  std::cout << "dlstudio preset visTransformer: " << count.parameters << " learnable parameters in "
+            << count.tensors << " tensors\n";
+  EXPECT_EQ(count.parameters, 4802570);
+  // 8 encoders x (4 heads x 6 + 2 norms x 2 + 2 FFN x 2) + patch 2 + position 1 + class 1 + head 4
+  EXPECT_EQ(count.tensors, 8 * (24 + 4 + 4) + 2 + 1 + 1 + 4);
+}
+
+TEST(visTransformer, ShapesAndAttentionWeights) {
+  for (auto layout : {Layout::kPositionwise, Layout::kVaswani, Layout::kDLStudio}) {
+    for (auto variant : {Variant::kFG, Variant::kPreLN}) {
+      visTransformer model(tiny_config(variant, layout));
+      std::vector<torch::Tensor> weights;
+      const auto logits = model(torch::randn({3, 1, 28, 28}), &weights);
+      EXPECT_EQ(logits.sizes(), (torch::IntArrayRef{3, 10}));
+      ASSERT_EQ(weights.size(), 2u);
+      EXPECT_EQ(weights[1].sizes(), (torch::IntArrayRef{3, 4, 17, 17}));
+      const auto cls = class_token_attention(weights[1]);
+      EXPECT_EQ(cls.sizes(), (torch::IntArrayRef{3, 4, 16}));
+      // Row 0 of the softmax sums to 1: the patches get all of it but the class token's share.
+      EXPECT_TRUE(torch::allclose(cls.sum(-1) + weights[1].select(2, 0).select(2, 0), torch::ones({3, 4}), 1e-5, 1e-5));
+      EXPECT_EQ(model->final_norm.is_empty(), variant == Variant::kFG);
+    }
+  }
+}
+
+TEST(visTransformer, ClassTokenIsATrainedParameter) {
+  visTransformer model(tiny_config());
+  const auto params = model->named_parameters();
+  ASSERT_TRUE(params.contains("class_token"));
+  EXPECT_EQ(params["class_token"].sizes(), (torch::IntArrayRef{1, 1, 16}));
+  ASSERT_TRUE(params.contains("patch_embedding_generator.position_embedding"));
+  model(torch::randn({2, 1, 28, 28})).sum().backward();
+  ASSERT_TRUE(model->class_token.grad().defined());
+  EXPECT_GT(model->class_token.grad().abs().sum().item<double>(), 0.0);
+  EXPECT_GT(model->patch_embedding_generator->linear->weight.grad().abs().sum().item<double>(), 0.0);
+}
+
+TEST(visTransformer, DropoutOffInEvalMode) {
+  auto config = tiny_config(Variant::kPreLN, Layout::kVaswani);
+  config.head_dropout(0.5).transformer().dropout(0.3);
+  visTransformer model(config);
+  const auto images = torch::randn({4, 1, 28, 28});
+  model->train();
+  EXPECT_FALSE(torch::equal(model(images), model(images)));  // dropout draws differ
+  model->eval();
+  EXPECT_TRUE(torch::equal(model(images), model(images)));
+}
+
+TEST(visTransformer, ConvPatchEmbeddingVariant) {
+  auto config = tiny_config();
+  config.conv_patch_embedding(true);
+  visTransformer model(config);
+  EXPECT_TRUE(model->named_parameters().contains("patch_embedding_generator.conv.weight"));
+  EXPECT_EQ(model(torch::randn({2, 1, 28, 28})).sizes(), (torch::IntArrayRef{2, 10}));
+}
+
+TEST(ViTConfig, SettingsRoundTrip) {
+  auto config = tiny_config(Variant::kPreLN, Layout::kVaswani);
+  config.conv_patch_embedding(true).head_dropout(0.25).transformer().dropout(0.125);
+  const auto text = config.to_settings().to_text();
+  const auto back = ViTConfig::from_settings(util::KeyValues::from_text(text, "test"));
+  EXPECT_EQ(back.to_settings().to_text(), text);
+  EXPECT_EQ(back.summary(), config.summary());
+  EXPECT_EQ(back.transformer().variant(), Variant::kPreLN);
+  EXPECT_TRUE(back.conv_patch_embedding());
+  EXPECT_DOUBLE_EQ(back.head_dropout(), 0.25);
+}
+
+TEST(ViTConfig, InvariantsAreChecked) {
+  EXPECT_THROW(visTransformer(tiny_config().patch_size(8)), c10::Error);  // 28 % 8 != 0
+  auto heads = tiny_config();
+  heads.transformer().num_heads(3);  // 16 % 3 != 0
+  EXPECT_THROW(visTransformer{heads}, c10::Error);
+  EXPECT_THROW(tiny_config().num_classes(1).validate(), c10::Error);
+  EXPECT_NO_THROW(tiny_config().validate());
+}
+
+}  // namespace
+}  // namespace dls

@@ -1,0 +1,45 @@
+// Tiny visTransformer training runs for the trainer, checkpoint and evaluation tests.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "dls/train/vit_checkpoint.h"
+#include "dls/train/vit_trainer.h"
+#include "support/idx_files.h"
+
+namespace dls::test {
+
+// The fashion preset shrunk to M = 16, 2 heads, 1 encoder, patch 7, batch 16, 3 epochs, with
+// dropout and augmentation on (so that resuming must restore the random state), reading
+// `data_dir`.
+inline train::ViTTrainSettings tiny_vit_settings(const std::filesystem::path& data_dir) {
+  auto s = train::vit_preset("fashion");
+  s.data.data_dir = data_dir.string();
+  s.model.transformer().embedding_size(16).num_heads(2).ffn_multiplier(2).dropout(0.1);
+  s.model.patch_size(7).num_encoders(1).head_hidden_size(16).head_dropout(0.1);
+  s.batch_size = 16;
+  s.epochs = 3;
+  s.warmup_epochs = 0.5;
+  s.seed = 11;
+  return s;
+}
+
+inline train::ViTRunControl tiny_vit_control(const std::filesystem::path& run_dir) {
+  train::ViTRunControl control;
+  control.run_dir = run_dir.string();
+  control.checkpoint_every = 1;
+  control.log_every = 1;
+  return control;
+}
+
+// A fake Fashion-MNIST folder of 64 training and 20 test images (4 steps per epoch).
+inline std::filesystem::path tiny_fashion_dir(const std::string& name) {
+  const auto dir = fresh_temp_dir(name + "_data");
+  write_fake_fashion_mnist(dir, 64, 20);
+  return dir;
+}
+
+}  // namespace dls::test
