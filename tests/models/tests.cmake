@@ -1,6 +1,7 @@
 # Tests of src/models, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
   models/decoder_test.cpp
+  models/dlstudio_reference_test.cpp
   models/encoder_test.cpp
   models/seq2seq_overfit_test.cpp
   models/seq2seq_test.cpp
