@@ -142,8 +142,9 @@ TEST(ViTTrainer, ShortFashionMnistRunIsWellAboveChance) {
   settings.model.transformer().embedding_size(32).num_heads(4);
   settings.model.patch_size(7).num_encoders(2).head_hidden_size(64);
   settings.batch_size = 64;
-  settings.epochs = 3;
-  settings.warmup_epochs = 0.3;
+  settings.epochs = 6;
+  settings.lr = 3e-3;
+  settings.warmup_epochs = 0.5;
   const auto run = test::fresh_temp_dir("vit_fashion_short");
   auto control = test::tiny_vit_control(run);
   control.log_every = 20;
