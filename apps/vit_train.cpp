@@ -15,6 +15,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "cli_overrides.h"
 #include "dls/train/vit_checkpoint.h"
 #include "dls/train/vit_trainer.h"
 #include "dls/util/json.h"
@@ -23,16 +24,12 @@
 namespace {
 
 using dls::train::ViTTrainSettings;
-using Override = std::function<void(ViTTrainSettings&)>;
+using Overrides = dls::apps::Overrides<ViTTrainSettings>;
 
-// Registers --name whose value, when given, changes the settings after the preset (or the
-// resumed checkpoint's settings) is in place.
 template <typename T>
-CLI::Option* setting(CLI::App& app, std::vector<Override>& overrides, const std::string& name,
-                     const std::string& help, std::function<void(ViTTrainSettings&, const T&)> apply) {
-  return app.add_option_function<T>(
-      name, [&overrides, apply](const T& value) { overrides.push_back([apply, value](ViTTrainSettings& s) { apply(s, value); }); },
-      help);
+CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& name, const std::string& help,
+                     std::function<void(ViTTrainSettings&, const T&)> apply) {
+  return dls::apps::setting<T, ViTTrainSettings>(app, overrides, name, help, std::move(apply));
 }
 
 void print_json(const dls::train::ViTTrainResult& r) {
@@ -58,7 +55,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Train DLStudio's visTransformer (vision transformer) on Fashion-MNIST or CIFAR-10.\n"
                "A preset gives every setting; each flag below overrides one."};
   app.get_formatter()->column_width(36);
-  std::vector<Override> overrides;
+  Overrides overrides;
   std::string dataset = "fashion-mnist", data_dir, preset;
   dls::train::ViTRunControl control;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -142,7 +139,7 @@ int main(int argc, char** argv) {
       settings.adapt_model_to_dataset();
     }
     if (!data_dir.empty()) settings.data.data_dir = data_dir;
-    for (const auto& apply : overrides) apply(settings);
+    dls::apps::apply_overrides(overrides, settings);
     settings.model.validate();
     const auto result = dls::train::train_vit(settings, control);
     if (json) print_json(result);

@@ -36,6 +36,7 @@ util::KeyValues progress_settings(const TrainingProgress& p) {
   s.set("val_loss", p.val_loss);
   s.set("val_bleu", p.val_bleu);
   s.set("train_loss", p.train_loss);
+  s.set("wall_s", p.wall_s);
   return s;
 }
 
@@ -79,6 +80,7 @@ Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
     info.progress.val_loss = p.get_double("val_loss");
     info.progress.val_bleu = p.get_double("val_bleu");
     info.progress.train_loss = p.get_double("train_loss");
+    info.progress.wall_s = p.get_double("wall_s");
     info.english_words = words_of_lines(reader.text("vocab_en"));
     info.spanish_words = words_of_lines(reader.text("vocab_es"));
     if (static_cast<std::int64_t>(info.english_words.size()) != info.model.src_vocab_size() ||

@@ -3,8 +3,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -18,54 +16,13 @@
 #include "dls/train/vit_data.h"
 #include "dls/util/progress.h"
 #include "dls/util/runtime.h"
+#include "training_support.h"
 #include "vit_metrics.h"
 
 namespace dls::train {
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::string number_text(double value, const char* format = "%.6g") {
-  if (!std::isfinite(value)) return "";
-  char buffer[48];
-  std::snprintf(buffer, sizeof(buffer), format, value);
-  return buffer;
-}
-
-// The run directory of a checkpoint file <run>/checkpoints/x.pt (or of a run directory).
-std::string run_dir_of(const std::string& resume) {
-  namespace fs = std::filesystem;
-  fs::path path(resume);
-  if (fs::is_directory(path)) return path.string();
-  path = path.parent_path();
-  if (path.filename() == "checkpoints") path = path.parent_path();
-  return path.empty() ? "." : path.string();
-}
-
-// Adam's state tensors are read onto the CPU; a CUDA run needs them beside the weights.
-void move_optimizer_state(torch::optim::Optimizer& optimizer, const torch::Device& device) {
-  for (auto& entry : optimizer.state()) {
-    if (auto* adam = dynamic_cast<torch::optim::AdamParamState*>(entry.second.get())) {
-      adam->exp_avg(adam->exp_avg().to(device));
-      adam->exp_avg_sq(adam->exp_avg_sq().to(device));
-      if (adam->max_exp_avg_sq().defined()) adam->max_exp_avg_sq(adam->max_exp_avg_sq().to(device));
-    } else if (auto* adamw = dynamic_cast<torch::optim::AdamWParamState*>(entry.second.get())) {
-      adamw->exp_avg(adamw->exp_avg().to(device));
-      adamw->exp_avg_sq(adamw->exp_avg_sq().to(device));
-      if (adamw->max_exp_avg_sq().defined()) adamw->max_exp_avg_sq(adamw->max_exp_avg_sq().to(device));
-    }
-  }
-}
-
-}  // namespace
-
 ViTTrainResult train_vit(const ViTTrainSettings& settings, const ViTRunControl& control) {
-  const auto start = Clock::now();
+  const auto start = TrainClock::now();
   const torch::Device device = util::select_device(control.device);
   const bool resuming = !control.resume.empty();
   std::optional<CheckpointReader> reader;
@@ -183,7 +140,7 @@ ViTTrainResult train_vit(const ViTTrainSettings& settings, const ViTRunControl& 
     std::int64_t epoch_images = 0, window_correct = 0, window_seen = 0;
     double lr = settings.lr;
     while (auto batch = train_loader.next()) {
-      const auto step_start = Clock::now();
+      const auto step_start = TrainClock::now();
       const auto images = batch->images.to(device);
       const auto labels = batch->labels.to(device);
       lr = schedule.at(state.global_step + 1);

@@ -130,6 +130,13 @@ std::string ProgressBar::line() const {
   return format_progress(snapshot);
 }
 
+void ProgressBar::clear_line() {
+  if (!interactive_ || finished_) return;
+  std::fprintf(options_.stream, "\r\x1b[K");
+  std::fflush(options_.stream);
+  next_draw_ = Clock::now();  // redraw at the next update
+}
+
 void ProgressBar::draw(bool final_line) {
   finished_ = final_line;  // so that line() leaves out the ETA
   const std::string text = line();

@@ -1,5 +1,6 @@
 # End-to-end tests of the programs in apps/, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
+  apps/seq2seq_train_test.cpp
   apps/vit_eval_test.cpp
   apps/vit_train_test.cpp
 )

@@ -27,7 +27,8 @@ struct TrainingProgress {
   std::int64_t global_step = 0;
   double val_loss = NAN;  // at the time of the checkpoint
   double val_bleu = NAN;
-  double train_loss = NAN;
+  double train_loss = NAN;  // mean over the batches of the epoch so far (or the last epoch)
+  double wall_s = 0;        // training wall time of the run so far, all invocations
 };
 
 struct Seq2SeqCheckpointInfo {

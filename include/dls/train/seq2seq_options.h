@@ -23,8 +23,8 @@ struct Seq2SeqTrainOptions {
   // Training
   std::int64_t epochs = 40;             // total epochs of the run
   std::int64_t batch_size = 50;
-  std::int64_t max_iters = 0;           // > 0: stop after this many steps (per invocation)
-  double time_limit_s = 0;              // > 0: stop after this many seconds (per invocation)
+  std::int64_t max_iters = 0;           // > 0: stop once the run has made this many steps in all
+  double time_limit_s = 0;              // > 0: stop (with a checkpoint) after this long, per invocation
   LrSchedule schedule;
   OptimizerOptions optimizer;
   double label_smoothing = 0.0;

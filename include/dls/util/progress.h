@@ -68,6 +68,10 @@ class ProgressBar {
   // Draws the final line (and the newline on a terminal). Later calls do nothing.
   void finish();
 
+  // Erases the live line (terminal only) so that a log line can be printed in its place;
+  // the next update() draws it again below.
+  void clear_line();
+
   bool interactive() const { return interactive_; }
   // What would be drawn now.
   std::string line() const;

@@ -1,0 +1,168 @@
+// seq2seq_train: trains DLStudio's English->Spanish transformers (TransformerFG,
+// TransformerPreLN) on the Tatoeba/Anki TSV corpus or a DLStudio archive.
+//
+//   seq2seq_train --data spa.txt                     DLStudio's example (FG, 40 epochs)
+//   seq2seq_train --data spa.txt --preset cpu        the small preset for a 2-core CPU
+//   seq2seq_train --resume runs/seq2seq              continue the newest checkpoint of a run
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "cli_overrides.h"
+#include "dls/train/seq2seq_trainer.h"
+#include "dls/util/json.h"
+#include "dls/util/runtime.h"
+
+namespace {
+
+using dls::train::Seq2SeqPreset;
+using Overrides = dls::apps::Overrides<Seq2SeqPreset>;
+
+template <typename T>
+CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& name, const std::string& help,
+                     std::function<void(Seq2SeqPreset&, const T&)> apply) {
+  return dls::apps::setting<T, Seq2SeqPreset>(app, overrides, name, help, std::move(apply));
+}
+
+// $DLS_DATA_DIR/spa-eng/spa.txt when it exists, else "".
+std::string default_corpus() {
+  const char* dir = std::getenv("DLS_DATA_DIR");
+  if (dir == nullptr) return "";
+  const auto path = std::filesystem::path(dir) / "spa-eng" / "spa.txt";
+  return std::filesystem::exists(path) ? path.string() : "";
+}
+
+void print_json(const dls::train::Seq2SeqTrainResult& r) {
+  dls::util::JsonWriter json;
+  json.begin_object()
+      .key("pairs_per_s").value(r.pairs_per_s)
+      .key("final_loss").value(r.final_loss)
+      .key("val_loss").value(r.val_loss)
+      .key("val_bleu").value(r.val_bleu)
+      .key("epochs").value(r.epochs)
+      .key("iterations").value(r.iterations)
+      .key("wall_s").value(r.wall_s)
+      .key("parameters").value(r.parameters)
+      .key("encoder_parameters").value(r.encoder_parameters)
+      .key("decoder_parameters").value(r.decoder_parameters)
+      .key("stopped_by").value(r.stopped_by)
+      .key("run_dir").value(r.run_dir)
+      .key("checkpoints").begin_array();
+  for (const auto& path : r.checkpoints) json.value(path);
+  json.end_array().end_object();
+  std::cout << json.str() << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Train DLStudio's English-to-Spanish transformer (TransformerFG or TransformerPreLN).\n"
+               "A preset gives every setting; each flag below overrides one. With --resume the\n"
+               "checkpoint's settings are the starting point instead of the preset.\n"};
+  app.footer("Exit status: 0 done, 1 error (one line on stderr), 3 training diverged (NaN loss).");
+  app.get_formatter()->column_width(38);
+  Overrides overrides;
+  std::string data_path, preset = "dlstudio", variant = "FG", resume, log_level = "info";
+  int threads = 0;
+  bool json = false, dry_run = false;
+
+  const std::string data = "Data";
+  app.add_option("--data", data_path, "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive "
+                 "(.tar.gz pickle); default $DLS_DATA_DIR/spa-eng/spa.txt")->group(data);
+  setting<int>(app, overrides, "--max-words", "longest sentence kept, per side (L = max-words + 2)", [](auto& s, auto v) { s.training.max_words = v; })->group(data);
+  setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split (default 1234)", [](auto& s, auto v) { s.training.split_seed = v; })->group(data);
+  setting<std::int64_t>(app, overrides, "--validation-pairs", "held-out pairs, split by English sentence (default 2000)", [](auto& s, auto v) { s.training.validation_pairs = v; })->group(data);
+  setting<bool>(app, overrides, "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions", [](auto& s, auto v) { s.training.dlstudio_loss = v; })->group(data);
+
+  const std::string model = "Model";
+  app.add_option("--preset", preset, "dlstudio (DLStudio's example script) or cpu (small, for a 2-core CPU)")
+      ->capture_default_str()->group(model)->check(CLI::IsMember({"dlstudio", "cpu"}));
+  app.add_option("--variant", variant, "FG (post-LN, TransformerFG) or PreLN (TransformerPreLN)")
+      ->capture_default_str()->group(model)->check(CLI::IsMember({"FG", "PreLN"}));
+  setting<std::string>(app, overrides, "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani", [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); })->group(model);
+  setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token", [](auto& s, auto v) { s.model.transformer().embedding_size(v); })->group(model);
+  setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)", [](auto& s, auto v) { s.model.transformer().num_heads(v); })->group(model);
+  setting<std::int64_t>(app, overrides, "--encoders", "number of BasicEncoders", [](auto& s, auto v) { s.model.num_encoders(v); })->group(model);
+  setting<std::int64_t>(app, overrides, "--decoders", "number of BasicDecoderWithMasking", [](auto& s, auto v) { s.model.num_decoders(v); })->group(model);
+  setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M (positionwise, vaswani)", [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })->group(model);
+  setting<double>(app, overrides, "--dropout", "dropout on attention weights and sublayer outputs (vaswani)", [](auto& s, auto v) { s.model.transformer().dropout(v); })->group(model);
+
+  const std::string training = "Training";
+  setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)", [](auto& s, auto v) { s.training.epochs = v; })->group(training);
+  setting<std::int64_t>(app, overrides, "--batch-size", "pairs per step", [](auto& s, auto v) { s.training.batch_size = v; })->group(training);
+  setting<std::int64_t>(app, overrides, "--max-iters", "stop once the run has made this many steps in all (0: no limit)", [](auto& s, auto v) { s.training.max_iters = v; })->group(training);
+  setting<double>(app, overrides, "--time-limit", "stop after this many seconds, with a checkpoint (0: no limit)", [](auto& s, auto v) { s.training.time_limit_s = v; })->group(training);
+  setting<std::string>(app, overrides, "--schedule", "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine", [](auto& s, auto v) { s.training.schedule.kind = dls::train::parse_schedule(v); })->group(training);
+  setting<double>(app, overrides, "--lr", "learning rate (constant) or peak (cosine)", [](auto& s, auto v) { s.training.schedule.base_lr = v; })->group(training);
+  setting<std::int64_t>(app, overrides, "--warmup", "warm-up steps (dlstudio-warmup, cosine)", [](auto& s, auto v) { s.training.schedule.warmup_steps = v; })->group(training);
+  setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.training.schedule.min_lr = v; })->group(training);
+  setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.training.optimizer.kind = dls::train::parse_optimizer(v); })->group(training);
+  setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.training.optimizer.beta1 = v; })->group(training);
+  setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.training.optimizer.beta2 = v; })->group(training);
+  setting<double>(app, overrides, "--eps", "Adam epsilon", [](auto& s, auto v) { s.training.optimizer.eps = v; })->group(training);
+  setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)", [](auto& s, auto v) { s.training.optimizer.weight_decay = v; })->group(training);
+  setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)", [](auto& s, auto v) { s.training.optimizer.clip_grad_norm = v; })->group(training);
+  setting<double>(app, overrides, "--label-smoothing", "label smoothing of the loss (0: off)", [](auto& s, auto v) { s.training.label_smoothing = v; })->group(training);
+  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, batch order and dropout", [](auto& s, auto v) { s.training.seed = v; })->group(training);
+  app.add_option("--resume", resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
+  app.add_option("--threads", threads, "intra-op CPU threads (default: all cores)")->group(training);
+  setting<std::string>(app, overrides, "--device", "cpu, cuda or auto", [](auto& s, auto v) { s.training.device = v; })
+      ->group(training)->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+
+  const std::string output = "Output";
+  setting<std::string>(app, overrides, "--run-dir", "run directory (default runs/seq2seq; with --resume, the checkpoint's run)", [](auto& s, auto v) { s.training.run_dir = v; })->group(output);
+  setting<std::int64_t>(app, overrides, "--checkpoint-every", "epochs between checkpoints; the last is always saved", [](auto& s, auto v) { s.training.checkpoint_every = v; })->group(output);
+  setting<int>(app, overrides, "--keep-last", "keep only the newest K checkpoints of this run (0: all)", [](auto& s, auto v) { s.training.keep_last = v; })->group(output);
+  setting<std::int64_t>(app, overrides, "--log-every", "steps between log lines and metrics.csv rows", [](auto& s, auto v) { s.training.log_every = v; })->group(output);
+  setting<std::int64_t>(app, overrides, "--samples", "validation pairs translated and printed at the end", [](auto& s, auto v) { s.training.samples = v; })->group(output);
+  setting<std::int64_t>(app, overrides, "--bleu-sentences", "validation sentences decoded for BLEU each epoch (0: all)", [](auto& s, auto v) { s.training.bleu_sentences = v; })->group(output);
+  app.add_flag("--dry-run", dry_run, "read the data, build the model, print the start-up report and stop")->group(output);
+  app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")->group(output);
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->group(output);
+
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_default_logger(spdlog::stderr_color_mt("seq2seq_train"));
+  try {
+    dls::util::RuntimeOptions runtime;
+    runtime.threads = threads;
+    runtime.log_level = log_level;
+    dls::util::configure_runtime(runtime);
+    Seq2SeqPreset setup;
+    if (!resume.empty()) {
+      const auto info = dls::train::resume_info(resume);
+      setup.model = info.model;
+      setup.training = info.training;
+      setup.training.run_dir.clear();  // the checkpoint's run, unless --run-dir says otherwise
+      setup.training.max_iters = 0;    // per-invocation limits are not inherited
+      setup.training.time_limit_s = 0;
+    } else {
+      setup = dls::train::seq2seq_preset(preset, dls::parse_variant(variant));
+      setup.training.data_path = default_corpus();
+    }
+    if (!data_path.empty()) setup.training.data_path = data_path;
+    if (setup.training.data_path.empty()) {
+      throw std::runtime_error("no corpus: give --data FILE or set DLS_DATA_DIR (looked for spa-eng/spa.txt)");
+    }
+    dls::apps::apply_overrides(overrides, setup);
+    dls::train::Seq2SeqRunControl control;
+    control.resume = resume;
+    control.dry_run = dry_run;
+    const auto result = dls::train::train_seq2seq(setup.model, setup.training, control);
+    if (json) print_json(result);
+    return 0;
+  } catch (const dls::train::Seq2SeqDiverged& error) {
+    std::fprintf(stderr, "error: %s\n", error.what());
+    return 3;
+  } catch (const std::exception& error) {
+    std::string message = error.what();
+    message = message.substr(0, message.find('\n'));  // c10::Error appends a backtrace
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+    return 1;
+  }
+}

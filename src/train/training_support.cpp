@@ -1,0 +1,46 @@
+#include "training_support.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
+
+namespace dls::train {
+
+double seconds_since(TrainClock::time_point t) {
+  return std::chrono::duration<double>(TrainClock::now() - t).count();
+}
+
+std::string number_text(double value, const char* format) {
+  if (!std::isfinite(value)) return "";
+  char buffer[48];
+  std::snprintf(buffer, sizeof(buffer), format, value);
+  return buffer;
+}
+
+std::string run_dir_of(const std::string& resume) {
+  namespace fs = std::filesystem;
+  fs::path path(resume);
+  if (fs::is_directory(path)) return path.string();
+  path = path.parent_path();
+  if (path.filename() == "checkpoints") path = path.parent_path();
+  return path.empty() ? "." : path.string();
+}
+
+void move_optimizer_state(torch::optim::Optimizer& optimizer, const torch::Device& device) {
+  for (auto& entry : optimizer.state()) {
+    if (auto* adam = dynamic_cast<torch::optim::AdamParamState*>(entry.second.get())) {
+      adam->exp_avg(adam->exp_avg().to(device));
+      adam->exp_avg_sq(adam->exp_avg_sq().to(device));
+      if (adam->max_exp_avg_sq().defined()) adam->max_exp_avg_sq(adam->max_exp_avg_sq().to(device));
+    } else if (auto* adamw = dynamic_cast<torch::optim::AdamWParamState*>(entry.second.get())) {
+      adamw->exp_avg(adamw->exp_avg().to(device));
+      adamw->exp_avg_sq(adamw->exp_avg_sq().to(device));
+      if (adamw->max_exp_avg_sq().defined()) adamw->max_exp_avg_sq(adamw->max_exp_avg_sq().to(device));
+    }
+  }
+}
+
+}  // namespace dls::train

@@ -1,0 +1,26 @@
+// Small pieces both trainers need (private to src/train).
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include <torch/optim/optimizer.h>
+#include <torch/types.h>
+
+namespace dls::train {
+
+using TrainClock = std::chrono::steady_clock;
+
+double seconds_since(TrainClock::time_point t);
+
+// printf-formatted number for CSV fields and progress lines; "" when not finite.
+std::string number_text(double value, const char* format = "%.6g");
+
+// The run directory of a checkpoint file <run>/checkpoints/x.pt (or of a run directory).
+std::string run_dir_of(const std::string& resume);
+
+// Adam's state tensors are read onto the CPU; a CUDA run needs them beside the weights
+// (and checkpoints are written from CPU tensors so that any machine can read them).
+void move_optimizer_state(torch::optim::Optimizer& optimizer, const torch::Device& device);
+
+}  // namespace dls::train

@@ -1,0 +1,221 @@
+// The seq2seq training loop on the sample corpus: it learns, resumes exactly where it
+// stopped (weights, optimizer, dropout's random numbers, batch order, metrics), reports
+// divergence, and leaves a complete run directory.
+#include "dls/train/seq2seq_trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <torch/torch.h>
+
+#include "dls/models/seq2seq.h"
+#include "dls/train/checkpoint.h"
+#include "dls/train/run_directory.h"
+#include "dls/util/file_io.h"
+#include "util/temp_files.h"
+
+namespace dls::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSampleCorpus = std::string(DLS_SOURCE_DIR) + "/data/sample_en_es.tsv";
+
+// A small standard transformer (dropout on, so that resuming must restore the generator).
+Seq2SeqPreset tiny_setup(const fs::path& run_dir) {
+  auto setup = seq2seq_preset("cpu", Variant::kPreLN);
+  setup.model.transformer().embedding_size(32).num_heads(2).ffn_multiplier(2).dropout(0.1);
+  setup.model.num_encoders(1).num_decoders(1);
+  auto& t = setup.training;
+  t.data_path = kSampleCorpus;
+  t.validation_pairs = 100;
+  t.batch_size = 32;
+  t.epochs = 3;
+  t.schedule.warmup_steps = 20;
+  t.schedule.base_lr = 3e-3;
+  t.run_dir = run_dir.string();
+  t.checkpoint_every = 1;
+  t.log_every = 10;
+  t.samples = 5;
+  t.bleu_sentences = 50;
+  return setup;
+}
+
+std::vector<torch::Tensor> weights_of(const std::string& checkpoint) {
+  const auto loaded = load_seq2seq_checkpoint(checkpoint);
+  std::vector<torch::Tensor> out;
+  for (const auto& p : loaded.model->parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+
+std::vector<std::vector<std::string>> metric_rows(const fs::path& run_dir) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(run_dir / "metrics.csv");
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields;
+    std::size_t start = 0;
+    while (true) {
+      const auto comma = line.find(',', start);
+      fields.push_back(line.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+double number(const std::string& text) { return text.empty() ? -1.0 : std::stod(text); }
+
+// Same rows (kind, epoch, step, learning rate) and the same epoch results. Timing columns
+// differ by run, and a resumed run's first logged window is shorter, so step losses differ.
+void expect_same_metrics(const fs::path& a_dir, const fs::path& b_dir) {
+  const auto a = metric_rows(a_dir), b = metric_rows(b_dir);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].size(), 9u);
+    ASSERT_EQ(b[i].size(), 9u);
+    for (const int column : {0, 1, 2}) EXPECT_EQ(a[i][column], b[i][column]) << "row " << i;
+    if (i == 0) continue;
+    EXPECT_NEAR(number(a[i][4]), number(b[i][4]), 1e-12) << "lr, row " << i;
+    for (const int column : {6, 7}) EXPECT_NEAR(number(a[i][column]), number(b[i][column]), 1e-4) << "row " << i;
+    if (a[i][0] == "epoch") {
+      EXPECT_NEAR(number(a[i][3]), number(b[i][3]), 1e-4) << "epoch loss, row " << i;
+    }
+  }
+}
+
+TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
+  const auto run = test::fresh_temp_dir("seq2seq_trainer_learns");
+  const auto setup = tiny_setup(run);
+  const auto result = train_seq2seq(setup.model, setup.training, {});
+  EXPECT_EQ(result.stopped_by, "epochs");
+  EXPECT_EQ(result.epochs, 3);
+  const auto pairs_per_epoch = 1264 - 100;  // at least 100 validation pairs are held out
+  EXPECT_GE(result.iterations, 3 * ((pairs_per_epoch - 40) / 32));
+  EXPECT_LT(result.final_loss, 3.0) << "the cross-entropy starts near log(V) ~ 4.6";
+  EXPECT_TRUE(std::isfinite(result.val_loss));
+  EXPECT_GT(result.val_bleu, 0.05);
+  EXPECT_GT(result.pairs_per_s, 0.0);
+  ASSERT_EQ(result.checkpoints.size(), 3u);
+  for (const auto* name : {"metrics.csv", "loss.png", "bleu.png", "translations.txt",
+                           "validation_translations.tsv"}) {
+    EXPECT_TRUE(fs::exists(run / name)) << name;
+  }
+  EXPECT_EQ(util::read_file((run / "loss.png").string()).substr(1, 3), "PNG");
+  const auto translations = util::read_file((run / "translations.txt").string());
+  EXPECT_NE(translations.find("The input sentence pair:"), std::string::npos) << translations;
+  EXPECT_NE(translations.find("The translation produced by TransformerPreLN:"), std::string::npos);
+
+  // The last checkpoint alone rebuilds the model and its vocabularies.
+  const auto loaded = load_seq2seq_checkpoint(result.checkpoints.back());
+  EXPECT_EQ(loaded.info.progress.global_step, result.iterations);
+  EXPECT_EQ(loaded.info.progress.epoch, 4);  // three epochs complete
+  EXPECT_EQ(loaded.info.progress.step_in_epoch, 0);
+  EXPECT_NEAR(loaded.info.progress.val_bleu, result.val_bleu, 1e-12);
+  EXPECT_EQ(loaded.english.size(), loaded.info.model.src_vocab_size());
+  EXPECT_EQ(loaded.info.training.data_path, kSampleCorpus);
+  EXPECT_EQ(find_checkpoints(run.string()).size(), 3u);
+}
+
+TEST(Seq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
+  const auto straight = test::fresh_temp_dir("seq2seq_trainer_straight");
+  const auto split = test::fresh_temp_dir("seq2seq_trainer_split");
+  auto setup = tiny_setup(straight);
+  setup.training.epochs = 2;
+  setup.training.samples = 0;
+  setup.training.bleu_sentences = 20;
+  const auto full = train_seq2seq(setup.model, setup.training, {});
+
+  // The same run stopped inside the first epoch, then resumed twice (once inside the
+  // second epoch) until the end.
+  setup.training.run_dir = split.string();
+  setup.training.max_iters = 13;
+  const auto first = train_seq2seq(setup.model, setup.training, {});
+  EXPECT_EQ(first.stopped_by, "max-iters");
+  EXPECT_EQ(first.iterations, 13);
+  // A row written after the checkpoint by an interrupted run is dropped on resume.
+  std::ofstream(split / "metrics.csv", std::ios::app) << "step,1,14,9.9,0.001,1,,,1.0\n";
+  Seq2SeqRunControl control;
+  control.resume = split.string();
+  setup.training.max_iters = full.iterations - 5;
+  const auto second = train_seq2seq(setup.model, setup.training, control);
+  EXPECT_EQ(second.iterations, full.iterations - 5);
+  setup.training.max_iters = 0;
+  const auto third = train_seq2seq(setup.model, setup.training, control);
+  EXPECT_EQ(third.stopped_by, "epochs");
+  EXPECT_EQ(third.iterations, full.iterations);
+
+  const auto a = weights_of(full.checkpoints.back());
+  const auto b = weights_of(third.checkpoints.back());
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(a[i], b[i], 1e-5, 1e-6)) << "parameter " << i << " differs by "
+                                                          << (a[i] - b[i]).abs().max().item<double>();
+  }
+  EXPECT_NEAR(full.val_bleu, third.val_bleu, 1e-9);
+  EXPECT_NEAR(full.val_loss, third.val_loss, 1e-5);
+  expect_same_metrics(straight, split);
+}
+
+TEST(Seq2SeqTrainer, ResumeRefusesAnotherModel) {
+  const auto run = test::fresh_temp_dir("seq2seq_trainer_other_model");
+  auto setup = tiny_setup(run);
+  setup.training.max_iters = 2;
+  setup.training.samples = 0;
+  train_seq2seq(setup.model, setup.training, {});
+  setup.model.transformer().embedding_size(64);
+  Seq2SeqRunControl control;
+  control.resume = run.string();
+  try {
+    train_seq2seq(setup.model, setup.training, control);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("differs"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Seq2SeqTrainer, DryRunReportsSizesAndWritesNoCheckpoint) {
+  const auto run = test::fresh_temp_dir("seq2seq_trainer_dry");
+  const auto setup = tiny_setup(run);
+  Seq2SeqRunControl control;
+  control.dry_run = true;
+  const auto result = train_seq2seq(setup.model, setup.training, control);
+  EXPECT_EQ(result.stopped_by, "dry-run");
+  EXPECT_EQ(result.iterations, 0);
+  EXPECT_TRUE(result.checkpoints.empty());
+  EXPECT_GT(result.encoder_parameters, 0);
+  EXPECT_GT(result.decoder_parameters, result.encoder_parameters) << "the decoder adds cross-attention";
+  EXPECT_GT(result.parameters, result.encoder_parameters + result.decoder_parameters)
+      << "the word embeddings are trained";
+  EXPECT_THROW(find_checkpoints(run.string()), std::runtime_error);
+}
+
+TEST(Seq2SeqTrainer, DivergenceStopsWithTheLastGoodCheckpoint) {
+  const auto run = test::fresh_temp_dir("seq2seq_trainer_diverges");
+  auto setup = tiny_setup(run);
+  setup.training.epochs = 4;
+  setup.training.samples = 0;
+  setup.training.max_iters = 3;
+  const auto before = train_seq2seq(setup.model, setup.training, {});
+  ASSERT_EQ(before.checkpoints.size(), 1u);
+  // Resume with an absurd learning rate: the weights blow up within a few steps.
+  setup.training.max_iters = 0;
+  setup.training.schedule.kind = ScheduleKind::kConstant;
+  setup.training.schedule.base_lr = 1e30;
+  setup.training.optimizer.clip_grad_norm = 0;
+  Seq2SeqRunControl control;
+  control.resume = run.string();
+  try {
+    train_seq2seq(setup.model, setup.training, control);
+    FAIL() << "expected the loss to become NaN or infinite";
+  } catch (const Seq2SeqDiverged& error) {
+    EXPECT_NE(std::string(error.what()).find(before.checkpoints.back()), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(latest_checkpoint(run.string()), before.checkpoints.back());
+}
+
+}  // namespace
+}  // namespace dls::train
