@@ -18,6 +18,7 @@
 #include "dls/train/seq2seq_trainer.h"
 #include "dls/util/json.h"
 #include "dls/util/runtime.h"
+#include "error_line.h"
 
 namespace {
 
@@ -160,9 +161,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", error.what());
     return 3;
   } catch (const std::exception& error) {
-    std::string message = error.what();
-    message = message.substr(0, message.find('\n'));  // c10::Error appends a backtrace
-    std::fprintf(stderr, "error: %s\n", message.c_str());
-    return 1;
+    return dls::apps::print_error_line(error);
   }
 }

@@ -10,6 +10,7 @@
 #include "dls/eval/vit_evaluation.h"
 #include "dls/util/json.h"
 #include "dls/util/runtime.h"
+#include "error_line.h"
 
 namespace dls::apps {
 
@@ -115,10 +116,7 @@ int run_vit_evaluation(const std::vector<std::string>& checkpoint_files, const V
     std::cout.flush();
     return 0;
   } catch (const std::exception& error) {
-    std::string message = error.what();
-    message = message.substr(0, message.find('\n'));
-    std::fprintf(stderr, "error: %s\n", message.c_str());
-    return 1;
+    return print_error_line(error);
   }
 }
 

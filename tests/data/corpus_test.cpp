@@ -15,6 +15,7 @@
 #include <string>
 
 #include "dls/data/normalize.h"
+#include "util/temp_files.h"
 
 namespace dls::data {
 namespace {
@@ -24,7 +25,7 @@ namespace fs = std::filesystem;
 const std::string kFixtures = DLS_TEST_FIXTURES;
 
 std::string write_temp(const std::string& name, const std::string& content) {
-  const fs::path dir = fs::temp_directory_path() / "dls_corpus_test";
+  const fs::path dir = test::process_temp_path("corpus");
   fs::create_directories(dir);
   const std::string path = (dir / name).string();
   std::ofstream(path, std::ios::binary) << content;

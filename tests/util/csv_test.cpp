@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "dls/util/file_io.h"
+#include "util/temp_files.h"
 
 namespace dls::util {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string temp_file(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "dls_csv_test";
+  const fs::path dir = test::process_temp_path("csv");
   fs::create_directories(dir);
   const fs::path path = dir / name;
   fs::remove(path);

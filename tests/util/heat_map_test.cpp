@@ -7,6 +7,7 @@
 
 #include "dls/util/file_io.h"
 #include "util/png_reader.h"
+#include "util/temp_files.h"
 
 namespace dls::util {
 namespace {
@@ -139,7 +140,7 @@ TEST(HeatMap, BadShapesAreErrors) {
 TEST(HeatMap, SaveWritesAPngOfTheLayoutSize) {
   HeatMap map(ramp(90), 9, 10);
   map.title("Attention");
-  const std::string path = (std::filesystem::temp_directory_path() / "dls_heat_map.png").string();
+  const std::string path = test::process_temp_path("heat_map").string() + ".png";
   map.save(path);
   const test::DecodedPng png = test::decode_png(read_file(path));
   EXPECT_EQ(png.width, map.layout().width);

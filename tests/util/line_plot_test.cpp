@@ -8,6 +8,7 @@
 
 #include "dls/util/file_io.h"
 #include "util/png_reader.h"
+#include "util/temp_files.h"
 
 namespace dls::util {
 namespace {
@@ -109,7 +110,7 @@ TEST(LinePlot, MismatchedSeriesIsAnError) {
 TEST(LinePlot, SaveWritesTheRenderedImage) {
   LinePlot plot("BLEU");
   plot.x_label("epoch").add_series("greedy", {3.1, 7.9, 12.5, 14.0});
-  const std::string path = (std::filesystem::temp_directory_path() / "dls_line_plot.png").string();
+  const std::string path = test::process_temp_path("line_plot").string() + ".png";
   plot.save(path, 400, 300);
   const test::DecodedPng png = test::decode_png(read_file(path));
   EXPECT_EQ(png.width, 400);

@@ -14,6 +14,7 @@
 
 #include "dls/util/file_io.h"
 #include "util/png_reader.h"
+#include "util/temp_files.h"
 
 namespace dls::util {
 namespace {
@@ -25,7 +26,7 @@ class PlotSamples : public ::testing::Test {
   void SetUp() override {
     const char* keep = std::getenv("DLS_PLOT_SAMPLES_DIR");
     keep_ = keep != nullptr && *keep != '\0';
-    dir_ = keep_ ? fs::path(keep) : fs::temp_directory_path() / "dls_plot_samples";
+    dir_ = keep_ ? fs::path(keep) : test::process_temp_path("plot_samples");
     fs::create_directories(dir_);
   }
   void TearDown() override {

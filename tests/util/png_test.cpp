@@ -8,6 +8,7 @@
 
 #include "dls/util/file_io.h"
 #include "util/png_reader.h"
+#include "util/temp_files.h"
 
 namespace dls::util {
 namespace {
@@ -61,7 +62,7 @@ TEST(Png, RejectsBadArguments) {
 }
 
 TEST(Png, WritesTheFileAtomically) {
-  const fs::path dir = fs::temp_directory_path() / "dls_png_test";
+  const fs::path dir = test::process_temp_path("png");
   fs::remove_all(dir);
   fs::create_directories(dir);
   const auto pixels = random_pixels(20 * 10, 2);

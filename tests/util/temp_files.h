@@ -2,6 +2,7 @@
 // gzip compression (zlib), so that readers can be tested on data made in the test.
 #pragma once
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -10,9 +11,17 @@
 
 namespace dls::test {
 
-// An empty directory under the system's temporary directory (emptied if it existed).
+// A path under the system's temporary directory that belongs to this test process alone:
+// ctest runs tests in parallel processes, so a shared fixed name would let one test wipe
+// another's files.
+inline std::filesystem::path process_temp_path(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("dls_test_" + name + "_" + std::to_string(::getpid()));
+}
+
+// An empty directory of this process under the temporary directory (emptied if it existed).
 inline std::filesystem::path fresh_temp_dir(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("dls_test_" + name);
+  const std::filesystem::path dir = process_temp_path(name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -1,0 +1,120 @@
+// checkpoint_eval: evaluates the checkpoints of a training run -- seq2seq runs (BLEU of
+// every checkpoint, divergence, sample translations, translating your own sentences,
+// attention maps) and ViT runs (DLStudio's per-class accuracy and confusion matrix) -- and
+// scores plain-text translation files.
+//
+//   checkpoint_eval runs/seq2seq                       BLEU table over every checkpoint
+//   checkpoint_eval runs/seq2seq --translate "i am hungry"
+//   checkpoint_eval runs/vit                           accuracy and confusion matrix
+//   checkpoint_eval --score hyp.txt --ref ref.txt      BLEU of a translation file
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "dls/eval/bleu.h"
+#include "dls/train/checkpoint.h"
+#include "dls/train/run_directory.h"
+#include "seq2seq_eval.h"
+#include "sentence_translation.h"
+#include "text_scoring.h"
+#include "vit_eval.h"
+#include "error_line.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Evaluate the checkpoints of a seq2seq or ViT run (the checkpoint says which), translate\n"
+               "sentences, or score a translation file. Models are rebuilt from the checkpoints alone.\n"};
+  app.footer("Exit status: 0 done, 1 error (one line on stderr).");
+  app.get_formatter()->column_width(40);
+  std::string path, score_file, smoothing = "none", log_level = "info", device = "cpu";
+  std::vector<std::string> ref_files, sentences;
+  bool sentence_bleu = false, interactive = false, json = false, dlstudio_decode = false;
+  int threads = 0;
+  dls::apps::Seq2SeqEvalRequest seq2seq;
+  dls::apps::VitEvalRequest vit;
+  std::string attention_maps;
+  std::int64_t beam = 0;
+
+  app.add_option("RUN", path, "run directory, its checkpoints/ folder, or one checkpoint file");
+  const std::string s2s = "Seq2seq checkpoints";
+  app.add_option("--test", seq2seq.test_file, "score this corpus (TSV or DLStudio archive) instead of the validation split")->group(s2s);
+  app.add_option("--data", seq2seq.data_path, "the training corpus, if it is no longer where the checkpoint says")->group(s2s);
+  app.add_option("--limit", seq2seq.limit, "score the first N sentences only")->group(s2s);
+  app.add_option("--beam", beam, "beam search with K beams (default: greedy)")->group(s2s)->check(CLI::Range(1, 64));
+  app.add_option("--length-penalty", seq2seq.decode.length_penalty, "beam search: GNMT length penalty alpha (0: none)")->group(s2s);
+  app.add_flag("--dlstudio-decode", dlstudio_decode, "DLStudio's one-shot decoding, for comparison")->group(s2s);
+  app.add_option("--samples", seq2seq.samples, "print N random pairs translated by the best checkpoint, DLStudio's format")->group(s2s);
+  app.add_option("--seed", seq2seq.seed, "which samples")->group(s2s);
+  app.add_option("--translate", sentences, "translate this English sentence (repeatable) with the newest checkpoint")->group(s2s);
+  app.add_flag("--interactive", interactive, "translate sentences read from standard input, one per line")->group(s2s);
+  app.add_option("--attention-maps", attention_maps, "seq2seq: attention heat maps of the first --translate sentence; "
+                 "ViT: class-token attention over the patches; PNGs written to DIR");
+  const std::string vit_group = "ViT checkpoints";
+  app.add_option("--data-dir", vit.data_dir, "read the test images from here")->group(vit_group);
+  app.add_option("--test-subset", vit.test_subset, "evaluate on the first N test images")->group(vit_group);
+  app.add_option("--attention-images", vit.attention_images, "test images in the attention maps")->capture_default_str()->group(vit_group);
+  const std::string scoring = "Scoring text files";
+  app.add_option("--score", score_file, "hypothesis file, one sentence per line")->group(scoring);
+  app.add_option("--ref", ref_files, "reference file (repeatable: several references per line)")->group(scoring);
+  app.add_flag("--sentence", sentence_bleu, "also print the sentence BLEU of every line")->group(scoring);
+  app.add_option("--smoothing", smoothing, "NLTK smoothing: none, method1 ... method7")->capture_default_str()->group(scoring);
+  const std::string output = "Output";
+  app.add_flag("--json", json, "one JSON object on stdout (logs on stderr)")->group(output);
+  app.add_option("--output-dir", seq2seq.output_dir, "bleu.csv, plots, confusion matrices (default: the run directory)")->group(output);
+  app.add_option("--threads", threads, "intra-op threads (default: all cores)")->group(output);
+  app.add_option("--device", device, "cpu, cuda or auto")->capture_default_str()->group(output);
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->group(output);
+
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_default_logger(spdlog::stderr_color_mt("checkpoint_eval"));
+  spdlog::set_level(spdlog::level::from_str(log_level));
+  try {
+    if (!score_file.empty()) {
+      dls::apps::ScoreRequest request;
+      request.hypotheses = score_file;
+      request.references = ref_files;
+      request.sentence = sentence_bleu;
+      request.json = json;
+      request.bleu.smoothing = dls::eval::parse_smoothing(smoothing);
+      return dls::apps::run_text_scoring(request);
+    }
+    if (path.empty()) throw std::runtime_error("give a run directory or checkpoint (or --score FILE --ref FILE)");
+    const auto files = dls::train::find_checkpoints(path);
+    const std::string kind = dls::train::CheckpointReader(files.back()).kind();
+    if (kind == "vit") {
+      vit.json = json;
+      vit.attention_maps_dir = attention_maps;
+      vit.output_dir = seq2seq.output_dir;
+      vit.threads = threads;
+      vit.device = device;
+      return dls::apps::run_vit_evaluation(files, vit);
+    }
+    if (kind != "seq2seq") throw std::runtime_error(files.back() + ": a checkpoint of kind '" + kind + "'");
+    seq2seq.decode.method = dlstudio_decode ? dls::eval::DecodeMethod::kDLStudioOneShot
+                            : beam > 0      ? dls::eval::DecodeMethod::kBeam
+                                            : dls::eval::DecodeMethod::kGreedy;
+    if (beam > 0) seq2seq.decode.beam_size = beam;
+    if (!sentences.empty() || interactive) {
+      dls::apps::TranslateRequest request;
+      request.sentences = sentences;
+      request.interactive = interactive;
+      request.decode = seq2seq.decode;
+      request.attention_maps_dir = attention_maps;
+      request.json = json;
+      request.threads = threads;
+      request.device = device;
+      return dls::apps::run_sentence_translation(files.back(), request, std::cin);
+    }
+    if (!attention_maps.empty()) throw std::runtime_error("--attention-maps needs a sentence: add --translate \"...\"");
+    seq2seq.json = json;
+    seq2seq.threads = threads;
+    seq2seq.device = device;
+    return dls::apps::run_seq2seq_evaluation(files, seq2seq);
+  } catch (const std::exception& error) {
+    return dls::apps::print_error_line(error);
+  }
+}

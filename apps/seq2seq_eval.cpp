@@ -1,0 +1,309 @@
+#include "seq2seq_eval.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+
+#include "dls/data/corpus.h"
+#include "dls/data/pair_tensors.h"
+#include "dls/data/split.h"
+#include "dls/eval/seq2seq_evaluation.h"
+#include "dls/train/seq2seq_checkpoint.h"
+#include "dls/util/csv.h"
+#include "dls/util/file_io.h"
+#include "dls/util/json.h"
+#include "dls/util/line_plot.h"
+#include "dls/util/progress.h"
+#include "dls/util/runtime.h"
+#include "dls/util/table.h"
+#include "error_line.h"
+
+namespace dls::apps {
+
+namespace fs = std::filesystem;
+
+void mark_diverged(std::vector<CheckpointBleu>& results) {
+  double best_before = 0;
+  for (auto& r : results) {
+    r.diverged = !std::isfinite(r.val_loss) || (best_before >= 0.01 && r.bleu < 0.2 * best_before);
+    best_before = std::max(best_before, r.bleu);
+  }
+}
+
+std::size_t best_checkpoint(const std::vector<CheckpointBleu>& results) {
+  if (results.empty()) throw std::invalid_argument("best_checkpoint: no results");
+  std::size_t best = results.size();
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (results[i].diverged) continue;
+    if (best == results.size() || results[i].bleu > results[best].bleu) best = i;
+  }
+  return best == results.size() ? 0 : best;
+}
+
+namespace {
+
+// The sentences one checkpoint is scored on, with the words for references and samples.
+struct ScoredSentences {
+  std::vector<data::SentencePair> pairs;
+  std::string description;            // "validation split of spa.txt (2001 pairs)"
+  std::int64_t training_pairs = 0;    // of the checkpoint's run (0: unknown, --test)
+};
+
+// Corpora are read once per (path, max_words), whichever checkpoint asks first.
+class CorpusCache {
+ public:
+  const data::Corpus& get(const std::string& path, int max_words) {
+    const auto key = std::make_pair(path, max_words);
+    auto it = corpora_.find(key);
+    if (it == corpora_.end()) {
+      data::CorpusOptions options;
+      options.max_words = max_words;
+      it = corpora_.emplace(key, data::read_corpus(path, options)).first;
+      spdlog::info("{}: {}", path, it->second.stats.summary(max_words));
+    }
+    return it->second;
+  }
+
+ private:
+  std::map<std::pair<std::string, int>, data::Corpus> corpora_;
+};
+
+ScoredSentences sentences_for(const train::Seq2SeqCheckpointInfo& info, const Seq2SeqEvalRequest& request,
+                              CorpusCache& cache) {
+  ScoredSentences out;
+  const int max_words = info.training.max_words;
+  if (!request.test_file.empty()) {
+    const auto& corpus = cache.get(request.test_file, max_words);
+    out.pairs = corpus.pairs;
+    out.description = "test file " + request.test_file;
+  } else {
+    const std::string path = request.data_path.empty() ? info.training.data_path : request.data_path;
+    if (!fs::exists(path)) {
+      throw std::runtime_error("the training corpus " + path + " is missing" +
+                               (request.data_path.empty() ? " (moved? give --data FILE or --test FILE)" : ""));
+    }
+    const auto& corpus = cache.get(path, max_words);
+    const auto split = data::apply_split_definition(info.split, corpus.pairs, corpus.source);
+    for (const auto i : split.validation) out.pairs.push_back(corpus.pairs[i]);
+    out.training_pairs = static_cast<std::int64_t>(split.training.size());
+    out.description = "validation split of " + path;
+  }
+  if (request.limit > 0 && out.pairs.size() > request.limit) out.pairs.resize(request.limit);
+  if (out.pairs.empty()) throw std::runtime_error(out.description + " holds no sentence pair to score");
+  out.description += fmt::format(" ({} pairs)", out.pairs.size());
+  return out;
+}
+
+// Completed epochs at the checkpoint: epoch - 1 plus the finished part of `epoch`.
+double epochs_done(const train::Seq2SeqCheckpointInfo& info, std::int64_t training_pairs) {
+  const auto& p = info.progress;
+  const std::int64_t batch = std::max<std::int64_t>(1, info.training.batch_size);
+  const std::int64_t steps = training_pairs > 0 ? (training_pairs + batch - 1) / batch : 0;
+  const double part = steps > 0 ? static_cast<double>(p.step_in_epoch) / static_cast<double>(steps) : 0.0;
+  return static_cast<double>(p.epoch - 1) + std::min(1.0, part);
+}
+
+struct Evaluated {
+  CheckpointBleu summary;
+  eval::BleuScore score;
+  std::string model_name;
+  std::vector<std::vector<std::string>> hypotheses;
+};
+
+Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& request, const torch::Device& device,
+                       CorpusCache& cache, ScoredSentences* sentences) {
+  auto loaded = train::load_seq2seq_checkpoint(path);
+  loaded.model->to(device);
+  *sentences = sentences_for(loaded.info, request, cache);
+  const auto& options = loaded.info.training;
+  const auto padding = options.dlstudio_loss ? data::Vocabulary::Padding::kEos : data::Vocabulary::Padding::kPad;
+  const auto encoded = data::encode_pairs(sentences->pairs, {}, loaded.english, loaded.spanish,
+                                          options.max_words + 2, padding);
+  eval::LossOptions loss_options;
+  loss_options.dlstudio = options.dlstudio_loss;
+  std::vector<std::vector<std::string>> references;
+  references.reserve(sentences->pairs.size());
+  for (const auto& pair : sentences->pairs) references.push_back(pair.spanish);
+
+  Evaluated e;
+  e.summary.path = path;
+  e.summary.val_loss = eval::dataset_loss(loaded.model, encoded, loss_options);
+  auto translated = eval::translate_and_score(loaded.model, encoded.src, loaded.spanish, references, request.decode);
+  e.summary.bleu = translated.bleu.bleu;
+  e.summary.sentences_per_s = translated.sentences_per_s;
+  e.summary.step = loaded.info.progress.global_step;
+  e.summary.epochs_done = epochs_done(loaded.info, sentences->training_pairs);
+  e.score = translated.bleu;
+  e.model_name = eval::model_name(loaded.info.model);
+  e.hypotheses = std::move(translated.hypotheses);
+  return e;
+}
+
+std::string fixed(double value, int decimals) {
+  return std::isfinite(value) ? fmt::format("{:.{}f}", value, decimals) : "nan";
+}
+
+std::string status_of(const std::vector<CheckpointBleu>& results, std::size_t i, std::size_t best) {
+  if (results[i].diverged) return "diverged";
+  return i == best ? "best" : "";
+}
+
+void write_bleu_csv(const std::string& path, const std::vector<Evaluated>& all) {
+  std::string text = util::csv_line({"checkpoint", "epochs_done", "step", "bleu", "p1", "p2", "p3", "p4", "bp",
+                                     "ratio", "hyp_len", "ref_len", "val_loss", "sentences_per_s", "diverged"});
+  for (const auto& e : all) {
+    std::vector<std::string> row{e.summary.path, fixed(e.summary.epochs_done, 4), std::to_string(e.summary.step),
+                                 util::json_number(e.score.bleu)};
+    for (std::size_t n = 0; n < 4; ++n) {
+      row.push_back(n < e.score.precisions.size() ? util::json_number(e.score.precisions[n]) : "");
+    }
+    row.insert(row.end(), {util::json_number(e.score.bp), util::json_number(e.score.ratio),
+                           std::to_string(e.score.hyp_len), std::to_string(e.score.ref_len),
+                           util::json_number(e.summary.val_loss), fixed(e.summary.sentences_per_s, 1),
+                           e.summary.diverged ? "1" : "0"});
+    text += util::csv_line(row);
+  }
+  util::write_text_atomically(path, text);
+}
+
+void save_bleu_plot(const std::string& path, const std::vector<CheckpointBleu>& results, const std::string& what) {
+  std::vector<double> x, y;
+  for (const auto& r : results) {
+    x.push_back(r.epochs_done);
+    y.push_back(r.bleu);
+  }
+  util::LinePlot plot("BLEU of every checkpoint (" + what + ")");
+  plot.x_label("epochs trained").y_label("corpus BLEU (NLTK, 0-1)").add_series("BLEU", x, y);
+  plot.save(path);
+}
+
+void print_json(const std::vector<Evaluated>& all, std::size_t best, const ScoredSentences& sentences,
+                const Seq2SeqEvalRequest& request, const std::vector<std::string>& files) {
+  util::JsonWriter json;
+  json.begin_object().key("kind").value("seq2seq").key("decode").value(eval::to_string(request.decode.method))
+      .key("sentences").value(sentences.pairs.size()).key("data").value(sentences.description)
+      .key("checkpoints").begin_array();
+  for (const auto& e : all) {
+    json.begin_object()
+        .key("path").value(e.summary.path)
+        .key("epochs_done").value(e.summary.epochs_done)
+        .key("step").value(e.summary.step)
+        .key("bleu").value(e.score.bleu)
+        .key("precisions").begin_array();
+    for (const double p : e.score.precisions) json.value(p);
+    json.end_array()
+        .key("bp").value(e.score.bp)
+        .key("ratio").value(e.score.ratio)
+        .key("hyp_len").value(e.score.hyp_len)
+        .key("ref_len").value(e.score.ref_len)
+        .key("sacrebleu").value(e.score.sacrebleu_line())
+        .key("val_loss").value(e.summary.val_loss)
+        .key("sentences_per_s").value(e.summary.sentences_per_s)
+        .key("diverged").value(e.summary.diverged)
+        .end_object();
+  }
+  json.end_array().key("best").value(all[best].summary.path).key("files").begin_array();
+  for (const auto& f : files) json.value(f);
+  json.end_array().end_object();
+  std::cout << json.str() << std::endl;
+}
+
+void print_report(const std::vector<Evaluated>& all, const std::vector<CheckpointBleu>& results, std::size_t best,
+                  const ScoredSentences& sentences, const Seq2SeqEvalRequest& request,
+                  const std::vector<std::string>& files) {
+  std::cout << "Scored on the " << sentences.description << ", " << eval::to_string(request.decode.method)
+            << " decoding\n";
+  util::Table table({"checkpoint", "epochs", "step", "BLEU", "sacreBLEU-style", "val loss", "sent/s", ""},
+                    {util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kRight,
+                     util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kLeft});
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& r = results[i];
+    table.add_row({fs::path(r.path).filename().string(), fixed(r.epochs_done, 2), std::to_string(r.step),
+                   fixed(r.bleu, 4), all[i].score.sacrebleu_line(), fixed(r.val_loss, 4),
+                   fixed(r.sentences_per_s, 0), status_of(results, i, best)});
+  }
+  std::cout << table.to_string();
+  const auto diverged = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.diverged; });
+  if (diverged > 0) {
+    std::cout << diverged << " checkpoint(s) diverged: BLEU fell below a fifth of an earlier best\n";
+  }
+  std::cout << "Best checkpoint: " << results[best].path << " (BLEU " << fixed(results[best].bleu, 4) << ")\n";
+  for (const auto& f : files) std::cout << "wrote " << f << "\n";
+  if (request.samples > 0) {
+    std::cout << "\nSample translations by the best checkpoint:\n";
+    for (const auto i : eval::sample_indices(sentences.pairs.size(), request.samples, request.seed)) {
+      std::cout << eval::format_sample(sentences.pairs[i].english, sentences.pairs[i].spanish,
+                                       all[best].hypotheses[i], all[best].model_name)
+                << "\n";
+    }
+  }
+  std::cout.flush();
+}
+
+}  // namespace
+
+int run_seq2seq_evaluation(const std::vector<std::string>& checkpoint_files, const Seq2SeqEvalRequest& request) {
+  try {
+    if (checkpoint_files.empty()) throw std::invalid_argument("no checkpoint to evaluate");
+    util::RuntimeOptions runtime;
+    runtime.threads = request.threads;
+    util::configure_runtime(runtime);
+    const auto device = util::select_device(request.device);
+
+    CorpusCache cache;
+    ScoredSentences sentences;
+    std::vector<Evaluated> all;
+    // The progress line starts after the first checkpoint, so that a bad first file gives
+    // nothing but its one-line error.
+    std::optional<util::ProgressBar> bar;
+    for (const auto& path : checkpoint_files) {
+      all.push_back(evaluate_one(path, request, device, cache, &sentences));
+      const auto& s = all.back().summary;
+      if (bar) bar->clear_line();
+      spdlog::info("{}: BLEU {:.4f}, val loss {}, {:.0f} sentences/s", fs::path(path).filename().string(), s.bleu,
+                   fixed(s.val_loss, 4), s.sentences_per_s);
+      if (!bar && checkpoint_files.size() > 1) {
+        util::ProgressOptions progress_options;
+        progress_options.unit = "checkpoints";
+        progress_options.initial = 1;
+        bar.emplace(static_cast<std::int64_t>(checkpoint_files.size()), "evaluating", progress_options);
+      }
+      if (bar) bar->update(static_cast<std::int64_t>(all.size()));
+    }
+    if (bar) bar->finish();
+
+    std::vector<CheckpointBleu> results;
+    for (const auto& e : all) results.push_back(e.summary);
+    mark_diverged(results);
+    for (std::size_t i = 0; i < all.size(); ++i) all[i].summary.diverged = results[i].diverged;
+    const std::size_t best = best_checkpoint(results);
+
+    const fs::path first = fs::path(checkpoint_files.front()).parent_path();
+    const fs::path run = first.filename() == "checkpoints" ? first.parent_path() : first;
+    const fs::path out_dir = request.output_dir.empty() ? (run.empty() ? fs::path(".") : run)
+                                                        : fs::path(request.output_dir);
+    fs::create_directories(out_dir);
+    std::vector<std::string> files{(out_dir / "bleu.csv").string(), (out_dir / "bleu_vs_epoch.png").string()};
+    write_bleu_csv(files[0], all);
+    save_bleu_plot(files[1], results, eval::to_string(request.decode.method) + " decoding");
+
+    if (request.json) {
+      print_json(all, best, sentences, request, files);
+    } else {
+      print_report(all, results, best, sentences, request, files);
+    }
+    return 0;
+  } catch (const std::exception& error) {
+    return print_error_line(error);
+  }
+}
+
+}  // namespace dls::apps

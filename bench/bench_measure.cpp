@@ -1,0 +1,121 @@
+#include "bench_measure.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include <ATen/record_function.h>
+#include <torch/torch.h>
+
+namespace dls::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::atomic<double> g_flops{0};
+
+// The product's 2*m*n*k from the shapes of its inputs: mm(a [m,k], b [k,n]),
+// addmm(c, a, b), bmm(a [B,m,k], b [B,k,n]), baddbmm(c, a, b).
+std::unique_ptr<at::ObserverContext> on_operator(const at::RecordFunction& fn) {
+  const char* name = fn.name();
+  if (name == nullptr) return nullptr;
+  int first = -1;
+  if (std::strcmp(name, "aten::mm") == 0 || std::strcmp(name, "aten::bmm") == 0) first = 0;
+  if (std::strcmp(name, "aten::addmm") == 0 || std::strcmp(name, "aten::baddbmm") == 0) first = 1;
+  if (first < 0) return nullptr;
+  const auto inputs = fn.inputs();
+  if (inputs.size() < static_cast<std::size_t>(first + 2)) return nullptr;
+  const auto& a = inputs[first];
+  const auto& b = inputs[first + 1];
+  if (!a.isTensor() || !b.isTensor()) return nullptr;
+  const auto as = a.toTensor().sizes();
+  const auto bs = b.toTensor().sizes();
+  double batch = 1;
+  if (as.size() == 3) batch = static_cast<double>(as[0]);
+  const double m = static_cast<double>(as[as.size() - 2]);
+  const double k = static_cast<double>(as[as.size() - 1]);
+  const double n = static_cast<double>(bs[bs.size() - 1]);
+  double expected = g_flops.load();
+  while (!g_flops.compare_exchange_weak(expected, expected + 2 * batch * m * n * k)) {
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Timing time_steps(const std::function<void(int)>& step, int warmup, int repeats, int iters,
+                  double items_per_step, const std::string& unit) {
+  for (int i = 0; i < warmup; ++i) step(i);
+  Timing t;
+  std::vector<double> rss;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = Clock::now();
+    for (int i = 0; i < iters; ++i) step(warmup + r * iters + i);
+    const double seconds = seconds_since(start);
+    t.rates.push_back(iters * items_per_step / seconds);
+    rss.push_back(current_rss_mb());
+    std::fprintf(stderr, "  repeat %d/%d: %.3f %s\n", r + 1, repeats, t.rates.back(), unit.c_str());
+  }
+  auto sorted = t.rates;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  t.median = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  t.min = sorted.front();
+  t.max = sorted.back();
+  t.rss_growth_mb = rss.back() - rss.front();
+  return t;
+}
+
+double count_matmul_flops(const std::function<void()>& fn) {
+  g_flops = 0;
+  const auto handle = at::addGlobalCallback(at::RecordFunctionCallback(&on_operator).needsInputs(true));
+  try {
+    fn();
+  } catch (...) {
+    at::removeCallback(handle);
+    throw;
+  }
+  at::removeCallback(handle);
+  return g_flops.load();
+}
+
+double measure_gemm_gflops(int n, int repeats) {
+  torch::NoGradGuard no_grad;
+  const auto a = torch::randn({n, n});
+  const auto b = torch::randn({n, n});
+  auto c = torch::mm(a, b);  // warm-up
+  std::vector<double> rates;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = Clock::now();
+    torch::mm_out(c, a, b);
+    rates.push_back(2.0 * n * n * static_cast<double>(n) / seconds_since(start) / 1e9);
+  }
+  std::sort(rates.begin(), rates.end());
+  return rates[rates.size() / 2];
+}
+
+double current_rss_mb() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return static_cast<double>(resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+double peak_rss_mb() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+}
+
+}  // namespace dls::bench

@@ -1,0 +1,96 @@
+// Seq2seq benchmarks: a training step exactly as seq2seq_train makes it (forward, loss,
+// backward, optional clipping, optimizer step), and greedy or beam decoding of a batch.
+#include <random>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+#include "bench_tasks.h"
+#include "dls/data/vocabulary.h"
+#include "dls/eval/decoding.h"
+#include "dls/eval/seq2seq_evaluation.h"
+#include "dls/train/optimizer.h"
+#include "dls/train/seq2seq_options.h"
+
+namespace dls::bench {
+
+namespace {
+
+using data::Vocabulary;
+
+// [B, L] sentences: SOS, 1..L-2 random words (ids >= 4), EOS, then <pad>; seeded.
+torch::Tensor random_sentences(std::mt19937_64& rng, std::int64_t batch, std::int64_t max_len, std::int64_t vocab) {
+  auto out = torch::full({batch, max_len}, Vocabulary::kPad, torch::kLong);
+  auto a = out.accessor<std::int64_t, 2>();
+  std::uniform_int_distribution<std::int64_t> length(1, max_len - 2), word(Vocabulary::kSpecialCount, vocab - 1);
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const auto n = length(rng);
+    a[b][0] = Vocabulary::kSos;
+    for (std::int64_t i = 1; i <= n; ++i) a[b][i] = word(rng);
+    a[b][n + 1] = Vocabulary::kEos;
+  }
+  return out;
+}
+
+}  // namespace
+
+BenchResult run_seq2seq_bench(const BenchOptions& o) {
+  const std::string preset_name = o.preset.empty() ? "dlstudio" : o.preset;
+  auto preset = train::seq2seq_preset(preset_name, parse_variant(o.variant.empty() ? "FG" : o.variant));
+  auto& config = preset.model;
+  if (!o.layout.empty()) config.transformer().layout(parse_layout(o.layout));
+  config.src_vocab_size(o.src_vocab).tgt_vocab_size(o.tgt_vocab);
+  const std::int64_t batch = o.batch > 0 ? o.batch : preset.training.batch_size;
+  const std::int64_t L = config.transformer().max_seq_length();
+  torch::manual_seed(o.seed);
+  Seq2SeqTransformer model(config);
+
+  std::mt19937_64 rng(o.seed + 1);
+  constexpr int kBatches = 4;  // training cycles through a few distinct batches
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> batches;
+  for (int i = 0; i < kBatches; ++i) {
+    auto src = random_sentences(rng, batch, L, o.src_vocab);
+    auto tgt = random_sentences(rng, batch, L, o.tgt_vocab);
+    batches.emplace_back(src, tgt);
+  }
+
+  BenchResult result;
+  result.config = {{"preset", preset_name}, {"summary", config.summary()}, {"batch", std::to_string(batch)}};
+  std::function<void(int)> step;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  eval::LossOptions loss_options;
+  loss_options.dlstudio = preset.training.dlstudio_loss;
+  loss_options.label_smoothing = preset.training.label_smoothing;
+  if (o.task == "seq2seq-train") {
+    result.unit = "pairs/s";
+    model->train();
+    optimizer = train::make_optimizer(model->parameters(), preset.training.optimizer, preset.training.schedule.base_lr);
+    step = [&](int i) {
+      const auto& [src, tgt] = batches[static_cast<std::size_t>(i % kBatches)];
+      optimizer->zero_grad();
+      const auto loss = eval::sequence_loss(model(src, tgt), tgt.narrow(1, 1, L - 1), loss_options);
+      loss.backward();
+      if (preset.training.optimizer.clip_grad_norm > 0) {
+        torch::nn::utils::clip_grad_norm_(model->parameters(), preset.training.optimizer.clip_grad_norm);
+      }
+      optimizer->step();
+    };
+  } else if (o.task == "seq2seq-greedy" || o.task == "seq2seq-beam") {
+    result.unit = "sentences/s";
+    eval::DecodeOptions decode;
+    decode.method = o.task == "seq2seq-greedy" ? eval::DecodeMethod::kGreedy : eval::DecodeMethod::kBeam;
+    decode.beam_size = o.beam;
+    if (o.task == "seq2seq-beam") result.config.emplace_back("beam", std::to_string(o.beam));
+    model->eval();
+    step = [&, decode](int) {
+      eval::decode_batch(model, batches[0].first, Vocabulary::kSos, Vocabulary::kEos, decode);
+    };
+  } else {
+    throw std::invalid_argument("unknown seq2seq task '" + o.task + "'");
+  }
+  result.timing = time_steps(step, o.warmup, o.repeats, o.iters, static_cast<double>(batch), result.unit);
+  result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);
+  return result;
+}
+
+}  // namespace dls::bench

@@ -1,0 +1,38 @@
+// The benchmarks of dls_bench: seq2seq training and decoding, ViT training and inference,
+// each on synthetic data of the real shapes, built from the same presets as the programs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench_measure.h"
+
+namespace dls::bench {
+
+struct BenchOptions {
+  std::string task;            // seq2seq-train|seq2seq-greedy|seq2seq-beam|vit-train|vit-infer
+  std::string preset;          // seq2seq: dlstudio|cpu; vit: dlstudio|fashion (empty: dlstudio)
+  std::string layout;          // override the preset's layout (dlstudio|positionwise|vaswani)
+  std::string variant;         // FG|PreLN (empty: the preset's; seq2seq presets take FG)
+  std::int64_t batch = 0;      // 0: the preset's
+  std::int64_t src_vocab = 11258;  // DLStudio's en_es_xformer_8_90000 vocabularies
+  std::int64_t tgt_vocab = 21823;
+  std::int64_t beam = 4;
+  int warmup = 1, repeats = 3, iters = 2;
+  std::uint64_t seed = 0;
+};
+
+struct BenchResult {
+  std::string unit;                                          // pairs/s, sentences/s, images/s
+  std::vector<std::pair<std::string, std::string>> config;  // what was measured
+  Timing timing;
+  double flops_per_item = 0;  // matrix-product FLOPs per pair, sentence or image
+};
+
+// Throws std::invalid_argument for an unknown task, preset or layout.
+BenchResult run_seq2seq_bench(const BenchOptions& options);
+BenchResult run_vit_bench(const BenchOptions& options);
+
+}  // namespace dls::bench

@@ -1,0 +1,64 @@
+// ViT benchmarks: a training step as vit_train makes it (forward, label-smoothed
+// cross-entropy, backward, optional clipping, optimizer step) and inference of a batch.
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+#include "bench_tasks.h"
+#include "dls/models/vit.h"
+#include "dls/train/optimizer.h"
+#include "dls/train/vit_trainer.h"
+
+namespace dls::bench {
+
+BenchResult run_vit_bench(const BenchOptions& o) {
+  const std::string preset_name = o.preset.empty() ? "dlstudio" : o.preset;
+  auto settings = train::vit_preset(preset_name);
+  settings.adapt_model_to_dataset();
+  if (!o.layout.empty()) settings.model.transformer().layout(parse_layout(o.layout));
+  if (!o.variant.empty()) settings.model.transformer().variant(parse_variant(o.variant));
+  const auto batch = o.batch > 0 ? o.batch : static_cast<std::int64_t>(settings.batch_size);
+  const auto& m = settings.model;
+  torch::manual_seed(o.seed);
+  visTransformer model(m);
+
+  constexpr int kBatches = 4;
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> batches;
+  for (int i = 0; i < kBatches; ++i) {
+    batches.emplace_back(torch::randn({batch, m.channels(), m.image_size(), m.image_size()}),
+                         torch::randint(0, m.num_classes(), {batch}, torch::kLong));
+  }
+
+  BenchResult result;
+  result.unit = "images/s";
+  result.config = {{"preset", preset_name}, {"summary", m.summary()}, {"batch", std::to_string(batch)}};
+  std::function<void(int)> step;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  if (o.task == "vit-train") {
+    model->train();
+    optimizer = train::make_optimizer(model->parameters(), settings.optimizer, settings.lr);
+    const auto ce = torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(settings.label_smoothing);
+    step = [&, ce](int i) {
+      const auto& [images, labels] = batches[static_cast<std::size_t>(i % kBatches)];
+      optimizer->zero_grad();
+      torch::nn::functional::cross_entropy(model(images), labels, ce).backward();
+      if (settings.optimizer.clip_grad_norm > 0) {
+        torch::nn::utils::clip_grad_norm_(model->parameters(), settings.optimizer.clip_grad_norm);
+      }
+      optimizer->step();
+    };
+  } else if (o.task == "vit-infer") {
+    model->eval();
+    step = [&](int i) {
+      torch::NoGradGuard no_grad;
+      model(batches[static_cast<std::size_t>(i % kBatches)].first).argmax(-1);
+    };
+  } else {
+    throw std::invalid_argument("unknown ViT task '" + o.task + "'");
+  }
+  result.timing = time_steps(step, o.warmup, o.repeats, o.iters, static_cast<double>(batch), result.unit);
+  result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);
+  return result;
+}
+
+}  // namespace dls::bench

@@ -1,0 +1,98 @@
+// dls_bench: throughput of seq2seq training and decoding and of ViT training and inference,
+// median and spread over repeats after warm-up, the matrix-product FLOP rate of each next to
+// the machine's measured GEMM rate, and peak memory. One JSON object per line on stdout
+// (bench/side_by_side.sh pairs them with the Python references); a summary on stderr.
+//
+//   dls_bench --task seq2seq-train --preset dlstudio       DLStudio's example config
+//   dls_bench --task vit-train --preset fashion --threads 2
+//   dls_bench --task gemm                                  the matrix-product rate alone
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <torch/torch.h>
+
+#include "bench_measure.h"
+#include "bench_tasks.h"
+#include "dls/util/json.h"
+#include "dls/util/runtime.h"
+#include "../apps/error_line.h"
+
+namespace {
+
+void print_json(const std::string& task, const dls::bench::BenchResult& r, double gemm_gflops, int threads) {
+  dls::util::JsonWriter json;
+  const double gflops = r.timing.median * r.flops_per_item / 1e9;
+  json.begin_object().key("impl").value("cpp").key("task").value(task).key("config").begin_object();
+  for (const auto& [key, value] : r.config) json.key(key).value(value);
+  json.end_object()
+      .key("unit").value(r.unit)
+      .key("median").value(r.timing.median)
+      .key("min").value(r.timing.min)
+      .key("max").value(r.timing.max)
+      .key("samples").begin_array();
+  for (const double s : r.timing.rates) json.value(s);
+  json.end_array()
+      .key("peak_rss_mb").value(dls::bench::peak_rss_mb())
+      .key("rss_growth_mb").value(r.timing.rss_growth_mb)
+      .key("matmul_flops_per_item").value(r.flops_per_item)
+      .key("matmul_gflops_per_s").value(gflops)
+      .key("gemm_gflops_per_s").value(gemm_gflops)
+      .key("fraction_of_gemm").value(gemm_gflops > 0 ? gflops / gemm_gflops : 0.0)
+      .key("threads").value(threads)
+      .key("torch_version").value(TORCH_VERSION)
+      .end_object();
+  std::cout << json.str() << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Throughput of dlstudio-cpp's models on synthetic data of the real shapes."};
+  dls::bench::BenchOptions options;
+  int threads = 0, gemm_size = 1024;
+  app.add_option("--task", options.task, "seq2seq-train, seq2seq-greedy, seq2seq-beam, vit-train, vit-infer or gemm")
+      ->required()
+      ->check(CLI::IsMember({"seq2seq-train", "seq2seq-greedy", "seq2seq-beam", "vit-train", "vit-infer", "gemm"}));
+  app.add_option("--preset", options.preset, "seq2seq: dlstudio or cpu; vit: dlstudio or fashion (default dlstudio)");
+  app.add_option("--layout", options.layout, "override the preset's layout: dlstudio, positionwise or vaswani");
+  app.add_option("--variant", options.variant, "override the preset's variant: FG or PreLN");
+  app.add_option("--batch", options.batch, "batch size (default: the preset's)");
+  app.add_option("--src-vocab", options.src_vocab, "seq2seq: English vocabulary size")->capture_default_str();
+  app.add_option("--tgt-vocab", options.tgt_vocab, "seq2seq: Spanish vocabulary size")->capture_default_str();
+  app.add_option("--beam", options.beam, "seq2seq-beam: beams")->capture_default_str();
+  app.add_option("--warmup", options.warmup, "untimed steps first")->capture_default_str();
+  app.add_option("--repeats", options.repeats, "timed repeats (median and spread over them)")->capture_default_str();
+  app.add_option("--iters", options.iters, "steps per repeat")->capture_default_str();
+  app.add_option("--seed", options.seed, "model and data seed")->capture_default_str();
+  app.add_option("--gemm-size", gemm_size, "n of the n x n x n product measuring the GEMM rate")->capture_default_str();
+  app.add_option("--threads", threads, "intra-op threads (default: all cores)");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    dls::util::RuntimeOptions runtime;
+    runtime.threads = threads;
+    dls::util::configure_runtime(runtime);
+    threads = torch::get_num_threads();
+    const double gemm = dls::bench::measure_gemm_gflops(gemm_size);
+    std::fprintf(stderr, "%s: matrix product %dx%dx%d at %.1f GFLOP/s on %d threads\n", options.task.c_str(),
+                 gemm_size, gemm_size, gemm_size, gemm, threads);
+    if (options.task == "gemm") {
+      dls::util::JsonWriter json;
+      json.begin_object().key("impl").value("cpp").key("task").value("gemm").key("n").value(gemm_size)
+          .key("gemm_gflops_per_s").value(gemm).key("threads").value(threads).end_object();
+      std::cout << json.str() << std::endl;
+      return 0;
+    }
+    const auto result = options.task.rfind("vit", 0) == 0 ? dls::bench::run_vit_bench(options)
+                                                          : dls::bench::run_seq2seq_bench(options);
+    std::fprintf(stderr, "%s: median %.3f %s (min %.3f, max %.3f), %.2f matmul GFLOP/s = %.0f%% of GEMM, peak RSS %.0f MB\n",
+                 options.task.c_str(), result.timing.median, result.unit.c_str(), result.timing.min,
+                 result.timing.max, result.timing.median * result.flops_per_item / 1e9,
+                 100 * result.timing.median * result.flops_per_item / 1e9 / gemm, dls::bench::peak_rss_mb());
+    print_json(options.task, result, gemm, threads);
+    return 0;
+  } catch (const std::exception& error) {
+    return dls::apps::print_error_line(error);
+  }
+}

@@ -1,0 +1,99 @@
+// dls_bench: the FLOP counter counts exactly the matrix products run (backward included),
+// and the program prints a complete JSON record for every kind of task.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <regex>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "dls/util/file_io.h"
+#include "util/temp_files.h"
+
+#ifdef DLS_HAVE_BENCH
+#include "bench_measure.h"
+#endif
+
+namespace dls {
+namespace {
+
+#ifdef DLS_HAVE_BENCH
+
+TEST(BenchFlops, CountsEveryKindOfProduct) {
+  const auto a = torch::randn({3, 5});
+  const auto b = torch::randn({5, 7});
+  EXPECT_EQ(bench::count_matmul_flops([&] { torch::mm(a, b); }), 2.0 * 3 * 5 * 7);
+  EXPECT_EQ(bench::count_matmul_flops([&] { torch::addmm(torch::zeros({3, 7}), a, b); }), 2.0 * 3 * 5 * 7);
+  const auto x = torch::randn({4, 3, 5});
+  const auto y = torch::randn({4, 5, 2});
+  EXPECT_EQ(bench::count_matmul_flops([&] { torch::bmm(x, y); }), 2.0 * 4 * 3 * 5 * 2);
+  EXPECT_EQ(bench::count_matmul_flops([&] { torch::relu(a); }), 0.0);
+}
+
+TEST(BenchFlops, LinearForwardAndBackwardIsThreeProducts) {
+  torch::nn::Linear linear(16, 8);
+  const auto input = torch::randn({10, 6, 16}, torch::requires_grad());
+  // Forward: 2 * 60 * 16 * 8; backward: the same again for the input's gradient and for
+  // the weight's.
+  const double flops = bench::count_matmul_flops([&] { linear(input).sum().backward(); });
+  EXPECT_EQ(flops, 3 * 2.0 * 60 * 16 * 8);
+  // Nothing is counted once the counter is gone.
+  EXPECT_EQ(bench::count_matmul_flops([] {}), 0.0);
+}
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+Run run_bench(const std::string& args) {
+  const auto dir = test::fresh_temp_dir("dls_bench_app");
+  const std::string command = std::string(DLS_BINARY_DIR) + "/bench/dls_bench --threads 1 --gemm-size 128 " + args +
+                              " >" + (dir / "out").string() + " 2>" + (dir / "err").string();
+  Run run;
+  const int raw = std::system(command.c_str());
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  run.out = util::read_file((dir / "out").string());
+  run.err = util::read_file((dir / "err").string());
+  return run;
+}
+
+double field(const std::string& json, const std::string& key) {
+  std::smatch m;
+  const std::regex number("\"" + key + "\":([-0-9.e+]+)");
+  if (!std::regex_search(json, m, number)) return -1;
+  return std::stod(m[1].str());
+}
+
+TEST(BenchApp, PrintsAJsonRecordForEveryTask) {
+  const std::string small = " --batch 4 --src-vocab 40 --tgt-vocab 50 --warmup 0 --repeats 2 --iters 1";
+  for (const std::string& args :
+       {"--task seq2seq-train --preset dlstudio" + small, "--task seq2seq-train --preset cpu" + small,
+        "--task seq2seq-greedy --preset cpu" + small, "--task seq2seq-beam --preset cpu --beam 2" + small,
+        std::string("--task vit-infer --preset fashion --batch 4 --warmup 0 --repeats 2 --iters 1"),
+        std::string("--task vit-train --preset fashion --batch 4 --warmup 0 --repeats 2 --iters 1")}) {
+    const auto run = run_bench(args);
+    ASSERT_EQ(run.status, 0) << args << "\n" << run.err;
+    EXPECT_EQ(run.out.rfind("{\"impl\":\"cpp\"", 0), 0u) << run.out;
+    EXPECT_GT(field(run.out, "median"), 0) << args << run.out;
+    EXPECT_GT(field(run.out, "matmul_flops_per_item"), 0) << args << run.out;
+    EXPECT_GT(field(run.out, "gemm_gflops_per_s"), 0) << run.out;
+    EXPECT_GT(field(run.out, "peak_rss_mb"), 0) << run.out;
+    EXPECT_NE(run.out.find("\"samples\":["), std::string::npos) << run.out;
+  }
+  const auto bad = run_bench("--task seq2seq-train --preset nonsense");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("error: unknown preset 'nonsense'"), std::string::npos) << bad.err;
+}
+
+#else
+
+TEST(BenchApp, SkippedWithoutTheBenchmark) { GTEST_SKIP() << "configured with DLS_BUILD_BENCH=OFF"; }
+
+#endif
+
+}  // namespace
+}  // namespace dls
