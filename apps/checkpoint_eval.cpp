@@ -84,7 +84,17 @@ int main(int argc, char** argv) {
     }
     if (path.empty()) throw std::runtime_error("give a run directory or checkpoint (or --score FILE --ref FILE)");
     const auto files = dls::train::find_checkpoints(path);
-    const std::string kind = dls::train::CheckpointReader(files.back()).kind();
+    // The kind of the run: that of its newest readable checkpoint (an unreadable one among
+    // several is reported and skipped later; a single one is an error here).
+    std::string kind;
+    for (auto it = files.rbegin(); it != files.rend() && kind.empty(); ++it) {
+      try {
+        kind = dls::train::CheckpointReader(*it).kind();
+      } catch (const dls::train::CheckpointError&) {
+        if (files.size() == 1) throw;
+      }
+    }
+    if (kind.empty()) throw std::runtime_error(path + ": none of its " + std::to_string(files.size()) + " checkpoints is readable");
     if (kind == "vit") {
       vit.json = json;
       vit.attention_maps_dir = attention_maps;

@@ -83,7 +83,7 @@ ScoredSentences sentences_for(const train::Seq2SeqCheckpointInfo& info, const Se
   if (!request.test_file.empty()) {
     const auto& corpus = cache.get(request.test_file, max_words);
     out.pairs = corpus.pairs;
-    out.description = "test file " + request.test_file;
+    out.description = "test file " + request.test_file + " [" + corpus.stats.summary(max_words) + "]";
   } else {
     const std::string path = request.data_path.empty() ? info.training.data_path : request.data_path;
     if (!fs::exists(path)) {
@@ -186,7 +186,8 @@ void save_bleu_plot(const std::string& path, const std::vector<CheckpointBleu>& 
 }
 
 void print_json(const std::vector<Evaluated>& all, std::size_t best, const ScoredSentences& sentences,
-                const Seq2SeqEvalRequest& request, const std::vector<std::string>& files) {
+                const Seq2SeqEvalRequest& request, const std::vector<std::string>& files,
+                const std::vector<std::string>& skipped) {
   util::JsonWriter json;
   json.begin_object().key("kind").value("seq2seq").key("decode").value(eval::to_string(request.decode.method))
       .key("sentences").value(sentences.pairs.size()).key("data").value(sentences.description)
@@ -210,7 +211,9 @@ void print_json(const std::vector<Evaluated>& all, std::size_t best, const Score
         .key("diverged").value(e.summary.diverged)
         .end_object();
   }
-  json.end_array().key("best").value(all[best].summary.path).key("files").begin_array();
+  json.end_array().key("best").value(all[best].summary.path).key("skipped").begin_array();
+  for (const auto& f : skipped) json.value(f);
+  json.end_array().key("files").begin_array();
   for (const auto& f : files) json.value(f);
   json.end_array().end_object();
   std::cout << json.str() << std::endl;
@@ -218,7 +221,7 @@ void print_json(const std::vector<Evaluated>& all, std::size_t best, const Score
 
 void print_report(const std::vector<Evaluated>& all, const std::vector<CheckpointBleu>& results, std::size_t best,
                   const ScoredSentences& sentences, const Seq2SeqEvalRequest& request,
-                  const std::vector<std::string>& files) {
+                  const std::vector<std::string>& files, const std::vector<std::string>& skipped) {
   std::cout << "Scored on the " << sentences.description << ", " << eval::to_string(request.decode.method)
             << " decoding\n";
   util::Table table({"checkpoint", "epochs", "step", "BLEU", "sacreBLEU-style", "val loss", "sent/s", ""},
@@ -235,6 +238,7 @@ void print_report(const std::vector<Evaluated>& all, const std::vector<Checkpoin
   if (diverged > 0) {
     std::cout << diverged << " checkpoint(s) diverged: BLEU fell below a fifth of an earlier best\n";
   }
+  for (const auto& path : skipped) std::cout << "skipped (unreadable): " << path << "\n";
   std::cout << "Best checkpoint: " << results[best].path << " (BLEU " << fixed(results[best].bleu, 4) << ")\n";
   for (const auto& f : files) std::cout << "wrote " << f << "\n";
   if (request.samples > 0) {
@@ -263,9 +267,19 @@ int run_seq2seq_evaluation(const std::vector<std::string>& checkpoint_files, con
     std::vector<Evaluated> all;
     // The progress line starts after the first checkpoint, so that a bad first file gives
     // nothing but its one-line error.
+    // A corrupt or unreadable checkpoint among others is reported and skipped.
     std::optional<util::ProgressBar> bar;
+    std::vector<std::string> skipped;
     for (const auto& path : checkpoint_files) {
-      all.push_back(evaluate_one(path, request, device, cache, &sentences));
+      try {
+        all.push_back(evaluate_one(path, request, device, cache, &sentences));
+      } catch (const train::CheckpointError& error) {
+        if (checkpoint_files.size() == 1) throw;
+        if (bar) bar->clear_line();
+        std::fprintf(stderr, "skipped: %s\n", std::string(error.what()).substr(0, std::string(error.what()).find('\n')).c_str());
+        skipped.push_back(path);
+        continue;
+      }
       const auto& s = all.back().summary;
       if (bar) bar->clear_line();
       spdlog::info("{}: BLEU {:.4f}, val loss {}, {:.0f} sentences/s", fs::path(path).filename().string(), s.bleu,
@@ -279,6 +293,7 @@ int run_seq2seq_evaluation(const std::vector<std::string>& checkpoint_files, con
       if (bar) bar->update(static_cast<std::int64_t>(all.size()));
     }
     if (bar) bar->finish();
+    if (all.empty()) throw std::runtime_error("no readable checkpoint among " + std::to_string(skipped.size()));
 
     std::vector<CheckpointBleu> results;
     for (const auto& e : all) results.push_back(e.summary);
@@ -296,9 +311,9 @@ int run_seq2seq_evaluation(const std::vector<std::string>& checkpoint_files, con
     save_bleu_plot(files[1], results, eval::to_string(request.decode.method) + " decoding");
 
     if (request.json) {
-      print_json(all, best, sentences, request, files);
+      print_json(all, best, sentences, request, files, skipped);
     } else {
-      print_report(all, results, best, sentences, request, files);
+      print_report(all, results, best, sentences, request, files, skipped);
     }
     return 0;
   } catch (const std::exception& error) {

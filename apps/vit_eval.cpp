@@ -62,12 +62,25 @@ int run_vit_evaluation(const std::vector<std::string>& checkpoint_files, const V
     options.test_subset = request.test_subset;
     options.device = util::select_device(request.device);
 
+    // A corrupt or unreadable checkpoint among others is reported and skipped.
+    std::vector<std::string> readable;
+    for (const auto& path : checkpoint_files) {
+      try {
+        train::CheckpointReader reader(path, train::kViTCheckpointKind);
+        readable.push_back(path);
+      } catch (const train::CheckpointError& error) {
+        if (checkpoint_files.size() == 1) throw;
+        const std::string what = error.what();
+        std::fprintf(stderr, "skipped: %s\n", what.substr(0, what.find('\n')).c_str());
+      }
+    }
+    if (readable.empty()) throw std::runtime_error("none of the checkpoints is readable");
     // The test set of the first checkpoint serves all of them when they agree on the data.
-    const train::CheckpointReader first(checkpoint_files.front(), train::kViTCheckpointKind);
+    const train::CheckpointReader first(readable.front(), train::kViTCheckpointKind);
     const auto first_settings = train::read_vit_contents(first).settings;
     const auto test = eval::load_test_images(first_settings, options);
     std::vector<eval::ViTCheckpointResult> results;
-    for (const auto& path : checkpoint_files) {
+    for (const auto& path : readable) {
       results.push_back(eval::evaluate_vit_checkpoint(path, test, options));
       const auto& r = results.back();
       if (r.contents.settings.data.dataset != first_settings.data.dataset) {

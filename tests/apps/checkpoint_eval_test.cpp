@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 
 const std::string kSampleCorpus = std::string(DLS_SOURCE_DIR) + "/data/sample_en_es.tsv";
 
-// Two epochs of a tiny model on the sample corpus, a checkpoint after each, BLEU measured
+// Three epochs of a tiny model on the sample corpus, a checkpoint after each, BLEU measured
 // by training on the whole validation split.
 const fs::path& trained_run() {
   static const fs::path run = [] {
@@ -39,7 +39,7 @@ const fs::path& trained_run() {
     t.data_path = kSampleCorpus;
     t.validation_pairs = 100;
     t.batch_size = 32;
-    t.epochs = 2;
+    t.epochs = 3;
     t.schedule.warmup_steps = 20;
     t.schedule.base_lr = 3e-3;
     t.run_dir = dir.string();
@@ -54,7 +54,7 @@ const fs::path& trained_run() {
 
 TEST(CheckpointEval, BleuAndLossOfEveryCheckpointEqualTrainingsOwn) {
   const auto files = train::find_checkpoints(trained_run().string());
-  ASSERT_EQ(files.size(), 2u);
+  ASSERT_EQ(files.size(), 3u);
   Seq2SeqEvalRequest request;
   request.output_dir = test::fresh_temp_dir("checkpoint_eval_out").string();
   request.samples = 3;
@@ -71,6 +71,7 @@ TEST(CheckpointEval, BleuAndLossOfEveryCheckpointEqualTrainingsOwn) {
   std::string line;
   std::getline(lines, line);
   EXPECT_EQ(line.rfind("checkpoint,epochs_done,step,bleu,", 0), 0u) << line;
+  std::vector<double> bleu;
   for (const auto& file : files) {
     ASSERT_TRUE(std::getline(lines, line));
     std::vector<std::string> f;
@@ -82,9 +83,11 @@ TEST(CheckpointEval, BleuAndLossOfEveryCheckpointEqualTrainingsOwn) {
     EXPECT_NEAR(std::stod(f[1]), static_cast<double>(info.progress.epoch - 1), 1e-9);  // whole epochs
     EXPECT_EQ(std::stoll(f[2]), info.progress.global_step);
     EXPECT_NEAR(std::stod(f[3]), info.progress.val_bleu, 1e-12) << file;
+    bleu.push_back(std::stod(f[3]));
     EXPECT_NEAR(std::stod(f[12]), info.progress.val_loss, 1e-5) << file;
     EXPECT_EQ(f[14], "0");
   }
+  EXPECT_GT(bleu.back(), bleu.front());  // it learns
   EXPECT_TRUE(fs::exists(request.output_dir + "/bleu_vs_epoch.png"));
 
   // The table names every checkpoint and the best; three samples in DLStudio's format.
@@ -233,11 +236,44 @@ TEST(CheckpointEvalApp, BadInputIsAOneLineError) {
   const std::string bytes = util::read_file(real);
   test::write_bytes(dir / "truncated.pt", bytes.substr(0, bytes.size() / 2));
   expect_one_line_error(run_checkpoint_eval((dir / "truncated.pt").string(), "truncated"), "truncated.pt");
+  // A directory without checkpoints.
+  fs::create_directories(dir / "empty_run" / "checkpoints");
+  expect_one_line_error(run_checkpoint_eval((dir / "empty_run").string(), "empty_run"), "no checkpoint files");
   // The training corpus is gone and no other was given.
   fs::create_directories(dir / "moved" / "checkpoints");
   const auto moved = run_checkpoint_eval(real + " --data " + (dir / "missing.tsv").string(), "moved");
   expect_one_line_error(moved, "missing.tsv");
   expect_one_line_error(run_checkpoint_eval(real + " --attention-maps " + dir.string(), "maps"), "--translate");
+}
+
+TEST(CheckpointEvalApp, ACorruptCheckpointAmongGoodOnesIsSkipped) {
+  const auto dir = test::fresh_temp_dir("checkpoint_eval_corrupt") / "checkpoints";
+  fs::create_directories(dir);
+  const auto files = train::find_checkpoints(trained_run().string());
+  fs::copy_file(files[0], dir / fs::path(files[0]).filename());
+  fs::copy_file(files[2], dir / fs::path(files[2]).filename());
+  const std::string bytes = util::read_file(files[1]);
+  test::write_bytes(dir / fs::path(files[1]).filename(), bytes.substr(0, bytes.size() - 100));
+  const auto run = run_checkpoint_eval(dir.parent_path().string() + " --limit 30", "corrupt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.err.find("skipped: " + (dir / fs::path(files[1]).filename()).string()), std::string::npos) << run.err;
+  EXPECT_NE(run.out.find("skipped (unreadable): "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(fs::path(files[0]).filename().string()), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(fs::path(files[2]).filename().string()), std::string::npos) << run.out;
+}
+
+TEST(CheckpointEvalApp, TestFileWithMalformedLinesIsScoredAndTheDropsReported) {
+  const auto dir = test::fresh_temp_dir("checkpoint_eval_testfile");
+  test::write_bytes(dir / "test.tsv",
+                    "I am here.\tEstoy aquí.\n"
+                    "no tab on this line\n"
+                    "She is tall.\tElla es alta.\tCC-BY 2.0 (France) Attribution: tatoeba.org\n"
+                    "bad\xff bytes\tmalos\n");
+  const auto run = run_checkpoint_eval(trained_run().string() + " --test " + (dir / "test.tsv").string(), "testfile");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("(2 pairs)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("1 malformed"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("1 invalid UTF-8"), std::string::npos) << run.out;
 }
 
 }  // namespace

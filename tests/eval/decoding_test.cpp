@@ -1,0 +1,139 @@
+// Decoding's fast paths equal the plain algorithms: greedy decoding through a
+// DecoderSession (cached keys and values, or the dlstudio layout's prefix steps) picks the
+// same words as re-running the whole model on the growing prefix; a beam of one is greedy;
+// DLStudio's one-shot decoding reads every position of one forward pass.
+#include "dls/eval/decoding.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <torch/torch.h>
+
+#include "support/small_models.h"
+
+namespace dls::eval {
+namespace {
+
+using testing::VariantLayout;
+
+constexpr std::int64_t kSos = 0, kEos = 1, kPad = 2;
+
+// [B, L] sources: SOS, 1..L-2 random words, EOS, padding.
+torch::Tensor sources(std::int64_t batch, std::int64_t length, std::int64_t vocab) {
+  auto src = torch::full({batch, length}, kPad, torch::kLong);
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const std::int64_t n = 1 + b % (length - 2);
+    src[b][0] = kSos;
+    src[b].narrow(0, 1, n).copy_(testing::random_tokens(1, n, vocab)[0]);
+    src[b][n + 1] = kEos;
+  }
+  return src;
+}
+
+// The textbook loop: run the full model on the prefix decoded so far (later positions
+// hold padding, which the causal masking hides) and take the argmax at the last position.
+std::vector<TokenIds> plain_greedy(Seq2SeqTransformer& model, const torch::Tensor& src) {
+  torch::NoGradGuard no_grad;
+  const auto B = src.size(0), L = src.size(1);
+  auto tgt = torch::full({B, L}, kPad, torch::kLong);
+  tgt.select(1, 0).fill_(kSos);
+  std::vector<TokenIds> out(static_cast<std::size_t>(B));
+  std::vector<bool> done(static_cast<std::size_t>(B), false);
+  for (std::int64_t k = 0; k + 1 < L; ++k) {
+    const auto next = model->forward(src, tgt).select(1, k).argmax(-1);  // [B]
+    for (std::int64_t b = 0; b < B; ++b) {
+      const auto word = next[b].item<std::int64_t>();
+      tgt[b][k + 1] = word;
+      if (done[static_cast<std::size_t>(b)]) continue;
+      if (word == kEos) {
+        done[static_cast<std::size_t>(b)] = true;
+      } else {
+        out[static_cast<std::size_t>(b)].push_back(word);
+      }
+    }
+  }
+  return out;
+}
+
+class Decoding : public ::testing::TestWithParam<VariantLayout> {
+ protected:
+  void SetUp() override {
+    torch::manual_seed(7);
+    model_ = Seq2SeqTransformer(testing::small_config(GetParam().variant, GetParam().layout));
+    model_->eval();
+    src_ = sources(6, 6, 23);
+  }
+  Seq2SeqTransformer model_{nullptr};
+  torch::Tensor src_;
+};
+
+TEST_P(Decoding, GreedyEqualsRerunningTheModelOnThePrefix) {
+  const auto fast = decode_batch(model_, src_, kSos, kEos);
+  EXPECT_EQ(fast, plain_greedy(model_, src_));
+  // Not a degenerate case: the random model emits words before stopping.
+  std::size_t words = 0;
+  for (const auto& t : fast) words += t.size();
+  EXPECT_GT(words, 0u);
+}
+
+TEST_P(Decoding, BeamOfOneIsGreedy) {
+  DecodeOptions beam;
+  beam.method = DecodeMethod::kBeam;
+  beam.beam_size = 1;
+  EXPECT_EQ(decode_batch(model_, src_, kSos, kEos, beam), decode_batch(model_, src_, kSos, kEos));
+}
+
+TEST_P(Decoding, BeamAsWideAsTheVocabularyIsExhaustiveForTwoWords) {
+  // With L = 3 a translation has two predicted positions. A beam keeping all V first words
+  // then picks the best of all V x V continuations: the most likely translation, which the
+  // brute force below finds by scoring every first word with the plain model.
+  torch::manual_seed(11);
+  auto config = testing::small_config(GetParam().variant, GetParam().layout);
+  config.transformer().max_seq_length(3);
+  Seq2SeqTransformer model(config);
+  model->eval();
+  const std::int64_t V = model->config().tgt_vocab_size();
+  const auto src = torch::tensor({kSos, std::int64_t{5}, kEos}, torch::kLong).unsqueeze(0);  // [1, 3]
+  torch::NoGradGuard no_grad;
+  auto tgt = torch::full({V, 3}, kPad, torch::kLong);  // row w: SOS w <pad>
+  tgt.select(1, 0).fill_(kSos);
+  tgt.select(1, 1).copy_(torch::arange(V));
+  const auto lp = model->forward(src.expand({V, 3}), tgt);  // [V, 2, V]
+  const auto first = lp[0][0];                             // position 1, the same in every row
+  double best = first[kEos].item<double>();                // EOS first: the empty translation
+  for (std::int64_t w = 0; w < V; ++w) {
+    if (w == kEos) continue;
+    best = std::max(best, first[w].item<double>() + lp[w][1].max().item<double>());
+  }
+  DecodeOptions beam;
+  beam.method = DecodeMethod::kBeam;
+  beam.beam_size = V;
+  const auto found = decode_batch(model, src, kSos, kEos, beam).front();
+  ASSERT_LE(found.size(), 2u);
+  double score = first[found.empty() ? kEos : found[0]].item<double>();
+  if (!found.empty()) score += lp[found[0]][1][found.size() == 2 ? found[1] : kEos].item<double>();
+  EXPECT_NEAR(score, best, 1e-5);
+}
+
+TEST_P(Decoding, OneShotReadsEveryPositionOfOnePass) {
+  torch::NoGradGuard no_grad;
+  auto tgt = torch::full({src_.size(0), src_.size(1)}, kEos, torch::kLong);
+  tgt.select(1, 0).fill_(kSos);
+  const auto words = model_->forward(src_, tgt).argmax(-1);  // [B, L-1]
+  DecodeOptions oneshot;
+  oneshot.method = DecodeMethod::kDLStudioOneShot;
+  const auto decoded = decode_batch(model_, src_, kSos, kEos, oneshot);
+  for (std::int64_t b = 0; b < src_.size(0); ++b) {
+    TokenIds expected;
+    for (std::int64_t k = 0; k < words.size(1) && words[b][k].item<std::int64_t>() != kEos; ++k) {
+      expected.push_back(words[b][k].item<std::int64_t>());
+    }
+    EXPECT_EQ(decoded[static_cast<std::size_t>(b)], expected) << "sentence " << b;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Decoding, ::testing::ValuesIn(testing::kAllVariantLayouts), testing::name_of);
+
+}  // namespace
+}  // namespace dls::eval
