@@ -242,11 +242,11 @@ void print_report(const std::vector<Evaluated>& all, const std::vector<Checkpoin
   std::cout << "Best checkpoint: " << results[best].path << " (BLEU " << fixed(results[best].bleu, 4) << ")\n";
   for (const auto& f : files) std::cout << "wrote " << f << "\n";
   if (request.samples > 0) {
-    std::cout << "\nSample translations by the best checkpoint:\n";
+    std::cout << "\nSample translations by the best checkpoint:\n\n";
     for (const auto i : eval::sample_indices(sentences.pairs.size(), request.samples, request.seed)) {
       std::cout << eval::format_sample(sentences.pairs[i].english, sentences.pairs[i].spanish,
                                        all[best].hypotheses[i], all[best].model_name)
-                << "\n";
+                << "\n\n";
     }
   }
   std::cout.flush();
