@@ -21,7 +21,7 @@ TokenIds words_of(const torch::Tensor& row, std::int64_t length, std::int64_t eo
 std::vector<TokenIds> greedy(Seq2SeqTransformer& model, const torch::Tensor& src,
                              std::int64_t sos, std::int64_t eos) {
   DecoderSession session(model, src, sos);
-  auto finished = torch::zeros({src.size(0)}, torch::kBool);
+  auto finished = torch::zeros({src.size(0)}, src.options().dtype(torch::kBool));
   while (session.length() < session.max_length()) {
     auto words = session.step().argmax(-1);
     words.masked_fill_(finished, eos);
@@ -29,7 +29,7 @@ std::vector<TokenIds> greedy(Seq2SeqTransformer& model, const torch::Tensor& src
     finished.logical_or_(words == eos);
     if (finished.all().item<bool>()) break;
   }
-  const auto tokens = session.tokens().contiguous();
+  const auto tokens = session.tokens().to(torch::kCPU).contiguous();  // read on the host
   std::vector<TokenIds> result;
   for (std::int64_t b = 0; b < src.size(0); ++b) {
     result.push_back(words_of(tokens[b], session.length(), eos));
@@ -46,14 +46,15 @@ std::vector<TokenIds> beam_search(Seq2SeqTransformer& model, const torch::Tensor
   const std::int64_t vocab = log_probs.size(1);
   const std::int64_t beams = std::min(options.beam_size, vocab);
   auto [scores, words] = log_probs.topk(beams, -1);  // [B, K]
-  session.select_rows(torch::arange(batch).repeat_interleave(beams));
+  const auto on_device = src.options().dtype(torch::kLong);  // every index and mask lives with src
+  session.select_rows(torch::arange(batch, on_device).repeat_interleave(beams));
   session.append(words.reshape({-1}));
   auto finished = words.reshape({-1}) == eos;                  // [B*K]
-  auto generated = torch::ones({batch * beams}, torch::kLong);  // words incl. EOS per row
+  auto generated = torch::ones({batch * beams}, on_device);  // words incl. EOS per row
   // A finished row can only continue with EOS, at no cost.
-  auto eos_only = torch::full({vocab}, -INFINITY);
+  auto eos_only = torch::full({vocab}, -INFINITY, log_probs.options());
   eos_only[eos] = 0.0;
-  const auto row_base = (torch::arange(batch) * beams).unsqueeze(1);  // [B, 1]
+  const auto row_base = (torch::arange(batch, on_device) * beams).unsqueeze(1);  // [B, 1]
   while (session.length() < session.max_length() && !finished.all().item<bool>()) {
     log_probs = torch::where(finished.unsqueeze(1), eos_only.unsqueeze(0), session.step());
     const auto candidates = (scores.reshape({-1, 1}) + log_probs).view({batch, beams * vocab});
@@ -73,7 +74,7 @@ std::vector<TokenIds> beam_search(Seq2SeqTransformer& model, const torch::Tensor
     ranked = ranked / ((generated.to(torch::kFloat) + 5.0) / 6.0).pow(options.length_penalty);
   }
   const auto choice = ranked.view({batch, beams}).argmax(-1);  // [B]
-  const auto tokens = session.tokens().contiguous();
+  const auto tokens = session.tokens().to(torch::kCPU).contiguous();  // read on the host
   std::vector<TokenIds> result;
   for (std::int64_t b = 0; b < batch; ++b) {
     result.push_back(words_of(tokens[b * beams + choice[b].item<std::int64_t>()], session.length(), eos));
@@ -84,11 +85,11 @@ std::vector<TokenIds> beam_search(Seq2SeqTransformer& model, const torch::Tensor
 std::vector<TokenIds> one_shot(Seq2SeqTransformer& model, const torch::Tensor& src,
                                std::int64_t sos, std::int64_t eos) {
   const std::int64_t length = model->config().transformer().max_seq_length();
-  auto target = torch::full({src.size(0), length}, eos, torch::kLong);
+  auto target = torch::full({src.size(0), length}, eos, src.options().dtype(torch::kLong));
   target.select(1, 0).fill_(sos);
   const auto predicted = model(src, target).argmax(-1);  // [B, L-1] words 1..L-1
   // Prepend a column so words_of() can skip position 0 as for the other methods.
-  const auto tokens = torch::cat({target.narrow(1, 0, 1), predicted}, 1).contiguous();
+  const auto tokens = torch::cat({target.narrow(1, 0, 1), predicted}, 1).to(torch::kCPU).contiguous();
   std::vector<TokenIds> result;
   for (std::int64_t b = 0; b < src.size(0); ++b) result.push_back(words_of(tokens[b], length, eos));
   return result;

@@ -89,7 +89,7 @@ torch::Tensor SelfAttentionImpl::forward_cached(const torch::Tensor& x_new, KeyV
   torch::Tensor mask = key_mask;
   if (steps > 1) {
     // New position start+i sees keys 0 .. start+i: [T, start+T] additive.
-    auto causal = torch::ones({steps, cache.length}, torch::kBool).triu(start + 1);
+    auto causal = torch::ones({steps, cache.length}, x_new.options().dtype(torch::kBool)).triu(start + 1);
     auto additive = torch::zeros({steps, cache.length}, x_new.options())
                         .masked_fill(causal.to(x_new.device()), -INFINITY);
     mask = mask.defined() ? mask + additive : additive;
