@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
   setting<std::string>(app, overrides, "--layout", "positionwise (DLStudio >= 2.5), vaswani or dlstudio (flattened)", [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); })->group(model);
   setting<double>(app, overrides, "--dropout", "dropout inside the encoder (vaswani layout only)", [](auto& s, auto v) { s.model.transformer().dropout(v); })->group(model);
   setting<bool>(app, overrides, "--conv-patch-embedding", "project patches with Conv2d instead of Linear", [](auto& s, auto v) { s.model.conv_patch_embedding(v); })->group(model);
+  setting<std::int64_t>(app, overrides, "--stem-channels", "channels of a 3x3 convolutional stem before the patches are cut (0: none, DLStudio's ViT)", [](auto& s, auto v) { s.model.stem_channels(v); })->group(model);
+  setting<std::int64_t>(app, overrides, "--stem-layers", "3x3 convolutions in the stem", [](auto& s, auto v) { s.model.stem_layers(v); })->group(model);
   setting<std::int64_t>(app, overrides, "--head-hidden", "hidden width of the classification head", [](auto& s, auto v) { s.model.head_hidden_size(v); })->group(model);
   setting<double>(app, overrides, "--head-dropout", "dropout before the head (training only)", [](auto& s, auto v) { s.model.head_dropout(v); })->group(model);
 
@@ -111,6 +113,9 @@ int main(int argc, char** argv) {
   app.add_option("--time-limit", control.time_limit_s, "stop after this many seconds, with a checkpoint (0: no limit)")->group(training);
   app.add_option("--resume", control.resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
   app.add_option("--threads", threads, "intra-op CPU threads (1 is best on a busy machine)")->capture_default_str()->group(training);
+  int workers = 0;
+  app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; default: one per --threads thread)")
+      ->check(CLI::PositiveNumber)->group(training);
   app.add_option("--device", control.device, "cpu, cuda or auto")->capture_default_str()->group(training)
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
 
@@ -130,6 +135,9 @@ int main(int argc, char** argv) {
     runtime.threads = threads;
     runtime.log_level = log_level;
     dls::util::configure_runtime(runtime);
+    // On a CPU, chunks of the batch on threads of their own beat one pass with several
+    // intra-op threads for these small models (bench/PERFORMANCE.md).
+    control.workers = workers > 0 ? workers : threads;
     ViTTrainSettings settings;
     if (!control.resume.empty()) {
       settings = dls::train::read_vit_settings(control.resume);

@@ -27,6 +27,8 @@ void ViTConfig::validate() const {
   TORCH_CHECK(num_classes_ > 1, "need at least two classes");
   TORCH_CHECK(head_hidden_size_ > 0, "head hidden size must be positive");
   TORCH_CHECK(head_dropout_ >= 0.0 && head_dropout_ < 1.0, "head dropout must be in [0, 1)");
+  TORCH_CHECK(stem_channels_ >= 0, "stem channels must be 0 (no stem) or positive");
+  TORCH_CHECK(stem_channels_ == 0 || stem_layers_ > 0, "a stem needs at least one layer");
   encoder_config().validate();  // M % H == 0 among others
 }
 
@@ -41,7 +43,7 @@ TransformerConfig ViTConfig::encoder_config() const {
 PatchEmbeddingOptions ViTConfig::patch_options() const {
   return PatchEmbeddingOptions()
       .image_size(image_size_)
-      .channels(channels_)
+      .channels(stem_channels_ > 0 ? stem_channels_ : channels_)
       .patch_size(patch_size_)
       .embedding_size(transformer_.embedding_size())
       .use_conv(conv_patch_embedding_);
@@ -56,6 +58,7 @@ std::string ViTConfig::summary() const {
       << ") classes=" << num_classes_;
   if (!t.flattened()) out << " ffn=" << t.ffn_multiplier() << "M";
   if (t.effective_dropout() > 0) out << " dropout=" << t.dropout();
+  if (stem_channels_ > 0) out << " stem=" << stem_layers_ << "x3x3x" << stem_channels_;
   out << (conv_patch_embedding_ ? " conv" : " linear") << " head=" << head_hidden_size_;
   return out.str();
 }
@@ -69,6 +72,8 @@ util::KeyValues ViTConfig::to_settings() const {
   settings.set("num_encoders", num_encoders_);
   settings.set("num_classes", num_classes_);
   settings.set("conv_patch_embedding", conv_patch_embedding_);
+  settings.set("stem_channels", stem_channels_);
+  settings.set("stem_layers", stem_layers_);
   settings.set("head_hidden_size", head_hidden_size_);
   settings.set("head_dropout", head_dropout_);
   return settings;
@@ -85,6 +90,10 @@ ViTConfig ViTConfig::from_settings(const util::KeyValues& settings) {
       .conv_patch_embedding(settings.get_bool("conv_patch_embedding"))
       .head_hidden_size(settings.get_int("head_hidden_size"))
       .head_dropout(settings.get_double("head_dropout"));
+  // Checkpoints written before the stem existed have no stem.
+  if (settings.has("stem_channels")) {
+    config.stem_channels(settings.get_int("stem_channels")).stem_layers(settings.get_int("stem_layers"));
+  }
   return config;
 }
 
@@ -93,6 +102,16 @@ ViTConfig ViTConfig::dlstudio() { return ViTConfig(); }
 visTransformerImpl::visTransformerImpl(const ViTConfig& config) : config_(config) {
   config.validate();
   const auto M = config.transformer().embedding_size();
+  if (config.stem_channels() > 0) {
+    stem = register_module("stem", torch::nn::Sequential());
+    auto in_channels = config.channels();
+    for (std::int64_t i = 0; i < config.stem_layers(); ++i) {
+      stem->push_back(torch::nn::Conv2d(
+          torch::nn::Conv2dOptions(in_channels, config.stem_channels(), 3).padding(1)));
+      stem->push_back(torch::nn::GELU());
+      in_channels = config.stem_channels();
+    }
+  }
   patch_embedding_generator =
       register_module("patch_embedding_generator", PatchEmbeddingGenerator(config.patch_options()));
   class_token = register_parameter("class_token", torch::randn({1, 1, M}) * 0.02);
@@ -108,7 +127,8 @@ visTransformerImpl::visTransformerImpl(const ViTConfig& config) : config_(config
 }
 
 torch::Tensor visTransformerImpl::embed(const torch::Tensor& images) {
-  const auto patches = patch_embedding_generator(images);  // [B, P, M]
+  // [B, C, H, W] -> (stem) [B, S, H, W] -> [B, P, M]
+  const auto patches = patch_embedding_generator(stem ? stem->forward(images) : images);
   return torch::cat({class_token.expand({patches.size(0), 1, -1}), patches}, 1);
 }
 

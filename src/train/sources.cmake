@@ -12,6 +12,7 @@ list(APPEND DLS_SOURCES
   train/seq2seq_samples.cpp
   train/seq2seq_options.cpp
   train/seq2seq_trainer.cpp
+  train/split_batch.cpp
   train/training_support.cpp
   train/vit_checkpoint.cpp
   train/vit_data.cpp

@@ -12,6 +12,7 @@
 #include "dls/models/seq2seq.h"  // count_parameters
 #include "dls/train/rng_state.h"
 #include "dls/train/run_directory.h"
+#include "dls/train/split_batch.h"
 #include "dls/train/vit_checkpoint.h"
 #include "dls/train/vit_data.h"
 #include "dls/util/progress.h"
@@ -91,8 +92,11 @@ ViTTrainResult train_vit(const ViTTrainSettings& settings, const ViTRunControl& 
   spdlog::info("visTransformer: {} learnable parameters in {} tensors", result.parameters,
                count_parameters(*model).tensors);
   spdlog::info("{}", settings.describe());
-  spdlog::info("{} training and {} test images, {} steps per epoch, device {}", train_set->size(),
-               test_set->size(), steps_per_epoch, device.str());
+  spdlog::info("{} training and {} test images, {} steps per epoch, device {}{}", train_set->size(),
+               test_set->size(), steps_per_epoch, device.str(),
+               device.is_cpu() && control.workers > 1
+                   ? ", each batch in " + std::to_string(control.workers) + " concurrent chunks"
+                   : std::string());
 
   RunDirectory run(control.run_dir.empty() ? (resuming ? run_dir_of(control.resume) : "runs/vit")
                                            : control.run_dir);
@@ -139,24 +143,33 @@ ViTTrainResult train_vit(const ViTTrainSettings& settings, const ViTRunControl& 
     double epoch_seconds = 0, window_loss = 0;
     std::int64_t epoch_images = 0, window_correct = 0, window_seen = 0;
     double lr = settings.lr;
+    const int workers = device.is_cpu() ? control.workers : 1;
+    std::optional<ScopedIntraOpThreads> single_thread;  // for the epoch's steps, not its test
+    if (workers > 1) single_thread.emplace(1);
     while (auto batch = train_loader.next()) {
       const auto step_start = TrainClock::now();
       const auto images = batch->images.to(device);
       const auto labels = batch->labels.to(device);
       lr = schedule.at(state.global_step + 1);
       set_learning_rate(*optimizer, lr);
-      const auto logits = model(images);
-      const auto loss = torch::nn::functional::cross_entropy(
-          logits, labels, torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(settings.label_smoothing));
-      const double loss_value = loss.item<double>();
+      // Forward and backward, in control.workers concurrent chunks of the batch.
+      const double batch_images = static_cast<double>(images.size(0));
+      const auto step = split_forward_backward(
+          model->parameters(), images, labels, workers,
+          [&](const torch::Tensor& x, const torch::Tensor& y, torch::Tensor* logits) {
+            *logits = model(x);
+            const auto chunk_loss = torch::nn::functional::cross_entropy(
+                *logits, y, torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(settings.label_smoothing));
+            return chunk_loss * (static_cast<double>(x.size(0)) / batch_images);  // its share of the batch mean
+          });
+      const auto& logits = step.outputs;
+      const double loss_value = step.loss;
       if (!std::isfinite(loss_value)) {
         bar.finish();
         throw TrainingDiverged("training diverged at epoch " + std::to_string(epoch) + " step " +
                                std::to_string(state.global_step + 1) + " (loss " + std::to_string(loss_value) +
                                "); last good checkpoint: " + (last_checkpoint.empty() ? "none" : last_checkpoint));
       }
-      optimizer->zero_grad();
-      loss.backward();
       if (settings.optimizer.clip_grad_norm > 0) {
         torch::nn::utils::clip_grad_norm_(model->parameters(), settings.optimizer.clip_grad_norm);
       }
@@ -197,6 +210,7 @@ ViTTrainResult train_vit(const ViTTrainSettings& settings, const ViTRunControl& 
       }
       if (stop) break;
     }
+    single_thread.reset();
     bar.update(state.epoch_seen);
     bar.finish();
     train_seconds += epoch_seconds;

@@ -99,6 +99,40 @@ TEST(visTransformer, ConvPatchEmbeddingVariant) {
   EXPECT_EQ(model(torch::randn({2, 1, 28, 28})).sizes(), (torch::IntArrayRef{2, 10}));
 }
 
+TEST(visTransformer, ConvolutionalStemFeedsThePatchEmbedding) {
+  auto config = tiny_config();
+  config.stem_channels(5).stem_layers(2);
+  visTransformer model(config);
+  const auto params = model->named_parameters();
+  EXPECT_TRUE(params.contains("stem.0.weight"));  // Conv2d(1, 5, 3)
+  EXPECT_TRUE(params.contains("stem.2.weight"));  // Conv2d(5, 5, 3)
+  EXPECT_EQ(params["stem.2.weight"].sizes(), (torch::IntArrayRef{5, 5, 3, 3}));
+  EXPECT_EQ(model->patch_embedding_generator->options().channels(), 5);
+  EXPECT_EQ(model->patch_embedding_generator->linear->weight.size(1), 7 * 7 * 5);
+  const auto images = torch::randn({3, 1, 28, 28});
+  // The patches are cut from the stem's GELU output, not from the image.
+  namespace F = torch::nn::functional;
+  const auto conv = [&](const torch::Tensor& x, const std::string& layer) {
+    return F::conv2d(x, params[layer + ".weight"],
+                     F::Conv2dFuncOptions().bias(params[layer + ".bias"]).padding(1));
+  };
+  const auto features = torch::gelu(conv(torch::gelu(conv(images, "stem.0")), "stem.2"));
+  EXPECT_TRUE(torch::allclose(model->embed(images).slice(1, 1),
+                              model->patch_embedding_generator(features), 1e-6, 1e-6));
+  EXPECT_EQ(model(images).sizes(), (torch::IntArrayRef{3, 10}));
+  // A checkpoint's settings bring the stem back; settings without it (older checkpoints)
+  // mean no stem.
+  const auto back = ViTConfig::from_settings(config.to_settings());
+  EXPECT_EQ(back.stem_channels(), 5);
+  EXPECT_EQ(back.stem_layers(), 2);
+  util::KeyValues old;
+  const auto with_stem = config.to_settings();
+  for (const auto& [key, value] : with_stem.entries()) {
+    if (key.rfind("stem_", 0) != 0) old.set(key, value);
+  }
+  EXPECT_EQ(ViTConfig::from_settings(old).stem_channels(), 0);
+}
+
 TEST(ViTConfig, SettingsRoundTrip) {
   auto config = tiny_config(Variant::kPreLN, Layout::kVaswani);
   config.conv_patch_embedding(true).head_dropout(0.25).transformer().dropout(0.125);

@@ -4,6 +4,7 @@ list(APPEND DLS_TEST_SOURCES
   train/lr_schedule_test.cpp
   train/run_directory_test.cpp
   train/seq2seq_trainer_test.cpp
+  train/split_batch_test.cpp
   train/vit_checkpoint_test.cpp
   train/vit_trainer_test.cpp
 )

@@ -16,6 +16,7 @@
 #include <torch/nn/module.h>
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 
@@ -44,6 +45,13 @@ struct ViTConfig {
   TORCH_ARG(std::int64_t, num_classes) = 10;
   // Patch projection by Conv2d(C, M, p, stride p) instead of Linear(p*p*C, M).
   TORCH_ARG(bool, conv_patch_embedding) = false;
+  // Optional convolutional stem before the patches are cut (0 = none, DLStudio's ViT):
+  // stem_layers x [Conv2d(3x3, padding 1) -> GELU] with stem_channels output channels, so
+  // the patches are cut from a [B, stem_channels, H, W] feature map. Early convolutions give
+  // each patch vector local, translation-equivariant features (Xiao et al. 2021, "Early
+  // convolutions help transformers see better").
+  TORCH_ARG(std::int64_t, stem_channels) = 0;
+  TORCH_ARG(std::int64_t, stem_layers) = 1;
   // Hidden width of the head Linear(M, h) -> ReLU -> Linear(h, classes).
   TORCH_ARG(std::int64_t, head_hidden_size) = 512;
   // Dropout before the head (training only).
@@ -56,6 +64,7 @@ struct ViTConfig {
   std::int64_t grid_size() const { return image_size_ / patch_size_; }
   // transformer() with max_seq_length = P + 1: what the encoder blocks are built with.
   TransformerConfig encoder_config() const;
+  // The patch embedding's options; its channels are stem_channels when there is a stem.
   PatchEmbeddingOptions patch_options() const;
   // "FG/positionwise M=256 H=4 enc=8 img=32x32x3 patch=8 (P=16) classes=10 ffn=4M linear"
   std::string summary() const;
@@ -82,6 +91,8 @@ class visTransformerImpl : public torch::nn::Module {
 
   const ViTConfig& config() const { return config_; }
 
+  // Empty unless config.stem_channels() > 0: Conv2d 3x3 -> GELU, stem_layers times.
+  torch::nn::Sequential stem{nullptr};
   PatchEmbeddingGenerator patch_embedding_generator{nullptr};
   torch::Tensor class_token;  // [1, 1, M], initialised N(0, 0.02^2)
   MasterEncoder master_encoder{nullptr};

@@ -70,6 +70,9 @@ struct ViTRunControl {
   double time_limit_s = 0;            // > 0: stop (with a checkpoint) after this long
   std::int64_t log_every = 50;        // steps between metrics.csv rows
   std::string device = "cpu";         // cpu | cuda | auto
+  // > 1: each step's batch is cut into this many chunks trained concurrently, one thread
+  // each (split_batch.h); the same gradient up to rounding. CPU only.
+  int workers = 1;
 };
 
 struct ViTTrainResult {
