@@ -259,8 +259,11 @@ int run_seq2seq_evaluation(const std::vector<std::string>& checkpoint_files, con
     if (checkpoint_files.empty()) throw std::invalid_argument("no checkpoint to evaluate");
     util::RuntimeOptions runtime;
     runtime.threads = request.threads;
-    util::configure_runtime(runtime);
+    const auto runtime_info = util::configure_runtime(runtime);
     const auto device = util::select_device(request.device);
+    // On a CPU, sentences decode in one chunk per thread (eval/decoding.h).
+    auto chunked = request;
+    if (device.is_cpu() && chunked.decode.workers <= 1) chunked.decode.workers = runtime_info.threads;
 
     CorpusCache cache;
     ScoredSentences sentences;
@@ -272,7 +275,7 @@ int run_seq2seq_evaluation(const std::vector<std::string>& checkpoint_files, con
     std::vector<std::string> skipped;
     for (const auto& path : checkpoint_files) {
       try {
-        all.push_back(evaluate_one(path, request, device, cache, &sentences));
+        all.push_back(evaluate_one(path, chunked, device, cache, &sentences));
       } catch (const train::CheckpointError& error) {
         if (checkpoint_files.size() == 1) throw;
         if (bar) bar->clear_line();

@@ -113,6 +113,9 @@ int main(int argc, char** argv) {
   setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, batch order and dropout", [](auto& s, auto v) { s.training.seed = v; })->group(training);
   app.add_option("--resume", resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
   app.add_option("--threads", threads, "intra-op CPU threads (default: all cores)")->group(training);
+  int workers = 0;
+  app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; default: one per thread)")
+      ->check(CLI::PositiveNumber)->group(training);
   setting<std::string>(app, overrides, "--device", "cpu, cuda or auto", [](auto& s, auto v) { s.training.device = v; })
       ->group(training)->check(CLI::IsMember({"cpu", "cuda", "auto"}));
 
@@ -133,7 +136,7 @@ int main(int argc, char** argv) {
     dls::util::RuntimeOptions runtime;
     runtime.threads = threads;
     runtime.log_level = log_level;
-    dls::util::configure_runtime(runtime);
+    const auto runtime_info = dls::util::configure_runtime(runtime);
     Seq2SeqPreset setup;
     if (!resume.empty()) {
       const auto info = dls::train::resume_info(resume);
@@ -154,6 +157,7 @@ int main(int argc, char** argv) {
     dls::train::Seq2SeqRunControl control;
     control.resume = resume;
     control.dry_run = dry_run;
+    control.workers = workers > 0 ? workers : runtime_info.threads;
     const auto result = dls::train::train_seq2seq(setup.model, setup.training, control);
     if (json) print_json(result);
     return 0;

@@ -1,5 +1,6 @@
 // Seq2seq benchmarks: a training step exactly as seq2seq_train makes it (forward, loss,
 // backward, optional clipping, optimizer step), and greedy or beam decoding of a batch.
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -10,6 +11,7 @@
 #include "dls/eval/decoding.h"
 #include "dls/eval/seq2seq_evaluation.h"
 #include "dls/train/optimizer.h"
+#include "dls/train/split_batch.h"
 #include "dls/train/seq2seq_options.h"
 
 namespace dls::bench {
@@ -56,8 +58,10 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
 
   BenchResult result;
   result.config = {{"preset", preset_name}, {"summary", config.summary()}, {"batch", std::to_string(batch)}};
+  if (o.task == "seq2seq-train") result.config.emplace_back("workers", std::to_string(o.workers));
   std::function<void(int)> step;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::optional<train::ScopedIntraOpThreads> single_thread;
   eval::LossOptions loss_options;
   loss_options.dlstudio = preset.training.dlstudio_loss;
   loss_options.label_smoothing = preset.training.label_smoothing;
@@ -65,11 +69,14 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
     result.unit = "pairs/s";
     model->train();
     optimizer = train::make_optimizer(model->parameters(), preset.training.optimizer, preset.training.schedule.base_lr);
+    if (o.workers > 1) single_thread.emplace(1);  // as train_seq2seq does
     step = [&](int i) {
       const auto& [src, tgt] = batches[static_cast<std::size_t>(i % kBatches)];
-      optimizer->zero_grad();
-      const auto loss = eval::sequence_loss(model(src, tgt), tgt.narrow(1, 1, L - 1), loss_options);
-      loss.backward();
+      const auto denominators = eval::loss_denominators(tgt.narrow(1, 1, L - 1), loss_options);
+      train::split_forward_backward(
+          model->parameters(), src, tgt, o.workers, [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
+            return eval::sequence_loss_share(model(s, t), t.narrow(1, 1, L - 1), loss_options, denominators);
+          });
       if (preset.training.optimizer.clip_grad_norm > 0) {
         torch::nn::utils::clip_grad_norm_(model->parameters(), preset.training.optimizer.clip_grad_norm);
       }

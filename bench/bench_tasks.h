@@ -21,6 +21,7 @@ struct BenchOptions {
   std::int64_t tgt_vocab = 21823;
   std::int64_t beam = 4;
   int warmup = 1, repeats = 3, iters = 2;
+  int workers = 1;             // vit-train: concurrent chunks per batch (split_batch.h)
   std::uint64_t seed = 0;
 };
 

@@ -1,5 +1,6 @@
 // ViT benchmarks: a training step as vit_train makes it (forward, label-smoothed
 // cross-entropy, backward, optional clipping, optimizer step) and inference of a batch.
+#include <optional>
 #include <stdexcept>
 
 #include <torch/torch.h>
@@ -7,6 +8,7 @@
 #include "bench_tasks.h"
 #include "dls/models/vit.h"
 #include "dls/train/optimizer.h"
+#include "dls/train/split_batch.h"
 #include "dls/train/vit_trainer.h"
 
 namespace dls::bench {
@@ -32,16 +34,24 @@ BenchResult run_vit_bench(const BenchOptions& o) {
   BenchResult result;
   result.unit = "images/s";
   result.config = {{"preset", preset_name}, {"summary", m.summary()}, {"batch", std::to_string(batch)}};
+  if (o.task == "vit-train") result.config.emplace_back("workers", std::to_string(o.workers));
   std::function<void(int)> step;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::optional<train::ScopedIntraOpThreads> single_thread;
   if (o.task == "vit-train") {
     model->train();
     optimizer = train::make_optimizer(model->parameters(), settings.optimizer, settings.lr);
     const auto ce = torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(settings.label_smoothing);
+    if (o.workers > 1) single_thread.emplace(1);  // as train_vit does
     step = [&, ce](int i) {
       const auto& [images, labels] = batches[static_cast<std::size_t>(i % kBatches)];
-      optimizer->zero_grad();
-      torch::nn::functional::cross_entropy(model(images), labels, ce).backward();
+      train::split_forward_backward(
+          model->parameters(), images, labels, o.workers,
+          [&](const torch::Tensor& x, const torch::Tensor& y, torch::Tensor* logits) {
+            *logits = model(x);
+            return torch::nn::functional::cross_entropy(*logits, y, ce) *
+                   (static_cast<double>(x.size(0)) / static_cast<double>(batch));
+          });
       if (settings.optimizer.clip_grad_norm > 0) {
         torch::nn::utils::clip_grad_norm_(model->parameters(), settings.optimizer.clip_grad_norm);
       }

@@ -68,12 +68,16 @@ int main(int argc, char** argv) {
   app.add_option("--seed", options.seed, "model and data seed")->capture_default_str();
   app.add_option("--gemm-size", gemm_size, "n of the n x n x n product measuring the GEMM rate")->capture_default_str();
   app.add_option("--threads", threads, "intra-op threads (default: all cores)");
+  int workers = 0;
+  app.add_option("--workers", workers, "vit-train: concurrent chunks per batch, one thread each (default: one per thread; 1: the plain loop)")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
   try {
     dls::util::RuntimeOptions runtime;
     runtime.threads = threads;
     dls::util::configure_runtime(runtime);
     threads = torch::get_num_threads();
+    options.workers = workers > 0 ? workers : threads;
     const double gemm = dls::bench::measure_gemm_gflops(gemm_size);
     std::fprintf(stderr, "%s: matrix product %dx%dx%d at %.1f GFLOP/s on %d threads\n", options.task.c_str(),
                  gemm_size, gemm_size, gemm_size, gemm, threads);

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "dls/models/decoder_session.h"
+#include "dls/util/parallel_chunks.h"
 
 namespace dls::eval {
 
@@ -101,16 +102,22 @@ std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tenso
                                    std::int64_t sos, std::int64_t eos,
                                    const DecodeOptions& options) {
   TORCH_CHECK(src.dim() == 2, "source tokens must be [B, L]");
-  torch::NoGradGuard no_grad;
   const bool was_training = model->is_training();
   model->eval();
-  std::vector<TokenIds> result;
-  switch (options.method) {
-    case DecodeMethod::kGreedy: result = greedy(model, src, sos, eos); break;
-    case DecodeMethod::kBeam: result = beam_search(model, src, sos, eos, options); break;
-    case DecodeMethod::kDLStudioOneShot: result = one_shot(model, src, sos, eos); break;
-  }
+  std::vector<std::vector<TokenIds>> parts(static_cast<std::size_t>(util::effective_chunks(src.size(0), options.workers)));
+  util::for_each_chunk(src.size(0), options.workers, [&](int k, std::int64_t begin, std::int64_t end) {
+    torch::NoGradGuard no_grad;  // grad mode is per thread
+    const auto rows = src.slice(0, begin, end);
+    auto& result = parts[static_cast<std::size_t>(k)];
+    switch (options.method) {
+      case DecodeMethod::kGreedy: result = greedy(model, rows, sos, eos); break;
+      case DecodeMethod::kBeam: result = beam_search(model, rows, sos, eos, options); break;
+      case DecodeMethod::kDLStudioOneShot: result = one_shot(model, rows, sos, eos); break;
+    }
+  });
   model->train(was_training);
+  std::vector<TokenIds> result;
+  for (auto& part : parts) std::move(part.begin(), part.end(), std::back_inserter(result));
   return result;
 }
 

@@ -27,6 +27,22 @@ torch::Tensor sequence_loss(const torch::Tensor& log_probs, const torch::Tensor&
   return (per_token * real).sum() / real.sum().clamp_min(1.0);
 }
 
+LossDenominators loss_denominators(const torch::Tensor& targets, const LossOptions& options) {
+  LossDenominators d;
+  d.rows = static_cast<double>(targets.size(0));
+  if (!options.dlstudio) d.real_tokens = (targets != options.pad_index).sum().item<double>();
+  return d;
+}
+
+torch::Tensor sequence_loss_share(const torch::Tensor& log_probs, const torch::Tensor& targets,
+                                  const LossOptions& options, const LossDenominators& batch) {
+  const auto chunk = loss_denominators(targets, options);
+  const auto loss = sequence_loss(log_probs, targets, options);
+  if (options.dlstudio) return loss * (chunk.rows / batch.rows);  // a mean over rows
+  // A mean over real tokens (a chunk without any has loss 0, and a share of 0).
+  return batch.real_tokens > 0 ? loss * (chunk.real_tokens / batch.real_tokens) : loss;
+}
+
 double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs,
                     const LossOptions& options, std::int64_t batch_size) {
   torch::NoGradGuard no_grad;

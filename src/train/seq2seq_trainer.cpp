@@ -1,6 +1,7 @@
 // The seq2seq training loop.
 #include "dls/train/seq2seq_trainer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -12,6 +13,7 @@
 #include "dls/train/optimizer.h"
 #include "dls/train/rng_state.h"
 #include "dls/train/run_directory.h"
+#include "dls/train/split_batch.h"
 #include "dls/util/progress.h"
 #include "dls/util/runtime.h"
 #include "seq2seq_data.h"
@@ -29,7 +31,7 @@ struct Validation {
 };
 
 Validation validate(Seq2SeqTransformer& model, const Seq2SeqData& data,
-                    const Seq2SeqTrainOptions& options) {
+                    const Seq2SeqTrainOptions& options, int workers) {
   Validation v;
   if (data.validation.size() == 0) return v;
   eval::LossOptions loss_options;
@@ -41,8 +43,10 @@ Validation validate(Seq2SeqTransformer& model, const Seq2SeqData& data,
     rows = options.bleu_sentences;
     indices.resize(static_cast<std::size_t>(rows));
   }
+  eval::DecodeOptions decode;
+  decode.workers = workers;  // sentences in concurrent chunks: the same translations
   v.translations = eval::translate_and_score(model, data.validation.src.narrow(0, 0, rows),
-                                             data.spanish, spanish_sentences(data, indices));
+                                             data.spanish, spanish_sentences(data, indices), decode);
   return v;
 }
 
@@ -57,6 +61,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
                                  const Seq2SeqRunControl& control) {
   const auto start = TrainClock::now();
   const torch::Device device = util::select_device(options.device);
+  const int workers = device.is_cpu() ? std::max(1, control.workers) : 1;
   const bool resuming = !control.resume.empty();
   std::optional<CheckpointReader> reader;
   Seq2SeqCheckpointInfo checkpoint;
@@ -94,8 +99,9 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
   spdlog::info("Number of learnable params in Master Encoder: {}", result.encoder_parameters);
   spdlog::info("Number of learnable params in Master Decoder: {}", result.decoder_parameters);
   spdlog::info("Number of learnable params in the whole model (embeddings included): {}", result.parameters);
-  spdlog::info("{} steps per epoch of {} pairs, {} epochs, device {}", steps_per_epoch, batch,
-               options.epochs, device.str());
+  spdlog::info("{} steps per epoch of {} pairs, {} epochs, device {}{}", steps_per_epoch, batch,
+               options.epochs, device.str(),
+               workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks" : std::string());
   RunDirectory run(options.run_dir.empty() ? run_dir_of(control.resume) : options.run_dir);
   result.run_dir = run.path();
   if (control.dry_run) {
@@ -165,6 +171,8 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
     double window_loss = 0, epoch_seconds = 0, lr = 0;
     std::int64_t window_steps = 0, epoch_pairs = 0;
     model->train();
+    std::optional<ScopedIntraOpThreads> single_thread;  // for the epoch's steps, not its validation
+    if (workers > 1) single_thread.emplace(1);
     while (progress.step_in_epoch < steps_per_epoch) {
       const auto step_start = TrainClock::now();
       const std::int64_t first = progress.step_in_epoch * batch;
@@ -173,16 +181,20 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
       const auto tgt = data.train.tgt.index_select(0, rows).to(device);
       lr = schedule.at(progress.global_step + 1);
       set_learning_rate(*optimizer, lr);
-      const auto loss = eval::sequence_loss(model(src, tgt), tgt.narrow(1, 1, L1), loss_options);
-      const double loss_value = loss.item<double>();
+      // Forward and backward, in `workers` concurrent chunks of the batch.
+      const auto denominators = eval::loss_denominators(tgt.narrow(1, 1, L1), loss_options);
+      const auto step = split_forward_backward(
+          model->parameters(), src, tgt, workers,
+          [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
+            return eval::sequence_loss_share(model(s, t), t.narrow(1, 1, L1), loss_options, denominators);
+          });
+      const double loss_value = step.loss;
       if (!std::isfinite(loss_value)) {
         bar.finish();
         throw Seq2SeqDiverged("training diverged at epoch " + std::to_string(epoch) + " step " +
                               std::to_string(progress.global_step + 1) + " (loss " + std::to_string(loss_value) +
                               "); last good checkpoint: " + (last_checkpoint.empty() ? "none" : last_checkpoint));
       }
-      optimizer->zero_grad();
-      loss.backward();
       if (options.optimizer.clip_grad_norm > 0) {
         torch::nn::utils::clip_grad_norm_(model->parameters(), options.optimizer.clip_grad_norm);
       }
@@ -220,6 +232,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
       }
       if (stop) break;
     }
+    single_thread.reset();
     bar.update(std::min(n_train, progress.step_in_epoch * batch));
     bar.finish();
     train_seconds += epoch_seconds;
@@ -228,7 +241,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
     const double epoch_rate = epoch_seconds > 0 ? static_cast<double>(epoch_pairs) / epoch_seconds : 0;
     const bool epoch_complete = progress.step_in_epoch >= steps_per_epoch;
     if (epoch_complete) {
-      last_validation = validate(model, data, options);
+      last_validation = validate(model, data, options, workers);
       progress.val_loss = result.val_loss = last_validation->loss;
       progress.val_bleu = result.val_bleu = last_validation->translations.bleu.bleu;
       progress.wall_s = wall_before + seconds_since(start);

@@ -3,6 +3,7 @@ list(APPEND DLS_SOURCES
   util/bitmap_font.cpp
   util/canvas.cpp
   util/colormap.cpp
+  util/parallel_chunks.cpp
   util/csv.cpp
   util/file_io.cpp
   util/heat_map.cpp

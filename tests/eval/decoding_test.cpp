@@ -116,6 +116,23 @@ TEST_P(Decoding, BeamAsWideAsTheVocabularyIsExhaustiveForTwoWords) {
   EXPECT_NEAR(score, best, 1e-5);
 }
 
+// The fast path: sentences decoded in concurrent chunks give the plain loop's translations,
+// for every method, with even and uneven chunks and more workers than sentences.
+TEST_P(Decoding, ChunksOnThreadsEqualThePlainLoop) {
+  const auto src = sources(13, 6, 23);
+  for (const auto method : {DecodeMethod::kGreedy, DecodeMethod::kBeam, DecodeMethod::kDLStudioOneShot}) {
+    DecodeOptions options;
+    options.method = method;
+    options.beam_size = 3;
+    const auto plain = decode_batch(model_, src, kSos, kEos, options);
+    for (const int workers : {2, 3, 20}) {
+      options.workers = workers;
+      EXPECT_EQ(decode_batch(model_, src, kSos, kEos, options), plain)
+          << to_string(method) << " with " << workers << " workers";
+    }
+  }
+}
+
 TEST_P(Decoding, OneShotReadsEveryPositionOfOnePass) {
   torch::NoGradGuard no_grad;
   auto tgt = torch::full({src_.size(0), src_.size(1)}, kEos, torch::kLong);

@@ -6,8 +6,10 @@
 
 #include <torch/torch.h>
 
+#include "dls/eval/seq2seq_evaluation.h"
 #include "dls/models/vit.h"
 #include "dls/train/vit_trainer.h"
+#include "support/small_models.h"
 #include "support/vit_runs.h"
 
 namespace dls::train {
@@ -62,6 +64,48 @@ TEST(SplitForwardBackward, ChunkedGradientEqualsOnePass) {
     }
   }
 }
+
+// Seq2seq: the chunks' loss shares add up to the batch loss (DLStudio's row mean and the
+// standard token mean with padding and label smoothing), and the chunked gradient equals
+// the plain one, in every variant and layout.
+class SplitSeq2Seq : public ::testing::TestWithParam<testing::VariantLayout> {};
+
+TEST_P(SplitSeq2Seq, ChunkedGradientEqualsOnePass) {
+  torch::manual_seed(3);
+  Seq2SeqTransformer model(testing::small_config(GetParam().variant, GetParam().layout));
+  const auto src = testing::random_tokens(7, 6, 23);
+  auto tgt = testing::random_tokens(7, 6, 29);
+  tgt.index_put_({torch::indexing::Slice(0, 3), torch::indexing::Slice(3, 6)}, 2);  // padding (pad_index 2)
+  tgt.index_put_({4, torch::indexing::Slice(1, 6)}, 2);  // a row with no real target at all
+  for (const bool dlstudio : {true, false}) {
+    eval::LossOptions options;
+    options.dlstudio = dlstudio;
+    options.label_smoothing = dlstudio ? 0.0 : 0.1;
+    options.pad_index = 2;
+    const auto targets = tgt.narrow(1, 1, 5);
+    const auto denominators = eval::loss_denominators(targets, options);
+    const auto loss_fn = [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
+      return eval::sequence_loss_share(model(s, t), t.narrow(1, 1, 5), options, denominators);
+    };
+    const auto whole = eval::sequence_loss(model(src, tgt), targets, options).item<double>();
+    const auto plain = split_forward_backward(model->parameters(), src, tgt, 1, loss_fn);
+    EXPECT_NEAR(plain.loss, whole, 1e-6);
+    std::vector<torch::Tensor> expected;
+    for (const auto& p : model->parameters()) expected.push_back(p.grad().clone());
+    for (const int chunks : {2, 3}) {
+      const auto split = split_forward_backward(model->parameters(), src, tgt, chunks, loss_fn);
+      EXPECT_NEAR(split.loss, whole, 1e-5) << chunks << " chunks, dlstudio loss " << dlstudio;
+      const auto params = model->parameters();
+      for (std::size_t i = 0; i < params.size(); ++i) {
+        EXPECT_TRUE(torch::allclose(params[i].grad(), expected[i], 1e-4, 1e-6))
+            << chunks << " chunks, dlstudio loss " << dlstudio << ", parameter " << i;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, SplitSeq2Seq, ::testing::ValuesIn(testing::kAllVariantLayouts),
+                         testing::name_of);
 
 // Gradients replace, not accumulate: two identical steps leave the same gradient, and a
 // parameter the loss never reaches gets zeros rather than a stale value.

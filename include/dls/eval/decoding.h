@@ -21,6 +21,9 @@ struct DecodeOptions {
   std::int64_t beam_size = 4;   // kBeam
   double length_penalty = 0.0;  // kBeam: GNMT's alpha, score / ((5 + n) / 6)^alpha; 0 = none
   std::int64_t batch_size = 256;  // sentences decoded together (translate())
+  // > 1: a batch's sentences decoded in this many chunks concurrently, one thread each
+  // (util::for_each_chunk); the same translations (each sentence is decoded on its own).
+  int workers = 1;
 };
 
 // One translation per source row: the word ids after SOS, EOS excluded.

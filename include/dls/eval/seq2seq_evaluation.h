@@ -30,6 +30,20 @@ struct LossOptions {
 torch::Tensor sequence_loss(const torch::Tensor& log_probs, const torch::Tensor& targets,
                             const LossOptions& options);
 
+// What a batch's loss counts over: its rows (DLStudio's loss averages over them) and its
+// real (non-padding) target tokens (the standard loss averages over those).
+struct LossDenominators {
+  double rows = 0;
+  double real_tokens = 0;
+};
+LossDenominators loss_denominators(const torch::Tensor& targets, const LossOptions& options);
+
+// The share of a batch's sequence_loss contributed by some of its rows (log_probs and
+// targets of those rows; `batch` from the whole batch's targets): the shares of disjoint
+// row chunks add up to sequence_loss of the whole batch. For data-parallel steps.
+torch::Tensor sequence_loss_share(const torch::Tensor& log_probs, const torch::Tensor& targets,
+                                  const LossOptions& options, const LossDenominators& batch);
+
 // The loss over all pairs in eval mode without gradients (mean over batches, weighted by
 // batch size). Restores the model's training mode.
 double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs,

@@ -20,6 +20,9 @@ namespace dls::train {
 struct Seq2SeqRunControl {
   std::string resume;    // checkpoint file or run directory (its newest checkpoint)
   bool dry_run = false;  // read the data, build the model, print the report, stop
+  // > 1 (CPU): each step's batch is cut into this many chunks trained concurrently, one
+  // thread each (split_batch.h); the same gradient up to rounding.
+  int workers = 1;
 };
 
 struct Seq2SeqTrainResult {

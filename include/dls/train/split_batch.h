@@ -1,10 +1,6 @@
 // Data parallelism inside one process: a batch cut into consecutive chunks whose forward and
-// backward passes run concurrently, one thread per chunk with one intra-op thread each, and
-// the chunks' gradients summed into the parameters' grad().
-//
-// Why: on a 2-core CPU the ViT presets' matrix products are too small to keep two intra-op
-// threads busy, and every operator pays an OpenMP barrier; two single-threaded passes over
-// half batches do the same arithmetic without the barriers (see bench/PERFORMANCE.md).
+// backward passes run concurrently (util::for_each_chunk: one thread per chunk, one intra-op
+// thread each), and the chunks' gradients summed into the parameters' grad().
 #pragma once
 
 #include <functional>
@@ -12,17 +8,19 @@
 
 #include <torch/types.h>
 
+#include "dls/util/parallel_chunks.h"
+
 namespace dls::train {
 
 // The loss of one chunk as its share of the batch loss (e.g. the chunk's mean cross-entropy
 // times chunk size / batch size, so that the chunks' losses add up to the batch's), and the
-// chunk's model outputs in *outputs.
+// chunk's model outputs in *outputs (which it may leave undefined).
 using ChunkLossFn = std::function<torch::Tensor(const torch::Tensor& inputs, const torch::Tensor& targets,
                                                 torch::Tensor* outputs)>;
 
 struct SplitStepResult {
   double loss = 0;        // the sum of the chunks' losses: the batch loss
-  torch::Tensor outputs;  // the chunks' outputs concatenated along dimension 0, detached
+  torch::Tensor outputs;  // the chunks' outputs concatenated along dimension 0, detached (if given)
 };
 
 // Computes loss_fn on `chunks` consecutive slices of (inputs, targets) along dimension 0 and
@@ -35,19 +33,7 @@ SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& paramet
                                        const torch::Tensor& inputs, const torch::Tensor& targets,
                                        int chunks, const ChunkLossFn& loss_fn);
 
-// Sets this thread's intra-op thread count for the guard's lifetime. A trainer that splits
-// its batches runs its own operators (optimizer step, gradient sums) with one thread: an
-// OpenMP team left on the calling thread keeps spinning after each operator and takes a
-// core from the chunks' threads (measured: 1,421 against 1,739 images/s, fashion preset).
-class ScopedIntraOpThreads {
- public:
-  explicit ScopedIntraOpThreads(int threads);
-  ~ScopedIntraOpThreads();
-  ScopedIntraOpThreads(const ScopedIntraOpThreads&) = delete;
-  ScopedIntraOpThreads& operator=(const ScopedIntraOpThreads&) = delete;
-
- private:
-  int saved_;
-};
+// The guard a trainer that splits its batches keeps around its steps.
+using util::ScopedIntraOpThreads;
 
 }  // namespace dls::train
