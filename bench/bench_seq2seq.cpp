@@ -68,7 +68,10 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   if (o.task == "seq2seq-train") {
     result.unit = "pairs/s";
     model->train();
-    optimizer = train::make_optimizer(model->parameters(), preset.training.optimizer, preset.training.schedule.base_lr);
+    auto optimizer_options = preset.training.optimizer;
+    optimizer_options.fused = !o.plain_adam;
+    result.config.emplace_back("adam", o.plain_adam ? "plain" : "fused");
+    optimizer = train::make_optimizer(model->parameters(), optimizer_options, preset.training.schedule.base_lr);
     if (o.workers > 1) single_thread.emplace(1);  // as train_seq2seq does
     step = [&](int i) {
       const auto& [src, tgt] = batches[static_cast<std::size_t>(i % kBatches)];

@@ -22,6 +22,7 @@ struct BenchOptions {
   std::int64_t beam = 4;
   int warmup = 1, repeats = 3, iters = 2;
   int workers = 1;             // vit-train: concurrent chunks per batch (split_batch.h)
+  bool plain_adam = false;     // LibTorch's Adam/AdamW step instead of the fused one
   std::uint64_t seed = 0;
 };
 

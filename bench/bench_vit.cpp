@@ -40,7 +40,10 @@ BenchResult run_vit_bench(const BenchOptions& o) {
   std::optional<train::ScopedIntraOpThreads> single_thread;
   if (o.task == "vit-train") {
     model->train();
-    optimizer = train::make_optimizer(model->parameters(), settings.optimizer, settings.lr);
+    auto optimizer_options = settings.optimizer;
+    optimizer_options.fused = !o.plain_adam;
+    result.config.emplace_back("adam", o.plain_adam ? "plain" : "fused");
+    optimizer = train::make_optimizer(model->parameters(), optimizer_options, settings.lr);
     const auto ce = torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(settings.label_smoothing);
     if (o.workers > 1) single_thread.emplace(1);  // as train_vit does
     step = [&, ce](int i) {

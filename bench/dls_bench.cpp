@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   int workers = 0;
   app.add_option("--workers", workers, "vit-train: concurrent chunks per batch, one thread each (default: one per thread; 1: the plain loop)")
       ->check(CLI::PositiveNumber);
+  app.add_flag("--plain-adam", options.plain_adam, "training: LibTorch's Adam/AdamW step instead of the fused one (fused_adam.h)");
   CLI11_PARSE(app, argc, argv);
   try {
     dls::util::RuntimeOptions runtime;

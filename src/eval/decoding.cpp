@@ -24,7 +24,9 @@ std::vector<TokenIds> greedy(Seq2SeqTransformer& model, const torch::Tensor& src
   DecoderSession session(model, src, sos);
   auto finished = torch::zeros({src.size(0)}, src.options().dtype(torch::kBool));
   while (session.length() < session.max_length()) {
-    auto words = session.step().argmax(-1);
+    // argmax of the logits: the same word as of the log-probabilities, one pass over the
+    // vocabulary instead of four (log_softmax's max, exp-sum, subtraction, then argmax).
+    auto words = session.step(/*log_probabilities=*/false).argmax(-1);
     words.masked_fill_(finished, eos);
     session.append(words);
     finished.logical_or_(words == eos);

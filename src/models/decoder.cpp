@@ -171,25 +171,28 @@ torch::Tensor MasterDecoderWithMaskingImpl::forward_prefix_loop(const torch::Ten
 
 torch::Tensor MasterDecoderWithMaskingImpl::predict_word(
     const torch::Tensor& target, const std::vector<AttentionMemory>& memories, std::int64_t k,
-    AttentionTrace* trace) {
+    AttentionTrace* trace, bool log_probabilities) {
   const std::int64_t batch = target.size(0), length = target.size(1);
   TORCH_CHECK(k >= 1 && k < length, "prefix length k = ", k, " outside 1..", length - 1);
   DecoderMasks masks;
   masks.row_keep = prefix_row_keep(k, 1, batch, length, target.options());
   auto x = run_stack(target, memories, masks, trace, 0);
-  return torch::log_softmax(out(x.select(1, k)), -1);  // [B, V]
+  const auto logits = out(x.select(1, k));  // [B, V]
+  return log_probabilities ? torch::log_softmax(logits, -1) : logits;
 }
 
 torch::Tensor MasterDecoderWithMaskingImpl::predict_next(
     const torch::Tensor& x_new, const std::vector<AttentionMemory>& memories,
-    const torch::Tensor& memory_mask, std::vector<KeyValueCache>& caches, std::int64_t capacity) {
+    const torch::Tensor& memory_mask, std::vector<KeyValueCache>& caches, std::int64_t capacity,
+    bool log_probabilities) {
   TORCH_CHECK(caches.size() == basic_decoder_arr->size(), "one cache per decoder layer");
   auto x = x_new;
   for (std::size_t i = 0; i < basic_decoder_arr->size(); ++i) {
     x = basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward_cached(
         x, memories[i], memory_mask, caches[i], capacity);
   }
-  return torch::log_softmax(out(x.select(1, x.size(1) - 1)), -1);  // [B, V]
+  const auto logits = out(x.select(1, x.size(1) - 1));  // [B, V]
+  return log_probabilities ? torch::log_softmax(logits, -1) : logits;
 }
 
 }  // namespace dls

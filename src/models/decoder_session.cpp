@@ -21,15 +21,16 @@ DecoderSession::DecoderSession(Seq2SeqTransformer model, const torch::Tensor& sr
   if (cached_) caches_.resize(model_->config().num_decoders());
 }
 
-torch::Tensor DecoderSession::step() {
+torch::Tensor DecoderSession::step(bool log_probabilities) {
   TORCH_CHECK(length_ < capacity_, "the sentence is already at its maximum length ", capacity_);
   if (cached_) {
     // Feed the newest token only: [R, 1] at position length-1.
     const auto x = model_->embeddings_generator_es(tokens_.narrow(1, length_ - 1, 1), length_ - 1);
-    return model_->master_decoder->predict_next(x, memories_, memory_mask_, caches_, capacity_);
+    return model_->master_decoder->predict_next(x, memories_, memory_mask_, caches_, capacity_,
+                                                log_probabilities);
   }
   const auto target = model_->embeddings_generator_es(tokens_);  // [R, L, M]
-  return model_->master_decoder->predict_word(target, memories_, length_);
+  return model_->master_decoder->predict_word(target, memories_, length_, nullptr, log_probabilities);
 }
 
 void DecoderSession::append(const torch::Tensor& words) {

@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "dls/train/fused_adam.h"
+
 namespace dls::train {
 
 util::KeyValues OptimizerOptions::to_settings() const {
@@ -32,17 +34,19 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tenso
                                                         const OptimizerOptions& options,
                                                         double lr) {
   if (options.kind == OptimizerKind::kAdamW) {
-    return std::make_unique<torch::optim::AdamW>(
-        std::move(parameters), torch::optim::AdamWOptions(lr)
-                                   .betas({options.beta1, options.beta2})
-                                   .eps(options.eps)
-                                   .weight_decay(options.weight_decay));
+    auto adamw = torch::optim::AdamWOptions(lr)
+                     .betas({options.beta1, options.beta2})
+                     .eps(options.eps)
+                     .weight_decay(options.weight_decay);
+    if (options.fused) return std::make_unique<FusedAdamW>(std::move(parameters), adamw, at::get_num_threads());
+    return std::make_unique<torch::optim::AdamW>(std::move(parameters), adamw);
   }
-  return std::make_unique<torch::optim::Adam>(std::move(parameters),
-                                              torch::optim::AdamOptions(lr)
-                                                  .betas({options.beta1, options.beta2})
-                                                  .eps(options.eps)
-                                                  .weight_decay(options.weight_decay));
+  auto adam = torch::optim::AdamOptions(lr)
+                  .betas({options.beta1, options.beta2})
+                  .eps(options.eps)
+                  .weight_decay(options.weight_decay);
+  if (options.fused) return std::make_unique<FusedAdam>(std::move(parameters), adam, at::get_num_threads());
+  return std::make_unique<torch::optim::Adam>(std::move(parameters), adam);
 }
 
 void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {

@@ -234,7 +234,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
     }
     single_thread.reset();
     bar.update(std::min(n_train, progress.step_in_epoch * batch));
-    bar.finish();
+    bar.finish({{"loss", number_text(progress.train_loss, "%.4f")}, {"lr", number_text(lr, "%.2e")}});
     train_seconds += epoch_seconds;
     pairs_trained += epoch_pairs;
     result.final_loss = progress.train_loss;

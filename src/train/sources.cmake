@@ -3,6 +3,7 @@ list(APPEND DLS_SOURCES
   train/checkpoint.cpp
   train/metrics_file.cpp
   train/lr_schedule.cpp
+  train/fused_adam.cpp
   train/optimizer.cpp
   train/rng_state.cpp
   train/run_directory.cpp

@@ -22,12 +22,16 @@ SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& paramet
   SplitStepResult step;
   const auto batch = inputs.size(0);
   if (util::effective_chunks(batch, chunks) == 1) {
-    for (const auto& p : parameters) {
-      if (p.grad().defined()) p.mutable_grad().zero_();
-    }
+    // Undefined gradients rather than zeroed ones: backward() then hands each parameter
+    // the buffer it computed instead of adding it to a zeroed one, two passes fewer over
+    // every gradient (1.1 GB of them in the dlstudio config).
+    for (auto p : parameters) p.mutable_grad() = torch::Tensor();
     torch::Tensor outputs;
     const auto loss = loss_fn(inputs, targets, &outputs);
     loss.backward();
+    for (auto p : parameters) {
+      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);  // as the chunked path
+    }
     step.loss = loss.item<double>();
     if (outputs.defined()) step.outputs = outputs.detach();
     return step;
@@ -50,7 +54,13 @@ SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& paramet
     for (const auto& r : results) {
       const auto& g = r.gradients[i];
       if (!g.defined()) continue;
-      sum = sum.defined() ? sum.add_(g) : g.clone();
+      if (sum.defined()) {
+        sum.add_(g);
+      } else {
+        // The first chunk's gradient is ours alone (its graph is gone): accumulate into it
+        // unless it is a view that cannot be written, e.g. an expanded (stride-0) tensor.
+        sum = g.is_contiguous() ? g : g.clone();
+      }
     }
     if (!sum.defined()) sum = torch::zeros_like(parameters[i]);
     auto param = parameters[i];

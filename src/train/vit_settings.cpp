@@ -55,8 +55,10 @@ ViTTrainSettings dlstudio_preset() {
 // Fashion-MNIST on a 2-core CPU: 7 x 7 patches (16 tokens + class token), M = 128, 4 heads,
 // 4 standard (vaswani, pre-LN) encoders with FFN 2M, AdamW with one epoch of warm-up and
 // cosine decay, label smoothing 0.1, random crops (pad 2) and flips; 15 epochs. Short
-// experiments on subsets (see the project notes) found 7 x 7 patches with M = 128 learning
-// faster per second of CPU than 4 x 4 patches with M = 64 or 96.
+// experiments on subsets found 7 x 7 patches with M = 128 learning faster per second of CPU
+// than 4 x 4 patches with M = 64 or 96. Without the crops the model learns much faster
+// (87.3 % instead of 82.9 % after a 3-epoch schedule) but overfits: 26 epochs ended at
+// 89.99 % test accuracy with 96.7 % training accuracy (README, Results).
 ViTTrainSettings fashion_preset() {
   ViTTrainSettings s;
   s.preset = "fashion";

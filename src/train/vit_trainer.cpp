@@ -212,7 +212,13 @@ ViTTrainResult train_vit(const ViTTrainSettings& settings, const ViTRunControl& 
     }
     single_thread.reset();
     bar.update(state.epoch_seen);
-    bar.finish();
+    util::ProgressFields final_fields;  // the epoch's final values, not the last drawn ones
+    if (state.epoch_seen > 0) {
+      final_fields = {{"loss", number_text(state.epoch_loss_sum / static_cast<double>(state.epoch_seen), "%.4f")},
+                      {"acc", number_text(100.0 * static_cast<double>(state.epoch_correct) / static_cast<double>(state.epoch_seen), "%.1f%%")},
+                      {"lr", number_text(lr, "%.2e")}};
+    }
+    bar.finish(final_fields);
     train_seconds += epoch_seconds;
     images_trained += epoch_images;
     state.images_per_s = epoch_seconds > 0 ? static_cast<double>(epoch_images) / epoch_seconds : 0;

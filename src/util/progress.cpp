@@ -110,8 +110,9 @@ void ProgressBar::update(std::int64_t done, const ProgressFields& fields) {
   draw(false);
 }
 
-void ProgressBar::finish() {
+void ProgressBar::finish(const ProgressFields& fields) {
   if (finished_) return;
+  if (!fields.empty()) fields_ = fields;
   draw(true);
   finished_ = true;
 }

@@ -10,6 +10,7 @@
 
 #include <torch/torch.h>
 
+#include "dls/models/decoder_session.h"
 #include "support/small_models.h"
 
 namespace dls::eval {
@@ -75,6 +76,22 @@ TEST_P(Decoding, GreedyEqualsRerunningTheModelOnThePrefix) {
   std::size_t words = 0;
   for (const auto& t : fast) words += t.size();
   EXPECT_GT(words, 0u);
+}
+
+// Greedy decoding takes the argmax of the logits (no log_softmax over the vocabulary): a
+// session's logits normalise to the log-probabilities it gives otherwise, at every step.
+TEST_P(Decoding, SessionLogitsNormaliseToItsLogProbabilities) {
+  torch::NoGradGuard no_grad;
+  DecoderSession with_logits(model_, src_, kSos), with_log_probs(model_, src_, kSos);
+  while (with_logits.length() < with_logits.max_length()) {
+    const auto logits = with_logits.step(/*log_probabilities=*/false);
+    const auto log_probs = with_log_probs.step();
+    EXPECT_TRUE(torch::allclose(torch::log_softmax(logits, -1), log_probs, 1e-5, 1e-6));
+    const auto words = logits.argmax(-1);
+    EXPECT_TRUE(torch::equal(words, log_probs.argmax(-1)));
+    with_logits.append(words);
+    with_log_probs.append(words);
+  }
 }
 
 TEST_P(Decoding, BeamOfOneIsGreedy) {

@@ -85,16 +85,18 @@ class MasterDecoderWithMaskingImpl : public torch::nn::Module {
   std::vector<AttentionMemory> project_memories(const torch::Tensor& encoder_out);
 
   // dlstudio decoding: log-probabilities [B, V] of word k given target rows 0..k-1
-  // (the rest is zeroed), target [B, L, M].
+  // (the rest is zeroed), target [B, L, M]. log_probabilities = false: the output layer's
+  // scores (logits) instead, which rank the words the same way.
   torch::Tensor predict_word(const torch::Tensor& target,
                              const std::vector<AttentionMemory>& memories, std::int64_t k,
-                             AttentionTrace* trace = nullptr);
+                             AttentionTrace* trace = nullptr, bool log_probabilities = true);
 
-  // vaswani decoding step: x_new [B, 1, M] at position caches[0].length -> [B, V].
+  // vaswani decoding step: x_new [B, 1, M] at position caches[0].length -> [B, V]
+  // (log-probabilities, or logits as for predict_word).
   torch::Tensor predict_next(const torch::Tensor& x_new,
                              const std::vector<AttentionMemory>& memories,
                              const torch::Tensor& memory_mask, std::vector<KeyValueCache>& caches,
-                             std::int64_t capacity);
+                             std::int64_t capacity, bool log_probabilities = true);
 
   torch::nn::ModuleList basic_decoder_arr{nullptr};
   torch::nn::Linear out{nullptr};

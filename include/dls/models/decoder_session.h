@@ -25,8 +25,9 @@ class DecoderSession {
                  const torch::Tensor& src_padding = {});
 
   // Log-probabilities [R, V] of the next word of every row, given the tokens so far.
-  // Call once per position, then append() the chosen words.
-  torch::Tensor step();
+  // Call once per position, then append() the chosen words. log_probabilities = false:
+  // the logits, whose argmax is the same word without normalising over the vocabulary.
+  torch::Tensor step(bool log_probabilities = true);
 
   // Appends one word per row: words [R] int64.
   void append(const torch::Tensor& words);

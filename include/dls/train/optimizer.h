@@ -21,6 +21,9 @@ struct OptimizerOptions {
   double eps = 1e-6;
   double weight_decay = 0.0;    // AdamW: decoupled; Adam: L2 added to the gradient
   double clip_grad_norm = 0.0;  // > 0: clip the global gradient norm to this value
+  // One pass per tensor (FusedAdam/FusedAdamW) instead of LibTorch's operator sequence;
+  // the same update. Not saved: a choice of implementation, not of training.
+  bool fused = true;
 
   util::KeyValues to_settings() const;
   static OptimizerOptions from_settings(const util::KeyValues& settings);

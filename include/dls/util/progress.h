@@ -65,8 +65,9 @@ class ProgressBar {
   void update(std::int64_t done, const ProgressFields& fields = {});
   bool due() const;
 
-  // Draws the final line (and the newline on a terminal). Later calls do nothing.
-  void finish();
+  // Draws the final line (and the newline on a terminal), with `fields` if given (the
+  // final values, which update() may not have copied). Later calls do nothing.
+  void finish(const ProgressFields& fields = {});
 
   // Erases the live line (terminal only) so that a log line can be printed in its place;
   // the next update() draws it again below.

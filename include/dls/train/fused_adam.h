@@ -1,0 +1,39 @@
+// Adam and AdamW with the whole update of a parameter in one pass over its memory.
+//
+// LibTorch's Adam::step updates each tensor with seven separate operators (two for each
+// moment, sqrt, division, addcdiv) and two temporaries the size of the parameter. For the
+// dlstudio seq2seq config (282 M parameters) that is ~20 passes over 1.1 GB tensors and
+// 2.2 GB of fresh pages per step. The fused step reads p, g, m, v once and writes p, m, v
+// once, split across threads.
+//
+// Same state (AdamParamState: step, exp_avg, exp_avg_sq), same serialisation and same
+// options as torch::optim::Adam / AdamW, so checkpoints written with either load in the
+// other. Parameters that are not contiguous float32 CPU tensors (CUDA, double), AMSGrad
+// and sparse gradients take LibTorch's own step.
+#pragma once
+
+#include <vector>
+
+#include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
+
+namespace dls::train {
+
+// Base: torch::optim::Adam (L2 weight decay added to the gradient) or torch::optim::AdamW
+// (decoupled weight decay); Options: its options type.
+template <typename Base, typename Options>
+class FusedAdamOf : public Base {
+ public:
+  // threads: how many threads share the update (the intra-op count when it is built).
+  FusedAdamOf(std::vector<torch::Tensor> params, Options options, int threads)
+      : Base(std::move(params), std::move(options)), threads_(threads) {}
+  torch::Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr) override;
+
+ private:
+  int threads_;
+};
+
+using FusedAdam = FusedAdamOf<torch::optim::Adam, torch::optim::AdamOptions>;
+using FusedAdamW = FusedAdamOf<torch::optim::AdamW, torch::optim::AdamWOptions>;
+
+}  // namespace dls::train
