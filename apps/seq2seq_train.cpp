@@ -16,6 +16,7 @@
 
 #include "cli_overrides.h"
 #include "dls/train/seq2seq_trainer.h"
+#include "dls/train/split_batch.h"
 #include "dls/util/json.h"
 #include "dls/util/runtime.h"
 #include "error_line.h"
@@ -157,7 +158,9 @@ int main(int argc, char** argv) {
     dls::train::Seq2SeqRunControl control;
     control.resume = resume;
     control.dry_run = dry_run;
-    control.workers = workers > 0 ? workers : runtime_info.threads;
+    control.workers = workers > 0 ? workers
+                                  : dls::train::default_training_chunks(setup.model.transformer().layout(),
+                                                                        runtime_info.threads);
     const auto result = dls::train::train_seq2seq(setup.model, setup.training, control);
     if (json) print_json(result);
     return 0;

@@ -58,7 +58,12 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
 
   BenchResult result;
   result.config = {{"preset", preset_name}, {"summary", config.summary()}, {"batch", std::to_string(batch)}};
-  if (o.task == "seq2seq-train") result.config.emplace_back("workers", std::to_string(o.workers));
+  // Chunks per batch as seq2seq_train (training) and checkpoint_eval (decoding) choose them.
+  const int threads = torch::get_num_threads();
+  const int workers = o.workers > 0 ? o.workers
+                      : o.task == "seq2seq-train" ? train::default_training_chunks(config.transformer().layout(), threads)
+                                                  : threads;
+  result.config.emplace_back("workers", std::to_string(workers));
   std::function<void(int)> step;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::optional<train::ScopedIntraOpThreads> single_thread;
@@ -72,12 +77,12 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
     optimizer_options.fused = !o.plain_adam;
     result.config.emplace_back("adam", o.plain_adam ? "plain" : "fused");
     optimizer = train::make_optimizer(model->parameters(), optimizer_options, preset.training.schedule.base_lr);
-    if (o.workers > 1) single_thread.emplace(1);  // as train_seq2seq does
+    if (workers > 1) single_thread.emplace(1);  // as train_seq2seq does
     step = [&](int i) {
       const auto& [src, tgt] = batches[static_cast<std::size_t>(i % kBatches)];
       const auto denominators = eval::loss_denominators(tgt.narrow(1, 1, L - 1), loss_options);
       train::split_forward_backward(
-          model->parameters(), src, tgt, o.workers, [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
+          model->parameters(), src, tgt, workers, [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
             return eval::sequence_loss_share(model(s, t), t.narrow(1, 1, L - 1), loss_options, denominators);
           });
       if (preset.training.optimizer.clip_grad_norm > 0) {
@@ -90,6 +95,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
     eval::DecodeOptions decode;
     decode.method = o.task == "seq2seq-greedy" ? eval::DecodeMethod::kGreedy : eval::DecodeMethod::kBeam;
     decode.beam_size = o.beam;
+    decode.workers = workers;
     if (o.task == "seq2seq-beam") result.config.emplace_back("beam", std::to_string(o.beam));
     model->eval();
     step = [&, decode](int) {

@@ -21,7 +21,7 @@ struct BenchOptions {
   std::int64_t tgt_vocab = 21823;
   std::int64_t beam = 4;
   int warmup = 1, repeats = 3, iters = 2;
-  int workers = 1;             // vit-train: concurrent chunks per batch (split_batch.h)
+  int workers = 0;             // concurrent chunks per batch (split_batch.h); 0: as the programs
   bool plain_adam = false;     // LibTorch's Adam/AdamW step instead of the fused one
   std::uint64_t seed = 0;
 };

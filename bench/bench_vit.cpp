@@ -34,7 +34,8 @@ BenchResult run_vit_bench(const BenchOptions& o) {
   BenchResult result;
   result.unit = "images/s";
   result.config = {{"preset", preset_name}, {"summary", m.summary()}, {"batch", std::to_string(batch)}};
-  if (o.task == "vit-train") result.config.emplace_back("workers", std::to_string(o.workers));
+  const int workers = o.workers > 0 ? o.workers : torch::get_num_threads();  // as vit_train
+  if (o.task == "vit-train") result.config.emplace_back("workers", std::to_string(workers));
   std::function<void(int)> step;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::optional<train::ScopedIntraOpThreads> single_thread;
@@ -45,11 +46,11 @@ BenchResult run_vit_bench(const BenchOptions& o) {
     result.config.emplace_back("adam", o.plain_adam ? "plain" : "fused");
     optimizer = train::make_optimizer(model->parameters(), optimizer_options, settings.lr);
     const auto ce = torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(settings.label_smoothing);
-    if (o.workers > 1) single_thread.emplace(1);  // as train_vit does
+    if (workers > 1) single_thread.emplace(1);  // as train_vit does
     step = [&, ce](int i) {
       const auto& [images, labels] = batches[static_cast<std::size_t>(i % kBatches)];
       train::split_forward_backward(
-          model->parameters(), images, labels, o.workers,
+          model->parameters(), images, labels, workers,
           [&](const torch::Tensor& x, const torch::Tensor& y, torch::Tensor* logits) {
             *logits = model(x);
             return torch::nn::functional::cross_entropy(*logits, y, ce) *

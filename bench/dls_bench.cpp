@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   app.add_option("--gemm-size", gemm_size, "n of the n x n x n product measuring the GEMM rate")->capture_default_str();
   app.add_option("--threads", threads, "intra-op threads (default: all cores)");
   int workers = 0;
-  app.add_option("--workers", workers, "vit-train: concurrent chunks per batch, one thread each (default: one per thread; 1: the plain loop)")
+  app.add_option("--workers", workers, "concurrent chunks of each batch, one thread each (1: the plain loop; default: one per thread, but 1 for seq2seq training in the dlstudio layout)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--plain-adam", options.plain_adam, "training: LibTorch's Adam/AdamW step instead of the fused one (fused_adam.h)");
   CLI11_PARSE(app, argc, argv);
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
     runtime.threads = threads;
     dls::util::configure_runtime(runtime);
     threads = torch::get_num_threads();
-    options.workers = workers > 0 ? workers : threads;
+    options.workers = workers;  // 0: each benchmark's default, as the programs choose it
     const double gemm = dls::bench::measure_gemm_gflops(gemm_size);
     std::fprintf(stderr, "%s: matrix product %dx%dx%d at %.1f GFLOP/s on %d threads\n", options.task.c_str(),
                  gemm_size, gemm_size, gemm_size, gemm, threads);

@@ -1,5 +1,7 @@
 #include "dls/train/split_batch.h"
 
+#include <algorithm>
+
 #include <torch/torch.h>
 
 #include "dls/util/parallel_chunks.h"
@@ -73,6 +75,10 @@ SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& paramet
   }
   if (outputs.size() == results.size()) step.outputs = torch::cat(outputs, 0);
   return step;
+}
+
+int default_training_chunks(Layout layout, int threads) {
+  return layout == Layout::kDLStudio ? 1 : std::max(1, threads);
 }
 
 }  // namespace dls::train

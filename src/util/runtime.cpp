@@ -3,6 +3,9 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <cstdlib>
 #include <stdexcept>
@@ -51,8 +54,16 @@ RuntimeInfo detect_blas() {
   return info;
 }
 
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_MAX, 0);         // no block of its own from mmap: all from the heap
+  mallopt(M_TRIM_THRESHOLD, -1);  // -1 reads as SIZE_MAX: never give the heap's top back
+#endif
+}
+
 RuntimeInfo configure_runtime(const RuntimeOptions& options) {
   set_log_level(options.log_level);
+  if (options.keep_freed_memory) keep_freed_memory();
   RuntimeInfo info = detect_blas();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   info.threads = options.threads > 0 ? options.threads : cores;

@@ -172,3 +172,16 @@ TEST(SplitForwardBackward, TrainingWithWorkersFollowsThePlainRun) {
 
 }  // namespace
 }  // namespace dls::train
+
+namespace dls::train {
+namespace {
+
+TEST(SplitBatch, DefaultChunksPerLayout) {
+  EXPECT_EQ(default_training_chunks(Layout::kDLStudio, 2), 1);  // large flattened products
+  EXPECT_EQ(default_training_chunks(Layout::kVaswani, 2), 2);
+  EXPECT_EQ(default_training_chunks(Layout::kPositionwise, 3), 3);
+  EXPECT_EQ(default_training_chunks(Layout::kVaswani, 0), 1);
+}
+
+}  // namespace
+}  // namespace dls::train

@@ -3,6 +3,11 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cstdlib>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace dls::util {
 namespace {
 
@@ -16,6 +21,23 @@ TEST(Runtime, ThreadsFollowTheOption) {
   options.threads = 2;
   EXPECT_EQ(configure_runtime(options).threads, 2);
   EXPECT_EQ(torch::get_num_threads(), 2);
+}
+
+// After keep_freed_memory() a block far above glibc's mmap threshold comes from the heap,
+// and once freed it stays there for the next allocation instead of going back to the kernel.
+TEST(Runtime, KeepFreedMemoryServesLargeBlocksFromTheHeap) {
+#if defined(__GLIBC__)
+  keep_freed_memory();
+  constexpr std::size_t kBlock = std::size_t{256} << 20;  // 256 MB (glibc's maximum threshold: 32 MB)
+  const auto mapped_before = mallinfo2().hblkhd;          // bytes in blocks mmap'd on their own
+  void* block = std::malloc(kBlock);
+  ASSERT_NE(block, nullptr);
+  EXPECT_EQ(mallinfo2().hblkhd, mapped_before) << "the block was mmap'd on its own";
+  std::free(block);
+  EXPECT_GE(mallinfo2().fordblks, kBlock) << "the freed block left the heap";
+#else
+  GTEST_SKIP() << "glibc only";
+#endif
 }
 
 TEST(Runtime, BlasIsIdentified) {

@@ -8,6 +8,7 @@
 
 #include <torch/types.h>
 
+#include "dls/layers/transformer_config.h"
 #include "dls/util/parallel_chunks.h"
 
 namespace dls::train {
@@ -32,6 +33,13 @@ struct SplitStepResult {
 SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& parameters,
                                        const torch::Tensor& inputs, const torch::Tensor& targets,
                                        int chunks, const ChunkLossFn& loss_fn);
+
+// The default number of chunks of a training step on `threads` CPU threads: one per
+// thread, except for the dlstudio layout, whose flattened products are large enough to keep
+// the intra-op threads busy and whose per-chunk gradients (282 M parameters in DLStudio's
+// example) cost more to allocate and add up than the chunks save (measured on that config:
+// 7.0 pairs/s in one chunk, 4.9 in two).
+int default_training_chunks(Layout layout, int threads);
 
 // The guard a trainer that splits its batches keeps around its steps.
 using util::ScopedIntraOpThreads;

@@ -12,6 +12,10 @@ struct RuntimeOptions {
   int threads = 0;                  // intra-op threads; 0 = number of cores
   std::string log_level = "info";   // trace|debug|info|warn|error|off (env DLS_LOG_LEVEL wins)
   bool quiet_blas_check = false;    // do not log the BLAS line (tests)
+  // Keep freed memory in the process (glibc: no mmap'd blocks, no trimming) so that the
+  // next step reuses its pages instead of faulting in and zeroing fresh ones; see
+  // keep_freed_memory().
+  bool keep_freed_memory = true;
 };
 
 struct RuntimeInfo {
@@ -22,6 +26,14 @@ struct RuntimeInfo {
 
 // Applies the options; logs one warning line when the slow reference BLAS is in use.
 RuntimeInfo configure_runtime(const RuntimeOptions& options);
+
+// glibc serves blocks above 32 MB with mmap and unmaps them on free, and trims the heap's
+// free top: a training step of the dlstudio seq2seq config (gradients of up to 1.1 GB per
+// tensor) then faults in and zeroes gigabytes of fresh pages every step, in the kernel.
+// This keeps every block in the heap and the heap untrimmed, so freed pages are reused:
+// 7.9 -> 10.2 pairs/s on that config (bench/PERFORMANCE.md). Resident memory stays at its
+// peak instead of shrinking between steps. Does nothing without glibc.
+void keep_freed_memory();
 
 // Identifies the BLAS library that serves sgemm_ in this process.
 RuntimeInfo detect_blas();
