@@ -158,8 +158,9 @@ int main(int argc, char** argv) {
     dls::train::Seq2SeqRunControl control;
     control.resume = resume;
     control.dry_run = dry_run;
+    if (dls::train::keeps_freed_memory(setup.model.transformer().layout())) dls::util::keep_freed_memory();
     control.workers = workers > 0 ? workers
-                                  : dls::train::default_training_chunks(setup.model.transformer().layout(),
+                                  : dls::train::default_batch_chunks(setup.model.transformer().layout(),
                                                                         runtime_info.threads);
     const auto result = dls::train::train_seq2seq(setup.model, setup.training, control);
     if (json) print_json(result);

@@ -13,6 +13,7 @@
 #include "dls/train/optimizer.h"
 #include "dls/train/split_batch.h"
 #include "dls/train/seq2seq_options.h"
+#include "dls/util/runtime.h"
 
 namespace dls::bench {
 
@@ -58,12 +59,16 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
 
   BenchResult result;
   result.config = {{"preset", preset_name}, {"summary", config.summary()}, {"batch", std::to_string(batch)}};
-  // Chunks per batch as seq2seq_train (training) and checkpoint_eval (decoding) choose them.
+  // Chunks per batch as seq2seq_train chooses them.
   const int threads = torch::get_num_threads();
   const int workers = o.workers > 0 ? o.workers
-                      : o.task == "seq2seq-train" ? train::default_training_chunks(config.transformer().layout(), threads)
-                                                  : threads;
+                      : train::default_batch_chunks(config.transformer().layout(), threads);
   result.config.emplace_back("workers", std::to_string(workers));
+  const bool keep_memory = o.keep_freed_memory == "on" ||
+                           (o.keep_freed_memory == "auto" && o.task == "seq2seq-train" &&
+                            train::keeps_freed_memory(config.transformer().layout()));
+  if (keep_memory) util::keep_freed_memory();
+  result.config.emplace_back("keep_freed_memory", keep_memory ? "on" : "off");
   std::function<void(int)> step;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::optional<train::ScopedIntraOpThreads> single_thread;

@@ -10,6 +10,7 @@
 #include "dls/train/optimizer.h"
 #include "dls/train/split_batch.h"
 #include "dls/train/vit_trainer.h"
+#include "dls/util/runtime.h"
 
 namespace dls::bench {
 
@@ -36,6 +37,7 @@ BenchResult run_vit_bench(const BenchOptions& o) {
   result.config = {{"preset", preset_name}, {"summary", m.summary()}, {"batch", std::to_string(batch)}};
   const int workers = o.workers > 0 ? o.workers : torch::get_num_threads();  // as vit_train
   if (o.task == "vit-train") result.config.emplace_back("workers", std::to_string(workers));
+  if (o.keep_freed_memory == "on") util::keep_freed_memory();
   std::function<void(int)> step;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::optional<train::ScopedIntraOpThreads> single_thread;

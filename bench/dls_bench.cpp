@@ -71,6 +71,8 @@ int main(int argc, char** argv) {
   int workers = 0;
   app.add_option("--workers", workers, "concurrent chunks of each batch, one thread each (1: the plain loop; default: one per thread, but 1 for seq2seq training in the dlstudio layout)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--keep-freed-memory", options.keep_freed_memory, "auto (as seq2seq_train: on for seq2seq training in the dlstudio layout), on or off (runtime.h keep_freed_memory)")
+      ->capture_default_str()->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_flag("--plain-adam", options.plain_adam, "training: LibTorch's Adam/AdamW step instead of the fused one (fused_adam.h)");
   CLI11_PARSE(app, argc, argv);
   try {

@@ -77,8 +77,10 @@ SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& paramet
   return step;
 }
 
-int default_training_chunks(Layout layout, int threads) {
+int default_batch_chunks(Layout layout, int threads) {
   return layout == Layout::kDLStudio ? 1 : std::max(1, threads);
 }
+
+bool keeps_freed_memory(Layout layout) { return layout == Layout::kDLStudio; }
 
 }  // namespace dls::train

@@ -14,8 +14,8 @@ struct RuntimeOptions {
   bool quiet_blas_check = false;    // do not log the BLAS line (tests)
   // Keep freed memory in the process (glibc: no mmap'd blocks, no trimming) so that the
   // next step reuses its pages instead of faulting in and zeroing fresh ones; see
-  // keep_freed_memory().
-  bool keep_freed_memory = true;
+  // keep_freed_memory(). The seq2seq programs call it for the dlstudio layout.
+  bool keep_freed_memory = false;
 };
 
 struct RuntimeInfo {
