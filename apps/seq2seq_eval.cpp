@@ -17,6 +17,7 @@
 #include "dls/data/split.h"
 #include "dls/eval/seq2seq_evaluation.h"
 #include "dls/train/seq2seq_checkpoint.h"
+#include "dls/train/split_batch.h"
 #include "dls/util/csv.h"
 #include "dls/util/file_io.h"
 #include "dls/util/json.h"
@@ -136,7 +137,10 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   Evaluated e;
   e.summary.path = path;
   e.summary.val_loss = eval::dataset_loss(loaded.model, encoded, loss_options);
-  auto translated = eval::translate_and_score(loaded.model, encoded.src, loaded.spanish, references, request.decode);
+  // One chunk per thread, but one in all for the dlstudio layout (train::default_batch_chunks).
+  auto decode = request.decode;
+  decode.workers = train::default_batch_chunks(loaded.model->config().transformer().layout(), decode.workers);
+  auto translated = eval::translate_and_score(loaded.model, encoded.src, loaded.spanish, references, decode);
   e.summary.bleu = translated.bleu.bleu;
   e.summary.sentences_per_s = translated.sentences_per_s;
   e.summary.step = loaded.info.progress.global_step;
