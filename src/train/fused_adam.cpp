@@ -75,7 +75,6 @@ bool all_fusable(const std::vector<torch::optim::OptimizerParamGroup>& groups) {
 struct AdamWork {
   float *p, *m, *v;
   const float* g;
-  std::int64_t n;
   AdamScalars scalars;
 };
 
@@ -121,7 +120,7 @@ void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap
       c.l2 = decoupled ? 0.0F : static_cast<float>(options.weight_decay());
       c.decay = decoupled ? static_cast<float>(1 - options.lr() * options.weight_decay()) : 1.0F;
       work.push_back({p.data_ptr<float>(), s.exp_avg().data_ptr<float>(), s.exp_avg_sq().data_ptr<float>(),
-                      p.grad().data_ptr<float>(), p.numel(), c});
+                      p.grad().data_ptr<float>(), c});
       offsets.push_back(offsets.back() + p.numel());
     }
   }

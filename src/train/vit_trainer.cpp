@@ -145,6 +145,13 @@ ViTTrainResult train_vit(const ViTTrainSettings& settings, const ViTRunControl& 
     double lr = settings.lr;
     const int workers = device.is_cpu() ? control.workers : 1;
     std::optional<ScopedIntraOpThreads> single_thread;  // for the epoch's steps, not its test
+    // The progress line's fields: the epoch's mean loss and accuracy so far, the learning rate.
+    auto epoch_fields = [&]() -> util::ProgressFields {
+      const auto seen = static_cast<double>(state.epoch_seen);
+      return {{"loss", number_text(state.epoch_loss_sum / seen, "%.4f")},
+              {"acc", number_text(100.0 * static_cast<double>(state.epoch_correct) / seen, "%.1f%%")},
+              {"lr", number_text(lr, "%.2e")}};
+    };
     if (workers > 1) single_thread.emplace(1);
     while (auto batch = train_loader.next()) {
       const auto step_start = TrainClock::now();
@@ -187,12 +194,7 @@ ViTTrainResult train_vit(const ViTTrainSettings& settings, const ViTRunControl& 
       window_correct += correct;
       window_seen += n;
       const double rate = epoch_seconds > 0 ? static_cast<double>(epoch_images) / epoch_seconds : 0;
-      if (bar.due()) {
-        bar.update(state.epoch_seen,
-                   {{"loss", number_text(state.epoch_loss_sum / static_cast<double>(state.epoch_seen), "%.4f")},
-                    {"acc", number_text(100.0 * static_cast<double>(state.epoch_correct) / static_cast<double>(state.epoch_seen), "%.1f%%")},
-                    {"lr", number_text(lr, "%.2e")}});
-      }
+      if (bar.due()) bar.update(state.epoch_seen, epoch_fields());
       if (control.log_every > 0 && state.global_step % control.log_every == 0) {
         metrics->write_row({"step", std::to_string(epoch), std::to_string(state.global_step),
                             number_text(window_loss / static_cast<double>(window_seen)),
@@ -212,13 +214,8 @@ ViTTrainResult train_vit(const ViTTrainSettings& settings, const ViTRunControl& 
     }
     single_thread.reset();
     bar.update(state.epoch_seen);
-    util::ProgressFields final_fields;  // the epoch's final values, not the last drawn ones
-    if (state.epoch_seen > 0) {
-      final_fields = {{"loss", number_text(state.epoch_loss_sum / static_cast<double>(state.epoch_seen), "%.4f")},
-                      {"acc", number_text(100.0 * static_cast<double>(state.epoch_correct) / static_cast<double>(state.epoch_seen), "%.1f%%")},
-                      {"lr", number_text(lr, "%.2e")}};
-    }
-    bar.finish(final_fields);
+    // The epoch's final values, not the last ones drawn.
+    bar.finish(state.epoch_seen > 0 ? epoch_fields() : util::ProgressFields{});
     train_seconds += epoch_seconds;
     images_trained += epoch_images;
     state.images_per_s = epoch_seconds > 0 ? static_cast<double>(epoch_images) / epoch_seconds : 0;
