@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
       ->group(data)->check(CLI::IsMember({"dlstudio", "dataset"}));
   setting<int>(app, overrides, "--augment-pad", "random crop after zero padding by N pixels (0: off)", [](auto& s, auto v) { s.data.augment.pad = v; })->group(data);
   setting<bool>(app, overrides, "--flip", "random horizontal flips (--flip false for digit-like data)", [](auto& s, auto v) { s.data.augment.flip = v; })->group(data);
+  setting<double>(app, overrides, "--random-erase", "probability of blanking a random rectangle of each training image (0: off)", [](auto& s, auto v) { s.data.augment.erase = v; })->check(CLI::Range(0.0, 1.0))->group(data);
 
   // Model.
   const std::string model = "Model";

@@ -95,12 +95,12 @@ ImageBatch ImageLoader::make_batch(const std::vector<std::size_t>& indices,
       throw std::out_of_range("ImageLoader: image index " + std::to_string(i) + " beyond the " +
                               std::to_string(set.size()) + " images");
     }
-    CropFlip crop_flip;
+    AugmentDraw draw;
     if (options_.augment.enabled()) {
       util::Rng rng(util::derive_seed(options_.seed, static_cast<std::uint64_t>(epoch), i));
-      crop_flip = draw_crop_flip(options_.augment, rng);
+      draw = draw_augmentation(options_.augment, set.height, set.width, rng);
     }
-    transform_.apply(set.image(i), images + k * image_floats, crop_flip);
+    transform_.apply(set.image(i), images + k * image_floats, draw);
     labels[k] = set.labels[i];
   }
   return batch;

@@ -52,14 +52,36 @@ AugmentOptions default_augmentation(const ImageSet& set) {
   return options;
 }
 
-CropFlip draw_crop_flip(const AugmentOptions& options, util::Rng& rng) {
-  CropFlip draw;
+EraseBox draw_erase_box(double probability, int height, int width, util::Rng& rng) {
+  EraseBox box;
+  if (!(rng.uniform() < probability)) return box;
+  const double area = static_cast<double>(height) * static_cast<double>(width);
+  const double log_min_ratio = std::log(0.3);
+  const double log_max_ratio = std::log(1.0 / 0.3);
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const double erase_area = area * (0.02 + (0.33 - 0.02) * rng.uniform());
+    const double ratio = std::exp(log_min_ratio + (log_max_ratio - log_min_ratio) * rng.uniform());
+    const auto h = static_cast<int>(std::lround(std::sqrt(erase_area * ratio)));
+    const auto w = static_cast<int>(std::lround(std::sqrt(erase_area / ratio)));
+    if (!(h < height && w < width)) continue;
+    box.y = static_cast<int>(rng.below(static_cast<std::uint64_t>(height - h + 1)));
+    box.x = static_cast<int>(rng.below(static_cast<std::uint64_t>(width - w + 1)));
+    box.height = h;
+    box.width = w;
+    return box;
+  }
+  return box;
+}
+
+AugmentDraw draw_augmentation(const AugmentOptions& options, int height, int width, util::Rng& rng) {
+  AugmentDraw draw;
   if (options.pad > 0) {
     const auto span = static_cast<std::uint64_t>(2 * options.pad + 1);
     draw.dy = static_cast<int>(rng.below(span)) - options.pad;
     draw.dx = static_cast<int>(rng.below(span)) - options.pad;
   }
   if (options.flip) draw.flip = (rng.next_u64() >> 63) != 0;
+  if (options.erase > 0.0) draw.erase = draw_erase_box(options.erase, height, width, rng);
   return draw;
 }
 
@@ -88,20 +110,20 @@ ImageTransform::ImageTransform(int channels, int height, int width,
   }
 }
 
-void ImageTransform::apply(const std::uint8_t* src, float* dst, const CropFlip& crop_flip) const {
+void ImageTransform::apply(const std::uint8_t* src, float* dst, const AugmentDraw& draw) const {
   const int h = height_;
   const int w = width_;
-  const int dx = crop_flip.dx;
+  const int dx = draw.dx;
   // Output columns whose source column lies inside the image: [x_begin, x_end).
   // Without flip the source is x + dx; with flip it is w − 1 − x + dx.
-  const int x_begin = crop_flip.flip ? std::max(0, dx) : std::max(0, -dx);
-  const int x_end = crop_flip.flip ? std::min(w, w + dx) : std::min(w, w - dx);
+  const int x_begin = draw.flip ? std::max(0, dx) : std::max(0, -dx);
+  const int x_end = draw.flip ? std::min(w, w + dx) : std::min(w, w - dx);
   for (int c = 0; c < channels_; ++c) {
     const float* table = table_.data() + static_cast<std::size_t>(c) * 256;
     const float zero = table[0];
     const std::uint8_t* plane = src + static_cast<std::size_t>(c) * h * w;
     for (int y = 0; y < h; ++y, dst += w) {
-      const int sy = y + crop_flip.dy;
+      const int sy = y + draw.dy;
       if (sy < 0 || sy >= h || x_begin >= x_end) {
         std::fill(dst, dst + w, zero);
         continue;
@@ -109,7 +131,7 @@ void ImageTransform::apply(const std::uint8_t* src, float* dst, const CropFlip& 
       const std::uint8_t* row = plane + static_cast<std::size_t>(sy) * w;
       std::fill(dst, dst + x_begin, zero);
       // Indices, not shifted pointers: row + dx may point outside the array.
-      if (crop_flip.flip) {
+      if (draw.flip) {
         const int from = w - 1 + dx;  // source column of output column 0
         for (int x = x_begin; x < x_end; ++x) dst[x] = table[row[from - x]];
       } else {
@@ -117,6 +139,19 @@ void ImageTransform::apply(const std::uint8_t* src, float* dst, const CropFlip& 
       }
       std::fill(dst + x_end, dst + w, zero);
     }
+    erase(dst - static_cast<std::size_t>(h) * w, draw.erase);
+  }
+}
+
+void ImageTransform::erase(float* plane, const EraseBox& box) const {
+  if (box.empty()) return;
+  const int y_end = std::min(box.y + box.height, height_);
+  const int x_begin = std::max(box.x, 0);
+  const int x_end = std::min(box.x + box.width, width_);
+  if (x_begin >= x_end) return;
+  for (int y = std::max(box.y, 0); y < y_end; ++y) {
+    float* row = plane + static_cast<std::size_t>(y) * width_;
+    std::fill(row + x_begin, row + x_end, 0.0F);
   }
 }
 

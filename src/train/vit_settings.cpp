@@ -17,6 +17,7 @@ util::KeyValues data_settings(const ViTDataSettings& data) {
   s.set("normalization", data.normalization);
   s.set("augment_pad", data.augment.pad);
   s.set("augment_flip", data.augment.flip);
+  s.set("augment_erase", data.augment.erase);
   return s;
 }
 
@@ -29,6 +30,8 @@ ViTDataSettings data_from_settings(const util::KeyValues& s) {
   data.normalization = s.get("normalization");
   data.augment.pad = static_cast<int>(s.get_int("augment_pad"));
   data.augment.flip = s.get_bool("augment_flip");
+  // Checkpoints written before random erasing existed did not erase.
+  if (s.has("augment_erase")) data.augment.erase = s.get_double("augment_erase");
   return data;
 }
 
@@ -146,7 +149,7 @@ std::string ViTTrainSettings::describe() const {
   out << "preset " << preset << "; model " << model.summary() << "\n"
       << "data " << data.dataset << (data.data_dir.empty() ? "" : " from " + data.data_dir)
       << ", normalisation " << data.normalization << ", augmentation pad=" << data.augment.pad
-      << " flip=" << (data.augment.flip ? "on" : "off");
+      << " flip=" << (data.augment.flip ? "on" : "off") << " erase=" << data.augment.erase;
   if (data.train_subset > 0) out << ", train subset " << data.train_subset;
   if (data.test_subset > 0) out << ", test subset " << data.test_subset;
   out << "\n"

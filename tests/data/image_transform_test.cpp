@@ -31,7 +31,7 @@ Normalization identity(int channels) {
                        std::vector<float>(static_cast<std::size_t>(channels), 1.0F / 255.0F)};
 }
 
-std::vector<float> apply(const ImageSet& set, const Normalization& norm, const CropFlip& draw) {
+std::vector<float> apply(const ImageSet& set, const Normalization& norm, const AugmentDraw& draw) {
   std::vector<float> out(set.image_bytes(), -100.0F);
   ImageTransform(set.channels, set.height, set.width, norm).apply(set.image(0), out.data(), draw);
   return out;
@@ -95,7 +95,7 @@ TEST(ImageTransform, FashionMnistChannelStats) {
 TEST(ImageTransform, CropShiftsPixelsAndPadsWithZero) {
   const ImageSet set = distinct_image(2, 4, 5);
   // dy = 1, dx = −2: output (c, y, x) = input (c, y + 1, x − 2).
-  const std::vector<float> out = apply(set, identity(2), CropFlip{1, -2, false});
+  const std::vector<float> out = apply(set, identity(2), AugmentDraw{1, -2, false, {}});
   const auto at = [](int c, int y, int x) { return static_cast<std::size_t>((c * 4 + y) * 5 + x); };
   EXPECT_FLOAT_EQ(out[at(1, 0, 2)], set.pixels[at(1, 1, 0)]);
   EXPECT_FLOAT_EQ(out[at(0, 2, 4)], set.pixels[at(0, 3, 2)]);
@@ -105,11 +105,11 @@ TEST(ImageTransform, CropShiftsPixelsAndPadsWithZero) {
 
 TEST(ImageTransform, FlipMirrorsColumns) {
   const ImageSet set = distinct_image(1, 3, 4);
-  const std::vector<float> out = apply(set, identity(1), CropFlip{0, 0, true});
+  const std::vector<float> out = apply(set, identity(1), AugmentDraw{0, 0, true, {}});
   for (int y = 0; y < 3; ++y)
     for (int x = 0; x < 4; ++x) EXPECT_FLOAT_EQ(out[static_cast<std::size_t>(y * 4 + x)], set.pixels[static_cast<std::size_t>(y * 4 + 3 - x)]);
   // Flip after a shift: output (0, 0, 0) = input (0, 1, W − 1 + dx) with dy = 1, dx = −1.
-  const std::vector<float> both = apply(set, identity(1), CropFlip{1, -1, true});
+  const std::vector<float> both = apply(set, identity(1), AugmentDraw{1, -1, true, {}});
   EXPECT_FLOAT_EQ(both[0], set.pixels[1 * 4 + 2]);
   EXPECT_FLOAT_EQ(both[3], 0.0F);  // source column −1
 }
@@ -131,7 +131,7 @@ TEST(ImageTransform, MatchesPadCropFlipInLibTorch) {
         torch::Tensor expected = padded.narrow(1, kPad + dy, 6).narrow(2, kPad + dx, 7);
         if (flip) expected = expected.flip({2});
         expected = (expected.to(torch::kFloat32) / 255.0 - mean) / std;
-        const std::vector<float> out = apply(set, norm, CropFlip{dy, dx, flip});
+        const std::vector<float> out = apply(set, norm, AugmentDraw{dy, dx, flip, {}});
         const torch::Tensor got = torch::tensor(out).view({3, 6, 7});
         ASSERT_TRUE(torch::allclose(got, expected, 1e-5, 1e-6)) << dy << " " << dx << " " << flip;
       }
@@ -146,7 +146,7 @@ TEST(ImageTransform, DrawsCoverTheRangeAndFlipIndependently) {
   int flips = 0;
   for (std::uint64_t seed = 0; seed < 2000; ++seed) {
     util::Rng rng(seed);
-    const CropFlip draw = draw_crop_flip(both, rng);
+    const AugmentDraw draw = draw_augmentation(both, 28, 28, rng);
     ASSERT_GE(draw.dy, -2);
     ASSERT_LE(draw.dy, 2);
     ASSERT_GE(draw.dx, -2);
@@ -154,7 +154,7 @@ TEST(ImageTransform, DrawsCoverTheRangeAndFlipIndependently) {
     shifts.insert(draw.dy * 10 + draw.dx);
     flips += draw.flip ? 1 : 0;
     util::Rng again(seed);
-    const CropFlip no_flip = draw_crop_flip(crop_only, again);
+    const AugmentDraw no_flip = draw_augmentation(crop_only, 28, 28, again);
     EXPECT_EQ(no_flip.dy, draw.dy);
     EXPECT_EQ(no_flip.dx, draw.dx);
     EXPECT_FALSE(no_flip.flip);
@@ -162,10 +162,74 @@ TEST(ImageTransform, DrawsCoverTheRangeAndFlipIndependently) {
   EXPECT_EQ(shifts.size(), 25U);  // every (dy, dx) in [−2, 2]²
   EXPECT_NEAR(flips, 1000, 150);
   util::Rng rng(1);
-  const CropFlip none = draw_crop_flip(AugmentOptions{}, rng);
+  const AugmentDraw none = draw_augmentation(AugmentOptions{}, 28, 28, rng);
   EXPECT_EQ(none.dy, 0);
   EXPECT_EQ(none.dx, 0);
   EXPECT_FALSE(none.flip);
+}
+
+// Erasing after crop and flip, written with LibTorch as torchvision's RandomErasing(value=0)
+// after Normalize: the box's pixels become 0 in every channel, the others are untouched.
+TEST(ImageTransform, ErasesTheBoxAfterCropFlipAndNormalisation) {
+  const ImageSet set = distinct_image(3, 6, 7);
+  const Normalization norm{{0.4F, 0.5F, 0.6F}, {0.2F, 0.3F, 0.25F}};
+  const torch::Tensor bytes =
+      torch::tensor(std::vector<std::int64_t>(set.pixels.begin(), set.pixels.end())).view({3, 6, 7});
+  const torch::Tensor mean = torch::tensor(norm.mean).view({3, 1, 1});
+  const torch::Tensor std = torch::tensor(norm.std).view({3, 1, 1});
+  const torch::Tensor padded = torch::constant_pad_nd(bytes, {1, 1, 1, 1}, 0);
+  for (const EraseBox box : {EraseBox{0, 0, 6, 1}, EraseBox{2, 3, 3, 4}, EraseBox{5, 6, 1, 1},
+                             EraseBox{1, 1, 0, 3}}) {
+    const AugmentDraw draw{1, -1, true, box};
+    torch::Tensor expected = padded.narrow(1, 2, 6).narrow(2, 0, 7).flip({2});
+    expected = (expected.to(torch::kFloat32) / 255.0 - mean) / std;
+    if (!box.empty()) expected.narrow(1, box.y, box.height).narrow(2, box.x, box.width).zero_();
+    const torch::Tensor got = torch::tensor(apply(set, norm, draw)).view({3, 6, 7});
+    ASSERT_TRUE(torch::allclose(got, expected, 1e-5, 1e-6))
+        << box.y << " " << box.x << " " << box.height << " " << box.width;
+  }
+}
+
+// The boxes follow torchvision's RandomErasing: area 2–33 % of the image (up to rounding),
+// aspect ratio in [0.3, 3.3] (up to rounding), always inside the image, drawn with the
+// given probability; erasing draws last, so crops and flips are the same with it on.
+TEST(ImageTransform, EraseBoxesFollowRandomErasing) {
+  constexpr int kH = 28;
+  constexpr int kW = 28;
+  int erased = 0;
+  std::set<int> corners;
+  for (std::uint64_t seed = 0; seed < 4000; ++seed) {
+    util::Rng rng(seed);
+    const AugmentDraw draw = draw_augmentation(AugmentOptions{2, true, 0.5}, kH, kW, rng);
+    util::Rng again(seed);
+    const AugmentDraw without = draw_augmentation(AugmentOptions{2, true, 0.0}, kH, kW, again);
+    EXPECT_EQ(draw.dy, without.dy);
+    EXPECT_EQ(draw.dx, without.dx);
+    EXPECT_EQ(draw.flip, without.flip);
+    EXPECT_TRUE(without.erase.empty());
+    const EraseBox& box = draw.erase;
+    if (box.empty()) continue;
+    ++erased;
+    corners.insert(box.y * 100 + box.x);
+    ASSERT_GE(box.y, 0);
+    ASSERT_GE(box.x, 0);
+    ASSERT_LT(box.height, kH);
+    ASSERT_LT(box.width, kW);
+    ASSERT_LE(box.y + box.height, kH);
+    ASSERT_LE(box.x + box.width, kW);
+    const double area = static_cast<double>(box.height) * box.width / (kH * kW);
+    EXPECT_GE(area, 0.01);
+    EXPECT_LE(area, 0.40);
+    const double ratio = static_cast<double>(box.height) / box.width;
+    EXPECT_GE(ratio, 0.3 * 0.6);
+    EXPECT_LE(ratio, 3.3 / 0.6);
+  }
+  EXPECT_NEAR(erased, 2000, 150);
+  EXPECT_GT(corners.size(), 300U);  // the corner spreads over the image
+  util::Rng never(7);
+  EXPECT_TRUE(draw_erase_box(0.0, kH, kW, never).empty());
+  util::Rng always(7);
+  EXPECT_FALSE(draw_erase_box(1.0, kH, kW, always).empty());
 }
 
 TEST(ImageTransform, DefaultAugmentationBySize) {
