@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <stdexcept>
@@ -115,22 +117,28 @@ TEST(ImageTransform, FlipMirrorsColumns) {
 }
 
 // The same operations written with LibTorch: pad with zero bytes, cut the window at
-// (pad + dy, pad + dx), flip the last axis, then normalise.
+// (pad + dy, pad + dx), flip the last axis, then normalise. Returns [C, H, W].
+torch::Tensor libtorch_crop_flip(const ImageSet& set, const Normalization& norm, int dy, int dx,
+                                 bool flip) {
+  const int pad = std::max(std::abs(dy), std::abs(dx));
+  const torch::Tensor bytes = torch::tensor(std::vector<std::int64_t>(set.pixels.begin(), set.pixels.end()))
+                                  .view({set.channels, set.height, set.width});
+  const torch::Tensor mean = torch::tensor(norm.mean).view({set.channels, 1, 1});
+  const torch::Tensor std = torch::tensor(norm.std).view({set.channels, 1, 1});
+  torch::Tensor window = torch::constant_pad_nd(bytes, {pad, pad, pad, pad}, 0)
+                             .narrow(1, pad + dy, set.height)
+                             .narrow(2, pad + dx, set.width);
+  if (flip) window = window.flip({2});
+  return (window.to(torch::kFloat32) / 255.0 - mean) / std;
+}
+
 TEST(ImageTransform, MatchesPadCropFlipInLibTorch) {
   const ImageSet set = distinct_image(3, 6, 7);
   const Normalization norm{{0.4F, 0.5F, 0.6F}, {0.2F, 0.3F, 0.25F}};
-  const torch::Tensor bytes =
-      torch::tensor(std::vector<std::int64_t>(set.pixels.begin(), set.pixels.end())).view({3, 6, 7});
-  const torch::Tensor mean = torch::tensor(norm.mean).view({3, 1, 1});
-  const torch::Tensor std = torch::tensor(norm.std).view({3, 1, 1});
-  constexpr int kPad = 3;
-  const torch::Tensor padded = torch::constant_pad_nd(bytes, {kPad, kPad, kPad, kPad}, 0);
-  for (int dy = -kPad; dy <= kPad; ++dy) {
-    for (int dx = -kPad; dx <= kPad; ++dx) {
+  for (int dy = -3; dy <= 3; ++dy) {
+    for (int dx = -3; dx <= 3; ++dx) {
       for (const bool flip : {false, true}) {
-        torch::Tensor expected = padded.narrow(1, kPad + dy, 6).narrow(2, kPad + dx, 7);
-        if (flip) expected = expected.flip({2});
-        expected = (expected.to(torch::kFloat32) / 255.0 - mean) / std;
+        const torch::Tensor expected = libtorch_crop_flip(set, norm, dy, dx, flip);
         const std::vector<float> out = apply(set, norm, AugmentDraw{dy, dx, flip, {}});
         const torch::Tensor got = torch::tensor(out).view({3, 6, 7});
         ASSERT_TRUE(torch::allclose(got, expected, 1e-5, 1e-6)) << dy << " " << dx << " " << flip;
@@ -173,18 +181,11 @@ TEST(ImageTransform, DrawsCoverTheRangeAndFlipIndependently) {
 TEST(ImageTransform, ErasesTheBoxAfterCropFlipAndNormalisation) {
   const ImageSet set = distinct_image(3, 6, 7);
   const Normalization norm{{0.4F, 0.5F, 0.6F}, {0.2F, 0.3F, 0.25F}};
-  const torch::Tensor bytes =
-      torch::tensor(std::vector<std::int64_t>(set.pixels.begin(), set.pixels.end())).view({3, 6, 7});
-  const torch::Tensor mean = torch::tensor(norm.mean).view({3, 1, 1});
-  const torch::Tensor std = torch::tensor(norm.std).view({3, 1, 1});
-  const torch::Tensor padded = torch::constant_pad_nd(bytes, {1, 1, 1, 1}, 0);
   for (const EraseBox box : {EraseBox{0, 0, 6, 1}, EraseBox{2, 3, 3, 4}, EraseBox{5, 6, 1, 1},
                              EraseBox{1, 1, 0, 3}}) {
-    const AugmentDraw draw{1, -1, true, box};
-    torch::Tensor expected = padded.narrow(1, 2, 6).narrow(2, 0, 7).flip({2});
-    expected = (expected.to(torch::kFloat32) / 255.0 - mean) / std;
+    torch::Tensor expected = libtorch_crop_flip(set, norm, 1, -1, true);
     if (!box.empty()) expected.narrow(1, box.y, box.height).narrow(2, box.x, box.width).zero_();
-    const torch::Tensor got = torch::tensor(apply(set, norm, draw)).view({3, 6, 7});
+    const torch::Tensor got = torch::tensor(apply(set, norm, AugmentDraw{1, -1, true, box})).view({3, 6, 7});
     ASSERT_TRUE(torch::allclose(got, expected, 1e-5, 1e-6))
         << box.y << " " << box.x << " " << box.height << " " << box.width;
   }
