@@ -26,13 +26,17 @@ double seconds_since(Clock::time_point start) {
 std::atomic<double> g_flops{0};
 
 // The product's 2*m*n*k from the shapes of its inputs: mm(a [m,k], b [k,n]),
-// addmm(c, a, b), bmm(a [B,m,k], b [B,k,n]), baddbmm(c, a, b).
+// addmm(c, a, b) (also in place, c.addmm_(a, b)), bmm(a [B,m,k], b [B,k,n]),
+// baddbmm(c, a, b). The out= variants carry the same names.
 std::unique_ptr<at::ObserverContext> on_operator(const at::RecordFunction& fn) {
   const char* name = fn.name();
   if (name == nullptr) return nullptr;
   int first = -1;
   if (std::strcmp(name, "aten::mm") == 0 || std::strcmp(name, "aten::bmm") == 0) first = 0;
-  if (std::strcmp(name, "aten::addmm") == 0 || std::strcmp(name, "aten::baddbmm") == 0) first = 1;
+  if (std::strcmp(name, "aten::addmm") == 0 || std::strcmp(name, "aten::addmm_") == 0 ||
+      std::strcmp(name, "aten::baddbmm") == 0) {
+    first = 1;
+  }
   if (first < 0) return nullptr;
   const auto inputs = fn.inputs();
   if (inputs.size() < static_cast<std::size_t>(first + 2)) return nullptr;

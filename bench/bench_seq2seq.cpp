@@ -69,6 +69,8 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
                             train::keeps_freed_memory(config.transformer().layout()));
   if (keep_memory) util::keep_freed_memory();
   result.config.emplace_back("keep_freed_memory", keep_memory ? "on" : "off");
+  model->master_decoder->skip_unread_ffn_outputs = !o.full_ffn;
+  if (o.full_ffn) result.config.emplace_back("ffn", "full");
   std::function<void(int)> step;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::optional<train::ScopedIntraOpThreads> single_thread;

@@ -23,6 +23,7 @@ struct BenchOptions {
   int warmup = 1, repeats = 3, iters = 2;
   int workers = 0;             // concurrent chunks per batch (split_batch.h); 0: as the programs
   bool plain_adam = false;     // LibTorch's Adam/AdamW step instead of the fused one
+  bool full_ffn = false;       // dlstudio layout: compute every W2 output, read or not
   std::string keep_freed_memory = "auto";  // on|off|auto (as the programs: util::keep_freed_memory)
   std::uint64_t seed = 0;
 };

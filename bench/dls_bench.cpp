@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
   app.add_option("--keep-freed-memory", options.keep_freed_memory, "auto (as seq2seq_train: on for seq2seq training in the dlstudio layout), on or off (runtime.h keep_freed_memory)")
       ->capture_default_str()->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_flag("--plain-adam", options.plain_adam, "training: LibTorch's Adam/AdamW step instead of the fused one (fused_adam.h)");
+  app.add_flag("--full-ffn", options.full_ffn, "dlstudio layout: compute every output of W2, including those no later step reads");
   CLI11_PARSE(app, argc, argv);
   try {
     dls::util::RuntimeOptions runtime;

@@ -1,5 +1,7 @@
 #include "dls/models/decoder.h"
 
+#include <algorithm>
+
 #include <torch/torch.h>
 
 #include "dls/layers/feed_forward.h"
@@ -22,6 +24,22 @@ torch::Tensor prefix_row_keep(std::int64_t k_first, std::int64_t copies, std::in
       {copies * batch, length, 1});
 }
 
+std::vector<RowRange> prefix_ffn_rows(std::int64_t k_first, std::int64_t copies,
+                                      std::int64_t batch, std::int64_t length, bool last_layer) {
+  std::vector<RowRange> rows(static_cast<std::size_t>(length));
+  for (std::int64_t j = 0; j < length; ++j) {
+    auto& r = rows[static_cast<std::size_t>(j)];
+    if (last_layer) {
+      const std::int64_t copy = j - k_first;  // the copy whose k is j
+      if (copy >= 0 && copy < copies) r = RowRange{copy * batch, (copy + 1) * batch};
+    } else {
+      const std::int64_t first_copy = std::max<std::int64_t>(0, j - k_first + 1);  // k > j
+      if (first_copy < copies) r = RowRange{first_copy * batch, copies * batch};
+    }
+  }
+  return rows;
+}
+
 BasicDecoderWithMaskingImpl::BasicDecoderWithMaskingImpl(const TransformerConfig& config)
     : config_(config) {
   self_attention_layer = register_module("self_attention_layer", SelfAttention(config));
@@ -39,12 +57,13 @@ torch::Tensor BasicDecoderWithMaskingImpl::sublayers(const torch::Tensor& x,
                                                      const SelfAttentionFn& self_attention,
                                                      const AttentionMemory& memory,
                                                      const torch::Tensor& memory_mask,
-                                                     torch::Tensor* cross_weights) {
+                                                     torch::Tensor* cross_weights,
+                                                     const std::vector<RowRange>* w2_rows) {
   auto cross = [&](const torch::Tensor& z) {
     return dropout(cross_attn_layer->attend(z, memory, memory_mask, cross_weights));
   };
   auto ffn = [&](const torch::Tensor& z) {
-    return dropout(feed_forward(z, W1, W2, dropout, config_));
+    return dropout(feed_forward(z, W1, W2, dropout, config_, w2_rows));
   };
   if (config_.variant() == Variant::kFG) {
     const auto z = norm1(x + dropout(self_attention(x)));
@@ -69,7 +88,8 @@ torch::Tensor BasicDecoderWithMaskingImpl::forward(const torch::Tensor& x,
       [&](const torch::Tensor& z) {
         return self_attention_layer(z, masks.self_mask, self_weights);
       },
-      memory, masks.memory_mask, cross_weights);
+      memory, masks.memory_mask, cross_weights,
+      masks.ffn_rows.empty() ? nullptr : &masks.ffn_rows);
 }
 
 torch::Tensor BasicDecoderWithMaskingImpl::forward_cached(const torch::Tensor& x_new,
@@ -82,7 +102,7 @@ torch::Tensor BasicDecoderWithMaskingImpl::forward_cached(const torch::Tensor& x
       [&](const torch::Tensor& z) {
         return self_attention_layer->forward_cached(z, cache, capacity);
       },
-      memory, memory_mask, nullptr);
+      memory, memory_mask, nullptr, nullptr);
 }
 
 MasterDecoderWithMaskingImpl::MasterDecoderWithMaskingImpl(const TransformerConfig& config,
@@ -113,11 +133,15 @@ torch::Tensor MasterDecoderWithMaskingImpl::run_stack(torch::Tensor x,
                                                       const DecoderMasks& masks,
                                                       AttentionTrace* trace,
                                                       std::int64_t trace_rows_from) {
+  DecoderMasks last_masks = masks;
+  last_masks.ffn_rows = masks.last_ffn_rows;
   for (std::size_t i = 0; i < basic_decoder_arr->size(); ++i) {
     torch::Tensor self_w, cross_w;
     const bool record = trace != nullptr;
+    const bool last = i + 1 == basic_decoder_arr->size();
     x = basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward(
-        x, memories[i], masks, record ? &self_w : nullptr, record ? &cross_w : nullptr);
+        x, memories[i], last ? last_masks : masks, record ? &self_w : nullptr,
+        record ? &cross_w : nullptr);
     if (record) {
       const auto rows = self_w.size(0) - trace_rows_from;
       trace->decoder_self.push_back(self_w.narrow(0, trace_rows_from, rows));
@@ -141,6 +165,10 @@ torch::Tensor MasterDecoderWithMaskingImpl::forward(const torch::Tensor& target,
     const std::int64_t copies = length - 1;
     DecoderMasks masks;
     masks.row_keep = prefix_row_keep(1, copies, batch, length, target.options());
+    if (skip_unread_ffn_outputs) {
+      masks.ffn_rows = prefix_ffn_rows(1, copies, batch, length, false);
+      masks.last_ffn_rows = prefix_ffn_rows(1, copies, batch, length, true);
+    }
     auto x = run_stack(target.repeat({copies, 1, 1}), memories, masks, trace,
                        (copies - 1) * batch);                     // [r*B, L, M]
     // Row k = i+1 of copy i: [r, B, r, M] -> diagonal over (copy, row) -> [B, M, r].
@@ -176,6 +204,10 @@ torch::Tensor MasterDecoderWithMaskingImpl::predict_word(
   TORCH_CHECK(k >= 1 && k < length, "prefix length k = ", k, " outside 1..", length - 1);
   DecoderMasks masks;
   masks.row_keep = prefix_row_keep(k, 1, batch, length, target.options());
+  if (skip_unread_ffn_outputs) {
+    masks.ffn_rows = prefix_ffn_rows(k, 1, batch, length, false);
+    masks.last_ffn_rows = prefix_ffn_rows(k, 1, batch, length, true);
+  }
   auto x = run_stack(target, memories, masks, trace, 0);
   const auto logits = out(x.select(1, k));  // [B, V]
   return log_probabilities ? torch::log_softmax(logits, -1) : logits;

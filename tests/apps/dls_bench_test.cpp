@@ -27,6 +27,10 @@ TEST(BenchFlops, CountsEveryKindOfProduct) {
   const auto b = torch::randn({5, 7});
   EXPECT_EQ(bench::count_matmul_flops([&] { torch::mm(a, b); }), 2.0 * 3 * 5 * 7);
   EXPECT_EQ(bench::count_matmul_flops([&] { torch::addmm(torch::zeros({3, 7}), a, b); }), 2.0 * 3 * 5 * 7);
+  auto c = torch::zeros({3, 7});
+  EXPECT_EQ(bench::count_matmul_flops([&] { c.addmm_(a, b); }), 2.0 * 3 * 5 * 7);
+  EXPECT_EQ(bench::count_matmul_flops([&] { torch::addmm_out(c, c, a, b); }), 2.0 * 3 * 5 * 7);
+  EXPECT_EQ(bench::count_matmul_flops([&] { torch::mm_out(c, a, b); }), 2.0 * 3 * 5 * 7);
   const auto x = torch::randn({4, 3, 5});
   const auto y = torch::randn({4, 5, 2});
   EXPECT_EQ(bench::count_matmul_flops([&] { torch::bmm(x, y); }), 2.0 * 4 * 3 * 5 * 2);

@@ -55,6 +55,50 @@ TEST_P(DLStudioDecoder, FutureRowsAreZeroedAtEveryLayer) {
                                decoder->predict_word(changed, memories, 4)));
 }
 
+// The stack as DLStudio's layout defines it, every product computed in full: the L-1
+// zero-masked copies through every layer, then row k of copy k-1.
+torch::Tensor full_prefix_stack(MasterDecoderWithMasking& decoder, const torch::Tensor& target,
+                                const torch::Tensor& encoder_out) {
+  const std::int64_t batch = target.size(0), length = target.size(1), copies = length - 1;
+  const auto memories = decoder->project_memories(encoder_out);
+  DecoderMasks masks;
+  masks.row_keep = prefix_row_keep(1, copies, batch, length, target.options());
+  auto x = target.repeat({copies, 1, 1});
+  for (std::size_t i = 0; i < decoder->basic_decoder_arr->size(); ++i) {
+    x = decoder->basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward(x, memories[i], masks);
+  }
+  const auto rows = torch::diagonal(x.view({copies, batch, length, -1}).narrow(2, 1, copies), 0, 0, 2);
+  return torch::log_softmax(decoder->out(rows.permute({0, 2, 1})), -1);
+}
+
+// forward() skips W2's outputs that no later step reads; values and every gradient must
+// equal the stack computed in full.
+TEST_P(DLStudioDecoder, SkippedFfnOutputsChangeNothing) {
+  torch::manual_seed(13);
+  MasterDecoderWithMasking decoder(config(), 3, 29);
+  const auto target = torch::randn({3, 6, 16});
+  const auto encoder_out = torch::randn({3, 6, 16});
+  const auto weights = torch::randn({3, 5, 29});  // a loss that reads every output
+  auto grads = [&](bool skipping) {
+    decoder->zero_grad();
+    auto t = target.clone().requires_grad_(true);
+    const auto out = skipping ? decoder(t, encoder_out) : full_prefix_stack(decoder, t, encoder_out);
+    (out * weights).sum().backward();
+    std::vector<torch::Tensor> g{out.detach(), t.grad()};
+    for (const auto& p : decoder->parameters()) g.push_back(p.grad().clone());
+    return g;
+  };
+  const auto skipping = grads(true);
+  const auto full = grads(false);
+  decoder->skip_unread_ffn_outputs = false;  // the A/B switch computes everything, same values
+  EXPECT_TRUE(torch::allclose(decoder(target, encoder_out), full[0], 1e-4, 1e-5));
+  ASSERT_EQ(skipping.size(), full.size());
+  for (std::size_t i = 0; i < full.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(skipping[i], full[i], 1e-4, 1e-5))
+        << "tensor " << i << ": " << (skipping[i] - full[i]).abs().max();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Variants, DLStudioDecoder,
                          ::testing::Combine(::testing::Values(Variant::kFG, Variant::kPreLN),
                                             ::testing::Values(Layout::kDLStudio,
@@ -118,6 +162,74 @@ TEST_P(VaswaniDecoder, CachedStepsEqualTheCausalPass) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, VaswaniDecoder, ::testing::Values(Variant::kFG, Variant::kPreLN),
                          [](const auto& info) { return to_string(info.param); });
+
+// Copy i of r (k = k_first + i, rows i*B .. (i+1)*B-1) passes positions j < k on and
+// predicts at position k.
+TEST(DLStudioDecoderRows, PrefixFfnRows) {
+  const auto inner = prefix_ffn_rows(1, 3, 2, 4, false);  // k = 1, 2, 3; B = 2; L = 4
+  const std::vector<std::pair<std::int64_t, std::int64_t>> expected_inner{{0, 6}, {2, 6}, {4, 6}, {6, 6}};
+  const auto last = prefix_ffn_rows(1, 3, 2, 4, true);
+  const std::vector<std::pair<std::int64_t, std::int64_t>> expected_last{{0, 0}, {0, 2}, {2, 4}, {4, 6}};
+  ASSERT_EQ(inner.size(), 4U);
+  ASSERT_EQ(last.size(), 4U);
+  for (std::size_t j = 0; j < 4; ++j) {
+    EXPECT_EQ(inner[j].begin >= inner[j].end, expected_inner[j].first >= expected_inner[j].second) << j;
+    if (inner[j].begin < inner[j].end) {
+      EXPECT_EQ(inner[j].begin, expected_inner[j].first) << j;
+      EXPECT_EQ(inner[j].end, expected_inner[j].second) << j;
+    }
+    EXPECT_EQ(last[j].begin >= last[j].end, expected_last[j].first >= expected_last[j].second) << j;
+    if (last[j].begin < last[j].end) {
+      EXPECT_EQ(last[j].begin, expected_last[j].first) << j;
+      EXPECT_EQ(last[j].end, expected_last[j].second) << j;
+    }
+  }
+  // One copy with k = 2 (decoding): positions 0, 1 for the inner layers, 2 for the last.
+  const auto one = prefix_ffn_rows(2, 1, 5, 4, false);
+  EXPECT_EQ(one[0].end - one[0].begin, 5);
+  EXPECT_EQ(one[1].end - one[1].begin, 5);
+  EXPECT_GE(one[2].begin, one[2].end);
+  const auto one_last = prefix_ffn_rows(2, 1, 5, 4, true);
+  EXPECT_EQ(one_last[2].begin, 0);
+  EXPECT_EQ(one_last[2].end, 5);
+  EXPECT_GE(one_last[1].begin, one_last[1].end);
+}
+
+// Block j of the output only for rows[j], zero elsewhere, against the full product with the
+// skipped entries masked out; gradients against the full product's with those entries'
+// upstream gradient cut.
+TEST(ColumnBlockLinear, EqualsTheMaskedFullProduct) {
+  torch::manual_seed(14);
+  constexpr std::int64_t kRows = 7, kIn = 9, kBlock = 3, kBlocks = 4;
+  const std::vector<RowRange> rows{{0, 7}, {2, 5}, {6, 6}, {6, 7}};
+  auto keep = torch::zeros({kRows, kBlocks * kBlock});
+  for (std::int64_t j = 0; j < kBlocks; ++j) {
+    const auto [begin, end] = rows[static_cast<std::size_t>(j)];
+    if (begin < end) keep.narrow(0, begin, end - begin).narrow(1, j * kBlock, kBlock).fill_(1.0);
+  }
+  const auto h0 = torch::randn({kRows, kIn});
+  const auto w0 = torch::randn({kBlocks * kBlock, kIn});
+  const auto b0 = torch::randn({kBlocks * kBlock});
+  const auto upstream = torch::randn({kRows, kBlocks * kBlock});
+  auto run = [&](bool blocks) {
+    auto h = h0.clone().requires_grad_(true);
+    auto w = w0.clone().requires_grad_(true);
+    auto b = b0.clone().requires_grad_(true);
+    const auto y = blocks ? linear_by_column_blocks(h, w, b, kBlock, rows)
+                          : torch::nn::functional::linear(h, w, b) * keep;
+    (y * upstream).sum().backward();
+    return std::vector<torch::Tensor>{y.detach(), h.grad(), w.grad(), b.grad()};
+  };
+  const auto got = run(true);
+  const auto expected = run(false);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(got[i], expected[i], 1e-5, 1e-6))
+        << "tensor " << i << ": " << (got[i] - expected[i]).abs().max();
+  }
+  EXPECT_THROW(linear_by_column_blocks(h0, w0, b0, 5, rows), c10::Error);  // 4 x 5 != 12
+  EXPECT_THROW(linear_by_column_blocks(h0, w0, b0, kBlock, {{0, 8}, {0, 1}, {0, 1}, {0, 1}}),
+               c10::Error);
+}
 
 }  // namespace
 }  // namespace dls

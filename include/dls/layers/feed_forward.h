@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
@@ -16,9 +17,28 @@ namespace dls {
 torch::nn::Linear make_ffn_w1(const TransformerConfig& config);
 torch::nn::Linear make_ffn_w2(const TransformerConfig& config);
 
+// Rows [begin, end) of a batch; empty when begin >= end.
+struct RowRange {
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
+};
+
 // x [B, L, M] -> W2(ReLU(W1(x))) [B, L, M]; vaswani applies dropout after the ReLU.
+// dlstudio: with `w2_rows` (one range per position j = 0..L-1), W2's output at position j
+// is computed only for the rows in w2_rows[j] and is 0 elsewhere: the decoder's later
+// layers never read the other rows (linear_by_column_blocks).
 torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch::nn::Linear& W2,
-                           torch::nn::Dropout& dropout, const TransformerConfig& config);
+                           torch::nn::Dropout& dropout, const TransformerConfig& config,
+                           const std::vector<RowRange>* w2_rows = nullptr);
+
+// y = h W^T + b, h [R, K], weight [N, K], bias [N], computed in column blocks of `block`
+// columns: block j (columns j*block .. (j+1)*block-1) only for the rows in rows[j]; every
+// other entry of y [R, N] is 0 and passes no gradient. Forward and backward are one matrix
+// product per block and input (N / block = rows.size()); the weight's gradient is written
+// block by block into one buffer instead of summing a full-size gradient per slice.
+torch::Tensor linear_by_column_blocks(const torch::Tensor& h, const torch::Tensor& weight,
+                                      const torch::Tensor& bias, std::int64_t block,
+                                      const std::vector<RowRange>& rows);
 
 // Additive attention masks (0 = visible, -inf = hidden).
 // key_padding [B, Lk] bool (true = padding) -> [B, 1, 1, Lk].

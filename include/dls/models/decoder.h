@@ -13,6 +13,7 @@
 #include <torch/nn/pimpl.h>
 
 #include "dls/layers/attention.h"
+#include "dls/layers/feed_forward.h"
 #include "dls/layers/transformer_config.h"
 #include "dls/models/attention_trace.h"
 
@@ -22,6 +23,10 @@ struct DecoderMasks {
   torch::Tensor row_keep;     // dlstudio: [B', L, 1], 1 = visible row, 0 = zeroed future row
   torch::Tensor self_mask;    // vaswani: additive [B'|1, 1, Lq, Lq] (causal + target padding)
   torch::Tensor memory_mask;  // vaswani: additive [B, 1, 1, Lk] (source padding)
+  // dlstudio: per position j, the rows whose FFN output at j is read afterwards (by the next
+  // layer, or as the prediction after the last); W2 skips the rest. Empty: compute all.
+  std::vector<RowRange> ffn_rows;       // every layer but the last
+  std::vector<RowRange> last_ffn_rows;  // the last layer
 };
 
 // Self-attention, cross-attention, FFN.
@@ -56,7 +61,7 @@ class BasicDecoderWithMaskingImpl : public torch::nn::Module {
   using SelfAttentionFn = std::function<torch::Tensor(const torch::Tensor&)>;
   torch::Tensor sublayers(const torch::Tensor& x, const SelfAttentionFn& self_attention,
                           const AttentionMemory& memory, const torch::Tensor& memory_mask,
-                          torch::Tensor* cross_weights);
+                          torch::Tensor* cross_weights, const std::vector<RowRange>* w2_rows);
   TransformerConfig config_;
 };
 TORCH_MODULE(BasicDecoderWithMasking);
@@ -100,6 +105,9 @@ class MasterDecoderWithMaskingImpl : public torch::nn::Module {
 
   torch::nn::ModuleList basic_decoder_arr{nullptr};
   torch::nn::Linear out{nullptr};
+  // dlstudio layout: W2 computes only the outputs that a later step reads (the same
+  // result, ~20 % fewer FLOPs in DLStudio's config). false: compute them all (for A/B timing).
+  bool skip_unread_ffn_outputs = true;
 
  private:
   // Runs the stack on x [B', L, M] with the given masks.
@@ -114,5 +122,11 @@ TORCH_MODULE(MasterDecoderWithMasking);
 // [r*B, L, 1], copy-major, 1 where position < k.
 torch::Tensor prefix_row_keep(std::int64_t k_first, std::int64_t copies, std::int64_t batch,
                               std::int64_t length, const torch::TensorOptions& options);
+
+// The same copies' rows that read the FFN output at each position j = 0..L-1: a layer
+// before the last passes positions j < k on (the next layer zeroes the others), the last
+// layer's position k is the prediction. Copy i holds rows i*B .. (i+1)*B-1.
+std::vector<RowRange> prefix_ffn_rows(std::int64_t k_first, std::int64_t copies,
+                                      std::int64_t batch, std::int64_t length, bool last_layer);
 
 }  // namespace dls
