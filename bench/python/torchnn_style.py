@@ -104,11 +104,15 @@ def prefix_stepper(model, src):
 
 class ViT(nn.Module):
     def __init__(self, image_size=28, channels=1, patch_size=4, embedding_size=128, heads=4,
-                 encoders=6, ffn_mult=2, dropout=0.1, num_classes=10, pre_ln=False):
+                 encoders=6, ffn_mult=2, dropout=0.1, num_classes=10, pre_ln=False,
+                 stem_channels=0):
         super().__init__()
         num_patches = (image_size // patch_size) ** 2
-        self.patch_embedding = nn.Conv2d(channels, embedding_size, kernel_size=patch_size,
-                                         stride=patch_size)
+        # Optional early convolution (Conv2d 3x3 -> GELU) before the patches are cut.
+        self.stem = (nn.Sequential(nn.Conv2d(channels, stem_channels, 3, padding=1), nn.GELU())
+                     if stem_channels > 0 else nn.Identity())
+        self.patch_embedding = nn.Conv2d(stem_channels or channels, embedding_size,
+                                         kernel_size=patch_size, stride=patch_size)
         self.class_token = nn.Parameter(torch.zeros(1, 1, embedding_size))
         self.position_embedding = nn.Parameter(
             torch.randn(1, num_patches + 1, embedding_size) * 0.02)
@@ -121,7 +125,7 @@ class ViT(nn.Module):
                                   nn.Linear(512, num_classes))
 
     def forward(self, images):  # [B, C, H, W] -> logits [B, classes]
-        x = self.patch_embedding(images).flatten(2).transpose(1, 2)  # [B, P, M]
+        x = self.patch_embedding(self.stem(images)).flatten(2).transpose(1, 2)  # [B, P, M]
         x = torch.cat((self.class_token.expand(x.size(0), -1, -1), x), dim=1)
         x = self.encoder(self.dropout(x + self.position_embedding))
         return self.head(x[:, 0])
