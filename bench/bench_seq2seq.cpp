@@ -83,6 +83,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
     auto optimizer_options = preset.training.optimizer;
     optimizer_options.fused = !o.plain_adam;
     result.config.emplace_back("adam", o.plain_adam ? "plain" : "fused");
+    if (o.all_output_rows) result.config.emplace_back("output_rows", "all");
     optimizer = train::make_optimizer(model->parameters(), optimizer_options, preset.training.schedule.base_lr);
     if (workers > 1) single_thread.emplace(1);  // as train_seq2seq does
     step = [&](int i) {
@@ -90,7 +91,10 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
       const auto denominators = eval::loss_denominators(tgt.narrow(1, 1, L - 1), loss_options);
       train::split_forward_backward(
           model->parameters(), src, tgt, workers, [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
-            return eval::sequence_loss_share(model(s, t), t.narrow(1, 1, L - 1), loss_options, denominators);
+            if (o.all_output_rows) {
+              return eval::sequence_loss_share(model(s, t), t.narrow(1, 1, L - 1), loss_options, denominators);
+            }
+            return eval::model_loss_share(model, s, t, loss_options, denominators);
           });
       if (preset.training.optimizer.clip_grad_norm > 0) {
         torch::nn::utils::clip_grad_norm_(model->parameters(), preset.training.optimizer.clip_grad_norm);

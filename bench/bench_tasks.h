@@ -24,6 +24,7 @@ struct BenchOptions {
   int workers = 0;             // concurrent chunks per batch (split_batch.h); 0: as the programs
   bool plain_adam = false;     // LibTorch's Adam/AdamW step instead of the fused one
   bool full_ffn = false;       // dlstudio layout: compute every W2 output, read or not
+  bool all_output_rows = false;  // seq2seq training: padding rows through the output layer too
   std::string keep_freed_memory = "auto";  // on|off|auto (as the programs: util::keep_freed_memory)
   std::uint64_t seed = 0;
 };

@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_flag("--plain-adam", options.plain_adam, "training: LibTorch's Adam/AdamW step instead of the fused one (fused_adam.h)");
   app.add_flag("--full-ffn", options.full_ffn, "dlstudio layout: compute every output of W2, including those no later step reads");
+  app.add_flag("--all-output-rows", options.all_output_rows, "seq2seq training: send every target position, padding included, through the output layer and log-softmax");
   CLI11_PARSE(app, argc, argv);
   try {
     dls::util::RuntimeOptions runtime;

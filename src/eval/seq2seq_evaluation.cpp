@@ -10,21 +10,45 @@
 
 namespace dls::eval {
 
+namespace {
+
+// The standard per-token loss of log_probs [..., V] against targets [...]: NLL, or with
+// label smoothing (1 - e) * NLL + e * mean over the vocabulary of -log p.
+torch::Tensor per_token_loss(const torch::Tensor& log_probs, const torch::Tensor& targets,
+                             const LossOptions& options) {
+  const auto nll = -log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1);
+  if (options.label_smoothing <= 0) return nll;
+  return (1.0 - options.label_smoothing) * nll - options.label_smoothing * log_probs.mean(-1);
+}
+
+}  // namespace
+
 torch::Tensor sequence_loss(const torch::Tensor& log_probs, const torch::Tensor& targets,
                             const LossOptions& options) {
   TORCH_CHECK(log_probs.dim() == 3 && targets.dim() == 2 &&
                   log_probs.size(0) == targets.size(0) && log_probs.size(1) == targets.size(1),
               "expected log-probabilities [B, L-1, V] and targets [B, L-1]");
-  // -log p(target) at every position: [B, L-1]
-  const auto nll = -log_probs.gather(2, targets.unsqueeze(2)).squeeze(2);
-  if (options.dlstudio) return nll.mean(0).sum();
-  auto per_token = nll;
-  if (options.label_smoothing > 0) {
-    per_token = (1.0 - options.label_smoothing) * nll -
-                options.label_smoothing * log_probs.mean(2);
+  if (options.dlstudio) {
+    // -log p(target) at every position [B, L-1], averaged over the batch, summed over positions.
+    return (-log_probs.gather(2, targets.unsqueeze(2)).squeeze(2)).mean(0).sum();
   }
+  const auto per_token = per_token_loss(log_probs, targets, options);  // [B, L-1]
   const auto real = (targets != options.pad_index).to(per_token.dtype());
   return (per_token * real).sum() / real.sum().clamp_min(1.0);
+}
+
+torch::Tensor sequence_loss_from_states(torch::nn::Linear& out, const torch::Tensor& states,
+                                        const torch::Tensor& targets, const LossOptions& options) {
+  TORCH_CHECK(states.dim() == 3 && targets.dim() == 2 && states.size(0) == targets.size(0) &&
+                  states.size(1) == targets.size(1),
+              "expected final states [B, L-1, M] and targets [B, L-1]");
+  if (options.dlstudio) return sequence_loss(torch::log_softmax(out(states), -1), targets, options);
+  // Rows of real target tokens only: [B, L-1, M] -> [N, M] -> log-probabilities [N, V].
+  const auto real = (targets != options.pad_index).reshape({-1}).nonzero().squeeze(1);
+  if (real.numel() == 0) return (states.sum() * 0.0);  // no real token: loss 0, as sequence_loss
+  const auto rows = states.reshape({-1, states.size(2)}).index_select(0, real);
+  const auto real_targets = targets.reshape({-1}).index_select(0, real);
+  return per_token_loss(torch::log_softmax(out(rows), -1), real_targets, options).mean();
 }
 
 LossDenominators loss_denominators(const torch::Tensor& targets, const LossOptions& options) {
@@ -34,13 +58,32 @@ LossDenominators loss_denominators(const torch::Tensor& targets, const LossOptio
   return d;
 }
 
-torch::Tensor sequence_loss_share(const torch::Tensor& log_probs, const torch::Tensor& targets,
-                                  const LossOptions& options, const LossDenominators& batch) {
-  const auto chunk = loss_denominators(targets, options);
-  const auto loss = sequence_loss(log_probs, targets, options);
+namespace {
+
+// A chunk's loss (its own mean) scaled to its share of the whole batch's mean.
+torch::Tensor loss_share(const torch::Tensor& loss, const LossDenominators& chunk,
+                         const LossDenominators& batch, const LossOptions& options) {
   if (options.dlstudio) return loss * (chunk.rows / batch.rows);  // a mean over rows
   // A mean over real tokens (a chunk without any has loss 0, and a share of 0).
   return batch.real_tokens > 0 ? loss * (chunk.real_tokens / batch.real_tokens) : loss;
+}
+
+}  // namespace
+
+torch::Tensor sequence_loss_share(const torch::Tensor& log_probs, const torch::Tensor& targets,
+                                  const LossOptions& options, const LossDenominators& batch) {
+  return loss_share(sequence_loss(log_probs, targets, options), loss_denominators(targets, options),
+                    batch, options);
+}
+
+torch::Tensor model_loss_share(Seq2SeqTransformer& model, const torch::Tensor& src,
+                               const torch::Tensor& tgt, const LossOptions& options,
+                               const LossDenominators& batch) {
+  const auto targets = tgt.narrow(1, 1, tgt.size(1) - 1);
+  const auto chunk = loss_denominators(targets, options);
+  const auto loss = sequence_loss_from_states(model->master_decoder->out,
+                                              model->final_states(src, tgt), targets, options);
+  return loss_share(loss, chunk, batch, options);
 }
 
 double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs,
@@ -55,7 +98,8 @@ double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs,
     const std::int64_t rows = std::min(batch_size, n - start);
     const auto src = pairs.src.narrow(0, start, rows).to(device);
     const auto tgt = pairs.tgt.narrow(0, start, rows).to(device);
-    const auto loss = sequence_loss(model(src, tgt), tgt.narrow(1, 1, tgt.size(1) - 1), options);
+    const auto loss = sequence_loss_from_states(model->master_decoder->out, model->final_states(src, tgt),
+                                                tgt.narrow(1, 1, tgt.size(1) - 1), options);
     total += loss.item<double>() * static_cast<double>(rows);
   }
   model->train(was_training);

@@ -156,6 +156,15 @@ torch::Tensor MasterDecoderWithMaskingImpl::forward(const torch::Tensor& target,
                                                     const torch::Tensor& memory_padding,
                                                     const torch::Tensor& target_padding,
                                                     AttentionTrace* trace) {
+  return torch::log_softmax(out(final_states(target, encoder_out, memory_padding, target_padding, trace)),
+                            -1);  // [B, L-1, V]
+}
+
+torch::Tensor MasterDecoderWithMaskingImpl::final_states(const torch::Tensor& target,
+                                                         const torch::Tensor& encoder_out,
+                                                         const torch::Tensor& memory_padding,
+                                                         const torch::Tensor& target_padding,
+                                                         AttentionTrace* trace) {
   TORCH_CHECK(target.dim() == 3, "expected the embedded target as [B, L, M]");
   const std::int64_t batch = target.size(0), length = target.size(1);
   const std::int64_t dim = config_.embedding_size();
@@ -173,7 +182,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::forward(const torch::Tensor& target,
                        (copies - 1) * batch);                     // [r*B, L, M]
     // Row k = i+1 of copy i: [r, B, r, M] -> diagonal over (copy, row) -> [B, M, r].
     auto rows = torch::diagonal(x.view({copies, batch, length, dim}).narrow(2, 1, copies), 0, 0, 2);
-    return torch::log_softmax(out(rows.permute({0, 2, 1})), -1);  // [B, L-1, V]
+    return rows.permute({0, 2, 1});  // [B, L-1, M]
   }
   const std::int64_t steps = length - 1;
   DecoderMasks masks;
@@ -182,8 +191,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::forward(const torch::Tensor& target,
     masks.self_mask = masks.self_mask + key_padding_mask(target_padding.narrow(1, 0, steps));
   }
   if (memory_padding.defined()) masks.memory_mask = key_padding_mask(memory_padding);
-  auto x = run_stack(target.narrow(1, 0, steps), memories, masks, trace, 0);
-  return torch::log_softmax(out(x), -1);  // [B, L-1, V]
+  return run_stack(target.narrow(1, 0, steps), memories, masks, trace, 0);  // [B, L-1, M]
 }
 
 torch::Tensor MasterDecoderWithMaskingImpl::forward_prefix_loop(const torch::Tensor& target,

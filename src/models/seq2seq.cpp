@@ -82,14 +82,20 @@ EncodedSource Seq2SeqTransformerImpl::encode(const torch::Tensor& src,
 torch::Tensor Seq2SeqTransformerImpl::forward(const torch::Tensor& src, const torch::Tensor& tgt,
                                               AttentionTrace* trace,
                                               const torch::Tensor& src_padding) {
+  return torch::log_softmax(master_decoder->out(final_states(src, tgt, trace, src_padding)), -1);
+}
+
+torch::Tensor Seq2SeqTransformerImpl::final_states(const torch::Tensor& src, const torch::Tensor& tgt,
+                                                   AttentionTrace* trace,
+                                                   const torch::Tensor& src_padding) {
   TORCH_CHECK(src.dim() == 2 && tgt.dim() == 2 && src.size(0) == tgt.size(0),
               "source and target must be [B, L] with the same B");
   const auto padding = src_padding.defined() ? src_padding : padding_of(src);
   const auto mask = padding.defined() ? key_padding_mask(padding) : torch::Tensor();
   const auto encoder_out = master_encoder(embeddings_generator_en(src), mask,
                                           trace != nullptr ? &trace->encoder_self : nullptr);
-  return master_decoder(embeddings_generator_es(tgt), encoder_out, padding, padding_of(tgt),
-                        trace);
+  return master_decoder->final_states(embeddings_generator_es(tgt), encoder_out, padding,
+                                      padding_of(tgt), trace);
 }
 
 Seq2SeqTransformer TransformerFG(Seq2SeqConfig config) {

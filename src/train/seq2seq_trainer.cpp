@@ -186,7 +186,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
       const auto step = split_forward_backward(
           model->parameters(), src, tgt, workers,
           [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
-            return eval::sequence_loss_share(model(s, t), t.narrow(1, 1, L1), loss_options, denominators);
+            return eval::model_loss_share(model, s, t, loss_options, denominators);
           });
       const double loss_value = step.loss;
       if (!std::isfinite(loss_value)) {

@@ -85,7 +85,7 @@ TEST_P(SplitSeq2Seq, ChunkedGradientEqualsOnePass) {
     const auto targets = tgt.narrow(1, 1, 5);
     const auto denominators = eval::loss_denominators(targets, options);
     const auto loss_fn = [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
-      return eval::sequence_loss_share(model(s, t), t.narrow(1, 1, 5), options, denominators);
+      return eval::model_loss_share(model, s, t, options, denominators);  // as the trainer
     };
     const auto whole = eval::sequence_loss(model(src, tgt), targets, options).item<double>();
     const auto plain = split_forward_backward(model->parameters(), src, tgt, 1, loss_fn);

@@ -44,6 +44,21 @@ LossDenominators loss_denominators(const torch::Tensor& targets, const LossOptio
 torch::Tensor sequence_loss_share(const torch::Tensor& log_probs, const torch::Tensor& targets,
                                   const LossOptions& options, const LossDenominators& batch);
 
+// The same loss from the decoder's final states [B, L-1, M] (Seq2SeqTransformer::final_states)
+// and its output layer: when padding is ignored, only the rows of real target tokens go
+// through the output layer and the log-softmax. Equals
+// sequence_loss(log_softmax(out(states)), targets, options) in value and gradients; a third
+// of a typical batch's rows are padding, and the output layer over the ~21k Spanish words
+// is the largest product of a vaswani training step.
+torch::Tensor sequence_loss_from_states(torch::nn::Linear& out, const torch::Tensor& states,
+                                        const torch::Tensor& targets, const LossOptions& options);
+
+// sequence_loss_share of model(src, tgt) computed through sequence_loss_from_states: what a
+// training step's chunk contributes.
+torch::Tensor model_loss_share(Seq2SeqTransformer& model, const torch::Tensor& src,
+                               const torch::Tensor& tgt, const LossOptions& options,
+                               const LossDenominators& batch);
+
 // The loss over all pairs in eval mode without gradients (mean over batches, weighted by
 // batch size). Restores the model's training mode.
 double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs,

@@ -83,6 +83,14 @@ class MasterDecoderWithMaskingImpl : public torch::nn::Module {
                         const torch::Tensor& target_padding = {},
                         AttentionTrace* trace = nullptr);
 
+  // The same pass without the output layer: the final states [B, L-1, M] from which
+  // forward() = log_softmax(out(states)). Lets a loss send only some rows (the real target
+  // tokens) through the output layer.
+  torch::Tensor final_states(const torch::Tensor& target, const torch::Tensor& encoder_out,
+                             const torch::Tensor& memory_padding = {},
+                             const torch::Tensor& target_padding = {},
+                             AttentionTrace* trace = nullptr);
+
   // The plain k-by-k loop of DLStudio (dlstudio layout): same result as forward().
   torch::Tensor forward_prefix_loop(const torch::Tensor& target, const torch::Tensor& encoder_out);
 

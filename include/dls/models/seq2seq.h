@@ -56,6 +56,11 @@ class Seq2SeqTransformerImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& src, const torch::Tensor& tgt,
                         AttentionTrace* trace = nullptr, const torch::Tensor& src_padding = {});
 
+  // The same pass without the decoder's output layer: final states [B, L-1, M], with
+  // forward() = log_softmax(master_decoder->out(states)).
+  torch::Tensor final_states(const torch::Tensor& src, const torch::Tensor& tgt,
+                             AttentionTrace* trace = nullptr, const torch::Tensor& src_padding = {});
+
   EncodedSource encode(const torch::Tensor& src, const torch::Tensor& src_padding = {},
                        AttentionTrace* trace = nullptr);
 
