@@ -87,8 +87,7 @@ int main(int argc, char** argv) {
   setting<std::string>(app, overrides, "--layout", "positionwise (DLStudio >= 2.5), vaswani or dlstudio (flattened)", [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); })->group(model);
   setting<double>(app, overrides, "--dropout", "dropout inside the encoder (vaswani layout only)", [](auto& s, auto v) { s.model.transformer().dropout(v); })->group(model);
   setting<bool>(app, overrides, "--conv-patch-embedding", "project patches with Conv2d instead of Linear", [](auto& s, auto v) { s.model.conv_patch_embedding(v); })->group(model);
-  setting<std::int64_t>(app, overrides, "--stem-channels", "channels of a 3x3 convolutional stem before the patches are cut (0: none, DLStudio's ViT)", [](auto& s, auto v) { s.model.stem_channels(v); })->group(model);
-  setting<std::int64_t>(app, overrides, "--stem-layers", "3x3 convolutions in the stem", [](auto& s, auto v) { s.model.stem_layers(v); })->group(model);
+  setting<std::string>(app, overrides, "--stem", "3x3 convolutions (GELU) before the patches are cut, as CHANNELS[/STRIDE] per layer, e.g. 32,64/2,128/2 (\"\": none, DLStudio's ViT); the patch size counts the last layer's pixels", [](auto& s, auto v) { s.model.stem(dls::parse_stem(v)); })->group(model);
   setting<std::int64_t>(app, overrides, "--head-hidden", "hidden width of the classification head", [](auto& s, auto v) { s.model.head_hidden_size(v); })->group(model);
   setting<double>(app, overrides, "--head-dropout", "dropout before the head (training only)", [](auto& s, auto v) { s.model.head_dropout(v); })->group(model);
 

@@ -32,12 +32,12 @@ repeats=3; iters=2
 # Sizes: DLStudio's example (M 256, 4/4/4, L 10, batch 50); the cpu preset (vaswani, M 256,
 # 3 encoders, 3 decoders, 4 heads, FFN 4M, dropout 0.1, batch 64); DLStudio's ViT (CIFAR
 # 32x32x3, patch 8, M 256, 8 FG encoders, 4 heads, batch 48); the Fashion-MNIST preset
-# (28x28x1, one 3x3 convolution with 32 channels, patch 7, M 128, 4 PreLN vaswani encoders,
-# FFN 2M, batch 128).
+# (28x28x1, a stem of 3x3 convolutions 32, 64/2, 128/2, 128/2 down to 4x4 tokens, patch 1,
+# M 128, 4 PreLN vaswani encoders, FFN 2M, batch 128).
 S2S_DLS="--layout dlstudio --variant FG --embedding-size 256 --heads 4 --encoders 4 --decoders 4 --max-len 10"
 S2S_CPU="--variant FG --embedding-size 256 --heads 4 --encoders 3 --decoders 3 --max-len 10 --ffn-mult 4 --dropout 0.1"
 VIT_DLS="--variant FG --embedding-size 256 --heads 4 --encoders 8 --image-size 32 --channels 3 --patch 8 --batch 48"
-VIT_FASHION="--variant PreLN --embedding-size 128 --heads 4 --encoders 4 --image-size 28 --channels 1 --stem-channels 32 --patch 7 --ffn-mult 2 --dropout 0.0 --batch 128"
+VIT_FASHION="--variant PreLN --embedding-size 128 --heads 4 --encoders 4 --image-size 28 --channels 1 --stem 32,64/2,128/2,128/2 --patch 1 --ffn-mult 2 --dropout 0.0 --batch 128"
 runs=(
   "seq2seq-train-dlstudio|--task seq2seq-train --preset dlstudio|--impl dlstudio --task seq2seq-train $S2S_DLS --batch 50"
   "seq2seq-train-cpu-dlstudio-layout|--task seq2seq-train --preset cpu --layout dlstudio --batch 64|--impl dlstudio --task seq2seq-train --layout dlstudio --variant FG --embedding-size 256 --heads 4 --encoders 3 --decoders 3 --max-len 10 --batch 64"

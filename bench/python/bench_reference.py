@@ -62,7 +62,7 @@ def parse_args(argv=None):
     add("--channels", type=int, default=3)
     add("--patch", type=int, default=8)
     add("--classes", type=int, default=10)
-    add("--stem-channels", type=int, default=0, help="torchnn ViT: 3x3 convolution stem width")
+    add("--stem", default="", help="torchnn ViT: 3x3 convolution stem, CHANNELS[/STRIDE] per layer, e.g. 32,64/2")
     add("--threads", type=int, default=2)
     add("--warmup", type=int, default=1)
     add("--repeats", type=int, default=3)
@@ -88,7 +88,7 @@ def config_of(args):
         if args.task == "seq2seq-beam":
             keys.append("beam")
     else:
-        keys += ["image_size", "channels", "stem_channels", "patch", "classes"]
+        keys += ["image_size", "channels", "stem", "patch", "classes"]
     return {key: getattr(args, key) for key in keys}
 
 
@@ -176,7 +176,7 @@ def vit_task(args):
     else:
         vit = tnn.ViT(args.image_size, args.channels, args.patch, args.embedding_size,
                       args.heads, args.encoders, args.ffn_mult, args.dropout, args.classes,
-                      pre_ln=args.variant == "PreLN", stem_channels=args.stem_channels)
+                      pre_ln=args.variant == "PreLN", stem=args.stem)
         if args.task == "vit-infer":
             forward = vit
         else:

@@ -105,13 +105,18 @@ def prefix_stepper(model, src):
 class ViT(nn.Module):
     def __init__(self, image_size=28, channels=1, patch_size=4, embedding_size=128, heads=4,
                  encoders=6, ffn_mult=2, dropout=0.1, num_classes=10, pre_ln=False,
-                 stem_channels=0):
+                 stem=""):
         super().__init__()
-        num_patches = (image_size // patch_size) ** 2
-        # Optional early convolution (Conv2d 3x3 -> GELU) before the patches are cut.
-        self.stem = (nn.Sequential(nn.Conv2d(channels, stem_channels, 3, padding=1), nn.GELU())
-                     if stem_channels > 0 else nn.Identity())
-        self.patch_embedding = nn.Conv2d(stem_channels or channels, embedding_size,
+        # Optional early convolutions (Conv2d 3x3, padding 1 -> GELU) before the patches are
+        # cut: "32,64/2" is 32 channels at stride 1, then 64 at stride 2.
+        layers, size = [], image_size
+        for spec in filter(None, stem.split(",")):
+            out_channels, stride = (int(v) for v in (spec.split("/") + ["1"])[:2])
+            layers += [nn.Conv2d(channels, out_channels, 3, stride, padding=1), nn.GELU()]
+            channels, size = out_channels, (size - 1) // stride + 1
+        self.stem = nn.Sequential(*layers)
+        num_patches = (size // patch_size) ** 2
+        self.patch_embedding = nn.Conv2d(channels, embedding_size,
                                          kernel_size=patch_size, stride=patch_size)
         self.class_token = nn.Parameter(torch.zeros(1, 1, embedding_size))
         self.position_embedding = nn.Parameter(

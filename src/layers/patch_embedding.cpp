@@ -4,16 +4,43 @@
 
 namespace dls {
 
+namespace {
+
+// [B, C, gh*p, gw*p] <-> [B, gh*gw, p*p*C] as one autograd node whose backward returns a
+// contiguous gradient (see extract_patches).
+struct PatchExtraction : public torch::autograd::Function<PatchExtraction> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& images,
+                               std::int64_t p) {
+    const auto B = images.size(0), C = images.size(1), gh = images.size(2) / p, gw = images.size(3) / p;
+    ctx->saved_data["sizes"] = std::vector<std::int64_t>{B, C, gh, gw, p};
+    // [B, C, gh, p, gw, p] -> [B, gh, gw, p(dy), p(dx), C] -> [B, gh*gw, p*p*C]
+    return images.reshape({B, C, gh, p, gw, p})
+        .permute({0, 2, 4, 3, 5, 1})
+        .contiguous()
+        .view({B, gh * gw, p * p * C});
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto s = ctx->saved_data["sizes"].toIntVector();
+    const auto B = s[0], C = s[1], gh = s[2], gw = s[3], p = s[4];
+    // [B, gh*gw, p*p*C] -> [B, gh, gw, dy, dx, C] -> [B, C, gh, dy, gw, dx] -> [B, C, H, W]
+    auto images_grad = grads[0].reshape({B, gh, gw, p, p, C})
+                           .permute({0, 5, 1, 3, 2, 4})
+                           .contiguous()
+                           .view({B, C, gh * p, gw * p});
+    return {images_grad, torch::Tensor()};
+  }
+};
+
+}  // namespace
+
 torch::Tensor extract_patches(const torch::Tensor& images, std::int64_t patch_size) {
   TORCH_CHECK(images.dim() == 4, "images must be [B, C, H, W], got ", images.sizes());
-  const auto B = images.size(0), C = images.size(1), H = images.size(2), W = images.size(3);
+  const auto H = images.size(2), W = images.size(3);
   TORCH_CHECK(patch_size > 0 && H % patch_size == 0 && W % patch_size == 0, "image size ", H,
               "x", W, " is not divisible by the patch size ", patch_size);
-  const auto p = patch_size, gh = H / p, gw = W / p;
-  // [B, C, gh, p, gw, p] -> [B, gh, gw, p(dy), p(dx), C] -> [B, gh*gw, p*p*C]
-  return images.reshape({B, C, gh, p, gw, p})
-      .permute({0, 2, 4, 3, 5, 1})
-      .reshape({B, gh * gw, p * p * C});
+  return PatchExtraction::apply(images, patch_size);
 }
 
 torch::Tensor conv_weight_to_linear(const torch::Tensor& conv_weight) {

@@ -1,6 +1,7 @@
 #include "dls/models/vit.h"
 
 #include <sstream>
+#include <stdexcept>
 
 #include <torch/torch.h>
 
@@ -18,21 +19,67 @@ TransformerConfig dlstudio_vit_transformer() {
   return config;
 }
 
+StemSpec parse_stem(const std::string& text) {
+  StemSpec stem;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto end = std::min(text.find(',', start), text.size());
+    const auto layer = text.substr(start, end - start);
+    const auto slash = layer.find('/');
+    const auto number = [&](const std::string& digits) -> std::int64_t {
+      if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoll(digits) == 0) {
+        throw std::invalid_argument("stem layer '" + layer + "' in '" + text +
+                                    "': expected CHANNELS or CHANNELS/STRIDE, positive integers");
+      }
+      return std::stoll(digits);
+    };
+    StemConv conv;
+    conv.channels = number(layer.substr(0, slash));
+    if (slash != std::string::npos) conv.stride = number(layer.substr(slash + 1));
+    stem.push_back(conv);
+    start = end + 1;
+    if (end + 1 == text.size()) throw std::invalid_argument("stem '" + text + "' ends with a comma");
+  }
+  return stem;
+}
+
+std::string stem_to_string(const StemSpec& stem) {
+  std::string text;
+  for (const auto& conv : stem) {
+    if (!text.empty()) text += ",";
+    text += std::to_string(conv.channels);
+    if (conv.stride != 1) text += "/" + std::to_string(conv.stride);
+  }
+  return text;
+}
+
 void ViTConfig::validate() const {
   TORCH_CHECK(image_size_ > 0 && patch_size_ > 0 && channels_ > 0,
               "image size, patch size and channels must be positive");
-  TORCH_CHECK(image_size_ % patch_size_ == 0, "image size ", image_size_,
-              " is not divisible by the patch size ", patch_size_);
+  for (const auto& conv : stem_) {
+    TORCH_CHECK(conv.channels > 0 && conv.stride > 0, "stem layers need positive channels and strides");
+  }
+  TORCH_CHECK(feature_size() % patch_size_ == 0, stem_.empty() ? "image size " : "stem output size ",
+              feature_size(), " is not divisible by the patch size ", patch_size_);
   TORCH_CHECK(num_encoders_ > 0, "need at least one encoder");
   TORCH_CHECK(num_classes_ > 1, "need at least two classes");
   TORCH_CHECK(head_hidden_size_ > 0, "head hidden size must be positive");
   TORCH_CHECK(head_dropout_ >= 0.0 && head_dropout_ < 1.0, "head dropout must be in [0, 1)");
-  TORCH_CHECK(stem_channels_ >= 0, "stem channels must be 0 (no stem) or positive");
-  TORCH_CHECK(stem_channels_ == 0 || stem_layers_ > 0, "a stem needs at least one layer");
   encoder_config().validate();  // M % H == 0 among others
 }
 
 std::int64_t ViTConfig::num_patches() const { return grid_size() * grid_size(); }
+
+std::int64_t ViTConfig::feature_size() const {
+  auto size = image_size_;
+  for (const auto& conv : stem_) size = (size - 1) / conv.stride + 1;  // 3x3, padding 1
+  return size;
+}
+
+std::int64_t ViTConfig::feature_channels() const {
+  return stem_.empty() ? channels_ : stem_.back().channels;
+}
 
 TransformerConfig ViTConfig::encoder_config() const {
   TransformerConfig config = transformer_;
@@ -42,8 +89,8 @@ TransformerConfig ViTConfig::encoder_config() const {
 
 PatchEmbeddingOptions ViTConfig::patch_options() const {
   return PatchEmbeddingOptions()
-      .image_size(image_size_)
-      .channels(stem_channels_ > 0 ? stem_channels_ : channels_)
+      .image_size(feature_size())
+      .channels(feature_channels())
       .patch_size(patch_size_)
       .embedding_size(transformer_.embedding_size())
       .use_conv(conv_patch_embedding_);
@@ -58,7 +105,7 @@ std::string ViTConfig::summary() const {
       << ") classes=" << num_classes_;
   if (!t.flattened()) out << " ffn=" << t.ffn_multiplier() << "M";
   if (t.effective_dropout() > 0) out << " dropout=" << t.dropout();
-  if (stem_channels_ > 0) out << " stem=" << stem_layers_ << "x3x3x" << stem_channels_;
+  if (!stem_.empty()) out << " stem=" << stem_to_string(stem_);
   out << (conv_patch_embedding_ ? " conv" : " linear") << " head=" << head_hidden_size_;
   return out.str();
 }
@@ -72,8 +119,7 @@ util::KeyValues ViTConfig::to_settings() const {
   settings.set("num_encoders", num_encoders_);
   settings.set("num_classes", num_classes_);
   settings.set("conv_patch_embedding", conv_patch_embedding_);
-  settings.set("stem_channels", stem_channels_);
-  settings.set("stem_layers", stem_layers_);
+  settings.set("stem", stem_to_string(stem_));
   settings.set("head_hidden_size", head_hidden_size_);
   settings.set("head_dropout", head_dropout_);
   return settings;
@@ -90,10 +136,17 @@ ViTConfig ViTConfig::from_settings(const util::KeyValues& settings) {
       .conv_patch_embedding(settings.get_bool("conv_patch_embedding"))
       .head_hidden_size(settings.get_int("head_hidden_size"))
       .head_dropout(settings.get_double("head_dropout"));
-  // Checkpoints written before the stem existed have no stem.
-  if (settings.has("stem_channels")) {
-    config.stem_channels(settings.get_int("stem_channels")).stem_layers(settings.get_int("stem_layers"));
-  }
+  if (settings.has("stem")) {
+    try {
+      config.stem(parse_stem(settings.get("stem")));
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("setting 'stem': ") + e.what());
+    }
+  } else if (settings.has("stem_channels")) {
+    // Checkpoints of 2026-11-22/23: stem_layers stride-1 layers of stem_channels channels.
+    const auto channels = settings.get_int("stem_channels");
+    if (channels > 0) config.stem(StemSpec(settings.get_int("stem_layers"), StemConv{channels, 1}));
+  }  // else: written before the stem existed, no stem
   return config;
 }
 
@@ -102,14 +155,14 @@ ViTConfig ViTConfig::dlstudio() { return ViTConfig(); }
 visTransformerImpl::visTransformerImpl(const ViTConfig& config) : config_(config) {
   config.validate();
   const auto M = config.transformer().embedding_size();
-  if (config.stem_channels() > 0) {
+  if (!config.stem().empty()) {
     stem = register_module("stem", torch::nn::Sequential());
     auto in_channels = config.channels();
-    for (std::int64_t i = 0; i < config.stem_layers(); ++i) {
+    for (const auto& conv : config.stem()) {
       stem->push_back(torch::nn::Conv2d(
-          torch::nn::Conv2dOptions(in_channels, config.stem_channels(), 3).padding(1)));
+          torch::nn::Conv2dOptions(in_channels, conv.channels, 3).stride(conv.stride).padding(1)));
       stem->push_back(torch::nn::GELU());
-      in_channels = config.stem_channels();
+      in_channels = conv.channels;
     }
   }
   patch_embedding_generator =

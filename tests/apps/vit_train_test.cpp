@@ -95,12 +95,22 @@ TEST(VitTrainApp, CorruptCheckpointIsAOneLineError) {
   expect_one_line_error(run_vit_train("--resume " + dir.string(), "corrupt"), file.string());
 }
 
+// A malformed --stem, or one whose output the patch size does not divide, is one line.
+TEST(VitTrainApp, BadStemIsOneLineError) {
+  const auto data = data_with("stem", "", "");
+  const auto args = "--data-dir " + data.string() + " --run-dir " + test::fresh_temp_dir("vit_train_app_stem_run").string();
+  expect_one_line_error(run_vit_train(args + " --stem 32,", "stem_comma"), "stem '32,' ends with a comma");
+  expect_one_line_error(run_vit_train(args + " --stem 32/x", "stem_stride"), "stem layer '32/x'");
+  expect_one_line_error(run_vit_train(args + " --stem 8,8/2 --patch-size 4", "stem_patch"),
+                        "stem output size 14 is not divisible by the patch size 4");
+}
+
 TEST(VitTrainApp, TinyRunPrintsJson) {
   const auto data = data_with("tiny", "", "");
   const auto run_dir = test::fresh_temp_dir("vit_train_app_tiny_run");
   const auto run = run_vit_train("--json --data-dir " + data.string() + " --run-dir " + run_dir.string() +
                                      " --epochs 2 --checkpoint-every 1 --embedding-size 16 --heads 2 --encoders 1"
-                                     " --patch-size 7 --batch-size 10 --log-level warn",
+                                     " --stem 4,8/2 --patch-size 7 --batch-size 10 --log-level warn",
                                  "tiny");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(count_lines(run.out), 1u) << run.out;

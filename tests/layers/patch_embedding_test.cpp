@@ -34,6 +34,20 @@ TEST(ExtractPatches, PutsPixelYXCWhereDocumented) {
         }
 }
 
+// The gradient flowing back is the patches' gradient put back in place (the adjoint of a
+// permutation is its inverse), for every patch size, p = 1 included. (That a convolution
+// before the patches gets a gradient it reads right is the last test below.)
+TEST(ExtractPatches, GradientIsTheInverseRearrangement) {
+  for (const std::int64_t p : {1, 2, 4}) {
+    const auto images = torch::randn({2, 3, 8, 12}, torch::requires_grad());
+    const auto patches = extract_patches(images, p);
+    const auto weights = labelled_images(2, 3, 8, 12);  // distinct value at every place
+    // sum(patches * extract(weights)) = sum(images * weights): its gradient is `weights`.
+    const auto grad = torch::autograd::grad({(patches * extract_patches(weights, p)).sum()}, {images})[0];
+    EXPECT_TRUE(torch::equal(grad, weights)) << "p = " << p;
+  }
+}
+
 TEST(ExtractPatches, RejectsSizesNotDivisibleByThePatch) {
   EXPECT_THROW(extract_patches(torch::zeros({1, 1, 28, 28}), 8), c10::Error);
   EXPECT_THROW(extract_patches(torch::zeros({1, 28, 28}), 7), c10::Error);
@@ -73,6 +87,33 @@ TEST(PatchEmbeddingGenerator, ConvAndLinearVariantsAgree) {
     linear->linear->weight.copy_(conv->conv->weight.reshape({24, -1}));
   }
   EXPECT_FALSE(torch::allclose(conv(images), linear(images), 1e-3, 1e-3));
+}
+
+// A convolution before 1x1 patches gets the same gradient through either variant. As a
+// chain of views, the Linear variant's backward handed the convolution a channels-last-strided
+// gradient, and LibTorch 1.13's oneDNN convolution backward returned values of ~1e35 for it.
+TEST(PatchEmbeddingGenerator, ConvolutionBeforeOnePixelPatchesGetsTheRightGradient) {
+  torch::manual_seed(4);
+  const auto options = PatchEmbeddingOptions().image_size(4).channels(16).patch_size(1).embedding_size(8);
+  PatchEmbeddingGenerator conv_variant(PatchEmbeddingOptions(options).use_conv(true));
+  PatchEmbeddingGenerator linear_variant(options);
+  {
+    torch::NoGradGuard no_grad;
+    linear_variant->linear->weight.copy_(conv_weight_to_linear(conv_variant->conv->weight));
+    linear_variant->linear->bias.copy_(conv_variant->conv->bias);
+    linear_variant->position_embedding.copy_(conv_variant->position_embedding);
+  }
+  torch::nn::Conv2d stem(torch::nn::Conv2dOptions(6, 16, 3).stride(2).padding(1));
+  const auto images = torch::randn({5, 6, 8, 8});
+  const auto target = torch::randn({5, 16, 8});
+  std::vector<torch::Tensor> grads;
+  for (auto* gen : {&conv_variant, &linear_variant}) {
+    stem->zero_grad();
+    ((*gen)(torch::gelu(stem(images))) * target).sum().backward();
+    grads.push_back(stem->weight.grad().clone());
+  }
+  EXPECT_TRUE(torch::allclose(grads[0], grads[1], 1e-4, 1e-5))
+      << "max difference " << (grads[0] - grads[1]).abs().max().item<double>();
 }
 
 }  // namespace

@@ -101,7 +101,7 @@ TEST(visTransformer, ConvPatchEmbeddingVariant) {
 
 TEST(visTransformer, ConvolutionalStemFeedsThePatchEmbedding) {
   auto config = tiny_config();
-  config.stem_channels(5).stem_layers(2);
+  config.stem({StemConv{5, 1}, StemConv{5, 1}});
   visTransformer model(config);
   const auto params = model->named_parameters();
   EXPECT_TRUE(params.contains("stem.0.weight"));  // Conv2d(1, 5, 3)
@@ -122,15 +122,59 @@ TEST(visTransformer, ConvolutionalStemFeedsThePatchEmbedding) {
   EXPECT_EQ(model(images).sizes(), (torch::IntArrayRef{3, 10}));
   // A checkpoint's settings bring the stem back; settings without it (older checkpoints)
   // mean no stem.
-  const auto back = ViTConfig::from_settings(config.to_settings());
-  EXPECT_EQ(back.stem_channels(), 5);
-  EXPECT_EQ(back.stem_layers(), 2);
+  EXPECT_EQ(ViTConfig::from_settings(config.to_settings()).stem(), config.stem());
   util::KeyValues old;
   const auto with_stem = config.to_settings();
   for (const auto& [key, value] : with_stem.entries()) {
-    if (key.rfind("stem_", 0) != 0) old.set(key, value);
+    if (key != "stem") old.set(key, value);
   }
-  EXPECT_EQ(ViTConfig::from_settings(old).stem_channels(), 0);
+  EXPECT_TRUE(ViTConfig::from_settings(old).stem().empty());
+  // Checkpoints of 2026-11-22/23 described the stem by stem_channels and stem_layers.
+  old.set("stem_channels", "5");
+  old.set("stem_layers", "2");
+  EXPECT_EQ(ViTConfig::from_settings(old).stem(), config.stem());
+  old.set("stem_channels", "0");
+  EXPECT_TRUE(ViTConfig::from_settings(old).stem().empty());
+}
+
+// Stride-2 layers shrink the map the patches are cut from: 28 -> 14 -> 7 -> 4 (padding 1,
+// so ceil(n/2)), and patch size 1 makes each of the 4x4 positions a token.
+TEST(visTransformer, StridedStemSetsTheTokenGrid) {
+  auto config = tiny_config(Variant::kPreLN, Layout::kVaswani);
+  config.stem({StemConv{4, 1}, StemConv{6, 2}, StemConv{8, 2}, StemConv{8, 2}}).patch_size(1);
+  EXPECT_EQ(config.feature_size(), 4);
+  EXPECT_EQ(config.feature_channels(), 8);
+  EXPECT_EQ(config.num_patches(), 16);
+  visTransformer model(config);
+  const auto params = model->named_parameters();
+  namespace F = torch::nn::functional;
+  auto x = torch::randn({2, 1, 28, 28});
+  const auto images = x.clone();
+  for (int layer = 0; layer < 4; ++layer) {
+    const auto name = "stem." + std::to_string(2 * layer);
+    x = torch::gelu(F::conv2d(x, params[name + ".weight"], F::Conv2dFuncOptions()
+                                                              .bias(params[name + ".bias"])
+                                                              .padding(1)
+                                                              .stride(config.stem()[layer].stride)));
+  }
+  ASSERT_EQ(x.sizes(), (torch::IntArrayRef{2, 8, 4, 4}));
+  EXPECT_TRUE(torch::allclose(model->embed(images).slice(1, 1), model->patch_embedding_generator(x), 1e-6, 1e-6));
+  EXPECT_EQ(model(images).sizes(), (torch::IntArrayRef{2, 10}));
+  EXPECT_NE(config.summary().find("stem=4,6/2,8/2,8/2"), std::string::npos) << config.summary();
+  // The patch size must divide the stem's output, not the image.
+  config.patch_size(7);
+  EXPECT_THROW(config.validate(), c10::Error);
+}
+
+TEST(StemSpec, ParsesAndPrints) {
+  const StemSpec stem{{32, 1}, {64, 2}, {128, 2}};
+  EXPECT_EQ(parse_stem("32,64/2,128/2"), stem);
+  EXPECT_EQ(stem_to_string(stem), "32,64/2,128/2");
+  EXPECT_TRUE(parse_stem("").empty());
+  EXPECT_EQ(stem_to_string({}), "");
+  for (const char* bad : {"32,", ",32", "32,,64", "0", "32/0", "a", "32/2/2", "-4", "32 ,64"}) {
+    EXPECT_THROW(parse_stem(bad), std::invalid_argument) << bad;
+  }
 }
 
 TEST(ViTConfig, SettingsRoundTrip) {

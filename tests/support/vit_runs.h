@@ -19,7 +19,9 @@ inline train::ViTTrainSettings tiny_vit_settings(const std::filesystem::path& da
   auto s = train::vit_preset("fashion");
   s.data.data_dir = data_dir.string();
   s.model.transformer().embedding_size(16).num_heads(2).ffn_multiplier(2).dropout(0.1);
-  s.model.patch_size(7).num_encoders(1).head_hidden_size(16).head_dropout(0.1);
+  // The preset's kind of stem, narrower: 28 -> 28 -> 14 -> 7 -> 4, each position a token.
+  s.model.stem({StemConv{4, 1}, StemConv{8, 2}, StemConv{8, 2}, StemConv{8, 2}}).patch_size(1);
+  s.model.num_encoders(1).head_hidden_size(16).head_dropout(0.1);
   s.batch_size = 16;
   s.epochs = 3;
   s.warmup_epochs = 0.5;

@@ -22,7 +22,7 @@ visTransformer deterministic_vit() {
   config.transformer().variant(Variant::kPreLN).layout(Layout::kVaswani).embedding_size(16).num_heads(2)
       .ffn_multiplier(2).dropout(0.0);
   config.image_size(28).channels(1).patch_size(7).num_encoders(2).num_classes(10).head_hidden_size(24)
-      .head_dropout(0.0).stem_channels(3);
+      .head_dropout(0.0).stem({StemConv{3, 1}, StemConv{4, 2}});
   return visTransformer(config);
 }
 

@@ -140,7 +140,8 @@ TEST(ViTTrainer, ShortFashionMnistRunIsWellAboveChance) {
   settings.data.train_subset = 3000;
   settings.data.test_subset = 1000;
   settings.model.transformer().embedding_size(32).num_heads(4);
-  settings.model.patch_size(7).num_encoders(2).head_hidden_size(64);
+  settings.model.stem({StemConv{8, 1}, StemConv{16, 2}, StemConv{32, 2}, StemConv{32, 2}});
+  settings.model.num_encoders(2).head_hidden_size(64);
   settings.batch_size = 64;
   settings.epochs = 6;
   settings.lr = 3e-3;

@@ -20,7 +20,10 @@
 namespace dls {
 
 // images [B, C, H, W] -> patches [B, (H/p)*(W/p), p*p*C] in the order described above.
-// Throws c10::Error when H or W is not divisible by p.
+// The gradient it passes back to the images is contiguous: as a chain of views its backward
+// would hand a convolutional stem a channels-last-strided gradient when p = 1, which
+// LibTorch 1.13's oneDNN convolution backward turns into garbage (~1e35) instead of
+// reading it right. Throws c10::Error when H or W is not divisible by p.
 torch::Tensor extract_patches(const torch::Tensor& images, std::int64_t patch_size);
 
 struct PatchEmbeddingOptions {

@@ -30,6 +30,22 @@ namespace dls {
 // DLStudio's example encoder: FG, position-wise layout, M = 256, H = 4, FFN 4M.
 TransformerConfig dlstudio_vit_transformer();
 
+// One layer of the optional convolutional stem: Conv2d(3x3, padding 1, stride) -> GELU.
+// Stride 2 maps a side of n pixels to ceil(n / 2).
+struct StemConv {
+  std::int64_t channels = 0;  // output channels
+  std::int64_t stride = 1;
+  bool operator==(const StemConv& other) const {
+    return channels == other.channels && stride == other.stride;
+  }
+};
+using StemSpec = std::vector<StemConv>;
+
+// "32,64/2,128/2" <-> {{32, 1}, {64, 2}, {128, 2}} (channels, then /stride when not 1);
+// "" is no stem. Throws std::invalid_argument naming the malformed layer.
+StemSpec parse_stem(const std::string& text);
+std::string stem_to_string(const StemSpec& stem);
+
 struct ViTConfig {
   // Variant, layout and sizes of the encoder blocks (max_seq_length is set to P + 1).
   TORCH_ARG(TransformerConfig, transformer) = dlstudio_vit_transformer();
@@ -45,13 +61,13 @@ struct ViTConfig {
   TORCH_ARG(std::int64_t, num_classes) = 10;
   // Patch projection by Conv2d(C, M, p, stride p) instead of Linear(p*p*C, M).
   TORCH_ARG(bool, conv_patch_embedding) = false;
-  // Optional convolutional stem before the patches are cut (0 = none, DLStudio's ViT):
-  // stem_layers x [Conv2d(3x3, padding 1) -> GELU] with stem_channels output channels, so
-  // the patches are cut from a [B, stem_channels, H, W] feature map. Early convolutions give
-  // each patch vector local, translation-equivariant features (Xiao et al. 2021, "Early
-  // convolutions help transformers see better").
-  TORCH_ARG(std::int64_t, stem_channels) = 0;
-  TORCH_ARG(std::int64_t, stem_layers) = 1;
+  // Optional convolutional stem before the patches are cut (empty: none, DLStudio's ViT):
+  // [Conv2d(3x3, padding 1, stride) -> GELU] per layer, so the patches are cut from the
+  // [B, C', H', W'] feature map of the last layer (patch_size counts its pixels). Early
+  // convolutions give each token local, translation-equivariant features (Xiao et al. 2021,
+  // "Early convolutions help transformers see better"); with strides of 2 they also do the
+  // patchifying, e.g. 28x28 -> 14 -> 7 -> 4x4 tokens with patch size 1.
+  TORCH_ARG(StemSpec, stem) = {};
   // Hidden width of the head Linear(M, h) -> ReLU -> Linear(h, classes).
   TORCH_ARG(std::int64_t, head_hidden_size) = 512;
   // Dropout before the head (training only).
@@ -60,13 +76,16 @@ struct ViTConfig {
  public:  // TORCH_ARG leaves the section private
   // Throws c10::Error (TORCH_CHECK) for inconsistent sizes.
   void validate() const;
-  std::int64_t num_patches() const;   // P = (image_size / patch_size)^2
-  std::int64_t grid_size() const { return image_size_ / patch_size_; }
+  std::int64_t num_patches() const;   // P = grid_size^2
+  // Side and channels of the map the patches are cut from: the image's without a stem.
+  std::int64_t feature_size() const;
+  std::int64_t feature_channels() const;
+  std::int64_t grid_size() const { return feature_size() / patch_size_; }  // patches per side
   // transformer() with max_seq_length = P + 1: what the encoder blocks are built with.
   TransformerConfig encoder_config() const;
-  // The patch embedding's options; its channels are stem_channels when there is a stem.
+  // The patch embedding's options: the stem's output size and channels when there is one.
   PatchEmbeddingOptions patch_options() const;
-  // "FG/positionwise M=256 H=4 enc=8 img=32x32x3 patch=8 (P=16) classes=10 ffn=4M linear"
+  // "FG/positionwise M=256 H=4 enc=8 img=32x32x3 patch=8 (P=16) classes=10 ffn=4M linear head=512"
   std::string summary() const;
 
   util::KeyValues to_settings() const;
@@ -91,7 +110,7 @@ class visTransformerImpl : public torch::nn::Module {
 
   const ViTConfig& config() const { return config_; }
 
-  // Empty unless config.stem_channels() > 0: Conv2d 3x3 -> GELU, stem_layers times.
+  // Empty unless config.stem() has layers: Conv2d 3x3 -> GELU per layer.
   torch::nn::Sequential stem{nullptr};
   PatchEmbeddingGenerator patch_embedding_generator{nullptr};
   torch::Tensor class_token;  // [1, 1, M], initialised N(0, 0.02^2)
