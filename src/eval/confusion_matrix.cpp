@@ -124,15 +124,19 @@ std::string format_dlstudio_accuracies(const ConfusionMatrix& matrix, const std:
 
 std::string format_dlstudio_confusion(const ConfusionMatrix& matrix, const std::vector<std::string>& names) {
   check_names(matrix, names);
+  // DLStudio's columns are 7 wide; wider only where a name needs it, so that names of 7 or
+  // more characters (Fashion-MNIST's "trouser", "pullovr", "sneaker") stay apart.
+  int width = 7;
+  for (const auto& name : names) width = std::max(width, static_cast<int>(name.size()) + 1);
   std::string out = "Displaying the confusion matrix:\n\n" + std::string(12, ' ');
-  for (const auto& name : names) out += printf_string("%7s", name);
+  for (const auto& name : names) out += std::string(width - name.size(), ' ') + name;
   out += "\n";
   const auto percent = matrix.row_percentages();
   for (std::size_t i = 0; i < names.size(); ++i) {
     out += printf_string("%9s", names[i]) + ":  ";
     for (std::size_t j = 0; j < names.size(); ++j) {
       char cell[32];
-      std::snprintf(cell, sizeof(cell), "%7.2f", percent[i * names.size() + j]);
+      std::snprintf(cell, sizeof(cell), "%*.2f", width, percent[i * names.size() + j]);
       out += cell;
     }
     out += "\n";

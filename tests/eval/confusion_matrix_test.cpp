@@ -70,6 +70,18 @@ TEST(ConfusionMatrix, CifarHeaderMatchesDLStudio) {
       << text;
 }
 
+// Names of 7 characters (Fashion-MNIST's) widen every column to 8, so that they stay apart
+// and each percentage ends under the end of its name.
+TEST(ConfusionMatrix, LongNamesWidenTheColumns) {
+  EXPECT_EQ(format_dlstudio_confusion(sample(), {"trouser", "pullovr", "bag"}),
+            "Displaying the confusion matrix:\n"
+            "\n"
+            "             trouser pullovr     bag\n"
+            "  trouser:     66.67   33.33    0.00\n"
+            "  pullovr:     50.00   50.00    0.00\n"
+            "      bag:     25.00    0.00   75.00\n");
+}
+
 TEST(ConfusionMatrix, HeatMapPng) {
   const auto dir = test::fresh_temp_dir("confusion_png");
   const auto path = (dir / "confusion.png").string();
