@@ -94,15 +94,21 @@ double count_matmul_flops(const std::function<void()>& fn) {
   return g_flops.load();
 }
 
-double measure_gemm_gflops(int n, int repeats) {
+double measure_gemm_gflops(int n, int repeats, bool cuda) {
   torch::NoGradGuard no_grad;
-  const auto a = torch::randn({n, n});
-  const auto b = torch::randn({n, n});
+  const auto options = torch::TensorOptions().device(cuda ? torch::kCUDA : torch::kCPU);
+  const auto a = torch::randn({n, n}, options);
+  const auto b = torch::randn({n, n}, options);
   auto c = torch::mm(a, b);  // warm-up
+  const auto finish = [cuda] {
+    if (cuda) torch::cuda::synchronize();
+  };
+  finish();
   std::vector<double> rates;
   for (int r = 0; r < repeats; ++r) {
     const auto start = Clock::now();
     torch::mm_out(c, a, b);
+    finish();
     rates.push_back(2.0 * n * n * static_cast<double>(n) / seconds_since(start) / 1e9);
   }
   std::sort(rates.begin(), rates.end());
@@ -120,6 +126,14 @@ double peak_rss_mb() {
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+}
+
+std::function<void(int)> finishing_on_device(std::function<void(int)> step, bool cuda) {
+  if (!cuda) return step;
+  return [step = std::move(step)](int i) {
+    step(i);
+    torch::cuda::synchronize();
+  };
 }
 
 }  // namespace dls::bench

@@ -24,8 +24,13 @@ Timing time_steps(const std::function<void(int)>& step, int warmup, int repeats,
 // work is not counted, so rates computed from it are matrix-product FLOP rates.
 double count_matmul_flops(const std::function<void()>& fn);
 
-// The machine's float32 matrix-product rate: median GFLOP/s of an n x n x n product.
-double measure_gemm_gflops(int n = 1024, int repeats = 7);
+// The machine's float32 matrix-product rate: median GFLOP/s of an n x n x n product, on
+// the CPU or (cuda = true) the current GPU.
+double measure_gemm_gflops(int n = 1024, int repeats = 7, bool cuda = false);
+
+// step, followed on CUDA by a wait for the GPU to finish it, so that time_steps times the
+// work rather than its launch.
+std::function<void(int)> finishing_on_device(std::function<void(int)> step, bool cuda);
 
 double current_rss_mb();
 double peak_rss_mb();  // the process's high-water mark

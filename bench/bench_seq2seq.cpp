@@ -47,6 +47,8 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   const std::int64_t L = config.transformer().max_seq_length();
   torch::manual_seed(o.seed);
   Seq2SeqTransformer model(config);
+  const auto device = util::select_device(o.device);
+  model->to(device);
 
   std::mt19937_64 rng(o.seed + 1);
   constexpr int kBatches = 4;  // training cycles through a few distinct batches
@@ -54,15 +56,16 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   for (int i = 0; i < kBatches; ++i) {
     auto src = random_sentences(rng, batch, L, o.src_vocab);
     auto tgt = random_sentences(rng, batch, L, o.tgt_vocab);
-    batches.emplace_back(src, tgt);
+    batches.emplace_back(src.to(device), tgt.to(device));
   }
 
   BenchResult result;
   result.config = {{"preset", preset_name}, {"summary", config.summary()}, {"batch", std::to_string(batch)}};
   // Chunks per batch as seq2seq_train chooses them.
   const int threads = torch::get_num_threads();
-  const int workers = o.workers > 0 ? o.workers
-                      : train::default_batch_chunks(config.transformer().layout(), threads);
+  const int workers = device.is_cuda() ? 1  // chunks on CPU threads only, as the programs
+                      : o.workers > 0  ? o.workers
+                                       : train::default_batch_chunks(config.transformer().layout(), threads);
   result.config.emplace_back("workers", std::to_string(workers));
   const bool keep_memory = o.keep_freed_memory == "on" ||
                            (o.keep_freed_memory == "auto" && o.task == "seq2seq-train" &&
@@ -115,6 +118,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   } else {
     throw std::invalid_argument("unknown seq2seq task '" + o.task + "'");
   }
+  step = finishing_on_device(std::move(step), device.is_cuda());
   result.timing = time_steps(step, o.warmup, o.repeats, o.iters, static_cast<double>(batch), result.unit);
   result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);
   return result;

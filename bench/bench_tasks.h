@@ -27,6 +27,7 @@ struct BenchOptions {
   bool all_output_rows = false;  // seq2seq training: padding rows through the output layer too
   std::string keep_freed_memory = "auto";  // on|off|auto (as the programs: util::keep_freed_memory)
   std::uint64_t seed = 0;
+  std::string device = "cpu";  // cpu|cuda|auto (util::select_device)
 };
 
 struct BenchResult {

@@ -24,18 +24,21 @@ BenchResult run_vit_bench(const BenchOptions& o) {
   const auto& m = settings.model;
   torch::manual_seed(o.seed);
   visTransformer model(m);
+  const auto device = util::select_device(o.device);
+  model->to(device);
 
   constexpr int kBatches = 4;
   std::vector<std::pair<torch::Tensor, torch::Tensor>> batches;
   for (int i = 0; i < kBatches; ++i) {
-    batches.emplace_back(torch::randn({batch, m.channels(), m.image_size(), m.image_size()}),
-                         torch::randint(0, m.num_classes(), {batch}, torch::kLong));
+    batches.emplace_back(torch::randn({batch, m.channels(), m.image_size(), m.image_size()}).to(device),
+                         torch::randint(0, m.num_classes(), {batch}, torch::kLong).to(device));
   }
 
   BenchResult result;
   result.unit = "images/s";
   result.config = {{"preset", preset_name}, {"summary", m.summary()}, {"batch", std::to_string(batch)}};
-  const int workers = o.workers > 0 ? o.workers : torch::get_num_threads();  // as vit_train
+  // As vit_train: one chunk per thread on the CPU, the whole batch on a GPU.
+  const int workers = device.is_cuda() ? 1 : o.workers > 0 ? o.workers : torch::get_num_threads();
   if (o.task == "vit-train") result.config.emplace_back("workers", std::to_string(workers));
   if (o.keep_freed_memory == "on") util::keep_freed_memory();
   std::function<void(int)> step;
@@ -72,6 +75,7 @@ BenchResult run_vit_bench(const BenchOptions& o) {
   } else {
     throw std::invalid_argument("unknown ViT task '" + o.task + "'");
   }
+  step = finishing_on_device(std::move(step), device.is_cuda());
   result.timing = time_steps(step, o.warmup, o.repeats, o.iters, static_cast<double>(batch), result.unit);
   result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);
   return result;

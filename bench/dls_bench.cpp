@@ -21,7 +21,8 @@
 
 namespace {
 
-void print_json(const std::string& task, const dls::bench::BenchResult& r, double gemm_gflops, int threads) {
+void print_json(const std::string& task, const dls::bench::BenchResult& r, double gemm_gflops, int threads,
+                const std::string& device) {
   dls::util::JsonWriter json;
   const double gflops = r.timing.median * r.flops_per_item / 1e9;
   json.begin_object().key("impl").value("cpp").key("task").value(task).key("config").begin_object();
@@ -41,6 +42,7 @@ void print_json(const std::string& task, const dls::bench::BenchResult& r, doubl
       .key("gemm_gflops_per_s").value(gemm_gflops)
       .key("fraction_of_gemm").value(gemm_gflops > 0 ? gflops / gemm_gflops : 0.0)
       .key("threads").value(threads)
+      .key("device").value(device)
       .key("torch_version").value(TORCH_VERSION)
       .end_object();
   std::cout << json.str() << std::endl;
@@ -75,6 +77,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_flag("--plain-adam", options.plain_adam, "training: LibTorch's Adam/AdamW step instead of the fused one (fused_adam.h)");
   app.add_flag("--full-ffn", options.full_ffn, "dlstudio layout: compute every output of W2, including those no later step reads");
+  app.add_option("--device", options.device, "cpu, cuda or auto (the GEMM rate is measured on the same device)")
+      ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   app.add_flag("--all-output-rows", options.all_output_rows, "seq2seq training: send every target position, padding included, through the output layer and log-softmax");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -83,13 +87,17 @@ int main(int argc, char** argv) {
     dls::util::configure_runtime(runtime);
     threads = torch::get_num_threads();
     options.workers = workers;  // 0: each benchmark's default, as the programs choose it
-    const double gemm = dls::bench::measure_gemm_gflops(gemm_size);
-    std::fprintf(stderr, "%s: matrix product %dx%dx%d at %.1f GFLOP/s on %d threads\n", options.task.c_str(),
-                 gemm_size, gemm_size, gemm_size, gemm, threads);
+    const auto device = dls::util::select_device(options.device);
+    options.device = device.is_cuda() ? "cuda" : "cpu";
+    const double gemm = dls::bench::measure_gemm_gflops(gemm_size, 7, device.is_cuda());
+    std::fprintf(stderr, "%s: matrix product %dx%dx%d at %.1f GFLOP/s on %s\n", options.task.c_str(), gemm_size,
+                 gemm_size, gemm_size, gemm,
+                 device.is_cuda() ? "the GPU" : (std::to_string(threads) + " threads").c_str());
     if (options.task == "gemm") {
       dls::util::JsonWriter json;
       json.begin_object().key("impl").value("cpp").key("task").value("gemm").key("n").value(gemm_size)
-          .key("gemm_gflops_per_s").value(gemm).key("threads").value(threads).end_object();
+          .key("gemm_gflops_per_s").value(gemm).key("threads").value(threads).key("device").value(options.device)
+          .end_object();
       std::cout << json.str() << std::endl;
       return 0;
     }
@@ -99,7 +107,7 @@ int main(int argc, char** argv) {
                  options.task.c_str(), result.timing.median, result.unit.c_str(), result.timing.min,
                  result.timing.max, result.timing.median * result.flops_per_item / 1e9,
                  100 * result.timing.median * result.flops_per_item / 1e9 / gemm, dls::bench::peak_rss_mb());
-    print_json(options.task, result, gemm, threads);
+    print_json(options.task, result, gemm, threads, options.device);
     return 0;
   } catch (const std::exception& error) {
     return dls::apps::print_error_line(error);

@@ -60,11 +60,11 @@ ViTTrainSettings dlstudio_preset() {
 // 7x7, 4x4), each of the 4x4 positions a token (patch size 1; 16 tokens + class token),
 // M = 128, 4 heads, 4 standard (vaswani, pre-LN) encoders with FFN 2M, AdamW with one epoch
 // of warm-up and cosine decay, label smoothing 0.1, flips and random erasing (p 0.5);
-// 20 epochs (README, Results: 92.9 % in 19 min on the development VM). The earlier preset
-// (one 32-channel convolution, then 7x7 patches of its output) ran at the same speed and
-// reached 87.8 % after a 5-epoch schedule against 90.2 % for this stem, and ended between
-// 90.0 and 90.7 % over 19-30 epochs whatever the augmentation; 4x4 patches (49 tokens) cost
-// twice as much and learned no faster.
+// 20 epochs (README, Results: 92.59 % in 16 min 32 s on the development VM). The earlier
+// preset (one 32-channel convolution, then 7x7 patches of its output) was 10-20 % faster
+// per image but reached 88.4 % after a 5-epoch schedule against 90.2 % for this stem (Python
+// prototypes), and ended between 90.0 and 90.7 % over 19-30 epochs whatever the
+// augmentation; 4x4 patches of its output (49 tokens) cost twice as much and learned no faster.
 ViTTrainSettings fashion_preset() {
   ViTTrainSettings s;
   s.preset = "fashion";

@@ -87,10 +87,23 @@ TEST(BenchApp, PrintsAJsonRecordForEveryTask) {
     EXPECT_GT(field(run.out, "gemm_gflops_per_s"), 0) << run.out;
     EXPECT_GT(field(run.out, "peak_rss_mb"), 0) << run.out;
     EXPECT_NE(run.out.find("\"samples\":["), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("\"device\":\"cpu\""), std::string::npos) << run.out;
   }
   const auto bad = run_bench("--task seq2seq-train --preset nonsense");
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find("error: unknown preset 'nonsense'"), std::string::npos) << bad.err;
+}
+
+// --device cuda where there is no GPU is one line, not a crash; --device auto falls back
+// to the CPU.
+TEST(BenchApp, DeviceChoice) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "a GPU is visible: the CUDA path runs instead of failing";
+  const auto cuda = run_bench("--task gemm --device cuda");
+  EXPECT_EQ(cuda.status, 1);
+  EXPECT_EQ(cuda.err.rfind("error: --device cuda: this LibTorch has no CUDA or no GPU is visible", 0), 0u) << cuda.err;
+  const auto automatic = run_bench("--task vit-infer --preset fashion --batch 4 --warmup 0 --repeats 1 --iters 1 --device auto");
+  ASSERT_EQ(automatic.status, 0) << automatic.err;
+  EXPECT_NE(automatic.out.find("\"device\":\"cpu\""), std::string::npos) << automatic.out;
 }
 
 #else
