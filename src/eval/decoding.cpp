@@ -19,24 +19,39 @@ TokenIds words_of(const torch::Tensor& row, std::int64_t length, std::int64_t eo
   return words;
 }
 
+// Writes the words of session rows `rows` (a [K] index) to result[sentence[row]].
+void collect(const DecoderSession& session, const torch::Tensor& rows, const torch::Tensor& sentence,
+             std::int64_t eos, std::vector<TokenIds>& result) {
+  const auto tokens = session.tokens().index_select(0, rows).to(torch::kCPU).contiguous();  // read on the host
+  const auto ids = sentence.index_select(0, rows).to(torch::kCPU).contiguous();
+  const auto* id = ids.data_ptr<std::int64_t>();
+  for (std::int64_t k = 0; k < rows.size(0); ++k) {
+    result[static_cast<std::size_t>(id[k])] = words_of(tokens[k], session.length(), eos);
+  }
+}
+
 std::vector<TokenIds> greedy(Seq2SeqTransformer& model, const torch::Tensor& src,
                              std::int64_t sos, std::int64_t eos) {
   DecoderSession session(model, src, sos);
-  auto finished = torch::zeros({src.size(0)}, src.options().dtype(torch::kBool));
+  std::vector<TokenIds> result(static_cast<std::size_t>(src.size(0)));
+  // Session row i decodes sentence[i]. A sentence leaves the session with its EOS, so each
+  // later step computes only the unfinished ones: the output layer over the vocabulary,
+  // most of a step's cost, shrinks as sentences end (most translations are shorter than L).
+  auto sentence = torch::arange(src.size(0), src.options().dtype(torch::kLong));
   while (session.length() < session.max_length()) {
     // argmax of the logits: the same word as of the log-probabilities, one pass over the
     // vocabulary instead of four (log_softmax's max, exp-sum, subtraction, then argmax).
-    auto words = session.step(/*log_probabilities=*/false).argmax(-1);
-    words.masked_fill_(finished, eos);
+    const auto words = session.step(/*log_probabilities=*/false).argmax(-1);  // [R]
     session.append(words);
-    finished.logical_or_(words == eos);
-    if (finished.all().item<bool>()) break;
+    const auto finished = words == eos;
+    if (!finished.any().item<bool>()) continue;
+    collect(session, finished.nonzero().squeeze(1), sentence, eos, result);
+    const auto unfinished = (~finished).nonzero().squeeze(1);
+    if (unfinished.numel() == 0) return result;
+    session.select_rows(unfinished);
+    sentence = sentence.index_select(0, unfinished);
   }
-  const auto tokens = session.tokens().to(torch::kCPU).contiguous();  // read on the host
-  std::vector<TokenIds> result;
-  for (std::int64_t b = 0; b < src.size(0); ++b) {
-    result.push_back(words_of(tokens[b], session.length(), eos));
-  }
+  collect(session, torch::arange(session.rows(), sentence.options()), sentence, eos, result);
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include <torch/torch.h>
 
@@ -76,6 +77,28 @@ TEST_P(Decoding, GreedyEqualsRerunningTheModelOnThePrefix) {
   std::size_t words = 0;
   for (const auto& t : fast) words += t.size();
   EXPECT_GT(words, 0u);
+}
+
+// Finished sentences leave the session, so that later steps compute only the others: with
+// the EOS bias raised until sentences end at three or more different steps, each still gets
+// the words of the plain loop, which runs every sentence to the end.
+TEST_P(Decoding, FinishedSentencesLeaveWithoutChangingTheOthers) {
+  const auto src = sources(16, 6, 23);
+  auto bias = model_->master_decoder->out->bias;
+  const double eos_bias = bias[kEos].item<double>();
+  std::vector<TokenIds> fast;
+  std::set<std::size_t> lengths;
+  for (double boost = 0.0; boost <= 8.0 && lengths.size() < 3; boost += 0.02) {
+    {
+      torch::NoGradGuard no_grad;
+      bias[kEos].fill_(eos_bias + boost);
+    }
+    fast = decode_batch(model_, src, kSos, kEos);
+    lengths.clear();
+    for (const auto& words : fast) lengths.insert(words.size());
+  }
+  ASSERT_GE(lengths.size(), 3u) << "no EOS bias made sentences end at three different steps";
+  EXPECT_EQ(fast, plain_greedy(model_, src));
 }
 
 // Greedy decoding takes the argmax of the logits (no log_softmax over the vocabulary): a
