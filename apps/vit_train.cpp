@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
 
   // Model.
   const std::string model = "Model";
-  setting<std::int64_t>(app, overrides, "--patch-size", "patch side p (image size must be divisible by it)", [](auto& s, auto v) { s.model.patch_size(v); })->group(model);
+  setting<std::int64_t>(app, overrides, "--patch-size", "patch side p, in pixels of the stem's output (of the image without a stem), which it must divide", [](auto& s, auto v) { s.model.patch_size(v); })->group(model);
   setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token", [](auto& s, auto v) { s.model.transformer().embedding_size(v); })->group(model);
   setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)", [](auto& s, auto v) { s.model.transformer().num_heads(v); })->group(model);
   setting<std::int64_t>(app, overrides, "--encoders", "number of BasicEncoders", [](auto& s, auto v) { s.model.num_encoders(v); })->group(model);
