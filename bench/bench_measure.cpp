@@ -27,12 +27,16 @@ std::atomic<double> g_flops{0};
 
 // The product's 2*m*n*k from the shapes of its inputs: mm(a [m,k], b [k,n]),
 // addmm(c, a, b) (also in place, c.addmm_(a, b)), bmm(a [B,m,k], b [B,k,n]),
-// baddbmm(c, a, b). The out= variants carry the same names.
+// baddbmm(c, a, b), dls::small_batched_matmul(a [...,m,k], b [...,k,n]). The out= variants
+// carry the same names.
 std::unique_ptr<at::ObserverContext> on_operator(const at::RecordFunction& fn) {
   const char* name = fn.name();
   if (name == nullptr) return nullptr;
   int first = -1;
-  if (std::strcmp(name, "aten::mm") == 0 || std::strcmp(name, "aten::bmm") == 0) first = 0;
+  if (std::strcmp(name, "aten::mm") == 0 || std::strcmp(name, "aten::bmm") == 0 ||
+      std::strcmp(name, "dls::small_batched_matmul") == 0) {
+    first = 0;
+  }
   if (std::strcmp(name, "aten::addmm") == 0 || std::strcmp(name, "aten::addmm_") == 0 ||
       std::strcmp(name, "aten::baddbmm") == 0) {
     first = 1;
@@ -45,8 +49,8 @@ std::unique_ptr<at::ObserverContext> on_operator(const at::RecordFunction& fn) {
   if (!a.isTensor() || !b.isTensor()) return nullptr;
   const auto as = a.toTensor().sizes();
   const auto bs = b.toTensor().sizes();
-  double batch = 1;
-  if (as.size() == 3) batch = static_cast<double>(as[0]);
+  double batch = 1;  // every leading dimension (small_batched_matmul takes [..., m, k])
+  for (std::size_t d = 0; d + 2 < as.size(); ++d) batch *= static_cast<double>(as[d]);
   const double m = static_cast<double>(as[as.size() - 2]);
   const double k = static_cast<double>(as[as.size() - 1]);
   const double n = static_cast<double>(bs[bs.size() - 1]);

@@ -18,9 +18,10 @@ struct Timing {
 Timing time_steps(const std::function<void(int)>& step, int warmup, int repeats, int iters,
                   double items_per_step, const std::string& unit);
 
-// Floating-point operations of the matrix products (mm, addmm, bmm, baddbmm, and
-// convolutions' own products are not included) that `fn` runs, its backward pass included,
-// counted from the shapes of every dispatched operator: 2*m*n*k per product. Elementwise
+// Floating-point operations of the matrix products (mm, addmm, bmm, baddbmm and
+// dls::small_batched_matmul; convolutions' own products are not included) that `fn` runs,
+// its backward pass included, counted from the shapes of every dispatched operator:
+// 2*m*n*k per product. Elementwise
 // work is not counted, so rates computed from it are matrix-product FLOP rates.
 double count_matmul_flops(const std::function<void()>& fn);
 

@@ -23,11 +23,13 @@ struct BenchOptions {
   int warmup = 1, repeats = 3, iters = 2;
   int workers = 0;             // concurrent chunks per batch (split_batch.h); 0: as the programs
   bool plain_adam = false;     // LibTorch's Adam/AdamW step instead of the fused one
+  bool plain_bmm = false;      // torch::matmul for attention's small products (small_batched_matmul.h)
   bool full_ffn = false;       // dlstudio layout: compute every W2 output, read or not
   bool all_output_rows = false;  // seq2seq training: padding rows through the output layer too
   std::string keep_freed_memory = "auto";  // on|off|auto (as the programs: util::keep_freed_memory)
   std::uint64_t seed = 0;
   std::string device = "cpu";  // cpu|cuda|auto (util::select_device)
+  int profile_rows = 0;        // > 0: after timing, the operators with the most self time
 };
 
 struct BenchResult {

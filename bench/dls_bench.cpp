@@ -15,6 +15,7 @@
 
 #include "bench_measure.h"
 #include "bench_tasks.h"
+#include "dls/layers/small_batched_matmul.h"
 #include "dls/util/json.h"
 #include "dls/util/runtime.h"
 #include "../apps/error_line.h"
@@ -76,17 +77,21 @@ int main(int argc, char** argv) {
   app.add_option("--keep-freed-memory", options.keep_freed_memory, "auto (as seq2seq_train: on for seq2seq training in the dlstudio layout), on or off (runtime.h keep_freed_memory)")
       ->capture_default_str()->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_flag("--plain-adam", options.plain_adam, "training: LibTorch's Adam/AdamW step instead of the fused one (fused_adam.h)");
+  app.add_flag("--plain-bmm", options.plain_bmm, "attention's small batched products by torch::matmul instead of small_batched_matmul.h's kernels");
   app.add_flag("--full-ffn", options.full_ffn, "dlstudio layout: compute every output of W2, including those no later step reads");
   app.add_option("--device", options.device, "cpu, cuda or auto (the GEMM rate is measured on the same device)")
       ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   app.add_flag("--all-output-rows", options.all_output_rows, "seq2seq training: send every target position, padding included, through the output layer and log-softmax");
+  app.add_option("--profile", options.profile_rows, "after timing, print the N operators with the most self time over --iters more steps (bench_profile.h)")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
   try {
     dls::util::RuntimeOptions runtime;
     runtime.threads = threads;
     dls::util::configure_runtime(runtime);
     threads = torch::get_num_threads();
-    options.workers = workers;  // 0: each benchmark's default, as the programs choose it
+    options.workers = workers;
+    dls::set_small_batched_matmul_enabled(!options.plain_bmm);  // 0: each benchmark's default, as the programs choose it
     const auto device = dls::util::select_device(options.device);
     options.device = device.is_cuda() ? "cuda" : "cpu";
     const double gemm = dls::bench::measure_gemm_gflops(gemm_size, 7, device.is_cuda());

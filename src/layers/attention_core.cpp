@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "dls/layers/attention.h"
+#include "dls/layers/small_batched_matmul.h"
 
 namespace dls::detail {
 
@@ -10,15 +11,15 @@ torch::Tensor scaled_attention(const torch::Tensor& q, const torch::Tensor& k,
                                const torch::Tensor& v, Layout layout, const torch::Tensor& mask,
                                torch::nn::Dropout& dropout, torch::Tensor* weights) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
-  auto scores = torch::matmul(q, k.transpose(-2, -1));  // [..., Lq, Lk]
+  auto scores = small_batched_matmul(q, k.transpose(-2, -1));  // [..., Lq, Lk]
   if (layout == Layout::kVaswani) scores = scores * scale;
   if (mask.defined()) scores = scores + mask;
   auto probabilities = torch::softmax(scores, -1);
   if (weights != nullptr) *weights = probabilities.detach();
   if (layout == Layout::kVaswani) {
-    return torch::matmul(dropout(probabilities), v);
+    return small_batched_matmul(dropout(probabilities), v);
   }
-  return torch::matmul(probabilities, v) * scale;
+  return small_batched_matmul(probabilities, v) * scale;
 }
 
 StackedWeights stack_heads(const torch::nn::ModuleList& heads,

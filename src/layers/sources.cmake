@@ -7,5 +7,6 @@ list(APPEND DLS_SOURCES
   layers/feed_forward.cpp
   layers/patch_embedding.cpp
   layers/self_attention.cpp
+  layers/small_batched_matmul.cpp
   layers/transformer_config.cpp
 )

@@ -7,9 +7,11 @@
 #include <cstdlib>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
+#include "dls/layers/small_batched_matmul.h"
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
 
@@ -34,6 +36,13 @@ TEST(BenchFlops, CountsEveryKindOfProduct) {
   const auto x = torch::randn({4, 3, 5});
   const auto y = torch::randn({4, 5, 2});
   EXPECT_EQ(bench::count_matmul_flops([&] { torch::bmm(x, y); }), 2.0 * 4 * 3 * 5 * 2);
+  // Attention's small products: every leading dimension is part of the batch; forward and
+  // the two gradients' products.
+  const auto q = torch::randn({2, 4, 3, 5}, torch::requires_grad());
+  const auto v = torch::randn({2, 4, 5, 2}, torch::requires_grad());
+  EXPECT_EQ(bench::count_matmul_flops([&] { small_batched_matmul(q, v); }), 2.0 * 8 * 3 * 5 * 2);
+  EXPECT_EQ(bench::count_matmul_flops([&] { small_batched_matmul(q, v).sum().backward(); }),
+            3 * 2.0 * 8 * 3 * 5 * 2);
   EXPECT_EQ(bench::count_matmul_flops([&] { torch::relu(a); }), 0.0);
 }
 
@@ -96,6 +105,27 @@ TEST(BenchApp, PrintsAJsonRecordForEveryTask) {
 
 // --device cuda where there is no GPU is one line, not a crash; --device auto falls back
 // to the CPU.
+TEST(BenchApp, ProfileAndPlainProducts) {
+  const auto run = run_bench("--task vit-train --preset fashion --batch 4 --warmup 0 --repeats 1 --iters 1 --profile 3");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto table = run.err.find("operator profile: ");
+  ASSERT_NE(table, std::string::npos) << run.err;
+  // Header, column titles, then exactly three operator rows, the largest self time first.
+  const std::regex row(R"(\n(\S+) +(\d+) +([0-9.]+) +([0-9.]+) +([0-9.]+)%)");
+  std::vector<double> self_ms;
+  const std::string rest = run.err.substr(table);
+  for (auto it = std::sregex_iterator(rest.begin(), rest.end(), row); it != std::sregex_iterator(); ++it) {
+    self_ms.push_back(std::stod((*it)[3]));
+  }
+  ASSERT_EQ(self_ms.size(), 3u) << rest;
+  EXPECT_GE(self_ms[0], self_ms[1]);
+  EXPECT_GE(self_ms[1], self_ms[2]);
+  EXPECT_NE(run.out.find("\"attention_products\":\"small_batched_matmul\""), std::string::npos) << run.out;
+  const auto plain = run_bench("--task vit-infer --preset fashion --batch 4 --warmup 0 --repeats 1 --iters 1 --plain-bmm");
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_NE(plain.out.find("\"attention_products\":\"matmul\""), std::string::npos) << plain.out;
+}
+
 TEST(BenchApp, DeviceChoice) {
   if (torch::cuda::is_available()) GTEST_SKIP() << "a GPU is visible: the CUDA path runs instead of failing";
   const auto cuda = run_bench("--task gemm --device cuda");
