@@ -130,10 +130,28 @@ bool operands_qualify(const torch::Tensor& a, const torch::Tensor& b) {
   return a.size(-1) == b.size(-2);
 }
 
-// The product by the suitable kernel, or by torch::matmul where none suits.
+// How a qualifying product is computed: a b by a kernel as it stands, or as (b^T a^T)^T
+// when only the transposed product suits one (P^T dC in the backward of Q K^T has rows of
+// 17 but its transpose dC^T P rows of s), or not at all (kNone: torch::matmul).
+struct Plan {
+  Kernel kernel = Kernel::kNone;
+  bool transposed = false;
+};
+
+Plan plan_for(const torch::Tensor& a, const torch::Tensor& b) {
+  if (!operands_qualify(a, b)) return {};
+  if (const Kernel direct = kernel_for(a, b); direct != Kernel::kNone) return {direct, false};
+  return {kernel_for(b.transpose(-2, -1), a.transpose(-2, -1)), true};
+}
+
+torch::Tensor product_by(const Plan& plan, const torch::Tensor& a, const torch::Tensor& b) {
+  if (plan.kernel == Kernel::kNone) return torch::matmul(a, b);
+  if (!plan.transposed) return product(a, b, plan.kernel);
+  return product(b.transpose(-2, -1), a.transpose(-2, -1), plan.kernel).transpose(-2, -1);
+}
+
 torch::Tensor product_or_matmul(const torch::Tensor& a, const torch::Tensor& b) {
-  const Kernel kernel = operands_qualify(a, b) ? kernel_for(a, b) : Kernel::kNone;
-  return kernel == Kernel::kNone ? torch::matmul(a, b) : product(a, b, kernel);
+  return product_by(plan_for(a, b), a, b);
 }
 
 // c = a b; dA = dC b^T, dB = a^T dC, each by the kernel that suits it or by torch::matmul.
@@ -141,7 +159,7 @@ struct SmallBatchedMatmul : public torch::autograd::Function<SmallBatchedMatmul>
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& a,
                                const torch::Tensor& b) {
     ctx->save_for_backward({a, b});
-    return product(a, b, kernel_for(a, b));
+    return product_or_matmul(a, b);
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -160,15 +178,15 @@ struct SmallBatchedMatmul : public torch::autograd::Function<SmallBatchedMatmul>
 }  // namespace
 
 bool small_batched_matmul_applies(const torch::Tensor& a, const torch::Tensor& b) {
-  return operands_qualify(a, b) && kernel_for(a, b) != Kernel::kNone;
+  return plan_for(a, b).kernel != Kernel::kNone;
 }
 
 torch::Tensor small_batched_matmul(const torch::Tensor& a, const torch::Tensor& b) {
-  if (!small_batched_matmul_applies(a, b)) return torch::matmul(a, b);
-  if (torch::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad())) {
+  const Plan plan = plan_for(a, b);
+  if (plan.kernel != Kernel::kNone && torch::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad())) {
     return SmallBatchedMatmul::apply(a, b);
   }
-  return product(a, b, kernel_for(a, b));
+  return product_by(plan, a, b);
 }
 
 void set_small_batched_matmul_enabled(bool enabled) { g_enabled.store(enabled); }

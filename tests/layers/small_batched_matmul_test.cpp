@@ -83,6 +83,17 @@ TEST(SmallBatchedMatmul, EqualsMatmulForDecodingShapesAndEdges) {
   EXPECT_TRUE(torch::equal(zero_k, torch::zeros({2, 3, 5})));
 }
 
+TEST(SmallBatchedMatmul, EqualsMatmulThroughTheTransposedProduct) {
+  // Q^T dC in the backward of Q K^T: [s, L] x [L, L], rows of 17 here; computed as
+  // (dC^T Q)^T, whose rows have s = 32 entries.
+  torch::manual_seed(6);
+  const auto q = torch::randn({3, 4, 17, 32});
+  const auto grad = torch::randn({3, 4, 17, 17});
+  const auto a = q.transpose(-2, -1), b = grad;
+  EXPECT_TRUE(small_batched_matmul_applies(b.transpose(-2, -1), a.transpose(-2, -1)));
+  expect_equal_to_matmul(a, b);
+}
+
 TEST(SmallBatchedMatmul, EqualsMatmulOnSeveralThreads) {
   torch::manual_seed(5);
   const int threads = torch::get_num_threads();
@@ -98,7 +109,8 @@ TEST(SmallBatchedMatmul, LeavesOtherProductsToMatmul) {
   EXPECT_FALSE(small_batched_matmul_applies(a[0], b[0]));                   // no batch dimension
   EXPECT_FALSE(small_batched_matmul_applies(torch::randn({2, 17, 64}), torch::randn({2, 64, 32})));  // too big
   EXPECT_TRUE(small_batched_matmul_applies(torch::randn({2, 17, 64}), torch::randn({2, 17, 64}).transpose(-2, -1)));
-  // Short vector loops, where BLAS wins: 17 columns of b's rows, or dot products of 17.
+  // Short vector loops, where BLAS wins: 17 columns of b's rows, or dot products of 17,
+  // with a transpose no better.
   EXPECT_FALSE(small_batched_matmul_applies(torch::randn({2, 17, 32}), torch::randn({2, 32, 17})));
   EXPECT_FALSE(small_batched_matmul_applies(torch::randn({2, 17, 17}), torch::randn({2, 32, 17}).transpose(-2, -1)));
   // ... except for a single row (one decoding step).

@@ -18,8 +18,9 @@ torch::Tensor small_batched_matmul(const torch::Tensor& a, const torch::Tensor& 
 // the CPU, at least 3 dimensions, equal batch shapes, m*k*n at most kSmallMatmulMaxVolume,
 // a layout one of the kernels reads without a copy (rows of b contiguous, or rows of a and
 // columns of b), that kernel's vector loop 32 long or more (n, or k) or a single row
-// (m = 1, a decoding step), and the kernels enabled. Where they would lose to
-// torch::matmul's per-matrix BLAS calls, it is false.
+// (m = 1, a decoding step), and the kernels enabled; all this for a b itself or for its
+// transpose b^T a^T (then computed so and returned transposed). Where the kernels would
+// lose to torch::matmul's per-matrix BLAS calls, it is false.
 bool small_batched_matmul_applies(const torch::Tensor& a, const torch::Tensor& b);
 
 // 24,576 multiply-adds per matrix (17x64x17 fits): past that, and for the shapes the rules
