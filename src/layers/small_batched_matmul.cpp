@@ -131,8 +131,8 @@ bool operands_qualify(const torch::Tensor& a, const torch::Tensor& b) {
 }
 
 // How a qualifying product is computed: a b by a kernel as it stands, or as (b^T a^T)^T
-// when only the transposed product suits one (P^T dC in the backward of Q K^T has rows of
-// 17 but its transpose dC^T P rows of s), or not at all (kNone: torch::matmul).
+// when only the transposed product suits one (Q^T dC in the backward of Q K^T has rows of
+// 17 but its transpose dC^T Q rows of s), or not at all (kNone: torch::matmul).
 struct Plan {
   Kernel kernel = Kernel::kNone;
   bool transposed = false;
@@ -190,6 +190,5 @@ torch::Tensor small_batched_matmul(const torch::Tensor& a, const torch::Tensor& 
 }
 
 void set_small_batched_matmul_enabled(bool enabled) { g_enabled.store(enabled); }
-bool small_batched_matmul_enabled() { return g_enabled.load(); }
 
 }  // namespace dls

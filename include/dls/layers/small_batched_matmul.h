@@ -31,6 +31,5 @@ constexpr std::int64_t kSmallMatmulMaxVolume = 24576;
 // On by default; off makes small_batched_matmul plain torch::matmul everywhere (dls_bench
 // --plain-bmm, and the equivalence tests' reference). Process-wide.
 void set_small_batched_matmul_enabled(bool enabled);
-bool small_batched_matmul_enabled();
 
 }  // namespace dls
