@@ -4,6 +4,9 @@
 BUILD_DIR ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
+# What each command builds: the demo needs only the programs; the tests need everything.
+PROGRAMS  := seq2seq_train vit_train checkpoint_eval
+BENCH     := dls_bench dls_bench_images
 
 .PHONY: all deps deps-test deps-bench configure build demo test bench clean
 
@@ -20,7 +23,7 @@ configure:
 	@test -f $(BUILD_DIR)/CMakeCache.txt || cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
 
 build: deps configure
-	cmake --build $(BUILD_DIR) -j $(JOBS)
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target $(PROGRAMS)
 
 demo: build
 	bash apps/demo.sh $(BUILD_DIR)
@@ -29,7 +32,8 @@ test: deps-test configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
-bench: deps-bench build
+bench: deps-bench configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target $(PROGRAMS) $(BENCH)
 	bash bench/side_by_side.sh $(BUILD_DIR)
 
 clean:

@@ -13,7 +13,7 @@ build=${1:-build}
 threads=${THREADS:-$(nproc)}
 bench="$build/bench/dls_bench"
 python=/usr/bin/python3
-[ -x "$bench" ] || { echo "error: $bench not built (make build)" >&2; exit 1; }
+[ -x "$bench" ] || { echo "error: $bench not built (make bench builds it)" >&2; exit 1; }
 "$python" -c "import torch" 2>/dev/null || { echo "error: $python has no torch (apt-get install python3-torch)" >&2; exit 1; }
 out="bench/results/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$out"

@@ -4,7 +4,9 @@
 set -euo pipefail
 
 set_name=${1:-build}
-packages=(cmake g++ make pkg-config zlib1g-dev
+# ccache: a clean build of sources built before on this machine (a fresh clone, as CI
+# makes) takes its objects from the cache (cmake/DlsCompilerCache.cmake).
+packages=(cmake g++ make pkg-config zlib1g-dev ccache
           libtorch-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
           libopenblas0-openmp dataset-fashion-mnist)
 case "$set_name" in

@@ -106,6 +106,10 @@ torch::nn::Linear make_ffn_w2(const TransformerConfig& config) {
   return torch::nn::Linear(hidden, in);
 }
 
+torch::nn::LayerNorm make_layer_norm(const TransformerConfig& config) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.embedding_size()}));
+}
+
 torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch::nn::Linear& W2,
                            torch::nn::Dropout& dropout, const TransformerConfig& config,
                            const std::vector<RowRange>* w2_rows) {

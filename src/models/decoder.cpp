@@ -8,12 +8,6 @@
 
 namespace dls {
 
-namespace {
-torch::nn::LayerNorm layer_norm(const TransformerConfig& config) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.embedding_size()}));
-}
-}  // namespace
-
 torch::Tensor prefix_row_keep(std::int64_t k_first, std::int64_t copies, std::int64_t batch,
                               std::int64_t length, const torch::TensorOptions& options) {
   const auto positions = torch::arange(length, options.dtype(torch::kLong)).unsqueeze(0);  // [1, L]
@@ -43,12 +37,12 @@ std::vector<RowRange> prefix_ffn_rows(std::int64_t k_first, std::int64_t copies,
 BasicDecoderWithMaskingImpl::BasicDecoderWithMaskingImpl(const TransformerConfig& config)
     : config_(config) {
   self_attention_layer = register_module("self_attention_layer", SelfAttention(config));
-  norm1 = register_module("norm1", layer_norm(config));
+  norm1 = register_module("norm1", make_layer_norm(config));
   cross_attn_layer = register_module("cross_attn_layer", CrossAttention(config));
-  norm2 = register_module("norm2", layer_norm(config));
+  norm2 = register_module("norm2", make_layer_norm(config));
   W1 = register_module("W1", make_ffn_w1(config));
   W2 = register_module("W2", make_ffn_w2(config));
-  norm3 = register_module("norm3", layer_norm(config));
+  norm3 = register_module("norm3", make_layer_norm(config));
   const double p = config.effective_dropout();
   dropout = register_module("dropout", torch::nn::Dropout(p));
 }

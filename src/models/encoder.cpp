@@ -6,18 +6,12 @@
 
 namespace dls {
 
-namespace {
-torch::nn::LayerNorm layer_norm(const TransformerConfig& config) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.embedding_size()}));
-}
-}  // namespace
-
 BasicEncoderImpl::BasicEncoderImpl(const TransformerConfig& config) : config_(config) {
   self_attention_layer = register_module("self_attention_layer", SelfAttention(config));
-  norm1 = register_module("norm1", layer_norm(config));
+  norm1 = register_module("norm1", make_layer_norm(config));
   W1 = register_module("W1", make_ffn_w1(config));
   W2 = register_module("W2", make_ffn_w2(config));
-  norm2 = register_module("norm2", layer_norm(config));
+  norm2 = register_module("norm2", make_layer_norm(config));
   const double p = config.effective_dropout();
   dropout = register_module("dropout", torch::nn::Dropout(p));
 }

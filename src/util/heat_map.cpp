@@ -11,7 +11,6 @@ namespace dls::util {
 
 namespace {
 
-constexpr Rgb kInk{40, 40, 40};
 constexpr Rgb kFrame{90, 90, 90};
 constexpr Rgb kMissing{200, 200, 200};
 constexpr int kTitleScale = 2;

@@ -8,7 +8,6 @@ namespace dls::util {
 
 namespace {
 
-constexpr Rgb kInk{40, 40, 40};
 constexpr int kCaptionGap = 4;
 
 void check_image(const ImageView& image, int scale) {

@@ -11,7 +11,6 @@ namespace dls::util {
 
 namespace {
 
-constexpr Rgb kInk{40, 40, 40};
 constexpr Rgb kFrame{90, 90, 90};
 constexpr Rgb kGrid{228, 228, 228};
 constexpr Rgb kMinorGrid{240, 240, 240};

@@ -6,10 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -19,17 +17,18 @@
 #include "dls/train/seq2seq_trainer.h"
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
+#include "support/program_run.h"
 
 namespace dls::apps {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kSampleCorpus = std::string(DLS_SOURCE_DIR) + "/data/sample_en_es.tsv";
+const std::string kSampleCorpus = dls::testing::source_dir() + "/data/sample_en_es.tsv";
 
 // Three epochs of a tiny model on the sample corpus, a checkpoint after each, BLEU measured
 // by training on the whole validation split.
-const fs::path& trained_run() {
+const fs::path& trained_seq2seq_run() {
   static const fs::path run = [] {
     const auto dir = test::fresh_temp_dir("checkpoint_eval_run");
     auto setup = train::seq2seq_preset("cpu", Variant::kPreLN);
@@ -53,15 +52,15 @@ const fs::path& trained_run() {
 }
 
 TEST(CheckpointEval, BleuAndLossOfEveryCheckpointEqualTrainingsOwn) {
-  const auto files = train::find_checkpoints(trained_run().string());
+  const auto files = train::find_checkpoints(trained_seq2seq_run().string());
   ASSERT_EQ(files.size(), 3u);
   Seq2SeqEvalRequest request;
   request.output_dir = test::fresh_temp_dir("checkpoint_eval_out").string();
   request.samples = 3;
   request.threads = 1;
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   const int rc = run_seq2seq_evaluation(files, request);
-  const std::string out = testing::internal::GetCapturedStdout();
+  const std::string out = ::testing::internal::GetCapturedStdout();
   ASSERT_EQ(rc, 0) << out;
 
   // bleu.csv: a header and one row per checkpoint, in epoch order, matching the numbers the
@@ -128,27 +127,13 @@ TEST(CheckpointEval, DivergenceIsACollapseAfterARealScore) {
   EXPECT_EQ(best_checkpoint(low), 0u);
 }
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-Run run_checkpoint_eval(const std::string& args, const std::string& name, const std::string& input = "") {
-  const auto dir = test::fresh_temp_dir("checkpoint_eval_app_" + name);
-  const auto out = dir / "stdout", err = dir / "stderr", in = dir / "stdin";
-  test::write_bytes(in, input);
-  const std::string command = std::string(DLS_BINARY_DIR) + "/apps/checkpoint_eval --threads 1 " + args + " <" +
-                              in.string() + " >" + out.string() + " 2>" + err.string();
-  Run run;
-  const int raw = std::system(command.c_str());
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  run.out = util::read_file(out.string());
-  run.err = util::read_file(err.string());
-  return run;
+test::ProgramRun run_checkpoint_eval(const std::string& args, const std::string& name,
+                                     const std::string& input = "") {
+  return test::run_program("apps/checkpoint_eval", "--threads 1 " + args, "checkpoint_eval_app_" + name, input);
 }
 
 TEST(CheckpointEvalApp, TranslatesSentencesAndReportsUnknownWords) {
-  const auto run = run_checkpoint_eval(trained_run().string() +
+  const auto run = run_checkpoint_eval(trained_seq2seq_run().string() +
                                            " --translate \"I'm here.\" --translate \"the zyxwv is here\"",
                                        "translate");
   ASSERT_EQ(run.status, 0) << run.err;
@@ -161,7 +146,7 @@ TEST(CheckpointEvalApp, TranslatesSentencesAndReportsUnknownWords) {
 
   // The same sentences typed into the interactive mode give the same translations; a
   // sentence too long for the model is an error for that line only.
-  const auto interactive = run_checkpoint_eval(trained_run().string() + " --interactive", "interactive",
+  const auto interactive = run_checkpoint_eval(trained_seq2seq_run().string() + " --interactive", "interactive",
                                                "I'm here.\n\none two three four five six seven eight nine\n"
                                                "the zyxwv is here\n");
   EXPECT_EQ(interactive.status, 1);
@@ -172,7 +157,7 @@ TEST(CheckpointEvalApp, TranslatesSentencesAndReportsUnknownWords) {
 
 TEST(CheckpointEvalApp, WritesAttentionMapsOfEveryLayerAndHead) {
   const auto dir = test::fresh_temp_dir("checkpoint_eval_attention");
-  const auto run = run_checkpoint_eval(trained_run().string() + " --translate \"i am hungry\" --attention-maps " +
+  const auto run = run_checkpoint_eval(trained_seq2seq_run().string() + " --translate \"i am hungry\" --attention-maps " +
                                            dir.string(),
                                        "attention");
   ASSERT_EQ(run.status, 0) << run.err;
@@ -188,7 +173,7 @@ TEST(CheckpointEvalApp, WritesAttentionMapsOfEveryLayerAndHead) {
 
 TEST(CheckpointEvalApp, BeamAndDLStudioDecodingAndJson) {
   const auto out_dir = test::fresh_temp_dir("checkpoint_eval_json");
-  const auto beam = run_checkpoint_eval(trained_run().string() + " --beam 3 --limit 20 --json --output-dir " +
+  const auto beam = run_checkpoint_eval(trained_seq2seq_run().string() + " --beam 3 --limit 20 --json --output-dir " +
                                             out_dir.string(),
                                         "beam");
   ASSERT_EQ(beam.status, 0) << beam.err;
@@ -196,7 +181,7 @@ TEST(CheckpointEvalApp, BeamAndDLStudioDecodingAndJson) {
   EXPECT_NE(beam.out.find("\"decode\":\"beam\""), std::string::npos) << beam.out;
   EXPECT_NE(beam.out.find("\"sentences\":20"), std::string::npos) << beam.out;
   EXPECT_NE(beam.out.find("\"best\":"), std::string::npos);
-  const auto oneshot = run_checkpoint_eval(trained_run().string() + " --dlstudio-decode --limit 20 --output-dir " +
+  const auto oneshot = run_checkpoint_eval(trained_seq2seq_run().string() + " --dlstudio-decode --limit 20 --output-dir " +
                                                out_dir.string(),
                                            "oneshot");
   ASSERT_EQ(oneshot.status, 0) << oneshot.err;
@@ -219,37 +204,30 @@ TEST(CheckpointEvalApp, ScoresTextFiles) {
   EXPECT_NE(run.out.find("\"hyp_len\":11"), std::string::npos) << run.out;
 }
 
-void expect_one_line_error(const Run& run, const std::string& part) {
-  EXPECT_EQ(run.status, 1);
-  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
-  EXPECT_EQ(run.err.rfind("error: ", 0), 0u) << run.err;
-  EXPECT_NE(run.err.find(part), std::string::npos) << run.err;
-}
-
 TEST(CheckpointEvalApp, BadInputIsAOneLineError) {
   const auto dir = test::fresh_temp_dir("checkpoint_eval_bad");
-  expect_one_line_error(run_checkpoint_eval((dir / "nowhere").string(), "nowhere"), "nowhere");
+  test::expect_one_line_error(run_checkpoint_eval((dir / "nowhere").string(), "nowhere"), "nowhere");
   test::write_bytes(dir / "broken.pt", "not a checkpoint");
-  expect_one_line_error(run_checkpoint_eval((dir / "broken.pt").string(), "broken"), "broken.pt");
+  test::expect_one_line_error(run_checkpoint_eval((dir / "broken.pt").string(), "broken"), "broken.pt");
   // A truncated copy of a real checkpoint.
-  const auto real = train::find_checkpoints(trained_run().string()).back();
+  const auto real = train::find_checkpoints(trained_seq2seq_run().string()).back();
   const std::string bytes = util::read_file(real);
   test::write_bytes(dir / "truncated.pt", bytes.substr(0, bytes.size() / 2));
-  expect_one_line_error(run_checkpoint_eval((dir / "truncated.pt").string(), "truncated"), "truncated.pt");
+  test::expect_one_line_error(run_checkpoint_eval((dir / "truncated.pt").string(), "truncated"), "truncated.pt");
   // A directory without checkpoints.
   fs::create_directories(dir / "empty_run" / "checkpoints");
-  expect_one_line_error(run_checkpoint_eval((dir / "empty_run").string(), "empty_run"), "no checkpoint files");
+  test::expect_one_line_error(run_checkpoint_eval((dir / "empty_run").string(), "empty_run"), "no checkpoint files");
   // The training corpus is gone and no other was given.
   fs::create_directories(dir / "moved" / "checkpoints");
   const auto moved = run_checkpoint_eval(real + " --data " + (dir / "missing.tsv").string(), "moved");
-  expect_one_line_error(moved, "missing.tsv");
-  expect_one_line_error(run_checkpoint_eval(real + " --attention-maps " + dir.string(), "maps"), "--translate");
+  test::expect_one_line_error(moved, "missing.tsv");
+  test::expect_one_line_error(run_checkpoint_eval(real + " --attention-maps " + dir.string(), "maps"), "--translate");
 }
 
 TEST(CheckpointEvalApp, ACorruptCheckpointAmongGoodOnesIsSkipped) {
   const auto dir = test::fresh_temp_dir("checkpoint_eval_corrupt") / "checkpoints";
   fs::create_directories(dir);
-  const auto files = train::find_checkpoints(trained_run().string());
+  const auto files = train::find_checkpoints(trained_seq2seq_run().string());
   fs::copy_file(files[0], dir / fs::path(files[0]).filename());
   fs::copy_file(files[2], dir / fs::path(files[2]).filename());
   const std::string bytes = util::read_file(files[1]);
@@ -269,7 +247,7 @@ TEST(CheckpointEvalApp, TestFileWithMalformedLinesIsScoredAndTheDropsReported) {
                     "no tab on this line\n"
                     "She is tall.\tElla es alta.\tCC-BY 2.0 (France) Attribution: tatoeba.org\n"
                     "bad\xff bytes\tmalos\n");
-  const auto run = run_checkpoint_eval(trained_run().string() + " --test " + (dir / "test.tsv").string(), "testfile");
+  const auto run = run_checkpoint_eval(trained_seq2seq_run().string() + " --test " + (dir / "test.tsv").string(), "testfile");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_NE(run.out.find("(2 pairs)"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("1 malformed"), std::string::npos) << run.out;

@@ -2,9 +2,7 @@
 // and the program prints a complete JSON record for every kind of task.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 
-#include <cstdlib>
 #include <regex>
 #include <string>
 #include <vector>
@@ -17,6 +15,7 @@
 
 #ifdef DLS_HAVE_BENCH
 #include "bench_measure.h"
+#include "support/program_run.h"
 #endif
 
 namespace dls {
@@ -57,21 +56,8 @@ TEST(BenchFlops, LinearForwardAndBackwardIsThreeProducts) {
   EXPECT_EQ(bench::count_matmul_flops([] {}), 0.0);
 }
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-Run run_bench(const std::string& args) {
-  const auto dir = test::fresh_temp_dir("dls_bench_app");
-  const std::string command = std::string(DLS_BINARY_DIR) + "/bench/dls_bench --threads 1 --gemm-size 128 " + args +
-                              " >" + (dir / "out").string() + " 2>" + (dir / "err").string();
-  Run run;
-  const int raw = std::system(command.c_str());
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  run.out = util::read_file((dir / "out").string());
-  run.err = util::read_file((dir / "err").string());
-  return run;
+test::ProgramRun run_bench(const std::string& args) {
+  return test::run_program("bench/dls_bench", "--threads 1 --gemm-size 128 " + args, "dls_bench_app");
 }
 
 double field(const std::string& json, const std::string& key) {

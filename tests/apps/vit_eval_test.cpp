@@ -16,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path& trained_run() {
+const fs::path& trained_vit_run() {
   static const fs::path run = [] {
     const auto data = test::tiny_fashion_dir("vit_eval_app");
     const auto dir = test::fresh_temp_dir("vit_eval_app_run");
@@ -36,13 +36,13 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 TEST(VitEvalApp, PrintsDLStudiosReportAndTable) {
-  const auto files = train::find_checkpoints(trained_run().string());
+  const auto files = train::find_checkpoints(trained_vit_run().string());
   VitEvalRequest request;
-  request.attention_maps_dir = (trained_run() / "attention").string();
+  request.attention_maps_dir = (trained_vit_run() / "attention").string();
   request.attention_images = 4;
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   const int rc = run_vit_evaluation(files, request);
-  const std::string out = testing::internal::GetCapturedStdout();
+  const std::string out = ::testing::internal::GetCapturedStdout();
   ASSERT_EQ(rc, 0) << out;
   const auto lines = lines_of(out);
   const auto& names = data::fashion_mnist_display_names();
@@ -83,19 +83,19 @@ TEST(VitEvalApp, PrintsDLStudiosReportAndTable) {
   }
   EXPECT_NE(out.find("All checkpoints:"), std::string::npos);
   EXPECT_NE(out.find("best: "), std::string::npos);
-  EXPECT_TRUE(fs::exists(trained_run() / "confusion_checkpoint_epoch_0002.png"));
-  EXPECT_TRUE(fs::exists(trained_run() / "attention" / "attention_mean.png"));
-  EXPECT_TRUE(fs::exists(trained_run() / "attention" / "attention_heads.png"));
+  EXPECT_TRUE(fs::exists(trained_vit_run() / "confusion_checkpoint_epoch_0002.png"));
+  EXPECT_TRUE(fs::exists(trained_vit_run() / "attention" / "attention_mean.png"));
+  EXPECT_TRUE(fs::exists(trained_vit_run() / "attention" / "attention_heads.png"));
 }
 
 TEST(VitEvalApp, JsonOutput) {
   VitEvalRequest request;
   request.json = true;
   request.output_dir = test::fresh_temp_dir("vit_eval_json").string();
-  const auto checkpoint = train::latest_checkpoint(trained_run().string());  // trains first
-  testing::internal::CaptureStdout();
+  const auto checkpoint = train::latest_checkpoint(trained_vit_run().string());  // trains first
+  ::testing::internal::CaptureStdout();
   const int rc = run_vit_evaluation({checkpoint}, request);
-  const std::string out = testing::internal::GetCapturedStdout();
+  const std::string out = ::testing::internal::GetCapturedStdout();
   ASSERT_EQ(rc, 0);
   EXPECT_EQ(out.front(), '{');
   EXPECT_EQ(lines_of(out).size(), 1u);
@@ -107,9 +107,9 @@ TEST(VitEvalApp, CorruptCheckpointIsAOneLineError) {
   const auto dir = test::fresh_temp_dir("vit_eval_corrupt");
   const auto path = (dir / "checkpoint_epoch_0001.pt").string();
   test::write_bytes(path, "PK\x03\x04 not really a zip archive");
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   const int rc = run_vit_evaluation({path}, VitEvalRequest{});
-  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 1);
   ASSERT_EQ(lines_of(err).size(), 1u) << err;
   EXPECT_EQ(err.rfind("error: " + path, 0), 0u) << err;

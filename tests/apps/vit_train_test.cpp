@@ -1,44 +1,22 @@
 // vit_train end to end: help, bad data and bad checkpoints as one-line errors, a tiny run.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
 
 #include "dls/util/file_io.h"
 #include "support/idx_files.h"
+#include "support/program_run.h"
 
 namespace dls {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-Run run_vit_train(const std::string& args, const std::string& name) {
-  const auto dir = test::fresh_temp_dir("vit_train_app_" + name + "_io");
-  const auto out = dir / "stdout", err = dir / "stderr";
-  const std::string command = std::string(DLS_BINARY_DIR) + "/apps/vit_train --threads 1 " + args + " >" +
-                              out.string() + " 2>" + err.string();
-  Run run;
-  const int raw = std::system(command.c_str());
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  run.out = util::read_file(out.string());
-  run.err = util::read_file(err.string());
-  return run;
-}
-
-std::size_t count_lines(const std::string& text) {
-  std::size_t n = 0;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) ++n;
-  return n;
+test::ProgramRun run_vit_train(const std::string& args, const std::string& name) {
+  return test::run_program("apps/vit_train", "--threads 1 " + args, "vit_train_app_" + name);
 }
 
 // Fashion-MNIST files in a temporary folder, the training images replaced by `images`
@@ -51,11 +29,9 @@ fs::path data_with(const std::string& name, const std::string& images, const std
   return dir;
 }
 
-void expect_one_line_error(const Run& run, const std::string& part) {
-  EXPECT_NE(run.status, 0);
-  EXPECT_EQ(count_lines(run.err), 1u) << run.err;
-  EXPECT_EQ(run.err.rfind("error: ", 0), 0u) << run.err;
-  EXPECT_NE(run.err.find(part), std::string::npos) << run.err;
+// Command-line errors exit with CLI11's own status, other errors with 1.
+void expect_vit_train_error(const test::ProgramRun& run, const std::string& part) {
+  test::expect_one_line_error(run, part, test::kAnyFailure);
 }
 
 TEST(VitTrainApp, HelpGroupsEveryFlag) {
@@ -74,17 +50,17 @@ TEST(VitTrainApp, HelpGroupsEveryFlag) {
 
 TEST(VitTrainApp, BadDataIsAOneLineError) {
   const std::string args = " --run-dir " + test::fresh_temp_dir("vit_train_app_bad_run").string() + " --data-dir ";
-  expect_one_line_error(run_vit_train(args + data_with("magic", test::idx_images(20, 28, 28, 0x00000801), "").string(), "magic"),
+  expect_vit_train_error(run_vit_train(args + data_with("magic", test::idx_images(20, 28, 28, 0x00000801), "").string(), "magic"),
                         "train-images-idx3-ubyte");
   const auto images = test::idx_images(20, 28, 28);
-  expect_one_line_error(run_vit_train(args + data_with("trunc", images.substr(0, images.size() - 5), "").string(), "trunc"),
+  expect_vit_train_error(run_vit_train(args + data_with("trunc", images.substr(0, images.size() - 5), "").string(), "trunc"),
                         "truncated");
-  expect_one_line_error(run_vit_train(args + data_with("label", "", test::idx_labels(std::vector<int>(20, 12))).string(), "label"),
+  expect_vit_train_error(run_vit_train(args + data_with("label", "", test::idx_labels(std::vector<int>(20, 12))).string(), "label"),
                         "train-labels-idx1-ubyte");
   // 32 x 32 images where the model expects 28 x 28.
-  expect_one_line_error(run_vit_train(args + data_with("size", test::idx_images(20, 32, 32), "").string(), "size"),
+  expect_vit_train_error(run_vit_train(args + data_with("size", test::idx_images(20, 32, 32), "").string(), "size"),
                         "28");
-  expect_one_line_error(run_vit_train(args + "/nonexistent/folder", "missing"), "/nonexistent/folder");
+  expect_vit_train_error(run_vit_train(args + "/nonexistent/folder", "missing"), "/nonexistent/folder");
 }
 
 TEST(VitTrainApp, CorruptCheckpointIsAOneLineError) {
@@ -92,16 +68,16 @@ TEST(VitTrainApp, CorruptCheckpointIsAOneLineError) {
   fs::create_directories(dir / "checkpoints");
   const auto file = dir / "checkpoints" / "checkpoint_epoch_0001.pt";
   test::write_bytes(file, "garbage");
-  expect_one_line_error(run_vit_train("--resume " + dir.string(), "corrupt"), file.string());
+  expect_vit_train_error(run_vit_train("--resume " + dir.string(), "corrupt"), file.string());
 }
 
 // A malformed --stem, or one whose output the patch size does not divide, is one line.
 TEST(VitTrainApp, BadStemIsOneLineError) {
   const auto data = data_with("stem", "", "");
   const auto args = "--data-dir " + data.string() + " --run-dir " + test::fresh_temp_dir("vit_train_app_stem_run").string();
-  expect_one_line_error(run_vit_train(args + " --stem 32,", "stem_comma"), "stem '32,' ends with a comma");
-  expect_one_line_error(run_vit_train(args + " --stem 32/x", "stem_stride"), "stem layer '32/x'");
-  expect_one_line_error(run_vit_train(args + " --stem 8,8/2 --patch-size 4", "stem_patch"),
+  expect_vit_train_error(run_vit_train(args + " --stem 32,", "stem_comma"), "stem '32,' ends with a comma");
+  expect_vit_train_error(run_vit_train(args + " --stem 32/x", "stem_stride"), "stem layer '32/x'");
+  expect_vit_train_error(run_vit_train(args + " --stem 8,8/2 --patch-size 4", "stem_patch"),
                         "stem output size 14 is not divisible by the patch size 4");
 }
 
@@ -113,7 +89,7 @@ TEST(VitTrainApp, TinyRunPrintsJson) {
                                      " --stem 4,8/2 --patch-size 7 --batch-size 10 --log-level warn",
                                  "tiny");
   ASSERT_EQ(run.status, 0) << run.err;
-  EXPECT_EQ(count_lines(run.out), 1u) << run.out;
+  EXPECT_EQ(test::count_lines(run.out), 1u) << run.out;
   for (const char* key : {"\"images_per_s\":", "\"test_accuracy\":", "\"checkpoints\":[", "\"final_loss\":",
                           "\"epochs\":2", "\"iterations\":4", "\"wall_s\":"}) {
     EXPECT_NE(run.out.find(key), std::string::npos) << key << "\n" << run.out;

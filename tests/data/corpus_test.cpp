@@ -16,13 +16,14 @@
 
 #include "dls/data/normalize.h"
 #include "util/temp_files.h"
+#include "support/test_paths.h"
 
 namespace dls::data {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kFixtures = DLS_TEST_FIXTURES;
+const std::string kFixtures = dls::testing::fixtures_dir();
 
 std::string write_temp(const std::string& name, const std::string& content) {
   const fs::path dir = test::process_temp_path("corpus");

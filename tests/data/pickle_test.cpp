@@ -10,13 +10,14 @@
 #include <vector>
 
 #include "dls/util/file_io.h"
+#include "support/test_paths.h"
 
 namespace dls::data {
 namespace {
 
 using Kind = PickleValue::Kind;
 
-const std::string kDir = std::string(DLS_TEST_FIXTURES) + "/pickle/";
+const std::string kDir = dls::testing::fixtures_dir() + "/pickle/";
 
 std::vector<std::vector<std::string>> read_tsv(const std::string& path) {
   std::ifstream in(path);

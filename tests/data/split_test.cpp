@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dls/data/normalize.h"
+#include "support/test_paths.h"
 
 namespace dls::data {
 namespace {
@@ -28,7 +29,7 @@ TEST(Split, MatchesTheIndependentReference) {
   // split_reference.tsv comes from a Python implementation of the same algorithm
   // (tests/fixtures/split/make_split_reference.py), so this pins the split across
   // compilers and standard libraries.
-  std::ifstream in(std::string(DLS_TEST_FIXTURES) + "/split/split_reference.tsv");
+  std::ifstream in(dls::testing::fixtures_dir() + "/split/split_reference.tsv");
   int rows = 0;
   for (std::string line; std::getline(in, line); ++rows) {
     std::stringstream fields(line);

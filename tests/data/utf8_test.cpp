@@ -32,7 +32,7 @@ TEST(Utf8, RejectsMalformedSequences) {
       "\xFF",
   };
   for (const std::string& b : bad) {
-    EXPECT_FALSE(is_valid_utf8("ok " + b + " ok")) << testing::PrintToString(b);
+    EXPECT_FALSE(is_valid_utf8("ok " + b + " ok")) << ::testing::PrintToString(b);
     std::size_t pos = 0;
     EXPECT_EQ(decode_utf8(b, pos), kInvalidCodePoint);
     EXPECT_EQ(pos, 1u);  // resynchronises on the next byte

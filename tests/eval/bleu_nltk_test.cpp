@@ -18,13 +18,14 @@
 
 #include "dls/eval/bleu.h"
 #include "dls/util/file_io.h"
+#include "support/test_paths.h"
 
 namespace dls::eval {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kScript = std::string(DLS_TEST_FIXTURES) + "/bleu/make_bleu_cases.py";
+const std::string kScript = dls::testing::fixtures_dir() + "/bleu/make_bleu_cases.py";
 const char* const kPython = "/usr/bin/python3";
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -131,7 +132,7 @@ void print_agreement(const Agreement& agreement) {
 }
 
 TEST(BleuNltk, CommittedTableAgrees) {
-  const Agreement agreement = check_table(std::string(DLS_TEST_FIXTURES) + "/bleu/nltk_cases.tsv");
+  const Agreement agreement = check_table(dls::testing::fixtures_dir() + "/bleu/nltk_cases.tsv");
   EXPECT_GE(agreement.cases, 1000u);
   EXPECT_GT(agreement.errors, 0u);  // the table covers NLTK's method6 failures
   EXPECT_EQ(agreement.worst.size(), 8u) << "every smoothing method has non-zero cases";

@@ -18,6 +18,7 @@
 
 #include "dls/models/seq2seq.h"
 #include "dls/util/file_io.h"
+#include "support/test_paths.h"
 
 namespace dls {
 namespace {
@@ -46,7 +47,7 @@ std::map<std::string, torch::Tensor> tensors_of(const c10::IValue& value) {
 }
 
 Reference load_reference(const std::string& layout) {
-  const std::string path = std::string(DLS_TEST_FIXTURES) + "/dlstudio_reference/" + layout + ".pt";
+  const std::string path = dls::testing::fixtures_dir() + "/dlstudio_reference/" + layout + ".pt";
   const std::string bytes = util::read_file(path);
   const auto root =
       torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toGenericDict();

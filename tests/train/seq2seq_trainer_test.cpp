@@ -15,13 +15,14 @@
 #include "dls/train/run_directory.h"
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
+#include "support/test_paths.h"
 
 namespace dls::train {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kSampleCorpus = std::string(DLS_SOURCE_DIR) + "/data/sample_en_es.tsv";
+const std::string kSampleCorpus = dls::testing::source_dir() + "/data/sample_en_es.tsv";
 
 // A small standard transformer (dropout on, so that resuming must restore the generator).
 Seq2SeqPreset tiny_setup(const fs::path& run_dir) {

@@ -7,6 +7,7 @@
 
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
 
 #include "dls/layers/transformer_config.h"
 
@@ -16,6 +17,8 @@ namespace dls {
 // vaswani:  W1 = Linear(M, f*M),     W2 = Linear(f*M, M) per position.
 torch::nn::Linear make_ffn_w1(const TransformerConfig& config);
 torch::nn::Linear make_ffn_w2(const TransformerConfig& config);
+// The blocks' norm1/norm2/norm3: LayerNorm over the M embedding components.
+torch::nn::LayerNorm make_layer_norm(const TransformerConfig& config);
 
 // Rows [begin, end) of a batch; empty when begin >= end.
 struct RowRange {

@@ -20,6 +20,7 @@ struct Rgb {
 
 inline constexpr Rgb kWhite{255, 255, 255};
 inline constexpr Rgb kBlack{0, 0, 0};
+inline constexpr Rgb kInk{40, 40, 40};  // text and axes of every picture
 
 // Mixes `over` into `under`: alpha 0 keeps `under`, 1 gives `over`.
 Rgb mix(Rgb under, Rgb over, double alpha);

@@ -1,0 +1,63 @@
+// End-to-end tests run the built programs as a user would: a shell command line, stdin from
+// a file, stdout and stderr captured, the exit status.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "dls/util/file_io.h"
+#include "support/test_paths.h"
+#include "util/temp_files.h"
+
+namespace dls::test {
+
+struct ProgramRun {
+  int status = -1;  // exit status; -1 when the program did not exit normally
+  std::string out, err;
+};
+
+// Runs `program` (a path below the build folder, e.g. "apps/vit_train") with `args`, its
+// stdin read from `input`; `name` names the temporary folder of its output files.
+// `env` (e.g. "DLS_LOG_LEVEL=info ") is put before the command.
+inline ProgramRun run_program(const std::string& program, const std::string& args, const std::string& name,
+                              const std::string& input = "", const std::string& env = "") {
+  const auto dir = fresh_temp_dir(name + "_io");
+  const auto in = dir / "stdin", out = dir / "stdout", err = dir / "stderr";
+  write_bytes(in, input);
+  const std::string command = env + testing::binary_dir() + "/" + program + " " + args + " <" + in.string() +
+                              " >" + out.string() + " 2>" + err.string();
+  ProgramRun run;
+  const int raw = std::system(command.c_str());
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  run.out = util::read_file(out.string());
+  run.err = util::read_file(err.string());
+  return run;
+}
+
+inline std::size_t count_lines(const std::string& text) {
+  std::size_t n = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// For expect_one_line_error: any non-zero exit status.
+inline constexpr int kAnyFailure = -1;
+
+// The program failed with `status` and said why in one line "error: ...", naming `part`.
+inline void expect_one_line_error(const ProgramRun& run, const std::string& part, int status = 1) {
+  if (status == kAnyFailure) {
+    EXPECT_NE(run.status, 0);
+  } else {
+    EXPECT_EQ(run.status, status);
+  }
+  EXPECT_EQ(count_lines(run.err), 1u) << run.err;
+  EXPECT_EQ(run.err.rfind("error: ", 0), 0u) << run.err;
+  EXPECT_NE(run.err.find(part), std::string::npos) << run.err;
+}
+
+}  // namespace dls::test
