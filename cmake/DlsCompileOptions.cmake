@@ -15,8 +15,42 @@ endfunction()
 # Compiles the target's sources in unity batches of DLS_UNITY_BATCH files (see
 # CMakeLists.txt). Files in one batch share one translation unit, so names at namespace
 # scope (anonymous namespaces included) must be unique across the files of a target.
+#
+# The batches are written here rather than by CMake's UNITY_BUILD, whose batch files
+# include every source by its absolute path: that path then reaches the preprocessed text
+# (line markers, __FILE__ in TORCH_CHECK and the test macros), so a clone in another folder
+# never hit ccache's results (cmake/DlsCompilerCache.cmake). These batches name each file
+# relative to the target's source folder, which is on the include path.
 function(dls_unity_build target)
-  if(DLS_UNITY_BATCH GREATER 1)
-    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${DLS_UNITY_BATCH})
+  if(NOT DLS_UNITY_BATCH GREATER 1)
+    return()
   endif()
+  get_target_property(sources ${target} SOURCES)
+  set(members "")
+  foreach(source IN LISTS sources)
+    get_filename_component(absolute "${source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    string(FIND "${absolute}" "${CMAKE_CURRENT_SOURCE_DIR}/" in_source)
+    string(FIND "${absolute}" "${CMAKE_CURRENT_BINARY_DIR}/" in_build)
+    # Generated files and files of other folders stay translation units of their own.
+    if(absolute MATCHES "\\.cpp$" AND in_source EQUAL 0 AND NOT in_build EQUAL 0)
+      file(RELATIVE_PATH relative "${CMAKE_CURRENT_SOURCE_DIR}" "${absolute}")
+      list(APPEND members "${relative}")
+      set_source_files_properties("${source}" PROPERTIES HEADER_FILE_ONLY ON)
+    endif()
+  endforeach()
+  list(LENGTH members total)
+  set(index 0)
+  set(first 0)
+  while(first LESS total)
+    list(SUBLIST members ${first} ${DLS_UNITY_BATCH} batch)
+    math(EXPR first "${first} + ${DLS_UNITY_BATCH}")
+    list(TRANSFORM batch REPLACE "(.+)" "#include \"\\1\"")
+    list(JOIN batch "\n" includes)
+    # Rewritten only when its list changes, so that reconfiguring rebuilds nothing.
+    set(file "${CMAKE_CURRENT_BINARY_DIR}/unity/${target}_${index}.cpp")
+    file(CONFIGURE OUTPUT "${file}" CONTENT "// Unity batch ${index} of ${target} (cmake/DlsCompileOptions.cmake).\n${includes}\n")
+    target_sources(${target} PRIVATE "${file}")
+    math(EXPR index "${index} + 1")
+  endwhile()
+  target_include_directories(${target} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
 endfunction()
