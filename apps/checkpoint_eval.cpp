@@ -7,7 +7,8 @@
 //   checkpoint_eval runs/seq2seq --translate "i am hungry"
 //   checkpoint_eval runs/vit                           accuracy and confusion matrix
 //   checkpoint_eval --score hyp.txt --ref ref.txt      BLEU of a translation file
-#include <cstdio>
+#include <unistd.h>
+
 #include <iostream>
 #include <string>
 #include <vector>
@@ -16,13 +17,13 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/checkpoint_files.h"
 #include "dls/eval/bleu.h"
-#include "dls/train/checkpoint.h"
-#include "dls/train/run_directory.h"
-#include "seq2seq_eval.h"
-#include "sentence_translation.h"
-#include "text_scoring.h"
-#include "vit_eval.h"
+#include "dls/eval/sentence_translation.h"
+#include "dls/eval/seq2seq_checkpoint_report.h"
+#include "dls/eval/text_scoring.h"
+#include "dls/eval/vit_checkpoint_report.h"
 #include "error_line.h"
 
 int main(int argc, char** argv) {
@@ -34,8 +35,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> ref_files, sentences;
   bool sentence_bleu = false, interactive = false, json = false, dlstudio_decode = false;
   int threads = 0;
-  dls::apps::Seq2SeqEvalRequest seq2seq;
-  dls::apps::VitEvalRequest vit;
+  dls::eval::Seq2SeqEvalRequest seq2seq;
+  dls::eval::VitEvalRequest vit;
   std::string attention_maps;
   std::int64_t beam = 0;
 
@@ -74,23 +75,24 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(log_level));
   try {
     if (!score_file.empty()) {
-      dls::apps::ScoreRequest request;
+      dls::eval::ScoreRequest request;
       request.hypotheses = score_file;
       request.references = ref_files;
       request.sentence = sentence_bleu;
       request.json = json;
       request.bleu.smoothing = dls::eval::parse_smoothing(smoothing);
-      return dls::apps::run_text_scoring(request);
+      dls::eval::report_text_scores(request, std::cout);
+      return 0;
     }
     if (path.empty()) throw std::runtime_error("give a run directory or checkpoint (or --score FILE --ref FILE)");
-    const auto files = dls::train::find_checkpoints(path);
+    const auto files = dls::checkpoint::find_checkpoints(path);
     // The kind of the run: that of its newest readable checkpoint (an unreadable one among
     // several is reported and skipped later; a single one is an error here).
     std::string kind;
     for (auto it = files.rbegin(); it != files.rend() && kind.empty(); ++it) {
       try {
-        kind = dls::train::CheckpointReader(*it).kind();
-      } catch (const dls::train::CheckpointError&) {
+        kind = dls::checkpoint::CheckpointReader(*it).kind();
+      } catch (const dls::checkpoint::CheckpointError&) {
         if (files.size() == 1) throw;
       }
     }
@@ -101,7 +103,8 @@ int main(int argc, char** argv) {
       vit.output_dir = seq2seq.output_dir;
       vit.threads = threads;
       vit.device = device;
-      return dls::apps::run_vit_evaluation(files, vit);
+      dls::eval::report_vit_checkpoints(files, vit, std::cout, std::cerr);
+      return 0;
     }
     if (kind != "seq2seq") throw std::runtime_error(files.back() + ": a checkpoint of kind '" + kind + "'");
     seq2seq.decode.method = dlstudio_decode ? dls::eval::DecodeMethod::kDLStudioOneShot
@@ -109,21 +112,23 @@ int main(int argc, char** argv) {
                                             : dls::eval::DecodeMethod::kGreedy;
     if (beam > 0) seq2seq.decode.beam_size = beam;
     if (!sentences.empty() || interactive) {
-      dls::apps::TranslateRequest request;
+      dls::eval::TranslateRequest request;
       request.sentences = sentences;
       request.interactive = interactive;
+      request.prompt = ::isatty(STDIN_FILENO) != 0;
       request.decode = seq2seq.decode;
       request.attention_maps_dir = attention_maps;
       request.json = json;
       request.threads = threads;
       request.device = device;
-      return dls::apps::run_sentence_translation(files.back(), request, std::cin);
+      return dls::eval::translate_sentences(files.back(), request, std::cin, std::cout, std::cerr) == 0 ? 0 : 1;
     }
     if (!attention_maps.empty()) throw std::runtime_error("--attention-maps needs a sentence: add --translate \"...\"");
     seq2seq.json = json;
     seq2seq.threads = threads;
     seq2seq.device = device;
-    return dls::apps::run_seq2seq_evaluation(files, seq2seq);
+    dls::eval::report_seq2seq_checkpoints(files, seq2seq, std::cout, std::cerr);
+    return 0;
   } catch (const std::exception& error) {
     return dls::apps::print_error_line(error);
   }

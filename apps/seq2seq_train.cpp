@@ -15,8 +15,11 @@
 #include <spdlog/spdlog.h>
 
 #include "cli_overrides.h"
+#include "dls/checkpoint/lr_schedule.h"
+#include "dls/checkpoint/optimizer_options.h"
+#include "dls/models/batch_chunks.h"
+#include "dls/train/seq2seq_presets.h"
 #include "dls/train/seq2seq_trainer.h"
-#include "dls/train/split_batch.h"
 #include "dls/util/json.h"
 #include "dls/util/runtime.h"
 #include "error_line.h"
@@ -100,11 +103,11 @@ int main(int argc, char** argv) {
   setting<std::int64_t>(app, overrides, "--batch-size", "pairs per step", [](auto& s, auto v) { s.training.batch_size = v; })->group(training);
   setting<std::int64_t>(app, overrides, "--max-iters", "stop once the run has made this many steps in all (0: no limit)", [](auto& s, auto v) { s.training.max_iters = v; })->group(training);
   setting<double>(app, overrides, "--time-limit", "stop after this many seconds, with a checkpoint (0: no limit)", [](auto& s, auto v) { s.training.time_limit_s = v; })->group(training);
-  setting<std::string>(app, overrides, "--schedule", "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine", [](auto& s, auto v) { s.training.schedule.kind = dls::train::parse_schedule(v); })->group(training);
+  setting<std::string>(app, overrides, "--schedule", "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine", [](auto& s, auto v) { s.training.schedule.kind = dls::checkpoint::parse_schedule(v); })->group(training);
   setting<double>(app, overrides, "--lr", "learning rate (constant) or peak (cosine)", [](auto& s, auto v) { s.training.schedule.base_lr = v; })->group(training);
   setting<std::int64_t>(app, overrides, "--warmup", "warm-up steps (dlstudio-warmup, cosine)", [](auto& s, auto v) { s.training.schedule.warmup_steps = v; })->group(training);
   setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.training.schedule.min_lr = v; })->group(training);
-  setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.training.optimizer.kind = dls::train::parse_optimizer(v); })->group(training);
+  setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.training.optimizer.kind = dls::checkpoint::parse_optimizer(v); })->group(training);
   setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.training.optimizer.beta1 = v; })->group(training);
   setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.training.optimizer.beta2 = v; })->group(training);
   setting<double>(app, overrides, "--eps", "Adam epsilon", [](auto& s, auto v) { s.training.optimizer.eps = v; })->group(training);
@@ -158,10 +161,9 @@ int main(int argc, char** argv) {
     dls::train::Seq2SeqRunControl control;
     control.resume = resume;
     control.dry_run = dry_run;
-    if (dls::train::keeps_freed_memory(setup.model.transformer().layout())) dls::util::keep_freed_memory();
+    if (dls::keeps_freed_memory(setup.model.transformer().layout())) dls::util::keep_freed_memory();
     control.workers = workers > 0 ? workers
-                                  : dls::train::default_batch_chunks(setup.model.transformer().layout(),
-                                                                        runtime_info.threads);
+                                  : dls::default_batch_chunks(setup.model.transformer().layout(), runtime_info.threads);
     const auto result = dls::train::train_seq2seq(setup.model, setup.training, control);
     if (json) print_json(result);
     return 0;

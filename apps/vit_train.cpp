@@ -16,7 +16,10 @@
 #include <spdlog/spdlog.h>
 
 #include "cli_overrides.h"
-#include "dls/train/vit_checkpoint.h"
+#include "dls/checkpoint/lr_schedule.h"
+#include "dls/checkpoint/optimizer_options.h"
+#include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/train/vit_presets.h"
 #include "dls/train/vit_trainer.h"
 #include "dls/util/json.h"
 #include "dls/util/runtime.h"
@@ -24,7 +27,7 @@
 
 namespace {
 
-using dls::train::ViTTrainSettings;
+using dls::checkpoint::ViTTrainSettings;
 using Overrides = dls::apps::Overrides<ViTTrainSettings>;
 
 template <typename T>
@@ -97,9 +100,9 @@ int main(int argc, char** argv) {
       ->group(training)->check(CLI::IsMember(dls::train::vit_preset_names()));
   setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)", [](auto& s, auto v) { s.epochs = v; })->group(training);
   setting<std::size_t>(app, overrides, "--batch-size", "images per step", [](auto& s, auto v) { s.batch_size = v; })->group(training);
-  setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.optimizer.kind = dls::train::parse_optimizer(v); })->group(training);
+  setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.optimizer.kind = dls::checkpoint::parse_optimizer(v); })->group(training);
   setting<double>(app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s, auto v) { s.lr = v; })->group(training);
-  setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)", [](auto& s, auto v) { s.schedule = dls::train::parse_schedule(v); })->group(training);
+  setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)", [](auto& s, auto v) { s.schedule = dls::checkpoint::parse_schedule(v); })->group(training);
   setting<double>(app, overrides, "--warmup-epochs", "cosine: warm-up length in epochs", [](auto& s, auto v) { s.warmup_epochs = v; })->group(training);
   setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.min_lr = v; })->group(training);
   setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.optimizer.beta1 = v; })->group(training);
@@ -140,7 +143,7 @@ int main(int argc, char** argv) {
     control.workers = workers > 0 ? workers : threads;
     ViTTrainSettings settings;
     if (!control.resume.empty()) {
-      settings = dls::train::read_vit_settings(control.resume);
+      settings = dls::checkpoint::read_vit_settings(control.resume);
     } else {
       settings = dls::train::vit_preset(preset.empty() ? dls::train::default_vit_preset(dataset) : preset);
       settings.data.dataset = dataset;

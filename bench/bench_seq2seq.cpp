@@ -11,9 +11,10 @@
 #include "dls/data/vocabulary.h"
 #include "dls/eval/decoding.h"
 #include "dls/eval/seq2seq_evaluation.h"
+#include "dls/models/batch_chunks.h"
 #include "dls/train/optimizer.h"
+#include "dls/train/seq2seq_presets.h"
 #include "dls/train/split_batch.h"
-#include "dls/train/seq2seq_options.h"
 #include "dls/util/runtime.h"
 
 namespace dls::bench {
@@ -66,11 +67,11 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   const int threads = torch::get_num_threads();
   const int workers = device.is_cuda() ? 1  // chunks on CPU threads only, as the programs
                       : o.workers > 0  ? o.workers
-                                       : train::default_batch_chunks(config.transformer().layout(), threads);
+                                       : default_batch_chunks(config.transformer().layout(), threads);
   result.config.emplace_back("workers", std::to_string(workers));
   const bool keep_memory = o.keep_freed_memory == "on" ||
                            (o.keep_freed_memory == "auto" && o.task == "seq2seq-train" &&
-                            train::keeps_freed_memory(config.transformer().layout()));
+                            keeps_freed_memory(config.transformer().layout()));
   if (keep_memory) util::keep_freed_memory();
   result.config.emplace_back("keep_freed_memory", keep_memory ? "on" : "off");
   model->master_decoder->skip_unread_ffn_outputs = !o.full_ffn;

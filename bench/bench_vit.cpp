@@ -10,7 +10,7 @@
 #include "dls/models/vit.h"
 #include "dls/train/optimizer.h"
 #include "dls/train/split_batch.h"
-#include "dls/train/vit_trainer.h"
+#include "dls/train/vit_presets.h"
 #include "dls/util/runtime.h"
 
 namespace dls::bench {

@@ -5,6 +5,11 @@ list(APPEND DLS_SOURCES
   eval/bleu_smoothing.cpp
   eval/confusion_matrix.cpp
   eval/decoding.cpp
+  eval/sentence_translation.cpp
+  eval/seq2seq_checkpoint_report.cpp
   eval/seq2seq_evaluation.cpp
+  eval/text_scoring.cpp
+  eval/vit_checkpoint_report.cpp
+  eval/vit_data.cpp
   eval/vit_evaluation.cpp
 )

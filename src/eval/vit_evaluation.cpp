@@ -33,27 +33,27 @@ std::vector<std::uint8_t> interleaved(const data::ImageSet& set, std::size_t i) 
 
 }  // namespace
 
-data::ImageSet load_test_images(const train::ViTTrainSettings& settings, const ViTEvalOptions& options) {
-  train::ViTDataSettings data = settings.data;
+data::ImageSet load_test_images(const checkpoint::ViTTrainSettings& settings, const ViTEvalOptions& options) {
+  checkpoint::ViTDataSettings data = settings.data;
   if (!options.data_dir.empty()) data.data_dir = options.data_dir;
   if (options.test_subset > 0) data.test_subset = options.test_subset;
-  return train::load_vit_images(data, data::Split::kTest);
+  return load_vit_images(data, data::Split::kTest);
 }
 
 ViTCheckpointResult evaluate_vit_checkpoint(const std::string& path, const data::ImageSet& test,
                                             const ViTEvalOptions& options) {
-  const train::CheckpointReader reader(path, train::kViTCheckpointKind);
+  const checkpoint::CheckpointReader reader(path, checkpoint::kViTCheckpointKind);
   ViTCheckpointResult result;
   result.path = path;
-  result.contents = train::read_vit_contents(reader);
-  auto model = train::load_vit_model(reader, result.contents.settings);
+  result.contents = checkpoint::read_vit_contents(reader);
+  auto model = checkpoint::load_vit_model(reader, result.contents.settings);
   model->to(options.device);
   data::ImageLoaderOptions loader_options;
   loader_options.batch_size = 256;
   loader_options.shuffle = false;
   loader_options.normalization = result.contents.normalization;
   data::ImageLoader loader(std::make_shared<const data::ImageSet>(test), loader_options);
-  const auto predictions = train::predict(model, loader, options.device);
+  const auto predictions = predict(model, loader, options.device);
   result.confusion = ConfusionMatrix::from_labels(predictions.labels, predictions.predicted, test.num_classes());
   result.test_loss = predictions.mean_loss;
   result.images_per_s = predictions.seconds > 0 ? static_cast<double>(predictions.size()) / predictions.seconds : 0;

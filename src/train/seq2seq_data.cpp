@@ -33,8 +33,8 @@ data::Vocabulary training_vocabulary(const data::Corpus& corpus, const data::Cor
 
 }  // namespace
 
-Seq2SeqData prepare_seq2seq_data(const Seq2SeqTrainOptions& options,
-                                 const Seq2SeqCheckpointInfo* resume) {
+Seq2SeqData prepare_seq2seq_data(const checkpoint::Seq2SeqTrainOptions& options,
+                                 const checkpoint::Seq2SeqCheckpointInfo* resume) {
   data::CorpusOptions corpus_options;
   corpus_options.max_words = options.max_words;
   auto corpus = data::read_corpus(options.data_path, corpus_options);

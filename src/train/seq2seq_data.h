@@ -10,7 +10,7 @@
 #include "dls/data/pair_tensors.h"
 #include "dls/data/split.h"
 #include "dls/data/vocabulary.h"
-#include "dls/train/seq2seq_checkpoint.h"
+#include "dls/checkpoint/seq2seq_checkpoint.h"
 
 namespace dls::train {
 
@@ -26,8 +26,8 @@ struct Seq2SeqData {
 // Reads options.data_path. Fresh runs split the corpus and build the vocabularies; a
 // resumed run (resume != nullptr) redoes the checkpoint's split (the corpus must be the
 // same, checked by its fingerprint) and uses the checkpoint's vocabularies.
-Seq2SeqData prepare_seq2seq_data(const Seq2SeqTrainOptions& options,
-                                 const Seq2SeqCheckpointInfo* resume);
+Seq2SeqData prepare_seq2seq_data(const checkpoint::Seq2SeqTrainOptions& options,
+                                 const checkpoint::Seq2SeqCheckpointInfo* resume);
 
 // The start-up lines DLStudio users look for: corpus counts, vocabulary sizes, pairs per
 // split, the longest sentences.

@@ -12,7 +12,7 @@
 namespace dls::train {
 
 void write_samples(Seq2SeqTransformer& model, const Seq2SeqData& data,
-                   const Seq2SeqTrainOptions& options, const Seq2SeqConfig& config,
+                   const checkpoint::Seq2SeqTrainOptions& options, const Seq2SeqConfig& config,
                    const RunDirectory& run, const eval::TranslationResult* last) {
   const auto n = data.split.validation.size();
   if (n == 0) return;

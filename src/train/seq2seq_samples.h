@@ -13,7 +13,7 @@ namespace dls::train {
 // also writes every validation translation to <run>/validation_translations.tsv
 // (english, reference, translation, correct).
 void write_samples(Seq2SeqTransformer& model, const Seq2SeqData& data,
-                   const Seq2SeqTrainOptions& options, const Seq2SeqConfig& config,
+                   const checkpoint::Seq2SeqTrainOptions& options, const Seq2SeqConfig& config,
                    const RunDirectory& run, const eval::TranslationResult* last);
 
 }  // namespace dls::train

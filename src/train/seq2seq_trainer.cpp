@@ -8,10 +8,11 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/lr_schedule.h"
+#include "dls/checkpoint/rng_state.h"
 #include "dls/eval/seq2seq_evaluation.h"
-#include "dls/train/lr_schedule.h"
 #include "dls/train/optimizer.h"
-#include "dls/train/rng_state.h"
 #include "dls/train/run_directory.h"
 #include "dls/train/split_batch.h"
 #include "dls/util/progress.h"
@@ -22,6 +23,17 @@
 #include "training_support.h"
 
 namespace dls::train {
+
+using checkpoint::CheckpointReader;
+using checkpoint::kSeq2SeqKind;
+using checkpoint::latest_checkpoint;
+using checkpoint::LrSchedule;
+using checkpoint::read_seq2seq_info;
+using checkpoint::restore_cpu_generator_state;
+using checkpoint::save_seq2seq_checkpoint;
+using checkpoint::Seq2SeqCheckpointInfo;
+using checkpoint::Seq2SeqTrainOptions;
+using checkpoint::TrainingProgress;
 
 namespace {
 

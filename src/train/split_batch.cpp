@@ -1,7 +1,5 @@
 #include "dls/train/split_batch.h"
 
-#include <algorithm>
-
 #include <torch/torch.h>
 
 #include "dls/util/parallel_chunks.h"
@@ -76,11 +74,5 @@ SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& paramet
   if (outputs.size() == results.size()) step.outputs = torch::cat(outputs, 0);
   return step;
 }
-
-int default_batch_chunks(Layout layout, int threads) {
-  return layout == Layout::kDLStudio ? 1 : std::max(1, threads);
-}
-
-bool keeps_freed_memory(Layout layout) { return layout == Layout::kDLStudio; }
 
 }  // namespace dls::train

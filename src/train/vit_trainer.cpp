@@ -9,18 +9,34 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/lr_schedule.h"
+#include "dls/checkpoint/rng_state.h"
+#include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/eval/vit_data.h"
 #include "dls/models/seq2seq.h"  // count_parameters
-#include "dls/train/rng_state.h"
+#include "dls/train/optimizer.h"
 #include "dls/train/run_directory.h"
 #include "dls/train/split_batch.h"
-#include "dls/train/vit_checkpoint.h"
-#include "dls/train/vit_data.h"
 #include "dls/util/progress.h"
 #include "dls/util/runtime.h"
 #include "training_support.h"
 #include "vit_metrics.h"
 
 namespace dls::train {
+
+using checkpoint::CheckpointReader;
+using checkpoint::kViTCheckpointKind;
+using checkpoint::latest_checkpoint;
+using checkpoint::LrSchedule;
+using checkpoint::read_vit_contents;
+using checkpoint::restore_cpu_generator_state;
+using checkpoint::ViTTrainSettings;
+using checkpoint::ViTTrainState;
+using checkpoint::write_vit_checkpoint;
+using eval::load_vit_images;
+using eval::predict;
+using eval::resolve_vit_normalization;
 
 ViTTrainResult train_vit(const ViTTrainSettings& settings, const ViTRunControl& control) {
   const auto start = TrainClock::now();

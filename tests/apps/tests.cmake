@@ -3,7 +3,5 @@ list(APPEND DLS_TEST_SOURCES
   apps/checkpoint_eval_test.cpp
   apps/dls_bench_test.cpp
   apps/seq2seq_train_test.cpp
-  apps/text_scoring_test.cpp
-  apps/vit_eval_test.cpp
   apps/vit_train_test.cpp
 )

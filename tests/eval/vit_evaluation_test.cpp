@@ -6,7 +6,7 @@
 
 #include <torch/torch.h>
 
-#include "dls/train/run_directory.h"
+#include "dls/checkpoint/checkpoint_files.h"
 #include "support/vit_runs.h"
 
 namespace dls::eval {
@@ -28,11 +28,11 @@ const fs::path& trained_run() {
 }
 
 TEST(ViTEvaluation, EvaluatesEveryCheckpointOfARun) {
-  const auto files = train::find_checkpoints(trained_run().string());
+  const auto files = checkpoint::find_checkpoints(trained_run().string());
   ASSERT_EQ(files.size(), 2u);
   ViTEvalOptions options;
-  const train::CheckpointReader reader(files[0], train::kViTCheckpointKind);
-  const auto test_set = load_test_images(train::read_vit_contents(reader).settings, options);
+  const checkpoint::CheckpointReader reader(files[0], checkpoint::kViTCheckpointKind);
+  const auto test_set = load_test_images(checkpoint::read_vit_contents(reader).settings, options);
   EXPECT_EQ(test_set.size(), 20u);
   std::vector<ViTCheckpointResult> results;
   for (const auto& f : files) results.push_back(evaluate_vit_checkpoint(f, test_set, options));
@@ -47,10 +47,10 @@ TEST(ViTEvaluation, EvaluatesEveryCheckpointOfARun) {
 }
 
 TEST(ViTEvaluation, ClassTokenAttentionMaps) {
-  const auto file = train::latest_checkpoint(trained_run().string());
-  const train::CheckpointReader reader(file, train::kViTCheckpointKind);
-  const auto contents = train::read_vit_contents(reader);
-  auto model = train::load_vit_model(reader, contents.settings);
+  const auto file = checkpoint::latest_checkpoint(trained_run().string());
+  const checkpoint::CheckpointReader reader(file, checkpoint::kViTCheckpointKind);
+  const auto contents = checkpoint::read_vit_contents(reader);
+  auto model = checkpoint::load_vit_model(reader, contents.settings);
   const auto test_set = load_test_images(contents.settings, {});
   const auto maps = class_token_attention_maps(model, test_set, contents.normalization, 3, torch::kCPU);
   ASSERT_EQ(maps.size(), 3u);

@@ -5,21 +5,18 @@
 #include <torch/torch.h>
 
 #include "dls/layers/feed_forward.h"
+#include "support/small_models.h"
 
 namespace dls {
 namespace {
 
-TransformerConfig config_for(Variant variant, Layout layout) {
-  TransformerConfig config;
-  config.variant(variant).layout(layout).embedding_size(16).num_heads(4).max_seq_length(6);
-  return config;
-}
+using testing::block_config;
 
 // DLStudio's two layouts mask by zeroing rows and run one copy per prefix.
 class DLStudioDecoder : public ::testing::TestWithParam<std::tuple<Variant, Layout>> {
  protected:
   TransformerConfig config() const {
-    return config_for(std::get<0>(GetParam()), std::get<1>(GetParam()));
+    return block_config(std::get<0>(GetParam()), std::get<1>(GetParam()));
   }
 };
 
@@ -110,7 +107,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, DLStudioDecoder,
 
 TEST(Decoder, FGHasNoResidualAroundCrossAttentionInTheDLStudioLayout) {
   torch::manual_seed(13);
-  const auto config = config_for(Variant::kFG, Layout::kDLStudio);
+  const auto config = block_config(Variant::kFG, Layout::kDLStudio);
   BasicDecoderWithMasking block(config);
   const auto x = torch::randn({2, 6, 16});
   const auto encoder_out = torch::randn({2, 6, 16});
@@ -125,7 +122,7 @@ TEST(Decoder, FGHasNoResidualAroundCrossAttentionInTheDLStudioLayout) {
 
 TEST(Decoder, PreLNHasResidualsAroundAllThreeSublayers) {
   torch::manual_seed(14);
-  const auto config = config_for(Variant::kPreLN, Layout::kVaswani);
+  const auto config = block_config(Variant::kPreLN, Layout::kVaswani);
   BasicDecoderWithMasking block(config);
   block->eval();
   const auto x = torch::randn({2, 6, 16});
@@ -143,7 +140,7 @@ class VaswaniDecoder : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(VaswaniDecoder, CachedStepsEqualTheCausalPass) {
   torch::manual_seed(15);
-  MasterDecoderWithMasking decoder(config_for(GetParam(), Layout::kVaswani), 2, 17);
+  MasterDecoderWithMasking decoder(block_config(GetParam(), Layout::kVaswani), 2, 17);
   decoder->eval();
   torch::NoGradGuard no_grad;
   const auto target = torch::randn({3, 6, 16});

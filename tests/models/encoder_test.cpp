@@ -5,15 +5,12 @@
 #include <torch/torch.h>
 
 #include "dls/layers/feed_forward.h"
+#include "support/small_models.h"
 
 namespace dls {
 namespace {
 
-TransformerConfig config_for(Variant variant, Layout layout) {
-  TransformerConfig config;
-  config.variant(variant).layout(layout).embedding_size(16).num_heads(4).max_seq_length(6);
-  return config;
-}
+using testing::block_config;
 
 // Each variant computed by hand from the block's own sublayers.
 torch::Tensor by_hand(BasicEncoder& block, const TransformerConfig& config, const torch::Tensor& x) {
@@ -32,8 +29,8 @@ class EncoderBlocks : public ::testing::TestWithParam<std::tuple<Variant, Layout
 
 TEST_P(EncoderBlocks, LayerNormPlacementIsTheVariants) {
   const auto [variant, layout] = GetParam();
-  const auto config = config_for(variant, layout);
-  const auto other = config_for(variant == Variant::kFG ? Variant::kPreLN : Variant::kFG, layout);
+  const auto config = block_config(variant, layout);
+  const auto other = block_config(variant == Variant::kFG ? Variant::kPreLN : Variant::kFG, layout);
   torch::manual_seed(3);
   BasicEncoder block(config);
   {
@@ -65,8 +62,8 @@ INSTANTIATE_TEST_SUITE_P(Variants, EncoderBlocks,
 TEST(Encoder, FGOutputsAreLayerNormalisedPreLNOutputsAreNot) {
   torch::manual_seed(5);
   const auto x = torch::randn({2, 6, 16}) * 4 + 2;
-  BasicEncoder fg(config_for(Variant::kFG, Layout::kDLStudio));
-  BasicEncoder pre(config_for(Variant::kPreLN, Layout::kDLStudio));
+  BasicEncoder fg(block_config(Variant::kFG, Layout::kDLStudio));
+  BasicEncoder pre(block_config(Variant::kPreLN, Layout::kDLStudio));
   const auto fg_out = fg(x), pre_out = pre(x);
   // Default LayerNorm (gamma 1, beta 0) last: every row has mean 0 and variance 1.
   EXPECT_LT(fg_out.mean(-1).abs().max().item<float>(), 1e-5);
@@ -76,7 +73,7 @@ TEST(Encoder, FGOutputsAreLayerNormalisedPreLNOutputsAreNot) {
 }
 
 TEST(MasterEncoder, StacksBlocksAndReportsWeights) {
-  const auto config = config_for(Variant::kFG, Layout::kVaswani);
+  const auto config = block_config(Variant::kFG, Layout::kVaswani);
   MasterEncoder encoder(config, 3);
   std::vector<torch::Tensor> weights;
   const auto x = torch::randn({2, 5, 16});

@@ -22,6 +22,13 @@ inline Seq2SeqConfig small_config(Variant variant, Layout layout, double dropout
   return config;
 }
 
+// One encoder or decoder block's config: M = 16, H = 4 (s = 4), L = 6.
+inline TransformerConfig block_config(Variant variant, Layout layout) {
+  TransformerConfig config;
+  config.variant(variant).layout(layout).embedding_size(16).num_heads(4).max_seq_length(6);
+  return config;
+}
+
 // Random token ids in [3, vocab) of shape [batch, length] (no padding tokens).
 inline torch::Tensor random_tokens(std::int64_t batch, std::int64_t length, std::int64_t vocab) {
   return torch::randint(3, vocab, {batch, length}, torch::kLong);

@@ -6,7 +6,8 @@
 
 #include <torch/torch.h>
 
-#include "dls/train/vit_checkpoint.h"
+#include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/train/vit_presets.h"
 #include "dls/train/vit_trainer.h"
 #include "support/idx_files.h"
 
@@ -15,7 +16,7 @@ namespace dls::test {
 // The fashion preset shrunk to M = 16, 2 heads, 1 encoder, patch 7, batch 16, 3 epochs, with
 // dropout and augmentation on (so that resuming must restore the random state), reading
 // `data_dir`.
-inline train::ViTTrainSettings tiny_vit_settings(const std::filesystem::path& data_dir) {
+inline checkpoint::ViTTrainSettings tiny_vit_settings(const std::filesystem::path& data_dir) {
   auto s = train::vit_preset("fashion");
   s.data.data_dir = data_dir.string();
   s.model.transformer().embedding_size(16).num_heads(2).ffn_multiplier(2).dropout(0.1);

@@ -11,6 +11,9 @@
 namespace dls::train {
 namespace {
 
+using checkpoint::OptimizerKind;
+using checkpoint::OptimizerOptions;
+
 // Parameters of assorted shapes, one of them larger than a thread's span (64k elements),
 // so that the spans of a multi-threaded step cut through tensors.
 std::vector<torch::Tensor> make_parameters(torch::Dtype dtype = torch::kFloat32) {

@@ -10,9 +10,11 @@
 
 #include <torch/torch.h>
 
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/models/seq2seq.h"
-#include "dls/train/checkpoint.h"
 #include "dls/train/run_directory.h"
+#include "dls/train/seq2seq_presets.h"
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
 #include "support/test_paths.h"
@@ -21,6 +23,11 @@ namespace dls::train {
 namespace {
 
 namespace fs = std::filesystem;
+
+using checkpoint::find_checkpoints;
+using checkpoint::latest_checkpoint;
+using checkpoint::load_seq2seq_checkpoint;
+using checkpoint::ScheduleKind;
 
 const std::string kSampleCorpus = dls::testing::source_dir() + "/data/sample_en_es.tsv";
 

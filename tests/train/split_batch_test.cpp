@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/eval/seq2seq_evaluation.h"
 #include "dls/models/vit.h"
 #include "dls/train/vit_trainer.h"
@@ -14,6 +15,11 @@
 
 namespace dls::train {
 namespace {
+
+using checkpoint::CheckpointReader;
+using checkpoint::kViTCheckpointKind;
+using checkpoint::load_vit_model;
+using checkpoint::read_vit_contents;
 
 // A small pre-LN ViT without dropout, so that every pass is a deterministic function.
 visTransformer deterministic_vit() {
@@ -168,21 +174,6 @@ TEST(SplitForwardBackward, TrainingWithWorkersFollowsThePlainRun) {
     // two where a gradient is near zero, a wrong gradient moves many by far more.
     EXPECT_TRUE(torch::allclose(item.value(), b[item.key()], 0.0, 5e-3)) << item.key();
   }
-}
-
-}  // namespace
-}  // namespace dls::train
-
-namespace dls::train {
-namespace {
-
-TEST(SplitBatch, DefaultChunksPerLayout) {
-  EXPECT_EQ(default_batch_chunks(Layout::kDLStudio, 2), 1);  // large flattened products
-  EXPECT_EQ(default_batch_chunks(Layout::kVaswani, 2), 2);
-  EXPECT_EQ(default_batch_chunks(Layout::kPositionwise, 3), 3);
-  EXPECT_EQ(default_batch_chunks(Layout::kVaswani, 0), 1);
-  EXPECT_TRUE(keeps_freed_memory(Layout::kDLStudio));
-  EXPECT_FALSE(keeps_freed_memory(Layout::kVaswani));
 }
 
 }  // namespace

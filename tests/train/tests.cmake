@@ -1,11 +1,8 @@
 # Tests of src/train, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
-  train/checkpoint_test.cpp
   train/fused_adam_test.cpp
-  train/lr_schedule_test.cpp
   train/run_directory_test.cpp
   train/seq2seq_trainer_test.cpp
   train/split_batch_test.cpp
-  train/vit_checkpoint_test.cpp
   train/vit_trainer_test.cpp
 )

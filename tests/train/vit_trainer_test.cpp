@@ -6,9 +6,11 @@
 
 #include <torch/torch.h>
 
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/image_dataset.h"
 #include "dls/train/run_directory.h"
-#include "dls/train/vit_checkpoint.h"
+#include "dls/train/vit_presets.h"
 #include "dls/util/csv.h"
 #include "dls/util/file_io.h"
 #include "support/vit_runs.h"
@@ -17,6 +19,13 @@ namespace dls::train {
 namespace {
 
 namespace fs = std::filesystem;
+
+using checkpoint::CheckpointReader;
+using checkpoint::find_checkpoints;
+using checkpoint::kViTCheckpointKind;
+using checkpoint::load_vit_model;
+using checkpoint::read_vit_contents;
+using checkpoint::ScheduleKind;
 
 struct SingleThread {
   SingleThread() : saved(torch::get_num_threads()) { torch::set_num_threads(1); }

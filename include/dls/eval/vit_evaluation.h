@@ -9,11 +9,11 @@
 
 #include <torch/types.h>
 
+#include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/image_dataset.h"
 #include "dls/eval/confusion_matrix.h"
+#include "dls/eval/vit_data.h"
 #include "dls/models/vit.h"
-#include "dls/train/vit_checkpoint.h"
-#include "dls/train/vit_data.h"
 
 namespace dls::eval {
 
@@ -25,14 +25,14 @@ struct ViTEvalOptions {
 
 struct ViTCheckpointResult {
   std::string path;
-  train::ViTCheckpointContents contents;
+  checkpoint::ViTCheckpointContents contents;
   ConfusionMatrix confusion{1};
   double test_loss = 0;
   double images_per_s = 0;  // evaluation throughput
 };
 
 // The checkpoint's test images (data_dir / test_subset overrides applied).
-data::ImageSet load_test_images(const train::ViTTrainSettings& settings, const ViTEvalOptions& options);
+data::ImageSet load_test_images(const checkpoint::ViTTrainSettings& settings, const ViTEvalOptions& options);
 
 // Rebuilds and evaluates one checkpoint on `test` (CheckpointError for a bad file).
 ViTCheckpointResult evaluate_vit_checkpoint(const std::string& path, const data::ImageSet& test,

@@ -1,6 +1,6 @@
 // The files of a training run: <run>/checkpoints/checkpoint_epoch_NNNN.pt, metrics.csv,
 // plots. The program only ever deletes checkpoints it wrote itself, which it records in
-// <run>/checkpoints/MANIFEST.
+// <run>/checkpoints/MANIFEST. Finding the checkpoints of a run: checkpoint/checkpoint_files.h.
 #pragma once
 
 #include <cstdint>
@@ -28,13 +28,5 @@ class RunDirectory {
   std::vector<std::string> manifest() const;
   std::string path_;
 };
-
-// Checkpoint files of a run directory, its checkpoints/ folder, or a single file, sorted
-// by epoch (name order). Throws std::runtime_error naming the path when it does not exist
-// or holds no checkpoint.
-std::vector<std::string> find_checkpoints(const std::string& dir_or_file);
-
-// The newest of find_checkpoints(dir_or_file).
-std::string latest_checkpoint(const std::string& dir_or_file);
 
 }  // namespace dls::train

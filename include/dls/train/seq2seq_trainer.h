@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/checkpoint/seq2seq_options.h"
 #include "dls/models/seq2seq.h"
-#include "dls/train/seq2seq_checkpoint.h"
-#include "dls/train/seq2seq_options.h"
 
 namespace dls::train {
 
@@ -52,10 +52,10 @@ class Seq2SeqDiverged : public std::runtime_error {
 // sizes aside) and its vocabularies and split are reused; `options` then continue the run
 // (resume_info() gives the checkpoint's own, to start from). Errors in data or checkpoints
 // propagate as std::runtime_error with one-line messages.
-Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig model, const Seq2SeqTrainOptions& options,
+Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig model, const checkpoint::Seq2SeqTrainOptions& options,
                                  const Seq2SeqRunControl& control);
 
 // The model config and options stored in the newest checkpoint of `dir_or_file`.
-Seq2SeqCheckpointInfo resume_info(const std::string& dir_or_file);
+checkpoint::Seq2SeqCheckpointInfo resume_info(const std::string& dir_or_file);
 
 }  // namespace dls::train

@@ -1,6 +1,7 @@
 // Data parallelism inside one process: a batch cut into consecutive chunks whose forward and
 // backward passes run concurrently (util::for_each_chunk: one thread per chunk, one intra-op
-// thread each), and the chunks' gradients summed into the parameters' grad().
+// thread each), and the chunks' gradients summed into the parameters' grad(). How many
+// chunks suit a model: models/batch_chunks.h.
 #pragma once
 
 #include <functional>
@@ -8,7 +9,6 @@
 
 #include <torch/types.h>
 
-#include "dls/layers/transformer_config.h"
 #include "dls/util/parallel_chunks.h"
 
 namespace dls::train {
@@ -33,20 +33,6 @@ struct SplitStepResult {
 SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& parameters,
                                        const torch::Tensor& inputs, const torch::Tensor& targets,
                                        int chunks, const ChunkLossFn& loss_fn);
-
-// The default number of chunks of a training step or a decoded batch on `threads` CPU
-// threads: one per thread, except for the dlstudio layout, whose flattened products are
-// large enough to keep the intra-op threads busy and whose per-chunk gradients (282 M
-// parameters in DLStudio's example) cost more to allocate and add up than the chunks save
-// (measured on that config: training 7.0 pairs/s in one chunk, 4.9 in two; greedy
-// decoding 22.9 and 19.8 sentences/s).
-int default_batch_chunks(Layout layout, int threads);
-
-// Whether training this layout should keep freed memory in the process
-// (util::keep_freed_memory): yes for the dlstudio layout, whose gradients are gigabytes
-// (7.9 -> 10.2 pairs/s on DLStudio's config); the vaswani cpu preset gains nothing
-// measurable (93 against 97 pairs/s) and would hold ~70 MB more.
-bool keeps_freed_memory(Layout layout);
 
 // The guard a trainer that splits its batches keeps around its steps.
 using util::ScopedIntraOpThreads;

@@ -1,0 +1,75 @@
+// Checkpoint files: one LibTorch archive holding named sections -- the settings that
+// rebuild the model (key=value text), texts such as vocabularies, module weights,
+// optimizer state and tensors (RNG state). Written atomically; read back with every
+// section checked, so that a corrupt, truncated or mismatched file gives one clear error
+// naming the file and the problem.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/optim/optimizer.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
+
+#include "dls/util/key_values.h"
+
+namespace dls::checkpoint {
+
+// Raised for anything wrong with a checkpoint file; what() = "<path>: <problem>".
+class CheckpointError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class CheckpointWriter {
+ public:
+  // kind: what the checkpoint holds ("seq2seq", "vit"); checked when reading.
+  explicit CheckpointWriter(const std::string& kind);
+
+  void set_settings(const util::KeyValues& settings);
+  void add_text(const std::string& name, const std::string& text);
+  void add_module(const std::string& name, const torch::nn::Module& module);
+  void add_optimizer(const std::string& name, const torch::optim::Optimizer& optimizer);
+  void add_tensor(const std::string& name, const torch::Tensor& tensor);
+
+  // Atomic: a temporary file in the same directory, flushed, then renamed to `path`.
+  void save(const std::string& path);
+
+ private:
+  torch::serialize::OutputArchive archive_;
+};
+
+class CheckpointReader {
+ public:
+  // Opens and validates the file; throws CheckpointError when it is missing, not a
+  // checkpoint of this project, truncated or corrupt, or of another kind than
+  // `expected_kind` (empty: any kind).
+  explicit CheckpointReader(const std::string& path, const std::string& expected_kind = "");
+
+  const std::string& path() const { return path_; }
+  const std::string& kind() const { return kind_; }
+  const util::KeyValues& settings() const { return settings_; }
+
+  std::string text(const std::string& name) const;
+  torch::Tensor tensor(const std::string& name) const;
+  // Copies every parameter and buffer into `module`, checking that each is present with
+  // the same shape and that the checkpoint holds nothing the module lacks.
+  void load_module(const std::string& name, torch::nn::Module& module) const;
+  void load_optimizer(const std::string& name, torch::optim::Optimizer& optimizer) const;
+
+ private:
+  [[noreturn]] void fail(const std::string& problem) const;
+  std::string path_;
+  std::string kind_;
+  util::KeyValues settings_;
+  mutable torch::serialize::InputArchive archive_;
+};
+
+// The format tag written into every checkpoint.
+extern const char* const kCheckpointFormat;
+
+}  // namespace dls::checkpoint

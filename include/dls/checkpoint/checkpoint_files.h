@@ -1,0 +1,26 @@
+// Where checkpoints are: the file names a run gives them (checkpoint_epoch_NNNN.pt in
+// <run>/checkpoints/) and finding them again in a run directory, its checkpoints/ folder,
+// or a single file. Writing them into a run is the trainers' business (train/run_directory.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dls::checkpoint {
+
+// "checkpoint_epoch_0007.pt" (at least four digits).
+std::string checkpoint_file_name(std::int64_t epoch);
+
+// Whether `name` (a file name, no folder) has the form checkpoint_file_name() gives.
+bool is_checkpoint_file_name(const std::string& name);
+
+// Checkpoint files of a run directory, its checkpoints/ folder, or a single file, sorted
+// by epoch (name order). Throws std::runtime_error naming the path when it does not exist
+// or holds no checkpoint.
+std::vector<std::string> find_checkpoints(const std::string& dir_or_file);
+
+// The newest of find_checkpoints(dir_or_file).
+std::string latest_checkpoint(const std::string& dir_or_file);
+
+}  // namespace dls::checkpoint

@@ -1,0 +1,68 @@
+// Seq2seq checkpoints: everything needed to resume training or to evaluate without
+// repeating a single hyperparameter -- model config, training options, both vocabularies,
+// the validation split's definition, progress counters, weights, optimizer and RNG state.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/optim/optimizer.h>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/seq2seq_options.h"
+#include "dls/data/split.h"
+#include "dls/data/vocabulary.h"
+#include "dls/models/seq2seq.h"
+
+namespace dls::checkpoint {
+
+// Where training stands. Epochs are 1-based; step_in_epoch batches of `epoch` are done
+// (0: the epoch has not started, i.e. epoch - 1 epochs are complete).
+struct TrainingProgress {
+  std::int64_t epoch = 1;
+  std::int64_t step_in_epoch = 0;
+  std::int64_t global_step = 0;
+  double val_loss = NAN;  // at the time of the checkpoint
+  double val_bleu = NAN;
+  double train_loss = NAN;  // mean over the batches of the epoch so far (or the last epoch)
+  double wall_s = 0;        // training wall time of the run so far, all invocations
+};
+
+struct Seq2SeqCheckpointInfo {
+  Seq2SeqConfig model;
+  Seq2SeqTrainOptions training;
+  data::SplitDefinition split;
+  std::vector<std::string> english_words;  // vocabularies, index order
+  std::vector<std::string> spanish_words;
+  TrainingProgress progress;
+};
+
+extern const char* const kSeq2SeqKind;  // "seq2seq"
+
+// Writes everything but the weights, optimizer and RNG state into a writer of kind
+// kSeq2SeqKind: the settings and both vocabularies.
+void describe_seq2seq_checkpoint(CheckpointWriter& writer, const Seq2SeqCheckpointInfo& info);
+
+// A whole checkpoint: describe_seq2seq_checkpoint, the model, the optimizer and the CPU RNG
+// state, saved atomically.
+void save_seq2seq_checkpoint(const std::string& path, const Seq2SeqCheckpointInfo& info,
+                             const torch::nn::Module& model,
+                             const torch::optim::Optimizer& optimizer);
+
+// Reads everything but the weights and optimizer state (load those through the reader).
+// Throws CheckpointError naming the file.
+Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader);
+
+// A model rebuilt from a checkpoint, with its vocabularies, ready to evaluate.
+struct LoadedSeq2Seq {
+  Seq2SeqCheckpointInfo info;
+  Seq2SeqTransformer model{nullptr};
+  data::Vocabulary english;
+  data::Vocabulary spanish;
+};
+LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path);
+
+}  // namespace dls::checkpoint

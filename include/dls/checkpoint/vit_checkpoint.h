@@ -1,0 +1,71 @@
+// visTransformer checkpoints (kind "vit"): self-describing and resumable. One file holds
+// the training settings (model config, data, optimizer, schedule, seed), the normalisation
+// actually used, the progress (epochs done, step within the next epoch, optimizer steps),
+// the latest metrics, the weights, the optimizer state and the CPU RNG state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <torch/optim/optimizer.h>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/vit_settings.h"
+#include "dls/data/image_transform.h"
+#include "dls/models/vit.h"
+
+namespace dls::checkpoint {
+
+inline constexpr const char* kViTCheckpointKind = "vit";
+
+// Where a run stands, and its latest metrics.
+struct ViTTrainState {
+  std::int64_t completed_epochs = 0;  // whole epochs done
+  std::int64_t step_in_epoch = 0;     // steps done in epoch completed_epochs + 1
+  std::int64_t steps_per_epoch = 0;
+  std::int64_t global_step = 0;       // optimizer steps done in all
+  double wall_s = 0;                  // training wall time in all invocations
+  double train_loss = 0;              // mean training loss of the latest (partial) epoch
+  double test_accuracy = -1;          // latest per-epoch test accuracy, fraction (-1: none)
+  double images_per_s = 0;            // training throughput of the latest epoch
+  // Sums over the steps done in the epoch in progress (a resumed epoch's metrics cover it all).
+  double epoch_loss_sum = 0;          // sum of batch losses x batch sizes
+  std::int64_t epoch_correct = 0;     // training predictions that were right
+  std::int64_t epoch_seen = 0;        // training images seen
+
+  // The epoch a checkpoint of this state is named after: the one in progress, if any.
+  std::int64_t file_epoch() const { return step_in_epoch > 0 ? completed_epochs + 1 : completed_epochs; }
+  // Epochs done, fractional when stopped inside an epoch (2.25).
+  double epochs_done() const;
+
+  util::KeyValues to_settings() const;
+  static ViTTrainState from_settings(const util::KeyValues& settings);
+};
+
+struct ViTCheckpointContents {
+  ViTTrainSettings settings;
+  data::Normalization normalization;
+  ViTTrainState state;
+};
+
+// Writes the settings (training settings, normalisation, state) into a writer of kind
+// kViTCheckpointKind: everything but the weights, optimizer and RNG state.
+void describe_vit_checkpoint(CheckpointWriter& writer, const ViTCheckpointContents& contents);
+
+// A whole checkpoint: describe_vit_checkpoint, the model, the optimizer (if any) and the CPU
+// RNG state. Writes atomically to `path`; the model and optimizer must be on the CPU or any
+// device (they are serialised as they are, tensors are moved to the CPU on reading).
+void write_vit_checkpoint(const std::string& path, const ViTCheckpointContents& contents,
+                          const visTransformer& model, const torch::optim::Optimizer* optimizer);
+
+// Reads settings, normalisation and state (CheckpointError for anything wrong).
+ViTCheckpointContents read_vit_contents(const CheckpointReader& reader);
+
+// The training settings of the newest checkpoint in `dir_or_file` (a resumed run starts from
+// them; flags then override).
+ViTTrainSettings read_vit_settings(const std::string& dir_or_file);
+
+// Rebuilds the model from the checkpoint alone and loads its weights (on the CPU).
+visTransformer load_vit_model(const CheckpointReader& reader, const ViTTrainSettings& settings);
+
+}  // namespace dls::checkpoint

@@ -1,0 +1,64 @@
+// Reports on the checkpoints of a seq2seq run (checkpoint_eval's seq2seq part): BLEU of
+// every checkpoint on its held-out validation split (or a test file), divergence marked,
+// bleu.csv and a BLEU-vs-epoch plot, DLStudio-style sample translations.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "dls/eval/decoding.h"
+
+namespace dls::eval {
+
+struct Seq2SeqEvalRequest {
+  std::string test_file;    // non-empty: score this corpus (TSV or archive) instead
+  std::string data_path;    // non-empty: the training corpus, when it has moved
+  std::size_t limit = 0;    // > 0: the first N sentences only
+  DecodeOptions decode;
+  std::size_t samples = 0;  // DLStudio-format sample translations of the best checkpoint
+  std::uint64_t seed = 0;   // which samples
+  bool json = false;        // one JSON object instead of the text report
+  std::string output_dir;   // bleu.csv and the plot (empty: the run directory)
+  int threads = 0;          // intra-op threads (0: all cores)
+  std::string device = "cpu";
+};
+
+// One evaluated checkpoint.
+struct CheckpointBleu {
+  std::string path;
+  double epochs_done = 0;  // completed epochs, fractional mid-epoch
+  std::int64_t step = 0;   // global training step
+  double bleu = 0;         // NLTK's 0..1 corpus BLEU
+  double val_loss = 0;
+  double sentences_per_s = 0;
+  bool diverged = false;
+};
+
+// A checkpoint diverged when its BLEU fell below a fifth of the best BLEU before it while
+// that best was a real score (>= 0.01), or when its loss is not finite.
+void mark_diverged(std::vector<CheckpointBleu>& results);
+
+// The checkpoint with the highest BLEU among those not diverged (the first of equals);
+// results must not be empty.
+std::size_t best_checkpoint(const std::vector<CheckpointBleu>& results);
+
+// What the report covered.
+struct Seq2SeqCheckpointReport {
+  std::vector<CheckpointBleu> checkpoints;  // the readable files, in the order given, divergence marked
+  std::size_t best = 0;                     // index in checkpoints (best_checkpoint)
+  std::vector<std::string> skipped;         // unreadable files among several
+  std::vector<std::string> files;           // written: bleu.csv and the BLEU-vs-epoch plot
+};
+
+// Evaluates the files (seq2seq checkpoints, in epoch order), writes bleu.csv and the plot,
+// and the report (the table or one JSON object, and the samples) to `out`. An unreadable
+// checkpoint among several is skipped and named on `messages` ("skipped: <why>").
+// Throws CheckpointError (a bad file) or std::runtime_error (one line) for anything else.
+Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string>& checkpoint_files,
+                                                   const Seq2SeqEvalRequest& request, std::ostream& out,
+                                                   std::ostream& messages);
+
+}  // namespace dls::eval

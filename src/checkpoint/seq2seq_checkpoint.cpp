@@ -1,0 +1,122 @@
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+
+#include <torch/torch.h>
+
+#include "dls/checkpoint/rng_state.h"
+
+namespace dls::checkpoint {
+
+const char* const kSeq2SeqKind = "seq2seq";
+
+namespace {
+
+std::string lines_of(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& word : words) text += word + "\n";
+  return text;
+}
+
+std::vector<std::string> words_of_lines(const std::string& text) {
+  std::vector<std::string> words;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto end = text.find('\n', start);
+    words.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return words;
+}
+
+util::KeyValues progress_settings(const TrainingProgress& p) {
+  util::KeyValues s;
+  s.set("epoch", p.epoch);
+  s.set("step_in_epoch", p.step_in_epoch);
+  s.set("global_step", p.global_step);
+  s.set("val_loss", p.val_loss);
+  s.set("val_bleu", p.val_bleu);
+  s.set("train_loss", p.train_loss);
+  s.set("wall_s", p.wall_s);
+  return s;
+}
+
+}  // namespace
+
+void describe_seq2seq_checkpoint(CheckpointWriter& writer, const Seq2SeqCheckpointInfo& info) {
+  util::KeyValues settings;
+  settings.merge(info.model.to_settings(), "model");
+  settings.merge(info.training.to_settings(), "training");
+  settings.set("split.seed", std::to_string(info.split.seed));
+  settings.set("split.validation_pairs", std::to_string(info.split.validation_pairs));
+  settings.set("split.corpus_pairs", std::to_string(info.split.corpus_pairs));
+  settings.set("split.corpus_fingerprint", std::to_string(info.split.corpus_fingerprint));
+  settings.merge(progress_settings(info.progress), "progress");
+  writer.set_settings(settings);
+  writer.add_text("vocab_en", lines_of(info.english_words));
+  writer.add_text("vocab_es", lines_of(info.spanish_words));
+}
+
+void save_seq2seq_checkpoint(const std::string& path, const Seq2SeqCheckpointInfo& info,
+                             const torch::nn::Module& model,
+                             const torch::optim::Optimizer& optimizer) {
+  CheckpointWriter writer(kSeq2SeqKind);
+  describe_seq2seq_checkpoint(writer, info);
+  writer.add_module("model", model);
+  writer.add_optimizer("optimizer", optimizer);
+  writer.add_tensor("rng", cpu_generator_state());
+  writer.save(path);
+}
+
+Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
+  try {
+    const auto& s = reader.settings();
+    Seq2SeqCheckpointInfo info;
+    info.model = Seq2SeqConfig::from_settings(s.section("model"));
+    info.training = Seq2SeqTrainOptions::from_settings(s.section("training"));
+    info.split.seed = std::stoull(s.get("split.seed"));
+    info.split.validation_pairs = std::stoull(s.get("split.validation_pairs"));
+    info.split.corpus_pairs = std::stoull(s.get("split.corpus_pairs"));
+    info.split.corpus_fingerprint = std::stoull(s.get("split.corpus_fingerprint"));
+    const auto p = s.section("progress");
+    info.progress.epoch = p.get_int("epoch");
+    info.progress.step_in_epoch = p.get_int("step_in_epoch");
+    info.progress.global_step = p.get_int("global_step");
+    info.progress.val_loss = p.get_double("val_loss");
+    info.progress.val_bleu = p.get_double("val_bleu");
+    info.progress.train_loss = p.get_double("train_loss");
+    info.progress.wall_s = p.get_double("wall_s");
+    info.english_words = words_of_lines(reader.text("vocab_en"));
+    info.spanish_words = words_of_lines(reader.text("vocab_es"));
+    if (static_cast<std::int64_t>(info.english_words.size()) != info.model.src_vocab_size() ||
+        static_cast<std::int64_t>(info.spanish_words.size()) != info.model.tgt_vocab_size()) {
+      throw std::runtime_error("vocabulary sizes do not match the model's");
+    }
+    return info;
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // Settings errors already name the file.
+    const std::string message = e.what();
+    const std::string prefix = reader.path() + ": ";
+    throw CheckpointError(message.rfind(prefix, 0) == 0 ? message : prefix + message);
+  }
+}
+
+LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path) {
+  CheckpointReader reader(path, kSeq2SeqKind);
+  auto info = read_seq2seq_info(reader);
+  try {
+    LoadedSeq2Seq loaded{info, Seq2SeqTransformer(info.model),
+                         data::Vocabulary::from_words(info.english_words),
+                         data::Vocabulary::from_words(info.spanish_words)};
+    reader.load_module("model", *loaded.model);
+    loaded.model->eval();
+    return loaded;
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw CheckpointError(path + ": " + e.what());
+  }
+}
+
+}  // namespace dls::checkpoint

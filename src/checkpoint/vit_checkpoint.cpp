@@ -1,0 +1,129 @@
+#include "dls/checkpoint/vit_checkpoint.h"
+
+#include <sstream>
+
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/rng_state.h"
+
+namespace dls::checkpoint {
+
+namespace {
+
+std::string join_floats(const std::vector<float>& values) {
+  std::ostringstream out;
+  out.precision(9);
+  for (std::size_t i = 0; i < values.size(); ++i) out << (i ? "," : "") << values[i];
+  return out.str();
+}
+
+std::vector<float> split_floats(const std::string& text, const std::string& key) {
+  std::vector<float> values;
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    try {
+      std::size_t used = 0;
+      values.push_back(std::stof(item, &used));
+      if (used != item.size()) throw std::invalid_argument(item);
+    } catch (const std::exception&) {
+      throw std::runtime_error("setting '" + key + "' = '" + text + "' is not a list of numbers");
+    }
+  }
+  return values;
+}
+
+}  // namespace
+
+double ViTTrainState::epochs_done() const {
+  if (steps_per_epoch <= 0) return static_cast<double>(completed_epochs);
+  return static_cast<double>(completed_epochs) +
+         static_cast<double>(step_in_epoch) / static_cast<double>(steps_per_epoch);
+}
+
+util::KeyValues ViTTrainState::to_settings() const {
+  util::KeyValues s;
+  s.set("completed_epochs", completed_epochs);
+  s.set("step_in_epoch", step_in_epoch);
+  s.set("steps_per_epoch", steps_per_epoch);
+  s.set("global_step", global_step);
+  s.set("wall_s", wall_s);
+  s.set("train_loss", train_loss);
+  s.set("test_accuracy", test_accuracy);
+  s.set("images_per_s", images_per_s);
+  s.set("epoch_loss_sum", epoch_loss_sum);
+  s.set("epoch_correct", epoch_correct);
+  s.set("epoch_seen", epoch_seen);
+  return s;
+}
+
+ViTTrainState ViTTrainState::from_settings(const util::KeyValues& s) {
+  ViTTrainState state;
+  state.completed_epochs = s.get_int("completed_epochs");
+  state.step_in_epoch = s.get_int("step_in_epoch");
+  state.steps_per_epoch = s.get_int("steps_per_epoch");
+  state.global_step = s.get_int("global_step");
+  state.wall_s = s.get_double("wall_s");
+  state.train_loss = s.get_double("train_loss");
+  state.test_accuracy = s.get_double("test_accuracy");
+  state.images_per_s = s.get_double("images_per_s");
+  state.epoch_loss_sum = s.get_double("epoch_loss_sum");
+  state.epoch_correct = s.get_int("epoch_correct");
+  state.epoch_seen = s.get_int("epoch_seen");
+  return state;
+}
+
+void describe_vit_checkpoint(CheckpointWriter& writer, const ViTCheckpointContents& contents) {
+  util::KeyValues settings = contents.settings.to_settings();
+  util::KeyValues norm;
+  norm.set("mean", join_floats(contents.normalization.mean));
+  norm.set("std", join_floats(contents.normalization.std));
+  settings.merge(norm, "normalization");
+  settings.merge(contents.state.to_settings(), "state");
+  writer.set_settings(settings);
+}
+
+void write_vit_checkpoint(const std::string& path, const ViTCheckpointContents& contents,
+                          const visTransformer& model, const torch::optim::Optimizer* optimizer) {
+  CheckpointWriter writer(kViTCheckpointKind);
+  describe_vit_checkpoint(writer, contents);
+  writer.add_module("model", *model);
+  if (optimizer != nullptr) writer.add_optimizer("optimizer", *optimizer);
+  writer.add_tensor("rng", cpu_generator_state());
+  writer.save(path);
+}
+
+ViTCheckpointContents read_vit_contents(const CheckpointReader& reader) {
+  try {
+    util::KeyValues all = reader.settings();
+    ViTCheckpointContents contents;
+    contents.settings = ViTTrainSettings::from_settings(all);
+    const auto norm = all.section("normalization");
+    contents.normalization.mean = split_floats(norm.get("mean"), "normalization.mean");
+    contents.normalization.std = split_floats(norm.get("std"), "normalization.std");
+    contents.state = ViTTrainState::from_settings(all.section("state"));
+    contents.settings.model.validate();
+    return contents;
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& error) {
+    // c10::Error's message has a backtrace after the first line.
+    std::string message = error.what();
+    message = message.substr(0, message.find('\n'));
+    if (message.rfind(reader.path(), 0) == 0) throw CheckpointError(message);
+    throw CheckpointError(reader.path() + ": " + message);
+  }
+}
+
+ViTTrainSettings read_vit_settings(const std::string& dir_or_file) {
+  const CheckpointReader reader(latest_checkpoint(dir_or_file), kViTCheckpointKind);
+  return read_vit_contents(reader).settings;
+}
+
+visTransformer load_vit_model(const CheckpointReader& reader, const ViTTrainSettings& settings) {
+  visTransformer model(settings.model);
+  reader.load_module("model", *model);
+  return model;
+}
+
+}  // namespace dls::checkpoint

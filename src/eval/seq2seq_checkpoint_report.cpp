@@ -1,0 +1,329 @@
+#include "dls/eval/seq2seq_checkpoint_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/data/corpus.h"
+#include "dls/data/pair_tensors.h"
+#include "dls/data/split.h"
+#include "dls/eval/seq2seq_evaluation.h"
+#include "dls/models/batch_chunks.h"
+#include "dls/util/csv.h"
+#include "dls/util/file_io.h"
+#include "dls/util/json.h"
+#include "dls/util/line_plot.h"
+#include "dls/util/progress.h"
+#include "dls/util/runtime.h"
+#include "dls/util/table.h"
+
+namespace dls::eval {
+
+namespace fs = std::filesystem;
+
+void mark_diverged(std::vector<CheckpointBleu>& results) {
+  double best_before = 0;
+  for (auto& r : results) {
+    r.diverged = !std::isfinite(r.val_loss) || (best_before >= 0.01 && r.bleu < 0.2 * best_before);
+    best_before = std::max(best_before, r.bleu);
+  }
+}
+
+std::size_t best_checkpoint(const std::vector<CheckpointBleu>& results) {
+  if (results.empty()) throw std::invalid_argument("best_checkpoint: no results");
+  std::size_t best = results.size();
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (results[i].diverged) continue;
+    if (best == results.size() || results[i].bleu > results[best].bleu) best = i;
+  }
+  return best == results.size() ? 0 : best;
+}
+
+namespace {
+
+// The sentences one checkpoint is scored on, with the words for references and samples.
+struct ScoredSentences {
+  std::vector<data::SentencePair> pairs;
+  std::string description;            // "validation split of spa.txt (2001 pairs)"
+  std::int64_t training_pairs = 0;    // of the checkpoint's run (0: unknown, --test)
+};
+
+// Corpora are read once per (path, max_words), whichever checkpoint asks first.
+class CorpusCache {
+ public:
+  const data::Corpus& get(const std::string& path, int max_words) {
+    const auto key = std::make_pair(path, max_words);
+    auto it = corpora_.find(key);
+    if (it == corpora_.end()) {
+      data::CorpusOptions options;
+      options.max_words = max_words;
+      it = corpora_.emplace(key, data::read_corpus(path, options)).first;
+      spdlog::info("{}: {}", path, it->second.stats.summary(max_words));
+    }
+    return it->second;
+  }
+
+ private:
+  std::map<std::pair<std::string, int>, data::Corpus> corpora_;
+};
+
+ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, const Seq2SeqEvalRequest& request,
+                              CorpusCache& cache) {
+  ScoredSentences out;
+  const int max_words = info.training.max_words;
+  if (!request.test_file.empty()) {
+    const auto& corpus = cache.get(request.test_file, max_words);
+    out.pairs = corpus.pairs;
+    out.description = "test file " + request.test_file + " [" + corpus.stats.summary(max_words) + "]";
+  } else {
+    const std::string path = request.data_path.empty() ? info.training.data_path : request.data_path;
+    if (!fs::exists(path)) {
+      throw std::runtime_error("the training corpus " + path + " is missing" +
+                               (request.data_path.empty() ? " (moved? give --data FILE or --test FILE)" : ""));
+    }
+    const auto& corpus = cache.get(path, max_words);
+    const auto split = data::apply_split_definition(info.split, corpus.pairs, corpus.source);
+    for (const auto i : split.validation) out.pairs.push_back(corpus.pairs[i]);
+    out.training_pairs = static_cast<std::int64_t>(split.training.size());
+    out.description = "validation split of " + path;
+  }
+  if (request.limit > 0 && out.pairs.size() > request.limit) out.pairs.resize(request.limit);
+  if (out.pairs.empty()) throw std::runtime_error(out.description + " holds no sentence pair to score");
+  out.description += fmt::format(" ({} pairs)", out.pairs.size());
+  return out;
+}
+
+// Completed epochs at the checkpoint: epoch - 1 plus the finished part of `epoch`.
+double epochs_done(const checkpoint::Seq2SeqCheckpointInfo& info, std::int64_t training_pairs) {
+  const auto& p = info.progress;
+  const std::int64_t batch = std::max<std::int64_t>(1, info.training.batch_size);
+  const std::int64_t steps = training_pairs > 0 ? (training_pairs + batch - 1) / batch : 0;
+  const double part = steps > 0 ? static_cast<double>(p.step_in_epoch) / static_cast<double>(steps) : 0.0;
+  return static_cast<double>(p.epoch - 1) + std::min(1.0, part);
+}
+
+struct Evaluated {
+  CheckpointBleu summary;
+  BleuScore score;
+  std::string model_name;
+  std::vector<std::vector<std::string>> hypotheses;
+};
+
+Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& request, const torch::Device& device,
+                       CorpusCache& cache, ScoredSentences* sentences) {
+  auto loaded = checkpoint::load_seq2seq_checkpoint(path);
+  loaded.model->to(device);
+  *sentences = sentences_for(loaded.info, request, cache);
+  const auto& options = loaded.info.training;
+  const auto padding = options.dlstudio_loss ? data::Vocabulary::Padding::kEos : data::Vocabulary::Padding::kPad;
+  const auto encoded = data::encode_pairs(sentences->pairs, {}, loaded.english, loaded.spanish,
+                                          options.max_words + 2, padding);
+  LossOptions loss_options;
+  loss_options.dlstudio = options.dlstudio_loss;
+  std::vector<std::vector<std::string>> references;
+  references.reserve(sentences->pairs.size());
+  for (const auto& pair : sentences->pairs) references.push_back(pair.spanish);
+
+  Evaluated e;
+  e.summary.path = path;
+  e.summary.val_loss = dataset_loss(loaded.model, encoded, loss_options);
+  // One chunk per thread, but one in all for the dlstudio layout (default_batch_chunks).
+  auto decode = request.decode;
+  decode.workers = default_batch_chunks(loaded.model->config().transformer().layout(), decode.workers);
+  auto translated = translate_and_score(loaded.model, encoded.src, loaded.spanish, references, decode);
+  e.summary.bleu = translated.bleu.bleu;
+  e.summary.sentences_per_s = translated.sentences_per_s;
+  e.summary.step = loaded.info.progress.global_step;
+  e.summary.epochs_done = epochs_done(loaded.info, sentences->training_pairs);
+  e.score = translated.bleu;
+  e.model_name = model_name(loaded.info.model);
+  e.hypotheses = std::move(translated.hypotheses);
+  return e;
+}
+
+// A table or CSV number with `decimals` decimals; "nan" when not finite.
+std::string fixed_or_nan(double value, int decimals) {
+  return std::isfinite(value) ? fmt::format("{:.{}f}", value, decimals) : "nan";
+}
+
+std::string status_of(const std::vector<CheckpointBleu>& results, std::size_t i, std::size_t best) {
+  if (results[i].diverged) return "diverged";
+  return i == best ? "best" : "";
+}
+
+void write_bleu_csv(const std::string& path, const std::vector<Evaluated>& all) {
+  std::string text = util::csv_line({"checkpoint", "epochs_done", "step", "bleu", "p1", "p2", "p3", "p4", "bp",
+                                     "ratio", "hyp_len", "ref_len", "val_loss", "sentences_per_s", "diverged"});
+  for (const auto& e : all) {
+    std::vector<std::string> row{e.summary.path, fixed_or_nan(e.summary.epochs_done, 4), std::to_string(e.summary.step),
+                                 util::json_number(e.score.bleu)};
+    for (std::size_t n = 0; n < 4; ++n) {
+      row.push_back(n < e.score.precisions.size() ? util::json_number(e.score.precisions[n]) : "");
+    }
+    row.insert(row.end(), {util::json_number(e.score.bp), util::json_number(e.score.ratio),
+                           std::to_string(e.score.hyp_len), std::to_string(e.score.ref_len),
+                           util::json_number(e.summary.val_loss), fixed_or_nan(e.summary.sentences_per_s, 1),
+                           e.summary.diverged ? "1" : "0"});
+    text += util::csv_line(row);
+  }
+  util::write_text_atomically(path, text);
+}
+
+void save_bleu_plot(const std::string& path, const std::vector<CheckpointBleu>& results, const std::string& what) {
+  std::vector<double> x, y;
+  for (const auto& r : results) {
+    x.push_back(r.epochs_done);
+    y.push_back(r.bleu);
+  }
+  util::LinePlot plot("BLEU of every checkpoint (" + what + ")");
+  plot.x_label("epochs trained").y_label("corpus BLEU (NLTK, 0-1)").add_series("BLEU", x, y);
+  plot.save(path);
+}
+
+void write_seq2seq_json(std::ostream& out, const std::vector<Evaluated>& all, std::size_t best,
+                        const ScoredSentences& sentences, const Seq2SeqEvalRequest& request,
+                        const std::vector<std::string>& files, const std::vector<std::string>& skipped) {
+  util::JsonWriter json;
+  json.begin_object().key("kind").value("seq2seq").key("decode").value(to_string(request.decode.method))
+      .key("sentences").value(sentences.pairs.size()).key("data").value(sentences.description)
+      .key("checkpoints").begin_array();
+  for (const auto& e : all) {
+    json.begin_object()
+        .key("path").value(e.summary.path)
+        .key("epochs_done").value(e.summary.epochs_done)
+        .key("step").value(e.summary.step)
+        .key("bleu").value(e.score.bleu)
+        .key("precisions").begin_array();
+    for (const double p : e.score.precisions) json.value(p);
+    json.end_array()
+        .key("bp").value(e.score.bp)
+        .key("ratio").value(e.score.ratio)
+        .key("hyp_len").value(e.score.hyp_len)
+        .key("ref_len").value(e.score.ref_len)
+        .key("sacrebleu").value(e.score.sacrebleu_line())
+        .key("val_loss").value(e.summary.val_loss)
+        .key("sentences_per_s").value(e.summary.sentences_per_s)
+        .key("diverged").value(e.summary.diverged)
+        .end_object();
+  }
+  json.end_array().key("best").value(all[best].summary.path).key("skipped").begin_array();
+  for (const auto& f : skipped) json.value(f);
+  json.end_array().key("files").begin_array();
+  for (const auto& f : files) json.value(f);
+  json.end_array().end_object();
+  out << json.str() << std::endl;
+}
+
+void write_seq2seq_table(std::ostream& out, const std::vector<Evaluated>& all,
+                         const std::vector<CheckpointBleu>& results, std::size_t best,
+                         const ScoredSentences& sentences, const Seq2SeqEvalRequest& request,
+                         const std::vector<std::string>& files, const std::vector<std::string>& skipped) {
+  out << "Scored on the " << sentences.description << ", " << to_string(request.decode.method) << " decoding\n";
+  util::Table table({"checkpoint", "epochs", "step", "BLEU", "sacreBLEU-style", "val loss", "sent/s", ""},
+                    {util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kRight,
+                     util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kLeft});
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& r = results[i];
+    table.add_row({fs::path(r.path).filename().string(), fixed_or_nan(r.epochs_done, 2), std::to_string(r.step),
+                   fixed_or_nan(r.bleu, 4), all[i].score.sacrebleu_line(), fixed_or_nan(r.val_loss, 4),
+                   fixed_or_nan(r.sentences_per_s, 0), status_of(results, i, best)});
+  }
+  out << table.to_string();
+  const auto diverged = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.diverged; });
+  if (diverged > 0) {
+    out << diverged << " checkpoint(s) diverged: BLEU fell below a fifth of an earlier best\n";
+  }
+  for (const auto& path : skipped) out << "skipped (unreadable): " << path << "\n";
+  out << "Best checkpoint: " << results[best].path << " (BLEU " << fixed_or_nan(results[best].bleu, 4) << ")\n";
+  for (const auto& f : files) out << "wrote " << f << "\n";
+  if (request.samples > 0) {
+    out << "\nSample translations by the best checkpoint:\n\n";
+    for (const auto i : sample_indices(sentences.pairs.size(), request.samples, request.seed)) {
+      out << format_sample(sentences.pairs[i].english, sentences.pairs[i].spanish, all[best].hypotheses[i],
+                           all[best].model_name)
+          << "\n\n";
+    }
+  }
+  out.flush();
+}
+
+}  // namespace
+
+Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string>& checkpoint_files,
+                                                   const Seq2SeqEvalRequest& request, std::ostream& out,
+                                                   std::ostream& messages) {
+  if (checkpoint_files.empty()) throw std::invalid_argument("no checkpoint to evaluate");
+  util::RuntimeOptions runtime;
+  runtime.threads = request.threads;
+  const auto runtime_info = util::configure_runtime(runtime);
+  const auto device = util::select_device(request.device);
+  // On a CPU, sentences decode in one chunk per thread (eval/decoding.h).
+  auto chunked = request;
+  if (device.is_cpu() && chunked.decode.workers <= 1) chunked.decode.workers = runtime_info.threads;
+
+  CorpusCache cache;
+  ScoredSentences sentences;
+  std::vector<Evaluated> all;
+  // The progress line starts after the first checkpoint, so that a bad first file gives
+  // nothing but its one-line error.
+  // A corrupt or unreadable checkpoint among others is reported and skipped.
+  std::optional<util::ProgressBar> bar;
+  Seq2SeqCheckpointReport report;
+  for (const auto& path : checkpoint_files) {
+    try {
+      all.push_back(evaluate_one(path, chunked, device, cache, &sentences));
+    } catch (const checkpoint::CheckpointError& error) {
+      if (checkpoint_files.size() == 1) throw;
+      if (bar) bar->clear_line();
+      const std::string what = error.what();
+      messages << "skipped: " << what.substr(0, what.find('\n')) << "\n";
+      report.skipped.push_back(path);
+      continue;
+    }
+    const auto& s = all.back().summary;
+    if (bar) bar->clear_line();
+    spdlog::info("{}: BLEU {:.4f}, val loss {}, {:.0f} sentences/s", fs::path(path).filename().string(), s.bleu,
+                 fixed_or_nan(s.val_loss, 4), s.sentences_per_s);
+    if (!bar && checkpoint_files.size() > 1) {
+      util::ProgressOptions progress_options;
+      progress_options.unit = "checkpoints";
+      progress_options.initial = 1;
+      bar.emplace(static_cast<std::int64_t>(checkpoint_files.size()), "evaluating", progress_options);
+    }
+    if (bar) bar->update(static_cast<std::int64_t>(all.size()));
+  }
+  if (bar) bar->finish();
+  if (all.empty()) throw std::runtime_error("no readable checkpoint among " + std::to_string(report.skipped.size()));
+
+  auto& results = report.checkpoints;
+  for (const auto& e : all) results.push_back(e.summary);
+  mark_diverged(results);
+  for (std::size_t i = 0; i < all.size(); ++i) all[i].summary.diverged = results[i].diverged;
+  report.best = best_checkpoint(results);
+
+  const fs::path first = fs::path(checkpoint_files.front()).parent_path();
+  const fs::path run = first.filename() == "checkpoints" ? first.parent_path() : first;
+  const fs::path out_dir = request.output_dir.empty() ? (run.empty() ? fs::path(".") : run)
+                                                      : fs::path(request.output_dir);
+  fs::create_directories(out_dir);
+  report.files = {(out_dir / "bleu.csv").string(), (out_dir / "bleu_vs_epoch.png").string()};
+  write_bleu_csv(report.files[0], all);
+  save_bleu_plot(report.files[1], results, to_string(request.decode.method) + " decoding");
+
+  if (request.json) {
+    write_seq2seq_json(out, all, report.best, sentences, request, report.files, report.skipped);
+  } else {
+    write_seq2seq_table(out, all, results, report.best, sentences, request, report.files, report.skipped);
+  }
+  return report;
+}
+
+}  // namespace dls::eval

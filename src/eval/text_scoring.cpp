@@ -1,0 +1,102 @@
+#include "dls/eval/text_scoring.h"
+
+#include <ostream>
+#include <stdexcept>
+
+#include <spdlog/fmt/fmt.h>
+
+#include "dls/data/utf8.h"
+#include "dls/util/file_io.h"
+#include "dls/util/json.h"
+
+namespace dls::eval {
+
+namespace {
+
+// The lines of a text file, without their line breaks (a final line break is optional).
+std::vector<std::string> read_text_lines(const std::string& path) {
+  const std::string text = util::read_file(path);
+  if (text.empty()) throw std::runtime_error(path + ": empty file");
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!data::is_valid_utf8(line)) {
+      throw std::runtime_error(fmt::format("{}:{}: not valid UTF-8", path, lines.size() + 1));
+    }
+    lines.push_back(std::move(line));
+    start = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+TextScores score_text_files(const ScoreRequest& request) {
+  if (request.references.empty()) throw std::runtime_error("--score needs at least one --ref file");
+  const auto hypotheses = read_text_lines(request.hypotheses);
+  std::vector<std::vector<std::string>> reference_files;
+  for (const auto& path : request.references) {
+    reference_files.push_back(read_text_lines(path));
+    if (reference_files.back().size() != hypotheses.size()) {
+      throw std::runtime_error(fmt::format("{}: {} lines, but {} has {}", path, reference_files.back().size(),
+                                           request.hypotheses, hypotheses.size()));
+    }
+  }
+  std::vector<Tokens> hyps;
+  std::vector<std::vector<Tokens>> refs(hypotheses.size());
+  for (std::size_t i = 0; i < hypotheses.size(); ++i) {
+    hyps.push_back(strip_special_tokens(split_whitespace(hypotheses[i])));
+    for (const auto& file : reference_files) {
+      refs[i].push_back(strip_special_tokens(split_whitespace(file[i])));
+    }
+  }
+  TextScores scores;
+  scores.lines = hyps.size();
+  scores.corpus = corpus_bleu(refs, hyps, request.bleu);
+  if (request.sentence) {
+    for (std::size_t i = 0; i < hyps.size(); ++i) {
+      scores.sentence_bleu.push_back(sentence_bleu(refs[i], hyps[i], request.bleu).bleu);
+    }
+  }
+  return scores;
+}
+
+TextScores report_text_scores(const ScoreRequest& request, std::ostream& out) {
+  const auto scores = score_text_files(request);
+  const auto& c = scores.corpus;
+  if (request.json) {
+    util::JsonWriter json;
+    json.begin_object().key("bleu").value(c.bleu).key("precisions").begin_array();
+    for (const double p : c.precisions) json.value(p);
+    json.end_array()
+        .key("bp").value(c.bp)
+        .key("ratio").value(c.ratio)
+        .key("hyp_len").value(c.hyp_len)
+        .key("ref_len").value(c.ref_len)
+        .key("sentences").value(scores.lines)
+        .key("smoothing").value(smoothing_name(request.bleu.smoothing));
+    if (request.sentence) {
+      json.key("sentence_bleu").begin_array();
+      for (const double b : scores.sentence_bleu) json.value(b);
+      json.end_array();
+    }
+    json.end_object();
+    out << json.str() << std::endl;
+    return scores;
+  }
+  if (request.sentence) {
+    for (std::size_t i = 0; i < scores.sentence_bleu.size(); ++i) {
+      out << fmt::format("line {}: BLEU {:.4f}\n", i + 1, scores.sentence_bleu[i]);
+    }
+  }
+  out << fmt::format("{} sentences, {} reference file(s), smoothing {}\n", scores.lines, request.references.size(),
+                     smoothing_name(request.bleu.smoothing))
+      << fmt::format("corpus BLEU (NLTK, 0-1) = {:.4f}\n", c.bleu) << c.sacrebleu_line() << std::endl;
+  return scores;
+}
+
+}  // namespace dls::eval

@@ -1,0 +1,135 @@
+#include "dls/eval/vit_checkpoint_report.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <ostream>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+#include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/eval/confusion_matrix.h"
+#include "dls/util/json.h"
+#include "dls/util/runtime.h"
+
+namespace dls::eval {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// <run>/checkpoints/x.pt -> <run>
+fs::path run_dir_of_checkpoint(const std::string& checkpoint) {
+  fs::path dir = fs::path(checkpoint).parent_path();
+  if (dir.filename() == "checkpoints") dir = dir.parent_path();
+  return dir.empty() ? fs::path(".") : dir;
+}
+
+void write_vit_json(std::ostream& out, const std::vector<ViTCheckpointResult>& results, std::size_t best,
+                    const std::vector<std::string>& names, const std::vector<std::string>& written) {
+  util::JsonWriter json;
+  json.begin_object().key("checkpoints").begin_array();
+  for (const auto& r : results) {
+    json.begin_object()
+        .key("path").value(r.path)
+        .key("epoch").value(r.contents.state.epochs_done())
+        .key("test_accuracy").value(r.confusion.accuracy())
+        .key("mean_class_accuracy").value(r.confusion.mean_class_accuracy())
+        .key("test_loss").value(r.test_loss)
+        .key("train_loss").value(r.contents.state.train_loss)
+        .key("train_images_per_s").value(r.contents.state.images_per_s)
+        .key("eval_images_per_s").value(r.images_per_s)
+        .key("class_accuracy").begin_object();
+    for (std::size_t k = 0; k < names.size(); ++k) json.key(names[k]).value(r.confusion.class_accuracy(k));
+    json.end_object().end_object();
+  }
+  json.end_array().key("best").value(results[best].path).key("files").begin_array();
+  for (const auto& path : written) json.value(path);
+  json.end_array().end_object();
+  out << json.str() << std::endl;
+}
+
+}  // namespace
+
+ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& checkpoint_files,
+                                           const VitEvalRequest& request, std::ostream& out,
+                                           std::ostream& messages) {
+  if (checkpoint_files.empty()) throw std::invalid_argument("no checkpoint to evaluate");
+  util::RuntimeOptions runtime;
+  runtime.threads = request.threads;
+  util::configure_runtime(runtime);
+  ViTEvalOptions options;
+  options.data_dir = request.data_dir;
+  options.test_subset = request.test_subset;
+  options.device = util::select_device(request.device);
+
+  // A corrupt or unreadable checkpoint among others is reported and skipped.
+  std::vector<std::string> readable;
+  for (const auto& path : checkpoint_files) {
+    try {
+      checkpoint::CheckpointReader reader(path, checkpoint::kViTCheckpointKind);
+      readable.push_back(path);
+    } catch (const checkpoint::CheckpointError& error) {
+      if (checkpoint_files.size() == 1) throw;
+      const std::string what = error.what();
+      messages << "skipped: " << what.substr(0, what.find('\n')) << "\n";
+    }
+  }
+  if (readable.empty()) throw std::runtime_error("none of the checkpoints is readable");
+  // The test set of the first checkpoint serves all of them when they agree on the data.
+  const checkpoint::CheckpointReader first(readable.front(), checkpoint::kViTCheckpointKind);
+  const auto first_settings = checkpoint::read_vit_contents(first).settings;
+  const auto test = load_test_images(first_settings, options);
+  ViTCheckpointReport report;
+  auto& results = report.results;
+  for (const auto& path : readable) {
+    results.push_back(evaluate_vit_checkpoint(path, test, options));
+    const auto& r = results.back();
+    if (r.contents.settings.data.dataset != first_settings.data.dataset) {
+      throw std::runtime_error(path + ": trained on " + r.contents.settings.data.dataset + ", the others on " +
+                               first_settings.data.dataset);
+    }
+    spdlog::debug("{}: accuracy {:.2f}%", path, 100 * r.confusion.accuracy());
+  }
+  const std::size_t best = report.best = best_result(results);
+  const auto& names = test.display_names;
+
+  auto& written = report.files;
+  const fs::path out_dir = request.output_dir.empty() ? run_dir_of_checkpoint(results[best].path)
+                                                      : fs::path(request.output_dir);
+  fs::create_directories(out_dir);
+  for (const auto& r : results) {
+    const auto png = out_dir / ("confusion_" + fs::path(r.path).stem().string() + ".png");
+    char title[160];
+    std::snprintf(title, sizeof(title), "%s, epoch %.2f: %.2f%% correct", r.contents.settings.data.dataset.c_str(),
+                  r.contents.state.epochs_done(), 100 * r.confusion.accuracy());
+    save_confusion_png(r.confusion, names, title, png.string());
+    written.push_back(png.string());
+  }
+  if (!request.attention_maps_dir.empty()) {
+    const checkpoint::CheckpointReader reader(results[best].path, checkpoint::kViTCheckpointKind);
+    auto model = checkpoint::load_vit_model(reader, results[best].contents.settings);
+    model->to(options.device);
+    const auto maps = class_token_attention_maps(model, test, results[best].contents.normalization,
+                                                 request.attention_images, options.device);
+    for (const auto& path : save_attention_maps(maps, test, model->config().grid_size(), request.attention_maps_dir)) {
+      written.push_back(path);
+    }
+  }
+
+  if (request.json) {
+    write_vit_json(out, results, best, names, written);
+    return report;
+  }
+  const auto& shown = results[best];
+  out << "Checkpoint: " << shown.path << "  (" << shown.contents.settings.model.summary() << ")\n"
+      << "Test images: " << test.size() << " of " << shown.contents.settings.data.dataset << "\n\n"
+      << format_dlstudio_accuracies(shown.confusion, names) << "\n"
+      << format_dlstudio_confusion(shown.confusion, names) << "\n";
+  if (results.size() > 1) out << "All checkpoints:\n" << format_checkpoint_table(results);
+  for (const auto& path : written) out << "wrote " << path << "\n";
+  out.flush();
+  return report;
+}
+
+}  // namespace dls::eval

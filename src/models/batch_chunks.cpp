@@ -1,0 +1,13 @@
+#include "dls/models/batch_chunks.h"
+
+#include <algorithm>
+
+namespace dls {
+
+int default_batch_chunks(Layout layout, int threads) {
+  return layout == Layout::kDLStudio ? 1 : std::max(1, threads);
+}
+
+bool keeps_freed_memory(Layout layout) { return layout == Layout::kDLStudio; }
+
+}  // namespace dls

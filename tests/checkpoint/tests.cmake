@@ -1,0 +1,7 @@
+# Tests of src/checkpoint, relative to tests/.
+list(APPEND DLS_TEST_SOURCES
+  checkpoint/checkpoint_files_test.cpp
+  checkpoint/checkpoint_test.cpp
+  checkpoint/lr_schedule_test.cpp
+  checkpoint/vit_checkpoint_test.cpp
+)

@@ -1,0 +1,100 @@
+// Reports on seq2seq checkpoints: the BLEU and loss of every checkpoint equal what training
+// measured on the same validation split, divergence marking, bleu.csv, samples in
+// DLStudio's format. (The program around it: tests/apps/checkpoint_eval_test.cpp.)
+#include "dls/eval/seq2seq_checkpoint_report.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/util/file_io.h"
+#include "support/seq2seq_runs.h"
+
+namespace dls::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(CheckpointEval, BleuAndLossOfEveryCheckpointEqualTrainingsOwn) {
+  const auto files = checkpoint::find_checkpoints(test::trained_seq2seq_run().string());
+  ASSERT_EQ(files.size(), 3u);
+  Seq2SeqEvalRequest request;
+  request.output_dir = test::fresh_temp_dir("checkpoint_eval_out").string();
+  request.samples = 3;
+  request.threads = 1;
+  std::ostringstream report;
+  ASSERT_NO_THROW(report_seq2seq_checkpoints(files, request, report, std::cerr));
+  const std::string out = report.str();
+
+  // bleu.csv: a header and one row per checkpoint, in epoch order, matching the numbers the
+  // trainer recorded in each checkpoint for the same split and greedy decoding.
+  const std::string csv = util::read_file(request.output_dir + "/bleu.csv");
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line.rfind("checkpoint,epochs_done,step,bleu,", 0), 0u) << line;
+  std::vector<double> bleu;
+  for (const auto& file : files) {
+    ASSERT_TRUE(std::getline(lines, line));
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+    ASSERT_EQ(f.size(), 15u) << line;
+    EXPECT_EQ(f[0], file);
+    const auto info = checkpoint::load_seq2seq_checkpoint(file).info;
+    EXPECT_NEAR(std::stod(f[1]), static_cast<double>(info.progress.epoch - 1), 1e-9);  // whole epochs
+    EXPECT_EQ(std::stoll(f[2]), info.progress.global_step);
+    EXPECT_NEAR(std::stod(f[3]), info.progress.val_bleu, 1e-12) << file;
+    bleu.push_back(std::stod(f[3]));
+    EXPECT_NEAR(std::stod(f[12]), info.progress.val_loss, 1e-5) << file;
+    EXPECT_EQ(f[14], "0");
+  }
+  EXPECT_GT(bleu.back(), bleu.front());  // it learns
+  EXPECT_TRUE(fs::exists(request.output_dir + "/bleu_vs_epoch.png"));
+
+  // The table names every checkpoint and the best; three samples in DLStudio's format.
+  for (const auto& file : files) EXPECT_NE(out.find(fs::path(file).filename().string()), std::string::npos);
+  EXPECT_NE(out.find("Best checkpoint: "), std::string::npos) << out;
+  EXPECT_NE(out.find("BLEU = "), std::string::npos) << out;  // the sacreBLEU-style column
+  const std::regex sample(R"(The translation produced by TransformerPreLN: +SOS( .*)? EOS +\[(CORRECT|WRONG)\])");
+  std::ptrdiff_t samples = std::distance(std::sregex_iterator(out.begin(), out.end(), sample), std::sregex_iterator());
+  EXPECT_EQ(samples, 3) << out;
+  const std::regex input_line("The input sentence pair: ");
+  EXPECT_EQ(std::distance(std::sregex_iterator(out.begin(), out.end(), input_line), std::sregex_iterator()), 3);
+}
+
+TEST(CheckpointEval, DivergenceIsACollapseAfterARealScore) {
+  std::vector<CheckpointBleu> r(6);
+  const double bleu[] = {0.002, 0.10, 0.25, 0.04, 0.30, 0.0};
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    r[i].bleu = bleu[i];
+    r[i].val_loss = 1.0;
+  }
+  mark_diverged(r);
+  EXPECT_FALSE(r[0].diverged);  // nothing before it
+  EXPECT_FALSE(r[1].diverged);
+  EXPECT_FALSE(r[2].diverged);
+  EXPECT_TRUE(r[3].diverged);   // 0.04 < 0.25 / 5
+  EXPECT_FALSE(r[4].diverged);  // recovered
+  EXPECT_TRUE(r[5].diverged);
+  EXPECT_EQ(best_checkpoint(r), 4u);
+
+  // Scores that never got going are not a divergence; a NaN loss always is.
+  std::vector<CheckpointBleu> low(3);
+  low[0].bleu = 0.008;
+  low[1].bleu = 0.0;
+  low[2].val_loss = NAN;
+  mark_diverged(low);
+  EXPECT_FALSE(low[1].diverged);
+  EXPECT_TRUE(low[2].diverged);
+  EXPECT_EQ(best_checkpoint(low), 0u);
+}
+
+}  // namespace
+}  // namespace dls::eval

@@ -1,0 +1,98 @@
+// checkpoint_eval --score: BLEU of text files equals the library's (and so NLTK's) numbers,
+// several references, per-line scores, and one-line errors for bad files.
+#include "dls/eval/text_scoring.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "util/temp_files.h"
+
+namespace dls::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+// NLTK's corpus_bleu docstring: the first hypothesis has three references, the second one.
+// Both files of references need a line per hypothesis, so the second sentence's reference
+// is repeated in every file (a repeated reference does not change BLEU).
+const char* const kHyps =
+    "It is a guide to action which ensures that the military always obeys the commands of the party\n"
+    "he read the book because he was interested in world history\n";
+const char* const kRefsA =
+    "It is a guide to action that ensures that the military will forever heed Party commands\n"
+    "he was interested in world history because he read the book\n";
+const char* const kRefsB =
+    "It is the guiding principle which guarantees the military forces always being under the command of the Party\n"
+    "he was interested in world history because he read the book\n";
+const char* const kRefsC =
+    "It is the practical guide for the army always to heed the directions of the party\n"
+    "he was interested in world history because he read the book";  // no final line break
+
+ScoreRequest docstring_request(const fs::path& dir) {
+  test::write_bytes(dir / "hyp.txt", kHyps);
+  test::write_bytes(dir / "a.txt", kRefsA);
+  test::write_bytes(dir / "b.txt", kRefsB);
+  test::write_bytes(dir / "c.txt", kRefsC);
+  ScoreRequest request;
+  request.hypotheses = (dir / "hyp.txt").string();
+  request.references = {(dir / "a.txt").string(), (dir / "b.txt").string(), (dir / "c.txt").string()};
+  return request;
+}
+
+TEST(TextScoring, ReproducesNltksCorpusBleuDocstring) {
+  auto request = docstring_request(test::fresh_temp_dir("score_docstring"));
+  request.sentence = true;
+  const auto scores = score_text_files(request);
+  EXPECT_EQ(scores.lines, 2u);
+  EXPECT_NEAR(scores.corpus.bleu, 0.5920778868801042, 1e-12);
+  ASSERT_EQ(scores.sentence_bleu.size(), 2u);
+  EXPECT_NEAR(scores.sentence_bleu[0], 0.5045666840058485, 1e-12);  // sentence_bleu docstring
+}
+
+TEST(TextScoring, StripsSpecialTokensAndCountsEmptyHypotheses) {
+  const auto dir = test::fresh_temp_dir("score_specials");
+  test::write_bytes(dir / "hyp.txt", "SOS estoy aquí EOS <pad>\n\n");
+  test::write_bytes(dir / "ref.txt", "estoy aquí\nhola\n");
+  ScoreRequest request;
+  request.hypotheses = (dir / "hyp.txt").string();
+  request.references = {(dir / "ref.txt").string()};
+  const auto scores = score_text_files(request);
+  EXPECT_EQ(scores.lines, 2u);
+  EXPECT_EQ(scores.corpus.hyp_len, 2u);  // SOS, EOS and <pad> are not words
+  EXPECT_EQ(scores.corpus.ref_len, 3u);
+}
+
+void expect_error(const ScoreRequest& request, const std::string& part) {
+  try {
+    score_text_files(request);
+    ADD_FAILURE() << "no error; expected " << part;
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(part), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+TEST(TextScoring, BadFilesAreOneLineErrors) {
+  const auto dir = test::fresh_temp_dir("score_errors");
+  test::write_bytes(dir / "hyp.txt", "a b c\nd e f\n");
+  test::write_bytes(dir / "short.txt", "a b c\n");
+  test::write_bytes(dir / "empty.txt", "");
+  test::write_bytes(dir / "latin1.txt", "a b c\nni\xf1o\n");
+  ScoreRequest request;
+  request.hypotheses = (dir / "hyp.txt").string();
+  request.references = {(dir / "short.txt").string()};
+  expect_error(request, "short.txt: 1 lines, but");
+  request.references = {(dir / "empty.txt").string()};
+  expect_error(request, "empty.txt: empty file");
+  request.references = {(dir / "latin1.txt").string()};
+  expect_error(request, "latin1.txt:2: not valid UTF-8");
+  request.references = {(dir / "missing.txt").string()};
+  expect_error(request, "missing.txt");
+  request.references.clear();
+  expect_error(request, "--ref");
+}
+
+}  // namespace
+}  // namespace dls::eval

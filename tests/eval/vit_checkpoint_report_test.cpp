@@ -1,0 +1,123 @@
+// The ViT part of checkpoint_eval: DLStudio's report layout, JSON, errors.
+#include "dls/eval/vit_checkpoint_report.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/data/image_dataset.h"
+#include "support/vit_runs.h"
+
+namespace dls::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path& trained_vit_run() {
+  static const fs::path run = [] {
+    const auto data = test::tiny_fashion_dir("vit_eval_app");
+    const auto dir = test::fresh_temp_dir("vit_eval_app_run");
+    auto settings = test::tiny_vit_settings(data);
+    settings.epochs = 2;
+    train::train_vit(settings, test::tiny_vit_control(dir));
+    return dir;
+  }();
+  return run;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(ViTCheckpointReport, PrintsDLStudiosReportAndTable) {
+  const auto files = checkpoint::find_checkpoints(trained_vit_run().string());
+  VitEvalRequest request;
+  request.attention_maps_dir = (trained_vit_run() / "attention").string();
+  request.attention_images = 4;
+  std::ostringstream report;
+  ASSERT_NO_THROW(report_vit_checkpoints(files, request, report, std::cerr));
+  const std::string out = report.str();
+  const auto lines = lines_of(out);
+  const auto& names = data::fashion_mnist_display_names();
+
+  // Per-class lines, DLStudio's "%5s : %2d %%", then the overall line.
+  const std::regex per_class(R"(Prediction accuracy for +([a-z]+) : +(\d+) %)");
+  std::size_t first = 0;
+  while (first < lines.size() && lines[first].rfind("Prediction accuracy for", 0) != 0) ++first;
+  ASSERT_LT(first + 10, lines.size()) << out;
+  for (std::size_t k = 0; k < 10; ++k) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(lines[first + k], m, per_class)) << lines[first + k];
+    EXPECT_EQ(m[1].str(), names[k]);
+    EXPECT_LE(std::stoi(m[2].str()), 100);
+  }
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(\n\n\nOverall accuracy of the network on the test images: \d+ %\n)"))) << out;
+
+  // The confusion matrix: title, blank line, header of names after 12 spaces, then one row
+  // per class: "%9s:  " and ten percentages summing to 100, in columns of DLStudio's 7
+  // characters widened to 8 by Fashion-MNIST's 7-character names.
+  const auto title = std::find(lines.begin(), lines.end(), "Displaying the confusion matrix:");
+  ASSERT_NE(title, lines.end()) << out;
+  ASSERT_EQ(*(title + 1), "");
+  std::string header(12, ' ');
+  for (const auto& name : names) header += std::string(8 - name.size(), ' ') + name;
+  EXPECT_EQ(*(title + 2), header);
+  const std::regex row(R"( *([a-z]+):  ((?: *\d+\.\d\d){10}))");
+  for (std::size_t k = 0; k < 10; ++k) {
+    const auto& line = *(title + 3 + static_cast<std::ptrdiff_t>(k));
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(line, m, row)) << line;
+    EXPECT_EQ(line.size(), 12u + 80u) << line;
+    EXPECT_EQ(m[1].str(), names[k]);
+    std::istringstream values(m[2].str());
+    double sum = 0;
+    for (double v; values >> v;) sum += v;
+    EXPECT_NEAR(sum, 100.0, 0.06);
+  }
+  EXPECT_NE(out.find("All checkpoints:"), std::string::npos);
+  EXPECT_NE(out.find("best: "), std::string::npos);
+  EXPECT_TRUE(fs::exists(trained_vit_run() / "confusion_checkpoint_epoch_0002.png"));
+  EXPECT_TRUE(fs::exists(trained_vit_run() / "attention" / "attention_mean.png"));
+  EXPECT_TRUE(fs::exists(trained_vit_run() / "attention" / "attention_heads.png"));
+}
+
+TEST(ViTCheckpointReport, JsonOutput) {
+  VitEvalRequest request;
+  request.json = true;
+  request.output_dir = test::fresh_temp_dir("vit_eval_json").string();
+  const auto checkpoint = checkpoint::latest_checkpoint(trained_vit_run().string());  // trains first
+  std::ostringstream report;
+  ASSERT_NO_THROW(report_vit_checkpoints({checkpoint}, request, report, std::cerr));
+  const std::string out = report.str();
+  EXPECT_EQ(out.front(), '{');
+  EXPECT_EQ(lines_of(out).size(), 1u);
+  EXPECT_NE(out.find("\"test_accuracy\":"), std::string::npos);
+  EXPECT_NE(out.find("\"best\":"), std::string::npos);
+}
+
+// The error names the file in one line (checkpoint_eval prints it as "error: <what>").
+TEST(ViTCheckpointReport, CorruptCheckpointIsAOneLineError) {
+  const auto dir = test::fresh_temp_dir("vit_eval_corrupt");
+  const auto path = (dir / "checkpoint_epoch_0001.pt").string();
+  test::write_bytes(path, "PK\x03\x04 not really a zip archive");
+  std::ostringstream report, messages;
+  std::string err;
+  try {
+    report_vit_checkpoints({path}, VitEvalRequest{}, report, messages);
+  } catch (const std::exception& error) {
+    err = error.what();
+  }
+  EXPECT_EQ(messages.str(), "");
+  ASSERT_EQ(lines_of(err).size(), 1u) << err;
+  EXPECT_EQ(err.rfind(path, 0), 0u) << err;
+}
+
+}  // namespace
+}  // namespace dls::eval
