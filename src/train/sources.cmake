@@ -1,9 +1,12 @@
 # Sources of src/train, relative to src/.
 list(APPEND DLS_SOURCES
   train/checkpoint.cpp
+  train/distributed.cpp
+  train/distributed_sampler.cpp
   train/metrics_file.cpp
   train/lr_schedule.cpp
   train/fused_adam.cpp
+  train/gradient_buffer.cpp
   train/optimizer.cpp
   train/rng_state.cpp
   train/run_directory.cpp

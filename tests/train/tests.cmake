@@ -1,7 +1,10 @@
 # Tests of src/train, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
   train/checkpoint_test.cpp
+  train/distributed_sampler_test.cpp
+  train/distributed_test.cpp
   train/fused_adam_test.cpp
+  train/gradient_buffer_test.cpp
   train/lr_schedule_test.cpp
   train/run_directory_test.cpp
   train/seq2seq_trainer_test.cpp
