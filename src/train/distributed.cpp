@@ -44,6 +44,7 @@ namespace dls::train {
 
 namespace {
 
+#ifdef DLS_HAVE_C10D
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
@@ -76,6 +77,7 @@ std::string cause_of(const std::exception& error) {
   }
   return text.empty() ? "unknown error" : text;
 }
+#endif
 
 int parse_int(const char* name, const char* value, long low, long high) {
   char* end = nullptr;
@@ -249,6 +251,8 @@ std::string unavailable(const std::string& backend) {
 }
 
 }  // namespace
+
+bool distributed_backend_available(const std::string& backend) { return unavailable(backend).empty(); }
 
 DistributedContext::DistributedContext() = default;
 DistributedContext::~DistributedContext() {

@@ -91,6 +91,7 @@ TEST(DistributedContext, OneProcessCollectivesAreNoOps) {
   EXPECT_FALSE(dist.is_distributed());
   EXPECT_TRUE(dist.is_main());
   EXPECT_EQ(dist.backend(), "none");
+  EXPECT_FALSE(distributed_backend_available("mpi"));
   auto weight = torch::arange(6.0).view({2, 3}).requires_grad_(true);
   dist.broadcast({weight});
   EXPECT_TRUE(torch::equal(weight, torch::arange(6.0).view({2, 3})));
@@ -137,6 +138,10 @@ TEST(DistributedContext, UnknownOrMissingBackendsAreOneLineErrors) {
 
 std::string dist_worker_path() { return testing::binary_dir() + "/tests/dls_dist_worker"; }
 
+// The multi-process tests need Gloo (libgloo-dev at build time).
+#define DLS_SKIP_WITHOUT_GLOO()                                                              \
+  if (!distributed_backend_available("gloo")) GTEST_SKIP() << "built without Gloo's headers"
+
 // Starts `world` ranks of the worker in `mode`, as a plain launch (rank 0 serves the store).
 std::vector<std::size_t> start_ranks(test::ChildProcesses& children, const std::filesystem::path& dir,
                                      const std::string& mode, int timeout_s, int world = 2) {
@@ -152,6 +157,7 @@ std::vector<std::size_t> start_ranks(test::ChildProcesses& children, const std::
 }
 
 TEST(DistributedContextProcesses, BroadcastAllReduceGatherAgreeOnTwoRanks) {
+  DLS_SKIP_WITHOUT_GLOO();
   const auto dir = test::fresh_temp_dir("dist_collectives");
   test::ChildProcesses children;
   const auto ranks = start_ranks(children, dir, "collectives", 30);
@@ -174,6 +180,7 @@ std::string last_line_of(const std::string& text) {
 // all-reduce (dies, or stays alive without answering); rank 0's next all-reduce must end in
 // the one-line error, after at least `at_least_s` and within the timeout (plus start-up).
 void expect_peer_loss_error(const std::string& mode, double at_least_s) {
+  DLS_SKIP_WITHOUT_GLOO();
   const auto dir = test::fresh_temp_dir("dist_" + mode);
   test::ChildProcesses children;
   const auto start = std::chrono::steady_clock::now();
@@ -198,6 +205,7 @@ TEST(DistributedContextProcesses, DeadPeerFailsTheOtherRankWithinTheTimeout) { e
 TEST(DistributedContextProcesses, SilentPeerTimesOutTheOtherRank) { expect_peer_loss_error("hang", 5.0); }
 
 TEST(DistributedContextProcesses, MissingRankZeroFailsTheJoinAfterTheTimeout) {
+  DLS_SKIP_WITHOUT_GLOO();
   const auto dir = test::fresh_temp_dir("dist_no_rank0");
   test::ChildProcesses children;
   const auto port = std::to_string(test::free_local_port());
@@ -220,6 +228,7 @@ TEST(DistributedContextProcesses, MissingRankZeroFailsTheJoinAfterTheTimeout) {
 TEST(DistributedContextProcesses, TorchrunLaunchUsesTheAgentStore) {
   const std::string torchrun = "/usr/bin/torchrun";
   if (!std::filesystem::exists(torchrun)) GTEST_SKIP() << torchrun << " is not installed";
+  DLS_SKIP_WITHOUT_GLOO();
   const auto dir = test::fresh_temp_dir("dist_torchrun");
   test::ChildProcesses children;
   // --redirects/--tee/--log_dir: Debian's torchrun 1.13 on Python 3.11 crashes without them

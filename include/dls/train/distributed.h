@@ -50,6 +50,10 @@ using EnvLookup = std::function<const char*(const char* name)>;
 // (rank outside [0, world size), port outside [1, 65535]).
 std::optional<DistributedEnvironment> read_distributed_environment(const EnvLookup& lookup = {});
 
+// Whether this build can join a process group of `backend` ("gloo", "nccl"): gloo needs
+// Gloo's headers at build time, nccl a CUDA LibTorch with NCCL.
+bool distributed_backend_available(const std::string& backend);
+
 struct DistributedOptions {
   std::string backend = "gloo";  // "gloo" (CPU tensors); "nccl" only with a CUDA LibTorch that has it
   // Bounds the store (connecting, waiting for peers), the group's rendezvous and every
