@@ -8,6 +8,43 @@ find_package(ZLIB REQUIRED)        # gzip'd Fashion-MNIST / DLStudio archives, P
 find_package(Torch REQUIRED)
 message(STATUS "dls: LibTorch ${Torch_VERSION} from ${Torch_DIR}")
 
+# Data-parallel training across processes (src/train/distributed.cpp) uses c10d's
+# ProcessGroupGloo. It is there when LibTorch was built with Gloo (its torch_cpu target
+# then exports USE_C10D_GLOO, which ProcessGroupGloo.hpp is guarded by) and Gloo's own
+# headers are installed (Debian: libgloo-dev; PyTorch's wheels ship them below
+# torch/include). Without either the library still builds, and a launch with RANK and
+# WORLD_SIZE set fails with a one-line error.
+function(dls_torch_target_defines target definition result)
+  set(found OFF)
+  if(TARGET ${target})
+    get_target_property(definitions ${target} INTERFACE_COMPILE_DEFINITIONS)
+    if(definitions AND "${definitions}" MATCHES "(^|;)${definition}(;|$)")
+      set(found ON)
+    endif()
+  endif()
+  set(${result} ${found} PARENT_SCOPE)
+endfunction()
+
+dls_torch_target_defines(torch_cpu USE_C10D_GLOO DLS_TORCH_HAS_GLOO)
+find_path(DLS_GLOO_INCLUDE_DIR gloo/context.h HINTS ${TORCH_INCLUDE_DIRS})
+if(DLS_TORCH_HAS_GLOO AND DLS_GLOO_INCLUDE_DIR)
+  set(DLS_HAVE_GLOO ON)
+else()
+  set(DLS_HAVE_GLOO OFF)
+  message(STATUS "dls: multi-process training disabled: LibTorch without c10d Gloo, or no Gloo headers "
+                 "(gloo/context.h; Debian: libgloo-dev)")
+endif()
+# NCCL through c10d only with a CUDA LibTorch that exports USE_C10D_NCCL, and NCCL's header
+# (Debian's LibTorch is CPU-only: the "nccl" backend then fails with a one-line error).
+dls_torch_target_defines(torch_cuda USE_C10D_NCCL DLS_TORCH_HAS_NCCL)
+set(DLS_HAVE_NCCL OFF)
+if(DLS_TORCH_HAS_NCCL)
+  find_path(DLS_NCCL_INCLUDE_DIR nccl.h HINTS ${TORCH_INCLUDE_DIRS} ${CUDAToolkit_INCLUDE_DIRS})
+  if(DLS_NCCL_INCLUDE_DIR)
+    set(DLS_HAVE_NCCL ON)
+  endif()
+endif()
+
 find_package(CLI11 CONFIG QUIET)
 if(NOT CLI11_FOUND)
   find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)

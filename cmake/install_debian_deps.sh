@@ -4,10 +4,11 @@
 set -euo pipefail
 
 set_name=${1:-build}
+# libgloo-dev: the headers LibTorch's c10d ProcessGroupGloo needs (multi-process training).
 # ccache: a clean build of sources built before on this machine (a fresh clone, as CI
 # makes) takes its objects from the cache (cmake/DlsCompilerCache.cmake).
 packages=(cmake g++ make pkg-config zlib1g-dev ccache
-          libtorch-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
+          libtorch-dev libgloo-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
           libopenblas0-openmp dataset-fashion-mnist)
 case "$set_name" in
   build) ;;

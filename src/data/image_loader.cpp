@@ -34,6 +34,11 @@ std::shared_ptr<const ImageSet> checked(std::shared_ptr<const ImageSet> images) 
 
 }  // namespace
 
+std::vector<std::size_t> image_epoch_order(std::size_t n, std::uint64_t seed, std::int64_t epoch) {
+  util::Rng rng(util::derive_seed(seed, static_cast<std::uint64_t>(epoch), kOrderStream));
+  return util::random_permutation(n, rng);
+}
+
 ImageLoader::ImageLoader(std::shared_ptr<const ImageSet> images, ImageLoaderOptions options)
     : images_(checked(std::move(images))),
       options_(std::move(options)),
@@ -55,8 +60,7 @@ void ImageLoader::start_epoch(std::int64_t epoch) {
   batches_.reset();  // the old worker reads order_: stop it before changing it
   epoch_ = epoch;
   if (options_.shuffle) {
-    util::Rng rng(util::derive_seed(options_.seed, static_cast<std::uint64_t>(epoch), kOrderStream));
-    order_ = util::random_permutation(images_->size(), rng);
+    order_ = image_epoch_order(images_->size(), options_.seed, epoch);
   } else {
     order_.resize(images_->size());
     std::iota(order_.begin(), order_.end(), std::size_t{0});

@@ -1,7 +1,10 @@
 # Sources of src/train, relative to src/.
 list(APPEND DLS_SOURCES
+  train/distributed.cpp
+  train/distributed_sampler.cpp
   train/metrics_file.cpp
   train/fused_adam.cpp
+  train/gradient_buffer.cpp
   train/optimizer.cpp
   train/run_directory.cpp
   train/seq2seq_data.cpp

@@ -18,14 +18,29 @@ struct ChunkResult {
 
 SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& parameters,
                                        const torch::Tensor& inputs, const torch::Tensor& targets,
-                                       int chunks, const ChunkLossFn& loss_fn) {
+                                       int chunks, const ChunkLossFn& loss_fn,
+                                       GradientOutput output) {
   SplitStepResult step;
+  const bool into_existing = output == GradientOutput::kIntoExisting;
+  if (into_existing) {
+    for (const auto& p : parameters) {
+      TORCH_CHECK(p.grad().defined(), "split_forward_backward: GradientOutput::kIntoExisting needs every grad() defined");
+    }
+  }
   const auto batch = inputs.size(0);
   if (util::effective_chunks(batch, chunks) == 1) {
     // Undefined gradients rather than zeroed ones: backward() then hands each parameter
     // the buffer it computed instead of adding it to a zeroed one, two passes fewer over
-    // every gradient (1.1 GB of them in the dlstudio config).
-    for (auto p : parameters) p.mutable_grad() = torch::Tensor();
+    // every gradient (1.1 GB of them in the dlstudio config). Into existing gradients:
+    // zeroed, and backward's AccumulateGrad adds into them in place (grad mode is off
+    // during backward), which keeps views of a GradientBuffer.
+    for (auto p : parameters) {
+      if (into_existing) {
+        p.mutable_grad().zero_();
+      } else {
+        p.mutable_grad() = torch::Tensor();
+      }
+    }
     torch::Tensor outputs;
     const auto loss = loss_fn(inputs, targets, &outputs);
     loss.backward();
@@ -62,8 +77,17 @@ SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& paramet
         sum = g.is_contiguous() ? g : g.clone();
       }
     }
-    if (!sum.defined()) sum = torch::zeros_like(parameters[i]);
     auto param = parameters[i];
+    if (into_existing) {
+      auto& grad = param.mutable_grad();
+      if (sum.defined()) {
+        grad.copy_(sum);
+      } else {
+        grad.zero_();
+      }
+      continue;
+    }
+    if (!sum.defined()) sum = torch::zeros_like(parameters[i]);
     param.mutable_grad() = sum;
   }
   std::vector<torch::Tensor> outputs;

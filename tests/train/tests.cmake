@@ -1,6 +1,9 @@
 # Tests of src/train, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
+  train/distributed_sampler_test.cpp
+  train/distributed_test.cpp
   train/fused_adam_test.cpp
+  train/gradient_buffer_test.cpp
   train/run_directory_test.cpp
   train/seq2seq_trainer_test.cpp
   train/split_batch_test.cpp

@@ -41,6 +41,11 @@ struct ImageBatch {
   std::vector<std::size_t> indices;  // the images' positions in the ImageSet
 };
 
+// The order in which a shuffling ImageLoader with `seed` visits n images in epoch `epoch`:
+// a permutation drawn from (seed, epoch) alone, which data-parallel ranks draw as well
+// (train/distributed_sampler.h).
+std::vector<std::size_t> image_epoch_order(std::size_t n, std::uint64_t seed, std::int64_t epoch);
+
 class ImageLoader {
  public:
   // Throws std::invalid_argument for batch_size 0, a normalisation of the wrong size, or

@@ -24,15 +24,27 @@ struct SplitStepResult {
   torch::Tensor outputs;  // the chunks' outputs concatenated along dimension 0, detached (if given)
 };
 
+// Where split_forward_backward leaves the batch gradient.
+enum class GradientOutput {
+  // A fresh tensor in every grad(): backward's own buffers are handed over, no extra pass.
+  kReplace,
+  // Written into the grad() tensors already there (every one must be defined), so that
+  // gradients that are views of a GradientBuffer (gradient_buffer.h) stay views: one pass
+  // zeroing them, then backward adds into them (one chunk), or the chunks' sum is written
+  // into them (a copy per gradient where kReplace reuses the first chunk's).
+  kIntoExisting,
+};
+
 // Computes loss_fn on `chunks` consecutive slices of (inputs, targets) along dimension 0 and
-// leaves the batch gradient in every parameter's grad() (replacing what was there).
+// leaves the batch gradient in every parameter's grad() (overwriting what was there).
 // chunks <= 1: one loss_fn call and loss.backward() on the calling thread, the plain loop.
 // chunks > 1: each chunk on its own thread; the gradients are added in chunk order, so the
 // result does not depend on thread timing. Parameters the loss does not reach get zeros.
 // Exceptions in a chunk are rethrown on the calling thread.
 SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& parameters,
                                        const torch::Tensor& inputs, const torch::Tensor& targets,
-                                       int chunks, const ChunkLossFn& loss_fn);
+                                       int chunks, const ChunkLossFn& loss_fn,
+                                       GradientOutput output = GradientOutput::kReplace);
 
 // The guard a trainer that splits its batches keeps around its steps.
 using util::ScopedIntraOpThreads;

@@ -1,0 +1,157 @@
+// dls_dist_worker: one rank of a multi-process test of train/distributed.h. The tests
+// (tests/train/distributed_test.cpp) start it twice with RANK, WORLD_SIZE, MASTER_ADDR and
+// MASTER_PORT set, or under torchrun, and read its exit status and output.
+//
+//   dls_dist_worker collectives [TIMEOUT_S]   check every collective; "rank R ok ..." on stdout
+//   dls_dist_worker die [TIMEOUT_S]           rank 1 kills itself after joining; rank 0's
+//                                             all-reduce must fail: "error: ..." and exit 1
+//   dls_dist_worker hang [TIMEOUT_S]          rank 1 stays silent; rank 0 must time out
+//   dls_dist_worker bench NUMEL REPS          median wall time of all_reduce_gradients
+// Exit status: 0 fine, 1 a std::exception (its message on stderr), 2 a wrong result.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "dls/train/distributed.h"
+#include "dls/train/gradient_buffer.h"
+#include "dls/util/runtime.h"
+
+namespace {
+
+using dls::train::DistributedContext;
+using dls::train::GradientBuffer;
+
+int wrong(const DistributedContext& dist, const std::string& what) {
+  std::fprintf(stderr, "rank %d: wrong %s\n", dist.rank(), what.c_str());
+  return 2;
+}
+
+// Rank-specific values: rank r's tensors differ from every other rank's.
+std::vector<torch::Tensor> rank_tensors(int rank) {
+  torch::manual_seed(100 + static_cast<std::uint64_t>(rank));
+  auto weight = torch::randn({3, 4}).requires_grad_(true);
+  auto bias = torch::randn({5}).requires_grad_(true);
+  auto counter = torch::full({2}, 10 * rank + 7, torch::kLong);  // an int64 buffer
+  return {weight, bias, counter};
+}
+
+int check_collectives(DistributedContext& dist) {
+  const int world = dist.world_size();
+  auto tensors = rank_tensors(dist.rank());
+  dist.broadcast(tensors);
+  const auto expected = rank_tensors(0);
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (!torch::equal(tensors[i], expected[i])) return wrong(dist, "broadcast of tensor " + std::to_string(i));
+  }
+
+  // Gradient of parameter i on rank r: (r + 1) (i + 1) arange; summed: (i + 1) arange W(W+1)/2.
+  GradientBuffer gradients({tensors[0], tensors[1]});
+  for (std::size_t i = 0; i < 2; ++i) {
+    gradients.view(i).copy_(torch::arange(gradients.view(i).numel()).view_as(gradients.view(i)) *
+                            static_cast<double>((dist.rank() + 1) * (i + 1)));
+  }
+  dist.all_reduce_gradients(gradients);
+  if (!gradients.views_intact()) return wrong(dist, "gradient views after the all-reduce");
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& grad = tensors[i].grad();
+    const auto sum = torch::arange(grad.numel()).view_as(grad) * static_cast<double>((i + 1) * world * (world + 1) / 2);
+    if (!torch::equal(grad, sum.to(torch::kFloat))) return wrong(dist, "all-reduced gradient " + std::to_string(i));
+  }
+  if (dist.last_all_reduce_seconds() <= 0) return wrong(dist, "all-reduce time");
+
+  const auto numbers = dist.all_reduce_sum(std::vector<double>{1.5 * dist.rank(), 1.0});
+  if (numbers != std::vector<double>{1.5 * world * (world - 1) / 2, static_cast<double>(world)}) {
+    return wrong(dist, "all-reduced numbers");
+  }
+
+  // Rank r contributes r + 1 rows of the value r.
+  const auto gathered = dist.all_gather_rows(torch::full({dist.rank() + 1, 2}, dist.rank(), torch::kLong));
+  if (static_cast<int>(gathered.size()) != world) return wrong(dist, "number of gathered blocks");
+  for (int r = 0; r < world; ++r) {
+    if (!torch::equal(gathered[static_cast<std::size_t>(r)], torch::full({r + 1, 2}, r, torch::kLong))) {
+      return wrong(dist, "gathered rows of rank " + std::to_string(r));
+    }
+  }
+  dist.barrier();
+  const char* agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
+  std::printf("rank %d ok: world %d, local rank %d, backend %s, agent store %s\n", dist.rank(), world,
+              dist.local_rank(), dist.backend().c_str(), agent ? agent : "unset");
+  return 0;
+}
+
+// Rank 1 leaves after the barrier (dies, or stops answering); rank 0's next all-reduce
+// must end in the one-line error within the timeout.
+int lose_a_peer(DistributedContext& dist, bool die) {
+  GradientBuffer gradients({torch::ones({1000}).requires_grad_(true)});
+  dist.all_reduce_gradients(gradients);
+  dist.barrier();
+  if (dist.rank() == 1) {
+    if (die) ::raise(SIGKILL);
+    std::this_thread::sleep_for(dist.timeout() * 3 + std::chrono::seconds(5));
+    return 0;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  dist.all_reduce_gradients(gradients);
+  return wrong(dist, "success of an all-reduce without its peer");
+}
+
+void print_times(const char* what, std::vector<double> seconds) {
+  std::sort(seconds.begin(), seconds.end());
+  std::printf("%s: median %.2f ms (min %.2f, max %.2f, %zu runs)\n", what, 1e3 * seconds[seconds.size() / 2],
+              1e3 * seconds.front(), 1e3 * seconds.back(), seconds.size());
+}
+
+// The all-reduce of a flat buffer of `numel` floats, and what adopt_gradients() costs when a
+// step replaced the gradients (a copy of every one into the buffer).
+int bench(DistributedContext& dist, std::int64_t numel, int reps) {
+  auto parameter = torch::ones({numel}).requires_grad_(true);
+  GradientBuffer gradients({parameter});
+  std::vector<double> reduce, adopt;
+  for (int i = 0; i < reps + 2; ++i) {
+    dist.all_reduce_gradients(gradients);
+    if (i >= 2) reduce.push_back(dist.last_all_reduce_seconds());  // two warm-ups
+    parameter.mutable_grad() = torch::ones({numel});
+    const auto start = std::chrono::steady_clock::now();
+    gradients.adopt_gradients();
+    adopt.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  if (dist.rank() == 0) {
+    std::printf("%lld floats, %d ranks\n", static_cast<long long>(numel), dist.world_size());
+    print_times("all_reduce_gradients", reduce);
+    print_times("adopt_gradients", adopt);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  try {
+    dls::util::RuntimeOptions runtime;
+    runtime.threads = 1;  // two ranks on a small machine: one core each
+    runtime.quiet_blas_check = true;
+    dls::util::configure_runtime(runtime);
+    dls::train::DistributedOptions options;
+    if (mode != "bench" && argc > 2) options.timeout = std::chrono::milliseconds(std::atoi(argv[2]) * 1000);
+    auto dist = DistributedContext::from_environment(options);
+    if (mode == "collectives") return check_collectives(dist);
+    if (mode == "die" || mode == "hang") return lose_a_peer(dist, mode == "die");
+    if (mode == "bench" && argc > 3) return bench(dist, std::atoll(argv[2]), std::atoi(argv[3]));
+    std::fprintf(stderr, "usage: dls_dist_worker collectives|die|hang [TIMEOUT_S] | bench NUMEL REPS\n");
+    return 2;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "error: %s\n", error.what());
+    return 1;
+  }
+}
