@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli_overrides.h"
+#include "parallel_flags.h"
 #include "dls/checkpoint/lr_schedule.h"
 #include "dls/checkpoint/optimizer_options.h"
 #include "dls/models/batch_chunks.h"
@@ -57,8 +58,9 @@ void print_json(const dls::train::Seq2SeqTrainResult& r) {
       .key("encoder_parameters").value(r.encoder_parameters)
       .key("decoder_parameters").value(r.decoder_parameters)
       .key("stopped_by").value(r.stopped_by)
-      .key("run_dir").value(r.run_dir)
-      .key("checkpoints").begin_array();
+      .key("run_dir").value(r.run_dir);
+  dls::apps::add_parallel_json(json, r.parallel);
+  json.key("checkpoints").begin_array();
   for (const auto& path : r.checkpoints) json.value(path);
   json.end_array().end_object();
   std::cout << json.str() << std::endl;
@@ -116,10 +118,12 @@ int main(int argc, char** argv) {
   setting<double>(app, overrides, "--label-smoothing", "label smoothing of the loss (0: off)", [](auto& s, auto v) { s.training.label_smoothing = v; })->group(training);
   setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, batch order and dropout", [](auto& s, auto v) { s.training.seed = v; })->group(training);
   app.add_option("--resume", resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
-  app.add_option("--threads", threads, "intra-op CPU threads (default: all cores)")->group(training);
+  app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")->group(training);
+  dls::train::ParallelOptions parallel;
   int workers = 0;
   app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; default: one per thread)")
       ->check(CLI::PositiveNumber)->group(training);
+  dls::apps::add_parallel_flags(app, parallel, "Data parallelism (torchrun)");
   setting<std::string>(app, overrides, "--device", "cpu, cuda or auto", [](auto& s, auto v) { s.training.device = v; })
       ->group(training)->check(CLI::IsMember({"cpu", "cuda", "auto"}));
 
@@ -161,11 +165,12 @@ int main(int argc, char** argv) {
     dls::train::Seq2SeqRunControl control;
     control.resume = resume;
     control.dry_run = dry_run;
+    control.parallel = parallel;
     if (dls::keeps_freed_memory(setup.model.transformer().layout())) dls::util::keep_freed_memory();
     control.workers = workers > 0 ? workers
                                   : dls::default_batch_chunks(setup.model.transformer().layout(), runtime_info.threads);
     const auto result = dls::train::train_seq2seq(setup.model, setup.training, control);
-    if (json) print_json(result);
+    if (json && result.parallel.rank == 0) print_json(result);
     return 0;
   } catch (const dls::train::Seq2SeqDiverged& error) {
     std::fprintf(stderr, "error: %s\n", error.what());

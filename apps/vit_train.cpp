@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli_overrides.h"
+#include "parallel_flags.h"
 #include "dls/checkpoint/lr_schedule.h"
 #include "dls/checkpoint/optimizer_options.h"
 #include "dls/checkpoint/vit_checkpoint.h"
@@ -46,8 +47,9 @@ void print_json(const dls::train::ViTTrainResult& r) {
       .key("iterations").value(r.iterations)
       .key("wall_s").value(r.wall_s)
       .key("parameters").value(r.parameters)
-      .key("stopped_by").value(r.stopped_by)
-      .key("checkpoints").begin_array();
+      .key("stopped_by").value(r.stopped_by);
+  dls::apps::add_parallel_json(json, r.parallel);
+  json.key("checkpoints").begin_array();
   for (const auto& path : r.checkpoints) json.value(path);
   json.end_array().end_object();
   std::cout << json.str() << std::endl;
@@ -62,7 +64,7 @@ int main(int argc, char** argv) {
   Overrides overrides;
   std::string dataset = "fashion-mnist", data_dir, preset;
   dls::train::ViTRunControl control;
-  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = dls::util::default_threads();
   bool json = false;
   std::string log_level = "info";
 
@@ -115,10 +117,11 @@ int main(int argc, char** argv) {
   app.add_option("--max-iters", control.max_iters, "stop after this many steps in all (0: no limit)")->group(training);
   app.add_option("--time-limit", control.time_limit_s, "stop after this many seconds, with a checkpoint (0: no limit)")->group(training);
   app.add_option("--resume", control.resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
-  app.add_option("--threads", threads, "intra-op CPU threads (1 is best on a busy machine)")->capture_default_str()->group(training);
+  app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores; 1 is best on a busy machine)")->capture_default_str()->group(training);
   int workers = 0;
   app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; default: one per --threads thread)")
       ->check(CLI::PositiveNumber)->group(training);
+  dls::apps::add_parallel_flags(app, control.parallel, "Data parallelism (torchrun)");
   app.add_option("--device", control.device, "cpu, cuda or auto")->capture_default_str()->group(training)
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
 
@@ -154,7 +157,7 @@ int main(int argc, char** argv) {
     dls::apps::apply_overrides(overrides, settings);
     settings.model.validate();
     const auto result = dls::train::train_vit(settings, control);
-    if (json) print_json(result);
+    if (json && result.parallel.rank == 0) print_json(result);
     return 0;
   } catch (const dls::train::TrainingDiverged& error) {
     std::fprintf(stderr, "error: %s\n", error.what());

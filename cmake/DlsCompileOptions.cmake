@@ -31,8 +31,10 @@ function(dls_unity_build target)
     get_filename_component(absolute "${source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     string(FIND "${absolute}" "${CMAKE_CURRENT_SOURCE_DIR}/" in_source)
     string(FIND "${absolute}" "${CMAKE_CURRENT_BINARY_DIR}/" in_build)
-    # Generated files and files of other folders stay translation units of their own.
-    if(absolute MATCHES "\\.cpp$" AND in_source EQUAL 0 AND NOT in_build EQUAL 0)
+    # Generated files, files of other folders and files marked SKIP_UNITY_BUILD_INCLUSION
+    # (call this after setting it) stay translation units of their own.
+    get_source_file_property(skip "${source}" SKIP_UNITY_BUILD_INCLUSION)
+    if(absolute MATCHES "\\.cpp$" AND in_source EQUAL 0 AND NOT in_build EQUAL 0 AND NOT skip)
       file(RELATIVE_PATH relative "${CMAKE_CURRENT_SOURCE_DIR}" "${absolute}")
       list(APPEND members "${relative}")
       set_source_files_properties("${source}" PROPERTIES HEADER_FILE_ONLY ON)

@@ -268,6 +268,14 @@ DistributedContext::~DistributedContext() {
 DistributedContext::DistributedContext(DistributedContext&&) noexcept = default;
 DistributedContext& DistributedContext::operator=(DistributedContext&&) noexcept = default;
 
+bool DistributedContext::has_nccl() {
+#ifdef DLS_HAVE_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
 DistributedContext DistributedContext::from_environment(DistributedOptions options) {
   const auto env = read_distributed_environment();
   if (!env) return DistributedContext();

@@ -22,7 +22,8 @@ SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& paramet
                                        GradientOutput output) {
   SplitStepResult step;
   const bool into_existing = output == GradientOutput::kIntoExisting;
-  if (into_existing) {
+  const bool accumulate = output == GradientOutput::kAccumulate;
+  if (into_existing || accumulate) {
     for (const auto& p : parameters) {
       TORCH_CHECK(p.grad().defined(), "split_forward_backward: GradientOutput::kIntoExisting needs every grad() defined");
     }
@@ -37,7 +38,7 @@ SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& paramet
     for (auto p : parameters) {
       if (into_existing) {
         p.mutable_grad().zero_();
-      } else {
+      } else if (!accumulate) {
         p.mutable_grad() = torch::Tensor();
       }
     }
@@ -78,6 +79,10 @@ SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& paramet
       }
     }
     auto param = parameters[i];
+    if (accumulate) {
+      if (sum.defined()) param.mutable_grad().add_(sum);
+      continue;
+    }
     if (into_existing) {
       auto& grad = param.mutable_grad();
       if (sum.defined()) {

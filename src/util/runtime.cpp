@@ -61,12 +61,22 @@ void keep_freed_memory() {
 #endif
 }
 
+int default_threads() {
+  // A launcher that starts several processes on one machine (torchrun) sets OMP_NUM_THREADS
+  // to share the cores between them.
+  if (const char* omp = std::getenv("OMP_NUM_THREADS")) {
+    char* end = nullptr;
+    const long value = std::strtol(omp, &end, 10);
+    if (end != omp && *end == '\0' && value > 0 && value <= 4096) return static_cast<int>(value);
+  }
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 RuntimeInfo configure_runtime(const RuntimeOptions& options) {
   set_log_level(options.log_level);
   if (options.keep_freed_memory) keep_freed_memory();
   RuntimeInfo info = detect_blas();
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  info.threads = options.threads > 0 ? options.threads : cores;
+  info.threads = options.threads > 0 ? options.threads : default_threads();
   torch::set_num_threads(info.threads);
   if (info.slow_blas) {
     spdlog::warn("slow reference BLAS in use ({}): install libopenblas0-openmp for ~30x faster "

@@ -66,6 +66,8 @@ class DistributedContext {
  public:
   // One process: world 1, rank 0, no process group.
   DistributedContext();
+  // Whether this build can use NCCL (a CUDA LibTorch with it).
+  static bool has_nccl();
   // Joins the group `env` describes, as env:// does (see distributed.cpp for the stores).
   // World size 1 joins nothing. Throws std::runtime_error with one line
   // "rank R: joining the gloo process group ... failed after T s (timeout S s): <cause>".

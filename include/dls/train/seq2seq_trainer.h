@@ -14,6 +14,8 @@
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/checkpoint/seq2seq_options.h"
 #include "dls/models/seq2seq.h"
+#include "dls/train/data_parallel.h"
+#include "dls/train/training_loop.h"
 
 namespace dls::train {
 
@@ -23,6 +25,7 @@ struct Seq2SeqRunControl {
   // > 1 (CPU): each step's batch is cut into this many chunks trained concurrently, one
   // thread each (split_batch.h); the same gradient up to rounding.
   int workers = 1;
+  ParallelOptions parallel;  // process group (from the environment) and gradient accumulation
 };
 
 struct Seq2SeqTrainResult {
@@ -39,13 +42,11 @@ struct Seq2SeqTrainResult {
   std::int64_t parameters = 0;  // the whole model (embeddings included)
   std::string stopped_by;       // "epochs", "max-iters", "time-limit" or "dry-run"
   std::string run_dir;
+  ParallelReport parallel;      // world size, rank, backend, all-reduce time
 };
 
 // Thrown when the loss becomes NaN or infinite; names the last good checkpoint.
-class Seq2SeqDiverged : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using Seq2SeqDiverged = TrainingDiverged;
 
 // Trains `model` (its vocabulary sizes and L are set from the data) with `options`. When
 // control.resume is set, the checkpoint's model config must equal `model`'s (vocabulary

@@ -33,6 +33,10 @@ enum class GradientOutput {
   // zeroing them, then backward adds into them (one chunk), or the chunks' sum is written
   // into them (a copy per gradient where kReplace reuses the first chunk's).
   kIntoExisting,
+  // Added to the grad() tensors already there (every one must be defined): the second and
+  // later micro-batches of an accumulated step. One chunk: backward adds in place; chunks:
+  // their sum is added.
+  kAccumulate,
 };
 
 // Computes loss_fn on `chunks` consecutive slices of (inputs, targets) along dimension 0 and

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "dls/checkpoint/vit_settings.h"
+#include "dls/train/data_parallel.h"
+#include "dls/train/training_loop.h"
 
 namespace dls::train {
 
@@ -26,6 +28,7 @@ struct ViTRunControl {
   // > 1: each step's batch is cut into this many chunks trained concurrently, one thread
   // each (split_batch.h); the same gradient up to rounding. CPU only.
   int workers = 1;
+  ParallelOptions parallel;  // process group (from the environment) and gradient accumulation
 };
 
 struct ViTTrainResult {
@@ -38,13 +41,9 @@ struct ViTTrainResult {
   std::vector<std::string> checkpoints;  // written by this invocation
   std::int64_t parameters = 0;
   std::string stopped_by;       // "epochs", "max-iters" or "time-limit"
+  ParallelReport parallel;      // world size, rank, backend, all-reduce time
 };
 
-// Thrown when the loss becomes NaN or infinite; the last good checkpoint is kept.
-class TrainingDiverged : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // Trains (or resumes: control.resume) and returns the summary. Data and checkpoint errors
 // propagate as std::runtime_error with one-line messages.

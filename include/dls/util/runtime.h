@@ -9,7 +9,7 @@
 namespace dls::util {
 
 struct RuntimeOptions {
-  int threads = 0;                  // intra-op threads; 0 = number of cores
+  int threads = 0;                  // intra-op threads; 0 = default_threads()
   std::string log_level = "info";   // trace|debug|info|warn|error|off (env DLS_LOG_LEVEL wins)
   bool quiet_blas_check = false;    // do not log the BLAS line (tests)
   // Keep freed memory in the process (glibc: no mmap'd blocks, no trimming) so that the
@@ -41,5 +41,9 @@ RuntimeInfo detect_blas();
 // "cpu", "cuda" or "auto" (CUDA when LibTorch has it and a GPU is present).
 // Throws std::invalid_argument when CUDA is asked for but not available.
 torch::Device select_device(const std::string& name);
+
+// Intra-op threads when none are asked for: OMP_NUM_THREADS when a launcher set it (torchrun
+// does, to share a machine's cores between its processes), else the number of cores.
+int default_threads();
 
 }  // namespace dls::util

@@ -1,0 +1,105 @@
+// The training loop every program shares: a TrainingTask (training_task.h) supplies the
+// model, batches, loss and evaluation; the loop owns the rest -- resume, the step (batch
+// chunks on threads), learning-rate schedule, gradient clipping, optimizer step, the
+// divergence check, the live progress line and DLStudio-style log lines, metrics.csv and
+// plots, the end-of-epoch evaluation, the checkpoint policy (every N epochs, the last one,
+// --keep-last), iteration and time limits, and the summary.
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "dls/checkpoint/optimizer_options.h"
+#include "dls/train/training_task.h"
+
+namespace dls::checkpoint {
+class CheckpointReader;
+}
+
+namespace dls::train {
+
+class DistributedContext;
+using checkpoint::OptimizerOptions;
+
+// Where a run stands. Saved by each task in its checkpoints (in its own keys).
+struct LoopState {
+  std::int64_t completed_epochs = 0;  // whole epochs done
+  std::int64_t step_in_epoch = 0;     // steps done in epoch completed_epochs + 1
+  std::int64_t global_step = 0;       // optimizer steps done in all
+  double wall_s = 0;                  // training wall time of the run, all invocations
+  double train_loss = NAN;            // mean loss of the latest (possibly partial) epoch
+  double examples_per_s = 0;          // training throughput of the latest epoch
+  // Sums over the steps done in the epoch in progress (a resumed epoch's means cover it all).
+  double epoch_loss_sum = 0;          // Σ batch loss × loss_weight
+  double epoch_loss_weight = 0;       // Σ loss_weight
+  std::int64_t epoch_examples = 0;    // examples trained
+  std::int64_t epoch_correct = 0;     // correct training predictions (tasks with an accuracy)
+
+  // The epoch a checkpoint of this state is named after: the one in progress, if any.
+  std::int64_t file_epoch() const { return step_in_epoch > 0 ? completed_epochs + 1 : completed_epochs; }
+};
+
+// Thrown when the loss becomes NaN or infinite; names the last good checkpoint.
+class TrainingDiverged : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// How one invocation of the loop runs.
+struct LoopOptions {
+  // When the invocation began (data loading included): wall times and --time-limit count from it.
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::string run_dir;                // checkpoints/, metrics.csv, plots
+  std::int64_t epochs = 1;            // epochs of the whole run
+  std::int64_t max_iters = 0;         // > 0: stop once the run has made this many steps in all
+  double time_limit_s = 0;            // > 0: stop (with a checkpoint) after this long, this invocation
+  std::int64_t checkpoint_every = 1;  // epochs between checkpoints (the last one is always saved)
+  int keep_last = 0;                  // > 0: keep only the newest K checkpoints this run wrote
+  std::int64_t log_every = 50;        // steps between log lines and metrics.csv step rows
+  OptimizerOptions optimizer;         // kind, betas, eps, weight decay, gradient clipping
+  torch::Device device = torch::kCPU;
+  // > 1 (CPU): each step's batch is cut into this many chunks trained concurrently, one
+  // thread each (split_batch.h); the same gradient up to rounding.
+  int workers = 1;
+  // > 1: each process's share of a step's batch goes through forward and backward in this
+  // many consecutive micro-batches whose gradients add up (less memory, the same step up to
+  // rounding); the all-reduce and the optimizer step come once per step.
+  int accum_steps = 1;
+  // The process group (distributed.h); nullptr or world size 1: this process alone. Every
+  // rank trains its share of each global batch, the gradients are summed by one all-reduce,
+  // and only rank 0 evaluates, logs progress, and writes metrics, plots and checkpoints.
+  DistributedContext* dist = nullptr;
+};
+
+struct LoopResult {
+  double examples_per_s = 0;    // training examples per second of training time, this invocation
+  double final_loss = NAN;      // mean training loss of the last (possibly partial) epoch
+  std::int64_t epochs = 0;      // epochs completed in all
+  std::int64_t iterations = 0;  // optimizer steps in all
+  double wall_s = 0;            // wall time of this invocation
+  std::vector<std::string> checkpoints;  // written by this invocation
+  std::string stopped_by;       // "epochs", "max-iters" or "time-limit"
+  int world_size = 1;           // processes that trained
+  int rank = 0;                 // of this process
+  std::string backend = "none"; // of the process group
+  double all_reduce_s = 0;      // mean wall time of a step's gradient all-reduce (0 alone)
+};
+
+// Trains `task` from `state` (LoopState{} for a fresh run). With `resume` (the checkpoint the
+// task was rebuilt from), the model, optimizer and RNG state are read from it, and the
+// reader (which holds the whole file in memory) is released before training starts. In a
+// process group every rank calls it with the same task settings; rank 0's weights are
+// broadcast first. Throws
+// TrainingDiverged on a non-finite loss; data and checkpoint errors propagate as one-line
+// std::runtime_error.
+LoopResult run_training(TrainingTask& task, LoopState state, const LoopOptions& options,
+                        std::unique_ptr<checkpoint::CheckpointReader> resume);
+
+}  // namespace dls::train

@@ -1,0 +1,50 @@
+#include "dls/train/data_parallel.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+#include <torch/cuda.h>
+
+#include "dls/checkpoint/checkpoint_files.h"
+
+namespace dls::train {
+
+DistributedContext join_process_group(const ParallelOptions& options, const std::string& device) {
+  if (options.backend != "auto" && options.backend != "gloo" && options.backend != "nccl") {
+    throw std::runtime_error("--dist-backend: '" + options.backend + "' is not gloo, nccl or auto");
+  }
+  if (!(options.timeout_s > 0)) throw std::runtime_error("--dist-timeout must be positive");
+  const bool cuda = device == "cuda" || (device == "auto" && torch::cuda::is_available());
+  std::string backend = options.backend;
+  if (backend == "auto") backend = cuda && DistributedContext::has_nccl() ? "nccl" : "gloo";
+  if (backend == "nccl" && !cuda) throw std::runtime_error("--dist-backend nccl needs --device cuda");
+  DistributedOptions dist;
+  dist.backend = backend;
+  dist.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_s * 1000));
+  auto context = DistributedContext::from_environment(dist);
+  if (context.world_size() > 1) {
+    if (!context.is_main()) {
+      spdlog::set_level(spdlog::level::warn);
+      spdlog::set_pattern("[rank " + std::to_string(context.rank()) + "] %l %v");
+    }
+    spdlog::info("process group: rank {} of {}, backend {}, timeout {:.0f} s", context.rank(),
+                 context.world_size(), context.backend(), options.timeout_s);
+  }
+  return context;
+}
+
+std::string resume_after_restart(const std::string& run_dir) {
+  const char* restarts = std::getenv("TORCHELASTIC_RESTART_COUNT");
+  if (restarts == nullptr || std::string(restarts).empty() || std::string(restarts) == "0") return "";
+  try {
+    const auto newest = checkpoint::latest_checkpoint(run_dir);
+    spdlog::warn("restart {} of the job: resuming {} from {}", restarts, run_dir, newest);
+    return run_dir;
+  } catch (const std::exception&) {
+    return "";  // nothing saved yet: start afresh
+  }
+}
+
+}  // namespace dls::train
