@@ -8,8 +8,13 @@
 //    agent already serves a TCPStore at MASTER_ADDR:MASTER_PORT; every rank connects as a
 //    client, under PrefixStore("/worker/attempt_<TORCHELASTIC_RESTART_COUNT>").
 //  - otherwise rank 0 serves the TCPStore (multi-tenant) and the other ranks connect.
-// Both with numWorkers = world size and the context's timeout; then, as _new_process_group_helper
-// does for the default group, the group's keys go under PrefixStore("0/").
+// Both with numWorkers = world size and the context's timeout. Then, as init_process_group
+// does for the default group (distributed_c10d.py): the store is wrapped in
+// PrefixStore("default_pg"), the group's keys go under a further PrefixStore("0") (its
+// name), ProcessGroupGloo is built with the timeout, every rank waits in the store-based
+// barrier (key "store_based_barrier_key:1" counted up to the world size), and the group
+// agrees on its sequence number. The store's keys are therefore laid out exactly as
+// Python's, which the tests check by running a Python rank beside a C++ one.
 #include "dls/train/distributed.h"
 
 #include <algorithm>
@@ -17,9 +22,10 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <stdexcept>
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -192,6 +198,21 @@ c10::intrusive_ptr<c10d::Store> connect_store(const DistributedEnvironment& env,
   return c10::make_intrusive<c10d::TCPStore>(env.master_addr, options);
 }
 
+// init_process_group's _store_based_barrier: every rank counts itself in under one key
+// and waits until all have.
+void store_based_barrier(c10d::Store& store, int world_size, std::chrono::milliseconds timeout) {
+  const std::string key = "store_based_barrier_key:1";
+  store.add(key, 1);
+  const auto start = Clock::now();
+  for (std::int64_t arrived = store.add(key, 0); arrived != world_size; arrived = store.add(key, 0)) {
+    if (Clock::now() - start > timeout) {
+      throw std::runtime_error("timed out in the store-based barrier after creating the group (" +
+                               std::to_string(arrived) + " of " + std::to_string(world_size) + " ranks arrived)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 c10::intrusive_ptr<Group> make_group(const std::string& backend, const c10::intrusive_ptr<c10d::Store>& store,
                                      const DistributedEnvironment& env, std::chrono::milliseconds timeout) {
 #ifdef DLS_HAVE_GLOO
@@ -290,8 +311,10 @@ DistributedContext::DistributedContext(const DistributedEnvironment& env, Distri
   const auto start = Clock::now();
   try {
     auto impl = std::make_unique<Impl>();
-    impl->store = connect_store(env, timeout_);
-    impl->group = make_group(backend_, c10::make_intrusive<c10d::PrefixStore>("0/", impl->store), env, timeout_);
+    impl->store = c10::make_intrusive<c10d::PrefixStore>("default_pg", connect_store(env, timeout_));
+    impl->group = make_group(backend_, c10::make_intrusive<c10d::PrefixStore>("0", impl->store), env, timeout_);
+    store_based_barrier(*impl->store, world_size_, timeout_);
+    impl->group->setSequenceNumberForGroup();
     impl_ = std::move(impl);
   } catch (const std::exception& error) {
     throw std::runtime_error(
