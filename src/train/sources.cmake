@@ -2,6 +2,7 @@
 list(APPEND DLS_SOURCES
   train/checkpoint.cpp
   train/distributed.cpp
+  train/distributed_environment.cpp
   train/distributed_sampler.cpp
   train/metrics_file.cpp
   train/lr_schedule.cpp
