@@ -9,6 +9,19 @@ import torch
 import torch.distributed as dist
 
 
+def all_gather_rows(rows, world):
+    """DistributedContext::all_gather_rows: the row counts, then the rows padded to the
+    longest share."""
+    counts = [torch.zeros(1, dtype=torch.long) for _ in range(world)]
+    dist.all_gather(counts, torch.tensor([rows.shape[0]]))
+    longest = max(int(c) for c in counts)
+    padded = torch.zeros((longest,) + tuple(rows.shape[1:]), dtype=rows.dtype)
+    padded[: rows.shape[0]] = rows
+    blocks = [torch.empty_like(padded) for _ in range(world)]
+    dist.all_gather(blocks, padded)
+    return [blocks[r][: int(counts[r])] for r in range(world)]
+
+
 def main():
     dist.init_process_group("gloo")  # env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -35,16 +48,15 @@ def main():
     dist.all_reduce(numbers)
     assert numbers.tolist() == [1.5 * world * (world - 1) / 2, float(world)], "numbers"
 
-    # all_gather_rows: the row counts, then the rows padded to the longest share.
-    counts = [torch.zeros(1, dtype=torch.long) for _ in range(world)]
-    dist.all_gather(counts, torch.tensor([rank + 1]))
-    longest = max(int(c) for c in counts)
-    padded = torch.zeros(longest, 2, dtype=torch.long)
-    padded[: rank + 1] = rank
-    blocks = [torch.empty_like(padded) for _ in range(world)]
-    dist.all_gather(blocks, padded)
+    blocks = all_gather_rows(torch.full((rank + 1, 2), rank, dtype=torch.long), world)
     for r in range(world):
-        assert torch.equal(blocks[r][: int(counts[r])], torch.full((r + 1, 2), r, dtype=torch.long)), "gather"
+        assert torch.equal(blocks[r], torch.full((r + 1, 2), r, dtype=torch.long)), "gather"
+
+    torch.manual_seed(200 + rank)
+    noise = torch.randn(100003)
+    dist.all_reduce(noise)
+    copies = all_gather_rows(noise.view(1, -1), world)
+    assert all(torch.equal(c, copies[0]) for c in copies), "sum: ranks got different bits"
 
     dist.barrier()
     print(f"rank {rank} ok: world {world}, python, agent store "

@@ -156,16 +156,18 @@ std::vector<std::size_t> start_ranks(test::ChildProcesses& children, const std::
   return ranks;
 }
 
-TEST(DistributedContextProcesses, BroadcastAllReduceGatherAgreeOnTwoRanks) {
+TEST(DistributedContextProcesses, BroadcastAllReduceGatherAgreeOnTwoAndThreeRanks) {
   DLS_SKIP_WITHOUT_GLOO();
-  const auto dir = test::fresh_temp_dir("dist_collectives");
-  test::ChildProcesses children;
-  const auto ranks = start_ranks(children, dir, "collectives", 30);
-  for (const auto r : ranks) {
-    ASSERT_TRUE(children.wait(r, seconds(60))) << "rank " << r << " still running after 60 s";
-    EXPECT_EQ(children[r].exit_code, 0) << children[r].stderr_text();
-    EXPECT_NE(children[r].stdout_text().find("rank " + std::to_string(r) + " ok: world 2"), std::string::npos)
-        << children[r].stdout_text();
+  for (const int world : {2, 3}) {
+    const auto dir = test::fresh_temp_dir("dist_collectives" + std::to_string(world));
+    test::ChildProcesses children;
+    const auto ranks = start_ranks(children, dir, "collectives", 30, world);
+    for (const auto r : ranks) {
+      ASSERT_TRUE(children.wait(r, seconds(60))) << "rank " << r << " still running after 60 s";
+      EXPECT_EQ(children[r].exit_code, 0) << children[r].stderr_text();
+      const auto expected = "rank " + std::to_string(r) + " ok: world " + std::to_string(world);
+      EXPECT_NE(children[r].stdout_text().find(expected), std::string::npos) << children[r].stdout_text();
+    }
   }
 }
 
@@ -173,7 +175,8 @@ std::string last_line_of(const std::string& text) {
   const auto end = text.find_last_not_of('\n');
   if (end == std::string::npos) return "";
   const auto begin = text.rfind('\n', end);
-  return text.substr(begin == std::string::npos ? 0 : begin + 1, end + 1 - (begin == std::string::npos ? 0 : begin + 1));
+  const auto first = begin == std::string::npos ? 0 : begin + 1;
+  return text.substr(first, end + 1 - first);
 }
 
 // Two ranks in worker mode `mode` with a 5 s timeout: rank 1 leaves after a first
