@@ -8,18 +8,23 @@
 //    agent already serves a TCPStore at MASTER_ADDR:MASTER_PORT; every rank connects as a
 //    client, under PrefixStore("/worker/attempt_<TORCHELASTIC_RESTART_COUNT>").
 //  - otherwise rank 0 serves the TCPStore (multi-tenant) and the other ranks connect.
-// Both with numWorkers = world size and the context's timeout; then, as _new_process_group_helper
-// does for the default group, the group's keys go under PrefixStore("0/").
+// Both with numWorkers = world size and the context's timeout. Then, as init_process_group
+// does for the default group (distributed_c10d.py): the store is wrapped in
+// PrefixStore("default_pg"), the group's keys go under a further PrefixStore("0") (its
+// name), ProcessGroupGloo is built with the timeout, every rank waits in the store-based
+// barrier (key "store_based_barrier_key:1" counted up to the world size), and the group
+// agrees on its sequence number. The store's keys are therefore laid out exactly as
+// Python's, which the tests check by running a Python rank beside a C++ one.
 #include "dls/train/distributed.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <stdexcept>
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -79,58 +84,7 @@ std::string cause_of(const std::exception& error) {
 }
 #endif
 
-int parse_int(const char* name, const char* value, long low, long high) {
-  char* end = nullptr;
-  errno = 0;
-  const long number = std::strtol(value, &end, 10);
-  if (errno != 0 || end == value || *end != '\0' || number < low || number > high) {
-    throw std::runtime_error(std::string("env:// rendezvous: ") + name + "='" + value +
-                             "' is not a whole number in [" + std::to_string(low) + ", " +
-                             std::to_string(high) + "]");
-  }
-  return static_cast<int>(number);
-}
-
 }  // namespace
-
-std::optional<DistributedEnvironment> read_distributed_environment(const EnvLookup& lookup) {
-  const auto get = [&lookup](const char* name) -> const char* {
-    const char* value = lookup ? lookup(name) : std::getenv(name);
-    return value != nullptr && *value != '\0' ? value : nullptr;
-  };
-  const char* rank = get("RANK");
-  const char* world = get("WORLD_SIZE");
-  if (rank == nullptr && world == nullptr) return std::nullopt;
-  const auto missing = [](const std::string& name, const std::string& why) {
-    return std::runtime_error("env:// rendezvous: environment variable " + name + " expected, but not set (" +
-                              why + ")");
-  };
-  if (rank == nullptr || world == nullptr) {
-    throw missing(rank == nullptr ? "RANK" : "WORLD_SIZE", std::string(rank == nullptr ? "WORLD_SIZE" : "RANK") + " is");
-  }
-  DistributedEnvironment env;
-  env.world_size = parse_int("WORLD_SIZE", world, 1, 1 << 20);
-  env.rank = parse_int("RANK", rank, 0, env.world_size - 1);
-  const char* local_rank = get("LOCAL_RANK");
-  env.local_rank = local_rank != nullptr ? parse_int("LOCAL_RANK", local_rank, 0, env.world_size - 1) : env.rank;
-  const char* addr = get("MASTER_ADDR");
-  const char* port = get("MASTER_PORT");
-  if (env.world_size > 1) {
-    if (addr == nullptr) throw missing("MASTER_ADDR", "world size " + std::to_string(env.world_size));
-    if (port == nullptr) throw missing("MASTER_PORT", "world size " + std::to_string(env.world_size));
-  }
-  if (addr != nullptr) env.master_addr = addr;
-  if (port != nullptr) env.master_port = parse_int("MASTER_PORT", port, 1, 65535);
-  const char* agent_store = get("TORCHELASTIC_USE_AGENT_STORE");
-  env.use_agent_store = agent_store != nullptr && std::string(agent_store) == "True";  // Python's str(True)
-  if (env.use_agent_store) {
-    const char* restarts = get("TORCHELASTIC_RESTART_COUNT");
-    if (restarts == nullptr) throw missing("TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_USE_AGENT_STORE is True");
-    env.restart_count = restarts;
-  }
-  if (const char* ifname = get("GLOO_SOCKET_IFNAME")) env.gloo_socket_ifname = ifname;
-  return env;
-}
 
 // ---------------------------------------------------------------------------------------
 #ifdef DLS_HAVE_C10D
@@ -190,6 +144,21 @@ c10::intrusive_ptr<c10d::Store> connect_store(const DistributedEnvironment& env,
   options.isServer = env.rank == 0;
   options.multiTenant = true;
   return c10::make_intrusive<c10d::TCPStore>(env.master_addr, options);
+}
+
+// init_process_group's _store_based_barrier: every rank counts itself in under one key
+// and waits until all have.
+void store_based_barrier(c10d::Store& store, int world_size, std::chrono::milliseconds timeout) {
+  const std::string key = "store_based_barrier_key:1";
+  store.add(key, 1);
+  const auto start = Clock::now();
+  for (std::int64_t arrived = store.add(key, 0); arrived != world_size; arrived = store.add(key, 0)) {
+    if (Clock::now() - start > timeout) {
+      throw std::runtime_error("timed out in the store-based barrier after creating the group (" +
+                               std::to_string(arrived) + " of " + std::to_string(world_size) + " ranks arrived)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 c10::intrusive_ptr<Group> make_group(const std::string& backend, const c10::intrusive_ptr<c10d::Store>& store,
@@ -298,8 +267,10 @@ DistributedContext::DistributedContext(const DistributedEnvironment& env, Distri
   const auto start = Clock::now();
   try {
     auto impl = std::make_unique<Impl>();
-    impl->store = connect_store(env, timeout_);
-    impl->group = make_group(backend_, c10::make_intrusive<c10d::PrefixStore>("0/", impl->store), env, timeout_);
+    impl->store = c10::make_intrusive<c10d::PrefixStore>("default_pg", connect_store(env, timeout_));
+    impl->group = make_group(backend_, c10::make_intrusive<c10d::PrefixStore>("0", impl->store), env, timeout_);
+    store_based_barrier(*impl->store, world_size_, timeout_);
+    impl->group->setSequenceNumberForGroup();
     impl_ = std::move(impl);
   } catch (const std::exception& error) {
     throw std::runtime_error(

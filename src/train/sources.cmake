@@ -2,6 +2,7 @@
 list(APPEND DLS_SOURCES
   train/data_parallel.cpp
   train/distributed.cpp
+  train/distributed_environment.cpp
   train/distributed_sampler.cpp
   train/metrics_file.cpp
   train/fused_adam.cpp

@@ -82,6 +82,16 @@ int check_collectives(DistributedContext& dist) {
       return wrong(dist, "gathered rows of rank " + std::to_string(r));
     }
   }
+  // Non-integer sums come out bit for bit the same on every rank (Gloo reduces each part
+  // once and sends the result around), which keeps the ranks' weights identical.
+  torch::manual_seed(200 + static_cast<std::uint64_t>(dist.rank()));
+  auto noise = torch::randn({100003});
+  dist.all_reduce_sum(noise, "all-reduce of noise");
+  const auto copies = dist.all_gather_rows(noise.view({1, -1}));
+  for (const auto& copy : copies) {
+    if (!torch::equal(copy, copies[0])) return wrong(dist, "sum: ranks got different bits");
+  }
+
   dist.barrier();
   const char* agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
   std::printf("rank %d ok: world %d, local rank %d, backend %s, agent store %s\n", dist.rank(), world,

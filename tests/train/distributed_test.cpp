@@ -156,16 +156,18 @@ std::vector<std::size_t> start_ranks(test::ChildProcesses& children, const std::
   return ranks;
 }
 
-TEST(DistributedContextProcesses, BroadcastAllReduceGatherAgreeOnTwoRanks) {
+TEST(DistributedContextProcesses, BroadcastAllReduceGatherAgreeOnTwoAndThreeRanks) {
   DLS_SKIP_WITHOUT_GLOO();
-  const auto dir = test::fresh_temp_dir("dist_collectives");
-  test::ChildProcesses children;
-  const auto ranks = start_ranks(children, dir, "collectives", 30);
-  for (const auto r : ranks) {
-    ASSERT_TRUE(children.wait(r, seconds(60))) << "rank " << r << " still running after 60 s";
-    EXPECT_EQ(children[r].exit_code, 0) << children[r].stderr_text();
-    EXPECT_NE(children[r].stdout_text().find("rank " + std::to_string(r) + " ok: world 2"), std::string::npos)
-        << children[r].stdout_text();
+  for (const int world : {2, 3}) {
+    const auto dir = test::fresh_temp_dir("dist_collectives" + std::to_string(world));
+    test::ChildProcesses children;
+    const auto ranks = start_ranks(children, dir, "collectives", 30, world);
+    for (const auto r : ranks) {
+      ASSERT_TRUE(children.wait(r, seconds(60))) << "rank " << r << " still running after 60 s";
+      EXPECT_EQ(children[r].exit_code, 0) << children[r].stderr_text();
+      const auto expected = "rank " + std::to_string(r) + " ok: world " + std::to_string(world);
+      EXPECT_NE(children[r].stdout_text().find(expected), std::string::npos) << children[r].stdout_text();
+    }
   }
 }
 
@@ -173,7 +175,8 @@ std::string last_line_of(const std::string& text) {
   const auto end = text.find_last_not_of('\n');
   if (end == std::string::npos) return "";
   const auto begin = text.rfind('\n', end);
-  return text.substr(begin == std::string::npos ? 0 : begin + 1, end + 1 - (begin == std::string::npos ? 0 : begin + 1));
+  const auto first = begin == std::string::npos ? 0 : begin + 1;
+  return text.substr(first, end + 1 - first);
 }
 
 // Two ranks in worker mode `mode` with a 5 s timeout: rank 1 leaves after a first
@@ -223,29 +226,78 @@ TEST(DistributedContextProcesses, MissingRankZeroFailsTheJoinAfterTheTimeout) {
   EXPECT_NE(last_line_of(err).find("(timeout 3 s): "), std::string::npos) << err;
 }
 
-// torchrun's default (static) rendezvous: its agent serves the TCPStore and the workers
-// join it as clients under /worker/attempt_0 (TORCHELASTIC_USE_AGENT_STORE=True).
-TEST(DistributedContextProcesses, TorchrunLaunchUsesTheAgentStore) {
-  const std::string torchrun = "/usr/bin/torchrun";
-  if (!std::filesystem::exists(torchrun)) GTEST_SKIP() << torchrun << " is not installed";
+// A Python rank (tests/support/dist_rank.py: torch.distributed's own init_process_group
+// and collectives) and a C++ rank in one group: DistributedContext lays out the store and
+// runs the collectives exactly as torch.distributed does. Either rank serves the store.
+TEST(DistributedContextProcesses, PythonAndCppRanksShareOneGroup) {
   DLS_SKIP_WITHOUT_GLOO();
-  const auto dir = test::fresh_temp_dir("dist_torchrun");
+  const std::string python = "/usr/bin/python3";
+  if (!std::filesystem::exists(python)) GTEST_SKIP() << python << " is not installed";
+  const auto script = testing::source_dir() + "/tests/support/dist_rank.py";
+  for (const int python_rank : {0, 1}) {
+    const auto dir = test::fresh_temp_dir("dist_mixed" + std::to_string(python_rank));
+    test::ChildProcesses children;
+    const auto port = std::to_string(test::free_local_port());
+    std::vector<std::size_t> ranks;
+    for (int r = 0; r < 2; ++r) {
+      const std::vector<std::string> program = r == python_rank ? std::vector<std::string>{python, script}
+                                                                : std::vector<std::string>{dist_worker_path(), "collectives", "30"};
+      ranks.push_back(children.start(program, {"RANK=" + std::to_string(r), "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
+                                               "MASTER_PORT=" + port, "DLS_LOG_LEVEL=warn"},
+                                     dir, "rank" + std::to_string(r)));
+    }
+    for (int r = 0; r < 2; ++r) {
+      const auto i = ranks[static_cast<std::size_t>(r)];
+      ASSERT_TRUE(children.wait(i, seconds(90))) << "rank " << r << " still running after 90 s";
+      EXPECT_EQ(children[i].exit_code, 0) << children[i].stderr_text();
+      const auto expected = "rank " + std::to_string(r) + " ok: world 2, " +
+                            (r == python_rank ? "python" : "local rank " + std::to_string(r) + ", backend gloo");
+      EXPECT_NE(children[i].stdout_text().find(expected), std::string::npos) << children[i].stdout_text();
+    }
+  }
+}
+
+// Runs `program args` on two ranks under torchrun with its default (static) rendezvous: its
+// agent serves the TCPStore and the workers join it as clients under /worker/attempt_0
+// (TORCHELASTIC_USE_AGENT_STORE=True). Returns torchrun's stdout (the ranks' lines, tee'd).
+std::string run_under_torchrun(const std::vector<std::string>& program, const std::string& name) {
+  const std::string torchrun = "/usr/bin/torchrun";
+  const auto dir = test::fresh_temp_dir(name);
   test::ChildProcesses children;
   // --redirects/--tee/--log_dir: Debian's torchrun 1.13 on Python 3.11 crashes without them
   // ('NoneType' object has no attribute 'get').
-  const auto run = children.start(
-      {torchrun, "--nproc_per_node", "2", "--no_python", "--redirects", "1", "--tee", "1", "--log_dir",
-       (dir / "logs").string(), "--master_port", std::to_string(test::free_local_port()), dist_worker_path(),
-       "collectives", "30"},
-      {"DLS_LOG_LEVEL=warn"}, dir, "torchrun");
-  ASSERT_TRUE(children.wait(run, seconds(120))) << "torchrun still running after 120 s";
+  std::vector<std::string> argv = {torchrun, "--nproc_per_node", "2", "--no_python", "--redirects", "1", "--tee", "1",
+                                   "--log_dir", (dir / "logs").string(), "--master_port",
+                                   std::to_string(test::free_local_port())};
+  argv.insert(argv.end(), program.begin(), program.end());
+  const auto run = children.start(argv, {"DLS_LOG_LEVEL=warn"}, dir, "torchrun");
+  EXPECT_TRUE(children.wait(run, seconds(120))) << "torchrun still running after 120 s";
   const auto out = children[run].stdout_text();
   EXPECT_EQ(children[run].exit_code, 0) << out << children[run].stderr_text();
+  return out;
+}
+
+#define DLS_SKIP_WITHOUT_TORCHRUN()                                               \
+  DLS_SKIP_WITHOUT_GLOO();                                                        \
+  if (!std::filesystem::exists("/usr/bin/torchrun")) GTEST_SKIP() << "/usr/bin/torchrun is not installed"
+
+TEST(DistributedContextProcesses, TorchrunLaunchUsesTheAgentStore) {
+  DLS_SKIP_WITHOUT_TORCHRUN();
+  const auto out = run_under_torchrun({dist_worker_path(), "collectives", "30"}, "dist_torchrun");
   for (const std::string rank : {"0", "1"}) {
     EXPECT_NE(out.find("rank " + rank + " ok: world 2, local rank " + rank + ", backend gloo, agent store True"),
               std::string::npos)
         << out;
   }
+}
+
+// Rank 0 in Python, rank 1 in C++, both under torchrun's agent store.
+TEST(DistributedContextProcesses, TorchrunPythonAndCppRanksShareTheAgentStore) {
+  DLS_SKIP_WITHOUT_TORCHRUN();
+  const auto out = run_under_torchrun(
+      {testing::source_dir() + "/tests/support/dist_rank_mixed.sh", dist_worker_path(), "30"}, "dist_torchrun_mixed");
+  EXPECT_NE(out.find("rank 0 ok: world 2, python, agent store True"), std::string::npos) << out;
+  EXPECT_NE(out.find("rank 1 ok: world 2, local rank 1, backend gloo, agent store True"), std::string::npos) << out;
 }
 
 }  // namespace

@@ -11,6 +11,15 @@
 // Without RANK/WORLD_SIZE in the environment the context is one process: world 1, rank 0,
 // no process group, every collective a no-op, so trainers need no second code path.
 // c10d stays inside distributed.cpp (a pimpl): its headers need Gloo's and USE_C10D_GLOO.
+//
+// For a training loop: the gradients must be all-reduced before anything reads them as
+// the batch gradient (clipping by norm, the optimizer step), and every rank must make the
+// same collective calls, also a rank whose share of a step is empty (it contributes zeros)
+// and during evaluation. Identical gradients and weights keep the ranks' weights identical
+// step after step (Gloo's all-reduce gives every rank the same sum), so weights are
+// broadcast once, after building or loading the model. Rank 0 alone logs and writes
+// checkpoints; a barrier() before the end keeps rank 0, which serves the store in a plain
+// launch, alive until the others are done.
 #pragma once
 
 #include <chrono>
@@ -70,7 +79,10 @@ class DistributedContext {
   static bool has_nccl();
   // Joins the group `env` describes, as env:// does (see distributed.cpp for the stores).
   // World size 1 joins nothing. Throws std::runtime_error with one line
-  // "rank R: joining the gloo process group ... failed after T s (timeout S s): <cause>".
+  // "rank R: joining the gloo process group ... failed after T s (timeout S s): <cause>",
+  // within about twice the timeout when a rank never arrives (the store's wait, then
+  // Gloo's). Ignores SIGPIPE in the process, as Python does: a dead peer's socket must
+  // give Gloo an error, not end this process.
   DistributedContext(const DistributedEnvironment& env, DistributedOptions options = {});
   // The launch in this process's environment; one process when RANK/WORLD_SIZE are unset.
   static DistributedContext from_environment(DistributedOptions options = {});
