@@ -1,0 +1,219 @@
+// Data-parallel training end to end: the training programs run as two ranks on 127.0.0.1
+// (launched here with RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT, or by torchrun) train the
+// same global batches as one process and end with the same weights; gradient accumulation
+// in one process too; a rank that dies ends the other with one clear error, and the run's
+// checkpoints still load and resume.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <sstream>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/train/distributed.h"
+#include "dls/util/file_io.h"
+#include "support/child_processes.h"
+#include "support/idx_files.h"
+#include "support/program_run.h"
+#include "support/test_paths.h"
+#include "util/temp_files.h"
+
+namespace dls {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// Runs `program` with `args` as `world` ranks (world 1: alone, no distributed environment);
+// every rank must exit 0 within two minutes.
+void run_ranks(const std::string& program, const std::string& args, int world, const fs::path& dir) {
+  test::ChildProcesses children;
+  const int port = test::free_local_port();
+  std::vector<std::string> argv{testing::binary_dir() + "/apps/" + program};
+  for (const auto& w : words(args)) argv.push_back(w);
+  for (int rank = 0; rank < world; ++rank) {
+    std::vector<std::string> env;
+    if (world > 1) {
+      env = {"RANK=" + std::to_string(rank), "WORLD_SIZE=" + std::to_string(world), "MASTER_ADDR=127.0.0.1",
+             "MASTER_PORT=" + std::to_string(port), "LOCAL_RANK=" + std::to_string(rank)};
+    }
+    children.start(argv, env, dir, "rank" + std::to_string(rank));
+  }
+  for (int rank = 0; rank < world; ++rank) {
+    ASSERT_TRUE(children.wait(static_cast<std::size_t>(rank), 120s)) << "rank " << rank << " did not finish";
+    EXPECT_EQ(children[static_cast<std::size_t>(rank)].exit_code, 0)
+        << "rank " << rank << ":\n" << children[static_cast<std::size_t>(rank)].stderr_text();
+  }
+}
+
+std::map<std::string, torch::Tensor> seq2seq_weights(const fs::path& run) {
+  const auto loaded = checkpoint::load_seq2seq_checkpoint(checkpoint::latest_checkpoint(run.string()));
+  std::map<std::string, torch::Tensor> weights;
+  for (const auto& p : loaded.model->named_parameters()) weights[p.key()] = p.value().detach().clone();
+  return weights;
+}
+
+std::map<std::string, torch::Tensor> vit_weights(const fs::path& run) {
+  const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(run.string()), checkpoint::kViTCheckpointKind);
+  const auto model = checkpoint::load_vit_model(reader, checkpoint::read_vit_contents(reader).settings);
+  std::map<std::string, torch::Tensor> weights;
+  for (const auto& p : model->named_parameters()) weights[p.key()] = p.value().detach().clone();
+  return weights;
+}
+
+// Equal within fp32 rounding: the ranks add the same gradients in another order, and a few
+// Adam steps (which divide by the gradients' running RMS) carry the difference forward.
+// Except the keys' biases: a bias added to every key shifts all of a query's scores alike,
+// which the softmax ignores, so their exact gradient is zero and what backward computes is
+// rounding noise -- which Adam's normalisation turns into steps of the full learning rate.
+void expect_same_weights(const std::map<std::string, torch::Tensor>& a, const std::map<std::string, torch::Tensor>& b,
+                         const std::string& what) {
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [name, tensor] : a) {
+    if (name.size() >= 7 && name.compare(name.size() - 7, 7, "WK.bias") == 0) continue;
+    const auto& other = b.at(name);
+    EXPECT_TRUE(torch::allclose(tensor, other, /*rtol=*/1e-4, /*atol=*/2e-5))
+        << what << ": " << name << " differs by up to " << (tensor - other).abs().max().item<double>();
+  }
+}
+
+bool distributed_available() { return train::distributed_backend_available("gloo"); }
+
+const std::string kSeq2Seq =
+    "--data " + testing::source_dir() + "/data/sample_en_es.tsv --preset cpu --embedding-size 32 --heads 2"
+    " --encoders 1 --decoders 1 --ffn-multiplier 2 --dropout 0 --validation-pairs 100 --bleu-sentences 10"
+    " --samples 0 --epochs 1 --max-iters 3 --batch-size 24 --threads 1 --workers 1 --log-level warn";
+
+class Seq2SeqDataParallel : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+
+// The same three global batches of 24 pairs trained by one process, by two ranks, and by one
+// process in two micro-batches: the same weights.
+TEST_P(Seq2SeqDataParallel, TwoRanksAndAccumulationEqualOneProcess) {
+  if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
+  const auto& [layout, variant] = GetParam();
+  const std::string name = "dp_seq2seq_" + layout + "_" + variant;
+  const auto dir = test::fresh_temp_dir(name);
+  const std::string args = kSeq2Seq + " --layout " + layout + " --variant " + variant;
+  run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
+  run_ranks("seq2seq_train", args + " --run-dir " + (dir / "two").string(), 2, dir);
+  run_ranks("seq2seq_train", args + " --accum-steps 2 --run-dir " + (dir / "accum").string(), 1, dir);
+  const auto one = seq2seq_weights(dir / "one");
+  expect_same_weights(one, seq2seq_weights(dir / "two"), "2 ranks");
+  expect_same_weights(one, seq2seq_weights(dir / "accum"), "--accum-steps 2");
+  // The checkpoint says how many processes trained it.
+  const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint((dir / "two").string()));
+  EXPECT_NE(reader.text("distributed").find("world_size=2"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(LayoutsAndVariants, Seq2SeqDataParallel,
+                         ::testing::Values(std::make_pair("vaswani", "FG"), std::make_pair("vaswani", "PreLN"),
+                                           std::make_pair("dlstudio", "FG"), std::make_pair("dlstudio", "PreLN")),
+                         [](const auto& info) { return info.param.first + "_" + info.param.second; });
+
+TEST(ViTDataParallel, TwoRanksAndAccumulationEqualOneProcess) {
+  if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
+  const auto dir = test::fresh_temp_dir("dp_vit");
+  fs::create_directories(dir / "data");
+  test::write_fake_fashion_mnist(dir / "data", 40, 10);
+  // 40 images in global batches of 12: the last batch has 4, two per rank; no dropout.
+  const std::string args = "--data-dir " + (dir / "data").string() +
+                           " --epochs 1 --embedding-size 16 --heads 2 --encoders 1 --stem 4,8/2 --patch-size 7"
+                           " --batch-size 12 --dropout 0 --head-dropout 0 --threads 1 --workers 1 --log-level warn";
+  run_ranks("vit_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
+  run_ranks("vit_train", args + " --run-dir " + (dir / "two").string(), 2, dir);
+  run_ranks("vit_train", args + " --accum-steps 2 --run-dir " + (dir / "accum").string(), 1, dir);
+  const auto one = vit_weights(dir / "one");
+  expect_same_weights(one, vit_weights(dir / "two"), "2 ranks");
+  expect_same_weights(one, vit_weights(dir / "accum"), "--accum-steps 2");
+}
+
+// torchrun starts both ranks (its agent hosts the store); the result equals one process's.
+TEST(Seq2SeqDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
+  if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
+  const std::string torchrun = "/usr/bin/torchrun";
+  if (!fs::exists(torchrun)) GTEST_SKIP() << torchrun << " is not installed";
+  const auto dir = test::fresh_temp_dir("dp_torchrun");
+  const std::string args = kSeq2Seq + " --layout vaswani";
+  run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
+  test::ChildProcesses children;
+  // Debian's torchrun 1.13 on Python 3.11 needs --redirects/--tee/--log_dir (without them it
+  // fails in its log handling before starting anything).
+  std::vector<std::string> argv{torchrun, "--nproc_per_node", "2", "--no_python", "--redirects", "1", "--tee", "1",
+                                "--log_dir", (dir / "logs").string(), "--master_port",
+                                std::to_string(test::free_local_port()),
+                                testing::binary_dir() + "/apps/seq2seq_train"};
+  for (const auto& w : words(args + " --run-dir " + (dir / "two").string())) argv.push_back(w);
+  children.start(argv, {}, dir, "torchrun");
+  ASSERT_TRUE(children.wait(0, 180s)) << "torchrun did not finish";
+  ASSERT_EQ(children[0].exit_code, 0) << children[0].stderr_text();
+  expect_same_weights(seq2seq_weights(dir / "one"), seq2seq_weights(dir / "two"), "torchrun, 2 workers");
+}
+
+// A rank killed mid-run ends the other within the timeout with one error line naming what
+// happened; the checkpoints rank 0 wrote before still load and resume in one process.
+TEST(Seq2SeqDataParallelFaults, KilledRankEndsTheOtherWithOneErrorAndTheRunResumes) {
+  if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
+  const auto dir = test::fresh_temp_dir("dp_fault");
+  const auto run = dir / "run";
+  // Many steps of one epoch each; a checkpoint after every epoch.
+  const std::string args = "--data " + testing::source_dir() +
+                           "/data/sample_en_es.tsv --preset cpu --embedding-size 32 --heads 2 --encoders 1"
+                           " --decoders 1 --ffn-multiplier 2 --validation-pairs 100 --bleu-sentences 10 --samples 0"
+                           " --epochs 100000 --checkpoint-every 1 --batch-size 24 --threads 1 --workers 1"
+                           " --dist-timeout 20 --log-level warn --run-dir " + run.string();
+  test::ChildProcesses children;
+  const int port = test::free_local_port();
+  std::vector<std::string> argv{testing::binary_dir() + "/apps/seq2seq_train"};
+  for (const auto& w : words(args)) argv.push_back(w);
+  for (int rank = 0; rank < 2; ++rank) {
+    children.start(argv, {"RANK=" + std::to_string(rank), "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
+                          "MASTER_PORT=" + std::to_string(port)},
+                   dir, "rank" + std::to_string(rank));
+  }
+  // Wait for two checkpoints, then kill rank 1.
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    try {
+      if (checkpoint::find_checkpoints(run.string()).size() >= 2) break;
+    } catch (const std::exception&) {
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_GE(checkpoint::find_checkpoints(run.string()).size(), 2u) << children[0].stderr_text();
+  const auto killed_at = std::chrono::steady_clock::now();
+  children.kill(1);
+  ASSERT_TRUE(children.wait(0, 60s)) << "rank 0 kept waiting for the dead rank";
+  EXPECT_LT(std::chrono::steady_clock::now() - killed_at, 25s) << "longer than --dist-timeout";
+  EXPECT_EQ(children[0].exit_code, 1);
+  // One line of ours, naming the rank and the collective (LibTorch may add glog lines).
+  const auto err = children[0].stderr_text();
+  EXPECT_NE(err.find("error: rank 0: "), std::string::npos) << err;
+  // No half-written checkpoint: every visible one loads, and the run resumes in one process.
+  for (const auto& file : checkpoint::find_checkpoints(run.string())) {
+    EXPECT_NO_THROW(checkpoint::load_seq2seq_checkpoint(file)) << file;
+  }
+  const auto resumed = test::run_program("apps/seq2seq_train",
+                                         "--resume " + run.string() + " --max-iters 1000000 --epochs " +
+                                             "100000 --time-limit 1 --threads 1 --log-level warn",
+                                         "dp_fault_resume");
+  EXPECT_EQ(resumed.status, 0) << resumed.err;
+}
+
+}  // namespace
+}  // namespace dls
