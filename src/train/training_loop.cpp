@@ -95,8 +95,12 @@ class Loop {
     result_.all_reduce_s = all_reduces_ > 0 ? all_reduce_seconds_ / static_cast<double>(all_reduces_) : 0;
     if (main_) task_.finish(run_->path());
     result_.wall_s = seconds_since(options_.started);
-    spdlog::info("done ({}): {} epochs, {} steps, {:.0f} training {}/s, wall {}", result_.stopped_by, result_.epochs,
-                 result_.iterations, result_.examples_per_s, task_.example_unit(),
+    const std::string all_reduce =
+        all_reduces_ > 0 ? fmt::format(", gradient all-reduce {:.1f} ms per step over {} processes",
+                                       1000 * result_.all_reduce_s, dist_->world_size())
+                         : std::string();
+    spdlog::info("done ({}): {} epochs, {} steps, {:.0f} training {}/s{}, wall {}", result_.stopped_by, result_.epochs,
+                 result_.iterations, result_.examples_per_s, task_.example_unit(), all_reduce,
                  util::format_duration(result_.wall_s));
     return result_;
   }

@@ -165,6 +165,49 @@ TEST(Seq2SeqDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
   expect_same_weights(seq2seq_weights(dir / "one"), seq2seq_weights(dir / "two"), "torchrun, 2 workers");
 }
 
+// Two "machines" on localhost: two torchrun invocations, one worker each, meeting at node
+// 0's rendezvous endpoint (static rendezvous, as on real machines with --master_addr).
+TEST(Seq2SeqDataParallelTorchrun, TwoNodesOfOneWorkerEqualOneProcess) {
+  if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
+  const std::string torchrun = "/usr/bin/torchrun";
+  if (!fs::exists(torchrun)) GTEST_SKIP() << torchrun << " is not installed";
+  const auto dir = test::fresh_temp_dir("dp_two_nodes");
+  const std::string args = kSeq2Seq + " --layout vaswani";
+  run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
+  test::ChildProcesses children;
+  const std::string port = std::to_string(test::free_local_port());
+  for (int node = 0; node < 2; ++node) {
+    std::vector<std::string> argv{torchrun, "--nnodes", "2", "--node_rank", std::to_string(node), "--nproc_per_node",
+                                  "1", "--master_addr", "127.0.0.1", "--master_port", port, "--no_python",
+                                  "--redirects", "1", "--tee", "1", "--log_dir",
+                                  (dir / ("logs" + std::to_string(node))).string(),
+                                  testing::binary_dir() + "/apps/seq2seq_train"};
+    for (const auto& w : words(args + " --run-dir " + (dir / "two").string())) argv.push_back(w);
+    children.start(argv, {}, dir, "node" + std::to_string(node));
+  }
+  for (std::size_t node = 0; node < 2; ++node) {
+    ASSERT_TRUE(children.wait(node, 180s)) << "node " << node << " did not finish";
+    ASSERT_EQ(children[node].exit_code, 0) << children[node].stderr_text();
+  }
+  expect_same_weights(seq2seq_weights(dir / "one"), seq2seq_weights(dir / "two"), "2 nodes");
+}
+
+// After torchrun restarts a failed job (TORCHELASTIC_RESTART_COUNT > 0), the same command
+// line continues from the run directory's newest checkpoint instead of starting afresh.
+TEST(Seq2SeqDataParallelTorchrun, RestartedJobResumesItsRunDirectory) {
+  const auto dir = test::fresh_temp_dir("dp_restart");
+  std::string args = kSeq2Seq + " --layout vaswani --json --run-dir " + (dir / "run").string();
+  const auto first = test::run_program("apps/seq2seq_train", args, "dp_restart_first");
+  ASSERT_EQ(first.status, 0) << first.err;
+  ASSERT_NE(first.out.find("\"iterations\":3"), std::string::npos) << first.out;
+  args.replace(args.find("--max-iters 3"), 13, "--max-iters 5");
+  const auto again = test::run_program("apps/seq2seq_train", args, "dp_restart_again", "",
+                                       "TORCHELASTIC_RESTART_COUNT=1 ");
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_NE(again.out.find("\"iterations\":5"), std::string::npos) << "resumed at step 3: " << again.out;
+  EXPECT_NE(again.err.find("resuming"), std::string::npos) << again.err;
+}
+
 // A rank killed mid-run ends the other within the timeout with one error line naming what
 // happened; the checkpoints rank 0 wrote before still load and resume in one process.
 TEST(Seq2SeqDataParallelFaults, KilledRankEndsTheOtherWithOneErrorAndTheRunResumes) {
