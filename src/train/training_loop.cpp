@@ -160,7 +160,7 @@ class Loop {
           if (bar) bar->finish();
           throw TrainingDiverged("training diverged at epoch " + std::to_string(epoch) + " step " +
                                  std::to_string(state_.global_step + 1) + " (loss " + std::to_string(loss) +
-                                 "); last good checkpoint: " + (last_checkpoint_.empty() ? "none" : last_checkpoint_));
+                                 "); last good checkpoint: " + last_good());
         }
         if (options_.optimizer.clip_grad_norm > 0) {
           torch::nn::utils::clip_grad_norm_(task_.model().parameters(), options_.optimizer.clip_grad_norm);
@@ -259,7 +259,13 @@ class Loop {
         ratio(static_cast<double>(state_.epoch_correct), static_cast<double>(state_.epoch_examples));
     EpochEvaluation evaluation;
     if (main_) evaluation = task_.evaluate(options_.device.is_cpu() ? std::max(1, options_.workers) : 1);
-    dist_->barrier();
+    // Rank 0's verdict reaches every rank (and waits for its evaluation).
+    const bool diverged = dist_->all_reduce_sum({main_ && !std::isfinite(evaluation.loss) ? 1.0 : 0.0})[0] > 0;
+    if (diverged) {
+      throw TrainingDiverged("training diverged at epoch " + std::to_string(epoch) + " (evaluation loss " +
+                             (main_ ? std::to_string(evaluation.loss) : std::string("not finite")) +
+                             "); last good checkpoint: " + last_good());
+    }
     state_.completed_epochs = epoch;
     state_.step_in_epoch = 0;
     state_.wall_s = wall_now();
@@ -285,9 +291,25 @@ class Loop {
     task_.write_plots(metrics_path_, run_->path());
   }
 
+  std::string last_good() const { return last_checkpoint_.empty() ? "none" : last_checkpoint_; }
+
+  // Weights that are not finite are never saved (a later --keep-last would prune good
+  // checkpoints for them); the loss can stay finite while some weights are not. Every rank
+  // holds the same weights, so every rank stops here alike.
+  void check_finite_weights() {
+    torch::NoGradGuard no_grad;
+    for (const auto& item : task_.model().named_parameters()) {
+      if (!torch::isfinite(item.value()).all().item<bool>()) {
+        throw TrainingDiverged("training diverged by step " + std::to_string(state_.global_step) + ": parameter '" +
+                               item.key() + "' is not finite; last good checkpoint: " + last_good());
+      }
+    }
+  }
+
   // Rank 0 writes the checkpoint of the current state (CPU tensors, so that any machine reads
   // it), with the world size that trained it.
   void save() {
+    check_finite_weights();
     if (!main_) return;
     const std::string path = run_->checkpoint_path(state_.file_epoch());
     auto& model = task_.model();

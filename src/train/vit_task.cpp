@@ -129,7 +129,8 @@ EpochEvaluation ViTTask::evaluate(int) {
   const auto tested = eval::predict(model_, *test_loader_, device_);
   test_accuracy_ = tested.accuracy();
   return {{{"test_accuracy", number_text(test_accuracy_)}},
-          fmt::format("test loss {:.4f}, test accuracy {:.2f}%", tested.mean_loss, 100 * test_accuracy_)};
+          fmt::format("test loss {:.4f}, test accuracy {:.2f}%", tested.mean_loss, 100 * test_accuracy_),
+          tested.size() > 0 ? tested.mean_loss : 0.0};  // no test images: nothing to judge
 }
 
 const std::vector<std::string>& ViTTask::metrics_header() const { return vit_metrics_header(); }

@@ -165,6 +165,28 @@ TEST(Seq2SeqDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
   expect_same_weights(seq2seq_weights(dir / "one"), seq2seq_weights(dir / "two"), "torchrun, 2 workers");
 }
 
+TEST(ViTDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
+  if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
+  const std::string torchrun = "/usr/bin/torchrun";
+  if (!fs::exists(torchrun)) GTEST_SKIP() << torchrun << " is not installed";
+  const auto dir = test::fresh_temp_dir("dp_vit_torchrun");
+  fs::create_directories(dir / "data");
+  test::write_fake_fashion_mnist(dir / "data", 40, 10);
+  const std::string args = "--data-dir " + (dir / "data").string() +
+                           " --epochs 1 --embedding-size 16 --heads 2 --encoders 1 --stem 4,8/2 --patch-size 7"
+                           " --batch-size 12 --dropout 0 --head-dropout 0 --workers 1 --log-level warn";
+  run_ranks("vit_train", args + " --threads 1 --run-dir " + (dir / "one").string(), 1, dir);
+  test::ChildProcesses children;
+  std::vector<std::string> argv{torchrun, "--nproc_per_node", "2", "--no_python", "--redirects", "1", "--tee", "1",
+                                "--log_dir", (dir / "logs").string(), "--master_port",
+                                std::to_string(test::free_local_port()), testing::binary_dir() + "/apps/vit_train"};
+  for (const auto& w : words(args + " --run-dir " + (dir / "two").string())) argv.push_back(w);
+  children.start(argv, {}, dir, "torchrun");
+  ASSERT_TRUE(children.wait(0, 180s)) << "torchrun did not finish";
+  ASSERT_EQ(children[0].exit_code, 0) << children[0].stderr_text();
+  expect_same_weights(vit_weights(dir / "one"), vit_weights(dir / "two"), "torchrun, 2 workers");
+}
+
 // Two "machines" on localhost: two torchrun invocations, one worker each, meeting at node
 // 0's rendezvous endpoint (static rendezvous, as on real machines with --master_addr).
 TEST(Seq2SeqDataParallelTorchrun, TwoNodesOfOneWorkerEqualOneProcess) {

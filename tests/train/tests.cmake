@@ -7,5 +7,6 @@ list(APPEND DLS_TEST_SOURCES
   train/run_directory_test.cpp
   train/seq2seq_trainer_test.cpp
   train/split_batch_test.cpp
+  train/training_loop_test.cpp
   train/vit_trainer_test.cpp
 )

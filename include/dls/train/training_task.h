@@ -50,6 +50,7 @@ using MetricValues = std::vector<std::pair<std::string, std::string>>;
 struct EpochEvaluation {
   MetricValues metrics;  // the epoch row's evaluation columns
   std::string summary;   // for the epoch's log line: "validation loss 2.0641, validation BLEU 0.3305"
+  double loss = 0;       // the evaluation's loss: not finite means the model diverged (not saved)
 };
 
 class TrainingTask {
