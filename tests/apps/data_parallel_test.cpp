@@ -62,6 +62,38 @@ void run_ranks(const std::string& program, const std::string& args, int world, c
   }
 }
 
+const std::string kTorchrun = "/usr/bin/torchrun";
+
+// Runs `program args` under torchrun with `launch` flags (e.g. --nproc_per_node 2) as the
+// node `name`; returns its index in `children`. Debian's torchrun 1.13 on Python 3.11 needs
+// --redirects/--tee/--log_dir (without them it fails in its log handling before starting).
+std::size_t start_torchrun(test::ChildProcesses& children, const std::vector<std::string>& launch,
+                           const std::string& program, const std::string& args, const fs::path& dir,
+                           const std::string& name) {
+  std::vector<std::string> argv{kTorchrun};
+  argv.insert(argv.end(), launch.begin(), launch.end());
+  for (const std::string flag : {"--no_python", "--redirects", "1", "--tee", "1", "--log_dir"}) argv.push_back(flag);
+  argv.push_back((dir / ("logs_" + name)).string());
+  argv.push_back(testing::binary_dir() + "/apps/" + program);
+  for (const auto& w : words(args)) argv.push_back(w);
+  return children.start(argv, {}, dir, name);
+}
+
+void expect_finished(test::ChildProcesses& children, std::size_t i) {
+  ASSERT_TRUE(children.wait(i, 180s)) << "process " << i << " did not finish";
+  ASSERT_EQ(children[i].exit_code, 0) << children[i].stderr_text();
+}
+
+// 40 fake Fashion-MNIST images in global batches of 12 (the last batch has 4, two per rank),
+// a tiny model, no dropout; `dir`/data holds the images.
+std::string tiny_vit_args(const fs::path& dir) {
+  fs::create_directories(dir / "data");
+  test::write_fake_fashion_mnist(dir / "data", 40, 10);
+  return "--data-dir " + (dir / "data").string() +
+         " --epochs 1 --embedding-size 16 --heads 2 --encoders 1 --stem 4,8/2 --patch-size 7"
+         " --batch-size 12 --dropout 0 --head-dropout 0 --threads 1 --workers 1 --log-level warn";
+}
+
 std::map<std::string, torch::Tensor> seq2seq_weights(const fs::path& run) {
   const auto loaded = checkpoint::load_seq2seq_checkpoint(checkpoint::latest_checkpoint(run.string()));
   std::map<std::string, torch::Tensor> weights;
@@ -129,12 +161,7 @@ INSTANTIATE_TEST_SUITE_P(LayoutsAndVariants, Seq2SeqDataParallel,
 TEST(ViTDataParallel, TwoRanksAndAccumulationEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
   const auto dir = test::fresh_temp_dir("dp_vit");
-  fs::create_directories(dir / "data");
-  test::write_fake_fashion_mnist(dir / "data", 40, 10);
-  // 40 images in global batches of 12: the last batch has 4, two per rank; no dropout.
-  const std::string args = "--data-dir " + (dir / "data").string() +
-                           " --epochs 1 --embedding-size 16 --heads 2 --encoders 1 --stem 4,8/2 --patch-size 7"
-                           " --batch-size 12 --dropout 0 --head-dropout 0 --threads 1 --workers 1 --log-level warn";
+  const auto args = tiny_vit_args(dir);
   run_ranks("vit_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
   run_ranks("vit_train", args + " --run-dir " + (dir / "two").string(), 2, dir);
   run_ranks("vit_train", args + " --accum-steps 2 --run-dir " + (dir / "accum").string(), 1, dir);
@@ -146,44 +173,27 @@ TEST(ViTDataParallel, TwoRanksAndAccumulationEqualOneProcess) {
 // torchrun starts both ranks (its agent hosts the store); the result equals one process's.
 TEST(Seq2SeqDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
-  const std::string torchrun = "/usr/bin/torchrun";
-  if (!fs::exists(torchrun)) GTEST_SKIP() << torchrun << " is not installed";
+  if (!fs::exists(kTorchrun)) GTEST_SKIP() << kTorchrun << " is not installed";
   const auto dir = test::fresh_temp_dir("dp_torchrun");
   const std::string args = kSeq2Seq + " --layout vaswani";
   run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
   test::ChildProcesses children;
-  // Debian's torchrun 1.13 on Python 3.11 needs --redirects/--tee/--log_dir (without them it
-  // fails in its log handling before starting anything).
-  std::vector<std::string> argv{torchrun, "--nproc_per_node", "2", "--no_python", "--redirects", "1", "--tee", "1",
-                                "--log_dir", (dir / "logs").string(), "--master_port",
-                                std::to_string(test::free_local_port()),
-                                testing::binary_dir() + "/apps/seq2seq_train"};
-  for (const auto& w : words(args + " --run-dir " + (dir / "two").string())) argv.push_back(w);
-  children.start(argv, {}, dir, "torchrun");
-  ASSERT_TRUE(children.wait(0, 180s)) << "torchrun did not finish";
-  ASSERT_EQ(children[0].exit_code, 0) << children[0].stderr_text();
+  const std::vector<std::string> launch{"--nproc_per_node", "2", "--master_port", std::to_string(test::free_local_port())};
+  expect_finished(children, start_torchrun(children, launch, "seq2seq_train",
+                                           args + " --run-dir " + (dir / "two").string(), dir, "torchrun"));
   expect_same_weights(seq2seq_weights(dir / "one"), seq2seq_weights(dir / "two"), "torchrun, 2 workers");
 }
 
 TEST(ViTDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
-  const std::string torchrun = "/usr/bin/torchrun";
-  if (!fs::exists(torchrun)) GTEST_SKIP() << torchrun << " is not installed";
+  if (!fs::exists(kTorchrun)) GTEST_SKIP() << kTorchrun << " is not installed";
   const auto dir = test::fresh_temp_dir("dp_vit_torchrun");
-  fs::create_directories(dir / "data");
-  test::write_fake_fashion_mnist(dir / "data", 40, 10);
-  const std::string args = "--data-dir " + (dir / "data").string() +
-                           " --epochs 1 --embedding-size 16 --heads 2 --encoders 1 --stem 4,8/2 --patch-size 7"
-                           " --batch-size 12 --dropout 0 --head-dropout 0 --workers 1 --log-level warn";
-  run_ranks("vit_train", args + " --threads 1 --run-dir " + (dir / "one").string(), 1, dir);
+  const auto args = tiny_vit_args(dir);
+  run_ranks("vit_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
   test::ChildProcesses children;
-  std::vector<std::string> argv{torchrun, "--nproc_per_node", "2", "--no_python", "--redirects", "1", "--tee", "1",
-                                "--log_dir", (dir / "logs").string(), "--master_port",
-                                std::to_string(test::free_local_port()), testing::binary_dir() + "/apps/vit_train"};
-  for (const auto& w : words(args + " --run-dir " + (dir / "two").string())) argv.push_back(w);
-  children.start(argv, {}, dir, "torchrun");
-  ASSERT_TRUE(children.wait(0, 180s)) << "torchrun did not finish";
-  ASSERT_EQ(children[0].exit_code, 0) << children[0].stderr_text();
+  const std::vector<std::string> launch{"--nproc_per_node", "2", "--master_port", std::to_string(test::free_local_port())};
+  expect_finished(children, start_torchrun(children, launch, "vit_train",
+                                           args + " --run-dir " + (dir / "two").string(), dir, "torchrun"));
   expect_same_weights(vit_weights(dir / "one"), vit_weights(dir / "two"), "torchrun, 2 workers");
 }
 
@@ -191,26 +201,20 @@ TEST(ViTDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
 // 0's rendezvous endpoint (static rendezvous, as on real machines with --master_addr).
 TEST(Seq2SeqDataParallelTorchrun, TwoNodesOfOneWorkerEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
-  const std::string torchrun = "/usr/bin/torchrun";
-  if (!fs::exists(torchrun)) GTEST_SKIP() << torchrun << " is not installed";
+  if (!fs::exists(kTorchrun)) GTEST_SKIP() << kTorchrun << " is not installed";
   const auto dir = test::fresh_temp_dir("dp_two_nodes");
   const std::string args = kSeq2Seq + " --layout vaswani";
   run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
   test::ChildProcesses children;
   const std::string port = std::to_string(test::free_local_port());
   for (int node = 0; node < 2; ++node) {
-    std::vector<std::string> argv{torchrun, "--nnodes", "2", "--node_rank", std::to_string(node), "--nproc_per_node",
-                                  "1", "--master_addr", "127.0.0.1", "--master_port", port, "--no_python",
-                                  "--redirects", "1", "--tee", "1", "--log_dir",
-                                  (dir / ("logs" + std::to_string(node))).string(),
-                                  testing::binary_dir() + "/apps/seq2seq_train"};
-    for (const auto& w : words(args + " --run-dir " + (dir / "two").string())) argv.push_back(w);
-    children.start(argv, {}, dir, "node" + std::to_string(node));
+    const std::vector<std::string> launch{"--nnodes", "2", "--node_rank", std::to_string(node), "--nproc_per_node", "1",
+                                          "--master_addr", "127.0.0.1", "--master_port", port};
+    start_torchrun(children, launch, "seq2seq_train", args + " --run-dir " + (dir / "two").string(), dir,
+                   "node" + std::to_string(node));
   }
-  for (std::size_t node = 0; node < 2; ++node) {
-    ASSERT_TRUE(children.wait(node, 180s)) << "node " << node << " did not finish";
-    ASSERT_EQ(children[node].exit_code, 0) << children[node].stderr_text();
-  }
+  expect_finished(children, 0);
+  expect_finished(children, 1);
   expect_same_weights(seq2seq_weights(dir / "one"), seq2seq_weights(dir / "two"), "2 nodes");
 }
 
