@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   Overrides overrides;
   std::string data_path, preset = "dlstudio", variant = "FG", resume, log_level = "info";
   int threads = 0;
-  bool json = false, dry_run = false;
+  bool json = false, dry_run = false, overwrite = false;
 
   const std::string data = "Data";
   app.add_option("--data", data_path, "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive "
@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
   setting<std::int64_t>(app, overrides, "--log-every", "steps between log lines and metrics.csv rows", [](auto& s, auto v) { s.training.log_every = v; })->group(output);
   setting<std::int64_t>(app, overrides, "--samples", "validation pairs translated and printed at the end", [](auto& s, auto v) { s.training.samples = v; })->group(output);
   setting<std::int64_t>(app, overrides, "--bleu-sentences", "validation sentences decoded for BLEU each epoch (0: all)", [](auto& s, auto v) { s.training.bleu_sentences = v; })->group(output);
+  app.add_flag("--overwrite", overwrite, "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")->group(output);
   app.add_flag("--dry-run", dry_run, "read the data, build the model, print the start-up report and stop")->group(output);
   app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")->group(output);
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->group(output);
@@ -166,6 +167,7 @@ int main(int argc, char** argv) {
     control.resume = resume;
     control.dry_run = dry_run;
     control.parallel = parallel;
+    control.overwrite = overwrite;
     if (dls::keeps_freed_memory(setup.model.transformer().layout())) dls::util::keep_freed_memory();
     control.workers = workers > 0 ? workers
                                   : dls::default_batch_chunks(setup.model.transformer().layout(), runtime_info.threads);

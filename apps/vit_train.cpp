@@ -131,6 +131,7 @@ int main(int argc, char** argv) {
   app.add_option("--checkpoint-every", control.checkpoint_every, "epochs between checkpoints; the last is always saved")->capture_default_str()->group(output);
   app.add_option("--keep-last", control.keep_last, "keep only the newest K checkpoints of this run (0: all)")->group(output);
   app.add_option("--log-every", control.log_every, "steps between rows of metrics.csv")->capture_default_str()->group(output);
+  app.add_flag("--overwrite", control.overwrite, "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")->group(output);
   app.add_flag("--json", json, "print one JSON object with the results at the end (logs go to stderr)")->group(output);
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->group(output);
 

@@ -64,4 +64,39 @@ void RunDirectory::prune_checkpoints(int keep_last) {
   util::write_text_atomically((fs::path(path_) / "checkpoints" / "MANIFEST").string(), text);
 }
 
+std::string earlier_run(const std::string& dir) {
+  const fs::path run(dir);
+  std::error_code error;
+  const bool metrics = fs::exists(run / "metrics.csv", error);
+  std::size_t checkpoints = 0;
+  if (fs::is_directory(run / "checkpoints", error)) {
+    for (const auto& entry : fs::directory_iterator(run / "checkpoints", error)) {
+      if (checkpoint::is_checkpoint_file_name(entry.path().filename().string())) ++checkpoints;
+    }
+  }
+  const bool manifest = fs::exists(run / "checkpoints" / "MANIFEST", error);
+  std::string what;
+  if (metrics) what = "metrics.csv";
+  if (checkpoints > 0) {
+    what += (what.empty() ? "" : " and ") + std::to_string(checkpoints) + " checkpoint" + (checkpoints > 1 ? "s" : "");
+  } else if (manifest) {
+    what += (what.empty() ? "" : " and ") + std::string("a checkpoint MANIFEST");
+  }
+  return what;
+}
+
+std::string move_run_aside(const std::string& dir) {
+  const std::string base = fs::path(dir).lexically_normal().string();
+  const std::string trimmed = base.size() > 1 && base.back() == '/' ? base.substr(0, base.size() - 1) : base;
+  for (int n = 1; n < 1000000; ++n) {
+    const std::string aside = trimmed + ".old-" + std::to_string(n);
+    std::error_code error;
+    if (fs::exists(aside, error)) continue;
+    fs::rename(trimmed, aside, error);
+    if (error) throw std::runtime_error(dir + ": cannot move the earlier run aside to " + aside + " (" + error.message() + ")");
+    return aside;
+  }
+  throw std::runtime_error(dir + ": no free name to move the earlier run aside to");
+}
+
 }  // namespace dls::train

@@ -25,6 +25,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
   loop.workers = loop.device.is_cpu() ? std::max(1, control.workers) : 1;
   auto dist = join_process_group(control.parallel, options.device);
   const std::string resume = control.resume.empty() ? resume_after_restart(options.run_dir) : control.resume;
+  if (resume.empty() && !control.dry_run && dist.is_main()) claim_run_directory(options.run_dir, control.overwrite);
   std::unique_ptr<checkpoint::CheckpointReader> reader;
   Seq2SeqCheckpointInfo checkpoint;
   if (!resume.empty()) {
@@ -57,6 +58,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
   loop.log_every = options.log_every;
   loop.optimizer = options.optimizer;
   loop.accum_steps = control.parallel.accum_steps;
+  loop.overwrite = control.overwrite;
   loop.dist = &dist;
   const auto state = reader ? task.loop_state(checkpoint.progress) : LoopState{};
   const auto done = run_training(task, state, loop, std::move(reader));

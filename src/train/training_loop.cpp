@@ -45,7 +45,10 @@ class Loop {
         main_(dist_->is_main()),
         has_accuracy_(std::find(task.metrics_header().begin(), task.metrics_header().end(), "accuracy") !=
                       task.metrics_header().end()) {
-    if (main_) run_.emplace(options.run_dir);
+    if (main_) {
+      if (resume == nullptr) claim_run_directory(options_.run_dir, options_.overwrite);
+      run_.emplace(options.run_dir);
+    }
     auto& model = task_.model();
     if (resume != nullptr) resume->load_module("model", model);
     model.to(options_.device);
@@ -360,6 +363,17 @@ class Loop {
 };
 
 }  // namespace
+
+void claim_run_directory(const std::string& run_dir, bool overwrite) {
+  const std::string earlier = earlier_run(run_dir);
+  if (earlier.empty()) return;
+  if (!overwrite) {
+    throw std::runtime_error(run_dir + " already holds a training run (" + earlier + "): continue it with --resume " +
+                             run_dir + ", choose another --run-dir, or give --overwrite to move it aside");
+  }
+  const auto aside = move_run_aside(run_dir);
+  spdlog::warn("moved the earlier run in {} aside to {}", run_dir, aside);
+}
 
 LoopResult run_training(TrainingTask& task, LoopState state, const LoopOptions& options,
                         std::unique_ptr<checkpoint::CheckpointReader> resume) {

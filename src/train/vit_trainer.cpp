@@ -22,6 +22,8 @@ ViTTrainResult train_vit(const checkpoint::ViTTrainSettings& settings, const ViT
   auto dist = join_process_group(control.parallel, control.device);
   const std::string resume =
       control.resume.empty() && !control.run_dir.empty() ? resume_after_restart(control.run_dir) : control.resume;
+  const std::string run_dir = !control.run_dir.empty() ? control.run_dir : !resume.empty() ? run_dir_of(resume) : "runs/vit";
+  if (resume.empty() && dist.is_main()) claim_run_directory(run_dir, control.overwrite);
   std::unique_ptr<checkpoint::CheckpointReader> reader;
   checkpoint::ViTCheckpointContents contents;
   if (!resume.empty()) {
@@ -32,7 +34,7 @@ ViTTrainResult train_vit(const checkpoint::ViTTrainSettings& settings, const ViT
                  contents.state.step_in_epoch);
   }
   ViTTask task(settings, reader ? &contents : nullptr, reader ? reader->path() : "", loop.device, loop.workers);
-  loop.run_dir = !control.run_dir.empty() ? control.run_dir : reader ? run_dir_of(resume) : "runs/vit";
+  loop.run_dir = run_dir;
   loop.epochs = settings.epochs;
   loop.max_iters = control.max_iters;
   loop.time_limit_s = control.time_limit_s;
@@ -41,6 +43,7 @@ ViTTrainResult train_vit(const checkpoint::ViTTrainSettings& settings, const ViT
   loop.log_every = control.log_every;
   loop.optimizer = settings.optimizer;
   loop.accum_steps = control.parallel.accum_steps;
+  loop.overwrite = control.overwrite;
   loop.dist = &dist;
   const auto state = reader ? ViTTask::loop_state(contents.state) : LoopState{};
   const auto done = run_training(task, state, loop, std::move(reader));

@@ -84,5 +84,31 @@ TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
   EXPECT_TRUE(fs::exists(run_dir / "bleu.png"));
 }
 
+// A new run never writes into an earlier run's directory: without --resume it is refused
+// with one line saying what to do, and nothing there changes; --overwrite moves the earlier
+// run aside, whole.
+TEST(Seq2SeqTrainApp, ANewRunRefusesAnEarlierRunsDirectory) {
+  const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_taken");
+  const std::string args = "--data " + kSampleCorpus + kSmall + " --epochs 1 --max-iters 2 --run-dir " + run_dir.string();
+  ASSERT_EQ(run_seq2seq_train(args, "taken_first").status, 0);
+  const auto metrics = util::read_file((run_dir / "metrics.csv").string());
+  const auto checkpoint = run_dir / "checkpoints" / "checkpoint_epoch_0001.pt";
+  const auto checkpoint_bytes = util::read_file(checkpoint.string());
+
+  const auto again = run_seq2seq_train(args, "taken_again");
+  test::expect_one_line_error(again, "already holds a training run");
+  EXPECT_NE(again.err.find("--resume " + run_dir.string()), std::string::npos) << again.err;
+  EXPECT_EQ(util::read_file((run_dir / "metrics.csv").string()), metrics) << "the earlier run is untouched";
+  EXPECT_EQ(util::read_file(checkpoint.string()), checkpoint_bytes);
+
+  const auto overwrite = run_seq2seq_train(args + " --overwrite", "taken_overwrite");
+  ASSERT_EQ(overwrite.status, 0) << overwrite.err;
+  const fs::path aside = run_dir.string() + ".old-1";
+  EXPECT_EQ(util::read_file((aside / "metrics.csv").string()), metrics) << "moved aside whole";
+  EXPECT_EQ(util::read_file((aside / "checkpoints" / "checkpoint_epoch_0001.pt").string()), checkpoint_bytes);
+  EXPECT_TRUE(fs::exists(checkpoint)) << "the new run's own checkpoint";
+  fs::remove_all(aside);
+}
+
 }  // namespace
 }  // namespace dls

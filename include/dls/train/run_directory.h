@@ -29,4 +29,12 @@ class RunDirectory {
   std::string path_;
 };
 
+// What an earlier run left in `dir`: "" when nothing (no metrics.csv, no checkpoint, no
+// MANIFEST), else a description such as "metrics.csv and 3 checkpoints".
+std::string earlier_run(const std::string& dir);
+
+// Renames `dir` to the first free "<dir>.old-N" (N = 1, 2, ...) and returns that name; the
+// run's files are kept as they are. Throws std::runtime_error naming both paths.
+std::string move_run_aside(const std::string& dir);
+
 }  // namespace dls::train

@@ -26,6 +26,7 @@ struct Seq2SeqRunControl {
   // thread each (split_batch.h); the same gradient up to rounding.
   int workers = 1;
   ParallelOptions parallel;  // process group (from the environment) and gradient accumulation
+  bool overwrite = false;    // a fresh run moves an earlier run in its directory aside
 };
 
 struct Seq2SeqTrainResult {

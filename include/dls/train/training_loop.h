@@ -57,6 +57,10 @@ struct LoopOptions {
   // When the invocation began (data loading included): wall times and --time-limit count from it.
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::string run_dir;                // checkpoints/, metrics.csv, plots
+  // A fresh run (no resume) refuses a run directory that holds an earlier run, so that no
+  // run's checkpoints and metrics are overwritten or mixed with another's; with `overwrite`
+  // the earlier run is moved aside to <run_dir>.old-N (never deleted).
+  bool overwrite = false;
   std::int64_t epochs = 1;            // epochs of the whole run
   std::int64_t max_iters = 0;         // > 0: stop once the run has made this many steps in all
   double time_limit_s = 0;            // > 0: stop (with a checkpoint) after this long, this invocation
@@ -91,6 +95,12 @@ struct LoopResult {
   std::string backend = "none"; // of the process group
   double all_reduce_s = 0;      // mean wall time of a step's gradient all-reduce (0 alone)
 };
+
+// A fresh run's check of its run directory (see LoopOptions::overwrite): throws
+// std::runtime_error when it holds an earlier run and `overwrite` is off, else moves that run
+// aside. run_training does it itself (rank 0); trainers call it before reading any data, so
+// that a refused run fails at once.
+void claim_run_directory(const std::string& run_dir, bool overwrite);
 
 // Trains `task` from `state` (LoopState{} for a fresh run). With `resume` (the checkpoint the
 // task was rebuilt from), the model, optimizer and RNG state are read from it, and the

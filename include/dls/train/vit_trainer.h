@@ -29,6 +29,7 @@ struct ViTRunControl {
   // each (split_batch.h); the same gradient up to rounding. CPU only.
   int workers = 1;
   ParallelOptions parallel;  // process group (from the environment) and gradient accumulation
+  bool overwrite = false;    // a fresh run moves an earlier run in its directory aside
 };
 
 struct ViTTrainResult {
