@@ -2,7 +2,9 @@
 // settings) is in place: each given flag queues a change, applied in order later.
 #pragma once
 
+#include <cmath>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,29 @@ CLI::Option* setting(CLI::App& app, Overrides<Settings>& overrides, const std::s
         overrides.push_back([apply, value](Settings& s) { apply(s, value); });
       },
       help);
+}
+
+// A number in [lo, hi]. Unlike CLI::Range it refuses NaN and infinities, and it sees the text
+// before conversion, so that 99999999999999999999 is refused rather than saturated.
+inline CLI::Validator in_range(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        double value = 0;
+        try {
+          std::size_t used = 0;
+          value = std::stod(text, &used);
+          if (used != text.size()) return "'" + text + "' is not a number";
+        } catch (const std::exception&) {
+          return "'" + text + "' is not a number";
+        }
+        if (!std::isfinite(value) || value < lo || value > hi) {
+          std::ostringstream range;
+          range << text << " is outside [" << lo << ", " << hi << "]";
+          return range.str();
+        }
+        return "";
+      },
+      "", "in_range");
 }
 
 template <typename Settings>

@@ -82,9 +82,9 @@ int main(int argc, char** argv) {
   const std::string data = "Data";
   app.add_option("--data", data_path, "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive "
                  "(.tar.gz pickle); default $DLS_DATA_DIR/spa-eng/spa.txt")->group(data);
-  setting<int>(app, overrides, "--max-words", "longest sentence kept, per side (L = max-words + 2)", [](auto& s, auto v) { s.training.max_words = v; })->group(data);
+  setting<int>(app, overrides, "--max-words", "longest sentence kept, per side (L = max-words + 2)", [](auto& s, auto v) { s.training.max_words = v; })->check(dls::apps::in_range(1, 1000))->group(data);
   setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split (default 1234)", [](auto& s, auto v) { s.training.split_seed = v; })->group(data);
-  setting<std::int64_t>(app, overrides, "--validation-pairs", "held-out pairs, split by English sentence (default 2000)", [](auto& s, auto v) { s.training.validation_pairs = v; })->group(data);
+  setting<std::int64_t>(app, overrides, "--validation-pairs", "held-out pairs, split by English sentence (default 2000)", [](auto& s, auto v) { s.training.validation_pairs = v; })->check(dls::apps::in_range(0, 1000000000))->group(data);
   setting<bool>(app, overrides, "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions", [](auto& s, auto v) { s.training.dlstudio_loss = v; })->group(data);
 
   const std::string model = "Model";
@@ -93,32 +93,32 @@ int main(int argc, char** argv) {
   app.add_option("--variant", variant, "FG (post-LN, TransformerFG) or PreLN (TransformerPreLN)")
       ->capture_default_str()->group(model)->check(CLI::IsMember({"FG", "PreLN"}));
   setting<std::string>(app, overrides, "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani", [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); })->group(model);
-  setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token", [](auto& s, auto v) { s.model.transformer().embedding_size(v); })->group(model);
-  setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)", [](auto& s, auto v) { s.model.transformer().num_heads(v); })->group(model);
-  setting<std::int64_t>(app, overrides, "--encoders", "number of BasicEncoders", [](auto& s, auto v) { s.model.num_encoders(v); })->group(model);
-  setting<std::int64_t>(app, overrides, "--decoders", "number of BasicDecoderWithMasking", [](auto& s, auto v) { s.model.num_decoders(v); })->group(model);
-  setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M (positionwise, vaswani)", [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })->group(model);
-  setting<double>(app, overrides, "--dropout", "dropout on attention weights and sublayer outputs (vaswani)", [](auto& s, auto v) { s.model.transformer().dropout(v); })->group(model);
+  setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token", [](auto& s, auto v) { s.model.transformer().embedding_size(v); })->check(dls::apps::in_range(1, 65536))->group(model);
+  setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)", [](auto& s, auto v) { s.model.transformer().num_heads(v); })->check(dls::apps::in_range(1, 1024))->group(model);
+  setting<std::int64_t>(app, overrides, "--encoders", "number of BasicEncoders", [](auto& s, auto v) { s.model.num_encoders(v); })->check(dls::apps::in_range(1, 1000))->group(model);
+  setting<std::int64_t>(app, overrides, "--decoders", "number of BasicDecoderWithMasking", [](auto& s, auto v) { s.model.num_decoders(v); })->check(dls::apps::in_range(1, 1000))->group(model);
+  setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M (positionwise, vaswani)", [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })->check(dls::apps::in_range(1, 64))->group(model);
+  setting<double>(app, overrides, "--dropout", "dropout on attention weights and sublayer outputs (vaswani)", [](auto& s, auto v) { s.model.transformer().dropout(v); })->check(dls::apps::in_range(0, 0.99))->group(model);
 
   const std::string training = "Training";
-  setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)", [](auto& s, auto v) { s.training.epochs = v; })->group(training);
-  setting<std::int64_t>(app, overrides, "--batch-size", "pairs per step", [](auto& s, auto v) { s.training.batch_size = v; })->group(training);
-  setting<std::int64_t>(app, overrides, "--max-iters", "stop once the run has made this many steps in all (0: no limit)", [](auto& s, auto v) { s.training.max_iters = v; })->group(training);
-  setting<double>(app, overrides, "--time-limit", "stop after this many seconds, with a checkpoint (0: no limit)", [](auto& s, auto v) { s.training.time_limit_s = v; })->group(training);
+  setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)", [](auto& s, auto v) { s.training.epochs = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
+  setting<std::int64_t>(app, overrides, "--batch-size", "pairs per step", [](auto& s, auto v) { s.training.batch_size = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
+  setting<std::int64_t>(app, overrides, "--max-iters", "stop once the run has made this many steps in all (0: no limit)", [](auto& s, auto v) { s.training.max_iters = v; })->check(dls::apps::in_range(0, 1000000000000))->group(training);
+  setting<double>(app, overrides, "--time-limit", "stop after this many seconds, with a checkpoint (0: no limit)", [](auto& s, auto v) { s.training.time_limit_s = v; })->check(dls::apps::in_range(0, 1000000000))->group(training);
   setting<std::string>(app, overrides, "--schedule", "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine", [](auto& s, auto v) { s.training.schedule.kind = dls::checkpoint::parse_schedule(v); })->group(training);
-  setting<double>(app, overrides, "--lr", "learning rate (constant) or peak (cosine)", [](auto& s, auto v) { s.training.schedule.base_lr = v; })->group(training);
-  setting<std::int64_t>(app, overrides, "--warmup", "warm-up steps (dlstudio-warmup, cosine)", [](auto& s, auto v) { s.training.schedule.warmup_steps = v; })->group(training);
-  setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.training.schedule.min_lr = v; })->group(training);
+  setting<double>(app, overrides, "--lr", "learning rate (constant) or peak (cosine)", [](auto& s, auto v) { s.training.schedule.base_lr = v; })->check(dls::apps::in_range(1e-12, 100))->group(training);
+  setting<std::int64_t>(app, overrides, "--warmup", "warm-up steps (dlstudio-warmup, cosine)", [](auto& s, auto v) { s.training.schedule.warmup_steps = v; })->check(dls::apps::in_range(0, 1000000000))->group(training);
+  setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.training.schedule.min_lr = v; })->check(dls::apps::in_range(0, 100))->group(training);
   setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.training.optimizer.kind = dls::checkpoint::parse_optimizer(v); })->group(training);
   setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.training.optimizer.beta1 = v; })->group(training);
   setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.training.optimizer.beta2 = v; })->group(training);
-  setting<double>(app, overrides, "--eps", "Adam epsilon", [](auto& s, auto v) { s.training.optimizer.eps = v; })->group(training);
-  setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)", [](auto& s, auto v) { s.training.optimizer.weight_decay = v; })->group(training);
-  setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)", [](auto& s, auto v) { s.training.optimizer.clip_grad_norm = v; })->group(training);
-  setting<double>(app, overrides, "--label-smoothing", "label smoothing of the loss (0: off)", [](auto& s, auto v) { s.training.label_smoothing = v; })->group(training);
+  setting<double>(app, overrides, "--eps", "Adam epsilon", [](auto& s, auto v) { s.training.optimizer.eps = v; })->check(dls::apps::in_range(1e-30, 1))->group(training);
+  setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)", [](auto& s, auto v) { s.training.optimizer.weight_decay = v; })->check(dls::apps::in_range(0, 10))->group(training);
+  setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)", [](auto& s, auto v) { s.training.optimizer.clip_grad_norm = v; })->check(dls::apps::in_range(0, 1000000))->group(training);
+  setting<double>(app, overrides, "--label-smoothing", "label smoothing of the loss (0: off)", [](auto& s, auto v) { s.training.label_smoothing = v; })->check(dls::apps::in_range(0, 0.99))->group(training);
   setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, batch order and dropout", [](auto& s, auto v) { s.training.seed = v; })->group(training);
   app.add_option("--resume", resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
-  app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")->group(training);
+  app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")->check(dls::apps::in_range(1, 256))->group(training);
   dls::train::ParallelOptions parallel;
   int workers = 0;
   app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; default: one per thread)")
@@ -129,11 +129,11 @@ int main(int argc, char** argv) {
 
   const std::string output = "Output";
   setting<std::string>(app, overrides, "--run-dir", "run directory (default runs/seq2seq; with --resume, the checkpoint's run)", [](auto& s, auto v) { s.training.run_dir = v; })->group(output);
-  setting<std::int64_t>(app, overrides, "--checkpoint-every", "epochs between checkpoints; the last is always saved", [](auto& s, auto v) { s.training.checkpoint_every = v; })->group(output);
-  setting<int>(app, overrides, "--keep-last", "keep only the newest K checkpoints of this run (0: all)", [](auto& s, auto v) { s.training.keep_last = v; })->group(output);
-  setting<std::int64_t>(app, overrides, "--log-every", "steps between log lines and metrics.csv rows", [](auto& s, auto v) { s.training.log_every = v; })->group(output);
-  setting<std::int64_t>(app, overrides, "--samples", "validation pairs translated and printed at the end", [](auto& s, auto v) { s.training.samples = v; })->group(output);
-  setting<std::int64_t>(app, overrides, "--bleu-sentences", "validation sentences decoded for BLEU each epoch (0: all)", [](auto& s, auto v) { s.training.bleu_sentences = v; })->group(output);
+  setting<std::int64_t>(app, overrides, "--checkpoint-every", "epochs between checkpoints; the last is always saved", [](auto& s, auto v) { s.training.checkpoint_every = v; })->check(dls::apps::in_range(0, 1000000))->group(output);
+  setting<int>(app, overrides, "--keep-last", "keep only the newest K checkpoints of this run (0: all)", [](auto& s, auto v) { s.training.keep_last = v; })->check(dls::apps::in_range(0, 1000000))->group(output);
+  setting<std::int64_t>(app, overrides, "--log-every", "steps between log lines and metrics.csv rows", [](auto& s, auto v) { s.training.log_every = v; })->check(dls::apps::in_range(0, 1000000000))->group(output);
+  setting<std::int64_t>(app, overrides, "--samples", "validation pairs translated and printed at the end", [](auto& s, auto v) { s.training.samples = v; })->check(dls::apps::in_range(0, 1000000))->group(output);
+  setting<std::int64_t>(app, overrides, "--bleu-sentences", "validation sentences decoded for BLEU each epoch (0: all)", [](auto& s, auto v) { s.training.bleu_sentences = v; })->check(dls::apps::in_range(0, 1000000000))->group(output);
   app.add_flag("--overwrite", overwrite, "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")->group(output);
   app.add_flag("--dry-run", dry_run, "read the data, build the model, print the start-up report and stop")->group(output);
   app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")->group(output);

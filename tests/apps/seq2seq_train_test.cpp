@@ -84,6 +84,20 @@ TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
   EXPECT_TRUE(fs::exists(run_dir / "bleu.png"));
 }
 
+// Numbers that cannot make sense are refused on the command line, before anything is read
+// (a batch of 0 used to end in SIGFPE, a negative one in a run that trained nothing, a huge
+// epoch count in one that never ended).
+TEST(Seq2SeqTrainApp, NonsenseNumbersAreRefused) {
+  for (const std::string flag : {"--batch-size 0", "--batch-size -5", "--epochs 99999999999999999999",
+                                 "--validation-pairs -1", "--threads 1000", "--label-smoothing 2", "--warmup -10",
+                                 "--lr inf", "--lr nan", "--eps 0"}) {
+    const auto run = run_seq2seq_train("--data " + kSampleCorpus + " --dry-run " + flag, "nonsense");
+    EXPECT_NE(run.status, 0) << flag;
+    EXPECT_NE(run.err.find(flag.substr(0, flag.find(' ')) + ": "), std::string::npos) << flag << ": " << run.err;
+    EXPECT_NE(run.err.find("outside"), std::string::npos) << flag << ": " << run.err;
+  }
+}
+
 // A new run never writes into an earlier run's directory: without --resume it is refused
 // with one line saying what to do, and nothing there changes; --overwrite moves the earlier
 // run aside, whole.
