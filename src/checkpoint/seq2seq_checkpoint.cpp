@@ -2,7 +2,6 @@
 
 #include <torch/torch.h>
 
-#include "dls/checkpoint/rng_state.h"
 
 namespace dls::checkpoint {
 
@@ -54,17 +53,6 @@ void describe_seq2seq_checkpoint(CheckpointWriter& writer, const Seq2SeqCheckpoi
   writer.set_settings(settings);
   writer.add_text("vocab_en", lines_of(info.english_words));
   writer.add_text("vocab_es", lines_of(info.spanish_words));
-}
-
-void save_seq2seq_checkpoint(const std::string& path, const Seq2SeqCheckpointInfo& info,
-                             const torch::nn::Module& model,
-                             const torch::optim::Optimizer& optimizer) {
-  CheckpointWriter writer(kSeq2SeqKind);
-  describe_seq2seq_checkpoint(writer, info);
-  writer.add_module("model", model);
-  writer.add_optimizer("optimizer", optimizer);
-  writer.add_tensor("rng", cpu_generator_state());
-  writer.save(path);
 }
 
 Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {

@@ -16,11 +16,6 @@ const std::vector<std::string>& seq2seq_metrics_header() {
   return header;
 }
 
-std::unique_ptr<util::CsvWriter> open_seq2seq_metrics(const std::string& path, bool resume,
-                                                      std::int64_t resume_step) {
-  return open_metrics(path, seq2seq_metrics_header(), resume, resume_step, 2);
-}
-
 void write_seq2seq_plots(const std::string& metrics_path, const std::string& run_dir) {
   std::vector<double> steps, losses, epoch_steps, val_losses, epochs, bleus;
   const auto rows = read_metrics_rows(metrics_path);

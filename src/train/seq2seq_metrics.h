@@ -1,12 +1,8 @@
 // metrics.csv of a seq2seq run and the plots drawn from it (private to the trainer).
 #pragma once
 
-#include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
-
-#include "dls/util/csv.h"
 
 namespace dls::train {
 
@@ -14,10 +10,6 @@ namespace dls::train {
 // mean over the logged window or the epoch), lr, pairs_per_s, val_loss and val_bleu (epoch
 // rows; BLEU on NLTK's 0-1 scale), wall_s.
 const std::vector<std::string>& seq2seq_metrics_header();
-
-// Opens <run>/metrics.csv; a resumed run drops the rows written after its checkpoint.
-std::unique_ptr<util::CsvWriter> open_seq2seq_metrics(const std::string& path, bool resume,
-                                                      std::int64_t resume_step);
 
 // loss.png (training loss per logged step, validation loss per epoch, both against the
 // step) and bleu.png (validation BLEU per epoch) in `run_dir`, from the whole metrics file.

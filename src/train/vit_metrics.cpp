@@ -17,11 +17,6 @@ const std::vector<std::string>& vit_metrics_header() {
   return header;
 }
 
-std::unique_ptr<util::CsvWriter> open_vit_metrics(const std::string& path, bool resume,
-                                                  std::int64_t resume_step) {
-  return open_metrics(path, vit_metrics_header(), resume, resume_step, 2);
-}
-
 void write_vit_plots(const std::string& metrics_path, const std::string& run_dir) {
   std::vector<double> steps, losses, epochs, train_acc, test_acc;
   const auto rows = read_metrics_rows(metrics_path);

@@ -46,12 +46,6 @@ extern const char* const kSeq2SeqKind;  // "seq2seq"
 // kSeq2SeqKind: the settings and both vocabularies.
 void describe_seq2seq_checkpoint(CheckpointWriter& writer, const Seq2SeqCheckpointInfo& info);
 
-// A whole checkpoint: describe_seq2seq_checkpoint, the model, the optimizer and the CPU RNG
-// state, saved atomically.
-void save_seq2seq_checkpoint(const std::string& path, const Seq2SeqCheckpointInfo& info,
-                             const torch::nn::Module& model,
-                             const torch::optim::Optimizer& optimizer);
-
 // Reads everything but the weights and optimizer state (load those through the reader).
 // Throws CheckpointError naming the file.
 Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader);
