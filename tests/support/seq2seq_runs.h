@@ -11,23 +11,35 @@
 
 namespace dls::test {
 
+// A small standard transformer on the sample corpus (the cpu preset's dropout stays on, so
+// that resuming must restore the random generator): 3 epochs of batches of 32, a checkpoint
+// after each, writing into `run_dir`.
+inline train::Seq2SeqPreset tiny_seq2seq_setup(const std::filesystem::path& run_dir) {
+  auto setup = train::seq2seq_preset("cpu", Variant::kPreLN);
+  setup.model.transformer().embedding_size(32).num_heads(2).ffn_multiplier(2);
+  setup.model.num_encoders(1).num_decoders(1);
+  auto& t = setup.training;
+  t.data_path = dls::testing::source_dir() + "/data/sample_en_es.tsv";
+  t.validation_pairs = 100;
+  t.batch_size = 32;
+  t.epochs = 3;
+  t.schedule.warmup_steps = 20;
+  t.schedule.base_lr = 3e-3;
+  t.run_dir = run_dir.string();
+  t.checkpoint_every = 1;
+  t.log_every = 10;
+  t.samples = 5;
+  t.bleu_sentences = 50;
+  return setup;
+}
+
 // Three epochs of a tiny model on the sample corpus, a checkpoint after each, BLEU measured
 // by training on the whole validation split. Trained once per process, on first use.
 inline const std::filesystem::path& trained_seq2seq_run() {
   static const std::filesystem::path run = [] {
     const auto dir = fresh_temp_dir("checkpoint_eval_run");
-    auto setup = train::seq2seq_preset("cpu", Variant::kPreLN);
-    setup.model.transformer().embedding_size(32).num_heads(2).ffn_multiplier(2);
-    setup.model.num_encoders(1).num_decoders(1);
+    auto setup = tiny_seq2seq_setup(dir);
     auto& t = setup.training;
-    t.data_path = dls::testing::source_dir() + "/data/sample_en_es.tsv";
-    t.validation_pairs = 100;
-    t.batch_size = 32;
-    t.epochs = 3;
-    t.schedule.warmup_steps = 20;
-    t.schedule.base_lr = 3e-3;
-    t.run_dir = dir.string();
-    t.checkpoint_every = 1;
     t.samples = 0;
     t.bleu_sentences = 0;
     train::train_seq2seq(setup.model, t, train::Seq2SeqRunControl{});

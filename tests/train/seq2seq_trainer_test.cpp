@@ -17,6 +17,7 @@
 #include "dls/train/seq2seq_presets.h"
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
+#include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
 
 namespace dls::train {
@@ -30,26 +31,6 @@ using checkpoint::load_seq2seq_checkpoint;
 using checkpoint::ScheduleKind;
 
 const std::string kSampleCorpus = dls::testing::source_dir() + "/data/sample_en_es.tsv";
-
-// A small standard transformer (dropout on, so that resuming must restore the generator).
-Seq2SeqPreset tiny_setup(const fs::path& run_dir) {
-  auto setup = seq2seq_preset("cpu", Variant::kPreLN);
-  setup.model.transformer().embedding_size(32).num_heads(2).ffn_multiplier(2).dropout(0.1);
-  setup.model.num_encoders(1).num_decoders(1);
-  auto& t = setup.training;
-  t.data_path = kSampleCorpus;
-  t.validation_pairs = 100;
-  t.batch_size = 32;
-  t.epochs = 3;
-  t.schedule.warmup_steps = 20;
-  t.schedule.base_lr = 3e-3;
-  t.run_dir = run_dir.string();
-  t.checkpoint_every = 1;
-  t.log_every = 10;
-  t.samples = 5;
-  t.bleu_sentences = 50;
-  return setup;
-}
 
 std::vector<torch::Tensor> weights_of(const std::string& checkpoint) {
   const auto loaded = load_seq2seq_checkpoint(checkpoint);
@@ -97,7 +78,7 @@ void expect_same_metrics(const fs::path& a_dir, const fs::path& b_dir) {
 
 TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
   const auto run = test::fresh_temp_dir("seq2seq_trainer_learns");
-  const auto setup = tiny_setup(run);
+  const auto setup = test::tiny_seq2seq_setup(run);
   const auto result = train_seq2seq(setup.model, setup.training, {});
   EXPECT_EQ(result.stopped_by, "epochs");
   EXPECT_EQ(result.epochs, 3);
@@ -131,7 +112,7 @@ TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
 TEST(Seq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
   const auto straight = test::fresh_temp_dir("seq2seq_trainer_straight");
   const auto split = test::fresh_temp_dir("seq2seq_trainer_split");
-  auto setup = tiny_setup(straight);
+  auto setup = test::tiny_seq2seq_setup(straight);
   setup.training.epochs = 2;
   setup.training.samples = 0;
   setup.training.bleu_sentences = 20;
@@ -170,7 +151,7 @@ TEST(Seq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
 
 TEST(Seq2SeqTrainer, ResumeRefusesAnotherModel) {
   const auto run = test::fresh_temp_dir("seq2seq_trainer_other_model");
-  auto setup = tiny_setup(run);
+  auto setup = test::tiny_seq2seq_setup(run);
   setup.training.max_iters = 2;
   setup.training.samples = 0;
   train_seq2seq(setup.model, setup.training, {});
@@ -187,7 +168,7 @@ TEST(Seq2SeqTrainer, ResumeRefusesAnotherModel) {
 
 TEST(Seq2SeqTrainer, DryRunReportsSizesAndWritesNoCheckpoint) {
   const auto run = test::fresh_temp_dir("seq2seq_trainer_dry");
-  const auto setup = tiny_setup(run);
+  const auto setup = test::tiny_seq2seq_setup(run);
   Seq2SeqRunControl control;
   control.dry_run = true;
   const auto result = train_seq2seq(setup.model, setup.training, control);
@@ -203,7 +184,7 @@ TEST(Seq2SeqTrainer, DryRunReportsSizesAndWritesNoCheckpoint) {
 
 TEST(Seq2SeqTrainer, DivergenceStopsWithTheLastGoodCheckpoint) {
   const auto run = test::fresh_temp_dir("seq2seq_trainer_diverges");
-  auto setup = tiny_setup(run);
+  auto setup = test::tiny_seq2seq_setup(run);
   setup.training.epochs = 4;
   setup.training.samples = 0;
   setup.training.max_iters = 3;
