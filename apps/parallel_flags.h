@@ -8,7 +8,7 @@
 
 namespace dls::apps {
 
-// --dist-backend, --dist-timeout, --accum-steps in `group`.
+// --dist-backend, --dist-timeout, --accum-steps, --bucket-mb in `group`.
 inline void add_parallel_flags(CLI::App& app, train::ParallelOptions& options, const std::string& group) {
   app.add_option("--dist-backend", options.backend,
                  "under torchrun (or RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT): gloo, nccl or auto (NCCL for CUDA when available)")
@@ -19,6 +19,10 @@ inline void add_parallel_flags(CLI::App& app, train::ParallelOptions& options, c
   app.add_option("--accum-steps", options.accum_steps,
                  "micro-batches per step (gradient accumulation): the same step in less memory")
       ->capture_default_str()->group(group)->check(CLI::Range(1, 4096));
+  app.add_option("--bucket-mb", options.bucket_mb,
+                 "MiB of gradients per all-reduce bucket, started while backward runs (as DDP's bucket_cap_mb); "
+                 "0: one all-reduce after backward")
+      ->capture_default_str()->group(group)->check(CLI::Range(0.0, 1e6));
 }
 
 // "world_size", "rank", "backend", "all_reduce_s" (mean per step).

@@ -103,30 +103,44 @@ struct DistributedContext::Impl {
   std::string failure;  // the first collective's error: the group is unusable after it
   bool stuck = false;   // a collective outlived its wait: its thread may never return
 
+  // Collectives started and not yet waited for (start_all_reduce), in launch order.
+  std::vector<std::pair<c10::intrusive_ptr<c10d::Work>, std::string>> pending;
+
   // Runs the collective that `start` launches to completion and returns its wall time;
   // turns any failure into the one-line error of distributed.h.
   double run(int rank, std::chrono::milliseconds timeout, const std::string& what,
              const std::function<c10::intrusive_ptr<c10d::Work>()>& start);
+  // Waits for `work` (launched `begin`); the same errors as run().
+  void wait(int rank, std::chrono::milliseconds timeout, const std::string& what, c10d::Work& work,
+            Clock::time_point begin);
 };
 
 double DistributedContext::Impl::run(int rank, std::chrono::milliseconds timeout, const std::string& what,
                                      const std::function<c10::intrusive_ptr<c10d::Work>()>& start) {
-  const auto prefix = "rank " + std::to_string(rank) + ": " + what;
-  if (!failure.empty()) throw std::runtime_error(prefix + ": the process group failed before (" + failure + ")");
+  if (!failure.empty()) {
+    throw std::runtime_error("rank " + std::to_string(rank) + ": " + what + ": the process group failed before (" +
+                             failure + ")");
+  }
+  const auto begin = Clock::now();
+  wait(rank, timeout, what, *start(), begin);
+  return seconds_since(begin);
+}
+
+void DistributedContext::Impl::wait(int rank, std::chrono::milliseconds timeout, const std::string& what,
+                                    c10d::Work& work, Clock::time_point begin) {
   // Gloo's own timeout (the group's options) ends a collective that a peer never joins;
   // the wait's limit is a backstop in case it does not.
   const auto backstop = 2 * timeout + std::chrono::milliseconds(10000);
-  const auto begin = Clock::now();
   try {
-    start()->wait(backstop);
+    work.wait(backstop);
   } catch (const std::exception& error) {
     const double elapsed = seconds_since(begin);
     stuck = elapsed >= std::chrono::duration<double>(backstop).count();
     failure = what + ": " + cause_of(error);
-    throw std::runtime_error(prefix + " failed after " + format_seconds(elapsed) + " s (timeout " +
-                             format_timeout(timeout) + " s): " + cause_of(error));
+    throw std::runtime_error("rank " + std::to_string(rank) + ": " + what + " failed after " +
+                             format_seconds(elapsed) + " s (timeout " + format_timeout(timeout) +
+                             " s): " + cause_of(error));
   }
-  return seconds_since(begin);
 }
 
 namespace {
@@ -333,14 +347,34 @@ void DistributedContext::all_reduce_sum(torch::Tensor& tensor, const std::string
 }
 
 void DistributedContext::all_reduce_gradients(GradientBuffer& gradients) {
-  last_all_reduce_seconds_ = 0;
+  start_all_reduce(gradients.flat(), "all-reduce of " + std::to_string(gradients.numel()) + " gradients");
+  last_all_reduce_seconds_ = finish_all_reduces();
+}
+
+void DistributedContext::start_all_reduce(const torch::Tensor& tensor, const std::string& what) {
   if (!impl_) return;
 #ifdef DLS_HAVE_C10D
-  std::vector<at::Tensor> tensors{gradients.flat()};
-  last_all_reduce_seconds_ = impl_->run(rank_, timeout_,
-                                        "all-reduce of " + std::to_string(gradients.numel()) + " gradients",
-                                        [&] { return impl_->group->allreduce(tensors); });
+  if (!tensor.is_contiguous()) throw std::invalid_argument(what + ": start_all_reduce needs a contiguous tensor");
+  if (!impl_->failure.empty()) {
+    throw std::runtime_error("rank " + std::to_string(rank_) + ": " + what + ": the process group failed before (" +
+                             impl_->failure + ")");
+  }
+  std::vector<at::Tensor> tensors{tensor};
+  impl_->pending.emplace_back(impl_->group->allreduce(tensors), what);
 #endif
+}
+
+double DistributedContext::finish_all_reduces() {
+  if (!impl_) return 0;
+  double waited = 0;
+#ifdef DLS_HAVE_C10D
+  const auto begin = Clock::now();
+  auto pending = std::move(impl_->pending);
+  impl_->pending.clear();
+  for (auto& [work, what] : pending) impl_->wait(rank_, timeout_, what, *work, begin);
+  waited = seconds_since(begin);
+#endif
+  return waited;
 }
 
 std::vector<double> DistributedContext::all_reduce_sum(const std::vector<double>& values) {

@@ -58,6 +58,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
   loop.log_every = options.log_every;
   loop.optimizer = options.optimizer;
   loop.accum_steps = control.parallel.accum_steps;
+  loop.bucket_bytes = static_cast<std::int64_t>(control.parallel.bucket_mb * (1 << 20));
   loop.overwrite = control.overwrite;
   loop.dist = &dist;
   const auto state = reader ? task.loop_state(checkpoint.progress) : LoopState{};

@@ -11,6 +11,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/rng_state.h"
 #include "dls/train/distributed.h"
+#include "dls/train/gradient_buckets.h"
 #include "dls/train/gradient_buffer.h"
 #include "dls/train/optimizer.h"
 #include "dls/train/run_directory.h"
@@ -53,13 +54,19 @@ class Loop {
     if (resume != nullptr) resume->load_module("model", model);
     model.to(options_.device);
     if (dist_->world_size() > 1) {
-      // Rank 0's weights everywhere, then gradients that are views of one flat buffer, which
-      // one all-reduce per step sums.
+      // Rank 0's weights everywhere, then gradients that are views of one flat buffer, whose
+      // buckets are summed over the ranks while backward runs (gradient_buckets.h).
       torch::NoGradGuard no_grad;
       std::vector<torch::Tensor> tensors = model.parameters();
       for (const auto& buffer : model.buffers()) tensors.push_back(buffer);
       dist_->broadcast(tensors);
       gradients_ = std::make_unique<GradientBuffer>(model.parameters());
+      buckets_ = std::make_unique<GradientBuckets>(*gradients_, *dist_, options_.bucket_bytes);
+      if (main_) {
+        spdlog::info("gradients: {:.1f} MB in {} all-reduce bucket{}{}", 1e-6 * static_cast<double>(gradients_->flat().nbytes()),
+                     buckets_->bucket_count(), buckets_->bucket_count() == 1 ? "" : "s",
+                     options_.bucket_bytes > 0 ? ", started while backward runs" : ", after backward");
+      }
     }
     optimizer_ = make_optimizer(model.parameters(), options_.optimizer, task_.schedule().base_lr);
     if (resume != nullptr) {
@@ -146,13 +153,13 @@ class Loop {
         lr_ = task_.schedule().at(state_.global_step + 1);
         set_learning_rate(*optimizer_, lr_);
         auto [loss, correct] = forward_backward(batch, workers);
-        // One all-reduce of the gradients, one of the step's numbers; the stop flag is rank
-        // 0's clock, so that every rank stops after the same step.
+        // The gradient buckets' all-reduces (started during backward) finished, one all-reduce
+        // of the step's numbers; the stop flag is rank 0's clock, so that every rank stops
+        // after the same step.
         const bool out_of_time = options_.time_limit_s > 0 && seconds_since(options_.started) >= options_.time_limit_s;
         bool time_up = out_of_time;
         if (dist_->world_size() > 1) {
-          dist_->all_reduce_gradients(*gradients_);
-          all_reduce_seconds_ += dist_->last_all_reduce_seconds();
+          all_reduce_seconds_ += buckets_->finish();
           all_reduces_ += 1;
           const auto sums = dist_->all_reduce_sum({loss, static_cast<double>(correct), main_ && out_of_time ? 1.0 : 0.0});
           loss = sums[0];
@@ -249,6 +256,7 @@ class Loop {
       // there is one), the others add to them.
       const auto output = k > 0 ? GradientOutput::kAccumulate
                           : gradients_ ? GradientOutput::kIntoExisting : GradientOutput::kReplace;
+      if (buckets_ && k == micro - 1) buckets_->arm();  // the backward that completes the gradients
       const auto step = split_forward_backward(parameters, part.inputs, part.targets, workers, loss_fn, output);
       loss += step.loss;
       if (has_accuracy_) correct += task_.correct_predictions(part, step.outputs).value_or(0);
@@ -349,6 +357,7 @@ class Loop {
   std::optional<RunDirectory> run_; // rank 0's
   bool has_accuracy_;
   std::unique_ptr<GradientBuffer> gradients_;  // in a process group: the all-reduced gradients
+  std::unique_ptr<GradientBuckets> buckets_;   // and their all-reduces, overlapping backward
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::string metrics_path_;
   std::unique_ptr<util::CsvWriter> metrics_;

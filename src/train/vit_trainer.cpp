@@ -43,6 +43,7 @@ ViTTrainResult train_vit(const checkpoint::ViTTrainSettings& settings, const ViT
   loop.log_every = control.log_every;
   loop.optimizer = settings.optimizer;
   loop.accum_steps = control.parallel.accum_steps;
+  loop.bucket_bytes = static_cast<std::int64_t>(control.parallel.bucket_mb * (1 << 20));
   loop.overwrite = control.overwrite;
   loop.dist = &dist;
   const auto state = reader ? ViTTask::loop_state(contents.state) : LoopState{};

@@ -6,6 +6,8 @@
 //   dls_dist_worker die [TIMEOUT_S]           rank 1 kills itself after joining; rank 0's
 //                                             all-reduce must fail: "error: ..." and exit 1
 //   dls_dist_worker hang [TIMEOUT_S]          rank 1 stays silent; rank 0 must time out
+//   dls_dist_worker buckets [TIMEOUT_S]       gradient buckets all-reduced during backward
+//                                             sum what one process computes from all ranks' data
 //   dls_dist_worker bench NUMEL REPS          median wall time of all_reduce_gradients
 // Exit status: 0 fine, 1 a std::exception (its message on stderr), 2 a wrong result.
 #include <signal.h>
@@ -23,6 +25,7 @@
 #include <torch/torch.h>
 
 #include "dls/train/distributed.h"
+#include "dls/train/gradient_buckets.h"
 #include "dls/train/gradient_buffer.h"
 #include "dls/util/runtime.h"
 
@@ -115,6 +118,64 @@ int lose_a_peer(DistributedContext& dist, bool die) {
   return wrong(dist, "success of an all-reduce without its peer");
 }
 
+// A small MLP's gradients, from rank-specific inputs, through GradientBuckets of 256 bytes:
+// with an unused parameter first in the buffer (so in the last bucket), every other bucket
+// must start during backward; with it last (in the first bucket, which then never becomes
+// ready), none may, and finish() starts them all. Either way the buffer must end up
+// holding the sum of every rank's gradient, computed here from all ranks' inputs.
+int check_buckets(DistributedContext& dist) {
+  torch::manual_seed(7);  // the same weights on every rank
+  torch::nn::Sequential model(torch::nn::Linear(8, 16), torch::nn::Tanh(), torch::nn::Linear(16, 16), torch::nn::Tanh(),
+                              torch::nn::Linear(16, 4));
+  const auto unused = torch::zeros({10}).requires_grad_(true);
+  const auto loss_of_rank = [&](int rank) {
+    torch::manual_seed(200 + static_cast<std::uint64_t>(rank));
+    return model->forward(torch::randn({5, 8})).pow(2).sum();
+  };
+  auto expected = [&] {
+    std::vector<torch::Tensor> sum;
+    for (int r = 0; r < dist.world_size(); ++r) {
+      const auto grads = torch::autograd::grad({loss_of_rank(r)}, model->parameters());
+      for (std::size_t i = 0; i < grads.size(); ++i) {
+        if (sum.size() <= i) sum.push_back(torch::zeros_like(grads[i]));
+        sum[i] += grads[i];
+      }
+    }
+    return sum;
+  }();
+  for (const bool unused_first : {true, false}) {
+    auto parameters = model->parameters();
+    parameters.insert(unused_first ? parameters.begin() : parameters.end(), unused);
+    GradientBuffer gradients(parameters);
+    dls::train::GradientBuckets buckets(gradients, dist, 256);
+    const std::string layout = unused_first ? "unused parameter first" : "unused parameter last";
+    if (buckets.bucket_count() < 3) return wrong(dist, "bucket count " + std::to_string(buckets.bucket_count()));
+    for (int step = 0; step < 2; ++step) {  // twice: the hooks serve every step
+      gradients.zero();
+      buckets.arm();
+      loss_of_rank(dist.rank()).backward();
+      const auto during = buckets.started_during_backward();
+      buckets.finish();
+      const auto wanted = unused_first ? buckets.bucket_count() - 1 : 0;
+      if (during != wanted) {
+        return wrong(dist, layout + ": " + std::to_string(during) + " buckets started during backward, not " +
+                               std::to_string(wanted));
+      }
+      const std::size_t first = unused_first ? 1 : 0;
+      for (std::size_t i = 0; i < expected.size(); ++i) {
+        if (!torch::allclose(gradients.view(first + i), expected[i], 1e-6, 1e-6)) {
+          return wrong(dist, layout + ": gradient " + std::to_string(i));
+        }
+      }
+      if (!torch::equal(gradients.view(unused_first ? 0 : parameters.size() - 1), torch::zeros({10}))) {
+        return wrong(dist, layout + ": unused gradient");
+      }
+    }
+  }
+  std::printf("rank %d ok: buckets\n", dist.rank());
+  return 0;
+}
+
 void print_times(const char* what, std::vector<double> seconds) {
   std::sort(seconds.begin(), seconds.end());
   std::printf("%s: median %.2f ms (min %.2f, max %.2f, %zu runs)\n", what, 1e3 * seconds[seconds.size() / 2],
@@ -156,9 +217,10 @@ int main(int argc, char** argv) {
     if (mode != "bench" && argc > 2) options.timeout = std::chrono::milliseconds(std::atoi(argv[2]) * 1000);
     auto dist = DistributedContext::from_environment(options);
     if (mode == "collectives") return check_collectives(dist);
+    if (mode == "buckets") return check_buckets(dist);
     if (mode == "die" || mode == "hang") return lose_a_peer(dist, mode == "die");
     if (mode == "bench" && argc > 3) return bench(dist, std::atoll(argv[2]), std::atoi(argv[3]));
-    std::fprintf(stderr, "usage: dls_dist_worker collectives|die|hang [TIMEOUT_S] | bench NUMEL REPS\n");
+    std::fprintf(stderr, "usage: dls_dist_worker collectives|buckets|die|hang [TIMEOUT_S] | bench NUMEL REPS\n");
     return 2;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "error: %s\n", error.what());

@@ -171,6 +171,21 @@ TEST(DistributedContextProcesses, BroadcastAllReduceGatherAgreeOnTwoAndThreeRank
   }
 }
 
+// Gradient buckets all-reduced while backward runs (gradient_buckets.h) give the sum of the
+// ranks' gradients, start during backward when their gradients are done, and wait in order
+// for a bucket whose parameter backward never reaches.
+TEST(DistributedContextProcesses, GradientBucketsStartDuringBackwardAndSumAllRanks) {
+  DLS_SKIP_WITHOUT_GLOO();
+  const auto dir = test::fresh_temp_dir("dist_buckets");
+  test::ChildProcesses children;
+  const auto ranks = start_ranks(children, dir, "buckets", 30);
+  for (const auto r : ranks) {
+    ASSERT_TRUE(children.wait(r, seconds(60))) << "rank " << r << " still running after 60 s";
+    EXPECT_EQ(children[r].exit_code, 0) << children[r].stderr_text();
+    EXPECT_NE(children[r].stdout_text().find("ok: buckets"), std::string::npos) << children[r].stdout_text();
+  }
+}
+
 std::string last_line_of(const std::string& text) {
   const auto end = text.find_last_not_of('\n');
   if (end == std::string::npos) return "";

@@ -16,6 +16,7 @@ struct ParallelOptions {
   std::string backend = "auto";  // gloo, nccl, or auto: NCCL for CUDA when the LibTorch has it, else Gloo
   double timeout_s = 300;        // a peer silent for this long ends the run with an error
   int accum_steps = 1;           // micro-batches per optimizer step (training_loop.h)
+  double bucket_mb = 25;         // gradient bucket size (MiB) for overlapping all-reduce with backward; 0: none
 };
 
 // What a run reports about its process group (start-up log, --json).
@@ -23,7 +24,7 @@ struct ParallelReport {
   int world_size = 1;
   int rank = 0;
   std::string backend = "none";
-  double all_reduce_s = 0;  // mean wall time of a step's gradient all-reduce
+  double all_reduce_s = 0;  // mean wait per step for the gradient all-reduce after backward
 };
 
 // Joins the process group of this process's environment for training on `device`

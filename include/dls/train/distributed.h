@@ -112,6 +112,12 @@ class DistributedContext {
   // Sums the gradient buffer's one flat tensor over the ranks in place (one collective),
   // timed: last_all_reduce_seconds().
   void all_reduce_gradients(GradientBuffer& gradients);
+  // The same sum without waiting, for overlapping communication with computation: starts
+  // summing `tensor` (contiguous; nothing may read or write it until the wait) and returns
+  // at once. finish_all_reduces() waits for every started one, in the order they started,
+  // and returns the wall time it waited; a failure of any throws the one-line error.
+  void start_all_reduce(const torch::Tensor& tensor, const std::string& what);
+  double finish_all_reduces();
   // Sums a few numbers (loss sums, counts) over the ranks.
   std::vector<double> all_reduce_sum(const std::vector<double>& values);
   // Every rank's `rows` (same dtype and trailing shape; the first dimension may differ,

@@ -76,6 +76,9 @@ struct LoopOptions {
   // many consecutive micro-batches whose gradients add up (less memory, the same step up to
   // rounding); the all-reduce and the optimizer step come once per step.
   int accum_steps = 1;
+  // In a process group: the size of the gradient buckets whose all-reduces start while
+  // backward is still running (gradient_buckets.h); <= 0: one all-reduce after backward.
+  std::int64_t bucket_bytes = std::int64_t{25} << 20;
   // The process group (distributed.h); nullptr or world size 1: this process alone. Every
   // rank trains its share of each global batch, the gradients are summed by one all-reduce,
   // and only rank 0 evaluates, logs progress, and writes metrics, plots and checkpoints.
@@ -93,7 +96,7 @@ struct LoopResult {
   int world_size = 1;           // processes that trained
   int rank = 0;                 // of this process
   std::string backend = "none"; // of the process group
-  double all_reduce_s = 0;      // mean wall time of a step's gradient all-reduce (0 alone)
+  double all_reduce_s = 0;      // mean wait per step for the gradient all-reduce after backward (0 alone)
 };
 
 // A fresh run's check of its run directory (see LoopOptions::overwrite): throws
