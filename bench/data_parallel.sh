@@ -22,11 +22,11 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 # The examples/s key and the all-reduce wait of a --json summary.
 summary() {
-  "$python" -c 'import json,sys; j=json.load(open(sys.argv[1])); r=j.get("pairs_per_s", j.get("images_per_s")); print(f"{r:9.1f} /s   all-reduce wait {1000*j["all_reduce_s"]:6.1f} ms per step")' "$1"
+  "$python" -c 'import json,sys; j=json.load(open(sys.argv[1])); r=j.get("pairs_per_s", j.get("images_per_s")); print("%9.1f /s   all-reduce wait %6.1f ms per step" % (r, 1000 * j["all_reduce_s"]))' "$1"
 }
 
 run_one() {  # NAME: one process, 2 threads
-  "$bin" "$@" --threads 2 --json --log-level warn --run-dir "$work/$name" >"$work/$name.json"
+  "$bin" "$@" --threads 2 --json --log-level warn --run-dir "$work/$name" >"$work/$name.json" 2>"$work/$name.log"
 }
 
 run_two() {  # NAME BUCKET_MB: two ranks on 127.0.0.1, 1 thread each; rank 0's summary
@@ -35,7 +35,7 @@ run_two() {  # NAME BUCKET_MB: two ranks on 127.0.0.1, 1 thread each; rank 0's s
   for rank in 1 0; do
     RANK=$rank WORLD_SIZE=2 LOCAL_RANK=$rank MASTER_ADDR=127.0.0.1 MASTER_PORT=$port OMP_NUM_THREADS=1 \
       "$bin" "$@" --threads 1 --bucket-mb "$bucket" --json --log-level warn --run-dir "$work/$name" \
-      >"$work/$name.rank$rank.json" &
+      >"$work/$name.rank$rank.json" 2>"$work/$name.rank$rank.log" &
   done
   wait
   cp "$work/$name.rank0.json" "$work/$name.json"

@@ -400,6 +400,7 @@ std::vector<torch::Tensor> DistributedContext::all_gather_rows(const torch::Tens
   const auto counts = gather(torch::full({1}, rows.size(0), torch::kLong), "all-gather of row counts");
   std::int64_t longest = 0;
   for (const auto& c : counts) longest = std::max(longest, c.item<std::int64_t>());
+  if (longest == 0) return std::vector<torch::Tensor>(static_cast<std::size_t>(world_size_), rows);  // all empty
   auto shape = rows.sizes().vec();
   shape[0] = longest;
   auto padded = torch::zeros(shape, rows.options());

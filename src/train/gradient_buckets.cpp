@@ -1,7 +1,8 @@
 #include "dls/train/gradient_buckets.h"
 
 #include <algorithm>
-#include <climits>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -35,35 +36,46 @@ class GradientCompleteHook : public torch::autograd::FunctionPostHook {
 
 }  // namespace
 
-GradientBuckets::GradientBuckets(GradientBuffer& buffer, DistributedContext& dist, std::int64_t bucket_bytes)
+GradientBuckets::GradientBuckets(GradientBuffer& buffer, DistributedContext& dist, std::int64_t bucket_bytes,
+                                 const std::vector<torch::Tensor>& by_rows)
     : buffer_(buffer), dist_(dist) {
   const auto& parameters = buffer.parameters();
   const std::int64_t element_bytes = buffer.flat().element_size();
+  const auto summed_by_rows = [&](const torch::Tensor& p) {
+    return p.dim() == 2 && std::any_of(by_rows.begin(), by_rows.end(), [&](const auto& t) { return t.is_same(p); });
+  };
   // Walk the parameters from the last: backward reaches the model's last layers first. A
-  // bucket closes once it reaches its size; its slice runs from its lowest parameter's
-  // offset to the end of the bucket before it in the flat tensor.
-  std::vector<std::size_t> bucket_of(parameters.size());
-  std::int64_t end = buffer.numel(), size = 0;
+  // bucket closes once it reaches its size, before a table summed by rows, and at the first
+  // parameter; it spans its parameters' slices of the flat tensor, [begin, end).
+  const std::size_t none = SIZE_MAX;
+  std::vector<std::size_t> bucket_of(parameters.size(), none);
+  std::int64_t end = buffer.numel(), offset = buffer.numel(), size = 0;
   std::size_t count = 0;
-  auto close = [&](std::int64_t begin) {
-    buckets_.push_back({begin, end - begin, count, 0});
-    end = begin;
+  const auto close = [&] {
+    if (count > 0) buckets_.push_back({offset, end - offset, count, 0});
+    end = offset;
     size = 0;
     count = 0;
   };
-  std::int64_t offset = buffer.numel();
   for (std::size_t i = parameters.size(); i-- > 0;) {
+    if (summed_by_rows(parameters[i])) {
+      close();
+      offset -= parameters[i].numel();
+      end = offset;
+      by_rows_.push_back(buffer.view(i));
+      continue;
+    }
     offset -= parameters[i].numel();
     bucket_of[i] = buckets_.size();
     size += parameters[i].numel() * element_bytes;
     count += 1;
-    const std::int64_t cap = bucket_bytes <= 0 ? INT64_MAX : buckets_.empty() ? std::min(bucket_bytes, kFirstBucketBytes)
-                                                                              : bucket_bytes;
-    if (size >= cap && i > 0) close(offset);
+    const std::int64_t cap = buckets_.empty() ? std::min(bucket_bytes, kFirstBucketBytes) : bucket_bytes;
+    if (bucket_bytes > 0 && size >= cap) close();
   }
-  if (count > 0 || buckets_.empty()) close(0);
-  if (bucket_bytes <= 0) return;  // no hooks: finish() starts the one bucket
+  close();
+  if (bucket_bytes <= 0) return;  // no hooks: finish() starts the buckets
   for (std::size_t i = 0; i < parameters.size(); ++i) {
+    if (bucket_of[i] == none) continue;
     auto accumulator = torch::autograd::impl::grad_accumulator(parameters[i]);
     if (!accumulator) continue;  // cannot happen for a leaf that requires grad
     const std::size_t bucket = bucket_of[i];
@@ -71,6 +83,12 @@ GradientBuckets::GradientBuckets(GradientBuffer& buffer, DistributedContext& dis
         std::make_unique<GradientCompleteHook>([this, bucket] { gradient_complete(bucket); })));
     accumulators_.push_back(std::move(accumulator));
   }
+}
+
+std::int64_t GradientBuckets::table_rows() const {
+  std::int64_t rows = 0;
+  for (const auto& table : by_rows_) rows += table.size(0);
+  return rows;
 }
 
 GradientBuckets::~GradientBuckets() {
@@ -108,6 +126,17 @@ void GradientBuckets::start(std::size_t bucket) {
                              std::to_string(buckets_.size()) + " (" + std::to_string(b.numel) + " gradients)");
 }
 
+void GradientBuckets::all_reduce_touched_rows(const torch::Tensor& table) {
+  torch::NoGradGuard no_grad;
+  const auto touched = table.ne(0).any(1).nonzero().squeeze(1);  // [n] this rank's rows
+  const auto rows = std::get<0>(at::_unique(torch::cat(dist_.all_gather_rows(touched)), /*sorted=*/true));  // [u]
+  rows_reduced_ += rows.numel();
+  if (rows.numel() == 0) return;
+  auto values = table.index_select(0, rows);  // [u, width]
+  dist_.all_reduce_sum(values, "all-reduce of " + std::to_string(rows.numel()) + " embedding gradient rows");
+  table.index_copy_(0, rows, values);
+}
+
 double GradientBuckets::finish() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -115,7 +144,11 @@ double GradientBuckets::finish() {
     while (next_to_start_ < buckets_.size()) start(next_to_start_++);
     next_to_start_ = 0;
   }
-  return dist_.finish_all_reduces();
+  const auto begin = std::chrono::steady_clock::now();
+  rows_reduced_ = 0;
+  for (const auto& table : by_rows_) all_reduce_touched_rows(table);
+  dist_.finish_all_reduces();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 }
 
 }  // namespace dls::train

@@ -61,11 +61,19 @@ class Loop {
       for (const auto& buffer : model.buffers()) tensors.push_back(buffer);
       dist_->broadcast(tensors);
       gradients_ = std::make_unique<GradientBuffer>(model.parameters());
-      buckets_ = std::make_unique<GradientBuckets>(*gradients_, *dist_, options_.bucket_bytes);
+      // Embedding tables are summed by the rows the batch touched.
+      std::vector<torch::Tensor> tables;
+      for (const auto& module : model.modules()) {
+        if (const auto* embedding = module->as<torch::nn::EmbeddingImpl>()) tables.push_back(embedding->weight);
+      }
+      buckets_ = std::make_unique<GradientBuckets>(*gradients_, *dist_, options_.bucket_bytes, tables);
       if (main_) {
-        spdlog::info("gradients: {:.1f} MB in {} all-reduce bucket{}{}", 1e-6 * static_cast<double>(gradients_->flat().nbytes()),
-                     buckets_->bucket_count(), buckets_->bucket_count() == 1 ? "" : "s",
-                     options_.bucket_bytes > 0 ? ", started while backward runs" : ", after backward");
+        spdlog::info("gradients: {:.1f} MB, {} embedding table{} summed by touched rows, the rest in {} all-reduce "
+                     "bucket{}{}",
+                     1e-6 * static_cast<double>(gradients_->flat().nbytes()), buckets_->tables_by_rows(),
+                     buckets_->tables_by_rows() == 1 ? "" : "s", buckets_->bucket_count(),
+                     buckets_->bucket_count() == 1 ? "" : "s",
+                     options_.bucket_bytes > 0 ? " started while backward runs" : " after backward");
       }
     }
     optimizer_ = make_optimizer(model.parameters(), options_.optimizer, task_.schedule().base_lr);
@@ -106,9 +114,15 @@ class Loop {
     if (main_) task_.finish(run_->path());
     result_.wall_s = seconds_since(options_.started);
     const std::string all_reduce =
-        all_reduces_ > 0 ? fmt::format(", gradient all-reduce {:.1f} ms per step over {} processes",
-                                       1000 * result_.all_reduce_s, dist_->world_size())
-                         : std::string();
+        all_reduces_ > 0
+            ? fmt::format(", {} processes, waiting {:.1f} ms per step for the gradient all-reduce ({:.1f} of {} "
+                          "buckets started during backward, {:.0f} of {} embedding rows summed)",
+                          dist_->world_size(), 1000 * result_.all_reduce_s,
+                          static_cast<double>(buckets_overlapped_) / static_cast<double>(all_reduces_),
+                          buckets_->bucket_count(),
+                          static_cast<double>(table_rows_reduced_) / static_cast<double>(all_reduces_),
+                          buckets_->table_rows())
+            : std::string();
     spdlog::info("done ({}): {} epochs, {} steps, {:.0f} training {}/s{}, wall {}", result_.stopped_by, result_.epochs,
                  result_.iterations, result_.examples_per_s, task_.example_unit(), all_reduce,
                  util::format_duration(result_.wall_s));
@@ -160,6 +174,8 @@ class Loop {
         bool time_up = out_of_time;
         if (dist_->world_size() > 1) {
           all_reduce_seconds_ += buckets_->finish();
+          buckets_overlapped_ += static_cast<std::int64_t>(buckets_->started_during_backward());
+          table_rows_reduced_ += buckets_->rows_reduced();
           all_reduces_ += 1;
           const auto sums = dist_->all_reduce_sum({loss, static_cast<double>(correct), main_ && out_of_time ? 1.0 : 0.0});
           loss = sums[0];
@@ -369,6 +385,8 @@ class Loop {
   std::int64_t examples_trained_ = 0;
   double all_reduce_seconds_ = 0;
   std::int64_t all_reduces_ = 0;
+  std::int64_t buckets_overlapped_ = 0;  // Σ over steps of buckets started during backward
+  std::int64_t table_rows_reduced_ = 0;  // Σ over steps of embedding rows summed
 };
 
 }  // namespace

@@ -118,6 +118,47 @@ int lose_a_peer(DistributedContext& dist, bool die) {
   return wrong(dist, "success of an all-reduce without its peer");
 }
 
+// An embedding table summed by touched rows: each rank looks up its own few rows of 50 (the
+// ranks' rows overlap in part); the table's gradient must equal the dense sum of every
+// rank's, with only the union's rows sent.
+int check_embedding_rows(DistributedContext& dist) {
+  torch::manual_seed(9);
+  torch::nn::Embedding table(50, 3);
+  torch::nn::Linear head(3, 2);
+  const auto loss_of_rank = [&](int rank) {
+    const auto tokens = torch::tensor({rank, rank + 1, 7, rank + 1, 40 + rank}, torch::kLong);  // [5]
+    return head->forward(table->forward(tokens)).pow(2).sum();
+  };
+  auto parameters = table->parameters();
+  for (const auto& p : head->parameters()) parameters.push_back(p);
+  std::vector<torch::Tensor> expected(parameters.size());
+  for (int r = 0; r < dist.world_size(); ++r) {
+    const auto grads = torch::autograd::grad({loss_of_rank(r)}, parameters);
+    for (std::size_t i = 0; i < grads.size(); ++i) expected[i] = expected[i].defined() ? expected[i] + grads[i] : grads[i];
+  }
+  GradientBuffer gradients(parameters);
+  dls::train::GradientBuckets buckets(gradients, dist, 256, {table->weight});
+  if (buckets.tables_by_rows() != 1 || buckets.table_rows() != 50) return wrong(dist, "embedding table count");
+  for (int step = 0; step < 2; ++step) {
+    gradients.zero();
+    buckets.arm();
+    loss_of_rank(dist.rank()).backward();
+    buckets.finish();
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      if (!torch::allclose(gradients.view(i), expected[i], 1e-6, 1e-6)) {
+        return wrong(dist, "embedding model gradient " + std::to_string(i));
+      }
+    }
+    // Rows 0 .. world, 7, and 40 .. 40 + world - 1.
+    const auto union_rows = 2 * dist.world_size() + 2;
+    if (buckets.rows_reduced() != union_rows) {
+      return wrong(dist, std::to_string(buckets.rows_reduced()) + " embedding rows summed, not " + std::to_string(union_rows));
+    }
+  }
+  std::printf("rank %d ok: buckets\n", dist.rank());
+  return 0;
+}
+
 // A small MLP's gradients, from rank-specific inputs, through GradientBuckets of 256 bytes:
 // with an unused parameter first in the buffer (so in the last bucket), every other bucket
 // must start during backward; with it last (in the first bucket, which then never becomes
@@ -172,8 +213,7 @@ int check_buckets(DistributedContext& dist) {
       }
     }
   }
-  std::printf("rank %d ok: buckets\n", dist.rank());
-  return 0;
+  return check_embedding_rows(dist);
 }
 
 void print_times(const char* what, std::vector<double> seconds) {
