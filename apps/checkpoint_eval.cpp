@@ -24,6 +24,7 @@
 #include "dls/eval/seq2seq_checkpoint_report.h"
 #include "dls/eval/text_scoring.h"
 #include "dls/eval/vit_checkpoint_report.h"
+#include "config_file.h"
 #include "error_line.h"
 
 int main(int argc, char** argv) {
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
   app.add_option("--device", device, "cpu, cuda or auto")->capture_default_str()->group(output);
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->group(output);
 
+  dls::apps::add_config_option(app);
   CLI11_PARSE(app, argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("checkpoint_eval"));
   spdlog::set_level(spdlog::level::from_str(log_level));

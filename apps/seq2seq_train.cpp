@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli_overrides.h"
+#include "config_file.h"
 #include "parallel_flags.h"
 #include "dls/checkpoint/lr_schedule.h"
 #include "dls/checkpoint/optimizer_options.h"
@@ -139,6 +140,8 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")->group(output);
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->group(output);
 
+  dls::apps::not_in_config({app.get_option("--resume"), app.get_option("--overwrite"), app.get_option("--dry-run")});
+  dls::apps::add_config_option(app);
   CLI11_PARSE(app, argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("seq2seq_train"));
   try {
@@ -168,6 +171,7 @@ int main(int argc, char** argv) {
     control.dry_run = dry_run;
     control.parallel = parallel;
     control.overwrite = overwrite;
+    control.config_toml = dls::apps::resolved_config(app, "seq2seq_train");
     if (dls::keeps_freed_memory(setup.model.transformer().layout())) dls::util::keep_freed_memory();
     control.workers = workers > 0 ? workers
                                   : dls::default_batch_chunks(setup.model.transformer().layout(), runtime_info.threads);

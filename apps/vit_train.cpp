@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli_overrides.h"
+#include "config_file.h"
 #include "parallel_flags.h"
 #include "dls/checkpoint/lr_schedule.h"
 #include "dls/checkpoint/optimizer_options.h"
@@ -135,6 +136,8 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON object with the results at the end (logs go to stderr)")->group(output);
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->group(output);
 
+  dls::apps::not_in_config({app.get_option("--resume"), app.get_option("--overwrite")});
+  dls::apps::add_config_option(app);
   CLI11_PARSE(app, argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("vit_train"));
   try {
@@ -157,6 +160,7 @@ int main(int argc, char** argv) {
     if (!data_dir.empty()) settings.data.data_dir = data_dir;
     dls::apps::apply_overrides(overrides, settings);
     settings.model.validate();
+    control.config_toml = dls::apps::resolved_config(app, "vit_train");
     const auto result = dls::train::train_vit(settings, control);
     if (json && result.parallel.rank == 0) print_json(result);
     return 0;

@@ -60,6 +60,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
   loop.accum_steps = control.parallel.accum_steps;
   loop.bucket_bytes = static_cast<std::int64_t>(control.parallel.bucket_mb * (1 << 20));
   loop.overwrite = control.overwrite;
+  loop.config_toml = control.config_toml;
   loop.dist = &dist;
   const auto state = reader ? task.loop_state(checkpoint.progress) : LoopState{};
   const auto done = run_training(task, state, loop, std::move(reader));

@@ -15,6 +15,7 @@
 #include "dls/train/gradient_buffer.h"
 #include "dls/train/optimizer.h"
 #include "dls/train/run_directory.h"
+#include "dls/util/file_io.h"
 #include "dls/util/progress.h"
 #include "dls/util/runtime.h"
 #include "metrics_file.h"
@@ -49,6 +50,9 @@ class Loop {
     if (main_) {
       if (resume == nullptr) claim_run_directory(options_.run_dir, options_.overwrite);
       run_.emplace(options.run_dir);
+      if (resume == nullptr && !options_.config_toml.empty()) {
+        util::write_text_atomically(run_->file("config.toml"), options_.config_toml);
+      }
     }
     auto& model = task_.model();
     if (resume != nullptr) resume->load_module("model", model);

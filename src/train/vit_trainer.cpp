@@ -45,6 +45,7 @@ ViTTrainResult train_vit(const checkpoint::ViTTrainSettings& settings, const ViT
   loop.accum_steps = control.parallel.accum_steps;
   loop.bucket_bytes = static_cast<std::int64_t>(control.parallel.bucket_mb * (1 << 20));
   loop.overwrite = control.overwrite;
+  loop.config_toml = control.config_toml;
   loop.dist = &dist;
   const auto state = reader ? ViTTask::loop_state(contents.state) : LoopState{};
   const auto done = run_training(task, state, loop, std::move(reader));

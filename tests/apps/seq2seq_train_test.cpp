@@ -124,5 +124,40 @@ TEST(Seq2SeqTrainApp, ANewRunRefusesAnEarlierRunsDirectory) {
   fs::remove_all(aside);
 }
 
+// Every run writes the options it ran with as config.toml; --config with that file (and a
+// new --run-dir) repeats the run; what to resume and --overwrite are never in it; a key
+// the program does not know is refused.
+TEST(Seq2SeqTrainApp, ConfigTomlRepeatsTheRun) {
+  const auto dir = test::fresh_temp_dir("seq2seq_train_app_config");
+  const std::string args = "--data " + kSampleCorpus + kSmall + " --epochs 1 --max-iters 3 --dropout 0";
+  ASSERT_EQ(run_seq2seq_train(args + " --run-dir " + (dir / "a").string(), "config_first").status, 0);
+  const auto config = util::read_file((dir / "a" / "config.toml").string());
+  EXPECT_NE(config.find("embedding-size=32"), std::string::npos) << config;
+  EXPECT_NE(config.find("preset=\"cpu\""), std::string::npos) << config;
+  EXPECT_EQ(config.find("overwrite"), std::string::npos) << config;
+
+  const auto again = run_seq2seq_train("--config " + (dir / "a" / "config.toml").string() + " --run-dir " +
+                                           (dir / "b").string(), "config_again");
+  ASSERT_EQ(again.status, 0) << again.err;
+  // The same losses step by step (the first four columns: kind, epoch, step, loss).
+  const auto first_columns = [](const std::string& csv) {
+    std::istringstream lines(csv);
+    std::string kept;
+    for (std::string line; std::getline(lines, line);) {
+      std::size_t cut = 0;
+      for (int i = 0; i < 4 && cut != std::string::npos; ++i) cut = line.find(',', cut + (i > 0 ? 1 : 0));
+      kept += line.substr(0, cut) + "\n";
+    }
+    return kept;
+  };
+  EXPECT_EQ(first_columns(util::read_file((dir / "b" / "metrics.csv").string())),
+            first_columns(util::read_file((dir / "a" / "metrics.csv").string())));
+
+  util::write_text_atomically((dir / "bad.toml").string(), "no-such-flag=1\n");
+  const auto bad = run_seq2seq_train("--config " + (dir / "bad.toml").string(), "config_bad");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("no-such-flag"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace dls

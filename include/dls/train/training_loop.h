@@ -61,6 +61,9 @@ struct LoopOptions {
   // run's checkpoints and metrics are overwritten or mixed with another's; with `overwrite`
   // the earlier run is moved aside to <run_dir>.old-N (never deleted).
   bool overwrite = false;
+  // A fresh run writes this (when not empty) as its directory's config.toml: the options
+  // that repeat the run (apps/config_file.h).
+  std::string config_toml;
   std::int64_t epochs = 1;            // epochs of the whole run
   std::int64_t max_iters = 0;         // > 0: stop once the run has made this many steps in all
   double time_limit_s = 0;            // > 0: stop (with a checkpoint) after this long, this invocation

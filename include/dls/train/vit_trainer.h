@@ -30,6 +30,7 @@ struct ViTRunControl {
   int workers = 1;
   ParallelOptions parallel;  // process group (from the environment) and gradient accumulation
   bool overwrite = false;    // a fresh run moves an earlier run in its directory aside
+  std::string config_toml;   // the program's options, written to a fresh run's directory as config.toml
 };
 
 struct ViTTrainResult {
