@@ -7,8 +7,9 @@ CMAKE_ARGS ?=
 # What each command builds: the demo needs only the programs; the tests need everything.
 PROGRAMS  := seq2seq_train vit_train checkpoint_eval
 BENCH     := dls_bench dls_bench_images
+FUZZ_RUNS ?= 10000000
 
-.PHONY: all deps deps-test deps-bench configure build demo test bench clean
+.PHONY: all deps deps-test deps-bench configure build demo test bench fuzz clean
 
 all: build
 
@@ -35,6 +36,13 @@ test: deps-test configure
 bench: deps-bench configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target $(PROGRAMS) $(BENCH)
 	bash bench/side_by_side.sh $(BUILD_DIR)
+
+# libFuzzer targets (tests/fuzz) built with clang, ASan and UBSan, FUZZ_RUNS executions each.
+fuzz:
+	@cmake/install_debian_deps.sh fuzz
+	@test -f build-fuzz/CMakeCache.txt || cmake -S tests/fuzz -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build build-fuzz -j $(JOBS)
+	tests/fuzz/run_fuzzers.sh build-fuzz $(FUZZ_RUNS)
 
 clean:
 	rm -rf $(BUILD_DIR)

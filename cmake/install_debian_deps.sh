@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages that dlstudio-cpp needs, skipping those already present.
-# Usage: cmake/install_debian_deps.sh [build|test|bench]   (each set includes the previous)
+# Usage: cmake/install_debian_deps.sh [build|test|bench|fuzz]   (test and bench include build's)
 set -euo pipefail
 
 set_name=${1:-build}
@@ -14,7 +14,8 @@ case "$set_name" in
   build) ;;
   test)  packages+=(python3 python3-nltk) ;;          # NLTK cross-checks BLEU
   bench) packages+=(python3 python3-nltk python3-torch) ;;  # Python reference models
-  *) echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
+  fuzz)  packages+=(clang libfuzzer-14-dev) ;;        # make fuzz: libFuzzer targets (tests/fuzz)
+  *) echo "usage: $0 [build|test|bench|fuzz]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Writes the fuzz targets' own seed inputs into tests/fuzz/seeds/<target>/ (run once; the
+files are kept in the repository). The pickle, TSV and BLEU targets also start from the
+test fixtures (tests/fixtures/pickle, corpus, bleu); run_fuzzers.sh passes those too."""
+import gzip
+import os
+import struct
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(target, name, data):
+    folder = os.path.join(here, "seeds", target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+
+# IDX: 2 images of 3x2 pixels (magic 0x00000803), 3 labels (0x00000801), one CIFAR-10
+# record (label byte + 3x32x32 pixels), and a gzip-compressed IDX file.
+images = struct.pack(">IIII", 0x803, 2, 3, 2) + bytes(range(12))
+write("image_files", "images.idx", images)
+write("image_files", "labels.idx", struct.pack(">II", 0x801, 3) + bytes([0, 9, 4]))
+write("image_files", "cifar.bin", bytes([7]) + bytes(i % 256 for i in range(3072)))
+write("image_files", "images.idx.gz", gzip.compress(images, mtime=0))
+
+# The settings text inside checkpoints.
+write("key_values", "settings.txt",
+      b"model.embedding_size=256\nmodel.layout=vaswani\ntraining.lr=0.001\n"
+      b"training.bf16=false\nescaped=a\\nb\\\\c\n")
+
+# BLEU: a hypothesis line, then its reference (the first byte picks the smoothing).
+write("bleu", "two_pairs.txt",
+      b"\x01the cat is on the mat\nthere is a cat on the mat\nquiero ir a casa\nquiero ir a mi casa\n")
+
+# TSV corpus lines (the first byte picks the word limit).
+write("tsv_corpus", "pairs.tsv",
+      "\x07Go.\tVe.\tCC-BY\nI can't swim, can you?\t¿No sé nadar, y tú?\n"
+      "It's 3,000 yen.\tSon 3.000 yenes.\n".encode("utf-8"))
