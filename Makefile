@@ -9,7 +9,7 @@ PROGRAMS  := seq2seq_train vit_train checkpoint_eval
 BENCH     := dls_bench dls_bench_images
 FUZZ_RUNS ?= 10000000
 
-.PHONY: all deps deps-test deps-bench configure build demo test bench fuzz clean
+.PHONY: all deps deps-test deps-bench configure build demo test test-asan bench fuzz clean
 
 all: build
 
@@ -36,6 +36,14 @@ test: deps-test configure
 bench: deps-bench configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target $(PROGRAMS) $(BENCH)
 	bash bench/side_by_side.sh $(BUILD_DIR)
+
+# The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer. Leak checking
+# is off: LibTorch and OpenBLAS keep process-lifetime allocations that it would report.
+test-asan: deps-test
+	@test -f build-asan/CMakeCache.txt || cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLS_SANITIZE=ON -DDLS_BUILD_BENCH=OFF
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer targets (tests/fuzz) built with clang, ASan and UBSan, FUZZ_RUNS executions each.
 fuzz:
