@@ -20,9 +20,9 @@ ViTTrainResult train_vit(const checkpoint::ViTTrainSettings& settings, const ViT
   loop.device = util::select_device(control.device);
   loop.workers = loop.device.is_cpu() ? std::max(1, control.workers) : 1;
   auto dist = join_process_group(control.parallel, control.device);
-  const std::string resume =
-      control.resume.empty() && !control.run_dir.empty() ? resume_after_restart(control.run_dir) : control.resume;
-  const std::string run_dir = !control.run_dir.empty() ? control.run_dir : !resume.empty() ? run_dir_of(resume) : "runs/vit";
+  const std::string default_run_dir = control.run_dir.empty() ? "runs/vit" : control.run_dir;
+  const std::string resume = control.resume.empty() ? resume_after_restart(default_run_dir) : control.resume;
+  const std::string run_dir = !control.run_dir.empty() ? control.run_dir : !resume.empty() ? run_dir_of(resume) : default_run_dir;
   if (resume.empty() && dist.is_main()) claim_run_directory(run_dir, control.overwrite);
   std::unique_ptr<checkpoint::CheckpointReader> reader;
   checkpoint::ViTCheckpointContents contents;

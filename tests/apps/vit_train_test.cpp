@@ -96,6 +96,11 @@ TEST(VitTrainApp, TinyRunPrintsJson) {
   }
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
   EXPECT_TRUE(fs::exists(run_dir / "metrics.csv"));
+
+  // --resume without --run-dir continues in the resumed run's directory (not runs/vit).
+  const auto resumed = run_vit_train("--resume " + run_dir.string() + " --epochs 3 --log-level warn", "tiny_resume");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0003.pt"));
 }
 
 }  // namespace

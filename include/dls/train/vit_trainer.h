@@ -17,7 +17,8 @@ namespace dls::train {
 
 // How this invocation runs (not saved in checkpoints).
 struct ViTRunControl {
-  std::string run_dir = "runs/vit";   // checkpoints/, metrics.csv, plots
+  // checkpoints/, metrics.csv, plots; "": the resumed checkpoint's run, else runs/vit
+  std::string run_dir;
   std::string resume;                 // checkpoint file or run directory to continue from
   std::int64_t checkpoint_every = 10; // epochs between checkpoints (the last one is always saved)
   int keep_last = 0;                  // > 0: delete older checkpoints this run wrote
