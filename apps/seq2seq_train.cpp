@@ -93,6 +93,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()->group(model)->check(CLI::IsMember({"dlstudio", "cpu"}));
   app.add_option("--variant", variant, "FG (post-LN, TransformerFG) or PreLN (TransformerPreLN)")
       ->capture_default_str()->group(model)->check(CLI::IsMember({"FG", "PreLN"}));
+  app.add_flag_callback("--no-masking", [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.model.masking(false); }); },
+                        "DLStudio's masking=False: the decoder sees the whole target sentence in training, the word it predicts included (recorded in the checkpoint)")->group(model);
   setting<std::string>(app, overrides, "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani", [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); })->group(model);
   setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token", [](auto& s, auto v) { s.model.transformer().embedding_size(v); })->check(dls::apps::in_range(1, 65536))->group(model);
   setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)", [](auto& s, auto v) { s.model.transformer().num_heads(v); })->check(dls::apps::in_range(1, 1024))->group(model);

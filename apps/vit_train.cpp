@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
   setting<double>(app, overrides, "--dropout", "dropout inside the encoder (vaswani layout only)", [](auto& s, auto v) { s.model.transformer().dropout(v); })->check(dls::apps::in_range(0, 0.99))->group(model);
   setting<bool>(app, overrides, "--conv-patch-embedding", "project patches with Conv2d instead of Linear", [](auto& s, auto v) { s.model.conv_patch_embedding(v); })->group(model);
   setting<std::string>(app, overrides, "--stem", "3x3 convolutions (GELU) before the patches are cut, as CHANNELS[/STRIDE] per layer, e.g. 32,64/2,128/2 (\"\": none, DLStudio's ViT); the patch size counts the last layer's pixels", [](auto& s, auto v) { s.model.stem(dls::parse_stem(v)); })->group(model);
+  setting<std::string>(app, overrides, "--pixel-attention", "an inter-pixel attention block (DLStudio's GenerativeDiffusion AttentionBlock) after stem layer LAYER, as LAYER[:HEADS], e.g. 3 or 3:4 (\"\": none); that layer's channels must be a multiple of 32", [](auto& s, auto v) { s.model.pixel_attention(dls::parse_pixel_attention(v)); })->group(model);
   setting<std::int64_t>(app, overrides, "--head-hidden", "hidden width of the classification head", [](auto& s, auto v) { s.model.head_hidden_size(v); })->check(dls::apps::in_range(1, 65536))->group(model);
   setting<double>(app, overrides, "--head-dropout", "dropout before the head (training only)", [](auto& s, auto v) { s.model.head_dropout(v); })->check(dls::apps::in_range(0, 0.99))->group(model);
 

@@ -109,6 +109,11 @@ std::vector<AttentionMap> class_token_attention_maps(visTransformer& model, cons
   const auto logits = model(batch.images.to(device), &weights);
   model->train(was_training);
   const auto attention = class_token_attention(weights.back()).to(torch::kCPU).to(torch::kDouble).contiguous();  // [B, H, P]
+  torch::Tensor pixel;  // [B, T, T], heads averaged
+  if (model->pixel_attention) {
+    model->feature_map(batch.images.to(device), &pixel);
+    pixel = pixel.mean(1).to(torch::kCPU).to(torch::kDouble).contiguous();
+  }
   const auto predicted = logits.argmax(1).to(torch::kCPU);
   const auto heads = attention.size(1), patches = attention.size(2);
   std::vector<AttentionMap> maps(count);
@@ -123,6 +128,15 @@ std::vector<AttentionMap> class_token_attention_maps(visTransformer& model, cons
       map.heads.emplace_back(w + h * patches, w + (h + 1) * patches);
       for (std::int64_t p = 0; p < patches; ++p) map.mean[p] += w[h * patches + p] / static_cast<double>(heads);
     }
+    if (pixel.defined()) {
+      const auto T = pixel.size(1);
+      map.pixel_side = static_cast<std::int64_t>(std::lround(std::sqrt(static_cast<double>(T))));
+      const auto centre = (map.pixel_side / 2) * map.pixel_side + map.pixel_side / 2;
+      const auto from_centre = pixel[static_cast<std::int64_t>(b)][centre].contiguous();
+      const auto received = pixel[static_cast<std::int64_t>(b)].mean(0).contiguous();
+      map.pixel_from_centre.assign(from_centre.data_ptr<double>(), from_centre.data_ptr<double>() + T);
+      map.pixel_received.assign(received.data_ptr<double>(), received.data_ptr<double>() + T);
+    }
   }
   return maps;
 }
@@ -134,7 +148,7 @@ std::vector<std::string> save_attention_maps(const std::vector<AttentionMap>& ma
   const int grid = static_cast<int>(grid_size);
   util::OverlayOptions overlay;
   overlay.scale = std::max(2, 128 / std::max(1, images.height));
-  std::vector<util::Canvas> mean_panels, head_panels;
+  std::vector<util::Canvas> mean_panels, head_panels, pixel_panels;
   std::size_t heads = 0;
   for (const auto& map : maps) {
     const auto pixels = interleaved(images, map.image);
@@ -147,13 +161,22 @@ std::vector<std::string> save_attention_maps(const std::vector<AttentionMap>& ma
     for (std::size_t h = 0; h < map.heads.size(); ++h) {
       head_panels.push_back(util::attention_overlay(view, map.heads[h], grid, grid, "head " + std::to_string(h), overlay));
     }
+    if (map.pixel_side > 0) {
+      const int side = static_cast<int>(map.pixel_side);
+      pixel_panels.push_back(util::image_panel(view, overlay.scale, caption));
+      pixel_panels.push_back(util::attention_overlay(view, map.pixel_from_centre, side, side, "from the centre pixel", overlay));
+      pixel_panels.push_back(util::attention_overlay(view, map.pixel_received, side, side, "received (mean)", overlay));
+    }
   }
   const auto mean_path = (std::filesystem::path(dir) / "attention_mean.png").string();
   const auto heads_path = (std::filesystem::path(dir) / "attention_heads.png").string();
   util::tile_panels(mean_panels, 4, "Class token attention, last layer (mean over heads)").save_png(mean_path);
   util::tile_panels(head_panels, static_cast<int>(heads) + 1, "Class token attention, last layer, per head")
       .save_png(heads_path);
-  return {mean_path, heads_path};
+  if (pixel_panels.empty()) return {mean_path, heads_path};
+  const auto pixel_path = (std::filesystem::path(dir) / "pixel_attention.png").string();
+  util::tile_panels(pixel_panels, 3, "Inter-pixel attention in the stem (mean over heads)").save_png(pixel_path);
+  return {mean_path, heads_path, pixel_path};
 }
 
 }  // namespace dls::eval

@@ -6,6 +6,7 @@ list(APPEND DLS_SOURCES
   layers/embeddings.cpp
   layers/feed_forward.cpp
   layers/patch_embedding.cpp
+  layers/pixel_attention.cpp
   layers/self_attention.cpp
   layers/small_batched_matmul.cpp
   layers/transformer_config.cpp

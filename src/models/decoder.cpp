@@ -163,6 +163,11 @@ torch::Tensor MasterDecoderWithMaskingImpl::final_states(const torch::Tensor& ta
   const std::int64_t batch = target.size(0), length = target.size(1);
   const std::int64_t dim = config_.embedding_size();
   const auto memories = project_memories(encoder_out);
+  if (config_.dlstudio_family() && !masking) {
+    // DLStudio with masking=False: every prefix step sees the same unmasked target, so
+    // one pass gives them all; row k predicts word k.
+    return run_stack(target, memories, DecoderMasks{}, trace, 0).narrow(1, 1, length - 1);
+  }
   if (config_.dlstudio_family()) {
     // Copy i of the target (row i*B + b) keeps rows 0..i and predicts word k = i+1.
     const std::int64_t copies = length - 1;
@@ -180,9 +185,10 @@ torch::Tensor MasterDecoderWithMaskingImpl::final_states(const torch::Tensor& ta
   }
   const std::int64_t steps = length - 1;
   DecoderMasks masks;
-  masks.self_mask = causal_mask(steps, target.options());
+  if (masking) masks.self_mask = causal_mask(steps, target.options());
   if (target_padding.defined()) {
-    masks.self_mask = masks.self_mask + key_padding_mask(target_padding.narrow(1, 0, steps));
+    const auto padding = key_padding_mask(target_padding.narrow(1, 0, steps));
+    masks.self_mask = masks.self_mask.defined() ? masks.self_mask + padding : padding;
   }
   if (memory_padding.defined()) masks.memory_mask = key_padding_mask(memory_padding);
   return run_stack(target.narrow(1, 0, steps), memories, masks, trace, 0);  // [B, L-1, M]

@@ -24,6 +24,7 @@ util::KeyValues Seq2SeqConfig::to_settings() const {
   settings.set("src_vocab_size", src_vocab_size_);
   settings.set("tgt_vocab_size", tgt_vocab_size_);
   settings.set("pad_index", pad_index_);
+  settings.set("masking", masking_);
   return settings;
 }
 
@@ -35,6 +36,8 @@ Seq2SeqConfig Seq2SeqConfig::from_settings(const util::KeyValues& settings) {
       .src_vocab_size(settings.get_int("src_vocab_size"))
       .tgt_vocab_size(settings.get_int("tgt_vocab_size"))
       .pad_index(settings.get_int("pad_index"));
+  // Checkpoints written before the flag existed were all trained with masking.
+  if (settings.has("masking")) config.masking(settings.get_bool("masking"));
   return config;
 }
 
@@ -46,6 +49,7 @@ std::string Seq2SeqConfig::summary() const {
       << " vocab=" << src_vocab_size_ << "/" << tgt_vocab_size_;
   if (!transformer_.flattened()) out << " ffn=" << transformer_.ffn_multiplier() << "M";
   if (transformer_.effective_dropout() > 0) out << " dropout=" << transformer_.dropout();
+  if (!masking_) out << " no-masking";
   return out.str();
 }
 
@@ -59,6 +63,7 @@ Seq2SeqTransformerImpl::Seq2SeqTransformerImpl(const Seq2SeqConfig& config) : co
   master_encoder = register_module("master_encoder", MasterEncoder(t, config.num_encoders()));
   master_decoder = register_module(
       "master_decoder", MasterDecoderWithMasking(t, config.num_decoders(), config.tgt_vocab_size()));
+  master_decoder->masking = config.masking();
 }
 
 torch::Tensor Seq2SeqTransformerImpl::padding_of(const torch::Tensor& tokens) const {

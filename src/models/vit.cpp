@@ -54,11 +54,44 @@ std::string stem_to_string(const StemSpec& stem) {
   return text;
 }
 
+PixelAttentionSpec parse_pixel_attention(const std::string& text) {
+  const auto number = [&](const std::string& digits, bool zero_ok) -> std::int64_t {
+    if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos ||
+        (!zero_ok && std::stoll(digits) == 0)) {
+      throw std::invalid_argument("pixel attention '" + text +
+                                  "': expected LAYER or LAYER:HEADS (stem layer it follows, heads), "
+                                  "non-negative integers");
+    }
+    return std::stoll(digits);
+  };
+  PixelAttentionSpec spec;
+  if (text.empty()) return spec;
+  const auto colon = text.find(':');
+  spec.after = number(text.substr(0, colon), true);
+  if (colon != std::string::npos) spec.heads = number(text.substr(colon + 1), false);
+  return spec;
+}
+
+std::string pixel_attention_to_string(const PixelAttentionSpec& spec) {
+  if (!spec.enabled()) return "";
+  return std::to_string(spec.after) + (spec.heads == 1 ? "" : ":" + std::to_string(spec.heads));
+}
+
 void ViTConfig::validate() const {
   TORCH_CHECK(image_size_ > 0 && patch_size_ > 0 && channels_ > 0,
               "image size, patch size and channels must be positive");
   for (const auto& conv : stem_) {
     TORCH_CHECK(conv.channels > 0 && conv.stride > 0, "stem layers need positive channels and strides");
+  }
+  if (pixel_attention_.enabled()) {
+    TORCH_CHECK(pixel_attention_.after <= static_cast<std::int64_t>(stem_.size()),
+                "pixel attention after stem layer ", pixel_attention_.after, ", but the stem has ",
+                stem_.size(), " layers");
+    const auto channels = stem_[static_cast<std::size_t>(pixel_attention_.after - 1)].channels;
+    TORCH_CHECK(pixel_attention_.heads > 0 && channels % 32 == 0 && channels % pixel_attention_.heads == 0,
+                "pixel attention after stem layer ", pixel_attention_.after, ": its ", channels,
+                " channels must be a multiple of 32 (GroupNorm groups) and of the ", pixel_attention_.heads,
+                " heads");
   }
   TORCH_CHECK(feature_size() % patch_size_ == 0, stem_.empty() ? "image size " : "stem output size ",
               feature_size(), " is not divisible by the patch size ", patch_size_);
@@ -106,6 +139,7 @@ std::string ViTConfig::summary() const {
   if (!t.flattened()) out << " ffn=" << t.ffn_multiplier() << "M";
   if (t.effective_dropout() > 0) out << " dropout=" << t.dropout();
   if (!stem_.empty()) out << " stem=" << stem_to_string(stem_);
+  if (pixel_attention_.enabled()) out << " pixel-attention=" << pixel_attention_to_string(pixel_attention_);
   out << (conv_patch_embedding_ ? " conv" : " linear") << " head=" << head_hidden_size_;
   return out.str();
 }
@@ -120,6 +154,7 @@ util::KeyValues ViTConfig::to_settings() const {
   settings.set("num_classes", num_classes_);
   settings.set("conv_patch_embedding", conv_patch_embedding_);
   settings.set("stem", stem_to_string(stem_));
+  settings.set("pixel_attention", pixel_attention_to_string(pixel_attention_));
   settings.set("head_hidden_size", head_hidden_size_);
   settings.set("head_dropout", head_dropout_);
   return settings;
@@ -147,6 +182,13 @@ ViTConfig ViTConfig::from_settings(const util::KeyValues& settings) {
     const auto channels = settings.get_int("stem_channels");
     if (channels > 0) config.stem(StemSpec(settings.get_int("stem_layers"), StemConv{channels, 1}));
   }  // else: written before the stem existed, no stem
+  if (settings.has("pixel_attention")) {  // else: written before it existed, none
+    try {
+      config.pixel_attention(parse_pixel_attention(settings.get("pixel_attention")));
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("setting 'pixel_attention': ") + e.what());
+    }
+  }
   return config;
 }
 
@@ -165,6 +207,13 @@ visTransformerImpl::visTransformerImpl(const ViTConfig& config) : config_(config
       in_channels = conv.channels;
     }
   }
+  if (config.pixel_attention().enabled()) {
+    const auto& spec = config.pixel_attention();
+    pixel_attention = register_module(
+        "pixel_attention",
+        AttentionBlock(AttentionBlockOptions(config.stem()[static_cast<std::size_t>(spec.after - 1)].channels)
+                           .num_heads(spec.heads)));
+  }
   patch_embedding_generator =
       register_module("patch_embedding_generator", PatchEmbeddingGenerator(config.patch_options()));
   class_token = register_parameter("class_token", torch::randn({1, 1, M}) * 0.02);
@@ -179,9 +228,23 @@ visTransformerImpl::visTransformerImpl(const ViTConfig& config) : config_(config
                              torch::nn::Linear(config.head_hidden_size(), config.num_classes()));
 }
 
+torch::Tensor visTransformerImpl::feature_map(const torch::Tensor& images, torch::Tensor* pixel_weights) {
+  TORCH_CHECK(pixel_weights == nullptr || pixel_attention, "this model has no pixel attention block");
+  if (!stem) return images;
+  // The stem holds Conv2d, GELU per layer: the block follows the after-th GELU.
+  const auto block_at = 2 * config_.pixel_attention().after;
+  auto x = images;
+  std::int64_t index = 0;
+  for (auto& module : *stem) {
+    x = module.forward(x);
+    if (pixel_attention && ++index == block_at) x = pixel_attention->forward_with_weights(x, pixel_weights);
+  }
+  return x;
+}
+
 torch::Tensor visTransformerImpl::embed(const torch::Tensor& images) {
-  // [B, C, H, W] -> (stem) [B, S, H, W] -> [B, P, M]
-  const auto patches = patch_embedding_generator(stem ? stem->forward(images) : images);
+  // [B, C, H, W] -> (stem, pixel attention) [B, S, H', W'] -> [B, P, M]
+  const auto patches = patch_embedding_generator(feature_map(images));
   return torch::cat({class_token.expand({patches.size(0), 1, -1}), patches}, 1);
 }
 

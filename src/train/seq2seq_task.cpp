@@ -36,8 +36,13 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const Seq2SeqTrainOptions& option
   torch::manual_seed(options_.seed);
   model_ = Seq2SeqTransformer(config_);
   spdlog::info("{}: {}", eval::model_name(config_), config_.summary());
-  spdlog::info("Number of learnable params in Master Encoder: {}", count_parameters(*model_->master_encoder).parameters);
-  spdlog::info("Number of learnable params in Master Decoder: {}", count_parameters(*model_->master_decoder).parameters);
+  // DLStudio's printout: parameters, and its "number of layers" (parameter tensors:
+  // 128 and 234 for the slides' model).
+  const auto encoder = count_parameters(*model_->master_encoder), decoder = count_parameters(*model_->master_decoder);
+  spdlog::info("Number of learnable params in Master Encoder: {}", encoder.parameters);
+  spdlog::info("Number of learnable params in Master Decoder: {}", decoder.parameters);
+  spdlog::info("Number of layers in Master Encoder: {}; in Master Decoder: {} (parameter tensors, {} and {} blocks)",
+               encoder.tensors, decoder.tensors, config_.num_encoders(), config_.num_decoders());
   spdlog::info("Number of learnable params in the whole model (embeddings included): {}",
                count_parameters(*model_).parameters);
   spdlog::info("{} steps per epoch of {} pairs, {} epochs, device {}{}", steps_per_epoch_, batch, options_.epochs,

@@ -59,10 +59,17 @@ TEST(Seq2SeqTrainApp, DryRunPrintsTheStartUpReport) {
   EXPECT_EQ(run.status, 0) << run.err;
   for (const auto* text : {"pairs kept", "vocabulary", "longest English sentence",
                            "Number of learnable params in Master Encoder",
-                           "Number of learnable params in Master Decoder", "TransformerFG"}) {
+                           "Number of learnable params in Master Decoder", "Number of layers in Master Encoder",
+                           "TransformerFG"}) {
     EXPECT_NE(run.err.find(text), std::string::npos) << text << "\n" << run.err;
   }
+  EXPECT_EQ(run.err.find("no-masking"), std::string::npos) << run.err;
   EXPECT_FALSE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0000.pt"));
+  // DLStudio's masking=False shows in the model's summary (and so in its checkpoints).
+  const auto unmasked = run_seq2seq_train("--data " + kSampleCorpus + " --validation-pairs 100 --dry-run --no-masking"
+                                          " --run-dir " + run_dir.string(), "dry_no_masking");
+  EXPECT_EQ(unmasked.status, 0) << unmasked.err;
+  EXPECT_NE(unmasked.err.find("no-masking"), std::string::npos) << unmasked.err;
 }
 
 TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {

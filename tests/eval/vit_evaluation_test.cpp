@@ -71,5 +71,42 @@ TEST(ViTEvaluation, ClassTokenAttentionMaps) {
   for (const auto& path : written) EXPECT_GT(fs::file_size(path), 100u);
 }
 
+// A run with an inter-pixel attention block after stem layer 2 (32 channels at 14 x 14):
+// its checkpoint rebuilds the block, and the maps show its attention over the 196 pixels.
+TEST(ViTEvaluation, PixelAttentionMapsOfARunWithTheBlock) {
+  const auto data = test::tiny_fashion_dir("vit_eval_pixel");
+  const auto dir = test::fresh_temp_dir("vit_eval_pixel_run");
+  auto settings = test::tiny_vit_settings(data);
+  settings.model.stem({StemConv{4, 1}, StemConv{32, 2}, StemConv{8, 2}, StemConv{8, 2}}).pixel_attention({2, 2});
+  settings.epochs = 1;
+  train::train_vit(settings, test::tiny_vit_control(dir));
+  const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(dir.string()), checkpoint::kViTCheckpointKind);
+  const auto contents = checkpoint::read_vit_contents(reader);
+  EXPECT_EQ(contents.settings.model.pixel_attention(), (PixelAttentionSpec{2, 2}));
+  auto model = checkpoint::load_vit_model(reader, contents.settings);
+  ASSERT_TRUE(model->pixel_attention);
+  EXPECT_GT(model->pixel_attention->proj_out->weight.abs().sum().item<double>(), 0) << "trained, saved, loaded";
+  const auto test_set = load_test_images(contents.settings, {});
+  const auto maps = class_token_attention_maps(model, test_set, contents.normalization, 2, torch::kCPU);
+  ASSERT_EQ(maps.size(), 2u);
+  for (const auto& map : maps) {
+    EXPECT_EQ(map.pixel_side, 14);
+    ASSERT_EQ(map.pixel_from_centre.size(), 196u);
+    ASSERT_EQ(map.pixel_received.size(), 196u);
+    double from_centre = 0, received = 0;
+    for (std::size_t i = 0; i < 196; ++i) {
+      from_centre += map.pixel_from_centre[i];
+      received += map.pixel_received[i];
+    }
+    EXPECT_NEAR(from_centre, 1.0, 1e-5);  // one query's distribution over the pixels
+    EXPECT_NEAR(received, 1.0, 1e-5);     // the mean of such distributions
+  }
+  const auto out = test::fresh_temp_dir("vit_pixel_attention_maps");
+  const auto written = save_attention_maps(maps, test_set, model->config().grid_size(), out.string());
+  ASSERT_EQ(written.size(), 3u);
+  EXPECT_EQ(fs::path(written[2]).filename(), "pixel_attention.png");
+  for (const auto& path : written) EXPECT_GT(fs::file_size(path), 100u);
+}
+
 }  // namespace
 }  // namespace dls::eval

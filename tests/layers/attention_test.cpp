@@ -142,5 +142,46 @@ TEST(Attention, CachedStepsEqualTheCausalPass) {
   EXPECT_THROW(attention->forward_cached(x.narrow(1, 0, 2), cache, 6), c10::Error);
 }
 
+// The vaswani layout's self-attention is the standard one: with the heads' WQ/WK/WV stacked
+// into in_proj_weight (head h's rows h*s .. h*s+s-1 of each third) and W_O as out_proj,
+// torch::nn::MultiheadAttention computes the same values and the same per-head weights,
+// with and without a causal mask.
+TEST(SelfAttention, VaswaniEqualsTorchMultiheadAttention) {
+  torch::manual_seed(11);
+  const std::int64_t M = 16, H = 4, L = 6, B = 3;
+  auto config = config_for(Layout::kVaswani);
+  config.dropout(0.0);
+  SelfAttention attention(config);
+  torch::nn::MultiheadAttention reference(torch::nn::MultiheadAttentionOptions(M, H));
+  {
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> weights, biases;
+    for (const auto* part : {"WQ", "WK", "WV"}) {
+      for (std::int64_t h = 0; h < H; ++h) {
+        const auto params = attention->attention_heads_arr[h]->named_parameters();
+        weights.push_back(params[std::string(part) + ".weight"]);
+        biases.push_back(params[std::string(part) + ".bias"]);
+      }
+    }
+    reference->in_proj_weight.copy_(torch::cat(weights, 0));  // [3M, M]
+    reference->in_proj_bias.copy_(torch::cat(biases, 0));
+    reference->out_proj->weight.copy_(attention->W_O->weight);
+    reference->out_proj->bias.copy_(attention->W_O->bias);
+  }
+  const auto x = torch::randn({B, L, M});
+  for (const bool causal : {false, true}) {
+    const auto mask = causal ? causal_mask(L, x.options()) : torch::Tensor();  // [1, 1, L, L] or none
+    torch::Tensor ours_w;
+    const auto ours = attention->forward(x, mask, &ours_w);  // [B, L, M], [B, H, L, L]
+    const auto xt = x.transpose(0, 1);                       // MultiheadAttention wants [L, B, M]
+    const auto [theirs, theirs_w] = reference->forward(xt, xt, xt, {}, true,
+                                                       causal ? mask.view({L, L}) : torch::Tensor(),
+                                                       /*average_attn_weights=*/false);
+    EXPECT_TRUE(torch::allclose(ours, theirs.transpose(0, 1), 1e-5, 1e-6)) << causal;
+    ASSERT_EQ(theirs_w.sizes(), ours_w.sizes());
+    EXPECT_TRUE(torch::allclose(ours_w, theirs_w, 1e-5, 1e-6)) << causal;
+  }
+}
+
 }  // namespace
 }  // namespace dls

@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
-#include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/torch.h>
 
 #include "dls/models/seq2seq.h"
-#include "dls/util/file_io.h"
-#include "support/test_paths.h"
+#include "support/torch_fixture.h"
 
 namespace dls {
 namespace {
+
+using testing::entry;
 
 constexpr double kTolerance = 1e-5;
 
@@ -32,12 +32,6 @@ struct Reference {
   std::map<std::string, torch::Tensor> log_probs;  // variant -> [B, L-1, V]
 };
 
-c10::IValue entry(const c10::impl::GenericDict& dict, const std::string& key) {
-  const auto found = dict.find(c10::IValue(key));
-  if (found == dict.end()) throw std::runtime_error("fixture has no entry '" + key + "'");
-  return found->value();
-}
-
 std::map<std::string, torch::Tensor> tensors_of(const c10::IValue& value) {
   std::map<std::string, torch::Tensor> tensors;
   for (const auto& item : value.toGenericDict()) {
@@ -47,10 +41,7 @@ std::map<std::string, torch::Tensor> tensors_of(const c10::IValue& value) {
 }
 
 Reference load_reference(const std::string& layout) {
-  const std::string path = dls::testing::fixtures_dir() + "/dlstudio_reference/" + layout + ".pt";
-  const std::string bytes = util::read_file(path);
-  const auto root =
-      torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toGenericDict();
+  const auto root = testing::load_torch_fixture("dlstudio_reference/" + layout + ".pt");
   const auto config = entry(root, "config").toGenericDict();
   auto size = [&](const std::string& key) { return entry(config, key).toInt(); };
   Reference reference;

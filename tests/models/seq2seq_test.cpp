@@ -90,6 +90,52 @@ TEST_P(Seq2SeqModels, Causality) {
   }
 }
 
+// DLStudio's masking=False: every prediction sees the whole target sentence; for the
+// dlstudio layouts it is DLStudio's prefix loop with nothing zeroed, i.e. the stack run once
+// on the whole target and row k read for word k.
+TEST_P(Seq2SeqModels, WithoutMaskingEveryPredictionSeesTheWholeTarget) {
+  auto masked = make();
+  auto config = small_config(GetParam().variant, GetParam().layout, 0.1);
+  config.masking(false);
+  auto model = Seq2SeqTransformer(config);
+  model->eval();
+  torch::NoGradGuard no_grad;
+  {
+    auto target = model->named_parameters();
+    for (const auto& item : masked->named_parameters()) target[item.key()].copy_(item.value());
+  }
+  const auto src = random_tokens(3, 6, 23), tgt = random_tokens(3, 6, 29);
+  const auto out = model(src, tgt);
+  EXPECT_EQ(out.sizes(), torch::IntArrayRef({3, 5, 29}));
+  EXPECT_FALSE(torch::allclose(out.narrow(1, 0, 4), masked(src, tgt).narrow(1, 0, 4), 1e-5, 1e-6));
+  auto changed = tgt.clone();
+  // Word 4 only (the last one the vaswani layout reads: it predicts words 1..5 from 0..4).
+  changed.select(1, 4).copy_(random_tokens(3, 1, 29).squeeze(1));
+  EXPECT_FALSE(torch::allclose(model(src, changed).select(1, 0), out.select(1, 0), 1e-5, 1e-6))
+      << "the prediction of word 1 sees word 4";
+  // Reference: the decoder layers on the unmasked target (vaswani: positions 0..L-2, no
+  // causal mask), each prediction read at its row.
+  const auto encoded = model->encode(src);
+  const bool vaswani = GetParam().layout == Layout::kVaswani;
+  auto x = model->embeddings_generator_es(tgt);
+  if (vaswani) x = x.narrow(1, 0, 5);
+  for (std::size_t i = 0; i < model->master_decoder->basic_decoder_arr->size(); ++i) {
+    x = model->master_decoder->basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward(
+        x, encoded.memories[i], DecoderMasks{});
+  }
+  const auto expected = torch::log_softmax(model->master_decoder->out(vaswani ? x : x.narrow(1, 1, 5)), -1);
+  EXPECT_TRUE(torch::allclose(out, expected, 1e-5, 1e-6)) << (out - expected).abs().max();
+  // The flag is part of the model's self-description; older checkpoints had masking.
+  const auto settings = config.to_settings();
+  EXPECT_FALSE(Seq2SeqConfig::from_settings(settings).masking());
+  EXPECT_NE(config.summary().find("no-masking"), std::string::npos);
+  util::KeyValues old;
+  for (const auto& [key, value] : settings.entries()) {
+    if (key != "masking") old.set(key, value);
+  }
+  EXPECT_TRUE(Seq2SeqConfig::from_settings(old).masking());
+}
+
 INSTANTIATE_TEST_SUITE_P(All, Seq2SeqModels, ::testing::ValuesIn(kAllVariantLayouts),
                          testing::name_of);
 

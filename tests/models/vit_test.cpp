@@ -177,6 +177,65 @@ TEST(StemSpec, ParsesAndPrints) {
   }
 }
 
+TEST(PixelAttentionSpec, ParsesAndPrints) {
+  EXPECT_EQ(parse_pixel_attention("3"), (PixelAttentionSpec{3, 1}));
+  EXPECT_EQ(parse_pixel_attention("2:4"), (PixelAttentionSpec{2, 4}));
+  EXPECT_FALSE(parse_pixel_attention("").enabled());
+  EXPECT_FALSE(parse_pixel_attention("0").enabled());
+  EXPECT_EQ(pixel_attention_to_string({3, 1}), "3");
+  EXPECT_EQ(pixel_attention_to_string({2, 4}), "2:4");
+  EXPECT_EQ(pixel_attention_to_string({}), "");
+  for (const char* bad : {"a", "3:", ":2", "3:0", "-1", "3:2:1", " 3"}) {
+    EXPECT_THROW(parse_pixel_attention(bad), std::invalid_argument) << bad;
+  }
+}
+
+// One AttentionBlock after stem layer 2 (28 -> 14, 32 channels, T = 196 pixels). Its
+// proj_out starts at zero, so a fresh model computes what the same model without it does.
+TEST(visTransformer, PixelAttentionFollowsTheNamedStemLayer) {
+  torch::manual_seed(3);
+  auto config = tiny_config(Variant::kPreLN, Layout::kVaswani);
+  config.stem({StemConv{32, 1}, StemConv{32, 2}, StemConv{8, 2}}).patch_size(1);
+  auto plain_config = config;
+  config.pixel_attention({2, 2});
+  visTransformer plain(plain_config), model(config);
+  {
+    torch::NoGradGuard no_grad;
+    auto target = model->named_parameters();
+    for (const auto& item : plain->named_parameters()) target[item.key()].copy_(item.value());
+  }
+  EXPECT_EQ(count_parameters(*model).parameters - count_parameters(*plain).parameters, 4 * 32 * 32 + 6 * 32);
+  EXPECT_TRUE(model->named_parameters().contains("pixel_attention.qkv.weight"));
+  const auto images = torch::randn({2, 1, 28, 28});
+  torch::Tensor weights;
+  const auto features = model->feature_map(images, &weights);
+  EXPECT_EQ(weights.sizes(), (torch::IntArrayRef{2, 2, 196, 196}));
+  EXPECT_TRUE(torch::equal(features, plain->feature_map(images)));
+  EXPECT_THROW(plain->feature_map(images, &weights), c10::Error);
+  // Once proj_out is not zero the block changes the tokens, and it sits between the
+  // second layer's GELU and the third convolution.
+  {
+    torch::NoGradGuard no_grad;
+    model->pixel_attention->proj_out->weight.normal_(0, 0.1);
+  }
+  const auto without_block = plain->feature_map(images);
+  EXPECT_FALSE(torch::allclose(model->feature_map(images), without_block));
+  auto x = images;
+  int index = 0;
+  for (auto& module : *plain->stem) {
+    x = module.forward(x);
+    if (++index == 4) x = model->pixel_attention(x);
+  }
+  EXPECT_TRUE(torch::allclose(model->feature_map(images), x, 1e-6, 1e-6));
+  EXPECT_NE(config.summary().find("pixel-attention=2:2"), std::string::npos) << config.summary();
+  const auto back = ViTConfig::from_settings(util::KeyValues::from_text(config.to_settings().to_text(), "test"));
+  EXPECT_EQ(back.pixel_attention(), config.pixel_attention());
+  // The layer must exist and have a multiple of 32 channels.
+  EXPECT_THROW(ViTConfig(config).pixel_attention({4, 1}).validate(), c10::Error);
+  EXPECT_THROW(ViTConfig(config).pixel_attention({3, 1}).validate(), c10::Error);  // 8 channels
+  EXPECT_THROW(ViTConfig(config).pixel_attention({1, 3}).validate(), c10::Error);  // 32 % 3
+}
+
 TEST(ViTConfig, SettingsRoundTrip) {
   auto config = tiny_config(Variant::kPreLN, Layout::kVaswani);
   config.conv_patch_embedding(true).head_dropout(0.25).transformer().dropout(0.125);

@@ -51,6 +51,11 @@ struct AttentionMap {
   std::int64_t label = 0, predicted = 0;
   std::vector<double> mean;         // [P], averaged over heads
   std::vector<std::vector<double>> heads;  // [H][P]
+  // Models with a pixel attention block (empty otherwise), heads averaged, over the
+  // side x side pixels of the block's map (row-major): the attention of the centre pixel
+  // (query) over all pixels, and the attention each pixel receives (mean over queries).
+  std::int64_t pixel_side = 0;
+  std::vector<double> pixel_from_centre, pixel_received;
 };
 
 // Attention maps of the first `count` images of `images` (model in evaluation mode).
@@ -59,8 +64,9 @@ std::vector<AttentionMap> class_token_attention_maps(visTransformer& model, cons
                                                      std::size_t count, const torch::Device& device);
 
 // Writes <dir>/attention_mean.png (one overlay per image, heads averaged) and
-// <dir>/attention_heads.png (one row per image: the image, then one overlay per head).
-// Returns the paths written.
+// <dir>/attention_heads.png (one row per image: the image, then one overlay per head);
+// for a model with pixel attention also <dir>/pixel_attention.png (one row per image: the
+// image, the centre pixel's attention, the attention received). Returns the paths written.
 std::vector<std::string> save_attention_maps(const std::vector<AttentionMap>& maps,
                                              const data::ImageSet& images, std::int64_t grid_size,
                                              const std::string& dir);

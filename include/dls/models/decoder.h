@@ -116,6 +116,9 @@ class MasterDecoderWithMaskingImpl : public torch::nn::Module {
   // dlstudio layout: W2 computes only the outputs that a later step reads (the same
   // result, ~20 % fewer FLOPs in DLStudio's config). false: compute them all (for A/B timing).
   bool skip_unread_ffn_outputs = true;
+  // DLStudio's masking flag (Seq2SeqConfig::masking); false: forward() and final_states()
+  // see the whole target, future words included. Decoding steps are unaffected.
+  bool masking = true;
 
  private:
   // Runs the stack on x [B', L, M] with the given masks.

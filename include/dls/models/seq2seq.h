@@ -30,6 +30,11 @@ struct Seq2SeqConfig {
   TORCH_ARG(std::int64_t, tgt_vocab_size) = 0;
   // Index of the padding token (-1: none); the vaswani layout never attends to it.
   TORCH_ARG(std::int64_t, pad_index) = -1;
+  // DLStudio's masking flag. false (masking=False): in training and in forward() the
+  // decoder sees the whole target sentence, the word it predicts and those after it
+  // included (dlstudio layouts: no zeroed rows, one pass; vaswani: no causal mask).
+  // Decoding a translation still sees only the words produced so far: there are no others.
+  TORCH_ARG(bool, masking) = true;
 
  public:  // TORCH_ARG leaves the section private
   void validate() const;

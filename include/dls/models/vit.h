@@ -21,6 +21,7 @@
 #include <torch/nn/pimpl.h>
 
 #include "dls/layers/patch_embedding.h"
+#include "dls/layers/pixel_attention.h"
 #include "dls/layers/transformer_config.h"
 #include "dls/models/encoder.h"
 #include "dls/util/key_values.h"
@@ -46,6 +47,23 @@ using StemSpec = std::vector<StemConv>;
 StemSpec parse_stem(const std::string& text);
 std::string stem_to_string(const StemSpec& stem);
 
+// An inter-pixel AttentionBlock (DLStudio's GenerativeDiffusion block, pixel_attention.h)
+// after one stem layer: the feature map's pixels attend to each other before the patches
+// are cut. after = 0: none.
+struct PixelAttentionSpec {
+  std::int64_t after = 0;  // 1-based stem layer it follows
+  std::int64_t heads = 1;  // N (DLStudio's default: 1)
+  bool enabled() const { return after > 0; }
+  bool operator==(const PixelAttentionSpec& other) const {
+    return after == other.after && heads == other.heads;
+  }
+};
+
+// "3" (after stem layer 3, one head) or "3:4" (four heads) <-> spec; "" and "0" are none.
+// Throws std::invalid_argument naming the malformed text.
+PixelAttentionSpec parse_pixel_attention(const std::string& text);
+std::string pixel_attention_to_string(const PixelAttentionSpec& spec);
+
 struct ViTConfig {
   // Variant, layout and sizes of the encoder blocks (max_seq_length is set to P + 1).
   TORCH_ARG(TransformerConfig, transformer) = dlstudio_vit_transformer();
@@ -68,6 +86,9 @@ struct ViTConfig {
   // "Early convolutions help transformers see better"); with strides of 2 they also do the
   // patchifying, e.g. 28x28 -> 14 -> 7 -> 4x4 tokens with patch size 1.
   TORCH_ARG(StemSpec, stem) = {};
+  // Optional inter-pixel attention block after one stem layer (whose channels must be a
+  // multiple of 32, the block's GroupNorm groups, and of the heads).
+  TORCH_ARG(PixelAttentionSpec, pixel_attention) = {};
   // Hidden width of the head Linear(M, h) -> ReLU -> Linear(h, classes).
   TORCH_ARG(std::int64_t, head_hidden_size) = 512;
   // Dropout before the head (training only).
@@ -108,10 +129,17 @@ class visTransformerImpl : public torch::nn::Module {
   // images [B, C, H, W] -> the encoder's input sequence [B, P+1, M].
   torch::Tensor embed(const torch::Tensor& images);
 
+  // images [B, C, H, W] -> the map the patches are cut from [B, C', H', W'] (the images
+  // themselves without a stem). pixel_weights (optional; needs the pixel attention block)
+  // receives its attention weights [B, N, T, T] over the T pixels of its input map.
+  torch::Tensor feature_map(const torch::Tensor& images, torch::Tensor* pixel_weights = nullptr);
+
   const ViTConfig& config() const { return config_; }
 
   // Empty unless config.stem() has layers: Conv2d 3x3 -> GELU per layer.
   torch::nn::Sequential stem{nullptr};
+  // Null unless config.pixel_attention() is enabled; runs after stem layer `after`.
+  AttentionBlock pixel_attention{nullptr};
   PatchEmbeddingGenerator patch_embedding_generator{nullptr};
   torch::Tensor class_token;  // [1, 1, M], initialised N(0, 0.02^2)
   MasterEncoder master_encoder{nullptr};
