@@ -1,6 +1,8 @@
 # Set-up and entry points. On a fresh Debian 12 machine (as root):
 #   make demo   installs what is missing, builds, runs the main job
 #   make test   installs what is missing, builds, runs the whole test suite
+#   make data   downloads the real corpus and DLStudio's archive into $DLS_DATA_DIR
+#               (default ~/.local/share/dlstudio-cpp; see data/fetch_data.sh)
 BUILD_DIR ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
@@ -8,7 +10,7 @@ CMAKE_ARGS ?=
 PROGRAMS  := seq2seq_train vit_train checkpoint_eval
 BENCH     := dls_bench dls_bench_images
 
-.PHONY: all deps deps-test deps-bench configure build demo test bench clean
+.PHONY: all deps deps-test deps-bench configure build demo test bench data clean
 
 all: build
 
@@ -35,6 +37,9 @@ test: deps-test configure
 bench: deps-bench configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target $(PROGRAMS) $(BENCH)
 	bash bench/side_by_side.sh $(BUILD_DIR)
+
+data:
+	@data/fetch_data.sh
 
 clean:
 	rm -rf $(BUILD_DIR)
