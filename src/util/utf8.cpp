@@ -125,35 +125,19 @@ char32_t to_lower(char32_t code_point) {
 
 CharCategory char_category(char32_t code_point) {
   if (code_point > 0x10FFFF) return CharCategory::kOther;
-  switch (utf8proc_category(static_cast<utf8proc_int32_t>(code_point))) {
-    case UTF8PROC_CATEGORY_LU:
-    case UTF8PROC_CATEGORY_LL:
-    case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM:
-    case UTF8PROC_CATEGORY_LO: return CharCategory::kLetter;
-    case UTF8PROC_CATEGORY_MN:
-    case UTF8PROC_CATEGORY_MC:
-    case UTF8PROC_CATEGORY_ME: return CharCategory::kMark;
-    case UTF8PROC_CATEGORY_ND:
-    case UTF8PROC_CATEGORY_NL:
-    case UTF8PROC_CATEGORY_NO: return CharCategory::kNumber;
-    case UTF8PROC_CATEGORY_PC:
-    case UTF8PROC_CATEGORY_PD:
-    case UTF8PROC_CATEGORY_PS:
-    case UTF8PROC_CATEGORY_PE:
-    case UTF8PROC_CATEGORY_PI:
-    case UTF8PROC_CATEGORY_PF:
-    case UTF8PROC_CATEGORY_PO: return CharCategory::kPunctuation;
-    case UTF8PROC_CATEGORY_SM:
-    case UTF8PROC_CATEGORY_SC:
-    case UTF8PROC_CATEGORY_SK:
-    case UTF8PROC_CATEGORY_SO: return CharCategory::kSymbol;
-    case UTF8PROC_CATEGORY_ZS:
-    case UTF8PROC_CATEGORY_ZL:
-    case UTF8PROC_CATEGORY_ZP: return CharCategory::kSeparator;
-    case UTF8PROC_CATEGORY_CC: return CharCategory::kControl;
-    case UTF8PROC_CATEGORY_CF: return CharCategory::kFormat;
-    default: return CharCategory::kOther;
+  // Unicode's two-letter name ("Lu", "Po", "Cf", ...): the first letter is the class.
+  const char* name = utf8proc_category_string(static_cast<utf8proc_int32_t>(code_point));
+  switch (name[0]) {
+    case 'L': return CharCategory::kLetter;
+    case 'M': return CharCategory::kMark;
+    case 'N': return CharCategory::kNumber;
+    case 'P': return CharCategory::kPunctuation;
+    case 'S': return CharCategory::kSymbol;
+    case 'Z': return CharCategory::kSeparator;
+    default:
+      return name[1] == 'c' ? CharCategory::kControl
+             : name[1] == 'f' ? CharCategory::kFormat
+                              : CharCategory::kOther;  // Co, Cs, Cn
   }
 }
 
