@@ -74,15 +74,15 @@ all_present() {
 }
 
 download() {  # url destination
-  local url=$1 out=$2 status=0
+  local url=$1 out=$2 status=0 http_code
   say "downloading $url"
-  curl --fail --location --silent --show-error --retry 2 --connect-timeout 20 \
-       --user-agent "$user_agent" --output "$out" "$url" || status=$?
+  http_code=$(curl --fail --location --silent --retry 2 --connect-timeout 20 \
+                   --user-agent "$user_agent" --output "$out" --write-out '%{http_code}' "$url") || status=$?
   case $status in
     0) ;;
     5|6|7|28) die "cannot download $url (curl exit $status: no connection)." \
                   "Are you offline? Set DLS_DATA_BASE_URL to a mirror, or put the files into $data_dir by hand" ;;
-    22) die "cannot download $url: the server answered with an HTTP error (moved? set the URL, see $0)" ;;
+    22) die "cannot download $url: HTTP $http_code (moved? set its URL, see $0)" ;;
     *) die "cannot download $url (curl exit $status)" ;;
   esac
 }

@@ -102,7 +102,7 @@ run "$tmp/data4" "$base/html"
 [ $status -ne 0 ] || fail "an HTML page was accepted as the zip"
 grep -q "is not a zip" "$tmp/out" || fail "message: $(cat "$tmp/out")"
 run "$tmp/data4" "$base/missing"
-[ $status -ne 0 ] && grep -q "HTTP error" "$tmp/out" || fail "404: $(cat "$tmp/out")"
+[ $status -ne 0 ] && grep -q "HTTP 404" "$tmp/out" || fail "404: $(cat "$tmp/out")"
 [ ! -e "$tmp/data4/spa-eng" ] || fail "files installed after an error"
 no_partial_files "$tmp/data4"
 
