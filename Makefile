@@ -1,6 +1,8 @@
 # Set-up and entry points. On a fresh Debian 12 machine (as root):
 #   make demo   installs what is missing, builds, runs the main job
 #   make test   installs what is missing, builds, runs the whole test suite
+#   make data   downloads the real corpus and DLStudio's archive into $DLS_DATA_DIR
+#               (default ~/.local/share/dlstudio-cpp; see data/fetch_data.sh)
 BUILD_DIR ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
@@ -9,7 +11,7 @@ PROGRAMS  := seq2seq_train vit_train checkpoint_eval
 BENCH     := dls_bench dls_bench_images
 FUZZ_RUNS ?= 10000000
 
-.PHONY: all deps deps-test deps-bench configure build demo test test-asan bench fuzz clean
+.PHONY: all deps deps-test deps-bench configure build demo test test-asan bench fuzz data clean
 
 all: build
 
@@ -51,6 +53,9 @@ fuzz:
 	@test -f build-fuzz/CMakeCache.txt || cmake -S tests/fuzz -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build build-fuzz -j $(JOBS)
 	tests/fuzz/run_fuzzers.sh build-fuzz $(FUZZ_RUNS)
+
+data:
+	@data/fetch_data.sh
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -54,6 +54,22 @@ endif()
 
 find_package(spdlog CONFIG REQUIRED)
 
+# Unicode (NFC, lowercasing, categories, column widths) for the corpus normalisation and
+# the text tables: utf8proc, which ships only a pkg-config file (Debian: libutf8proc-dev).
+# Its include folder and library only: its pkg-config flags also define UTF8PROC_EXPORTS
+# (for Windows DLLs), which would differ from the programs' and tests' flags and keep
+# them from reusing the library's precompiled header.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(UTF8PROC REQUIRED libutf8proc)
+add_library(dls_utf8proc INTERFACE IMPORTED)
+set_target_properties(dls_utf8proc PROPERTIES
+  INTERFACE_INCLUDE_DIRECTORIES "${UTF8PROC_INCLUDE_DIRS}"
+  INTERFACE_LINK_LIBRARIES "${UTF8PROC_LINK_LIBRARIES}")
+
+# JSON output (--json summaries, evaluation reports): nlohmann's header-only library
+# (Debian: nlohmann-json3-dev), used inside src/util/json.cpp only.
+find_package(nlohmann_json 3 CONFIG REQUIRED)
+
 if(DLS_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)

@@ -9,8 +9,8 @@
 
 #include "dls/data/normalize.h"
 #include "dls/data/pickle.h"
-#include "dls/data/utf8.h"
 #include "dls/util/file_io.h"
+#include "dls/util/utf8.h"
 
 namespace dls::data {
 
@@ -135,7 +135,7 @@ Corpus parse_tsv_corpus(const std::string& text, const std::string& name,
       collector.drop(&CorpusStats::blank, number, "blank");
       continue;
     }
-    if (!is_valid_utf8(line)) {
+    if (!util::is_valid_utf8(line)) {
       collector.drop(&CorpusStats::invalid_utf8, number, "invalid UTF-8");
       continue;
     }
@@ -192,7 +192,7 @@ Corpus parse_archive_corpus(const std::string& pickle_bytes, const std::string& 
     }
     const std::string& english = value.items()[0].as_string();
     const std::string& spanish = value.items()[1].as_string();
-    if (!is_valid_utf8(english) || !is_valid_utf8(spanish)) {
+    if (!util::is_valid_utf8(english) || !util::is_valid_utf8(spanish)) {
       collector.drop(&CorpusStats::invalid_utf8, number, "invalid UTF-8");
       continue;
     }

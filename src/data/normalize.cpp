@@ -3,7 +3,7 @@
 #include <array>
 #include <utility>
 
-#include "dls/data/utf8.h"
+#include "dls/util/utf8.h"
 
 namespace dls::data {
 
@@ -11,37 +11,18 @@ namespace {
 
 enum class CharClass { kKeep, kSeparator, kApostrophe, kDrop };
 
-bool is_space(char32_t c) {
-  return c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
-         c == 0x3000;
-}
-
-bool is_punctuation_or_symbol(char32_t c) {
-  if (c < 0x80) {
-    return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) ||
-           (c >= 0x7B && c <= 0x7E);
-  }
-  if (c >= 0xA1 && c <= 0xBF) {
-    // Latin-1 punctuation and symbols, but not ª º (letters), ² ³ ¹ ¼ ½ ¾ (numbers), µ.
-    return c != 0xAA && c != 0xBA && c != 0xB2 && c != 0xB3 && c != 0xB9 && c != 0xB5 &&
-           !(c >= 0xBC && c <= 0xBE);
-  }
-  if (c == 0xD7 || c == 0xF7) return true;  // × ÷
-  if ((c >= 0x2010 && c <= 0x2027) || (c >= 0x2030 && c <= 0x205E))
-    return true;                      // General Punctuation
-  return c >= 0x20A0 && c <= 0x20CF;  // currency signs
-}
-
 CharClass classify(char32_t c) {
   if (c == '\'' || c == '`' || c == 0xB4 || c == 0x2018 || c == 0x2019 || c == 0x2BC) {
     return CharClass::kApostrophe;
   }
-  if (c == 0xAD || (c >= 0x200B && c <= 0x200D) || c == 0x2060 || c == 0xFEFF)
-    return CharClass::kDrop;
-  if (c == kInvalidCodePoint || is_space(c) || is_punctuation_or_symbol(c))
-    return CharClass::kSeparator;
-  return CharClass::kKeep;
+  switch (util::char_category(c)) {
+    case util::CharCategory::kFormat: return CharClass::kDrop;
+    case util::CharCategory::kPunctuation:
+    case util::CharCategory::kSymbol:
+    case util::CharCategory::kSeparator:
+    case util::CharCategory::kControl: return CharClass::kSeparator;
+    default: return CharClass::kKeep;  // letters, marks, numbers, unassigned, private use
+  }
 }
 
 bool is_ascii_digit(char32_t c) { return c >= '0' && c <= '9'; }
@@ -135,10 +116,18 @@ std::vector<std::string> normalize_words(std::string_view text, Language languag
 }
 
 void normalize_words(std::string_view text, Language language, std::vector<std::string>& words) {
+  constexpr char32_t kCapitalSigma = 0x3A3;
   std::string word;
   bool has_apostrophe = false;
+  // Byte offset in `word` of a σ that came from a capital Σ after a letter: if it ends
+  // the word it becomes the final form ς (Unicode's Final_Sigma rule, which needs the
+  // context that a one-to-one lowercase mapping does not see).
+  std::size_t final_sigma = std::string::npos;
   const auto finish_word = [&] {
     if (word.empty()) return;
+    if (final_sigma != std::string::npos && final_sigma + 2 == word.size()) {
+      word[final_sigma + 1] = '\x82';  // σ is CF 83, ς is CF 82
+    }
     if (!has_apostrophe) {
       words.push_back(std::move(word));
     } else if (language == Language::kEnglish) {
@@ -148,19 +137,19 @@ void normalize_words(std::string_view text, Language language, std::vector<std::
     }
     word.clear();
     has_apostrophe = false;
+    final_sigma = std::string::npos;
   };
-  char32_t previous = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const char32_t c = decode_utf8(text, pos);
-    const bool digit_separator = (c == '.' || c == ',') && is_ascii_digit(previous) &&
-                                 pos < text.size() &&
-                                 is_ascii_digit(static_cast<unsigned char>(text[pos]));
-    previous = c;
-    if (digit_separator) continue;
+  const std::vector<char32_t> text32 = util::nfc_code_points(text);
+  for (std::size_t i = 0; i < text32.size(); ++i) {
+    const char32_t c = text32[i];
+    if ((c == '.' || c == ',') && i > 0 && is_ascii_digit(text32[i - 1]) &&
+        i + 1 < text32.size() && is_ascii_digit(text32[i + 1])) {
+      continue;  // a digit-group separator: "3,000" -> "3000"
+    }
     switch (classify(c)) {
       case CharClass::kKeep:
-        append_utf8(word, to_lower(c));
+        final_sigma = c == kCapitalSigma && !word.empty() ? word.size() : std::string::npos;
+        util::append_utf8(word, util::to_lower(c));
         break;
       case CharClass::kApostrophe:
         word += '\'';

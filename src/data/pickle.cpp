@@ -12,8 +12,8 @@
 
 #include "data/pickle_graph.h"
 #include "data/pickle_opcodes.h"
-#include "dls/data/utf8.h"
 #include "dls/util/file_io.h"
+#include "dls/util/utf8.h"
 
 namespace dls::data {
 
@@ -186,7 +186,7 @@ void PickleMachine::push_raw_unicode_escape(std::string_view line) {
       if (code_point > 0x10FFFF) fail("UNICODE: code point above U+10FFFF");
       i += 1 + digits;
     }
-    append_utf8(out, code_point);
+    util::append_utf8(out, code_point);
   }
   stack_.push_back(PickleValue::string(std::move(out)));
 }

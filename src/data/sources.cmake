@@ -13,6 +13,5 @@ list(APPEND DLS_SOURCES
   data/pickle_opcodes.cpp
   data/pickle_value.cpp
   data/split.cpp
-  data/utf8.cpp
   data/vocabulary.cpp
 )

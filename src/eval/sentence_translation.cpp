@@ -11,12 +11,12 @@
 
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/data/normalize.h"
-#include "dls/data/utf8.h"
 #include "dls/eval/seq2seq_evaluation.h"
 #include "dls/models/attention_trace.h"
 #include "dls/util/heat_map.h"
 #include "dls/util/json.h"
 #include "dls/util/runtime.h"
+#include "dls/util/utf8.h"
 
 namespace dls::eval {
 
@@ -32,7 +32,7 @@ struct Translation {
 
 Translation translate_sentence(checkpoint::LoadedSeq2Seq& loaded, const std::string& sentence,
                                const DecodeOptions& decode, const torch::Device& device) {
-  if (!data::is_valid_utf8(sentence)) throw std::runtime_error("the sentence is not valid UTF-8");
+  if (!util::is_valid_utf8(sentence)) throw std::runtime_error("the sentence is not valid UTF-8");
   Translation t;
   t.words = data::normalize_english(sentence);
   if (t.words.empty()) throw std::runtime_error("no words left after normalisation");

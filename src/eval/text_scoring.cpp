@@ -5,9 +5,9 @@
 
 #include <spdlog/fmt/fmt.h>
 
-#include "dls/data/utf8.h"
 #include "dls/util/file_io.h"
 #include "dls/util/json.h"
+#include "dls/util/utf8.h"
 
 namespace dls::eval {
 
@@ -24,7 +24,7 @@ std::vector<std::string> read_text_lines(const std::string& path) {
     if (end == std::string::npos) end = text.size();
     std::string line = text.substr(start, end - start);
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!data::is_valid_utf8(line)) {
+    if (!util::is_valid_utf8(line)) {
       throw std::runtime_error(fmt::format("{}:{}: not valid UTF-8", path, lines.size() + 1));
     }
     lines.push_back(std::move(line));

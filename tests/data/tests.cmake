@@ -8,6 +8,5 @@ list(APPEND DLS_TEST_SOURCES
   data/pickle_test.cpp
   data/prefetcher_test.cpp
   data/split_test.cpp
-  data/utf8_test.cpp
   data/vocabulary_test.cpp
 )

@@ -2,11 +2,14 @@
 #include "dls/eval/vit_checkpoint_report.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <iostream>
 #include <regex>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/data/image_dataset.h"
@@ -98,8 +101,20 @@ TEST(ViTCheckpointReport, JsonOutput) {
   const std::string out = report.str();
   EXPECT_EQ(out.front(), '{');
   EXPECT_EQ(lines_of(out).size(), 1u);
-  EXPECT_NE(out.find("\"test_accuracy\":"), std::string::npos);
-  EXPECT_NE(out.find("\"best\":"), std::string::npos);
+  // Read back with nlohmann: the keys, in the order they were written.
+  const auto json = nlohmann::ordered_json::parse(out);
+  std::vector<std::string> keys;
+  for (const auto& item : json.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"checkpoints", "best", "files"}));
+  ASSERT_EQ(json.at("checkpoints").size(), 1u);
+  const auto& entry = json.at("checkpoints").at(0);
+  EXPECT_EQ(entry.at("path"), checkpoint);
+  EXPECT_EQ(json.at("best"), checkpoint);
+  const double accuracy = entry.at("test_accuracy").get<double>();
+  EXPECT_GE(accuracy, 0.0);
+  EXPECT_LE(accuracy, 1.0);
+  EXPECT_TRUE(entry.at("class_accuracy").is_object());
+  EXPECT_FALSE(entry.at("class_accuracy").empty());
 }
 
 // The error names the file in one line (checkpoint_eval prints it as "error: <what>").
