@@ -25,6 +25,7 @@
 #include "dls/eval/text_scoring.h"
 #include "dls/eval/vit_checkpoint_report.h"
 #include "config_file.h"
+#include "cli_overrides.h"
 #include "error_line.h"
 
 int main(int argc, char** argv) {
@@ -45,32 +46,33 @@ int main(int argc, char** argv) {
   const std::string s2s = "Seq2seq checkpoints";
   app.add_option("--test", seq2seq.test_file, "score this corpus (TSV or DLStudio archive) instead of the validation split")->group(s2s);
   app.add_option("--data", seq2seq.data_path, "the training corpus, if it is no longer where the checkpoint says")->group(s2s);
-  app.add_option("--limit", seq2seq.limit, "score the first N sentences only")->group(s2s);
+  app.add_option("--limit", seq2seq.limit, "score the first N sentences only")->check(dls::apps::in_range(0, 1000000000))->group(s2s);
   app.add_option("--beam", beam, "beam search with K beams (default: greedy)")->group(s2s)->check(CLI::Range(1, 64));
-  app.add_option("--length-penalty", seq2seq.decode.length_penalty, "beam search: GNMT length penalty alpha (0: none)")->group(s2s);
+  app.add_option("--length-penalty", seq2seq.decode.length_penalty, "beam search: GNMT length penalty alpha (0: none)")->check(dls::apps::in_range(0, 10))->group(s2s);
   app.add_flag("--dlstudio-decode", dlstudio_decode, "DLStudio's one-shot decoding, for comparison")->group(s2s);
-  app.add_option("--samples", seq2seq.samples, "print N random pairs translated by the best checkpoint, DLStudio's format")->group(s2s);
-  app.add_option("--seed", seq2seq.seed, "which samples")->group(s2s);
+  app.add_option("--samples", seq2seq.samples, "print N random pairs translated by the best checkpoint, DLStudio's format")->check(dls::apps::in_range(0, 1000000))->group(s2s);
+  app.add_option("--seed", seq2seq.seed, "which samples")->check(dls::apps::in_range(0, 18446744073709551615.0))->group(s2s);
   app.add_option("--translate", sentences, "translate this English sentence (repeatable) with the newest checkpoint")->group(s2s);
   app.add_flag("--interactive", interactive, "translate sentences read from standard input, one per line")->group(s2s);
   app.add_option("--attention-maps", attention_maps, "seq2seq: attention heat maps of the first --translate sentence; "
                  "ViT: class-token attention over the patches; PNGs written to DIR");
   const std::string vit_group = "ViT checkpoints";
   app.add_option("--data-dir", vit.data_dir, "read the test images from here")->group(vit_group);
-  app.add_option("--test-subset", vit.test_subset, "evaluate on the first N test images")->group(vit_group);
-  app.add_option("--attention-images", vit.attention_images, "test images in the attention maps")->capture_default_str()->group(vit_group);
+  app.add_option("--test-subset", vit.test_subset, "evaluate on the first N test images")->check(dls::apps::in_range(0, 1000000000))->group(vit_group);
+  app.add_option("--attention-images", vit.attention_images, "test images in the attention maps")->capture_default_str()->check(dls::apps::in_range(0, 1000))->group(vit_group);
   const std::string scoring = "Scoring text files";
   app.add_option("--score", score_file, "hypothesis file, one sentence per line")->group(scoring);
   app.add_option("--ref", ref_files, "reference file (repeatable: several references per line)")->group(scoring);
   app.add_flag("--sentence", sentence_bleu, "also print the sentence BLEU of every line")->group(scoring);
-  app.add_option("--smoothing", smoothing, "NLTK smoothing: none, method1 ... method7")->capture_default_str()->group(scoring);
+  app.add_option("--smoothing", smoothing, "NLTK smoothing: none, method1 ... method7")->capture_default_str()->check(CLI::IsMember({"none", "method0", "method1", "method2", "method3", "method4", "method5", "method6", "method7"}))->group(scoring);
   const std::string output = "Output";
   app.add_flag("--json", json, "one JSON object on stdout (logs on stderr)")->group(output);
   app.add_option("--output-dir", seq2seq.output_dir, "bleu.csv, plots, confusion matrices (default: the run directory)")->group(output);
-  app.add_option("--threads", threads, "intra-op threads (default: all cores)")->group(output);
-  app.add_option("--device", device, "cpu, cuda or auto")->capture_default_str()->group(output);
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->group(output);
+  app.add_option("--threads", threads, "intra-op threads (default: all cores)")->check(dls::apps::in_range(1, 256))->group(output);
+  app.add_option("--device", device, "cpu, cuda or auto")->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}))->group(output);
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->check(dls::apps::log_levels())->group(output);
 
+  dls::apps::one_line_failures(app);
   dls::apps::add_config_option(app);
   CLI11_PARSE(app, argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("checkpoint_eval"));

@@ -50,6 +50,15 @@ inline CLI::Validator in_range(double lo, double hi) {
       "", "in_range");
 }
 
+// Command-line errors as one line, "error: --flag: what is wrong (see --help)", like every
+// other failure (CLI11's default adds a second line).
+inline void one_line_failures(CLI::App& app) {
+  app.failure_message([](const CLI::App*, const CLI::Error& e) { return "error: " + std::string(e.what()) + " (see --help)\n"; });
+}
+
+// The values of --log-level (spdlog's level names).
+inline CLI::Validator log_levels() { return CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}); }
+
 template <typename Settings>
 void apply_overrides(const Overrides<Settings>& overrides, Settings& settings) {
   for (const auto& apply : overrides) apply(settings);

@@ -24,6 +24,7 @@
 #include "dls/train/seq2seq_trainer.h"
 #include "dls/util/json.h"
 #include "dls/util/runtime.h"
+#include "dls/train/stop_signals.h"
 #include "error_line.h"
 
 namespace {
@@ -73,7 +74,8 @@ int main(int argc, char** argv) {
   CLI::App app{"Train DLStudio's English-to-Spanish transformer (TransformerFG or TransformerPreLN).\n"
                "A preset gives every setting; each flag below overrides one. With --resume the\n"
                "checkpoint's settings are the starting point instead of the preset.\n"};
-  app.footer("Exit status: 0 done, 1 error (one line on stderr), 3 training diverged (NaN loss).");
+  app.footer("Exit status: 0 done, 1 error (one line on stderr), 3 training diverged (NaN loss),\n"
+             "130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
   app.get_formatter()->column_width(38);
   Overrides overrides;
   std::string data_path, preset = "dlstudio", variant = "FG", resume, log_level = "info";
@@ -84,7 +86,7 @@ int main(int argc, char** argv) {
   app.add_option("--data", data_path, "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive "
                  "(.tar.gz pickle); default $DLS_DATA_DIR/spa-eng/spa.txt")->group(data);
   setting<int>(app, overrides, "--max-words", "longest sentence kept, per side (L = max-words + 2)", [](auto& s, auto v) { s.training.max_words = v; })->check(dls::apps::in_range(1, 1000))->group(data);
-  setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split (default 1234)", [](auto& s, auto v) { s.training.split_seed = v; })->group(data);
+  setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split (default 1234)", [](auto& s, auto v) { s.training.split_seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(data);
   setting<std::int64_t>(app, overrides, "--validation-pairs", "held-out pairs, split by English sentence (default 2000)", [](auto& s, auto v) { s.training.validation_pairs = v; })->check(dls::apps::in_range(0, 1000000000))->group(data);
   setting<bool>(app, overrides, "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions", [](auto& s, auto v) { s.training.dlstudio_loss = v; })->group(data);
 
@@ -113,19 +115,19 @@ int main(int argc, char** argv) {
   setting<std::int64_t>(app, overrides, "--warmup", "warm-up steps (dlstudio-warmup, cosine)", [](auto& s, auto v) { s.training.schedule.warmup_steps = v; })->check(dls::apps::in_range(0, 1000000000))->group(training);
   setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.training.schedule.min_lr = v; })->check(dls::apps::in_range(0, 100))->group(training);
   setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.training.optimizer.kind = dls::checkpoint::parse_optimizer(v); })->group(training);
-  setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.training.optimizer.beta1 = v; })->group(training);
-  setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.training.optimizer.beta2 = v; })->group(training);
+  setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.training.optimizer.beta1 = v; })->check(dls::apps::in_range(0, 0.999999))->group(training);
+  setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.training.optimizer.beta2 = v; })->check(dls::apps::in_range(0, 0.999999))->group(training);
   setting<double>(app, overrides, "--eps", "Adam epsilon", [](auto& s, auto v) { s.training.optimizer.eps = v; })->check(dls::apps::in_range(1e-30, 1))->group(training);
   setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)", [](auto& s, auto v) { s.training.optimizer.weight_decay = v; })->check(dls::apps::in_range(0, 10))->group(training);
   setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)", [](auto& s, auto v) { s.training.optimizer.clip_grad_norm = v; })->check(dls::apps::in_range(0, 1000000))->group(training);
   setting<double>(app, overrides, "--label-smoothing", "label smoothing of the loss (0: off)", [](auto& s, auto v) { s.training.label_smoothing = v; })->check(dls::apps::in_range(0, 0.99))->group(training);
-  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, batch order and dropout", [](auto& s, auto v) { s.training.seed = v; })->group(training);
+  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, batch order and dropout", [](auto& s, auto v) { s.training.seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(training);
   app.add_option("--resume", resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
   app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")->check(dls::apps::in_range(1, 256))->group(training);
   dls::train::ParallelOptions parallel;
   int workers = 0;
   app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; default: one per thread)")
-      ->check(CLI::PositiveNumber)->group(training);
+      ->check(dls::apps::in_range(1, 256))->group(training);
   dls::apps::add_parallel_flags(app, parallel, "Data parallelism (torchrun)");
   setting<std::string>(app, overrides, "--device", "cpu, cuda or auto", [](auto& s, auto v) { s.training.device = v; })
       ->group(training)->check(CLI::IsMember({"cpu", "cuda", "auto"}));
@@ -140,8 +142,9 @@ int main(int argc, char** argv) {
   app.add_flag("--overwrite", overwrite, "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")->group(output);
   app.add_flag("--dry-run", dry_run, "read the data, build the model, print the start-up report and stop")->group(output);
   app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")->group(output);
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->group(output);
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->check(dls::apps::log_levels())->group(output);
 
+  dls::apps::one_line_failures(app);
   dls::apps::not_in_config({app.get_option("--resume"), app.get_option("--overwrite"), app.get_option("--dry-run")});
   dls::apps::add_config_option(app);
   CLI11_PARSE(app, argc, argv);
@@ -180,6 +183,9 @@ int main(int argc, char** argv) {
     const auto result = dls::train::train_seq2seq(setup.model, setup.training, control);
     if (json && result.parallel.rank == 0) print_json(result);
     return 0;
+  } catch (const dls::train::TrainingInterrupted& stopped) {
+    std::fprintf(stderr, "interrupted: %s\n", stopped.what());
+    return stopped.exit_status();
   } catch (const dls::train::Seq2SeqDiverged& error) {
     std::fprintf(stderr, "error: %s\n", error.what());
     return 3;

@@ -25,6 +25,7 @@
 #include "dls/train/vit_trainer.h"
 #include "dls/util/json.h"
 #include "dls/util/runtime.h"
+#include "dls/train/stop_signals.h"
 #include "error_line.h"
 
 namespace {
@@ -109,20 +110,20 @@ int main(int argc, char** argv) {
   setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)", [](auto& s, auto v) { s.schedule = dls::checkpoint::parse_schedule(v); })->group(training);
   setting<double>(app, overrides, "--warmup-epochs", "cosine: warm-up length in epochs", [](auto& s, auto v) { s.warmup_epochs = v; })->check(dls::apps::in_range(0, 1000000))->group(training);
   setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.min_lr = v; })->check(dls::apps::in_range(0, 100))->group(training);
-  setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.optimizer.beta1 = v; })->group(training);
-  setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.optimizer.beta2 = v; })->group(training);
+  setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.optimizer.beta1 = v; })->check(dls::apps::in_range(0, 0.999999))->group(training);
+  setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.optimizer.beta2 = v; })->check(dls::apps::in_range(0, 0.999999))->group(training);
   setting<double>(app, overrides, "--eps", "Adam epsilon", [](auto& s, auto v) { s.optimizer.eps = v; })->check(dls::apps::in_range(1e-30, 1))->group(training);
   setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)", [](auto& s, auto v) { s.optimizer.weight_decay = v; })->check(dls::apps::in_range(0, 10))->group(training);
   setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)", [](auto& s, auto v) { s.optimizer.clip_grad_norm = v; })->check(dls::apps::in_range(0, 1000000))->group(training);
   setting<double>(app, overrides, "--label-smoothing", "cross-entropy label smoothing", [](auto& s, auto v) { s.label_smoothing = v; })->check(dls::apps::in_range(0, 0.99))->group(training);
-  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, data order, augmentation, dropout", [](auto& s, auto v) { s.seed = v; })->group(training);
+  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, data order, augmentation, dropout", [](auto& s, auto v) { s.seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(training);
   app.add_option("--max-iters", control.max_iters, "stop after this many steps in all (0: no limit)")->check(dls::apps::in_range(0, 1000000000000))->group(training);
   app.add_option("--time-limit", control.time_limit_s, "stop after this many seconds, with a checkpoint (0: no limit)")->check(dls::apps::in_range(0, 1000000000))->group(training);
   app.add_option("--resume", control.resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
   app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores; 1 is best on a busy machine)")->capture_default_str()->check(dls::apps::in_range(1, 256))->group(training);
   int workers = 0;
   app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; default: one per --threads thread)")
-      ->check(CLI::PositiveNumber)->group(training);
+      ->check(dls::apps::in_range(1, 256))->group(training);
   dls::apps::add_parallel_flags(app, control.parallel, "Data parallelism (torchrun)");
   app.add_option("--device", control.device, "cpu, cuda or auto")->capture_default_str()->group(training)
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
@@ -135,8 +136,9 @@ int main(int argc, char** argv) {
   app.add_option("--log-every", control.log_every, "steps between rows of metrics.csv")->capture_default_str()->check(dls::apps::in_range(0, 1000000000))->group(output);
   app.add_flag("--overwrite", control.overwrite, "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")->group(output);
   app.add_flag("--json", json, "print one JSON object with the results at the end (logs go to stderr)")->group(output);
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->group(output);
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->check(dls::apps::log_levels())->group(output);
 
+  dls::apps::one_line_failures(app);
   dls::apps::not_in_config({app.get_option("--resume"), app.get_option("--overwrite")});
   dls::apps::add_config_option(app);
   CLI11_PARSE(app, argc, argv);
@@ -165,6 +167,9 @@ int main(int argc, char** argv) {
     const auto result = dls::train::train_vit(settings, control);
     if (json && result.parallel.rank == 0) print_json(result);
     return 0;
+  } catch (const dls::train::TrainingInterrupted& stopped) {
+    std::fprintf(stderr, "interrupted: %s\n", stopped.what());
+    return stopped.exit_status();
   } catch (const dls::train::TrainingDiverged& error) {
     std::fprintf(stderr, "error: %s\n", error.what());
     return 3;

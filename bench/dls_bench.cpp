@@ -18,6 +18,7 @@
 #include "dls/layers/small_batched_matmul.h"
 #include "dls/util/json.h"
 #include "dls/util/runtime.h"
+#include "../apps/cli_overrides.h"
 #include "../apps/error_line.h"
 
 namespace {
@@ -52,28 +53,31 @@ void print_json(const std::string& task, const dls::bench::BenchResult& r, doubl
 }  // namespace
 
 int main(int argc, char** argv) {
+  using dls::apps::in_range;
   CLI::App app{"Throughput of dlstudio-cpp's models on synthetic data of the real shapes."};
   dls::bench::BenchOptions options;
   int threads = 0, gemm_size = 1024;
   app.add_option("--task", options.task, "seq2seq-train, seq2seq-greedy, seq2seq-beam, vit-train, vit-infer or gemm")
       ->required()
       ->check(CLI::IsMember({"seq2seq-train", "seq2seq-greedy", "seq2seq-beam", "vit-train", "vit-infer", "gemm"}));
-  app.add_option("--preset", options.preset, "seq2seq: dlstudio or cpu; vit: dlstudio or fashion (default dlstudio)");
-  app.add_option("--layout", options.layout, "override the preset's layout: dlstudio, positionwise or vaswani");
-  app.add_option("--variant", options.variant, "override the preset's variant: FG or PreLN");
-  app.add_option("--batch", options.batch, "batch size (default: the preset's)");
-  app.add_option("--src-vocab", options.src_vocab, "seq2seq: English vocabulary size")->capture_default_str();
-  app.add_option("--tgt-vocab", options.tgt_vocab, "seq2seq: Spanish vocabulary size")->capture_default_str();
-  app.add_option("--beam", options.beam, "seq2seq-beam: beams")->capture_default_str();
-  app.add_option("--warmup", options.warmup, "untimed steps first")->capture_default_str();
-  app.add_option("--repeats", options.repeats, "timed repeats (median and spread over them)")->capture_default_str();
-  app.add_option("--iters", options.iters, "steps per repeat")->capture_default_str();
-  app.add_option("--seed", options.seed, "model and data seed")->capture_default_str();
-  app.add_option("--gemm-size", gemm_size, "n of the n x n x n product measuring the GEMM rate")->capture_default_str();
-  app.add_option("--threads", threads, "intra-op threads (default: all cores)");
+  app.add_option("--preset", options.preset, "seq2seq: dlstudio or cpu; vit: dlstudio or fashion (default dlstudio)")
+      ->check(CLI::IsMember({"dlstudio", "cpu", "fashion"}));
+  app.add_option("--layout", options.layout, "override the preset's layout: dlstudio, positionwise or vaswani")
+      ->check(CLI::IsMember({"dlstudio", "positionwise", "vaswani"}));
+  app.add_option("--variant", options.variant, "override the preset's variant: FG or PreLN")->check(CLI::IsMember({"FG", "PreLN"}));
+  app.add_option("--batch", options.batch, "batch size (default: the preset's)")->check(in_range(1, 1000000));
+  app.add_option("--src-vocab", options.src_vocab, "seq2seq: English vocabulary size")->capture_default_str()->check(in_range(4, 10000000));
+  app.add_option("--tgt-vocab", options.tgt_vocab, "seq2seq: Spanish vocabulary size")->capture_default_str()->check(in_range(4, 10000000));
+  app.add_option("--beam", options.beam, "seq2seq-beam: beams")->capture_default_str()->check(in_range(1, 64));
+  app.add_option("--warmup", options.warmup, "untimed steps first")->capture_default_str()->check(in_range(0, 1000000));
+  app.add_option("--repeats", options.repeats, "timed repeats (median and spread over them)")->capture_default_str()->check(in_range(1, 1000000));
+  app.add_option("--iters", options.iters, "steps per repeat")->capture_default_str()->check(in_range(1, 1000000));
+  app.add_option("--seed", options.seed, "model and data seed")->capture_default_str()->check(in_range(0, 18446744073709551615.0));
+  app.add_option("--gemm-size", gemm_size, "n of the n x n x n product measuring the GEMM rate")->capture_default_str()->check(in_range(1, 16384));
+  app.add_option("--threads", threads, "intra-op threads (default: all cores)")->check(in_range(1, 256));
   int workers = 0;
   app.add_option("--workers", workers, "concurrent chunks of each batch, one thread each (1: the plain loop; default: one per thread, but 1 for seq2seq training in the dlstudio layout)")
-      ->check(CLI::PositiveNumber);
+      ->check(in_range(1, 256));
   app.add_option("--keep-freed-memory", options.keep_freed_memory, "auto (as seq2seq_train: on for seq2seq training in the dlstudio layout), on or off (runtime.h keep_freed_memory)")
       ->capture_default_str()->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_flag("--plain-adam", options.plain_adam, "training: LibTorch's Adam/AdamW step instead of the fused one (fused_adam.h)");
@@ -83,7 +87,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   app.add_flag("--all-output-rows", options.all_output_rows, "seq2seq training: send every target position, padding included, through the output layer and log-softmax");
   app.add_option("--profile", options.profile_rows, "after timing, print the N operators with the most self time over --iters more steps (bench_profile.h)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(in_range(0, 100000));
+  dls::apps::one_line_failures(app);
   CLI11_PARSE(app, argc, argv);
   try {
     dls::util::RuntimeOptions runtime;

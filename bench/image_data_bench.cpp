@@ -13,6 +13,7 @@
 #include "dls/data/image_transform.h"
 #include "dls/util/random.h"
 #include "dls/util/runtime.h"
+#include "../apps/error_line.h"
 
 namespace {
 
@@ -52,34 +53,44 @@ void loader_throughput(const std::string& name, std::shared_ptr<const dls::data:
 
 int main(int argc, char** argv) {
   const std::string dir = argc > 1 ? argv[1] : dls::data::kFashionMnistDir;
-  const std::size_t batch_size = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 48;
-  const dls::util::RuntimeInfo runtime = dls::util::configure_runtime({});
-  std::printf("intra-op threads: %d, BLAS: %s\n", runtime.threads, runtime.blas.c_str());
+  const std::string batch_text = argc > 2 ? argv[2] : "48";
+  if (argc > 3 || batch_text.empty() || batch_text.size() > 7 || batch_text.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoul(batch_text) == 0) {
+    std::fprintf(stderr, "error: usage: dls_bench_images [FASHION_MNIST_DIR [BATCH_SIZE]]; BATCH_SIZE '%s' is not in [1, 9999999]\n",
+                 batch_text.c_str());
+    return 1;
+  }
+  const std::size_t batch_size = std::stoul(batch_text);
+  try {
+    const dls::util::RuntimeInfo runtime = dls::util::configure_runtime({});
+    std::printf("intra-op threads: %d, BLAS: %s\n", runtime.threads, runtime.blas.c_str());
 
-  auto start = Clock::now();
-  auto train = std::make_shared<const dls::data::ImageSet>(
-      dls::data::read_fashion_mnist(dir, dls::data::Split::kTrain));
-  const double train_s = seconds_since(start);
-  start = Clock::now();
-  const dls::data::ImageSet test = dls::data::read_fashion_mnist(dir, dls::data::Split::kTest);
-  std::printf("read Fashion-MNIST: train %zu images in %.3f s, test %zu in %.3f s\n",
-              train->size(), train_s, test.size(), seconds_since(start));
-  start = Clock::now();
-  const dls::data::Normalization stats = dls::data::compute_channel_stats(*train);
-  std::printf("channel statistics: mean %.4f std %.4f in %.3f s\n", stats.mean[0], stats.std[0],
-              seconds_since(start));
+    auto start = Clock::now();
+    auto train = std::make_shared<const dls::data::ImageSet>(
+        dls::data::read_fashion_mnist(dir, dls::data::Split::kTrain));
+    const double train_s = seconds_since(start);
+    start = Clock::now();
+    const dls::data::ImageSet test = dls::data::read_fashion_mnist(dir, dls::data::Split::kTest);
+    std::printf("read Fashion-MNIST: train %zu images in %.3f s, test %zu in %.3f s\n",
+                train->size(), train_s, test.size(), seconds_since(start));
+    start = Clock::now();
+    const dls::data::Normalization stats = dls::data::compute_channel_stats(*train);
+    std::printf("channel statistics: mean %.4f std %.4f in %.3f s\n", stats.mean[0], stats.std[0],
+                seconds_since(start));
 
-  loader_throughput("Fashion-MNIST", train, batch_size);
-  // CIFAR-10-shaped random images (3×32×32): the data are not on this machine.
-  auto cifar = std::make_shared<dls::data::ImageSet>();
-  cifar->channels = 3;
-  cifar->height = cifar->width = 32;
-  cifar->class_names = dls::data::cifar10_class_names();
-  dls::util::Rng rng(1);
-  cifar->pixels.resize(50000 * cifar->image_bytes());
-  for (auto& p : cifar->pixels) p = static_cast<std::uint8_t>(rng.next_u64());
-  for (std::size_t i = 0; i < 50000; ++i) cifar->labels.push_back(static_cast<std::uint8_t>(i % 10));
-  loader_throughput("CIFAR-10 shape", cifar, batch_size);
-
-  return 0;
+    loader_throughput("Fashion-MNIST", train, batch_size);
+    // CIFAR-10-shaped random images (3×32×32): the data are not on this machine.
+    auto cifar = std::make_shared<dls::data::ImageSet>();
+    cifar->channels = 3;
+    cifar->height = cifar->width = 32;
+    cifar->class_names = dls::data::cifar10_class_names();
+    dls::util::Rng rng(1);
+    cifar->pixels.resize(50000 * cifar->image_bytes());
+    for (auto& p : cifar->pixels) p = static_cast<std::uint8_t>(rng.next_u64());
+    for (std::size_t i = 0; i < 50000; ++i) cifar->labels.push_back(static_cast<std::uint8_t>(i % 10));
+    loader_throughput("CIFAR-10 shape", cifar, batch_size);
+    return 0;
+  } catch (const std::exception& error) {
+    return dls::apps::print_error_line(error);
+  }
 }

@@ -1,17 +1,115 @@
 #include "dls/checkpoint/checkpoint.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include "dls/util/file_io.h"
 
 namespace dls::checkpoint {
 
-const char* const kCheckpointFormat = "dlstudio-cpp checkpoint v1";
+const char* const kCheckpointFormat = "dlstudio-cpp checkpoint v2";
 
 namespace {
+
+// v1 files (before checksums) are read as they are.
+const char* const kFormatWithoutChecksum = "dlstudio-cpp checkpoint v1";
+
+// After LibTorch's zip archive, a 20-byte trailer: the archive's length (8 bytes) and its
+// CRC-32 (4 bytes), little-endian, then this tag. LibTorch's own zip reader does not check
+// the CRCs the zip holds, so flipped bytes would otherwise load as if nothing happened.
+constexpr char kTrailerTag[] = "DLSCRC32";  // 8 bytes at the very end
+constexpr std::size_t kTrailerSize = 8 + 4 + 8;
+
+std::string trailer(std::uint64_t length, std::uint32_t crc) {
+  std::string bytes;
+  for (int i = 0; i < 8; ++i) bytes += static_cast<char>((length >> (8 * i)) & 0xff);
+  for (int i = 0; i < 4; ++i) bytes += static_cast<char>((crc >> (8 * i)) & 0xff);
+  return bytes + std::string(kTrailerTag, 8);
+}
+
+// A checkpoint file read in pieces (pread), so that a checkpoint of gigabytes is never held
+// twice in memory: one pass checks its CRC, then LibTorch's reader takes what it needs.
+class CheckpointFile {
+ public:
+  explicit CheckpointFile(const std::string& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat status {};
+    if (fd_ < 0 || ::fstat(fd_, &status) != 0) {
+      throw CheckpointError(path + ": cannot open (" + std::strerror(errno) + ")");
+    }
+    size_ = static_cast<std::uint64_t>(status.st_size);
+  }
+  ~CheckpointFile() { ::close(fd_); }
+  CheckpointFile(const CheckpointFile&) = delete;
+  CheckpointFile& operator=(const CheckpointFile&) = delete;
+
+  std::uint64_t size() const { return size_; }
+
+  // Up to `n` bytes at `pos`; fewer only at the end of the file or on a read error.
+  std::size_t read_at(std::uint64_t pos, void* buffer, std::size_t n) const {
+    std::size_t done = 0;
+    while (done < n) {
+      const ssize_t got = ::pread(fd_, static_cast<char*>(buffer) + done, n - done, static_cast<off_t>(pos + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      done += static_cast<std::size_t>(got);
+    }
+    return done;
+  }
+
+  // The length of the archive before the checksum trailer, after checking the CRC it
+  // records; without a trailer (a v1 file, checked later) the whole file. Sets *checksummed.
+  std::uint64_t checked_archive_size(bool* checksummed) const {
+    *checksummed = false;
+    unsigned char t[kTrailerSize];
+    if (size_ < kTrailerSize || read_at(size_ - kTrailerSize, t, kTrailerSize) != kTrailerSize ||
+        std::memcmp(t + 12, kTrailerTag, 8) != 0) {
+      return size_;
+    }
+    std::uint64_t length = 0;
+    std::uint32_t crc = 0;
+    for (int i = 7; i >= 0; --i) length = (length << 8) | t[i];
+    for (int i = 3; i >= 0; --i) crc = (crc << 8) | t[8 + i];
+    if (length != size_ - kTrailerSize) {
+      throw CheckpointError(path_ + ": corrupt checkpoint: its checksum trailer records " + std::to_string(length) +
+                            " bytes, the file holds " + std::to_string(size_ - kTrailerSize));
+    }
+    std::vector<char> piece(std::size_t{1} << 20);
+    std::uint32_t actual = 0;
+    for (std::uint64_t pos = 0; pos < length;) {
+      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(piece.size(), length - pos));
+      if (read_at(pos, piece.data(), want) != want) {
+        throw CheckpointError(path_ + ": read error at byte " + std::to_string(pos) + " (" + std::strerror(errno) + ")");
+      }
+      actual = util::crc32(actual, piece.data(), want);
+      pos += want;
+    }
+    if (actual != crc) {
+      char text[96];
+      std::snprintf(text, sizeof(text), "CRC-32 %08x where %08x was written", actual, crc);
+      throw CheckpointError(path_ + ": corrupt checkpoint: checksum mismatch (" + text +
+                            "); the file was changed or damaged after it was written");
+    }
+    *checksummed = true;
+    return length;
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
 
 // The first line of a LibTorch error, without its C++ backtrace.
 std::string short_message(const std::exception& e) {
@@ -103,27 +201,52 @@ void CheckpointWriter::add_tensor(const std::string& name, const torch::Tensor& 
 
 void CheckpointWriter::save(const std::string& path) {
   util::write_file_atomically(path, [&](const std::string& tmp) {
+    util::FileWriter out(tmp, path);
+    std::uint64_t length = 0;
+    std::uint32_t crc = 0;
     try {
-      archive_.save_to(tmp);
+      // Called from LibTorch's zip writer (C code), which must see neither an exception nor
+      // a short count (its destructor would then throw, ending the program): after a
+      // failure the rest is dropped, and `out` reports the errno once the archive is done.
+      archive_.save_to([&](const void* data, std::size_t size) -> std::size_t {
+        if (out.write(data, size)) {
+          crc = util::crc32(crc, data, size);
+          length += size;
+        }
+        return size;
+      });
     } catch (const std::exception& e) {
       throw std::runtime_error(path + ": cannot write checkpoint: " + short_message(e));
     }
+    const std::string end = trailer(length, crc);
+    out.write(end.data(), end.size());
+    out.finish();
   });
 }
 
 CheckpointReader::CheckpointReader(const std::string& path, const std::string& expected_kind)
     : path_(path) {
   if (!std::filesystem::is_regular_file(path)) fail("no such checkpoint file");
-  try {
-    archive_.load_from(path);
-  } catch (const std::exception& e) {
-    fail("not a readable checkpoint (truncated or corrupt?): " + short_message(e));
-  }
+  bool checksummed = false;
+  {
+    const CheckpointFile file(path);
+    const std::uint64_t size = file.checked_archive_size(&checksummed);
+    try {
+      archive_.load_from([&file](std::uint64_t pos, void* buffer, std::size_t n) { return file.read_at(pos, buffer, n); },
+                         [size] { return static_cast<std::size_t>(size); });
+    } catch (const std::exception& e) {
+      fail("not a readable checkpoint (truncated or corrupt?): " + short_message(e));
+    }
+  }  // LibTorch has read every tensor: the file is closed
   c10::IValue value;
   if (!archive_.try_read("format", value) || !value.isString() ||
-      value.toStringRef() != kCheckpointFormat) {
+      (value.toStringRef() != kCheckpointFormat && value.toStringRef() != kFormatWithoutChecksum)) {
     fail("not a dlstudio-cpp checkpoint (no format tag)");
   }
+  if (value.toStringRef() == kCheckpointFormat && !checksummed) {
+    fail("corrupt checkpoint: its checksum trailer is missing or damaged (truncated?)");
+  }
+  if (!checksummed) spdlog::debug("{}: a checkpoint written before checksums (format v1): not verified", path);
   if (!archive_.try_read("kind", value) || !value.isString()) fail("checkpoint without a kind");
   kind_ = value.toStringRef();
   if (!expected_kind.empty() && kind_ != expected_kind) {
@@ -145,6 +268,11 @@ std::string CheckpointReader::text(const std::string& name) const {
   c10::IValue value;
   if (!archive_.try_read("text." + name, value) || !value.isString()) fail("missing text '" + name + "'");
   return value.toStringRef();
+}
+
+bool CheckpointReader::has_text(const std::string& name) const {
+  c10::IValue value;
+  return archive_.try_read("text." + name, value) && value.isString();
 }
 
 torch::Tensor CheckpointReader::tensor(const std::string& name) const {

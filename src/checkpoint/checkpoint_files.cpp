@@ -21,6 +21,19 @@ bool is_checkpoint_file_name(const std::string& name) {
   return std::regex_match(name, pattern);
 }
 
+std::int64_t checkpoint_epoch(const std::string& name) {
+  const std::string file = fs::path(name).filename().string();
+  if (!is_checkpoint_file_name(file)) return -1;
+  const std::string digits = file.substr(17, file.size() - 17 - 3);  // checkpoint_epoch_ ... .pt
+  // More digits than an int64 holds cannot be a name this program wrote.
+  return digits.size() > 18 ? -1 : std::stoll(digits);
+}
+
+bool checkpoint_order(const std::string& a, const std::string& b) {
+  const auto epoch_a = checkpoint_epoch(a), epoch_b = checkpoint_epoch(b);
+  return epoch_a != epoch_b ? epoch_a < epoch_b : a < b;
+}
+
 std::vector<std::string> find_checkpoints(const std::string& dir_or_file) {
   const fs::path path(dir_or_file);
   if (!fs::exists(path)) throw std::runtime_error(dir_or_file + ": no such file or directory");
@@ -35,7 +48,7 @@ std::vector<std::string> find_checkpoints(const std::string& dir_or_file) {
   if (files.empty()) {
     throw std::runtime_error(dir_or_file + ": no checkpoint files (checkpoint_epoch_NNNN.pt)");
   }
-  std::sort(files.begin(), files.end());
+  std::sort(files.begin(), files.end(), checkpoint_order);
   return files;
 }
 

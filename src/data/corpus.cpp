@@ -178,7 +178,7 @@ Corpus parse_archive_corpus(const std::string& pickle_bytes, const std::string& 
                              " or a tuple starting with one, found type " +
                              found);
   }
-  std::size_t number = 0;
+  std::size_t number = 0, text_bytes = 0;
   for (const auto& [key, value] : dataset->entries()) {
     ++number;
     ++corpus.stats.lines_read;
@@ -192,6 +192,12 @@ Corpus parse_archive_corpus(const std::string& pickle_bytes, const std::string& 
     }
     const std::string& english = value.items()[0].as_string();
     const std::string& spanish = value.items()[1].as_string();
+    text_bytes += english.size() + spanish.size();
+    if (text_bytes > options.max_text_bytes) {
+      throw std::runtime_error(name + ": entry " + std::to_string(number) + ": the archive's sentences add up to more than " +
+                               std::to_string(options.max_text_bytes) + " bytes (from a pickle of " +
+                               std::to_string(pickle_bytes.size()) + " bytes that shares strings between entries?); refused");
+    }
     if (!util::is_valid_utf8(english) || !util::is_valid_utf8(spanish)) {
       collector.drop(&CorpusStats::invalid_utf8, number, "invalid UTF-8");
       continue;
@@ -208,6 +214,15 @@ Corpus read_corpus(const std::string& path, const CorpusOptions& options) {
   if (util::is_gzip(bytes)) bytes = util::gunzip(bytes, path);
   if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x80) {  // pickle PROTO
     return parse_archive_corpus(bytes, path, options);
+  }
+  // Two kinds of file that would otherwise fail as TSV with a misleading message.
+  if (bytes.size() > 262 && bytes.compare(257, 5, "ustar") == 0) {
+    throw std::runtime_error(path + ": a tar archive, not a corpus: DLStudio's \"*.tar.gz\" archives are "
+                             "gzip-compressed pickles; extract the TSV or pickle file from this tar and give that");
+  }
+  if (bytes.size() >= 2 && std::string("(}]").find(bytes[0]) != std::string::npos && bytes.back() == '.') {
+    throw std::runtime_error(path + ": looks like a pickle of protocol 0 or 1, which is not supported: re-save it "
+                             "with protocol 2 or later (pickle.dump(obj, f, protocol=2)), as DLStudio's archives are");
   }
   return parse_tsv_corpus(bytes, path, options);
 }

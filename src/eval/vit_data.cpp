@@ -22,6 +22,18 @@ data::ImageSet load_vit_images(const checkpoint::ViTDataSettings& data, data::Sp
   return subset > 0 ? data::take_first(images, subset) : images;
 }
 
+void check_images_fit(const data::ImageSet& images, const ViTConfig& model, const std::string& what) {
+  if (images.height == model.image_size() && images.width == model.image_size() && images.channels == model.channels() &&
+      static_cast<std::int64_t>(images.num_classes()) == model.num_classes()) {
+    return;
+  }
+  throw std::runtime_error(what + " are " + std::to_string(images.height) + "x" + std::to_string(images.width) + "x" +
+                           std::to_string(images.channels) + " images in " + std::to_string(images.num_classes()) +
+                           " classes; the model expects " + std::to_string(model.image_size()) + "x" +
+                           std::to_string(model.image_size()) + "x" + std::to_string(model.channels()) + " in " +
+                           std::to_string(model.num_classes()));
+}
+
 data::Normalization resolve_vit_normalization(const checkpoint::ViTDataSettings& data, const data::ImageSet& train) {
   if (data.normalization == "dlstudio") return data::Normalization::dlstudio(train.channels);
   if (data.normalization == "dataset") return data::compute_channel_stats(train);

@@ -46,13 +46,16 @@ void RunDirectory::record_checkpoint(const std::string& path) {
 void RunDirectory::prune_checkpoints(int keep_last) {
   if (keep_last <= 0) return;
   auto names = manifest();
-  std::sort(names.begin(), names.end());
+  // By epoch number, not text: checkpoint_epoch_10000.pt is newer than checkpoint_epoch_9999.pt.
+  std::sort(names.begin(), names.end(), checkpoint::checkpoint_order);
   std::vector<std::string> kept;
-  const std::size_t excess = names.size() > static_cast<std::size_t>(keep_last)
-                                 ? names.size() - static_cast<std::size_t>(keep_last)
-                                 : 0;
+  const auto epochs = static_cast<std::size_t>(std::count_if(names.begin(), names.end(), [](const std::string& n) {
+    return checkpoint::is_checkpoint_file_name(n);
+  }));
+  const std::size_t excess = epochs > static_cast<std::size_t>(keep_last) ? epochs - static_cast<std::size_t>(keep_last) : 0;
+  const std::size_t first_epoch = names.size() - epochs;  // other names sort first and are kept
   for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i < excess && checkpoint::is_checkpoint_file_name(names[i])) {
+    if (i >= first_epoch && i < first_epoch + excess) {
       std::error_code ignored;
       fs::remove(fs::path(path_) / "checkpoints" / names[i], ignored);
     } else {

@@ -10,6 +10,7 @@ list(APPEND DLS_SOURCES
   train/gradient_buffer.cpp
   train/optimizer.cpp
   train/run_directory.cpp
+  train/run_identity.cpp
   train/seq2seq_data.cpp
   train/seq2seq_metrics.cpp
   train/seq2seq_presets.cpp
@@ -17,6 +18,7 @@ list(APPEND DLS_SOURCES
   train/seq2seq_task.cpp
   train/seq2seq_trainer.cpp
   train/split_batch.cpp
+  train/stop_signals.cpp
   train/training_loop.cpp
   train/training_support.cpp
   train/vit_metrics.cpp

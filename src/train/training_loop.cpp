@@ -2,6 +2,7 @@
 #include "dls/train/training_loop.h"
 
 #include <algorithm>
+#include <csignal>
 #include <memory>
 #include <optional>
 
@@ -16,6 +17,8 @@
 #include "dls/train/optimizer.h"
 #include "dls/train/run_directory.h"
 #include "dls/util/file_io.h"
+#include "dls/train/run_identity.h"
+#include "dls/train/stop_signals.h"
 #include "dls/util/progress.h"
 #include "dls/util/runtime.h"
 #include "metrics_file.h"
@@ -53,6 +56,8 @@ class Loop {
       if (resume == nullptr && !options_.config_toml.empty()) {
         util::write_text_atomically(run_->file("config.toml"), options_.config_toml);
       }
+      remove_stale_run_temporaries(*run_);
+      run_id_ = start_run_identity(*run_, resume.get());
     }
     auto& model = task_.model();
     if (resume != nullptr) resume->load_module("model", model);
@@ -110,6 +115,11 @@ class Loop {
         save();
       }
     }
+    if (interrupted_by_ != 0) {
+      throw TrainingInterrupted("stopped by " + signal_name(interrupted_by_) + " after step " +
+                                    std::to_string(state_.global_step) + "; last checkpoint: " + last_good(),
+                                interrupted_by_);
+    }
     if (result_.stopped_by.empty()) result_.stopped_by = "epochs";
     result_.epochs = state_.completed_epochs;
     result_.iterations = state_.global_step;
@@ -156,7 +166,8 @@ class Loop {
     bar_options.unit = task_.example_unit();
     bar_options.initial = state_.epoch_examples;
     std::optional<util::ProgressBar> bar;  // rank 0's
-    if (main_) bar.emplace(task_.examples_per_epoch(), "epoch " + std::to_string(epoch) + "/" + epochs, bar_options);
+    // The progress line is info-level output: quiet at --log-level warn and above.
+    if (main_ && spdlog::should_log(spdlog::level::info)) bar.emplace(task_.examples_per_epoch(), "epoch " + std::to_string(epoch) + "/" + epochs, bar_options);
     const int workers = options_.device.is_cpu() ? std::max(1, options_.workers) : 1;
     double epoch_seconds = 0, window_loss = 0, window_weight = 0;
     std::int64_t epoch_examples = 0, window_correct = 0, window_examples = 0;
@@ -176,15 +187,18 @@ class Loop {
         // after the same step.
         const bool out_of_time = options_.time_limit_s > 0 && seconds_since(options_.started) >= options_.time_limit_s;
         bool time_up = out_of_time;
+        int signal = StopSignals::received();
         if (dist_->world_size() > 1) {
           all_reduce_seconds_ += buckets_->finish();
           buckets_overlapped_ += static_cast<std::int64_t>(buckets_->started_during_backward());
           table_rows_reduced_ += buckets_->rows_reduced();
           all_reduces_ += 1;
-          const auto sums = dist_->all_reduce_sum({loss, static_cast<double>(correct), main_ && out_of_time ? 1.0 : 0.0});
+          const auto sums = dist_->all_reduce_sum({loss, static_cast<double>(correct), main_ && out_of_time ? 1.0 : 0.0,
+                                                   signal != 0 ? 1.0 : 0.0});
           loss = sums[0];
           correct = static_cast<std::int64_t>(std::llround(sums[1]));
           time_up = sums[2] > 0;
+          if (signal == 0 && sums[3] > 0) signal = SIGTERM;  // another rank's
         }
         if (!std::isfinite(loss)) {
           if (bar) bar->finish();
@@ -235,6 +249,10 @@ class Loop {
           stop = true;
         } else if (time_up) {
           result_.stopped_by = "time-limit";
+          stop = true;
+        } else if (signal != 0) {
+          result_.stopped_by = signal_name(signal);
+          interrupted_by_ = signal;
           stop = true;
         }
         if (stop) break;
@@ -354,6 +372,7 @@ class Loop {
     writer.add_module("model", model);
     writer.add_optimizer("optimizer", *optimizer_);
     writer.add_tensor("rng", checkpoint::cpu_generator_state());
+    writer.add_text(kRunIdText, run_id_);
     writer.add_text("distributed", "world_size=" + std::to_string(dist_->world_size()) + "\nbackend=" +
                                        dist_->backend() + "\n");
     writer.save(path);
@@ -375,6 +394,7 @@ class Loop {
   DistributedContext* dist_;
   bool main_;                       // rank 0: evaluates, logs progress, writes the run's files
   std::optional<RunDirectory> run_; // rank 0's
+  std::string run_id_;              // rank 0's: the run's fingerprint, in every checkpoint
   bool has_accuracy_;
   std::unique_ptr<GradientBuffer> gradients_;  // in a process group: the all-reduced gradients
   std::unique_ptr<GradientBuckets> buckets_;   // and their all-reduces, overlapping backward
@@ -391,6 +411,8 @@ class Loop {
   std::int64_t all_reduces_ = 0;
   std::int64_t buckets_overlapped_ = 0;  // Σ over steps of buckets started during backward
   std::int64_t table_rows_reduced_ = 0;  // Σ over steps of embedding rows summed
+  StopSignals stop_signals_;        // SIGINT/SIGTERM: stop at the next step boundary
+  int interrupted_by_ = 0;          // the signal that stopped this invocation
 };
 
 }  // namespace

@@ -17,13 +17,8 @@ ViTTask::ViTTask(const ViTTrainSettings& settings, const checkpoint::ViTCheckpoi
   auto train_set = std::make_shared<const data::ImageSet>(eval::load_vit_images(settings.data, data::Split::kTrain));
   auto test_set = std::make_shared<const data::ImageSet>(eval::load_vit_images(settings.data, data::Split::kTest));
   normalization_ = resumed != nullptr ? resumed->normalization : eval::resolve_vit_normalization(settings.data, *train_set);
-  TORCH_CHECK(train_set->height == settings.model.image_size() &&
-                  train_set->channels == settings.model.channels() &&
-                  static_cast<std::int64_t>(train_set->num_classes()) == settings.model.num_classes(),
-              "the model expects ", settings.model.image_size(), "x", settings.model.image_size(), "x",
-              settings.model.channels(), " images in ", settings.model.num_classes(),
-              " classes; the data has ", train_set->height, "x", train_set->width, "x",
-              train_set->channels, " in ", train_set->num_classes());
+  eval::check_images_fit(*train_set, settings.model, "the training images (" + settings.data.dataset + ")");
+  eval::check_images_fit(*test_set, settings.model, "the test images (" + settings.data.dataset + ")");
   data::ImageLoaderOptions train_options;
   train_options.batch_size = settings.batch_size;
   train_options.seed = settings.seed;

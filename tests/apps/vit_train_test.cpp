@@ -61,6 +61,11 @@ TEST(VitTrainApp, BadDataIsAOneLineError) {
   expect_vit_train_error(run_vit_train(args + data_with("size", test::idx_images(20, 32, 32), "").string(), "size"),
                         "28");
   expect_vit_train_error(run_vit_train(args + "/nonexistent/folder", "missing"), "/nonexistent/folder");
+  // Test images of another size than the training images: refused, not evaluated.
+  const auto test_size = data_with("test_size", "", "");
+  test::write_bytes(test_size / "t10k-images-idx3-ubyte", test::idx_images(10, 32, 32));
+  expect_vit_train_error(run_vit_train(args + test_size.string(), "test_size"),
+                         "the test images (fashion-mnist) are 32x32x1 images in 10 classes; the model expects 28x28x1");
 }
 
 TEST(VitTrainApp, CorruptCheckpointIsAOneLineError) {

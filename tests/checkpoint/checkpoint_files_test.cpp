@@ -4,7 +4,10 @@
 
 #include <filesystem>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
+#include "dls/util/file_io.h"
 #include "util/temp_files.h"
 
 namespace dls::checkpoint {
@@ -19,6 +22,27 @@ TEST(CheckpointFiles, MissingOrEmptyDirectoriesAreErrors) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("no checkpoint files"), std::string::npos);
   }
+}
+
+// Past epoch 9,999 the names grow a digit; the newest is found by number, not text order.
+TEST(CheckpointFiles, SortByEpochNumberPastFourDigits) {
+  EXPECT_EQ(checkpoint_file_name(9999), "checkpoint_epoch_9999.pt");
+  EXPECT_EQ(checkpoint_file_name(10000), "checkpoint_epoch_10000.pt");
+  EXPECT_EQ(checkpoint_epoch("checkpoint_epoch_10000.pt"), 10000);
+  EXPECT_EQ(checkpoint_epoch("dir/checkpoint_epoch_0007.pt"), 7);
+  EXPECT_EQ(checkpoint_epoch("best.pt"), -1);
+  const auto dir = test::fresh_temp_dir("checkpoint_files_order");
+  for (const int epoch : {10001, 9998, 10000, 9999, 2}) {
+    test::write_bytes(dir / checkpoint_file_name(epoch), "x");
+  }
+  const auto files = find_checkpoints(dir.string());
+  ASSERT_EQ(files.size(), 5u);
+  std::vector<std::string> names;
+  for (const auto& f : files) names.push_back(std::filesystem::path(f).filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"checkpoint_epoch_0002.pt", "checkpoint_epoch_9998.pt",
+                                             "checkpoint_epoch_9999.pt", "checkpoint_epoch_10000.pt",
+                                             "checkpoint_epoch_10001.pt"}));
+  EXPECT_EQ(latest_checkpoint(dir.string()), (dir / "checkpoint_epoch_10001.pt").string());
 }
 
 }  // namespace

@@ -2,12 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include <torch/torch.h>
 
 #include "dls/checkpoint/rng_state.h"
 #include "dls/util/file_io.h"
+#include "support/tmpfs_mount.h"
 #include "util/temp_files.h"
 
 namespace dls::checkpoint {
@@ -161,6 +164,86 @@ TEST(Checkpoint, AFailedWriteLeavesThePreviousCheckpoint) {
   EXPECT_EQ(util::read_file(path), before);
   EXPECT_NO_THROW(CheckpointReader(path, "toy"));
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+// Flipped bytes anywhere -- in the archive or in the checksum trailer -- are refused with one
+// line naming the file (LibTorch's own reader does not check the zip's CRCs).
+TEST(Checkpoint, FlippedBytesAreRefusedByTheChecksum) {
+  const auto dir = test::fresh_temp_dir("checkpoint_flipped");
+  Net net(8);
+  torch::optim::Adam optimizer(net->parameters());
+  const auto good = write_checkpoint(dir, net, optimizer);
+  const std::string bytes = util::read_file(good);
+  for (const std::size_t at : {std::size_t{64}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 30,
+                               bytes.size() - 18, bytes.size() - 10}) {
+    std::string flipped = bytes;
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
+    const auto path = (dir / ("flipped_" + std::to_string(at) + ".pt")).string();
+    test::write_bytes(path, flipped);
+    expect_error(path, "corrupt");
+  }
+  const auto cut = (dir / "no_trailer.pt").string();
+  test::write_bytes(cut, bytes.substr(0, bytes.size() - 20));
+  expect_error(cut, "checksum trailer is missing");
+}
+
+// A checkpoint written before checksums (format v1, no trailer) still loads.
+TEST(Checkpoint, FilesWithoutAChecksumStillLoad) {
+  const auto dir = test::fresh_temp_dir("checkpoint_v1");
+  torch::serialize::OutputArchive archive;
+  archive.write("format", c10::IValue(std::string("dlstudio-cpp checkpoint v1")));
+  archive.write("kind", c10::IValue(std::string("toy")));
+  archive.write("settings", c10::IValue(std::string("hidden=8\n")));
+  archive.write("text.vocab", c10::IValue(std::string("SOS\n")));
+  const auto path = (dir / "old.pt").string();
+  archive.save_to(path);
+  CheckpointReader reader(path, "toy");
+  EXPECT_EQ(reader.settings().get_int("hidden"), 8);
+  EXPECT_EQ(reader.text("vocab"), "SOS\n");
+  EXPECT_TRUE(reader.has_text("vocab"));
+  EXPECT_FALSE(reader.has_text("run_id"));
+}
+
+// A full disk and a read-only file system: one line naming the checkpoint with the errno
+// text, the earlier checkpoint intact, no temporary file left.
+TEST(Checkpoint, WriteFaultsNameTheFileAndLeaveNoTemporary) {
+  Net small(8);
+  torch::optim::Adam small_optimizer(small->parameters());
+  test::TmpfsMount disk("checkpoint_disk_full", 64 * 1024);
+  if (!disk.available()) GTEST_SKIP() << disk.why_not();
+  const auto first = write_checkpoint(disk.dir(), small, small_optimizer);
+  const std::string first_bytes = util::read_file(first);
+  Net big(4000);  // about 4000 x 4 x 3 floats with Adam's state: more than is left
+  torch::optim::Adam big_optimizer(big->parameters());
+  big->fc1(torch::randn({2, 4})).sum().backward();
+  big_optimizer.step();
+  CheckpointWriter writer("toy");
+  writer.set_settings({});
+  writer.add_module("net", *big);
+  writer.add_optimizer("adam", big_optimizer);
+  const auto second = (disk.dir() / "second.pt").string();
+  try {
+    writer.save(second);
+    FAIL() << "a checkpoint larger than the disk was written";
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message, second + ": cannot write (" + std::strerror(ENOSPC) + ")");
+  }
+  EXPECT_EQ(util::read_file(first), first_bytes);
+  EXPECT_EQ(std::distance(fs::directory_iterator(disk.dir()), fs::directory_iterator()), 1) << "no temporary left";
+
+  ASSERT_TRUE(disk.make_read_only());
+  try {
+    CheckpointWriter again("toy");
+    again.set_settings({});
+    again.save((disk.dir() / "third.pt").string());
+    FAIL() << "written on a read-only file system";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("third.pt: cannot create (" + std::string(std::strerror(EROFS)) + ")"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(CheckpointReader(first, "toy"));
 }
 
 }  // namespace

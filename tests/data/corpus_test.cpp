@@ -188,6 +188,51 @@ TEST(Corpus, ArchiveEntriesThatAreNotPairsAreCounted) {
 }
 
 // The development corpus (Tatoeba/Anki spa-eng), when present.
+// A pickle that shares one string between many entries (its memo) is tiny on disk but
+// stands for much text: refused once the text taken out passes the limit.
+TEST(Corpus, ArchiveWhoseSharedStringsExpandTooMuchIsRefused) {
+  const std::string word(1000, 'a');
+  std::string pickle = "\x80\x02}(";
+  for (int i = 0; i < 200; ++i) {
+    pickle += "K" + std::string(1, static_cast<char>(i));
+    if (i == 0) {
+      pickle += "X" + std::string("\xe8\x03\x00\x00", 4) + word + "q" + std::string(1, '\0');  // BINPUT 0
+    } else {
+      pickle += "h" + std::string(1, '\0');  // BINGET 0
+    }
+    pickle += "h" + std::string(1, '\0') + "\x86";  // (english, spanish): the same string
+  }
+  pickle += "u.";
+  CorpusOptions options;
+  options.max_text_bytes = 100000;  // 200 entries x 2000 bytes = 400,000
+  const std::string message = error_of([&] { parse_archive_corpus(pickle, "bomb.pkl", options); });
+  EXPECT_NE(message.find("bomb.pkl: entry 51: the archive's sentences add up to more than 100000 bytes"),
+            std::string::npos)
+      << message;
+  options.max_text_bytes = 1000000;
+  EXPECT_NO_THROW(parse_archive_corpus(pickle, "bomb.pkl", options)) << "under the limit: read (and dropped as too long)";
+}
+
+// Files that are not a corpus of either kind say what they are, not a TSV parse error.
+TEST(Corpus, TarFilesAndOldPicklesAreNamedForWhatTheyAre) {
+  std::string tar(1024, '\0');
+  tar.replace(0, 8, "spa.txt");
+  tar.replace(257, 6, std::string("ustar\0", 6));
+  const auto tar_path = write_temp("real.tar", tar);
+  EXPECT_NE(error_of([&] { read_corpus(tar_path, {}); }).find("real.tar: a tar archive, not a corpus"), std::string::npos);
+  const auto tar_gz_path = write_temp("real.tar.gz", test::gzip_bytes(tar));
+  EXPECT_NE(error_of([&] { read_corpus(tar_gz_path, {}); }).find("a tar archive"), std::string::npos);
+  // pickle.dumps({0: ['SOS hi EOS', 'SOS hola EOS']}, protocol=0) and protocol=1
+  const auto p0 = write_temp("p0.pkl", "(dp0\nI0\n(lp1\nVSOS hi EOS\np2\naVSOS hola EOS\np3\nas.");
+  EXPECT_NE(error_of([&] { read_corpus(p0, {}); }).find("p0.pkl: looks like a pickle of protocol 0 or 1"),
+            std::string::npos);
+  const auto p1 = write_temp("p1.pkl", std::string("}q\x00K\x00]q\x01(X\x0a\x00\x00\x00SOS hi EOSq\x02X\x0c\x00\x00\x00SOS hola EOSq\x03""es.", 48));
+  EXPECT_NE(error_of([&] { read_corpus(p1, {}); }).find("protocol 0 or 1"), std::string::npos);
+  // A directory given as the corpus.
+  const auto dir = test::process_temp_path("corpus");
+  EXPECT_NE(error_of([&] { read_corpus(dir.string(), {}); }).find("is a directory"), std::string::npos);
+}
+
 TEST(Corpus, RealSpanishEnglishCorpus) {
   const char* data_dir = std::getenv("DLS_DATA_DIR");
   const std::string path = data_dir ? std::string(data_dir) + "/spa-eng/spa.txt" : "";

@@ -121,6 +121,11 @@ class ChildProcesses {
     return false;
   }
 
+  // Sends `signal` to child i alone (not its group), if it still runs.
+  void signal(std::size_t i, int signal) {
+    if (children_.at(i).running()) ::kill(children_.at(i).pid, signal);
+  }
+
   // Kills child i and its process group (SIGKILL) and reaps it.
   void kill(std::size_t i) { kill(children_.at(i)); }
 

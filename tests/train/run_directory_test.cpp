@@ -39,4 +39,21 @@ TEST(RunDirectory, PrunesOnlyTheCheckpointsItRecorded) {
 }
 
 }  // namespace
+// --keep-last prunes by epoch number: past epoch 9,999 it keeps checkpoint_epoch_10000.pt and
+// deletes checkpoint_epoch_9998.pt, not the other way round.
+TEST(RunDirectory, KeepLastPrunesByEpochNumber) {
+  const auto dir = test::fresh_temp_dir("run_directory_numbers");
+  RunDirectory run(dir.string());
+  for (int epoch : {9998, 9999, 10000, 10001}) {
+    test::write_bytes(run.checkpoint_path(epoch), "ckpt");
+    run.record_checkpoint(run.checkpoint_path(epoch));
+  }
+  run.prune_checkpoints(2);
+  EXPECT_FALSE(fs::exists(run.checkpoint_path(9998)));
+  EXPECT_FALSE(fs::exists(run.checkpoint_path(9999)));
+  EXPECT_TRUE(fs::exists(run.checkpoint_path(10000)));
+  EXPECT_TRUE(fs::exists(run.checkpoint_path(10001)));
+  EXPECT_EQ(latest_checkpoint(dir.string()), run.checkpoint_path(10001));
+}
+
 }  // namespace dls::train

@@ -5,6 +5,7 @@ list(APPEND DLS_TEST_SOURCES
   train/fused_adam_test.cpp
   train/gradient_buffer_test.cpp
   train/run_directory_test.cpp
+  train/run_identity_test.cpp
   train/seq2seq_trainer_test.cpp
   train/split_batch_test.cpp
   train/training_loop_test.cpp

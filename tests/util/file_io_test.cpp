@@ -74,5 +74,36 @@ TEST(FileIo, AtomicWriteReplacesOrKeepsTheOldFile) {
   EXPECT_EQ(read_maybe_gzip_file(path), "second");
 }
 
+// A directory given where a file is expected: said so, not "basic_string::_M_create".
+TEST(FileIo, ADirectoryIsNotAFile) {
+  const fs::path dir = temp_dir("directory");
+  try {
+    read_file(dir.string());
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), dir.string() + ": is a directory, not a file");
+  }
+}
+
+TEST(FileIo, Crc32MatchesZlibsKnownValue) {
+  const std::string text = "123456789";  // the CRC-32 check value
+  EXPECT_EQ(crc32(0, text.data(), text.size()), 0xCBF43926u);
+  EXPECT_EQ(crc32(crc32(0, text.data(), 4), text.data() + 4, 5), 0xCBF43926u) << "continues";
+}
+
+// A gzip bomb (deflate expands up to 1032:1) stops at the limit instead of filling memory.
+TEST(FileIo, GunzipRefusesMoreThanItsLimit) {
+  const std::string zeros(4 << 20, '\0');
+  const std::string bomb = gzip_bytes(zeros);  // about 4 KB
+  EXPECT_EQ(gunzip(bomb, "bomb.gz").size(), zeros.size()) << "the default limit (1 GiB) lets it through";
+  try {
+    gunzip(bomb, "bomb.gz", 1 << 20);
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("bomb.gz: decompresses to more than 1048576 bytes"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace dls::util

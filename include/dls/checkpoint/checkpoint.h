@@ -1,8 +1,9 @@
 // Checkpoint files: one LibTorch archive holding named sections -- the settings that
 // rebuild the model (key=value text), texts such as vocabularies, module weights,
-// optimizer state and tensors (RNG state). Written atomically; read back with every
-// section checked, so that a corrupt, truncated or mismatched file gives one clear error
-// naming the file and the problem.
+// optimizer state and tensors (RNG state), followed by a CRC-32 of the archive's bytes.
+// Written atomically; read back with the checksum and every section checked, so that a
+// corrupt (flipped bytes), truncated or mismatched file gives one clear error naming the
+// file and the problem. Files of format v1 (before checksums) are still read.
 #pragma once
 
 #include <memory>
@@ -36,7 +37,9 @@ class CheckpointWriter {
   void add_optimizer(const std::string& name, const torch::optim::Optimizer& optimizer);
   void add_tensor(const std::string& name, const torch::Tensor& tensor);
 
-  // Atomic: a temporary file in the same directory, flushed, then renamed to `path`.
+  // Atomic: a temporary file in the same directory, flushed, then renamed to `path`. A
+  // failed write (disk full, read-only, directory gone) throws std::runtime_error
+  // "<path>: cannot write (<errno text>)" and leaves neither the temporary nor a changed `path`.
   void save(const std::string& path);
 
  private:
@@ -55,6 +58,7 @@ class CheckpointReader {
   const util::KeyValues& settings() const { return settings_; }
 
   std::string text(const std::string& name) const;
+  bool has_text(const std::string& name) const;
   torch::Tensor tensor(const std::string& name) const;
   // Copies every parameter and buffer into `module`, checking that each is present with
   // the same shape and that the checkpoint holds nothing the module lacks.
@@ -69,7 +73,7 @@ class CheckpointReader {
   mutable torch::serialize::InputArchive archive_;
 };
 
-// The format tag written into every checkpoint.
+// The format tag written into every checkpoint ("... v2": with the CRC-32 trailer).
 extern const char* const kCheckpointFormat;
 
 }  // namespace dls::checkpoint

@@ -15,8 +15,15 @@ std::string checkpoint_file_name(std::int64_t epoch);
 // Whether `name` (a file name, no folder) has the form checkpoint_file_name() gives.
 bool is_checkpoint_file_name(const std::string& name);
 
+// The epoch in such a name; -1 for any other name.
+std::int64_t checkpoint_epoch(const std::string& name);
+
+// Orders file names (or paths) by their checkpoint epoch -- numerically, so that
+// checkpoint_epoch_10000.pt comes after checkpoint_epoch_9999.pt -- other names first, by text.
+bool checkpoint_order(const std::string& a, const std::string& b);
+
 // Checkpoint files of a run directory, its checkpoints/ folder, or a single file, sorted
-// by epoch (name order). Throws std::runtime_error naming the path when it does not exist
+// by epoch (checkpoint_order). Throws std::runtime_error naming the path when it does not exist
 // or holds no checkpoint.
 std::vector<std::string> find_checkpoints(const std::string& dir_or_file);
 

@@ -26,8 +26,14 @@ struct SentencePair {
   std::vector<std::string> spanish;
 };
 
+// The most sentence text a DLStudio archive may hold, counted as its strings are taken
+// out (a pickle's memo lets one string be shared by any number of entries, so a 2.6 KB file
+// could stand for gigabytes): 256 MiB, 30 times the whole Tatoeba English-Spanish corpus (8 MB).
+inline constexpr std::size_t kMaxCorpusTextBytes = std::size_t{256} << 20;
+
 struct CorpusOptions {
   int max_words = 8;  // longest sentence kept, per side, in words (DLStudio: 8, so L = 10)
+  std::size_t max_text_bytes = kMaxCorpusTextBytes;  // archives: past this, refused
 };
 
 enum class CorpusFormat { kTsv, kDlstudioArchive };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <torch/types.h>
@@ -20,6 +21,11 @@ namespace dls::eval {
 // std::runtime_error (one line naming the file) for unreadable data, std::invalid_argument
 // for an unknown dataset or CIFAR-10 without a data_dir.
 data::ImageSet load_vit_images(const checkpoint::ViTDataSettings& data, data::Split split);
+
+// Throws std::runtime_error unless `images` have the size, channels and classes `model` was
+// built for: "<what> are HxWxC images in N classes; the model expects ...". Test images of
+// another size than the training images are refused, never evaluated.
+void check_images_fit(const data::ImageSet& images, const ViTConfig& model, const std::string& what);
 
 // "dlstudio": (x - 0.5) / 0.5; "dataset": mean and std of `train` (per channel).
 data::Normalization resolve_vit_normalization(const checkpoint::ViTDataSettings& data, const data::ImageSet& train);

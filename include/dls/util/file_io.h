@@ -1,20 +1,31 @@
 // Whole-file reading, gzip decompression (zlib) and crash-safe writing.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace dls::util {
 
-// Reads a whole file; throws std::runtime_error naming the file when it cannot be read.
+// Reads a whole file; throws std::runtime_error naming the file when it cannot be read
+// (a directory included: "is a directory", not a failed allocation).
 std::string read_file(const std::string& path);
 
 // True when the bytes start with gzip's magic number 1f 8b.
 bool is_gzip(const std::string& bytes);
 
+// The most bytes gunzip produces by default: 1 GiB, six times the largest real input (the
+// CIFAR-10 binary batches, 163 MB; Fashion-MNIST's largest file is 47 MB, DLStudio's archives
+// a few MB), so that a gzip bomb (deflate expands up to 1032:1) is refused before it fills
+// the memory.
+inline constexpr std::size_t kMaxDecompressedBytes = std::size_t{1} << 30;
+
 // Decompresses a gzip stream (several members allowed). `name` appears in error messages.
-// Throws std::runtime_error on a corrupt or truncated stream.
-std::string gunzip(const std::string& bytes, const std::string& name);
+// Throws std::runtime_error on a corrupt or truncated stream, or one that decompresses to
+// more than `max_bytes`.
+std::string gunzip(const std::string& bytes, const std::string& name, std::size_t max_bytes = kMaxDecompressedBytes);
 
 // read_file, then gunzip when the content is gzip-compressed.
 std::string read_maybe_gzip_file(const std::string& path);
@@ -28,5 +39,39 @@ void write_file_atomically(const std::string& path,
 
 // Atomically writes a string as the whole content of `path`.
 void write_text_atomically(const std::string& path, const std::string& content);
+
+// The temporary name write_file_atomically uses for `path` in this process: path.tmp-PID.
+std::string temporary_name(const std::string& path);
+
+// Removes the temporaries write_file_atomically left in `dir` (not recursive) when a process
+// was killed while writing: files named *.tmp-PID whose process PID no longer exists. Returns
+// the removed paths. Files of a live process (another writer) are left alone.
+std::vector<std::string> remove_stale_temporaries(const std::string& dir);
+
+// A file written through a descriptor, every failure kept as "<path>: cannot write (<errno
+// text>)" -- for writers called back from C code (LibTorch's zip writer), which must not
+// throw: write() returns false instead, and finish() throws the first failure.
+class FileWriter {
+ public:
+  // Creates or truncates `path`; throws when it cannot. Messages name `name` (default:
+  // `path`), e.g. the file that a temporary becomes.
+  explicit FileWriter(const std::string& path, std::string name = "");
+  ~FileWriter();
+  FileWriter(const FileWriter&) = delete;
+  FileWriter& operator=(const FileWriter&) = delete;
+
+  bool write(const void* data, std::size_t size);  // false after any failure
+  void finish();  // closes; throws the first failure (std::runtime_error)
+  bool failed() const { return !error_.empty(); }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string name_;
+  int fd_ = -1;
+  std::string error_;
+};
+
+// CRC-32 (zlib's) of `size` bytes, continuing `crc` (0 to start).
+std::uint32_t crc32(std::uint32_t crc, const void* data, std::size_t size);
 
 }  // namespace dls::util
