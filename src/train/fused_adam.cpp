@@ -107,7 +107,7 @@ struct AdamWork {
 // of all parameters are cut into `threads` equal spans, each updated on a thread of its own
 // (util::for_each_chunk: no OpenMP team, which the data-parallel trainers keep at one
 // thread around their steps).
-template <typename Options, typename StateMap>
+template <typename Options, typename ParamState, typename StateMap>
 void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap& state, bool decoupled,
                 int threads) {
   torch::NoGradGuard no_grad;
@@ -121,13 +121,13 @@ void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap
       const auto key = state_key(state, p);
       auto found = state.find(key);
       if (found == state.end()) {
-        auto fresh = std::make_unique<torch::optim::AdamParamState>();
+        auto fresh = std::make_unique<ParamState>();
         fresh->step(0);
         fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
         fresh->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
         found = state.emplace(key, std::move(fresh)).first;
       }
-      auto& s = static_cast<torch::optim::AdamParamState&>(*found->second);
+      auto& s = static_cast<ParamState&>(*found->second);
       TORCH_CHECK(s.exp_avg().is_contiguous() && s.exp_avg_sq().is_contiguous() &&
                       s.exp_avg().numel() == p.numel() && s.exp_avg_sq().numel() == p.numel(),
                   "Adam state does not match its parameter");
@@ -176,7 +176,10 @@ torch::Tensor FusedAdamOf<Base, Options>::step(torch::optim::Optimizer::LossClos
     loss = closure();
   }
   constexpr bool decoupled = std::is_same_v<Base, torch::optim::AdamW>;
-  fused_step<Options>(this->param_groups_, this->state_, decoupled, threads_);
+  // The state's own type: LibTorch's AdamW saves, loads and steps AdamWParamState (a sibling
+  // of AdamParamState, not a base), so the other type would be undefined behaviour there.
+  using ParamState = std::conditional_t<decoupled, torch::optim::AdamWParamState, torch::optim::AdamParamState>;
+  fused_step<Options, ParamState>(this->param_groups_, this->state_, decoupled, threads_);
   return loss;
 }
 
