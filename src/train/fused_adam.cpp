@@ -144,7 +144,9 @@ void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap
       c.step_size = static_cast<float>(options.lr() / bias_correction1);
       c.l2 = decoupled ? 0.0F : static_cast<float>(options.weight_decay());
       c.decay = decoupled ? static_cast<float>(1 - options.lr() * options.weight_decay()) : 1.0F;
-      work.push_back({p.data_ptr<float>(), s.exp_avg().data_ptr<float>(), s.exp_avg_sq().data_ptr<float>(),
+      const torch::Tensor& exp_avg = s.exp_avg();
+      const torch::Tensor& exp_avg_sq = s.exp_avg_sq();
+      work.push_back({p.data_ptr<float>(), exp_avg.data_ptr<float>(), exp_avg_sq.data_ptr<float>(),
                       p.grad().data_ptr<float>(), c});
       offsets.push_back(offsets.back() + p.numel());
     }
