@@ -49,8 +49,8 @@ std::vector<ChrfOrderCounts> sentence_statistics(const std::u32string& hyp, cons
 
 }  // namespace
 
-std::string ChrfScore::line() const {
-  return fmt::format("chrF{} = {:.1f}", beta, score);
+std::string ChrfScore::line(bool with_signature) const {
+  return fmt::format("chrF{}{}{} = {:.1f}", beta, with_signature ? "|" : "", with_signature ? signature : "", score);
 }
 
 double chrf_from_statistics(const std::vector<ChrfOrderCounts>& orders, const ChrfOptions& options) {

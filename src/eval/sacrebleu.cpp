@@ -30,13 +30,14 @@ std::vector<std::string> tokens_of(const std::string& text, SacreTokenizer token
 
 }  // namespace
 
-std::string SacreBleuScore::line() const {
+std::string SacreBleuScore::line(bool with_signature) const {
   std::string precision_text;
   for (std::size_t i = 0; i < precisions.size(); ++i) {
     precision_text += fmt::format("{}{:.1f}", i == 0 ? "" : "/", precisions[i]);
   }
-  return fmt::format("BLEU = {:.1f} {} (BP = {:.3f} ratio = {:.3f} hyp_len = {} ref_len = {})", score, precision_text,
-                     bp, ratio(), sys_len, ref_len);
+  return fmt::format("BLEU{}{} = {:.1f} {} (BP = {:.3f} ratio = {:.3f} hyp_len = {} ref_len = {})",
+                     with_signature ? "|" : "", with_signature ? signature : "", score, precision_text, bp, ratio(),
+                     sys_len, ref_len);
 }
 
 SacreBleuScore sacrebleu_from_statistics(const std::vector<std::size_t>& counts,

@@ -7,6 +7,7 @@ list(APPEND DLS_SOURCES
   eval/confusion_matrix.cpp
   eval/decoding.cpp
   eval/sacrebleu.cpp
+  eval/score_json.cpp
   eval/sentence_translation.cpp
   eval/seq2seq_checkpoint_report.cpp
   eval/seq2seq_evaluation.cpp

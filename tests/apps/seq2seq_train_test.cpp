@@ -79,6 +79,8 @@ TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_EQ(test::count_lines(first.out), 1u) << "stdout holds the JSON object alone:\n" << first.out;
   for (const auto* key : {"\"pairs_per_s\":", "\"final_loss\":", "\"val_bleu\":", "\"iterations\":20",
+                          "\"val_sacrebleu\":{\"score\":", "|tok:13a|smooth:exp|version:dls-cpp\"",
+                          "\"val_chrf\":{\"score\":", "|nc:6|nw:0|space:no|version:dls-cpp\"",
                           "\"checkpoints\":[", "\"stopped_by\":\"max-iters\""}) {
     EXPECT_NE(first.out.find(key), std::string::npos) << key << " in " << first.out;
   }

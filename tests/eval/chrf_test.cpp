@@ -133,6 +133,7 @@ TEST(Chrf, BestReferenceSignatureAndLine) {
   EXPECT_DOUBLE_EQ(two.score, 100.0);
   EXPECT_EQ(two.signature, "nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:dls-cpp");
   EXPECT_EQ(two.line(), "chrF2 = 100.0");
+  EXPECT_EQ(two.line(true), "chrF2|nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:dls-cpp = 100.0");
   ChrfOptions options;
   options.lowercased_text = true;
   options.eps_smoothing = true;

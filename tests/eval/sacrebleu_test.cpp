@@ -144,6 +144,8 @@ TEST(SacreBleu, SignatureAndLine) {
   EXPECT_EQ(score.signature, "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:dls-cpp");
   EXPECT_EQ(score.sys_len, 17u);
   EXPECT_EQ(score.line().substr(0, 12), "BLEU = 48.5 ");
+  EXPECT_EQ(score.line(true).substr(0, 79),
+            "BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:dls-cpp = 48.5 " + score.line().substr(12, 6));
   SacreBleuOptions options = raw_corpus_options(NAN);
   options.lowercased_text = true;
   EXPECT_EQ(sacrebleu_signature(options, "1"), "nrefs:1|case:lc|eff:yes|tok:none|smooth:floor[0.10]|version:dls-cpp");

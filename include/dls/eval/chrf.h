@@ -37,7 +37,8 @@ struct ChrfScore {
   std::vector<ChrfOrderCounts> orders;  // [char_order]
   int beta = 2;                         // of the options, for the name
   std::string signature;                // "nrefs:1|case:lc|eff:yes|nc:6|nw:0|space:no|version:dls-cpp"
-  std::string line() const;             // "chrF2 = 59.7" (one decimal)
+  // "chrF2 = 59.7" (one decimal); with the signature "chrF2|nrefs:1|...|version:dls-cpp = 59.7".
+  std::string line(bool with_signature = false) const;
 };
 
 // The F-score of summed statistics (CHRF._compute_f_score); `orders` has char_order entries.

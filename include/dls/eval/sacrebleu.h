@@ -49,9 +49,10 @@ struct SacreBleuScore {
   std::string signature;             // "nrefs:1|case:lc|eff:no|tok:13a|smooth:exp|version:dls-cpp"
 
   double ratio() const { return ref_len == 0 ? 0.0 : static_cast<double>(sys_len) / static_cast<double>(ref_len); }
-  // sacreBLEU's line with one decimal, as its command line prints it (without the signature):
-  // "BLEU = 48.5 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)".
-  std::string line() const;
+  // sacreBLEU's line with one decimal, as its command line prints it:
+  // "BLEU = 48.5 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)",
+  // with the signature "BLEU|nrefs:2|case:mixed|...|version:dls-cpp = 48.5 ...".
+  std::string line(bool with_signature = false) const;
 };
 
 // BLEU.compute_bleu: the score from summed statistics (counts, totals of max_order orders).
