@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
 #include "eval/bleu_counts.h"
@@ -73,19 +72,6 @@ BleuScore score(const std::vector<const References*>& references,
 }
 
 }  // namespace
-
-std::string BleuScore::sacrebleu_line() const {
-  char buffer[96];
-  std::snprintf(buffer, sizeof(buffer), "BLEU = %.2f ", 100.0 * bleu);
-  std::string line = buffer;
-  for (std::size_t i = 0; i < precisions.size(); ++i) {
-    std::snprintf(buffer, sizeof(buffer), "%s%.1f", i == 0 ? "" : "/", 100.0 * precisions[i]);
-    line += buffer;
-  }
-  std::snprintf(buffer, sizeof(buffer), " (BP = %.3f ratio = %.3f hyp_len = %zu ref_len = %zu)", bp,
-                ratio, hyp_len, ref_len);
-  return line + buffer;
-}
 
 BleuScore sentence_bleu(const std::vector<Tokens>& references, const Tokens& hypothesis,
                         const BleuOptions& options) {

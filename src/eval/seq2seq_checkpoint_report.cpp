@@ -24,6 +24,7 @@
 #include "dls/util/progress.h"
 #include "dls/util/runtime.h"
 #include "dls/util/table.h"
+#include "eval/score_json.h"
 
 namespace dls::eval {
 
@@ -113,6 +114,8 @@ double epochs_done(const checkpoint::Seq2SeqCheckpointInfo& info, std::int64_t t
 struct Evaluated {
   CheckpointBleu summary;
   BleuScore score;
+  SacreBleuScore sacrebleu;
+  ChrfScore chrf;
   std::string model_name;
   std::vector<std::vector<std::string>> hypotheses;
 };
@@ -144,6 +147,8 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   e.summary.step = loaded.info.progress.global_step;
   e.summary.epochs_done = epochs_done(loaded.info, sentences->training_pairs);
   e.score = translated.bleu;
+  e.sacrebleu = translated.sacrebleu;
+  e.chrf = translated.chrf;
   e.model_name = model_name(loaded.info.model);
   e.hypotheses = std::move(translated.hypotheses);
   return e;
@@ -161,7 +166,8 @@ std::string status_of(const std::vector<CheckpointBleu>& results, std::size_t i,
 
 void write_bleu_csv(const std::string& path, const std::vector<Evaluated>& all) {
   std::string text = util::csv_line({"checkpoint", "epochs_done", "step", "bleu", "p1", "p2", "p3", "p4", "bp",
-                                     "ratio", "hyp_len", "ref_len", "val_loss", "sentences_per_s", "diverged"});
+                                     "ratio", "hyp_len", "ref_len", "val_loss", "sentences_per_s", "diverged",
+                                     "sacrebleu", "chrf"});
   for (const auto& e : all) {
     std::vector<std::string> row{e.summary.path, fixed_or_nan(e.summary.epochs_done, 4), std::to_string(e.summary.step),
                                  util::json_number(e.score.bleu)};
@@ -171,7 +177,8 @@ void write_bleu_csv(const std::string& path, const std::vector<Evaluated>& all) 
     row.insert(row.end(), {util::json_number(e.score.bp), util::json_number(e.score.ratio),
                            std::to_string(e.score.hyp_len), std::to_string(e.score.ref_len),
                            util::json_number(e.summary.val_loss), fixed_or_nan(e.summary.sentences_per_s, 1),
-                           e.summary.diverged ? "1" : "0"});
+                           e.summary.diverged ? "1" : "0", util::json_number(e.sacrebleu.score),
+                           util::json_number(e.chrf.score)});
     text += util::csv_line(row);
   }
   util::write_text_atomically(path, text);
@@ -207,9 +214,9 @@ void write_seq2seq_json(std::ostream& out, const std::vector<Evaluated>& all, st
         .key("bp").value(e.score.bp)
         .key("ratio").value(e.score.ratio)
         .key("hyp_len").value(e.score.hyp_len)
-        .key("ref_len").value(e.score.ref_len)
-        .key("sacrebleu").value(e.score.sacrebleu_line())
-        .key("val_loss").value(e.summary.val_loss)
+        .key("ref_len").value(e.score.ref_len);
+    detail::add_field_scores(json, e.sacrebleu, e.chrf);
+    json.key("val_loss").value(e.summary.val_loss)
         .key("sentences_per_s").value(e.summary.sentences_per_s)
         .key("diverged").value(e.summary.diverged)
         .end_object();
@@ -227,22 +234,30 @@ void write_seq2seq_table(std::ostream& out, const std::vector<Evaluated>& all,
                          const ScoredSentences& sentences, const Seq2SeqEvalRequest& request,
                          const std::vector<std::string>& files, const std::vector<std::string>& skipped) {
   out << "Scored on the " << sentences.description << ", " << to_string(request.decode.method) << " decoding\n";
-  util::Table table({"checkpoint", "epochs", "step", "BLEU", "sacreBLEU-style", "val loss", "sent/s", ""},
+  util::Table table({"checkpoint", "epochs", "step", "BLEU", "sacreBLEU", "chrF2", "val loss", "sent/s", ""},
                     {util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kRight,
-                     util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kLeft});
+                     util::Align::kRight, util::Align::kRight, util::Align::kRight, util::Align::kRight,
+                     util::Align::kLeft});
   for (std::size_t i = 0; i < all.size(); ++i) {
     const auto& r = results[i];
     table.add_row({fs::path(r.path).filename().string(), fixed_or_nan(r.epochs_done, 2), std::to_string(r.step),
-                   fixed_or_nan(r.bleu, 4), all[i].score.sacrebleu_line(), fixed_or_nan(r.val_loss, 4),
+                   fixed_or_nan(r.bleu, 4), fixed_or_nan(all[i].sacrebleu.score, 1),
+                   fixed_or_nan(all[i].chrf.score, 1), fixed_or_nan(r.val_loss, 4),
                    fixed_or_nan(r.sentences_per_s, 0), status_of(results, i, best)});
   }
   out << table.to_string();
+  // What the columns are: the two 0-100 scores are sacreBLEU's, of this project's code, on
+  // the normalised words (lowercase, no punctuation) joined by spaces.
+  out << "BLEU: NLTK's corpus BLEU (0-1). sacreBLEU and chrF2 (0-100) on the normalised words, signatures:\n"
+      << "  sacreBLEU " << all[best].sacrebleu.signature << "\n"
+      << "  chrF2     " << all[best].chrf.signature << "\n";
   const auto diverged = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.diverged; });
   if (diverged > 0) {
     out << diverged << " checkpoint(s) diverged: BLEU fell below a fifth of an earlier best\n";
   }
   for (const auto& path : skipped) out << "skipped (unreadable): " << path << "\n";
-  out << "Best checkpoint: " << results[best].path << " (BLEU " << fixed_or_nan(results[best].bleu, 4) << ")\n";
+  out << "Best checkpoint: " << results[best].path << " (BLEU " << fixed_or_nan(results[best].bleu, 4) << ")\n  "
+      << all[best].sacrebleu.line() << ", " << all[best].chrf.line() << "\n";
   for (const auto& f : files) out << "wrote " << f << "\n";
   if (request.samples > 0) {
     out << "\nSample translations by the best checkpoint:\n\n";
@@ -290,7 +305,8 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
     }
     const auto& s = all.back().summary;
     if (bar) bar->clear_line();
-    spdlog::info("{}: BLEU {:.4f}, val loss {}, {:.0f} sentences/s", fs::path(path).filename().string(), s.bleu,
+    spdlog::info("{}: BLEU {:.4f} (sacreBLEU {:.1f}, chrF2 {:.1f}), val loss {}, {:.0f} sentences/s",
+                 fs::path(path).filename().string(), s.bleu, all.back().sacrebleu.score, all.back().chrf.score,
                  fixed_or_nan(s.val_loss, 4), s.sentences_per_s);
     if (!bar && checkpoint_files.size() > 1) {
       util::ProgressOptions progress_options;

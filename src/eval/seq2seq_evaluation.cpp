@@ -121,12 +121,23 @@ TranslationResult translate_and_score(Seq2SeqTransformer& model, const torch::Te
   result.sentences_per_s = result.seconds > 0 ? static_cast<double>(ids.size()) / result.seconds : 0;
   std::vector<std::vector<Tokens>> refs;
   std::vector<Tokens> hyps;
+  std::vector<std::vector<std::string>> ref_texts;
+  std::vector<std::string> hyp_texts;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     result.hypotheses.push_back(spanish.decode(ids[i]));
     hyps.push_back(strip_special_tokens(result.hypotheses.back()));
     refs.push_back({strip_special_tokens(references[i])});
+    hyp_texts.push_back(data::join_words(hyps.back()));
+    ref_texts.push_back({data::join_words(refs.back().front())});
   }
-  if (!hyps.empty()) result.bleu = corpus_bleu(refs, hyps);
+  if (hyps.empty()) return result;
+  result.bleu = corpus_bleu(refs, hyps);
+  SacreBleuOptions sacrebleu_options;
+  sacrebleu_options.lowercased_text = true;
+  result.sacrebleu = sacrebleu_corpus(hyp_texts, ref_texts, sacrebleu_options);
+  ChrfOptions chrf_options;
+  chrf_options.lowercased_text = true;
+  result.chrf = corpus_chrf(hyp_texts, ref_texts, chrf_options);
   return result;
 }
 

@@ -3,12 +3,16 @@ list(APPEND DLS_SOURCES
   eval/bleu.cpp
   eval/bleu_counts.cpp
   eval/bleu_smoothing.cpp
+  eval/chrf.cpp
   eval/confusion_matrix.cpp
   eval/decoding.cpp
+  eval/sacrebleu.cpp
+  eval/score_json.cpp
   eval/sentence_translation.cpp
   eval/seq2seq_checkpoint_report.cpp
   eval/seq2seq_evaluation.cpp
   eval/text_scoring.cpp
+  eval/tokenizer_13a.cpp
   eval/vit_checkpoint_report.cpp
   eval/vit_data.cpp
   eval/vit_evaluation.cpp

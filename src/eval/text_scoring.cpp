@@ -5,9 +5,11 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "dls/data/normalize.h"
 #include "dls/util/file_io.h"
 #include "dls/util/json.h"
 #include "dls/util/utf8.h"
+#include "eval/score_json.h"
 
 namespace dls::eval {
 
@@ -33,6 +35,12 @@ std::vector<std::string> read_text_lines(const std::string& path) {
   return lines;
 }
 
+// The line for sacreBLEU and chrF: as it is, or, when it held special tokens, its other
+// tokens (`kept`) joined by spaces.
+std::string text_without_special_tokens(const std::string& line, const Tokens& kept) {
+  return kept.size() == split_whitespace(line).size() ? line : data::join_words(kept);
+}
+
 }  // namespace
 
 TextScores score_text_files(const ScoreRequest& request) {
@@ -48,15 +56,21 @@ TextScores score_text_files(const ScoreRequest& request) {
   }
   std::vector<Tokens> hyps;
   std::vector<std::vector<Tokens>> refs(hypotheses.size());
+  std::vector<std::string> hyp_texts;
+  std::vector<std::vector<std::string>> ref_texts(hypotheses.size());
   for (std::size_t i = 0; i < hypotheses.size(); ++i) {
     hyps.push_back(strip_special_tokens(split_whitespace(hypotheses[i])));
+    hyp_texts.push_back(text_without_special_tokens(hypotheses[i], hyps.back()));
     for (const auto& file : reference_files) {
       refs[i].push_back(strip_special_tokens(split_whitespace(file[i])));
+      ref_texts[i].push_back(text_without_special_tokens(file[i], refs[i].back()));
     }
   }
   TextScores scores;
   scores.lines = hyps.size();
   scores.corpus = corpus_bleu(refs, hyps, request.bleu);
+  scores.sacrebleu = sacrebleu_corpus(hyp_texts, ref_texts);
+  scores.chrf = corpus_chrf(hyp_texts, ref_texts);
   if (request.sentence) {
     for (std::size_t i = 0; i < hyps.size(); ++i) {
       scores.sentence_bleu.push_back(sentence_bleu(refs[i], hyps[i], request.bleu).bleu);
@@ -79,6 +93,7 @@ TextScores report_text_scores(const ScoreRequest& request, std::ostream& out) {
         .key("ref_len").value(c.ref_len)
         .key("sentences").value(scores.lines)
         .key("smoothing").value(smoothing_name(request.bleu.smoothing));
+    detail::add_field_scores(json, scores.sacrebleu, scores.chrf);
     if (request.sentence) {
       json.key("sentence_bleu").begin_array();
       for (const double b : scores.sentence_bleu) json.value(b);
@@ -95,7 +110,8 @@ TextScores report_text_scores(const ScoreRequest& request, std::ostream& out) {
   }
   out << fmt::format("{} sentences, {} reference file(s), smoothing {}\n", scores.lines, request.references.size(),
                      smoothing_name(request.bleu.smoothing))
-      << fmt::format("corpus BLEU (NLTK, 0-1) = {:.4f}\n", c.bleu) << c.sacrebleu_line() << std::endl;
+      << fmt::format("corpus BLEU (NLTK, 0-1) = {:.4f}\n", c.bleu) << scores.sacrebleu.line(true) << "\n"
+      << scores.chrf.line(true) << std::endl;
   return scores;
 }
 

@@ -119,7 +119,9 @@ EpochEvaluation Seq2SeqTask::evaluate(int workers) {
                                                  spanish_sentences(data_, indices), decode);
   val_bleu_ = last_translations_->bleu.bleu;
   return {{{"val_loss", number_text(val_loss_)}, {"val_bleu", number_text(val_bleu_)}},
-          fmt::format("validation loss {:.4f}, validation BLEU {:.4f} ({:.0f} sentences/s)", val_loss_, val_bleu_,
+          fmt::format("validation loss {:.4f}, validation BLEU {:.4f} (sacreBLEU {:.1f}, chrF2 {:.1f}; {:.0f} "
+                      "sentences/s)",
+                      val_loss_, val_bleu_, last_translations_->sacrebleu.score, last_translations_->chrf.score,
                       last_translations_->sentences_per_s),
           val_loss_};
 }

@@ -34,6 +34,11 @@ class Seq2SeqTask : public TrainingTask {
   Seq2SeqTransformer& transformer() { return model_; }
   double val_loss() const { return val_loss_; }
   double val_bleu() const { return val_bleu_; }
+  // sacreBLEU's BLEU and chrF2 of the latest validation in this process (nullptr before one:
+  // checkpoints keep NLTK's BLEU only).
+  const eval::TranslationResult* last_validation() const {
+    return last_translations_ && !last_translations_->hypotheses.empty() ? &*last_translations_ : nullptr;
+  }
 
   torch::nn::Module& model() override { return *model_; }
   LrSchedule schedule() const override { return schedule_; }

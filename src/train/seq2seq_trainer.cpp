@@ -68,6 +68,12 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
   result.final_loss = done.final_loss;
   result.val_loss = task.val_loss();
   result.val_bleu = task.val_bleu();
+  if (const auto* validation = task.last_validation()) {
+    result.val_sacrebleu = validation->sacrebleu.score;
+    result.val_chrf = validation->chrf.score;
+    result.sacrebleu_signature = validation->sacrebleu.signature;
+    result.chrf_signature = validation->chrf.signature;
+  }
   result.epochs = done.epochs;
   result.iterations = done.iterations;
   result.wall_s = done.wall_s;

@@ -74,6 +74,18 @@ TEST(CheckpointEvalApp, BeamAndDLStudioDecodingAndJson) {
   EXPECT_NE(beam.out.find("\"decode\":\"beam\""), std::string::npos) << beam.out;
   EXPECT_NE(beam.out.find("\"sentences\":20"), std::string::npos) << beam.out;
   EXPECT_NE(beam.out.find("\"best\":"), std::string::npos);
+  // Every checkpoint has sacreBLEU's BLEU and chrF2 (0-100) on lowercased text, with signatures.
+  const std::regex scores(R"("sacrebleu":\{"score":([0-9.e+-]+),"signature":"nrefs:1\|case:lc\|eff:no\|tok:13a\|smooth:exp\|version:dls-cpp","line":"BLEU = [^"]*"\},"chrf":\{"score":([0-9.e+-]+),"signature":"nrefs:1\|case:lc\|eff:yes\|nc:6\|nw:0\|space:no\|version:dls-cpp"\})");
+  std::ptrdiff_t checkpoints = 0;
+  for (auto it = std::sregex_iterator(beam.out.begin(), beam.out.end(), scores); it != std::sregex_iterator(); ++it) {
+    ++checkpoints;
+    for (const int group : {1, 2}) {
+      EXPECT_GE(std::stod((*it)[group].str()), 0.0) << beam.out;
+      EXPECT_LE(std::stod((*it)[group].str()), 100.0) << beam.out;
+    }
+  }
+  EXPECT_EQ(checkpoints, static_cast<std::ptrdiff_t>(checkpoint::find_checkpoints(trained_seq2seq_run().string()).size()))
+      << beam.out;
   const auto oneshot = run_checkpoint_eval(trained_seq2seq_run().string() + " --dlstudio-decode --limit 20 --output-dir " +
                                                out_dir.string(),
                                            "oneshot");
@@ -95,6 +107,23 @@ TEST(CheckpointEvalApp, ScoresTextFiles) {
   ASSERT_TRUE(std::regex_search(run.out, m, bleu)) << run.out;
   EXPECT_NEAR(std::stod(m[1].str()), 0.7400828044922853, 1e-12);
   EXPECT_NE(run.out.find("\"hyp_len\":11"), std::string::npos) << run.out;
+  // sacreBLEU's BLEU: the same n-gram matches (no punctuation for 13a to split, every order
+  // matched, BP 1), so 100 times NLTK's; chrF2 between 0 and 100.
+  const std::regex sacrebleu(R"("sacrebleu":\{"score":([0-9.]+),"signature":"nrefs:1\|case:mixed\|eff:no\|tok:13a\|smooth:exp\|version:dls-cpp")");
+  ASSERT_TRUE(std::regex_search(run.out, m, sacrebleu)) << run.out;
+  EXPECT_NEAR(std::stod(m[1].str()), 74.00828044922853, 1e-9);
+  const std::regex chrf(R"("chrf":\{"score":([0-9.]+),"signature":"nrefs:1\|case:mixed\|eff:yes\|nc:6\|nw:0\|space:no\|version:dls-cpp")");
+  ASSERT_TRUE(std::regex_search(run.out, m, chrf)) << run.out;
+  EXPECT_GT(std::stod(m[1].str()), 50.0);
+  EXPECT_LT(std::stod(m[1].str()), 100.0);
+  // The text report prints both in sacreBLEU's layout.
+  const auto text = run_checkpoint_eval("--score " + (dir / "hyp.txt").string() + " --ref " + (dir / "ref.txt").string(),
+                                        "score_text");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:dls-cpp = 74.0 "),
+            std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:dls-cpp = "), std::string::npos)
+      << text.out;
 }
 
 TEST(CheckpointEvalApp, BadInputIsAOneLineError) {

@@ -2,8 +2,8 @@
 // with --json, and a resumed run.
 #include <gtest/gtest.h>
 
-
 #include <filesystem>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -79,8 +79,17 @@ TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_EQ(test::count_lines(first.out), 1u) << "stdout holds the JSON object alone:\n" << first.out;
   for (const auto* key : {"\"pairs_per_s\":", "\"final_loss\":", "\"val_bleu\":", "\"iterations\":20",
+                          "\"val_sacrebleu\":{\"score\":", "|tok:13a|smooth:exp|version:dls-cpp\"",
+                          "\"val_chrf\":{\"score\":", "|nc:6|nw:0|space:no|version:dls-cpp\"",
                           "\"checkpoints\":[", "\"stopped_by\":\"max-iters\""}) {
     EXPECT_NE(first.out.find(key), std::string::npos) << key << " in " << first.out;
+  }
+  for (const auto* key : {"val_sacrebleu", "val_chrf"}) {  // 0-100
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(first.out, m, std::regex(std::string("\"") + key + R"(":\{"score":([0-9.e+-]+),)")))
+        << key << " in " << first.out;
+    EXPECT_GE(std::stod(m[1].str()), 0.0) << first.out;
+    EXPECT_LE(std::stod(m[1].str()), 100.0) << first.out;
   }
   const auto second = run_seq2seq_train("--resume " + run_dir.string() + " --json", "second");
   ASSERT_EQ(second.status, 0) << second.err;

@@ -45,7 +45,7 @@ TEST(CheckpointEval, BleuAndLossOfEveryCheckpointEqualTrainingsOwn) {
     std::vector<std::string> f;
     std::stringstream fields(line);
     for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
-    ASSERT_EQ(f.size(), 15u) << line;
+    ASSERT_EQ(f.size(), 17u) << line;
     EXPECT_EQ(f[0], file);
     const auto info = checkpoint::load_seq2seq_checkpoint(file).info;
     EXPECT_NEAR(std::stod(f[1]), static_cast<double>(info.progress.epoch - 1), 1e-9);  // whole epochs
@@ -54,6 +54,10 @@ TEST(CheckpointEval, BleuAndLossOfEveryCheckpointEqualTrainingsOwn) {
     bleu.push_back(std::stod(f[3]));
     EXPECT_NEAR(std::stod(f[12]), info.progress.val_loss, 1e-5) << file;
     EXPECT_EQ(f[14], "0");
+    for (const int column : {15, 16}) {  // sacreBLEU's BLEU and chrF2, 0-100
+      EXPECT_GE(std::stod(f[column]), 0.0) << line;
+      EXPECT_LE(std::stod(f[column]), 100.0) << line;
+    }
   }
   EXPECT_GT(bleu.back(), bleu.front());  // it learns
   EXPECT_TRUE(fs::exists(request.output_dir + "/bleu_vs_epoch.png"));
@@ -61,7 +65,10 @@ TEST(CheckpointEval, BleuAndLossOfEveryCheckpointEqualTrainingsOwn) {
   // The table names every checkpoint and the best; three samples in DLStudio's format.
   for (const auto& file : files) EXPECT_NE(out.find(fs::path(file).filename().string()), std::string::npos);
   EXPECT_NE(out.find("Best checkpoint: "), std::string::npos) << out;
-  EXPECT_NE(out.find("BLEU = "), std::string::npos) << out;  // the sacreBLEU-style column
+  EXPECT_NE(out.find("BLEU = "), std::string::npos) << out;  // sacreBLEU's line of the best
+  EXPECT_NE(out.find(" sacreBLEU "), std::string::npos) << out;
+  EXPECT_NE(out.find(" chrF2 "), std::string::npos) << out;
+  EXPECT_NE(out.find("sacreBLEU nrefs:1|case:lc|eff:no|tok:13a|smooth:exp|version:dls-cpp"), std::string::npos) << out;
   const std::regex sample(R"(The translation produced by TransformerPreLN: +SOS( .*)? EOS +\[(CORRECT|WRONG)\])");
   std::ptrdiff_t samples = std::distance(std::sregex_iterator(out.begin(), out.end(), sample), std::sregex_iterator());
   EXPECT_EQ(samples, 3) << out;

@@ -2,11 +2,14 @@
 list(APPEND DLS_TEST_SOURCES
   eval/bleu_test.cpp
   eval/bleu_nltk_test.cpp
+  eval/chrf_test.cpp
   eval/confusion_matrix_test.cpp
   eval/decoding_test.cpp
+  eval/sacrebleu_test.cpp
   eval/seq2seq_checkpoint_report_test.cpp
   eval/seq2seq_evaluation_test.cpp
   eval/text_scoring_test.cpp
+  eval/tokenizer_13a_test.cpp
   eval/vit_checkpoint_report_test.cpp
   eval/vit_evaluation_test.cpp
 )

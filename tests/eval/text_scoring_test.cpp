@@ -61,6 +61,26 @@ TEST(TextScoring, StripsSpecialTokensAndCountsEmptyHypotheses) {
   EXPECT_EQ(scores.lines, 2u);
   EXPECT_EQ(scores.corpus.hyp_len, 2u);  // SOS, EOS and <pad> are not words
   EXPECT_EQ(scores.corpus.ref_len, 3u);
+  // Nor are they text for sacreBLEU and chrF ("<pad>" would be three 13a tokens).
+  EXPECT_EQ(scores.sacrebleu.sys_len, 2u);
+  EXPECT_EQ(scores.sacrebleu.ref_len, 3u);
+  EXPECT_EQ(scores.chrf.orders[0].hypothesis, 9u);  // "estoyaquí"
+}
+
+// sacreBLEU's numbers of test_bleu.py's README example, read from files: three hypotheses,
+// two reference files; the lines are given to sacreBLEU as they are (punctuation, case).
+TEST(TextScoring, SacreBleuOfTheFilesAsTheyAre) {
+  const auto dir = test::fresh_temp_dir("score_sacrebleu");
+  test::write_bytes(dir / "hyp.txt", "The dog bit the man.\nIt wasn't surprising.\nThe man had just bitten him.\n");
+  test::write_bytes(dir / "a.txt", "The dog bit the man.\nIt was not unexpected.\nThe man bit him first.\n");
+  test::write_bytes(dir / "b.txt", "The dog had bit the man.\nNo one was surprised.\nThe man had bitten the dog.\n");
+  ScoreRequest request;
+  request.hypotheses = (dir / "hyp.txt").string();
+  request.references = {(dir / "a.txt").string(), (dir / "b.txt").string()};
+  const auto scores = score_text_files(request);
+  EXPECT_NEAR(scores.sacrebleu.score, 48.530827, 1e-6);  // sacreBLEU's test_bleu.py
+  EXPECT_EQ(scores.sacrebleu.signature, "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:dls-cpp");
+  EXPECT_EQ(scores.chrf.signature, "nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:dls-cpp");
 }
 
 void expect_error(const ScoreRequest& request, const std::string& part) {

@@ -6,9 +6,8 @@
 // (same operations in the same order; same libm assumed), within ~1e-15 relative for
 // methods 5–7, where NLTK adds exact fractions and we add doubles.
 // Corpus BLEU sums the n-gram counts of all sentences before dividing (micro-average); it is
-// not a mean of sentence scores. `sacrebleu_line()` is a report for humans on the 0–100
-// scale in sacreBLEU's layout; it is computed from our tokens, not with sacreBLEU's own
-// tokenisation, so it is not comparable with published sacreBLEU scores.
+// not a mean of sentence scores. sacreBLEU's BLEU, on text and the 0–100 scale, is in
+// eval/sacrebleu.h.
 #pragma once
 
 #include <cstddef>
@@ -57,10 +56,6 @@ struct BleuScore {
   // n-gram counts of the hypotheses summed over sentences, where each sentence counts at
   // least 1 (NLTK's max(1, count) per sentence, which it keeps in corpus BLEU).
   std::vector<std::size_t> totals;
-
-  // "BLEU = 45.12 78.3/52.1/38.0/27.4 (BP = 0.953 ratio = 0.954 hyp_len = 1234 ref_len = 1293)":
-  // BLEU and precisions x100 (2 and 1 decimals), BP and ratio with 3 decimals.
-  std::string sacrebleu_line() const;
 };
 
 // NLTK's sentence_bleu(references, hypothesis, weights, smoothing_function, auto_reweigh).

@@ -1,5 +1,5 @@
-// Measuring a seq2seq model on sentence pairs: its loss, the corpus BLEU of its
-// translations, and DLStudio-style sample printouts. Shared by training (per-epoch
+// Measuring a seq2seq model on sentence pairs: its loss, the corpus BLEU (NLTK's, and
+// sacreBLEU's with chrF) of its translations, and DLStudio-style sample printouts. Shared by training (per-epoch
 // validation) and checkpoint evaluation.
 #pragma once
 
@@ -12,7 +12,9 @@
 #include "dls/data/pair_tensors.h"
 #include "dls/data/vocabulary.h"
 #include "dls/eval/bleu.h"
+#include "dls/eval/chrf.h"
 #include "dls/eval/decoding.h"
+#include "dls/eval/sacrebleu.h"
 #include "dls/models/seq2seq.h"
 
 namespace dls::eval {
@@ -67,6 +69,11 @@ double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs,
 struct TranslationResult {
   std::vector<std::vector<std::string>> hypotheses;  // decoded words, no SOS/EOS
   BleuScore bleu;                                    // corpus BLEU, NLTK's defaults
+  // On the words joined by spaces (lowercase and without punctuation, as the corpus was
+  // normalised): sacreBLEU's corpus BLEU (13a, exp smoothing) and chrF2, signatures case:lc.
+  // An unknown word is the text "<unk>" there, three 13a tokens that match nothing.
+  SacreBleuScore sacrebleu;
+  ChrfScore chrf;
   double seconds = 0;                                // decoding time
   double sentences_per_s = 0;
 };

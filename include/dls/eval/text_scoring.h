@@ -1,6 +1,7 @@
 // checkpoint_eval --score: BLEU of any plain-text translation file against one or more
-// reference files (one sentence per line, whitespace tokens), like sacreBLEU's command line
-// but on NLTK's scale and with NLTK's exact numbers.
+// reference files (one sentence per line): NLTK's corpus BLEU on whitespace tokens, and
+// sacreBLEU's corpus BLEU (13a) and chrF2 on the lines as they are, as sacreBLEU's command
+// line scores them (signatures case:mixed: the text is not lowercased).
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,8 @@
 #include <vector>
 
 #include "dls/eval/bleu.h"
+#include "dls/eval/chrf.h"
+#include "dls/eval/sacrebleu.h"
 
 namespace dls::eval {
 
@@ -22,13 +25,16 @@ struct ScoreRequest {
 
 struct TextScores {
   BleuScore corpus;
+  SacreBleuScore sacrebleu;
+  ChrfScore chrf;
   std::vector<double> sentence_bleu;  // per line, with ScoreRequest::sentence
   std::size_t lines = 0;
 };
 
 // Reads and scores the files; throws std::runtime_error (one line, naming the file and line)
 // for a missing or empty file, invalid UTF-8, or files with different numbers of lines.
-// SOS, EOS and <pad> tokens are stripped from both sides.
+// SOS, EOS and <pad> tokens are stripped from both sides (a line that held any is given to
+// sacreBLEU and chrF as its other tokens joined by spaces).
 TextScores score_text_files(const ScoreRequest& request);
 
 // score_text_files, then the report (or one JSON object) on `out`.

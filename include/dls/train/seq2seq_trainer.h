@@ -35,6 +35,11 @@ struct Seq2SeqTrainResult {
   double final_loss = NAN;      // mean training loss of the last (possibly partial) epoch
   double val_loss = NAN;        // after the last validated epoch
   double val_bleu = NAN;        // corpus BLEU (NLTK scale 0-1) after the last validated epoch
+  // sacreBLEU's BLEU and chrF2 (0-100) and their signatures, of this invocation's last
+  // validation (NaN and empty when it validated nothing).
+  double val_sacrebleu = NAN;
+  double val_chrf = NAN;
+  std::string sacrebleu_signature, chrf_signature;
   std::int64_t epochs = 0;      // epochs completed in all
   std::int64_t iterations = 0;  // optimizer steps in all
   double wall_s = 0;            // wall time of this invocation
