@@ -65,7 +65,7 @@ TEST(PrecisionFlag, Bf16RunRecordsItsPrecisionAndEvaluates) {
 
 TEST(PrecisionFlag, Bf16TranslatesWithAnFp32Checkpoint) {
   const auto translated = run_with_precision("checkpoint_eval",
-                              "--precision bf16 --translate \"i am hungry\" " + test::trained_seq2seq_run().string(),
+                              test::trained_seq2seq_run().string() + " --precision bf16 --translate \"i am hungry\"",
                               "translate_bf16");
   ASSERT_EQ(translated.status, 0) << translated.err;
   EXPECT_FALSE(translated.out.empty());
