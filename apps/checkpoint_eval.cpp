@@ -24,16 +24,19 @@
 #include "dls/eval/seq2seq_checkpoint_report.h"
 #include "dls/eval/text_scoring.h"
 #include "dls/eval/vit_checkpoint_report.h"
+#include "dls/util/precision.h"
+#include "dls/util/runtime.h"
 #include "config_file.h"
 #include "cli_overrides.h"
 #include "error_line.h"
+#include "precision_flag.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Evaluate the checkpoints of a seq2seq or ViT run (the checkpoint says which), translate\n"
                "sentences, or score a translation file. Models are rebuilt from the checkpoints alone.\n"};
   app.footer("Exit status: 0 done, 1 error (one line on stderr).");
   app.get_formatter()->column_width(40);
-  std::string path, score_file, smoothing = "none", log_level = "info", device = "cpu";
+  std::string path, score_file, smoothing = "none", log_level = "info", device = "cpu", precision = "fp32";
   std::vector<std::string> ref_files, sentences;
   bool sentence_bleu = false, interactive = false, json = false, dlstudio_decode = false;
   int threads = 0;
@@ -70,6 +73,7 @@ int main(int argc, char** argv) {
   app.add_option("--output-dir", seq2seq.output_dir, "bleu.csv, plots, confusion matrices (default: the run directory)")->group(output);
   app.add_option("--threads", threads, "intra-op threads (default: all cores)")->check(dls::apps::in_range(1, 256))->group(output);
   app.add_option("--device", device, "cpu, cuda or auto")->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}))->group(output);
+  dls::apps::add_precision_flag(app, precision, output);
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->check(dls::apps::log_levels())->group(output);
 
   dls::apps::one_line_failures(app);
@@ -89,6 +93,11 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (path.empty()) throw std::runtime_error("give a run directory or checkpoint (or --score FILE --ref FILE)");
+    // Decoding and evaluation under autocast (--precision bf16); the fp32 checkpoints load as they are.
+    const auto precision_kind = dls::util::parse_precision(precision);
+    const auto target = dls::util::select_device(device);
+    dls::util::check_precision(precision_kind, target);
+    const dls::util::AutocastScope autocast(dls::util::autocast_for(precision_kind, target));
     const auto files = dls::checkpoint::find_checkpoints(path);
     // The kind of the run: that of its newest readable checkpoint (an unreadable one among
     // several is reported and skipped later; a single one is an error here).

@@ -17,6 +17,7 @@
 #include "cli_overrides.h"
 #include "config_file.h"
 #include "parallel_flags.h"
+#include "precision_flag.h"
 #include "dls/checkpoint/lr_schedule.h"
 #include "dls/checkpoint/optimizer_options.h"
 #include "dls/models/batch_chunks.h"
@@ -46,7 +47,7 @@ std::string default_corpus() {
   return std::filesystem::exists(path) ? path.string() : "";
 }
 
-void print_json(const dls::train::Seq2SeqTrainResult& r) {
+void print_json(const dls::train::Seq2SeqTrainResult& r, const std::string& precision) {
   dls::util::JsonWriter json;
   json.begin_object()
       .key("pairs_per_s").value(r.pairs_per_s)
@@ -64,6 +65,7 @@ void print_json(const dls::train::Seq2SeqTrainResult& r) {
       .key("encoder_parameters").value(r.encoder_parameters)
       .key("decoder_parameters").value(r.decoder_parameters)
       .key("stopped_by").value(r.stopped_by)
+      .key("precision").value(precision)
       .key("run_dir").value(r.run_dir);
   dls::apps::add_parallel_json(json, r.parallel);
   json.key("checkpoints").begin_array();
@@ -135,6 +137,8 @@ int main(int argc, char** argv) {
   dls::apps::add_parallel_flags(app, parallel, "Data parallelism (torchrun)");
   setting<std::string>(app, overrides, "--device", "cpu, cuda or auto", [](auto& s, auto v) { s.training.device = v; })
       ->group(training)->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  std::string precision = "fp32";
+  dls::apps::add_precision_flag(app, precision, training);
 
   const std::string output = "Output";
   setting<std::string>(app, overrides, "--run-dir", "run directory (default runs/seq2seq; with --resume, the checkpoint's run)", [](auto& s, auto v) { s.training.run_dir = v; })->group(output);
@@ -180,12 +184,13 @@ int main(int argc, char** argv) {
     control.dry_run = dry_run;
     control.parallel = parallel;
     control.overwrite = overwrite;
+    control.precision = dls::util::parse_precision(precision);
     control.config_toml = dls::apps::resolved_config(app, "seq2seq_train");
     if (dls::keeps_freed_memory(setup.model.transformer().layout())) dls::util::keep_freed_memory();
     control.workers = workers > 0 ? workers
                                   : dls::default_batch_chunks(setup.model.transformer().layout(), runtime_info.threads);
     const auto result = dls::train::train_seq2seq(setup.model, setup.training, control);
-    if (json && result.parallel.rank == 0) print_json(result);
+    if (json && result.parallel.rank == 0) print_json(result, precision);
     return 0;
   } catch (const dls::train::TrainingInterrupted& stopped) {
     std::fprintf(stderr, "interrupted: %s\n", stopped.what());

@@ -24,6 +24,7 @@
 #include "dls/train/vit_presets.h"
 #include "dls/train/vit_trainer.h"
 #include "dls/util/json.h"
+#include "precision_flag.h"
 #include "dls/util/runtime.h"
 #include "dls/train/stop_signals.h"
 #include "error_line.h"
@@ -39,7 +40,7 @@ CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& nam
   return dls::apps::setting<T, ViTTrainSettings>(app, overrides, name, help, std::move(apply));
 }
 
-void print_json(const dls::train::ViTTrainResult& r) {
+void print_json(const dls::train::ViTTrainResult& r, const std::string& precision) {
   dls::util::JsonWriter json;
   json.begin_object()
       .key("images_per_s").value(r.images_per_s)
@@ -49,7 +50,8 @@ void print_json(const dls::train::ViTTrainResult& r) {
       .key("iterations").value(r.iterations)
       .key("wall_s").value(r.wall_s)
       .key("parameters").value(r.parameters)
-      .key("stopped_by").value(r.stopped_by);
+      .key("stopped_by").value(r.stopped_by)
+      .key("precision").value(precision);
   dls::apps::add_parallel_json(json, r.parallel);
   json.key("checkpoints").begin_array();
   for (const auto& path : r.checkpoints) json.value(path);
@@ -127,6 +129,8 @@ int main(int argc, char** argv) {
   dls::apps::add_parallel_flags(app, control.parallel, "Data parallelism (torchrun)");
   app.add_option("--device", control.device, "cpu, cuda or auto")->capture_default_str()->group(training)
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  std::string precision = "fp32";
+  dls::apps::add_precision_flag(app, precision, training);
 
   // Output.
   const std::string output = "Output";
@@ -151,6 +155,7 @@ int main(int argc, char** argv) {
     // On a CPU, chunks of the batch on threads of their own beat one pass with several
     // intra-op threads for these small models (bench/PERFORMANCE.md).
     control.workers = workers > 0 ? workers : threads;
+    control.precision = dls::util::parse_precision(precision);
     ViTTrainSettings settings;
     if (!control.resume.empty()) {
       settings = dls::checkpoint::read_vit_settings(control.resume);
@@ -165,7 +170,7 @@ int main(int argc, char** argv) {
     settings.model.validate();
     control.config_toml = dls::apps::resolved_config(app, "vit_train");
     const auto result = dls::train::train_vit(settings, control);
-    if (json && result.parallel.rank == 0) print_json(result);
+    if (json && result.parallel.rank == 0) print_json(result, precision);
     return 0;
   } catch (const dls::train::TrainingInterrupted& stopped) {
     std::fprintf(stderr, "interrupted: %s\n", stopped.what());

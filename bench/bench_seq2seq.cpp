@@ -15,6 +15,7 @@
 #include "dls/train/optimizer.h"
 #include "dls/train/seq2seq_presets.h"
 #include "dls/train/split_batch.h"
+#include "dls/util/precision.h"
 #include "dls/util/runtime.h"
 
 namespace dls::bench {
@@ -51,6 +52,9 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   Seq2SeqTransformer model(config);
   const auto device = util::select_device(o.device);
   model->to(device);
+  const auto precision = util::parse_precision(o.precision);
+  util::check_precision(precision, device);
+  const auto autocast = util::autocast_for(precision, device);
 
   std::mt19937_64 rng(o.seed + 1);
   constexpr int kBatches = 4;  // training cycles through a few distinct batches
@@ -62,7 +66,8 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   }
 
   BenchResult result;
-  result.config = {{"preset", preset_name}, {"summary", config.summary()}, {"batch", std::to_string(batch)}};
+  result.config = {{"preset", preset_name}, {"summary", config.summary()}, {"batch", std::to_string(batch)},
+                   {"precision", o.precision}};
   // Chunks per batch as seq2seq_train chooses them.
   const int threads = torch::get_num_threads();
   const int workers = device.is_cuda() ? 1  // chunks on CPU threads only, as the programs
@@ -96,6 +101,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
       const auto denominators = eval::loss_denominators(tgt.narrow(1, 1, L - 1), loss_options);
       train::split_forward_backward(
           model->parameters(), src, tgt, workers, [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
+            const util::AutocastScope scope(autocast);  // forward and loss, as the training loop
             if (o.all_output_rows) {
               return eval::sequence_loss_share(model(s, t), t.narrow(1, 1, L - 1), loss_options, denominators);
             }
@@ -115,6 +121,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
     if (o.task == "seq2seq-beam") result.config.emplace_back("beam", std::to_string(o.beam));
     model->eval();
     step = [&, decode](int) {
+      const util::AutocastScope scope(autocast);
       eval::decode_batch(model, batches[0].first, Vocabulary::kSos, Vocabulary::kEos, decode);
     };
   } else {

@@ -29,6 +29,7 @@ struct BenchOptions {
   std::string keep_freed_memory = "auto";  // on|off|auto (as the programs: util::keep_freed_memory)
   std::uint64_t seed = 0;
   std::string device = "cpu";  // cpu|cuda|auto (util::select_device)
+  std::string precision = "fp32";  // fp32|bf16|fp16: forward passes under autocast (util/precision.h)
   int profile_rows = 0;        // > 0: after timing, the operators with the most self time
 };
 

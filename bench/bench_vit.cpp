@@ -11,6 +11,7 @@
 #include "dls/train/optimizer.h"
 #include "dls/train/split_batch.h"
 #include "dls/train/vit_presets.h"
+#include "dls/util/precision.h"
 #include "dls/util/runtime.h"
 
 namespace dls::bench {
@@ -27,6 +28,9 @@ BenchResult run_vit_bench(const BenchOptions& o) {
   visTransformer model(m);
   const auto device = util::select_device(o.device);
   model->to(device);
+  const auto precision = util::parse_precision(o.precision);
+  util::check_precision(precision, device);
+  const auto autocast = util::autocast_for(precision, device);
 
   constexpr int kBatches = 4;
   std::vector<std::pair<torch::Tensor, torch::Tensor>> batches;
@@ -37,7 +41,8 @@ BenchResult run_vit_bench(const BenchOptions& o) {
 
   BenchResult result;
   result.unit = "images/s";
-  result.config = {{"preset", preset_name}, {"summary", m.summary()}, {"batch", std::to_string(batch)}};
+  result.config = {{"preset", preset_name}, {"summary", m.summary()}, {"batch", std::to_string(batch)},
+                   {"precision", o.precision}};
   // As vit_train: one chunk per thread on the CPU, the whole batch on a GPU.
   const int workers = device.is_cuda() ? 1 : o.workers > 0 ? o.workers : torch::get_num_threads();
   if (o.task == "vit-train") result.config.emplace_back("workers", std::to_string(workers));
@@ -58,7 +63,8 @@ BenchResult run_vit_bench(const BenchOptions& o) {
       train::split_forward_backward(
           model->parameters(), images, labels, workers,
           [&](const torch::Tensor& x, const torch::Tensor& y, torch::Tensor* logits) {
-            *logits = model(x);
+            const util::AutocastScope scope(autocast);  // forward and loss, as the training loop
+            *logits = model(x).to(torch::kFloat);       // the loss in fp32
             return torch::nn::functional::cross_entropy(*logits, y, ce) *
                    (static_cast<double>(x.size(0)) / static_cast<double>(batch));
           });
@@ -71,6 +77,7 @@ BenchResult run_vit_bench(const BenchOptions& o) {
     model->eval();
     step = [&](int i) {
       torch::NoGradGuard no_grad;
+      const util::AutocastScope scope(autocast);
       model(batches[static_cast<std::size_t>(i % kBatches)].first).argmax(-1);
     };
   } else {

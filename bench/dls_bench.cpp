@@ -85,6 +85,8 @@ int main(int argc, char** argv) {
   app.add_flag("--full-ffn", options.full_ffn, "dlstudio layout: compute every output of W2, including those no later step reads");
   app.add_option("--device", options.device, "cpu, cuda or auto (the GEMM rate is measured on the same device)")
       ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  app.add_option("--precision", options.precision, "fp32, bf16 or fp16 (CUDA): forward passes under autocast, as the programs' --precision")
+      ->capture_default_str()->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   app.add_flag("--all-output-rows", options.all_output_rows, "seq2seq training: send every target position, padding included, through the output layer and log-softmax");
   app.add_option("--profile", options.profile_rows, "after timing, print the N operators with the most self time over --iters more steps (bench_profile.h)")
       ->check(in_range(0, 100000));

@@ -42,13 +42,14 @@ torch::Tensor sequence_loss_from_states(torch::nn::Linear& out, const torch::Ten
   TORCH_CHECK(states.dim() == 3 && targets.dim() == 2 && states.size(0) == targets.size(0) &&
                   states.size(1) == targets.size(1),
               "expected final states [B, L-1, M] and targets [B, L-1]");
-  if (options.dlstudio) return sequence_loss(torch::log_softmax(out(states), -1), targets, options);
+  // The loss in fp32, under autocast (--precision bf16) too.
+  if (options.dlstudio) return sequence_loss(torch::log_softmax(out(states), -1, torch::kFloat), targets, options);
   // Rows of real target tokens only: [B, L-1, M] -> [N, M] -> log-probabilities [N, V].
   const auto real = (targets != options.pad_index).reshape({-1}).nonzero().squeeze(1);
   if (real.numel() == 0) return (states.sum() * 0.0);  // no real token: loss 0, as sequence_loss
   const auto rows = states.reshape({-1, states.size(2)}).index_select(0, real);
   const auto real_targets = targets.reshape({-1}).index_select(0, real);
-  return per_token_loss(torch::log_softmax(out(rows), -1), real_targets, options).mean();
+  return per_token_loss(torch::log_softmax(out(rows), -1, torch::kFloat), real_targets, options).mean();
 }
 
 LossDenominators loss_denominators(const torch::Tensor& targets, const LossOptions& options) {

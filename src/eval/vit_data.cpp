@@ -57,7 +57,7 @@ Predictions predict(visTransformer& model, data::ImageLoader& loader, const torc
   loader.start_epoch(0);
   while (auto batch = loader.next()) {
     const auto labels = batch->labels.to(device);
-    const auto logits = model(batch->images.to(device));
+    const auto logits = model(batch->images.to(device)).to(torch::kFloat);  // fp32 under autocast too
     loss_sum += torch::nn::functional::cross_entropy(
                     logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
                     .item<double>();

@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "dls/util/precision.h"
+
 namespace dls {
 
 namespace {
@@ -116,7 +118,7 @@ torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch:
   if (config.layout() == Layout::kDLStudio) {
     // [B, L, M] -> [B, L*M] -> [B, 2*L*M] -> [B, L*M] -> [B, L, M]
     const auto hidden = torch::relu(W1(x.reshape({x.size(0), -1})));
-    if (w2_rows != nullptr) {
+    if (w2_rows != nullptr && !util::autocast_active(x.device())) {
       return linear_by_column_blocks(hidden, W2->weight, W2->bias, x.size(2), *w2_rows)
           .view(x.sizes());
     }

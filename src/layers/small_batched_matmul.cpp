@@ -5,6 +5,8 @@
 
 #include <ATen/record_function.h>
 
+#include "dls/util/precision.h"
+
 namespace dls {
 
 namespace {
@@ -125,6 +127,8 @@ bool operands_qualify(const torch::Tensor& a, const torch::Tensor& b) {
   if (a.dim() < 3 || a.dim() != b.dim()) return false;
   if (!a.device().is_cpu() || !b.device().is_cpu()) return false;
   if (a.scalar_type() != torch::kFloat || b.scalar_type() != torch::kFloat) return false;
+  // Under bf16 autocast torch::matmul computes in bf16; these float32 kernels would not.
+  if (util::autocast_active(a.device())) return false;
   if (a.layout() != torch::kStrided || b.layout() != torch::kStrided) return false;
   if (a.sizes().slice(0, a.dim() - 2) != b.sizes().slice(0, b.dim() - 2)) return false;
   return a.size(-1) == b.size(-2);

@@ -150,8 +150,9 @@ torch::Tensor MasterDecoderWithMaskingImpl::forward(const torch::Tensor& target,
                                                     const torch::Tensor& memory_padding,
                                                     const torch::Tensor& target_padding,
                                                     AttentionTrace* trace) {
+  // In fp32 under autocast too (--precision bf16): the loss and beam scores add these up.
   return torch::log_softmax(out(final_states(target, encoder_out, memory_padding, target_padding, trace)),
-                            -1);  // [B, L-1, V]
+                            -1, torch::kFloat);  // [B, L-1, V]
 }
 
 torch::Tensor MasterDecoderWithMaskingImpl::final_states(const torch::Tensor& target,
@@ -217,7 +218,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::predict_word(
     masks.last_ffn_rows = prefix_ffn_rows(k, 1, batch, length, true);
   }
   auto x = run_stack(target, memories, masks, trace, 0);
-  const auto logits = out(x.select(1, k));  // [B, V]
+  const auto logits = out(x.select(1, k)).to(torch::kFloat);  // [B, V], fp32 under autocast too
   return log_probabilities ? torch::log_softmax(logits, -1) : logits;
 }
 
@@ -231,7 +232,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::predict_next(
     x = basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward_cached(
         x, memories[i], memory_mask, caches[i], capacity);
   }
-  const auto logits = out(x.select(1, x.size(1) - 1));  // [B, V]
+  const auto logits = out(x.select(1, x.size(1) - 1)).to(torch::kFloat);  // [B, V], fp32 under autocast too
   return log_probabilities ? torch::log_softmax(logits, -1) : logits;
 }
 

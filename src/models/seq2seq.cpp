@@ -87,7 +87,7 @@ EncodedSource Seq2SeqTransformerImpl::encode(const torch::Tensor& src,
 torch::Tensor Seq2SeqTransformerImpl::forward(const torch::Tensor& src, const torch::Tensor& tgt,
                                               AttentionTrace* trace,
                                               const torch::Tensor& src_padding) {
-  return torch::log_softmax(master_decoder->out(final_states(src, tgt, trace, src_padding)), -1);
+  return torch::log_softmax(master_decoder->out(final_states(src, tgt, trace, src_padding)), -1, torch::kFloat);
 }
 
 torch::Tensor Seq2SeqTransformerImpl::final_states(const torch::Tensor& src, const torch::Tensor& tgt,

@@ -23,6 +23,8 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
   LoopOptions loop;  // its clock starts now: data loading counts in wall times and --time-limit
   loop.device = util::select_device(options.device);
   loop.workers = loop.device.is_cpu() ? std::max(1, control.workers) : 1;
+  loop.precision = control.precision;
+  util::check_precision(loop.precision, loop.device);
   auto dist = join_process_group(control.parallel, options.device);
   const std::string resume = control.resume.empty() ? resume_after_restart(options.run_dir) : control.resume;
   if (resume.empty() && !control.dry_run && dist.is_main()) claim_run_directory(options.run_dir, control.overwrite);

@@ -6,6 +6,7 @@ list(APPEND DLS_SOURCES
   train/distributed_sampler.cpp
   train/metrics_file.cpp
   train/fused_adam.cpp
+  train/grad_scaler.cpp
   train/gradient_buckets.cpp
   train/gradient_buffer.cpp
   train/optimizer.cpp

@@ -12,6 +12,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/rng_state.h"
 #include "dls/train/distributed.h"
+#include "dls/train/grad_scaler.h"
 #include "dls/train/gradient_buckets.h"
 #include "dls/train/gradient_buffer.h"
 #include "dls/train/optimizer.h"
@@ -86,6 +87,11 @@ class Loop {
       }
     }
     optimizer_ = make_optimizer(model.parameters(), options_.optimizer, task_.schedule().base_lr);
+    if (options_.precision == util::Precision::kFp16) scaler_ = std::make_unique<GradScaler>();
+    if (main_ && options_.precision != util::Precision::kFp32) {
+      spdlog::info("precision {}: forward passes under autocast; weights, gradients, optimizer state and loss in "
+                   "fp32{}", util::precision_name(options_.precision), scaler_ ? ", loss scaling" : "");
+    }
     if (resume != nullptr) {
       resume->load_optimizer("optimizer", *optimizer_);
       move_optimizer_state(*optimizer_, options_.device);
@@ -206,10 +212,12 @@ class Loop {
                                  std::to_string(state_.global_step + 1) + " (loss " + std::to_string(loss) +
                                  "); last good checkpoint: " + last_good());
         }
-        if (options_.optimizer.clip_grad_norm > 0) {
-          torch::nn::utils::clip_grad_norm_(task_.model().parameters(), options_.optimizer.clip_grad_norm);
+        if (take_step()) {
+          if (options_.optimizer.clip_grad_norm > 0) {
+            torch::nn::utils::clip_grad_norm_(task_.model().parameters(), options_.optimizer.clip_grad_norm);
+          }
+          optimizer_->step();
         }
-        optimizer_->step();
         const auto n = batch.global_rows;
         const double weight = task_.loss_weight(batch);
         epoch_seconds += seconds_since(step_start);
@@ -273,12 +281,33 @@ class Loop {
     return stop;
   }
 
+  // Whether the optimizer steps on the gradients backward left: always, except under fp16
+  // loss scaling, which first divides them by the scale and skips a step with an inf or NaN.
+  bool take_step() {
+    if (!scaler_) return true;
+    const bool finite = scaler_->unscale(task_.model().parameters());
+    scaler_->update(finite);
+    if (!finite && main_) {
+      spdlog::debug("step {}: gradients not finite, step skipped, loss scale now {}", state_.global_step + 1,
+                    scaler_->scale());
+    }
+    return finite;
+  }
+
   // Forward and backward of this process's share of a batch: `workers` concurrent chunks,
   // in options_.accum_steps consecutive micro-batches whose gradients add up. Returns the
   // share's loss (its part of the global batch's) and its correct predictions.
   std::pair<double, std::int64_t> forward_backward(const TrainingBatch& batch, int workers) {
     const auto parameters = task_.model().parameters();
-    const auto loss_fn = task_.loss_share(batch);
+    const auto task_loss = task_.loss_share(batch);
+    // Autocast covers the forward pass and the loss; backward follows the dtypes it chose.
+    const auto autocast = util::autocast_for(options_.precision, options_.device);
+    const double scale = scaler_ ? scaler_->scale() : 1.0;
+    const ChunkLossFn loss_fn = [&](const torch::Tensor& inputs, const torch::Tensor& targets, torch::Tensor* outputs) {
+      const util::AutocastScope precision(autocast);
+      const auto loss = task_loss(inputs, targets, outputs);
+      return scaler_ ? scaler_->scale_loss(loss) : loss;
+    };
     const std::int64_t rows = batch.inputs.size(0);
     if (rows == 0) {  // a last global batch with fewer rows than ranks: zeros into the all-reduce
       if (gradients_) gradients_->zero();
@@ -296,7 +325,7 @@ class Loop {
                           : gradients_ ? GradientOutput::kIntoExisting : GradientOutput::kReplace;
       if (buckets_ && k == micro - 1) buckets_->arm();  // the backward that completes the gradients
       const auto step = split_forward_backward(parameters, part.inputs, part.targets, workers, loss_fn, output);
-      loss += step.loss;
+      loss += step.loss / scale;
       if (has_accuracy_) correct += task_.correct_predictions(part, step.outputs).value_or(0);
     }
     return {loss, correct};
@@ -307,7 +336,10 @@ class Loop {
     const double train_accuracy =
         ratio(static_cast<double>(state_.epoch_correct), static_cast<double>(state_.epoch_examples));
     EpochEvaluation evaluation;
-    if (main_) evaluation = task_.evaluate(options_.device.is_cpu() ? std::max(1, options_.workers) : 1);
+    if (main_) {
+      const util::AutocastScope precision(util::autocast_for(options_.precision, options_.device));
+      evaluation = task_.evaluate(options_.device.is_cpu() ? std::max(1, options_.workers) : 1);
+    }
     // Rank 0's verdict reaches every rank (and waits for its evaluation).
     const bool diverged = dist_->all_reduce_sum({main_ && !std::isfinite(evaluation.loss) ? 1.0 : 0.0})[0] > 0;
     if (diverged) {
@@ -399,6 +431,7 @@ class Loop {
   std::unique_ptr<GradientBuffer> gradients_;  // in a process group: the all-reduced gradients
   std::unique_ptr<GradientBuckets> buckets_;   // and their all-reduces, overlapping backward
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<GradScaler> scaler_;  // --precision fp16
   std::string metrics_path_;
   std::unique_ptr<util::CsvWriter> metrics_;
   std::string last_checkpoint_;

@@ -106,7 +106,7 @@ std::optional<TrainingBatch> ViTTask::next_batch() {
 ChunkLossFn ViTTask::loss_share(const TrainingBatch& batch) {
   const double batch_images = static_cast<double>(batch.global_rows);
   return [this, batch_images](const torch::Tensor& x, const torch::Tensor& y, torch::Tensor* logits) {
-    *logits = model_(x);
+    *logits = model_(x).to(torch::kFloat);  // the loss in fp32 under autocast (--precision bf16) too
     const auto chunk_loss = torch::nn::functional::cross_entropy(
         *logits, y, torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(settings_.label_smoothing));
     return chunk_loss * (static_cast<double>(x.size(0)) / batch_images);  // its share of the batch mean

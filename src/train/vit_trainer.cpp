@@ -19,6 +19,8 @@ ViTTrainResult train_vit(const checkpoint::ViTTrainSettings& settings, const ViT
   LoopOptions loop;  // its clock starts now: data loading counts in wall times and --time-limit
   loop.device = util::select_device(control.device);
   loop.workers = loop.device.is_cpu() ? std::max(1, control.workers) : 1;
+  loop.precision = control.precision;
+  util::check_precision(loop.precision, loop.device);
   auto dist = join_process_group(control.parallel, control.device);
   const std::string default_run_dir = control.run_dir.empty() ? "runs/vit" : control.run_dir;
   const std::string resume = control.resume.empty() ? resume_after_restart(default_run_dir) : control.resume;

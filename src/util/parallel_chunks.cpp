@@ -7,6 +7,8 @@
 
 #include <ATen/Parallel.h>
 
+#include "dls/util/precision.h"
+
 namespace dls::util {
 
 int effective_chunks(std::int64_t rows, int chunks) {
@@ -24,11 +26,14 @@ void for_each_chunk(std::int64_t rows, int chunks,
   // A new thread takes the process-wide thread count when it first runs an operator, and
   // at::set_num_threads in the chunks changes that count: keep ours to put it back.
   const int caller_threads = at::get_num_threads();
+  // Autocast is per thread: the chunks run in the caller's precision.
+  const auto autocast = current_autocast();
   std::vector<std::thread> threads;
   for (int k = 0; k < chunks; ++k) {
     threads.emplace_back([&, k] {
       try {
         at::set_num_threads(1);  // OpenMP's thread count is per thread: this one computes alone
+        const AutocastScope precision(autocast);
         fn(k, k * rows / chunks, (k + 1) * rows / chunks);
       } catch (...) {
         errors[static_cast<std::size_t>(k)] = std::current_exception();

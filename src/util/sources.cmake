@@ -12,6 +12,7 @@ list(APPEND DLS_SOURCES
   util/key_values.cpp
   util/line_plot.cpp
   util/png.cpp
+  util/precision.cpp
   util/progress.cpp
   util/random.cpp
   util/runtime.cpp

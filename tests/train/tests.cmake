@@ -3,7 +3,9 @@ list(APPEND DLS_TEST_SOURCES
   train/distributed_sampler_test.cpp
   train/distributed_test.cpp
   train/fused_adam_test.cpp
+  train/grad_scaler_test.cpp
   train/gradient_buffer_test.cpp
+  train/mixed_precision_test.cpp
   train/run_directory_test.cpp
   train/run_identity_test.cpp
   train/seq2seq_trainer_test.cpp

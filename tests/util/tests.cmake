@@ -10,6 +10,7 @@ list(APPEND DLS_TEST_SOURCES
   util/line_plot_test.cpp
   util/plot_test.cpp
   util/png_test.cpp
+  util/precision_test.cpp
   util/progress_test.cpp
   util/random_test.cpp
   util/runtime_test.cpp

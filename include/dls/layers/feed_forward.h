@@ -29,7 +29,9 @@ struct RowRange {
 // x [B, L, M] -> W2(ReLU(W1(x))) [B, L, M]; vaswani applies dropout after the ReLU.
 // dlstudio: with `w2_rows` (one range per position j = 0..L-1), W2's output at position j
 // is computed only for the rows in w2_rows[j] and is 0 elsewhere: the decoder's later
-// layers never read the other rows (linear_by_column_blocks).
+// layers never read the other rows (linear_by_column_blocks). Under autocast (--precision
+// bf16) w2_rows is ignored: the plain W2 computes every row, in bf16 (the float32 blocks
+// would mix dtypes).
 torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch::nn::Linear& W2,
                            torch::nn::Dropout& dropout, const TransformerConfig& config,
                            const std::vector<RowRange>* w2_rows = nullptr);

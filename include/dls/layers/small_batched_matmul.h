@@ -15,7 +15,8 @@ namespace dls {
 torch::Tensor small_batched_matmul(const torch::Tensor& a, const torch::Tensor& b);
 
 // Whether small_batched_matmul uses its own kernels for these operands: both float32 on
-// the CPU, at least 3 dimensions, equal batch shapes, m*k*n at most kSmallMatmulMaxVolume,
+// the CPU with autocast off (--precision bf16 leaves the products to torch::matmul, which
+// autocast runs in bf16), at least 3 dimensions, equal batch shapes, m*k*n at most kSmallMatmulMaxVolume,
 // a layout one of the kernels reads without a copy (rows of b contiguous, or rows of a and
 // columns of b), that kernel's vector loop 32 long or more (n, or k) or a single row
 // (m = 1, a decoding step), and the kernels enabled; all this for a b itself or for its

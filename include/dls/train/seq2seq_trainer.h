@@ -28,6 +28,8 @@ struct Seq2SeqRunControl {
   ParallelOptions parallel;  // process group (from the environment) and gradient accumulation
   bool overwrite = false;    // a fresh run moves an earlier run in its directory aside
   std::string config_toml;   // the program's options, written to a fresh run's directory as config.toml
+  // Autocast precision of the forward passes (training_loop.h); checkpoints stay fp32.
+  util::Precision precision = util::Precision::kFp32;
 };
 
 struct Seq2SeqTrainResult {

@@ -18,6 +18,7 @@
 
 #include "dls/checkpoint/optimizer_options.h"
 #include "dls/train/training_task.h"
+#include "dls/util/precision.h"
 
 namespace dls::checkpoint {
 class CheckpointReader;
@@ -72,6 +73,10 @@ struct LoopOptions {
   std::int64_t log_every = 50;        // steps between log lines and metrics.csv step rows
   OptimizerOptions optimizer;         // kind, betas, eps, weight decay, gradient clipping
   torch::Device device = torch::kCPU;
+  // bf16, fp16: forward passes and the evaluation under autocast (util/precision.h); the
+  // weights, gradients, optimizer state and loss stay fp32. fp16 scales the loss
+  // (grad_scaler.h) and skips the optimizer step when a gradient is not finite.
+  util::Precision precision = util::Precision::kFp32;
   // > 1 (CPU): each step's batch is cut into this many chunks trained concurrently, one
   // thread each (split_batch.h); the same gradient up to rounding.
   int workers = 1;
