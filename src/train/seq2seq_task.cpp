@@ -121,7 +121,8 @@ EpochEvaluation Seq2SeqTask::evaluate(int workers) {
   return {{{"val_loss", number_text(val_loss_)}, {"val_bleu", number_text(val_bleu_)}},
           fmt::format("validation loss {:.4f}, validation BLEU {:.4f} ({:.0f} sentences/s)", val_loss_, val_bleu_,
                       last_translations_->sentences_per_s),
-          val_loss_};
+          val_loss_,
+          {{"bleu", val_bleu_}, {"loss", val_loss_}}};
 }
 
 const std::vector<std::string>& Seq2SeqTask::metrics_header() const { return seq2seq_metrics_header(); }
