@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
+#include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
 
@@ -67,8 +68,16 @@ RunSelection::Verdict RunSelection::judge(std::int64_t epoch, const EpochEvaluat
 
 void RunSelection::describe(checkpoint::CheckpointWriter& writer) {
   if (ema_) {
-    const SwappedWeights averaged(model_.parameters(), ema_->averages());
-    writer.add_module("ema", model_);
+    // Tensors are serialised by reference when the file is saved, so the average goes in as
+    // copies of its own (a swap into the model would be undone by then), in the model's layout.
+    checkpoint::NamedTensors tensors;
+    for (const auto& module : model_.named_modules("", /*include_self=*/false)) tensors.emplace_back(module.key() + ".", torch::Tensor());
+    const auto parameters = model_.named_parameters();
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      tensors.emplace_back(parameters[i].key(), ema_->averages()[i].to(torch::kCPU, parameters[i].value().scalar_type(), false, true));
+    }
+    for (const auto& buffer : model_.named_buffers()) tensors.emplace_back(buffer.key(), buffer.value().detach().cpu().clone());
+    writer.add_module_tensors("ema", tensors);
   }
   if (best_) writer.add_text("best", best_->to_text());
 }
