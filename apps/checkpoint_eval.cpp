@@ -6,9 +6,11 @@
 //   checkpoint_eval runs/seq2seq                       BLEU table over every checkpoint
 //   checkpoint_eval runs/seq2seq --translate "i am hungry"
 //   checkpoint_eval runs/vit                           accuracy and confusion matrix
+//   checkpoint_eval runs/seq2seq --average 3           average the newest 3, evaluate the average
 //   checkpoint_eval --score hyp.txt --ref ref.txt      BLEU of a translation file
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/checkpoint_average.h"
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/eval/bleu.h"
 #include "dls/eval/sentence_translation.h"
@@ -44,6 +47,8 @@ int main(int argc, char** argv) {
   dls::eval::VitEvalRequest vit;
   std::string attention_maps;
   std::int64_t beam = 0;
+  int average = 0;
+  std::string average_output;
 
   app.add_option("RUN", path, "run directory, its checkpoints/ folder, or one checkpoint file");
   const std::string s2s = "Seq2seq checkpoints";
@@ -59,6 +64,10 @@ int main(int argc, char** argv) {
   app.add_flag("--interactive", interactive, "translate sentences read from standard input, one per line")->group(s2s);
   app.add_option("--attention-maps", attention_maps, "seq2seq: attention heat maps of the first --translate sentence; "
                  "ViT: class-token attention over the patches; PNGs written to DIR");
+  const std::string averaging = "Averaging";
+  app.add_option("--average", average, "write the element-wise mean of the newest N checkpoints of RUN (the same model settings) and evaluate it instead")
+      ->check(dls::apps::in_range(2, 10000))->group(averaging);
+  app.add_option("--output", average_output, "--average: the file to write (default RUN/average_last_N.pt)")->group(averaging);
   const std::string vit_group = "ViT checkpoints";
   app.add_option("--data-dir", vit.data_dir, "read the test images from here")->group(vit_group);
   app.add_option("--test-subset", vit.test_subset, "evaluate on the first N test images")->check(dls::apps::in_range(0, 1000000000))->group(vit_group);
@@ -98,7 +107,24 @@ int main(int argc, char** argv) {
     const auto target = dls::util::select_device(device);
     dls::util::check_precision(precision_kind, target);
     const dls::util::AutocastScope autocast(dls::util::autocast_for(precision_kind, target));
-    const auto files = dls::checkpoint::find_checkpoints(path);
+    auto files = dls::checkpoint::find_checkpoints(path);
+    if (average > 0) {
+      if (files.size() < static_cast<std::size_t>(average)) {
+        throw std::runtime_error(path + ": " + std::to_string(files.size()) + " checkpoints, --average " +
+                                 std::to_string(average) + " needs that many");
+      }
+      if (average_output.empty()) {
+        auto run = std::filesystem::path(files.back()).parent_path();
+        if (run.filename() == "checkpoints") run = run.parent_path();
+        average_output = (run / ("average_last_" + std::to_string(average) + ".pt")).string();
+      }
+      files.erase(files.begin(), files.end() - average);
+      dls::checkpoint::average_checkpoints(files, average_output);
+      spdlog::info("wrote {}, the average of {} to {}", average_output, files.front(), files.back());
+      files = {average_output};
+    } else if (!average_output.empty()) {
+      throw std::runtime_error("--output: only with --average N");
+    }
     // The kind of the run: that of its newest readable checkpoint (an unreadable one among
     // several is reported and skipped later; a single one is an error here).
     std::string kind;

@@ -18,6 +18,7 @@
 #include "config_file.h"
 #include "parallel_flags.h"
 #include "precision_flag.h"
+#include "selection_flags.h"
 #include "dls/checkpoint/lr_schedule.h"
 #include "dls/checkpoint/optimizer_options.h"
 #include "dls/models/batch_chunks.h"
@@ -147,6 +148,7 @@ int main(int argc, char** argv) {
   setting<std::int64_t>(app, overrides, "--log-every", "steps between log lines and metrics.csv rows", [](auto& s, auto v) { s.training.log_every = v; })->check(dls::apps::in_range(0, 1000000000))->group(output);
   setting<std::int64_t>(app, overrides, "--samples", "validation pairs translated and printed at the end", [](auto& s, auto v) { s.training.samples = v; })->check(dls::apps::in_range(0, 1000000))->group(output);
   setting<std::int64_t>(app, overrides, "--bleu-sentences", "validation sentences decoded for BLEU each epoch (0: all)", [](auto& s, auto v) { s.training.bleu_sentences = v; })->check(dls::apps::in_range(0, 1000000000))->group(output);
+  dls::apps::add_selection_flags<Seq2SeqPreset>(app, overrides, {"bleu", "loss"}, [](Seq2SeqPreset& s) -> auto& { return s.training.selection; }, output);
   app.add_flag("--overwrite", overwrite, "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")->group(output);
   app.add_flag("--dry-run", dry_run, "read the data, build the model, print the start-up report and stop")->group(output);
   app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")->group(output);

@@ -18,6 +18,7 @@
 #include "cli_overrides.h"
 #include "config_file.h"
 #include "parallel_flags.h"
+#include "selection_flags.h"
 #include "dls/checkpoint/lr_schedule.h"
 #include "dls/checkpoint/optimizer_options.h"
 #include "dls/checkpoint/vit_checkpoint.h"
@@ -137,6 +138,7 @@ int main(int argc, char** argv) {
   app.add_option("--run-dir", control.run_dir, "run directory (default runs/vit; with --resume, the checkpoint's run)")->group(output);
   app.add_option("--checkpoint-every", control.checkpoint_every, "epochs between checkpoints; the last is always saved")->capture_default_str()->check(dls::apps::in_range(0, 1000000))->group(output);
   app.add_option("--keep-last", control.keep_last, "keep only the newest K checkpoints of this run (0: all)")->check(dls::apps::in_range(0, 1000000))->group(output);
+  dls::apps::add_selection_flags<ViTTrainSettings>(app, overrides, {"accuracy", "loss"}, [](ViTTrainSettings& s) -> auto& { return s.selection; }, output);
   app.add_option("--log-every", control.log_every, "steps between rows of metrics.csv")->capture_default_str()->check(dls::apps::in_range(0, 1000000000))->group(output);
   app.add_flag("--overwrite", control.overwrite, "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")->group(output);
   app.add_flag("--json", json, "print one JSON object with the results at the end (logs go to stderr)")->group(output);

@@ -167,6 +167,42 @@ void load_checked(torch::serialize::InputArchive& archive, torch::nn::Module& mo
   }
 }
 
+// Appends the tensors of `archive` and of its nested modules, named prefix + dotted path.
+void collect_tensors(torch::serialize::InputArchive& archive, const std::string& prefix, NamedTensors& out) {
+  for (const auto& key : archive.keys()) {
+    torch::Tensor tensor;
+    torch::serialize::InputArchive child;
+    if (archive.try_read(key, tensor)) {
+      out.emplace_back(prefix + key, tensor);
+    } else if (archive.try_read(key, child)) {
+      out.emplace_back(prefix + key + ".", torch::Tensor());  // the module itself, tensors or not
+      collect_tensors(child, prefix + key + ".", out);
+    }
+  }
+}
+
+// Writes `tensors` whose names start with `prefix` into `archive`, nesting a module per
+// dotted component, as Module::save does.
+void write_tensors(torch::serialize::OutputArchive& archive, const NamedTensors& tensors, const std::string& prefix) {
+  std::vector<std::string> children;
+  for (const auto& [name, tensor] : tensors) {
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    const auto dot = rest.find('.');
+    if (rest.empty()) continue;  // this module's own entry
+    if (dot == std::string::npos) {
+      archive.write(rest, tensor);
+    } else if (std::find(children.begin(), children.end(), rest.substr(0, dot)) == children.end()) {
+      children.push_back(rest.substr(0, dot));
+    }
+  }
+  for (const auto& child : children) {
+    torch::serialize::OutputArchive section(archive.compilation_unit());
+    write_tensors(section, tensors, prefix + child + ".");
+    archive.write(child, section);
+  }
+}
+
 }  // namespace
 
 CheckpointWriter::CheckpointWriter(const std::string& kind) {
@@ -197,6 +233,12 @@ void CheckpointWriter::add_optimizer(const std::string& name,
 
 void CheckpointWriter::add_tensor(const std::string& name, const torch::Tensor& tensor) {
   archive_.write("tensor." + name, tensor.detach().cpu());
+}
+
+void CheckpointWriter::add_module_tensors(const std::string& name, const NamedTensors& tensors) {
+  torch::serialize::OutputArchive section(archive_.compilation_unit());
+  write_tensors(section, tensors, "");
+  archive_.write("module." + name, section);
 }
 
 void CheckpointWriter::save(const std::string& path) {
@@ -274,6 +316,29 @@ bool CheckpointReader::has_text(const std::string& name) const {
   c10::IValue value;
   return archive_.try_read("text." + name, value) && value.isString();
 }
+
+bool CheckpointReader::has_module(const std::string& name) const {
+  torch::serialize::InputArchive section;
+  return archive_.try_read("module." + name, section);
+}
+
+std::vector<std::string> CheckpointReader::text_names() const {
+  std::vector<std::string> names;
+  for (const auto& key : archive_.keys()) {
+    if (key.rfind("text.", 0) == 0) names.push_back(key.substr(5));
+  }
+  return names;
+}
+
+NamedTensors CheckpointReader::module_tensors(const std::string& name) const {
+  torch::serialize::InputArchive section;
+  if (!archive_.try_read("module." + name, section)) fail("missing module '" + name + "'");
+  NamedTensors tensors;
+  collect_tensors(section, "", tensors);
+  return tensors;
+}
+
+std::string evaluation_weights(const CheckpointReader& reader) { return reader.has_module("ema") ? "ema" : "model"; }
 
 torch::Tensor CheckpointReader::tensor(const std::string& name) const {
   torch::Tensor value;

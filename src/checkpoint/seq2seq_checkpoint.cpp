@@ -97,7 +97,7 @@ LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path) {
     LoadedSeq2Seq loaded{info, Seq2SeqTransformer(info.model),
                          data::Vocabulary::from_words(info.english_words),
                          data::Vocabulary::from_words(info.spanish_words)};
-    reader.load_module("model", *loaded.model);
+    reader.load_module(evaluation_weights(reader), *loaded.model);
     loaded.model->eval();
     return loaded;
   } catch (const CheckpointError&) {

@@ -22,6 +22,7 @@ util::KeyValues Seq2SeqTrainOptions::to_settings() const {
   s.merge(optimizer.to_settings(), "optimizer");
   s.set("label_smoothing", label_smoothing);
   s.set("seed", std::to_string(seed));
+  s.merge(selection.to_settings(), "selection");
   s.set("run_dir", run_dir);
   s.set("checkpoint_every", checkpoint_every);
   s.set("keep_last", keep_last);
@@ -52,6 +53,7 @@ Seq2SeqTrainOptions Seq2SeqTrainOptions::from_settings(const util::KeyValues& s)
   o.optimizer = OptimizerOptions::from_settings(s.section("optimizer"));
   o.label_smoothing = s.get_double("label_smoothing");
   o.seed = std::stoull(s.get("seed"));
+  o.selection = SelectionOptions::from_settings(s.section("selection"), o.selection);
   o.run_dir = s.get("run_dir");
   o.checkpoint_every = s.get_int("checkpoint_every");
   o.keep_last = static_cast<int>(s.get_int("keep_last"));

@@ -1,10 +1,12 @@
 # Sources of src/checkpoint, relative to src/.
 list(APPEND DLS_SOURCES
   checkpoint/checkpoint.cpp
+  checkpoint/checkpoint_average.cpp
   checkpoint/checkpoint_files.cpp
   checkpoint/lr_schedule.cpp
   checkpoint/optimizer_options.cpp
   checkpoint/rng_state.cpp
+  checkpoint/selection_options.cpp
   checkpoint/seq2seq_checkpoint.cpp
   checkpoint/seq2seq_options.cpp
   checkpoint/vit_checkpoint.cpp

@@ -122,7 +122,7 @@ ViTTrainSettings read_vit_settings(const std::string& dir_or_file) {
 
 visTransformer load_vit_model(const CheckpointReader& reader, const ViTTrainSettings& settings) {
   visTransformer model(settings.model);
-  reader.load_module("model", *model);
+  reader.load_module(evaluation_weights(reader), *model);
   return model;
 }
 

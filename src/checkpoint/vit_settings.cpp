@@ -53,6 +53,7 @@ util::KeyValues ViTTrainSettings::to_settings() const {
   t.set("label_smoothing", label_smoothing);
   t.set("seed", std::to_string(seed));
   s.merge(t, "train");
+  s.merge(selection.to_settings(), "selection");
   return s;
 }
 
@@ -71,6 +72,7 @@ ViTTrainSettings ViTTrainSettings::from_settings(const util::KeyValues& s) {
   settings.warmup_epochs = t.get_double("warmup_epochs");
   settings.label_smoothing = t.get_double("label_smoothing");
   settings.seed = std::stoull(t.get("seed"));
+  settings.selection = SelectionOptions::from_settings(s.section("selection"), settings.selection);
   return settings;
 }
 

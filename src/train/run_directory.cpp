@@ -43,15 +43,17 @@ void RunDirectory::record_checkpoint(const std::string& path) {
   util::write_text_atomically((fs::path(path_) / "checkpoints" / "MANIFEST").string(), text);
 }
 
-void RunDirectory::prune_checkpoints(int keep_last) {
+void RunDirectory::prune_checkpoints(int keep_last, const std::string& spare) {
   if (keep_last <= 0) return;
   auto names = manifest();
   // By epoch number, not text: checkpoint_epoch_10000.pt is newer than checkpoint_epoch_9999.pt.
-  std::sort(names.begin(), names.end(), checkpoint::checkpoint_order);
+  // The spared file sorts first, with the other names that are kept.
+  const auto prunable = [&spare](const std::string& n) { return n != spare && checkpoint::is_checkpoint_file_name(n); };
+  std::sort(names.begin(), names.end(), [&prunable](const std::string& a, const std::string& b) {
+    return prunable(a) != prunable(b) ? !prunable(a) : checkpoint::checkpoint_order(a, b);
+  });
   std::vector<std::string> kept;
-  const auto epochs = static_cast<std::size_t>(std::count_if(names.begin(), names.end(), [](const std::string& n) {
-    return checkpoint::is_checkpoint_file_name(n);
-  }));
+  const auto epochs = static_cast<std::size_t>(std::count_if(names.begin(), names.end(), prunable));
   const std::size_t excess = epochs > static_cast<std::size_t>(keep_last) ? epochs - static_cast<std::size_t>(keep_last) : 0;
   const std::size_t first_epoch = names.size() - epochs;  // other names sort first and are kept
   for (std::size_t i = 0; i < names.size(); ++i) {

@@ -123,7 +123,8 @@ EpochEvaluation Seq2SeqTask::evaluate(int workers) {
                       "sentences/s)",
                       val_loss_, val_bleu_, last_translations_->sacrebleu.score, last_translations_->chrf.score,
                       last_translations_->sentences_per_s),
-          val_loss_};
+          val_loss_,
+          {{"bleu", val_bleu_}, {"loss", val_loss_}}};
 }
 
 const std::vector<std::string>& Seq2SeqTask::metrics_header() const { return seq2seq_metrics_header(); }

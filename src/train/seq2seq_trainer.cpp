@@ -59,6 +59,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
   loop.keep_last = options.keep_last;
   loop.log_every = options.log_every;
   loop.optimizer = options.optimizer;
+  loop.selection = options.selection;
   loop.accum_steps = control.parallel.accum_steps;
   loop.bucket_bytes = static_cast<std::int64_t>(control.parallel.bucket_mb * (1 << 20));
   loop.overwrite = control.overwrite;

@@ -1,5 +1,6 @@
 # Sources of src/train, relative to src/.
 list(APPEND DLS_SOURCES
+  train/best_checkpoint.cpp
   train/data_parallel.cpp
   train/distributed.cpp
   train/distributed_environment.cpp
@@ -12,6 +13,7 @@ list(APPEND DLS_SOURCES
   train/optimizer.cpp
   train/run_directory.cpp
   train/run_identity.cpp
+  train/run_selection.cpp
   train/seq2seq_data.cpp
   train/seq2seq_metrics.cpp
   train/seq2seq_presets.cpp
@@ -26,4 +28,5 @@ list(APPEND DLS_SOURCES
   train/vit_presets.cpp
   train/vit_task.cpp
   train/vit_trainer.cpp
+  train/weight_average.cpp
 )

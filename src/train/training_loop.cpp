@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -23,6 +24,7 @@
 #include "dls/util/progress.h"
 #include "dls/util/runtime.h"
 #include "metrics_file.h"
+#include "run_selection.h"
 #include "training_support.h"
 
 namespace dls::train {
@@ -63,6 +65,7 @@ class Loop {
     auto& model = task_.model();
     if (resume != nullptr) resume->load_module("model", model);
     model.to(options_.device);
+    if (main_) selection_.emplace(options_.selection, model, resume.get());
     if (dist_->world_size() > 1) {
       // Rank 0's weights everywhere, then gradients that are views of one flat buffer, whose
       // buckets are summed over the ranks while backward runs (gradient_buckets.h).
@@ -113,12 +116,19 @@ class Loop {
     wall_before_ = wall_before;
     bool stop = options_.max_iters > 0 && state_.global_step >= options_.max_iters;
     for (std::int64_t epoch = state_.completed_epochs + 1; epoch <= options_.epochs && !stop; ++epoch) {
+      verdict_ = {};
       stop = train_epoch(epoch);
       const bool epoch_complete = state_.step_in_epoch == 0 && state_.completed_epochs == epoch;
+      if (verdict_.out_of_patience && !stop) {
+        result_.stopped_by = "patience";
+        stop = true;
+      }
       const bool last = stop || epoch == options_.epochs;
+      state_.wall_s = wall_now();
       if (last || (epoch_complete && options_.checkpoint_every > 0 && epoch % options_.checkpoint_every == 0)) {
-        state_.wall_s = wall_now();
         save();
+      } else if (verdict_.improved) {
+        save_best_only();
       }
     }
     if (interrupted_by_ != 0) {
@@ -217,6 +227,7 @@ class Loop {
             torch::nn::utils::clip_grad_norm_(task_.model().parameters(), options_.optimizer.clip_grad_norm);
           }
           optimizer_->step();
+          if (selection_) selection_->after_step();  // --ema-decay: only after a step taken
         }
         const auto n = batch.global_rows;
         const double weight = task_.loss_weight(batch);
@@ -336,12 +347,20 @@ class Loop {
     const double train_accuracy =
         ratio(static_cast<double>(state_.epoch_correct), static_cast<double>(state_.epoch_examples));
     EpochEvaluation evaluation;
+    RunSelection::Verdict verdict;
     if (main_) {
-      const util::AutocastScope precision(util::autocast_for(options_.precision, options_.device));
-      evaluation = task_.evaluate(options_.device.is_cpu() ? std::max(1, options_.workers) : 1);
+      {
+        const util::AutocastScope precision(util::autocast_for(options_.precision, options_.device));
+        const auto weights = selection_->evaluation_weights();  // --ema-decay: the average
+        evaluation = task_.evaluate(options_.device.is_cpu() ? std::max(1, options_.workers) : 1);
+      }
+      if (std::isfinite(evaluation.loss)) verdict = selection_->judge(epoch, evaluation);
     }
-    // Rank 0's verdict reaches every rank (and waits for its evaluation).
-    const bool diverged = dist_->all_reduce_sum({main_ && !std::isfinite(evaluation.loss) ? 1.0 : 0.0})[0] > 0;
+    // Rank 0's verdicts reach every rank (and wait for its evaluation).
+    const auto verdicts = dist_->all_reduce_sum({main_ && !std::isfinite(evaluation.loss) ? 1.0 : 0.0,
+                                                 verdict.improved ? 1.0 : 0.0, verdict.out_of_patience ? 1.0 : 0.0});
+    const bool diverged = verdicts[0] > 0;
+    verdict_ = {verdicts[1] > 0, verdicts[2] > 0};
     if (diverged) {
       throw TrainingDiverged("training diverged at epoch " + std::to_string(epoch) + " (evaluation loss " +
                              (main_ ? std::to_string(evaluation.loss) : std::string("not finite")) +
@@ -387,12 +406,39 @@ class Loop {
     }
   }
 
-  // Rank 0 writes the checkpoint of the current state (CPU tensors, so that any machine reads
-  // it), with the world size that trained it.
+  // The epoch's checkpoint; best.pt links to it when the epoch bettered the best score.
   void save() {
     check_finite_weights();
     if (!main_) return;
     const std::string path = run_->checkpoint_path(state_.file_epoch());
+    auto* best = selection_->best();
+    if (verdict_.improved) best->set_source(std::filesystem::path(path).filename().string());
+    write_checkpoint(path);
+    if (verdict_.improved) {
+      util::link_atomically(path, run_->file("best.pt"));
+      spdlog::info("best checkpoint {} (validation {} {:.4f})", run_->file("best.pt"), best->metric(), best->best_value());
+    }
+    run_->record_checkpoint(path);
+    run_->prune_checkpoints(options_.keep_last, best != nullptr ? best->source() : "");
+    result_.checkpoints.push_back(path);
+    last_checkpoint_ = path;
+    spdlog::info("checkpoint {}", path);
+  }
+
+  // An epoch that bettered the best score but has no checkpoint of its own: best.pt is
+  // written directly (and --keep-last may prune the file the previous best.pt came from).
+  void save_best_only() {
+    check_finite_weights();
+    if (!main_) return;
+    auto* best = selection_->best();
+    best->set_source("");
+    write_checkpoint(run_->file("best.pt"));
+    spdlog::info("best checkpoint {} (validation {} {:.4f})", run_->file("best.pt"), best->metric(), best->best_value());
+  }
+
+  // Rank 0 writes the checkpoint of the current state (CPU tensors, so that any machine reads
+  // it), with the world size that trained it.
+  void write_checkpoint(const std::string& path) {
     auto& model = task_.model();
     const bool on_cpu = options_.device.is_cpu();
     if (!on_cpu) {
@@ -402,6 +448,7 @@ class Loop {
     checkpoint::CheckpointWriter writer(task_.checkpoint_kind());
     task_.describe_checkpoint(writer, state_);
     writer.add_module("model", model);
+    selection_->describe(writer);  // the moving average, the best score
     writer.add_optimizer("optimizer", *optimizer_);
     writer.add_tensor("rng", checkpoint::cpu_generator_state());
     writer.add_text(kRunIdText, run_id_);
@@ -412,11 +459,6 @@ class Loop {
       model.to(options_.device);
       move_optimizer_state(*optimizer_, options_.device);
     }
-    run_->record_checkpoint(path);
-    run_->prune_checkpoints(options_.keep_last);
-    result_.checkpoints.push_back(path);
-    last_checkpoint_ = path;
-    spdlog::info("checkpoint {}", path);
   }
 
   TrainingTask& task_;
@@ -435,6 +477,8 @@ class Loop {
   std::string metrics_path_;
   std::unique_ptr<util::CsvWriter> metrics_;
   std::string last_checkpoint_;
+  std::optional<RunSelection> selection_;  // rank 0's: best.pt, patience, moving average
+  RunSelection::Verdict verdict_;          // of this epoch's evaluation, on every rank
   LoopResult result_;
   double wall_before_ = 0;
   double lr_ = 0;

@@ -123,9 +123,11 @@ std::optional<std::int64_t> ViTTask::correct_predictions(const TrainingBatch& ba
 EpochEvaluation ViTTask::evaluate(int) {
   const auto tested = eval::predict(model_, *test_loader_, device_);
   test_accuracy_ = tested.accuracy();
-  return {{{"test_accuracy", number_text(test_accuracy_)}},
-          fmt::format("test loss {:.4f}, test accuracy {:.2f}%", tested.mean_loss, 100 * test_accuracy_),
-          tested.size() > 0 ? tested.mean_loss : 0.0};  // no test images: nothing to judge
+  EpochEvaluation evaluation{{{"test_accuracy", number_text(test_accuracy_)}},
+                             fmt::format("test loss {:.4f}, test accuracy {:.2f}%", tested.mean_loss, 100 * test_accuracy_),
+                             tested.size() > 0 ? tested.mean_loss : 0.0};  // no test images: nothing to judge
+  if (tested.size() > 0) evaluation.scores = {{"accuracy", test_accuracy_}, {"loss", tested.mean_loss}};
+  return evaluation;
 }
 
 const std::vector<std::string>& ViTTask::metrics_header() const { return vit_metrics_header(); }

@@ -44,6 +44,7 @@ ViTTrainResult train_vit(const checkpoint::ViTTrainSettings& settings, const ViT
   loop.keep_last = control.keep_last;
   loop.log_every = control.log_every;
   loop.optimizer = settings.optimizer;
+  loop.selection = settings.selection;
   loop.accum_steps = control.parallel.accum_steps;
   loop.bucket_bytes = static_cast<std::int64_t>(control.parallel.bucket_mb * (1 << 20));
   loop.overwrite = control.overwrite;

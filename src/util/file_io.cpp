@@ -192,6 +192,25 @@ void write_file_atomically(const std::string& path,
   }
 }
 
+void link_atomically(const std::string& source, const std::string& target) {
+  const std::string tmp = temporary_name(target);
+  std::remove(tmp.c_str());  // a leftover of this process would make link() fail
+  if (::link(source.c_str(), tmp.c_str()) == 0) {
+    if (std::rename(tmp.c_str(), target.c_str()) != 0) {
+      const std::string reason = std::strerror(errno);
+      std::remove(tmp.c_str());
+      throw std::runtime_error(target + ": cannot rename temporary link (" + reason + ")");
+    }
+    return;
+  }
+  write_file_atomically(target, [&](const std::string& copy) {
+    FileWriter out(copy, target);
+    const std::string bytes = read_file(source);
+    out.write(bytes.data(), bytes.size());
+    out.finish();
+  });
+}
+
 void write_text_atomically(const std::string& path, const std::string& content) {
   write_file_atomically(path, [&](const std::string& tmp) {
     FileWriter out(tmp, path);

@@ -48,6 +48,23 @@ TEST(CheckpointEvalApp, TranslatesSentencesAndReportsUnknownWords) {
       << interactive.err;
 }
 
+TEST(CheckpointEvalApp, AveragesTheNewestCheckpointsAndEvaluatesTheAverage) {
+  const auto dir = test::fresh_temp_dir("checkpoint_eval_average");
+  const auto output = dir / "avg.pt";
+  const auto run = run_checkpoint_eval(trained_seq2seq_run().string() + " --average 2 --limit 20 --output " +
+                                           output.string(), "average");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_TRUE(fs::exists(output));
+  EXPECT_NE(run.out.find("avg.pt"), std::string::npos) << "the average is what was evaluated: " << run.out;
+  test::expect_one_line_error(run_checkpoint_eval(trained_seq2seq_run().string() + " --average 4", "average_4"),
+                              "--average 4 needs");
+  test::expect_one_line_error(run_checkpoint_eval(trained_seq2seq_run().string() + " --output x.pt", "output_alone"),
+                              "--output");
+  // The run's best.pt (the trainer's default --best-metric bleu) evaluates like any checkpoint.
+  const auto best = run_checkpoint_eval((trained_seq2seq_run() / "best.pt").string() + " --limit 20", "best");
+  EXPECT_EQ(best.status, 0) << best.err;
+}
+
 TEST(CheckpointEvalApp, WritesAttentionMapsOfEveryLayerAndHead) {
   const auto dir = test::fresh_temp_dir("checkpoint_eval_attention");
   const auto run = run_checkpoint_eval(trained_seq2seq_run().string() + " --translate \"i am hungry\" --attention-maps " +

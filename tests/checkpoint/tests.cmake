@@ -1,5 +1,6 @@
 # Tests of src/checkpoint, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
+  checkpoint/checkpoint_average_test.cpp
   checkpoint/checkpoint_files_test.cpp
   checkpoint/checkpoint_test.cpp
   checkpoint/lr_schedule_test.cpp

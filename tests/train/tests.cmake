@@ -1,5 +1,6 @@
 # Tests of src/train, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
+  train/best_checkpoint_test.cpp
   train/distributed_sampler_test.cpp
   train/distributed_test.cpp
   train/fused_adam_test.cpp
@@ -12,4 +13,5 @@ list(APPEND DLS_TEST_SOURCES
   train/split_batch_test.cpp
   train/training_loop_test.cpp
   train/vit_trainer_test.cpp
+  train/weight_average_test.cpp
 )

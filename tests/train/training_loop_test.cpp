@@ -41,6 +41,8 @@ class RegressionTask : public TrainingTask {
   }
   int break_weights_at_step = -1;  // from this step on, `spare` holds a NaN
   bool break_evaluation = false;
+  std::vector<double> bleu_by_evaluation;  // scripted "bleu" scores, one per evaluation
+  torch::Tensor evaluated_weight;          // the weights the latest evaluation saw
 
   torch::nn::Module& model() override { return *model_; }
   LrSchedule schedule() const override { return schedule_; }
@@ -69,7 +71,10 @@ class RegressionTask : public TrainingTask {
   EpochEvaluation evaluate(int) override {
     torch::NoGradGuard no_grad;
     const double loss = break_evaluation ? NAN : torch::mse_loss(model_->linear(x_), y_).item<double>();
-    return {{{"val_loss", std::to_string(loss)}}, "validation loss " + std::to_string(loss), loss};
+    evaluated_weight = model_->linear->weight.clone();
+    EpochEvaluation evaluation{{{"val_loss", std::to_string(loss)}}, "validation loss " + std::to_string(loss), loss};
+    if (evaluations_ < bleu_by_evaluation.size()) evaluation.scores = {{"bleu", bleu_by_evaluation[evaluations_++]}};
+    return evaluation;
   }
   const std::vector<std::string>& metrics_header() const override {
     static const std::vector<std::string> header{"kind", "epoch", "step", "loss", "lr", "rows_per_s", "val_loss", "wall_s"};
@@ -89,6 +94,7 @@ class RegressionTask : public TrainingTask {
   torch::Tensor x_, y_;
   LrSchedule schedule_;
   std::int64_t step_ = 0, steps_taken_ = 0;
+  std::size_t evaluations_ = 0;
 };
 
 LoopOptions options_for(const fs::path& run) {
@@ -133,6 +139,126 @@ TEST(TrainingLoop, AnEvaluationLossThatIsNotFiniteStopsBeforeTheSave) {
   task.break_evaluation = true;
   EXPECT_THROW(run_training(task, {}, options_for(run), nullptr), TrainingDiverged);
   EXPECT_THROW(checkpoint::find_checkpoints(run.string()), std::runtime_error) << "nothing saved";
+}
+
+LoopOptions selecting_options(const fs::path& run, std::int64_t epochs, std::int64_t patience) {
+  auto options = options_for(run);
+  options.epochs = epochs;
+  options.selection.best_metric = "bleu";
+  options.selection.patience = patience;
+  return options;
+}
+
+// The "best" text of a checkpoint, as settings.
+util::KeyValues best_state(const fs::path& checkpoint) {
+  return util::KeyValues::from_text(checkpoint::CheckpointReader(checkpoint.string()).text("best"), "best");
+}
+
+std::unique_ptr<checkpoint::CheckpointReader> reader_of(const fs::path& checkpoint) {
+  return std::make_unique<checkpoint::CheckpointReader>(checkpoint.string());
+}
+
+TEST(TrainingLoop, BestCheckpointFollowsTheBestScoreAndSurvivesKeepLast) {
+  const auto run = test::fresh_temp_dir("loop_best");
+  RegressionTask task;
+  task.bleu_by_evaluation = {0.3, 0.5, 0.4, 0.45, 0.2};
+  auto options = selecting_options(run, 5, 0);
+  options.keep_last = 2;
+  run_training(task, {}, options, nullptr);
+  const auto checkpoints = run / "checkpoints";
+  EXPECT_TRUE(fs::equivalent(run / "best.pt", checkpoints / "checkpoint_epoch_0002.pt")) << "a hard link";
+  EXPECT_EQ(best_state(run / "best.pt").get_int("epoch"), 2);
+  EXPECT_EQ(best_state(run / "best.pt").get_double("value"), 0.5);
+  std::vector<std::string> kept;
+  for (const auto& path : checkpoint::find_checkpoints(run.string())) kept.push_back(fs::path(path).filename().string());
+  EXPECT_EQ(kept, (std::vector<std::string>{"checkpoint_epoch_0002.pt", "checkpoint_epoch_0004.pt",
+                                            "checkpoint_epoch_0005.pt"}))
+      << "the newest 2 and the one best.pt came from";
+  const auto last = best_state(checkpoints / "checkpoint_epoch_0005.pt");
+  EXPECT_EQ(last.get_int("epoch"), 2);
+  EXPECT_EQ(last.get_int("evaluations_without_improvement"), 3);
+}
+
+TEST(TrainingLoop, AnEpochWithoutACheckpointWritesBestPtItself) {
+  const auto run = test::fresh_temp_dir("loop_best_direct");
+  RegressionTask task;
+  task.bleu_by_evaluation = {0.3, 0.5, 0.6, 0.1};
+  auto options = selecting_options(run, 4, 0);
+  options.checkpoint_every = 2;
+  run_training(task, {}, options, nullptr);
+  EXPECT_EQ(best_state(run / "best.pt").get_int("epoch"), 3);
+  EXPECT_EQ(best_state(run / "best.pt").get("source"), "");
+  EXPECT_FALSE(fs::equivalent(run / "best.pt", run / "checkpoints" / "checkpoint_epoch_0004.pt"));
+  EXPECT_EQ(checkpoint::find_checkpoints(run.string()).size(), 2u) << "epochs 2 and 4 only";
+}
+
+TEST(TrainingLoop, PatienceStopsTheRunAtTheRightEvaluation) {
+  const auto run = test::fresh_temp_dir("loop_patience");
+  RegressionTask task;
+  task.bleu_by_evaluation = {0.3, 0.5, 0.4, 0.45, 0.9, 0.9};
+  const auto result = run_training(task, {}, selecting_options(run, 6, 2), nullptr);
+  EXPECT_EQ(result.stopped_by, "patience");
+  EXPECT_EQ(result.epochs, 4) << "evaluations 3 and 4 did not beat epoch 2's";
+  EXPECT_EQ(fs::path(checkpoint::latest_checkpoint(run.string())).filename(), "checkpoint_epoch_0004.pt");
+}
+
+TEST(TrainingLoop, TheBestScoreAndPatienceSurviveResume) {
+  const auto run = test::fresh_temp_dir("loop_best_resume");
+  {
+    RegressionTask task;
+    task.bleu_by_evaluation = {0.3, 0.5, 0.4};
+    run_training(task, {}, selecting_options(run, 3, 2), nullptr);
+  }
+  RegressionTask task;
+  task.bleu_by_evaluation = {0.45, 0.9};  // 0.45 would be a fresh tracker's best
+  LoopState state;
+  state.completed_epochs = 3;
+  state.global_step = 12;
+  const auto result = run_training(task, state, selecting_options(run, 6, 2),
+                                   reader_of(run / "checkpoints" / "checkpoint_epoch_0003.pt"));
+  EXPECT_EQ(result.stopped_by, "patience");
+  EXPECT_EQ(result.epochs, 4);
+  EXPECT_EQ(best_state(run / "best.pt").get_int("epoch"), 2);
+}
+
+TEST(TrainingLoop, TheMovingAverageIsEvaluatedSavedAndResumed) {
+  const auto whole = test::fresh_temp_dir("loop_ema_whole"), split = test::fresh_temp_dir("loop_ema_split");
+  auto options = options_for(whole);
+  options.selection.ema_decay = 0.5;
+  RegressionTask uninterrupted;
+  run_training(uninterrupted, {}, options, nullptr);
+  const checkpoint::CheckpointReader reader((whole / "checkpoints" / "checkpoint_epoch_0003.pt").string());
+  const auto ema = reader.module_tensors("ema"), model = reader.module_tensors("model");
+  ASSERT_EQ(ema.size(), model.size());
+  EXPECT_EQ(checkpoint::evaluation_weights(reader), "ema");
+  for (const auto& [name, tensor] : ema) {
+    if (name == "linear.weight") EXPECT_TRUE(torch::equal(uninterrupted.evaluated_weight, tensor)) << "evaluation saw the average";
+  }
+  bool differs = false;
+  for (std::size_t i = 0; i < ema.size(); ++i) {
+    if (ema[i].second.defined()) differs = differs || !torch::equal(ema[i].second, model[i].second);
+  }
+  EXPECT_TRUE(differs) << "the average is not the trained weights";
+
+  options.run_dir = split.string();
+  options.epochs = 2;
+  {
+    RegressionTask first;
+    run_training(first, {}, options, nullptr);
+  }
+  options.epochs = 3;
+  LoopState state;
+  state.completed_epochs = 2;
+  state.global_step = 8;
+  RegressionTask second;
+  run_training(second, state, options, reader_of(split / "checkpoints" / "checkpoint_epoch_0002.pt"));
+  const auto resumed = checkpoint::CheckpointReader((split / "checkpoints" / "checkpoint_epoch_0003.pt").string())
+                           .module_tensors("ema");
+  ASSERT_EQ(resumed.size(), ema.size());
+  for (std::size_t i = 0; i < ema.size(); ++i) {
+    if (!ema[i].second.defined()) continue;  // a module's own entry
+    EXPECT_TRUE(torch::equal(resumed[i].second, ema[i].second)) << ema[i].first << ": --resume restores the average";
+  }
 }
 
 }  // namespace

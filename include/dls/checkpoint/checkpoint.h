@@ -9,6 +9,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/nn/module.h>
@@ -19,6 +20,11 @@
 #include "dls/util/key_values.h"
 
 namespace dls::checkpoint {
+
+// A module's tensors by their dotted names ("encoder.0.W1.weight"), parameters and buffers
+// alike; each submodule also appears as its name with a trailing dot and an undefined tensor
+// ("encoder.0.dropout."), so that one without tensors (dropout) is written back too.
+using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 
 // Raised for anything wrong with a checkpoint file; what() = "<path>: <problem>".
 class CheckpointError : public std::runtime_error {
@@ -36,6 +42,9 @@ class CheckpointWriter {
   void add_module(const std::string& name, const torch::nn::Module& module);
   void add_optimizer(const std::string& name, const torch::optim::Optimizer& optimizer);
   void add_tensor(const std::string& name, const torch::Tensor& tensor);
+  // A module section from its tensors alone (as module_tensors() reads them), which
+  // load_module() reads into a model of that layout.
+  void add_module_tensors(const std::string& name, const NamedTensors& tensors);
 
   // Atomic: a temporary file in the same directory, flushed, then renamed to `path`. A
   // failed write (disk full, read-only, directory gone) throws std::runtime_error
@@ -59,6 +68,10 @@ class CheckpointReader {
 
   std::string text(const std::string& name) const;
   bool has_text(const std::string& name) const;
+  bool has_module(const std::string& name) const;
+  std::vector<std::string> text_names() const;
+  // Every tensor of a module section, without a model to read it into.
+  NamedTensors module_tensors(const std::string& name) const;
   torch::Tensor tensor(const std::string& name) const;
   // Copies every parameter and buffer into `module`, checking that each is present with
   // the same shape and that the checkpoint holds nothing the module lacks.
@@ -72,6 +85,10 @@ class CheckpointReader {
   util::KeyValues settings_;
   mutable torch::serialize::InputArchive archive_;
 };
+
+// The weights evaluation uses: the moving average ("ema", written by runs with --ema-decay)
+// when the checkpoint holds one, else the trained weights ("model").
+std::string evaluation_weights(const CheckpointReader& reader);
 
 // The format tag written into every checkpoint ("... v2": with the CRC-32 trailer).
 extern const char* const kCheckpointFormat;

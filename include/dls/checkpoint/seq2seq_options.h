@@ -7,6 +7,7 @@
 
 #include "dls/checkpoint/lr_schedule.h"
 #include "dls/checkpoint/optimizer_options.h"
+#include "dls/checkpoint/selection_options.h"
 #include "dls/util/key_values.h"
 
 namespace dls::checkpoint {
@@ -27,6 +28,7 @@ struct Seq2SeqTrainOptions {
   OptimizerOptions optimizer;
   double label_smoothing = 0.0;
   std::uint64_t seed = 0;               // initialisation, batch order, dropout
+  SelectionOptions selection{"bleu"};   // best.pt, early stopping, weight EMA
   // Output
   std::string run_dir = "runs/seq2seq";
   std::int64_t checkpoint_every = 5;    // epochs (plus the last one)

@@ -1,6 +1,6 @@
 // Everything that defines a visTransformer training run -- model config, data, optimizer,
 // schedule, seed -- as its checkpoints record it ("model.*", "data.*", "optimizer.*",
-// "train.*"). The presets that fill it in: train/vit_presets.h.
+// "train.*", "selection.*"). The presets that fill it in: train/vit_presets.h.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +9,7 @@
 
 #include "dls/checkpoint/lr_schedule.h"
 #include "dls/checkpoint/optimizer_options.h"
+#include "dls/checkpoint/selection_options.h"
 #include "dls/data/image_transform.h"
 #include "dls/models/vit.h"
 #include "dls/util/key_values.h"
@@ -40,6 +41,7 @@ struct ViTTrainSettings {
   double warmup_epochs = 0.0;      // cosine: linear warm-up length, in epochs
   double label_smoothing = 0.0;    // cross-entropy target smoothing
   std::uint64_t seed = 0;          // initialisation, data order, augmentation, dropout
+  SelectionOptions selection{"accuracy"};  // best.pt, early stopping, weight EMA
 
   util::KeyValues to_settings() const;
   // Throws std::runtime_error naming the missing or malformed setting.

@@ -21,8 +21,9 @@ class RunDirectory {
   // Records `path` as written by this program (call after a successful save).
   void record_checkpoint(const std::string& path);
   // Deletes the oldest checkpoints listed in the MANIFEST until `keep_last` remain;
-  // never touches files it did not record. keep_last <= 0: keep everything.
-  void prune_checkpoints(int keep_last);
+  // never touches files it did not record, nor `spare` (a file name: the one best.pt links
+  // to), which is kept beside the newest keep_last. keep_last <= 0: keep everything.
+  void prune_checkpoints(int keep_last, const std::string& spare = "");
 
  private:
   std::vector<std::string> manifest() const;

@@ -3,7 +3,8 @@
 // chunks on threads), learning-rate schedule, gradient clipping, optimizer step, the
 // divergence check, the live progress line and DLStudio-style log lines, metrics.csv and
 // plots, the end-of-epoch evaluation, the checkpoint policy (every N epochs, the last one,
-// --keep-last), iteration and time limits, and the summary.
+// --keep-last, best.pt), early stopping, the weights' moving average, iteration and time
+// limits, and the summary.
 #pragma once
 
 #include <chrono>
@@ -17,6 +18,7 @@
 #include <torch/types.h>
 
 #include "dls/checkpoint/optimizer_options.h"
+#include "dls/checkpoint/selection_options.h"
 #include "dls/train/training_task.h"
 #include "dls/util/precision.h"
 
@@ -72,6 +74,9 @@ struct LoopOptions {
   int keep_last = 0;                  // > 0: keep only the newest K checkpoints this run wrote
   std::int64_t log_every = 50;        // steps between log lines and metrics.csv step rows
   OptimizerOptions optimizer;         // kind, betas, eps, weight decay, gradient clipping
+  // <run>/best.pt by a validation score, --patience, the weights' moving average
+  // (best_checkpoint.h, weight_average.h).
+  checkpoint::SelectionOptions selection;
   torch::Device device = torch::kCPU;
   // bf16, fp16: forward passes and the evaluation under autocast (util/precision.h); the
   // weights, gradients, optimizer state and loss stay fp32. fp16 scales the loss
@@ -100,7 +105,7 @@ struct LoopResult {
   std::int64_t iterations = 0;  // optimizer steps in all
   double wall_s = 0;            // wall time of this invocation
   std::vector<std::string> checkpoints;  // written by this invocation
-  std::string stopped_by;       // "epochs", "max-iters" or "time-limit"
+  std::string stopped_by;       // "epochs", "max-iters", "time-limit" or "patience"
   int world_size = 1;           // processes that trained
   int rank = 0;                 // of this process
   std::string backend = "none"; // of the process group

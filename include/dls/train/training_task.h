@@ -51,6 +51,9 @@ struct EpochEvaluation {
   MetricValues metrics;  // the epoch row's evaluation columns
   std::string summary;   // for the epoch's log line: "validation loss 2.0641, validation BLEU 0.3305"
   double loss = 0;       // the evaluation's loss: not finite means the model diverged (not saved)
+  // The scores --best-metric chooses from, by name: {"bleu", 0.3305}, {"loss", 2.0641}. Empty
+  // when nothing was evaluated (no validation data): no best.pt, no patience counted.
+  std::vector<std::pair<std::string, double>> scores;
 };
 
 class TrainingTask {

@@ -37,6 +37,12 @@ std::string read_maybe_gzip_file(const std::string& path);
 void write_file_atomically(const std::string& path,
                            const std::function<void(const std::string& tmp_path)>& write);
 
+// Makes `target` a hard link to the complete file `source`, atomically: a link under the
+// temporary name, renamed over `target`, so that `target` is always either its old content or
+// `source`'s. Where hard links are refused (another file system, EPERM), a copy written with
+// write_file_atomically. Throws std::runtime_error naming `target`.
+void link_atomically(const std::string& source, const std::string& target);
+
 // Atomically writes a string as the whole content of `path`.
 void write_text_atomically(const std::string& path, const std::string& content);
 

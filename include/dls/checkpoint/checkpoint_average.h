@@ -1,0 +1,20 @@
+// Checkpoint averaging (checkpoint_eval --average N): the element-wise mean of the weights of
+// several checkpoints of one run, written as a checkpoint of its own that evaluation loads
+// like any other.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace dls::checkpoint {
+
+// Writes to `output` (atomically) a checkpoint whose "model" is the element-wise mean of the
+// weights evaluation uses in each of `paths` (evaluation_weights: the moving average where a
+// checkpoint holds one); floating tensors are summed in fp64 and stored in their own dtype,
+// others taken from the newest. Settings and texts are those of the last path (the newest),
+// plus text "averaged_from" naming the files; no optimizer or RNG state, so the result is for
+// evaluation, not --resume. Throws CheckpointError naming the first file whose kind, model
+// settings or tensor names and shapes differ from the newest's.
+void average_checkpoints(const std::vector<std::string>& paths, const std::string& output);
+
+}  // namespace dls::checkpoint

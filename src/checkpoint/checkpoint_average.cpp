@@ -1,0 +1,73 @@
+#include "dls/checkpoint/checkpoint_average.h"
+
+#include <filesystem>
+#include <memory>
+
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint.h"
+
+namespace dls::checkpoint {
+
+namespace {
+
+bool is_floating(const torch::Tensor& tensor) { return tensor.defined() && tensor.is_floating_point(); }
+
+// Where `tensors` differ in names or shapes from `reference`: "" when nowhere.
+std::string layout_difference(const NamedTensors& tensors, const NamedTensors& reference) {
+  if (tensors.size() != reference.size()) {
+    return std::to_string(tensors.size()) + " tensors where the newest has " + std::to_string(reference.size());
+  }
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].first != reference[i].first) return "tensor '" + tensors[i].first + "' where the newest has '" + reference[i].first + "'";
+    if (tensors[i].second.defined() != reference[i].second.defined() ||
+        (tensors[i].second.defined() && tensors[i].second.sizes() != reference[i].second.sizes())) return "tensor '" + tensors[i].first + "' has another shape";
+  }
+  return "";
+}
+
+}  // namespace
+
+void average_checkpoints(const std::vector<std::string>& paths, const std::string& output) {
+  if (paths.empty()) throw std::invalid_argument("average_checkpoints: no checkpoints");
+  const CheckpointReader newest(paths.back());
+  const auto model_settings = newest.settings().section("model").entries();
+  NamedTensors sums = newest.module_tensors(evaluation_weights(newest));
+  for (auto& entry : sums) {
+    if (is_floating(entry.second)) entry.second = entry.second.to(torch::kFloat64);
+  }
+  std::string sources;
+  for (const auto& path : paths) {
+    sources += std::filesystem::path(path).filename().string() + "\n";
+    if (&path == &paths.back()) continue;
+    const CheckpointReader reader(path);
+    if (reader.kind() != newest.kind()) {
+      throw CheckpointError(path + ": a " + reader.kind() + " checkpoint, the newest (" + paths.back() + ") is " + newest.kind());
+    }
+    if (reader.settings().section("model").entries() != model_settings) {
+      throw CheckpointError(path + ": model settings differ from those of " + paths.back() + ": cannot average them");
+    }
+    const auto tensors = reader.module_tensors(evaluation_weights(reader));
+    const std::string difference = layout_difference(tensors, sums);
+    if (!difference.empty()) throw CheckpointError(path + ": weights do not match " + paths.back() + "'s: " + difference);
+    for (std::size_t i = 0; i < sums.size(); ++i) {
+      if (is_floating(sums[i].second)) sums[i].second.add_(tensors[i].second.to(torch::kFloat64));
+    }
+  }
+  const auto reference = newest.module_tensors(evaluation_weights(newest));  // for the dtypes
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    if (is_floating(sums[i].second)) {
+      sums[i].second = sums[i].second.div_(static_cast<double>(paths.size())).to(reference[i].second.scalar_type());
+    }
+  }
+  CheckpointWriter writer(newest.kind());
+  writer.set_settings(newest.settings());
+  for (const auto& name : newest.text_names()) {
+    if (name != "best") writer.add_text(name, newest.text(name));  // best.pt's score describes another file
+  }
+  writer.add_text("averaged_from", sources);
+  writer.add_module_tensors("model", sums);
+  writer.save(output);
+}
+
+}  // namespace dls::checkpoint

@@ -1,0 +1,85 @@
+#include "run_selection.h"
+
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint.h"
+
+namespace dls::train {
+
+namespace {
+
+// The score named `metric` of an evaluation; nullopt when it has none (nothing evaluated).
+std::optional<double> score_of(const EpochEvaluation& evaluation, const std::string& metric) {
+  for (const auto& [name, value] : evaluation.scores) {
+    if (name == metric) return value;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+RunSelection::RunSelection(const checkpoint::SelectionOptions& options, torch::nn::Module& model,
+                           const checkpoint::CheckpointReader* resume)
+    : model_(model) {
+  if (options.best_metric != "none") {
+    best_.emplace(options.best_metric, higher_is_better(options.best_metric), options.patience);
+    if (resume != nullptr && resume->has_text("best")) best_->restore(resume->text("best"), resume->path());
+  }
+  if (options.ema_decay <= 0) return;
+  ema_.emplace(model.parameters(), options.ema_decay);
+  if (resume != nullptr && resume->has_module("ema")) {
+    const SwappedWeights trained(model.parameters(), model.parameters());  // put back afterwards
+    resume->load_module("ema", model);  // the average, read through the model's layout
+    ema_->assign(model.parameters());
+  } else if (resume != nullptr) {
+    spdlog::info("{} holds no moving average: it starts from the checkpoint's weights", resume->path());
+  }
+}
+
+void RunSelection::after_step() {
+  if (ema_) ema_->update(model_.parameters());
+}
+
+std::unique_ptr<SwappedWeights> RunSelection::evaluation_weights() {
+  return ema_ ? std::make_unique<SwappedWeights>(model_.parameters(), ema_->averages()) : nullptr;
+}
+
+RunSelection::Verdict RunSelection::judge(std::int64_t epoch, const EpochEvaluation& evaluation) {
+  if (!best_ || evaluation.scores.empty()) return {};
+  const auto score = score_of(evaluation, best_->metric());
+  if (!score) {
+    std::string names;
+    for (const auto& entry : evaluation.scores) names += (names.empty() ? "" : ", ") + entry.first;
+    throw std::runtime_error("--best-metric: no validation score '" + best_->metric() + "' (this program has " + names + ")");
+  }
+  Verdict verdict;
+  verdict.improved = best_->observe(epoch, *score);
+  verdict.out_of_patience = best_->out_of_patience();
+  if (!verdict.improved) {
+    spdlog::info("no better validation {} for {} evaluation(s): the best is {:.4f}, epoch {}{}", best_->metric(),
+                 best_->evaluations_without_improvement(), best_->best_value(), best_->best_epoch(),
+                 verdict.out_of_patience ? "; out of patience, stopping" : "");
+  }
+  return verdict;
+}
+
+void RunSelection::describe(checkpoint::CheckpointWriter& writer) {
+  if (ema_) {
+    // Tensors are serialised by reference when the file is saved, so the average goes in as
+    // copies of its own (a swap into the model would be undone by then), in the model's layout.
+    checkpoint::NamedTensors tensors;
+    for (const auto& module : model_.named_modules("", /*include_self=*/false)) tensors.emplace_back(module.key() + ".", torch::Tensor());
+    const auto parameters = model_.named_parameters();
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      tensors.emplace_back(parameters[i].key(), ema_->averages()[i].to(torch::kCPU, parameters[i].value().scalar_type(), false, true));
+    }
+    for (const auto& buffer : model_.named_buffers()) tensors.emplace_back(buffer.key(), buffer.value().detach().cpu().clone());
+    writer.add_module_tensors("ema", tensors);
+  }
+  if (best_) writer.add_text("best", best_->to_text());
+}
+
+}  // namespace dls::train

@@ -1,0 +1,95 @@
+#include "dls/checkpoint/checkpoint_average.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "util/temp_files.h"
+
+namespace dls::checkpoint {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TinyImpl : torch::nn::Module {
+  explicit TinyImpl(int width) {
+    fc = register_module("fc", torch::nn::Linear(2, width));
+    register_module("drop", torch::nn::Dropout(0.1));  // a module without tensors
+    register_buffer("steps", torch::zeros({1}, torch::kInt64));
+  }
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(Tiny);
+
+// A checkpoint of `tiny` with model settings width=`width`; `ema`: also an "ema" section.
+std::string save(const fs::path& path, Tiny& tiny, int width, Tiny* ema = nullptr) {
+  util::KeyValues settings;
+  settings.set("model.width", width);
+  settings.set("progress.epoch", 1);
+  CheckpointWriter writer("toy");
+  writer.set_settings(settings);
+  writer.add_text("vocab", "a\nb\n");
+  writer.add_module("model", *tiny);
+  if (ema != nullptr) writer.add_module("ema", **ema);
+  writer.save(path.string());
+  return path.string();
+}
+
+TEST(CheckpointAverage, TwoCheckpointsAverageToTheirMean) {
+  const auto dir = test::fresh_temp_dir("checkpoint_average");
+  torch::manual_seed(2);
+  Tiny a(3), b(3);
+  const auto first = save(dir / "a.pt", a, 3), second = save(dir / "b.pt", b, 3);
+  const auto output = (dir / "avg.pt").string();
+  average_checkpoints({first, second}, output);
+
+  const CheckpointReader reader(output, "toy");
+  EXPECT_EQ(reader.settings().get_int("model.width"), 3);
+  EXPECT_EQ(reader.text("vocab"), "a\nb\n");
+  EXPECT_EQ(reader.text("averaged_from"), "a.pt\nb.pt\n");
+  EXPECT_FALSE(reader.has_module("ema"));
+  Tiny averaged(3);
+  reader.load_module("model", *averaged);  // a model of the same layout reads it
+  EXPECT_TRUE(torch::allclose(averaged->fc->weight, (a->fc->weight + b->fc->weight) / 2, 0, 1e-7));
+  EXPECT_TRUE(torch::allclose(averaged->fc->bias, (a->fc->bias + b->fc->bias) / 2, 0, 1e-7));
+  EXPECT_FALSE(torch::allclose(averaged->fc->weight, b->fc->weight));
+  EXPECT_EQ(averaged->named_buffers()["steps"].scalar_type(), torch::kInt64) << "dtypes kept";
+}
+
+TEST(CheckpointAverage, AveragesTheMovingAverageWhereCheckpointsHoldOne) {
+  const auto dir = test::fresh_temp_dir("checkpoint_average_ema");
+  torch::manual_seed(4);
+  Tiny a(2), a_ema(2), b(2), b_ema(2);
+  const auto first = save(dir / "a.pt", a, 2, &a_ema), second = save(dir / "b.pt", b, 2, &b_ema);
+  average_checkpoints({first, second}, (dir / "avg.pt").string());
+  Tiny averaged(2);
+  CheckpointReader(dir / "avg.pt").load_module("model", *averaged);
+  EXPECT_TRUE(torch::allclose(averaged->fc->weight, (a_ema->fc->weight + b_ema->fc->weight) / 2, 0, 1e-7));
+}
+
+TEST(CheckpointAverage, RefusesCheckpointsOfAnotherModelNamingTheFile) {
+  const auto dir = test::fresh_temp_dir("checkpoint_average_mismatch");
+  Tiny narrow(2), wide(3);
+  const auto narrow_path = save(dir / "narrow.pt", narrow, 2), wide_path = save(dir / "wide.pt", wide, 3);
+  try {
+    average_checkpoints({narrow_path, wide_path}, (dir / "avg.pt").string());
+    FAIL() << "expected CheckpointError";
+  } catch (const CheckpointError& error) {
+    EXPECT_EQ(std::string(error.what()).rfind(narrow_path + ": model settings differ", 0), 0u) << error.what();
+  }
+  // The same settings but another layout of weights.
+  const auto lying = save(dir / "lying.pt", narrow, 3);
+  try {
+    average_checkpoints({lying, wide_path}, (dir / "avg.pt").string());
+    FAIL() << "expected CheckpointError";
+  } catch (const CheckpointError& error) {
+    EXPECT_EQ(std::string(error.what()).rfind(lying + ": weights do not match", 0), 0u) << error.what();
+  }
+  EXPECT_FALSE(fs::exists(dir / "avg.pt"));
+}
+
+}  // namespace
+}  // namespace dls::checkpoint
