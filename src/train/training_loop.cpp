@@ -18,9 +18,9 @@
 #include "dls/train/gradient_buffer.h"
 #include "dls/train/optimizer.h"
 #include "dls/train/run_directory.h"
-#include "dls/util/file_io.h"
 #include "dls/train/run_identity.h"
 #include "dls/train/stop_signals.h"
+#include "dls/util/file_io.h"
 #include "dls/util/progress.h"
 #include "dls/util/runtime.h"
 #include "metrics_file.h"
@@ -416,7 +416,7 @@ class Loop {
     write_checkpoint(path);
     if (verdict_.improved) {
       util::link_atomically(path, run_->file("best.pt"));
-      spdlog::info("best checkpoint {} (validation {} {:.4f})", run_->file("best.pt"), best->metric(), best->best_value());
+      announce_best();
     }
     run_->record_checkpoint(path);
     run_->prune_checkpoints(options_.keep_last, best != nullptr ? best->source() : "");
@@ -433,6 +433,11 @@ class Loop {
     auto* best = selection_->best();
     best->set_source("");
     write_checkpoint(run_->file("best.pt"));
+    announce_best();
+  }
+
+  void announce_best() {
+    const auto* best = selection_->best();
     spdlog::info("best checkpoint {} (validation {} {:.4f})", run_->file("best.pt"), best->metric(), best->best_value());
   }
 
