@@ -66,6 +66,15 @@ set_target_properties(dls_utf8proc PROPERTIES
   INTERFACE_INCLUDE_DIRECTORIES "${UTF8PROC_INCLUDE_DIRS}"
   INTERFACE_LINK_LIBRARIES "${UTF8PROC_LINK_LIBRARIES}")
 
+# Pictures (loss curves, heat maps, attention overlays): cairo draws the lines and the text
+# (DejaVu Sans through fontconfig) and writes the PNG (Debian: libcairo2-dev; the font:
+# fonts-dejavu-core). Used inside src/util/canvas.cpp only.
+pkg_check_modules(CAIRO REQUIRED cairo)
+add_library(dls_cairo INTERFACE IMPORTED)
+set_target_properties(dls_cairo PROPERTIES
+  INTERFACE_INCLUDE_DIRECTORIES "${CAIRO_INCLUDE_DIRS}"
+  INTERFACE_LINK_LIBRARIES "${CAIRO_LINK_LIBRARIES}")
+
 # JSON output (--json summaries, evaluation reports): nlohmann's header-only library
 # (Debian: nlohmann-json3-dev), used inside src/util/json.cpp only.
 find_package(nlohmann_json 3 CONFIG REQUIRED)

@@ -1,52 +1,84 @@
 #include "dls/util/canvas.h"
 
+#include <cairo.h>
+
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 
-#include "bitmap_font.h"
-#include "dls/util/png.h"
+#include "dls/util/file_io.h"
 #include "dls/util/utf8.h"
 
 namespace dls::util {
 
 namespace {
 
-// Code points to draw: combining accents are folded into the letter before them.
-std::vector<char32_t> text_code_points(std::string_view utf8) {
-  std::vector<char32_t> out;
-  for (char32_t c : decode_utf8(utf8)) {
-    if (c >= 0x300 && c <= 0x36F && !out.empty()) {
-      if (const char32_t composed = font::compose(out.back(), c)) out.back() = composed;
-      continue;  // a mark the font cannot place is dropped rather than boxed
-    }
-    out.push_back(c);
-  }
+constexpr double kFontPixels = 11.0;  // at scale 1; DejaVu Sans' line is then 14 pixels
+constexpr double kPi = 3.14159265358979323846;
+
+using Context = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
+
+std::string nfc(std::string_view utf8) {
+  std::string out;
+  for (char32_t c : nfc_code_points(utf8)) append_utf8(out, c);
   return out;
 }
 
-// Calls ink(u, v) for every inked font pixel of the text, (u, v) in unscaled pixels from
-// the top-left of the text's box.
-template <typename Ink>
-void for_each_ink(std::string_view utf8, Ink ink) {
-  int pen = 0;
-  for (char32_t c : text_code_points(utf8)) {
-    const font::Glyph& g = font::glyph(c);
-    for (int row = 0; row < font::kCellHeight; ++row) {
-      for (int col = g.left; col < 5; ++col) {
-        if (g.rows[row] & (0x10 >> col)) ink(pen + col - g.left, row);
-      }
-    }
-    pen += g.advance;
-  }
+// The same font, size, anti-aliasing and hinting for measuring and drawing, so that
+// text_width is what draw_text covers. Metrics are hinted to whole pixels.
+void set_font(cairo_t* cr, int scale) {
+  cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, kFontPixels * std::max(scale, 1));
+  cairo_font_options_t* options = cairo_font_options_create();
+  cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY);
+  cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_SLIGHT);
+  cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_ON);
+  cairo_set_font_options(cr, options);
+  cairo_font_options_destroy(options);
 }
 
-double distance_to_segment(double px, double py, Point a, Point b) {
-  const double dx = b.x - a.x, dy = b.y - a.y;
-  const double length2 = dx * dx + dy * dy;
-  double t = length2 > 0 ? ((px - a.x) * dx + (py - a.y) * dy) / length2 : 0.0;
-  t = std::clamp(t, 0.0, 1.0);
-  return std::hypot(px - (a.x + t * dx), py - (a.y + t * dy));
+// A context on a 1x1 surface for measuring text, one per thread (cairo contexts are not
+// shared between threads).
+cairo_t* measuring_context(int scale) {
+  struct Measurer {
+    cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    cairo_t* cr = cairo_create(surface);
+    ~Measurer() { cairo_destroy(cr), cairo_surface_destroy(surface); }
+  };
+  thread_local Measurer measurer;
+  set_font(measurer.cr, scale);
+  return measurer.cr;
+}
+
+// Ascent (from the top of the line to the baseline) and whole line height, in pixels.
+struct LineMetrics {
+  int ascent = 0, height = 0;
+};
+
+LineMetrics line_metrics(int scale) {
+  cairo_font_extents_t e;
+  cairo_font_extents(measuring_context(scale), &e);
+  const int ascent = static_cast<int>(std::ceil(e.ascent));
+  return {ascent, ascent + static_cast<int>(std::ceil(e.descent))};
+}
+
+void set_color(cairo_t* cr, Rgb c) { cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0); }
+
+cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned int length) {
+  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+cairo_surface_t* new_surface(int width, int height) {
+  cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
+  if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
+    const std::string why = cairo_status_to_string(cairo_surface_status(s));
+    cairo_surface_destroy(s);
+    throw std::runtime_error("canvas: cannot allocate " + std::to_string(width) + "x" +
+                             std::to_string(height) + ": " + why);
+  }
+  return s;
 }
 
 }  // namespace
@@ -59,15 +91,24 @@ Rgb mix(Rgb under, Rgb over, double alpha) {
 }
 
 int text_width(std::string_view utf8, int scale) {
-  int width = 0;
-  for (char32_t c : text_code_points(utf8)) width += font::glyph(c).advance;
-  return width > 0 ? (width - 1) * scale : 0;  // no blank column after the last glyph
+  if (utf8.empty()) return 0;
+  cairo_text_extents_t e;
+  cairo_text_extents(measuring_context(scale), nfc(utf8).c_str(), &e);
+  return static_cast<int>(std::ceil(e.x_advance));
+}
+
+int text_height(int scale) { return line_metrics(scale).height; }
+
+int text_cap_height(int scale) {
+  cairo_text_extents_t e;
+  cairo_text_extents(measuring_context(scale), "H", &e);
+  return static_cast<int>(std::lround(e.height));
 }
 
 std::string fit_text(std::string_view utf8, int max_width, int scale) {
   if (text_width(utf8, scale) <= max_width) return std::string(utf8);
   std::string kept;
-  for (char32_t c : text_code_points(utf8)) {
+  for (char32_t c : nfc_code_points(utf8)) {
     const std::string longer = kept + encode_utf8(c);
     if (text_width(longer + "..", scale) > max_width) break;
     kept = longer;
@@ -75,15 +116,57 @@ std::string fit_text(std::string_view utf8, int max_width, int scale) {
   return kept + "..";
 }
 
-int text_height(int scale) { return font::kCellHeight * scale; }
-
 Canvas::Canvas(int width, int height, Rgb background) : width_(width), height_(height) {
   if (width <= 0 || height <= 0) {
     throw std::invalid_argument("canvas: bad size " + std::to_string(width) + "x" +
                                 std::to_string(height));
   }
-  pixels_.resize(static_cast<std::size_t>(width) * height * 3);
+  surface_ = new_surface(width, height);
   fill(background);
+}
+
+Canvas::Canvas(const Canvas& other) : Canvas(other.width_, other.height_) { blit(other, 0, 0); }
+
+Canvas& Canvas::operator=(const Canvas& other) {
+  if (this != &other) *this = Canvas(other);
+  return *this;
+}
+
+Canvas::Canvas(Canvas&& other) noexcept
+    : width_(other.width_), height_(other.height_), surface_(other.surface_) {
+  other.surface_ = nullptr;
+}
+
+Canvas& Canvas::operator=(Canvas&& other) noexcept {
+  std::swap(width_, other.width_);
+  std::swap(height_, other.height_);
+  std::swap(surface_, other.surface_);
+  return *this;
+}
+
+Canvas::~Canvas() {
+  if (surface_ != nullptr) cairo_surface_destroy(surface_);
+}
+
+std::uint32_t* Canvas::row(int y) const {
+  cairo_surface_flush(surface_);
+  unsigned char* data = cairo_image_surface_get_data(surface_);
+  return reinterpret_cast<std::uint32_t*>(data + static_cast<std::size_t>(y) *
+                                                     cairo_image_surface_get_stride(surface_));
+}
+
+std::vector<std::uint8_t> Canvas::pixels() const {
+  std::vector<std::uint8_t> out;
+  out.reserve(static_cast<std::size_t>(width_) * height_ * 3);
+  for (int y = 0; y < height_; ++y) {
+    const std::uint32_t* r = row(y);
+    for (int x = 0; x < width_; ++x) {
+      out.push_back(static_cast<std::uint8_t>(r[x] >> 16));
+      out.push_back(static_cast<std::uint8_t>(r[x] >> 8));
+      out.push_back(static_cast<std::uint8_t>(r[x]));
+    }
+  }
+  return out;
 }
 
 Rgb Canvas::pixel(int x, int y) const {
@@ -92,14 +175,15 @@ Rgb Canvas::pixel(int x, int y) const {
                             std::to_string(y) + ") outside " + std::to_string(width_) + "x" +
                             std::to_string(height_));
   }
-  const std::uint8_t* p = &pixels_[(static_cast<std::size_t>(y) * width_ + x) * 3];
-  return {p[0], p[1], p[2]};
+  const std::uint32_t p = row(y)[x];
+  return {static_cast<std::uint8_t>(p >> 16), static_cast<std::uint8_t>(p >> 8),
+          static_cast<std::uint8_t>(p)};
 }
 
 void Canvas::set_pixel(int x, int y, Rgb color) {
   if (!inside(x, y)) return;
-  std::uint8_t* p = at(x, y);
-  p[0] = color.r, p[1] = color.g, p[2] = color.b;
+  row(y)[x] = (std::uint32_t{color.r} << 16) | (std::uint32_t{color.g} << 8) | color.b;
+  cairo_surface_mark_dirty_rectangle(surface_, x, y, 1, 1);
 }
 
 void Canvas::blend_pixel(int x, int y, Rgb color, double alpha) {
@@ -110,14 +194,11 @@ void Canvas::blend_pixel(int x, int y, Rgb color, double alpha) {
 void Canvas::fill(Rgb color) { fill_rect(0, 0, width_, height_, color); }
 
 void Canvas::fill_rect(int x, int y, int w, int h, Rgb color) {
-  const int x0 = std::max(x, 0), x1 = std::min(x + w, width_);
-  const int y0 = std::max(y, 0), y1 = std::min(y + h, height_);
-  for (int j = y0; j < y1; ++j) {
-    for (int i = x0; i < x1; ++i) {
-      std::uint8_t* p = at(i, j);
-      p[0] = color.r, p[1] = color.g, p[2] = color.b;
-    }
-  }
+  if (w <= 0 || h <= 0) return;
+  Context cr(cairo_create(surface_), &cairo_destroy);
+  set_color(cr.get(), color);
+  cairo_rectangle(cr.get(), x, y, w, h);  // whole pixels: no anti-aliased edge
+  cairo_fill(cr.get());
 }
 
 void Canvas::draw_rect(int x, int y, int w, int h, Rgb color, int thickness) {
@@ -133,66 +214,54 @@ void Canvas::draw_line(Point from, Point to, Rgb color, double thickness) {
 
 void Canvas::draw_polyline(const std::vector<Point>& points, Rgb color, double thickness) {
   if (points.empty()) return;
-  const double reach = thickness / 2 + 1;  // pixels beyond it get no coverage
-  double min_x = points[0].x, max_x = min_x, min_y = points[0].y, max_y = min_y;
-  for (const Point& p : points) {
-    min_x = std::min(min_x, p.x), max_x = std::max(max_x, p.x);
-    min_y = std::min(min_y, p.y), max_y = std::max(max_y, p.y);
-  }
-  // Coverage of each pixel of the bounding box: the maximum over segments, so that joints
-  // are not painted twice.
-  const int bx0 = std::max(0, static_cast<int>(std::floor(min_x - reach)));
-  const int by0 = std::max(0, static_cast<int>(std::floor(min_y - reach)));
-  const int bx1 = std::min(width_, static_cast<int>(std::ceil(max_x + reach)) + 1);
-  const int by1 = std::min(height_, static_cast<int>(std::ceil(max_y + reach)) + 1);
-  if (bx0 >= bx1 || by0 >= by1) return;
-  const int bw = bx1 - bx0;
-  std::vector<float> coverage(static_cast<std::size_t>(bw) * (by1 - by0), 0.0f);
-  const std::size_t segments = std::max<std::size_t>(1, points.size() - 1);
-  for (std::size_t s = 0; s < segments; ++s) {
-    const Point a = points[s], b = points[std::min(s + 1, points.size() - 1)];
-    const int x0 = std::max(bx0, static_cast<int>(std::floor(std::min(a.x, b.x) - reach)));
-    const int x1 = std::min(bx1, static_cast<int>(std::ceil(std::max(a.x, b.x) + reach)) + 1);
-    const int y0 = std::max(by0, static_cast<int>(std::floor(std::min(a.y, b.y) - reach)));
-    const int y1 = std::min(by1, static_cast<int>(std::ceil(std::max(a.y, b.y) + reach)) + 1);
-    for (int j = y0; j < y1; ++j) {
-      for (int i = x0; i < x1; ++i) {
-        const double d = distance_to_segment(i + 0.5, j + 0.5, a, b);
-        const float c = static_cast<float>(std::clamp(thickness / 2 + 0.5 - d, 0.0, 1.0));
-        float& cell = coverage[static_cast<std::size_t>(j - by0) * bw + (i - bx0)];
-        cell = std::max(cell, c);
-      }
-    }
-  }
-  for (int j = by0; j < by1; ++j) {
-    for (int i = bx0; i < bx1; ++i) {
-      blend_pixel(i, j, color, coverage[static_cast<std::size_t>(j - by0) * bw + (i - bx0)]);
-    }
-  }
+  Context cr(cairo_create(surface_), &cairo_destroy);
+  set_color(cr.get(), color);
+  cairo_set_line_width(cr.get(), thickness);
+  cairo_set_line_cap(cr.get(), CAIRO_LINE_CAP_ROUND);
+  cairo_set_line_join(cr.get(), CAIRO_LINE_JOIN_ROUND);
+  cairo_move_to(cr.get(), points[0].x, points[0].y);
+  // A single point still gets its round dot: a zero-length segment with round caps.
+  if (points.size() == 1) cairo_line_to(cr.get(), points[0].x, points[0].y);
+  for (std::size_t i = 1; i < points.size(); ++i) cairo_line_to(cr.get(), points[i].x, points[i].y);
+  cairo_stroke(cr.get());
 }
 
 void Canvas::draw_text(int x, int y, std::string_view utf8, Rgb color, int scale) {
-  for_each_ink(utf8, [&](int u, int v) {
-    fill_rect(x + u * scale, y + v * scale, scale, scale, color);
-  });
+  if (utf8.empty()) return;
+  Context cr(cairo_create(surface_), &cairo_destroy);
+  set_font(cr.get(), scale);
+  set_color(cr.get(), color);
+  cairo_move_to(cr.get(), x, y + line_metrics(scale).ascent);
+  cairo_show_text(cr.get(), nfc(utf8).c_str());
 }
 
 void Canvas::draw_text_vertical(int x, int y, std::string_view utf8, Rgb color, int scale) {
-  const int length = text_width(utf8, scale);
-  for_each_ink(utf8, [&](int u, int v) {
-    // Rotating (u, v) by 90° counter-clockwise: along the text goes up the canvas.
-    fill_rect(x + v * scale, y + length - (u + 1) * scale, scale, scale, color);
-  });
+  if (utf8.empty()) return;
+  Context cr(cairo_create(surface_), &cairo_destroy);
+  set_font(cr.get(), scale);
+  set_color(cr.get(), color);
+  // (u along the text, v down the line) goes to (x + v, y + width - u): read bottom to top.
+  cairo_translate(cr.get(), x, y + text_width(utf8, scale));
+  cairo_rotate(cr.get(), -kPi / 2);
+  cairo_move_to(cr.get(), 0, line_metrics(scale).ascent);
+  cairo_show_text(cr.get(), nfc(utf8).c_str());
 }
 
 void Canvas::blit(const Canvas& source, int x, int y) {
-  for (int j = 0; j < source.height(); ++j) {
-    for (int i = 0; i < source.width(); ++i) set_pixel(x + i, y + j, source.pixel(i, j));
-  }
+  Context cr(cairo_create(surface_), &cairo_destroy);
+  cairo_set_source_surface(cr.get(), source.surface_, x, y);
+  cairo_paint(cr.get());
 }
 
-void Canvas::save_png(const std::string& path) const {
-  write_png(path, width_, height_, 3, pixels_.data());
+std::string Canvas::encode_png() const {
+  std::string png;
+  const cairo_status_t status = cairo_surface_write_to_png_stream(surface_, append_bytes, &png);
+  if (status != CAIRO_STATUS_SUCCESS) {
+    throw std::runtime_error(std::string("PNG encoding failed: ") + cairo_status_to_string(status));
+  }
+  return png;
 }
+
+void Canvas::save_png(const std::string& path) const { write_text_atomically(path, encode_png()); }
 
 }  // namespace dls::util

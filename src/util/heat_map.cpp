@@ -98,9 +98,9 @@ HeatMap::Layout HeatMap::layout() const {
     for (double v : values_) {
       if (std::isfinite(v)) text = std::max(text, text_width(cell_text(v)));
     }
-    if (2 * text <= l.cell_w - 6 && 2 * kTextCapHeight <= l.cell_h - 6) {
+    if (2 * text <= l.cell_w - 6 && 2 * text_cap_height() <= l.cell_h - 6) {
       l.annotation_scale = 2;
-    } else if (text <= l.cell_w - 4 && kTextCapHeight <= l.cell_h - 4) {
+    } else if (text <= l.cell_w - 4 && text_cap_height() <= l.cell_h - 4) {
       l.annotation_scale = 1;
     }
   }

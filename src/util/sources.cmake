@@ -1,6 +1,5 @@
 # Sources of src/util, relative to src/.
 list(APPEND DLS_SOURCES
-  util/bitmap_font.cpp
   util/canvas.cpp
   util/colormap.cpp
   util/parallel_chunks.cpp
@@ -11,7 +10,6 @@ list(APPEND DLS_SOURCES
   util/json.cpp
   util/key_values.cpp
   util/line_plot.cpp
-  util/png.cpp
   util/precision.cpp
   util/progress.cpp
   util/random.cpp

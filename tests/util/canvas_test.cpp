@@ -2,96 +2,81 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "dls/util/file_io.h"
+#include "util/png_reader.h"
+#include "util/temp_files.h"
+
 namespace dls::util {
 namespace {
 
+namespace fs = std::filesystem;
+
 bool inked(const Canvas& c, int x, int y) { return c.pixel(x, y) != kWhite; }
 
-// Every inked pixel of the canvas as rows of '#' and '.', for readable failure messages.
-std::string picture(const Canvas& c) {
-  std::string out;
-  for (int y = 0; y < c.height(); ++y) {
-    for (int x = 0; x < c.width(); ++x) out += inked(c, x, y) ? '#' : '.';
-    out += '\n';
-  }
-  return out;
+// Darkness of the text drawn in black, summed over the pixels (0 = white).
+double ink(const Canvas& c) {
+  double sum = 0;
+  for (std::uint8_t v : c.pixels()) sum += 255 - v;
+  return sum / 3 / 255;
 }
 
-TEST(Canvas, LetterIHasAVerticalStroke) {
-  Canvas c(3, text_height());
-  c.draw_text(0, 0, "I", kBlack);
-  // ".###." trimmed to three columns: bars on the cap row and the baseline row, the stem
-  // in the middle column between them.
-  const int top = kTextCapTop, bottom = kTextCapTop + kTextCapHeight - 1;
-  for (int y = 0; y < c.height(); ++y) {
-    const bool in_cap = y >= top && y <= bottom;
-    EXPECT_EQ(inked(c, 1, y), in_cap) << "row " << y << "\n" << picture(c);
-    const bool bar = y == top || y == bottom;
-    EXPECT_EQ(inked(c, 0, y), bar) << "row " << y << "\n" << picture(c);
-    EXPECT_EQ(inked(c, 2, y), bar) << "row " << y << "\n" << picture(c);
-  }
-  EXPECT_EQ(c.pixel(1, top + 3), kBlack);
+Canvas draw(const std::string& text, int scale = 1) {
+  Canvas c(std::max(1, text_width(text, scale) + 2), text_height(scale));
+  c.draw_text(1, 0, text, kBlack, scale);
+  return c;
 }
 
-TEST(Canvas, TextWidthIsProportionalWithEqualDigits) {
+TEST(Canvas, TextMetricsAreProportionalWithEqualDigits) {
   EXPECT_EQ(text_width(""), 0);
-  EXPECT_EQ(text_width("I"), 3);
-  EXPECT_EQ(text_width("II"), 3 + 1 + 3);
-  EXPECT_EQ(text_width("0"), 5);
+  EXPECT_EQ(text_height(1), 14);  // DejaVu Sans at 11 pixels: ascent 11, descent 3
+  EXPECT_GT(text_height(2), text_height(1));
+  EXPECT_GT(text_cap_height(1), 5);
+  EXPECT_LT(text_cap_height(1), text_height(1));
   EXPECT_EQ(text_width("1"), text_width("8"));
-  EXPECT_EQ(text_width("10"), 11);
-  EXPECT_EQ(text_width("10", 3), 33);
-  EXPECT_EQ(text_width("canción"), text_width("cancion"));
+  EXPECT_EQ(text_width("10"), 2 * text_width("0"));
   EXPECT_LT(text_width("ill"), text_width("mmm"));
-  EXPECT_EQ(text_height(2), 26);
+  // Hinted advances round per glyph, so twice the size is twice as wide within a few pixels.
+  EXPECT_NEAR(text_width("training loss", 2), 2 * text_width("training loss"), 8);
+  EXPECT_EQ(text_width("canción"), text_width("cancion"));
 }
 
-TEST(Canvas, AccentsAreMarksOverTheBaseLetter) {
-  const auto draw = [](const char* text) {
-    Canvas c(5, text_height());
-    c.draw_text(0, 0, text, kBlack);
-    return c;
-  };
-  const Canvas e = draw("e"), e_acute = draw("é"), cap_e = draw("E"), cap_e_acute = draw("É");
-  int mark_pixels = 0;
-  for (int y = 0; y < text_height(); ++y) {
-    for (int x = 0; x < 5; ++x) {
-      // Lowercase marks sit in rows 2-3 (above the x-height), capital ones in rows 0-1.
-      if (y == 2 || y == 3) {
-        EXPECT_FALSE(inked(e, x, y));
-        mark_pixels += inked(e_acute, x, y);
-      } else {
-        EXPECT_EQ(inked(e, x, y), inked(e_acute, x, y)) << x << "," << y;
-      }
-      if (y <= 1) {
-        EXPECT_FALSE(inked(cap_e, x, y));
-        mark_pixels += inked(cap_e_acute, x, y);
-      } else {
-        EXPECT_EQ(inked(cap_e, x, y), inked(cap_e_acute, x, y)) << x << "," << y;
-      }
+TEST(Canvas, TextIsAntiAliasedAndInsideItsBox) {
+  const Canvas c = draw("Año 3, ¿qué?");
+  int black = 0, gray = 0;
+  for (int y = 0; y < c.height(); ++y) {
+    for (int x = 0; x < c.width(); ++x) {
+      const Rgb p = c.pixel(x, y);
+      EXPECT_TRUE(p.r == p.g && p.g == p.b) << "gray levels only, at " << x << "," << y;
+      black += p.r < 40;
+      gray += p.r >= 40 && p.r < 215;
     }
   }
-  EXPECT_EQ(mark_pixels, 4);  // two pixels per acute accent
-  // A decomposed "e" + U+0301 is drawn like the precomposed letter.
-  EXPECT_EQ(draw("e\xcc\x81").pixels(), e_acute.pixels());
-  // The cedilla hangs below the baseline, and ñ, ü, ¿, ¡ all have glyphs of their own.
-  const Canvas c_cedilla = draw("ç");
-  EXPECT_TRUE(inked(c_cedilla, 2, kTextCapTop + kTextCapHeight));
-  for (const char* letter : {"ñ", "ü", "¿", "¡", "à", "Ñ", "Ü", "Ç", "ô"}) {
-    EXPECT_NE(draw(letter).pixels(), draw("\xe2\x98\x83").pixels()) << letter;
+  EXPECT_GT(black, 20);
+  EXPECT_GT(gray, 20);  // edges are smoothed, not stair-stepped
+  // Nothing of it lands outside the box text_width x text_height.
+  Canvas big(text_width("Ágil, ñj") + 40, text_height() + 40);
+  big.draw_text(20, 20, "Ágil, ñj", kBlack);
+  for (int y = 0; y < big.height(); ++y) {
+    for (int x = 0; x < big.width(); ++x) {
+      const bool in_box = x >= 19 && x <= 20 + text_width("Ágil, ñj") && y >= 20 && y < 20 + text_height();
+      if (!in_box) ASSERT_EQ(big.pixel(x, y), kWhite) << x << "," << y;
+    }
   }
 }
 
-TEST(Canvas, UnknownCharactersAreSmallBoxes) {
-  Canvas snowman(4, text_height()), control(4, text_height());
-  snowman.draw_text(0, 0, "\xe2\x98\x83", kBlack);  // U+2603
-  control.draw_text(0, 0, "\x01", kBlack);
-  EXPECT_EQ(snowman.pixels(), control.pixels());
-  const int top = kTextCapTop + 1, bottom = kTextCapTop + kTextCapHeight - 1;
-  EXPECT_TRUE(inked(snowman, 0, top) && inked(snowman, 3, top));
-  EXPECT_TRUE(inked(snowman, 0, bottom) && inked(snowman, 3, bottom));
-  EXPECT_FALSE(inked(snowman, 1, top + 2));  // hollow
-  EXPECT_EQ(text_width("\xe2\x98\x83"), 4);
+TEST(Canvas, AccentsAreDrawnAndDecomposedTextLooksComposed) {
+  EXPECT_GT(ink(draw("é")), ink(draw("e")));
+  EXPECT_GT(ink(draw("ñ")), ink(draw("n")));
+  EXPECT_GT(ink(draw("Ü")), ink(draw("U")));
+  // "e" + U+0301 is put in NFC first: the same pixels as the precomposed letter.
+  EXPECT_EQ(draw("cafe\xcc\x81").pixels(), draw("café").pixels());
+  EXPECT_EQ(text_width("cafe\xcc\x81"), text_width("café"));
+  for (const char* text : {"¿", "¡", "«", "»", "—", "ç"}) EXPECT_GT(ink(draw(text)), 1.0) << text;
 }
 
 TEST(Canvas, VerticalTextIsHorizontalTextTurnedCounterClockwise) {
@@ -100,20 +85,59 @@ TEST(Canvas, VerticalTextIsHorizontalTextTurnedCounterClockwise) {
   Canvas flat(w, h), turned(h, w);
   flat.draw_text(0, 0, text, kBlack, 2);
   turned.draw_text_vertical(0, 0, text, kBlack, 2);
+  // The same ink (hinting differs a little between the two directions) ...
+  EXPECT_NEAR(ink(turned), ink(flat), 0.08 * ink(flat));
+  // ... in the same place once turned back: the first letter at the bottom, read upwards.
+  double flat_left = 0, turned_bottom = 0;
   for (int y = 0; y < h; ++y) {
-    for (int x = 0; x < w; ++x) {
-      ASSERT_EQ(flat.pixel(x, y), turned.pixel(y, w - 1 - x)) << x << "," << y;
+    for (int x = 0; x < w / 3; ++x) {
+      flat_left += 255 - flat.pixel(x, y).r;
+      turned_bottom += 255 - turned.pixel(y, w - 1 - x).r;
     }
   }
+  EXPECT_GT(flat_left, 0);
+  EXPECT_NEAR(turned_bottom, flat_left, 0.15 * flat_left);
 }
 
-TEST(Canvas, ScaledTextRepeatsEachFontPixel) {
-  Canvas one(3, text_height(1)), three(9, text_height(3));
-  one.draw_text(0, 0, "I", kBlack, 1);
-  three.draw_text(0, 0, "I", kBlack, 3);
-  for (int y = 0; y < three.height(); ++y) {
-    for (int x = 0; x < three.width(); ++x) ASSERT_EQ(three.pixel(x, y), one.pixel(x / 3, y / 3));
+TEST(Canvas, EncodesPngThatDecodesToItsPixelsAndSavesAtomically) {
+  Canvas c(37, 21, {10, 200, 30});
+  c.draw_line({0, 0}, {36, 20}, {250, 0, 120}, 3.0);
+  c.draw_text(2, 4, "año", kInk);
+  const test::DecodedPng png = test::decode_png(c.encode_png());
+  EXPECT_EQ(png.width, 37);
+  EXPECT_EQ(png.height, 21);
+  EXPECT_EQ(png.channels, 3);
+  EXPECT_EQ(png.pixels, c.pixels());
+
+  const fs::path dir = test::process_temp_path("canvas_png");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "c.png").string();
+  c.save_png(path);
+  EXPECT_EQ(read_file(path), c.encode_png());
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  try {
+    c.save_png((dir / "missing" / "x.png").string());
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("missing/x.png"), std::string::npos) << e.what();
   }
+  if (fs::exists("/usr/bin/pngcheck")) {
+    EXPECT_EQ(std::system(("/usr/bin/pngcheck -q " + path).c_str()), 0);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Canvas, CopiesAreIndependent) {
+  Canvas a(4, 4, kWhite);
+  Canvas b = a;
+  b.set_pixel(1, 1, kBlack);
+  EXPECT_EQ(a.pixel(1, 1), kWhite);
+  EXPECT_EQ(b.pixel(1, 1), kBlack);
+  a = b;
+  EXPECT_EQ(a.pixel(1, 1), kBlack);
+  Canvas moved = std::move(b);
+  EXPECT_EQ(moved.pixel(1, 1), kBlack);
 }
 
 TEST(Canvas, FitTextCutsWithDots) {

@@ -9,7 +9,6 @@ list(APPEND DLS_TEST_SOURCES
   util/json_test.cpp
   util/line_plot_test.cpp
   util/plot_test.cpp
-  util/png_test.cpp
   util/precision_test.cpp
   util/progress_test.cpp
   util/random_test.cpp
