@@ -23,8 +23,10 @@ LanguageModel perplexity_model(std::int64_t vocab) {
 }
 
 const torch::Tensor& sentences() {
-  static const auto rows = torch::tensor({{0, 4, 5, 6, 1, kPad}, {0, 7, 1, kPad, kPad, kPad}, {0, 8, 9, 10, 11, 1}},
-                                         torch::kInt64);
+  static const auto rows = torch::tensor(std::vector<std::int64_t>{0, 4, 5, 6, 1, kPad,      //
+                                                                    0, 7, 1, kPad, kPad, kPad,  //
+                                                                    0, 8, 9, 10, 11, 1})
+                               .view({3, 6});
   return rows;
 }
 
