@@ -7,7 +7,7 @@ BUILD_DIR ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 # What each command builds: the demo needs only the programs; the tests need everything.
-PROGRAMS  := seq2seq_train vit_train checkpoint_eval
+PROGRAMS  := seq2seq_train vit_train lm_train checkpoint_eval
 BENCH     := dls_bench dls_bench_images
 FUZZ_RUNS ?= 10000000
 

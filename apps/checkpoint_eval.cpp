@@ -6,6 +6,7 @@
 //   checkpoint_eval runs/seq2seq                       BLEU table over every checkpoint
 //   checkpoint_eval runs/seq2seq --translate "i am hungry"
 //   checkpoint_eval runs/vit                           accuracy and confusion matrix
+//   checkpoint_eval runs/lm --generate "yo"            language model: text (no flag: perplexities)
 //   checkpoint_eval runs/seq2seq --average 3           average the newest 3, evaluate the average
 //   checkpoint_eval --score hyp.txt --ref ref.txt      BLEU of a translation file
 #include <unistd.h>
@@ -32,6 +33,7 @@
 #include "config_file.h"
 #include "cli_overrides.h"
 #include "error_line.h"
+#include "lm_eval_flags.h"
 #include "precision_flag.h"
 
 int main(int argc, char** argv) {
@@ -45,6 +47,7 @@ int main(int argc, char** argv) {
   int threads = 0;
   dls::eval::Seq2SeqEvalRequest seq2seq;
   dls::eval::VitEvalRequest vit;
+  dls::eval::LmEvalRequest lm;
   std::string attention_maps;
   std::int64_t beam = 0;
   int average = 0;
@@ -72,6 +75,7 @@ int main(int argc, char** argv) {
   app.add_option("--data-dir", vit.data_dir, "read the test images from here")->group(vit_group);
   app.add_option("--test-subset", vit.test_subset, "evaluate on the first N test images")->check(dls::apps::in_range(0, 1000000000))->group(vit_group);
   app.add_option("--attention-images", vit.attention_images, "test images in the attention maps")->capture_default_str()->check(dls::apps::in_range(0, 1000))->group(vit_group);
+  dls::apps::add_lm_eval_flags(app, lm);
   const std::string scoring = "Scoring text files";
   app.add_option("--score", score_file, "hypothesis file, one sentence per line")->group(scoring);
   app.add_option("--ref", ref_files, "reference file (repeatable: several references per line)")->group(scoring);
@@ -136,6 +140,18 @@ int main(int argc, char** argv) {
       }
     }
     if (kind.empty()) throw std::runtime_error(path + ": none of its " + std::to_string(files.size()) + " checkpoints is readable");
+    if (kind == "lm") {
+      lm.test_file = seq2seq.test_file;
+      lm.data_path = seq2seq.data_path;
+      lm.limit = seq2seq.limit;
+      lm.sampling.seed = seq2seq.seed;
+      lm.json = json;
+      lm.threads = threads;
+      lm.device = device;
+      dls::eval::report_lm_checkpoints(files, lm, std::cout, std::cerr);
+      return 0;
+    }
+    if (!lm.prompts.empty()) throw std::runtime_error("--generate: " + files.back() + " is not a language model's checkpoint");
     if (kind == "vit") {
       vit.json = json;
       vit.attention_maps_dir = attention_maps;

@@ -16,6 +16,7 @@
 
 #include "cli_overrides.h"
 #include "config_file.h"
+#include "default_corpus.h"
 #include "parallel_flags.h"
 #include "precision_flag.h"
 #include "selection_flags.h"
@@ -38,14 +39,6 @@ template <typename T>
 CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& name, const std::string& help,
                      std::function<void(Seq2SeqPreset&, const T&)> apply) {
   return dls::apps::setting<T, Seq2SeqPreset>(app, overrides, name, help, std::move(apply));
-}
-
-// $DLS_DATA_DIR/spa-eng/spa.txt when it exists, else "".
-std::string default_corpus() {
-  const char* dir = std::getenv("DLS_DATA_DIR");
-  if (dir == nullptr) return "";
-  const auto path = std::filesystem::path(dir) / "spa-eng" / "spa.txt";
-  return std::filesystem::exists(path) ? path.string() : "";
 }
 
 void print_json(const dls::train::Seq2SeqTrainResult& r, const std::string& precision) {
@@ -174,7 +167,7 @@ int main(int argc, char** argv) {
       setup.training.time_limit_s = 0;
     } else {
       setup = dls::train::seq2seq_preset(preset, dls::parse_variant(variant));
-      setup.training.data_path = default_corpus();
+      setup.training.data_path = dls::apps::default_corpus();
     }
     if (!data_path.empty()) setup.training.data_path = data_path;
     if (setup.training.data_path.empty()) {

@@ -2,30 +2,14 @@
 
 #include <torch/torch.h>
 
+#include "word_lines.h"
+
 
 namespace dls::checkpoint {
 
 const char* const kSeq2SeqKind = "seq2seq";
 
 namespace {
-
-std::string lines_of(const std::vector<std::string>& words) {
-  std::string text;
-  for (const auto& word : words) text += word + "\n";
-  return text;
-}
-
-std::vector<std::string> words_of_lines(const std::string& text) {
-  std::vector<std::string> words;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const auto end = text.find('\n', start);
-    words.push_back(text.substr(start, end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return words;
-}
 
 util::KeyValues progress_settings(const TrainingProgress& p) {
   util::KeyValues s;

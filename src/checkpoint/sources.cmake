@@ -11,4 +11,6 @@ list(APPEND DLS_SOURCES
   checkpoint/seq2seq_options.cpp
   checkpoint/vit_checkpoint.cpp
   checkpoint/vit_settings.cpp
+  checkpoint/lm_checkpoint.cpp
+  checkpoint/lm_settings.cpp
 )

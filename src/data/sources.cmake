@@ -14,4 +14,5 @@ list(APPEND DLS_SOURCES
   data/pickle_value.cpp
   data/split.cpp
   data/vocabulary.cpp
+  data/sentence_corpus.cpp
 )

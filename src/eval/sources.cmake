@@ -16,4 +16,8 @@ list(APPEND DLS_SOURCES
   eval/vit_checkpoint_report.cpp
   eval/vit_data.cpp
   eval/vit_evaluation.cpp
+  eval/lm_checkpoint_report.cpp
+  eval/lm_data.cpp
+  eval/lm_evaluation.cpp
+  eval/lm_generation.cpp
 )

@@ -34,12 +34,14 @@ std::vector<RowRange> prefix_ffn_rows(std::int64_t k_first, std::int64_t copies,
   return rows;
 }
 
-BasicDecoderWithMaskingImpl::BasicDecoderWithMaskingImpl(const TransformerConfig& config)
+BasicDecoderWithMaskingImpl::BasicDecoderWithMaskingImpl(const TransformerConfig& config, bool cross_attention)
     : config_(config) {
   self_attention_layer = register_module("self_attention_layer", SelfAttention(config));
   norm1 = register_module("norm1", make_layer_norm(config));
-  cross_attn_layer = register_module("cross_attn_layer", CrossAttention(config));
-  norm2 = register_module("norm2", make_layer_norm(config));
+  if (cross_attention) {
+    cross_attn_layer = register_module("cross_attn_layer", CrossAttention(config));
+    norm2 = register_module("norm2", make_layer_norm(config));
+  }
   W1 = register_module("W1", make_ffn_w1(config));
   W2 = register_module("W2", make_ffn_w2(config));
   norm3 = register_module("norm3", make_layer_norm(config));
@@ -59,6 +61,14 @@ torch::Tensor BasicDecoderWithMaskingImpl::sublayers(const torch::Tensor& x,
   auto ffn = [&](const torch::Tensor& z) {
     return dropout(feed_forward(z, W1, W2, dropout, config_, w2_rows));
   };
+  if (!cross_attn_layer) {  // decoder-only: self-attention and FFN
+    if (config_.variant() == Variant::kFG) {
+      const auto z = norm1(x + dropout(self_attention(x)));
+      return norm3(z + ffn(z));
+    }
+    const auto y = x + dropout(self_attention(norm1(x)));
+    return y + ffn(norm3(y));
+  }
   if (config_.variant() == Variant::kFG) {
     const auto z = norm1(x + dropout(self_attention(x)));
     // DLStudio's FG decoder has no residual around cross-attention; the standard one has.
@@ -101,19 +111,21 @@ torch::Tensor BasicDecoderWithMaskingImpl::forward_cached(const torch::Tensor& x
 
 MasterDecoderWithMaskingImpl::MasterDecoderWithMaskingImpl(const TransformerConfig& config,
                                                            std::int64_t num_decoders,
-                                                           std::int64_t target_vocab_size)
-    : config_(config) {
+                                                           std::int64_t target_vocab_size,
+                                                           bool cross_attention)
+    : config_(config), cross_attention_(cross_attention) {
   TORCH_CHECK(num_decoders > 0, "need at least one decoder");
   TORCH_CHECK(target_vocab_size > 0, "target vocabulary size must be positive");
   basic_decoder_arr = register_module("basic_decoder_arr", torch::nn::ModuleList());
   for (std::int64_t i = 0; i < num_decoders; ++i) {
-    basic_decoder_arr->push_back(BasicDecoderWithMasking(config));
+    basic_decoder_arr->push_back(BasicDecoderWithMasking(config, cross_attention));
   }
   out = register_module("out", torch::nn::Linear(config.embedding_size(), target_vocab_size));
 }
 
 std::vector<AttentionMemory> MasterDecoderWithMaskingImpl::project_memories(
     const torch::Tensor& encoder_out) {
+  if (!cross_attention_) return std::vector<AttentionMemory>(basic_decoder_arr->size());
   std::vector<AttentionMemory> memories;
   for (const auto& layer : *basic_decoder_arr) {
     memories.push_back(
@@ -139,7 +151,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::run_stack(torch::Tensor x,
     if (record) {
       const auto rows = self_w.size(0) - trace_rows_from;
       trace->decoder_self.push_back(self_w.narrow(0, trace_rows_from, rows));
-      trace->decoder_cross.push_back(cross_w.narrow(0, trace_rows_from, rows));
+      if (cross_w.defined()) trace->decoder_cross.push_back(cross_w.narrow(0, trace_rows_from, rows));
     }
   }
   return x;

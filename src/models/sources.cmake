@@ -6,4 +6,5 @@ list(APPEND DLS_SOURCES
   models/encoder.cpp
   models/seq2seq.cpp
   models/vit.cpp
+  models/language_model.cpp
 )

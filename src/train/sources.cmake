@@ -29,4 +29,8 @@ list(APPEND DLS_SOURCES
   train/vit_task.cpp
   train/vit_trainer.cpp
   train/weight_average.cpp
+  train/lm_metrics.cpp
+  train/lm_presets.cpp
+  train/lm_task.cpp
+  train/lm_trainer.cpp
 )

@@ -7,4 +7,5 @@ list(APPEND DLS_TEST_SOURCES
   apps/reliability_test.cpp
   apps/seq2seq_train_test.cpp
   apps/vit_train_test.cpp
+  apps/lm_train_test.cpp
 )

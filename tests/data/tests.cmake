@@ -9,4 +9,5 @@ list(APPEND DLS_TEST_SOURCES
   data/prefetcher_test.cpp
   data/split_test.cpp
   data/vocabulary_test.cpp
+  data/sentence_corpus_test.cpp
 )

@@ -12,4 +12,6 @@ list(APPEND DLS_TEST_SOURCES
   eval/tokenizer_13a_test.cpp
   eval/vit_checkpoint_report_test.cpp
   eval/vit_evaluation_test.cpp
+  eval/lm_evaluation_test.cpp
+  eval/lm_generation_test.cpp
 )

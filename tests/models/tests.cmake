@@ -7,4 +7,5 @@ list(APPEND DLS_TEST_SOURCES
   models/seq2seq_overfit_test.cpp
   models/seq2seq_test.cpp
   models/vit_test.cpp
+  models/language_model_test.cpp
 )

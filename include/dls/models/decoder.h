@@ -35,9 +35,11 @@ struct DecoderMasks {
 //   PreLN: y = x + SA(norm1(x)); y2 = y + XA(norm2(y)); out = y2 + FFN(norm3(y2))
 // In the dlstudio layout the input's future rows are zeroed first (DLStudio's masking);
 // unlike DLStudio's PreLN decoder, the masked input is the one used.
+// Without cross-attention (a decoder-only language model) the XA step and norm2 are
+// absent: FG out = norm3(z + FFN(z)), PreLN out = y + FFN(norm3(y)).
 class BasicDecoderWithMaskingImpl : public torch::nn::Module {
  public:
-  explicit BasicDecoderWithMaskingImpl(const TransformerConfig& config);
+  explicit BasicDecoderWithMaskingImpl(const TransformerConfig& config, bool cross_attention = true);
 
   // x [B', L, M]; memory: this layer's cross-attention keys/values of the encoder output.
   torch::Tensor forward(const torch::Tensor& x, const AttentionMemory& memory,
@@ -51,8 +53,8 @@ class BasicDecoderWithMaskingImpl : public torch::nn::Module {
 
   SelfAttention self_attention_layer{nullptr};
   torch::nn::LayerNorm norm1{nullptr};
-  CrossAttention cross_attn_layer{nullptr};
-  torch::nn::LayerNorm norm2{nullptr};
+  CrossAttention cross_attn_layer{nullptr};  // null without cross-attention
+  torch::nn::LayerNorm norm2{nullptr};       // null without cross-attention
   torch::nn::Linear W1{nullptr}, W2{nullptr};
   torch::nn::LayerNorm norm3{nullptr};
   torch::nn::Dropout dropout{nullptr};
@@ -68,10 +70,12 @@ TORCH_MODULE(BasicDecoderWithMasking);
 
 // A stack of decoders, then out = Linear(M, V) and LogSoftmax. Position 0 (SOS) is never
 // predicted: the outputs are the log-probabilities of target words 1 .. L-1.
+// cross_attention = false: the decoder-only (GPT-style) stack of a language model; the
+// encoder_out and memories arguments below are then ignored (pass undefined / empty).
 class MasterDecoderWithMaskingImpl : public torch::nn::Module {
  public:
   MasterDecoderWithMaskingImpl(const TransformerConfig& config, std::int64_t num_decoders,
-                               std::int64_t target_vocab_size);
+                               std::int64_t target_vocab_size, bool cross_attention = true);
 
   // target [B, L, M] (embedded target sentence), encoder_out [B, L, M]
   // -> log-probabilities [B, L-1, V]; row j-1 predicts word j from target words 0..j-1.
@@ -94,8 +98,10 @@ class MasterDecoderWithMaskingImpl : public torch::nn::Module {
   // The plain k-by-k loop of DLStudio (dlstudio layout): same result as forward().
   torch::Tensor forward_prefix_loop(const torch::Tensor& target, const torch::Tensor& encoder_out);
 
-  // Cross-attention keys/values of every layer for an encoder output [B, L, M].
+  // Cross-attention keys/values of every layer for an encoder output [B, L, M] (empty
+  // memories, one per layer, without cross-attention).
   std::vector<AttentionMemory> project_memories(const torch::Tensor& encoder_out);
+  bool has_cross_attention() const { return cross_attention_; }
 
   // dlstudio decoding: log-probabilities [B, V] of word k given target rows 0..k-1
   // (the rest is zeroed), target [B, L, M]. log_probabilities = false: the output layer's
@@ -126,6 +132,7 @@ class MasterDecoderWithMaskingImpl : public torch::nn::Module {
                           const DecoderMasks& masks, AttentionTrace* trace,
                           std::int64_t trace_rows_from);
   TransformerConfig config_;
+  bool cross_attention_;
 };
 TORCH_MODULE(MasterDecoderWithMasking);
 

@@ -1,0 +1,34 @@
+// Reports on the checkpoints of a language-model run (checkpoint_eval's LM part): the
+// validation perplexity of every checkpoint (kind "lm") as a table or JSON, and text
+// generated from prompts by the newest checkpoint with cached keys/values.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "dls/eval/lm_generation.h"
+
+namespace dls::eval {
+
+struct LmEvalRequest {
+  std::string data_path;   // non-empty: the run's corpus, if no longer where the checkpoints say
+  std::string test_file;   // non-empty: the perplexity of this file's sentences instead of the validation split
+  std::int64_t limit = 0;  // > 0: the first N sentences only
+  std::vector<std::string> prompts;  // non-empty: generate from each instead of the table
+  std::int64_t samples = 1;          // texts per prompt
+  SamplingOptions sampling;          // temperature, top-k, top-p, seed (sample i uses seed + i)
+  bool json = false;                 // one JSON object on `out` instead of the text report
+  int threads = 0;                   // intra-op threads (0: all cores)
+  std::string device = "cpu";        // cpu, cuda or auto
+};
+
+// Without prompts: evaluates every file and prints a table (checkpoint, epoch, step, NLL
+// per token, perplexity) or JSON; an unreadable checkpoint among several is skipped and
+// named on `messages`. With prompts: the newest file generates. Throws CheckpointError (a
+// bad file) or std::runtime_error (one line) for anything else.
+void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, const LmEvalRequest& request,
+                           std::ostream& out, std::ostream& messages);
+
+}  // namespace dls::eval

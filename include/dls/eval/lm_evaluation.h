@@ -1,0 +1,32 @@
+// Measuring a decoder-only language model on encoded sentences [N, L] (SOS w1 .. wn EOS
+// <pad>...): the training loss and the validation perplexity, exp of the mean negative
+// log-likelihood per predicted token (every word and the EOS; padding is not predicted).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include <torch/types.h>
+
+#include "dls/eval/seq2seq_evaluation.h"
+#include "dls/models/language_model.h"
+
+namespace dls::eval {
+
+// The loss of tokens [B, L]: the mean over the real (non-padding) targets 1..L-1 of the
+// per-token loss of `options` (label smoothing), as sequence_loss_from_states computes it.
+torch::Tensor language_model_loss(LanguageModel& model, const torch::Tensor& tokens, const LossOptions& options);
+
+struct TokenLikelihood {
+  double nll_sum = 0;       // Σ -log p(token | tokens before it), natural log
+  std::int64_t tokens = 0;  // predicted tokens
+  double mean_nll() const { return tokens > 0 ? nll_sum / static_cast<double>(tokens) : NAN; }
+  double perplexity() const { return std::exp(mean_nll()); }
+};
+
+// Sums over every sentence of tokens [N, L], in eval mode without gradients (training mode
+// restored), in batches of batch_size.
+TokenLikelihood token_likelihood(LanguageModel& model, const torch::Tensor& tokens, std::int64_t pad_index,
+                                 std::int64_t batch_size = 256);
+
+}  // namespace dls::eval

@@ -1,0 +1,65 @@
+// A decoder-only (GPT-style) language model: the project's MasterDecoderWithMasking without
+// cross-attention over DLStudio's EmbeddingsGenerator, trained on next-token prediction.
+// Uses the vaswani layout (causal attention mask, so one pass predicts every position and
+// decoding can cache the keys/values of earlier positions).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
+
+#include "dls/layers/embeddings.h"
+#include "dls/layers/transformer_config.h"
+#include "dls/models/decoder.h"
+
+namespace dls {
+
+struct LanguageModelConfig {
+  // Variant and sizes of every block; the layout must be vaswani. max_seq_length is L,
+  // the longest token sequence (SOS and EOS included) the model sees.
+  TORCH_ARG(TransformerConfig, transformer);
+  // Number of decoder blocks (self-attention + FFN).
+  TORCH_ARG(std::int64_t, num_decoders) = 4;
+  // Vocabulary size, special tokens included.
+  TORCH_ARG(std::int64_t, vocab_size) = 0;
+
+ public:  // TORCH_ARG leaves the section private
+  // Throws c10::Error (via TORCH_CHECK) for inconsistent sizes or another layout.
+  void validate() const;
+  util::KeyValues to_settings() const;  // transformer.* and the fields above
+  static LanguageModelConfig from_settings(const util::KeyValues& settings);
+  // "FG/vaswani M=128 L=14 H=4 dec=3 vocab=12345 ffn=4M"
+  std::string summary() const;
+};
+
+class LanguageModelImpl : public torch::nn::Module {
+ public:
+  explicit LanguageModelImpl(const LanguageModelConfig& config);
+
+  // tokens [B, T] int64 (T <= L) -> log-probabilities [B, T, V]; row t predicts token t+1
+  // from tokens 0..t (causal: an output never depends on a later token).
+  torch::Tensor forward(const torch::Tensor& tokens);
+
+  // The same pass without the output layer: final states [B, T, M], with
+  // forward() = log_softmax(master_decoder->out(states)).
+  torch::Tensor final_states(const torch::Tensor& tokens);
+
+  // Incremental decoding: tokens_new [B, T] at positions caches[0].length .. +T-1 attend to
+  // the cached positions and causally to each other; appends to the caches (one per
+  // decoder block, capacity L). Returns the logits [B, V] (fp32) of the token after the last.
+  torch::Tensor next_logits(const torch::Tensor& tokens_new, std::vector<KeyValueCache>& caches);
+
+  const LanguageModelConfig& config() const { return config_; }
+
+  EmbeddingsGenerator embeddings_generator{nullptr};
+  MasterDecoderWithMasking master_decoder{nullptr};
+
+ private:
+  LanguageModelConfig config_;
+};
+TORCH_MODULE(LanguageModel);
+
+}  // namespace dls

@@ -1,0 +1,96 @@
+#include "dls/checkpoint/lm_checkpoint.h"
+
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint_files.h"
+#include "word_lines.h"
+
+namespace dls::checkpoint {
+
+util::KeyValues LmTrainState::to_settings() const {
+  util::KeyValues s;
+  s.set("completed_epochs", completed_epochs);
+  s.set("step_in_epoch", step_in_epoch);
+  s.set("steps_per_epoch", steps_per_epoch);
+  s.set("global_step", global_step);
+  s.set("wall_s", wall_s);
+  s.set("train_loss", train_loss);
+  s.set("val_nll", val_nll);
+  s.set("sentences_per_s", sentences_per_s);
+  s.set("epoch_loss_sum", epoch_loss_sum);
+  s.set("epoch_steps", epoch_steps);
+  s.set("epoch_sentences", epoch_sentences);
+  return s;
+}
+
+LmTrainState LmTrainState::from_settings(const util::KeyValues& s) {
+  LmTrainState state;
+  state.completed_epochs = s.get_int("completed_epochs");
+  state.step_in_epoch = s.get_int("step_in_epoch");
+  state.steps_per_epoch = s.get_int("steps_per_epoch");
+  state.global_step = s.get_int("global_step");
+  state.wall_s = s.get_double("wall_s");
+  state.train_loss = s.get_double("train_loss");
+  state.val_nll = s.get_double("val_nll");
+  state.sentences_per_s = s.get_double("sentences_per_s");
+  state.epoch_loss_sum = s.get_double("epoch_loss_sum");
+  state.epoch_steps = s.get_int("epoch_steps");
+  state.epoch_sentences = s.get_int("epoch_sentences");
+  return state;
+}
+
+void describe_lm_checkpoint(CheckpointWriter& writer, const LmCheckpointContents& contents) {
+  util::KeyValues settings = contents.settings.to_settings();
+  util::KeyValues split;
+  split.set("seed", std::to_string(contents.split.seed));
+  split.set("validation_sentences", std::to_string(contents.split.validation_pairs));
+  split.set("corpus_sentences", std::to_string(contents.split.corpus_pairs));
+  split.set("corpus_fingerprint", std::to_string(contents.split.corpus_fingerprint));
+  settings.merge(split, "split");
+  settings.merge(contents.state.to_settings(), "state");
+  writer.set_settings(settings);
+  writer.add_text("vocab", lines_of(contents.words));
+}
+
+LmCheckpointContents read_lm_contents(const CheckpointReader& reader) {
+  try {
+    const auto& all = reader.settings();
+    LmCheckpointContents contents;
+    contents.settings = LmTrainSettings::from_settings(all);
+    const auto split = all.section("split");
+    contents.split.seed = std::stoull(split.get("seed"));
+    contents.split.validation_pairs = std::stoull(split.get("validation_sentences"));
+    contents.split.corpus_pairs = std::stoull(split.get("corpus_sentences"));
+    contents.split.corpus_fingerprint = std::stoull(split.get("corpus_fingerprint"));
+    contents.state = LmTrainState::from_settings(all.section("state"));
+    contents.words = words_of_lines(reader.text("vocab"));
+    contents.settings.model.validate();
+    if (static_cast<std::int64_t>(contents.words.size()) != contents.settings.model.vocab_size()) {
+      throw std::runtime_error("the vocabulary has " + std::to_string(contents.words.size()) +
+                               " words, the model " + std::to_string(contents.settings.model.vocab_size()));
+    }
+    return contents;
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& error) {
+    // c10::Error's message has a backtrace after the first line.
+    std::string message = error.what();
+    message = message.substr(0, message.find('\n'));
+    if (message.rfind(reader.path(), 0) == 0) throw CheckpointError(message);
+    throw CheckpointError(reader.path() + ": " + message);
+  }
+}
+
+LmCheckpointContents read_lm_checkpoint(const std::string& dir_or_file) {
+  const CheckpointReader reader(latest_checkpoint(dir_or_file), kLmCheckpointKind);
+  return read_lm_contents(reader);
+}
+
+LanguageModel load_lm_model(const CheckpointReader& reader, const LmTrainSettings& settings) {
+  LanguageModel model(settings.model);
+  reader.load_module(evaluation_weights(reader), *model);
+  model->eval();
+  return model;
+}
+
+}  // namespace dls::checkpoint

@@ -1,0 +1,89 @@
+// lm_train end to end on the sample corpus, then checkpoint_eval on its run: the perplexity
+// table, --json, --generate; bad flags refused with one line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "dls/util/file_io.h"
+#include "support/program_run.h"
+
+namespace dls {
+namespace {
+
+namespace fs = std::filesystem;
+
+test::ProgramRun run_lm_train(const std::string& args, const std::string& name) {
+  return test::run_program("apps/lm_train", "--threads 1 " + args, "lm_train_app_" + name);
+}
+
+test::ProgramRun run_lm_eval(const std::string& args, const std::string& name) {
+  return test::run_program("apps/checkpoint_eval", "--threads 1 " + args, "lm_eval_app_" + name);
+}
+
+std::string sample_corpus() { return testing::source_dir() + "/data/sample_en_es.tsv"; }
+
+TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
+  const auto run_dir = test::fresh_temp_dir("lm_train_app_run");
+  const auto run = run_lm_train("--json --preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string() +
+                                    " --validation-sentences 100 --epochs 2 --log-every 20 --log-level warn",
+                                "run");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(test::count_lines(run.out), 1u) << run.out;
+  for (const char* key : {"\"val_perplexity\":", "\"initial_val_perplexity\":", "\"val_loss\":", "\"epochs\":2",
+                          "\"checkpoints\":[", "\"vocab_size\":"}) {
+    EXPECT_NE(run.out.find(key), std::string::npos) << key << "\n" << run.out;
+  }
+  EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
+  EXPECT_TRUE(fs::exists(run_dir / "best.pt"));
+  EXPECT_TRUE(fs::exists(run_dir / "config.toml"));
+  const auto metrics = util::read_file((run_dir / "metrics.csv").string());
+  EXPECT_EQ(metrics.rfind("kind,epoch,step,loss,lr,sentences_per_s,val_loss,val_perplexity,wall_s\n", 0), 0u) << metrics;
+
+  const auto table = run_lm_eval((run_dir / "checkpoints").string(), "table");
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("perplexity"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("checkpoint_epoch_0001.pt"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("checkpoint_epoch_0002.pt"), std::string::npos) << table.out;
+
+  const auto json = run_lm_eval(run_dir.string() + "/checkpoints --json", "json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_NE(json.out.find("\"val_perplexity\":"), std::string::npos) << json.out;
+
+  // Greedy generation is deterministic; sampling with a seed too.
+  const auto greedy = run_lm_eval(run_dir.string() + " --generate \"tengo\" --temperature 0", "greedy");
+  ASSERT_EQ(greedy.status, 0) << greedy.err;
+  EXPECT_EQ(greedy.out.rfind("tengo -> tengo", 0), 0u) << greedy.out;
+  const std::string sample_args = run_dir.string() + " --generate \"\" --top-k 5 --top-p 0.9 --seed 4 --count 3";
+  const auto sampled = run_lm_eval(sample_args, "sampled");
+  ASSERT_EQ(sampled.status, 0) << sampled.err;
+  EXPECT_EQ(test::count_lines(sampled.out), 3u) << sampled.out;
+  EXPECT_EQ(run_lm_eval(sample_args, "sampled_again").out, sampled.out);
+
+  // Resume: one more epoch in the same run directory.
+  const auto resumed = run_lm_train("--resume " + run_dir.string() + " --epochs 3 --log-level warn", "resume");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0003.pt"));
+  // A fresh run in the same directory is refused.
+  const auto again = run_lm_train("--preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string(), "again");
+  test::expect_one_line_error(again, "already holds a training run");
+}
+
+TEST(LmTrainApp, BadFlagsAreOneLineErrors) {
+  const auto run_dir = test::fresh_temp_dir("lm_train_app_bad_run").string();
+  const std::string data = " --data " + sample_corpus() + " --run-dir " + run_dir;
+  test::expect_one_line_error(run_lm_train("--side fr" + data, "side"), "--side", test::kAnyFailure);
+  test::expect_one_line_error(run_lm_train("--preset huge" + data, "preset"), "--preset", test::kAnyFailure);
+  test::expect_one_line_error(run_lm_train("--variant middle" + data, "variant"), "--variant", test::kAnyFailure);
+  test::expect_one_line_error(run_lm_train("--heads 3 --embedding-size 32" + data, "heads"), "divisible",
+                              test::kAnyFailure);
+  test::expect_one_line_error(run_lm_train("--data /nonexistent/sentences.txt --run-dir " + run_dir, "missing"),
+                              "/nonexistent/sentences.txt");
+  test::expect_one_line_error(run_lm_eval("runs/x --top-p 0", "top_p"), "--top-p", test::kAnyFailure);
+  test::expect_one_line_error(run_lm_eval("runs/x --temperature -1 --generate a", "temperature"), "--temperature",
+                              test::kAnyFailure);
+  test::expect_one_line_error(run_lm_eval("runs/x --top-k 3", "needs"), "--generate", test::kAnyFailure);
+}
+
+}  // namespace
+}  // namespace dls
