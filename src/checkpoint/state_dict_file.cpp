@@ -5,6 +5,7 @@
 //   torch._utils._rebuild_tensor_v2(storage, ...)  -> a tensor over a storage record
 //   torch._utils._rebuild_parameter(tensor, ...)   -> the tensor
 //   torch.<Type>Storage                            -> the dtype of a persistent storage id
+//   torch.jit._pickle.restore_type_tag(dict, type) -> the dict (torch::pickle_save writes it)
 // Any other global is refused with its name.
 #include "dls/checkpoint/state_dict_file.h"
 
@@ -170,6 +171,9 @@ Value StateDictUnpickler::reduce(const Value& callable, const Value& args) {
   }
   if (callable.text == "torch._utils._rebuild_parameter" && !a.empty() && a[0].kind == Value::Kind::kTensor) {
     return a[0];
+  }
+  if (callable.text == "torch.jit._pickle.restore_type_tag" && !a.empty() && a[0].kind == Value::Kind::kDict) {
+    return a[0];  // torch::pickle_save's typed dict (our own files)
   }
   fail("refusing to call " + callable.text + ": a state dict holds only tensors");
 }

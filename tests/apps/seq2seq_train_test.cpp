@@ -98,8 +98,10 @@ TEST(Seq2SeqTrainApp, DryRunPrintsDLStudiosCountsWithItsVocabularies) {
     EXPECT_NE(run.err.find(text), std::string::npos) << text << "\n" << run.err;
   }
   test::write_bytes(dir / "bad.pkl", "\x80\x02]\x85.");
-  test::expect_one_line_error(run_seq2seq_train("--data " + kSampleCorpus + " --validation-pairs 100 --dry-run --dlstudio-vocab " +
-                                                    (dir / "bad.pkl").string(), "dlstudio_vocab_bad"), "bad.pkl");
+  const auto bad = test::run_program("apps/seq2seq_train", "--threads 1 --data " + kSampleCorpus + " --validation-pairs 100 --dry-run"
+                                     " --run-dir " + (dir / "run").string() + " --dlstudio-vocab " + (dir / "bad.pkl").string(),
+                                     "seq2seq_train_app_dlstudio_vocab_bad");  // logs off: the error line alone
+  test::expect_one_line_error(bad, "bad.pkl: not DLStudio's (dataset, vocab_en, vocab_es)");
 }
 
 TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {

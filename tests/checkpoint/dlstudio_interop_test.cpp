@@ -104,7 +104,7 @@ class DLStudioSeq2SeqImport : public ::testing::TestWithParam<Case> {};
 TEST_P(DLStudioSeq2SeqImport, GivesThePythonModelsLogProbabilities) {
   const auto output = test::fresh_temp_dir("dlstudio_import") / "imported.pt";
   import_dlstudio_seq2seq(seq2seq_files(GetParam().layout, GetParam().variant), output.string());
-  const auto loaded = load_seq2seq_checkpoint(output.string());
+  auto loaded = load_seq2seq_checkpoint(output.string());
   EXPECT_EQ(loaded.info.model.transformer().layout(), parse_layout(GetParam().layout));
   EXPECT_EQ(loaded.english.word_at(4), "a");  // DLStudio's first word, after SOS EOS <pad> <unk>
   const auto reference = testing::load_torch_fixture(std::string("dlstudio_interop/") + GetParam().layout + "/reference.pt");
