@@ -9,6 +9,9 @@
 //   checkpoint_eval runs/lm --generate "yo"            language model: text (no flag: perplexities)
 //   checkpoint_eval runs/seq2seq --average 3           average the newest 3, evaluate the average
 //   checkpoint_eval --score hyp.txt --ref ref.txt      BLEU of a translation file
+//   checkpoint_eval --dlstudio-encoder F --dlstudio-decoder F ... --dlstudio-vocab ARCHIVE
+//                                                      import DLStudio's state dicts, evaluate them
+//   checkpoint_eval runs/seq2seq --export-dlstudio DIR write the newest checkpoint as DLStudio's files
 #include <unistd.h>
 
 #include <filesystem>
@@ -23,6 +26,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_average.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/dlstudio_interop.h"
 #include "dls/eval/bleu.h"
 #include "dls/eval/sentence_translation.h"
 #include "dls/eval/seq2seq_checkpoint_report.h"
@@ -76,6 +80,20 @@ int main(int argc, char** argv) {
   app.add_option("--test-subset", vit.test_subset, "evaluate on the first N test images")->check(dls::apps::in_range(0, 1000000000))->group(vit_group);
   app.add_option("--attention-images", vit.attention_images, "test images in the attention maps")->capture_default_str()->check(dls::apps::in_range(0, 1000))->group(vit_group);
   dls::apps::add_lm_eval_flags(app, lm);
+  const std::string dlstudio = "DLStudio checkpoints (state dicts saved by DLStudio's torch.save)";
+  dls::checkpoint::DLStudioImportRequest dlstudio_import;
+  std::string export_dir, dlstudio_variant = "FG";
+  app.add_option("--dlstudio-encoder", dlstudio_import.seq2seq.encoder, "import: the MasterEncoder (encoder_FG_<epoch>)")->group(dlstudio);
+  app.add_option("--dlstudio-decoder", dlstudio_import.seq2seq.decoder, "import: the MasterDecoderWithMasking (decoder_FG_<epoch>)")->group(dlstudio);
+  app.add_option("--dlstudio-embeddings-en", dlstudio_import.seq2seq.embeddings_en, "import: embeddings_generator_en_FG_<epoch>")->group(dlstudio);
+  app.add_option("--dlstudio-embeddings-es", dlstudio_import.seq2seq.embeddings_es, "import: embeddings_generator_es_FG_<epoch>")->group(dlstudio);
+  app.add_option("--dlstudio-vocab", dlstudio_import.seq2seq.vocab_archive, "import: DLStudio's archive (its vocabularies; its pairs are the data)")->group(dlstudio);
+  app.add_option("--variant", dlstudio_variant, "import: TransformerFG or TransformerPreLN (the weights do not say)")->capture_default_str()->check(CLI::IsMember({"FG", "PreLN"}))->group(dlstudio);
+  app.add_option("--dlstudio-max-seq-length", dlstudio_import.seq2seq.max_seq_length, "import, position-wise layout: L (the flattened layout's shapes give it)")->capture_default_str()->check(dls::apps::in_range(3, 100000))->group(dlstudio);
+  app.add_option("--dlstudio-vit", dlstudio_import.vit.network, "import: the visTransformer (checkpoint_0_for_epoch_<n>)")->group(dlstudio);
+  app.add_option("--dlstudio-patch-embedding", dlstudio_import.vit.patch_embedding, "import: its PatchEmbeddingGenerator (checkpoint_1_for_epoch_<n>)")->group(dlstudio);
+  app.add_option("--dlstudio-output", dlstudio_import.output, "import: the checkpoint to write, then evaluated")->capture_default_str()->group(dlstudio);
+  app.add_option("--export-dlstudio", export_dir, "write RUN's newest checkpoint into DIR as DLStudio's state dicts (load_state_dict strict)")->group(dlstudio);
   const std::string scoring = "Scoring text files";
   app.add_option("--score", score_file, "hypothesis file, one sentence per line")->group(scoring);
   app.add_option("--ref", ref_files, "reference file (repeatable: several references per line)")->group(scoring);
@@ -105,6 +123,11 @@ int main(int argc, char** argv) {
       dls::eval::report_text_scores(request, std::cout);
       return 0;
     }
+    if (dlstudio_import.requested()) {
+      if (!path.empty()) throw std::runtime_error(path + ": give a run or DLStudio's files (--dlstudio-*), not both");
+      dlstudio_import.seq2seq.variant = dls::parse_variant(dlstudio_variant);
+      path = dls::checkpoint::import_dlstudio(dlstudio_import);
+    }
     if (path.empty()) throw std::runtime_error("give a run directory or checkpoint (or --score FILE --ref FILE)");
     // Decoding and evaluation under autocast (--precision bf16); the fp32 checkpoints load as they are.
     const auto precision_kind = dls::util::parse_precision(precision);
@@ -112,6 +135,10 @@ int main(int argc, char** argv) {
     dls::util::check_precision(precision_kind, target);
     const dls::util::AutocastScope autocast(dls::util::autocast_for(precision_kind, target));
     auto files = dls::checkpoint::find_checkpoints(path);
+    if (!export_dir.empty()) {
+      for (const auto& written : dls::checkpoint::export_dlstudio(files.back(), export_dir)) spdlog::info("wrote {}", written);
+      return 0;
+    }
     if (average > 0) {
       if (files.size() < static_cast<std::size_t>(average)) {
         throw std::runtime_error(path + ": " + std::to_string(files.size()) + " checkpoints, --average " +

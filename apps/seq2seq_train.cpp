@@ -143,6 +143,8 @@ int main(int argc, char** argv) {
   setting<std::int64_t>(app, overrides, "--bleu-sentences", "validation sentences decoded for BLEU each epoch (0: all)", [](auto& s, auto v) { s.training.bleu_sentences = v; })->check(dls::apps::in_range(0, 1000000000))->group(output);
   dls::apps::add_selection_flags<Seq2SeqPreset>(app, overrides, {"bleu", "loss"}, [](Seq2SeqPreset& s) -> auto& { return s.training.selection; }, output);
   app.add_flag("--overwrite", overwrite, "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")->group(output);
+  std::string dlstudio_vocab;
+  app.add_option("--dlstudio-vocab", dlstudio_vocab, "DLStudio archive: also print DLStudio's parameter counts with its vocabularies (no <pad>/<unk>)")->group(output);
   app.add_flag("--dry-run", dry_run, "read the data, build the model, print the start-up report and stop")->group(output);
   app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")->group(output);
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->check(dls::apps::log_levels())->group(output);
@@ -177,6 +179,7 @@ int main(int argc, char** argv) {
     dls::train::Seq2SeqRunControl control;
     control.resume = resume;
     control.dry_run = dry_run;
+    control.dlstudio_vocab = dlstudio_vocab;
     control.parallel = parallel;
     control.overwrite = overwrite;
     control.precision = dls::util::parse_precision(precision);

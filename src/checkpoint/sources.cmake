@@ -3,10 +3,14 @@ list(APPEND DLS_SOURCES
   checkpoint/checkpoint.cpp
   checkpoint/checkpoint_average.cpp
   checkpoint/checkpoint_files.cpp
+  checkpoint/dlstudio_export.cpp
+  checkpoint/dlstudio_import.cpp
+  checkpoint/dlstudio_names.cpp
   checkpoint/lr_schedule.cpp
   checkpoint/optimizer_options.cpp
   checkpoint/rng_state.cpp
   checkpoint/selection_options.cpp
+  checkpoint/state_dict_file.cpp
   checkpoint/seq2seq_checkpoint.cpp
   checkpoint/seq2seq_options.cpp
   checkpoint/vit_checkpoint.cpp

@@ -8,6 +8,7 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/data/dlstudio_vocabularies.h"
 #include "dls/train/run_directory.h"
 #include "seq2seq_metrics.h"
 #include "seq2seq_samples.h"
@@ -54,6 +55,19 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const Seq2SeqTrainOptions& option
   if (schedule_.total_steps <= 0) schedule_.total_steps = options_.epochs * steps_per_epoch_;
   loss_options_.dlstudio = options_.dlstudio_loss;
   loss_options_.label_smoothing = options_.label_smoothing;
+}
+
+void Seq2SeqTask::log_dlstudio_counts(const std::string& archive_path) const {
+  const auto vocabularies = data::read_dlstudio_vocabularies(archive_path);
+  const auto english = static_cast<std::int64_t>(vocabularies.english.size());
+  const auto spanish = static_cast<std::int64_t>(vocabularies.spanish.size());
+  // Only the decoder's output layer Linear(M, V) depends on a vocabulary: (M + 1) per word.
+  const auto per_word = config_.transformer().embedding_size() + 1;
+  const auto decoder = count_parameters(*model_->master_decoder).parameters + (spanish - config_.tgt_vocab_size()) * per_word;
+  spdlog::info("DLStudio's vocabularies ({}, without <pad>/<unk>): English {}, Spanish {}", archive_path, english, spanish);
+  spdlog::info("With them, as DLStudio prints: Number of learnable params in Master Encoder: {}",
+               count_parameters(*model_->master_encoder).parameters);
+  spdlog::info("With them, as DLStudio prints: Number of learnable params in Master Decoder: {}", decoder);
 }
 
 LoopState Seq2SeqTask::loop_state(const TrainingProgress& progress) const {

@@ -28,6 +28,10 @@ class Seq2SeqTask : public TrainingTask {
   Seq2SeqTask(Seq2SeqConfig config, const Seq2SeqTrainOptions& options, const Seq2SeqCheckpointInfo* resumed,
               const std::string& resumed_path, const torch::Device& device, int workers);
 
+  // DLStudio's start-up printout with the vocabularies of its archive at `archive_path`
+  // (the model's Master Decoder with DLStudio's Spanish vocabulary size).
+  void log_dlstudio_counts(const std::string& archive_path) const;
+
   // The loop's state at the checkpoint's progress (LoopState{} for a fresh run).
   LoopState loop_state(const TrainingProgress& progress) const;
   const Seq2SeqConfig& config() const { return config_; }

@@ -39,6 +39,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
   }
   Seq2SeqTask task(std::move(config), options, reader ? &checkpoint : nullptr, reader ? reader->path() : "",
                    loop.device, loop.workers);
+  if (!control.dlstudio_vocab.empty()) task.log_dlstudio_counts(control.dlstudio_vocab);
   Seq2SeqTrainResult result;
   result.encoder_parameters = count_parameters(*task.transformer()->master_encoder).parameters;
   result.decoder_parameters = count_parameters(*task.transformer()->master_decoder).parameters;

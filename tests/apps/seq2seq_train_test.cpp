@@ -72,6 +72,38 @@ TEST(Seq2SeqTrainApp, DryRunPrintsTheStartUpReport) {
   EXPECT_NE(unmasked.err.find("no-masking"), std::string::npos) << unmasked.err;
 }
 
+// A DLStudio archive (an uncompressed protocol-2 pickle of (dataset, vocab_en, vocab_es))
+// whose vocabularies have the sizes of en_es_xformer_8_90000's: 11,258 and 21,823 words.
+std::string archive_with_vocabulary_sizes(int english, int spanish) {
+  auto word_list = [](int size) {
+    std::string list = "](";  // EMPTY_LIST, MARK
+    for (int i = 0; i < size; ++i) {
+      const std::string word = i == 0 ? "SOS" : i == 1 ? "EOS" : "w" + std::to_string(i);
+      list += 'X' + std::string(1, static_cast<char>(word.size())) + std::string(3, '\0') + word;  // BINUNICODE
+    }
+    return list + "e";  // APPENDS
+  };
+  return "\x80\x02}" + word_list(english) + word_list(spanish) + "\x87.";  // PROTO 2, {}, TUPLE3, STOP
+}
+
+TEST(Seq2SeqTrainApp, DryRunPrintsDLStudiosCountsWithItsVocabularies) {
+  const auto dir = test::fresh_temp_dir("seq2seq_train_app_dlstudio_vocab");
+  test::write_bytes(dir / "archive.pkl", archive_with_vocabulary_sizes(11258, 21823));
+  const auto run = run_seq2seq_train("--data " + kSampleCorpus + " --validation-pairs 100 --dry-run --run-dir " +
+                                         (dir / "run").string() + " --dlstudio-vocab " + (dir / "archive.pkl").string(), "dlstudio_vocab");
+  EXPECT_EQ(run.status, 0) << run.err;
+  // The slides' numbers for the flattened layout, M 256, L 10, 4 + 4 blocks, 4 heads.
+  for (const auto* text : {"English 11258, Spanish 21823", "as DLStudio prints: Number of learnable params in Master Encoder: 124583936",
+                           "as DLStudio prints: Number of learnable params in Master Decoder: 149886015"}) {
+    EXPECT_NE(run.err.find(text), std::string::npos) << text << "\n" << run.err;
+  }
+  test::write_bytes(dir / "bad.pkl", "\x80\x02]\x85.");
+  const auto bad = test::run_program("apps/seq2seq_train", "--threads 1 --data " + kSampleCorpus + " --validation-pairs 100 --dry-run"
+                                     " --run-dir " + (dir / "run").string() + " --dlstudio-vocab " + (dir / "bad.pkl").string(),
+                                     "seq2seq_train_app_dlstudio_vocab_bad");  // logs off: the error line alone
+  test::expect_one_line_error(bad, "bad.pkl: not DLStudio's (dataset, vocab_en, vocab_es)");
+}
+
 TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
   const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_run");
   const auto first = run_seq2seq_train("--data " + kSampleCorpus + kSmall + " --epochs 2 --max-iters 20 --json"

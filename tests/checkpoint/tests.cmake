@@ -3,6 +3,7 @@ list(APPEND DLS_TEST_SOURCES
   checkpoint/checkpoint_average_test.cpp
   checkpoint/checkpoint_files_test.cpp
   checkpoint/checkpoint_test.cpp
+  checkpoint/dlstudio_interop_test.cpp
   checkpoint/lr_schedule_test.cpp
   checkpoint/vit_checkpoint_test.cpp
 )

@@ -30,6 +30,9 @@ struct Seq2SeqRunControl {
   std::string config_toml;   // the program's options, written to a fresh run's directory as config.toml
   // Autocast precision of the forward passes (training_loop.h); checkpoints stay fp32.
   util::Precision precision = util::Precision::kFp32;
+  // A DLStudio archive: the start-up report also gives DLStudio's parameter counts with its
+  // vocabularies (no <pad>/<unk>), e.g. 124,583,936 and 149,886,015 for the slides' model.
+  std::string dlstudio_vocab;
 };
 
 struct Seq2SeqTrainResult {

@@ -1,0 +1,144 @@
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include "checkpoint/dlstudio_names.h"
+#include "dls/checkpoint/dlstudio_interop.h"
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/data/vocabulary.h"
+#include "dls/util/file_io.h"
+
+namespace dls::checkpoint {
+
+namespace {
+
+// DLStudio's blocks: its two layouts, and a position-wise FFN of 4M.
+void check_blocks(const TransformerConfig& config, const std::string& path) {
+  if (!config.dlstudio_family()) {
+    throw std::runtime_error(path + ": the vaswani layout has no DLStudio counterpart (W_O, other shapes)");
+  }
+  if (!config.flattened() && config.ffn_multiplier() != 4) {
+    throw std::runtime_error(path + ": DLStudio's position-wise FFN is 4M wide, this model's is " +
+                             std::to_string(config.ffn_multiplier()) + "M");
+  }
+}
+
+// rows [V + 2, ...] without this project's <pad> and <unk> rows (2 and 3).
+torch::Tensor without_special_rows(const torch::Tensor& rows) {
+  return torch::cat({rows.slice(0, 0, data::Vocabulary::kPad), rows.slice(0, data::Vocabulary::kSpecialCount)});
+}
+
+StateDict without_special_rows(StateDict state, const std::string& key) {
+  for (auto& [name, tensor] : state) {
+    if (name == key) tensor = without_special_rows(tensor);
+  }
+  return state;
+}
+
+// The words in DLStudio's order ('SOS', 'EOS', words...), one a line.
+std::string dlstudio_word_lines(const std::vector<std::string>& words) {
+  std::string text = "SOS\nEOS\n";
+  for (std::size_t i = data::Vocabulary::kSpecialCount; i < words.size(); ++i) text += words[i] + "\n";
+  return text;
+}
+
+std::string epoch_suffix(std::int64_t epoch) { return "_" + std::to_string(epoch); }
+
+std::vector<std::string> export_seq2seq(const std::string& path, const std::filesystem::path& dir) {
+  const auto loaded = load_seq2seq_checkpoint(path);
+  const auto& config = loaded.info.model;
+  check_blocks(config.transformer(), path);
+  const auto& progress = loaded.info.progress;
+  const auto epoch = progress.step_in_epoch > 0 ? progress.epoch : progress.epoch - 1;
+  const std::string tag = to_string(config.transformer().variant()) + epoch_suffix(epoch);
+  auto embed_name = [](const std::string& name) { return name == "embedding.weight" ? std::string("embed.weight") : name; };
+  const std::vector<std::pair<std::string, StateDict>> files{
+      {"encoder_" + tag, dlstudio::dlstudio_state(*loaded.model->master_encoder, dlstudio::same_name)},
+      {"decoder_" + tag, without_special_rows(without_special_rows(
+                             dlstudio::dlstudio_state(*loaded.model->master_decoder, dlstudio::same_name), "out.weight"), "out.bias")},
+      {"embeddings_generator_en_" + tag, without_special_rows(
+                             dlstudio::dlstudio_state(*loaded.model->embeddings_generator_en, embed_name), "embed.weight")},
+      {"embeddings_generator_es_" + tag, without_special_rows(
+                             dlstudio::dlstudio_state(*loaded.model->embeddings_generator_es, embed_name), "embed.weight")},
+  };
+  std::vector<std::string> written;
+  for (const auto& [name, state] : files) {
+    written.push_back((dir / name).string());
+    write_state_dict_file(state, written.back());
+  }
+  for (const auto& [name, words] : {std::pair{"vocab_en.txt", &loaded.info.english_words},
+                                    std::pair{"vocab_es.txt", &loaded.info.spanish_words}}) {
+    written.push_back((dir / name).string());
+    util::write_text_atomically(written.back(), dlstudio_word_lines(*words));
+  }
+  return written;
+}
+
+std::vector<std::string> export_vit(const CheckpointReader& reader, const std::filesystem::path& dir) {
+  const auto contents = read_vit_contents(reader);
+  const auto& config = contents.settings.model;
+  const auto& path = reader.path();
+  check_blocks(config.transformer(), path);
+  if (config.transformer().variant() != Variant::kFG) throw std::runtime_error(path + ": DLStudio's visTransformer is FG only");
+  if (!config.stem().empty()) throw std::runtime_error(path + ": DLStudio's visTransformer has no convolutional stem");
+  if (config.head_hidden_size() != 512) {
+    throw std::runtime_error(path + ": DLStudio's head is 512 wide, this model's " + std::to_string(config.head_hidden_size()));
+  }
+  const auto model = load_vit_model(reader, contents.settings);
+  // DLStudio's visTransformer heads have no bias: left out (the warning says how much).
+  double largest_bias = 0;
+  auto network_name = [&](const std::string& name) -> std::string {
+    if (name.rfind("master_encoder.", 0) == 0) {
+      if (name.find(".attention_heads_arr.") == std::string::npos || name.compare(name.size() - 5, 5, ".bias") != 0) return name;
+      return "";
+    }
+    if (name.rfind("head_fc1.", 0) == 0) return "fc.1." + name.substr(9);
+    if (name.rfind("head_fc2.", 0) == 0) return "fc.3." + name.substr(9);
+    return "";
+  };
+  for (const auto& item : model->named_parameters()) {
+    if (network_name(item.key()).empty() && item.key().rfind("master_encoder.", 0) == 0) {
+      largest_bias = std::max(largest_bias, item.value().abs().max().item().toDouble());
+    }
+  }
+  if (largest_bias > 0) {
+    spdlog::warn("{}: DLStudio's visTransformer attention heads have no bias; this model's (largest |b| = {:.4g}) are left out",
+                 path, largest_bias);
+  }
+  const auto& patches = *model->patch_embedding_generator;
+  const torch::Tensor weight = patches.linear ? patches.linear->weight : conv_weight_to_linear(patches.conv->weight);
+  const torch::Tensor bias = patches.linear ? patches.linear->bias : patches.conv->bias;
+  const auto epoch = std::to_string(contents.state.file_epoch());
+  const std::vector<std::pair<std::string, StateDict>> files{
+      {"checkpoint_0_for_epoch_" + epoch, dlstudio::dlstudio_state(*model, network_name)},
+      {"checkpoint_1_for_epoch_" + epoch, {{"embed.weight", weight}, {"embed.bias", bias},
+                                           {"positional_encodings", patches.position_embedding}}},
+      {"class_token.pt", {{"class_token", model->class_token}}},
+  };
+  std::vector<std::string> written;
+  for (const auto& [name, state] : files) {
+    written.push_back((dir / name).string());
+    write_state_dict_file(state, written.back());
+  }
+  if (config.channels() == 3) {
+    spdlog::warn("{}: DLStudio's PatchEmbeddingGenerator reshapes RGB patches without a permute, so in DLStudio this "
+                 "model sees its patches differently (grayscale images are cut the same way)", path);
+  }
+  return written;
+}
+
+}  // namespace
+
+std::vector<std::string> export_dlstudio(const std::string& checkpoint, const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  const CheckpointReader reader(checkpoint);
+  if (reader.kind() == kSeq2SeqKind) return export_seq2seq(checkpoint, dir);
+  if (reader.kind() == kViTCheckpointKind) return export_vit(reader, dir);
+  throw std::runtime_error(checkpoint + ": a checkpoint of kind '" + reader.kind() + "' has no DLStudio counterpart");
+}
+
+}  // namespace dls::checkpoint

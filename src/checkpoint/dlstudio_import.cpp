@@ -1,0 +1,243 @@
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include "checkpoint/dlstudio_names.h"
+#include "dls/checkpoint/dlstudio_interop.h"
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/data/corpus.h"
+#include "dls/data/dlstudio_vocabularies.h"
+#include "dls/data/split.h"
+#include "dls/data/vocabulary.h"
+
+namespace dls::checkpoint {
+
+using dlstudio::count_indices;
+using dlstudio::tensor_at;
+
+namespace {
+
+constexpr double kNeverPredicted = -1e4;  // output score of the inserted <pad>/<unk> rows
+
+// DLStudio's words with this project's <pad> and <unk> at 2 and 3.
+std::vector<std::string> with_specials(const std::vector<std::string>& dlstudio_words) {
+  std::vector<std::string> words(data::Vocabulary::kSpecialWords, data::Vocabulary::kSpecialWords + data::Vocabulary::kSpecialCount);
+  words.insert(words.end(), dlstudio_words.begin() + 2, dlstudio_words.end());
+  return words;
+}
+
+// rows [V, ...] -> [V + 2, ...]: rows 0, 1, then pad_row and unk_row, then rows 2...
+torch::Tensor insert_special_rows(const torch::Tensor& rows, const torch::Tensor& pad_row,
+                                  const torch::Tensor& unk_row) {
+  return torch::cat({rows.slice(0, 0, 2), pad_row.unsqueeze(0), unk_row.unsqueeze(0), rows.slice(0, 2)});
+}
+
+// The state with the tensor under `key` replaced by `tensor`.
+StateDict replaced(StateDict state, const std::string& key, const torch::Tensor& tensor) {
+  for (auto& [name, value] : state) {
+    if (name == key) value = tensor;
+  }
+  return state;
+}
+
+void check_rows(const torch::Tensor& rows, std::size_t words, const std::string& file, const std::string& key,
+                const std::string& archive, const std::string& vocab) {
+  if (rows.size(0) != static_cast<std::int64_t>(words)) {
+    throw std::runtime_error(file + ": '" + key + "' has " + std::to_string(rows.size(0)) + " rows, " + archive +
+                             "'s " + vocab + " has " + std::to_string(words) + " words");
+  }
+}
+
+// The sizes of DLStudio's encoder blocks from the first block's shapes. max_seq_length: L
+// for the position-wise layout (the flattened layout's shapes give it).
+TransformerConfig blocks_config(const StateDict& state, const std::string& prefix, std::int64_t max_seq_length,
+                                const std::string& file) {
+  const std::string heads = prefix + "basic_encoder_arr.0.self_attention_layer.attention_heads_arr.";
+  const auto M = tensor_at(state, prefix + "basic_encoder_arr.0.norm1.weight", file).size(0);
+  const auto H = count_indices(state, heads);
+  if (H == 0 || M % H != 0) throw std::runtime_error(file + ": " + std::to_string(H) + " heads do not divide M = " + std::to_string(M));
+  const auto s = M / H;
+  const auto width = tensor_at(state, heads + "0.WQ.weight", file).size(0);
+  TransformerConfig config;
+  config.embedding_size(M).num_heads(H);
+  if (width == s) {
+    config.layout(Layout::kPositionwise).max_seq_length(max_seq_length)
+        .ffn_multiplier(tensor_at(state, prefix + "basic_encoder_arr.0.W1.weight", file).size(0) / M);
+  } else if (width % s == 0) {
+    config.layout(Layout::kDLStudio).max_seq_length(width / s);
+  } else {
+    throw std::runtime_error(file + ": WQ of width " + std::to_string(width) + " fits neither layout (s = " + std::to_string(s) + ")");
+  }
+  return config;
+}
+
+}  // namespace
+
+std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std::string& output) {
+  const auto encoder = read_state_dict_file(files.encoder);
+  const auto decoder = read_state_dict_file(files.decoder);
+  const auto embeddings_en = read_state_dict_file(files.embeddings_en);
+  const auto embeddings_es = read_state_dict_file(files.embeddings_es);
+  const auto vocabularies = data::read_dlstudio_vocabularies(files.vocab_archive);
+  const auto& english = vocabularies.english;
+  const auto& spanish = vocabularies.spanish;
+
+  Seq2SeqConfig config;
+  config.transformer(blocks_config(encoder, "", files.max_seq_length, files.encoder));
+  config.transformer().variant(files.variant);
+  config.num_encoders(count_indices(encoder, "basic_encoder_arr."))
+      .num_decoders(count_indices(decoder, "basic_decoder_arr."))
+      .src_vocab_size(static_cast<std::int64_t>(english.size()) + 2)
+      .tgt_vocab_size(static_cast<std::int64_t>(spanish.size()) + 2)
+      .pad_index(data::Vocabulary::kPad);
+  config.validate();
+  Seq2SeqTransformer model(config);
+  model->eval();
+
+  const auto& out_weight = tensor_at(decoder, "out.weight", files.decoder);
+  const auto& out_bias = tensor_at(decoder, "out.bias", files.decoder);
+  check_rows(out_weight, spanish.size(), files.decoder, "out.weight", files.vocab_archive, "vocab_es");
+  const auto M = config.transformer().embedding_size();
+  auto decoder_state = replaced(decoder, "out.weight",
+                                insert_special_rows(out_weight, torch::zeros({M}), torch::zeros({M})));
+  decoder_state = replaced(decoder_state, "out.bias",
+                           insert_special_rows(out_bias, torch::full({}, kNeverPredicted), torch::full({}, kNeverPredicted)));
+  auto widened_embedding = [&](const StateDict& state, const std::string& file, std::size_t words, const std::string& vocab) {
+    const auto& rows = tensor_at(state, "embed.weight", file);
+    check_rows(rows, words, file, "embed.weight", files.vocab_archive, vocab);
+    // <pad> embeds as EOS, DLStudio's padding; <unk> as zeros.
+    return replaced(state, "embed.weight", insert_special_rows(rows, rows[data::Vocabulary::kEos], torch::zeros_like(rows[0])));
+  };
+  auto embed_name = [](const std::string& name) { return name == "embedding.weight" ? std::string("embed.weight") : name; };
+  dlstudio::load_parameters(*model->master_encoder, encoder, dlstudio::same_name, files.encoder);
+  dlstudio::load_parameters(*model->master_decoder, decoder_state, dlstudio::same_name, files.decoder);
+  dlstudio::load_parameters(*model->embeddings_generator_en, widened_embedding(embeddings_en, files.embeddings_en, english.size(), "vocab_en"),
+                            embed_name, files.embeddings_en);
+  dlstudio::load_parameters(*model->embeddings_generator_es, widened_embedding(embeddings_es, files.embeddings_es, spanish.size(), "vocab_es"),
+                            embed_name, files.embeddings_es);
+
+  Seq2SeqCheckpointInfo info;
+  info.model = config;
+  info.training.data_path = files.vocab_archive;
+  info.training.max_words = static_cast<int>(config.transformer().max_seq_length()) - 2;
+  info.training.dlstudio_loss = true;  // EOS padding, as the model was trained
+  data::CorpusOptions corpus_options;
+  corpus_options.max_words = info.training.max_words;
+  const auto corpus = data::read_corpus(files.vocab_archive, corpus_options);
+  // DLStudio trained on every pair; the held-out split here (2000 pairs, fewer for a small
+  // archive) is only the default set checkpoint_eval scores.
+  info.training.validation_pairs = std::min<std::int64_t>(info.training.validation_pairs,
+                                                          static_cast<std::int64_t>(corpus.pairs.size() / 10));
+  info.split = data::split_by_english(corpus.pairs, info.training.split_seed,
+                                      static_cast<std::size_t>(info.training.validation_pairs)).definition;
+  info.english_words = with_specials(english);
+  info.spanish_words = with_specials(spanish);
+  CheckpointWriter writer(kSeq2SeqKind);
+  describe_seq2seq_checkpoint(writer, info);
+  writer.add_module("model", *model);
+  writer.save(output);
+  return config.summary();
+}
+
+std::string import_dlstudio_vit(const DLStudioViTFiles& files, const std::string& output) {
+  const auto network = read_state_dict_file(files.network);
+  const auto patches = read_state_dict_file(files.patch_embedding);
+  const auto& positions = tensor_at(patches, "positional_encodings", files.patch_embedding);
+  const auto& embed = tensor_at(patches, "embed.weight", files.patch_embedding);
+  if (positions.dim() != 3 || embed.dim() != 2) throw std::runtime_error(files.patch_embedding + ": not a PatchEmbeddingGenerator");
+  const auto P = positions.size(1);
+  // p*p*C values per patch: only one of C = 3 and C = 1 makes p*p a square.
+  const auto patch_values = embed.size(1);
+  auto side_of = [](std::int64_t square) {
+    const auto side = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(square))));
+    return side * side == square ? side : 0;
+  };
+  const std::int64_t channels = patch_values % 3 == 0 && side_of(patch_values / 3) > 0 ? 3 : 1;
+  const auto p = side_of(patch_values / channels), grid = side_of(P);
+  if (p == 0 || grid == 0) throw std::runtime_error(files.patch_embedding + ": " + std::to_string(P) + " patches of " +
+                                                    std::to_string(patch_values) + " values are not square patches of a square image");
+  ViTTrainSettings settings;
+  settings.data.dataset = channels == 3 ? "cifar10" : "fashion-mnist";
+  settings.data.normalization = "dlstudio";
+  auto transformer = blocks_config(network, "master_encoder.", P + 1, files.network);
+  if (transformer.max_seq_length() != P + 1) {
+    throw std::runtime_error(files.network + ": flattened heads for " + std::to_string(transformer.max_seq_length()) +
+                             " tokens, the patch embedding has " + std::to_string(P) + " patches + the class token");
+  }
+  settings.model.transformer(transformer.variant(Variant::kFG))
+      .image_size(grid * p).channels(channels).patch_size(p)
+      .num_encoders(count_indices(network, "master_encoder.basic_encoder_arr."))
+      .head_hidden_size(tensor_at(network, "fc.1.weight", files.network).size(0))
+      .num_classes(tensor_at(network, "fc.3.weight", files.network).size(0));
+  settings.model.validate();
+  visTransformer model(settings.model);
+  model->eval();
+
+  bool has_class_token = false;
+  for (const auto& entry : network) has_class_token |= entry.first == "class_token";
+  auto network_name = [&](const std::string& name) -> std::string {
+    if (name.rfind("master_encoder.", 0) == 0) {
+      const bool head_bias = name.find(".attention_heads_arr.") != std::string::npos &&
+                             name.compare(name.size() - 5, 5, ".bias") == 0;
+      return head_bias ? "" : name;  // DLStudio's visTransformer heads have no bias
+    }
+    if (name.rfind("head_fc1.", 0) == 0) return "fc.1." + name.substr(9);
+    if (name.rfind("head_fc2.", 0) == 0) return "fc.3." + name.substr(9);
+    if (name == "class_token" && has_class_token) return name;
+    return "";  // the patch embedding's, from the other file (and the class token)
+  };
+  dlstudio::load_parameters(*model, network, network_name, files.network);
+  auto patch_name = [](const std::string& name) {
+    return name == "position_embedding" ? std::string("positional_encodings") : "embed." + name.substr(name.find('.') + 1);
+  };
+  dlstudio::load_parameters(*model->patch_embedding_generator, patches, patch_name, files.patch_embedding);
+  if (!has_class_token) {
+    torch::NoGradGuard no_grad;
+    model->class_token.normal_(0.0, 1.0);
+    spdlog::warn("{}: DLStudio does not save its class token (not a registered parameter): a N(0, 1) draw stands in, "
+                 "as in DLStudio's own evaluation", files.network);
+  }
+  if (channels == 3) {
+    spdlog::warn("{}: DLStudio reshapes RGB patches without a permute (one of its patch vectors mixes three same-colour "
+                 "patches); here each vector is one patch, so an RGB model sees its patches differently", files.patch_embedding);
+  }
+  ViTCheckpointContents contents;
+  contents.settings = settings;
+  contents.normalization = data::Normalization::dlstudio(static_cast<int>(channels));
+  write_vit_checkpoint(output, contents, model, nullptr);
+  return settings.model.summary();
+}
+
+bool DLStudioImportRequest::requested() const {
+  const auto& s = seq2seq;
+  return !(s.encoder + s.decoder + s.embeddings_en + s.embeddings_es + s.vocab_archive + vit.network + vit.patch_embedding).empty();
+}
+
+std::string import_dlstudio(const DLStudioImportRequest& request) {
+  const auto& s = request.seq2seq;
+  const bool is_vit = !request.vit.network.empty() || !request.vit.patch_embedding.empty();
+  const std::vector<std::pair<const char*, const std::string*>> needed =
+      is_vit ? std::vector<std::pair<const char*, const std::string*>>{{"--dlstudio-vit", &request.vit.network},
+                                                                       {"--dlstudio-patch-embedding", &request.vit.patch_embedding}}
+             : std::vector<std::pair<const char*, const std::string*>>{{"--dlstudio-encoder", &s.encoder},
+                                                                       {"--dlstudio-decoder", &s.decoder},
+                                                                       {"--dlstudio-embeddings-en", &s.embeddings_en},
+                                                                       {"--dlstudio-embeddings-es", &s.embeddings_es},
+                                                                       {"--dlstudio-vocab", &s.vocab_archive}};
+  for (const auto& [flag, file] : needed) {
+    if (file->empty()) throw std::runtime_error(std::string(flag) + ": needed to import DLStudio's " + (is_vit ? "visTransformer" : "transformer"));
+  }
+  if (is_vit && !(s.encoder + s.decoder + s.embeddings_en + s.embeddings_es + s.vocab_archive).empty()) {
+    throw std::runtime_error("--dlstudio-vit: a visTransformer or a seq2seq transformer, not both");
+  }
+  const auto summary = is_vit ? import_dlstudio_vit(request.vit, request.output) : import_dlstudio_seq2seq(s, request.output);
+  spdlog::info("imported DLStudio's {} into {}: {}", is_vit ? "visTransformer" : "Transformer" + to_string(s.variant),
+               request.output, summary);
+  return request.output;
+}
+
+}  // namespace dls::checkpoint

@@ -1,0 +1,34 @@
+#include "dls/data/dlstudio_vocabularies.h"
+
+#include <stdexcept>
+
+#include "dls/data/pickle.h"
+
+namespace dls::data {
+
+namespace {
+
+std::vector<std::string> words_of(const PickleValue& list, const std::string& path, const char* name) {
+  std::vector<std::string> words;
+  for (const auto& word : list.items()) words.push_back(word.as_string());
+  if (words.size() < 2 || words[0] != "SOS" || words[1] != "EOS") {
+    throw std::runtime_error(path + ": " + name + " does not start 'SOS', 'EOS'");
+  }
+  return words;
+}
+
+}  // namespace
+
+DLStudioVocabularies read_dlstudio_vocabularies(const std::string& archive_path) {
+  const auto archive = read_pickle_file(archive_path);
+  try {
+    const auto& parts = archive.items();
+    if (parts.size() != 3) throw std::runtime_error("not DLStudio's (dataset, vocab_en, vocab_es)");
+    return {words_of(parts[1], archive_path, "vocab_en"), words_of(parts[2], archive_path, "vocab_es")};
+  } catch (const std::runtime_error& error) {
+    const std::string what = error.what();
+    throw std::runtime_error(what.rfind(archive_path, 0) == 0 ? what : archive_path + ": " + what);
+  }
+}
+
+}  // namespace dls::data

@@ -1,0 +1,209 @@
+// DLStudio checkpoints in and out, against files written by DLStudio-style Python classes
+// (tests/fixtures/dlstudio_interop/make_dlstudio_interop_fixtures.py): the imported model
+// computes the Python model's outputs, broken files give one clear line, and an export loads
+// back into the Python classes with load_state_dict(strict=True) (check_export.py).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "dls/checkpoint/dlstudio_interop.h"
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/checkpoint/state_dict_file.h"
+#include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/util/file_io.h"
+#include "support/test_paths.h"
+#include "support/torch_fixture.h"
+#include "util/temp_files.h"
+
+namespace dls::checkpoint {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::entry;
+
+constexpr double kTolerance = 1e-5;  // float32 outputs, the same arithmetic in another order
+const char* const kPython = "/usr/bin/python3";
+
+std::string fixture(const std::string& name) { return testing::fixtures_dir() + "/dlstudio_interop/" + name; }
+
+DLStudioSeq2SeqFiles seq2seq_files(const std::string& layout, Variant variant = Variant::kFG) {
+  DLStudioSeq2SeqFiles files;
+  files.encoder = fixture(layout + "/encoder_FG_5");
+  files.decoder = fixture(layout + "/decoder_FG_5");
+  files.embeddings_en = fixture(layout + "/embeddings_generator_en_FG_5");
+  files.embeddings_es = fixture(layout + "/embeddings_generator_es_FG_5");
+  files.vocab_archive = fixture("archive.pkl.gz");
+  files.variant = variant;
+  files.max_seq_length = 5;
+  return files;
+}
+
+DLStudioViTFiles vit_files() { return {fixture("vit/checkpoint_0_for_epoch_10"), fixture("vit/checkpoint_1_for_epoch_10")}; }
+
+// DLStudio's word ids -> this project's (<pad> and <unk> inserted at 2 and 3).
+torch::Tensor project_ids(const torch::Tensor& dlstudio_ids) {
+  return torch::where(dlstudio_ids >= 2, dlstudio_ids + 2, dlstudio_ids);
+}
+
+// [B, L-1, V + 2] -> [B, L-1, V]: the columns of DLStudio's words.
+torch::Tensor dlstudio_columns(const torch::Tensor& log_probs) {
+  return torch::cat({log_probs.slice(2, 0, 2), log_probs.slice(2, 4)}, 2);
+}
+
+std::string import_error(const DLStudioSeq2SeqFiles& files) {
+  try {
+    import_dlstudio_seq2seq(files, (test::fresh_temp_dir("dlstudio_error") / "never.pt").string());
+  } catch (const std::exception& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+bool python_torch_available() {
+  return fs::exists(kPython) && std::system((std::string(kPython) + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
+}
+
+TEST(StateDictFile, ReadsTorchSaveOrderedDictInOrder) {
+  const auto state = read_state_dict_file(fixture("positionwise/encoder_FG_5"));
+  ASSERT_FALSE(state.empty());
+  EXPECT_EQ(state.front().first, "basic_encoder_arr.0.self_attention_layer.attention_heads_arr.0.WQ.weight");
+  EXPECT_EQ(state.front().second.sizes().vec(), (std::vector<std::int64_t>{4, 4}));  // s = 8 / 2
+  EXPECT_EQ(state.back().first, "basic_encoder_arr.1.norm2.bias");
+}
+
+TEST(StateDictFile, WriteThenReadGivesTheSameTensors) {
+  const StateDict written{{"a.weight", torch::randn({3, 2})}, {"b", torch::arange(6).view({2, 3}).t()}};
+  const auto path = test::fresh_temp_dir("state_dict") / "state.pt";
+  write_state_dict_file(written, path.string());
+  const auto read = read_state_dict_file(path.string());
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read[1].first, "b");
+  EXPECT_TRUE(torch::equal(read[0].second, written[0].second));
+  EXPECT_TRUE(torch::equal(read[1].second, written[1].second));
+}
+
+TEST(StateDictFile, RefusesAFileThatIsNoArchive) {
+  const auto path = test::fresh_temp_dir("state_dict_bad") / "plain.txt";
+  util::write_text_atomically(path.string(), "not a zip");
+  EXPECT_THROW(read_state_dict_file(path.string()), std::runtime_error);
+}
+
+struct Case {
+  const char* layout;
+  Variant variant;
+};
+void PrintTo(const Case& c, std::ostream* out) { *out << c.layout << "/" << to_string(c.variant); }
+
+class DLStudioSeq2SeqImport : public ::testing::TestWithParam<Case> {};
+
+TEST_P(DLStudioSeq2SeqImport, GivesThePythonModelsLogProbabilities) {
+  const auto output = test::fresh_temp_dir("dlstudio_import") / "imported.pt";
+  import_dlstudio_seq2seq(seq2seq_files(GetParam().layout, GetParam().variant), output.string());
+  auto loaded = load_seq2seq_checkpoint(output.string());
+  EXPECT_EQ(loaded.info.model.transformer().layout(), parse_layout(GetParam().layout));
+  EXPECT_EQ(loaded.english.word_at(4), "a");  // DLStudio's first word, after SOS EOS <pad> <unk>
+  const auto reference = testing::load_torch_fixture(std::string("dlstudio_interop/") + GetParam().layout + "/reference.pt");
+  const auto src = project_ids(entry(reference, "src").toTensor());
+  const auto tgt = project_ids(entry(reference, "tgt").toTensor());
+  const auto expected = entry(entry(reference, "log_probs").toGenericDict(), to_string(GetParam().variant)).toTensor();
+  torch::NoGradGuard no_grad;
+  const auto log_probs = loaded.model->forward(src, tgt);
+  ASSERT_EQ(log_probs.size(2), expected.size(2) + 2);
+  EXPECT_LT((dlstudio_columns(log_probs) - expected).abs().max().item().toDouble(), kTolerance);
+  // The inserted <pad>/<unk> words are never predicted.
+  EXPECT_LT(log_probs.slice(2, 2, 4).max().item().toDouble(), -1000.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(BothLayoutsBothVariants, DLStudioSeq2SeqImport,
+                         ::testing::Values(Case{"dlstudio", Variant::kFG}, Case{"dlstudio", Variant::kPreLN},
+                                           Case{"positionwise", Variant::kFG}, Case{"positionwise", Variant::kPreLN}));
+
+TEST(DLStudioImport, NamesTheMissingKey) {
+  auto files = seq2seq_files("positionwise");
+  files.encoder = fixture("positionwise/encoder_missing_key");
+  EXPECT_EQ(import_error(files), files.encoder + ": missing key 'basic_encoder_arr.1.norm2.bias' ([8])");
+}
+
+TEST(DLStudioImport, NamesTheMismatchedKeyWithBothShapes) {
+  auto files = seq2seq_files("positionwise");
+  files.decoder = fixture("positionwise/decoder_bad_shape");
+  EXPECT_EQ(import_error(files), files.decoder + ": 'basic_decoder_arr.0.W1.weight' has shape [33, 8], "
+                                 "the model read from the other keys needs [32, 8]");
+}
+
+TEST(DLStudioImport, NamesAnUnexpectedKey) {
+  auto files = seq2seq_files("positionwise");
+  files.embeddings_en = fixture("positionwise/encoder_FG_5");  // the encoder's keys are no embedding's
+  EXPECT_EQ(import_error(files).rfind(files.embeddings_en + ": ", 0), 0u);
+}
+
+TEST(DLStudioImport, RefusesAVocabularyOfAnotherSize) {
+  auto files = seq2seq_files("positionwise");
+  files.embeddings_en = files.embeddings_es;  // 12 rows, vocab_en has 11 words
+  EXPECT_EQ(import_error(files), files.embeddings_es + ": 'embed.weight' has 12 rows, " + files.vocab_archive +
+                                     "'s vocab_en has 11 words");
+}
+
+TEST(DLStudioImport, ViTGivesThePythonModelsLogits) {
+  const auto output = test::fresh_temp_dir("dlstudio_vit") / "vit.pt";
+  import_dlstudio_vit(vit_files(), output.string());
+  const CheckpointReader reader(output.string(), kViTCheckpointKind);
+  const auto contents = read_vit_contents(reader);
+  EXPECT_EQ(contents.settings.model.channels(), 1);
+  EXPECT_EQ(contents.settings.model.image_size(), 8);
+  EXPECT_EQ(contents.settings.model.patch_size(), 4);
+  auto model = load_vit_model(reader, contents.settings);
+  model->eval();
+  const auto reference = testing::load_torch_fixture("dlstudio_interop/vit/reference.pt");
+  torch::NoGradGuard no_grad;
+  model->class_token.copy_(entry(reference, "class_token").toTensor());  // DLStudio never saves it
+  const auto logits = model->forward(entry(reference, "images").toTensor());
+  EXPECT_LT((logits - entry(reference, "logits").toTensor()).abs().max().item().toDouble(), kTolerance);
+}
+
+// Import, export, and read the exported files back: every tensor equals the original file's.
+TEST(DLStudioExport, WritesBackTheImportedTensors) {
+  const auto dir = test::fresh_temp_dir("dlstudio_export");
+  const auto files = seq2seq_files("dlstudio");
+  import_dlstudio_seq2seq(files, (dir / "imported.pt").string());
+  const auto written = export_dlstudio((dir / "imported.pt").string(), (dir / "out").string());
+  ASSERT_EQ(written.size(), 6u);
+  const std::map<std::string, std::string> originals{{"encoder_FG_0", files.encoder}, {"decoder_FG_0", files.decoder},
+                                                     {"embeddings_generator_en_FG_0", files.embeddings_en},
+                                                     {"embeddings_generator_es_FG_0", files.embeddings_es}};
+  for (const auto& [name, original] : originals) {
+    const auto expected = read_state_dict_file(original);
+    const auto actual = read_state_dict_file((dir / "out" / name).string());
+    ASSERT_EQ(actual.size(), expected.size()) << name;
+    for (std::size_t i = 0; i < actual.size(); ++i) {
+      EXPECT_EQ(actual[i].first, expected[i].first) << name;
+      EXPECT_TRUE(torch::equal(actual[i].second, expected[i].second)) << name << " " << actual[i].first;
+    }
+  }
+  EXPECT_EQ(util::read_file((dir / "out" / "vocab_en.txt").string()), "SOS\nEOS\na\nbig\ncat\ndog\neats\ni\nsee\nthe\nyou\n");
+}
+
+TEST(DLStudioExport, PythonLoadsEveryExportStrictly) {
+  if (!python_torch_available()) GTEST_SKIP() << kPython << " cannot import torch: the strict-load check in Python is skipped";
+  for (const std::string kind : {"dlstudio", "positionwise", "vit"}) {
+    SCOPED_TRACE(kind);
+    const auto dir = test::fresh_temp_dir("dlstudio_python_" + kind);
+    if (kind == "vit") {
+      import_dlstudio_vit(vit_files(), (dir / "imported.pt").string());
+    } else {
+      import_dlstudio_seq2seq(seq2seq_files(kind), (dir / "imported.pt").string());
+    }
+    export_dlstudio((dir / "imported.pt").string(), (dir / "out").string());
+    const std::string command = "cd " + fixture("") + " && " + kPython + " check_export.py " + (dir / "out").string() +
+                                " " + kind;
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  }
+}
+
+}  // namespace
+}  // namespace dls::checkpoint
