@@ -11,6 +11,7 @@ list(APPEND DLS_TEST_SOURCES
   train/run_identity_test.cpp
   train/seq2seq_trainer_test.cpp
   train/split_batch_test.cpp
+  train/time_budget_test.cpp
   train/training_loop_test.cpp
   train/vit_trainer_test.cpp
   train/weight_average_test.cpp
