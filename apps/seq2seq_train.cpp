@@ -95,6 +95,8 @@ int main(int argc, char** argv) {
   setting<int>(app, overrides, "--max-words", "longest sentence kept, per side (L = max-words + 2)", [](auto& s, auto v) { s.training.max_words = v; })->check(dls::apps::in_range(1, 1000))->group(data);
   setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split (default 1234)", [](auto& s, auto v) { s.training.split_seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(data);
   setting<std::int64_t>(app, overrides, "--validation-pairs", "held-out pairs, split by English sentence (default 2000)", [](auto& s, auto v) { s.training.validation_pairs = v; })->check(dls::apps::in_range(0, 1000000000))->group(data);
+  app.add_flag_callback("--length-buckets", [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.training.length_buckets = true; }); },
+                        "batches of similar lengths, each padded to its own longest sentence, not to L (vaswani layout; recorded in the checkpoint)")->group(data);
   setting<bool>(app, overrides, "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions", [](auto& s, auto v) { s.training.dlstudio_loss = v; })->group(data);
 
   const std::string model = "Model";

@@ -1,6 +1,7 @@
 # Tests of src/train, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
   train/best_checkpoint_test.cpp
+  train/bucketed_batch_test.cpp
   train/distributed_sampler_test.cpp
   train/distributed_test.cpp
   train/fused_adam_test.cpp
