@@ -88,6 +88,8 @@ int main(int argc, char** argv) {
   setting<int>(app, overrides, "--max-words", "longest sentence kept, per side (L = max-words + 2)", [](auto& s, auto v) { s.training.max_words = v; })->check(dls::apps::in_range(1, 1000))->group(data);
   setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split (default 1234)", [](auto& s, auto v) { s.training.split_seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(data);
   setting<std::int64_t>(app, overrides, "--validation-pairs", "held-out pairs, split by English sentence (default 2000)", [](auto& s, auto v) { s.training.validation_pairs = v; })->check(dls::apps::in_range(0, 1000000000))->group(data);
+  app.add_flag_callback("--length-buckets", [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.training.length_buckets = true; }); },
+                        "batches of similar lengths, each padded to its own longest sentence, not to L (vaswani layout; recorded in the checkpoint)")->group(data);
   setting<bool>(app, overrides, "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions", [](auto& s, auto v) { s.training.dlstudio_loss = v; })->group(data);
 
   const std::string model = "Model";
@@ -109,7 +111,7 @@ int main(int argc, char** argv) {
   setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)", [](auto& s, auto v) { s.training.epochs = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
   setting<std::int64_t>(app, overrides, "--batch-size", "pairs per step", [](auto& s, auto v) { s.training.batch_size = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
   setting<std::int64_t>(app, overrides, "--max-iters", "stop once the run has made this many steps in all (0: no limit)", [](auto& s, auto v) { s.training.max_iters = v; })->check(dls::apps::in_range(0, 1000000000000))->group(training);
-  setting<double>(app, overrides, "--time-limit", "stop after this many seconds, with a checkpoint (0: no limit)", [](auto& s, auto v) { s.training.time_limit_s = v; })->check(dls::apps::in_range(0, 1000000000))->group(training);
+  setting<double>(app, overrides, "--time-limit", "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end there (0: none; a resume keeps the run's)", [](auto& s, auto v) { s.training.time_limit_s = v; })->check(dls::apps::in_range(0, 1000000000))->group(training);
   setting<std::string>(app, overrides, "--schedule", "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine", [](auto& s, auto v) { s.training.schedule.kind = dls::checkpoint::parse_schedule(v); })->group(training);
   setting<double>(app, overrides, "--lr", "learning rate (constant) or peak (cosine)", [](auto& s, auto v) { s.training.schedule.base_lr = v; })->check(dls::apps::in_range(1e-12, 100))->group(training);
   setting<std::int64_t>(app, overrides, "--warmup", "warm-up steps (dlstudio-warmup, cosine)", [](auto& s, auto v) { s.training.schedule.warmup_steps = v; })->check(dls::apps::in_range(0, 1000000000))->group(training);
@@ -165,8 +167,8 @@ int main(int argc, char** argv) {
       setup.model = info.model;
       setup.training = info.training;
       setup.training.run_dir.clear();  // the checkpoint's run, unless --run-dir says otherwise
-      setup.training.max_iters = 0;    // per-invocation limits are not inherited
-      setup.training.time_limit_s = 0;
+      setup.training.max_iters = 0;    // a per-invocation limit is not inherited
+      setup.training.time_limit_s = 0; // the budget is: the loop reads it from the checkpoint
     } else {
       setup = dls::train::seq2seq_preset(preset, dls::parse_variant(variant));
       setup.training.data_path = dls::apps::default_corpus();

@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   setting<double>(app, overrides, "--label-smoothing", "cross-entropy label smoothing", [](auto& s, auto v) { s.label_smoothing = v; })->check(dls::apps::in_range(0, 0.99))->group(training);
   setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, data order, augmentation, dropout", [](auto& s, auto v) { s.seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(training);
   app.add_option("--max-iters", control.max_iters, "stop after this many steps in all (0: no limit)")->check(dls::apps::in_range(0, 1000000000000))->group(training);
-  app.add_option("--time-limit", control.time_limit_s, "stop after this many seconds, with a checkpoint (0: no limit)")->check(dls::apps::in_range(0, 1000000000))->group(training);
+  app.add_option("--time-limit", control.time_limit_s, "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end there (0: none; a resume keeps the run's)")->check(dls::apps::in_range(0, 1000000000))->group(training);
   app.add_option("--resume", control.resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
   app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores; 1 is best on a busy machine)")->capture_default_str()->check(dls::apps::in_range(1, 256))->group(training);
   int workers = 0;

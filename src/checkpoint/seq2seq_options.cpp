@@ -11,6 +11,7 @@ util::KeyValues Seq2SeqTrainOptions::to_settings() const {
   s.set("dlstudio_loss", dlstudio_loss);
   s.set("epochs", epochs);
   s.set("batch_size", batch_size);
+  s.set("length_buckets", length_buckets);
   s.set("max_iters", max_iters);
   s.set("time_limit_s", time_limit_s);
   s.set("schedule.kind", to_string(schedule.kind));
@@ -42,6 +43,7 @@ Seq2SeqTrainOptions Seq2SeqTrainOptions::from_settings(const util::KeyValues& s)
   o.dlstudio_loss = s.get_bool("dlstudio_loss");
   o.epochs = s.get_int("epochs");
   o.batch_size = s.get_int("batch_size");
+  o.length_buckets = s.has("length_buckets") && s.get_bool("length_buckets");  // older checkpoints: padded to L
   o.max_iters = s.get_int("max_iters");
   o.time_limit_s = s.get_double("time_limit_s");
   o.schedule.kind = parse_schedule(s.get("schedule.kind"));

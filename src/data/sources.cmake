@@ -7,6 +7,7 @@ list(APPEND DLS_SOURCES
   data/image_loader.cpp
   data/image_set.cpp
   data/image_transform.cpp
+  data/length_buckets.cpp
   data/normalize.cpp
   data/pair_tensors.cpp
   data/pickle.cpp

@@ -36,10 +36,12 @@ Translation translate_sentence(checkpoint::LoadedSeq2Seq& loaded, const std::str
   Translation t;
   t.words = data::normalize_english(sentence);
   if (t.words.empty()) throw std::runtime_error("no words left after normalisation");
-  const int max_len = loaded.info.training.max_words + 2;
+  // Any length up to the model's positional range: L positions hold SOS, the words, EOS.
+  const auto max_len = static_cast<int>(loaded.info.model.transformer().max_seq_length());
   if (static_cast<int>(t.words.size()) + 2 > max_len) {
-    throw std::runtime_error(fmt::format("{} words, but this model translates at most {} (max-words)",
-                                         t.words.size(), max_len - 2));
+    throw std::runtime_error(fmt::format("{} words, but this model translates at most {} (its positional range L = {} "
+                                         "holds SOS, the words and EOS; train with a larger --max-words)",
+                                         t.words.size(), max_len - 2, max_len));
   }
   const auto ids = loaded.english.encode(t.words, max_len, data::Vocabulary::Padding::kPad, &t.unknown);
   const auto src = torch::tensor(ids, torch::kLong).unsqueeze(0).to(device);  // [1, L]

@@ -9,6 +9,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/data/dlstudio_vocabularies.h"
+#include "dls/data/length_buckets.h"
 #include "dls/train/run_directory.h"
 #include "seq2seq_metrics.h"
 #include "seq2seq_samples.h"
@@ -55,6 +56,23 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const Seq2SeqTrainOptions& option
   if (schedule_.total_steps <= 0) schedule_.total_steps = options_.epochs * steps_per_epoch_;
   loss_options_.dlstudio = options_.dlstudio_loss;
   loss_options_.label_smoothing = options_.label_smoothing;
+  if (options_.length_buckets) plan_length_buckets();
+}
+
+// Only the vaswani layout masks padding, so only there a batch cut to its longest sentence
+// computes what the batch padded to L does; DLStudio's loss counts EOS padding as targets.
+void Seq2SeqTask::plan_length_buckets() {
+  if (config_.transformer().layout() != Layout::kVaswani || options_.dlstudio_loss ||
+      config_.pad_index() != data::Vocabulary::kPad) {
+    throw std::runtime_error("--length-buckets: needs the vaswani layout and the standard loss (the dlstudio and "
+                             "positionwise layouts and --dlstudio-loss compute over all L positions)");
+  }
+  const auto pad = data::Vocabulary::kPad;
+  const auto src = data::token_counts(data_.train.src, pad), tgt = data::token_counts(data_.train.tgt, pad);
+  pair_lengths_.resize(src.size());
+  for (std::size_t i = 0; i < src.size(); ++i) pair_lengths_[i] = std::max(src[i], tgt[i]);
+  spdlog::info("length-bucketed batches: each batch padded to its own longest sentence, not to L = {}",
+               config_.transformer().max_seq_length());
 }
 
 void Seq2SeqTask::log_dlstudio_counts(const std::string& archive_path) const {
@@ -86,7 +104,9 @@ LoopState Seq2SeqTask::loop_state(const TrainingProgress& progress) const {
 }
 
 void Seq2SeqTask::start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) {
-  order_ = data::epoch_order(data_.train.size(), options_.seed, epoch);
+  order_ = options_.length_buckets
+               ? data::bucketed_epoch_order(pair_lengths_, options_.batch_size, options_.seed, epoch)
+               : data::epoch_order(data_.train.size(), options_.seed, epoch);
   sampler_.emplace(data_.train.size(), options_.batch_size, share.world_size, share.rank);
   next_step_ = steps_done;
 }
@@ -98,12 +118,19 @@ std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
   const auto rows = data::batch_indices(order_, sampler_->global_begin(step), count);
   // The whole global batch's denominators, so that the shares of every chunk on every
   // process add up to the batch's loss.
-  const auto targets = data_.train.tgt.index_select(0, rows);
-  const std::int64_t L1 = config_.transformer().max_seq_length() - 1;
-  denominators_ = eval::loss_denominators(targets.narrow(1, 1, L1), loss_options_);
-  if (sampler_->world_size() == 1) return TrainingBatch{data_.train.src.index_select(0, rows), targets, count};
+  const auto sources = data_.train.src.index_select(0, rows), targets = data_.train.tgt.index_select(0, rows);
+  // [B, L] -> [B, l]: the global batch's own longest sentence, each side (length buckets).
+  const auto pad = data::Vocabulary::kPad;  // (DLStudio's loss pads with EOS: nothing is cut)
+  const std::int64_t src_width = options_.length_buckets ? data::used_columns(sources, pad) : sources.size(1);
+  const std::int64_t tgt_width = options_.length_buckets ? data::used_columns(targets, pad) : targets.size(1);
+  denominators_ = eval::loss_denominators(targets.narrow(1, 1, tgt_width - 1), loss_options_);
+  padding_.fed += count * (src_width + tgt_width);
+  padding_.real += (sources != pad).sum().item<std::int64_t>() + (targets != pad).sum().item<std::int64_t>();
+  padding_.full += count * (sources.size(1) + targets.size(1));
+  if (sampler_->world_size() == 1) return TrainingBatch{sources.narrow(1, 0, src_width), targets.narrow(1, 0, tgt_width), count};
   const auto mine = torch::tensor(sampler_->take(order_, step), torch::kInt64);
-  return TrainingBatch{data_.train.src.index_select(0, mine), data_.train.tgt.index_select(0, mine), count};
+  return TrainingBatch{data_.train.src.index_select(0, mine).narrow(1, 0, src_width),
+                       data_.train.tgt.index_select(0, mine).narrow(1, 0, tgt_width), count};
 }
 
 ChunkLossFn Seq2SeqTask::loss_share(const TrainingBatch&) {
@@ -163,6 +190,11 @@ void Seq2SeqTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, cons
 }
 
 void Seq2SeqTask::finish(const std::string& run_dir) {
+  if (padding_.fed > 0 && !options_.dlstudio_loss) {
+    spdlog::info("padding: {:.1f}% of the tokens fed this invocation (padded to L: {:.1f}%)",
+                 100.0 * static_cast<double>(padding_.fed - padding_.real) / static_cast<double>(padding_.fed),
+                 100.0 * static_cast<double>(padding_.full - padding_.real) / static_cast<double>(padding_.full));
+  }
   write_samples(model_, data_, options_, config_, RunDirectory(run_dir),
                 last_translations_ ? &*last_translations_ : nullptr);
 }

@@ -62,6 +62,8 @@ class Seq2SeqTask : public TrainingTask {
   void finish(const std::string& run_dir) override;
 
  private:
+  void plan_length_buckets();
+
   Seq2SeqConfig config_;
   Seq2SeqTrainOptions options_;
   Seq2SeqData data_;
@@ -73,6 +75,10 @@ class Seq2SeqTask : public TrainingTask {
   std::optional<DistributedSampler> sampler_;  // this process's rows of each batch
   std::int64_t next_step_ = 0;
   eval::LossDenominators denominators_;  // of the latest global batch
+  std::vector<std::int64_t> pair_lengths_;  // --length-buckets: each training pair's longer side, in tokens
+  struct {
+    std::int64_t fed = 0, real = 0, full = 0;  // tokens of the batches fed, not padding, and padded to L
+  } padding_;
   double val_loss_ = NAN, val_bleu_ = NAN;  // of the latest validation (or the checkpoint's)
   std::optional<eval::TranslationResult> last_translations_;
 };

@@ -1,6 +1,7 @@
 # Sources of src/train, relative to src/.
 list(APPEND DLS_SOURCES
   train/best_checkpoint.cpp
+  train/budgeted_schedule.cpp
   train/data_parallel.cpp
   train/distributed.cpp
   train/distributed_environment.cpp
@@ -22,6 +23,7 @@ list(APPEND DLS_SOURCES
   train/seq2seq_trainer.cpp
   train/split_batch.cpp
   train/stop_signals.cpp
+  train/time_budget.cpp
   train/training_loop.cpp
   train/training_support.cpp
   train/vit_metrics.cpp

@@ -23,6 +23,7 @@
 #include "dls/util/file_io.h"
 #include "dls/util/progress.h"
 #include "dls/util/runtime.h"
+#include "budgeted_schedule.h"
 #include "metrics_file.h"
 #include "run_selection.h"
 #include "training_support.h"
@@ -101,6 +102,8 @@ class Loop {
       checkpoint::restore_cpu_generator_state(resume->tensor("rng"));
       last_checkpoint_ = resume->path();
     }
+    schedule_.emplace(task_.schedule(), options_.time_limit_s, task_.steps_per_epoch(), resume.get(), state_.wall_s,
+                      main_);
     if (main_) {
       metrics_path_ = run_->file("metrics.csv");
       metrics_ = open_metrics(metrics_path_, task_.metrics_header(), resume != nullptr, state_.global_step, 2);
@@ -153,9 +156,9 @@ class Loop {
                           static_cast<double>(table_rows_reduced_) / static_cast<double>(all_reduces_),
                           buckets_->table_rows())
             : std::string();
-    spdlog::info("done ({}): {} epochs, {} steps, {:.0f} training {}/s{}, wall {}", result_.stopped_by, result_.epochs,
-                 result_.iterations, result_.examples_per_s, task_.example_unit(), all_reduce,
-                 util::format_duration(result_.wall_s));
+    spdlog::info("done ({}): {} epochs, {} steps, {:.0f} training {}/s{}{}, wall {}", result_.stopped_by,
+                 result_.epochs, result_.iterations, result_.examples_per_s, task_.example_unit(), all_reduce,
+                 schedule_->summary(), util::format_duration(result_.wall_s));
     return result_;
   }
 
@@ -193,15 +196,17 @@ class Loop {
       if (workers > 1) single_thread.emplace(1);
       while (auto cpu_batch = task_.next_batch()) {
         const auto step_start = TrainClock::now();
+        double started_s = wall_now();
         const TrainingBatch batch{cpu_batch->inputs.to(options_.device), cpu_batch->targets.to(options_.device),
                                   cpu_batch->global_rows};
-        lr_ = task_.schedule().at(state_.global_step + 1);
+        lr_ = schedule_->at(state_.global_step + 1);
         set_learning_rate(*optimizer_, lr_);
         auto [loss, correct] = forward_backward(batch, workers);
         // The gradient buckets' all-reduces (started during backward) finished, one all-reduce
         // of the step's numbers; the stop flag is rank 0's clock, so that every rank stops
         // after the same step.
-        const bool out_of_time = options_.time_limit_s > 0 && seconds_since(options_.started) >= options_.time_limit_s;
+        double ended_s = wall_now();
+        const bool out_of_time = schedule_->out_of_time(ended_s);
         bool time_up = out_of_time;
         int signal = StopSignals::received();
         if (dist_->world_size() > 1) {
@@ -210,11 +215,14 @@ class Loop {
           table_rows_reduced_ += buckets_->rows_reduced();
           all_reduces_ += 1;
           const auto sums = dist_->all_reduce_sum({loss, static_cast<double>(correct), main_ && out_of_time ? 1.0 : 0.0,
-                                                   signal != 0 ? 1.0 : 0.0});
+                                                   signal != 0 ? 1.0 : 0.0, main_ ? started_s : 0.0,
+                                                   main_ ? ended_s : 0.0});
           loss = sums[0];
           correct = static_cast<std::int64_t>(std::llround(sums[1]));
           time_up = sums[2] > 0;
           if (signal == 0 && sums[3] > 0) signal = SIGTERM;  // another rank's
+          started_s = sums[4];  // rank 0's clock lays out everyone's schedule
+          ended_s = sums[5];
         }
         if (!std::isfinite(loss)) {
           if (bar) bar->finish();
@@ -235,6 +243,7 @@ class Loop {
         epoch_examples += n;
         state_.global_step += 1;
         state_.step_in_epoch += 1;
+        schedule_->step_done(state_.global_step, started_s, ended_s);
         state_.epoch_loss_sum += loss * weight;
         state_.epoch_loss_weight += weight;
         state_.epoch_examples += n;
@@ -454,6 +463,7 @@ class Loop {
     task_.describe_checkpoint(writer, state_);
     writer.add_module("model", model);
     selection_->describe(writer);  // the moving average, the best score
+    schedule_->describe(writer);   // --time-limit: the budget and the schedule's end
     writer.add_optimizer("optimizer", *optimizer_);
     writer.add_tensor("rng", checkpoint::cpu_generator_state());
     writer.add_text(kRunIdText, run_id_);
@@ -479,6 +489,7 @@ class Loop {
   std::unique_ptr<GradientBuckets> buckets_;   // and their all-reduces, overlapping backward
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<GradScaler> scaler_;  // --precision fp16
+  std::optional<BudgetedSchedule> schedule_;  // the task's, laid out over --time-limit
   std::string metrics_path_;
   std::unique_ptr<util::CsvWriter> metrics_;
   std::string last_checkpoint_;

@@ -10,12 +10,14 @@
 
 #include <torch/torch.h>
 
+#include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/models/seq2seq.h"
 #include "dls/train/run_directory.h"
 #include "dls/train/seq2seq_presets.h"
 #include "dls/util/file_io.h"
+#include "dls/util/key_values.h"
 #include "util/temp_files.h"
 #include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
@@ -204,6 +206,86 @@ TEST(Seq2SeqTrainer, DivergenceStopsWithTheLastGoodCheckpoint) {
     EXPECT_NE(std::string(error.what()).find(before.checkpoints.back()), std::string::npos) << error.what();
   }
   EXPECT_EQ(latest_checkpoint(run.string()), before.checkpoints.back());
+}
+
+// A time budget far shorter than the epochs: the cosine is laid out over the steps that fit,
+// so the last steps train near the schedule's floor, not at the peak.
+struct BudgetedRun {
+  double first_lr = 0, peak_lr = 0, last_lr = 0;  // of metrics.csv's step rows
+  double limit_s = 0;                             // the checkpoint's budget
+  std::int64_t end_step = 0;                      // and its schedule's end
+};
+
+BudgetedRun budgeted_run(const fs::path& run_dir, const std::string& checkpoint) {
+  BudgetedRun run;
+  for (const auto& row : metric_rows(run_dir)) {
+    if (row[0] != "step") continue;
+    const double lr = number(row[4]);
+    if (run.first_lr == 0) run.first_lr = lr;
+    run.peak_lr = std::max(run.peak_lr, lr);
+    run.last_lr = lr;
+  }
+  const checkpoint::CheckpointReader reader(checkpoint, "seq2seq");
+  const auto budget = util::KeyValues::from_text(reader.text("time_budget"), checkpoint);
+  run.limit_s = budget.get_double("limit_s");
+  run.end_step = budget.get_int("end_step");
+  return run;
+}
+
+Seq2SeqPreset budgeted_setup(const fs::path& run_dir, double limit_s) {
+  auto setup = test::tiny_seq2seq_setup(run_dir);
+  auto& t = setup.training;
+  t.epochs = 1000;  // 37 steps each: far more than fit
+  t.schedule.warmup_steps = 5;
+  t.time_limit_s = limit_s;
+  t.log_every = 1;
+  t.samples = 0;
+  t.bleu_sentences = 10;
+  t.keep_last = 1;
+  return setup;
+}
+
+TEST(Seq2SeqTrainer, TimeLimitEndsTheCosineAtItsFloor) {
+  const auto run = test::fresh_temp_dir("seq2seq_trainer_budget");
+  const auto setup = budgeted_setup(run, 5.0);
+  const auto result = train_seq2seq(setup.model, setup.training, {});
+  ASSERT_EQ(result.stopped_by, "time-limit");
+  const double peak = setup.training.schedule.base_lr;
+  const auto budget = budgeted_run(run, result.checkpoints.back());
+  EXPECT_GT(budget.peak_lr, 0.5 * peak) << "warmed up";
+  EXPECT_LT(budget.last_lr, 0.1 * peak) << "ended near the floor, " << result.iterations << " steps";
+  EXPECT_EQ(budget.limit_s, 5.0);
+  EXPECT_LT(budget.end_step, 1000 * 37) << "laid out over the budget, not the epochs";
+  EXPECT_NEAR(static_cast<double>(budget.end_step), static_cast<double>(result.iterations),
+              0.25 * static_cast<double>(result.iterations));
+}
+
+// The budget is the whole run's: a resume keeps it and trains what is left, ending at the
+// floor; a resume with another --time-limit replaces it (still counted from the run's start).
+TEST(Seq2SeqTrainer, ResumeKeepsTheRunsTimeBudget) {
+  const auto run = test::fresh_temp_dir("seq2seq_trainer_budget_resume");
+  auto setup = budgeted_setup(run, 6.0);
+  setup.training.max_iters = 30;  // stopped early, as by a signal
+  const auto first = train_seq2seq(setup.model, setup.training, {});
+  ASSERT_EQ(first.stopped_by, "max-iters");
+  EXPECT_EQ(budgeted_run(run, first.checkpoints.back()).limit_s, 6.0);
+
+  setup.training.max_iters = 0;
+  setup.training.time_limit_s = 0;  // not given: the run's
+  Seq2SeqRunControl control;
+  control.resume = run.string();
+  const auto second = train_seq2seq(setup.model, setup.training, control);
+  ASSERT_EQ(second.stopped_by, "time-limit");
+  EXPECT_LT(second.wall_s, 6.0) << "only what was left of the run's budget";
+  const auto budget = budgeted_run(run, second.checkpoints.back());
+  EXPECT_EQ(budget.limit_s, 6.0);
+  EXPECT_LT(budget.last_lr, 0.1 * setup.training.schedule.base_lr);
+
+  setup.training.time_limit_s = 1.0;  // already spent: one step, then stop
+  const auto third = train_seq2seq(setup.model, setup.training, control);
+  EXPECT_EQ(third.stopped_by, "time-limit");
+  EXPECT_EQ(third.iterations, second.iterations + 1);
+  EXPECT_EQ(budgeted_run(run, third.checkpoints.back()).limit_s, 1.0);
 }
 
 }  // namespace

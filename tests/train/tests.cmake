@@ -1,6 +1,7 @@
 # Tests of src/train, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
   train/best_checkpoint_test.cpp
+  train/bucketed_batch_test.cpp
   train/distributed_sampler_test.cpp
   train/distributed_test.cpp
   train/fused_adam_test.cpp
@@ -11,6 +12,7 @@ list(APPEND DLS_TEST_SOURCES
   train/run_identity_test.cpp
   train/seq2seq_trainer_test.cpp
   train/split_batch_test.cpp
+  train/time_budget_test.cpp
   train/training_loop_test.cpp
   train/vit_trainer_test.cpp
   train/weight_average_test.cpp

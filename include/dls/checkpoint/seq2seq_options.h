@@ -22,8 +22,9 @@ struct Seq2SeqTrainOptions {
   // Training
   std::int64_t epochs = 40;             // total epochs of the run
   std::int64_t batch_size = 50;
+  bool length_buckets = false;          // batches of similar lengths, each cut to its longest sentence (vaswani)
   std::int64_t max_iters = 0;           // > 0: stop once the run has made this many steps in all
-  double time_limit_s = 0;              // > 0: stop (with a checkpoint) after this long, per invocation
+  double time_limit_s = 0;              // > 0: the whole run's budget (training_loop.h)
   LrSchedule schedule;
   OptimizerOptions optimizer;
   double label_smoothing = 0.0;

@@ -57,7 +57,7 @@ class TrainingDiverged : public std::runtime_error {
 
 // How one invocation of the loop runs.
 struct LoopOptions {
-  // When the invocation began (data loading included): wall times and --time-limit count from it.
+  // When the invocation began (data loading included): wall times count from it.
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::string run_dir;                // checkpoints/, metrics.csv, plots
   // A fresh run (no resume) refuses a run directory that holds an earlier run, so that no
@@ -69,7 +69,10 @@ struct LoopOptions {
   std::string config_toml;
   std::int64_t epochs = 1;            // epochs of the whole run
   std::int64_t max_iters = 0;         // > 0: stop once the run has made this many steps in all
-  double time_limit_s = 0;            // > 0: stop (with a checkpoint) after this long, this invocation
+  // > 0: the whole run's budget, in seconds from its start: stop (with a checkpoint) when it
+  // is spent, with a cosine schedule laid out to end there (budgeted_schedule.h). A resume
+  // keeps its checkpoint's budget when this is 0.
+  double time_limit_s = 0;
   std::int64_t checkpoint_every = 1;  // epochs between checkpoints (the last one is always saved)
   int keep_last = 0;                  // > 0: keep only the newest K checkpoints this run wrote
   std::int64_t log_every = 50;        // steps between log lines and metrics.csv step rows

@@ -23,7 +23,7 @@ struct ViTRunControl {
   std::int64_t checkpoint_every = 10; // epochs between checkpoints (the last one is always saved)
   int keep_last = 0;                  // > 0: delete older checkpoints this run wrote
   std::int64_t max_iters = 0;         // > 0: stop after this many optimizer steps in all
-  double time_limit_s = 0;            // > 0: stop (with a checkpoint) after this long
+  double time_limit_s = 0;            // > 0: the whole run's budget (training_loop.h)
   std::int64_t log_every = 50;        // steps between metrics.csv rows
   std::string device = "cpu";         // cpu | cuda | auto
   // > 1: each step's batch is cut into this many chunks trained concurrently, one thread

@@ -1,0 +1,92 @@
+#include "budgeted_schedule.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/util/key_values.h"
+#include "dls/util/progress.h"
+
+namespace dls::train {
+
+namespace {
+
+const char* const kTimeBudgetText = "time_budget";  // limit_s=..., end_step=...
+
+}  // namespace
+
+BudgetedSchedule::BudgetedSchedule(const checkpoint::LrSchedule& schedule, double limit_s,
+                                   std::int64_t steps_per_epoch, const checkpoint::CheckpointReader* resume,
+                                   double wall_s, bool log)
+    : schedule_(schedule), planned_(schedule), log_(log) {
+  double stored_limit = 0;
+  std::int64_t stored_end = 0;
+  if (resume != nullptr && resume->has_text(kTimeBudgetText)) {
+    const auto stored = util::KeyValues::from_text(resume->text(kTimeBudgetText), resume->path());
+    stored_limit = stored.get_double("limit_s");
+    stored_end = stored.get_int("end_step");
+  }
+  limit_s_ = limit_s > 0 ? limit_s : stored_limit;
+  if (limit_s_ <= 0) return;
+  if (log_ && resume != nullptr) {
+    const std::string replaced =
+        stored_limit > 0 && limit_s_ != stored_limit ? fmt::format(" (replacing the run's {:.0f} s)", stored_limit) : "";
+    spdlog::info("time budget {:.0f} s for the whole run{}: {} used, {} left", limit_s_, replaced,
+                 util::format_duration(wall_s), util::format_duration(std::max(0.0, limit_s_ - wall_s)));
+  }
+  if (schedule.kind != checkpoint::ScheduleKind::kWarmupCosine) {
+    if (log_) {
+      spdlog::info("the {} schedule has no end to lay out over the {:.0f} s budget: the run stops when it is spent",
+                   checkpoint::to_string(schedule.kind), limit_s_);
+    }
+    return;
+  }
+  TimeBudgetOptions options;
+  options.limit_s = limit_s_;
+  options.epochs_end_step = schedule.total_steps;
+  options.steps_per_epoch = std::max<std::int64_t>(1, steps_per_epoch);
+  budget_.emplace(options, stored_end > 0 ? stored_end : schedule.total_steps);
+  lay_out(budget_->end_step());
+}
+
+void BudgetedSchedule::step_done(std::int64_t global_step, double started_s, double ended_s) {
+  if (!budget_ || !budget_->step_done(global_step, started_s, ended_s)) return;
+  lay_out(budget_->end_step());
+  if (!log_) return;
+  const std::string line = fmt::format(
+      "schedule laid out over {} steps for the {:.0f} s budget ({:.3f} s per step{}, step {}, {:.0f} s left)",
+      schedule_.total_steps, limit_s_, budget_->seconds_per_step(),
+      budget_->seconds_per_epoch_end() > 0 ? fmt::format(", {:.1f} s per epoch end", budget_->seconds_per_epoch_end())
+                                           : std::string(),
+      global_step, std::max(0.0, limit_s_ - ended_s));
+  // The first estimate for everyone; the re-estimates for who asks.
+  if (announced_) {
+    spdlog::debug("{}", line);
+  } else {
+    spdlog::info("{}", line);
+  }
+  announced_ = true;
+}
+
+// A budget that fits fewer than twice the warm-up shortens the warm-up to half of it, so
+// that the rate still decays to its floor.
+void BudgetedSchedule::lay_out(std::int64_t end_step) {
+  schedule_.total_steps = end_step;
+  schedule_.warmup_steps = std::min(planned_.warmup_steps, end_step / 2);
+}
+
+void BudgetedSchedule::describe(checkpoint::CheckpointWriter& writer) const {
+  if (limit_s_ <= 0) return;
+  util::KeyValues stored;
+  stored.set("limit_s", limit_s_);
+  stored.set("end_step", budget_ ? budget_->end_step() : std::int64_t{0});
+  writer.add_text(kTimeBudgetText, stored.to_text());
+}
+
+std::string BudgetedSchedule::summary() const {
+  if (!budget_) return "";
+  return fmt::format(", schedule laid out over {} steps for the {:.0f} s budget", schedule_.total_steps, limit_s_);
+}
+
+}  // namespace dls::train

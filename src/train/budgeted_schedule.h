@@ -1,0 +1,52 @@
+// The learning-rate schedule the training loop follows: the task's, with its end laid out
+// over the --time-limit budget (time_budget.h) when it decays to an end (cosine). The budget
+// is the whole run's: a checkpoint stores it with the planned end step, a resume keeps it
+// (a --time-limit given to the resume replaces it, still counted from the run's start).
+// The constant and dlstudio-warmup schedules have no end to lay out: the run just stops
+// when the budget is spent.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "dls/checkpoint/lr_schedule.h"
+#include "dls/train/time_budget.h"
+
+namespace dls::checkpoint {
+class CheckpointReader;
+class CheckpointWriter;
+}  // namespace dls::checkpoint
+
+namespace dls::train {
+
+class BudgetedSchedule {
+ public:
+  // `limit_s` > 0: this invocation's --time-limit; `wall_s`: the run's seconds so far.
+  // `log`: this process writes the run's log lines (rank 0).
+  BudgetedSchedule(const checkpoint::LrSchedule& schedule, double limit_s, std::int64_t steps_per_epoch,
+                   const checkpoint::CheckpointReader* resume, double wall_s, bool log);
+
+  double at(std::int64_t step) const { return schedule_.at(step); }
+  double limit_s() const { return limit_s_; }  // the run's budget; 0: none
+  bool out_of_time(double wall_s) const { return limit_s_ > 0 && wall_s >= limit_s_; }
+
+  // After optimizer step `global_step`, run seconds `started_s` to `ended_s` (rank 0's clock
+  // on every rank, so that every rank follows the same schedule).
+  void step_done(std::int64_t global_step, double started_s, double ended_s);
+
+  void describe(checkpoint::CheckpointWriter& writer) const;  // the budget and its planned end
+  std::string summary() const;  // for the run's last line; "" without a laid-out budget
+
+ private:
+  void lay_out(std::int64_t end_step);
+
+  checkpoint::LrSchedule schedule_;
+  checkpoint::LrSchedule planned_;  // the task's own (its epochs' end and warm-up)
+  double limit_s_ = 0;
+  std::optional<TimeBudget> budget_;
+  bool log_;
+  bool announced_ = false;
+};
+
+}  // namespace dls::train
