@@ -66,6 +66,14 @@ set_target_properties(dls_utf8proc PROPERTIES
   INTERFACE_INCLUDE_DIRECTORIES "${UTF8PROC_INCLUDE_DIRS}"
   INTERFACE_LINK_LIBRARIES "${UTF8PROC_LINK_LIBRARIES}")
 
+# Subword units (data/subword_model.cpp only): SentencePiece's processor and trainer, which
+# ship a pkg-config file (Debian: libsentencepiece-dev).
+pkg_check_modules(SENTENCEPIECE REQUIRED sentencepiece)
+add_library(dls_sentencepiece INTERFACE IMPORTED)
+set_target_properties(dls_sentencepiece PROPERTIES
+  INTERFACE_INCLUDE_DIRECTORIES "${SENTENCEPIECE_INCLUDE_DIRS}"
+  INTERFACE_LINK_LIBRARIES "${SENTENCEPIECE_LINK_LIBRARIES}")
+
 # JSON output (--json summaries, evaluation reports): nlohmann's header-only library
 # (Debian: nlohmann-json3-dev), used inside src/util/json.cpp only.
 find_package(nlohmann_json 3 CONFIG REQUIRED)

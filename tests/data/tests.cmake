@@ -8,5 +8,6 @@ list(APPEND DLS_TEST_SOURCES
   data/pickle_test.cpp
   data/prefetcher_test.cpp
   data/split_test.cpp
+  data/subword_model_test.cpp
   data/vocabulary_test.cpp
 )
