@@ -66,8 +66,8 @@ set_target_properties(dls_utf8proc PROPERTIES
   INTERFACE_INCLUDE_DIRECTORIES "${UTF8PROC_INCLUDE_DIRS}"
   INTERFACE_LINK_LIBRARIES "${UTF8PROC_LINK_LIBRARIES}")
 
-# Subword units (data/subword_model.cpp only): SentencePiece's processor and trainer, which
-# ship a pkg-config file (Debian: libsentencepiece-dev).
+# Subword units: SentencePiece's processor and trainer, which ship a pkg-config file
+# (Debian: libsentencepiece-dev); used by one module only (src/CMakeLists.txt says why).
 pkg_check_modules(SENTENCEPIECE REQUIRED sentencepiece)
 add_library(dls_sentencepiece INTERFACE IMPORTED)
 set_target_properties(dls_sentencepiece PROPERTIES

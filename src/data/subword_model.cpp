@@ -1,12 +1,12 @@
 #include "dls/data/subword_model.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
-
-#include <sentencepiece_processor.h>
-#include <sentencepiece_trainer.h>
 
 #include "dls/data/normalize.h"
 #include "dls/data/vocabulary.h"
@@ -15,30 +15,50 @@ namespace dls::data {
 
 namespace {
 
-// The training sentences, each the text of its words, handed to SentencePiece one by one
-// (no temporary file).
-class WordSentenceIterator : public sentencepiece::SentenceIterator {
+constexpr const char* kModuleName = "libdls_sentencepiece.so";
+
+// SentencePiece, reached through its module (data/sentencepiece_module.cpp says why): in
+// ../lib from the program's folder (build/apps, build/tests, an install's bin), else by
+// name on the library path. Loaded once, on first use.
+class SentencePieceModule {
  public:
-  explicit WordSentenceIterator(const std::vector<std::vector<std::string>>& sentences) : sentences_(sentences) {
-    load();
+  static const SentencePieceModule& get() {
+    static const SentencePieceModule module;
+    return module;
   }
-  bool done() const override { return next_ > sentences_.size(); }
-  void Next() override { load(); }
-  const std::string& value() const override { return text_; }
-  sentencepiece::util::Status status() const override { return {}; }
+  bool (*train)(const std::unordered_map<std::string, std::string>&, const std::vector<std::string>&, std::string*,
+                std::string*) = nullptr;
+  void* (*load)(const std::string&, std::string*) = nullptr;
+  void (*free)(void*) = nullptr;
+  bool (*encode)(const void*, const std::string&, std::vector<std::string>*, std::string*) = nullptr;
+  bool (*decode)(const void*, const std::vector<std::string>&, std::string*, std::string*) = nullptr;
+  void (*pieces)(const void*, std::vector<std::string>*) = nullptr;
 
  private:
-  void load() {
-    if (next_ < sentences_.size()) text_ = join_words(sentences_[next_]);
-    ++next_;
+  SentencePieceModule() {
+    std::error_code ignored;
+    const auto beside = std::filesystem::read_symlink("/proc/self/exe", ignored).parent_path().parent_path() / "lib" /
+                        kModuleName;
+    const std::string path = std::filesystem::exists(beside, ignored) ? beside.string() : kModuleName;
+    handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (handle_ == nullptr) throw std::runtime_error(std::string("sentencepiece: cannot load ") + dlerror());
+    symbol(train, "dls_spm_train");
+    symbol(load, "dls_spm_load");
+    symbol(free, "dls_spm_free");
+    symbol(encode, "dls_spm_encode");
+    symbol(decode, "dls_spm_decode");
+    symbol(pieces, "dls_spm_pieces");
   }
-  const std::vector<std::vector<std::string>>& sentences_;
-  std::size_t next_ = 0;
-  std::string text_;
+  template <typename Function>
+  void symbol(Function& function, const char* name) {
+    function = reinterpret_cast<Function>(dlsym(handle_, name));
+    if (function == nullptr) throw std::runtime_error(std::string("sentencepiece: ") + name + " missing: " + dlerror());
+  }
+  void* handle_ = nullptr;  // never closed: models may live until exit
 };
 
-void check(const sentencepiece::util::Status& status, const std::string& what) {
-  if (!status.ok()) throw std::runtime_error("sentencepiece: " + what + ": " + status.ToString());
+void check(bool ok, const std::string& what, const std::string& error) {
+  if (!ok) throw std::runtime_error("sentencepiece: " + what + ": " + error);
 }
 
 std::vector<std::string> split_on_spaces(const std::string& text) {
@@ -58,7 +78,7 @@ SubwordKind parse_subword_kind(const std::string& name) {
 
 std::string to_string(SubwordKind kind) { return kind == SubwordKind::kBpe ? "bpe" : "unigram"; }
 
-SubwordModel::SubwordModel(std::shared_ptr<const sentencepiece::SentencePieceProcessor> processor, std::string proto)
+SubwordModel::SubwordModel(std::shared_ptr<const void> processor, std::string proto)
     : processor_(std::move(processor)), proto_(std::move(proto)) {}
 
 SubwordModel SubwordModel::train(const std::vector<std::vector<std::string>>& sentences,
@@ -82,37 +102,43 @@ SubwordModel SubwordModel::train(const std::vector<std::vector<std::string>>& se
       {"num_threads", "1"},  // the same model from the same sentences
       {"minloglevel", "2"},  // its progress lines would drown the run's log
   };
-  WordSentenceIterator iterator(sentences);
-  std::string proto;
-  check(sentencepiece::SentencePieceTrainer::Train(arguments, &iterator, &proto), "training");
+  std::vector<std::string> texts;
+  texts.reserve(sentences.size());
+  for (const auto& sentence : sentences) texts.push_back(join_words(sentence));
+  std::string proto, error;
+  check(SentencePieceModule::get().train(arguments, texts, &proto, &error), "training", error);
   return from_proto(proto);
 }
 
 SubwordModel SubwordModel::from_proto(const std::string& serialized_proto) {
-  auto processor = std::make_shared<sentencepiece::SentencePieceProcessor>();
-  check(processor->LoadFromSerializedProto(serialized_proto), "loading the model");
-  SubwordModel model(std::move(processor), serialized_proto);
+  const auto& module = SentencePieceModule::get();
+  std::string error;
+  void* processor = module.load(serialized_proto, &error);
+  check(processor != nullptr, "loading the model", error);
+  SubwordModel model(std::shared_ptr<const void>(processor, [free = module.free](const void* p) {
+                       free(const_cast<void*>(p));
+                     }),
+                     serialized_proto);
   Vocabulary::from_words(model.pieces());  // throws unless the specials are at their ids
   return model;
 }
 
 std::vector<std::string> SubwordModel::encode(const std::vector<std::string>& words) const {
   std::vector<std::string> pieces;
-  check(processor_->Encode(join_words(words), &pieces), "encoding");
+  std::string error;
+  check(SentencePieceModule::get().encode(processor_.get(), join_words(words), &pieces, &error), "encoding", error);
   return pieces;
 }
 
 std::vector<std::string> SubwordModel::decode(const std::vector<std::string>& pieces) const {
-  std::string text;
-  check(processor_->Decode(pieces, &text), "decoding");
+  std::string text, error;
+  check(SentencePieceModule::get().decode(processor_.get(), pieces, &text, &error), "decoding", error);
   return split_on_spaces(text);
 }
 
 std::vector<std::string> SubwordModel::pieces() const {
   std::vector<std::string> all;
-  const int n = processor_->GetPieceSize();
-  all.reserve(static_cast<std::size_t>(n));
-  for (int id = 0; id < n; ++id) all.push_back(processor_->IdToPiece(id));
+  SentencePieceModule::get().pieces(processor_.get(), &all);
   return all;
 }
 

@@ -85,7 +85,8 @@ TEST(SubwordUnitsApp, BadFlagCombinationsAreOneLineErrors) {
   for (const auto& c : cases) {
     test::expect_one_line_error(seq2seq_train(kSmall + " --dry-run" + c.flags, "bad", false), c.part);
   }
-  test::expect_one_line_error(seq2seq_train("--tokenizer words --dry-run", "bad_name", false), "--tokenizer");
+  test::expect_one_line_error(seq2seq_train("--tokenizer words --dry-run", "bad_name", false), "--tokenizer",
+                              test::kAnyFailure);
 }
 
 }  // namespace

@@ -21,6 +21,9 @@ TEST(Seq2SeqCheckpoint, TextEntriesHoldAnyBytes) {
   }
   const auto path = test::fresh_temp_dir("seq2seq_checkpoint_bytes") / "bytes.pt";
   checkpoint::CheckpointWriter writer("toy");
+  util::KeyValues settings;
+  settings.set("size", static_cast<std::int64_t>(bytes.size()));
+  writer.set_settings(settings);
   writer.add_text("model", bytes);
   writer.save(path.string());
   EXPECT_EQ(checkpoint::CheckpointReader(path.string(), "toy").text("model"), bytes);

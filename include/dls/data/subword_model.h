@@ -17,10 +17,6 @@
 
 #include "dls/data/corpus.h"
 
-namespace sentencepiece {
-class SentencePieceProcessor;
-}
-
 namespace dls::data {
 
 enum class SubwordKind { kUnigram, kBpe };
@@ -50,9 +46,10 @@ class SubwordModel {
   const std::string& serialized_proto() const { return proto_; }
 
  private:
-  SubwordModel(std::shared_ptr<const sentencepiece::SentencePieceProcessor> processor, std::string proto);
+  SubwordModel(std::shared_ptr<const void> processor, std::string proto);
 
-  std::shared_ptr<const sentencepiece::SentencePieceProcessor> processor_;  // immutable, shared by copies
+  // The loaded sentencepiece::SentencePieceProcessor, immutable, shared by copies.
+  std::shared_ptr<const void> processor_;
   std::string proto_;
 };
 
