@@ -54,9 +54,14 @@ void check_subword_flags(const CLI::App& app, const Seq2SeqPreset& setup, bool r
   for (const char* flag : {"--tokenizer", "--spm-model", "--vocab-size", "--joint-vocab", "--tie-embeddings"}) {
     if (resuming && given(flag)) throw std::runtime_error(std::string(flag) + ": fixed by the checkpoint when resuming");
   }
-  for (const char* flag : {"--spm-model", "--vocab-size", "--joint-vocab"}) {
-    if (given(flag) && !setup.training.subword_units) {
-      throw std::runtime_error(std::string(flag) + ": needs --tokenizer sentencepiece");
+  // By value, not by count: a config.toml written by a word-level run lists them at their defaults.
+  const dls::data::SubwordOptions defaults;
+  const auto& subwords = setup.training.subwords;
+  if (!setup.training.subword_units) {
+    if (subwords.joint) throw std::runtime_error("--joint-vocab: needs --tokenizer sentencepiece");
+    if (subwords.kind != defaults.kind) throw std::runtime_error("--spm-model: needs --tokenizer sentencepiece");
+    if (subwords.vocab_size != defaults.vocab_size) {
+      throw std::runtime_error("--vocab-size: needs --tokenizer sentencepiece");
     }
   }
   if (!setup.model.tie_embeddings() || resuming) return;

@@ -120,8 +120,11 @@ std::vector<data::SentencePair> model_tokens(const checkpoint::LoadedSeq2Seq& lo
   std::size_t kept = 0;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (tokens[i].english.size() > most || tokens[i].spanish.size() > most) continue;
-    tokens[kept] = std::move(tokens[i]);
-    sentences.pairs[kept++] = std::move(sentences.pairs[i]);
+    if (kept != i) {  // a self-move would empty the pair
+      tokens[kept] = std::move(tokens[i]);
+      sentences.pairs[kept] = std::move(sentences.pairs[i]);
+    }
+    ++kept;
   }
   if (kept < tokens.size()) {
     spdlog::warn("{} pairs left out: a side longer than the model's {} tokens", tokens.size() - kept, most);

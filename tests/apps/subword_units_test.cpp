@@ -45,6 +45,7 @@ TEST(SubwordUnitsApp, TrainsTiedJointPiecesAndCheckpointEvalScoresWords) {
   const auto eval = test::run_program("apps/checkpoint_eval", "--threads 1 " + dir.string(), "subword_units_eval");
   ASSERT_EQ(eval.status, 0) << eval.err;
   EXPECT_NE(eval.out.find("BLEU"), std::string::npos) << eval.out;
+  EXPECT_NE(eval.out.find("nrefs:1|"), std::string::npos) << "one reference per sentence:\n" << eval.out;
   EXPECT_EQ(eval.out.find(kPiece), std::string::npos) << eval.out;
   const auto translate = test::run_program(
       "apps/checkpoint_eval", "--threads 1 " + dir.string() + " --translate \"I do not eat the bread.\"",
