@@ -41,6 +41,32 @@ CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& nam
   return dls::apps::setting<T, Seq2SeqPreset>(app, overrides, name, help, std::move(apply));
 }
 
+// Refuses subword flags that would be ignored or cannot hold (one line each).
+void check_subword_flags(const CLI::App& app, const Seq2SeqPreset& setup, bool resuming) {
+  const auto given = [&app](const char* flag) { return app.count(flag) > 0; };
+  for (const char* flag : {"--tokenizer", "--spm-model", "--vocab-size", "--joint-vocab", "--tie-embeddings"}) {
+    if (resuming && given(flag)) throw std::runtime_error(std::string(flag) + ": fixed by the checkpoint when resuming");
+  }
+  // By value, not by count: a config.toml written by a word-level run lists them at their defaults.
+  const dls::data::SubwordOptions defaults;
+  const auto& subwords = setup.training.subwords;
+  if (!setup.training.subword_units) {
+    if (subwords.joint) throw std::runtime_error("--joint-vocab: needs --tokenizer sentencepiece");
+    if (subwords.kind != defaults.kind) throw std::runtime_error("--spm-model: needs --tokenizer sentencepiece");
+    if (subwords.vocab_size != defaults.vocab_size) {
+      throw std::runtime_error("--vocab-size: needs --tokenizer sentencepiece");
+    }
+  }
+  if (!setup.model.tie_embeddings() || resuming) return;
+  if (!setup.training.subword_units || !setup.training.subwords.joint) {
+    throw std::runtime_error("--tie-embeddings: needs one vocabulary for both languages (--tokenizer sentencepiece "
+                             "--joint-vocab)");
+  }
+  if (setup.model.transformer().layout() != dls::Layout::kVaswani) {
+    throw std::runtime_error("--tie-embeddings: needs the vaswani layout (--preset cpu or --layout vaswani)");
+  }
+}
+
 void print_json(const dls::train::Seq2SeqTrainResult& r, const std::string& precision) {
   dls::util::JsonWriter json;
   json.begin_object()
@@ -85,11 +111,16 @@ int main(int argc, char** argv) {
   const std::string data = "Data";
   app.add_option("--data", data_path, "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive "
                  "(.tar.gz pickle); default $DLS_DATA_DIR/spa-eng/spa.txt")->group(data);
-  setting<int>(app, overrides, "--max-words", "longest sentence kept, per side (L = max-words + 2)", [](auto& s, auto v) { s.training.max_words = v; })->check(dls::apps::in_range(1, 1000))->group(data);
+  setting<int>(app, overrides, "--max-words", "longest sentence kept, per side, in words (L = max-words + 2; sentencepiece: L = the longest kept side in pieces + 2)", [](auto& s, auto v) { s.training.max_words = v; })->check(dls::apps::in_range(1, 1000))->group(data);
   setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split (default 1234)", [](auto& s, auto v) { s.training.split_seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(data);
   setting<std::int64_t>(app, overrides, "--validation-pairs", "held-out pairs, split by English sentence (default 2000)", [](auto& s, auto v) { s.training.validation_pairs = v; })->check(dls::apps::in_range(0, 1000000000))->group(data);
   app.add_flag_callback("--length-buckets", [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.training.length_buckets = true; }); },
                         "batches of similar lengths, each padded to its own longest sentence, not to L (vaswani layout; recorded in the checkpoint)")->group(data);
+  setting<std::string>(app, overrides, "--tokenizer", "word (DLStudio's) or sentencepiece (subword units trained on the training split, kept in the checkpoint)", [](auto& s, auto v) { s.training.subword_units = dls::checkpoint::parse_tokenizer(v); })->check(CLI::IsMember({"word", "sentencepiece"}))->group(data);
+  setting<std::string>(app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe", [](auto& s, auto v) { s.training.subwords.kind = dls::data::parse_subword_kind(v); })->check(CLI::IsMember({"unigram", "bpe"}))->group(data);
+  setting<int>(app, overrides, "--vocab-size", "sentencepiece: pieces per model, specials included (default 8000)", [](auto& s, auto v) { s.training.subwords.vocab_size = v; })->check(dls::apps::in_range(8, 1000000))->group(data);
+  app.add_flag_callback("--joint-vocab", [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.training.subwords.joint = true; }); },
+                        "sentencepiece: one model and vocabulary for English and Spanish (default: one per language)")->group(data);
   setting<bool>(app, overrides, "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions", [](auto& s, auto v) { s.training.dlstudio_loss = v; })->group(data);
 
   const std::string model = "Model";
@@ -105,6 +136,8 @@ int main(int argc, char** argv) {
   setting<std::int64_t>(app, overrides, "--encoders", "number of BasicEncoders", [](auto& s, auto v) { s.model.num_encoders(v); })->check(dls::apps::in_range(1, 1000))->group(model);
   setting<std::int64_t>(app, overrides, "--decoders", "number of BasicDecoderWithMasking", [](auto& s, auto v) { s.model.num_decoders(v); })->check(dls::apps::in_range(1, 1000))->group(model);
   setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M (positionwise, vaswani)", [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })->check(dls::apps::in_range(1, 64))->group(model);
+  app.add_flag_callback("--tie-embeddings", [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.model.tie_embeddings(true); }); },
+                        "one matrix for both embeddings and the output layer (needs --joint-vocab and the vaswani layout)")->group(model);
   setting<double>(app, overrides, "--dropout", "dropout on attention weights and sublayer outputs (vaswani)", [](auto& s, auto v) { s.model.transformer().dropout(v); })->check(dls::apps::in_range(0, 0.99))->group(model);
 
   const std::string training = "Training";
@@ -178,6 +211,7 @@ int main(int argc, char** argv) {
       throw std::runtime_error("no corpus: give --data FILE or set DLS_DATA_DIR (looked for spa-eng/spa.txt)");
     }
     dls::apps::apply_overrides(overrides, setup);
+    check_subword_flags(app, setup, !resume.empty());
     dls::train::Seq2SeqRunControl control;
     control.resume = resume;
     control.dry_run = dry_run;

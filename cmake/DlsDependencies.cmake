@@ -75,6 +75,14 @@ set_target_properties(dls_cairo PROPERTIES
   INTERFACE_INCLUDE_DIRECTORIES "${CAIRO_INCLUDE_DIRS}"
   INTERFACE_LINK_LIBRARIES "${CAIRO_LINK_LIBRARIES}")
 
+# Subword units: SentencePiece's processor and trainer, which ship a pkg-config file
+# (Debian: libsentencepiece-dev); used by one module only (src/CMakeLists.txt says why).
+pkg_check_modules(SENTENCEPIECE REQUIRED sentencepiece)
+add_library(dls_sentencepiece INTERFACE IMPORTED)
+set_target_properties(dls_sentencepiece PROPERTIES
+  INTERFACE_INCLUDE_DIRECTORIES "${SENTENCEPIECE_INCLUDE_DIRS}"
+  INTERFACE_LINK_LIBRARIES "${SENTENCEPIECE_LINK_LIBRARIES}")
+
 # JSON output (--json summaries, evaluation reports): nlohmann's header-only library
 # (Debian: nlohmann-json3-dev), used inside src/util/json.cpp only.
 find_package(nlohmann_json 3 CONFIG REQUIRED)

@@ -8,12 +8,14 @@ set_name=${1:-build}
 # ccache: a clean build of sources built before on this machine (a fresh clone, as CI
 # makes) takes its objects from the cache (cmake/DlsCompilerCache.cmake).
 # libutf8proc-dev: Unicode tables (NFC, lowercasing, categories) for the corpus text;
-# nlohmann-json3-dev: the JSON that the programs write.
+# nlohmann-json3-dev: the JSON that the programs write; libsentencepiece-dev: subword
+# units (seq2seq_train --tokenizer sentencepiece).
 # libcairo2-dev, fonts-dejavu-core: the pictures (lines, text in DejaVu Sans, PNG).
 # curl, ca-certificates, unzip: `make data` (data/fetch_data.sh) downloads and unpacks.
 packages=(cmake g++ make pkg-config zlib1g-dev ccache
           libtorch-dev libgloo-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
-          libutf8proc-dev nlohmann-json3-dev libcairo2-dev fonts-dejavu-core curl ca-certificates unzip
+          libutf8proc-dev nlohmann-json3-dev libsentencepiece-dev libcairo2-dev fonts-dejavu-core
+          curl ca-certificates unzip
           libopenblas0-openmp dataset-fashion-mnist)
 case "$set_name" in
   build) ;;

@@ -11,6 +11,17 @@ const char* const kSeq2SeqKind = "seq2seq";
 
 namespace {
 
+// The side's SentencePiece model, checked against the vocabulary stored beside it.
+std::optional<data::SubwordModel> subword_model(const std::string& proto, const std::vector<std::string>& words,
+                                                const char* side) {
+  if (proto.empty()) return std::nullopt;
+  auto model = data::SubwordModel::from_proto(proto);
+  if (model.pieces() != words) {
+    throw std::runtime_error(std::string("the ") + side + " SentencePiece model's pieces differ from its vocabulary");
+  }
+  return model;
+}
+
 util::KeyValues progress_settings(const TrainingProgress& p) {
   util::KeyValues s;
   s.set("epoch", p.epoch);
@@ -37,6 +48,9 @@ void describe_seq2seq_checkpoint(CheckpointWriter& writer, const Seq2SeqCheckpoi
   writer.set_settings(settings);
   writer.add_text("vocab_en", lines_of(info.english_words));
   writer.add_text("vocab_es", lines_of(info.spanish_words));
+  // Text entries hold any bytes (and travel into averaged checkpoints with the vocabularies).
+  if (!info.english_subwords.empty()) writer.add_text("subwords_en", info.english_subwords);
+  if (!info.spanish_subwords.empty()) writer.add_text("subwords_es", info.spanish_subwords);
 }
 
 Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
@@ -59,6 +73,10 @@ Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
     info.progress.wall_s = p.get_double("wall_s");
     info.english_words = words_of_lines(reader.text("vocab_en"));
     info.spanish_words = words_of_lines(reader.text("vocab_es"));
+    if (info.training.subword_units) {
+      info.english_subwords = reader.text("subwords_en");
+      info.spanish_subwords = reader.text("subwords_es");
+    }
     if (static_cast<std::int64_t>(info.english_words.size()) != info.model.src_vocab_size() ||
         static_cast<std::int64_t>(info.spanish_words.size()) != info.model.tgt_vocab_size()) {
       throw std::runtime_error("vocabulary sizes do not match the model's");
@@ -80,7 +98,9 @@ LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path) {
   try {
     LoadedSeq2Seq loaded{info, Seq2SeqTransformer(info.model),
                          data::Vocabulary::from_words(info.english_words),
-                         data::Vocabulary::from_words(info.spanish_words)};
+                         data::Vocabulary::from_words(info.spanish_words),
+                         subword_model(info.english_subwords, info.english_words, "English"),
+                         subword_model(info.spanish_subwords, info.spanish_words, "Spanish")};
     reader.load_module(evaluation_weights(reader), *loaded.model);
     loaded.model->eval();
     return loaded;

@@ -1,6 +1,13 @@
 #include "dls/checkpoint/seq2seq_options.h"
 
+#include <stdexcept>
+
 namespace dls::checkpoint {
+
+bool parse_tokenizer(const std::string& name) {
+  if (name == "word" || name == "sentencepiece") return name == "sentencepiece";
+  throw std::invalid_argument("unknown tokenizer '" + name + "' (expected word or sentencepiece)");
+}
 
 util::KeyValues Seq2SeqTrainOptions::to_settings() const {
   util::KeyValues s;
@@ -9,6 +16,10 @@ util::KeyValues Seq2SeqTrainOptions::to_settings() const {
   s.set("split_seed", std::to_string(split_seed));
   s.set("validation_pairs", validation_pairs);
   s.set("dlstudio_loss", dlstudio_loss);
+  s.set("tokenizer", subword_units ? "sentencepiece" : "word");
+  s.set("subwords.model", data::to_string(subwords.kind));
+  s.set("subwords.vocab_size", subwords.vocab_size);
+  s.set("subwords.joint", subwords.joint);
   s.set("epochs", epochs);
   s.set("batch_size", batch_size);
   s.set("length_buckets", length_buckets);
@@ -41,6 +52,13 @@ Seq2SeqTrainOptions Seq2SeqTrainOptions::from_settings(const util::KeyValues& s)
   o.split_seed = std::stoull(s.get("split_seed"));
   o.validation_pairs = s.get_int("validation_pairs");
   o.dlstudio_loss = s.get_bool("dlstudio_loss");
+  // Checkpoints written before subword units were all word level.
+  if (s.has("tokenizer")) {
+    o.subword_units = parse_tokenizer(s.get("tokenizer"));
+    o.subwords.kind = data::parse_subword_kind(s.get("subwords.model"));
+    o.subwords.vocab_size = static_cast<int>(s.get_int("subwords.vocab_size"));
+    o.subwords.joint = s.get_bool("subwords.joint");
+  }
   o.epochs = s.get_int("epochs");
   o.batch_size = s.get_int("batch_size");
   o.length_buckets = s.has("length_buckets") && s.get_bool("length_buckets");  // older checkpoints: padded to L

@@ -15,6 +15,7 @@ list(APPEND DLS_SOURCES
   data/pickle_opcodes.cpp
   data/pickle_value.cpp
   data/split.cpp
+  data/subword_model.cpp
   data/vocabulary.cpp
   data/sentence_corpus.cpp
 )

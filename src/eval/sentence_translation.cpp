@@ -26,8 +26,10 @@ namespace {
 
 struct Translation {
   std::vector<std::string> words;        // normalised English words
+  std::vector<std::string> tokens;       // what the model reads: the words, or their pieces
   std::vector<std::string> unknown;      // those not in the English vocabulary
-  std::vector<std::string> translation;  // Spanish words, no SOS/EOS
+  std::vector<std::string> translation_tokens;  // what the model wrote, no SOS/EOS
+  std::vector<std::string> translation;  // Spanish words (detokenised)
 };
 
 Translation translate_sentence(checkpoint::LoadedSeq2Seq& loaded, const std::string& sentence,
@@ -36,17 +38,22 @@ Translation translate_sentence(checkpoint::LoadedSeq2Seq& loaded, const std::str
   Translation t;
   t.words = data::normalize_english(sentence);
   if (t.words.empty()) throw std::runtime_error("no words left after normalisation");
-  // Any length up to the model's positional range: L positions hold SOS, the words, EOS.
-  const auto max_len = static_cast<int>(loaded.info.model.transformer().max_seq_length());
-  if (static_cast<int>(t.words.size()) + 2 > max_len) {
-    throw std::runtime_error(fmt::format("{} words, but this model translates at most {} (its positional range L = {} "
-                                         "holds SOS, the words and EOS; train with a larger --max-words)",
-                                         t.words.size(), max_len - 2, max_len));
+  // Any length up to the model's positional range: L positions hold SOS, the tokens, EOS.
+  const int max_len = static_cast<int>(loaded.model->config().transformer().max_seq_length());
+  t.tokens = loaded.english_subwords ? loaded.english_subwords->encode(t.words) : t.words;
+  if (static_cast<int>(t.tokens.size()) + 2 > max_len) {
+    throw std::runtime_error(fmt::format(
+        "{} {}, but this model translates at most {} (its positional range L = {} holds SOS, the {} and EOS; "
+        "train with a larger --max-words)",
+        t.tokens.size(), loaded.english_subwords ? "subword pieces" : "words", max_len - 2, max_len,
+        loaded.english_subwords ? "pieces" : "words"));
   }
-  const auto ids = loaded.english.encode(t.words, max_len, data::Vocabulary::Padding::kPad, &t.unknown);
+  const auto ids = loaded.english.encode(t.tokens, max_len, data::Vocabulary::Padding::kPad, &t.unknown);
   const auto src = torch::tensor(ids, torch::kLong).unsqueeze(0).to(device);  // [1, L]
   const auto out = decode_batch(loaded.model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, decode);
-  t.translation = loaded.spanish.decode(out.front());
+  t.translation_tokens = loaded.spanish.decode(out.front());
+  t.translation = loaded.spanish_subwords ? loaded.spanish_subwords->decode(t.translation_tokens)
+                                          : t.translation_tokens;
   return t;
 }
 
@@ -55,10 +62,10 @@ Translation translate_sentence(checkpoint::LoadedSeq2Seq& loaded, const std::str
 // English), cropped to the real tokens.
 std::vector<std::string> save_translation_attention_maps(checkpoint::LoadedSeq2Seq& loaded, const Translation& t,
                                                          const torch::Device& device, const std::string& dir) {
-  const int max_len = loaded.info.training.max_words + 2;
-  auto spanish = t.translation;
+  const int max_len = static_cast<int>(loaded.model->config().transformer().max_seq_length());
+  auto spanish = t.translation_tokens;
   if (static_cast<int>(spanish.size()) > max_len - 2) spanish.resize(static_cast<std::size_t>(max_len - 2));
-  const auto src = torch::tensor(loaded.english.encode(t.words, max_len), torch::kLong).unsqueeze(0).to(device);
+  const auto src = torch::tensor(loaded.english.encode(t.tokens, max_len), torch::kLong).unsqueeze(0).to(device);
   const auto tgt = torch::tensor(loaded.spanish.encode(spanish, max_len), torch::kLong).unsqueeze(0).to(device);
   AttentionTrace trace;
   {
@@ -67,7 +74,7 @@ std::vector<std::string> save_translation_attention_maps(checkpoint::LoadedSeq2S
     loaded.model->forward(src, tgt, &trace);
   }
   std::vector<std::string> en{"SOS"}, es{"SOS"};
-  en.insert(en.end(), t.words.begin(), t.words.end());
+  en.insert(en.end(), t.tokens.begin(), t.tokens.end());
   en.push_back("EOS");
   es.insert(es.end(), spanish.begin(), spanish.end());
   es.push_back("EOS");

@@ -111,6 +111,30 @@ double epochs_done(const checkpoint::Seq2SeqCheckpointInfo& info, std::int64_t t
   return static_cast<double>(p.epoch - 1) + std::min(1.0, part);
 }
 
+// The pairs as the model's tokens (pieces with subword units). A pair with a side longer
+// than the model's L - 2 tokens (a --test file's, in pieces) is left out of both, with a warning.
+std::vector<data::SentencePair> model_tokens(const checkpoint::LoadedSeq2Seq& loaded, ScoredSentences& sentences) {
+  auto tokens = data::tokenize_pairs(sentences.pairs, loaded.english_subwords ? &*loaded.english_subwords : nullptr,
+                                     loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr);
+  const auto most = static_cast<std::size_t>(loaded.model->config().transformer().max_seq_length() - 2);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i].english.size() > most || tokens[i].spanish.size() > most) continue;
+    if (kept != i) {  // a self-move would empty the pair
+      tokens[kept] = std::move(tokens[i]);
+      sentences.pairs[kept] = std::move(sentences.pairs[i]);
+    }
+    ++kept;
+  }
+  if (kept < tokens.size()) {
+    spdlog::warn("{} pairs left out: a side longer than the model's {} tokens", tokens.size() - kept, most);
+    if (kept == 0) throw std::runtime_error(sentences.description + ": every pair is longer than the model's L");
+    tokens.resize(kept);
+    sentences.pairs.resize(kept);
+  }
+  return tokens;
+}
+
 struct Evaluated {
   CheckpointBleu summary;
   BleuScore score;
@@ -127,8 +151,9 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   *sentences = sentences_for(loaded.info, request, cache);
   const auto& options = loaded.info.training;
   const auto padding = options.dlstudio_loss ? data::Vocabulary::Padding::kEos : data::Vocabulary::Padding::kPad;
-  const auto encoded = data::encode_pairs(sentences->pairs, {}, loaded.english, loaded.spanish,
-                                          options.max_words + 2, padding);
+  const auto encoded = data::encode_pairs(model_tokens(loaded, *sentences), {}, loaded.english, loaded.spanish,
+                                          static_cast<int>(loaded.model->config().transformer().max_seq_length()),
+                                          padding);
   LossOptions loss_options;
   loss_options.dlstudio = options.dlstudio_loss;
   std::vector<std::vector<std::string>> references;
@@ -141,7 +166,8 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   // One chunk per thread, but one in all for the dlstudio layout (default_batch_chunks).
   auto decode = request.decode;
   decode.workers = default_batch_chunks(loaded.model->config().transformer().layout(), decode.workers);
-  auto translated = translate_and_score(loaded.model, encoded.src, loaded.spanish, references, decode);
+  auto translated = translate_and_score(loaded.model, encoded.src, loaded.spanish, references, decode,
+                                        loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr);
   e.summary.bleu = translated.bleu.bleu;
   e.summary.sentences_per_s = translated.sentences_per_s;
   e.summary.step = loaded.info.progress.global_step;

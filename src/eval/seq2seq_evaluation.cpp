@@ -110,7 +110,7 @@ double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs,
 TranslationResult translate_and_score(Seq2SeqTransformer& model, const torch::Tensor& src,
                                       const data::Vocabulary& spanish,
                                       const std::vector<std::vector<std::string>>& references,
-                                      const DecodeOptions& options) {
+                                      const DecodeOptions& options, const data::SubwordModel* subwords) {
   TORCH_CHECK(static_cast<std::size_t>(src.size(0)) == references.size(),
               "one reference per source sentence");
   const auto device = model->parameters().front().device();
@@ -125,7 +125,8 @@ TranslationResult translate_and_score(Seq2SeqTransformer& model, const torch::Te
   std::vector<std::vector<std::string>> ref_texts;
   std::vector<std::string> hyp_texts;
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    result.hypotheses.push_back(spanish.decode(ids[i]));
+    const auto tokens = spanish.decode(ids[i]);
+    result.hypotheses.push_back(subwords != nullptr ? subwords->decode(tokens) : tokens);
     hyps.push_back(strip_special_tokens(result.hypotheses.back()));
     refs.push_back({strip_special_tokens(references[i])});
     hyp_texts.push_back(data::join_words(hyps.back()));

@@ -26,6 +26,18 @@ EmbeddingsGeneratorImpl::EmbeddingsGeneratorImpl(std::int64_t vocab_size,
   TORCH_CHECK(vocab_size > 0, "vocabulary size must be positive");
   embedding = register_module(
       "embedding", torch::nn::Embedding(vocab_size, config.embedding_size()));
+  register_rest(config);
+}
+
+EmbeddingsGeneratorImpl::EmbeddingsGeneratorImpl(const torch::Tensor& shared_table, const TransformerConfig& config)
+    : shared_table_(shared_table), shared_scale_(std::sqrt(static_cast<double>(config.embedding_size()))) {
+  config.validate();
+  TORCH_CHECK(shared_table.dim() == 2 && shared_table.size(1) == config.embedding_size(),
+              "a shared embedding table must be [V, M]");
+  register_rest(config);
+}
+
+void EmbeddingsGeneratorImpl::register_rest(const TransformerConfig& config) {
   const double p = config.effective_dropout();
   dropout = register_module("dropout", torch::nn::Dropout(p));
   positional_encoding_ = register_buffer(
@@ -39,8 +51,9 @@ torch::Tensor EmbeddingsGeneratorImpl::forward(const torch::Tensor& tokens, std:
   TORCH_CHECK(offset >= 0 && offset + length <= positional_encoding_.size(0),
               "positions ", offset, "..", offset + length - 1, " exceed the max sequence length ",
               positional_encoding_.size(0));
+  const auto embedded = embedding ? embedding(tokens) : torch::embedding(shared_table_, tokens) * shared_scale_;
   // [B, T, M] + [1, T, M]
-  return dropout(embedding(tokens) + positional_encoding_.narrow(0, offset, length).unsqueeze(0));
+  return dropout(embedded + positional_encoding_.narrow(0, offset, length).unsqueeze(0));
 }
 
 }  // namespace dls

@@ -1,5 +1,6 @@
 #include "dls/models/seq2seq.h"
 
+#include <cmath>
 #include <sstream>
 
 #include <torch/torch.h>
@@ -14,6 +15,10 @@ void Seq2SeqConfig::validate() const {
   TORCH_CHECK(src_vocab_size_ > 0 && tgt_vocab_size_ > 0, "vocabulary sizes must be positive");
   TORCH_CHECK(pad_index_ < std::min(src_vocab_size_, tgt_vocab_size_),
               "pad index outside the vocabularies");
+  TORCH_CHECK(!tie_embeddings_ || transformer_.layout() == Layout::kVaswani,
+              "tied embeddings need the vaswani layout");
+  TORCH_CHECK(!tie_embeddings_ || src_vocab_size_ == tgt_vocab_size_,
+              "tied embeddings need one vocabulary for both languages");
 }
 
 util::KeyValues Seq2SeqConfig::to_settings() const {
@@ -25,6 +30,7 @@ util::KeyValues Seq2SeqConfig::to_settings() const {
   settings.set("tgt_vocab_size", tgt_vocab_size_);
   settings.set("pad_index", pad_index_);
   settings.set("masking", masking_);
+  settings.set("tie_embeddings", tie_embeddings_);
   return settings;
 }
 
@@ -38,6 +44,7 @@ Seq2SeqConfig Seq2SeqConfig::from_settings(const util::KeyValues& settings) {
       .pad_index(settings.get_int("pad_index"));
   // Checkpoints written before the flag existed were all trained with masking.
   if (settings.has("masking")) config.masking(settings.get_bool("masking"));
+  if (settings.has("tie_embeddings")) config.tie_embeddings(settings.get_bool("tie_embeddings"));
   return config;
 }
 
@@ -50,19 +57,30 @@ std::string Seq2SeqConfig::summary() const {
   if (!transformer_.flattened()) out << " ffn=" << transformer_.ffn_multiplier() << "M";
   if (transformer_.effective_dropout() > 0) out << " dropout=" << transformer_.dropout();
   if (!masking_) out << " no-masking";
+  if (tie_embeddings_) out << " tied-embeddings";
   return out.str();
 }
 
 Seq2SeqTransformerImpl::Seq2SeqTransformerImpl(const Seq2SeqConfig& config) : config_(config) {
   config.validate();
   const auto& t = config.transformer();
-  embeddings_generator_en =
-      register_module("embeddings_generator_en", EmbeddingsGenerator(config.src_vocab_size(), t));
-  embeddings_generator_es =
-      register_module("embeddings_generator_es", EmbeddingsGenerator(config.tgt_vocab_size(), t));
+  MasterDecoderWithMasking decoder(t, config.num_decoders(), config.tgt_vocab_size());
+  if (config.tie_embeddings()) {
+    // The output layer's weight [V, M] is the one parameter; both embeddings read it.
+    torch::NoGradGuard no_grad;
+    decoder->out->weight.normal_(0.0, 1.0 / std::sqrt(static_cast<double>(t.embedding_size())));
+    embeddings_generator_en =
+        register_module("embeddings_generator_en", EmbeddingsGenerator(decoder->out->weight, t));
+    embeddings_generator_es =
+        register_module("embeddings_generator_es", EmbeddingsGenerator(decoder->out->weight, t));
+  } else {
+    embeddings_generator_en =
+        register_module("embeddings_generator_en", EmbeddingsGenerator(config.src_vocab_size(), t));
+    embeddings_generator_es =
+        register_module("embeddings_generator_es", EmbeddingsGenerator(config.tgt_vocab_size(), t));
+  }
   master_encoder = register_module("master_encoder", MasterEncoder(t, config.num_encoders()));
-  master_decoder = register_module(
-      "master_decoder", MasterDecoderWithMasking(t, config.num_decoders(), config.tgt_vocab_size()));
+  master_decoder = register_module("master_decoder", decoder);
   master_decoder->masking = config.masking();
 }
 

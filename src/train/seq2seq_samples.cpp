@@ -34,7 +34,8 @@ void write_samples(Seq2SeqTransformer& model, const Seq2SeqData& data,
     std::vector<std::vector<std::string>> references;
     for (const auto i : picks) references.push_back(data.corpus.pairs[data.split.validation[i]].spanish);
     const auto src = data.validation.src.index_select(0, torch::tensor(rows, torch::kInt64));
-    const auto result = eval::translate_and_score(model, src, data.spanish, references);
+    const auto result = eval::translate_and_score(model, src, data.spanish, references, {},
+                                                  data.spanish_subwords ? &*data.spanish_subwords : nullptr);
     std::string text;
     int correct = 0;
     for (std::size_t k = 0; k < picks.size(); ++k) {

@@ -23,7 +23,7 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const Seq2SeqTrainOptions& option
     : config_(std::move(config)), options_(options), data_(prepare_seq2seq_data(options, resumed)) {
   for (const auto& line : describe_seq2seq_data(data_, options_.max_words)) spdlog::info("{}", line);
   config_.src_vocab_size(data_.english.size()).tgt_vocab_size(data_.spanish.size());
-  config_.transformer().max_seq_length(options_.max_words + 2);
+  config_.transformer().max_seq_length(data_.max_len);
   if (resumed != nullptr && config_.to_settings().to_text() != resumed->model.to_settings().to_text()) {
     throw std::runtime_error(resumed_path + ": the checkpoint's model (" + resumed->model.summary() +
                              ") differs from the one asked for (" + config_.summary() + ")");
@@ -157,7 +157,8 @@ EpochEvaluation Seq2SeqTask::evaluate(int workers) {
   eval::DecodeOptions decode;
   decode.workers = workers;  // sentences in concurrent chunks: the same translations
   last_translations_ = eval::translate_and_score(model_, data_.validation.src.narrow(0, 0, rows), data_.spanish,
-                                                 spanish_sentences(data_, indices), decode);
+                                                 spanish_sentences(data_, indices), decode,
+                                                 data_.spanish_subwords ? &*data_.spanish_subwords : nullptr);
   val_bleu_ = last_translations_->bleu.bleu;
   return {{{"val_loss", number_text(val_loss_)}, {"val_bleu", number_text(val_bleu_)}},
           fmt::format("validation loss {:.4f}, validation BLEU {:.4f} (sacreBLEU {:.1f}, chrF2 {:.1f}; {:.0f} "
@@ -185,8 +186,10 @@ void Seq2SeqTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, cons
   progress.val_bleu = val_bleu_;
   progress.train_loss = state.train_loss;
   progress.wall_s = state.wall_s;
-  checkpoint::describe_seq2seq_checkpoint(writer, {config_, options_, data_.split.definition, data_.english.words(),
-                                                   data_.spanish.words(), progress});
+  checkpoint::describe_seq2seq_checkpoint(
+      writer, {config_, options_, data_.split.definition, data_.english.words(), data_.spanish.words(),
+               data_.english_subwords ? data_.english_subwords->serialized_proto() : std::string(),
+               data_.spanish_subwords ? data_.spanish_subwords->serialized_proto() : std::string(), progress});
 }
 
 void Seq2SeqTask::finish(const std::string& run_dir) {

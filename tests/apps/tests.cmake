@@ -7,6 +7,7 @@ list(APPEND DLS_TEST_SOURCES
   apps/precision_flag_test.cpp
   apps/reliability_test.cpp
   apps/seq2seq_train_test.cpp
+  apps/subword_units_test.cpp
   apps/vit_train_test.cpp
   apps/lm_train_test.cpp
 )

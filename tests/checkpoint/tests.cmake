@@ -5,5 +5,6 @@ list(APPEND DLS_TEST_SOURCES
   checkpoint/checkpoint_test.cpp
   checkpoint/dlstudio_interop_test.cpp
   checkpoint/lr_schedule_test.cpp
+  checkpoint/seq2seq_checkpoint_test.cpp
   checkpoint/vit_checkpoint_test.cpp
 )

@@ -9,6 +9,7 @@ list(APPEND DLS_TEST_SOURCES
   data/pickle_test.cpp
   data/prefetcher_test.cpp
   data/split_test.cpp
+  data/subword_model_test.cpp
   data/vocabulary_test.cpp
   data/sentence_corpus_test.cpp
 )

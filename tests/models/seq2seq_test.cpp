@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <set>
+
 #include <torch/torch.h>
 
 #include "support/small_models.h"
@@ -159,12 +162,66 @@ TEST(Seq2Seq, VaswaniIgnoresWhatIsBehindTheSourcePadding) {
   }
 }
 
+// Parameters without repeats: a tensor registered twice would be stepped twice by the optimizer.
+std::int64_t distinct_parameter_tensors(const torch::nn::Module& module) {
+  std::set<const void*> seen;
+  for (const auto& p : module.parameters()) seen.insert(p.unsafeGetTensorImpl());
+  return static_cast<std::int64_t>(seen.size());
+}
+
+TEST(Seq2Seq, TiedEmbeddingsAreOneParameterTrainedByAllThreeUses) {
+  auto config = small_config(Variant::kFG, Layout::kVaswani).tgt_vocab_size(23);
+  const std::int64_t V = 23, M = 16;
+  torch::manual_seed(31);
+  const auto untied = Seq2SeqTransformer(config);
+  torch::manual_seed(31);
+  auto tied = Seq2SeqTransformer(config.tie_embeddings(true));
+  // Two tables [V, M] fewer: the output layer's weight stands for both embeddings.
+  EXPECT_EQ(count_parameters(*untied).parameters - count_parameters(*tied).parameters, 2 * V * M);
+  EXPECT_EQ(count_parameters(*untied).tensors - count_parameters(*tied).tensors, 2);
+  EXPECT_EQ(distinct_parameter_tensors(*tied), count_parameters(*tied).tensors);
+  EXPECT_FALSE(tied->embeddings_generator_en->embedding);
+  EXPECT_FALSE(tied->embeddings_generator_es->embedding);
+  tied->eval();  // no dropout: the embedding is the table's row times sqrt(M)
+  const auto& table = tied->master_decoder->out->weight;
+  const auto tokens = torch::tensor({{5, 7}}, torch::kLong);
+  const auto pe = sinusoidal_positional_encoding(6, M).narrow(0, 0, 2);
+  for (auto* generator : {&tied->embeddings_generator_en, &tied->embeddings_generator_es}) {
+    const auto expected = table.index_select(0, tokens[0]) * std::sqrt(static_cast<double>(M)) + pe;
+    EXPECT_TRUE(torch::allclose((*generator)(tokens)[0], expected, 1e-5, 1e-6));
+  }
+  // Gradients from each use reach the one tensor: the source embedding alone touches rows 5
+  // and 7 only; the target embedding the same; the output layer every row.
+  for (auto* generator : {&tied->embeddings_generator_en, &tied->embeddings_generator_es}) {
+    tied->zero_grad();
+    (*generator)(tokens).sum().backward();
+    const auto touched = table.grad().abs().sum(1) > 0;  // [V]
+    EXPECT_EQ(touched.sum().item<std::int64_t>(), 2);
+    EXPECT_TRUE(touched[5].item<bool>() && touched[7].item<bool>());
+  }
+  tied->zero_grad();
+  const auto src = random_tokens(2, 6, V), tgt = random_tokens(2, 6, V);
+  tied->forward(src, tgt).sum().backward();
+  const auto full = table.grad().clone();
+  EXPECT_GT((full.abs().sum(1) > 0).sum().item<std::int64_t>(), V - 1);
+  // The whole gradient holds the embeddings' shares beside the output layer's (the same
+  // loss with the decoder's states detached from the embeddings).
+  tied->zero_grad();
+  torch::log_softmax(tied->master_decoder->out(tied->final_states(src, tgt).detach()), -1).sum().backward();
+  EXPECT_FALSE(torch::allclose(full, table.grad(), 1e-6, 1e-7));
+}
+
 TEST(Seq2Seq, InvalidConfigsAreRejected) {
   auto config = small_config(Variant::kFG, Layout::kDLStudio);
   config.transformer().num_heads(3);  // 16 % 3 != 0
   EXPECT_THROW(Seq2SeqTransformer{config}, c10::Error);
   config = small_config(Variant::kFG, Layout::kDLStudio);
   config.tgt_vocab_size(0);
+  EXPECT_THROW(Seq2SeqTransformer{config}, c10::Error);
+  // Tied embeddings: one vocabulary, vaswani layout.
+  config = small_config(Variant::kFG, Layout::kVaswani).tie_embeddings(true);  // 23 and 29 words
+  EXPECT_THROW(Seq2SeqTransformer{config}, c10::Error);
+  config = small_config(Variant::kFG, Layout::kDLStudio).tgt_vocab_size(23).tie_embeddings(true);
   EXPECT_THROW(Seq2SeqTransformer{config}, c10::Error);
 }
 

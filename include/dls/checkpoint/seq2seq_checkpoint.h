@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/seq2seq_options.h"
 #include "dls/data/split.h"
+#include "dls/data/subword_model.h"
 #include "dls/data/vocabulary.h"
 #include "dls/models/seq2seq.h"
 
@@ -35,15 +37,19 @@ struct Seq2SeqCheckpointInfo {
   Seq2SeqConfig model;
   Seq2SeqTrainOptions training;
   data::SplitDefinition split;
-  std::vector<std::string> english_words;  // vocabularies, index order
+  std::vector<std::string> english_words;  // vocabularies, index order (words or pieces)
   std::vector<std::string> spanish_words;
+  // Subword units: each side's serialized SentencePiece model, whose pieces are its
+  // vocabulary (the same model twice when joint); empty at word level.
+  std::string english_subwords;
+  std::string spanish_subwords;
   TrainingProgress progress;
 };
 
 extern const char* const kSeq2SeqKind;  // "seq2seq"
 
 // Writes everything but the weights, optimizer and RNG state into a writer of kind
-// kSeq2SeqKind: the settings and both vocabularies.
+// kSeq2SeqKind: the settings, both vocabularies and their SentencePiece models.
 void describe_seq2seq_checkpoint(CheckpointWriter& writer, const Seq2SeqCheckpointInfo& info);
 
 // Reads everything but the weights and optimizer state (load those through the reader).
@@ -56,6 +62,8 @@ struct LoadedSeq2Seq {
   Seq2SeqTransformer model{nullptr};
   data::Vocabulary english;
   data::Vocabulary spanish;
+  std::optional<data::SubwordModel> english_subwords;  // empty at word level
+  std::optional<data::SubwordModel> spanish_subwords;
 };
 LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path);
 

@@ -8,6 +8,7 @@
 #include "dls/checkpoint/lr_schedule.h"
 #include "dls/checkpoint/optimizer_options.h"
 #include "dls/checkpoint/selection_options.h"
+#include "dls/data/subword_model.h"
 #include "dls/util/key_values.h"
 
 namespace dls::checkpoint {
@@ -19,6 +20,8 @@ struct Seq2SeqTrainOptions {
   std::uint64_t split_seed = 1234;      // validation split, by English sentence
   std::int64_t validation_pairs = 2000; // held-out pairs (at least)
   bool dlstudio_loss = false;           // DLStudio's EOS padding and summed loss
+  bool subword_units = false;           // SentencePiece pieces (`subwords`) instead of words
+  data::SubwordOptions subwords;        // trained on the training split, kept in the checkpoint
   // Training
   std::int64_t epochs = 40;             // total epochs of the run
   std::int64_t batch_size = 50;
@@ -42,5 +45,9 @@ struct Seq2SeqTrainOptions {
   util::KeyValues to_settings() const;
   static Seq2SeqTrainOptions from_settings(const util::KeyValues& settings);
 };
+
+// "word" -> false, "sentencepiece" -> true (Seq2SeqTrainOptions::subword_units); throws
+// std::invalid_argument otherwise.
+bool parse_tokenizer(const std::string& name);
 
 }  // namespace dls::checkpoint

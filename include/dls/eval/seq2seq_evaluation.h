@@ -10,6 +10,7 @@
 #include <torch/types.h>
 
 #include "dls/data/pair_tensors.h"
+#include "dls/data/subword_model.h"
 #include "dls/data/vocabulary.h"
 #include "dls/eval/bleu.h"
 #include "dls/eval/chrf.h"
@@ -79,11 +80,14 @@ struct TranslationResult {
 };
 
 // Translates every row of src [N, L] and scores the words against one reference per
-// sentence (SOS/EOS/<pad> stripped from both sides).
+// sentence (SOS/EOS/<pad> stripped from both sides). With subword units (`subwords` not
+// nullptr) the decoded pieces are detokenised into words first, so that the scores compare
+// with word-level runs'.
 TranslationResult translate_and_score(Seq2SeqTransformer& model, const torch::Tensor& src,
                                       const data::Vocabulary& spanish,
                                       const std::vector<std::vector<std::string>>& references,
-                                      const DecodeOptions& options = {});
+                                      const DecodeOptions& options = {},
+                                      const data::SubwordModel* subwords = nullptr);
 
 // DLStudio's printout of one pair and its translation, marked [CORRECT] when the
 // translation equals the reference word for word:

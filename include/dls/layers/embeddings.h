@@ -20,16 +20,24 @@ torch::Tensor sinusoidal_positional_encoding(std::int64_t length, std::int64_t e
 class EmbeddingsGeneratorImpl : public torch::nn::Module {
  public:
   EmbeddingsGeneratorImpl(std::int64_t vocab_size, const TransformerConfig& config);
+  // Tied embeddings: reads `shared_table` [V, M], a parameter registered by its owner (the
+  // decoder's output layer), and multiplies it by sqrt(M) as Vaswani et al. do: the table
+  // is initialised N(0, 1/M) for the output layer, so its rows enter at unit scale.
+  EmbeddingsGeneratorImpl(const torch::Tensor& shared_table, const TransformerConfig& config);
 
   // tokens [B, T] int64 at positions offset .. offset+T-1 -> [B, T, M].
-  // No sqrt(M) scaling, as DLStudio. Unlike DLStudio the embedding is trained.
+  // No sqrt(M) scaling (own table), as DLStudio. Unlike DLStudio the embedding is trained.
   torch::Tensor forward(const torch::Tensor& tokens, std::int64_t offset = 0);
 
-  torch::nn::Embedding embedding{nullptr};
+  torch::nn::Embedding embedding{nullptr};  // own table (nullptr when shared)
   torch::nn::Dropout dropout{nullptr};
 
  private:
+  void register_rest(const TransformerConfig& config);  // dropout and positional encoding
+
   torch::Tensor positional_encoding_;  // buffer [L, M]
+  torch::Tensor shared_table_;         // [V, M], not registered here (undefined when own)
+  double shared_scale_ = 1.0;
 };
 TORCH_MODULE(EmbeddingsGenerator);
 

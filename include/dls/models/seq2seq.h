@@ -35,6 +35,10 @@ struct Seq2SeqConfig {
   // included (dlstudio layouts: no zeroed rows, one pass; vaswani: no causal mask).
   // Decoding a translation still sees only the words produced so far: there are no others.
   TORCH_ARG(bool, masking) = true;
+  // One matrix [V, M] for the source embedding, the target embedding and the decoder's
+  // output layer (Press & Wolf 2017; Vaswani et al. 3.4): needs one vocabulary for both
+  // languages (src_vocab_size == tgt_vocab_size) and the vaswani layout.
+  TORCH_ARG(bool, tie_embeddings) = false;
 
  public:  // TORCH_ARG leaves the section private
   void validate() const;
