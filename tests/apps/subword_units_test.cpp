@@ -7,6 +7,7 @@
 #include <string>
 
 #include "support/program_run.h"
+#include "util/sentencepiece_available.h"
 #include "util/temp_files.h"
 
 namespace dls {
@@ -31,6 +32,7 @@ double json_number(const std::string& json, const std::string& key) {
 }
 
 TEST(SubwordUnitsApp, TrainsTiedJointPiecesAndCheckpointEvalScoresWords) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const auto dir = test::fresh_temp_dir("subword_units_run");
   const auto run = seq2seq_train(kSmall + " --tokenizer sentencepiece --spm-model bpe --vocab-size 200 --joint-vocab"
                                  " --tie-embeddings --epochs 2 --json --run-dir " + dir.string(), "run");
@@ -56,6 +58,7 @@ TEST(SubwordUnitsApp, TrainsTiedJointPiecesAndCheckpointEvalScoresWords) {
 }
 
 TEST(SubwordUnitsApp, TiedEmbeddingsDropTwoTablesAndWordLevelReportsItsUnkRate) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const std::string joint = kSmall + " --tokenizer sentencepiece --vocab-size 200 --joint-vocab --dry-run --json";
   const auto untied = seq2seq_train(joint, "untied");
   const auto tied = seq2seq_train(joint + " --tie-embeddings", "tied");
@@ -72,6 +75,7 @@ TEST(SubwordUnitsApp, TiedEmbeddingsDropTwoTablesAndWordLevelReportsItsUnkRate) 
 }
 
 TEST(SubwordUnitsApp, BadFlagCombinationsAreOneLineErrors) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const std::string spm = " --tokenizer sentencepiece";
   const struct {
     std::string flags, part;

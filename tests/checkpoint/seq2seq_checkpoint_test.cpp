@@ -9,6 +9,7 @@
 
 #include "dls/train/seq2seq_trainer.h"
 #include "support/seq2seq_runs.h"
+#include "util/sentencepiece_available.h"
 
 namespace dls {
 namespace {
@@ -30,6 +31,7 @@ TEST(Seq2SeqCheckpoint, TextEntriesHoldAnyBytes) {
 }
 
 TEST(Seq2SeqCheckpoint, SubwordModelsComeBackBitForBitAndResumingKeepsThem) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const auto dir = test::fresh_temp_dir("seq2seq_checkpoint_subwords");
   auto setup = test::tiny_seq2seq_setup(dir);
   auto& t = setup.training;

@@ -11,6 +11,7 @@
 #include "dls/data/corpus.h"
 #include "dls/data/vocabulary.h"
 #include "support/test_paths.h"
+#include "util/sentencepiece_available.h"
 
 namespace dls::data {
 namespace {
@@ -30,6 +31,7 @@ SubwordOptions tiny(SubwordKind kind) {
 }
 
 TEST(SubwordModel, PiecesAreAVocabularyWithTheSpecialsFirst) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const auto model = SubwordModel::train(sample_spanish(), tiny(SubwordKind::kUnigram));
   const auto pieces = model.pieces();
   ASSERT_GT(pieces.size(), 50u);
@@ -40,6 +42,7 @@ TEST(SubwordModel, PiecesAreAVocabularyWithTheSpecialsFirst) {
 }
 
 TEST(SubwordModel, WordsRoundTripThroughPiecesForBothKinds) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const auto sentences = sample_spanish();
   for (const auto kind : {SubwordKind::kUnigram, SubwordKind::kBpe}) {
     const auto model = SubwordModel::train(sentences, tiny(kind));
@@ -56,6 +59,7 @@ TEST(SubwordModel, WordsRoundTripThroughPiecesForBothKinds) {
 }
 
 TEST(SubwordModel, AnUnseenCharacterIsUnkAndDecodesToTheUnkWord) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const auto model = SubwordModel::train(sample_spanish(), tiny(SubwordKind::kUnigram));
   const auto vocabulary = Vocabulary::from_words(model.pieces());
   const std::string snowman = "\xe2\x98\x83";  // not in the corpus
@@ -70,6 +74,7 @@ TEST(SubwordModel, AnUnseenCharacterIsUnkAndDecodesToTheUnkWord) {
 }
 
 TEST(SubwordModel, TheSerializedModelGivesTheSamePiecesAndTrainingIsRepeatable) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const auto sentences = sample_spanish();
   const auto model = SubwordModel::train(sentences, tiny(SubwordKind::kBpe));
   const auto again = SubwordModel::from_proto(model.serialized_proto());
@@ -81,6 +86,7 @@ TEST(SubwordModel, TheSerializedModelGivesTheSamePiecesAndTrainingIsRepeatable) 
 }
 
 TEST(SubwordModel, TokenizedPairsAndTheirLongestSide) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const std::vector<SentencePair> pairs{{{"i", "am", "here"}, {"estoy", "aquí"}}, {{"go"}, {"ve"}}};
   EXPECT_EQ(longest_side(pairs), 3u);
   const auto same = tokenize_pairs(pairs, nullptr, nullptr);
