@@ -31,6 +31,10 @@ void write_lm_plots(const std::string& metrics_path, const std::string& run_dir)
       perplexities.push_back(metric_number(r[7]));
     }
   }
+  // Every step's loss when the run wrote it (binned to a few hundred points), else the log rows.
+  if (auto curve = read_step_losses(step_loss_path(metrics_path)); !curve.steps.empty()) {
+    steps = std::move(curve.steps), losses = std::move(curve.losses);
+  }
   const std::filesystem::path dir(run_dir);
   try {
     if (!steps.empty()) {

@@ -1,5 +1,6 @@
 #include "metrics_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -46,6 +47,34 @@ std::unique_ptr<util::CsvWriter> open_metrics(const std::string& path,
     }
   }
   return std::make_unique<util::CsvWriter>(path, header, resume ? Mode::kAppend : Mode::kTruncate);
+}
+
+std::string step_loss_path(const std::string& metrics_path) {
+  return (std::filesystem::path(metrics_path).parent_path() / "loss_steps.csv").string();
+}
+
+LossCurve read_step_losses(const std::string& path, std::size_t max_points) {
+  std::vector<double> steps, losses;
+  if (std::filesystem::exists(path)) {
+    const auto rows = read_metrics_rows(path);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      if (rows[i].size() != 2) continue;
+      const double step = metric_number(rows[i][0]), loss = metric_number(rows[i][1]);
+      if (std::isfinite(step) && std::isfinite(loss)) steps.push_back(step), losses.push_back(loss);
+    }
+  }
+  LossCurve curve;
+  if (steps.empty() || max_points == 0) return curve;
+  // Bins of `per_bin` consecutive steps; the last one may be shorter.
+  const std::size_t per_bin = (steps.size() + max_points - 1) / max_points;
+  for (std::size_t begin = 0; begin < steps.size(); begin += per_bin) {
+    const std::size_t end = std::min(begin + per_bin, steps.size());
+    double step_sum = 0, loss_sum = 0;
+    for (std::size_t i = begin; i < end; ++i) step_sum += steps[i], loss_sum += losses[i];
+    curve.steps.push_back(step_sum / static_cast<double>(end - begin));
+    curve.losses.push_back(loss_sum / static_cast<double>(end - begin));
+  }
+  return curve;
 }
 
 }  // namespace dls::train

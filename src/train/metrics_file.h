@@ -24,4 +24,20 @@ std::unique_ptr<util::CsvWriter> open_metrics(const std::string& path,
                                               const std::vector<std::string>& header, bool resume,
                                               std::int64_t resume_step, std::size_t step_column);
 
+// The training loss of every optimizer step, in loss_steps.csv beside metrics.csv (columns
+// step, loss), so that the loss plot is a curve even in a short run.
+inline const std::vector<std::string>& step_loss_header() {
+  static const std::vector<std::string> header = {"step", "loss"};
+  return header;
+}
+std::string step_loss_path(const std::string& metrics_path);
+
+// The curve to plot from that file: at most `max_points` points, each the mean loss of a run
+// of consecutive steps (at its mean step), non-finite losses left out. Empty when the file is
+// missing or holds no finite loss.
+struct LossCurve {
+  std::vector<double> steps, losses;
+};
+LossCurve read_step_losses(const std::string& path, std::size_t max_points = 400);
+
 }  // namespace dls::train

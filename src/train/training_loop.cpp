@@ -107,6 +107,8 @@ class Loop {
     if (main_) {
       metrics_path_ = run_->file("metrics.csv");
       metrics_ = open_metrics(metrics_path_, task_.metrics_header(), resume != nullptr, state_.global_step, 2);
+      step_losses_ = open_metrics(step_loss_path(metrics_path_), step_loss_header(), resume != nullptr,
+                                  state_.global_step, 0);
     }
     resume.reset();  // before training: it holds the whole file
     result_.world_size = dist_->world_size();
@@ -250,6 +252,7 @@ class Loop {
         state_.epoch_correct += correct;
         window_loss += loss * weight;
         window_weight += weight;
+        if (main_) step_losses_->write_row({std::to_string(state_.global_step), number_text(loss)});
         window_correct += correct;
         window_examples += n;
         if (bar && bar->due()) bar->update(state_.epoch_examples, epoch_fields());
@@ -492,6 +495,7 @@ class Loop {
   std::optional<BudgetedSchedule> schedule_;  // the task's, laid out over --time-limit
   std::string metrics_path_;
   std::unique_ptr<util::CsvWriter> metrics_;
+  std::unique_ptr<util::CsvWriter> step_losses_;  // loss_steps.csv: every step's loss, for the plot
   std::string last_checkpoint_;
   std::optional<RunSelection> selection_;  // rank 0's: best.pt, patience, moving average
   RunSelection::Verdict verdict_;          // of this epoch's evaluation, on every rank

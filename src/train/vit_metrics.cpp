@@ -32,6 +32,10 @@ void write_vit_plots(const std::string& metrics_path, const std::string& run_dir
       test_acc.push_back(100 * metric_number(r[5]));
     }
   }
+  // Every step's loss when the run wrote it (binned to a few hundred points), else the log rows.
+  if (auto curve = read_step_losses(step_loss_path(metrics_path)); !curve.steps.empty()) {
+    steps = std::move(curve.steps), losses = std::move(curve.losses);
+  }
   const std::filesystem::path dir(run_dir);
   try {
     if (!steps.empty()) {

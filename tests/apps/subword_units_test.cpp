@@ -13,9 +13,9 @@
 namespace dls {
 namespace {
 
-const std::string kSampleCorpus = dls::testing::source_dir() + "/data/sample_en_es.tsv";
-const std::string kSmall =
-    " --data " + kSampleCorpus +
+const std::string kSubwordCorpus = dls::testing::source_dir() + "/data/sample_en_es.tsv";
+const std::string kSubwordSmall =
+    " --data " + kSubwordCorpus +
     " --preset cpu --embedding-size 32 --heads 2 --encoders 1 --decoders 1 --ffn-multiplier 2"
     " --validation-pairs 100 --bleu-sentences 30 --samples 3 --log-every 10";
 const std::string kPiece = "\xe2\x96\x81";  // SentencePiece's word-start mark
@@ -34,7 +34,7 @@ double json_number(const std::string& json, const std::string& key) {
 TEST(SubwordUnitsApp, TrainsTiedJointPiecesAndCheckpointEvalScoresWords) {
   DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const auto dir = test::fresh_temp_dir("subword_units_run");
-  const auto run = seq2seq_train(kSmall + " --tokenizer sentencepiece --spm-model bpe --vocab-size 200 --joint-vocab"
+  const auto run = seq2seq_train(kSubwordSmall + " --tokenizer sentencepiece --spm-model bpe --vocab-size 200 --joint-vocab"
                                  " --tie-embeddings --epochs 2 --json --run-dir " + dir.string(), "run");
   ASSERT_EQ(run.status, 0) << run.err;
   for (const auto* text : {"one joint SentencePiece model", "validation <unk> rate (of the pieces)",
@@ -59,7 +59,7 @@ TEST(SubwordUnitsApp, TrainsTiedJointPiecesAndCheckpointEvalScoresWords) {
 
 TEST(SubwordUnitsApp, TiedEmbeddingsDropTwoTablesAndWordLevelReportsItsUnkRate) {
   DLS_SKIP_WITHOUT_SENTENCEPIECE();
-  const std::string joint = kSmall + " --tokenizer sentencepiece --vocab-size 200 --joint-vocab --dry-run --json";
+  const std::string joint = kSubwordSmall + " --tokenizer sentencepiece --vocab-size 200 --joint-vocab --dry-run --json";
   const auto untied = seq2seq_train(joint, "untied");
   const auto tied = seq2seq_train(joint + " --tie-embeddings", "tied");
   ASSERT_EQ(untied.status, 0) << untied.err;
@@ -69,7 +69,7 @@ TEST(SubwordUnitsApp, TiedEmbeddingsDropTwoTablesAndWordLevelReportsItsUnkRate) 
   const double V = std::stod(m[1].str());
   EXPECT_EQ(json_number(untied.out, "parameters") - json_number(tied.out, "parameters"), 2 * V * 32);
 
-  const auto words = seq2seq_train(kSmall + " --dry-run", "words");
+  const auto words = seq2seq_train(kSubwordSmall + " --dry-run", "words");
   ASSERT_EQ(words.status, 0) << words.err;
   EXPECT_NE(words.err.find("validation <unk> rate (of the words)"), std::string::npos) << words.err;
 }
@@ -88,7 +88,7 @@ TEST(SubwordUnitsApp, BadFlagCombinationsAreOneLineErrors) {
       {spm + " --joint-vocab --tie-embeddings --layout dlstudio", "--tie-embeddings: needs the vaswani layout"},
   };
   for (const auto& c : cases) {
-    test::expect_one_line_error(seq2seq_train(kSmall + " --dry-run" + c.flags, "bad", false), c.part);
+    test::expect_one_line_error(seq2seq_train(kSubwordSmall + " --dry-run" + c.flags, "bad", false), c.part);
   }
   test::expect_one_line_error(seq2seq_train("--tokenizer words --dry-run", "bad_name", false), "--tokenizer",
                               test::kAnyFailure);

@@ -41,9 +41,9 @@ std::vector<torch::Tensor> weights_of(const std::string& checkpoint) {
   return out;
 }
 
-std::vector<std::vector<std::string>> metric_rows(const fs::path& run_dir) {
+std::vector<std::vector<std::string>> metric_rows(const fs::path& run_dir, const char* file = "metrics.csv") {
   std::vector<std::vector<std::string>> rows;
-  std::ifstream in(run_dir / "metrics.csv");
+  std::ifstream in(run_dir / file);
   for (std::string line; std::getline(in, line);) {
     std::vector<std::string> fields;
     std::size_t start = 0;
@@ -76,6 +76,13 @@ void expect_same_metrics(const fs::path& a_dir, const fs::path& b_dir) {
       EXPECT_NEAR(number(a[i][3]), number(b[i][3]), 1e-4) << "epoch loss, row " << i;
     }
   }
+  // Every step's loss (loss_steps.csv, for the loss plot): the same steps, the same losses.
+  const auto a_steps = metric_rows(a_dir, "loss_steps.csv"), b_steps = metric_rows(b_dir, "loss_steps.csv");
+  ASSERT_EQ(a_steps.size(), b_steps.size());
+  for (std::size_t i = 1; i < a_steps.size(); ++i) {
+    EXPECT_EQ(a_steps[i][0], b_steps[i][0]) << "row " << i;
+    EXPECT_NEAR(number(a_steps[i][1]), number(b_steps[i][1]), 1e-4) << "step loss, row " << i;
+  }
 }
 
 TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
@@ -96,6 +103,14 @@ TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
     EXPECT_TRUE(fs::exists(run / name)) << name;
   }
   EXPECT_EQ(util::read_file((run / "loss.png").string()).substr(1, 3), "PNG");
+  // The loss plot's data: one row per optimizer step, so a short run still draws a curve.
+  const auto step_rows = metric_rows(run, "loss_steps.csv");
+  ASSERT_EQ(step_rows.size(), static_cast<std::size_t>(result.iterations) + 1);
+  EXPECT_EQ(step_rows[0], (std::vector<std::string>{"step", "loss"}));
+  for (std::size_t i = 1; i < step_rows.size(); ++i) {
+    EXPECT_EQ(step_rows[i][0], std::to_string(i));
+    EXPECT_TRUE(std::isfinite(number(step_rows[i][1]))) << "step " << i;
+  }
   const auto translations = util::read_file((run / "translations.txt").string());
   EXPECT_NE(translations.find("The input sentence pair:"), std::string::npos) << translations;
   EXPECT_NE(translations.find("The translation produced by TransformerPreLN:"), std::string::npos);
@@ -129,6 +144,7 @@ TEST(Seq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
   EXPECT_EQ(first.iterations, 13);
   // A row written after the checkpoint by an interrupted run is dropped on resume.
   std::ofstream(split / "metrics.csv", std::ios::app) << "step,1,14,9.9,0.001,1,,,1.0\n";
+  std::ofstream(split / "loss_steps.csv", std::ios::app) << "14,9.9\n";
   Seq2SeqRunControl control;
   control.resume = split.string();
   setup.training.max_iters = full.iterations - 5;
