@@ -64,23 +64,30 @@ std::string Seq2SeqConfig::summary() const {
 Seq2SeqTransformerImpl::Seq2SeqTransformerImpl(const Seq2SeqConfig& config) : config_(config) {
   config.validate();
   const auto& t = config.transformer();
-  MasterDecoderWithMasking decoder(t, config.num_decoders(), config.tgt_vocab_size());
-  if (config.tie_embeddings()) {
-    // The output layer's weight [V, M] is the one parameter; both embeddings read it.
-    torch::NoGradGuard no_grad;
-    decoder->out->weight.normal_(0.0, 1.0 / std::sqrt(static_cast<double>(t.embedding_size())));
-    embeddings_generator_en =
-        register_module("embeddings_generator_en", EmbeddingsGenerator(decoder->out->weight, t));
-    embeddings_generator_es =
-        register_module("embeddings_generator_es", EmbeddingsGenerator(decoder->out->weight, t));
-  } else {
+  // Untied: the modules are made in DLStudio's order (embeddings, encoder, decoder), so a seed
+  // gives the same weights as before tying existed. Tied: the decoder's output layer comes
+  // first, since its weight [V, M] is the one parameter both embeddings read.
+  if (!config.tie_embeddings()) {
     embeddings_generator_en =
         register_module("embeddings_generator_en", EmbeddingsGenerator(config.src_vocab_size(), t));
     embeddings_generator_es =
         register_module("embeddings_generator_es", EmbeddingsGenerator(config.tgt_vocab_size(), t));
+    master_encoder = register_module("master_encoder", MasterEncoder(t, config.num_encoders()));
+    master_decoder = register_module(
+        "master_decoder", MasterDecoderWithMasking(t, config.num_decoders(), config.tgt_vocab_size()));
+  } else {
+    MasterDecoderWithMasking decoder(t, config.num_decoders(), config.tgt_vocab_size());
+    {
+      torch::NoGradGuard no_grad;
+      decoder->out->weight.normal_(0.0, 1.0 / std::sqrt(static_cast<double>(t.embedding_size())));
+    }
+    embeddings_generator_en =
+        register_module("embeddings_generator_en", EmbeddingsGenerator(decoder->out->weight, t));
+    embeddings_generator_es =
+        register_module("embeddings_generator_es", EmbeddingsGenerator(decoder->out->weight, t));
+    master_encoder = register_module("master_encoder", MasterEncoder(t, config.num_encoders()));
+    master_decoder = register_module("master_decoder", decoder);
   }
-  master_encoder = register_module("master_encoder", MasterEncoder(t, config.num_encoders()));
-  master_decoder = register_module("master_decoder", decoder);
   master_decoder->masking = config.masking();
 }
 
