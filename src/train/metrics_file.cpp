@@ -53,7 +53,9 @@ std::string step_loss_path(const std::string& metrics_path) {
   return (std::filesystem::path(metrics_path).parent_path() / "loss_steps.csv").string();
 }
 
-LossCurve read_step_losses(const std::string& path, std::size_t max_points) {
+namespace {
+
+LossCurve binned_step_losses(const std::string& path, std::size_t max_points) {
   std::vector<double> steps, losses;
   if (std::filesystem::exists(path)) {
     const auto rows = read_metrics_rows(path);
@@ -73,6 +75,23 @@ LossCurve read_step_losses(const std::string& path, std::size_t max_points) {
     for (std::size_t i = begin; i < end; ++i) step_sum += steps[i], loss_sum += losses[i];
     curve.steps.push_back(step_sum / static_cast<double>(end - begin));
     curve.losses.push_back(loss_sum / static_cast<double>(end - begin));
+  }
+  return curve;
+}
+
+}  // namespace
+
+LossCurve training_loss_curve(const std::string& metrics_path,
+                              const std::vector<std::vector<std::string>>& metrics_rows,
+                              std::size_t max_points) {
+  LossCurve curve = binned_step_losses(step_loss_path(metrics_path), max_points);
+  if (!curve.steps.empty()) return curve;
+  for (std::size_t i = 1; i < metrics_rows.size(); ++i) {
+    const auto& r = metrics_rows[i];
+    if (r.size() > 3 && r[0] == "step") {
+      curve.steps.push_back(metric_number(r[2]));
+      curve.losses.push_back(metric_number(r[3]));
+    }
   }
   return curve;
 }

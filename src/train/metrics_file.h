@@ -32,12 +32,15 @@ inline const std::vector<std::string>& step_loss_header() {
 }
 std::string step_loss_path(const std::string& metrics_path);
 
-// The curve to plot from that file: at most `max_points` points, each the mean loss of a run
-// of consecutive steps (at its mean step), non-finite losses left out. Empty when the file is
-// missing or holds no finite loss.
+// The training-loss curve to plot: loss_steps.csv beside `metrics_path` binned to at most
+// `max_points` points (each the mean loss of a run of consecutive steps, at its mean step;
+// non-finite losses left out), or, for a run without that file, the "step" rows of
+// `metrics_rows` (metrics.csv read back; every task's columns 2 and 3 are step and loss).
 struct LossCurve {
   std::vector<double> steps, losses;
 };
-LossCurve read_step_losses(const std::string& path, std::size_t max_points = 400);
+LossCurve training_loss_curve(const std::string& metrics_path,
+                              const std::vector<std::vector<std::string>>& metrics_rows,
+                              std::size_t max_points = 400);
 
 }  // namespace dls::train

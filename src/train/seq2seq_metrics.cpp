@@ -17,25 +17,19 @@ const std::vector<std::string>& seq2seq_metrics_header() {
 }
 
 void write_seq2seq_plots(const std::string& metrics_path, const std::string& run_dir) {
-  std::vector<double> steps, losses, epoch_steps, val_losses, epochs, bleus;
+  std::vector<double> epoch_steps, val_losses, epochs, bleus;
   const auto rows = read_metrics_rows(metrics_path);
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto& r = rows[i];
     if (r.size() != seq2seq_metrics_header().size()) continue;
-    if (r[0] == "step") {
-      steps.push_back(metric_number(r[2]));
-      losses.push_back(metric_number(r[3]));
-    } else if (r[0] == "epoch") {
+    if (r[0] == "epoch") {
       epoch_steps.push_back(metric_number(r[2]));
       val_losses.push_back(metric_number(r[6]));
       epochs.push_back(metric_number(r[1]));
       bleus.push_back(100 * metric_number(r[7]));
     }
   }
-  // Every step's loss when the run wrote it (binned to a few hundred points), else the log rows.
-  if (auto curve = read_step_losses(step_loss_path(metrics_path)); !curve.steps.empty()) {
-    steps = std::move(curve.steps), losses = std::move(curve.losses);
-  }
+  const auto [steps, losses] = training_loss_curve(metrics_path, rows);
   const std::filesystem::path dir(run_dir);
   try {
     if (!steps.empty()) {

@@ -18,24 +18,18 @@ const std::vector<std::string>& vit_metrics_header() {
 }
 
 void write_vit_plots(const std::string& metrics_path, const std::string& run_dir) {
-  std::vector<double> steps, losses, epochs, train_acc, test_acc;
+  std::vector<double> epochs, train_acc, test_acc;
   const auto rows = read_metrics_rows(metrics_path);
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto& r = rows[i];
     if (r.size() != vit_metrics_header().size()) continue;
-    if (r[0] == "step") {
-      steps.push_back(metric_number(r[2]));
-      losses.push_back(metric_number(r[3]));
-    } else if (r[0] == "epoch") {
+    if (r[0] == "epoch") {
       epochs.push_back(metric_number(r[1]));
       train_acc.push_back(100 * metric_number(r[4]));
       test_acc.push_back(100 * metric_number(r[5]));
     }
   }
-  // Every step's loss when the run wrote it (binned to a few hundred points), else the log rows.
-  if (auto curve = read_step_losses(step_loss_path(metrics_path)); !curve.steps.empty()) {
-    steps = std::move(curve.steps), losses = std::move(curve.losses);
-  }
+  const auto [steps, losses] = training_loss_curve(metrics_path, rows);
   const std::filesystem::path dir(run_dir);
   try {
     if (!steps.empty()) {
