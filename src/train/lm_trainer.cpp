@@ -49,20 +49,7 @@ LmTrainResult train_lm(const checkpoint::LmTrainSettings& settings, const LmRunC
     result.initial_val_perplexity = std::exp(task.validate());
     spdlog::info("validation perplexity before training: {:.2f}", result.initial_val_perplexity);
   }
-  loop.run_dir = run_dir;
-  loop.epochs = settings.epochs;
-  loop.max_iters = control.max_iters;
-  loop.time_limit_s = control.time_limit_s;
-  loop.checkpoint_every = control.checkpoint_every;
-  loop.keep_last = control.keep_last;
-  loop.log_every = control.log_every;
-  loop.optimizer = settings.optimizer;
-  loop.selection = settings.selection;
-  loop.accum_steps = control.parallel.accum_steps;
-  loop.bucket_bytes = static_cast<std::int64_t>(control.parallel.bucket_mb * (1 << 20));
-  loop.overwrite = control.overwrite;
-  loop.config_toml = control.config_toml;
-  loop.dist = &dist;
+  fill_loop_options(loop, run_dir, settings.epochs, settings.optimizer, settings.selection, control, control, &dist);
   const auto state = reader ? LmTask::loop_state(contents.state) : LoopState{};
   const auto done = run_training(task, state, loop, std::move(reader));
   result.sentences_per_s = done.examples_per_s;

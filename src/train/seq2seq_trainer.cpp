@@ -52,20 +52,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
     return result;
   }
 
-  loop.run_dir = result.run_dir;
-  loop.epochs = options.epochs;
-  loop.max_iters = options.max_iters;
-  loop.time_limit_s = options.time_limit_s;
-  loop.checkpoint_every = options.checkpoint_every;
-  loop.keep_last = options.keep_last;
-  loop.log_every = options.log_every;
-  loop.optimizer = options.optimizer;
-  loop.selection = options.selection;
-  loop.accum_steps = control.parallel.accum_steps;
-  loop.bucket_bytes = static_cast<std::int64_t>(control.parallel.bucket_mb * (1 << 20));
-  loop.overwrite = control.overwrite;
-  loop.config_toml = control.config_toml;
-  loop.dist = &dist;
+  fill_loop_options(loop, result.run_dir, options.epochs, options.optimizer, options.selection, options, control, &dist);
   const auto state = reader ? task.loop_state(checkpoint.progress) : LoopState{};
   const auto done = run_training(task, state, loop, std::move(reader));
   result.pairs_per_s = done.examples_per_s;

@@ -36,20 +36,7 @@ ViTTrainResult train_vit(const checkpoint::ViTTrainSettings& settings, const ViT
                  contents.state.step_in_epoch);
   }
   ViTTask task(settings, reader ? &contents : nullptr, reader ? reader->path() : "", loop.device, loop.workers);
-  loop.run_dir = run_dir;
-  loop.epochs = settings.epochs;
-  loop.max_iters = control.max_iters;
-  loop.time_limit_s = control.time_limit_s;
-  loop.checkpoint_every = control.checkpoint_every;
-  loop.keep_last = control.keep_last;
-  loop.log_every = control.log_every;
-  loop.optimizer = settings.optimizer;
-  loop.selection = settings.selection;
-  loop.accum_steps = control.parallel.accum_steps;
-  loop.bucket_bytes = static_cast<std::int64_t>(control.parallel.bucket_mb * (1 << 20));
-  loop.overwrite = control.overwrite;
-  loop.config_toml = control.config_toml;
-  loop.dist = &dist;
+  fill_loop_options(loop, run_dir, settings.epochs, settings.optimizer, settings.selection, control, control, &dist);
   const auto state = reader ? ViTTask::loop_state(contents.state) : LoopState{};
   const auto done = run_training(task, state, loop, std::move(reader));
   ViTTrainResult result;
