@@ -8,6 +8,7 @@
 //   checkpoint_eval runs/vit                           accuracy and confusion matrix
 //   checkpoint_eval runs/lm --generate "yo"            language model: text (no flag: perplexities)
 //   checkpoint_eval runs/seq2seq --average 3           average the newest 3, evaluate the average
+//   checkpoint_eval runs/seq2seq --weights trained     an --ema-decay run's trained weights, not the average
 //   checkpoint_eval --score hyp.txt --ref ref.txt      BLEU of a translation file
 //   checkpoint_eval --dlstudio-encoder F --dlstudio-decoder F ... --dlstudio-vocab ARCHIVE
 //                                                      import DLStudio's state dicts, evaluate them
@@ -25,6 +26,7 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_average.h"
+#include "dls/checkpoint/evaluation_weights.h"
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/dlstudio_interop.h"
 #include "dls/eval/bleu.h"
@@ -55,6 +57,7 @@ int main(int argc, char** argv) {
   std::string attention_maps;
   std::int64_t beam = 0;
   int average = 0;
+  std::string weights = "ema";
   std::string average_output;
 
   app.add_option("RUN", path, "run directory, its checkpoints/ folder, or one checkpoint file");
@@ -74,6 +77,8 @@ int main(int argc, char** argv) {
   const std::string averaging = "Averaging";
   app.add_option("--average", average, "write the element-wise mean of the newest N checkpoints of RUN (the same model settings) and evaluate it instead")
       ->check(dls::apps::in_range(2, 10000))->group(averaging);
+  app.add_option("--weights", weights, "checkpoints of runs with --ema-decay: ema (the moving average, default) or trained (the weights --resume continues)")
+      ->check(CLI::IsMember({"ema", "trained"}))->capture_default_str()->group(averaging);
   app.add_option("--output", average_output, "--average: the file to write (default RUN/average_last_N.pt)")->group(averaging);
   const std::string vit_group = "ViT checkpoints";
   app.add_option("--data-dir", vit.data_dir, "read the test images from here")->group(vit_group);
@@ -134,6 +139,7 @@ int main(int argc, char** argv) {
     const auto target = dls::util::select_device(device);
     dls::util::check_precision(precision_kind, target);
     const dls::util::AutocastScope autocast(dls::util::autocast_for(precision_kind, target));
+    dls::checkpoint::prefer_trained_weights(weights == "trained");
     auto files = dls::checkpoint::find_checkpoints(path);
     if (!export_dir.empty()) {
       for (const auto& written : dls::checkpoint::export_dlstudio(files.back(), export_dir)) spdlog::info("wrote {}", written);

@@ -3,6 +3,7 @@
 //
 //   lm_train --data sentences.txt                 one sentence per line, Spanish normalisation
 //   lm_train --data spa.txt --side en             the English side of a TSV corpus
+//   lm_train --tokenizer sentencepiece            subword units (SentencePiece, kept in the checkpoint)
 //   lm_train --resume runs/lm                     continue the newest checkpoint of a run
 //   checkpoint_eval runs/lm --generate "yo"       perplexity table, then text
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include "precision_flag.h"
 #include "selection_flags.h"
 #include "dls/checkpoint/lm_checkpoint.h"
+#include "dls/checkpoint/seq2seq_options.h"  // parse_tokenizer
 #include "dls/models/batch_chunks.h"
 #include "dls/train/lm_presets.h"
 #include "dls/train/lm_trainer.h"
@@ -42,6 +44,18 @@ CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& nam
   return dls::apps::setting<T, LmTrainSettings>(app, overrides, name, help, std::move(apply));
 }
 
+// Refuses subword flags that would be ignored (one line each).
+void check_subword_flags(const CLI::App& app, const dls::checkpoint::LmDataSettings& data, bool resuming) {
+  for (const char* flag : {"--tokenizer", "--spm-model", "--vocab-size"}) {
+    if (resuming && app.count(flag) > 0) throw std::runtime_error(std::string(flag) + ": fixed by the checkpoint when resuming");
+  }
+  // By value, not by count: a config.toml written by a word-level run lists them at their defaults.
+  const dls::data::SubwordOptions defaults;
+  if (data.subword_units || resuming) return;
+  if (data.subwords.kind != defaults.kind) throw std::runtime_error("--spm-model: needs --tokenizer sentencepiece");
+  if (data.subwords.vocab_size != defaults.vocab_size) throw std::runtime_error("--vocab-size: needs --tokenizer sentencepiece");
+}
+
 void print_json(const dls::train::LmTrainResult& r, const std::string& precision) {
   dls::util::JsonWriter json;
   json.begin_object()
@@ -50,6 +64,7 @@ void print_json(const dls::train::LmTrainResult& r, const std::string& precision
       .key("initial_val_perplexity").value(r.initial_val_perplexity)
       .key("val_loss").value(r.val_nll)
       .key("val_perplexity").value(r.val_perplexity)
+      .key("val_word_perplexity").value(r.val_word_perplexity)
       .key("epochs").value(r.epochs)
       .key("iterations").value(r.iterations)
       .key("wall_s").value(r.wall_s)
@@ -82,7 +97,10 @@ int main(int argc, char** argv) {
   app.add_option("--data", data_path, "sentences: plain text (one per line), a Tatoeba/Anki TSV or a DLStudio archive; "
                  "default $DLS_DATA_DIR/spa-eng/spa.txt")->group(data);
   setting<std::string>(app, overrides, "--side", "es or en: the TSV side, and the normalisation rules of plain text", [](auto& s, auto v) { s.data.side = v; })->check(CLI::IsMember({"es", "en"}))->group(data);
-  setting<int>(app, overrides, "--max-words", "longest sentence kept (L = max-words + 2)", [](auto& s, auto v) { s.data.max_words = v; })->check(dls::apps::in_range(1, 1000))->group(data);
+  setting<int>(app, overrides, "--max-words", "longest sentence kept, in words (L = max-words + 2; sentencepiece: L = the longest kept sentence in pieces + 2)", [](auto& s, auto v) { s.data.max_words = v; })->check(dls::apps::in_range(1, 1000))->group(data);
+  setting<std::string>(app, overrides, "--tokenizer", "word, or sentencepiece (subword units trained on the training split, kept in the checkpoint)", [](auto& s, auto v) { s.data.subword_units = dls::checkpoint::parse_tokenizer(v); })->check(CLI::IsMember({"word", "sentencepiece"}))->group(data);
+  setting<std::string>(app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe", [](auto& s, auto v) { s.data.subwords.kind = dls::data::parse_subword_kind(v); })->check(CLI::IsMember({"unigram", "bpe"}))->group(data);
+  setting<int>(app, overrides, "--vocab-size", "sentencepiece: pieces, specials included (default 8000)", [](auto& s, auto v) { s.data.subwords.vocab_size = v; })->check(dls::apps::in_range(8, 1000000))->group(data);
   setting<std::uint64_t>(app, overrides, "--validation-sentences", "held-out sentences for the perplexity (a repeated sentence stays on one side)", [](auto& s, auto v) { s.data.validation_sentences = v; })->check(dls::apps::in_range(0, 1000000000))->group(data);
   setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split", [](auto& s, auto v) { s.data.split_seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(data);
 
@@ -109,7 +127,7 @@ int main(int argc, char** argv) {
   setting<double>(app, overrides, "--label-smoothing", "label smoothing of the training loss", [](auto& s, auto v) { s.label_smoothing = v; })->check(dls::apps::in_range(0, 0.99))->group(training);
   setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, data order, dropout", [](auto& s, auto v) { s.seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(training);
   app.add_option("--max-iters", control.max_iters, "stop after this many steps in all (0: no limit)")->check(dls::apps::in_range(0, 1000000000000))->group(training);
-  app.add_option("--time-limit", control.time_limit_s, "stop after this many seconds, with a checkpoint (0: no limit)")->check(dls::apps::in_range(0, 1000000000))->group(training);
+  app.add_option("--time-limit", control.time_limit_s, "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end there (0: none; a resume keeps the run's)")->check(dls::apps::in_range(0, 1000000000))->group(training);
   app.add_option("--resume", control.resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
   app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")->capture_default_str()->check(dls::apps::in_range(1, 256))->group(training);
   app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU)")->check(dls::apps::in_range(1, 256))->group(training);
@@ -150,6 +168,7 @@ int main(int argc, char** argv) {
       throw std::runtime_error("no corpus: give --data FILE or set DLS_DATA_DIR (looked for spa-eng/spa.txt)");
     }
     dls::apps::apply_overrides(overrides, settings);
+    check_subword_flags(app, settings.data, !control.resume.empty());
     settings.model.transformer().validate();  // before the data are read
     control.precision = dls::util::parse_precision(precision);
     control.config_toml = dls::apps::resolved_config(app, "lm_train");

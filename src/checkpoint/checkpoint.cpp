@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,8 @@
 
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
+
+#include "dls/checkpoint/evaluation_weights.h"
 
 #include "dls/util/file_io.h"
 
@@ -338,7 +341,15 @@ NamedTensors CheckpointReader::module_tensors(const std::string& name) const {
   return tensors;
 }
 
-std::string evaluation_weights(const CheckpointReader& reader) { return reader.has_module("ema") ? "ema" : "model"; }
+namespace {
+std::atomic<bool> trained_weights_preferred{false};
+}  // namespace
+
+void prefer_trained_weights(bool trained) { trained_weights_preferred = trained; }
+
+std::string evaluation_weights(const CheckpointReader& reader) {
+  return !trained_weights_preferred && reader.has_module("ema") ? "ema" : "model";
+}
 
 torch::Tensor CheckpointReader::tensor(const std::string& name) const {
   torch::Tensor value;

@@ -52,6 +52,7 @@ std::vector<std::string> export_seq2seq(const std::string& path, const std::file
   const auto loaded = load_seq2seq_checkpoint(path);
   const auto& config = loaded.info.model;
   check_blocks(config.transformer(), path);
+  std::filesystem::create_directories(dir);  // only once the model is known to export
   const auto& progress = loaded.info.progress;
   const auto epoch = progress.step_in_epoch > 0 ? progress.epoch : progress.epoch - 1;
   const std::string tag = to_string(config.transformer().variant()) + epoch_suffix(epoch);
@@ -89,6 +90,7 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
     throw std::runtime_error(path + ": DLStudio's head is 512 wide, this model's " + std::to_string(config.head_hidden_size()));
   }
   const auto model = load_vit_model(reader, contents.settings);
+  std::filesystem::create_directories(dir);  // only once the model is known to export
   // DLStudio's visTransformer heads have no bias: left out (the warning says how much).
   double largest_bias = 0;
   auto network_name = [&](const std::string& name) -> std::string {
@@ -134,7 +136,6 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
 }  // namespace
 
 std::vector<std::string> export_dlstudio(const std::string& checkpoint, const std::string& dir) {
-  std::filesystem::create_directories(dir);
   const CheckpointReader reader(checkpoint);
   if (reader.kind() == kSeq2SeqKind) return export_seq2seq(checkpoint, dir);
   if (reader.kind() == kViTCheckpointKind) return export_vit(reader, dir);

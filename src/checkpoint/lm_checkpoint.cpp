@@ -50,6 +50,7 @@ void describe_lm_checkpoint(CheckpointWriter& writer, const LmCheckpointContents
   settings.merge(contents.state.to_settings(), "state");
   writer.set_settings(settings);
   writer.add_text("vocab", lines_of(contents.words));
+  if (!contents.subwords.empty()) writer.add_text("subwords", contents.subwords);
 }
 
 LmCheckpointContents read_lm_contents(const CheckpointReader& reader) {
@@ -64,6 +65,7 @@ LmCheckpointContents read_lm_contents(const CheckpointReader& reader) {
     contents.split.corpus_fingerprint = std::stoull(split.get("corpus_fingerprint"));
     contents.state = LmTrainState::from_settings(all.section("state"));
     contents.words = words_of_lines(reader.text("vocab"));
+    if (contents.settings.data.subword_units) contents.subwords = reader.text("subwords");
     contents.settings.model.validate();
     if (static_cast<std::int64_t>(contents.words.size()) != contents.settings.model.vocab_size()) {
       throw std::runtime_error("the vocabulary has " + std::to_string(contents.words.size()) +

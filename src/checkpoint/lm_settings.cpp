@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "dls/checkpoint/seq2seq_options.h"  // parse_tokenizer
+
 namespace dls::checkpoint {
 
 util::KeyValues LmTrainSettings::to_settings() const {
@@ -12,6 +14,9 @@ util::KeyValues LmTrainSettings::to_settings() const {
   d.set("path", data.path);
   d.set("side", data.side);
   d.set("max_words", static_cast<std::int64_t>(data.max_words));
+  d.set("tokenizer", data.subword_units ? "sentencepiece" : "word");
+  d.set("subwords.model", data::to_string(data.subwords.kind));
+  d.set("subwords.vocab_size", static_cast<std::int64_t>(data.subwords.vocab_size));
   d.set("validation_sentences", std::to_string(data.validation_sentences));
   d.set("split_seed", std::to_string(data.split_seed));
   s.merge(d, "data");
@@ -38,6 +43,11 @@ LmTrainSettings LmTrainSettings::from_settings(const util::KeyValues& s) {
   settings.data.path = d.get("path");
   settings.data.side = d.get("side");
   settings.data.max_words = static_cast<int>(d.get_int("max_words"));
+  if (d.has("tokenizer")) {  // checkpoints written before subword units were all word level
+    settings.data.subword_units = parse_tokenizer(d.get("tokenizer"));
+    settings.data.subwords.kind = data::parse_subword_kind(d.get("subwords.model"));
+    settings.data.subwords.vocab_size = static_cast<int>(d.get_int("subwords.vocab_size"));
+  }
   settings.data.validation_sentences = std::stoull(d.get("validation_sentences"));
   settings.data.split_seed = std::stoull(d.get("split_seed"));
   settings.optimizer = OptimizerOptions::from_settings(s.section("optimizer"));
@@ -59,7 +69,13 @@ std::string LmTrainSettings::describe() const {
   std::ostringstream out;
   out << "preset " << preset << "; model " << model.summary() << "\n"
       << "data " << data.path << " (side " << data.side << ", at most " << data.max_words << " words, "
-      << data.validation_sentences << " validation sentences, split seed " << data.split_seed << ")\n"
+      << data.validation_sentences << " validation sentences, split seed " << data.split_seed << "; ";
+  if (data.subword_units) {
+    out << "SentencePiece " << data::to_string(data.subwords.kind) << ", " << data.subwords.vocab_size << " pieces)\n";
+  } else {
+    out << "words)\n";
+  }
+  out
       << "optimizer " << to_string(optimizer.kind) << " lr=" << lr << " betas=" << optimizer.beta1 << "/"
       << optimizer.beta2 << " eps=" << optimizer.eps << " weight_decay=" << optimizer.weight_decay
       << " clip=" << optimizer.clip_grad_norm << "; schedule " << to_string(schedule);

@@ -11,17 +11,6 @@ const char* const kSeq2SeqKind = "seq2seq";
 
 namespace {
 
-// The side's SentencePiece model, checked against the vocabulary stored beside it.
-std::optional<data::SubwordModel> subword_model(const std::string& proto, const std::vector<std::string>& words,
-                                                const char* side) {
-  if (proto.empty()) return std::nullopt;
-  auto model = data::SubwordModel::from_proto(proto);
-  if (model.pieces() != words) {
-    throw std::runtime_error(std::string("the ") + side + " SentencePiece model's pieces differ from its vocabulary");
-  }
-  return model;
-}
-
 util::KeyValues progress_settings(const TrainingProgress& p) {
   util::KeyValues s;
   s.set("epoch", p.epoch);
@@ -99,8 +88,8 @@ LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path) {
     LoadedSeq2Seq loaded{info, Seq2SeqTransformer(info.model),
                          data::Vocabulary::from_words(info.english_words),
                          data::Vocabulary::from_words(info.spanish_words),
-                         subword_model(info.english_subwords, info.english_words, "English"),
-                         subword_model(info.spanish_subwords, info.spanish_words, "Spanish")};
+                         data::stored_subword_model(info.english_subwords, info.english_words, "English SentencePiece"),
+                         data::stored_subword_model(info.spanish_subwords, info.spanish_words, "Spanish SentencePiece")};
     reader.load_module(evaluation_weights(reader), *loaded.model);
     loaded.model->eval();
     return loaded;

@@ -142,6 +142,14 @@ std::vector<std::string> SubwordModel::pieces() const {
   return all;
 }
 
+std::optional<SubwordModel> stored_subword_model(const std::string& serialized_proto,
+                                                 const std::vector<std::string>& vocabulary, const std::string& what) {
+  if (serialized_proto.empty()) return std::nullopt;
+  auto model = SubwordModel::from_proto(serialized_proto);
+  if (model.pieces() != vocabulary) throw std::runtime_error("the " + what + " model's pieces differ from its vocabulary");
+  return model;
+}
+
 std::vector<SentencePair> tokenize_pairs(const std::vector<SentencePair>& pairs, const SubwordModel* english,
                                          const SubwordModel* spanish) {
   std::vector<SentencePair> tokens;

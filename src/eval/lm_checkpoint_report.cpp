@@ -1,5 +1,7 @@
 #include "dls/eval/lm_checkpoint_report.h"
 
+#include <cmath>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 
@@ -29,46 +31,79 @@ struct Scored {
   TokenLikelihood likelihood;
 };
 
-// The sentences every checkpoint is scored on, [N, L]: the run's validation split, or
-// request.test_file's sentences; the first request.limit of them when limit > 0.
-torch::Tensor sentences_to_score(const checkpoint::LmCheckpointContents& contents, const LmEvalRequest& request,
-                                 std::string* what) {
+struct Scoring {
+  LmRows sentences;  // [N, L] rows, and the words they hold
+  std::string what;  // "validation split of FILE" or the test file
+  const char* unit = "words";  // or "pieces"
+  double word_perplexity(const TokenLikelihood& likelihood) const {
+    return std::exp(likelihood.nll_sum / static_cast<double>(sentences.words));
+  }
+};
+
+// The sentences every checkpoint is scored on: the run's validation split, or
+// request.test_file's sentences (those longer than the model's L left out with a warning);
+// the first request.limit of them when limit > 0.
+Scoring sentences_to_score(const checkpoint::LmCheckpointContents& contents, const LmEvalRequest& request,
+                           std::ostream& messages) {
   auto data_settings = contents.settings.data;
   if (!request.data_path.empty()) data_settings.path = request.data_path;
-  torch::Tensor rows;
+  Scoring scoring;
   if (request.test_file.empty()) {
-    const auto d = prepare_lm_data(data_settings, &contents);
-    rows = d.validation;
-    *what = "validation split of " + data_settings.path;
+    auto d = prepare_lm_data(data_settings, &contents);
+    scoring.sentences = std::move(d.validation);
+    scoring.what = "validation split of " + data_settings.path;
+    scoring.unit = d.tokenizer.unit();
   } else {
     const auto corpus = data::read_sentence_corpus(request.test_file, data::parse_side(data_settings.side),
                                                    data_settings.max_words);
     std::vector<std::size_t> all(corpus.sentences.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-    rows = encode_sentences(corpus.sentences, all, Vocabulary::from_words(contents.words), data_settings.max_words + 2);
-    *what = request.test_file;
+    const auto tokenizer = lm_tokenizer(contents);
+    const int max_len = static_cast<int>(contents.settings.model.transformer().max_seq_length());
+    scoring.sentences = encode_sentences(corpus.sentences, all, tokenizer, Vocabulary::from_words(contents.words), max_len);
+    if (scoring.sentences.too_long > 0) {
+      messages << "warning: " << request.test_file << ": " << scoring.sentences.too_long
+               << " sentences longer than the model's " << max_len - 2 << " " << tokenizer.unit() << " left out\n";
+    }
+    scoring.what = request.test_file;
+    scoring.unit = tokenizer.unit();
   }
-  if (request.limit > 0 && request.limit < rows.size(0)) rows = rows.narrow(0, 0, request.limit);
+  if (request.limit > 0) scoring.sentences.keep_first(request.limit);
+  const auto& rows = scoring.sentences.rows;
   if (rows.size(0) == 0) throw std::runtime_error("no sentences to score (the run has no validation split: give --test FILE)");
-  return rows;
+  return scoring;
 }
 
-void print_table(const std::vector<Scored>& scored, const std::string& what, std::int64_t sentences, std::ostream& out) {
-  util::Table table({"checkpoint", "epoch", "step", "NLL/token", "perplexity"},
-                    {util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kRight,
-                     util::Align::kRight});
-  for (const auto& s : scored) {
-    table.add_row({s.path, std::to_string(s.state.completed_epochs), std::to_string(s.state.global_step),
-                   fmt::format("{:.4f}", s.likelihood.mean_nll()), fmt::format("{:.2f}", s.likelihood.perplexity())});
+bool per_piece(const Scoring& scoring) { return std::string(scoring.unit) == "pieces"; }
+
+void print_table(const std::vector<Scored>& scored, const Scoring& scoring, std::ostream& out) {
+  const bool pieces = per_piece(scoring);
+  std::vector<std::string> header{"checkpoint", "epoch", "step", pieces ? "NLL/piece" : "NLL/token",
+                                  pieces ? "perplexity/piece" : "perplexity"};
+  std::vector<util::Align> align{util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kRight,
+                                 util::Align::kRight};
+  if (pieces) {
+    header.push_back("perplexity/word");
+    align.push_back(util::Align::kRight);
   }
-  out << "Perplexity on " << sentences << " sentences (" << scored.front().likelihood.tokens << " tokens) of the "
-      << what << "\n"
-      << table.to_string();
+  util::Table table(header, align);
+  for (const auto& s : scored) {
+    std::vector<std::string> row{s.path, std::to_string(s.state.completed_epochs), std::to_string(s.state.global_step),
+                                 fmt::format("{:.4f}", s.likelihood.mean_nll()),
+                                 fmt::format("{:.2f}", s.likelihood.perplexity())};
+    if (pieces) row.push_back(fmt::format("{:.2f}", scoring.word_perplexity(s.likelihood)));
+    table.add_row(row);
+  }
+  out << "Perplexity on " << scoring.sentences.rows.size(0) << " sentences (" << scored.front().likelihood.tokens
+      << " tokens";
+  if (pieces) out << ", " << scoring.sentences.words << " words with each EOS";
+  out << ") of the " << scoring.what << "\n" << table.to_string();
 }
 
-void print_json(const std::vector<Scored>& scored, const std::string& what, std::int64_t sentences, std::ostream& out) {
+void print_json(const std::vector<Scored>& scored, const Scoring& scoring, std::ostream& out) {
   util::JsonWriter json;
-  json.begin_object().key("scored").value(what).key("sentences").value(sentences);
+  json.begin_object().key("scored").value(scoring.what).key("sentences").value(scoring.sentences.rows.size(0));
+  json.key("tokenizer").value(per_piece(scoring) ? "sentencepiece" : "word");
   json.key("checkpoints").begin_array();
   for (const auto& s : scored) {
     json.begin_object()
@@ -76,8 +111,10 @@ void print_json(const std::vector<Scored>& scored, const std::string& what, std:
         .key("epoch").value(s.state.completed_epochs)
         .key("step").value(s.state.global_step)
         .key("tokens").value(s.likelihood.tokens)
+        .key("words").value(scoring.sentences.words)
         .key("val_loss").value(s.likelihood.mean_nll())
         .key("val_perplexity").value(s.likelihood.perplexity())
+        .key("val_word_perplexity").value(scoring.word_perplexity(s.likelihood))
         .end_object();
   }
   json.end_array().end_object();
@@ -91,22 +128,29 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
   auto model = checkpoint::load_lm_model(reader, contents.settings);
   model->to(device);
   const auto vocabulary = Vocabulary::from_words(contents.words);
+  const auto tokenizer = lm_tokenizer(contents);
   const auto language = data::parse_side(contents.settings.data.side);
   util::JsonWriter json;
   json.begin_object().key("checkpoint").value(path).key("generated").begin_array();
   for (const auto& prompt : request.prompts) {
     const auto words = data::normalize_words(prompt, language);
+    const auto prompt_tokens = tokenizer.tokens(words);
     std::vector<std::int64_t> tokens{Vocabulary::kSos};
-    for (const auto& word : words) {
-      tokens.push_back(vocabulary.index_of(word));
-      if (tokens.back() == Vocabulary::kUnk) messages << "warning: '" << word << "' is not in the vocabulary (<unk>)\n";
+    for (const auto& token : prompt_tokens) {
+      tokens.push_back(vocabulary.index_of(token));
+      if (tokens.back() == Vocabulary::kUnk) messages << "warning: '" << token << "' is not in the vocabulary (<unk>)\n";
     }
     for (std::int64_t i = 0; i < request.samples; ++i) {
       auto sampling = request.sampling;
       sampling.seed += static_cast<std::uint64_t>(i);
       const auto generated = generate(model, tokens, Vocabulary::kEos, sampling);
-      const auto continuation = data::join_words(vocabulary.decode(generated.tokens));
-      const auto text = data::join_words(words) + (words.empty() || continuation.empty() ? "" : " ") + continuation;
+      // Pieces are detokenised with the prompt's, so that a word the prompt began can be completed.
+      auto all_tokens = prompt_tokens;
+      const auto continuation_tokens = vocabulary.decode(generated.tokens);
+      all_tokens.insert(all_tokens.end(), continuation_tokens.begin(), continuation_tokens.end());
+      const auto continuation = data::join_words(continuation_tokens);
+      const auto text = tokenizer.subwords ? data::join_words(tokenizer.words(all_tokens))
+                        : data::join_words(words) + (words.empty() || continuation.empty() ? "" : " ") + continuation;
       if (request.json) {
         json.begin_object().key("prompt").value(prompt).key("text").value(text)
             .key("generated_tokens").value(static_cast<std::int64_t>(generated.tokens.size())).end_object();
@@ -131,9 +175,8 @@ void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, con
   if (!request.prompts.empty()) return generate_from_prompts(checkpoint_files.back(), request, device, out, messages);
 
   std::vector<Scored> scored;
-  torch::Tensor rows;
+  std::optional<Scoring> scoring;
   std::vector<std::string> words;  // of the checkpoints the rows were encoded for
-  std::string what;
   for (const auto& path : checkpoint_files) {
     std::unique_ptr<CheckpointReader> reader;
     checkpoint::LmCheckpointContents contents;
@@ -146,21 +189,21 @@ void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, con
       messages << "skipped: " << message.substr(0, message.find('\n')) << "\n";
       continue;
     }
-    if (!rows.defined()) {
-      rows = sentences_to_score(contents, request, &what);
+    if (!scoring) {
+      scoring = sentences_to_score(contents, request, messages);
       words = contents.words;
     } else if (contents.words != words) {
       throw std::runtime_error(path + ": another vocabulary than the run's other checkpoints");
     }
     auto model = checkpoint::load_lm_model(*reader, contents.settings);
     model->to(device);
-    scored.push_back({path, contents.state, token_likelihood(model, rows, Vocabulary::kPad)});
+    scored.push_back({path, contents.state, token_likelihood(model, scoring->sentences.rows, Vocabulary::kPad)});
   }
   if (scored.empty()) throw std::runtime_error("none of the checkpoints is readable");
   if (request.json) {
-    print_json(scored, what, rows.size(0), out);
+    print_json(scored, *scoring, out);
   } else {
-    print_table(scored, what, rows.size(0), out);
+    print_table(scored, *scoring, out);
   }
 }
 

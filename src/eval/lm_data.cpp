@@ -1,32 +1,72 @@
 #include "dls/eval/lm_data.h"
 
+#include <algorithm>
+
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
 
 namespace dls::eval {
 
-torch::Tensor encode_sentences(const std::vector<std::vector<std::string>>& sentences,
-                               const std::vector<std::size_t>& indices, const data::Vocabulary& vocabulary,
-                               int max_len, std::int64_t* unknown_words) {
+std::vector<std::string> LmTokenizer::tokens(const std::vector<std::string>& words) const {
+  return subwords ? subwords->encode(words) : words;
+}
+
+std::vector<std::string> LmTokenizer::words(const std::vector<std::string>& tokens) const {
+  return subwords ? subwords->decode(tokens) : tokens;
+}
+
+LmTokenizer lm_tokenizer(const checkpoint::LmCheckpointContents& contents) {
+  return {data::stored_subword_model(contents.subwords, contents.words, "SentencePiece")};
+}
+
+LmRows encode_sentences(const std::vector<std::vector<std::string>>& sentences, const std::vector<std::size_t>& indices,
+                        const LmTokenizer& tokenizer, const data::Vocabulary& vocabulary, int max_len) {
+  LmRows encoded;
   std::vector<std::int64_t> ids;
   ids.reserve(indices.size() * static_cast<std::size_t>(max_len));
   std::vector<std::string> unknown;
+  std::int64_t kept = 0;
   for (const auto i : indices) {
-    const auto row = vocabulary.encode(sentences[i], max_len, data::Vocabulary::Padding::kPad, &unknown);
+    const auto tokens = tokenizer.tokens(sentences[i]);
+    if (static_cast<int>(tokens.size()) + 2 > max_len) {
+      ++encoded.too_long;
+      continue;
+    }
+    const auto row = vocabulary.encode(tokens, max_len, data::Vocabulary::Padding::kPad, &unknown);
     ids.insert(ids.end(), row.begin(), row.end());
+    encoded.row_words.push_back(static_cast<std::int64_t>(sentences[i].size()) + 1);
+    encoded.words += encoded.row_words.back();
+    encoded.tokens += static_cast<std::int64_t>(tokens.size());
+    ++kept;
   }
-  if (unknown_words != nullptr) *unknown_words = static_cast<std::int64_t>(unknown.size());
-  return torch::tensor(ids, torch::kInt64).view({static_cast<std::int64_t>(indices.size()), max_len});
+  encoded.unknown = static_cast<std::int64_t>(unknown.size());
+  encoded.rows = torch::tensor(ids, torch::kInt64).view({kept, max_len});
+  return encoded;
 }
 
+void LmRows::keep_first(std::int64_t n) {
+  if (n >= rows.size(0)) return;
+  rows = rows.narrow(0, 0, n);
+  row_words.resize(static_cast<std::size_t>(n));
+  words = 0;
+  for (const auto w : row_words) words += w;
+}
 
 namespace {
 
-data::Vocabulary training_vocabulary(const data::SentenceCorpus& corpus, const data::CorpusSplit& split) {
+std::vector<std::vector<std::string>> training_sentences(const data::SentenceCorpus& corpus,
+                                                         const data::CorpusSplit& split) {
   std::vector<std::vector<std::string>> training;
   training.reserve(split.training.size());
   for (const auto i : split.training) training.push_back(corpus.sentences[i]);
-  return data::Vocabulary::build(training);
+  return training;
+}
+
+// The longest sentence of the corpus in tokens, + 2: every kept sentence fits, whichever split it is in.
+int longest_row(const data::SentenceCorpus& corpus, const LmTokenizer& tokenizer) {
+  std::size_t longest = 0;
+  for (const auto& sentence : corpus.sentences) longest = std::max(longest, tokenizer.tokens(sentence).size());
+  return static_cast<int>(longest) + 2;
 }
 
 }  // namespace
@@ -39,21 +79,46 @@ LmData prepare_lm_data(const checkpoint::LmDataSettings& settings, const checkpo
   for (std::size_t i = 0; i < as_pairs.size(); ++i) as_pairs[i].english = corpus.sentences[i];
   auto split = resumed != nullptr ? data::apply_split_definition(resumed->split, as_pairs, corpus.source)
                                   : data::split_by_english(as_pairs, settings.split_seed, settings.validation_sentences);
-  auto vocabulary = resumed != nullptr ? data::Vocabulary::from_words(resumed->words) : training_vocabulary(corpus, split);
-  const int max_len = settings.max_words + 2;
-  std::int64_t unknown = 0;
-  auto train = encode_sentences(corpus.sentences, split.training, vocabulary, max_len, nullptr);
-  auto validation = encode_sentences(corpus.sentences, split.validation, vocabulary, max_len, &unknown);
-  return LmData{std::move(corpus), std::move(split), std::move(vocabulary), train, validation, unknown};
+  LmTokenizer tokenizer;
+  if (resumed != nullptr) {
+    tokenizer = lm_tokenizer(*resumed);
+  } else if (settings.subword_units) {
+    tokenizer.subwords = data::SubwordModel::train(training_sentences(corpus, split), settings.subwords);
+  }
+  auto vocabulary = resumed != nullptr       ? data::Vocabulary::from_words(resumed->words)
+                    : tokenizer.subwords ? data::Vocabulary::from_words(tokenizer.subwords->pieces())
+                                             : data::Vocabulary::build(training_sentences(corpus, split));
+  const int max_len = resumed != nullptr       ? static_cast<int>(resumed->settings.model.transformer().max_seq_length())
+                      : tokenizer.subwords ? longest_row(corpus, tokenizer)
+                                               : settings.max_words + 2;
+  auto train = encode_sentences(corpus.sentences, split.training, tokenizer, vocabulary, max_len);
+  auto validation = encode_sentences(corpus.sentences, split.validation, tokenizer, vocabulary, max_len);
+  if (train.too_long + validation.too_long > 0) {
+    throw std::runtime_error(corpus.source + ": " + std::to_string(train.too_long + validation.too_long) +
+                             " sentences are longer than the model's " + std::to_string(max_len - 2) + " " +
+                             tokenizer.unit() + " (another corpus than the run's?)");
+  }
+  return LmData{std::move(corpus), std::move(split), std::move(tokenizer), std::move(vocabulary), max_len,
+                std::move(train),  std::move(validation)};
 }
 
 std::vector<std::string> describe_lm_data(const LmData& d, const checkpoint::LmDataSettings& settings) {
-  return {d.corpus.source + ": " + d.corpus.summary(data::parse_side(settings.side), settings.max_words),
-          fmt::format("sentences: {} training, {} validation (split seed {}; a repeated sentence stays on one side)",
-                      d.split.training.size(), d.split.validation.size(), d.split.definition.seed),
-          fmt::format("vocabulary (training split, with SOS EOS <pad> <unk>): {} words; {} validation words "
-                      "unseen in training (mapped to <unk>)",
-                      d.vocabulary.size(), d.unknown_validation_words)};
+  std::vector<std::string> lines{
+      d.corpus.source + ": " + d.corpus.summary(data::parse_side(settings.side), settings.max_words),
+      fmt::format("sentences: {} training, {} validation (split seed {}; a repeated sentence stays on one side)",
+                  d.split.training.size(), d.split.validation.size(), d.split.definition.seed)};
+  if (d.tokenizer.subwords) {
+    lines.push_back(fmt::format("vocabulary: {} pieces of a SentencePiece {} model trained on the training split "
+                                "(SOS EOS <pad> <unk> included); L = {} (the longest sentence: {} pieces)",
+                                d.vocabulary.size(), data::to_string(settings.subwords.kind), d.max_len,
+                                d.max_len - 2));
+  } else {
+    lines.push_back(fmt::format("vocabulary (training split, with SOS EOS <pad> <unk>): {} words; L = {}",
+                                d.vocabulary.size(), d.max_len));
+  }
+  lines.push_back(fmt::format("validation <unk> rate: {:.3f} % ({} of {} {})", 100.0 * d.validation.unknown_rate(),
+                              d.validation.unknown, d.validation.tokens, d.tokenizer.unit()));
+  return lines;
 }
 
 }  // namespace dls::eval

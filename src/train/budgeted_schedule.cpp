@@ -1,6 +1,7 @@
-#include "budgeted_schedule.h"
+#include "dls/train/budgeted_schedule.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <spdlog/spdlog.h>
 
@@ -26,6 +27,12 @@ BudgetedSchedule::BudgetedSchedule(const checkpoint::LrSchedule& schedule, doubl
     const auto stored = util::KeyValues::from_text(resume->text(kTimeBudgetText), resume->path());
     stored_limit = stored.get_double("limit_s");
     stored_end = stored.get_int("end_step");
+    // Written since the warm-up stopped growing back; older checkpoints lay it out afresh.
+    if (stored.has("warmup_steps")) {
+      schedule_.warmup_steps = stored.get_int("warmup_steps");
+      anchor_step_ = stored.get_int("anchor_step");
+      anchor_progress_ = stored.get_double("anchor_progress");
+    }
   }
   limit_s_ = limit_s > 0 ? limit_s : stored_limit;
   if (limit_s_ <= 0) return;
@@ -47,12 +54,24 @@ BudgetedSchedule::BudgetedSchedule(const checkpoint::LrSchedule& schedule, doubl
   options.epochs_end_step = schedule.total_steps;
   options.steps_per_epoch = std::max<std::int64_t>(1, steps_per_epoch);
   budget_.emplace(options, stored_end > 0 ? stored_end : schedule.total_steps);
-  lay_out(budget_->end_step());
+  lay_out(budget_->end_step(), 0);
+}
+
+double BudgetedSchedule::at(std::int64_t step) const {
+  if (!budget_ || step <= schedule_.warmup_steps) return schedule_.at(step);
+  const double p = progress(step);
+  return schedule_.min_lr + 0.5 * (schedule_.base_lr - schedule_.min_lr) * (1.0 + std::cos(M_PI * p));
+}
+
+double BudgetedSchedule::progress(std::int64_t step) const {
+  const auto from = std::max(anchor_step_, schedule_.warmup_steps);
+  const double span = static_cast<double>(std::max<std::int64_t>(schedule_.total_steps - from, 1));
+  return std::clamp(anchor_progress_ + (1.0 - anchor_progress_) * static_cast<double>(step - from) / span, 0.0, 1.0);
 }
 
 void BudgetedSchedule::step_done(std::int64_t global_step, double started_s, double ended_s) {
   if (!budget_ || !budget_->step_done(global_step, started_s, ended_s)) return;
-  lay_out(budget_->end_step());
+  lay_out(budget_->end_step(), global_step);
   if (!log_) return;
   const std::string line = fmt::format(
       "schedule laid out over {} steps for the {:.0f} s budget ({:.3f} s per step{}, step {}, {:.0f} s left)",
@@ -69,11 +88,20 @@ void BudgetedSchedule::step_done(std::int64_t global_step, double started_s, dou
   announced_ = true;
 }
 
-// A budget that fits fewer than twice the warm-up shortens the warm-up to half of it, so
-// that the rate still decays to its floor.
-void BudgetedSchedule::lay_out(std::int64_t end_step) {
+// A new end, estimated after step `at_step`. In the warm-up, a budget that fits fewer than
+// twice the warm-up shortens it to half of the steps that fit (so that the rate still decays
+// to its floor), never below the steps done, and never lengthens it again: a longer warm-up
+// would lower the rate (step / warm-up) while it climbs. In the decay, the cosine goes on from
+// the progress already reached, over the steps now left: the rate bends, it does not jump.
+void BudgetedSchedule::lay_out(std::int64_t end_step, std::int64_t at_step) {
+  if (at_step > schedule_.warmup_steps) {
+    anchor_progress_ = progress(at_step);
+    anchor_step_ = at_step;
+  } else {
+    schedule_.warmup_steps =
+        std::max(at_step, std::min({planned_.warmup_steps, schedule_.warmup_steps, end_step / 2}));
+  }
   schedule_.total_steps = end_step;
-  schedule_.warmup_steps = std::min(planned_.warmup_steps, end_step / 2);
 }
 
 void BudgetedSchedule::describe(checkpoint::CheckpointWriter& writer) const {
@@ -81,6 +109,9 @@ void BudgetedSchedule::describe(checkpoint::CheckpointWriter& writer) const {
   util::KeyValues stored;
   stored.set("limit_s", limit_s_);
   stored.set("end_step", budget_ ? budget_->end_step() : std::int64_t{0});
+  stored.set("warmup_steps", schedule_.warmup_steps);
+  stored.set("anchor_step", anchor_step_);
+  stored.set("anchor_progress", anchor_progress_);
   writer.add_text(kTimeBudgetText, stored.to_text());
 }
 

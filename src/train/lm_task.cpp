@@ -28,14 +28,14 @@ LmTask::LmTask(LmTrainSettings settings, const checkpoint::LmCheckpointContents*
     : settings_(std::move(settings)), data_(eval::prepare_lm_data(settings_.data, resumed)) {
   for (const auto& line : eval::describe_lm_data(data_, settings_.data)) spdlog::info("{}", line);
   settings_.model.vocab_size(data_.vocabulary.size());
-  settings_.model.transformer().max_seq_length(settings_.data.max_words + 2);
+  settings_.model.transformer().max_seq_length(data_.max_len);
   settings_.model.validate();
   if (resumed != nullptr &&
       settings_.model.to_settings().to_text() != resumed->settings.model.to_settings().to_text()) {
     throw std::runtime_error(resumed_path + ": the checkpoint's model (" + resumed->settings.model.summary() +
                              ") differs from the one asked for (" + settings_.model.summary() + ")");
   }
-  steps_per_epoch_ = (data_.train.size(0) + settings_.batch_size - 1) / settings_.batch_size;
+  steps_per_epoch_ = (data_.train.rows.size(0) + settings_.batch_size - 1) / settings_.batch_size;
   if (resumed != nullptr && resumed->state.steps_per_epoch != steps_per_epoch_) {
     throw std::runtime_error(resumed_path + ": the checkpoint's epochs had " +
                              std::to_string(resumed->state.steps_per_epoch) + " steps, this data and batch size give " +
@@ -76,8 +76,8 @@ LoopState LmTask::loop_state(const checkpoint::LmTrainState& s) {
 }
 
 void LmTask::start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) {
-  order_ = data::epoch_order(data_.train.size(0), settings_.seed, epoch);
-  sampler_.emplace(data_.train.size(0), settings_.batch_size, share.world_size, share.rank);
+  order_ = data::epoch_order(data_.train.rows.size(0), settings_.seed, epoch);
+  sampler_.emplace(data_.train.rows.size(0), settings_.batch_size, share.world_size, share.rank);
   next_step_ = steps_done;
 }
 
@@ -85,11 +85,11 @@ std::optional<TrainingBatch> LmTask::next_batch() {
   if (next_step_ >= steps_per_epoch_) return std::nullopt;
   const std::int64_t step = next_step_++;
   const std::int64_t count = sampler_->global_count(step);
-  const auto rows = data_.train.index_select(0, data::batch_indices(order_, sampler_->global_begin(step), count));
+  const auto rows = data_.train.rows.index_select(0, data::batch_indices(order_, sampler_->global_begin(step), count));
   // The whole global batch's token count, so that every chunk's share adds up to its mean.
   batch_tokens_ = predicted_tokens(rows);
   if (sampler_->world_size() == 1) return TrainingBatch{rows, rows, count};
-  const auto mine = data_.train.index_select(0, torch::tensor(sampler_->take(order_, step), torch::kInt64));
+  const auto mine = data_.train.rows.index_select(0, torch::tensor(sampler_->take(order_, step), torch::kInt64));
   return TrainingBatch{mine, mine, count};
 }
 
@@ -103,8 +103,10 @@ ChunkLossFn LmTask::loss_share(const TrainingBatch&) {
 }
 
 double LmTask::validate() {
-  if (data_.validation.size(0) == 0) return NAN;
-  return eval::token_likelihood(model_, data_.validation, Vocabulary::kPad).mean_nll();
+  if (data_.validation.rows.size(0) == 0) return NAN;
+  const auto likelihood = eval::token_likelihood(model_, data_.validation.rows, Vocabulary::kPad);
+  val_word_perplexity_ = std::exp(likelihood.nll_sum / static_cast<double>(data_.validation.words));
+  return likelihood.mean_nll();
 }
 
 EpochEvaluation LmTask::evaluate(int) {
@@ -112,7 +114,10 @@ EpochEvaluation LmTask::evaluate(int) {
   if (std::isnan(val_nll_)) return {{}, "no validation sentences", 0.0, {}};
   const double perplexity = std::exp(val_nll_);
   return {{{"val_loss", number_text(val_nll_)}, {"val_perplexity", number_text(perplexity)}},
-          fmt::format("validation perplexity {:.2f} (NLL {:.4f} per token)", perplexity, val_nll_),
+          data_.tokenizer.subwords
+              ? fmt::format("validation perplexity {:.2f} per piece, {:.2f} per word (NLL {:.4f} per piece)",
+                            perplexity, val_word_perplexity_, val_nll_)
+              : fmt::format("validation perplexity {:.2f} (NLL {:.4f} per token)", perplexity, val_nll_),
           val_nll_,
           {{"loss", val_nll_}}};
 }
@@ -136,7 +141,9 @@ void LmTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const Loo
   s.epoch_loss_sum = state.epoch_loss_sum;
   s.epoch_steps = static_cast<std::int64_t>(state.epoch_loss_weight);
   s.epoch_sentences = state.epoch_examples;
-  checkpoint::describe_lm_checkpoint(writer, {settings_, data_.split.definition, data_.vocabulary.words(), s});
+  const auto& subwords = data_.tokenizer.subwords;
+  checkpoint::describe_lm_checkpoint(writer, {settings_, data_.split.definition, data_.vocabulary.words(),
+                                              subwords ? subwords->serialized_proto() : std::string(), s});
 }
 
 void LmTask::finish(const std::string&) {
@@ -146,7 +153,7 @@ void LmTask::finish(const std::string&) {
   for (std::uint64_t i = 0; i < 3; ++i) {
     sampling.seed = settings_.seed + i;
     const auto generated = eval::generate(model_, {Vocabulary::kSos}, Vocabulary::kEos, sampling);
-    spdlog::info("sample {}: {}", i + 1, data::join_words(data_.vocabulary.decode(generated.tokens)));
+    spdlog::info("sample {}: {}", i + 1, data::join_words(data_.tokenizer.words(data_.vocabulary.decode(generated.tokens))));
   }
 }
 

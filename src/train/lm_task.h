@@ -32,13 +32,14 @@ class LmTask : public TrainingTask {
   LanguageModel& language_model() { return model_; }
   const eval::LmData& data() const { return data_; }
   double val_nll() const { return val_nll_; }  // of the latest validation (NaN: none)
+  double val_word_perplexity() const { return val_word_perplexity_; }  // of the latest validation (NaN: none)
   // The validation mean NLL per token of the model as it is now (NaN without validation).
   double validate();
 
   torch::nn::Module& model() override { return *model_; }
   LrSchedule schedule() const override { return schedule_; }
   std::int64_t steps_per_epoch() const override { return steps_per_epoch_; }
-  std::int64_t examples_per_epoch() const override { return data_.train.size(0); }
+  std::int64_t examples_per_epoch() const override { return data_.train.rows.size(0); }
   std::string example_unit() const override { return "sent"; }
   void start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) override;
   std::optional<TrainingBatch> next_batch() override;
@@ -63,6 +64,7 @@ class LmTask : public TrainingTask {
   std::int64_t next_step_ = 0;
   double batch_tokens_ = 0;  // predicted tokens of the latest global batch
   double val_nll_ = NAN;
+  double val_word_perplexity_ = NAN;  // exp(Σ NLL / (words + EOS)): comparable across tokenizers
 };
 
 }  // namespace dls::train

@@ -56,6 +56,7 @@ LmTrainResult train_lm(const checkpoint::LmTrainSettings& settings, const LmRunC
   result.final_loss = done.final_loss;
   result.val_nll = task.val_nll();
   result.val_perplexity = std::exp(result.val_nll);
+  result.val_word_perplexity = task.val_word_perplexity();
   result.epochs = done.epochs;
   result.iterations = done.iterations;
   result.wall_s = done.wall_s;

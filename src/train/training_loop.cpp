@@ -23,7 +23,7 @@
 #include "dls/util/file_io.h"
 #include "dls/util/progress.h"
 #include "dls/util/runtime.h"
-#include "budgeted_schedule.h"
+#include "dls/train/budgeted_schedule.h"
 #include "metrics_file.h"
 #include "run_selection.h"
 #include "training_support.h"

@@ -7,7 +7,10 @@
 #include <regex>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/train/seq2seq_trainer.h"
 #include "dls/util/file_io.h"
 #include "support/program_run.h"
 #include "support/seq2seq_runs.h"
@@ -63,6 +66,33 @@ TEST(CheckpointEvalApp, AveragesTheNewestCheckpointsAndEvaluatesTheAverage) {
   // The run's best.pt (the trainer's default --best-metric bleu) evaluates like any checkpoint.
   const auto best = run_checkpoint_eval((trained_seq2seq_run() / "best.pt").string() + " --limit 20", "best");
   EXPECT_EQ(best.status, 0) << best.err;
+}
+
+// --weights trained scores an --ema-decay run's trained weights: the moving average does not
+// change training, so they are the weights of the same run without EMA, and score the same.
+TEST(CheckpointEvalApp, WeightsTrainedScoresTheWeightsAnEmaRunTrained) {
+  const auto train_tiny = [](const std::string& name, double ema_decay) {
+    const auto dir = test::fresh_temp_dir(name);
+    auto setup = test::tiny_seq2seq_setup(dir);
+    setup.training.epochs = 1;
+    setup.training.samples = 0;
+    setup.training.selection.ema_decay = ema_decay;
+    train::train_seq2seq(setup.model, setup.training, train::Seq2SeqRunControl{});
+    return dir.string();
+  };
+  const auto plain = train_tiny("checkpoint_eval_no_ema", 0.0);
+  const auto ema = train_tiny("checkpoint_eval_ema", 0.9);
+  const auto val_loss = [](const std::string& run, const std::string& flags, const std::string& name) {
+    const auto scored = run_checkpoint_eval(run + " --limit 30 --json" + flags, name);
+    EXPECT_EQ(scored.status, 0) << scored.err;
+    return nlohmann::json::parse(scored.out)["checkpoints"].back()["val_loss"].get<double>();
+  };
+  const double plain_loss = val_loss(plain, "", "weights_plain");
+  EXPECT_EQ(val_loss(ema, " --weights trained", "weights_trained"), plain_loss);
+  EXPECT_NE(val_loss(ema, "", "weights_ema"), plain_loss);  // the average is what is scored by default
+  EXPECT_EQ(val_loss(plain, " --weights trained", "weights_plain_trained"), plain_loss);  // no average: the same
+  test::expect_one_line_error(run_checkpoint_eval(plain + " --weights mean", "weights_bad"), "--weights",
+                              test::kAnyFailure);
 }
 
 TEST(CheckpointEvalApp, WritesAttentionMapsOfEveryLayerAndHead) {

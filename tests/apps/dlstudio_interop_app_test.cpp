@@ -3,8 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "dls/util/file_io.h"
+#include "support/idx_files.h"
 #include "support/program_run.h"
 #include "support/test_paths.h"
 #include "util/temp_files.h"
@@ -46,6 +52,35 @@ TEST(DLStudioInteropApp, ImportsTranslatesScoresAndExports) {
                            "embeddings_generator_es_PreLN_0", "vocab_en.txt", "vocab_es.txt"}) {
     EXPECT_TRUE(fs::exists(dir / "out" / name)) << name;
   }
+}
+
+// A visTransformer trained in Python for Fashion-MNIST's shape, imported and evaluated on a
+// (fake) Fashion-MNIST folder: every class's accuracy is the Python model's on those images.
+TEST(DLStudioInteropApp, ImportedViTScoresADatasetAsPythonClassifiesIt) {
+  const auto dir = test::fresh_temp_dir("dlstudio_interop_vit");
+  std::filesystem::create_directories(dir / "fashion");
+  test::write_fake_fashion_mnist(dir / "fashion", 64, 20);
+  const std::string vit = kFixtures + "vit28/";
+  const auto run = run_interop_eval("--dlstudio-vit " + vit + "checkpoint_0_for_epoch_3 --dlstudio-patch-embedding " + vit +
+                                        "checkpoint_1_for_epoch_3 --dlstudio-output " + (dir / "vit.pt").string() +
+                                        " --data-dir " + (dir / "fashion").string() + " --json --output-dir " +
+                                        (dir / "out").string(),
+                                    "vit");
+  ASSERT_EQ(run.status, 0) << run.err;
+  // make_dlstudio_interop_fixtures.py: the Python model's class for test image i (label i mod 10).
+  std::istringstream lines(util::read_file(vit + "predictions.txt"));
+  std::vector<int> right(10, 0);
+  int predicted = 0, correct = 0;
+  for (int i = 0; lines >> predicted; ++i) {
+    if (predicted == i % 10) ++right[static_cast<std::size_t>(i % 10)], ++correct;
+  }
+  const auto result = nlohmann::ordered_json::parse(run.out)["checkpoints"].back();
+  EXPECT_DOUBLE_EQ(result["test_accuracy"].get<double>(), correct / 20.0) << run.out;
+  std::size_t k = 0;
+  for (const auto& [name, accuracy] : result["class_accuracy"].items()) {
+    EXPECT_DOUBLE_EQ(accuracy.get<double>(), right[k++] / 2.0) << name;  // two test images per class
+  }
+  EXPECT_EQ(k, 10u);
 }
 
 TEST(DLStudioInteropApp, IncompleteOrBrokenInputIsAOneLineError) {

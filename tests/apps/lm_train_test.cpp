@@ -5,8 +5,11 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "dls/util/file_io.h"
 #include "support/program_run.h"
+#include "util/sentencepiece_available.h"
 
 namespace dls {
 namespace {
@@ -15,6 +18,11 @@ namespace fs = std::filesystem;
 
 test::ProgramRun run_lm_train(const std::string& args, const std::string& name) {
   return test::run_program("apps/lm_train", "--threads 1 " + args, "lm_train_app_" + name);
+}
+
+// The same at --log-level info (the test environment sets DLS_LOG_LEVEL=warn).
+test::ProgramRun run_lm_train_logged(const std::string& args, const std::string& name) {
+  return test::run_program("apps/lm_train", "--threads 1 " + args, "lm_train_app_" + name, "", "DLS_LOG_LEVEL=info ");
 }
 
 test::ProgramRun run_lm_eval(const std::string& args, const std::string& name) {
@@ -48,7 +56,13 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
 
   const auto json = run_lm_eval(run_dir.string() + "/checkpoints --json", "json");
   ASSERT_EQ(json.status, 0) << json.err;
-  EXPECT_NE(json.out.find("\"val_perplexity\":"), std::string::npos) << json.out;
+  const auto scored = nlohmann::json::parse(json.out);
+  EXPECT_EQ(scored["tokenizer"], "word");
+  for (const auto& checkpoint : scored["checkpoints"]) {
+    // Word level: every predicted token is a word or an EOS, so both perplexities are one.
+    EXPECT_EQ(checkpoint["tokens"], checkpoint["words"]);
+    EXPECT_DOUBLE_EQ(checkpoint["val_perplexity"].get<double>(), checkpoint["val_word_perplexity"].get<double>());
+  }
 
   // Greedy generation is deterministic; sampling with a seed too.
   const auto greedy = run_lm_eval(run_dir.string() + " --generate \"tengo\" --temperature 0", "greedy");
@@ -69,6 +83,46 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
   test::expect_one_line_error(again, "already holds a training run");
 }
 
+TEST(LmTrainApp, SentencePieceTrainsEvaluatesGeneratesAndResumes) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
+  const auto run_dir = test::fresh_temp_dir("lm_train_app_spm_run");
+  const auto run = run_lm_train_logged("--json --preset tiny --data " + sample_corpus() + " --run-dir " +
+                                           run_dir.string() + " --tokenizer sentencepiece --spm-model bpe --vocab-size 200"
+                                           " --validation-sentences 100 --epochs 1",
+                                       "spm_run");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto result = nlohmann::json::parse(run.out);
+  EXPECT_GT(result["vocab_size"].get<int>(), 100) << run.out;  // pieces, a soft limit on a small corpus
+  EXPECT_LE(result["vocab_size"].get<int>(), 200) << run.out;
+  // Pieces are shorter than words: more of them per sentence, a lower perplexity per piece than per word.
+  EXPECT_LT(result["val_perplexity"].get<double>(), result["val_word_perplexity"].get<double>()) << run.out;
+  EXPECT_NE(run.err.find("per piece"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("validation <unk> rate"), std::string::npos) << run.err;
+
+  const auto table = run_lm_eval(run_dir.string(), "spm_table");
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("perplexity/word"), std::string::npos) << table.out;
+  const auto scored = run_lm_eval(run_dir.string() + " --json", "spm_json");
+  ASSERT_EQ(scored.status, 0) << scored.err;
+  const auto checkpoint = nlohmann::json::parse(scored.out)["checkpoints"].back();
+  EXPECT_EQ(nlohmann::json::parse(scored.out)["tokenizer"], "sentencepiece");
+  EXPECT_GT(checkpoint["tokens"].get<std::int64_t>(), checkpoint["words"].get<std::int64_t>());
+  // The evaluation scores the same split with the same pieces as the training run did.
+  EXPECT_NEAR(checkpoint["val_word_perplexity"].get<double>(), result["val_word_perplexity"].get<double>(), 1e-6);
+
+  // Generation reads and writes words: the prompt comes back detokenised, not as pieces.
+  const auto greedy = run_lm_eval(run_dir.string() + " --generate \"tengo\" --temperature 0", "spm_greedy");
+  ASSERT_EQ(greedy.status, 0) << greedy.err;
+  EXPECT_EQ(greedy.out.rfind("tengo -> tengo", 0), 0u) << greedy.out;
+  EXPECT_EQ(greedy.out.find("\xe2\x96\x81"), std::string::npos) << greedy.out;  // no "▁" left
+
+  const auto refused = run_lm_train("--resume " + run_dir.string() + " --epochs 2 --vocab-size 100", "spm_refused");
+  test::expect_one_line_error(refused, "--vocab-size: fixed by the checkpoint");
+  const auto resumed = run_lm_train("--resume " + run_dir.string() + " --epochs 2 --log-level warn", "spm_resume");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
+}
+
 TEST(LmTrainApp, BadFlagsAreOneLineErrors) {
   const auto run_dir = test::fresh_temp_dir("lm_train_app_bad_run").string();
   const std::string data = " --data " + sample_corpus() + " --run-dir " + run_dir;
@@ -79,6 +133,10 @@ TEST(LmTrainApp, BadFlagsAreOneLineErrors) {
                               test::kAnyFailure);
   test::expect_one_line_error(run_lm_train("--data /nonexistent/sentences.txt --run-dir " + run_dir, "missing"),
                               "/nonexistent/sentences.txt");
+  test::expect_one_line_error(run_lm_train("--vocab-size 500" + data, "vocab_size"),
+                              "--vocab-size: needs --tokenizer sentencepiece");
+  test::expect_one_line_error(run_lm_train("--spm-model bpe" + data, "spm_model"),
+                              "--spm-model: needs --tokenizer sentencepiece");
   test::expect_one_line_error(run_lm_eval("runs/x --top-p 0", "top_p"), "--top-p", test::kAnyFailure);
   test::expect_one_line_error(run_lm_eval("runs/x --temperature -1 --generate a", "temperature"), "--temperature",
                               test::kAnyFailure);

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -16,8 +17,11 @@
 #include "dls/checkpoint/state_dict_file.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/util/file_io.h"
+#include "dls/checkpoint/checkpoint_files.h"
+#include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
 #include "support/torch_fixture.h"
+#include "support/vit_runs.h"
 #include "util/temp_files.h"
 
 namespace dls::checkpoint {
@@ -186,6 +190,53 @@ TEST(DLStudioExport, WritesBackTheImportedTensors) {
     }
   }
   EXPECT_EQ(util::read_file((dir / "out" / "vocab_en.txt").string()), "SOS\nEOS\na\nbig\ncat\ndog\neats\ni\nsee\nthe\nyou\n");
+}
+
+std::string export_error(const std::string& checkpoint, const fs::path& dir) {
+  try {
+    export_dlstudio(checkpoint, dir.string());
+  } catch (const std::exception& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+// The checkpoint of one training step of a tiny ViT that DLStudio's visTransformer can hold (FG,
+// position-wise layout, FFN 4M, no stem, patches of 7, a 512-wide head), then `change`d.
+std::string tiny_vit_checkpoint(const std::string& name, const std::function<void(ViTTrainSettings&)>& change) {
+  auto settings = test::tiny_vit_settings(test::tiny_fashion_dir(name));
+  settings.model.transformer().variant(Variant::kFG).layout(Layout::kPositionwise).ffn_multiplier(4);
+  settings.model.stem({}).patch_size(7).head_hidden_size(512);
+  settings.epochs = 1;
+  change(settings);
+  auto control = test::tiny_vit_control(test::fresh_temp_dir(name + "_run"));
+  control.max_iters = 1;
+  return train::train_vit(settings, control).checkpoints.back();
+}
+
+// What DLStudio's classes cannot hold is refused with one line naming the file and the reason,
+// before anything is written: the output directory is not even created.
+TEST(DLStudioExport, RefusesWhatDLStudioHasNoClassForAndWritesNothing) {
+  const auto out = test::fresh_temp_dir("dlstudio_export_refused") / "out";
+  const auto expect_refused = [&out](const std::string& checkpoint, const std::string& reason) {
+    const auto error = export_error(checkpoint, out);
+    EXPECT_EQ(error.rfind(checkpoint + ": ", 0), 0u) << error;
+    EXPECT_NE(error.find(reason), std::string::npos) << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    EXPECT_FALSE(fs::exists(out)) << reason;
+  };
+  expect_refused(latest_checkpoint(test::trained_seq2seq_run().string()), "the vaswani layout has no DLStudio counterpart");
+  expect_refused(tiny_vit_checkpoint("export_preln", [](auto& s) { s.model.transformer().variant(Variant::kPreLN); }),
+                 "DLStudio's visTransformer is FG only");
+  expect_refused(tiny_vit_checkpoint("export_stem", [](auto& s) { s.model.stem({StemConv{4, 1}}); }),
+                 "DLStudio's visTransformer has no convolutional stem");
+  expect_refused(tiny_vit_checkpoint("export_head", [](auto& s) { s.model.head_hidden_size(64); }),
+                 "DLStudio's head is 512 wide, this model's 64");
+  expect_refused(tiny_vit_checkpoint("export_ffn", [](auto& s) { s.model.transformer().ffn_multiplier(2); }),
+                 "DLStudio's position-wise FFN is 4M wide, this model's is 2M");
+  // The same tiny model as DLStudio has it is exported.
+  const auto accepted = tiny_vit_checkpoint("export_fg", [](auto&) {});
+  EXPECT_EQ(export_dlstudio(accepted, out.string()).size(), 3u);
 }
 
 TEST(DLStudioExport, PythonLoadsEveryExportStrictly) {

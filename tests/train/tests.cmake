@@ -2,6 +2,7 @@
 list(APPEND DLS_TEST_SOURCES
   train/best_checkpoint_test.cpp
   train/bucketed_batch_test.cpp
+  train/budgeted_schedule_test.cpp
   train/distributed_sampler_test.cpp
   train/distributed_test.cpp
   train/fused_adam_test.cpp

@@ -87,7 +87,8 @@ class CheckpointReader {
 };
 
 // The weights evaluation uses: the moving average ("ema", written by runs with --ema-decay)
-// when the checkpoint holds one, else the trained weights ("model").
+// when the checkpoint holds one, else the trained weights ("model"); the trained ones always
+// after prefer_trained_weights() (evaluation_weights.h).
 std::string evaluation_weights(const CheckpointReader& reader);
 
 // The format tag written into every checkpoint ("... v2": with the CRC-32 trailer).

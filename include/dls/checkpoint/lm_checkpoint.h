@@ -1,6 +1,6 @@
 // Language-model checkpoints (kind "lm"): self-describing and resumable. One file holds the
 // training settings, the split of the sentences (to redo it on resume, checked by the
-// corpus's fingerprint), the vocabulary, the progress and latest validation, the weights,
+// corpus's fingerprint), the vocabulary (and the SentencePiece model whose pieces it is), the progress and latest validation, the weights,
 // the optimizer state and the CPU RNG state (the last three added by the training loop).
 #pragma once
 
@@ -40,6 +40,7 @@ struct LmCheckpointContents {
   LmTrainSettings settings;
   data::SplitDefinition split;
   std::vector<std::string> words;  // the vocabulary (data::Vocabulary::words())
+  std::string subwords;            // the serialized SentencePiece model (empty: word level)
   LmTrainState state;
 };
 

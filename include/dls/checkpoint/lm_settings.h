@@ -10,6 +10,7 @@
 #include "dls/checkpoint/optimizer_options.h"
 #include "dls/checkpoint/selection_options.h"
 #include "dls/data/split.h"
+#include "dls/data/subword_model.h"
 #include "dls/models/language_model.h"
 #include "dls/util/key_values.h"
 
@@ -19,7 +20,9 @@ namespace dls::checkpoint {
 struct LmDataSettings {
   std::string path;           // plain text (one sentence per line), TSV or DLStudio archive
   std::string side = "es";    // TSV/archive: which language; text: its normalisation rules
-  int max_words = 12;         // longest sentence kept, in words (L = max_words + 2)
+  int max_words = 12;         // longest sentence kept, in words (word level: L = max_words + 2)
+  bool subword_units = false; // SentencePiece pieces (`subwords`) instead of words
+  data::SubwordOptions subwords;  // trained on the training split, kept in the checkpoint (`joint` unused)
   std::uint64_t validation_sentences = 1000;  // held out (at least this many; 0: none)
   std::uint64_t split_seed = data::kDefaultSplitSeed;
 };

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,12 @@ class SubwordModel {
   std::shared_ptr<const void> processor_;
   std::string proto_;
 };
+
+// A model stored beside its vocabulary (a checkpoint keeps both): std::nullopt for an empty
+// proto (word level), else the model, checked to be the one whose pieces the vocabulary
+// holds; throws std::runtime_error naming `what` ("the English SentencePiece model ...").
+std::optional<SubwordModel> stored_subword_model(const std::string& serialized_proto,
+                                                 const std::vector<std::string>& vocabulary, const std::string& what);
 
 // The pairs with each side as the tokens its vocabulary indexes: the pieces of the side's
 // model, or the words where the model is nullptr.

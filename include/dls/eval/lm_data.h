@@ -1,9 +1,11 @@
 // The data of a language-model run (training and checkpoint evaluation): the sentences read and
-// normalised, the held-out split, the vocabulary of the training split, and both splits
-// encoded as [N, L] token rows (SOS w1 .. wn EOS <pad>...).
+// normalised, the held-out split, the tokens (words, or the pieces of a SentencePiece model
+// trained on the training split), the vocabulary, and both splits encoded as [N, L] token rows
+// (SOS t1 .. tn EOS <pad>...).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,31 +14,57 @@
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/data/sentence_corpus.h"
 #include "dls/data/split.h"
+#include "dls/data/subword_model.h"
 #include "dls/data/vocabulary.h"
 
 namespace dls::eval {
 
+// The step between a run's words and the tokens its vocabulary indexes.
+struct LmTokenizer {
+  std::optional<data::SubwordModel> subwords;  // nullopt: the tokens are the words
+
+  std::vector<std::string> tokens(const std::vector<std::string>& words) const;
+  std::vector<std::string> words(const std::vector<std::string>& tokens) const;  // detokenised
+  const char* unit() const { return subwords ? "pieces" : "words"; }
+};
+
+// The checkpoint's tokenizer: its SentencePiece model, checked against its vocabulary.
+LmTokenizer lm_tokenizer(const checkpoint::LmCheckpointContents& contents);
+
+// Encoded sentences and what perplexity per word needs.
+struct LmRows {
+  torch::Tensor rows;             // [N, L] int64: SOS t1 .. tn EOS <pad>...
+  std::int64_t words = 0;         // words of the N sentences, one EOS each included
+  std::vector<std::int64_t> row_words;  // [N]: the same per sentence
+  std::int64_t unknown = 0;       // tokens mapped to <unk>
+  std::int64_t tokens = 0;        // tokens, EOS not included
+  std::size_t too_long = 0;       // sentences left out: more than L - 2 tokens
+  void keep_first(std::int64_t n);  // rows and words of the first n sentences only
+  double unknown_rate() const { return tokens > 0 ? static_cast<double>(unknown) / static_cast<double>(tokens) : 0.0; }
+};
+
+// Rows of sentences[indices] (normalised words) for `tokenizer` and `vocabulary`, L = max_len;
+// a sentence of more than max_len - 2 tokens is left out and counted.
+LmRows encode_sentences(const std::vector<std::vector<std::string>>& sentences, const std::vector<std::size_t>& indices,
+                        const LmTokenizer& tokenizer, const data::Vocabulary& vocabulary, int max_len);
+
 struct LmData {
   data::SentenceCorpus corpus;
   data::CorpusSplit split;
+  LmTokenizer tokenizer;
   data::Vocabulary vocabulary;
-  torch::Tensor train;       // [N, L] int64
-  torch::Tensor validation;  // [n, L] int64 (n = 0: no validation)
-  std::int64_t unknown_validation_words = 0;  // validation words mapped to <unk>
+  int max_len = 0;   // L: max_words + 2 (words), or the corpus's longest sentence in pieces + 2
+  LmRows train;
+  LmRows validation;  // rows [n, L] (n = 0: no validation)
 };
 
 // Reads settings.path. A fresh run splits the sentences (repeated sentences stay on one
-// side) and builds the vocabulary; a resumed run redoes the checkpoint's split (the corpus
-// must be the same, checked by its fingerprint) and uses its vocabulary.
+// side), trains the SentencePiece model where asked and builds the vocabulary; a resumed run
+// (or an evaluation) redoes the checkpoint's split (the corpus must be the same, checked by
+// its fingerprint) and uses its tokenizer, vocabulary and L.
 LmData prepare_lm_data(const checkpoint::LmDataSettings& settings, const checkpoint::LmCheckpointContents* resumed);
 
-// Rows SOS w1 .. wn EOS <pad>... of sentences[indices], [N, max_len] int64; words outside
-// the vocabulary become <unk> and are counted in *unknown_words (when given).
-torch::Tensor encode_sentences(const std::vector<std::vector<std::string>>& sentences,
-                               const std::vector<std::size_t>& indices, const data::Vocabulary& vocabulary,
-                               int max_len, std::int64_t* unknown_words = nullptr);
-
-// The start-up lines: corpus counts, sentences per split, vocabulary size.
+// The start-up lines: corpus counts, sentences per split, vocabulary size, <unk> rate.
 std::vector<std::string> describe_lm_data(const LmData& data, const checkpoint::LmDataSettings& settings);
 
 }  // namespace dls::eval

@@ -40,6 +40,7 @@ struct LmTrainResult {
   double initial_val_perplexity = NAN;  // a fresh run's untrained model (NaN when resumed)
   double val_nll = NAN;             // latest validation mean NLL per token
   double val_perplexity = NAN;      // exp(val_nll)
+  double val_word_perplexity = NAN; // exp(Σ NLL / (words + EOS)): per word whatever the tokens
   std::int64_t epochs = 0;          // epochs completed in all
   std::int64_t iterations = 0;      // optimizer steps in all
   double wall_s = 0;                // wall time of this invocation

@@ -3,7 +3,8 @@
 // is the whole run's: a checkpoint stores it with the planned end step, a resume keeps it
 // (a --time-limit given to the resume replaces it, still counted from the run's start).
 // The constant and dlstudio-warmup schedules have no end to lay out: the run just stops
-// when the budget is spent.
+// when the budget is spent. A new estimate never makes the rate jump: the warm-up only
+// shortens, and the decay goes on from where it is over the steps now left.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,7 @@ class BudgetedSchedule {
   BudgetedSchedule(const checkpoint::LrSchedule& schedule, double limit_s, std::int64_t steps_per_epoch,
                    const checkpoint::CheckpointReader* resume, double wall_s, bool log);
 
-  double at(std::int64_t step) const { return schedule_.at(step); }
+  double at(std::int64_t step) const;  // the rate of optimizer step `step` >= 1
   double limit_s() const { return limit_s_; }  // the run's budget; 0: none
   bool out_of_time(double wall_s) const { return limit_s_ > 0 && wall_s >= limit_s_; }
 
@@ -39,7 +40,8 @@ class BudgetedSchedule {
   std::string summary() const;  // for the run's last line; "" without a laid-out budget
 
  private:
-  void lay_out(std::int64_t end_step);
+  void lay_out(std::int64_t end_step, std::int64_t at_step);
+  double progress(std::int64_t step) const;  // of the cosine decay, 0 to 1
 
   checkpoint::LrSchedule schedule_;
   checkpoint::LrSchedule planned_;  // the task's own (its epochs' end and warm-up)
@@ -47,6 +49,10 @@ class BudgetedSchedule {
   std::optional<TimeBudget> budget_;
   bool log_;
   bool announced_ = false;
+  // The latest re-plan inside the decay: at anchor_step_ the cosine had reached
+  // anchor_progress_; from there it runs linearly in steps to the planned end (0: none yet).
+  std::int64_t anchor_step_ = 0;
+  double anchor_progress_ = 0;
 };
 
 }  // namespace dls::train
