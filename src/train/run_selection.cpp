@@ -11,6 +11,9 @@ namespace dls::train {
 
 namespace {
 
+const char* const kEmaUpdatesText = "ema_updates";  // the updates the average has had
+constexpr std::int64_t kWarmedUp = 1'000'000'000;    // (1 + n) / (10 + n) > any decay used
+
 // The score named `metric` of an evaluation; nullopt when it has none (nothing evaluated).
 std::optional<double> score_of(const EpochEvaluation& evaluation, const std::string& metric) {
   for (const auto& [name, value] : evaluation.scores) {
@@ -34,6 +37,8 @@ RunSelection::RunSelection(const checkpoint::SelectionOptions& options, torch::n
     const SwappedWeights trained(model.parameters(), model.parameters());  // put back afterwards
     resume->load_module("ema", model);  // the average, read through the model's layout
     ema_->assign(model.parameters());
+    // Averages written before the decay's warm-up had the full decay throughout.
+    ema_->set_updates(resume->has_text(kEmaUpdatesText) ? std::stoll(resume->text(kEmaUpdatesText)) : kWarmedUp);
   } else if (resume != nullptr) {
     spdlog::info("{} holds no moving average: it starts from the checkpoint's weights", resume->path());
   }
@@ -78,6 +83,7 @@ void RunSelection::describe(checkpoint::CheckpointWriter& writer) {
     }
     for (const auto& buffer : model_.named_buffers()) tensors.emplace_back(buffer.key(), buffer.value().detach().cpu().clone());
     writer.add_module_tensors("ema", tensors);
+    writer.add_text(kEmaUpdatesText, std::to_string(ema_->updates()));
   }
   if (best_) writer.add_text("best", best_->to_text());
 }

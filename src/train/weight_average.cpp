@@ -1,5 +1,6 @@
 #include "dls/train/weight_average.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <torch/torch.h>
@@ -24,12 +25,19 @@ ExponentialMovingAverage::ExponentialMovingAverage(const std::vector<torch::Tens
   for (const auto& p : parameters) averages_.push_back(p.detach().to(torch::kFloat32, /*non_blocking=*/false, /*copy=*/true));
 }
 
+double ExponentialMovingAverage::current_decay() const {
+  const double n = static_cast<double>(updates_);
+  return std::min(decay_, (1.0 + n) / (10.0 + n));
+}
+
 void ExponentialMovingAverage::update(const std::vector<torch::Tensor>& parameters) {
   check_same_count(averages_.size(), parameters.size());
   torch::NoGradGuard no_grad;
+  const double d = current_decay();
   for (std::size_t i = 0; i < averages_.size(); ++i) {
-    averages_[i].mul_(decay_).add_(parameters[i].detach().to(torch::kFloat32), 1.0 - decay_);
+    averages_[i].mul_(d).add_(parameters[i].detach().to(torch::kFloat32), 1.0 - d);
   }
+  ++updates_;
 }
 
 void ExponentialMovingAverage::assign(const std::vector<torch::Tensor>& parameters) {
