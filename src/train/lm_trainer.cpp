@@ -1,6 +1,7 @@
 // Language-model training: the LmTask on the shared training loop.
 #include "dls/train/lm_trainer.h"
 
+#include <cmath>
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -56,7 +57,8 @@ LmTrainResult train_lm(const checkpoint::LmTrainSettings& settings, const LmRunC
   result.final_loss = done.final_loss;
   result.val_nll = task.val_nll();
   result.val_perplexity = std::exp(result.val_nll);
-  result.val_word_perplexity = task.val_word_perplexity();
+  // Only with a validation at an epoch end (the one before training is initial_val_perplexity).
+  result.val_word_perplexity = std::isfinite(result.val_nll) ? task.val_word_perplexity() : NAN;
   result.epochs = done.epochs;
   result.iterations = done.iterations;
   result.wall_s = done.wall_s;

@@ -123,6 +123,20 @@ TEST(LmTrainApp, SentencePieceTrainsEvaluatesGeneratesAndResumes) {
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
 }
 
+// A run stopped inside its first epoch has validated only before training: its latest
+// perplexities are unknown (null), not the untrained model's.
+TEST(LmTrainApp, ARunStoppedBeforeAnEpochEndReportsNoValidation) {
+  const auto run_dir = test::fresh_temp_dir("lm_train_app_short_run");
+  const auto run = run_lm_train("--json --preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string() +
+                                    " --validation-sentences 100 --max-iters 2 --log-level warn",
+                                "short_run");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto result = nlohmann::json::parse(run.out);
+  EXPECT_TRUE(result["val_perplexity"].is_null()) << run.out;
+  EXPECT_TRUE(result["val_word_perplexity"].is_null()) << run.out;
+  EXPECT_GT(result["initial_val_perplexity"].get<double>(), 1.0) << run.out;
+}
+
 TEST(LmTrainApp, BadFlagsAreOneLineErrors) {
   const auto run_dir = test::fresh_temp_dir("lm_train_app_bad_run").string();
   const std::string data = " --data " + sample_corpus() + " --run-dir " + run_dir;
