@@ -21,11 +21,14 @@ double LrSchedule::at(std::int64_t step) const {
         return base_lr * s / static_cast<double>(warmup_steps);
       }
       const double span = static_cast<double>(std::max<std::int64_t>(total_steps - warmup_steps, 1));
-      const double progress = std::min(1.0, (s - static_cast<double>(warmup_steps)) / span);
-      return min_lr + 0.5 * (base_lr - min_lr) * (1.0 + std::cos(M_PI * progress));
+      return decayed(std::min(1.0, (s - static_cast<double>(warmup_steps)) / span));
     }
   }
   return base_lr;
+}
+
+double LrSchedule::decayed(double progress) const {
+  return min_lr + 0.5 * (base_lr - min_lr) * (1.0 + std::cos(M_PI * progress));
 }
 
 ScheduleKind parse_schedule(const std::string& name) {

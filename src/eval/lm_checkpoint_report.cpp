@@ -32,12 +32,9 @@ struct Scored {
 };
 
 struct Scoring {
-  LmRows sentences;  // [N, L] rows, and the words they hold
-  std::string what;  // "validation split of FILE" or the test file
-  const char* unit = "words";  // or "pieces"
-  double word_perplexity(const TokenLikelihood& likelihood) const {
-    return std::exp(likelihood.nll_sum / static_cast<double>(sentences.words));
-  }
+  LmRows sentences;     // [N, L] rows, and the words they hold
+  std::string what;     // "validation split of FILE" or the test file
+  bool pieces = false;  // SentencePiece tokens (else words)
 };
 
 // The sentences every checkpoint is scored on: the run's validation split, or
@@ -52,7 +49,7 @@ Scoring sentences_to_score(const checkpoint::LmCheckpointContents& contents, con
     auto d = prepare_lm_data(data_settings, &contents);
     scoring.sentences = std::move(d.validation);
     scoring.what = "validation split of " + data_settings.path;
-    scoring.unit = d.tokenizer.unit();
+    scoring.pieces = d.tokenizer.subwords.has_value();
   } else {
     const auto corpus = data::read_sentence_corpus(request.test_file, data::parse_side(data_settings.side),
                                                    data_settings.max_words);
@@ -66,7 +63,7 @@ Scoring sentences_to_score(const checkpoint::LmCheckpointContents& contents, con
                << " sentences longer than the model's " << max_len - 2 << " " << tokenizer.unit() << " left out\n";
     }
     scoring.what = request.test_file;
-    scoring.unit = tokenizer.unit();
+    scoring.pieces = tokenizer.subwords.has_value();
   }
   if (request.limit > 0) scoring.sentences.keep_first(request.limit);
   const auto& rows = scoring.sentences.rows;
@@ -74,10 +71,8 @@ Scoring sentences_to_score(const checkpoint::LmCheckpointContents& contents, con
   return scoring;
 }
 
-bool per_piece(const Scoring& scoring) { return std::string(scoring.unit) == "pieces"; }
-
 void print_table(const std::vector<Scored>& scored, const Scoring& scoring, std::ostream& out) {
-  const bool pieces = per_piece(scoring);
+  const bool pieces = scoring.pieces;
   std::vector<std::string> header{"checkpoint", "epoch", "step", pieces ? "NLL/piece" : "NLL/token",
                                   pieces ? "perplexity/piece" : "perplexity"};
   std::vector<util::Align> align{util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kRight,
@@ -91,19 +86,19 @@ void print_table(const std::vector<Scored>& scored, const Scoring& scoring, std:
     std::vector<std::string> row{s.path, std::to_string(s.state.completed_epochs), std::to_string(s.state.global_step),
                                  fmt::format("{:.4f}", s.likelihood.mean_nll()),
                                  fmt::format("{:.2f}", s.likelihood.perplexity())};
-    if (pieces) row.push_back(fmt::format("{:.2f}", scoring.word_perplexity(s.likelihood)));
+    if (pieces) row.push_back(fmt::format("{:.2f}", s.likelihood.perplexity_per(scoring.sentences.words())));
     table.add_row(row);
   }
   out << "Perplexity on " << scoring.sentences.rows.size(0) << " sentences (" << scored.front().likelihood.tokens
       << " tokens";
-  if (pieces) out << ", " << scoring.sentences.words << " words with each EOS";
+  if (pieces) out << ", " << scoring.sentences.words() << " words with each EOS";
   out << ") of the " << scoring.what << "\n" << table.to_string();
 }
 
 void print_json(const std::vector<Scored>& scored, const Scoring& scoring, std::ostream& out) {
   util::JsonWriter json;
   json.begin_object().key("scored").value(scoring.what).key("sentences").value(scoring.sentences.rows.size(0));
-  json.key("tokenizer").value(per_piece(scoring) ? "sentencepiece" : "word");
+  json.key("tokenizer").value(scoring.pieces ? "sentencepiece" : "word");
   json.key("checkpoints").begin_array();
   for (const auto& s : scored) {
     json.begin_object()
@@ -111,10 +106,10 @@ void print_json(const std::vector<Scored>& scored, const Scoring& scoring, std::
         .key("epoch").value(s.state.completed_epochs)
         .key("step").value(s.state.global_step)
         .key("tokens").value(s.likelihood.tokens)
-        .key("words").value(scoring.sentences.words)
+        .key("words").value(scoring.sentences.words())
         .key("val_loss").value(s.likelihood.mean_nll())
         .key("val_perplexity").value(s.likelihood.perplexity())
-        .key("val_word_perplexity").value(scoring.word_perplexity(s.likelihood))
+        .key("val_word_perplexity").value(s.likelihood.perplexity_per(scoring.sentences.words()))
         .end_object();
   }
   json.end_array().end_object();
@@ -144,13 +139,17 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
       auto sampling = request.sampling;
       sampling.seed += static_cast<std::uint64_t>(i);
       const auto generated = generate(model, tokens, Vocabulary::kEos, sampling);
-      // Pieces are detokenised with the prompt's, so that a word the prompt began can be completed.
-      auto all_tokens = prompt_tokens;
       const auto continuation_tokens = vocabulary.decode(generated.tokens);
-      all_tokens.insert(all_tokens.end(), continuation_tokens.begin(), continuation_tokens.end());
-      const auto continuation = data::join_words(continuation_tokens);
-      const auto text = tokenizer.subwords ? data::join_words(tokenizer.words(all_tokens))
-                        : data::join_words(words) + (words.empty() || continuation.empty() ? "" : " ") + continuation;
+      std::string text;
+      if (tokenizer.subwords) {
+        // Pieces are detokenised with the prompt's, so that a word the prompt began can be completed.
+        auto all_tokens = prompt_tokens;
+        all_tokens.insert(all_tokens.end(), continuation_tokens.begin(), continuation_tokens.end());
+        text = data::join_words(tokenizer.words(all_tokens));
+      } else {
+        const auto continuation = data::join_words(continuation_tokens);
+        text = data::join_words(words) + (words.empty() || continuation.empty() ? "" : " ") + continuation;
+      }
       if (request.json) {
         json.begin_object().key("prompt").value(prompt).key("text").value(text)
             .key("generated_tokens").value(static_cast<std::int64_t>(generated.tokens.size())).end_object();

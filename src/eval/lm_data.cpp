@@ -35,7 +35,6 @@ LmRows encode_sentences(const std::vector<std::vector<std::string>>& sentences, 
     const auto row = vocabulary.encode(tokens, max_len, data::Vocabulary::Padding::kPad, &unknown);
     ids.insert(ids.end(), row.begin(), row.end());
     encoded.row_words.push_back(static_cast<std::int64_t>(sentences[i].size()) + 1);
-    encoded.words += encoded.row_words.back();
     encoded.tokens += static_cast<std::int64_t>(tokens.size());
     ++kept;
   }
@@ -44,12 +43,16 @@ LmRows encode_sentences(const std::vector<std::vector<std::string>>& sentences, 
   return encoded;
 }
 
+std::int64_t LmRows::words() const {
+  std::int64_t total = 0;
+  for (const auto w : row_words) total += w;
+  return total;
+}
+
 void LmRows::keep_first(std::int64_t n) {
   if (n >= rows.size(0)) return;
   rows = rows.narrow(0, 0, n);
   row_words.resize(static_cast<std::size_t>(n));
-  words = 0;
-  for (const auto w : row_words) words += w;
 }
 
 namespace {

@@ -1,7 +1,6 @@
 #include "dls/train/budgeted_schedule.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include <spdlog/spdlog.h>
 
@@ -59,8 +58,7 @@ BudgetedSchedule::BudgetedSchedule(const checkpoint::LrSchedule& schedule, doubl
 
 double BudgetedSchedule::at(std::int64_t step) const {
   if (!budget_ || step <= schedule_.warmup_steps) return schedule_.at(step);
-  const double p = progress(step);
-  return schedule_.min_lr + 0.5 * (schedule_.base_lr - schedule_.min_lr) * (1.0 + std::cos(M_PI * p));
+  return schedule_.decayed(progress(step));
 }
 
 double BudgetedSchedule::progress(std::int64_t step) const {

@@ -102,16 +102,16 @@ ChunkLossFn LmTask::loss_share(const TrainingBatch&) {
   };
 }
 
-double LmTask::validate() {
-  if (data_.validation.rows.size(0) == 0) return NAN;
-  const auto likelihood = eval::token_likelihood(model_, data_.validation.rows, Vocabulary::kPad);
-  val_word_perplexity_ = std::exp(likelihood.nll_sum / static_cast<double>(data_.validation.words));
-  return likelihood.mean_nll();
+eval::TokenLikelihood LmTask::validate() {
+  if (data_.validation.rows.size(0) == 0) return {};
+  return eval::token_likelihood(model_, data_.validation.rows, Vocabulary::kPad);
 }
 
 EpochEvaluation LmTask::evaluate(int) {
-  val_nll_ = validate();
+  const auto likelihood = validate();
+  val_nll_ = likelihood.mean_nll();
   if (std::isnan(val_nll_)) return {{}, "no validation sentences", 0.0, {}};
+  val_word_perplexity_ = likelihood.perplexity_per(data_.validation.words());
   const double perplexity = std::exp(val_nll_);
   return {{{"val_loss", number_text(val_nll_)}, {"val_perplexity", number_text(perplexity)}},
           data_.tokenizer.subwords

@@ -13,6 +13,7 @@
 #include "dls/train/distributed_sampler.h"
 #include "dls/train/training_loop.h"
 #include "dls/eval/lm_data.h"
+#include "dls/eval/lm_evaluation.h"
 
 namespace dls::train {
 
@@ -33,8 +34,9 @@ class LmTask : public TrainingTask {
   const eval::LmData& data() const { return data_; }
   double val_nll() const { return val_nll_; }  // of the latest validation (NaN: none)
   double val_word_perplexity() const { return val_word_perplexity_; }  // of the latest validation (NaN: none)
-  // The validation mean NLL per token of the model as it is now (NaN without validation).
-  double validate();
+  // The validation split's likelihood under the model as it is now (no tokens without
+  // validation); evaluate() keeps the latest, this stores nothing.
+  eval::TokenLikelihood validate();
 
   torch::nn::Module& model() override { return *model_; }
   LrSchedule schedule() const override { return schedule_; }

@@ -47,7 +47,7 @@ LmTrainResult train_lm(const checkpoint::LmTrainSettings& settings, const LmRunC
   }
   if (!reader && dist.is_main()) {
     task.model().to(loop.device);
-    result.initial_val_perplexity = std::exp(task.validate());
+    result.initial_val_perplexity = task.validate().perplexity();
     spdlog::info("validation perplexity before training: {:.2f}", result.initial_val_perplexity);
   }
   fill_loop_options(loop, run_dir, settings.epochs, settings.optimizer, settings.selection, control, control, &dist);
@@ -57,8 +57,7 @@ LmTrainResult train_lm(const checkpoint::LmTrainSettings& settings, const LmRunC
   result.final_loss = done.final_loss;
   result.val_nll = task.val_nll();
   result.val_perplexity = std::exp(result.val_nll);
-  // Only with a validation at an epoch end (the one before training is initial_val_perplexity).
-  result.val_word_perplexity = std::isfinite(result.val_nll) ? task.val_word_perplexity() : NAN;
+  result.val_word_perplexity = task.val_word_perplexity();
   result.epochs = done.epochs;
   result.iterations = done.iterations;
   result.wall_s = done.wall_s;

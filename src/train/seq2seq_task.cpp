@@ -143,7 +143,7 @@ EpochEvaluation Seq2SeqTask::evaluate(int workers) {
   if (data_.validation.size() == 0) {
     val_loss_ = val_bleu_ = NAN;
     last_translations_ = eval::TranslationResult{};
-    return {{}, "no validation pairs"};
+    return {{}, "no validation pairs", 0.0, {}};
   }
   eval::LossOptions loss_options;
   loss_options.dlstudio = options_.dlstudio_loss;  // no label smoothing: report the NLL

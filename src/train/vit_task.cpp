@@ -125,7 +125,8 @@ EpochEvaluation ViTTask::evaluate(int) {
   test_accuracy_ = tested.accuracy();
   EpochEvaluation evaluation{{{"test_accuracy", number_text(test_accuracy_)}},
                              fmt::format("test loss {:.4f}, test accuracy {:.2f}%", tested.mean_loss, 100 * test_accuracy_),
-                             tested.size() > 0 ? tested.mean_loss : 0.0};  // no test images: nothing to judge
+                             tested.size() > 0 ? tested.mean_loss : 0.0,  // no test images: nothing to judge
+                             {}};
   if (tested.size() > 0) evaluation.scores = {{"accuracy", test_accuracy_}, {"loss", tested.mean_loss}};
   return evaluation;
 }

@@ -9,7 +9,14 @@
 
 namespace dls::util {
 
+// An axis's extent. Outside the anonymous namespace because LinePlot::Axes holds two.
+struct LinePlotRange {
+  double lo = 0, hi = 1;
+};
+
 namespace {
+
+using Range = LinePlotRange;
 
 constexpr Rgb kFrame{90, 90, 90};
 constexpr Rgb kGrid{228, 228, 228};
@@ -17,10 +24,6 @@ constexpr Rgb kMinorGrid{240, 240, 240};
 constexpr int kTitleScale = 2;
 constexpr int kTickLength = 5;
 constexpr int kMarkerLimit = 40;  // series with at most this many points get markers
-
-struct Range {
-  double lo = 0, hi = 1;
-};
 
 // The data's extent widened by `margin` of its span on each side (a lone value gets +-0.5
 // or 5 %, whichever is wider).

@@ -72,7 +72,7 @@ class RegressionTask : public TrainingTask {
     torch::NoGradGuard no_grad;
     const double loss = break_evaluation ? NAN : torch::mse_loss(model_->linear(x_), y_).item<double>();
     evaluated_weight = model_->linear->weight.clone();
-    EpochEvaluation evaluation{{{"val_loss", std::to_string(loss)}}, "validation loss " + std::to_string(loss), loss};
+    EpochEvaluation evaluation{{{"val_loss", std::to_string(loss)}}, "validation loss " + std::to_string(loss), loss, {}};
     if (evaluations_ < bleu_by_evaluation.size()) evaluation.scores = {{"bleu", bleu_by_evaluation[evaluations_++]}};
     return evaluation;
   }
@@ -234,7 +234,9 @@ TEST(TrainingLoop, TheMovingAverageIsEvaluatedSavedAndResumed) {
   ASSERT_EQ(ema.size(), model.size());
   EXPECT_EQ(checkpoint::evaluation_weights(reader), "ema");
   for (const auto& [name, tensor] : ema) {
-    if (name == "linear.weight") EXPECT_TRUE(torch::equal(uninterrupted.evaluated_weight, tensor)) << "evaluation saw the average";
+    if (name == "linear.weight") {
+      EXPECT_TRUE(torch::equal(uninterrupted.evaluated_weight, tensor)) << "evaluation saw the average";
+    }
   }
   bool differs = false;
   for (std::size_t i = 0; i < ema.size(); ++i) {

@@ -22,6 +22,8 @@ struct LrSchedule {
 
   // Learning rate for optimizer step `step` >= 1.
   double at(std::int64_t step) const;
+  // kWarmupCosine after the warm-up: the rate at `progress` (0 to 1) of the cosine decay.
+  double decayed(double progress) const;
 };
 
 // "constant", "dlstudio-warmup", "cosine"; throws std::invalid_argument otherwise.

@@ -34,12 +34,12 @@ LmTokenizer lm_tokenizer(const checkpoint::LmCheckpointContents& contents);
 // Encoded sentences and what perplexity per word needs.
 struct LmRows {
   torch::Tensor rows;             // [N, L] int64: SOS t1 .. tn EOS <pad>...
-  std::int64_t words = 0;         // words of the N sentences, one EOS each included
-  std::vector<std::int64_t> row_words;  // [N]: the same per sentence
+  std::vector<std::int64_t> row_words;  // [N]: each sentence's words, its EOS included
   std::int64_t unknown = 0;       // tokens mapped to <unk>
   std::int64_t tokens = 0;        // tokens, EOS not included
   std::size_t too_long = 0;       // sentences left out: more than L - 2 tokens
-  void keep_first(std::int64_t n);  // rows and words of the first n sentences only
+  std::int64_t words() const;       // Σ row_words: what perplexity per word divides by
+  void keep_first(std::int64_t n);  // the first n sentences only
   double unknown_rate() const { return tokens > 0 ? static_cast<double>(unknown) / static_cast<double>(tokens) : 0.0; }
 };
 

@@ -22,6 +22,11 @@ struct TokenLikelihood {
   std::int64_t tokens = 0;  // predicted tokens
   double mean_nll() const { return tokens > 0 ? nll_sum / static_cast<double>(tokens) : NAN; }
   double perplexity() const { return std::exp(mean_nll()); }
+  // exp(Σ NLL / units): per word when `units` counts the words (and EOS) the tokens spell,
+  // which compares runs with different tokenizers.
+  double perplexity_per(std::int64_t units) const {
+    return units > 0 ? std::exp(nll_sum / static_cast<double>(units)) : NAN;
+  }
 };
 
 // Sums over every sentence of tokens [N, L], in eval mode without gradients (training mode
