@@ -35,4 +35,7 @@ list(APPEND DLS_SOURCES
   train/lm_presets.cpp
   train/lm_task.cpp
   train/lm_trainer.cpp
+  train/checkpoint_policy.cpp
+  train/training_log.cpp
+  train/training_step.cpp
 )

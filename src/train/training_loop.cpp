@@ -1,48 +1,38 @@
-// The shared training loop.
+// The shared training loop: one invocation of run_training -- resume, the epochs and their
+// steps, the schedule, limits and signals, the divergence checks, the progress line and the
+// end-of-epoch evaluation. Beside it: the step itself (training_step.h), the checkpoints
+// (checkpoint_policy.h), metrics.csv and the log lines (training_log.h).
 #include "dls/train/training_loop.h"
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
-#include <filesystem>
 #include <memory>
 #include <optional>
 
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include "checkpoint_policy.h"
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/rng_state.h"
+#include "dls/train/budgeted_schedule.h"
 #include "dls/train/distributed.h"
-#include "dls/train/grad_scaler.h"
-#include "dls/train/gradient_buckets.h"
-#include "dls/train/gradient_buffer.h"
 #include "dls/train/optimizer.h"
 #include "dls/train/run_directory.h"
 #include "dls/train/run_identity.h"
 #include "dls/train/stop_signals.h"
 #include "dls/util/file_io.h"
+#include "dls/util/precision.h"
 #include "dls/util/progress.h"
-#include "dls/util/runtime.h"
-#include "dls/train/budgeted_schedule.h"
-#include "metrics_file.h"
 #include "run_selection.h"
+#include "training_log.h"
+#include "training_step.h"
 #include "training_support.h"
 
 namespace dls::train {
 
 namespace {
-
-// A metrics.csv row: `values` placed under their columns of `header`, the rest empty.
-std::vector<std::string> metrics_row(const std::vector<std::string>& header, const MetricValues& values) {
-  std::vector<std::string> row(header.size());
-  for (const auto& [name, text] : values) {
-    const auto it = std::find(header.begin(), header.end(), name);
-    if (it != header.end()) row[static_cast<std::size_t>(it - header.begin())] = text;
-  }
-  return row;
-}
-
-double ratio(double numerator, double denominator) { return denominator > 0 ? numerator / denominator : NAN; }
 
 // Everything one invocation of run_training keeps between steps.
 class Loop {
@@ -52,8 +42,8 @@ class Loop {
       : task_(task), state_(std::move(state)), options_(options),
         dist_(options.dist != nullptr ? options.dist : &single_),
         main_(dist_->is_main()),
-        has_accuracy_(std::find(task.metrics_header().begin(), task.metrics_header().end(), "accuracy") !=
-                      task.metrics_header().end()) {
+        has_accuracy_(reports_accuracy(task)) {
+    std::string run_id;  // rank 0's: the run's fingerprint, in every checkpoint
     if (main_) {
       if (resume == nullptr) claim_run_directory(options_.run_dir, options_.overwrite);
       run_.emplace(options.run_dir);
@@ -61,54 +51,21 @@ class Loop {
         util::write_text_atomically(run_->file("config.toml"), options_.config_toml);
       }
       remove_stale_run_temporaries(*run_);
-      run_id_ = start_run_identity(*run_, resume.get());
+      run_id = start_run_identity(*run_, resume.get());
     }
     auto& model = task_.model();
     if (resume != nullptr) resume->load_module("model", model);
     model.to(options_.device);
     if (main_) selection_.emplace(options_.selection, model, resume.get());
-    if (dist_->world_size() > 1) {
-      // Rank 0's weights everywhere, then gradients that are views of one flat buffer, whose
-      // buckets are summed over the ranks while backward runs (gradient_buckets.h).
-      torch::NoGradGuard no_grad;
-      std::vector<torch::Tensor> tensors = model.parameters();
-      for (const auto& buffer : model.buffers()) tensors.push_back(buffer);
-      dist_->broadcast(tensors);
-      gradients_ = std::make_unique<GradientBuffer>(model.parameters());
-      // Embedding tables are summed by the rows the batch touched.
-      std::vector<torch::Tensor> tables;
-      for (const auto& module : model.modules()) {
-        if (const auto* embedding = module->as<torch::nn::EmbeddingImpl>()) tables.push_back(embedding->weight);
-      }
-      buckets_ = std::make_unique<GradientBuckets>(*gradients_, *dist_, options_.bucket_bytes, tables);
-      if (main_) {
-        spdlog::info("gradients: {:.1f} MB, {} embedding table{} summed by touched rows, the rest in {} all-reduce "
-                     "bucket{}{}",
-                     1e-6 * static_cast<double>(gradients_->flat().nbytes()), buckets_->tables_by_rows(),
-                     buckets_->tables_by_rows() == 1 ? "" : "s", buckets_->bucket_count(),
-                     buckets_->bucket_count() == 1 ? "" : "s",
-                     options_.bucket_bytes > 0 ? " started while backward runs" : " after backward");
-      }
-    }
-    optimizer_ = make_optimizer(model.parameters(), options_.optimizer, task_.schedule().base_lr);
-    if (options_.precision == util::Precision::kFp16) scaler_ = std::make_unique<GradScaler>();
-    if (main_ && options_.precision != util::Precision::kFp32) {
-      spdlog::info("precision {}: forward passes under autocast; weights, gradients, optimizer state and loss in "
-                   "fp32{}", util::precision_name(options_.precision), scaler_ ? ", loss scaling" : "");
-    }
-    if (resume != nullptr) {
-      resume->load_optimizer("optimizer", *optimizer_);
-      move_optimizer_state(*optimizer_, options_.device);
-      checkpoint::restore_cpu_generator_state(resume->tensor("rng"));
-      last_checkpoint_ = resume->path();
-    }
+    step_.emplace(task_, options_, *dist_, resume.get());
+    if (resume != nullptr) checkpoint::restore_cpu_generator_state(resume->tensor("rng"));
     schedule_.emplace(task_.schedule(), options_.time_limit_s, task_.steps_per_epoch(), resume.get(), state_.wall_s,
                       main_);
+    checkpoints_.emplace(task_, options_, *dist_, run_ ? &*run_ : nullptr, selection_ ? &*selection_ : nullptr,
+                         *schedule_, step_->optimizer(), std::move(run_id),
+                         resume != nullptr ? resume->path() : std::string());
     if (main_) {
-      metrics_path_ = run_->file("metrics.csv");
-      metrics_ = open_metrics(metrics_path_, task_.metrics_header(), resume != nullptr, state_.global_step, 2);
-      step_losses_ = open_metrics(step_loss_path(metrics_path_), step_loss_header(), resume != nullptr,
-                                  state_.global_step, 0);
+      log_.emplace(task_, run_->file("metrics.csv"), options_.epochs, resume != nullptr, state_.global_step);
     }
     resume.reset();  // before training: it holds the whole file
     result_.world_size = dist_->world_size();
@@ -117,8 +74,7 @@ class Loop {
   }
 
   LoopResult run() {
-    const double wall_before = state_.wall_s;
-    wall_before_ = wall_before;
+    wall_before_ = state_.wall_s;
     bool stop = options_.max_iters > 0 && state_.global_step >= options_.max_iters;
     for (std::int64_t epoch = state_.completed_epochs + 1; epoch <= options_.epochs && !stop; ++epoch) {
       verdict_ = {};
@@ -131,36 +87,28 @@ class Loop {
       const bool last = stop || epoch == options_.epochs;
       state_.wall_s = wall_now();
       if (last || (epoch_complete && options_.checkpoint_every > 0 && epoch % options_.checkpoint_every == 0)) {
-        save();
+        checkpoints_->save(state_, verdict_.improved);
       } else if (verdict_.improved) {
-        save_best_only();
+        checkpoints_->save_best_only(state_);
       }
     }
     if (interrupted_by_ != 0) {
       throw TrainingInterrupted("stopped by " + signal_name(interrupted_by_) + " after step " +
-                                    std::to_string(state_.global_step) + "; last checkpoint: " + last_good(),
+                                    std::to_string(state_.global_step) + "; last checkpoint: " +
+                                    checkpoints_->last_good(),
                                 interrupted_by_);
     }
     if (result_.stopped_by.empty()) result_.stopped_by = "epochs";
     result_.epochs = state_.completed_epochs;
     result_.iterations = state_.global_step;
+    result_.checkpoints = checkpoints_->written();
     result_.examples_per_s = train_seconds_ > 0 ? static_cast<double>(examples_trained_) / train_seconds_ : 0;
-    result_.all_reduce_s = all_reduces_ > 0 ? all_reduce_seconds_ / static_cast<double>(all_reduces_) : 0;
+    result_.all_reduce_s = step_->mean_all_reduce_s();
     if (main_) task_.finish(run_->path());
     result_.wall_s = seconds_since(options_.started);
-    const std::string all_reduce =
-        all_reduces_ > 0
-            ? fmt::format(", {} processes, waiting {:.1f} ms per step for the gradient all-reduce ({:.1f} of {} "
-                          "buckets started during backward, {:.0f} of {} embedding rows summed)",
-                          dist_->world_size(), 1000 * result_.all_reduce_s,
-                          static_cast<double>(buckets_overlapped_) / static_cast<double>(all_reduces_),
-                          buckets_->bucket_count(),
-                          static_cast<double>(table_rows_reduced_) / static_cast<double>(all_reduces_),
-                          buckets_->table_rows())
-            : std::string();
     spdlog::info("done ({}): {} epochs, {} steps, {:.0f} training {}/s{}{}, wall {}", result_.stopped_by,
-                 result_.epochs, result_.iterations, result_.examples_per_s, task_.example_unit(), all_reduce,
-                 schedule_->summary(), util::format_duration(result_.wall_s));
+                 result_.epochs, result_.iterations, result_.examples_per_s, task_.example_unit(),
+                 step_->all_reduce_summary(), schedule_->summary(), util::format_duration(result_.wall_s));
     return result_;
   }
 
@@ -180,18 +128,21 @@ class Loop {
 
   // Trains the rest of `epoch`; true when a limit stopped it.
   bool train_epoch(std::int64_t epoch) {
-    const std::string epochs = std::to_string(options_.epochs);
     task_.start_epoch(epoch, state_.step_in_epoch, {dist_->rank(), dist_->world_size()});
     task_.model().train();
+    if (log_) log_->start_window();
     util::ProgressOptions bar_options;
     bar_options.unit = task_.example_unit();
     bar_options.initial = state_.epoch_examples;
     std::optional<util::ProgressBar> bar;  // rank 0's
     // The progress line is info-level output: quiet at --log-level warn and above.
-    if (main_ && spdlog::should_log(spdlog::level::info)) bar.emplace(task_.examples_per_epoch(), "epoch " + std::to_string(epoch) + "/" + epochs, bar_options);
+    if (main_ && spdlog::should_log(spdlog::level::info)) {
+      bar.emplace(task_.examples_per_epoch(),
+                  "epoch " + std::to_string(epoch) + "/" + std::to_string(options_.epochs), bar_options);
+    }
     const int workers = options_.device.is_cpu() ? std::max(1, options_.workers) : 1;
-    double epoch_seconds = 0, window_loss = 0, window_weight = 0;
-    std::int64_t epoch_examples = 0, window_correct = 0, window_examples = 0;
+    double epoch_seconds = 0;
+    std::int64_t epoch_examples = 0;
     bool stop = false;
     {
       std::optional<ScopedIntraOpThreads> single_thread;  // for the epoch's steps, not its evaluation
@@ -202,8 +153,8 @@ class Loop {
         const TrainingBatch batch{cpu_batch->inputs.to(options_.device), cpu_batch->targets.to(options_.device),
                                   cpu_batch->global_rows};
         lr_ = schedule_->at(state_.global_step + 1);
-        set_learning_rate(*optimizer_, lr_);
-        auto [loss, correct] = forward_backward(batch, workers);
+        set_learning_rate(step_->optimizer(), lr_);
+        auto [loss, correct] = step_->forward_backward(batch, workers);
         // The gradient buckets' all-reduces (started during backward) finished, one all-reduce
         // of the step's numbers; the stop flag is rank 0's clock, so that every rank stops
         // after the same step.
@@ -212,13 +163,9 @@ class Loop {
         bool time_up = out_of_time;
         int signal = StopSignals::received();
         if (dist_->world_size() > 1) {
-          all_reduce_seconds_ += buckets_->finish();
-          buckets_overlapped_ += static_cast<std::int64_t>(buckets_->started_during_backward());
-          table_rows_reduced_ += buckets_->rows_reduced();
-          all_reduces_ += 1;
-          const auto sums = dist_->all_reduce_sum({loss, static_cast<double>(correct), main_ && out_of_time ? 1.0 : 0.0,
-                                                   signal != 0 ? 1.0 : 0.0, main_ ? started_s : 0.0,
-                                                   main_ ? ended_s : 0.0});
+          const auto sums = step_->all_reduce({loss, static_cast<double>(correct), main_ && out_of_time ? 1.0 : 0.0,
+                                               signal != 0 ? 1.0 : 0.0, main_ ? started_s : 0.0,
+                                               main_ ? ended_s : 0.0});
           loss = sums[0];
           correct = static_cast<std::int64_t>(std::llround(sums[1]));
           time_up = sums[2] > 0;
@@ -230,15 +177,10 @@ class Loop {
           if (bar) bar->finish();
           throw TrainingDiverged("training diverged at epoch " + std::to_string(epoch) + " step " +
                                  std::to_string(state_.global_step + 1) + " (loss " + std::to_string(loss) +
-                                 "); last good checkpoint: " + last_good());
+                                 "); last good checkpoint: " + checkpoints_->last_good());
         }
-        if (take_step()) {
-          if (options_.optimizer.clip_grad_norm > 0) {
-            torch::nn::utils::clip_grad_norm_(task_.model().parameters(), options_.optimizer.clip_grad_norm);
-          }
-          optimizer_->step();
-          if (selection_) selection_->after_step();  // --ema-decay: only after a step taken
-        }
+        // --ema-decay: the moving average only after a step taken.
+        if (step_->apply(state_.global_step + 1) && selection_) selection_->after_step();
         const auto n = batch.global_rows;
         const double weight = task_.loss_weight(batch);
         epoch_seconds += seconds_since(step_start);
@@ -250,30 +192,13 @@ class Loop {
         state_.epoch_loss_weight += weight;
         state_.epoch_examples += n;
         state_.epoch_correct += correct;
-        window_loss += loss * weight;
-        window_weight += weight;
-        if (main_) step_losses_->write_row({std::to_string(state_.global_step), number_text(loss)});
-        window_correct += correct;
-        window_examples += n;
+        if (log_) log_->add_step(state_.global_step, loss, weight, correct, n);
         if (bar && bar->due()) bar->update(state_.epoch_examples, epoch_fields());
-        if (main_ && options_.log_every > 0 && state_.global_step % options_.log_every == 0) {
+        if (log_ && options_.log_every > 0 && state_.global_step % options_.log_every == 0) {
           const double elapsed = wall_now();
-          const double window_mean = window_loss / window_weight;
           if (bar) bar->clear_line();
-          spdlog::info("[epoch: {}/{}  iter: {:4d}  elapsed_time: {:4.0f} secs]  loss: {:.4f}", epoch, epochs,
-                       state_.step_in_epoch, elapsed, window_mean);
-          MetricValues row{{"kind", "step"}, {"epoch", std::to_string(epoch)},
-                           {"step", std::to_string(state_.global_step)}, {"loss", number_text(window_mean)},
-                           {"lr", number_text(lr_)},
-                           {task_.rate_column(), number_text(ratio(static_cast<double>(epoch_examples), epoch_seconds))},
-                           {"wall_s", number_text(elapsed, "%.1f")}};
-          if (has_accuracy_) {
-            row.emplace_back("accuracy", number_text(static_cast<double>(window_correct) /
-                                                     static_cast<double>(window_examples)));
-          }
-          metrics_->write_row(metrics_row(task_.metrics_header(), row));
-          window_loss = window_weight = 0;
-          window_correct = window_examples = 0;
+          log_->write_step_row(epoch, state_, lr_, ratio(static_cast<double>(epoch_examples), epoch_seconds),
+                               elapsed);
         }
         if (options_.max_iters > 0 && state_.global_step >= options_.max_iters) {
           result_.stopped_by = "max-iters";
@@ -304,60 +229,8 @@ class Loop {
     return stop;
   }
 
-  // Whether the optimizer steps on the gradients backward left: always, except under fp16
-  // loss scaling, which first divides them by the scale and skips a step with an inf or NaN.
-  bool take_step() {
-    if (!scaler_) return true;
-    const bool finite = scaler_->unscale(task_.model().parameters());
-    scaler_->update(finite);
-    if (!finite && main_) {
-      spdlog::debug("step {}: gradients not finite, step skipped, loss scale now {}", state_.global_step + 1,
-                    scaler_->scale());
-    }
-    return finite;
-  }
-
-  // Forward and backward of this process's share of a batch: `workers` concurrent chunks,
-  // in options_.accum_steps consecutive micro-batches whose gradients add up. Returns the
-  // share's loss (its part of the global batch's) and its correct predictions.
-  std::pair<double, std::int64_t> forward_backward(const TrainingBatch& batch, int workers) {
-    const auto parameters = task_.model().parameters();
-    const auto task_loss = task_.loss_share(batch);
-    // Autocast covers the forward pass and the loss; backward follows the dtypes it chose.
-    const auto autocast = util::autocast_for(options_.precision, options_.device);
-    const double scale = scaler_ ? scaler_->scale() : 1.0;
-    const ChunkLossFn loss_fn = [&](const torch::Tensor& inputs, const torch::Tensor& targets, torch::Tensor* outputs) {
-      const util::AutocastScope precision(autocast);
-      const auto loss = task_loss(inputs, targets, outputs);
-      return scaler_ ? scaler_->scale_loss(loss) : loss;
-    };
-    const std::int64_t rows = batch.inputs.size(0);
-    if (rows == 0) {  // a last global batch with fewer rows than ranks: zeros into the all-reduce
-      if (gradients_) gradients_->zero();
-      return {0.0, 0};
-    }
-    const std::int64_t micro = std::max<std::int64_t>(1, std::min<std::int64_t>(options_.accum_steps, rows));
-    double loss = 0;
-    std::int64_t correct = 0;
-    for (std::int64_t k = 0; k < micro; ++k) {
-      const std::int64_t begin = k * rows / micro, end = (k + 1) * rows / micro;
-      const TrainingBatch part{batch.inputs.slice(0, begin, end), batch.targets.slice(0, begin, end), batch.global_rows};
-      // The first micro-batch sets the gradients (into the all-reduce buffer's views when
-      // there is one), the others add to them.
-      const auto output = k > 0 ? GradientOutput::kAccumulate
-                          : gradients_ ? GradientOutput::kIntoExisting : GradientOutput::kReplace;
-      if (buckets_ && k == micro - 1) buckets_->arm();  // the backward that completes the gradients
-      const auto step = split_forward_backward(parameters, part.inputs, part.targets, workers, loss_fn, output);
-      loss += step.loss / scale;
-      if (has_accuracy_) correct += task_.correct_predictions(part, step.outputs).value_or(0);
-    }
-    return {loss, correct};
-  }
-
   // Evaluation (rank 0; the others wait), the epoch's metrics row, log line and plots.
   void end_epoch(std::int64_t epoch) {
-    const double train_accuracy =
-        ratio(static_cast<double>(state_.epoch_correct), static_cast<double>(state_.epoch_examples));
     EpochEvaluation evaluation;
     RunSelection::Verdict verdict;
     if (main_) {
@@ -376,107 +249,15 @@ class Loop {
     if (diverged) {
       throw TrainingDiverged("training diverged at epoch " + std::to_string(epoch) + " (evaluation loss " +
                              (main_ ? std::to_string(evaluation.loss) : std::string("not finite")) +
-                             "); last good checkpoint: " + last_good());
+                             "); last good checkpoint: " + checkpoints_->last_good());
     }
     state_.completed_epochs = epoch;
     state_.step_in_epoch = 0;
     state_.wall_s = wall_now();
-    if (!main_) {
-      state_.epoch_loss_sum = state_.epoch_loss_weight = 0;
-      state_.epoch_examples = state_.epoch_correct = 0;
-      return;
-    }
-    MetricValues row{{"kind", "epoch"}, {"epoch", std::to_string(epoch)}, {"step", std::to_string(state_.global_step)},
-                     {"loss", number_text(state_.train_loss)}, {"lr", number_text(lr_)},
-                     {task_.rate_column(), number_text(state_.examples_per_s)},
-                     {"wall_s", number_text(state_.wall_s, "%.1f")}};
-    if (has_accuracy_) row.emplace_back("accuracy", number_text(train_accuracy));
-    row.insert(row.end(), evaluation.metrics.begin(), evaluation.metrics.end());
-    metrics_->write_row(metrics_row(task_.metrics_header(), row));
-    const std::string accuracy_text =
-        has_accuracy_ ? fmt::format(", train accuracy {:.2f}%", 100 * train_accuracy) : std::string();
-    spdlog::info("epoch {}/{}: train loss {:.4f}{}, {}, {:.0f} {}/s, elapsed {}", epoch, options_.epochs,
-                 state_.train_loss, accuracy_text, evaluation.summary, state_.examples_per_s,
-                 task_.example_unit(), util::format_duration(state_.wall_s));
+    if (main_) log_->write_epoch_row(epoch, state_, lr_, evaluation);
     state_.epoch_loss_sum = state_.epoch_loss_weight = 0;
     state_.epoch_examples = state_.epoch_correct = 0;
-    task_.write_plots(metrics_path_, run_->path());
-  }
-
-  std::string last_good() const { return last_checkpoint_.empty() ? "none" : last_checkpoint_; }
-
-  // Weights that are not finite are never saved (a later --keep-last would prune good
-  // checkpoints for them); the loss can stay finite while some weights are not. Every rank
-  // holds the same weights, so every rank stops here alike.
-  void check_finite_weights() {
-    torch::NoGradGuard no_grad;
-    for (const auto& item : task_.model().named_parameters()) {
-      if (!torch::isfinite(item.value()).all().item<bool>()) {
-        throw TrainingDiverged("training diverged by step " + std::to_string(state_.global_step) + ": parameter '" +
-                               item.key() + "' is not finite; last good checkpoint: " + last_good());
-      }
-    }
-  }
-
-  // The epoch's checkpoint; best.pt links to it when the epoch bettered the best score.
-  void save() {
-    check_finite_weights();
-    if (!main_) return;
-    const std::string path = run_->checkpoint_path(state_.file_epoch());
-    auto* best = selection_->best();
-    if (verdict_.improved) best->set_source(std::filesystem::path(path).filename().string());
-    write_checkpoint(path);
-    if (verdict_.improved) {
-      util::link_atomically(path, run_->file("best.pt"));
-      announce_best();
-    }
-    run_->record_checkpoint(path);
-    run_->prune_checkpoints(options_.keep_last, best != nullptr ? best->source() : "");
-    result_.checkpoints.push_back(path);
-    last_checkpoint_ = path;
-    spdlog::info("checkpoint {}", path);
-  }
-
-  // An epoch that bettered the best score but has no checkpoint of its own: best.pt is
-  // written directly (and --keep-last may prune the file the previous best.pt came from).
-  void save_best_only() {
-    check_finite_weights();
-    if (!main_) return;
-    auto* best = selection_->best();
-    best->set_source("");
-    write_checkpoint(run_->file("best.pt"));
-    announce_best();
-  }
-
-  void announce_best() {
-    const auto* best = selection_->best();
-    spdlog::info("best checkpoint {} (validation {} {:.4f})", run_->file("best.pt"), best->metric(), best->best_value());
-  }
-
-  // Rank 0 writes the checkpoint of the current state (CPU tensors, so that any machine reads
-  // it), with the world size that trained it.
-  void write_checkpoint(const std::string& path) {
-    auto& model = task_.model();
-    const bool on_cpu = options_.device.is_cpu();
-    if (!on_cpu) {
-      model.to(torch::kCPU);
-      move_optimizer_state(*optimizer_, torch::kCPU);
-    }
-    checkpoint::CheckpointWriter writer(task_.checkpoint_kind());
-    task_.describe_checkpoint(writer, state_);
-    writer.add_module("model", model);
-    selection_->describe(writer);  // the moving average, the best score
-    schedule_->describe(writer);   // --time-limit: the budget and the schedule's end
-    writer.add_optimizer("optimizer", *optimizer_);
-    writer.add_tensor("rng", checkpoint::cpu_generator_state());
-    writer.add_text(kRunIdText, run_id_);
-    writer.add_text("distributed", "world_size=" + std::to_string(dist_->world_size()) + "\nbackend=" +
-                                       dist_->backend() + "\n");
-    writer.save(path);
-    if (!on_cpu) {
-      model.to(options_.device);
-      move_optimizer_state(*optimizer_, options_.device);
-    }
+    if (main_) task_.write_plots(log_->metrics_path(), run_->path());
   }
 
   TrainingTask& task_;
@@ -485,29 +266,19 @@ class Loop {
   DistributedContext single_;       // this process alone, when options_.dist is null
   DistributedContext* dist_;
   bool main_;                       // rank 0: evaluates, logs progress, writes the run's files
+  bool has_accuracy_;               // the progress line shows the training accuracy
   std::optional<RunDirectory> run_; // rank 0's
-  std::string run_id_;              // rank 0's: the run's fingerprint, in every checkpoint
-  bool has_accuracy_;
-  std::unique_ptr<GradientBuffer> gradients_;  // in a process group: the all-reduced gradients
-  std::unique_ptr<GradientBuckets> buckets_;   // and their all-reduces, overlapping backward
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  std::unique_ptr<GradScaler> scaler_;  // --precision fp16
-  std::optional<BudgetedSchedule> schedule_;  // the task's, laid out over --time-limit
-  std::string metrics_path_;
-  std::unique_ptr<util::CsvWriter> metrics_;
-  std::unique_ptr<util::CsvWriter> step_losses_;  // loss_steps.csv: every step's loss, for the plot
-  std::string last_checkpoint_;
   std::optional<RunSelection> selection_;  // rank 0's: best.pt, patience, moving average
+  std::optional<TrainingStep> step_;       // forward, backward, all-reduce, optimizer step
+  std::optional<BudgetedSchedule> schedule_;  // the task's, laid out over --time-limit
+  std::optional<CheckpointPolicy> checkpoints_;  // which to save, best.pt, --keep-last
+  std::optional<TrainingLog> log_;         // rank 0's: metrics.csv, loss_steps.csv, log lines
   RunSelection::Verdict verdict_;          // of this epoch's evaluation, on every rank
   LoopResult result_;
   double wall_before_ = 0;
   double lr_ = 0;
   double train_seconds_ = 0;
   std::int64_t examples_trained_ = 0;
-  double all_reduce_seconds_ = 0;
-  std::int64_t all_reduces_ = 0;
-  std::int64_t buckets_overlapped_ = 0;  // Σ over steps of buckets started during backward
-  std::int64_t table_rows_reduced_ = 0;  // Σ over steps of embedding rows summed
   StopSignals stop_signals_;        // SIGINT/SIGTERM: stop at the next step boundary
   int interrupted_by_ = 0;          // the signal that stopped this invocation
 };

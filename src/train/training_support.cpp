@@ -1,5 +1,6 @@
 #include "training_support.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +19,13 @@ std::string number_text(double value, const char* format) {
   char buffer[48];
   std::snprintf(buffer, sizeof(buffer), format, value);
   return buffer;
+}
+
+double ratio(double numerator, double denominator) { return denominator > 0 ? numerator / denominator : NAN; }
+
+bool reports_accuracy(const TrainingTask& task) {
+  const auto& header = task.metrics_header();
+  return std::find(header.begin(), header.end(), "accuracy") != header.end();
 }
 
 std::string run_dir_of(const std::string& resume) {

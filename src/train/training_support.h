@@ -18,6 +18,13 @@ double seconds_since(TrainClock::time_point t);
 // printf-formatted number for CSV fields and progress lines; "" when not finite.
 std::string number_text(double value, const char* format = "%.6g");
 
+// numerator / denominator; NaN when nothing was counted (denominator <= 0).
+double ratio(double numerator, double denominator);
+
+// Whether `task`'s metrics have a training "accuracy" column: then the loop counts the correct
+// predictions of every step (TrainingTask::correct_predictions).
+bool reports_accuracy(const TrainingTask& task);
+
 // The run directory of a checkpoint file <run>/checkpoints/x.pt (or of a run directory).
 std::string run_dir_of(const std::string& resume);
 

@@ -1,0 +1,97 @@
+#include "checkpoint_policy.h"
+
+#include <filesystem>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/rng_state.h"
+#include "dls/train/budgeted_schedule.h"
+#include "dls/train/distributed.h"
+#include "dls/train/run_directory.h"
+#include "dls/train/run_identity.h"
+#include "dls/util/file_io.h"
+#include "run_selection.h"
+#include "training_support.h"
+
+namespace dls::train {
+
+CheckpointPolicy::CheckpointPolicy(TrainingTask& task, const LoopOptions& options, DistributedContext& dist,
+                                   RunDirectory* run, RunSelection* selection, const BudgetedSchedule& schedule,
+                                   torch::optim::Optimizer& optimizer, std::string run_id, std::string resumed_from)
+    : task_(task), options_(options), dist_(dist), run_(run), selection_(selection), schedule_(schedule),
+      optimizer_(optimizer), run_id_(std::move(run_id)), last_checkpoint_(std::move(resumed_from)) {}
+
+void CheckpointPolicy::save(const LoopState& state, bool improved) {
+  check_finite_weights(state);
+  if (!dist_.is_main()) return;
+  const std::string path = run_->checkpoint_path(state.file_epoch());
+  auto* best = selection_->best();
+  if (improved) best->set_source(std::filesystem::path(path).filename().string());
+  write_checkpoint(path, state);
+  if (improved) {
+    util::link_atomically(path, run_->file("best.pt"));
+    announce_best();
+  }
+  run_->record_checkpoint(path);
+  run_->prune_checkpoints(options_.keep_last, best != nullptr ? best->source() : "");
+  written_.push_back(path);
+  last_checkpoint_ = path;
+  spdlog::info("checkpoint {}", path);
+}
+
+void CheckpointPolicy::save_best_only(const LoopState& state) {
+  check_finite_weights(state);
+  if (!dist_.is_main()) return;
+  selection_->best()->set_source("");
+  write_checkpoint(run_->file("best.pt"), state);
+  announce_best();
+}
+
+// Weights that are not finite are never saved (a later --keep-last would prune good
+// checkpoints for them); the loss can stay finite while some weights are not. Every rank
+// holds the same weights, so every rank stops here alike.
+void CheckpointPolicy::check_finite_weights(const LoopState& state) const {
+  torch::NoGradGuard no_grad;
+  for (const auto& item : task_.model().named_parameters()) {
+    if (!torch::isfinite(item.value()).all().item<bool>()) {
+      throw TrainingDiverged("training diverged by step " + std::to_string(state.global_step) + ": parameter '" +
+                             item.key() + "' is not finite; last good checkpoint: " + last_good());
+    }
+  }
+}
+
+void CheckpointPolicy::announce_best() const {
+  const auto* best = selection_->best();
+  spdlog::info("best checkpoint {} (validation {} {:.4f})", run_->file("best.pt"), best->metric(), best->best_value());
+}
+
+// Rank 0 writes the checkpoint of `state` (CPU tensors, so that any machine reads it), with
+// the world size that trained it.
+void CheckpointPolicy::write_checkpoint(const std::string& path, const LoopState& state) {
+  auto& model = task_.model();
+  const bool on_cpu = options_.device.is_cpu();
+  if (!on_cpu) {
+    model.to(torch::kCPU);
+    move_optimizer_state(optimizer_, torch::kCPU);
+  }
+  checkpoint::CheckpointWriter writer(task_.checkpoint_kind());
+  task_.describe_checkpoint(writer, state);
+  writer.add_module("model", model);
+  selection_->describe(writer);  // the moving average, the best score
+  schedule_.describe(writer);    // --time-limit: the budget and the schedule's end
+  writer.add_optimizer("optimizer", optimizer_);
+  writer.add_tensor("rng", checkpoint::cpu_generator_state());
+  writer.add_text(kRunIdText, run_id_);
+  writer.add_text("distributed", "world_size=" + std::to_string(dist_.world_size()) + "\nbackend=" +
+                                     dist_.backend() + "\n");
+  writer.save(path);
+  if (!on_cpu) {
+    model.to(options_.device);
+    move_optimizer_state(optimizer_, options_.device);
+  }
+}
+
+}  // namespace dls::train

@@ -1,0 +1,136 @@
+#include "training_step.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/train/distributed.h"
+#include "dls/train/grad_scaler.h"
+#include "dls/train/gradient_buckets.h"
+#include "dls/train/gradient_buffer.h"
+#include "dls/train/optimizer.h"
+#include "dls/util/precision.h"
+#include "training_support.h"
+
+namespace dls::train {
+
+TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, DistributedContext& dist,
+                           const checkpoint::CheckpointReader* resume)
+    : task_(task), options_(options), dist_(dist), has_accuracy_(reports_accuracy(task)) {
+  auto& model = task_.model();
+  const bool main = dist_.is_main();
+  if (dist_.world_size() > 1) {
+    // Rank 0's weights everywhere, then gradients that are views of one flat buffer, whose
+    // buckets are summed over the ranks while backward runs (gradient_buckets.h).
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> tensors = model.parameters();
+    for (const auto& buffer : model.buffers()) tensors.push_back(buffer);
+    dist_.broadcast(tensors);
+    gradients_ = std::make_unique<GradientBuffer>(model.parameters());
+    // Embedding tables are summed by the rows the batch touched.
+    std::vector<torch::Tensor> tables;
+    for (const auto& module : model.modules()) {
+      if (const auto* embedding = module->as<torch::nn::EmbeddingImpl>()) tables.push_back(embedding->weight);
+    }
+    buckets_ = std::make_unique<GradientBuckets>(*gradients_, dist_, options_.bucket_bytes, tables);
+    if (main) {
+      spdlog::info("gradients: {:.1f} MB, {} embedding table{} summed by touched rows, the rest in {} all-reduce "
+                   "bucket{}{}",
+                   1e-6 * static_cast<double>(gradients_->flat().nbytes()), buckets_->tables_by_rows(),
+                   buckets_->tables_by_rows() == 1 ? "" : "s", buckets_->bucket_count(),
+                   buckets_->bucket_count() == 1 ? "" : "s",
+                   options_.bucket_bytes > 0 ? " started while backward runs" : " after backward");
+    }
+  }
+  optimizer_ = make_optimizer(model.parameters(), options_.optimizer, task_.schedule().base_lr);
+  if (options_.precision == util::Precision::kFp16) scaler_ = std::make_unique<GradScaler>();
+  if (main && options_.precision != util::Precision::kFp32) {
+    spdlog::info("precision {}: forward passes under autocast; weights, gradients, optimizer state and loss in "
+                 "fp32{}", util::precision_name(options_.precision), scaler_ ? ", loss scaling" : "");
+  }
+  if (resume != nullptr) {
+    resume->load_optimizer("optimizer", *optimizer_);
+    move_optimizer_state(*optimizer_, options_.device);
+  }
+}
+
+TrainingStep::~TrainingStep() = default;
+
+std::pair<double, std::int64_t> TrainingStep::forward_backward(const TrainingBatch& batch, int workers) {
+  const auto parameters = task_.model().parameters();
+  const auto task_loss = task_.loss_share(batch);
+  // Autocast covers the forward pass and the loss; backward follows the dtypes it chose.
+  const auto autocast = util::autocast_for(options_.precision, options_.device);
+  const double scale = scaler_ ? scaler_->scale() : 1.0;
+  const ChunkLossFn loss_fn = [&](const torch::Tensor& inputs, const torch::Tensor& targets, torch::Tensor* outputs) {
+    const util::AutocastScope precision(autocast);
+    const auto loss = task_loss(inputs, targets, outputs);
+    return scaler_ ? scaler_->scale_loss(loss) : loss;
+  };
+  const std::int64_t rows = batch.inputs.size(0);
+  if (rows == 0) {  // a last global batch with fewer rows than ranks: zeros into the all-reduce
+    if (gradients_) gradients_->zero();
+    return {0.0, 0};
+  }
+  const std::int64_t micro = std::max<std::int64_t>(1, std::min<std::int64_t>(options_.accum_steps, rows));
+  double loss = 0;
+  std::int64_t correct = 0;
+  for (std::int64_t k = 0; k < micro; ++k) {
+    const std::int64_t begin = k * rows / micro, end = (k + 1) * rows / micro;
+    const TrainingBatch part{batch.inputs.slice(0, begin, end), batch.targets.slice(0, begin, end), batch.global_rows};
+    // The first micro-batch sets the gradients (into the all-reduce buffer's views when
+    // there is one), the others add to them.
+    const auto output = k > 0 ? GradientOutput::kAccumulate
+                        : gradients_ ? GradientOutput::kIntoExisting : GradientOutput::kReplace;
+    if (buckets_ && k == micro - 1) buckets_->arm();  // the backward that completes the gradients
+    const auto step = split_forward_backward(parameters, part.inputs, part.targets, workers, loss_fn, output);
+    loss += step.loss / scale;
+    if (has_accuracy_) correct += task_.correct_predictions(part, step.outputs).value_or(0);
+  }
+  return {loss, correct};
+}
+
+std::vector<double> TrainingStep::all_reduce(const std::vector<double>& numbers) {
+  all_reduce_seconds_ += buckets_->finish();
+  buckets_overlapped_ += static_cast<std::int64_t>(buckets_->started_during_backward());
+  table_rows_reduced_ += buckets_->rows_reduced();
+  all_reduces_ += 1;
+  return dist_.all_reduce_sum(numbers);
+}
+
+bool TrainingStep::apply(std::int64_t global_step) {
+  if (!gradients_usable(global_step)) return false;
+  if (options_.optimizer.clip_grad_norm > 0) {
+    torch::nn::utils::clip_grad_norm_(task_.model().parameters(), options_.optimizer.clip_grad_norm);
+  }
+  optimizer_->step();
+  return true;
+}
+
+bool TrainingStep::gradients_usable(std::int64_t global_step) {
+  if (!scaler_) return true;
+  const bool finite = scaler_->unscale(task_.model().parameters());
+  scaler_->update(finite);
+  if (!finite && dist_.is_main()) {
+    spdlog::debug("step {}: gradients not finite, step skipped, loss scale now {}", global_step, scaler_->scale());
+  }
+  return finite;
+}
+
+double TrainingStep::mean_all_reduce_s() const {
+  return all_reduces_ > 0 ? all_reduce_seconds_ / static_cast<double>(all_reduces_) : 0;
+}
+
+std::string TrainingStep::all_reduce_summary() const {
+  if (all_reduces_ == 0) return "";
+  const auto steps = static_cast<double>(all_reduces_);
+  return fmt::format(", {} processes, waiting {:.1f} ms per step for the gradient all-reduce ({:.1f} of {} "
+                     "buckets started during backward, {:.0f} of {} embedding rows summed)",
+                     dist_.world_size(), 1000 * mean_all_reduce_s(), static_cast<double>(buckets_overlapped_) / steps,
+                     buckets_->bucket_count(), static_cast<double>(table_rows_reduced_) / steps,
+                     buckets_->table_rows());
+}
+
+}  // namespace dls::train
