@@ -56,6 +56,9 @@ inline void one_line_failures(CLI::App& app) {
   app.failure_message([](const CLI::App*, const CLI::Error& e) { return "error: " + std::string(e.what()) + " (see --help)\n"; });
 }
 
+// The values of --optimizer (checkpoint::parse_optimizer).
+inline CLI::Validator optimizers() { return CLI::IsMember({"adam", "adamw"}); }
+
 // The values of --log-level (spdlog's level names).
 inline CLI::Validator log_levels() { return CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}); }
 

@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(dls::train::lm_preset_names()))->group(training);
   setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)", [](auto& s, auto v) { s.epochs = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
   setting<std::int64_t>(app, overrides, "--batch-size", "sentences per step", [](auto& s, auto v) { s.batch_size = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
-  setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.optimizer.kind = dls::checkpoint::parse_optimizer(v); })->group(training);
+  setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.optimizer.kind = dls::checkpoint::parse_optimizer(v); })->check(dls::apps::optimizers())->group(training);
   setting<double>(app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s, auto v) { s.lr = v; })->check(dls::apps::in_range(1e-12, 100))->group(training);
   setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)", [](auto& s, auto v) { s.schedule = dls::checkpoint::parse_schedule(v); })->check(CLI::IsMember({"constant", "cosine"}))->group(training);
   setting<std::int64_t>(app, overrides, "--warmup-steps", "cosine: warm-up length in steps", [](auto& s, auto v) { s.warmup_steps = v; })->check(dls::apps::in_range(0, 1000000000))->group(training);

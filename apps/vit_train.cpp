@@ -108,9 +108,9 @@ int main(int argc, char** argv) {
       ->group(training)->check(CLI::IsMember(dls::train::vit_preset_names()));
   setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)", [](auto& s, auto v) { s.epochs = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
   setting<std::size_t>(app, overrides, "--batch-size", "images per step", [](auto& s, auto v) { s.batch_size = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
-  setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.optimizer.kind = dls::checkpoint::parse_optimizer(v); })->group(training);
+  setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.optimizer.kind = dls::checkpoint::parse_optimizer(v); })->check(dls::apps::optimizers())->group(training);
   setting<double>(app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s, auto v) { s.lr = v; })->check(dls::apps::in_range(1e-12, 100))->group(training);
-  setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)", [](auto& s, auto v) { s.schedule = dls::checkpoint::parse_schedule(v); })->group(training);
+  setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)", [](auto& s, auto v) { s.schedule = dls::checkpoint::parse_schedule(v); })->check(CLI::IsMember({"constant", "cosine"}))->group(training);
   setting<double>(app, overrides, "--warmup-epochs", "cosine: warm-up length in epochs", [](auto& s, auto v) { s.warmup_epochs = v; })->check(dls::apps::in_range(0, 1000000))->group(training);
   setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.min_lr = v; })->check(dls::apps::in_range(0, 100))->group(training);
   setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.optimizer.beta1 = v; })->check(dls::apps::in_range(0, 0.999999))->group(training);
