@@ -37,3 +37,23 @@ write("bleu", "two_pairs.txt",
 write("tsv_corpus", "pairs.tsv",
       "\x07Go.\tVe.\tCC-BY\nI can't swim, can you?\t¿No sé nadar, y tú?\n"
       "It's 3,000 yen.\tSon 3.000 yenes.\n".encode("utf-8"))
+
+# sacreBLEU and chrF: hypothesis and reference lines (the first byte picks the options:
+# 0 is 13a tokens, 'exp' smoothing, chrF of orders 1..6; 0x2b whitespace tokens, 'add-k',
+# effective order, chrF with eps smoothing). Punctuation, numbers and accents for 13a.
+pairs = ("The cat sat on the mat.\nThe cat is on the mat.\n"
+         "¿Dónde está el baño?\n¿Dónde está el servicio?\n"
+         "It costs $3,000.50 -- really!\nIt's 3,000 dollars, really.\n&amp; &lt;tag&gt;\n&quot;x&quot;\n")
+write("text_scores", "pairs.txt", b"\x00" + pairs.encode("utf-8"))
+write("text_scores", "pairs_options.txt", b"\x2b" + pairs.encode("utf-8"))
+
+# --config files, as a run writes its config.toml (apps/config_file.h), and TOML that
+# CLI11 reads: sections, arrays, quoting, comments, a flag kept out of config files.
+write("config", "config.toml",
+      b"# The options of this run. Repeat it with: seq2seq_train --config config.toml --run-dir NEW_DIR\n"
+      b"data=\"data/sample_en_es.tsv\"\npreset=\"cpu\"\nthreads=2\nbatch-size=64\nseed=1234\n"
+      b"lr=0.0001\ndropout=0.1\nschedule=\"cosine\"\noptimizer=\"adamw\"\nlength-buckets=true\n")
+write("config", "toml_forms.toml",
+      b"[default]\nbatch-size = 32 # a comment\nlr = 1e-3\n'data' = 'a \"quoted\" path'\n"
+      b"schedule = [\"constant\"]\nlength-buckets = false\n")
+write("config", "not_configurable.toml", b"preset=\"cpu\"\noverwrite=true\n")

@@ -4,7 +4,7 @@
 # one table row per target. A finding (crash, sanitizer report, leak, timeout, out of memory)
 # leaves its input in OUT/<target>/ and makes the script exit non-zero. FUZZ_SECONDS, when
 # set, bounds each target's time as well (libFuzzer's -max_total_time). FUZZ_TARGETS, when
-# set, names the targets to run (default: all five), so that several copies of this script
+# set, names the targets to run (default: all seven), so that several copies of this script
 # can run different targets side by side, one per core.
 #
 #   tests/fuzz/run_fuzzers.sh BUILD_DIR RUNS [OUT]
@@ -14,15 +14,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 fixtures="$here/../fixtures"
 declare -A extra_seeds=([pickle]="$fixtures/pickle" [tsv_corpus]="$fixtures/corpus" [bleu]="$fixtures/bleu")
 # Inputs of at most 4 KiB (seeds are cut there too): long enough for every structure the
-# parsers know, short enough for thousands of executions per second. BLEU's structure (lines,
-# tokens, 4-grams) fits in far less, and its cost grows with the length, so 2 KiB there (the
-# longest seed is 1.9 KiB): in the first minute, 2,700 executions/s against 1,600 at 4 KiB.
-declare -A max_len=([bleu]=2048)
+# parsers know, short enough for thousands of executions per second. The scores' structure
+# (lines, tokens, 4-grams, 6-character n-grams) fits in far less, and their cost grows with
+# the length, so 2 KiB there (the longest seed is 1.9 KiB): BLEU made 2,700 executions/s in
+# its first minute against 1,600 at 4 KiB.
+declare -A max_len=([bleu]=2048 [text_scores]=2048)
 time_limit=()
 [ -n "${FUZZ_SECONDS:-}" ] && time_limit=(-max_total_time="$FUZZ_SECONDS")
 status=0
 printf '| target | executions | seconds | corpus (files) | findings |\n| --- | --- | --- | --- | --- |\n'
-for target in ${FUZZ_TARGETS:-pickle tsv_corpus image_files key_values bleu}; do
+for target in ${FUZZ_TARGETS:-pickle tsv_corpus image_files key_values bleu text_scores config}; do
   corpus="$build/corpus/$target"
   mkdir -p "$corpus" "$out/$target"
   cp -n "$here/seeds/$target/"* "$corpus/" 2>/dev/null || true
