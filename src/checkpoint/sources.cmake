@@ -11,6 +11,7 @@ list(APPEND DLS_SOURCES
   checkpoint/rng_state.cpp
   checkpoint/selection_options.cpp
   checkpoint/state_dict_file.cpp
+  checkpoint/state_dict_pickle.cpp
   checkpoint/seq2seq_checkpoint.cpp
   checkpoint/seq2seq_options.cpp
   checkpoint/vit_checkpoint.cpp

@@ -72,31 +72,6 @@ bool python_torch_available() {
   return fs::exists(kPython) && std::system((std::string(kPython) + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
 }
 
-TEST(StateDictFile, ReadsTorchSaveOrderedDictInOrder) {
-  const auto state = read_state_dict_file(fixture("positionwise/encoder_FG_5"));
-  ASSERT_FALSE(state.empty());
-  EXPECT_EQ(state.front().first, "basic_encoder_arr.0.self_attention_layer.attention_heads_arr.0.WQ.weight");
-  EXPECT_EQ(state.front().second.sizes().vec(), (std::vector<std::int64_t>{4, 4}));  // s = 8 / 2
-  EXPECT_EQ(state.back().first, "basic_encoder_arr.1.norm2.bias");
-}
-
-TEST(StateDictFile, WriteThenReadGivesTheSameTensors) {
-  const StateDict written{{"a.weight", torch::randn({3, 2})}, {"b", torch::arange(6).view({2, 3}).t()}};
-  const auto path = test::fresh_temp_dir("state_dict") / "state.pt";
-  write_state_dict_file(written, path.string());
-  const auto read = read_state_dict_file(path.string());
-  ASSERT_EQ(read.size(), 2u);
-  EXPECT_EQ(read[1].first, "b");
-  EXPECT_TRUE(torch::equal(read[0].second, written[0].second));
-  EXPECT_TRUE(torch::equal(read[1].second, written[1].second));
-}
-
-TEST(StateDictFile, RefusesAFileThatIsNoArchive) {
-  const auto path = test::fresh_temp_dir("state_dict_bad") / "plain.txt";
-  util::write_text_atomically(path.string(), "not a zip");
-  EXPECT_THROW(read_state_dict_file(path.string()), std::runtime_error);
-}
-
 struct Case {
   const char* layout;
   Variant variant;

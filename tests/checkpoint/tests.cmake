@@ -6,5 +6,7 @@ list(APPEND DLS_TEST_SOURCES
   checkpoint/dlstudio_interop_test.cpp
   checkpoint/lr_schedule_test.cpp
   checkpoint/seq2seq_checkpoint_test.cpp
+  checkpoint/state_dict_file_test.cpp
+  checkpoint/state_dict_pickle_test.cpp
   checkpoint/vit_checkpoint_test.cpp
 )

@@ -5,6 +5,7 @@ test fixtures (tests/fixtures/pickle, corpus, bleu); run_fuzzers.sh passes those
 import gzip
 import os
 import struct
+import zipfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 
@@ -57,3 +58,11 @@ write("config", "toml_forms.toml",
       b"[default]\nbatch-size = 32 # a comment\nlr = 1e-3\n'data' = 'a \"quoted\" path'\n"
       b"schedule = [\"constant\"]\nlength-buckets = false\n")
 write("config", "not_configurable.toml", b"preset=\"cpu\"\noverwrite=true\n")
+
+# The pickles of torch.save'd state dicts (data.pkl of the DLStudio interop fixtures that fit
+# in 4 KiB): an OrderedDict of names to _rebuild_tensor_v2 calls over persistent storages.
+interop = os.path.join(here, "..", "fixtures", "dlstudio_interop")
+for fixture in ("dlstudio/embeddings_generator_en_FG_5", "vit/checkpoint_1_for_epoch_10", "vit/reference.pt"):
+    with zipfile.ZipFile(os.path.join(interop, fixture)) as archive:
+        pickle = next(name for name in archive.namelist() if name.endswith("/data.pkl"))
+        write("state_dict_pickle", fixture.replace("/", "_") + ".pkl", archive.read(pickle))

@@ -4,7 +4,7 @@
 # one table row per target. A finding (crash, sanitizer report, leak, timeout, out of memory)
 # leaves its input in OUT/<target>/ and makes the script exit non-zero. FUZZ_SECONDS, when
 # set, bounds each target's time as well (libFuzzer's -max_total_time). FUZZ_TARGETS, when
-# set, names the targets to run (default: all seven), so that several copies of this script
+# set, names the targets to run (default: all eight), so that several copies of this script
 # can run different targets side by side, one per core.
 #
 #   tests/fuzz/run_fuzzers.sh BUILD_DIR RUNS [OUT]
@@ -23,7 +23,7 @@ time_limit=()
 [ -n "${FUZZ_SECONDS:-}" ] && time_limit=(-max_total_time="$FUZZ_SECONDS")
 status=0
 printf '| target | executions | seconds | corpus (files) | findings |\n| --- | --- | --- | --- | --- |\n'
-for target in ${FUZZ_TARGETS:-pickle tsv_corpus image_files key_values bleu text_scores config}; do
+for target in ${FUZZ_TARGETS:-pickle state_dict_pickle tsv_corpus image_files key_values bleu text_scores config}; do
   corpus="$build/corpus/$target"
   mkdir -p "$corpus" "$out/$target"
   cp -n "$here/seeds/$target/"* "$corpus/" 2>/dev/null || true
