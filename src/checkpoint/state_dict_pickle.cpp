@@ -32,7 +32,7 @@ struct Container;
 struct Value {
   enum class Kind { kNone, kInt, kString, kTuple, kList, kDict, kGlobal, kStorage, kTensor };
   Kind kind = Kind::kNone;
-  std::int64_t integer = 0;
+  std::int64_t integer = 0;                    // int; tensor: its element count (product of the sizes)
   // A string's or global's ("module.name") text, shared by copies: a memo fetch copies no
   // characters, so that a long string fetched many times costs one copy of it.
   std::shared_ptr<const std::string> shared_text;
