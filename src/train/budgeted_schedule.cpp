@@ -68,7 +68,13 @@ double BudgetedSchedule::progress(std::int64_t step) const {
 }
 
 void BudgetedSchedule::step_done(std::int64_t global_step, double started_s, double ended_s) {
-  if (!budget_ || !budget_->step_done(global_step, started_s, ended_s)) return;
+  if (!budget_) return;
+  const bool moved = budget_->step_done(global_step, started_s, ended_s);
+  if (log_ && !epochs_checked_ && budget_->seconds_per_step() > 0) {
+    epochs_checked_ = true;
+    warn_if_epochs_end_first(global_step, ended_s);
+  }
+  if (!moved) return;
   lay_out(budget_->end_step(), global_step);
   if (!log_) return;
   const std::string line = fmt::format(
@@ -84,6 +90,19 @@ void BudgetedSchedule::step_done(std::int64_t global_step, double started_s, dou
     spdlog::info("{}", line);
   }
   announced_ = true;
+}
+
+// A budget that the epochs end well before (a preset's epochs with a long --time-limit)
+// would otherwise leave the user wondering why the run stopped early.
+void BudgetedSchedule::warn_if_epochs_end_first(std::int64_t global_step, double ended_s) const {
+  const auto end = budget_->epochs_end_step();
+  if (budget_->end_step() < end) return;
+  const double left_s = limit_s_ - ended_s;
+  const double epochs_s = budget_->seconds_to(global_step, end);
+  if (epochs_s >= 0.9 * left_s) return;
+  spdlog::warn("the epochs end this run at step {}, in about {} of the {} the budget has left: give more --epochs "
+               "to train for the whole budget",
+               end, util::format_duration(epochs_s), util::format_duration(left_s));
 }
 
 // A new end, estimated after step `at_step`. In the warm-up, a budget that fits fewer than

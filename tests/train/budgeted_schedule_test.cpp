@@ -4,6 +4,11 @@
 #include "dls/train/budgeted_schedule.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
+#include <string>
 
 #include <vector>
 
@@ -37,6 +42,39 @@ std::vector<double> run(BudgetedSchedule& schedule, std::int64_t first_step = 1,
     schedule.step_done(step, started, clock);
   }
   return rates;
+}
+
+// The log of a run of `epochs_end` steps of 0.5 s under a 1000 s budget.
+std::string log_of_run(std::int64_t epochs_end) {
+  std::ostringstream log;
+  const auto previous = spdlog::default_logger();
+  auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(log));
+  logger->set_pattern("%l %v");
+  spdlog::set_default_logger(logger);
+  auto schedule_options = cosine();
+  schedule_options.warmup_steps = 10;
+  schedule_options.total_steps = epochs_end;
+  BudgetedSchedule schedule(schedule_options, 1000, epochs_end, nullptr, 0, true);
+  double clock = 0;
+  for (std::int64_t step = 1; step <= epochs_end && clock < 1000; ++step) {
+    const double started = clock;
+    clock += 0.5;
+    schedule.step_done(step, started, clock);
+  }
+  spdlog::set_default_logger(previous);
+  return log.str();
+}
+
+TEST(BudgetedSchedule, EpochsThatEndLongBeforeTheBudgetAreSaidOnce) {
+  // 500 steps of 0.5 s: 250 s of a 1000 s budget.
+  const auto early = log_of_run(500);
+  const auto at = early.find("warning the epochs end this run at step 500");
+  ASSERT_NE(at, std::string::npos) << early;
+  EXPECT_NE(early.find("give more --epochs"), std::string::npos) << early;
+  EXPECT_EQ(early.find("warning the epochs", at + 1), std::string::npos) << "said once: " << early;
+  // 1990 steps of 0.5 s fill the budget: no warning.
+  const auto filling = log_of_run(1990);
+  EXPECT_EQ(filling.find("warning"), std::string::npos) << filling;
 }
 
 TEST(BudgetedSchedule, TheRateClimbsThenOnlyFallsWhileTheEstimateMoves) {

@@ -54,6 +54,19 @@ TEST(TimeBudget, ConstantStepTimeEndsTheScheduleExactlyAtTheBudget) {
   EXPECT_DOUBLE_EQ(budget.seconds_per_step(), 0.5);
 }
 
+TEST(TimeBudget, SecondsToAnEndCountTheStepsAndTheEpochEndsOnTheWay) {
+  // 0.5 s per step, 2 s per epoch end, 100 steps per epoch; the epochs end at step 800.
+  TimeBudget budget(options(100000, 800, 100), 800);
+  EXPECT_EQ(budget.seconds_to(10, 800), 0.0) << "nothing measured yet";
+  simulate(budget, 1, 0.0, 250, 100, [](std::int64_t) { return 0.5; }, 2.0);
+  ASSERT_DOUBLE_EQ(budget.seconds_per_step(), 0.5);
+  ASSERT_DOUBLE_EQ(budget.seconds_per_epoch_end(), 2.0);
+  EXPECT_EQ(budget.epochs_end_step(), 800);
+  EXPECT_DOUBLE_EQ(budget.seconds_to(250, 800), 550 * 0.5 + 5 * 2.0) << "epoch ends after 300, 400, ..., 700";
+  EXPECT_DOUBLE_EQ(budget.seconds_to(250, 260), 10 * 0.5);
+  EXPECT_DOUBLE_EQ(budget.seconds_to(800, 800), 0.0);
+}
+
 TEST(TimeBudget, StepTimeThatDoublesMidRunIsReEstimated) {
   // 1 s per step for 400 steps, then 2 s: 400 + 600 / 2 = 700 steps fit in 1000 s.
   TimeBudget budget(options(1000, 100000, 100000), 100000);

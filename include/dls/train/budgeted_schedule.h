@@ -41,6 +41,7 @@ class BudgetedSchedule {
 
  private:
   void lay_out(std::int64_t end_step, std::int64_t at_step);
+  void warn_if_epochs_end_first(std::int64_t global_step, double ended_s) const;
   double progress(std::int64_t step) const;  // of the cosine decay, 0 to 1
 
   checkpoint::LrSchedule schedule_;
@@ -49,6 +50,7 @@ class BudgetedSchedule {
   std::optional<TimeBudget> budget_;
   bool log_;
   bool announced_ = false;
+  bool epochs_checked_ = false;  // whether the epochs' end was compared with the budget
   // The latest re-plan inside the decay: at anchor_step_ the cosine had reached
   // anchor_progress_; from there it runs linearly in steps to the planned end (0: none yet).
   std::int64_t anchor_step_ = 0;

@@ -38,6 +38,11 @@ class TimeBudget {
   // Where `seconds` more of the run, from step `global_step`, end: the steps that fit at
   // the measured rate with each epoch end's cost taken from them, capped by the epochs' end.
   std::int64_t steps_fitting(std::int64_t global_step, double seconds) const;
+  // The estimated seconds from step `global_step` to `end_step`: the steps at the measured
+  // rate plus each epoch end's cost on the way (0 until measured).
+  double seconds_to(std::int64_t global_step, std::int64_t end_step) const;
+  // The epochs' own end (TimeBudgetOptions::epochs_end_step).
+  std::int64_t epochs_end_step() const { return options_.epochs_end_step; }
 
  private:
   TimeBudgetOptions options_;
