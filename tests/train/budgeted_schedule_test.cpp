@@ -9,7 +9,6 @@
 
 #include <sstream>
 #include <string>
-
 #include <vector>
 
 #include "dls/checkpoint/checkpoint.h"
