@@ -11,9 +11,9 @@ message(STATUS "dls: LibTorch ${Torch_VERSION} from ${Torch_DIR}")
 # Data-parallel training across processes (src/train/distributed.cpp) uses c10d's
 # ProcessGroupGloo. It is there when LibTorch was built with Gloo (its torch_cpu target
 # then exports USE_C10D_GLOO, which ProcessGroupGloo.hpp is guarded by) and Gloo's own
-# headers are installed (Debian: libgloo-dev; PyTorch's wheels ship them below
-# torch/include). Without either the library still builds, and a launch with RANK and
-# WORLD_SIZE set fails with a one-line error.
+# headers are installed (Debian: libgloo-dev; PyTorch's wheels do not ship them -- 2.11 has
+# no torch/include/gloo -- so a build on one has NCCL alone). Without either the library
+# still builds, and a launch with RANK and WORLD_SIZE set fails with a one-line error.
 function(dls_torch_target_defines target definition result)
   set(found OFF)
   if(TARGET ${target})
@@ -39,11 +39,15 @@ endif()
 dls_torch_target_defines(torch_cuda USE_C10D_NCCL DLS_TORCH_HAS_NCCL)
 set(DLS_HAVE_NCCL OFF)
 if(DLS_TORCH_HAS_NCCL)
-  find_path(DLS_NCCL_INCLUDE_DIR nccl.h HINTS ${TORCH_INCLUDE_DIRS} ${CUDAToolkit_INCLUDE_DIRS})
+  # NCCL comes with the CUDA toolkit, or as PyTorch's wheel nvidia-nccl beside torch/.
+  find_path(DLS_NCCL_INCLUDE_DIR nccl.h
+            HINTS ${TORCH_INCLUDE_DIRS} ${CUDAToolkit_INCLUDE_DIRS} ${TORCH_INSTALL_PREFIX}/../nvidia/nccl/include)
+  find_library(DLS_NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${DLS_NCCL_INCLUDE_DIR}/../lib)
   if(DLS_NCCL_INCLUDE_DIR)
     set(DLS_HAVE_NCCL ON)
   endif()
 endif()
+message(STATUS "dls: Gloo ${DLS_HAVE_GLOO}, NCCL ${DLS_HAVE_NCCL} (LibTorch built with NCCL: ${DLS_TORCH_HAS_NCCL})")
 
 find_package(CLI11 CONFIG QUIET)
 if(NOT CLI11_FOUND)

@@ -23,6 +23,7 @@ DistributedContext join_process_group(const ParallelOptions& options, const std:
   DistributedOptions dist;
   dist.backend = backend;
   dist.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_s * 1000));
+  dist.device = cuda ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
   auto context = DistributedContext::from_environment(dist);
   if (context.world_size() > 1) {
     if (!context.is_main()) {
@@ -33,6 +34,10 @@ DistributedContext join_process_group(const ParallelOptions& options, const std:
                  context.world_size(), context.backend(), options.timeout_s);
   }
   return context;
+}
+
+c10::Device rank_device(const c10::Device& device, const DistributedContext& dist) {
+  return dist.is_distributed() ? dist.device() : device;
 }
 
 std::string resume_after_restart(const std::string& run_dir) {

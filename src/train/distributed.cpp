@@ -27,7 +27,9 @@
 #include <thread>
 #include <utility>
 
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <spdlog/spdlog.h>
+#include <torch/cuda.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -100,19 +102,32 @@ using Group = c10d::ProcessGroup;
 struct DistributedContext::Impl {
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<Group> group;
+  torch::Device device = torch::kCPU;  // where the collectives' own tensors live (DistributedContext::device)
   std::string failure;  // the first collective's error: the group is unusable after it
   bool stuck = false;   // a collective outlived its wait: its thread may never return
 
   // Collectives started and not yet waited for (start_all_reduce), in launch order.
   std::vector<std::pair<c10::intrusive_ptr<c10d::Work>, std::string>> pending;
 
+  // `tensor` where collectives take it: itself, or a copy on `device`.
+  torch::Tensor on_device(const torch::Tensor& tensor) const {
+    return tensor.device() == device ? tensor : tensor.to(device);
+  }
+
   // Runs the collective that `start` launches to completion and returns its wall time;
   // turns any failure into the one-line error of distributed.h.
   double run(int rank, std::chrono::milliseconds timeout, const std::string& what,
              const std::function<c10::intrusive_ptr<c10d::Work>()>& start);
+  // Launches a collective; a failure to launch (NCCL checks its communicator here) is the
+  // same one-line error.
+  c10::intrusive_ptr<c10d::Work> launch(int rank, std::chrono::milliseconds timeout, const std::string& what,
+                                        const std::function<c10::intrusive_ptr<c10d::Work>()>& start);
   // Waits for `work` (launched `begin`); the same errors as run().
   void wait(int rank, std::chrono::milliseconds timeout, const std::string& what, c10d::Work& work,
             Clock::time_point begin);
+  // Records `error` as the group's failure and throws the one-line error.
+  [[noreturn]] void fail(int rank, std::chrono::milliseconds timeout, const std::string& what,
+                         const std::exception& error, Clock::time_point begin);
 };
 
 double DistributedContext::Impl::run(int rank, std::chrono::milliseconds timeout, const std::string& what,
@@ -122,8 +137,27 @@ double DistributedContext::Impl::run(int rank, std::chrono::milliseconds timeout
                              failure + ")");
   }
   const auto begin = Clock::now();
-  wait(rank, timeout, what, *start(), begin);
+  wait(rank, timeout, what, *launch(rank, timeout, what, start), begin);
   return seconds_since(begin);
+}
+
+c10::intrusive_ptr<c10d::Work> DistributedContext::Impl::launch(
+    int rank, std::chrono::milliseconds timeout, const std::string& what,
+    const std::function<c10::intrusive_ptr<c10d::Work>()>& start) {
+  const auto begin = Clock::now();
+  try {
+    return start();
+  } catch (const std::exception& error) {
+    fail(rank, timeout, what, error, begin);
+  }
+}
+
+void DistributedContext::Impl::fail(int rank, std::chrono::milliseconds timeout, const std::string& what,
+                                    const std::exception& error, Clock::time_point begin) {
+  failure = what + ": " + cause_of(error);
+  throw std::runtime_error("rank " + std::to_string(rank) + ": " + what + " failed after " +
+                           format_seconds(seconds_since(begin)) + " s (timeout " + format_timeout(timeout) +
+                           " s): " + cause_of(error));
 }
 
 void DistributedContext::Impl::wait(int rank, std::chrono::milliseconds timeout, const std::string& what,
@@ -134,12 +168,8 @@ void DistributedContext::Impl::wait(int rank, std::chrono::milliseconds timeout,
   try {
     work.wait(backstop);
   } catch (const std::exception& error) {
-    const double elapsed = seconds_since(begin);
-    stuck = elapsed >= std::chrono::duration<double>(backstop).count();
-    failure = what + ": " + cause_of(error);
-    throw std::runtime_error("rank " + std::to_string(rank) + ": " + what + " failed after " +
-                             format_seconds(elapsed) + " s (timeout " + format_timeout(timeout) +
-                             " s): " + cause_of(error));
+    stuck = seconds_since(begin) >= std::chrono::duration<double>(backstop).count();
+    fail(rank, timeout, what, error, begin);
   }
 }
 
@@ -237,6 +267,28 @@ std::string unavailable(const std::string& backend) {
 
 bool distributed_backend_available(const std::string& backend) { return unavailable(backend).empty(); }
 
+int gpu_for_local_rank(int local_rank, int device_count) {
+  if (device_count < 1) throw std::invalid_argument("gpu_for_local_rank: no GPU");
+  return local_rank % device_count;
+}
+
+namespace {
+
+// This rank's GPU, made the current CUDA device (NCCL's communicators and kernels launched
+// without a device use it). Two ranks on one GPU work with Gloo; NCCL refuses them.
+torch::Device claim_rank_gpu(int local_rank) {
+  const int gpus = static_cast<int>(torch::cuda::device_count());
+  const torch::Device gpu(torch::kCUDA, static_cast<c10::DeviceIndex>(gpu_for_local_rank(local_rank, gpus)));
+  if (local_rank >= gpus) {
+    spdlog::warn("local rank {} shares {} with another rank ({} GPU(s) visible): NCCL refuses that, Gloo runs slowly",
+                 local_rank, gpu.str(), gpus);
+  }
+  c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->setDevice(gpu);
+  return gpu;
+}
+
+}  // namespace
+
 DistributedContext::DistributedContext() = default;
 DistributedContext::~DistributedContext() {
 #ifdef DLS_HAVE_C10D
@@ -268,6 +320,7 @@ DistributedContext DistributedContext::from_environment(DistributedOptions optio
 DistributedContext::DistributedContext(const DistributedEnvironment& env, DistributedOptions options)
     : rank_(env.rank), world_size_(env.world_size), local_rank_(env.local_rank), timeout_(options.timeout) {
   const auto why_not = unavailable(options.backend);
+  device_ = options.device;
   if (env.world_size <= 1) {
     if (why_not.rfind("unknown", 0) == 0) throw std::invalid_argument(why_not);
     return;  // one process: no group to join
@@ -281,6 +334,8 @@ DistributedContext::DistributedContext(const DistributedEnvironment& env, Distri
   const auto start = Clock::now();
   try {
     auto impl = std::make_unique<Impl>();
+    if (device_.is_cuda()) device_ = claim_rank_gpu(env.local_rank);
+    impl->device = device_;
     impl->store = c10::make_intrusive<c10d::PrefixStore>("default_pg", connect_store(env, timeout_));
     impl->group = make_group(backend_, c10::make_intrusive<c10d::PrefixStore>("0", impl->store), env, timeout_);
     store_based_barrier(*impl->store, world_size_, timeout_);
@@ -318,7 +373,7 @@ void DistributedContext::broadcast(const std::vector<torch::Tensor>& tensors, in
     for (const auto& t : tensors) {
       if (t.scalar_type() == dtype) parts.push_back(t.reshape({-1}));
     }
-    std::vector<at::Tensor> flat{torch::cat(parts)};  // [sum of numels]
+    std::vector<at::Tensor> flat{impl_->on_device(torch::cat(parts))};  // [sum of numels]
     if (flat[0].numel() == 0) continue;
     c10d::BroadcastOptions options;
     options.rootRank = root;
@@ -341,8 +396,9 @@ void DistributedContext::all_reduce_sum(torch::Tensor& tensor, const std::string
   if (!impl_) return;
 #ifdef DLS_HAVE_C10D
   if (!tensor.is_contiguous()) throw std::invalid_argument(what + ": all_reduce_sum needs a contiguous tensor");
-  std::vector<at::Tensor> tensors{tensor};
+  std::vector<at::Tensor> tensors{impl_->on_device(tensor)};
   impl_->run(rank_, timeout_, what, [&] { return impl_->group->allreduce(tensors); });
+  if (!tensors[0].is_same(tensor)) tensor.copy_(tensors[0]);
 #endif
 }
 
@@ -360,7 +416,8 @@ void DistributedContext::start_all_reduce(const torch::Tensor& tensor, const std
                              impl_->failure + ")");
   }
   std::vector<at::Tensor> tensors{tensor};
-  impl_->pending.emplace_back(impl_->group->allreduce(tensors), what);
+  impl_->pending.emplace_back(impl_->launch(rank_, timeout_, what, [&] { return impl_->group->allreduce(tensors); }),
+                              what);
 #endif
 }
 
@@ -397,17 +454,20 @@ std::vector<torch::Tensor> DistributedContext::all_gather_rows(const torch::Tens
     return outputs[0];
   };
   // The row counts first; then every rank's rows padded to the longest share.
-  const auto counts = gather(torch::full({1}, rows.size(0), torch::kLong), "all-gather of row counts");
+  const auto counts = gather(torch::full({1}, rows.size(0), torch::dtype(torch::kLong).device(impl_->device)),
+                             "all-gather of row counts");
   std::int64_t longest = 0;
   for (const auto& c : counts) longest = std::max(longest, c.item<std::int64_t>());
   if (longest == 0) return std::vector<torch::Tensor>(static_cast<std::size_t>(world_size_), rows);  // all empty
   auto shape = rows.sizes().vec();
   shape[0] = longest;
-  auto padded = torch::zeros(shape, rows.options());
+  auto padded = torch::zeros(shape, rows.options().device(impl_->device));
   padded.narrow(0, 0, rows.size(0)).copy_(rows);
   const auto all = gather(padded, "all-gather of " + std::to_string(longest) + "-row blocks");
   for (int r = 0; r < world_size_; ++r) {
-    gathered.push_back(all[static_cast<std::size_t>(r)].narrow(0, 0, counts[static_cast<std::size_t>(r)].item<std::int64_t>()));
+    gathered.push_back(all[static_cast<std::size_t>(r)]
+                           .narrow(0, 0, counts[static_cast<std::size_t>(r)].item<std::int64_t>())
+                           .to(rows.device()));
   }
 #endif
   return gathered;

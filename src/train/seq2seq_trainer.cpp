@@ -26,6 +26,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
   loop.precision = control.precision;
   util::check_precision(loop.precision, loop.device);
   auto dist = join_process_group(control.parallel, options.device);
+  loop.device = rank_device(loop.device, dist);
   const std::string resume = control.resume.empty() ? resume_after_restart(options.run_dir) : control.resume;
   if (resume.empty() && !control.dry_run && dist.is_main()) claim_run_directory(options.run_dir, control.overwrite);
   std::unique_ptr<checkpoint::CheckpointReader> reader;

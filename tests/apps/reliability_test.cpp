@@ -138,7 +138,7 @@ TEST(Reliability, ARemovedRunDirectoryIsAOneLineError) {
                                            run_dir.string()),
                                 {"DLS_LOG_LEVEL=off"}, dir, "train");
   ASSERT_TRUE(wait_for_file(run_dir / "checkpoints" / checkpoint::checkpoint_file_name(1), 60s));
-  fs::remove_all(run_dir);
+  test::remove_tree(run_dir);
   ASSERT_TRUE(children.wait(i, 60s)) << "did not notice";
   EXPECT_EQ(children[i].exit_code, 1);
   const std::string err = children[i].stderr_text();

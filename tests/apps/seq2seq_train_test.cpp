@@ -169,7 +169,7 @@ TEST(Seq2SeqTrainApp, ANewRunRefusesAnEarlierRunsDirectory) {
   EXPECT_EQ(util::read_file((aside / "metrics.csv").string()), metrics) << "moved aside whole";
   EXPECT_EQ(util::read_file((aside / "checkpoints" / "checkpoint_epoch_0001.pt").string()), checkpoint_bytes);
   EXPECT_TRUE(fs::exists(checkpoint)) << "the new run's own checkpoint";
-  fs::remove_all(aside);
+  test::remove_tree(aside);
 }
 
 // Every run writes the options it ran with as config.toml; --config with that file (and a

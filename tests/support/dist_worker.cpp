@@ -2,7 +2,8 @@
 // (tests/train/distributed_test.cpp) start it twice with RANK, WORLD_SIZE, MASTER_ADDR and
 // MASTER_PORT set, or under torchrun, and read its exit status and output.
 //
-//   dls_dist_worker collectives [TIMEOUT_S]   check every collective; "rank R ok ..." on stdout
+//   dls_dist_worker collectives [TIMEOUT_S]   check every collective (and a refused one);
+//                                             "rank R ok ..." on stdout
 //   dls_dist_worker die [TIMEOUT_S]           rank 1 kills itself after joining; rank 0's
 //                                             all-reduce must fail: "error: ..." and exit 1
 //   dls_dist_worker hang [TIMEOUT_S]          rank 1 stays silent; rank 0 must time out
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -46,6 +48,32 @@ std::vector<torch::Tensor> rank_tensors(int rank) {
   auto bias = torch::randn({5}).requires_grad_(true);
   auto counter = torch::full({2}, 10 * rank + 7, torch::kLong);  // an int64 buffer
   return {weight, bias, counter};
+}
+
+// A collective the backend refuses as it starts (Gloo takes no meta tensors; NCCL checks
+// its communicator there) must be the one-line error of distributed.h too, and leave the
+// group marked failed: "" when both hold, else what went wrong.
+std::string refused_launch_problem(DistributedContext& dist) {
+  const std::string what = "all-reduce of a meta tensor";
+  try {
+    dist.start_all_reduce(torch::empty({4}, torch::device(torch::kMeta)), what);
+    return "a meta tensor's all-reduce started";
+  } catch (const std::runtime_error& error) {
+    const std::string message = error.what();
+    if (message.rfind("rank " + std::to_string(dist.rank()) + ": " + what + " failed after ", 0) != 0 ||
+        message.find('\n') != std::string::npos) {
+      return "launch error '" + message + "'";
+    }
+  }
+  try {
+    dist.barrier();
+    return "a barrier after a failed launch";
+  } catch (const std::runtime_error& error) {
+    if (std::string(error.what()).find("the process group failed before") == std::string::npos) {
+      return std::string("error after a failed launch '") + error.what() + "'";
+    }
+  }
+  return "";
 }
 
 int check_collectives(DistributedContext& dist) {
@@ -96,6 +124,7 @@ int check_collectives(DistributedContext& dist) {
   }
 
   dist.barrier();
+  if (const auto problem = refused_launch_problem(dist); !problem.empty()) return wrong(dist, problem);
   const char* agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
   std::printf("rank %d ok: world %d, local rank %d, backend %s, agent store %s\n", dist.rank(), world,
               dist.local_rank(), dist.backend().c_str(), agent ? agent : "unset");

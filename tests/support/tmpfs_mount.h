@@ -27,8 +27,7 @@ class TmpfsMount {
   }
   ~TmpfsMount() {
     if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
+    remove_tree(dir_);
   }
   TmpfsMount(const TmpfsMount&) = delete;
   TmpfsMount& operator=(const TmpfsMount&) = delete;

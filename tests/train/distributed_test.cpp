@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include "dls/train/data_parallel.h"
 #include "dls/train/gradient_buffer.h"
 #include "support/child_processes.h"
 #include "support/program_run.h"
@@ -109,6 +110,18 @@ TEST(DistributedContext, OneProcessCollectivesAreNoOps) {
 
   DistributedEnvironment single;  // RANK=0 WORLD_SIZE=1: nothing to join either
   EXPECT_FALSE(DistributedContext(single).is_distributed());
+}
+
+// torchrun starts one process per GPU: local rank r trains on cuda:r, wrapping round when
+// there are more ranks than GPUs; a lone process or a CPU run keeps the device it asked for.
+TEST(DistributedContext, EachLocalRankGetsItsOwnGpu) {
+  EXPECT_EQ(gpu_for_local_rank(0, 1), 0);
+  EXPECT_EQ(gpu_for_local_rank(3, 8), 3);
+  EXPECT_EQ(gpu_for_local_rank(5, 4), 1);
+  EXPECT_THROW(gpu_for_local_rank(0, 0), std::invalid_argument);
+  const DistributedContext alone;
+  EXPECT_EQ(rank_device(c10::Device(c10::DeviceType::CPU), alone), c10::Device(c10::DeviceType::CPU));
+  EXPECT_EQ(rank_device(c10::Device(c10::DeviceType::CUDA), alone), c10::Device(c10::DeviceType::CUDA));
 }
 
 TEST(DistributedContext, UnknownOrMissingBackendsAreOneLineErrors) {

@@ -110,7 +110,7 @@ TEST(Canvas, EncodesPngThatDecodesToItsPixelsAndSavesAtomically) {
   EXPECT_EQ(png.pixels, c.pixels());
 
   const fs::path dir = test::process_temp_path("canvas_png");
-  fs::remove_all(dir);
+  test::remove_tree(dir);
   fs::create_directories(dir);
   const std::string path = (dir / "c.png").string();
   c.save_png(path);
@@ -125,7 +125,7 @@ TEST(Canvas, EncodesPngThatDecodesToItsPixelsAndSavesAtomically) {
   if (fs::exists("/usr/bin/pngcheck")) {
     EXPECT_EQ(std::system(("/usr/bin/pngcheck -q " + path).c_str()), 0);
   }
-  fs::remove_all(dir);
+  test::remove_tree(dir);
 }
 
 TEST(Canvas, CopiesAreIndependent) {

@@ -30,7 +30,7 @@ class PlotSamples : public ::testing::Test {
     fs::create_directories(dir_);
   }
   void TearDown() override {
-    if (!keep_) fs::remove_all(dir_);
+    if (!keep_) test::remove_tree(dir_);
   }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   static test::DecodedPng load(const std::string& file) { return test::decode_png(read_file(file)); }

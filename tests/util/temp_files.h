@@ -2,9 +2,11 @@
 // gzip compression (zlib), so that readers can be tested on data made in the test.
 #pragma once
 
+#include <ftw.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -19,10 +21,19 @@ inline std::filesystem::path process_temp_path(const std::string& name) {
          ("dls_test_" + name + "_" + std::to_string(::getpid()));
 }
 
+// Removes `path` and everything below it, as far as it can; nothing if it does not exist.
+// Not std::filesystem::remove_all: PyTorch's wheels export a copy of it from libtorch.so
+// (from their toolchain's libstdc++), which tests linked against such a LibTorch call
+// instead of the system's, and which crashes there (PyTorch 2.11 with CUDA 13).
+inline void remove_tree(const std::filesystem::path& path) {
+  ::nftw(path.c_str(), [](const char* file, const struct stat*, int, struct FTW*) { return std::remove(file), 0; }, 16,
+         FTW_DEPTH | FTW_PHYS);
+}
+
 // An empty directory of this process under the temporary directory (emptied if it existed).
 inline std::filesystem::path fresh_temp_dir(const std::string& name) {
   const std::filesystem::path dir = process_temp_path(name);
-  std::filesystem::remove_all(dir);
+  remove_tree(dir);
   std::filesystem::create_directories(dir);
   return dir;
 }

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include <c10/core/Device.h>
+
 #include "dls/train/distributed.h"
 
 namespace dls::train {
@@ -33,6 +35,10 @@ struct ParallelReport {
 // environment, an unknown backend, NCCL without CUDA or without NCCL in this LibTorch, or a
 // group that cannot be joined within the timeout.
 DistributedContext join_process_group(const ParallelOptions& options, const std::string& device);
+
+// The device this rank trains on: the group's (for CUDA, this rank's own GPU, see
+// DistributedOptions::device) when one was joined, else `device`.
+c10::Device rank_device(const c10::Device& device, const DistributedContext& dist);
 
 // The run directory to resume after torchrun restarted the job (TORCHELASTIC_RESTART_COUNT
 // > 0, no --resume given, and `run_dir` holds checkpoints): `run_dir`; otherwise "".

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Fills .deps/ (git-ignored) with what bench/gpu_check.sh needs on a GPU machine that has a
+# CUDA PyTorch but no Debian packages and no network: the Debian packages of the project's
+# other dependencies (and of the libraries they load), and the two data sets.
+# Usage, on the Debian 12 development machine: bash bench/gpu_prepare.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .deps/debs .deps/data/spa-eng .deps/data/fashion-mnist
+# Headers and libraries the build links, then the shared libraries those load (cairo's
+# drawing and font stack, SentencePiece's protobuf-lite), the font, and pkgconf.
+packages=(libcli11-dev libspdlog-dev libspdlog1.10 libfmt-dev libfmt9 libgtest-dev
+          libutf8proc-dev libutf8proc2 nlohmann-json3-dev zlib1g-dev zlib1g
+          libsentencepiece-dev libsentencepiece0 libprotobuf-lite32
+          libcairo2-dev libcairo2 libpixman-1-0 libfontconfig1 libfreetype6 libpng16-16 libxcb-shm0 libxcb1
+          libxcb-render0 libxrender1 libx11-6 libx11-data libxext6 libexpat1 libbrotli1 libxau6 libxdmcp6
+          libbsd0 libmd0 fontconfig-config fonts-dejavu-core pkgconf pkgconf-bin libpkgconf3)
+(cd .deps/debs && rm -f ./*.deb && apt-get download "${packages[@]}")
+corpus=${DLS_DATA_DIR:-../shared/data}/spa-eng/spa.txt
+[ -f "$corpus" ] && cp "$corpus" .deps/data/spa-eng/ || echo "no $corpus: the GPU runs on the real corpus will be skipped"
+cp /usr/share/datasets/fashion-mnist/*.gz .deps/data/fashion-mnist/
+du -sh .deps
