@@ -170,6 +170,7 @@ int main(int argc, char** argv) {
     dls::apps::apply_overrides(overrides, settings);
     check_subword_flags(app, settings.data, !control.resume.empty());
     settings.model.transformer().validate();  // before the data are read
+    precision = dls::apps::run_precision(*app.get_option("--precision"), precision, control.resume);
     control.precision = dls::util::parse_precision(precision);
     control.config_toml = dls::apps::resolved_config(app, "lm_train");
     control.workers = workers > 0 ? workers : dls::default_batch_chunks(dls::Layout::kVaswani, runtime_info.threads);

@@ -218,6 +218,7 @@ int main(int argc, char** argv) {
     control.dlstudio_vocab = dlstudio_vocab;
     control.parallel = parallel;
     control.overwrite = overwrite;
+    precision = dls::apps::run_precision(*app.get_option("--precision"), precision, resume);
     control.precision = dls::util::parse_precision(precision);
     control.config_toml = dls::apps::resolved_config(app, "seq2seq_train");
     if (dls::keeps_freed_memory(setup.model.transformer().layout())) dls::util::keep_freed_memory();

@@ -157,6 +157,7 @@ int main(int argc, char** argv) {
     // On a CPU, chunks of the batch on threads of their own beat one pass with several
     // intra-op threads for these small models (bench/PERFORMANCE.md).
     control.workers = workers > 0 ? workers : threads;
+    precision = dls::apps::run_precision(*app.get_option("--precision"), precision, control.resume);
     control.precision = dls::util::parse_precision(precision);
     ViTTrainSettings settings;
     if (!control.resume.empty()) {

@@ -132,6 +132,24 @@ TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
   EXPECT_TRUE(fs::exists(run_dir / "bleu.png"));
 }
 
+// A resumed run keeps the precision it started with (from its config.toml) unless
+// --precision is given again.
+TEST(Seq2SeqTrainApp, ResumeKeepsTheRunsPrecision) {
+  const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_precision");
+  const auto first = run_seq2seq_train("--data " + kSampleCorpus + kSmall + " --epochs 3 --max-iters 2 --precision bf16"
+                                       " --json --run-dir " + run_dir.string(), "precision_first");
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_NE(first.out.find("\"precision\":\"bf16\""), std::string::npos) << first.out;
+  const auto kept = run_seq2seq_train("--resume " + run_dir.string() + " --max-iters 4 --json", "precision_kept");
+  ASSERT_EQ(kept.status, 0) << kept.err;
+  EXPECT_NE(kept.out.find("\"precision\":\"bf16\""), std::string::npos) << kept.out;
+  EXPECT_NE(kept.err.find("precision bf16, the run's"), std::string::npos) << kept.err;
+  const auto changed = run_seq2seq_train("--resume " + (run_dir / "checkpoints" / "checkpoint_epoch_0001.pt").string() +
+                                         " --max-iters 6 --precision fp32 --json", "precision_changed");
+  ASSERT_EQ(changed.status, 0) << changed.err;
+  EXPECT_NE(changed.out.find("\"precision\":\"fp32\""), std::string::npos) << changed.out;
+}
+
 // Numbers that cannot make sense are refused on the command line, before anything is read
 // (a batch of 0 used to end in SIGFPE, a negative one in a run that trained nothing, a huge
 // epoch count in one that never ended).
