@@ -5,25 +5,24 @@
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
-#include <torch/cuda.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
 
 namespace dls::train {
 
-DistributedContext join_process_group(const ParallelOptions& options, const std::string& device) {
+DistributedContext join_process_group(const ParallelOptions& options, const c10::Device& device) {
   if (options.backend != "auto" && options.backend != "gloo" && options.backend != "nccl") {
     throw std::runtime_error("--dist-backend: '" + options.backend + "' is not gloo, nccl or auto");
   }
   if (!(options.timeout_s > 0)) throw std::runtime_error("--dist-timeout must be positive");
-  const bool cuda = device == "cuda" || (device == "auto" && torch::cuda::is_available());
+  const bool cuda = device.is_cuda();
   std::string backend = options.backend;
   if (backend == "auto") backend = cuda && DistributedContext::has_nccl() ? "nccl" : "gloo";
   if (backend == "nccl" && !cuda) throw std::runtime_error("--dist-backend nccl needs --device cuda");
   DistributedOptions dist;
   dist.backend = backend;
   dist.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_s * 1000));
-  dist.device = cuda ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+  dist.device = device;
   auto context = DistributedContext::from_environment(dist);
   if (context.world_size() > 1) {
     if (!context.is_main()) {
@@ -34,10 +33,6 @@ DistributedContext join_process_group(const ParallelOptions& options, const std:
                  context.world_size(), context.backend(), options.timeout_s);
   }
   return context;
-}
-
-c10::Device rank_device(const c10::Device& device, const DistributedContext& dist) {
-  return dist.is_distributed() ? dist.device() : device;
 }
 
 std::string resume_after_restart(const std::string& run_dir) {

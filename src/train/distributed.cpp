@@ -54,6 +54,11 @@ namespace {
 #ifdef DLS_HAVE_C10D
 using Clock = std::chrono::steady_clock;
 
+// `tensor` where the collectives take it: itself, or a copy on `device`.
+torch::Tensor on_device(const torch::Tensor& tensor, const torch::Device& device) {
+  return tensor.device() == device ? tensor : tensor.to(device);
+}
+
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -102,17 +107,11 @@ using Group = c10d::ProcessGroup;
 struct DistributedContext::Impl {
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<Group> group;
-  torch::Device device = torch::kCPU;  // where the collectives' own tensors live (DistributedContext::device)
   std::string failure;  // the first collective's error: the group is unusable after it
   bool stuck = false;   // a collective outlived its wait: its thread may never return
 
   // Collectives started and not yet waited for (start_all_reduce), in launch order.
   std::vector<std::pair<c10::intrusive_ptr<c10d::Work>, std::string>> pending;
-
-  // `tensor` where collectives take it: itself, or a copy on `device`.
-  torch::Tensor on_device(const torch::Tensor& tensor) const {
-    return tensor.device() == device ? tensor : tensor.to(device);
-  }
 
   // Runs the collective that `start` launches to completion and returns its wall time;
   // turns any failure into the one-line error of distributed.h.
@@ -335,7 +334,6 @@ DistributedContext::DistributedContext(const DistributedEnvironment& env, Distri
   try {
     auto impl = std::make_unique<Impl>();
     if (device_.is_cuda()) device_ = claim_rank_gpu(env.local_rank);
-    impl->device = device_;
     impl->store = c10::make_intrusive<c10d::PrefixStore>("default_pg", connect_store(env, timeout_));
     impl->group = make_group(backend_, c10::make_intrusive<c10d::PrefixStore>("0", impl->store), env, timeout_);
     store_based_barrier(*impl->store, world_size_, timeout_);
@@ -373,7 +371,7 @@ void DistributedContext::broadcast(const std::vector<torch::Tensor>& tensors, in
     for (const auto& t : tensors) {
       if (t.scalar_type() == dtype) parts.push_back(t.reshape({-1}));
     }
-    std::vector<at::Tensor> flat{impl_->on_device(torch::cat(parts))};  // [sum of numels]
+    std::vector<at::Tensor> flat{on_device(torch::cat(parts), device_)};  // [sum of numels]
     if (flat[0].numel() == 0) continue;
     c10d::BroadcastOptions options;
     options.rootRank = root;
@@ -396,7 +394,7 @@ void DistributedContext::all_reduce_sum(torch::Tensor& tensor, const std::string
   if (!impl_) return;
 #ifdef DLS_HAVE_C10D
   if (!tensor.is_contiguous()) throw std::invalid_argument(what + ": all_reduce_sum needs a contiguous tensor");
-  std::vector<at::Tensor> tensors{impl_->on_device(tensor)};
+  std::vector<at::Tensor> tensors{on_device(tensor, device_)};
   impl_->run(rank_, timeout_, what, [&] { return impl_->group->allreduce(tensors); });
   if (!tensors[0].is_same(tensor)) tensor.copy_(tensors[0]);
 #endif
@@ -454,14 +452,14 @@ std::vector<torch::Tensor> DistributedContext::all_gather_rows(const torch::Tens
     return outputs[0];
   };
   // The row counts first; then every rank's rows padded to the longest share.
-  const auto counts = gather(torch::full({1}, rows.size(0), torch::dtype(torch::kLong).device(impl_->device)),
+  const auto counts = gather(torch::full({1}, rows.size(0), torch::dtype(torch::kLong).device(device_)),
                              "all-gather of row counts");
   std::int64_t longest = 0;
   for (const auto& c : counts) longest = std::max(longest, c.item<std::int64_t>());
   if (longest == 0) return std::vector<torch::Tensor>(static_cast<std::size_t>(world_size_), rows);  // all empty
   auto shape = rows.sizes().vec();
   shape[0] = longest;
-  auto padded = torch::zeros(shape, rows.options().device(impl_->device));
+  auto padded = torch::zeros(shape, rows.options().device(device_));
   padded.narrow(0, 0, rows.size(0)).copy_(rows);
   const auto all = gather(padded, "all-gather of " + std::to_string(longest) + "-row blocks");
   for (int r = 0; r < world_size_; ++r) {

@@ -25,8 +25,8 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
   loop.workers = loop.device.is_cpu() ? std::max(1, control.workers) : 1;
   loop.precision = control.precision;
   util::check_precision(loop.precision, loop.device);
-  auto dist = join_process_group(control.parallel, options.device);
-  loop.device = rank_device(loop.device, dist);
+  auto dist = join_process_group(control.parallel, loop.device);
+  loop.device = dist.device();  // for CUDA in a group: this rank's own GPU
   const std::string resume = control.resume.empty() ? resume_after_restart(options.run_dir) : control.resume;
   if (resume.empty() && !control.dry_run && dist.is_main()) claim_run_directory(options.run_dir, control.overwrite);
   std::unique_ptr<checkpoint::CheckpointReader> reader;

@@ -21,8 +21,8 @@ ViTTrainResult train_vit(const checkpoint::ViTTrainSettings& settings, const ViT
   loop.workers = loop.device.is_cpu() ? std::max(1, control.workers) : 1;
   loop.precision = control.precision;
   util::check_precision(loop.precision, loop.device);
-  auto dist = join_process_group(control.parallel, control.device);
-  loop.device = rank_device(loop.device, dist);
+  auto dist = join_process_group(control.parallel, loop.device);
+  loop.device = dist.device();  // for CUDA in a group: this rank's own GPU
   const std::string default_run_dir = control.run_dir.empty() ? "runs/vit" : control.run_dir;
   const std::string resume = control.resume.empty() ? resume_after_restart(default_run_dir) : control.resume;
   const std::string run_dir = !control.run_dir.empty() ? control.run_dir : !resume.empty() ? run_dir_of(resume) : default_run_dir;

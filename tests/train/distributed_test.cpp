@@ -9,7 +9,6 @@
 
 #include <torch/torch.h>
 
-#include "dls/train/data_parallel.h"
 #include "dls/train/gradient_buffer.h"
 #include "support/child_processes.h"
 #include "support/program_run.h"
@@ -119,9 +118,13 @@ TEST(DistributedContext, EachLocalRankGetsItsOwnGpu) {
   EXPECT_EQ(gpu_for_local_rank(3, 8), 3);
   EXPECT_EQ(gpu_for_local_rank(5, 4), 1);
   EXPECT_THROW(gpu_for_local_rank(0, 0), std::invalid_argument);
-  const DistributedContext alone;
-  EXPECT_EQ(rank_device(c10::Device(c10::DeviceType::CPU), alone), c10::Device(c10::DeviceType::CPU));
-  EXPECT_EQ(rank_device(c10::Device(c10::DeviceType::CUDA), alone), c10::Device(c10::DeviceType::CUDA));
+  const DistributedEnvironment alone;  // RANK=0 WORLD_SIZE=1
+  for (const c10::Device device : {c10::Device(c10::DeviceType::CPU), c10::Device(c10::DeviceType::CUDA)}) {
+    DistributedOptions options;
+    options.device = device;
+    EXPECT_EQ(DistributedContext(alone, options).device(), device);
+  }
+  EXPECT_EQ(DistributedContext().device(), c10::Device(c10::DeviceType::CPU));
 }
 
 TEST(DistributedContext, UnknownOrMissingBackendsAreOneLineErrors) {

@@ -29,16 +29,13 @@ struct ParallelReport {
   double all_reduce_s = 0;  // mean wait per step for the gradient all-reduce after backward
 };
 
-// Joins the process group of this process's environment for training on `device`
-// ("cpu", "cuda"). One process: a context of world size 1. Ranks other than 0 log only
+// Joins the process group of this process's environment for training on `device` (the
+// resolved --device); the context's device() is where this rank trains (for CUDA in a group,
+// its own GPU). One process: a context of world size 1. Ranks other than 0 log only
 // warnings and errors, prefixed "[rank R]". Throws std::runtime_error (one line) for a bad
 // environment, an unknown backend, NCCL without CUDA or without NCCL in this LibTorch, or a
 // group that cannot be joined within the timeout.
-DistributedContext join_process_group(const ParallelOptions& options, const std::string& device);
-
-// The device this rank trains on: the group's (for CUDA, this rank's own GPU, see
-// DistributedOptions::device) when one was joined, else `device`.
-c10::Device rank_device(const c10::Device& device, const DistributedContext& dist);
+DistributedContext join_process_group(const ParallelOptions& options, const c10::Device& device);
 
 // The run directory to resume after torchrun restarted the job (TORCHELASTIC_RESTART_COUNT
 // > 0, no --resume given, and `run_dir` holds checkpoints): `run_dir`; otherwise "".
