@@ -5,17 +5,31 @@
 #   dlstudio/en_es_xformer_8_90000.tar.gz  DLStudio's 90,000-pair archive (and its
 #   dlstudio/en_es_xformer_8_10000.tar.gz  10,000-pair sibling), unpacked from DLStudio's
 #                                          en_es_corpus_for_learning_with_Transformers.tar.gz
+# The two sources are fetched independently: one failing does not stop the other; a summary
+# ends the run, and the exit status is non-zero when any source failed.
 # A no-op for files already there and verified. Every file is downloaded and unpacked into
 # a temporary folder inside $DLS_DATA_DIR, checked, and only then renamed into place: an
 # interrupted or failed run leaves no partial file.
 #
-# Checks: files listed in data/SHA256SUMS (or $DLS_DATA_MANIFEST) must have that SHA-256;
-# for the others no published hash exists, so the script checks that they are gzip files,
-# records their SHA-256 in $DLS_DATA_DIR/SHA256SUMS on first download, and verifies them
-# against that record afterwards (trust on first use; it says so when it happens).
+# Editions. A source may serve a newer edition of its data than the one this project was
+# measured on. The known editions are SHA-256 lines (sha256sum's format, `HASH  FILE`):
+# data/SHA256SUMS (or $DLS_DATA_MANIFEST), then $DLS_DATA_DIR/SHA256SUMS (hashes recorded
+# here). A file may have any number of lines, one per known edition: adding an edition is
+# adding one line per file it changes, which the script prints ready to paste (a new Anki
+# edition changes spa.txt, and _about.txt's date). A download whose hash is not among its
+# file's known ones is an unknown edition (or a corrupted download): nothing of that source is
+# installed, and the message names the file, its hash, the known ones and what to do.
+# Files with no known hash at all (DLStudio's archives: no published one exists) are
+# checked to be gzip files and their hash is recorded on first download (trust on first
+# use; it says so when it happens), then verified against that record.
 #
+# Usage: fetch_data.sh [--accept-unknown-edition]
+#   --accept-unknown-edition  (or DLS_ACCEPT_UNKNOWN_EDITION=1) install an unknown edition
+#                      after you have checked it, and record its hash in
+#                      $DLS_DATA_DIR/SHA256SUMS so that later runs verify against it
 # Settings (environment):
-#   DLS_DATA_DIR       where the data goes (default ${XDG_DATA_HOME:-~/.local/share}/dlstudio-cpp)
+#   DLS_DATA_DIR       where the data goes (default ${XDG_DATA_HOME:-~/.local/share}/dlstudio-cpp,
+#                      where the programs look when DLS_DATA_DIR is not set)
 #   DLS_DATA_BASE_URL  fetch every archive from this one place (a mirror, or a test server)
 #   DLS_SPA_ENG_URL    the Anki zip (default https://www.manythings.org/anki/spa-eng.zip)
 #   DLS_XFORMER_URL    DLStudio's archive. Default: DLStudio's download folder
@@ -24,52 +38,69 @@
 #                      releases are there); the full address of this archive is inferred
 #                      from the documentation's relative links, not confirmed: override it
 #                      when it moves.
-#   DLS_DATA_MANIFEST  the file of expected SHA-256 sums (default: data/SHA256SUMS)
+#   DLS_DATA_MANIFEST  the file of known SHA-256 sums (default: data/SHA256SUMS)
+#   DLS_ACCEPT_UNKNOWN_EDITION=1  as --accept-unknown-edition
+# Outside programs: curl, unzip, sha256sum, tar, gzip, awk, grep, find, and coreutils.
 set -euo pipefail
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-data_dir=${DLS_DATA_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/dlstudio-cpp}
+default_data_dir=${XDG_DATA_HOME:-$HOME/.local/share}/dlstudio-cpp
+data_dir=${DLS_DATA_DIR:-$default_data_dir}
 manifest=${DLS_DATA_MANIFEST:-$script_dir/SHA256SUMS}
 spa_url=${DLS_SPA_ENG_URL:-${DLS_DATA_BASE_URL:-https://www.manythings.org/anki}/spa-eng.zip}
 xformer_url=${DLS_XFORMER_URL:-${DLS_DATA_BASE_URL:-https://engineering.purdue.edu/kak/distDLS}/en_es_corpus_for_learning_with_Transformers.tar.gz}
-recorded="$data_dir/SHA256SUMS"  # hashes recorded on first download (no published ones)
+recorded="$data_dir/SHA256SUMS"  # hashes recorded here (first downloads, accepted editions)
+accept_unknown=${DLS_ACCEPT_UNKNOWN_EDITION:-0}
 # manythings.org refuses clients that do not look like a browser.
 user_agent="Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 
 die() { echo "fetch_data: error: $*" >&2; exit 1; }
 say() { echo "fetch_data: $*"; }
 
-for tool in curl sha256sum unzip tar gzip; do
+for arg in "$@"; do
+  case $arg in
+    --accept-unknown-edition) accept_unknown=1 ;;
+    -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) die "unknown argument '$arg' (see $0 --help)" ;;
+  esac
+done
+[ "$accept_unknown" = 0 ] || accept_unknown=1
+
+for tool in curl sha256sum unzip tar gzip awk grep find; do
   command -v "$tool" >/dev/null || die "'$tool' is not installed (Debian: make deps installs it)"
 done
 [ -r "$manifest" ] || die "cannot read the checksum list $manifest"
 
-# The expected SHA-256 of a file (path relative to $data_dir): the manifest's, else the
-# one recorded on first download, else nothing.
-expected_sha256() {
-  local file=$1 sums hash
+# The known SHA-256s of a file (path relative to $data_dir), one per line: every line for
+# it in the manifest and in the record. Lines starting with # are comments.
+known_sha256s() {
+  local file=$1 sums
   for sums in "$manifest" "$recorded"; do
     [ -r "$sums" ] || continue
-    hash=$(awk -v f="$file" '$2 == f || $2 == "*" f { print $1; exit }' "$sums")
-    if [ -n "$hash" ]; then
-      echo "$hash"
-      return
-    fi
-  done
+    awk -v f="$file" '$1 !~ /^#/ && ($2 == f || $2 == "*" f) { print $1 }' "$sums"
+  done | awk '!seen[$0]++'
+}
+
+is_known() {  # hash file -> true when hash is one of file's known ones
+  known_sha256s "$2" | grep -qxF "$1"
 }
 
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
-# True when every file (relative paths) is in place with its expected SHA-256.
+# True when every file (relative paths) is in place with a known SHA-256 (or none known).
+# A file in place with another hash fails the source: it is reported, never replaced.
 all_present() {
-  local file want
+  local file got
   for file in "$@"; do
     [ -f "$data_dir/$file" ] || return 1
-    want=$(expected_sha256 "$file")
-    if [ -n "$want" ] && [ "$(sha256_of "$data_dir/$file")" != "$want" ]; then
-      die "$data_dir/$file exists but its SHA-256 is $(sha256_of "$data_dir/$file"), expected $want;" \
+  done
+  for file in "$@"; do
+    [ -n "$(known_sha256s "$file")" ] || continue
+    got=$(sha256_of "$data_dir/$file")
+    is_known "$got" "$file" ||
+      die "$data_dir/$file exists but its SHA-256 is $got, not a known one" \
+          "($(known_sha256s "$file" | paste -sd' ' -));" \
           "remove it to download it again"
-    fi
   done
 }
 
@@ -87,28 +118,47 @@ download() {  # url destination
   esac
 }
 
-# Checks `tmp_file` against the expected SHA-256 of `file`; without one, records it.
-verify() {  # tmp_file file
-  local got want
-  got=$(sha256_of "$1")
-  want=$(expected_sha256 "$2")
-  if [ -n "$want" ]; then
-    [ "$got" = "$want" ] || die "$2 from the download has SHA-256 $got, expected $want" \
-                               "(corrupted download, or another edition of the data: nothing was installed)"
-    say "$2: SHA-256 verified"
-  else
-    say "$2: no published SHA-256; recording $got in $recorded (trust on first use)"
-    new_records+=("$got  $2")
+# Checks the downloaded files (in $work, relative paths) of one source against their known
+# hashes. Files with none are recorded (trust on first use). Unknown editions stop the
+# source with one message, unless accepted, when their hashes are recorded too.
+verify() {  # source_name url file...
+  local name=$1 url=$2 file got known unknown=() lines=()
+  shift 2
+  for file in "$@"; do
+    got=$(sha256_of "$work/$file")
+    known=$(known_sha256s "$file" | paste -sd' ' -)
+    if [ -z "$known" ]; then
+      say "$file: no published SHA-256; recording $got in $recorded (trust on first use)"
+      new_records+=("$got  $file")
+    elif is_known "$got" "$file"; then
+      say "$file: SHA-256 verified (a known edition)"
+    else
+      unknown+=("$file has SHA-256 $got, known: $known")
+      lines+=("'$got  $file'")
+      new_records+=("$got  $file")
+    fi
+  done
+  [ ${#unknown[@]} -gt 0 ] || return 0
+  local what
+  what=$(printf '%s; ' "${unknown[@]}")
+  if [ "$accept_unknown" = 1 ]; then
+    say "$name: accepting an unknown edition (DLS_ACCEPT_UNKNOWN_EDITION=1): ${what%; };" \
+        "recording its hashes in $recorded"
+    return 0
   fi
+  die "$name: $url is an edition this script does not know (or a corrupted download):" \
+      "${what%; }. Nothing of $name was installed. If the source now serves a newer" \
+      "edition, check the file and accept it with 'DLS_ACCEPT_UNKNOWN_EDITION=1 make data'" \
+      "(or data/fetch_data.sh --accept-unknown-edition), or add the line(s) ${lines[*]}" \
+      "to $manifest; else try again later"
 }
 
 # Renames the verified files into place and appends new records.
-install_files() {  # tmp_folder file...
-  local tmp=$1 file
-  shift
+install_files() {  # file...
+  local file
   for file in "$@"; do
     mkdir -p "$(dirname "$data_dir/$file")"
-    mv -f "$tmp/$file" "$data_dir/$file"
+    mv -f "$work/$file" "$data_dir/$file"
   done
   if [ ${#new_records[@]} -gt 0 ]; then
     printf '%s\n' "${new_records[@]}" >>"$recorded"
@@ -116,28 +166,29 @@ install_files() {  # tmp_folder file...
   new_records=()
 }
 
-mkdir -p "$data_dir" || die "cannot create $data_dir"
-work=$(mktemp -d "$data_dir/.fetch.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-trap 'exit 130' INT TERM
-new_records=()
-
+# --- the sources: each runs in its own subshell, where die ends only that source --------
 spa_files=(spa-eng/spa.txt spa-eng/_about.txt)
-if all_present "${spa_files[@]}"; then
-  say "spa-eng: up to date in $data_dir/spa-eng"
-else
+fetch_spa_eng() {
+  if all_present "${spa_files[@]}"; then
+    say "spa-eng: up to date in $data_dir/spa-eng"
+    return
+  fi
   download "$spa_url" "$work/spa-eng.zip"
   mkdir -p "$work/spa-eng"
   unzip -q -o "$work/spa-eng.zip" spa.txt _about.txt -d "$work/spa-eng" ||
     die "$spa_url is not a zip with spa.txt and _about.txt"
-  for file in "${spa_files[@]}"; do verify "$work/$file" "$file"; done
-  install_files "$work" "${spa_files[@]}"
-fi
+  verify spa-eng "$spa_url" "${spa_files[@]}"
+  install_files "${spa_files[@]}"
+  say "spa-eng: installed in $data_dir/spa-eng"
+}
 
 xformer_files=(dlstudio/en_es_xformer_8_90000.tar.gz dlstudio/en_es_xformer_8_10000.tar.gz)
-if all_present "${xformer_files[@]}"; then
-  say "DLStudio archives: up to date in $data_dir/dlstudio"
-else
+fetch_xformer() {
+  local file found
+  if all_present "${xformer_files[@]}"; then
+    say "DLStudio archives: up to date in $data_dir/dlstudio"
+    return
+  fi
   download "$xformer_url" "$work/xformer.tar.gz"
   mkdir -p "$work/unpacked" "$work/dlstudio"
   tar -xzf "$work/xformer.tar.gz" -C "$work/unpacked" || die "$xformer_url is not a gzip'd tar archive"
@@ -147,9 +198,48 @@ else
     # Despite the name each is a gzip'd Python pickle: an HTML error page fails here.
     gzip -t "$found" 2>/dev/null || die "$(basename "$file") in $xformer_url is not a gzip file"
     mv "$found" "$work/$file"
-    verify "$work/$file" "$file"
   done
-  install_files "$work" "${xformer_files[@]}"
-fi
+  verify "DLStudio archives" "$xformer_url" "${xformer_files[@]}"
+  install_files "${xformer_files[@]}"
+  say "DLStudio archives: installed in $data_dir/dlstudio"
+}
 
-say "done: export DLS_DATA_DIR=$data_dir"
+mkdir -p "$data_dir" || die "cannot create $data_dir"
+trap 'exit 130' INT TERM
+
+results=() failed=0
+run_source() {  # name function
+  local status=0
+  set +e
+  (
+    set -e
+    work=$(mktemp -d "$data_dir/.fetch.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    trap 'exit 130' INT TERM
+    new_records=()
+    "$2"
+  )
+  status=$?
+  set -e
+  [ $status -ne 130 ] || exit 130
+  if [ $status -eq 0 ]; then
+    results+=("  $1: in place")
+  else
+    results+=("  $1: FAILED (the reason is above)")
+    failed=$((failed + 1))
+  fi
+}
+run_source "spa-eng (Tatoeba/Anki corpus)" fetch_spa_eng
+run_source "DLStudio archives" fetch_xformer
+
+say "summary ($data_dir):"
+printf '%s\n' "${results[@]}"
+if [ $failed -gt 0 ]; then
+  say "$failed of 2 sources failed"
+  exit 1
+fi
+if [ "$data_dir" = "$default_data_dir" ]; then
+  say "done: the programs and make demo look in $data_dir by default"
+else
+  say "done: export DLS_DATA_DIR=$data_dir so that the programs and make demo find the data"
+fi

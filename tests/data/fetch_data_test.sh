@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Tests data/fetch_data.sh against a local HTTP server on 127.0.0.1 serving small fixture
-# archives made here: a good download (verified and recorded hashes), the no-op second
-# run, a corrupted file the checksum rejects, an HTTP error, being offline, and a file
-# changed after installation. No run may leave a partial file behind.
+# archives made here (no other network use): a good download (verified and recorded
+# hashes), the no-op second run, an unknown edition of one source while the other still
+# succeeds, accepting it (environment and flag), a known second edition, an HTTP error,
+# one source failing while the other succeeds, being offline, a file changed after
+# installation, and a DLStudio archive other than the recorded one. No run may leave a
+# partial file behind.
+# Outside programs: python3 (http.server, zipfile), gzip, tar, sha256sum, and those of
+# fetch_data.sh (curl, unzip, ...).
 # Usage: fetch_data_test.sh path/to/data/fetch_data.sh
 set -euo pipefail
 
@@ -20,30 +25,38 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # --- fixtures: a good site and a corrupted one -------------------------------------------
-make_site() {  # folder spa_text
-  local site=$1
+make_site() {  # folder spa_text [pickle_suffix]
+  local site=$1 suffix=${3:-}
   mkdir -p "$site/zip" "$site/tar/data"
   printf '%s' "$2" >"$site/zip/spa.txt"
   printf 'About this fixture.\n' >"$site/zip/_about.txt"
   (cd "$site/zip" && "$python" -m zipfile -c ../spa-eng.zip spa.txt _about.txt)
-  printf 'pickle 90000' | gzip -c >"$site/tar/data/en_es_xformer_8_90000.tar.gz"
-  printf 'pickle 10000' | gzip -c >"$site/tar/data/en_es_xformer_8_10000.tar.gz"
+  printf 'pickle 90000%s' "$suffix" | gzip -nc >"$site/tar/data/en_es_xformer_8_90000.tar.gz"
+  printf 'pickle 10000%s' "$suffix" | gzip -nc >"$site/tar/data/en_es_xformer_8_10000.tar.gz"
   tar -czf "$site/en_es_corpus_for_learning_with_Transformers.tar.gz" -C "$site/tar" data
   rm -rf "$site/zip" "$site/tar"
 }
 good_text=$'Go.\tVe.\nI\'m here.\tEstoy aquí.\n'
 make_site "$tmp/www/good" "$good_text"
-make_site "$tmp/www/bad" $'Go.\tVe.\nI\'m here.\tEstoy aqui!\n'   # one byte changed
+new_text=$'Go.\tVe.\nI\'m here.\tEstoy aqui!\n'   # one byte changed: another edition
+make_site "$tmp/www/bad" "$new_text"
+make_site "$tmp/www/newdls" "$good_text" ' (another edition)'
 mkdir -p "$tmp/www/html"
 printf '<html>Moved</html>' >"$tmp/www/html/spa-eng.zip"
 
 # The checksums the script must enforce: those of the good fixture.
 printf 'Go.\tVe.\nI'"'"'m here.\tEstoy aquí.\n' >"$tmp/expected_spa.txt"
 printf 'About this fixture.\n' >"$tmp/expected_about.txt"
+good_sha=$(sha256sum "$tmp/expected_spa.txt" | cut -d' ' -f1)
+new_sha=$(printf '%s' "$new_text" | sha256sum | cut -d' ' -f1)
 cat >"$tmp/SHA256SUMS" <<EOF
-$(sha256sum "$tmp/expected_spa.txt" | cut -d' ' -f1)  spa-eng/spa.txt
+# comment lines are ignored
+$good_sha  spa-eng/spa.txt
 $(sha256sum "$tmp/expected_about.txt" | cut -d' ' -f1)  spa-eng/_about.txt
 EOF
+# The same with a second known edition of spa.txt: one more line.
+cp "$tmp/SHA256SUMS" "$tmp/SHA256SUMS.two"
+echo "$new_sha  spa-eng/spa.txt" >>"$tmp/SHA256SUMS.two"
 
 # --- the server: port 0 lets the system pick a free one, which it prints --------------
 "$python" -u -m http.server 0 --bind 127.0.0.1 --directory "$tmp/www" >"$tmp/server.log" 2>&1 &
@@ -59,10 +72,18 @@ base="http://127.0.0.1:$port"
 # A port with nothing listening: taken from the system, then released.
 dead_port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
-run() {  # data_dir base_url -> output in $tmp/out, exit status in $status
+# run data_dir base_url [VAR=value...] -> output in $tmp/out, exit status in $status;
+# the script's arguments come from the array $args. Proxies are unset: 127.0.0.1 only.
+args=()
+run() {
   status=0
-  env -u DLS_SPA_ENG_URL -u DLS_XFORMER_URL DLS_DATA_DIR="$1" DLS_DATA_BASE_URL="$2" \
-      DLS_DATA_MANIFEST="$tmp/SHA256SUMS" bash "$fetch" >"$tmp/out" 2>&1 || status=$?
+  env -u DLS_SPA_ENG_URL -u DLS_XFORMER_URL -u DLS_ACCEPT_UNKNOWN_EDITION \
+      -u http_proxy -u https_proxy -u all_proxy -u HTTP_PROXY -u HTTPS_PROXY -u ALL_PROXY \
+      DLS_DATA_DIR="$1" DLS_DATA_BASE_URL="$2" DLS_DATA_MANIFEST="$tmp/SHA256SUMS" "${@:3}" \
+      bash "$fetch" "${args[@]}" >"$tmp/out" 2>&1 || status=$?
+}
+has() {  # what pattern: the output holds the (basic) regular expression
+  grep -q -- "$2" "$tmp/out" || fail "$1: no '$2' in: $(cat "$tmp/out")"
 }
 no_partial_files() {  # data_dir
   local left
@@ -79,6 +100,8 @@ cmp -s "$tmp/data/spa-eng/_about.txt" "$tmp/expected_about.txt" || fail "_about.
 [ "$(gzip -dc "$tmp/data/dlstudio/en_es_xformer_8_10000.tar.gz")" = "pickle 10000" ] || fail "10000 archive"
 grep -q "spa-eng/spa.txt: SHA-256 verified" "$tmp/out" || fail "no verification reported: $(cat "$tmp/out")"
 grep -q "trust on first use" "$tmp/out" || fail "unverified files not reported: $(cat "$tmp/out")"
+has "good download" "export DLS_DATA_DIR=$tmp/data"
+has "good download" "DLStudio archives: in place"
 [ "$(wc -l <"$tmp/data/SHA256SUMS")" -eq 2 ] || fail "expected 2 recorded hashes"
 (cd "$tmp/data" && sha256sum --quiet -c SHA256SUMS) || fail "recorded hashes do not match the files"
 no_partial_files "$tmp/data"
@@ -90,12 +113,50 @@ grep -q "spa-eng: up to date" "$tmp/out" || fail "second run: $(cat "$tmp/out")"
 grep -q "DLStudio archives: up to date" "$tmp/out" || fail "second run: $(cat "$tmp/out")"
 [ "$(wc -l <"$tmp/data/SHA256SUMS")" -eq 2 ] || fail "records duplicated"
 
-# 3. A corrupted spa.txt: rejected by its checksum, nothing installed.
+# 3. An unknown edition of spa-eng (or a corrupted download): one message naming the file,
+#    its hash, the known one and what to do; nothing of spa-eng installed, while the
+#    DLStudio archives are installed all the same; a summary and a non-zero exit.
 run "$tmp/data3" "$base/bad"
-[ $status -ne 0 ] || fail "a corrupted spa.txt was accepted"
-grep -q "spa-eng/spa.txt from the download has SHA-256 .*, expected" "$tmp/out" || fail "message: $(cat "$tmp/out")"
-[ ! -e "$tmp/data3/spa-eng" ] || fail "files installed from a corrupted download"
+[ $status -ne 0 ] || fail "an unknown edition of spa.txt was accepted"
+has "unknown edition" "spa-eng/spa.txt has SHA-256 $new_sha, known: $good_sha"
+has "unknown edition" "DLS_ACCEPT_UNKNOWN_EDITION=1"
+has "unknown edition" "add the line(s) '$new_sha  spa-eng/spa.txt' to $tmp/SHA256SUMS"
+[ "$(grep -c "error:" "$tmp/out")" -eq 1 ] || fail "not one message: $(cat "$tmp/out")"
+has "summary" "spa-eng (Tatoeba/Anki corpus): FAILED"
+has "summary" "DLStudio archives: in place"
+has "summary" "1 of 2 sources failed"
+[ ! -e "$tmp/data3/spa-eng" ] || fail "files installed from an unknown edition"
+[ "$(gzip -dc "$tmp/data3/dlstudio/en_es_xformer_8_90000.tar.gz")" = "pickle 90000" ] ||
+  fail "the DLStudio archives were not installed beside the failing source"
 no_partial_files "$tmp/data3"
+
+# 3b. Accepted after checking (DLS_ACCEPT_UNKNOWN_EDITION=1): installed, its hash recorded,
+#     and a later run without the override verifies against the record, offline.
+run "$tmp/data3" "$base/bad" DLS_ACCEPT_UNKNOWN_EDITION=1
+[ $status -eq 0 ] || fail "the accepted edition failed: $(cat "$tmp/out")"
+has "accepted edition" "accepting an unknown edition"
+has "accepted edition" "DLStudio archives: up to date"
+cmp -s "$tmp/data3/spa-eng/spa.txt" <(printf '%s' "$new_text") || fail "accepted spa.txt differs"
+grep -qx "$new_sha  spa-eng/spa.txt" "$tmp/data3/SHA256SUMS" || fail "accepted hash not recorded"
+run "$tmp/data3" "http://127.0.0.1:$dead_port"
+[ $status -eq 0 ] || fail "the accepted edition is not verified afterwards: $(cat "$tmp/out")"
+has "after accepting" "spa-eng: up to date"
+no_partial_files "$tmp/data3"
+
+# 3c. The same with the flag.
+args=(--accept-unknown-edition)
+run "$tmp/data3c" "$base/bad"
+args=()
+[ $status -eq 0 ] || fail "--accept-unknown-edition failed: $(cat "$tmp/out")"
+cmp -s "$tmp/data3c/spa-eng/spa.txt" <(printf '%s' "$new_text") || fail "flag: spa.txt differs"
+
+# 3d. A second known edition (one more line in the manifest): verified, no override needed.
+run "$tmp/data3d" "$base/bad" DLS_DATA_MANIFEST="$tmp/SHA256SUMS.two"
+[ $status -eq 0 ] || fail "a known second edition was refused: $(cat "$tmp/out")"
+has "second edition" "spa-eng/spa.txt: SHA-256 verified"
+cmp -s "$tmp/data3d/spa-eng/spa.txt" <(printf '%s' "$new_text") || fail "second edition: spa.txt differs"
+[ "$(wc -l <"$tmp/data3d/SHA256SUMS")" -eq 2 ] || fail "a known edition was recorded"
+no_partial_files "$tmp/data3d"
 
 # 4. An HTTP error page and a missing file: clear errors, nothing installed.
 run "$tmp/data4" "$base/html"
@@ -106,10 +167,22 @@ run "$tmp/data4" "$base/missing"
 [ ! -e "$tmp/data4/spa-eng" ] || fail "files installed after an error"
 no_partial_files "$tmp/data4"
 
+# 4b. DLStudio's archive missing (HTTP 404) while spa-eng succeeds.
+run "$tmp/data4b" "$base/good" DLS_XFORMER_URL="$base/missing/archive.tar.gz"
+[ $status -ne 0 ] || fail "a failing source did not fail the run"
+has "404 for one source" "HTTP 404"
+has "404 for one source" "spa-eng (Tatoeba/Anki corpus): in place"
+has "404 for one source" "DLStudio archives: FAILED"
+cmp -s "$tmp/data4b/spa-eng/spa.txt" "$tmp/expected_spa.txt" || fail "spa.txt not installed beside a 404"
+[ ! -e "$tmp/data4b/dlstudio" ] || fail "files installed after a 404"
+no_partial_files "$tmp/data4b"
+
 # 5. Offline: one clear line, nothing installed.
 run "$tmp/data5" "http://127.0.0.1:$dead_port"
 [ $status -ne 0 ] || fail "offline run succeeded"
 grep -q "Are you offline?" "$tmp/out" || fail "offline message: $(cat "$tmp/out")"
+[ "$(grep -c "Are you offline?" "$tmp/out")" -eq 2 ] || fail "each source tried: $(cat "$tmp/out")"
+has "offline" "2 of 2 sources failed"
 [ ! -e "$tmp/data5/spa-eng" ] || fail "files installed while offline"
 no_partial_files "$tmp/data5"
 
@@ -119,5 +192,15 @@ run "$tmp/data" "$base/good"
 [ $status -ne 0 ] || fail "a changed file was accepted"
 grep -q "exists but its SHA-256 is" "$tmp/out" || fail "message: $(cat "$tmp/out")"
 [ "$(cat "$tmp/data/dlstudio/en_es_xformer_8_10000.tar.gz")" = "changed" ] || fail "the file was replaced"
+has "changed file" "spa-eng: up to date"
+
+# 7. A DLStudio archive other than the recorded one (trust on first use) is an unknown edition.
+rm -f "$tmp/data/dlstudio/"*.tar.gz
+run "$tmp/data" "$base/newdls"
+[ $status -ne 0 ] || fail "another DLStudio archive was accepted"
+has "other DLStudio archive" "DLStudio archives: .* is an edition this script does not know"
+has "other DLStudio archive" "dlstudio/en_es_xformer_8_90000.tar.gz has SHA-256 .*, known: "
+[ ! -e "$tmp/data/dlstudio/en_es_xformer_8_90000.tar.gz" ] || fail "an unknown DLStudio archive was installed"
+no_partial_files "$tmp/data"
 
 echo "fetch_data.sh: all checks passed"
