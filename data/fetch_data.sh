@@ -207,8 +207,8 @@ fetch_xformer() {
 mkdir -p "$data_dir" || die "cannot create $data_dir"
 trap 'exit 130' INT TERM
 
-results=() failed=0
-run_source() {  # name function
+results=() failed=0 spa_ok=0
+run_source() {  # name function -> $? of the source in $source_status
   local status=0
   set +e
   (
@@ -221,6 +221,7 @@ run_source() {  # name function
   )
   status=$?
   set -e
+  source_status=$status
   [ $status -ne 130 ] || exit 130
   if [ $status -eq 0 ]; then
     results+=("  $1: in place")
@@ -230,12 +231,16 @@ run_source() {  # name function
   fi
 }
 run_source "spa-eng (Tatoeba/Anki corpus)" fetch_spa_eng
+[ "$source_status" -ne 0 ] || spa_ok=1
 run_source "DLStudio archives" fetch_xformer
 
 say "summary ($data_dir):"
 printf '%s\n' "${results[@]}"
 if [ $failed -gt 0 ]; then
   say "$failed of 2 sources failed"
+  if [ $spa_ok = 1 ]; then
+    say "the Tatoeba corpus, all that make demo and the programs' default need, is in place"
+  fi
   exit 1
 fi
 if [ "$data_dir" = "$default_data_dir" ]; then
