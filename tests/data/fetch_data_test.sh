@@ -7,11 +7,19 @@
 # installation, and a DLStudio archive other than the recorded one. No run may leave a
 # partial file behind.
 # Outside programs: python3 (http.server, zipfile), gzip, tar, sha256sum, and those of
-# fetch_data.sh (curl, unzip, ...).
+# fetch_data.sh (curl, unzip, sha256sum, tar, gzip, awk, grep, find, coreutils).
 # Usage: fetch_data_test.sh path/to/data/fetch_data.sh
 set -euo pipefail
 
 fetch=$1
+# What it runs from outside the project, declared as tests/outside_needs.tsv asks: a missing
+# one skips the test (exit 77) with one line (where tests/support/outside_needs.sh exists).
+outside_needs="$(dirname "${BASH_SOURCE[0]}")/../support/outside_needs.sh"
+if [ -r "$outside_needs" ]; then
+  # shellcheck source=/dev/null
+  source "$outside_needs"
+  require_outside /usr/bin/python3 /usr/bin/curl /usr/bin/unzip
+fi
 python=/usr/bin/python3
 [ -x "$python" ] || python=$(command -v python3)
 tmp=$(mktemp -d)
