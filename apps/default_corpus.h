@@ -51,14 +51,13 @@ inline std::string no_corpus_message() {
     return "no corpus: give --data FILE, or set DLS_DATA_DIR to a folder with spa-eng/spa.txt "
            "('DLS_DATA_DIR=DIR make data' downloads the Tatoeba corpus there)";
   }
-  const auto corpus = (dir / "spa-eng" / "spa.txt").string();
+  const std::string where = ", which downloads the Tatoeba corpus to " + (dir / "spa-eng" / "spa.txt").string() +
+                            " where this program looks for it";
   if (default_corpus_detail::env("DLS_DATA_DIR") != nullptr) {
-    return "no corpus: give --data FILE, or run 'make data' with the same DLS_DATA_DIR, which downloads the "
-           "Tatoeba corpus to " + corpus + " where this program looks for it (or unset DLS_DATA_DIR to use "
-           "make data's default folder)";
+    return "no corpus: give --data FILE, or run 'make data' with the same DLS_DATA_DIR" + where +
+           " (or unset DLS_DATA_DIR to use make data's default folder)";
   }
-  return "no corpus: give --data FILE, or run 'make data', which downloads the Tatoeba corpus to " + corpus +
-         " where this program looks for it (DLS_DATA_DIR=DIR: in DIR instead)";
+  return "no corpus: give --data FILE, or run 'make data'" + where + " (DLS_DATA_DIR=DIR: in DIR instead)";
 }
 
 }  // namespace dls::apps

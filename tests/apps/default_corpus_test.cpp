@@ -112,7 +112,8 @@ TEST(DefaultCorpus, NoCorpusMessageIsOneLineNamingMakeDataAndDlsDataDir) {
   };
   {
     const DataEnvironment env(std::nullopt, std::nullopt, (root / "home").string());
-    check(apps::no_corpus_message(), (root / "home" / ".local" / "share" / "dlstudio-cpp" / "spa-eng" / "spa.txt").string());
+    check(apps::no_corpus_message(),
+          (root / "home" / ".local" / "share" / "dlstudio-cpp" / "spa-eng" / "spa.txt").string());
   }
   {
     const DataEnvironment env((root / "data").string(), std::nullopt, (root / "home").string());
