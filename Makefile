@@ -3,6 +3,7 @@
 #   make test   installs what is missing, builds, runs the whole test suite
 #   make data   downloads the real corpus and DLStudio's archive into $DLS_DATA_DIR
 #               (default ~/.local/share/dlstudio-cpp; see data/fetch_data.sh)
+#   make format formats the C++ files as .clang-format says (make test checks it)
 BUILD_DIR ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
@@ -11,7 +12,7 @@ PROGRAMS  := seq2seq_train vit_train lm_train checkpoint_eval
 BENCH     := dls_bench dls_bench_images
 FUZZ_RUNS ?= 10000000
 
-.PHONY: all deps deps-test deps-bench configure build demo test test-asan bench fuzz data clean
+.PHONY: all deps deps-test deps-bench configure build demo test test-asan bench fuzz data format clean
 
 all: build
 
@@ -56,6 +57,11 @@ fuzz:
 
 data:
 	@data/fetch_data.sh
+
+# Formats every C++ file as .clang-format says; make test checks it (Format.ClangFormatClean).
+format:
+	@command -v clang-format >/dev/null || cmake/install_debian_deps.sh test
+	@cmake/clang_format.sh apply
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -35,7 +35,8 @@
 #include "dls/eval/text_scoring.h"
 #include "dls/eval/vit_checkpoint_report.h"
 #include "dls/util/precision.h"
-#include "dls/util/runtime.h"
+#include "dls/util/device.h"
+#include "command_line.h"
 #include "config_file.h"
 #include "cli_overrides.h"
 #include "error_line.h"
@@ -45,7 +46,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"Evaluate the checkpoints of a seq2seq or ViT run (the checkpoint says which), translate\n"
                "sentences, or score a translation file. Models are rebuilt from the checkpoints alone.\n"};
-  app.footer("Exit status: 0 done, 1 error (one line on stderr).");
+  app.footer("Exit status: 0 done, 1 error, usage errors included (one line on stderr).");
   app.get_formatter()->column_width(40);
   std::string path, score_file, smoothing = "none", log_level = "info", device = "cpu", precision = "fp32";
   std::vector<std::string> ref_files, sentences;
@@ -112,9 +113,9 @@ int main(int argc, char** argv) {
   dls::apps::add_precision_flag(app, precision, output);
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->check(dls::apps::log_levels())->group(output);
 
-  dls::apps::one_line_failures(app);
+  dls::apps::add_version_flag(app, "checkpoint_eval");
   dls::apps::add_config_option(app);
-  CLI11_PARSE(app, argc, argv);
+  if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("checkpoint_eval"));
   spdlog::set_level(spdlog::level::from_str(log_level));
   try {

@@ -50,12 +50,6 @@ inline CLI::Validator in_range(double lo, double hi) {
       "", "in_range");
 }
 
-// Command-line errors as one line, "error: --flag: what is wrong (see --help)", like every
-// other failure (CLI11's default adds a second line).
-inline void one_line_failures(CLI::App& app) {
-  app.failure_message([](const CLI::App*, const CLI::Error& e) { return "error: " + std::string(e.what()) + " (see --help)\n"; });
-}
-
 // The values of --optimizer (checkpoint::parse_optimizer).
 inline CLI::Validator optimizers() { return CLI::IsMember({"adam", "adamw"}); }
 

@@ -17,6 +17,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "command_line.h"
 #include "cli_overrides.h"
 #include "config_file.h"
 #include "default_corpus.h"
@@ -86,6 +87,8 @@ int main(int argc, char** argv) {
   CLI::App app{"Train a decoder-only (GPT-style) language model: DLStudio's MasterDecoderWithMasking without\n"
                "cross-attention, on next-token prediction over sentences. A preset gives every setting; each\n"
                "flag below overrides one."};
+  app.footer("Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
+             "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
   app.get_formatter()->column_width(36);
   Overrides overrides;
   std::string data_path, preset = "cpu", log_level = "info", precision = "fp32";
@@ -95,7 +98,7 @@ int main(int argc, char** argv) {
 
   const std::string data = "Data";
   app.add_option("--data", data_path, "sentences: plain text (one per line), a Tatoeba/Anki TSV or a DLStudio archive; "
-                 "default $DLS_DATA_DIR/spa-eng/spa.txt")->group(data);
+                 + std::string(dls::apps::kDefaultCorpusHelp))->group(data);
   setting<std::string>(app, overrides, "--side", "es or en: the TSV side, and the normalisation rules of plain text", [](auto& s, auto v) { s.data.side = v; })->check(CLI::IsMember({"es", "en"}))->group(data);
   setting<int>(app, overrides, "--max-words", "longest sentence kept, in words (L = max-words + 2; sentencepiece: L = the longest kept sentence in pieces + 2)", [](auto& s, auto v) { s.data.max_words = v; })->check(dls::apps::in_range(1, 1000))->group(data);
   setting<std::string>(app, overrides, "--tokenizer", "word, or sentencepiece (subword units trained on the training split, kept in the checkpoint)", [](auto& s, auto v) { s.data.subword_units = dls::checkpoint::parse_tokenizer(v); })->check(CLI::IsMember({"word", "sentencepiece"}))->group(data);
@@ -129,7 +132,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-iters", control.max_iters, "stop after this many steps in all (0: no limit)")->check(dls::apps::in_range(0, 1000000000000))->group(training);
   app.add_option("--time-limit", control.time_limit_s, "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end there (0: none; a resume keeps the run's)")->check(dls::apps::in_range(0, 1000000000))->group(training);
   app.add_option("--resume", control.resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
-  app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")->capture_default_str()->check(dls::apps::in_range(1, 256))->group(training);
+  app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")->check(dls::apps::in_range(1, 256))->group(training);
   app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU)")->check(dls::apps::in_range(1, 256))->group(training);
   dls::apps::add_parallel_flags(app, control.parallel, "Data parallelism (torchrun)");
   app.add_option("--device", control.device, "cpu, cuda or auto")->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}))->group(training);
@@ -146,10 +149,10 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")->group(output);
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->check(dls::apps::log_levels())->group(output);
 
-  dls::apps::one_line_failures(app);
+  dls::apps::add_version_flag(app, "lm_train");
   dls::apps::not_in_config({app.get_option("--resume"), app.get_option("--overwrite"), app.get_option("--dry-run")});
   dls::apps::add_config_option(app);
-  CLI11_PARSE(app, argc, argv);
+  if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("lm_train"));
   try {
     dls::util::RuntimeOptions runtime;
@@ -165,7 +168,7 @@ int main(int argc, char** argv) {
     }
     if (!data_path.empty()) settings.data.path = data_path;
     if (settings.data.path.empty()) {
-      throw std::runtime_error("no corpus: give --data FILE or set DLS_DATA_DIR (looked for spa-eng/spa.txt)");
+      throw std::runtime_error(dls::apps::no_corpus_message());
     }
     dls::apps::apply_overrides(overrides, settings);
     check_subword_flags(app, settings.data, !control.resume.empty());

@@ -14,6 +14,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "command_line.h"
 #include "cli_overrides.h"
 #include "config_file.h"
 #include "default_corpus.h"
@@ -100,8 +101,8 @@ int main(int argc, char** argv) {
   CLI::App app{"Train DLStudio's English-to-Spanish transformer (TransformerFG or TransformerPreLN).\n"
                "A preset gives every setting; each flag below overrides one. With --resume the\n"
                "checkpoint's settings are the starting point instead of the preset.\n"};
-  app.footer("Exit status: 0 done, 1 error (one line on stderr), 3 training diverged (NaN loss),\n"
-             "130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
+  app.footer("Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
+             "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
   app.get_formatter()->column_width(38);
   Overrides overrides;
   std::string data_path, preset = "dlstudio", variant = "FG", resume, log_level = "info";
@@ -110,7 +111,7 @@ int main(int argc, char** argv) {
 
   const std::string data = "Data";
   app.add_option("--data", data_path, "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive "
-                 "(.tar.gz pickle); default $DLS_DATA_DIR/spa-eng/spa.txt")->group(data);
+                 "(.tar.gz pickle); " + std::string(dls::apps::kDefaultCorpusHelp))->group(data);
   setting<int>(app, overrides, "--max-words", "longest sentence kept, per side, in words (L = max-words + 2; sentencepiece: L = the longest kept side in pieces + 2)", [](auto& s, auto v) { s.training.max_words = v; })->check(dls::apps::in_range(1, 1000))->group(data);
   setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split (default 1234)", [](auto& s, auto v) { s.training.split_seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(data);
   setting<std::int64_t>(app, overrides, "--validation-pairs", "held-out pairs, split by English sentence (default 2000)", [](auto& s, auto v) { s.training.validation_pairs = v; })->check(dls::apps::in_range(0, 1000000000))->group(data);
@@ -184,10 +185,10 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")->group(output);
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->check(dls::apps::log_levels())->group(output);
 
-  dls::apps::one_line_failures(app);
+  dls::apps::add_version_flag(app, "seq2seq_train");
   dls::apps::not_in_config({app.get_option("--resume"), app.get_option("--overwrite"), app.get_option("--dry-run")});
   dls::apps::add_config_option(app);
-  CLI11_PARSE(app, argc, argv);
+  if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("seq2seq_train"));
   try {
     dls::util::RuntimeOptions runtime;
@@ -208,7 +209,7 @@ int main(int argc, char** argv) {
     }
     if (!data_path.empty()) setup.training.data_path = data_path;
     if (setup.training.data_path.empty()) {
-      throw std::runtime_error("no corpus: give --data FILE or set DLS_DATA_DIR (looked for spa-eng/spa.txt)");
+      throw std::runtime_error(dls::apps::no_corpus_message());
     }
     dls::apps::apply_overrides(overrides, setup);
     check_subword_flags(app, setup, !resume.empty());

@@ -16,6 +16,7 @@
 #include "dls/train/seq2seq_presets.h"
 #include "dls/train/split_batch.h"
 #include "dls/util/precision.h"
+#include "dls/util/device.h"
 #include "dls/util/runtime.h"
 
 namespace dls::bench {

@@ -12,6 +12,7 @@
 #include "dls/train/split_batch.h"
 #include "dls/train/vit_presets.h"
 #include "dls/util/precision.h"
+#include "dls/util/device.h"
 #include "dls/util/runtime.h"
 
 namespace dls::bench {

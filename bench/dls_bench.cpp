@@ -16,9 +16,11 @@
 #include "bench_measure.h"
 #include "bench_tasks.h"
 #include "dls/layers/small_batched_matmul.h"
+#include "dls/util/device.h"
 #include "dls/util/json.h"
 #include "dls/util/runtime.h"
 #include "../apps/cli_overrides.h"
+#include "../apps/command_line.h"
 #include "../apps/error_line.h"
 
 namespace {
@@ -90,8 +92,8 @@ int main(int argc, char** argv) {
   app.add_flag("--all-output-rows", options.all_output_rows, "seq2seq training: send every target position, padding included, through the output layer and log-softmax");
   app.add_option("--profile", options.profile_rows, "after timing, print the N operators with the most self time over --iters more steps (bench_profile.h)")
       ->check(in_range(0, 100000));
-  dls::apps::one_line_failures(app);
-  CLI11_PARSE(app, argc, argv);
+  dls::apps::add_version_flag(app, "dls_bench");
+  if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
   try {
     dls::util::RuntimeOptions runtime;
     runtime.threads = threads;

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages that dlstudio-cpp needs, skipping those already present.
-# Usage: cmake/install_debian_deps.sh [build|test|bench|fuzz]   (test and bench include build's)
+# Usage: cmake/install_debian_deps.sh [build|test|bench|fuzz] [--print]
+#   (test and bench include build's; --print lists the set's packages and installs nothing)
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 set_name=${1:-build}
+print=${2:-}
 # libgloo-dev: the headers LibTorch's c10d ProcessGroupGloo needs (multi-process training).
 # ccache: a clean build of sources built before on this machine (a fresh clone, as CI
 # makes) takes its objects from the cache (cmake/DlsCompilerCache.cmake).
@@ -19,11 +22,16 @@ packages=(cmake g++ make pkg-config zlib1g-dev ccache
           libopenblas0-openmp dataset-fashion-mnist)
 case "$set_name" in
   build) ;;
-  test)  packages+=(python3 python3-nltk) ;;          # NLTK cross-checks BLEU
+  # What the tests run from outside the project: the packages of tests/outside_needs.tsv
+  # (Python and its torch and NLTK for the cross-checks, torchrun, curl, unzip).
+  test)  mapfile -t listed < <(awk -F'\t' '!/^#/ && NF == 4 { print $3 }' tests/outside_needs.tsv | sort -u)
+         packages+=("${listed[@]}") ;;
   bench) packages+=(python3 python3-nltk python3-torch) ;;  # Python reference models
   fuzz)  packages+=(clang libfuzzer-14-dev) ;;        # make fuzz: libFuzzer targets (tests/fuzz)
   *) echo "usage: $0 [build|test|bench|fuzz]" >&2; exit 2 ;;
 esac
+
+if [ "$print" = --print ]; then echo "${packages[*]}"; exit 0; fi
 
 missing=()
 for p in "${packages[@]}"; do

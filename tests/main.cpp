@@ -3,9 +3,20 @@
 #include <gtest/gtest.h>
 
 #include "dls/util/runtime.h"
+#include "support/outside_needs.h"
+
+namespace {
+
+// What a test declared it runs from outside the project holds for that test only.
+class ForgetOutsideNeeds : public ::testing::EmptyTestEventListener {
+  void OnTestStart(const ::testing::TestInfo&) override { dls::test::forget_declared_outside_needs(); }
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  ::testing::UnitTest::GetInstance()->listeners().Append(new ForgetOutsideNeeds);
   dls::util::RuntimeOptions options;
   options.log_level = "warn";
   options.threads = 1;  // ctest runs tests side by side; tiny tensors gain nothing from more

@@ -14,7 +14,9 @@ impl "torchnn": nn.Transformer / nn.TransformerEncoder as a PyTorch user writes 
   vit-train       forward + backward + optimizer step on a batch of images
   vit-infer       forward of a batch of images, eval mode, no_grad
 Each of --repeats repeats times --iters steps (after --warmup untimed steps) and reports
-items/s (pairs, sentences or images). Progress goes to stderr.
+items/s (pairs, sentences or images). Progress goes to stderr. --device cuda (impl torchnn)
+runs on the GPU, the clock read after torch.cuda.synchronize(); --precision bf16 runs the
+steps under autocast, as a PyTorch user would.
 """
 import argparse
 import json
@@ -68,7 +70,11 @@ def parse_args(argv=None):
     add("--repeats", type=int, default=3)
     add("--iters", type=int, default=2)
     add("--seed", type=int, default=0)
+    add("--device", choices=("cpu", "cuda"), default="cpu", help="cuda: impl torchnn only")
+    add("--precision", choices=("fp32", "bf16"), default="fp32", help="bf16: autocast")
     args = parser.parse_args(argv)
+    if args.device == "cuda" and args.impl != "torchnn":
+        parser.error("--device cuda: only --impl torchnn moves its tensors to the GPU")
     if args.layout is None:
         args.layout = "positionwise" if args.task.startswith("vit") else "dlstudio"
     return args
@@ -76,7 +82,8 @@ def parse_args(argv=None):
 
 def config_of(args):
     """The settings that matter for the chosen impl and task (for the JSON record)."""
-    keys = ["variant", "embedding_size", "heads", "encoders", "batch", "threads", "seed"]
+    keys = ["variant", "embedding_size", "heads", "encoders", "batch", "threads", "seed", "device",
+            "precision"]
     if args.impl == "dlstudio":
         keys.append("layout")
     if args.impl == "torchnn" or args.layout == "positionwise":
@@ -106,14 +113,16 @@ def dlstudio_seq2seq(args):
 def torchnn_seq2seq(args):
     return tnn.Seq2SeqTransformer(args.src_vocab, args.tgt_vocab, args.embedding_size,
                                   args.heads, args.encoders, args.decoders, args.ffn_mult,
-                                  args.dropout, args.max_len, pre_ln=args.variant == "PreLN")
+                                  args.dropout, args.max_len,
+                                  pre_ln=args.variant == "PreLN").to(args.device)
 
 
 def pair_batches(args):
     # DLStudio pads with EOS and has no PAD; the torchnn model has PAD = 2.
     first_word, pad = (2, dls_py.EOS) if args.impl == "dlstudio" else (3, tnn.PAD)
-    return synthetic.sentence_pairs(args.seed + 1, DATA_BATCHES, args.batch, args.max_len,
-                                    args.src_vocab, args.tgt_vocab, first_word, pad)
+    pairs = synthetic.sentence_pairs(args.seed + 1, DATA_BATCHES, args.batch, args.max_len,
+                                     args.src_vocab, args.tgt_vocab, first_word, pad)
+    return [(src.to(args.device), tgt.to(args.device)) for src, tgt in pairs]
 
 
 def seq2seq_train(args):
@@ -157,8 +166,9 @@ def seq2seq_decode(args):
 # ---- vision transformer ----------------------------------------------------------------
 
 def vit_task(args):
-    batches = synthetic.images(args.seed + 1, DATA_BATCHES, args.batch, args.channels,
-                               args.image_size, args.classes)
+    batches = [(images.to(args.device), labels.to(args.device)) for images, labels in
+               synthetic.images(args.seed + 1, DATA_BATCHES, args.batch, args.channels,
+                                args.image_size, args.classes)]
     criterion = nn.CrossEntropyLoss()
     if args.impl == "dlstudio":
         vit = dls_py.visTransformer(args.image_size, args.channels, args.patch,
@@ -176,7 +186,7 @@ def vit_task(args):
     else:
         vit = tnn.ViT(args.image_size, args.channels, args.patch, args.embedding_size,
                       args.heads, args.encoders, args.ffn_mult, args.dropout, args.classes,
-                      pre_ln=args.variant == "PreLN", stem=args.stem)
+                      pre_ln=args.variant == "PreLN", stem=args.stem).to(args.device)
         if args.task == "vit-infer":
             forward = vit
         else:
@@ -206,13 +216,23 @@ def rss_mb():
 
 
 def measure(args, step):
+    def sync():
+        if args.device == "cuda":
+            torch.cuda.synchronize()
+
+    def run(i):
+        with torch.autocast(args.device, dtype=torch.bfloat16, enabled=args.precision == "bf16"):
+            step(i)
+
     for i in range(args.warmup):
-        step(i)
+        run(i)
     samples, rss_after = [], []
     for repeat in range(args.repeats):
+        sync()
         start = time.perf_counter()
         for i in range(args.iters):
-            step(args.warmup + repeat * args.iters + i)
+            run(args.warmup + repeat * args.iters + i)
+        sync()
         elapsed = time.perf_counter() - start
         samples.append(args.iters * args.batch / elapsed)
         rss_after.append(rss_mb())

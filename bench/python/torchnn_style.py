@@ -58,7 +58,7 @@ class Seq2SeqTransformer(nn.Module):
         return memory, src_padding
 
     def decode(self, tgt, memory, src_padding):  # prefix [B, T] -> hidden states [B, T, M]
-        causal = self.transformer.generate_square_subsequent_mask(tgt.size(1))
+        causal = self.transformer.generate_square_subsequent_mask(tgt.size(1)).to(tgt.device)
         return self.transformer.decoder(self.embed(self.tgt_embedding, tgt), memory,
                                         tgt_mask=causal, tgt_key_padding_mask=tgt == PAD,
                                         memory_key_padding_mask=src_padding)

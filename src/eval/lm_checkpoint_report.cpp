@@ -14,6 +14,7 @@
 #include "dls/eval/lm_data.h"
 #include "dls/eval/lm_evaluation.h"
 #include "dls/util/json.h"
+#include "dls/util/device.h"
 #include "dls/util/runtime.h"
 #include "dls/util/table.h"
 

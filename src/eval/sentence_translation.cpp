@@ -15,6 +15,7 @@
 #include "dls/models/attention_trace.h"
 #include "dls/util/heat_map.h"
 #include "dls/util/json.h"
+#include "dls/util/device.h"
 #include "dls/util/runtime.h"
 #include "dls/util/utf8.h"
 

@@ -22,6 +22,7 @@
 #include "dls/util/json.h"
 #include "dls/util/line_plot.h"
 #include "dls/util/progress.h"
+#include "dls/util/device.h"
 #include "dls/util/runtime.h"
 #include "dls/util/table.h"
 #include "eval/score_json.h"

@@ -10,6 +10,7 @@
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/eval/confusion_matrix.h"
 #include "dls/util/json.h"
+#include "dls/util/device.h"
 #include "dls/util/runtime.h"
 
 namespace dls::eval {

@@ -1,5 +1,6 @@
 #include "dls/train/data_parallel.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <stdexcept>
@@ -7,10 +8,12 @@
 #include <spdlog/spdlog.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/util/device.h"
 
 namespace dls::train {
 
-DistributedContext join_process_group(const ParallelOptions& options, const c10::Device& device) {
+DistributedContext join_process_group(const ParallelOptions& options, const c10::Device& device,
+                                      const EnvLookup& lookup) {
   if (options.backend != "auto" && options.backend != "gloo" && options.backend != "nccl") {
     throw std::runtime_error("--dist-backend: '" + options.backend + "' is not gloo, nccl or auto");
   }
@@ -23,7 +26,7 @@ DistributedContext join_process_group(const ParallelOptions& options, const c10:
   dist.backend = backend;
   dist.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_s * 1000));
   dist.device = device;
-  auto context = DistributedContext::from_environment(dist);
+  auto context = DistributedContext::from_environment(dist, lookup);
   if (context.world_size() > 1) {
     if (!context.is_main()) {
       spdlog::set_level(spdlog::level::warn);
@@ -33,6 +36,21 @@ DistributedContext join_process_group(const ParallelOptions& options, const c10:
                  context.world_size(), context.backend(), options.timeout_s);
   }
   return context;
+}
+
+torch::Device training_device(const std::string& device, const EnvLookup& lookup, int gpus) {
+  const auto env = read_distributed_environment(lookup);
+  return util::choose_device(device, gpus < 0 ? util::visible_gpus() : gpus, env ? env->local_rank : 0);
+}
+
+TrainingPlacement place_training(const std::string& device, util::Precision precision, int workers,
+                                 const ParallelOptions& parallel, const EnvLookup& lookup, int gpus) {
+  TrainingPlacement placement;
+  placement.device = training_device(device, lookup, gpus);
+  placement.workers = placement.device.is_cpu() ? std::max(1, workers) : 1;
+  util::check_precision(precision, placement.device);
+  placement.dist = join_process_group(parallel, placement.device, lookup);
+  return placement;
 }
 
 std::string resume_after_restart(const std::string& run_dir) {

@@ -266,27 +266,6 @@ std::string unavailable(const std::string& backend) {
 
 bool distributed_backend_available(const std::string& backend) { return unavailable(backend).empty(); }
 
-int gpu_for_local_rank(int local_rank, int device_count) {
-  if (device_count < 1) throw std::invalid_argument("gpu_for_local_rank: no GPU");
-  return local_rank % device_count;
-}
-
-namespace {
-
-// This rank's GPU, made the current CUDA device (NCCL's communicators and kernels launched
-// without a device use it). Two ranks on one GPU work with Gloo; NCCL refuses them.
-torch::Device claim_rank_gpu(int local_rank) {
-  const int gpus = static_cast<int>(torch::cuda::device_count());
-  const torch::Device gpu(torch::kCUDA, static_cast<c10::DeviceIndex>(gpu_for_local_rank(local_rank, gpus)));
-  if (local_rank >= gpus) {
-    spdlog::warn("local rank {} shares {} with another rank ({} GPU(s) visible): NCCL refuses that, Gloo runs slowly",
-                 local_rank, gpu.str(), gpus);
-  }
-  c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->setDevice(gpu);
-  return gpu;
-}
-
-}  // namespace
 
 DistributedContext::DistributedContext() = default;
 DistributedContext::~DistributedContext() {
@@ -310,9 +289,9 @@ bool DistributedContext::has_nccl() {
 #endif
 }
 
-DistributedContext DistributedContext::from_environment(DistributedOptions options) {
-  const auto env = read_distributed_environment();
-  if (!env) return DistributedContext();
+DistributedContext DistributedContext::from_environment(DistributedOptions options, const EnvLookup& lookup) {
+  const auto env = read_distributed_environment(lookup);
+  if (!env) return DistributedContext(DistributedEnvironment{}, std::move(options));  // one process
   return DistributedContext(*env, std::move(options));
 }
 
@@ -333,7 +312,8 @@ DistributedContext::DistributedContext(const DistributedEnvironment& env, Distri
   const auto start = Clock::now();
   try {
     auto impl = std::make_unique<Impl>();
-    if (device_.is_cuda()) device_ = claim_rank_gpu(env.local_rank);
+    // NCCL's communicators and kernels launched without a device use the current one.
+    if (device_.is_cuda()) c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->setDevice(device_);
     impl->store = c10::make_intrusive<c10d::PrefixStore>("default_pg", connect_store(env, timeout_));
     impl->group = make_group(backend_, c10::make_intrusive<c10d::PrefixStore>("0", impl->store), env, timeout_);
     store_based_barrier(*impl->store, world_size_, timeout_);

@@ -10,7 +10,6 @@
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/models/seq2seq.h"  // count_parameters
-#include "dls/util/runtime.h"
 #include "lm_task.h"
 #include "training_support.h"
 
@@ -18,12 +17,11 @@ namespace dls::train {
 
 LmTrainResult train_lm(const checkpoint::LmTrainSettings& settings, const LmRunControl& control) {
   LoopOptions loop;  // its clock starts now: data loading counts in wall times and --time-limit
-  loop.device = util::select_device(control.device);
-  loop.workers = loop.device.is_cpu() ? std::max(1, control.workers) : 1;
+  auto placement = place_training(control.device, control.precision, control.workers, control.parallel);
+  auto& dist = placement.dist;
+  loop.device = placement.device;
+  loop.workers = placement.workers;
   loop.precision = control.precision;
-  util::check_precision(loop.precision, loop.device);
-  auto dist = join_process_group(control.parallel, loop.device);
-  loop.device = dist.device();  // for CUDA in a group: this rank's own GPU
   const std::string default_run_dir = control.run_dir.empty() ? "runs/lm" : control.run_dir;
   const std::string resume = control.resume.empty() ? resume_after_restart(default_run_dir) : control.resume;
   const std::string run_dir = !control.run_dir.empty() ? control.run_dir : !resume.empty() ? run_dir_of(resume) : default_run_dir;

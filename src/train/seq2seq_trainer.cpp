@@ -7,7 +7,6 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_files.h"
-#include "dls/util/runtime.h"
 #include "seq2seq_task.h"
 #include "training_support.h"
 
@@ -21,12 +20,11 @@ Seq2SeqCheckpointInfo resume_info(const std::string& dir_or_file) {
 Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions& options,
                                  const Seq2SeqRunControl& control) {
   LoopOptions loop;  // its clock starts now: data loading counts in wall times and --time-limit
-  loop.device = util::select_device(options.device);
-  loop.workers = loop.device.is_cpu() ? std::max(1, control.workers) : 1;
+  auto placement = place_training(options.device, control.precision, control.workers, control.parallel);
+  auto& dist = placement.dist;
+  loop.device = placement.device;
+  loop.workers = placement.workers;
   loop.precision = control.precision;
-  util::check_precision(loop.precision, loop.device);
-  auto dist = join_process_group(control.parallel, loop.device);
-  loop.device = dist.device();  // for CUDA in a group: this rank's own GPU
   const std::string resume = control.resume.empty() ? resume_after_restart(options.run_dir) : control.resume;
   if (resume.empty() && !control.dry_run && dist.is_main()) claim_run_directory(options.run_dir, control.overwrite);
   std::unique_ptr<checkpoint::CheckpointReader> reader;

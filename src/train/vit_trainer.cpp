@@ -9,7 +9,6 @@
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/models/seq2seq.h"  // count_parameters
-#include "dls/util/runtime.h"
 #include "training_support.h"
 #include "vit_task.h"
 
@@ -17,16 +16,15 @@ namespace dls::train {
 
 ViTTrainResult train_vit(const checkpoint::ViTTrainSettings& settings, const ViTRunControl& control) {
   LoopOptions loop;  // its clock starts now: data loading counts in wall times and --time-limit
-  loop.device = util::select_device(control.device);
-  loop.workers = loop.device.is_cpu() ? std::max(1, control.workers) : 1;
+  auto placement = place_training(control.device, control.precision, control.workers, control.parallel);
+  auto& dist = placement.dist;
+  loop.device = placement.device;
+  loop.workers = placement.workers;
   loop.precision = control.precision;
-  util::check_precision(loop.precision, loop.device);
-  auto dist = join_process_group(control.parallel, loop.device);
-  loop.device = dist.device();  // for CUDA in a group: this rank's own GPU
   const std::string default_run_dir = control.run_dir.empty() ? "runs/vit" : control.run_dir;
   const std::string resume = control.resume.empty() ? resume_after_restart(default_run_dir) : control.resume;
   const std::string run_dir = !control.run_dir.empty() ? control.run_dir : !resume.empty() ? run_dir_of(resume) : default_run_dir;
-  if (resume.empty() && dist.is_main()) claim_run_directory(run_dir, control.overwrite);
+  if (resume.empty() && !control.dry_run && dist.is_main()) claim_run_directory(run_dir, control.overwrite);
   std::unique_ptr<checkpoint::CheckpointReader> reader;
   checkpoint::ViTCheckpointContents contents;
   if (!resume.empty()) {
@@ -37,6 +35,12 @@ ViTTrainResult train_vit(const checkpoint::ViTTrainSettings& settings, const ViT
                  contents.state.step_in_epoch);
   }
   ViTTask task(settings, reader ? &contents : nullptr, reader ? reader->path() : "", loop.device, loop.workers);
+  if (control.dry_run) {
+    ViTTrainResult result;
+    result.parameters = count_parameters(task.model()).parameters;
+    result.stopped_by = "dry-run";
+    return result;
+  }
   fill_loop_options(loop, run_dir, settings.epochs, settings.optimizer, settings.selection, control, control, &dist);
   const auto state = reader ? ViTTask::loop_state(contents.state) : LoopState{};
   const auto done = run_training(task, state, loop, std::move(reader));

@@ -12,7 +12,6 @@
 #include <thread>
 
 #include <spdlog/spdlog.h>
-#include <torch/cuda.h>
 #include <torch/utils.h>
 
 namespace dls::util {
@@ -85,18 +84,6 @@ RuntimeInfo configure_runtime(const RuntimeOptions& options) {
     spdlog::debug("BLAS: {}", info.blas);
   }
   return info;
-}
-
-torch::Device select_device(const std::string& name) {
-  if (name == "cpu") return torch::kCPU;
-  if (name == "cuda") {
-    if (!torch::cuda::is_available()) {
-      throw std::invalid_argument("--device cuda: this LibTorch has no CUDA or no GPU is visible");
-    }
-    return torch::kCUDA;
-  }
-  if (name == "auto") return torch::cuda::is_available() ? torch::kCUDA : torch::kCPU;
-  throw std::invalid_argument("unknown device '" + name + "' (expected cpu, cuda or auto)");
 }
 
 }  // namespace dls::util

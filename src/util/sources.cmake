@@ -4,6 +4,7 @@ list(APPEND DLS_SOURCES
   util/colormap.cpp
   util/parallel_chunks.cpp
   util/csv.cpp
+  util/device.cpp
   util/file_io.cpp
   util/heat_map.cpp
   util/image_panel.cpp

@@ -22,6 +22,7 @@
 #include "dls/train/distributed.h"
 #include "dls/util/file_io.h"
 #include "support/child_processes.h"
+#include "support/outside_needs.h"
 #include "support/idx_files.h"
 #include "support/program_run.h"
 #include "support/test_paths.h"
@@ -174,7 +175,7 @@ TEST(ViTDataParallel, TwoRanksAndAccumulationEqualOneProcess) {
 // torchrun starts both ranks (its agent hosts the store); the result equals one process's.
 TEST(Seq2SeqDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
-  if (!fs::exists(kTorchrun)) GTEST_SKIP() << kTorchrun << " is not installed";
+  DLS_REQUIRE_OUTSIDE("/usr/bin/torchrun");
   const auto dir = test::fresh_temp_dir("dp_torchrun");
   const std::string args = kSeq2Seq + " --layout vaswani";
   run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
@@ -187,7 +188,7 @@ TEST(Seq2SeqDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
 
 TEST(ViTDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
-  if (!fs::exists(kTorchrun)) GTEST_SKIP() << kTorchrun << " is not installed";
+  DLS_REQUIRE_OUTSIDE("/usr/bin/torchrun");
   const auto dir = test::fresh_temp_dir("dp_vit_torchrun");
   const auto args = tiny_vit_args(dir);
   run_ranks("vit_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
@@ -202,7 +203,7 @@ TEST(ViTDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
 // 0's rendezvous endpoint (static rendezvous, as on real machines with --master_addr).
 TEST(Seq2SeqDataParallelTorchrun, TwoNodesOfOneWorkerEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
-  if (!fs::exists(kTorchrun)) GTEST_SKIP() << kTorchrun << " is not installed";
+  DLS_REQUIRE_OUTSIDE("/usr/bin/torchrun");
   const auto dir = test::fresh_temp_dir("dp_two_nodes");
   const std::string args = kSeq2Seq + " --layout vaswani";
   run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/program_run.h"
+#include "support/test_paths.h"
 #include "util/temp_files.h"
 
 namespace dls {
@@ -124,6 +126,30 @@ TEST(DefaultCorpus, NoCorpusMessageIsOneLineNamingMakeDataAndDlsDataDir) {
     check(apps::no_corpus_message(), "spa-eng/spa.txt");
   }
   test::remove_tree(root);
+}
+
+// The programs themselves: with no --data and no DLS_DATA_DIR they train on what `make data`
+// put in the user's data folder, and without it they stop with that one line.
+TEST(DefaultCorpus, ProgramsReadMakeDatasFolderByDefault) {
+  const auto home = test::fresh_temp_dir("default_corpus_programs");
+  const std::string env = "env -u DLS_DATA_DIR -u XDG_DATA_HOME -u DLS_LOG_LEVEL HOME=" + home.string() + " ";
+  for (const std::string program : {"seq2seq_train", "lm_train"}) {
+    SCOPED_TRACE(program);
+    const auto none = test::run_program("apps/" + program, "--threads 1 --dry-run", "default_none_" + program, "", env);
+    test::expect_one_line_error(none, "run 'make data'", 1);
+  }
+  const auto folder = home / ".local" / "share" / "dlstudio-cpp" / "spa-eng";
+  fs::create_directories(folder);
+  fs::copy_file(testing::source_dir() + "/data/sample_en_es.tsv", folder / "spa.txt");
+  for (const std::string program : {"seq2seq_train", "lm_train"}) {
+    SCOPED_TRACE(program);
+    const std::string split = program == "seq2seq_train" ? " --validation-pairs 150" : "";
+    const auto run = test::run_program("apps/" + program, "--threads 1 --dry-run --log-level info" + split,
+                                       "default_found_" + program, "", env);
+    EXPECT_EQ(run.status, 0) << run.err;
+    EXPECT_NE(run.err.find((folder / "spa.txt").string()), std::string::npos) << run.err;
+  }
+  test::remove_tree(home);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 # End-to-end tests of the programs in apps/, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
   apps/checkpoint_eval_test.cpp
+  apps/command_line_test.cpp
   apps/data_parallel_test.cpp
   apps/default_corpus_test.cpp
   apps/dls_bench_test.cpp

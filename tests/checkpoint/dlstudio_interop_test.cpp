@@ -18,6 +18,7 @@
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/util/file_io.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "support/outside_needs.h"
 #include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
 #include "support/torch_fixture.h"
@@ -66,10 +67,6 @@ std::string import_error(const DLStudioSeq2SeqFiles& files) {
     return error.what();
   }
   return "(no error)";
-}
-
-bool python_torch_available() {
-  return fs::exists(kPython) && std::system((std::string(kPython) + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
 }
 
 struct Case {
@@ -215,7 +212,7 @@ TEST(DLStudioExport, RefusesWhatDLStudioHasNoClassForAndWritesNothing) {
 }
 
 TEST(DLStudioExport, PythonLoadsEveryExportStrictly) {
-  if (!python_torch_available()) GTEST_SKIP() << kPython << " cannot import torch: the strict-load check in Python is skipped";
+  DLS_REQUIRE_OUTSIDE(kPython, "torch");
   for (const std::string kind : {"dlstudio", "positionwise", "vit"}) {
     SCOPED_TRACE(kind);
     const auto dir = test::fresh_temp_dir("dlstudio_python_" + kind);
@@ -225,8 +222,8 @@ TEST(DLStudioExport, PythonLoadsEveryExportStrictly) {
       import_dlstudio_seq2seq(seq2seq_files(kind), (dir / "imported.pt").string());
     }
     export_dlstudio((dir / "imported.pt").string(), (dir / "out").string());
-    const std::string command = "cd " + fixture("") + " && " + kPython + " check_export.py " + (dir / "out").string() +
-                                " " + kind;
+    const std::string command = "cd " + fixture("") + " && " +
+                                test::outside_command({kPython, fixture("check_export.py"), (dir / "out").string(), kind});
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
   }
 }

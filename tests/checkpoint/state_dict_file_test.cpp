@@ -22,7 +22,7 @@ namespace {
 
 using test::pickle_int8;
 
-std::string fixture(const std::string& name) { return testing::fixtures_dir() + "/dlstudio_interop/" + name; }
+std::string interop_fixture(const std::string& name) { return testing::fixtures_dir() + "/dlstudio_interop/" + name; }
 
 // data.pkl and data/<key> records in a zip archive, as torch.save writes them.
 std::string write_archive(const std::string& name, const std::string& pickle,
@@ -54,7 +54,7 @@ const std::string kTwo = pickle_int8(2) + "\x85";  // (2,)
 const std::string kOne = pickle_int8(1) + "\x85";  // (1,)
 
 TEST(StateDictFile, ReadsTorchSaveOrderedDictInOrder) {
-  const auto state = read_state_dict_file(fixture("positionwise/encoder_FG_5"));
+  const auto state = read_state_dict_file(interop_fixture("positionwise/encoder_FG_5"));
   ASSERT_FALSE(state.empty());
   EXPECT_EQ(state.front().first, "basic_encoder_arr.0.self_attention_layer.attention_heads_arr.0.WQ.weight");
   EXPECT_EQ(state.front().second.sizes().vec(), (std::vector<std::int64_t>{4, 4}));  // s = 8 / 2

@@ -18,6 +18,7 @@
 
 #include "dls/eval/bleu.h"
 #include "dls/util/file_io.h"
+#include "support/outside_needs.h"
 #include "support/test_paths.h"
 
 namespace dls::eval {
@@ -140,23 +141,17 @@ TEST(BleuNltk, CommittedTableAgrees) {
 }
 
 TEST(BleuNltk, LiveNltkAgreesOnFreshCases) {
-  if (!fs::exists(kPython)) GTEST_SKIP() << kPython << " not found: live NLTK comparison skipped";
-  const std::string probe = std::string(kPython) +
-                            " -c 'import sys, nltk.translate.bleu_score as b, nltk;"
-                            " sys.exit(0 if nltk.__version__.startswith(\"3.8\") else 3)'"
-                            " >/dev/null 2>&1";
-  const int probe_status = std::system(probe.c_str());
-  if (probe_status != 0) {
-    GTEST_SKIP() << (WIFEXITED(probe_status) && WEXITSTATUS(probe_status) == 3
-                         ? "NLTK is not version 3.8"
-                         : "NLTK is not importable by /usr/bin/python3")
-                 << ": live NLTK comparison skipped";
+  DLS_REQUIRE_OUTSIDE(kPython, "nltk");
+  const std::string probe = test::outside_command(
+      {kPython, "-c", "import sys, nltk; sys.exit(0 if nltk.__version__.startswith('3.8') else 3)"});
+  if (std::system((probe + " >/dev/null 2>&1").c_str()) != 0) {
+    GTEST_SKIP() << "NLTK is not version 3.8 (the committed table's): live NLTK comparison skipped";
   }
   const unsigned seed = std::random_device{}() % 1000000000u + 2;  // the table used seed 1
   const fs::path table =
       fs::temp_directory_path() / ("dls_bleu_nltk_" + std::to_string(::getpid()) + ".tsv");
-  const std::string command = std::string(kPython) + " " + kScript + " --seed " +
-                              std::to_string(seed) + " --count 1000 --out " + table.string();
+  const std::string command = test::outside_command(
+      {kPython, kScript, "--seed", std::to_string(seed), "--count", "1000", "--out", table.string()});
   SCOPED_TRACE("seed " + std::to_string(seed) + ": " + command);
   ASSERT_EQ(std::system(command.c_str()), 0);
   const Agreement agreement = check_table(table.string());

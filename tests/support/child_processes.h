@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "dls/util/file_io.h"
+#include "support/outside_needs.h"
 
 extern char** environ;
 
@@ -65,6 +66,7 @@ class ChildProcesses {
   // stdout and stderr to files `name`.out/.err in `dir`. Returns the child's index.
   std::size_t start(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                     const std::filesystem::path& dir, const std::string& name) {
+    check_launch(argv);  // what it runs from outside this project is declared
     ChildProcess child;
     child.out = dir / (name + ".out");
     child.err = dir / (name + ".err");

@@ -11,6 +11,7 @@
 
 #include "dls/train/gradient_buffer.h"
 #include "support/child_processes.h"
+#include "support/outside_needs.h"
 #include "support/program_run.h"
 #include "support/test_paths.h"
 #include "util/temp_files.h"
@@ -111,18 +112,16 @@ TEST(DistributedContext, OneProcessCollectivesAreNoOps) {
   EXPECT_FALSE(DistributedContext(single).is_distributed());
 }
 
-// torchrun starts one process per GPU: local rank r trains on cuda:r, wrapping round when
-// there are more ranks than GPUs; a lone process or a CPU run keeps the device it asked for.
-TEST(DistributedContext, EachLocalRankGetsItsOwnGpu) {
-  EXPECT_EQ(gpu_for_local_rank(0, 1), 0);
-  EXPECT_EQ(gpu_for_local_rank(3, 8), 3);
-  EXPECT_EQ(gpu_for_local_rank(5, 4), 1);
-  EXPECT_THROW(gpu_for_local_rank(0, 0), std::invalid_argument);
+// A context keeps the device it was given: in one process (with or without a launcher's
+// environment) and in a group (where util::choose_device already gave the rank its GPU).
+TEST(DistributedContext, KeepsTheDeviceItWasGiven) {
   const DistributedEnvironment alone;  // RANK=0 WORLD_SIZE=1
-  for (const c10::Device device : {c10::Device(c10::DeviceType::CPU), c10::Device(c10::DeviceType::CUDA)}) {
+  for (const c10::Device device : {c10::Device(c10::DeviceType::CPU), c10::Device(c10::DeviceType::CUDA, 0),
+                                   c10::Device(c10::DeviceType::CUDA, 3)}) {
     DistributedOptions options;
     options.device = device;
     EXPECT_EQ(DistributedContext(alone, options).device(), device);
+    EXPECT_EQ(DistributedContext::from_environment(options).device(), device) << "no launcher environment";
   }
   EXPECT_EQ(DistributedContext().device(), c10::Device(c10::DeviceType::CPU));
 }
@@ -262,8 +261,8 @@ TEST(DistributedContextProcesses, MissingRankZeroFailsTheJoinAfterTheTimeout) {
 // runs the collectives exactly as torch.distributed does. Either rank serves the store.
 TEST(DistributedContextProcesses, PythonAndCppRanksShareOneGroup) {
   DLS_SKIP_WITHOUT_GLOO();
+  DLS_REQUIRE_OUTSIDE("/usr/bin/python3", "torch");
   const std::string python = "/usr/bin/python3";
-  if (!std::filesystem::exists(python)) GTEST_SKIP() << python << " is not installed";
   const auto script = testing::source_dir() + "/tests/support/dist_rank.py";
   for (const int python_rank : {0, 1}) {
     const auto dir = test::fresh_temp_dir("dist_mixed" + std::to_string(python_rank));
@@ -308,9 +307,9 @@ std::string run_under_torchrun(const std::vector<std::string>& program, const st
   return out;
 }
 
-#define DLS_SKIP_WITHOUT_TORCHRUN()                                               \
-  DLS_SKIP_WITHOUT_GLOO();                                                        \
-  if (!std::filesystem::exists("/usr/bin/torchrun")) GTEST_SKIP() << "/usr/bin/torchrun is not installed"
+#define DLS_SKIP_WITHOUT_TORCHRUN() \
+  DLS_SKIP_WITHOUT_GLOO();          \
+  DLS_REQUIRE_OUTSIDE("/usr/bin/torchrun")
 
 TEST(DistributedContextProcesses, TorchrunLaunchUsesTheAgentStore) {
   DLS_SKIP_WITHOUT_TORCHRUN();
@@ -325,6 +324,7 @@ TEST(DistributedContextProcesses, TorchrunLaunchUsesTheAgentStore) {
 // Rank 0 in Python, rank 1 in C++, both under torchrun's agent store.
 TEST(DistributedContextProcesses, TorchrunPythonAndCppRanksShareTheAgentStore) {
   DLS_SKIP_WITHOUT_TORCHRUN();
+  DLS_REQUIRE_OUTSIDE("/usr/bin/python3", "torch");  // dist_rank_mixed.sh's rank 0
   const auto out = run_under_torchrun(
       {testing::source_dir() + "/tests/support/dist_rank_mixed.sh", dist_worker_path(), "30"}, "dist_torchrun_mixed");
   EXPECT_NE(out.find("rank 0 ok: world 2, python, agent store True"), std::string::npos) << out;

@@ -4,6 +4,7 @@ list(APPEND DLS_TEST_SOURCES
   train/bucketed_batch_test.cpp
   train/budgeted_schedule_test.cpp
   train/distributed_sampler_test.cpp
+  train/data_parallel_test.cpp
   train/distributed_test.cpp
   train/fused_adam_test.cpp
   train/grad_scaler_test.cpp

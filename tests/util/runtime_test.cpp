@@ -48,14 +48,5 @@ TEST(Runtime, BlasIsIdentified) {
   EXPECT_FALSE(info.blas.empty());
 }
 
-TEST(Runtime, DeviceNames) {
-  EXPECT_EQ(select_device("cpu"), torch::Device(torch::kCPU));
-  EXPECT_THROW(select_device("tpu"), std::invalid_argument);
-  if (!torch::cuda::is_available()) {
-    EXPECT_THROW(select_device("cuda"), std::invalid_argument);
-    EXPECT_EQ(select_device("auto"), torch::Device(torch::kCPU));
-  }
-}
-
 }  // namespace
 }  // namespace dls::util

@@ -3,6 +3,7 @@ list(APPEND DLS_TEST_SOURCES
   util/canvas_test.cpp
   util/colormap_test.cpp
   util/csv_test.cpp
+  util/device_test.cpp
   util/file_io_test.cpp
   util/heat_map_test.cpp
   util/image_panel_test.cpp

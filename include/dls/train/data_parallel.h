@@ -9,6 +9,7 @@
 #include <c10/core/Device.h>
 
 #include "dls/train/distributed.h"
+#include "dls/util/precision.h"
 
 namespace dls::train {
 
@@ -35,7 +36,30 @@ struct ParallelReport {
 // warnings and errors, prefixed "[rank R]". Throws std::runtime_error (one line) for a bad
 // environment, an unknown backend, NCCL without CUDA or without NCCL in this LibTorch, or a
 // group that cannot be joined within the timeout.
-DistributedContext join_process_group(const ParallelOptions& options, const c10::Device& device);
+// `lookup` reads the environment (tests pass a map's).
+DistributedContext join_process_group(const ParallelOptions& options, const c10::Device& device,
+                                      const EnvLookup& lookup = {});
+
+// Where a training process runs and with whom, decided once at its start.
+struct TrainingPlacement {
+  torch::Device device = torch::kCPU;  // util::choose_device of --device for this rank
+  int workers = 1;                     // batch-chunk workers: the CPU's; one on a GPU
+  DistributedContext dist;             // world size 1 without a launcher
+};
+
+// The device this training process runs on: util::choose_device of --device `device` for the
+// LOCAL_RANK of the launcher's environment (0 without one), so that each local rank takes
+// its own GPU. `lookup` reads the environment and `gpus` is the count of visible GPUs (-1:
+// ask LibTorch); tests pass their own.
+torch::Device training_device(const std::string& device, const EnvLookup& lookup = {}, int gpus = -1);
+
+// What every trainer does first: chooses the device (training_device), checks `precision`
+// on it and joins the process group. Throws one-line errors (std::invalid_argument
+// for a device or precision this process cannot have, std::runtime_error for the group).
+// `lookup` reads the environment and `gpus` is the count of visible GPUs (-1: ask LibTorch);
+// tests pass their own.
+TrainingPlacement place_training(const std::string& device, util::Precision precision, int workers,
+                                 const ParallelOptions& parallel, const EnvLookup& lookup = {}, int gpus = -1);
 
 // The run directory to resume after torchrun restarted the job (TORCHELASTIC_RESTART_COUNT
 // > 0, no --resume given, and `run_dir` holds checkpoints): `run_dir`; otherwise "".

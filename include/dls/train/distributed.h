@@ -63,19 +63,15 @@ std::optional<DistributedEnvironment> read_distributed_environment(const EnvLook
 // Gloo's headers at build time, nccl a CUDA LibTorch with NCCL.
 bool distributed_backend_available(const std::string& backend);
 
-// The GPU of local rank `local_rank` on a machine where `device_count` (>= 1) are visible:
-// local_rank mod device_count, so torchrun's one process per GPU puts each rank on its own.
-int gpu_for_local_rank(int local_rank, int device_count);
-
 struct DistributedOptions {
   std::string backend = "gloo";  // "gloo" (CPU tensors); "nccl" only with a CUDA LibTorch that has it
   // Bounds the store (connecting, waiting for peers), the group's rendezvous and every
   // collective; PyTorch's default is 30 min. A peer that dies usually fails the others at
   // once (Gloo sees the closed connection); one that stops answering, after this long.
   std::chrono::milliseconds timeout = std::chrono::minutes(30);
-  // Where the ranks train: CPU, or CUDA (any index), which a joined context narrows to
-  // cuda:gpu_for_local_rank(LOCAL_RANK) and makes the current CUDA device. The collectives'
-  // own small tensors (counts, loss sums) live there, as NCCL needs.
+  // Where this rank trains (util::choose_device gives each local rank its own GPU); a joined
+  // context makes a CUDA device the current one. The collectives' own small tensors
+  // (counts, loss sums) live there, as NCCL needs.
   torch::Device device = torch::kCPU;
 };
 
@@ -93,7 +89,7 @@ class DistributedContext {
   // give Gloo an error, not end this process.
   DistributedContext(const DistributedEnvironment& env, DistributedOptions options = {});
   // The launch in this process's environment; one process when RANK/WORLD_SIZE are unset.
-  static DistributedContext from_environment(DistributedOptions options = {});
+  static DistributedContext from_environment(DistributedOptions options = {}, const EnvLookup& lookup = {});
 
   ~DistributedContext();
   DistributedContext(DistributedContext&&) noexcept;
@@ -106,7 +102,7 @@ class DistributedContext {
   bool is_main() const { return rank_ == 0; }                // the rank that logs and saves
   const std::string& backend() const { return backend_; }    // "gloo", "nccl"; "none" alone
   std::chrono::milliseconds timeout() const { return timeout_; }
-  // The device this rank trains on: the options' device, narrowed to this rank's GPU.
+  // The device this rank trains on: the options' device, in one process too.
   const torch::Device& device() const { return device_; }
 
   // Collectives. Every rank calls the same ones in the same order with tensors of the same

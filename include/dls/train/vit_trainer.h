@@ -31,6 +31,7 @@ struct ViTRunControl {
   int workers = 1;
   ParallelOptions parallel;  // process group (from the environment) and gradient accumulation
   bool overwrite = false;    // a fresh run moves an earlier run in its directory aside
+  bool dry_run = false;      // read the data, build the model, print the report, stop
   std::string config_toml;   // the program's options, written to a fresh run's directory as config.toml
   // Autocast precision of the forward passes (training_loop.h); checkpoints stay fp32.
   util::Precision precision = util::Precision::kFp32;
@@ -45,7 +46,7 @@ struct ViTTrainResult {
   double wall_s = 0;            // wall time of this invocation
   std::vector<std::string> checkpoints;  // written by this invocation
   std::int64_t parameters = 0;
-  std::string stopped_by;       // "epochs", "max-iters" or "time-limit"
+  std::string stopped_by;       // "epochs", "max-iters", "time-limit" or "dry-run"
   ParallelReport parallel;      // world size, rank, backend, all-reduce time
 };
 

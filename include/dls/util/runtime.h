@@ -1,5 +1,5 @@
 // Process-wide set-up shared by every program: logging level, intra-op threads, a check
-// of the BLAS library that LibTorch ended up using, and the choice of device.
+// of the BLAS library that LibTorch ended up using (the device: device.h).
 #pragma once
 
 #include <string>
@@ -37,10 +37,6 @@ void keep_freed_memory();
 
 // Identifies the BLAS library that serves sgemm_ in this process.
 RuntimeInfo detect_blas();
-
-// "cpu", "cuda" or "auto" (CUDA when LibTorch has it and a GPU is present).
-// Throws std::invalid_argument when CUDA is asked for but not available.
-torch::Device select_device(const std::string& name);
 
 // Intra-op threads when none are asked for: OMP_NUM_THREADS when a launcher set it (torchrun
 // does, to share a machine's cores between its processes), else the number of cores.

@@ -1,0 +1,104 @@
+// apps/command_line.h and every program's command line: usage errors are one line with exit
+// status 1 (as --help says) and name the option or config key meant; --version; --dry-run.
+#include "../../apps/command_line.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "dls/util/file_io.h"
+#include "support/program_run.h"
+#include "support/test_paths.h"
+#include "support/vit_runs.h"
+#include "util/temp_files.h"
+
+namespace dls {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kPrograms[] = {"seq2seq_train", "vit_train", "lm_train", "checkpoint_eval"};
+
+TEST(CommandLine, EditDistance) {
+  EXPECT_EQ(apps::edit_distance("epochs", "epochs"), 0u);
+  EXPECT_EQ(apps::edit_distance("epoch", "epochs"), 1u);
+  EXPECT_EQ(apps::edit_distance("ephocs", "epochs"), 2u);
+  EXPECT_EQ(apps::edit_distance("", "abc"), 3u);
+}
+
+TEST(CommandLine, SuggestsTheClosestOption) {
+  CLI::App app;
+  int epochs = 0, heads = 0;
+  app.add_option("--epochs", epochs);
+  app.add_option("--heads", heads);
+  app.add_option("--embedding-size", heads);
+  EXPECT_EQ(apps::closest_option(app, "epoch"), "epochs");
+  EXPECT_EQ(apps::closest_option(app, "ephocs"), "epochs");
+  EXPECT_EQ(apps::closest_option(app, "embedding"), "embedding-size");  // a prefix
+  EXPECT_EQ(apps::closest_option(app, "hedas"), "heads");
+  EXPECT_EQ(apps::closest_option(app, "tokenizer"), "");
+}
+
+TEST(CommandLine, UsageErrorsAreOneLineWithStatusOne) {
+  for (const std::string program : kPrograms) {
+    SCOPED_TRACE(program);
+    const auto misspelt = test::run_program("apps/" + program, "--log-levle debug", "cli_misspelt_" + program);
+    test::expect_one_line_error(misspelt, "--log-levle -> --log-level", 1);
+    EXPECT_NE(misspelt.err.find("unknown option"), std::string::npos) << misspelt.err;
+    const auto bad_value = test::run_program("apps/" + program, "--log-level loud", "cli_value_" + program);
+    test::expect_one_line_error(bad_value, "--log-level", 1);
+    const auto stray = test::run_program("apps/" + program, "--threads 1 --threads=x", "cli_stray_" + program);
+    test::expect_one_line_error(stray, "--threads", 1);
+  }
+}
+
+TEST(CommandLine, MisspeltConfigKeysNameTheKeyMeant) {
+  const auto dir = test::fresh_temp_dir("cli_config");
+  const auto config = dir / "run.toml";
+  test::write_bytes(config, "log-levle=\"warn\"\n");
+  for (const std::string program : kPrograms) {
+    SCOPED_TRACE(program);
+    const auto run = test::run_program("apps/" + program, "--config " + config.string(), "cli_config_" + program);
+    test::expect_one_line_error(run, "unknown key 'log-levle'; did you mean 'log-level'?", 1);
+  }
+}
+
+TEST(CommandLine, VersionAndHelp) {
+  for (const std::string program : kPrograms) {
+    SCOPED_TRACE(program);
+    const auto version = test::run_program("apps/" + program, "--version", "cli_version_" + program);
+    EXPECT_EQ(version.status, 0);
+    EXPECT_EQ(version.out.rfind(program + " (dlstudio-cpp) " DLS_VERSION ", LibTorch ", 0), 0u) << version.out;
+    const auto help = test::run_program("apps/" + program, "--help", "cli_help_" + program);
+    EXPECT_EQ(help.status, 0);
+    EXPECT_NE(help.out.find("1 error, usage errors included"), std::string::npos) << help.out;
+    EXPECT_NE(help.out.find("--version"), std::string::npos);
+  }
+}
+
+// Every training program checks its data and model and stops without touching the run
+// directory.
+TEST(CommandLine, DryRunEverywhere) {
+  const auto dir = test::fresh_temp_dir("cli_dry_run");
+  const std::string corpus = testing::source_dir() + "/data/sample_en_es.tsv";
+  const auto fashion = test::tiny_fashion_dir("cli_dry_run_fashion");
+  const std::pair<std::string, std::string> runs[] = {
+      {"seq2seq_train", "--preset cpu --validation-pairs 150 --data " + corpus},
+      {"lm_train", "--data " + corpus},
+      {"vit_train", "--dataset fashion-mnist --data-dir " + fashion.string()},
+  };
+  for (const auto& [program, args] : runs) {
+    SCOPED_TRACE(program);
+    const auto run_dir = dir / program;
+    const auto run = test::run_program("apps/" + program,
+                                       "--threads 1 --dry-run --json --run-dir " + run_dir.string() + " " + args,
+                                       "cli_dry_" + program);
+    EXPECT_EQ(run.status, 0) << run.err;
+    EXPECT_NE(run.out.find("\"dry-run\""), std::string::npos) << run.out;
+    EXPECT_FALSE(fs::exists(run_dir)) << "a dry run made its run directory";
+  }
+}
+
+}  // namespace
+}  // namespace dls
