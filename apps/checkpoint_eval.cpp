@@ -44,8 +44,9 @@
 #include "precision_flag.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Evaluate the checkpoints of a seq2seq or ViT run (the checkpoint says which), translate\n"
-               "sentences, or score a translation file. Models are rebuilt from the checkpoints alone.\n"};
+  CLI::App app{
+      "Evaluate the checkpoints of a seq2seq or ViT run (the checkpoint says which), translate\n"
+      "sentences, or score a translation file. Models are rebuilt from the checkpoints alone.\n"};
   app.footer("Exit status: 0 done, 1 error, usage errors included (one line on stderr).");
   app.get_formatter()->column_width(40);
   std::string path, score_file, smoothing = "none", log_level = "info", device = "cpu", precision = "fp32";
@@ -63,55 +64,120 @@ int main(int argc, char** argv) {
 
   app.add_option("RUN", path, "run directory, its checkpoints/ folder, or one checkpoint file");
   const std::string s2s = "Seq2seq checkpoints";
-  app.add_option("--test", seq2seq.test_file, "score this corpus (TSV or DLStudio archive) instead of the validation split")->group(s2s);
-  app.add_option("--data", seq2seq.data_path, "the training corpus, if it is no longer where the checkpoint says")->group(s2s);
-  app.add_option("--limit", seq2seq.limit, "score the first N sentences only")->check(dls::apps::in_range(0, 1000000000))->group(s2s);
+  app.add_option("--test", seq2seq.test_file,
+                 "score this corpus (TSV or DLStudio archive) instead of the validation split")
+      ->group(s2s);
+  app.add_option("--data", seq2seq.data_path, "the training corpus, if it is no longer where the checkpoint says")
+      ->group(s2s);
+  app.add_option("--limit", seq2seq.limit, "score the first N sentences only")
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(s2s);
   app.add_option("--beam", beam, "beam search with K beams (default: greedy)")->group(s2s)->check(CLI::Range(1, 64));
-  app.add_option("--length-penalty", seq2seq.decode.length_penalty, "beam search: GNMT length penalty alpha (0: none)")->check(dls::apps::in_range(0, 10))->group(s2s);
+  app.add_option("--length-penalty", seq2seq.decode.length_penalty, "beam search: GNMT length penalty alpha (0: none)")
+      ->check(dls::apps::in_range(0, 10))
+      ->group(s2s);
   app.add_flag("--dlstudio-decode", dlstudio_decode, "DLStudio's one-shot decoding, for comparison")->group(s2s);
-  app.add_option("--samples", seq2seq.samples, "print N random pairs translated by the best checkpoint, DLStudio's format")->check(dls::apps::in_range(0, 1000000))->group(s2s);
-  app.add_option("--seed", seq2seq.seed, "which samples")->check(dls::apps::in_range(0, 18446744073709551615.0))->group(s2s);
-  app.add_option("--translate", sentences, "translate this English sentence (repeatable) with the newest checkpoint")->group(s2s);
+  app.add_option("--samples", seq2seq.samples,
+                 "print N random pairs translated by the best checkpoint, DLStudio's format")
+      ->check(dls::apps::in_range(0, 1000000))
+      ->group(s2s);
+  app.add_option("--seed", seq2seq.seed, "which samples")
+      ->check(dls::apps::in_range(0, 18446744073709551615.0))
+      ->group(s2s);
+  app.add_option("--translate", sentences, "translate this English sentence (repeatable) with the newest checkpoint")
+      ->group(s2s);
   app.add_flag("--interactive", interactive, "translate sentences read from standard input, one per line")->group(s2s);
-  app.add_option("--attention-maps", attention_maps, "seq2seq: attention heat maps of the first --translate sentence; "
+  app.add_option("--attention-maps", attention_maps,
+                 "seq2seq: attention heat maps of the first --translate sentence; "
                  "ViT: class-token attention over the patches; PNGs written to DIR");
   const std::string averaging = "Averaging";
-  app.add_option("--average", average, "write the element-wise mean of the newest N checkpoints of RUN (the same model settings) and evaluate it instead")
-      ->check(dls::apps::in_range(2, 10000))->group(averaging);
-  app.add_option("--weights", weights, "checkpoints of runs with --ema-decay: ema (the moving average, default) or trained (the weights --resume continues)")
-      ->check(CLI::IsMember({"ema", "trained"}))->capture_default_str()->group(averaging);
-  app.add_option("--output", average_output, "--average: the file to write (default RUN/average_last_N.pt)")->group(averaging);
+  app.add_option("--average", average,
+                 "write the element-wise mean of the newest N checkpoints of RUN (the same model settings) and "
+                 "evaluate it instead")
+      ->check(dls::apps::in_range(2, 10000))
+      ->group(averaging);
+  app.add_option("--weights", weights,
+                 "checkpoints of runs with --ema-decay: ema (the moving average, default) or trained (the weights "
+                 "--resume continues)")
+      ->check(CLI::IsMember({"ema", "trained"}))
+      ->capture_default_str()
+      ->group(averaging);
+  app.add_option("--output", average_output, "--average: the file to write (default RUN/average_last_N.pt)")
+      ->group(averaging);
   const std::string vit_group = "ViT checkpoints";
   app.add_option("--data-dir", vit.data_dir, "read the test images from here")->group(vit_group);
-  app.add_option("--test-subset", vit.test_subset, "evaluate on the first N test images")->check(dls::apps::in_range(0, 1000000000))->group(vit_group);
-  app.add_option("--attention-images", vit.attention_images, "test images in the attention maps")->capture_default_str()->check(dls::apps::in_range(0, 1000))->group(vit_group);
+  app.add_option("--test-subset", vit.test_subset, "evaluate on the first N test images")
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(vit_group);
+  app.add_option("--attention-images", vit.attention_images, "test images in the attention maps")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(0, 1000))
+      ->group(vit_group);
   dls::apps::add_lm_eval_flags(app, lm);
   const std::string dlstudio = "DLStudio checkpoints (state dicts saved by DLStudio's torch.save)";
   dls::checkpoint::DLStudioImportRequest dlstudio_import;
   std::string export_dir, dlstudio_variant = "FG";
-  app.add_option("--dlstudio-encoder", dlstudio_import.seq2seq.encoder, "import: the MasterEncoder (encoder_FG_<epoch>)")->group(dlstudio);
-  app.add_option("--dlstudio-decoder", dlstudio_import.seq2seq.decoder, "import: the MasterDecoderWithMasking (decoder_FG_<epoch>)")->group(dlstudio);
-  app.add_option("--dlstudio-embeddings-en", dlstudio_import.seq2seq.embeddings_en, "import: embeddings_generator_en_FG_<epoch>")->group(dlstudio);
-  app.add_option("--dlstudio-embeddings-es", dlstudio_import.seq2seq.embeddings_es, "import: embeddings_generator_es_FG_<epoch>")->group(dlstudio);
-  app.add_option("--dlstudio-vocab", dlstudio_import.seq2seq.vocab_archive, "import: DLStudio's archive (its vocabularies; its pairs are the data)")->group(dlstudio);
-  app.add_option("--variant", dlstudio_variant, "import: TransformerFG or TransformerPreLN (the weights do not say)")->capture_default_str()->check(CLI::IsMember({"FG", "PreLN"}))->group(dlstudio);
-  app.add_option("--dlstudio-max-seq-length", dlstudio_import.seq2seq.max_seq_length, "import, position-wise layout: L (the flattened layout's shapes give it)")->capture_default_str()->check(dls::apps::in_range(3, 100000))->group(dlstudio);
-  app.add_option("--dlstudio-vit", dlstudio_import.vit.network, "import: the visTransformer (checkpoint_0_for_epoch_<n>)")->group(dlstudio);
-  app.add_option("--dlstudio-patch-embedding", dlstudio_import.vit.patch_embedding, "import: its PatchEmbeddingGenerator (checkpoint_1_for_epoch_<n>)")->group(dlstudio);
-  app.add_option("--dlstudio-output", dlstudio_import.output, "import: the checkpoint to write, then evaluated")->capture_default_str()->group(dlstudio);
-  app.add_option("--export-dlstudio", export_dir, "write RUN's newest checkpoint into DIR as DLStudio's state dicts (load_state_dict strict)")->group(dlstudio);
+  app.add_option("--dlstudio-encoder", dlstudio_import.seq2seq.encoder,
+                 "import: the MasterEncoder (encoder_FG_<epoch>)")
+      ->group(dlstudio);
+  app.add_option("--dlstudio-decoder", dlstudio_import.seq2seq.decoder,
+                 "import: the MasterDecoderWithMasking (decoder_FG_<epoch>)")
+      ->group(dlstudio);
+  app.add_option("--dlstudio-embeddings-en", dlstudio_import.seq2seq.embeddings_en,
+                 "import: embeddings_generator_en_FG_<epoch>")
+      ->group(dlstudio);
+  app.add_option("--dlstudio-embeddings-es", dlstudio_import.seq2seq.embeddings_es,
+                 "import: embeddings_generator_es_FG_<epoch>")
+      ->group(dlstudio);
+  app.add_option("--dlstudio-vocab", dlstudio_import.seq2seq.vocab_archive,
+                 "import: DLStudio's archive (its vocabularies; its pairs are the data)")
+      ->group(dlstudio);
+  app.add_option("--variant", dlstudio_variant, "import: TransformerFG or TransformerPreLN (the weights do not say)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"FG", "PreLN"}))
+      ->group(dlstudio);
+  app.add_option("--dlstudio-max-seq-length", dlstudio_import.seq2seq.max_seq_length,
+                 "import, position-wise layout: L (the flattened layout's shapes give it)")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(3, 100000))
+      ->group(dlstudio);
+  app.add_option("--dlstudio-vit", dlstudio_import.vit.network,
+                 "import: the visTransformer (checkpoint_0_for_epoch_<n>)")
+      ->group(dlstudio);
+  app.add_option("--dlstudio-patch-embedding", dlstudio_import.vit.patch_embedding,
+                 "import: its PatchEmbeddingGenerator (checkpoint_1_for_epoch_<n>)")
+      ->group(dlstudio);
+  app.add_option("--dlstudio-output", dlstudio_import.output, "import: the checkpoint to write, then evaluated")
+      ->capture_default_str()
+      ->group(dlstudio);
+  app.add_option("--export-dlstudio", export_dir,
+                 "write RUN's newest checkpoint into DIR as DLStudio's state dicts (load_state_dict strict)")
+      ->group(dlstudio);
   const std::string scoring = "Scoring text files";
   app.add_option("--score", score_file, "hypothesis file, one sentence per line")->group(scoring);
   app.add_option("--ref", ref_files, "reference file (repeatable: several references per line)")->group(scoring);
   app.add_flag("--sentence", sentence_bleu, "also print the sentence BLEU of every line")->group(scoring);
-  app.add_option("--smoothing", smoothing, "NLTK smoothing: none, method1 ... method7")->capture_default_str()->check(CLI::IsMember({"none", "method0", "method1", "method2", "method3", "method4", "method5", "method6", "method7"}))->group(scoring);
+  app.add_option("--smoothing", smoothing, "NLTK smoothing: none, method1 ... method7")
+      ->capture_default_str()
+      ->check(CLI::IsMember(
+          {"none", "method0", "method1", "method2", "method3", "method4", "method5", "method6", "method7"}))
+      ->group(scoring);
   const std::string output = "Output";
   app.add_flag("--json", json, "one JSON object on stdout (logs on stderr)")->group(output);
-  app.add_option("--output-dir", seq2seq.output_dir, "bleu.csv, plots, confusion matrices (default: the run directory)")->group(output);
-  app.add_option("--threads", threads, "intra-op threads (default: all cores)")->check(dls::apps::in_range(1, 256))->group(output);
-  app.add_option("--device", device, "cpu, cuda or auto")->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}))->group(output);
+  app.add_option("--output-dir", seq2seq.output_dir, "bleu.csv, plots, confusion matrices (default: the run directory)")
+      ->group(output);
+  app.add_option("--threads", threads, "intra-op threads (default: all cores)")
+      ->check(dls::apps::in_range(1, 256))
+      ->group(output);
+  app.add_option("--device", device, "cpu, cuda or auto")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->group(output);
   dls::apps::add_precision_flag(app, precision, output);
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->check(dls::apps::log_levels())->group(output);
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
+      ->capture_default_str()
+      ->check(dls::apps::log_levels())
+      ->group(output);
 
   dls::apps::add_version_flag(app, "checkpoint_eval");
   dls::apps::add_config_option(app);
@@ -143,7 +209,8 @@ int main(int argc, char** argv) {
     dls::checkpoint::prefer_trained_weights(weights == "trained");
     auto files = dls::checkpoint::find_checkpoints(path);
     if (!export_dir.empty()) {
-      for (const auto& written : dls::checkpoint::export_dlstudio(files.back(), export_dir)) spdlog::info("wrote {}", written);
+      for (const auto& written : dls::checkpoint::export_dlstudio(files.back(), export_dir))
+        spdlog::info("wrote {}", written);
       return 0;
     }
     if (average > 0) {
@@ -173,7 +240,8 @@ int main(int argc, char** argv) {
         if (files.size() == 1) throw;
       }
     }
-    if (kind.empty()) throw std::runtime_error(path + ": none of its " + std::to_string(files.size()) + " checkpoints is readable");
+    if (kind.empty())
+      throw std::runtime_error(path + ": none of its " + std::to_string(files.size()) + " checkpoints is readable");
     if (kind == "lm") {
       lm.test_file = seq2seq.test_file;
       lm.data_path = seq2seq.data_path;
@@ -185,7 +253,8 @@ int main(int argc, char** argv) {
       dls::eval::report_lm_checkpoints(files, lm, std::cout, std::cerr);
       return 0;
     }
-    if (!lm.prompts.empty()) throw std::runtime_error("--generate: " + files.back() + " is not a language model's checkpoint");
+    if (!lm.prompts.empty())
+      throw std::runtime_error("--generate: " + files.back() + " is not a language model's checkpoint");
     if (kind == "vit") {
       vit.json = json;
       vit.attention_maps_dir = attention_maps;

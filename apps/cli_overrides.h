@@ -17,13 +17,11 @@ using Overrides = std::vector<std::function<void(Settings&)>>;
 
 // Registers --name; when given, `apply(settings, value)` runs at apply_overrides().
 template <typename T, typename Settings>
-CLI::Option* setting(CLI::App& app, Overrides<Settings>& overrides, const std::string& name,
-                     const std::string& help, std::function<void(Settings&, const T&)> apply) {
+CLI::Option* setting(CLI::App& app, Overrides<Settings>& overrides, const std::string& name, const std::string& help,
+                     std::function<void(Settings&, const T&)> apply) {
   return app.add_option_function<T>(
       name,
-      [&overrides, apply](const T& value) {
-        overrides.push_back([apply, value](Settings& s) { apply(s, value); });
-      },
+      [&overrides, apply](const T& value) { overrides.push_back([apply, value](Settings& s) { apply(s, value); }); },
       help);
 }
 
@@ -54,7 +52,9 @@ inline CLI::Validator in_range(double lo, double hi) {
 inline CLI::Validator optimizers() { return CLI::IsMember({"adam", "adamw"}); }
 
 // The values of --log-level (spdlog's level names).
-inline CLI::Validator log_levels() { return CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}); }
+inline CLI::Validator log_levels() {
+  return CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"});
+}
 
 template <typename Settings>
 void apply_overrides(const Overrides<Settings>& overrides, Settings& settings) {

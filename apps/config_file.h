@@ -31,7 +31,8 @@ inline void not_in_config(std::initializer_list<CLI::Option*> options) {
 // written too, so replaying the file rebuilds the same settings.
 inline std::string resolved_config(const CLI::App& app, const std::string& program) {
   std::istringstream lines(app.config_to_str(/*default_also=*/true, /*write_description=*/false));
-  std::string toml = "# The options of this run. Repeat it with: " + program + " --config config.toml --run-dir NEW_DIR\n";
+  std::string toml =
+      "# The options of this run. Repeat it with: " + program + " --config config.toml --run-dir NEW_DIR\n";
   for (std::string line; std::getline(lines, line);) {
     if (line.size() < 3 || line.compare(line.size() - 3, 3, "=\"\"") != 0) toml += line + "\n";
   }

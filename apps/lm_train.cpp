@@ -48,32 +48,48 @@ CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& nam
 // Refuses subword flags that would be ignored (one line each).
 void check_subword_flags(const CLI::App& app, const dls::checkpoint::LmDataSettings& data, bool resuming) {
   for (const char* flag : {"--tokenizer", "--spm-model", "--vocab-size"}) {
-    if (resuming && app.count(flag) > 0) throw std::runtime_error(std::string(flag) + ": fixed by the checkpoint when resuming");
+    if (resuming && app.count(flag) > 0)
+      throw std::runtime_error(std::string(flag) + ": fixed by the checkpoint when resuming");
   }
   // By value, not by count: a config.toml written by a word-level run lists them at their defaults.
   const dls::data::SubwordOptions defaults;
   if (data.subword_units || resuming) return;
   if (data.subwords.kind != defaults.kind) throw std::runtime_error("--spm-model: needs --tokenizer sentencepiece");
-  if (data.subwords.vocab_size != defaults.vocab_size) throw std::runtime_error("--vocab-size: needs --tokenizer sentencepiece");
+  if (data.subwords.vocab_size != defaults.vocab_size)
+    throw std::runtime_error("--vocab-size: needs --tokenizer sentencepiece");
 }
 
 void print_json(const dls::train::LmTrainResult& r, const std::string& precision) {
   dls::util::JsonWriter json;
   json.begin_object()
-      .key("sentences_per_s").value(r.sentences_per_s)
-      .key("final_loss").value(r.final_loss)
-      .key("initial_val_perplexity").value(r.initial_val_perplexity)
-      .key("val_loss").value(r.val_nll)
-      .key("val_perplexity").value(r.val_perplexity)
-      .key("val_word_perplexity").value(r.val_word_perplexity)
-      .key("epochs").value(r.epochs)
-      .key("iterations").value(r.iterations)
-      .key("wall_s").value(r.wall_s)
-      .key("parameters").value(r.parameters)
-      .key("vocab_size").value(r.vocab_size)
-      .key("stopped_by").value(r.stopped_by)
-      .key("precision").value(precision)
-      .key("run_dir").value(r.run_dir);
+      .key("sentences_per_s")
+      .value(r.sentences_per_s)
+      .key("final_loss")
+      .value(r.final_loss)
+      .key("initial_val_perplexity")
+      .value(r.initial_val_perplexity)
+      .key("val_loss")
+      .value(r.val_nll)
+      .key("val_perplexity")
+      .value(r.val_perplexity)
+      .key("val_word_perplexity")
+      .value(r.val_word_perplexity)
+      .key("epochs")
+      .value(r.epochs)
+      .key("iterations")
+      .value(r.iterations)
+      .key("wall_s")
+      .value(r.wall_s)
+      .key("parameters")
+      .value(r.parameters)
+      .key("vocab_size")
+      .value(r.vocab_size)
+      .key("stopped_by")
+      .value(r.stopped_by)
+      .key("precision")
+      .value(precision)
+      .key("run_dir")
+      .value(r.run_dir);
   dls::apps::add_parallel_json(json, r.parallel);
   json.key("checkpoints").begin_array();
   for (const auto& path : r.checkpoints) json.value(path);
@@ -84,11 +100,13 @@ void print_json(const dls::train::LmTrainResult& r, const std::string& precision
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Train a decoder-only (GPT-style) language model: DLStudio's MasterDecoderWithMasking without\n"
-               "cross-attention, on next-token prediction over sentences. A preset gives every setting; each\n"
-               "flag below overrides one."};
-  app.footer("Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
-             "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
+  CLI::App app{
+      "Train a decoder-only (GPT-style) language model: DLStudio's MasterDecoderWithMasking without\n"
+      "cross-attention, on next-token prediction over sentences. A preset gives every setting; each\n"
+      "flag below overrides one."};
+  app.footer(
+      "Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
+      "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
   app.get_formatter()->column_width(36);
   Overrides overrides;
   std::string data_path, preset = "cpu", log_level = "info", precision = "fp32";
@@ -97,57 +115,166 @@ int main(int argc, char** argv) {
   bool json = false;
 
   const std::string data = "Data";
-  app.add_option("--data", data_path, "sentences: plain text (one per line), a Tatoeba/Anki TSV or a DLStudio archive; "
-                 + std::string(dls::apps::kDefaultCorpusHelp))->group(data);
-  setting<std::string>(app, overrides, "--side", "es or en: the TSV side, and the normalisation rules of plain text", [](auto& s, auto v) { s.data.side = v; })->check(CLI::IsMember({"es", "en"}))->group(data);
-  setting<int>(app, overrides, "--max-words", "longest sentence kept, in words (L = max-words + 2; sentencepiece: L = the longest kept sentence in pieces + 2)", [](auto& s, auto v) { s.data.max_words = v; })->check(dls::apps::in_range(1, 1000))->group(data);
-  setting<std::string>(app, overrides, "--tokenizer", "word, or sentencepiece (subword units trained on the training split, kept in the checkpoint)", [](auto& s, auto v) { s.data.subword_units = dls::checkpoint::parse_tokenizer(v); })->check(CLI::IsMember({"word", "sentencepiece"}))->group(data);
-  setting<std::string>(app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe", [](auto& s, auto v) { s.data.subwords.kind = dls::data::parse_subword_kind(v); })->check(CLI::IsMember({"unigram", "bpe"}))->group(data);
-  setting<int>(app, overrides, "--vocab-size", "sentencepiece: pieces, specials included (default 8000)", [](auto& s, auto v) { s.data.subwords.vocab_size = v; })->check(dls::apps::in_range(8, 1000000))->group(data);
-  setting<std::uint64_t>(app, overrides, "--validation-sentences", "held-out sentences for the perplexity (a repeated sentence stays on one side)", [](auto& s, auto v) { s.data.validation_sentences = v; })->check(dls::apps::in_range(0, 1000000000))->group(data);
-  setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split", [](auto& s, auto v) { s.data.split_seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(data);
+  app.add_option("--data", data_path,
+                 "sentences: plain text (one per line), a Tatoeba/Anki TSV or a DLStudio archive; " +
+                     std::string(dls::apps::kDefaultCorpusHelp))
+      ->group(data);
+  setting<std::string>(app, overrides, "--side", "es or en: the TSV side, and the normalisation rules of plain text",
+                       [](auto& s, auto v) { s.data.side = v; })
+      ->check(CLI::IsMember({"es", "en"}))
+      ->group(data);
+  setting<int>(
+      app, overrides, "--max-words",
+      "longest sentence kept, in words (L = max-words + 2; sentencepiece: L = the longest kept sentence in pieces + 2)",
+      [](auto& s, auto v) { s.data.max_words = v; })
+      ->check(dls::apps::in_range(1, 1000))
+      ->group(data);
+  setting<std::string>(app, overrides, "--tokenizer",
+                       "word, or sentencepiece (subword units trained on the training split, kept in the checkpoint)",
+                       [](auto& s, auto v) { s.data.subword_units = dls::checkpoint::parse_tokenizer(v); })
+      ->check(CLI::IsMember({"word", "sentencepiece"}))
+      ->group(data);
+  setting<std::string>(app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe",
+                       [](auto& s, auto v) { s.data.subwords.kind = dls::data::parse_subword_kind(v); })
+      ->check(CLI::IsMember({"unigram", "bpe"}))
+      ->group(data);
+  setting<int>(app, overrides, "--vocab-size", "sentencepiece: pieces, specials included (default 8000)",
+               [](auto& s, auto v) { s.data.subwords.vocab_size = v; })
+      ->check(dls::apps::in_range(8, 1000000))
+      ->group(data);
+  setting<std::uint64_t>(app, overrides, "--validation-sentences",
+                         "held-out sentences for the perplexity (a repeated sentence stays on one side)",
+                         [](auto& s, auto v) { s.data.validation_sentences = v; })
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(data);
+  setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split",
+                         [](auto& s, auto v) { s.data.split_seed = v; })
+      ->check(dls::apps::in_range(0, 18446744073709551615.0))
+      ->group(data);
 
   const std::string model = "Model";
-  setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token", [](auto& s, auto v) { s.model.transformer().embedding_size(v); })->check(dls::apps::in_range(1, 65536))->group(model);
-  setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)", [](auto& s, auto v) { s.model.transformer().num_heads(v); })->check(dls::apps::in_range(1, 1024))->group(model);
-  setting<std::int64_t>(app, overrides, "--decoders", "decoder blocks (self-attention + FFN)", [](auto& s, auto v) { s.model.num_decoders(v); })->check(dls::apps::in_range(1, 1000))->group(model);
-  setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M", [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })->check(dls::apps::in_range(1, 64))->group(model);
-  setting<std::string>(app, overrides, "--variant", "FG (post-LN) or PreLN", [](auto& s, auto v) { s.model.transformer().variant(dls::parse_variant(v)); })->check(CLI::IsMember({"FG", "PreLN"}, CLI::ignore_case))->group(model);
-  setting<double>(app, overrides, "--dropout", "dropout on attention weights, sublayer outputs and embeddings", [](auto& s, auto v) { s.model.transformer().dropout(v); })->check(dls::apps::in_range(0, 0.99))->group(model);
+  setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token",
+                        [](auto& s, auto v) { s.model.transformer().embedding_size(v); })
+      ->check(dls::apps::in_range(1, 65536))
+      ->group(model);
+  setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)",
+                        [](auto& s, auto v) { s.model.transformer().num_heads(v); })
+      ->check(dls::apps::in_range(1, 1024))
+      ->group(model);
+  setting<std::int64_t>(app, overrides, "--decoders", "decoder blocks (self-attention + FFN)",
+                        [](auto& s, auto v) { s.model.num_decoders(v); })
+      ->check(dls::apps::in_range(1, 1000))
+      ->group(model);
+  setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M",
+                        [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })
+      ->check(dls::apps::in_range(1, 64))
+      ->group(model);
+  setting<std::string>(app, overrides, "--variant", "FG (post-LN) or PreLN",
+                       [](auto& s, auto v) { s.model.transformer().variant(dls::parse_variant(v)); })
+      ->check(CLI::IsMember({"FG", "PreLN"}, CLI::ignore_case))
+      ->group(model);
+  setting<double>(app, overrides, "--dropout", "dropout on attention weights, sublayer outputs and embeddings",
+                  [](auto& s, auto v) { s.model.transformer().dropout(v); })
+      ->check(dls::apps::in_range(0, 0.99))
+      ->group(model);
 
   const std::string training = "Training";
-  app.add_option("--preset", preset, "cpu (a small model for a 2-core CPU) or tiny (smoke tests)")->capture_default_str()
-      ->check(CLI::IsMember(dls::train::lm_preset_names()))->group(training);
-  setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)", [](auto& s, auto v) { s.epochs = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
-  setting<std::int64_t>(app, overrides, "--batch-size", "sentences per step", [](auto& s, auto v) { s.batch_size = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
-  setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.optimizer.kind = dls::checkpoint::parse_optimizer(v); })->check(dls::apps::optimizers())->group(training);
-  setting<double>(app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s, auto v) { s.lr = v; })->check(dls::apps::in_range(1e-12, 100))->group(training);
-  setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)", [](auto& s, auto v) { s.schedule = dls::checkpoint::parse_schedule(v); })->check(CLI::IsMember({"constant", "cosine"}))->group(training);
-  setting<std::int64_t>(app, overrides, "--warmup-steps", "cosine: warm-up length in steps", [](auto& s, auto v) { s.warmup_steps = v; })->check(dls::apps::in_range(0, 1000000000))->group(training);
-  setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.min_lr = v; })->check(dls::apps::in_range(0, 100))->group(training);
-  setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)", [](auto& s, auto v) { s.optimizer.weight_decay = v; })->check(dls::apps::in_range(0, 10))->group(training);
-  setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)", [](auto& s, auto v) { s.optimizer.clip_grad_norm = v; })->check(dls::apps::in_range(0, 1000000))->group(training);
-  setting<double>(app, overrides, "--label-smoothing", "label smoothing of the training loss", [](auto& s, auto v) { s.label_smoothing = v; })->check(dls::apps::in_range(0, 0.99))->group(training);
-  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, data order, dropout", [](auto& s, auto v) { s.seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(training);
-  app.add_option("--max-iters", control.max_iters, "stop after this many steps in all (0: no limit)")->check(dls::apps::in_range(0, 1000000000000))->group(training);
-  app.add_option("--time-limit", control.time_limit_s, "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end there (0: none; a resume keeps the run's)")->check(dls::apps::in_range(0, 1000000000))->group(training);
-  app.add_option("--resume", control.resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
-  app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")->check(dls::apps::in_range(1, 256))->group(training);
-  app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU)")->check(dls::apps::in_range(1, 256))->group(training);
+  app.add_option("--preset", preset, "cpu (a small model for a 2-core CPU) or tiny (smoke tests)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(dls::train::lm_preset_names()))
+      ->group(training);
+  setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)",
+                        [](auto& s, auto v) { s.epochs = v; })
+      ->check(dls::apps::in_range(1, 1000000))
+      ->group(training);
+  setting<std::int64_t>(app, overrides, "--batch-size", "sentences per step", [](auto& s, auto v) { s.batch_size = v; })
+      ->check(dls::apps::in_range(1, 1000000))
+      ->group(training);
+  setting<std::string>(app, overrides, "--optimizer", "adam or adamw",
+                       [](auto& s, auto v) { s.optimizer.kind = dls::checkpoint::parse_optimizer(v); })
+      ->check(dls::apps::optimizers())
+      ->group(training);
+  setting<double>(app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s, auto v) { s.lr = v; })
+      ->check(dls::apps::in_range(1e-12, 100))
+      ->group(training);
+  setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)",
+                       [](auto& s, auto v) { s.schedule = dls::checkpoint::parse_schedule(v); })
+      ->check(CLI::IsMember({"constant", "cosine"}))
+      ->group(training);
+  setting<std::int64_t>(app, overrides, "--warmup-steps", "cosine: warm-up length in steps",
+                        [](auto& s, auto v) { s.warmup_steps = v; })
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(training);
+  setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.min_lr = v; })
+      ->check(dls::apps::in_range(0, 100))
+      ->group(training);
+  setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)",
+                  [](auto& s, auto v) { s.optimizer.weight_decay = v; })
+      ->check(dls::apps::in_range(0, 10))
+      ->group(training);
+  setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)",
+                  [](auto& s, auto v) { s.optimizer.clip_grad_norm = v; })
+      ->check(dls::apps::in_range(0, 1000000))
+      ->group(training);
+  setting<double>(app, overrides, "--label-smoothing", "label smoothing of the training loss",
+                  [](auto& s, auto v) { s.label_smoothing = v; })
+      ->check(dls::apps::in_range(0, 0.99))
+      ->group(training);
+  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, data order, dropout",
+                         [](auto& s, auto v) { s.seed = v; })
+      ->check(dls::apps::in_range(0, 18446744073709551615.0))
+      ->group(training);
+  app.add_option("--max-iters", control.max_iters, "stop after this many steps in all (0: no limit)")
+      ->check(dls::apps::in_range(0, 1000000000000))
+      ->group(training);
+  app.add_option("--time-limit", control.time_limit_s,
+                 "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end "
+                 "there (0: none; a resume keeps the run's)")
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(training);
+  app.add_option("--resume", control.resume, "continue from a checkpoint file or the newest one of a run directory")
+      ->group(training);
+  app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")
+      ->check(dls::apps::in_range(1, 256))
+      ->group(training);
+  app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU)")
+      ->check(dls::apps::in_range(1, 256))
+      ->group(training);
   dls::apps::add_parallel_flags(app, control.parallel, "Data parallelism (torchrun)");
-  app.add_option("--device", control.device, "cpu, cuda or auto")->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}))->group(training);
+  app.add_option("--device", control.device, "cpu, cuda or auto")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->group(training);
   dls::apps::add_precision_flag(app, precision, training);
 
   const std::string output = "Output";
-  app.add_option("--run-dir", control.run_dir, "run directory (default runs/lm; with --resume, the checkpoint's run)")->group(output);
-  app.add_option("--checkpoint-every", control.checkpoint_every, "epochs between checkpoints; the last is always saved")->capture_default_str()->check(dls::apps::in_range(0, 1000000))->group(output);
-  app.add_option("--keep-last", control.keep_last, "keep only the newest K checkpoints of this run (0: all)")->check(dls::apps::in_range(0, 1000000))->group(output);
-  dls::apps::add_selection_flags<LmTrainSettings>(app, overrides, {"loss"}, [](LmTrainSettings& s) -> auto& { return s.selection; }, output);
-  app.add_option("--log-every", control.log_every, "steps between log lines and rows of metrics.csv")->capture_default_str()->check(dls::apps::in_range(0, 1000000000))->group(output);
-  app.add_flag("--overwrite", control.overwrite, "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")->group(output);
-  app.add_flag("--dry-run", control.dry_run, "read the data, build the model, print the start-up report and stop")->group(output);
-  app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")->group(output);
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->check(dls::apps::log_levels())->group(output);
+  app.add_option("--run-dir", control.run_dir, "run directory (default runs/lm; with --resume, the checkpoint's run)")
+      ->group(output);
+  app.add_option("--checkpoint-every", control.checkpoint_every, "epochs between checkpoints; the last is always saved")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(0, 1000000))
+      ->group(output);
+  app.add_option("--keep-last", control.keep_last, "keep only the newest K checkpoints of this run (0: all)")
+      ->check(dls::apps::in_range(0, 1000000))
+      ->group(output);
+  dls::apps::add_selection_flags<LmTrainSettings>(
+      app, overrides, {"loss"}, [](LmTrainSettings & s) -> auto& { return s.selection; }, output);
+  app.add_option("--log-every", control.log_every, "steps between log lines and rows of metrics.csv")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(output);
+  app.add_flag(
+         "--overwrite", control.overwrite,
+         "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")
+      ->group(output);
+  app.add_flag("--dry-run", control.dry_run, "read the data, build the model, print the start-up report and stop")
+      ->group(output);
+  app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")
+      ->group(output);
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
+      ->capture_default_str()
+      ->check(dls::apps::log_levels())
+      ->group(output);
 
   dls::apps::add_version_flag(app, "lm_train");
   dls::apps::not_in_config({app.get_option("--resume"), app.get_option("--overwrite"), app.get_option("--dry-run")});

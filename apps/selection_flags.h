@@ -20,19 +20,22 @@ void add_selection_flags(CLI::App& app, Overrides<Settings>& overrides, std::vec
   std::string names;
   for (const auto& m : metrics) names += m + ", ";
   metrics.push_back("none");
-  setting<std::string, Settings>(app, overrides, "--best-metric",
-                                 "validation score that chooses RUN/best.pt: " + names + "or none (default " +
-                                     metrics.front() + ")",
-                                 [selection](Settings& s, const std::string& v) { selection(s).best_metric = v; })
-      ->check(CLI::IsMember(metrics))->group(group);
+  setting<std::string, Settings>(
+      app, overrides, "--best-metric",
+      "validation score that chooses RUN/best.pt: " + names + "or none (default " + metrics.front() + ")",
+      [selection](Settings& s, const std::string& v) { selection(s).best_metric = v; })
+      ->check(CLI::IsMember(metrics))
+      ->group(group);
   setting<std::int64_t, Settings>(app, overrides, "--patience",
                                   "stop after N evaluations in a row without a better --best-metric (0: never)",
                                   [selection](Settings& s, const std::int64_t& v) { selection(s).patience = v; })
-      ->check(in_range(0, 1000000))->group(group);
+      ->check(in_range(0, 1000000))
+      ->group(group);
   setting<double, Settings>(app, overrides, "--ema-decay",
                             "keep ema = D*ema + (1-D)*w after every step; evaluate and save it (0: off)",
                             [selection](Settings& s, const double& v) { selection(s).ema_decay = v; })
-      ->check(in_range(0, 0.999999))->group(group);
+      ->check(in_range(0, 0.999999))
+      ->group(group);
 }
 
 }  // namespace dls::apps

@@ -46,7 +46,8 @@ CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& nam
 void check_subword_flags(const CLI::App& app, const Seq2SeqPreset& setup, bool resuming) {
   const auto given = [&app](const char* flag) { return app.count(flag) > 0; };
   for (const char* flag : {"--tokenizer", "--spm-model", "--vocab-size", "--joint-vocab", "--tie-embeddings"}) {
-    if (resuming && given(flag)) throw std::runtime_error(std::string(flag) + ": fixed by the checkpoint when resuming");
+    if (resuming && given(flag))
+      throw std::runtime_error(std::string(flag) + ": fixed by the checkpoint when resuming");
   }
   // By value, not by count: a config.toml written by a word-level run lists them at their defaults.
   const dls::data::SubwordOptions defaults;
@@ -60,8 +61,9 @@ void check_subword_flags(const CLI::App& app, const Seq2SeqPreset& setup, bool r
   }
   if (!setup.model.tie_embeddings() || resuming) return;
   if (!setup.training.subword_units || !setup.training.subwords.joint) {
-    throw std::runtime_error("--tie-embeddings: needs one vocabulary for both languages (--tokenizer sentencepiece "
-                             "--joint-vocab)");
+    throw std::runtime_error(
+        "--tie-embeddings: needs one vocabulary for both languages (--tokenizer sentencepiece "
+        "--joint-vocab)");
   }
   if (setup.model.transformer().layout() != dls::Layout::kVaswani) {
     throw std::runtime_error("--tie-embeddings: needs the vaswani layout (--preset cpu or --layout vaswani)");
@@ -71,23 +73,46 @@ void check_subword_flags(const CLI::App& app, const Seq2SeqPreset& setup, bool r
 void print_json(const dls::train::Seq2SeqTrainResult& r, const std::string& precision) {
   dls::util::JsonWriter json;
   json.begin_object()
-      .key("pairs_per_s").value(r.pairs_per_s)
-      .key("final_loss").value(r.final_loss)
-      .key("val_loss").value(r.val_loss)
-      .key("val_bleu").value(r.val_bleu)
-      .key("val_sacrebleu").begin_object().key("score").value(r.val_sacrebleu)
-          .key("signature").value(r.sacrebleu_signature).end_object()
-      .key("val_chrf").begin_object().key("score").value(r.val_chrf)
-          .key("signature").value(r.chrf_signature).end_object()
-      .key("epochs").value(r.epochs)
-      .key("iterations").value(r.iterations)
-      .key("wall_s").value(r.wall_s)
-      .key("parameters").value(r.parameters)
-      .key("encoder_parameters").value(r.encoder_parameters)
-      .key("decoder_parameters").value(r.decoder_parameters)
-      .key("stopped_by").value(r.stopped_by)
-      .key("precision").value(precision)
-      .key("run_dir").value(r.run_dir);
+      .key("pairs_per_s")
+      .value(r.pairs_per_s)
+      .key("final_loss")
+      .value(r.final_loss)
+      .key("val_loss")
+      .value(r.val_loss)
+      .key("val_bleu")
+      .value(r.val_bleu)
+      .key("val_sacrebleu")
+      .begin_object()
+      .key("score")
+      .value(r.val_sacrebleu)
+      .key("signature")
+      .value(r.sacrebleu_signature)
+      .end_object()
+      .key("val_chrf")
+      .begin_object()
+      .key("score")
+      .value(r.val_chrf)
+      .key("signature")
+      .value(r.chrf_signature)
+      .end_object()
+      .key("epochs")
+      .value(r.epochs)
+      .key("iterations")
+      .value(r.iterations)
+      .key("wall_s")
+      .value(r.wall_s)
+      .key("parameters")
+      .value(r.parameters)
+      .key("encoder_parameters")
+      .value(r.encoder_parameters)
+      .key("decoder_parameters")
+      .value(r.decoder_parameters)
+      .key("stopped_by")
+      .value(r.stopped_by)
+      .key("precision")
+      .value(precision)
+      .key("run_dir")
+      .value(r.run_dir);
   dls::apps::add_parallel_json(json, r.parallel);
   json.key("checkpoints").begin_array();
   for (const auto& path : r.checkpoints) json.value(path);
@@ -98,11 +123,13 @@ void print_json(const dls::train::Seq2SeqTrainResult& r, const std::string& prec
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Train DLStudio's English-to-Spanish transformer (TransformerFG or TransformerPreLN).\n"
-               "A preset gives every setting; each flag below overrides one. With --resume the\n"
-               "checkpoint's settings are the starting point instead of the preset.\n"};
-  app.footer("Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
-             "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
+  CLI::App app{
+      "Train DLStudio's English-to-Spanish transformer (TransformerFG or TransformerPreLN).\n"
+      "A preset gives every setting; each flag below overrides one. With --resume the\n"
+      "checkpoint's settings are the starting point instead of the preset.\n"};
+  app.footer(
+      "Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
+      "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
   app.get_formatter()->column_width(38);
   Overrides overrides;
   std::string data_path, preset = "dlstudio", variant = "FG", resume, log_level = "info";
@@ -110,80 +137,230 @@ int main(int argc, char** argv) {
   bool json = false, dry_run = false, overwrite = false;
 
   const std::string data = "Data";
-  app.add_option("--data", data_path, "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive "
-                 "(.tar.gz pickle); " + std::string(dls::apps::kDefaultCorpusHelp))->group(data);
-  setting<int>(app, overrides, "--max-words", "longest sentence kept, per side, in words (L = max-words + 2; sentencepiece: L = the longest kept side in pieces + 2)", [](auto& s, auto v) { s.training.max_words = v; })->check(dls::apps::in_range(1, 1000))->group(data);
-  setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split (default 1234)", [](auto& s, auto v) { s.training.split_seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(data);
-  setting<std::int64_t>(app, overrides, "--validation-pairs", "held-out pairs, split by English sentence (default 2000)", [](auto& s, auto v) { s.training.validation_pairs = v; })->check(dls::apps::in_range(0, 1000000000))->group(data);
-  app.add_flag_callback("--length-buckets", [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.training.length_buckets = true; }); },
-                        "batches of similar lengths, each padded to its own longest sentence, not to L (vaswani layout; recorded in the checkpoint)")->group(data);
-  setting<std::string>(app, overrides, "--tokenizer", "word (DLStudio's) or sentencepiece (subword units trained on the training split, kept in the checkpoint)", [](auto& s, auto v) { s.training.subword_units = dls::checkpoint::parse_tokenizer(v); })->check(CLI::IsMember({"word", "sentencepiece"}))->group(data);
-  setting<std::string>(app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe", [](auto& s, auto v) { s.training.subwords.kind = dls::data::parse_subword_kind(v); })->check(CLI::IsMember({"unigram", "bpe"}))->group(data);
-  setting<int>(app, overrides, "--vocab-size", "sentencepiece: pieces per model, specials included (default 8000)", [](auto& s, auto v) { s.training.subwords.vocab_size = v; })->check(dls::apps::in_range(8, 1000000))->group(data);
-  app.add_flag_callback("--joint-vocab", [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.training.subwords.joint = true; }); },
-                        "sentencepiece: one model and vocabulary for English and Spanish (default: one per language)")->group(data);
-  setting<bool>(app, overrides, "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions", [](auto& s, auto v) { s.training.dlstudio_loss = v; })->group(data);
+  app.add_option("--data", data_path,
+                 "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive "
+                 "(.tar.gz pickle); " +
+                     std::string(dls::apps::kDefaultCorpusHelp))
+      ->group(data);
+  setting<int>(app, overrides, "--max-words",
+               "longest sentence kept, per side, in words (L = max-words + 2; sentencepiece: L = the longest kept side "
+               "in pieces + 2)",
+               [](auto& s, auto v) { s.training.max_words = v; })
+      ->check(dls::apps::in_range(1, 1000))
+      ->group(data);
+  setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split (default 1234)",
+                         [](auto& s, auto v) { s.training.split_seed = v; })
+      ->check(dls::apps::in_range(0, 18446744073709551615.0))
+      ->group(data);
+  setting<std::int64_t>(app, overrides, "--validation-pairs",
+                        "held-out pairs, split by English sentence (default 2000)",
+                        [](auto& s, auto v) { s.training.validation_pairs = v; })
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(data);
+  app.add_flag_callback(
+         "--length-buckets",
+         [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.training.length_buckets = true; }); },
+         "batches of similar lengths, each padded to its own longest sentence, not to L (vaswani layout; recorded in "
+         "the checkpoint)")
+      ->group(data);
+  setting<std::string>(
+      app, overrides, "--tokenizer",
+      "word (DLStudio's) or sentencepiece (subword units trained on the training split, kept in the checkpoint)",
+      [](auto& s, auto v) { s.training.subword_units = dls::checkpoint::parse_tokenizer(v); })
+      ->check(CLI::IsMember({"word", "sentencepiece"}))
+      ->group(data);
+  setting<std::string>(app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe",
+                       [](auto& s, auto v) { s.training.subwords.kind = dls::data::parse_subword_kind(v); })
+      ->check(CLI::IsMember({"unigram", "bpe"}))
+      ->group(data);
+  setting<int>(app, overrides, "--vocab-size", "sentencepiece: pieces per model, specials included (default 8000)",
+               [](auto& s, auto v) { s.training.subwords.vocab_size = v; })
+      ->check(dls::apps::in_range(8, 1000000))
+      ->group(data);
+  app.add_flag_callback(
+         "--joint-vocab",
+         [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.training.subwords.joint = true; }); },
+         "sentencepiece: one model and vocabulary for English and Spanish (default: one per language)")
+      ->group(data);
+  setting<bool>(app, overrides, "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions",
+                [](auto& s, auto v) { s.training.dlstudio_loss = v; })
+      ->group(data);
 
   const std::string model = "Model";
   app.add_option("--preset", preset, "dlstudio (DLStudio's example script) or cpu (small, for a 2-core CPU)")
-      ->capture_default_str()->group(model)->check(CLI::IsMember({"dlstudio", "cpu"}));
+      ->capture_default_str()
+      ->group(model)
+      ->check(CLI::IsMember({"dlstudio", "cpu"}));
   app.add_option("--variant", variant, "FG (post-LN, TransformerFG) or PreLN (TransformerPreLN)")
-      ->capture_default_str()->group(model)->check(CLI::IsMember({"FG", "PreLN"}));
-  app.add_flag_callback("--no-masking", [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.model.masking(false); }); },
-                        "DLStudio's masking=False: the decoder sees the whole target sentence in training, the word it predicts included (recorded in the checkpoint)")->group(model);
-  setting<std::string>(app, overrides, "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani", [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); })->group(model);
-  setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token", [](auto& s, auto v) { s.model.transformer().embedding_size(v); })->check(dls::apps::in_range(1, 65536))->group(model);
-  setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)", [](auto& s, auto v) { s.model.transformer().num_heads(v); })->check(dls::apps::in_range(1, 1024))->group(model);
-  setting<std::int64_t>(app, overrides, "--encoders", "number of BasicEncoders", [](auto& s, auto v) { s.model.num_encoders(v); })->check(dls::apps::in_range(1, 1000))->group(model);
-  setting<std::int64_t>(app, overrides, "--decoders", "number of BasicDecoderWithMasking", [](auto& s, auto v) { s.model.num_decoders(v); })->check(dls::apps::in_range(1, 1000))->group(model);
-  setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M (positionwise, vaswani)", [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })->check(dls::apps::in_range(1, 64))->group(model);
-  app.add_flag_callback("--tie-embeddings", [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.model.tie_embeddings(true); }); },
-                        "one matrix for both embeddings and the output layer (needs --joint-vocab and the vaswani layout)")->group(model);
-  setting<double>(app, overrides, "--dropout", "dropout on attention weights and sublayer outputs (vaswani)", [](auto& s, auto v) { s.model.transformer().dropout(v); })->check(dls::apps::in_range(0, 0.99))->group(model);
+      ->capture_default_str()
+      ->group(model)
+      ->check(CLI::IsMember({"FG", "PreLN"}));
+  app.add_flag_callback(
+         "--no-masking", [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.model.masking(false); }); },
+         "DLStudio's masking=False: the decoder sees the whole target sentence in training, the word it predicts "
+         "included (recorded in the checkpoint)")
+      ->group(model);
+  setting<std::string>(app, overrides, "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani",
+                       [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); })
+      ->group(model);
+  setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token",
+                        [](auto& s, auto v) { s.model.transformer().embedding_size(v); })
+      ->check(dls::apps::in_range(1, 65536))
+      ->group(model);
+  setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)",
+                        [](auto& s, auto v) { s.model.transformer().num_heads(v); })
+      ->check(dls::apps::in_range(1, 1024))
+      ->group(model);
+  setting<std::int64_t>(app, overrides, "--encoders", "number of BasicEncoders",
+                        [](auto& s, auto v) { s.model.num_encoders(v); })
+      ->check(dls::apps::in_range(1, 1000))
+      ->group(model);
+  setting<std::int64_t>(app, overrides, "--decoders", "number of BasicDecoderWithMasking",
+                        [](auto& s, auto v) { s.model.num_decoders(v); })
+      ->check(dls::apps::in_range(1, 1000))
+      ->group(model);
+  setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M (positionwise, vaswani)",
+                        [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })
+      ->check(dls::apps::in_range(1, 64))
+      ->group(model);
+  app.add_flag_callback(
+         "--tie-embeddings",
+         [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.model.tie_embeddings(true); }); },
+         "one matrix for both embeddings and the output layer (needs --joint-vocab and the vaswani layout)")
+      ->group(model);
+  setting<double>(app, overrides, "--dropout", "dropout on attention weights and sublayer outputs (vaswani)",
+                  [](auto& s, auto v) { s.model.transformer().dropout(v); })
+      ->check(dls::apps::in_range(0, 0.99))
+      ->group(model);
 
   const std::string training = "Training";
-  setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)", [](auto& s, auto v) { s.training.epochs = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
-  setting<std::int64_t>(app, overrides, "--batch-size", "pairs per step", [](auto& s, auto v) { s.training.batch_size = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
-  setting<std::int64_t>(app, overrides, "--max-iters", "stop once the run has made this many steps in all (0: no limit)", [](auto& s, auto v) { s.training.max_iters = v; })->check(dls::apps::in_range(0, 1000000000000))->group(training);
-  setting<double>(app, overrides, "--time-limit", "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end there (0: none; a resume keeps the run's)", [](auto& s, auto v) { s.training.time_limit_s = v; })->check(dls::apps::in_range(0, 1000000000))->group(training);
-  setting<std::string>(app, overrides, "--schedule", "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine", [](auto& s, auto v) { s.training.schedule.kind = dls::checkpoint::parse_schedule(v); })->check(CLI::IsMember({"constant", "dlstudio-warmup", "cosine"}))->group(training);
-  setting<double>(app, overrides, "--lr", "learning rate (constant) or peak (cosine)", [](auto& s, auto v) { s.training.schedule.base_lr = v; })->check(dls::apps::in_range(1e-12, 100))->group(training);
-  setting<std::int64_t>(app, overrides, "--warmup", "warm-up steps (dlstudio-warmup, cosine)", [](auto& s, auto v) { s.training.schedule.warmup_steps = v; })->check(dls::apps::in_range(0, 1000000000))->group(training);
-  setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.training.schedule.min_lr = v; })->check(dls::apps::in_range(0, 100))->group(training);
-  setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.training.optimizer.kind = dls::checkpoint::parse_optimizer(v); })->check(dls::apps::optimizers())->group(training);
-  setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.training.optimizer.beta1 = v; })->check(dls::apps::in_range(0, 0.999999))->group(training);
-  setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.training.optimizer.beta2 = v; })->check(dls::apps::in_range(0, 0.999999))->group(training);
-  setting<double>(app, overrides, "--eps", "Adam epsilon", [](auto& s, auto v) { s.training.optimizer.eps = v; })->check(dls::apps::in_range(1e-30, 1))->group(training);
-  setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)", [](auto& s, auto v) { s.training.optimizer.weight_decay = v; })->check(dls::apps::in_range(0, 10))->group(training);
-  setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)", [](auto& s, auto v) { s.training.optimizer.clip_grad_norm = v; })->check(dls::apps::in_range(0, 1000000))->group(training);
-  setting<double>(app, overrides, "--label-smoothing", "label smoothing of the loss (0: off)", [](auto& s, auto v) { s.training.label_smoothing = v; })->check(dls::apps::in_range(0, 0.99))->group(training);
-  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, batch order and dropout", [](auto& s, auto v) { s.training.seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(training);
-  app.add_option("--resume", resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
-  app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")->check(dls::apps::in_range(1, 256))->group(training);
+  setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)",
+                        [](auto& s, auto v) { s.training.epochs = v; })
+      ->check(dls::apps::in_range(1, 1000000))
+      ->group(training);
+  setting<std::int64_t>(app, overrides, "--batch-size", "pairs per step",
+                        [](auto& s, auto v) { s.training.batch_size = v; })
+      ->check(dls::apps::in_range(1, 1000000))
+      ->group(training);
+  setting<std::int64_t>(app, overrides, "--max-iters",
+                        "stop once the run has made this many steps in all (0: no limit)",
+                        [](auto& s, auto v) { s.training.max_iters = v; })
+      ->check(dls::apps::in_range(0, 1000000000000))
+      ->group(training);
+  setting<double>(app, overrides, "--time-limit",
+                  "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end "
+                  "there (0: none; a resume keeps the run's)",
+                  [](auto& s, auto v) { s.training.time_limit_s = v; })
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(training);
+  setting<std::string>(app, overrides, "--schedule",
+                       "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine",
+                       [](auto& s, auto v) { s.training.schedule.kind = dls::checkpoint::parse_schedule(v); })
+      ->check(CLI::IsMember({"constant", "dlstudio-warmup", "cosine"}))
+      ->group(training);
+  setting<double>(app, overrides, "--lr", "learning rate (constant) or peak (cosine)",
+                  [](auto& s, auto v) { s.training.schedule.base_lr = v; })
+      ->check(dls::apps::in_range(1e-12, 100))
+      ->group(training);
+  setting<std::int64_t>(app, overrides, "--warmup", "warm-up steps (dlstudio-warmup, cosine)",
+                        [](auto& s, auto v) { s.training.schedule.warmup_steps = v; })
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(training);
+  setting<double>(app, overrides, "--min-lr", "cosine: final learning rate",
+                  [](auto& s, auto v) { s.training.schedule.min_lr = v; })
+      ->check(dls::apps::in_range(0, 100))
+      ->group(training);
+  setting<std::string>(app, overrides, "--optimizer", "adam or adamw",
+                       [](auto& s, auto v) { s.training.optimizer.kind = dls::checkpoint::parse_optimizer(v); })
+      ->check(dls::apps::optimizers())
+      ->group(training);
+  setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.training.optimizer.beta1 = v; })
+      ->check(dls::apps::in_range(0, 0.999999))
+      ->group(training);
+  setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.training.optimizer.beta2 = v; })
+      ->check(dls::apps::in_range(0, 0.999999))
+      ->group(training);
+  setting<double>(app, overrides, "--eps", "Adam epsilon", [](auto& s, auto v) { s.training.optimizer.eps = v; })
+      ->check(dls::apps::in_range(1e-30, 1))
+      ->group(training);
+  setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)",
+                  [](auto& s, auto v) { s.training.optimizer.weight_decay = v; })
+      ->check(dls::apps::in_range(0, 10))
+      ->group(training);
+  setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)",
+                  [](auto& s, auto v) { s.training.optimizer.clip_grad_norm = v; })
+      ->check(dls::apps::in_range(0, 1000000))
+      ->group(training);
+  setting<double>(app, overrides, "--label-smoothing", "label smoothing of the loss (0: off)",
+                  [](auto& s, auto v) { s.training.label_smoothing = v; })
+      ->check(dls::apps::in_range(0, 0.99))
+      ->group(training);
+  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, batch order and dropout",
+                         [](auto& s, auto v) { s.training.seed = v; })
+      ->check(dls::apps::in_range(0, 18446744073709551615.0))
+      ->group(training);
+  app.add_option("--resume", resume, "continue from a checkpoint file or the newest one of a run directory")
+      ->group(training);
+  app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")
+      ->check(dls::apps::in_range(1, 256))
+      ->group(training);
   dls::train::ParallelOptions parallel;
   int workers = 0;
-  app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; default: one per thread)")
-      ->check(dls::apps::in_range(1, 256))->group(training);
+  app.add_option("--workers", workers,
+                 "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; "
+                 "default: one per thread)")
+      ->check(dls::apps::in_range(1, 256))
+      ->group(training);
   dls::apps::add_parallel_flags(app, parallel, "Data parallelism (torchrun)");
   setting<std::string>(app, overrides, "--device", "cpu, cuda or auto", [](auto& s, auto v) { s.training.device = v; })
-      ->group(training)->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+      ->group(training)
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   std::string precision = "fp32";
   dls::apps::add_precision_flag(app, precision, training);
 
   const std::string output = "Output";
-  setting<std::string>(app, overrides, "--run-dir", "run directory (default runs/seq2seq; with --resume, the checkpoint's run)", [](auto& s, auto v) { s.training.run_dir = v; })->group(output);
-  setting<std::int64_t>(app, overrides, "--checkpoint-every", "epochs between checkpoints; the last is always saved", [](auto& s, auto v) { s.training.checkpoint_every = v; })->check(dls::apps::in_range(0, 1000000))->group(output);
-  setting<int>(app, overrides, "--keep-last", "keep only the newest K checkpoints of this run (0: all)", [](auto& s, auto v) { s.training.keep_last = v; })->check(dls::apps::in_range(0, 1000000))->group(output);
-  setting<std::int64_t>(app, overrides, "--log-every", "steps between log lines and metrics.csv rows", [](auto& s, auto v) { s.training.log_every = v; })->check(dls::apps::in_range(0, 1000000000))->group(output);
-  setting<std::int64_t>(app, overrides, "--samples", "validation pairs translated and printed at the end", [](auto& s, auto v) { s.training.samples = v; })->check(dls::apps::in_range(0, 1000000))->group(output);
-  setting<std::int64_t>(app, overrides, "--bleu-sentences", "validation sentences decoded for BLEU each epoch (0: all)", [](auto& s, auto v) { s.training.bleu_sentences = v; })->check(dls::apps::in_range(0, 1000000000))->group(output);
-  dls::apps::add_selection_flags<Seq2SeqPreset>(app, overrides, {"bleu", "loss"}, [](Seq2SeqPreset& s) -> auto& { return s.training.selection; }, output);
-  app.add_flag("--overwrite", overwrite, "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")->group(output);
+  setting<std::string>(app, overrides, "--run-dir",
+                       "run directory (default runs/seq2seq; with --resume, the checkpoint's run)",
+                       [](auto& s, auto v) { s.training.run_dir = v; })
+      ->group(output);
+  setting<std::int64_t>(app, overrides, "--checkpoint-every", "epochs between checkpoints; the last is always saved",
+                        [](auto& s, auto v) { s.training.checkpoint_every = v; })
+      ->check(dls::apps::in_range(0, 1000000))
+      ->group(output);
+  setting<int>(app, overrides, "--keep-last", "keep only the newest K checkpoints of this run (0: all)",
+               [](auto& s, auto v) { s.training.keep_last = v; })
+      ->check(dls::apps::in_range(0, 1000000))
+      ->group(output);
+  setting<std::int64_t>(app, overrides, "--log-every", "steps between log lines and metrics.csv rows",
+                        [](auto& s, auto v) { s.training.log_every = v; })
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(output);
+  setting<std::int64_t>(app, overrides, "--samples", "validation pairs translated and printed at the end",
+                        [](auto& s, auto v) { s.training.samples = v; })
+      ->check(dls::apps::in_range(0, 1000000))
+      ->group(output);
+  setting<std::int64_t>(app, overrides, "--bleu-sentences", "validation sentences decoded for BLEU each epoch (0: all)",
+                        [](auto& s, auto v) { s.training.bleu_sentences = v; })
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(output);
+  dls::apps::add_selection_flags<Seq2SeqPreset>(
+      app, overrides, {"bleu", "loss"}, [](Seq2SeqPreset & s) -> auto& { return s.training.selection; }, output);
+  app.add_flag(
+         "--overwrite", overwrite,
+         "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")
+      ->group(output);
   std::string dlstudio_vocab;
-  app.add_option("--dlstudio-vocab", dlstudio_vocab, "DLStudio archive: also print DLStudio's parameter counts with its vocabularies (no <pad>/<unk>)")->group(output);
-  app.add_flag("--dry-run", dry_run, "read the data, build the model, print the start-up report and stop")->group(output);
-  app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")->group(output);
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->check(dls::apps::log_levels())->group(output);
+  app.add_option("--dlstudio-vocab", dlstudio_vocab,
+                 "DLStudio archive: also print DLStudio's parameter counts with its vocabularies (no <pad>/<unk>)")
+      ->group(output);
+  app.add_flag("--dry-run", dry_run, "read the data, build the model, print the start-up report and stop")
+      ->group(output);
+  app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")
+      ->group(output);
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
+      ->capture_default_str()
+      ->check(dls::apps::log_levels())
+      ->group(output);
 
   dls::apps::add_version_flag(app, "seq2seq_train");
   dls::apps::not_in_config({app.get_option("--resume"), app.get_option("--overwrite"), app.get_option("--dry-run")});
@@ -200,9 +377,9 @@ int main(int argc, char** argv) {
       const auto info = dls::train::resume_info(resume);
       setup.model = info.model;
       setup.training = info.training;
-      setup.training.run_dir.clear();  // the checkpoint's run, unless --run-dir says otherwise
-      setup.training.max_iters = 0;    // a per-invocation limit is not inherited
-      setup.training.time_limit_s = 0; // the budget is: the loop reads it from the checkpoint
+      setup.training.run_dir.clear();   // the checkpoint's run, unless --run-dir says otherwise
+      setup.training.max_iters = 0;     // a per-invocation limit is not inherited
+      setup.training.time_limit_s = 0;  // the budget is: the loop reads it from the checkpoint
     } else {
       setup = dls::train::seq2seq_preset(preset, dls::parse_variant(variant));
       setup.training.data_path = dls::apps::default_corpus();
@@ -223,8 +400,8 @@ int main(int argc, char** argv) {
     control.precision = dls::util::parse_precision(precision);
     control.config_toml = dls::apps::resolved_config(app, "seq2seq_train");
     if (dls::keeps_freed_memory(setup.model.transformer().layout())) dls::util::keep_freed_memory();
-    control.workers = workers > 0 ? workers
-                                  : dls::default_batch_chunks(setup.model.transformer().layout(), runtime_info.threads);
+    control.workers =
+        workers > 0 ? workers : dls::default_batch_chunks(setup.model.transformer().layout(), runtime_info.threads);
     const auto result = dls::train::train_seq2seq(setup.model, setup.training, control);
     if (json && result.parallel.rank == 0) print_json(result, precision);
     return 0;

@@ -45,15 +45,24 @@ CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& nam
 void print_json(const dls::train::ViTTrainResult& r, const std::string& precision) {
   dls::util::JsonWriter json;
   json.begin_object()
-      .key("images_per_s").value(r.images_per_s)
-      .key("test_accuracy").value(r.test_accuracy)
-      .key("final_loss").value(r.final_loss)
-      .key("epochs").value(r.epochs)
-      .key("iterations").value(r.iterations)
-      .key("wall_s").value(r.wall_s)
-      .key("parameters").value(r.parameters)
-      .key("stopped_by").value(r.stopped_by)
-      .key("precision").value(precision);
+      .key("images_per_s")
+      .value(r.images_per_s)
+      .key("test_accuracy")
+      .value(r.test_accuracy)
+      .key("final_loss")
+      .value(r.final_loss)
+      .key("epochs")
+      .value(r.epochs)
+      .key("iterations")
+      .value(r.iterations)
+      .key("wall_s")
+      .value(r.wall_s)
+      .key("parameters")
+      .value(r.parameters)
+      .key("stopped_by")
+      .value(r.stopped_by)
+      .key("precision")
+      .value(precision);
   dls::apps::add_parallel_json(json, r.parallel);
   json.key("checkpoints").begin_array();
   for (const auto& path : r.checkpoints) json.value(path);
@@ -64,10 +73,12 @@ void print_json(const dls::train::ViTTrainResult& r, const std::string& precisio
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Train DLStudio's visTransformer (vision transformer) on Fashion-MNIST or CIFAR-10.\n"
-               "A preset gives every setting; each flag below overrides one."};
-  app.footer("Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
-             "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
+  CLI::App app{
+      "Train DLStudio's visTransformer (vision transformer) on Fashion-MNIST or CIFAR-10.\n"
+      "A preset gives every setting; each flag below overrides one."};
+  app.footer(
+      "Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
+      "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
   app.get_formatter()->column_width(36);
   Overrides overrides;
   std::string dataset = "fashion-mnist", data_dir, preset;
@@ -78,75 +89,209 @@ int main(int argc, char** argv) {
 
   // Data.
   const std::string data = "Data";
-  app.add_option("--dataset", dataset, "fashion-mnist or cifar10")->capture_default_str()->group(data)
+  app.add_option("--dataset", dataset, "fashion-mnist or cifar10")
+      ->capture_default_str()
+      ->group(data)
       ->check(CLI::IsMember({"fashion-mnist", "cifar10"}));
-  app.add_option("--data-dir", data_dir, "dataset folder (default for Fashion-MNIST: /usr/share/datasets/fashion-mnist/; required for CIFAR-10)")->group(data);
-  setting<std::size_t>(app, overrides, "--train-subset", "train on the first N training images only", [](auto& s, auto v) { s.data.train_subset = v; })->check(dls::apps::in_range(0, 1000000000))->group(data);
-  setting<std::size_t>(app, overrides, "--test-subset", "test on the first N test images only", [](auto& s, auto v) { s.data.test_subset = v; })->check(dls::apps::in_range(0, 1000000000))->group(data);
-  setting<std::string>(app, overrides, "--normalization", "dlstudio ((x-0.5)/0.5) or dataset (training mean/std)", [](auto& s, auto v) { s.data.normalization = v; })
-      ->group(data)->check(CLI::IsMember({"dlstudio", "dataset"}));
-  setting<int>(app, overrides, "--augment-pad", "random crop after zero padding by N pixels (0: off)", [](auto& s, auto v) { s.data.augment.pad = v; })->check(dls::apps::in_range(0, 64))->group(data);
-  setting<bool>(app, overrides, "--flip", "random horizontal flips (--flip false for digit-like data)", [](auto& s, auto v) { s.data.augment.flip = v; })->group(data);
-  setting<double>(app, overrides, "--random-erase", "probability of blanking a random rectangle of each training image (0: off)", [](auto& s, auto v) { s.data.augment.erase = v; })->check(CLI::Range(0.0, 1.0))->group(data);
+  app.add_option(
+         "--data-dir", data_dir,
+         "dataset folder (default for Fashion-MNIST: /usr/share/datasets/fashion-mnist/; required for CIFAR-10)")
+      ->group(data);
+  setting<std::size_t>(app, overrides, "--train-subset", "train on the first N training images only",
+                       [](auto& s, auto v) { s.data.train_subset = v; })
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(data);
+  setting<std::size_t>(app, overrides, "--test-subset", "test on the first N test images only",
+                       [](auto& s, auto v) { s.data.test_subset = v; })
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(data);
+  setting<std::string>(app, overrides, "--normalization", "dlstudio ((x-0.5)/0.5) or dataset (training mean/std)",
+                       [](auto& s, auto v) { s.data.normalization = v; })
+      ->group(data)
+      ->check(CLI::IsMember({"dlstudio", "dataset"}));
+  setting<int>(app, overrides, "--augment-pad", "random crop after zero padding by N pixels (0: off)",
+               [](auto& s, auto v) { s.data.augment.pad = v; })
+      ->check(dls::apps::in_range(0, 64))
+      ->group(data);
+  setting<bool>(app, overrides, "--flip", "random horizontal flips (--flip false for digit-like data)",
+                [](auto& s, auto v) { s.data.augment.flip = v; })
+      ->group(data);
+  setting<double>(app, overrides, "--random-erase",
+                  "probability of blanking a random rectangle of each training image (0: off)",
+                  [](auto& s, auto v) { s.data.augment.erase = v; })
+      ->check(CLI::Range(0.0, 1.0))
+      ->group(data);
 
   // Model.
   const std::string model = "Model";
-  setting<std::int64_t>(app, overrides, "--patch-size", "patch side p, in pixels of the stem's output (of the image without a stem), which it must divide", [](auto& s, auto v) { s.model.patch_size(v); })->check(dls::apps::in_range(1, 4096))->group(model);
-  setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token", [](auto& s, auto v) { s.model.transformer().embedding_size(v); })->check(dls::apps::in_range(1, 65536))->group(model);
-  setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)", [](auto& s, auto v) { s.model.transformer().num_heads(v); })->check(dls::apps::in_range(1, 1024))->group(model);
-  setting<std::int64_t>(app, overrides, "--encoders", "number of BasicEncoders", [](auto& s, auto v) { s.model.num_encoders(v); })->check(dls::apps::in_range(1, 1000))->group(model);
-  setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M", [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })->check(dls::apps::in_range(1, 64))->group(model);
-  setting<std::string>(app, overrides, "--variant", "FG (post-LN, DLStudio) or PreLN", [](auto& s, auto v) { s.model.transformer().variant(dls::parse_variant(v)); })->group(model);
-  setting<std::string>(app, overrides, "--layout", "positionwise (DLStudio >= 2.5), vaswani or dlstudio (flattened)", [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); })->group(model);
-  setting<double>(app, overrides, "--dropout", "dropout inside the encoder (vaswani layout only)", [](auto& s, auto v) { s.model.transformer().dropout(v); })->check(dls::apps::in_range(0, 0.99))->group(model);
-  setting<bool>(app, overrides, "--conv-patch-embedding", "project patches with Conv2d instead of Linear", [](auto& s, auto v) { s.model.conv_patch_embedding(v); })->group(model);
-  setting<std::string>(app, overrides, "--stem", "3x3 convolutions (GELU) before the patches are cut, as CHANNELS[/STRIDE] per layer, e.g. 32,64/2,128/2 (\"\": none, DLStudio's ViT); the patch size counts the last layer's pixels", [](auto& s, auto v) { s.model.stem(dls::parse_stem(v)); })->group(model);
-  setting<std::string>(app, overrides, "--pixel-attention", "an inter-pixel attention block (DLStudio's GenerativeDiffusion AttentionBlock) after stem layer LAYER, as LAYER[:HEADS], e.g. 3 or 3:4 (\"\": none); that layer's channels must be a multiple of 32", [](auto& s, auto v) { s.model.pixel_attention(dls::parse_pixel_attention(v)); })->group(model);
-  setting<std::int64_t>(app, overrides, "--head-hidden", "hidden width of the classification head", [](auto& s, auto v) { s.model.head_hidden_size(v); })->check(dls::apps::in_range(1, 65536))->group(model);
-  setting<double>(app, overrides, "--head-dropout", "dropout before the head (training only)", [](auto& s, auto v) { s.model.head_dropout(v); })->check(dls::apps::in_range(0, 0.99))->group(model);
+  setting<std::int64_t>(
+      app, overrides, "--patch-size",
+      "patch side p, in pixels of the stem's output (of the image without a stem), which it must divide",
+      [](auto& s, auto v) { s.model.patch_size(v); })
+      ->check(dls::apps::in_range(1, 4096))
+      ->group(model);
+  setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token",
+                        [](auto& s, auto v) { s.model.transformer().embedding_size(v); })
+      ->check(dls::apps::in_range(1, 65536))
+      ->group(model);
+  setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)",
+                        [](auto& s, auto v) { s.model.transformer().num_heads(v); })
+      ->check(dls::apps::in_range(1, 1024))
+      ->group(model);
+  setting<std::int64_t>(app, overrides, "--encoders", "number of BasicEncoders",
+                        [](auto& s, auto v) { s.model.num_encoders(v); })
+      ->check(dls::apps::in_range(1, 1000))
+      ->group(model);
+  setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M",
+                        [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })
+      ->check(dls::apps::in_range(1, 64))
+      ->group(model);
+  setting<std::string>(app, overrides, "--variant", "FG (post-LN, DLStudio) or PreLN", [](auto& s, auto v) {
+    s.model.transformer().variant(dls::parse_variant(v));
+  })->group(model);
+  setting<std::string>(app, overrides, "--layout", "positionwise (DLStudio >= 2.5), vaswani or dlstudio (flattened)",
+                       [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); })
+      ->group(model);
+  setting<double>(app, overrides, "--dropout", "dropout inside the encoder (vaswani layout only)",
+                  [](auto& s, auto v) { s.model.transformer().dropout(v); })
+      ->check(dls::apps::in_range(0, 0.99))
+      ->group(model);
+  setting<bool>(app, overrides, "--conv-patch-embedding", "project patches with Conv2d instead of Linear",
+                [](auto& s, auto v) { s.model.conv_patch_embedding(v); })
+      ->group(model);
+  setting<std::string>(app, overrides, "--stem",
+                       "3x3 convolutions (GELU) before the patches are cut, as CHANNELS[/STRIDE] per layer, e.g. "
+                       "32,64/2,128/2 (\"\": none, DLStudio's ViT); the patch size counts the last layer's pixels",
+                       [](auto& s, auto v) { s.model.stem(dls::parse_stem(v)); })
+      ->group(model);
+  setting<std::string>(
+      app, overrides, "--pixel-attention",
+      "an inter-pixel attention block (DLStudio's GenerativeDiffusion AttentionBlock) after stem layer LAYER, as "
+      "LAYER[:HEADS], e.g. 3 or 3:4 (\"\": none); that layer's channels must be a multiple of 32",
+      [](auto& s, auto v) { s.model.pixel_attention(dls::parse_pixel_attention(v)); })
+      ->group(model);
+  setting<std::int64_t>(app, overrides, "--head-hidden", "hidden width of the classification head",
+                        [](auto& s, auto v) { s.model.head_hidden_size(v); })
+      ->check(dls::apps::in_range(1, 65536))
+      ->group(model);
+  setting<double>(app, overrides, "--head-dropout", "dropout before the head (training only)",
+                  [](auto& s, auto v) { s.model.head_dropout(v); })
+      ->check(dls::apps::in_range(0, 0.99))
+      ->group(model);
 
   // Training.
   const std::string training = "Training";
-  app.add_option("--preset", preset, "dlstudio (DLStudio's CIFAR-10 example) or fashion (Fashion-MNIST on a small CPU); default by dataset")
-      ->group(training)->check(CLI::IsMember(dls::train::vit_preset_names()));
-  setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)", [](auto& s, auto v) { s.epochs = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
-  setting<std::size_t>(app, overrides, "--batch-size", "images per step", [](auto& s, auto v) { s.batch_size = v; })->check(dls::apps::in_range(1, 1000000))->group(training);
-  setting<std::string>(app, overrides, "--optimizer", "adam or adamw", [](auto& s, auto v) { s.optimizer.kind = dls::checkpoint::parse_optimizer(v); })->check(dls::apps::optimizers())->group(training);
-  setting<double>(app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s, auto v) { s.lr = v; })->check(dls::apps::in_range(1e-12, 100))->group(training);
-  setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)", [](auto& s, auto v) { s.schedule = dls::checkpoint::parse_schedule(v); })->check(CLI::IsMember({"constant", "cosine"}))->group(training);
-  setting<double>(app, overrides, "--warmup-epochs", "cosine: warm-up length in epochs", [](auto& s, auto v) { s.warmup_epochs = v; })->check(dls::apps::in_range(0, 1000000))->group(training);
-  setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.min_lr = v; })->check(dls::apps::in_range(0, 100))->group(training);
-  setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.optimizer.beta1 = v; })->check(dls::apps::in_range(0, 0.999999))->group(training);
-  setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.optimizer.beta2 = v; })->check(dls::apps::in_range(0, 0.999999))->group(training);
-  setting<double>(app, overrides, "--eps", "Adam epsilon", [](auto& s, auto v) { s.optimizer.eps = v; })->check(dls::apps::in_range(1e-30, 1))->group(training);
-  setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)", [](auto& s, auto v) { s.optimizer.weight_decay = v; })->check(dls::apps::in_range(0, 10))->group(training);
-  setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)", [](auto& s, auto v) { s.optimizer.clip_grad_norm = v; })->check(dls::apps::in_range(0, 1000000))->group(training);
-  setting<double>(app, overrides, "--label-smoothing", "cross-entropy label smoothing", [](auto& s, auto v) { s.label_smoothing = v; })->check(dls::apps::in_range(0, 0.99))->group(training);
-  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, data order, augmentation, dropout", [](auto& s, auto v) { s.seed = v; })->check(dls::apps::in_range(0, 18446744073709551615.0))->group(training);
-  app.add_option("--max-iters", control.max_iters, "stop after this many steps in all (0: no limit)")->check(dls::apps::in_range(0, 1000000000000))->group(training);
-  app.add_option("--time-limit", control.time_limit_s, "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end there (0: none; a resume keeps the run's)")->check(dls::apps::in_range(0, 1000000000))->group(training);
-  app.add_option("--resume", control.resume, "continue from a checkpoint file or the newest one of a run directory")->group(training);
-  app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores; 1 is best on a busy machine)")->check(dls::apps::in_range(1, 256))->group(training);
+  app.add_option("--preset", preset,
+                 "dlstudio (DLStudio's CIFAR-10 example) or fashion (Fashion-MNIST on a small CPU); default by dataset")
+      ->group(training)
+      ->check(CLI::IsMember(dls::train::vit_preset_names()));
+  setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)",
+                        [](auto& s, auto v) { s.epochs = v; })
+      ->check(dls::apps::in_range(1, 1000000))
+      ->group(training);
+  setting<std::size_t>(app, overrides, "--batch-size", "images per step", [](auto& s, auto v) { s.batch_size = v; })
+      ->check(dls::apps::in_range(1, 1000000))
+      ->group(training);
+  setting<std::string>(app, overrides, "--optimizer", "adam or adamw",
+                       [](auto& s, auto v) { s.optimizer.kind = dls::checkpoint::parse_optimizer(v); })
+      ->check(dls::apps::optimizers())
+      ->group(training);
+  setting<double>(app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s, auto v) { s.lr = v; })
+      ->check(dls::apps::in_range(1e-12, 100))
+      ->group(training);
+  setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)",
+                       [](auto& s, auto v) { s.schedule = dls::checkpoint::parse_schedule(v); })
+      ->check(CLI::IsMember({"constant", "cosine"}))
+      ->group(training);
+  setting<double>(app, overrides, "--warmup-epochs", "cosine: warm-up length in epochs",
+                  [](auto& s, auto v) { s.warmup_epochs = v; })
+      ->check(dls::apps::in_range(0, 1000000))
+      ->group(training);
+  setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.min_lr = v; })
+      ->check(dls::apps::in_range(0, 100))
+      ->group(training);
+  setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.optimizer.beta1 = v; })
+      ->check(dls::apps::in_range(0, 0.999999))
+      ->group(training);
+  setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.optimizer.beta2 = v; })
+      ->check(dls::apps::in_range(0, 0.999999))
+      ->group(training);
+  setting<double>(app, overrides, "--eps", "Adam epsilon", [](auto& s, auto v) { s.optimizer.eps = v; })
+      ->check(dls::apps::in_range(1e-30, 1))
+      ->group(training);
+  setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)",
+                  [](auto& s, auto v) { s.optimizer.weight_decay = v; })
+      ->check(dls::apps::in_range(0, 10))
+      ->group(training);
+  setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)",
+                  [](auto& s, auto v) { s.optimizer.clip_grad_norm = v; })
+      ->check(dls::apps::in_range(0, 1000000))
+      ->group(training);
+  setting<double>(app, overrides, "--label-smoothing", "cross-entropy label smoothing",
+                  [](auto& s, auto v) { s.label_smoothing = v; })
+      ->check(dls::apps::in_range(0, 0.99))
+      ->group(training);
+  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, data order, augmentation, dropout",
+                         [](auto& s, auto v) { s.seed = v; })
+      ->check(dls::apps::in_range(0, 18446744073709551615.0))
+      ->group(training);
+  app.add_option("--max-iters", control.max_iters, "stop after this many steps in all (0: no limit)")
+      ->check(dls::apps::in_range(0, 1000000000000))
+      ->group(training);
+  app.add_option("--time-limit", control.time_limit_s,
+                 "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end "
+                 "there (0: none; a resume keeps the run's)")
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(training);
+  app.add_option("--resume", control.resume, "continue from a checkpoint file or the newest one of a run directory")
+      ->group(training);
+  app.add_option(
+         "--threads", threads,
+         "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores; 1 is best on a busy machine)")
+      ->check(dls::apps::in_range(1, 256))
+      ->group(training);
   int workers = 0;
-  app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; default: one per --threads thread)")
-      ->check(dls::apps::in_range(1, 256))->group(training);
+  app.add_option("--workers", workers,
+                 "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; "
+                 "default: one per --threads thread)")
+      ->check(dls::apps::in_range(1, 256))
+      ->group(training);
   dls::apps::add_parallel_flags(app, control.parallel, "Data parallelism (torchrun)");
-  app.add_option("--device", control.device, "cpu, cuda or auto")->capture_default_str()->group(training)
+  app.add_option("--device", control.device, "cpu, cuda or auto")
+      ->capture_default_str()
+      ->group(training)
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   std::string precision = "fp32";
   dls::apps::add_precision_flag(app, precision, training);
 
   // Output.
   const std::string output = "Output";
-  app.add_option("--run-dir", control.run_dir, "run directory (default runs/vit; with --resume, the checkpoint's run)")->group(output);
-  app.add_option("--checkpoint-every", control.checkpoint_every, "epochs between checkpoints; the last is always saved")->capture_default_str()->check(dls::apps::in_range(0, 1000000))->group(output);
-  app.add_option("--keep-last", control.keep_last, "keep only the newest K checkpoints of this run (0: all)")->check(dls::apps::in_range(0, 1000000))->group(output);
-  dls::apps::add_selection_flags<ViTTrainSettings>(app, overrides, {"accuracy", "loss"}, [](ViTTrainSettings& s) -> auto& { return s.selection; }, output);
-  app.add_option("--log-every", control.log_every, "steps between rows of metrics.csv")->capture_default_str()->check(dls::apps::in_range(0, 1000000000))->group(output);
-  app.add_flag("--overwrite", control.overwrite, "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")->group(output);
+  app.add_option("--run-dir", control.run_dir, "run directory (default runs/vit; with --resume, the checkpoint's run)")
+      ->group(output);
+  app.add_option("--checkpoint-every", control.checkpoint_every, "epochs between checkpoints; the last is always saved")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(0, 1000000))
+      ->group(output);
+  app.add_option("--keep-last", control.keep_last, "keep only the newest K checkpoints of this run (0: all)")
+      ->check(dls::apps::in_range(0, 1000000))
+      ->group(output);
+  dls::apps::add_selection_flags<ViTTrainSettings>(
+      app, overrides, {"accuracy", "loss"}, [](ViTTrainSettings & s) -> auto& { return s.selection; }, output);
+  app.add_option("--log-every", control.log_every, "steps between rows of metrics.csv")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(0, 1000000000))
+      ->group(output);
+  app.add_flag(
+         "--overwrite", control.overwrite,
+         "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")
+      ->group(output);
   app.add_flag("--json", json, "print one JSON object with the results at the end (logs go to stderr)")->group(output);
-  app.add_flag("--dry-run", control.dry_run, "read the data, build the model, print the start-up report and stop")->group(output);
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str()->check(dls::apps::log_levels())->group(output);
+  app.add_flag("--dry-run", control.dry_run, "read the data, build the model, print the start-up report and stop")
+      ->group(output);
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
+      ->capture_default_str()
+      ->check(dls::apps::log_levels())
+      ->group(output);
 
   dls::apps::add_version_flag(app, "vit_train");
   dls::apps::not_in_config({app.get_option("--resume"), app.get_option("--overwrite"), app.get_option("--dry-run")});

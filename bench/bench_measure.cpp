@@ -19,9 +19,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 std::atomic<double> g_flops{0};
 
@@ -62,8 +60,8 @@ std::unique_ptr<at::ObserverContext> on_operator(const at::RecordFunction& fn) {
 
 }  // namespace
 
-Timing time_steps(const std::function<void(int)>& step, int warmup, int repeats, int iters,
-                  double items_per_step, const std::string& unit) {
+Timing time_steps(const std::function<void(int)>& step, int warmup, int repeats, int iters, double items_per_step,
+                  const std::string& unit) {
   for (int i = 0; i < warmup; ++i) step(i);
   Timing t;
   std::vector<double> rss;

@@ -8,15 +8,15 @@
 namespace dls::bench {
 
 struct Timing {
-  std::vector<double> rates;   // items per second, one per repeat
+  std::vector<double> rates;  // items per second, one per repeat
   double median = 0, min = 0, max = 0;
-  double rss_growth_mb = 0;    // resident memory after the last repeat minus after the first
+  double rss_growth_mb = 0;  // resident memory after the last repeat minus after the first
 };
 
 // Runs step(i) `warmup` times untimed, then `repeats` times `iters` steps, each repeat
 // timed as a whole; rate = iters * items_per_step / seconds. Progress on stderr.
-Timing time_steps(const std::function<void(int)>& step, int warmup, int repeats, int iters,
-                  double items_per_step, const std::string& unit);
+Timing time_steps(const std::function<void(int)>& step, int warmup, int repeats, int iters, double items_per_step,
+                  const std::string& unit);
 
 // Floating-point operations of the matrix products (mm, addmm, bmm, baddbmm and
 // dls::small_batched_matmul; convolutions' own products are not included) that `fn` runs,

@@ -67,7 +67,9 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   }
 
   BenchResult result;
-  result.config = {{"preset", preset_name}, {"summary", config.summary()}, {"batch", std::to_string(batch)},
+  result.config = {{"preset", preset_name},
+                   {"summary", config.summary()},
+                   {"batch", std::to_string(batch)},
                    {"precision", o.precision}};
   // Chunks per batch as seq2seq_train chooses them.
   const int threads = torch::get_num_threads();
@@ -75,9 +77,8 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
                       : o.workers > 0  ? o.workers
                                        : default_batch_chunks(config.transformer().layout(), threads);
   result.config.emplace_back("workers", std::to_string(workers));
-  const bool keep_memory = o.keep_freed_memory == "on" ||
-                           (o.keep_freed_memory == "auto" && o.task == "seq2seq-train" &&
-                            keeps_freed_memory(config.transformer().layout()));
+  const bool keep_memory = o.keep_freed_memory == "on" || (o.keep_freed_memory == "auto" && o.task == "seq2seq-train" &&
+                                                           keeps_freed_memory(config.transformer().layout()));
   if (keep_memory) util::keep_freed_memory();
   result.config.emplace_back("keep_freed_memory", keep_memory ? "on" : "off");
   model->master_decoder->skip_unread_ffn_outputs = !o.full_ffn;
@@ -133,7 +134,11 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   result.timing = time_steps(step, o.warmup, o.repeats, o.iters, static_cast<double>(batch), result.unit);
   result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);
   if (o.profile_rows > 0) {
-    print_operator_profile([&] { for (int i = 0; i < o.iters; ++i) step(i); }, o.profile_rows);
+    print_operator_profile(
+        [&] {
+          for (int i = 0; i < o.iters; ++i) step(i);
+        },
+        o.profile_rows);
   }
   return result;
 }

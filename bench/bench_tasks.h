@@ -12,29 +12,29 @@
 namespace dls::bench {
 
 struct BenchOptions {
-  std::string task;            // seq2seq-train|seq2seq-greedy|seq2seq-beam|vit-train|vit-infer
-  std::string preset;          // seq2seq: dlstudio|cpu; vit: dlstudio|fashion (empty: dlstudio)
-  std::string layout;          // override the preset's layout (dlstudio|positionwise|vaswani)
-  std::string variant;         // FG|PreLN (empty: the preset's; seq2seq presets take FG)
-  std::int64_t batch = 0;      // 0: the preset's
+  std::string task;                // seq2seq-train|seq2seq-greedy|seq2seq-beam|vit-train|vit-infer
+  std::string preset;              // seq2seq: dlstudio|cpu; vit: dlstudio|fashion (empty: dlstudio)
+  std::string layout;              // override the preset's layout (dlstudio|positionwise|vaswani)
+  std::string variant;             // FG|PreLN (empty: the preset's; seq2seq presets take FG)
+  std::int64_t batch = 0;          // 0: the preset's
   std::int64_t src_vocab = 11258;  // DLStudio's en_es_xformer_8_90000 vocabularies
   std::int64_t tgt_vocab = 21823;
   std::int64_t beam = 4;
   int warmup = 1, repeats = 3, iters = 2;
-  int workers = 0;             // concurrent chunks per batch (split_batch.h); 0: as the programs
-  bool plain_adam = false;     // LibTorch's Adam/AdamW step instead of the fused one
-  bool plain_bmm = false;      // torch::matmul for attention's small products (small_batched_matmul.h)
-  bool full_ffn = false;       // dlstudio layout: compute every W2 output, read or not
-  bool all_output_rows = false;  // seq2seq training: padding rows through the output layer too
+  int workers = 0;                         // concurrent chunks per batch (split_batch.h); 0: as the programs
+  bool plain_adam = false;                 // LibTorch's Adam/AdamW step instead of the fused one
+  bool plain_bmm = false;                  // torch::matmul for attention's small products (small_batched_matmul.h)
+  bool full_ffn = false;                   // dlstudio layout: compute every W2 output, read or not
+  bool all_output_rows = false;            // seq2seq training: padding rows through the output layer too
   std::string keep_freed_memory = "auto";  // on|off|auto (as the programs: util::keep_freed_memory)
   std::uint64_t seed = 0;
-  std::string device = "cpu";  // cpu|cuda|auto (util::select_device)
+  std::string device = "cpu";      // cpu|cuda|auto (util::select_device)
   std::string precision = "fp32";  // fp32|bf16|fp16: forward passes under autocast (util/precision.h)
-  int profile_rows = 0;        // > 0: after timing, the operators with the most self time
+  int profile_rows = 0;            // > 0: after timing, the operators with the most self time
 };
 
 struct BenchResult {
-  std::string unit;                                          // pairs/s, sentences/s, images/s
+  std::string unit;                                         // pairs/s, sentences/s, images/s
   std::vector<std::pair<std::string, std::string>> config;  // what was measured
   Timing timing;
   double flops_per_item = 0;  // matrix-product FLOPs per pair, sentence or image

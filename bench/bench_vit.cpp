@@ -42,8 +42,8 @@ BenchResult run_vit_bench(const BenchOptions& o) {
 
   BenchResult result;
   result.unit = "images/s";
-  result.config = {{"preset", preset_name}, {"summary", m.summary()}, {"batch", std::to_string(batch)},
-                   {"precision", o.precision}};
+  result.config = {
+      {"preset", preset_name}, {"summary", m.summary()}, {"batch", std::to_string(batch)}, {"precision", o.precision}};
   // As vit_train: one chunk per thread on the CPU, the whole batch on a GPU.
   const int workers = device.is_cuda() ? 1 : o.workers > 0 ? o.workers : torch::get_num_threads();
   if (o.task == "vit-train") result.config.emplace_back("workers", std::to_string(workers));
@@ -89,7 +89,11 @@ BenchResult run_vit_bench(const BenchOptions& o) {
   result.timing = time_steps(step, o.warmup, o.repeats, o.iters, static_cast<double>(batch), result.unit);
   result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);
   if (o.profile_rows > 0) {
-    print_operator_profile([&] { for (int i = 0; i < o.iters; ++i) step(i); }, o.profile_rows);
+    print_operator_profile(
+        [&] {
+          for (int i = 0; i < o.iters; ++i) step(i);
+        },
+        o.profile_rows);
   }
   return result;
 }

@@ -32,22 +32,36 @@ void print_json(const std::string& task, const dls::bench::BenchResult& r, doubl
   json.begin_object().key("impl").value("cpp").key("task").value(task).key("config").begin_object();
   for (const auto& [key, value] : r.config) json.key(key).value(value);
   json.end_object()
-      .key("unit").value(r.unit)
-      .key("median").value(r.timing.median)
-      .key("min").value(r.timing.min)
-      .key("max").value(r.timing.max)
-      .key("samples").begin_array();
+      .key("unit")
+      .value(r.unit)
+      .key("median")
+      .value(r.timing.median)
+      .key("min")
+      .value(r.timing.min)
+      .key("max")
+      .value(r.timing.max)
+      .key("samples")
+      .begin_array();
   for (const double s : r.timing.rates) json.value(s);
   json.end_array()
-      .key("peak_rss_mb").value(dls::bench::peak_rss_mb())
-      .key("rss_growth_mb").value(r.timing.rss_growth_mb)
-      .key("matmul_flops_per_item").value(r.flops_per_item)
-      .key("matmul_gflops_per_s").value(gflops)
-      .key("gemm_gflops_per_s").value(gemm_gflops)
-      .key("fraction_of_gemm").value(gemm_gflops > 0 ? gflops / gemm_gflops : 0.0)
-      .key("threads").value(threads)
-      .key("device").value(device)
-      .key("torch_version").value(TORCH_VERSION)
+      .key("peak_rss_mb")
+      .value(dls::bench::peak_rss_mb())
+      .key("rss_growth_mb")
+      .value(r.timing.rss_growth_mb)
+      .key("matmul_flops_per_item")
+      .value(r.flops_per_item)
+      .key("matmul_gflops_per_s")
+      .value(gflops)
+      .key("gemm_gflops_per_s")
+      .value(gemm_gflops)
+      .key("fraction_of_gemm")
+      .value(gemm_gflops > 0 ? gflops / gemm_gflops : 0.0)
+      .key("threads")
+      .value(threads)
+      .key("device")
+      .value(device)
+      .key("torch_version")
+      .value(TORCH_VERSION)
       .end_object();
   std::cout << json.str() << std::endl;
 }
@@ -66,31 +80,57 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"dlstudio", "cpu", "fashion"}));
   app.add_option("--layout", options.layout, "override the preset's layout: dlstudio, positionwise or vaswani")
       ->check(CLI::IsMember({"dlstudio", "positionwise", "vaswani"}));
-  app.add_option("--variant", options.variant, "override the preset's variant: FG or PreLN")->check(CLI::IsMember({"FG", "PreLN"}));
+  app.add_option("--variant", options.variant, "override the preset's variant: FG or PreLN")
+      ->check(CLI::IsMember({"FG", "PreLN"}));
   app.add_option("--batch", options.batch, "batch size (default: the preset's)")->check(in_range(1, 1000000));
-  app.add_option("--src-vocab", options.src_vocab, "seq2seq: English vocabulary size")->capture_default_str()->check(in_range(4, 10000000));
-  app.add_option("--tgt-vocab", options.tgt_vocab, "seq2seq: Spanish vocabulary size")->capture_default_str()->check(in_range(4, 10000000));
+  app.add_option("--src-vocab", options.src_vocab, "seq2seq: English vocabulary size")
+      ->capture_default_str()
+      ->check(in_range(4, 10000000));
+  app.add_option("--tgt-vocab", options.tgt_vocab, "seq2seq: Spanish vocabulary size")
+      ->capture_default_str()
+      ->check(in_range(4, 10000000));
   app.add_option("--beam", options.beam, "seq2seq-beam: beams")->capture_default_str()->check(in_range(1, 64));
   app.add_option("--warmup", options.warmup, "untimed steps first")->capture_default_str()->check(in_range(0, 1000000));
-  app.add_option("--repeats", options.repeats, "timed repeats (median and spread over them)")->capture_default_str()->check(in_range(1, 1000000));
+  app.add_option("--repeats", options.repeats, "timed repeats (median and spread over them)")
+      ->capture_default_str()
+      ->check(in_range(1, 1000000));
   app.add_option("--iters", options.iters, "steps per repeat")->capture_default_str()->check(in_range(1, 1000000));
-  app.add_option("--seed", options.seed, "model and data seed")->capture_default_str()->check(in_range(0, 18446744073709551615.0));
-  app.add_option("--gemm-size", gemm_size, "n of the n x n x n product measuring the GEMM rate")->capture_default_str()->check(in_range(1, 16384));
+  app.add_option("--seed", options.seed, "model and data seed")
+      ->capture_default_str()
+      ->check(in_range(0, 18446744073709551615.0));
+  app.add_option("--gemm-size", gemm_size, "n of the n x n x n product measuring the GEMM rate")
+      ->capture_default_str()
+      ->check(in_range(1, 16384));
   app.add_option("--threads", threads, "intra-op threads (default: all cores)")->check(in_range(1, 256));
   int workers = 0;
-  app.add_option("--workers", workers, "concurrent chunks of each batch, one thread each (1: the plain loop; default: one per thread, but 1 for seq2seq training in the dlstudio layout)")
+  app.add_option("--workers", workers,
+                 "concurrent chunks of each batch, one thread each (1: the plain loop; default: one per thread, but 1 "
+                 "for seq2seq training in the dlstudio layout)")
       ->check(in_range(1, 256));
-  app.add_option("--keep-freed-memory", options.keep_freed_memory, "auto (as seq2seq_train: on for seq2seq training in the dlstudio layout), on or off (runtime.h keep_freed_memory)")
-      ->capture_default_str()->check(CLI::IsMember({"auto", "on", "off"}));
-  app.add_flag("--plain-adam", options.plain_adam, "training: LibTorch's Adam/AdamW step instead of the fused one (fused_adam.h)");
-  app.add_flag("--plain-bmm", options.plain_bmm, "attention's small batched products by torch::matmul instead of small_batched_matmul.h's kernels");
-  app.add_flag("--full-ffn", options.full_ffn, "dlstudio layout: compute every output of W2, including those no later step reads");
+  app.add_option("--keep-freed-memory", options.keep_freed_memory,
+                 "auto (as seq2seq_train: on for seq2seq training in the dlstudio layout), on or off (runtime.h "
+                 "keep_freed_memory)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  app.add_flag("--plain-adam", options.plain_adam,
+               "training: LibTorch's Adam/AdamW step instead of the fused one (fused_adam.h)");
+  app.add_flag("--plain-bmm", options.plain_bmm,
+               "attention's small batched products by torch::matmul instead of small_batched_matmul.h's kernels");
+  app.add_flag("--full-ffn", options.full_ffn,
+               "dlstudio layout: compute every output of W2, including those no later step reads");
   app.add_option("--device", options.device, "cpu, cuda or auto (the GEMM rate is measured on the same device)")
-      ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  app.add_option("--precision", options.precision, "fp32, bf16 or fp16 (CUDA): forward passes under autocast, as the programs' --precision")
-      ->capture_default_str()->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
-  app.add_flag("--all-output-rows", options.all_output_rows, "seq2seq training: send every target position, padding included, through the output layer and log-softmax");
-  app.add_option("--profile", options.profile_rows, "after timing, print the N operators with the most self time over --iters more steps (bench_profile.h)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  app.add_option("--precision", options.precision,
+                 "fp32, bf16 or fp16 (CUDA): forward passes under autocast, as the programs' --precision")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+  app.add_flag(
+      "--all-output-rows", options.all_output_rows,
+      "seq2seq training: send every target position, padding included, through the output layer and log-softmax");
+  app.add_option(
+         "--profile", options.profile_rows,
+         "after timing, print the N operators with the most self time over --iters more steps (bench_profile.h)")
       ->check(in_range(0, 100000));
   dls::apps::add_version_flag(app, "dls_bench");
   if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
@@ -100,7 +140,8 @@ int main(int argc, char** argv) {
     dls::util::configure_runtime(runtime);
     threads = torch::get_num_threads();
     options.workers = workers;
-    dls::set_small_batched_matmul_enabled(!options.plain_bmm);  // 0: each benchmark's default, as the programs choose it
+    dls::set_small_batched_matmul_enabled(
+        !options.plain_bmm);  // 0: each benchmark's default, as the programs choose it
     const auto device = dls::util::select_device(options.device);
     options.device = device.is_cuda() ? "cuda" : "cpu";
     const double gemm = dls::bench::measure_gemm_gflops(gemm_size, 7, device.is_cuda());
@@ -109,17 +150,29 @@ int main(int argc, char** argv) {
                  device.is_cuda() ? "the GPU" : (std::to_string(threads) + " threads").c_str());
     if (options.task == "gemm") {
       dls::util::JsonWriter json;
-      json.begin_object().key("impl").value("cpp").key("task").value("gemm").key("n").value(gemm_size)
-          .key("gemm_gflops_per_s").value(gemm).key("threads").value(threads).key("device").value(options.device)
+      json.begin_object()
+          .key("impl")
+          .value("cpp")
+          .key("task")
+          .value("gemm")
+          .key("n")
+          .value(gemm_size)
+          .key("gemm_gflops_per_s")
+          .value(gemm)
+          .key("threads")
+          .value(threads)
+          .key("device")
+          .value(options.device)
           .end_object();
       std::cout << json.str() << std::endl;
       return 0;
     }
-    const auto result = options.task.rfind("vit", 0) == 0 ? dls::bench::run_vit_bench(options)
-                                                          : dls::bench::run_seq2seq_bench(options);
-    std::fprintf(stderr, "%s: median %.3f %s (min %.3f, max %.3f), %.2f matmul GFLOP/s = %.0f%% of GEMM, peak RSS %.0f MB\n",
-                 options.task.c_str(), result.timing.median, result.unit.c_str(), result.timing.min,
-                 result.timing.max, result.timing.median * result.flops_per_item / 1e9,
+    const auto result =
+        options.task.rfind("vit", 0) == 0 ? dls::bench::run_vit_bench(options) : dls::bench::run_seq2seq_bench(options);
+    std::fprintf(stderr,
+                 "%s: median %.3f %s (min %.3f, max %.3f), %.2f matmul GFLOP/s = %.0f%% of GEMM, peak RSS %.0f MB\n",
+                 options.task.c_str(), result.timing.median, result.unit.c_str(), result.timing.min, result.timing.max,
+                 result.timing.median * result.flops_per_item / 1e9,
                  100 * result.timing.median * result.flops_per_item / 1e9 / gemm, dls::bench::peak_rss_mb());
     print_json(options.task, result, gemm, threads, options.device);
     return 0;

@@ -19,9 +19,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Seconds to take every batch of one epoch.
 double run_epoch(dls::data::ImageLoader& loader, std::int64_t epoch) {
@@ -43,9 +41,8 @@ void loader_throughput(const std::string& name, std::shared_ptr<const dls::data:
     dls::data::ImageLoader loader(set, options);
     run_epoch(loader, 0);  // warm-up: first touches of the memory
     const double t = run_epoch(loader, 1);
-    std::printf("%-14s prefetch %zu: %7.0f images/s (%.3f s per epoch of %zu, batch %zu)\n",
-                name.c_str(), prefetch, static_cast<double>(set->size()) / t, t, set->size(),
-                batch_size);
+    std::printf("%-14s prefetch %zu: %7.0f images/s (%.3f s per epoch of %zu, batch %zu)\n", name.c_str(), prefetch,
+                static_cast<double>(set->size()) / t, t, set->size(), batch_size);
   }
 }
 
@@ -54,10 +51,12 @@ void loader_throughput(const std::string& name, std::shared_ptr<const dls::data:
 int main(int argc, char** argv) {
   const std::string dir = argc > 1 ? argv[1] : dls::data::kFashionMnistDir;
   const std::string batch_text = argc > 2 ? argv[2] : "48";
-  if (argc > 3 || batch_text.empty() || batch_text.size() > 7 || batch_text.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoul(batch_text) == 0) {
-    std::fprintf(stderr, "error: usage: dls_bench_images [FASHION_MNIST_DIR [BATCH_SIZE]]; BATCH_SIZE '%s' is not in [1, 9999999]\n",
-                 batch_text.c_str());
+  if (argc > 3 || batch_text.empty() || batch_text.size() > 7 ||
+      batch_text.find_first_not_of("0123456789") != std::string::npos || std::stoul(batch_text) == 0) {
+    std::fprintf(
+        stderr,
+        "error: usage: dls_bench_images [FASHION_MNIST_DIR [BATCH_SIZE]]; BATCH_SIZE '%s' is not in [1, 9999999]\n",
+        batch_text.c_str());
     return 1;
   }
   const std::size_t batch_size = std::stoul(batch_text);
@@ -66,13 +65,13 @@ int main(int argc, char** argv) {
     std::printf("intra-op threads: %d, BLAS: %s\n", runtime.threads, runtime.blas.c_str());
 
     auto start = Clock::now();
-    auto train = std::make_shared<const dls::data::ImageSet>(
-        dls::data::read_fashion_mnist(dir, dls::data::Split::kTrain));
+    auto train =
+        std::make_shared<const dls::data::ImageSet>(dls::data::read_fashion_mnist(dir, dls::data::Split::kTrain));
     const double train_s = seconds_since(start);
     start = Clock::now();
     const dls::data::ImageSet test = dls::data::read_fashion_mnist(dir, dls::data::Split::kTest);
-    std::printf("read Fashion-MNIST: train %zu images in %.3f s, test %zu in %.3f s\n",
-                train->size(), train_s, test.size(), seconds_since(start));
+    std::printf("read Fashion-MNIST: train %zu images in %.3f s, test %zu in %.3f s\n", train->size(), train_s,
+                test.size(), seconds_since(start));
     start = Clock::now();
     const dls::data::Normalization stats = dls::data::compute_channel_stats(*train);
     std::printf("channel statistics: mean %.4f std %.4f in %.3f s\n", stats.mean[0], stats.std[0],

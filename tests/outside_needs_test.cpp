@@ -38,7 +38,9 @@ std::vector<fs::path> test_files(const std::set<std::string>& extensions) {
   return files;
 }
 
-std::string text_of(const fs::path& relative) { return util::read_file(testing::source_dir() + "/" + relative.string()); }
+std::string text_of(const fs::path& relative) {
+  return util::read_file(testing::source_dir() + "/" + relative.string());
+}
 
 // The program names of the list, as a shell script writes them (python3, curl, ...).
 std::vector<std::string> listed_program_names() {
@@ -122,7 +124,7 @@ TEST(OutsideNeeds, TestsThatRunAListedProgramDeclareIt) {
   }
   for (const auto& file : test_files({".sh"})) {
     if (file.parent_path() == "tests/support") continue;  // run by C++ tests, checked at launch
-    std::string code;  // the script without its comments
+    std::string code;                                     // the script without its comments
     std::istringstream in(text_of(file));
     for (std::string line; std::getline(in, line);) code += line.substr(0, line.find('#')) + "\n";
     for (const auto& name : listed_program_names()) {

@@ -93,7 +93,8 @@ class CheckpointFile {
     for (std::uint64_t pos = 0; pos < length;) {
       const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(piece.size(), length - pos));
       if (read_at(pos, piece.data(), want) != want) {
-        throw CheckpointError(path_ + ": read error at byte " + std::to_string(pos) + " (" + std::strerror(errno) + ")");
+        throw CheckpointError(path_ + ": read error at byte " + std::to_string(pos) + " (" + std::strerror(errno) +
+                              ")");
       }
       actual = util::crc32(actual, piece.data(), want);
       pos += want;
@@ -132,19 +133,18 @@ std::string shape_of(const torch::Tensor& t) {
   return out.str();
 }
 
-void load_checked(torch::serialize::InputArchive& archive, torch::nn::Module& module,
-                  const std::string& prefix) {
+void load_checked(torch::serialize::InputArchive& archive, torch::nn::Module& module, const std::string& prefix) {
   torch::NoGradGuard no_grad;
   std::vector<std::string> expected;
   auto copy_in = [&](const std::string& key, torch::Tensor& target, bool is_buffer) {
     torch::Tensor stored;
     if (!archive.try_read(key, stored, is_buffer)) {
-      throw std::runtime_error("missing " + std::string(is_buffer ? "buffer" : "parameter") +
-                               " '" + prefix + key + "'");
+      throw std::runtime_error("missing " + std::string(is_buffer ? "buffer" : "parameter") + " '" + prefix + key +
+                               "'");
     }
     if (stored.sizes() != target.sizes()) {
-      throw std::runtime_error("'" + prefix + key + "' has shape " + shape_of(stored) +
-                               " in the checkpoint but " + shape_of(target) + " in the model");
+      throw std::runtime_error("'" + prefix + key + "' has shape " + shape_of(stored) + " in the checkpoint but " +
+                               shape_of(target) + " in the model");
     }
     target.copy_(stored);
     expected.push_back(key);
@@ -227,8 +227,7 @@ void CheckpointWriter::add_module(const std::string& name, const torch::nn::Modu
   archive_.write("module." + name, section);
 }
 
-void CheckpointWriter::add_optimizer(const std::string& name,
-                                     const torch::optim::Optimizer& optimizer) {
+void CheckpointWriter::add_optimizer(const std::string& name, const torch::optim::Optimizer& optimizer) {
   torch::serialize::OutputArchive section(archive_.compilation_unit());
   optimizer.save(section);
   archive_.write("optimizer." + name, section);
@@ -269,16 +268,16 @@ void CheckpointWriter::save(const std::string& path) {
   });
 }
 
-CheckpointReader::CheckpointReader(const std::string& path, const std::string& expected_kind)
-    : path_(path) {
+CheckpointReader::CheckpointReader(const std::string& path, const std::string& expected_kind) : path_(path) {
   if (!std::filesystem::is_regular_file(path)) fail("no such checkpoint file");
   bool checksummed = false;
   {
     const CheckpointFile file(path);
     const std::uint64_t size = file.checked_archive_size(&checksummed);
     try {
-      archive_.load_from([&file](std::uint64_t pos, void* buffer, std::size_t n) { return file.read_at(pos, buffer, n); },
-                         [size] { return static_cast<std::size_t>(size); });
+      archive_.load_from(
+          [&file](std::uint64_t pos, void* buffer, std::size_t n) { return file.read_at(pos, buffer, n); },
+          [size] { return static_cast<std::size_t>(size); });
     } catch (const std::exception& e) {
       fail("not a readable checkpoint (truncated or corrupt?): " + short_message(e));
     }
@@ -305,9 +304,7 @@ CheckpointReader::CheckpointReader(const std::string& path, const std::string& e
   }
 }
 
-void CheckpointReader::fail(const std::string& problem) const {
-  throw CheckpointError(path_ + ": " + problem);
-}
+void CheckpointReader::fail(const std::string& problem) const { throw CheckpointError(path_ + ": " + problem); }
 
 std::string CheckpointReader::text(const std::string& name) const {
   c10::IValue value;
@@ -367,8 +364,7 @@ void CheckpointReader::load_module(const std::string& name, torch::nn::Module& m
   }
 }
 
-void CheckpointReader::load_optimizer(const std::string& name,
-                                      torch::optim::Optimizer& optimizer) const {
+void CheckpointReader::load_optimizer(const std::string& name, torch::optim::Optimizer& optimizer) const {
   torch::serialize::InputArchive section;
   if (!archive_.try_read("optimizer." + name, section)) fail("missing optimizer '" + name + "'");
   try {

@@ -19,9 +19,11 @@ std::string layout_difference(const NamedTensors& tensors, const NamedTensors& r
     return std::to_string(tensors.size()) + " tensors where the newest has " + std::to_string(reference.size());
   }
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    if (tensors[i].first != reference[i].first) return "tensor '" + tensors[i].first + "' where the newest has '" + reference[i].first + "'";
+    if (tensors[i].first != reference[i].first)
+      return "tensor '" + tensors[i].first + "' where the newest has '" + reference[i].first + "'";
     if (tensors[i].second.defined() != reference[i].second.defined() ||
-        (tensors[i].second.defined() && tensors[i].second.sizes() != reference[i].second.sizes())) return "tensor '" + tensors[i].first + "' has another shape";
+        (tensors[i].second.defined() && tensors[i].second.sizes() != reference[i].second.sizes()))
+      return "tensor '" + tensors[i].first + "' has another shape";
   }
   return "";
 }
@@ -42,14 +44,16 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
     if (&path == &paths.back()) continue;
     const CheckpointReader reader(path);
     if (reader.kind() != newest.kind()) {
-      throw CheckpointError(path + ": a " + reader.kind() + " checkpoint, the newest (" + paths.back() + ") is " + newest.kind());
+      throw CheckpointError(path + ": a " + reader.kind() + " checkpoint, the newest (" + paths.back() + ") is " +
+                            newest.kind());
     }
     if (reader.settings().section("model").entries() != model_settings) {
       throw CheckpointError(path + ": model settings differ from those of " + paths.back() + ": cannot average them");
     }
     const auto tensors = reader.module_tensors(evaluation_weights(reader));
     const std::string difference = layout_difference(tensors, sums);
-    if (!difference.empty()) throw CheckpointError(path + ": weights do not match " + paths.back() + "'s: " + difference);
+    if (!difference.empty())
+      throw CheckpointError(path + ": weights do not match " + paths.back() + "'s: " + difference);
     for (std::size_t i = 0; i < sums.size(); ++i) {
       if (is_floating(sums[i].second)) sums[i].second.add_(tensors[i].second.to(torch::kFloat64));
     }

@@ -52,8 +52,6 @@ std::vector<std::string> find_checkpoints(const std::string& dir_or_file) {
   return files;
 }
 
-std::string latest_checkpoint(const std::string& dir_or_file) {
-  return find_checkpoints(dir_or_file).back();
-}
+std::string latest_checkpoint(const std::string& dir_or_file) { return find_checkpoints(dir_or_file).back(); }
 
 }  // namespace dls::checkpoint

@@ -56,23 +56,30 @@ std::vector<std::string> export_seq2seq(const std::string& path, const std::file
   const auto& progress = loaded.info.progress;
   const auto epoch = progress.step_in_epoch > 0 ? progress.epoch : progress.epoch - 1;
   const std::string tag = to_string(config.transformer().variant()) + epoch_suffix(epoch);
-  auto embed_name = [](const std::string& name) { return name == "embedding.weight" ? std::string("embed.weight") : name; };
+  auto embed_name = [](const std::string& name) {
+    return name == "embedding.weight" ? std::string("embed.weight") : name;
+  };
   const std::vector<std::pair<std::string, StateDict>> files{
       {"encoder_" + tag, dlstudio::dlstudio_state(*loaded.model->master_encoder, dlstudio::same_name)},
-      {"decoder_" + tag, without_special_rows(without_special_rows(
-                             dlstudio::dlstudio_state(*loaded.model->master_decoder, dlstudio::same_name), "out.weight"), "out.bias")},
-      {"embeddings_generator_en_" + tag, without_special_rows(
-                             dlstudio::dlstudio_state(*loaded.model->embeddings_generator_en, embed_name), "embed.weight")},
-      {"embeddings_generator_es_" + tag, without_special_rows(
-                             dlstudio::dlstudio_state(*loaded.model->embeddings_generator_es, embed_name), "embed.weight")},
+      {"decoder_" + tag,
+       without_special_rows(
+           without_special_rows(dlstudio::dlstudio_state(*loaded.model->master_decoder, dlstudio::same_name),
+                                "out.weight"),
+           "out.bias")},
+      {"embeddings_generator_en_" + tag,
+       without_special_rows(dlstudio::dlstudio_state(*loaded.model->embeddings_generator_en, embed_name),
+                            "embed.weight")},
+      {"embeddings_generator_es_" + tag,
+       without_special_rows(dlstudio::dlstudio_state(*loaded.model->embeddings_generator_es, embed_name),
+                            "embed.weight")},
   };
   std::vector<std::string> written;
   for (const auto& [name, state] : files) {
     written.push_back((dir / name).string());
     write_state_dict_file(state, written.back());
   }
-  for (const auto& [name, words] : {std::pair{"vocab_en.txt", &loaded.info.english_words},
-                                    std::pair{"vocab_es.txt", &loaded.info.spanish_words}}) {
+  for (const auto& [name, words] :
+       {std::pair{"vocab_en.txt", &loaded.info.english_words}, std::pair{"vocab_es.txt", &loaded.info.spanish_words}}) {
     written.push_back((dir / name).string());
     util::write_text_atomically(written.back(), dlstudio_word_lines(*words));
   }
@@ -84,10 +91,12 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
   const auto& config = contents.settings.model;
   const auto& path = reader.path();
   check_blocks(config.transformer(), path);
-  if (config.transformer().variant() != Variant::kFG) throw std::runtime_error(path + ": DLStudio's visTransformer is FG only");
+  if (config.transformer().variant() != Variant::kFG)
+    throw std::runtime_error(path + ": DLStudio's visTransformer is FG only");
   if (!config.stem().empty()) throw std::runtime_error(path + ": DLStudio's visTransformer has no convolutional stem");
   if (config.head_hidden_size() != 512) {
-    throw std::runtime_error(path + ": DLStudio's head is 512 wide, this model's " + std::to_string(config.head_hidden_size()));
+    throw std::runtime_error(path + ": DLStudio's head is 512 wide, this model's " +
+                             std::to_string(config.head_hidden_size()));
   }
   const auto model = load_vit_model(reader, contents.settings);
   std::filesystem::create_directories(dir);  // only once the model is known to export
@@ -95,7 +104,8 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
   double largest_bias = 0;
   auto network_name = [&](const std::string& name) -> std::string {
     if (name.rfind("master_encoder.", 0) == 0) {
-      if (name.find(".attention_heads_arr.") == std::string::npos || name.compare(name.size() - 5, 5, ".bias") != 0) return name;
+      if (name.find(".attention_heads_arr.") == std::string::npos || name.compare(name.size() - 5, 5, ".bias") != 0)
+        return name;
       return "";
     }
     if (name.rfind("head_fc1.", 0) == 0) return "fc.1." + name.substr(9);
@@ -108,8 +118,9 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
     }
   }
   if (largest_bias > 0) {
-    spdlog::warn("{}: DLStudio's visTransformer attention heads have no bias; this model's (largest |b| = {:.4g}) are left out",
-                 path, largest_bias);
+    spdlog::warn(
+        "{}: DLStudio's visTransformer attention heads have no bias; this model's (largest |b| = {:.4g}) are left out",
+        path, largest_bias);
   }
   const auto& patches = *model->patch_embedding_generator;
   const torch::Tensor weight = patches.linear ? patches.linear->weight : conv_weight_to_linear(patches.conv->weight);
@@ -117,8 +128,8 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
   const auto epoch = std::to_string(contents.state.file_epoch());
   const std::vector<std::pair<std::string, StateDict>> files{
       {"checkpoint_0_for_epoch_" + epoch, dlstudio::dlstudio_state(*model, network_name)},
-      {"checkpoint_1_for_epoch_" + epoch, {{"embed.weight", weight}, {"embed.bias", bias},
-                                           {"positional_encodings", patches.position_embedding}}},
+      {"checkpoint_1_for_epoch_" + epoch,
+       {{"embed.weight", weight}, {"embed.bias", bias}, {"positional_encodings", patches.position_embedding}}},
       {"class_token.pt", {{"class_token", model->class_token}}},
   };
   std::vector<std::string> written;
@@ -127,8 +138,10 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
     write_state_dict_file(state, written.back());
   }
   if (config.channels() == 3) {
-    spdlog::warn("{}: DLStudio's PatchEmbeddingGenerator reshapes RGB patches without a permute, so in DLStudio this "
-                 "model sees its patches differently (grayscale images are cut the same way)", path);
+    spdlog::warn(
+        "{}: DLStudio's PatchEmbeddingGenerator reshapes RGB patches without a permute, so in DLStudio this "
+        "model sees its patches differently (grayscale images are cut the same way)",
+        path);
   }
   return written;
 }

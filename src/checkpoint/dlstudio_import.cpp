@@ -25,7 +25,8 @@ constexpr double kNeverPredicted = -1e4;  // output score of the inserted <pad>/
 
 // DLStudio's words with this project's <pad> and <unk> at 2 and 3.
 std::vector<std::string> with_specials(const std::vector<std::string>& dlstudio_words) {
-  std::vector<std::string> words(data::Vocabulary::kSpecialWords, data::Vocabulary::kSpecialWords + data::Vocabulary::kSpecialCount);
+  std::vector<std::string> words(data::Vocabulary::kSpecialWords,
+                                 data::Vocabulary::kSpecialWords + data::Vocabulary::kSpecialCount);
   words.insert(words.end(), dlstudio_words.begin() + 2, dlstudio_words.end());
   return words;
 }
@@ -59,18 +60,21 @@ TransformerConfig blocks_config(const StateDict& state, const std::string& prefi
   const std::string heads = prefix + "basic_encoder_arr.0.self_attention_layer.attention_heads_arr.";
   const auto M = tensor_at(state, prefix + "basic_encoder_arr.0.norm1.weight", file).size(0);
   const auto H = count_indices(state, heads);
-  if (H == 0 || M % H != 0) throw std::runtime_error(file + ": " + std::to_string(H) + " heads do not divide M = " + std::to_string(M));
+  if (H == 0 || M % H != 0)
+    throw std::runtime_error(file + ": " + std::to_string(H) + " heads do not divide M = " + std::to_string(M));
   const auto s = M / H;
   const auto width = tensor_at(state, heads + "0.WQ.weight", file).size(0);
   TransformerConfig config;
   config.embedding_size(M).num_heads(H);
   if (width == s) {
-    config.layout(Layout::kPositionwise).max_seq_length(max_seq_length)
+    config.layout(Layout::kPositionwise)
+        .max_seq_length(max_seq_length)
         .ffn_multiplier(tensor_at(state, prefix + "basic_encoder_arr.0.W1.weight", file).size(0) / M);
   } else if (width % s == 0) {
     config.layout(Layout::kDLStudio).max_seq_length(width / s);
   } else {
-    throw std::runtime_error(file + ": WQ of width " + std::to_string(width) + " fits neither layout (s = " + std::to_string(s) + ")");
+    throw std::runtime_error(file + ": WQ of width " + std::to_string(width) +
+                             " fits neither layout (s = " + std::to_string(s) + ")");
   }
   return config;
 }
@@ -102,22 +106,29 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
   const auto& out_bias = tensor_at(decoder, "out.bias", files.decoder);
   check_rows(out_weight, spanish.size(), files.decoder, "out.weight", files.vocab_archive, "vocab_es");
   const auto M = config.transformer().embedding_size();
-  auto decoder_state = replaced(decoder, "out.weight",
-                                insert_special_rows(out_weight, torch::zeros({M}), torch::zeros({M})));
-  decoder_state = replaced(decoder_state, "out.bias",
-                           insert_special_rows(out_bias, torch::full({}, kNeverPredicted), torch::full({}, kNeverPredicted)));
-  auto widened_embedding = [&](const StateDict& state, const std::string& file, std::size_t words, const std::string& vocab) {
+  auto decoder_state =
+      replaced(decoder, "out.weight", insert_special_rows(out_weight, torch::zeros({M}), torch::zeros({M})));
+  decoder_state =
+      replaced(decoder_state, "out.bias",
+               insert_special_rows(out_bias, torch::full({}, kNeverPredicted), torch::full({}, kNeverPredicted)));
+  auto widened_embedding = [&](const StateDict& state, const std::string& file, std::size_t words,
+                               const std::string& vocab) {
     const auto& rows = tensor_at(state, "embed.weight", file);
     check_rows(rows, words, file, "embed.weight", files.vocab_archive, vocab);
     // <pad> embeds as EOS, DLStudio's padding; <unk> as zeros.
-    return replaced(state, "embed.weight", insert_special_rows(rows, rows[data::Vocabulary::kEos], torch::zeros_like(rows[0])));
+    return replaced(state, "embed.weight",
+                    insert_special_rows(rows, rows[data::Vocabulary::kEos], torch::zeros_like(rows[0])));
   };
-  auto embed_name = [](const std::string& name) { return name == "embedding.weight" ? std::string("embed.weight") : name; };
+  auto embed_name = [](const std::string& name) {
+    return name == "embedding.weight" ? std::string("embed.weight") : name;
+  };
   dlstudio::load_parameters(*model->master_encoder, encoder, dlstudio::same_name, files.encoder);
   dlstudio::load_parameters(*model->master_decoder, decoder_state, dlstudio::same_name, files.decoder);
-  dlstudio::load_parameters(*model->embeddings_generator_en, widened_embedding(embeddings_en, files.embeddings_en, english.size(), "vocab_en"),
+  dlstudio::load_parameters(*model->embeddings_generator_en,
+                            widened_embedding(embeddings_en, files.embeddings_en, english.size(), "vocab_en"),
                             embed_name, files.embeddings_en);
-  dlstudio::load_parameters(*model->embeddings_generator_es, widened_embedding(embeddings_es, files.embeddings_es, spanish.size(), "vocab_es"),
+  dlstudio::load_parameters(*model->embeddings_generator_es,
+                            widened_embedding(embeddings_es, files.embeddings_es, spanish.size(), "vocab_es"),
                             embed_name, files.embeddings_es);
 
   Seq2SeqCheckpointInfo info;
@@ -130,10 +141,11 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
   const auto corpus = data::read_corpus(files.vocab_archive, corpus_options);
   // DLStudio trained on every pair; the held-out split here (2000 pairs, fewer for a small
   // archive) is only the default set checkpoint_eval scores.
-  info.training.validation_pairs = std::min<std::int64_t>(info.training.validation_pairs,
-                                                          static_cast<std::int64_t>(corpus.pairs.size() / 10));
+  info.training.validation_pairs =
+      std::min<std::int64_t>(info.training.validation_pairs, static_cast<std::int64_t>(corpus.pairs.size() / 10));
   info.split = data::split_by_english(corpus.pairs, info.training.split_seed,
-                                      static_cast<std::size_t>(info.training.validation_pairs)).definition;
+                                      static_cast<std::size_t>(info.training.validation_pairs))
+                   .definition;
   info.english_words = with_specials(english);
   info.spanish_words = with_specials(spanish);
   CheckpointWriter writer(kSeq2SeqKind);
@@ -148,7 +160,8 @@ std::string import_dlstudio_vit(const DLStudioViTFiles& files, const std::string
   const auto patches = read_state_dict_file(files.patch_embedding);
   const auto& positions = tensor_at(patches, "positional_encodings", files.patch_embedding);
   const auto& embed = tensor_at(patches, "embed.weight", files.patch_embedding);
-  if (positions.dim() != 3 || embed.dim() != 2) throw std::runtime_error(files.patch_embedding + ": not a PatchEmbeddingGenerator");
+  if (positions.dim() != 3 || embed.dim() != 2)
+    throw std::runtime_error(files.patch_embedding + ": not a PatchEmbeddingGenerator");
   const auto P = positions.size(1);
   // p*p*C values per patch: only one of C = 3 and C = 1 makes p*p a square.
   const auto patch_values = embed.size(1);
@@ -158,8 +171,9 @@ std::string import_dlstudio_vit(const DLStudioViTFiles& files, const std::string
   };
   const std::int64_t channels = patch_values % 3 == 0 && side_of(patch_values / 3) > 0 ? 3 : 1;
   const auto p = side_of(patch_values / channels), grid = side_of(P);
-  if (p == 0 || grid == 0) throw std::runtime_error(files.patch_embedding + ": " + std::to_string(P) + " patches of " +
-                                                    std::to_string(patch_values) + " values are not square patches of a square image");
+  if (p == 0 || grid == 0)
+    throw std::runtime_error(files.patch_embedding + ": " + std::to_string(P) + " patches of " +
+                             std::to_string(patch_values) + " values are not square patches of a square image");
   ViTTrainSettings settings;
   settings.data.dataset = channels == 3 ? "cifar10" : "fashion-mnist";
   settings.data.normalization = "dlstudio";
@@ -169,7 +183,9 @@ std::string import_dlstudio_vit(const DLStudioViTFiles& files, const std::string
                              " tokens, the patch embedding has " + std::to_string(P) + " patches + the class token");
   }
   settings.model.transformer(transformer.variant(Variant::kFG))
-      .image_size(grid * p).channels(channels).patch_size(p)
+      .image_size(grid * p)
+      .channels(channels)
+      .patch_size(p)
       .num_encoders(count_indices(network, "master_encoder.basic_encoder_arr."))
       .head_hidden_size(tensor_at(network, "fc.1.weight", files.network).size(0))
       .num_classes(tensor_at(network, "fc.3.weight", files.network).size(0));
@@ -181,8 +197,8 @@ std::string import_dlstudio_vit(const DLStudioViTFiles& files, const std::string
   for (const auto& entry : network) has_class_token |= entry.first == "class_token";
   auto network_name = [&](const std::string& name) -> std::string {
     if (name.rfind("master_encoder.", 0) == 0) {
-      const bool head_bias = name.find(".attention_heads_arr.") != std::string::npos &&
-                             name.compare(name.size() - 5, 5, ".bias") == 0;
+      const bool head_bias =
+          name.find(".attention_heads_arr.") != std::string::npos && name.compare(name.size() - 5, 5, ".bias") == 0;
       return head_bias ? "" : name;  // DLStudio's visTransformer heads have no bias
     }
     if (name.rfind("head_fc1.", 0) == 0) return "fc.1." + name.substr(9);
@@ -192,18 +208,23 @@ std::string import_dlstudio_vit(const DLStudioViTFiles& files, const std::string
   };
   dlstudio::load_parameters(*model, network, network_name, files.network);
   auto patch_name = [](const std::string& name) {
-    return name == "position_embedding" ? std::string("positional_encodings") : "embed." + name.substr(name.find('.') + 1);
+    return name == "position_embedding" ? std::string("positional_encodings")
+                                        : "embed." + name.substr(name.find('.') + 1);
   };
   dlstudio::load_parameters(*model->patch_embedding_generator, patches, patch_name, files.patch_embedding);
   if (!has_class_token) {
     torch::NoGradGuard no_grad;
     model->class_token.normal_(0.0, 1.0);
-    spdlog::warn("{}: DLStudio does not save its class token (not a registered parameter): a N(0, 1) draw stands in, "
-                 "as in DLStudio's own evaluation", files.network);
+    spdlog::warn(
+        "{}: DLStudio does not save its class token (not a registered parameter): a N(0, 1) draw stands in, "
+        "as in DLStudio's own evaluation",
+        files.network);
   }
   if (channels == 3) {
-    spdlog::warn("{}: DLStudio reshapes RGB patches without a permute (one of its patch vectors mixes three same-colour "
-                 "patches); here each vector is one patch, so an RGB model sees its patches differently", files.patch_embedding);
+    spdlog::warn(
+        "{}: DLStudio reshapes RGB patches without a permute (one of its patch vectors mixes three same-colour "
+        "patches); here each vector is one patch, so an RGB model sees its patches differently",
+        files.patch_embedding);
   }
   ViTCheckpointContents contents;
   contents.settings = settings;
@@ -214,7 +235,9 @@ std::string import_dlstudio_vit(const DLStudioViTFiles& files, const std::string
 
 bool DLStudioImportRequest::requested() const {
   const auto& s = seq2seq;
-  return !(s.encoder + s.decoder + s.embeddings_en + s.embeddings_es + s.vocab_archive + vit.network + vit.patch_embedding).empty();
+  return !(s.encoder + s.decoder + s.embeddings_en + s.embeddings_es + s.vocab_archive + vit.network +
+           vit.patch_embedding)
+              .empty();
 }
 
 std::string import_dlstudio(const DLStudioImportRequest& request) {
@@ -222,19 +245,23 @@ std::string import_dlstudio(const DLStudioImportRequest& request) {
   const bool is_vit = !request.vit.network.empty() || !request.vit.patch_embedding.empty();
   const std::vector<std::pair<const char*, const std::string*>> needed =
       is_vit ? std::vector<std::pair<const char*, const std::string*>>{{"--dlstudio-vit", &request.vit.network},
-                                                                       {"--dlstudio-patch-embedding", &request.vit.patch_embedding}}
+                                                                       {"--dlstudio-patch-embedding",
+                                                                        &request.vit.patch_embedding}}
              : std::vector<std::pair<const char*, const std::string*>>{{"--dlstudio-encoder", &s.encoder},
                                                                        {"--dlstudio-decoder", &s.decoder},
                                                                        {"--dlstudio-embeddings-en", &s.embeddings_en},
                                                                        {"--dlstudio-embeddings-es", &s.embeddings_es},
                                                                        {"--dlstudio-vocab", &s.vocab_archive}};
   for (const auto& [flag, file] : needed) {
-    if (file->empty()) throw std::runtime_error(std::string(flag) + ": needed to import DLStudio's " + (is_vit ? "visTransformer" : "transformer"));
+    if (file->empty())
+      throw std::runtime_error(std::string(flag) + ": needed to import DLStudio's " +
+                               (is_vit ? "visTransformer" : "transformer"));
   }
   if (is_vit && !(s.encoder + s.decoder + s.embeddings_en + s.embeddings_es + s.vocab_archive).empty()) {
     throw std::runtime_error("--dlstudio-vit: a visTransformer or a seq2seq transformer, not both");
   }
-  const auto summary = is_vit ? import_dlstudio_vit(request.vit, request.output) : import_dlstudio_seq2seq(s, request.output);
+  const auto summary =
+      is_vit ? import_dlstudio_vit(request.vit, request.output) : import_dlstudio_seq2seq(s, request.output);
   spdlog::info("imported DLStudio's {} into {}: {}", is_vit ? "visTransformer" : "Transformer" + to_string(s.variant),
                request.output, summary);
   return request.output;

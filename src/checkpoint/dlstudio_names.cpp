@@ -16,8 +16,7 @@ std::string shape_text(const torch::Tensor& tensor) {
   return text + "]";
 }
 
-void load_parameters(torch::nn::Module& module, const StateDict& state, const NameMap& map,
-                     const std::string& file) {
+void load_parameters(torch::nn::Module& module, const StateDict& state, const NameMap& map, const std::string& file) {
   std::map<std::string, torch::Tensor> by_key(state.begin(), state.end());
   std::set<std::string> used;
   torch::NoGradGuard no_grad;
@@ -56,7 +55,8 @@ StateDict dlstudio_state(const torch::nn::Module& module, const NameMap& map) {
 std::int64_t count_indices(const StateDict& state, const std::string& prefix) {
   std::set<std::string> indices;
   for (const auto& [key, tensor] : state) {
-    if (key.rfind(prefix, 0) == 0) indices.insert(key.substr(prefix.size(), key.find('.', prefix.size()) - prefix.size()));
+    if (key.rfind(prefix, 0) == 0)
+      indices.insert(key.substr(prefix.size(), key.find('.', prefix.size()) - prefix.size()));
   }
   return static_cast<std::int64_t>(indices.size());
 }

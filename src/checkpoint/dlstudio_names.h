@@ -22,8 +22,7 @@ std::string shape_text(const torch::Tensor& tensor);
 // Copies state[map(name)] into every parameter of `module` and zeroes those mapped to "".
 // Throws std::runtime_error "<file>: ..." naming the first parameter whose key is missing or
 // whose shape differs (both shapes), then the first key of `state` that nothing read.
-void load_parameters(torch::nn::Module& module, const StateDict& state, const NameMap& map,
-                     const std::string& file);
+void load_parameters(torch::nn::Module& module, const StateDict& state, const NameMap& map, const std::string& file);
 
 // The parameters of `module` under their DLStudio keys (those mapped to "" left out).
 StateDict dlstudio_state(const torch::nn::Module& module, const NameMap& map);

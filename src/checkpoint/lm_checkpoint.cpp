@@ -68,8 +68,8 @@ LmCheckpointContents read_lm_contents(const CheckpointReader& reader) {
     if (contents.settings.data.subword_units) contents.subwords = reader.text("subwords");
     contents.settings.model.validate();
     if (static_cast<std::int64_t>(contents.words.size()) != contents.settings.model.vocab_size()) {
-      throw std::runtime_error("the vocabulary has " + std::to_string(contents.words.size()) +
-                               " words, the model " + std::to_string(contents.settings.model.vocab_size()));
+      throw std::runtime_error("the vocabulary has " + std::to_string(contents.words.size()) + " words, the model " +
+                               std::to_string(contents.settings.model.vocab_size()));
     }
     return contents;
   } catch (const CheckpointError&) {

@@ -75,11 +75,11 @@ std::string LmTrainSettings::describe() const {
   } else {
     out << "words)\n";
   }
-  out
-      << "optimizer " << to_string(optimizer.kind) << " lr=" << lr << " betas=" << optimizer.beta1 << "/"
+  out << "optimizer " << to_string(optimizer.kind) << " lr=" << lr << " betas=" << optimizer.beta1 << "/"
       << optimizer.beta2 << " eps=" << optimizer.eps << " weight_decay=" << optimizer.weight_decay
       << " clip=" << optimizer.clip_grad_norm << "; schedule " << to_string(schedule);
-  if (schedule == ScheduleKind::kWarmupCosine) out << " (warm-up " << warmup_steps << " steps, min_lr " << min_lr << ")";
+  if (schedule == ScheduleKind::kWarmupCosine)
+    out << " (warm-up " << warmup_steps << " steps, min_lr " << min_lr << ")";
   out << "; batch " << batch_size << ", " << epochs << " epochs, label smoothing " << label_smoothing << ", seed "
       << seed;
   return out.str();

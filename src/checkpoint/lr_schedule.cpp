@@ -35,15 +35,17 @@ ScheduleKind parse_schedule(const std::string& name) {
   if (name == "constant") return ScheduleKind::kConstant;
   if (name == "dlstudio-warmup") return ScheduleKind::kDLStudioWarmup;
   if (name == "cosine") return ScheduleKind::kWarmupCosine;
-  throw std::invalid_argument("unknown schedule '" + name +
-                              "' (expected constant, dlstudio-warmup or cosine)");
+  throw std::invalid_argument("unknown schedule '" + name + "' (expected constant, dlstudio-warmup or cosine)");
 }
 
 std::string to_string(ScheduleKind kind) {
   switch (kind) {
-    case ScheduleKind::kConstant: return "constant";
-    case ScheduleKind::kDLStudioWarmup: return "dlstudio-warmup";
-    case ScheduleKind::kWarmupCosine: return "cosine";
+    case ScheduleKind::kConstant:
+      return "constant";
+    case ScheduleKind::kDLStudioWarmup:
+      return "dlstudio-warmup";
+    case ScheduleKind::kWarmupCosine:
+      return "cosine";
   }
   return "?";
 }

@@ -4,7 +4,6 @@
 
 #include "word_lines.h"
 
-
 namespace dls::checkpoint {
 
 const char* const kSeq2SeqKind = "seq2seq";
@@ -85,11 +84,13 @@ LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path) {
   CheckpointReader reader(path, kSeq2SeqKind);
   auto info = read_seq2seq_info(reader);
   try {
-    LoadedSeq2Seq loaded{info, Seq2SeqTransformer(info.model),
-                         data::Vocabulary::from_words(info.english_words),
-                         data::Vocabulary::from_words(info.spanish_words),
-                         data::stored_subword_model(info.english_subwords, info.english_words, "English SentencePiece"),
-                         data::stored_subword_model(info.spanish_subwords, info.spanish_words, "Spanish SentencePiece")};
+    LoadedSeq2Seq loaded{
+        info,
+        Seq2SeqTransformer(info.model),
+        data::Vocabulary::from_words(info.english_words),
+        data::Vocabulary::from_words(info.spanish_words),
+        data::stored_subword_model(info.english_subwords, info.english_words, "English SentencePiece"),
+        data::stored_subword_model(info.spanish_subwords, info.spanish_words, "Spanish SentencePiece")};
     reader.load_module(evaluation_weights(reader), *loaded.model);
     loaded.model->eval();
     return loaded;

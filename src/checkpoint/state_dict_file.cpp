@@ -43,7 +43,8 @@ class Storages {
       const auto element_bytes = static_cast<std::size_t>(torch::elementSize(dtype));
       if (static_cast<std::size_t>(record.storage_numel) > size / element_bytes) {
         throw std::runtime_error("storage " + record.storage_key + " holds " + std::to_string(size) + " bytes, not " +
-                                 std::to_string(record.storage_numel) + " elements of " + std::to_string(element_bytes));
+                                 std::to_string(record.storage_numel) + " elements of " +
+                                 std::to_string(element_bytes));
       }
       auto elements = torch::empty({record.storage_numel}, torch::TensorOptions().dtype(dtype));
       std::memcpy(elements.data_ptr(), data.get(), static_cast<std::size_t>(record.storage_numel) * element_bytes);

@@ -32,7 +32,7 @@ struct Container;
 struct Value {
   enum class Kind { kNone, kInt, kString, kTuple, kList, kDict, kGlobal, kStorage, kTensor };
   Kind kind = Kind::kNone;
-  std::int64_t integer = 0;                    // int; tensor: its element count (product of the sizes)
+  std::int64_t integer = 0;  // int; tensor: its element count (product of the sizes)
   // A string's or global's ("module.name") text, shared by copies: a memo fetch copies no
   // characters, so that a long string fetched many times costs one copy of it.
   std::shared_ptr<const std::string> shared_text;
@@ -68,7 +68,7 @@ Value make(Value::Kind kind) {
 
 // "an int", "a tuple", ... for messages.
 std::string a_kind(Value::Kind kind) {
-  static const char* const names[] = {"None", "an int", "a string", "a tuple", "a list",
+  static const char* const names[] = {"None",   "an int",   "a string",  "a tuple", "a list",
                                       "a dict", "a global", "a storage", "a tensor"};
   return names[static_cast<int>(kind)];
 }
@@ -124,7 +124,8 @@ class StateDictMachine {
     if (item.container) {
       item.container->frozen = true;
       into.depth = std::max(into.depth, item.container->depth + 1);
-      if (into.depth > kMaxStateDictNesting) fail("containers nested deeper than " + std::to_string(kMaxStateDictNesting));
+      if (into.depth > kMaxStateDictNesting)
+        fail("containers nested deeper than " + std::to_string(kMaxStateDictNesting));
     }
     into.items.push_back(std::move(item));
   }
@@ -161,7 +162,8 @@ class StateDictMachine {
 };
 
 std::vector<std::int64_t> StateDictMachine::ints_of(const Value& tuple, const char* what) const {
-  if (tuple.kind != Value::Kind::kTuple) fail(std::string("a tensor's ") + what + " is " + a_kind(tuple.kind) + ", not a tuple");
+  if (tuple.kind != Value::Kind::kTuple)
+    fail(std::string("a tensor's ") + what + " is " + a_kind(tuple.kind) + ", not a tuple");
   std::vector<std::int64_t> out;
   for (const auto& item : tuple.container->items) {
     if (item.kind != Value::Kind::kInt) fail(std::string("a tensor's ") + what + " holds " + a_kind(item.kind));
@@ -205,7 +207,8 @@ Value StateDictMachine::tensor(const Values& a) {
   const auto& r = *record;
   const std::string where = "a tensor over storage " + r.storage_key + ": ";
   if (r.sizes.size() != r.strides.size()) fail(where + "sizes and strides of different lengths");
-  if (r.offset < 0 || r.offset > r.storage_numel) fail(where + "offset " + std::to_string(r.offset) + " outside the storage");
+  if (r.offset < 0 || r.offset > r.storage_numel)
+    fail(where + "offset " + std::to_string(r.offset) + " outside the storage");
   std::int64_t numel = 1, last = r.offset;  // elements, and the storage index of the last one
   for (std::size_t d = 0; d < r.sizes.size(); ++d) {
     if (r.sizes[d] < 0 || r.strides[d] < 0) fail(where + "a negative size or stride");
@@ -213,8 +216,8 @@ Value StateDictMachine::tensor(const Values& a) {
   }
   for (std::size_t d = 0; numel > 0 && d < r.sizes.size(); ++d) {
     std::int64_t step = 0;
-    if (__builtin_mul_overflow(numel, r.sizes[d], &numel) || __builtin_mul_overflow(r.sizes[d] - 1, r.strides[d], &step) ||
-        __builtin_add_overflow(last, step, &last)) {
+    if (__builtin_mul_overflow(numel, r.sizes[d], &numel) ||
+        __builtin_mul_overflow(r.sizes[d] - 1, r.strides[d], &step) || __builtin_add_overflow(last, step, &last)) {
       fail(where + "sizes or strides beyond 64 bits");
     }
   }
@@ -244,20 +247,32 @@ Value StateDictMachine::reduce(const Value& callable, const Value& args) {
 Value StateDictMachine::run() {
   for (std::size_t executed = 0;; ++executed) {
     op_offset_ = pos_;
-    if (executed == kMaxOpcodes) fail("more than " + std::to_string(kMaxOpcodes) + " opcodes, more than a state dict needs");
+    if (executed == kMaxOpcodes)
+      fail("more than " + std::to_string(kMaxOpcodes) + " opcodes, more than a state dict needs");
     const auto op = static_cast<unsigned char>(take(1)[0]);
     switch (op) {
-      case 0x80: read_le(1); break;                          // PROTO
-      case 0x95: read_le(8); break;                          // FRAME
-      case '.': return pop();                                // STOP
-      case 'N': stack_.push_back(make(Value::Kind::kNone)); break;
-      case 0x88: case 0x89: {                                // NEWTRUE, NEWFALSE
+      case 0x80:
+        read_le(1);
+        break;  // PROTO
+      case 0x95:
+        read_le(8);
+        break;  // FRAME
+      case '.':
+        return pop();  // STOP
+      case 'N':
+        stack_.push_back(make(Value::Kind::kNone));
+        break;
+      case 0x88:
+      case 0x89: {  // NEWTRUE, NEWFALSE
         Value flag = make(Value::Kind::kInt);
         flag.integer = op == 0x88;
         stack_.push_back(flag);
         break;
       }
-      case 'K': case 'M': case 'J': case 0x8a: {             // BININT1, BININT2, BININT, LONG1
+      case 'K':
+      case 'M':
+      case 'J':
+      case 0x8a: {  // BININT1, BININT2, BININT, LONG1
         Value number = make(Value::Kind::kInt);
         if (op == 'K') number.integer = static_cast<std::int64_t>(read_le(1));
         if (op == 'M') number.integer = static_cast<std::int64_t>(read_le(2));
@@ -272,58 +287,91 @@ Value StateDictMachine::run() {
         stack_.push_back(number);
         break;
       }
-      case 0x8c: case 'X': case 0x8d: {                      // SHORT_BINUNICODE, BINUNICODE(8)
+      case 0x8c:
+      case 'X':
+      case 0x8d: {  // SHORT_BINUNICODE, BINUNICODE(8)
         Value text = make(Value::Kind::kString);
         text.set_text(std::string(take(static_cast<std::size_t>(read_le(op == 0x8c ? 1 : op == 'X' ? 4 : 8)))));
         stack_.push_back(std::move(text));
         break;
       }
-      case 'c': {                                            // GLOBAL "module\nname\n"
+      case 'c': {  // GLOBAL "module\nname\n"
         Value global = make(Value::Kind::kGlobal);
         const auto module = read_line();
         global.set_text(module + "." + read_line());
         stack_.push_back(std::move(global));
         break;
       }
-      case 0x93: {                                           // STACK_GLOBAL
+      case 0x93: {  // STACK_GLOBAL
         const Value name = pop(), module = pop();
-        if (name.kind != Value::Kind::kString || module.kind != Value::Kind::kString) fail("STACK_GLOBAL of non-strings");
+        if (name.kind != Value::Kind::kString || module.kind != Value::Kind::kString)
+          fail("STACK_GLOBAL of non-strings");
         Value global = make(Value::Kind::kGlobal);
         global.set_text(module.text() + "." + name.text());
         stack_.push_back(std::move(global));
         break;
       }
-      case ')': push_tuple({}); break;
-      case 't': push_tuple(pop_to_mark()); break;
-      case 0x85: case 0x86: case 0x87: {                     // TUPLE1..3
+      case ')':
+        push_tuple({});
+        break;
+      case 't':
+        push_tuple(pop_to_mark());
+        break;
+      case 0x85:
+      case 0x86:
+      case 0x87: {  // TUPLE1..3
         Values items(static_cast<std::size_t>(op - 0x84));
         for (auto item = items.rbegin(); item != items.rend(); ++item) *item = pop();
         push_tuple(std::move(items));
         break;
       }
-      case ']': stack_.push_back(make(Value::Kind::kList)); break;
-      case '}': stack_.push_back(make(Value::Kind::kDict)); break;
-      case 'a': add_items(Value::Kind::kList, {pop()}); break;        // APPEND
-      case 'e': add_items(Value::Kind::kList, pop_to_mark()); break;  // APPENDS
-      case 's': {                                                     // SETITEM
+      case ']':
+        stack_.push_back(make(Value::Kind::kList));
+        break;
+      case '}':
+        stack_.push_back(make(Value::Kind::kDict));
+        break;
+      case 'a':
+        add_items(Value::Kind::kList, {pop()});
+        break;  // APPEND
+      case 'e':
+        add_items(Value::Kind::kList, pop_to_mark());
+        break;     // APPENDS
+      case 's': {  // SETITEM
         Value value = pop(), key = pop();
         add_items(Value::Kind::kDict, {std::move(key), std::move(value)});
         break;
       }
-      case 'u': add_items(Value::Kind::kDict, pop_to_mark()); break;  // SETITEMS
-      case '(': marks_.push_back(stack_.size()); break;               // MARK
-      case 'q': memo_put(read_le(1)); break;                          // BINPUT
-      case 'r': memo_put(read_le(4)); break;                          // LONG_BINPUT
-      case 0x94: memo_put(memo_.size()); break;                       // MEMOIZE
-      case 'h': stack_.push_back(memo_get(read_le(1))); break;        // BINGET
-      case 'j': stack_.push_back(memo_get(read_le(4))); break;        // LONG_BINGET
-      case 'Q': stack_.push_back(storage(pop())); break;              // BINPERSID
-      case 'R': {                                                     // REDUCE
+      case 'u':
+        add_items(Value::Kind::kDict, pop_to_mark());
+        break;  // SETITEMS
+      case '(':
+        marks_.push_back(stack_.size());
+        break;  // MARK
+      case 'q':
+        memo_put(read_le(1));
+        break;  // BINPUT
+      case 'r':
+        memo_put(read_le(4));
+        break;  // LONG_BINPUT
+      case 0x94:
+        memo_put(memo_.size());
+        break;  // MEMOIZE
+      case 'h':
+        stack_.push_back(memo_get(read_le(1)));
+        break;  // BINGET
+      case 'j':
+        stack_.push_back(memo_get(read_le(4)));
+        break;  // LONG_BINGET
+      case 'Q':
+        stack_.push_back(storage(pop()));
+        break;     // BINPERSID
+      case 'R': {  // REDUCE
         const Value args = pop(), callable = pop();
         stack_.push_back(reduce(callable, args));
         break;
       }
-      case 'b': {                                            // BUILD: the OrderedDict's _metadata
+      case 'b': {  // BUILD: the OrderedDict's _metadata
         const Value state = pop();
         if (top().kind != Value::Kind::kDict || state.kind != Value::Kind::kDict) fail("BUILD of a non-dict");
         break;
@@ -340,7 +388,7 @@ Value StateDictMachine::run() {
 
 std::size_t storage_element_bytes(const std::string& storage_type) {
   static const std::map<std::string, std::size_t> bytes{
-      {"torch.FloatStorage", 4}, {"torch.DoubleStorage", 8}, {"torch.HalfStorage", 2}, {"torch.BFloat16Storage", 2},
+      {"torch.FloatStorage", 4}, {"torch.DoubleStorage", 8}, {"torch.HalfStorage", 2},  {"torch.BFloat16Storage", 2},
       {"torch.LongStorage", 8},  {"torch.IntStorage", 4},    {"torch.ShortStorage", 2}, {"torch.CharStorage", 1},
       {"torch.ByteStorage", 1},  {"torch.BoolStorage", 1}};
   const auto found = bytes.find(storage_type);
@@ -349,7 +397,8 @@ std::size_t storage_element_bytes(const std::string& storage_type) {
 
 std::vector<std::pair<std::string, TensorRecord>> parse_state_dict_pickle(const std::string& pickle) {
   const Value root = StateDictMachine(pickle).run();
-  if (root.kind != Value::Kind::kDict) throw std::runtime_error("data.pkl: " + a_kind(root.kind) + ", not a dict of tensors");
+  if (root.kind != Value::Kind::kDict)
+    throw std::runtime_error("data.pkl: " + a_kind(root.kind) + ", not a dict of tensors");
   std::vector<std::pair<std::string, TensorRecord>> entries;
   std::map<std::string, std::int64_t> storage_numel;  // of the distinct storages
   constexpr auto kMost = std::numeric_limits<std::int64_t>::max();

@@ -83,8 +83,8 @@ void describe_vit_checkpoint(CheckpointWriter& writer, const ViTCheckpointConten
   writer.set_settings(settings);
 }
 
-void write_vit_checkpoint(const std::string& path, const ViTCheckpointContents& contents,
-                          const visTransformer& model, const torch::optim::Optimizer* optimizer) {
+void write_vit_checkpoint(const std::string& path, const ViTCheckpointContents& contents, const visTransformer& model,
+                          const torch::optim::Optimizer* optimizer) {
   CheckpointWriter writer(kViTCheckpointKind);
   describe_vit_checkpoint(writer, contents);
   writer.add_module("model", *model);

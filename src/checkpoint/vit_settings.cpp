@@ -82,29 +82,27 @@ void ViTTrainSettings::adapt_model_to_dataset() {
   } else if (data.dataset == "fashion-mnist") {
     model.image_size(28).channels(1).num_classes(10);
   } else {
-    throw std::invalid_argument("unknown dataset '" + data.dataset +
-                                "' (expected cifar10 or fashion-mnist)");
+    throw std::invalid_argument("unknown dataset '" + data.dataset + "' (expected cifar10 or fashion-mnist)");
   }
 }
 
 std::string ViTTrainSettings::describe() const {
   std::ostringstream out;
   out << "preset " << preset << "; model " << model.summary() << "\n"
-      << "data " << data.dataset << (data.data_dir.empty() ? "" : " from " + data.data_dir)
-      << ", normalisation " << data.normalization << ", augmentation pad=" << data.augment.pad
+      << "data " << data.dataset << (data.data_dir.empty() ? "" : " from " + data.data_dir) << ", normalisation "
+      << data.normalization << ", augmentation pad=" << data.augment.pad
       << " flip=" << (data.augment.flip ? "on" : "off") << " erase=" << data.augment.erase;
   if (data.train_subset > 0) out << ", train subset " << data.train_subset;
   if (data.test_subset > 0) out << ", test subset " << data.test_subset;
   out << "\n"
-      << "optimizer " << to_string(optimizer.kind) << " lr=" << lr << " betas=" << optimizer.beta1
-      << "/" << optimizer.beta2 << " eps=" << optimizer.eps
-      << " weight_decay=" << optimizer.weight_decay << " clip=" << optimizer.clip_grad_norm
-      << "; schedule " << to_string(schedule);
+      << "optimizer " << to_string(optimizer.kind) << " lr=" << lr << " betas=" << optimizer.beta1 << "/"
+      << optimizer.beta2 << " eps=" << optimizer.eps << " weight_decay=" << optimizer.weight_decay
+      << " clip=" << optimizer.clip_grad_norm << "; schedule " << to_string(schedule);
   if (schedule == ScheduleKind::kWarmupCosine) {
     out << " (warm-up " << warmup_epochs << " epochs, min_lr " << min_lr << ")";
   }
-  out << "; batch " << batch_size << ", " << epochs << " epochs, label smoothing "
-      << label_smoothing << ", seed " << seed;
+  out << "; batch " << batch_size << ", " << epochs << " epochs, label smoothing " << label_smoothing << ", seed "
+      << seed;
   return out.str();
 }
 

@@ -24,15 +24,13 @@ constexpr std::size_t kCifarTrainImages = 50000;
 void append_cifar10_file(const std::string& path, ImageSet& set) {
   const std::string bytes = util::read_maybe_gzip_file(path);
   if (bytes.empty()) {
-    throw std::runtime_error(path + ": empty file (expected records of " +
-                             std::to_string(kCifarRecord) + " bytes)");
+    throw std::runtime_error(path + ": empty file (expected records of " + std::to_string(kCifarRecord) + " bytes)");
   }
   if (bytes.size() % kCifarRecord != 0) {
     const std::size_t last = bytes.size() - bytes.size() % kCifarRecord;
     throw std::runtime_error(path + ": wrong size: " + std::to_string(bytes.size()) +
                              " bytes is not a multiple of the " + std::to_string(kCifarRecord) +
-                             "-byte record (truncated record at byte offset " +
-                             std::to_string(last) + ")");
+                             "-byte record (truncated record at byte offset " + std::to_string(last) + ")");
   }
   const std::size_t records = bytes.size() / kCifarRecord;
   const std::size_t classes = set.class_names.size();
@@ -40,9 +38,9 @@ void append_cifar10_file(const std::string& path, ImageSet& set) {
     const std::size_t offset = r * kCifarRecord;
     const auto label = static_cast<std::uint8_t>(bytes[offset]);
     if (label >= classes) {
-      throw std::runtime_error(path + ": label " + std::to_string(label) + " at byte offset " +
-                               std::to_string(offset) + " (record " + std::to_string(r) +
-                               ") is out of range (" + std::to_string(classes) + " classes)");
+      throw std::runtime_error(path + ": label " + std::to_string(label) + " at byte offset " + std::to_string(offset) +
+                               " (record " + std::to_string(r) + ") is out of range (" + std::to_string(classes) +
+                               " classes)");
     }
     set.labels.push_back(label);
     set.pixels.insert(set.pixels.end(), bytes.begin() + static_cast<std::ptrdiff_t>(offset + 1),

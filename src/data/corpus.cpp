@@ -53,9 +53,8 @@ class PairCollector {
     } else if (english_.size() > max_words_ || spanish_.size() > max_words_) {
       drop(&CorpusStats::too_long, number, "too long");
     } else {
-      corpus_.pairs.push_back(
-          {{std::make_move_iterator(english_.begin()), std::make_move_iterator(english_.end())},
-           {std::make_move_iterator(spanish_.begin()), std::make_move_iterator(spanish_.end())}});
+      corpus_.pairs.push_back({{std::make_move_iterator(english_.begin()), std::make_move_iterator(english_.end())},
+                               {std::make_move_iterator(spanish_.begin()), std::make_move_iterator(spanish_.end())}});
       ++corpus_.stats.pairs_kept;
     }
   }
@@ -76,9 +75,7 @@ class PairCollector {
   std::vector<std::string> english_, spanish_;
 };
 
-bool is_blank(std::string_view line) {
-  return line.find_first_not_of(" \t\r") == std::string_view::npos;
-}
+bool is_blank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
 
 // "SOS i will kill him EOS EOS" -> "i will kill him".
 std::string_view strip_markers(std::string_view text) {
@@ -90,8 +87,7 @@ std::string_view strip_markers(std::string_view text) {
   const auto is_token = [](std::string_view s, std::size_t at, std::string_view token) {
     if (s.compare(at, token.size(), token) != 0) return false;
     const bool left_ok = at == 0 || s[at - 1] == ' ' || s[at - 1] == '\t';
-    const bool right_ok = at + token.size() == s.size() || s[at + token.size()] == ' ' ||
-                          s[at + token.size()] == '\t';
+    const bool right_ok = at + token.size() == s.size() || s[at + token.size()] == ' ' || s[at + token.size()] == '\t';
     return left_ok && right_ok;
   };
   text = trim(text);
@@ -106,14 +102,12 @@ std::string_view strip_markers(std::string_view text) {
 
 std::string CorpusStats::summary(int max_words) const {
   return std::to_string(lines_read) + " lines read, " + std::to_string(pairs_kept) +
-         " pairs kept; dropped: " + std::to_string(too_long) + " too long (> " +
-         std::to_string(max_words) + " words), " + std::to_string(empty) + " empty, " +
-         std::to_string(malformed) + " malformed, " + std::to_string(invalid_utf8) +
-         " invalid UTF-8, " + std::to_string(blank) + " blank";
+         " pairs kept; dropped: " + std::to_string(too_long) + " too long (> " + std::to_string(max_words) +
+         " words), " + std::to_string(empty) + " empty, " + std::to_string(malformed) + " malformed, " +
+         std::to_string(invalid_utf8) + " invalid UTF-8, " + std::to_string(blank) + " blank";
 }
 
-Corpus parse_tsv_corpus(const std::string& text, const std::string& name,
-                        const CorpusOptions& options) {
+Corpus parse_tsv_corpus(const std::string& text, const std::string& name, const CorpusOptions& options) {
   Corpus corpus;
   corpus.source = name;
   corpus.format = CorpusFormat::kTsv;
@@ -149,30 +143,26 @@ Corpus parse_tsv_corpus(const std::string& text, const std::string& name,
       collector.drop(&CorpusStats::malformed, number, "more than 3 tab-separated fields");
       continue;
     }
-    const std::string_view spanish =
-        line.substr(tab1 + 1, tab2 == std::string_view::npos ? tab2 : tab2 - tab1 - 1);
+    const std::string_view spanish = line.substr(tab1 + 1, tab2 == std::string_view::npos ? tab2 : tab2 - tab1 - 1);
     collector.add(line.substr(0, tab1), spanish, number);
   }
   collector.finish();
   return corpus;
 }
 
-Corpus parse_archive_corpus(const std::string& pickle_bytes, const std::string& name,
-                            const CorpusOptions& options) {
+Corpus parse_archive_corpus(const std::string& pickle_bytes, const std::string& name, const CorpusOptions& options) {
   Corpus corpus;
   corpus.source = name;
   corpus.format = CorpusFormat::kDlstudioArchive;
   PairCollector collector(corpus, options, /*lines=*/false);
   const PickleValue root = parse_pickle(pickle_bytes, name);
   const PickleValue* dataset = &root;
-  if ((root.is(PickleValue::Kind::kTuple) || root.is(PickleValue::Kind::kList)) &&
-      !root.items().empty()) {
+  if ((root.is(PickleValue::Kind::kTuple) || root.is(PickleValue::Kind::kList)) && !root.items().empty()) {
     dataset = &root.items()[0];
   }
   if (!dataset->is(PickleValue::Kind::kDict)) {
     std::string found = PickleValue::kind_name(root.kind());
-    if (dataset != &root)
-      found += std::string(" whose first item has type ") + PickleValue::kind_name(dataset->kind());
+    if (dataset != &root) found += std::string(" whose first item has type ") + PickleValue::kind_name(dataset->kind());
     throw std::runtime_error(name +
                              ": not a DLStudio archive: expected a dict int -> [english, spanish]"
                              " or a tuple starting with one, found type " +
@@ -182,10 +172,9 @@ Corpus parse_archive_corpus(const std::string& pickle_bytes, const std::string& 
   for (const auto& [key, value] : dataset->entries()) {
     ++number;
     ++corpus.stats.lines_read;
-    const bool is_pair =
-        (value.is(PickleValue::Kind::kList) || value.is(PickleValue::Kind::kTuple)) &&
-        value.items().size() == 2 && value.items()[0].is(PickleValue::Kind::kString) &&
-        value.items()[1].is(PickleValue::Kind::kString);
+    const bool is_pair = (value.is(PickleValue::Kind::kList) || value.is(PickleValue::Kind::kTuple)) &&
+                         value.items().size() == 2 && value.items()[0].is(PickleValue::Kind::kString) &&
+                         value.items()[1].is(PickleValue::Kind::kString);
     if (!key.is(PickleValue::Kind::kInt) || !is_pair) {
       collector.drop(&CorpusStats::malformed, number, "entry is not int -> [english, spanish]");
       continue;
@@ -194,9 +183,10 @@ Corpus parse_archive_corpus(const std::string& pickle_bytes, const std::string& 
     const std::string& spanish = value.items()[1].as_string();
     text_bytes += english.size() + spanish.size();
     if (text_bytes > options.max_text_bytes) {
-      throw std::runtime_error(name + ": entry " + std::to_string(number) + ": the archive's sentences add up to more than " +
-                               std::to_string(options.max_text_bytes) + " bytes (from a pickle of " +
-                               std::to_string(pickle_bytes.size()) + " bytes that shares strings between entries?); refused");
+      throw std::runtime_error(
+          name + ": entry " + std::to_string(number) + ": the archive's sentences add up to more than " +
+          std::to_string(options.max_text_bytes) + " bytes (from a pickle of " + std::to_string(pickle_bytes.size()) +
+          " bytes that shares strings between entries?); refused");
     }
     if (!util::is_valid_utf8(english) || !util::is_valid_utf8(spanish)) {
       collector.drop(&CorpusStats::invalid_utf8, number, "invalid UTF-8");
@@ -217,11 +207,13 @@ Corpus read_corpus(const std::string& path, const CorpusOptions& options) {
   }
   // Two kinds of file that would otherwise fail as TSV with a misleading message.
   if (bytes.size() > 262 && bytes.compare(257, 5, "ustar") == 0) {
-    throw std::runtime_error(path + ": a tar archive, not a corpus: DLStudio's \"*.tar.gz\" archives are "
+    throw std::runtime_error(path +
+                             ": a tar archive, not a corpus: DLStudio's \"*.tar.gz\" archives are "
                              "gzip-compressed pickles; extract the TSV or pickle file from this tar and give that");
   }
   if (bytes.size() >= 2 && std::string("(}]").find(bytes[0]) != std::string::npos && bytes.back() == '.') {
-    throw std::runtime_error(path + ": looks like a pickle of protocol 0 or 1, which is not supported: re-save it "
+    throw std::runtime_error(path +
+                             ": looks like a pickle of protocol 0 or 1, which is not supported: re-save it "
                              "with protocol 2 or later (pickle.dump(obj, f, protocol=2)), as DLStudio's archives are");
   }
   return parse_tsv_corpus(bytes, path, options);

@@ -36,8 +36,7 @@ std::string hex32(std::uint32_t value) {
 
 // Checks the header and the total length; returns the dimensions. The data start at
 // byte 4 + 4 × dims.size().
-std::vector<std::uint64_t> parse_idx_header(const std::string& bytes, const std::string& path,
-                                            std::uint32_t magic) {
+std::vector<std::uint64_t> parse_idx_header(const std::string& bytes, const std::string& path, std::uint32_t magic) {
   const std::size_t ndims = magic & 0xff;
   const std::size_t header = 4 + 4 * ndims;
   const std::string size = std::to_string(bytes.size()) + " bytes";
@@ -46,13 +45,11 @@ std::vector<std::uint64_t> parse_idx_header(const std::string& bytes, const std:
   }
   const std::uint32_t found = read_be32(bytes, 0);
   if (found != magic) {
-    throw std::runtime_error(path + ": bad magic number " + hex32(found) + " at byte 0 (expected " +
-                             hex32(magic) + ": IDX file of unsigned bytes, " +
-                             std::to_string(ndims) + " dimension(s))");
+    throw std::runtime_error(path + ": bad magic number " + hex32(found) + " at byte 0 (expected " + hex32(magic) +
+                             ": IDX file of unsigned bytes, " + std::to_string(ndims) + " dimension(s))");
   }
   if (bytes.size() < header) {
-    throw std::runtime_error(path + ": truncated: " + size + ", the IDX header needs " +
-                             std::to_string(header));
+    throw std::runtime_error(path + ": truncated: " + size + ", the IDX header needs " + std::to_string(header));
   }
   std::vector<std::uint64_t> dims;
   std::string dims_text;
@@ -68,13 +65,12 @@ std::vector<std::uint64_t> parse_idx_header(const std::string& bytes, const std:
   }
   expected += header;
   if (overflow || bytes.size() > expected) {
-    throw std::runtime_error(path + ": wrong size: " + size + ", but the header's dimensions " +
-                             dims_text + " give " +
+    throw std::runtime_error(path + ": wrong size: " + size + ", but the header's dimensions " + dims_text + " give " +
                              (overflow ? std::string("an impossible size") : std::to_string(expected)));
   }
   if (bytes.size() < expected) {
-    throw std::runtime_error(path + ": truncated: " + size + ", the header's dimensions " +
-                             dims_text + " need " + std::to_string(expected));
+    throw std::runtime_error(path + ": truncated: " + size + ", the header's dimensions " + dims_text + " need " +
+                             std::to_string(expected));
   }
   return dims;
 }
@@ -86,8 +82,7 @@ std::string find_idx_file(const std::string& dir, const std::string& name) {
   if (fs::exists(gz)) return gz.string();
   const fs::path raw = fs::path(dir) / name;
   if (fs::exists(raw)) return raw.string();
-  throw std::runtime_error(gz.string() + ": missing file (and no uncompressed " + name +
-                           " beside it)");
+  throw std::runtime_error(gz.string() + ": missing file (and no uncompressed " + name + " beside it)");
 }
 
 }  // namespace
@@ -96,8 +91,8 @@ void read_idx_images(const std::string& path, ImageSet& set) {
   const std::string bytes = util::read_maybe_gzip_file(path);
   const std::vector<std::uint64_t> dims = parse_idx_header(bytes, path, kIdxImageMagic);
   if (dims[1] == 0 || dims[2] == 0 || dims[1] > 65535 || dims[2] > 65535) {
-    throw std::runtime_error(path + ": image size " + std::to_string(dims[1]) + "x" +
-                             std::to_string(dims[2]) + " at byte 8 is not usable");
+    throw std::runtime_error(path + ": image size " + std::to_string(dims[1]) + "x" + std::to_string(dims[2]) +
+                             " at byte 8 is not usable");
   }
   set.channels = 1;
   set.height = static_cast<int>(dims[1]);
@@ -113,8 +108,8 @@ std::vector<std::uint8_t> read_idx_labels(const std::string& path, std::size_t n
   for (std::size_t i = 0; i < labels.size(); ++i) {
     if (labels[i] >= num_classes) {
       throw std::runtime_error(path + ": label " + std::to_string(labels[i]) + " at byte offset " +
-                               std::to_string(kHeader + i) + " (item " + std::to_string(i) +
-                               ") is out of range (" + std::to_string(num_classes) + " classes)");
+                               std::to_string(kHeader + i) + " (item " + std::to_string(i) + ") is out of range (" +
+                               std::to_string(num_classes) + " classes)");
     }
   }
   return labels;
@@ -131,12 +126,10 @@ ImageSet read_fashion_mnist(const std::string& dir, Split split) {
   set.labels = read_idx_labels(labels_path, set.class_names.size());
   const std::size_t images = set.pixels.size() / set.image_bytes();
   if (images != set.labels.size()) {
-    throw std::runtime_error(labels_path + ": " + std::to_string(set.labels.size()) +
-                             " labels, but " + images_path + " holds " + std::to_string(images) +
-                             " images");
+    throw std::runtime_error(labels_path + ": " + std::to_string(set.labels.size()) + " labels, but " + images_path +
+                             " holds " + std::to_string(images) + " images");
   }
-  spdlog::debug("Fashion-MNIST: {} images of {}x{} from {}", set.size(), set.height, set.width,
-                images_path);
+  spdlog::debug("Fashion-MNIST: {} images of {}x{} from {}", set.size(), set.height, set.width, images_path);
   return set;
 }
 

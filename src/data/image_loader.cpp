@@ -25,9 +25,9 @@ Normalization resolve_normalization(const ImageLoaderOptions& options, int chann
 std::shared_ptr<const ImageSet> checked(std::shared_ptr<const ImageSet> images) {
   if (!images) throw std::invalid_argument("ImageLoader: no image set");
   if (images->pixels.size() != images->size() * images->image_bytes()) {
-    throw std::invalid_argument("ImageLoader: " + std::to_string(images->pixels.size()) +
-                                " pixel bytes for " + std::to_string(images->size()) +
-                                " images of " + std::to_string(images->image_bytes()) + " bytes");
+    throw std::invalid_argument("ImageLoader: " + std::to_string(images->pixels.size()) + " pixel bytes for " +
+                                std::to_string(images->size()) + " images of " + std::to_string(images->image_bytes()) +
+                                " bytes");
   }
   return images;
 }
@@ -80,8 +80,7 @@ std::optional<ImageBatch> ImageLoader::next() {
   return batches_->next();
 }
 
-ImageBatch ImageLoader::make_batch(const std::vector<std::size_t>& indices,
-                                   std::int64_t epoch) const {
+ImageBatch ImageLoader::make_batch(const std::vector<std::size_t>& indices, std::int64_t epoch) const {
   const ImageSet& set = *images_;
   const auto count = static_cast<std::int64_t>(indices.size());
   ImageBatch batch;

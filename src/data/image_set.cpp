@@ -9,9 +9,8 @@
 namespace dls::data {
 
 const std::vector<std::string>& fashion_mnist_class_names() {
-  static const std::vector<std::string> names = {"T-shirt/top", "Trouser", "Pullover", "Dress",
-                                                 "Coat",        "Sandal",  "Shirt",    "Sneaker",
-                                                 "Bag",         "Ankle boot"};
+  static const std::vector<std::string> names = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                                                 "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
   return names;
 }
 
@@ -22,9 +21,8 @@ const std::vector<std::string>& fashion_mnist_display_names() {
 }
 
 const std::vector<std::string>& cifar10_class_names() {
-  static const std::vector<std::string> names = {"airplane", "automobile", "bird",  "cat",
-                                                 "deer",     "dog",        "frog",  "horse",
-                                                 "ship",     "truck"};
+  static const std::vector<std::string> names = {"airplane", "automobile", "bird",  "cat",  "deer",
+                                                 "dog",      "frog",       "horse", "ship", "truck"};
   return names;
 }
 
@@ -48,9 +46,8 @@ ImageSet select_images(const ImageSet& set, const std::vector<std::size_t>& indi
   for (std::size_t k = 0; k < indices.size(); ++k) {
     const std::size_t i = indices[k];
     if (i >= set.size()) {
-      throw std::out_of_range("select_images: index " + std::to_string(i) + " at position " +
-                              std::to_string(k) + " is beyond the " +
-                              std::to_string(set.size()) + " images");
+      throw std::out_of_range("select_images: index " + std::to_string(i) + " at position " + std::to_string(k) +
+                              " is beyond the " + std::to_string(set.size()) + " images");
     }
     std::copy_n(set.image(i), bytes, out.pixels.begin() + static_cast<std::ptrdiff_t>(k * bytes));
     out.labels.push_back(set.labels[i]);

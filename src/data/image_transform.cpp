@@ -85,27 +85,23 @@ AugmentDraw draw_augmentation(const AugmentOptions& options, int height, int wid
   return draw;
 }
 
-ImageTransform::ImageTransform(int channels, int height, int width,
-                               const Normalization& normalization)
+ImageTransform::ImageTransform(int channels, int height, int width, const Normalization& normalization)
     : channels_(channels), height_(height), width_(width) {
   const auto n = static_cast<std::size_t>(channels);
   if (normalization.mean.size() != n || normalization.std.size() != n) {
-    throw std::invalid_argument("normalization has " + std::to_string(normalization.mean.size()) +
-                                " means and " + std::to_string(normalization.std.size()) +
-                                " standard deviations for " + std::to_string(channels) +
-                                " channels");
+    throw std::invalid_argument("normalization has " + std::to_string(normalization.mean.size()) + " means and " +
+                                std::to_string(normalization.std.size()) + " standard deviations for " +
+                                std::to_string(channels) + " channels");
   }
   table_.resize(n * 256);
   for (std::size_t c = 0; c < n; ++c) {
     const float std = normalization.std[c];
     if (!(std > 0.0F)) {
-      throw std::invalid_argument("normalization: standard deviation of channel " +
-                                  std::to_string(c) + " is " + std::to_string(std) +
-                                  ", not positive");
+      throw std::invalid_argument("normalization: standard deviation of channel " + std::to_string(c) + " is " +
+                                  std::to_string(std) + ", not positive");
     }
     for (int v = 0; v < 256; ++v) {
-      table_[c * 256 + static_cast<std::size_t>(v)] =
-          (static_cast<float>(v) / 255.0F - normalization.mean[c]) / std;
+      table_[c * 256 + static_cast<std::size_t>(v)] = (static_cast<float>(v) / 255.0F - normalization.mean[c]) / std;
     }
   }
 }

@@ -16,12 +16,15 @@ CharClass classify(char32_t c) {
     return CharClass::kApostrophe;
   }
   switch (util::char_category(c)) {
-    case util::CharCategory::kFormat: return CharClass::kDrop;
+    case util::CharCategory::kFormat:
+      return CharClass::kDrop;
     case util::CharCategory::kPunctuation:
     case util::CharCategory::kSymbol:
     case util::CharCategory::kSeparator:
-    case util::CharCategory::kControl: return CharClass::kSeparator;
-    default: return CharClass::kKeep;  // letters, marks, numbers, unassigned, private use
+    case util::CharCategory::kControl:
+      return CharClass::kSeparator;
+    default:
+      return CharClass::kKeep;  // letters, marks, numbers, unassigned, private use
   }
 }
 
@@ -56,9 +59,8 @@ constexpr std::array<std::pair<std::string_view, const char*>, 6> kSuffixes{{
 }};
 
 // Words whose 's is read as "is" (elsewhere 's is a possessive).
-constexpr std::array<std::string_view, 13> kIsBefore{"it",   "he",   "she",   "that", "there",
-                                                     "here", "what", "where", "who",  "how",
-                                                     "when", "why",  "this"};
+constexpr std::array<std::string_view, 13> kIsBefore{"it",    "he",  "she", "that", "there", "here", "what",
+                                                     "where", "who", "how", "when", "why",   "this"};
 
 void push_without_apostrophes(std::string word, std::vector<std::string>& out) {
   std::string clean;
@@ -142,8 +144,8 @@ void normalize_words(std::string_view text, Language language, std::vector<std::
   const std::vector<char32_t> text32 = util::nfc_code_points(text);
   for (std::size_t i = 0; i < text32.size(); ++i) {
     const char32_t c = text32[i];
-    if ((c == '.' || c == ',') && i > 0 && is_ascii_digit(text32[i - 1]) &&
-        i + 1 < text32.size() && is_ascii_digit(text32[i + 1])) {
+    if ((c == '.' || c == ',') && i > 0 && is_ascii_digit(text32[i - 1]) && i + 1 < text32.size() &&
+        is_ascii_digit(text32[i + 1])) {
       continue;  // a digit-group separator: "3,000" -> "3000"
     }
     switch (classify(c)) {

@@ -8,10 +8,9 @@
 
 namespace dls::data {
 
-EncodedPairs encode_pairs(const std::vector<SentencePair>& pairs,
-                          const std::vector<std::size_t>& indices,
-                          const Vocabulary& english, const Vocabulary& spanish,
-                          int max_len, Vocabulary::Padding padding) {
+EncodedPairs encode_pairs(const std::vector<SentencePair>& pairs, const std::vector<std::size_t>& indices,
+                          const Vocabulary& english, const Vocabulary& spanish, int max_len,
+                          Vocabulary::Padding padding) {
   std::vector<std::size_t> rows = indices;
   if (rows.empty()) {
     rows.resize(pairs.size());
@@ -46,10 +45,8 @@ std::vector<std::int64_t> epoch_order(std::int64_t n, std::uint64_t seed, std::i
   return order;
 }
 
-torch::Tensor batch_indices(const std::vector<std::int64_t>& order, std::int64_t start,
-                            std::int64_t size) {
-  return torch::tensor(std::vector<std::int64_t>(order.begin() + start, order.begin() + start + size),
-                       torch::kLong);
+torch::Tensor batch_indices(const std::vector<std::int64_t>& order, std::int64_t start, std::int64_t size) {
+  return torch::tensor(std::vector<std::int64_t>(order.begin() + start, order.begin() + start + size), torch::kLong);
 }
 
 }  // namespace dls::data

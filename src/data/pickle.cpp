@@ -46,8 +46,8 @@ class PickleMachine {
   std::string_view take(std::uint64_t n) {
     const std::uint64_t left = in_.size() - pos_;
     if (n > left) {
-      fail(std::string("truncated pickle: ") + opcode_name(op_) + " needs " + std::to_string(n) +
-           " bytes, " + std::to_string(left) + " left");
+      fail(std::string("truncated pickle: ") + opcode_name(op_) + " needs " + std::to_string(n) + " bytes, " +
+           std::to_string(left) + " left");
     }
     const std::string_view out(in_.data() + pos_, static_cast<std::size_t>(n));
     pos_ += static_cast<std::size_t>(n);
@@ -61,8 +61,7 @@ class PickleMachine {
   }
   std::string_view read_line() {  // text argument of protocol-0 opcodes, without '\n'
     const std::size_t end = in_.find('\n', pos_);
-    if (end == std::string::npos)
-      fail(std::string("truncated pickle: ") + opcode_name(op_) + " has no end of line");
+    if (end == std::string::npos) fail(std::string("truncated pickle: ") + opcode_name(op_) + " has no end of line");
     const std::string_view line(in_.data() + pos_, end - pos_);
     pos_ = end + 1;
     return line;
@@ -91,9 +90,8 @@ class PickleMachine {
   }
   Items pop_to_mark() {
     if (marks_.empty()) fail(std::string(opcode_name(op_)) + " without a MARK");
-    Items items(
-        std::make_move_iterator(stack_.begin() + static_cast<std::ptrdiff_t>(marks_.back())),
-        std::make_move_iterator(stack_.end()));
+    Items items(std::make_move_iterator(stack_.begin() + static_cast<std::ptrdiff_t>(marks_.back())),
+                std::make_move_iterator(stack_.end()));
     stack_.resize(marks_.back());
     marks_.pop_back();
     return items;
@@ -151,8 +149,7 @@ void PickleMachine::push_long(std::uint64_t length) {
   }
   const bool negative = static_cast<unsigned char>(b[length - 1]) & 0x80;
   for (std::size_t i = 8; i < length; ++i) {
-    if (static_cast<unsigned char>(b[i]) != (negative ? 0xFF : 0x00))
-      fail("integer does not fit in 64 bits");
+    if (static_cast<unsigned char>(b[i]) != (negative ? 0xFF : 0x00)) fail("integer does not fit in 64 bits");
   }
   const std::size_t used = length < 8 ? static_cast<std::size_t>(length) : 8;
   std::uint64_t value = negative ? ~std::uint64_t{0} : 0;
@@ -196,9 +193,12 @@ std::string PickleMachine::hash_key(const PickleValue& key, int depth) const {
   using Kind = PickleValue::Kind;
   if (depth > kMaxPickleDepth) fail("dict key nested too deeply");
   switch (key.kind()) {
-    case Kind::kNone: return "N";
-    case Kind::kBool: return key.bool_ ? "i1" : "i0";
-    case Kind::kInt: return "i" + std::to_string(key.int_);
+    case Kind::kNone:
+      return "N";
+    case Kind::kBool:
+      return key.bool_ ? "i1" : "i0";
+    case Kind::kInt:
+      return "i" + std::to_string(key.int_);
     case Kind::kFloat: {
       const double f = key.float_;
       if (f >= -9.2e18 && f <= 9.2e18 && f == std::trunc(f)) {  // range first: no UB cast
@@ -208,15 +208,18 @@ std::string PickleMachine::hash_key(const PickleValue& key, int depth) const {
       std::memcpy(raw.data(), &f, sizeof f);
       return "f" + raw;
     }
-    case Kind::kString: return "s" + std::to_string(key.text_->size()) + ":" + *key.text_;
-    case Kind::kBytes: return "b" + std::to_string(key.text_->size()) + ":" + *key.text_;
+    case Kind::kString:
+      return "s" + std::to_string(key.text_->size()) + ":" + *key.text_;
+    case Kind::kBytes:
+      return "b" + std::to_string(key.text_->size()) + ":" + *key.text_;
     case Kind::kTuple: {
       std::string out = "(";
       for (const auto& item : *key.items_) out += hash_key(item, depth + 1) + ",";
       return out + ")";
     }
     case Kind::kList:
-    case Kind::kDict: break;
+    case Kind::kDict:
+      break;
   }
   fail(std::string("unhashable dict key of type ") + PickleValue::kind_name(key.kind()));
 }
@@ -224,8 +227,7 @@ std::string PickleMachine::hash_key(const PickleValue& key, int depth) const {
 void PickleMachine::set_items(PickleValue& dict, Items&& keys_and_values) {
   if (!dict.is(PickleValue::Kind::kDict))
     fail(std::string(opcode_name(op_)) + " to a " + PickleValue::kind_name(dict.kind()));
-  if (keys_and_values.size() % 2 != 0)
-    fail(std::string(opcode_name(op_)) + " with an odd number of items");
+  if (keys_and_values.size() % 2 != 0) fail(std::string(opcode_name(op_)) + " with an odd number of items");
   Entries& entries = *dict.entries_;
   auto& index = dict_index_[&entries];
   for (std::size_t i = 0; i < keys_and_values.size(); i += 2) {
@@ -247,16 +249,14 @@ PickleValue PickleMachine::run() {
     switch (op_) {
       case 0x80: {  // PROTO
         const auto version = read_le(1);
-        if (version > 5)
-          fail("unsupported pickle protocol " + std::to_string(version) +
-               " (this reader knows 0 to 5)");
+        if (version > 5) fail("unsupported pickle protocol " + std::to_string(version) + " (this reader knows 0 to 5)");
         break;
       }
       case 0x95: {  // FRAME: only a buffering hint, but its length must be there
         const std::uint64_t length = read_le(8);
         if (length > in_.size() - pos_)
-          fail("truncated pickle: FRAME of " + std::to_string(length) + " bytes, " +
-               std::to_string(in_.size() - pos_) + " left");
+          fail("truncated pickle: FRAME of " + std::to_string(length) + " bytes, " + std::to_string(in_.size() - pos_) +
+               " left");
         break;
       }
       case '.': {  // STOP
@@ -268,9 +268,15 @@ PickleValue PickleMachine::run() {
         succeeded_ = true;
         return result;
       }
-      case 'N': stack_.emplace_back(); break;
-      case 0x88: stack_.push_back(PickleValue::boolean(true)); break;
-      case 0x89: stack_.push_back(PickleValue::boolean(false)); break;
+      case 'N':
+        stack_.emplace_back();
+        break;
+      case 0x88:
+        stack_.push_back(PickleValue::boolean(true));
+        break;
+      case 0x89:
+        stack_.push_back(PickleValue::boolean(false));
+        break;
       case 'J':
         stack_.push_back(PickleValue::integer(static_cast<std::int32_t>(read_le(4))));
         break;
@@ -280,7 +286,9 @@ PickleValue PickleMachine::run() {
       case 'M':
         stack_.push_back(PickleValue::integer(static_cast<std::int64_t>(read_le(2))));
         break;
-      case 0x8a: push_long(read_le(1)); break;
+      case 0x8a:
+        push_long(read_le(1));
+        break;
       case 0x8b: {
         const auto length = static_cast<std::int32_t>(read_le(4));
         if (length < 0) fail("LONG4 with a negative length");
@@ -296,18 +304,42 @@ PickleValue PickleMachine::run() {
         stack_.push_back(PickleValue::floating(value));
         break;
       }
-      case 0x8c: push_text(Kind::kString, read_le(1)); break;
-      case 'X': push_text(Kind::kString, read_le(4)); break;
-      case 0x8d: push_text(Kind::kString, read_le(8)); break;
-      case 'V': push_raw_unicode_escape(read_line()); break;
-      case 'C': push_text(Kind::kBytes, read_le(1)); break;
-      case 'B': push_text(Kind::kBytes, read_le(4)); break;
-      case 0x8e: push_text(Kind::kBytes, read_le(8)); break;
-      case ']': push_container(PickleValue::list({})); break;
-      case '}': push_container(PickleValue::dict({})); break;
-      case ')': push_tuple({}); break;
-      case 'l': push_container(PickleValue::list(pop_to_mark())); break;
-      case 't': push_tuple(pop_to_mark()); break;
+      case 0x8c:
+        push_text(Kind::kString, read_le(1));
+        break;
+      case 'X':
+        push_text(Kind::kString, read_le(4));
+        break;
+      case 0x8d:
+        push_text(Kind::kString, read_le(8));
+        break;
+      case 'V':
+        push_raw_unicode_escape(read_line());
+        break;
+      case 'C':
+        push_text(Kind::kBytes, read_le(1));
+        break;
+      case 'B':
+        push_text(Kind::kBytes, read_le(4));
+        break;
+      case 0x8e:
+        push_text(Kind::kBytes, read_le(8));
+        break;
+      case ']':
+        push_container(PickleValue::list({}));
+        break;
+      case '}':
+        push_container(PickleValue::dict({}));
+        break;
+      case ')':
+        push_tuple({});
+        break;
+      case 'l':
+        push_container(PickleValue::list(pop_to_mark()));
+        break;
+      case 't':
+        push_tuple(pop_to_mark());
+        break;
       case 'd': {
         PickleValue dict = registered(PickleValue::dict({}));
         set_items(dict, pop_to_mark());
@@ -343,26 +375,46 @@ PickleValue PickleMachine::run() {
         set_items(top(), std::move(items));
         break;
       }
-      case '(': marks_.push_back(stack_.size()); break;
-      case '0': pop(); break;
-      case '1': pop_to_mark(); break;
+      case '(':
+        marks_.push_back(stack_.size());
+        break;
+      case '0':
+        pop();
+        break;
+      case '1':
+        pop_to_mark();
+        break;
       case '2': {
         PickleValue copy = top();
         stack_.push_back(std::move(copy));
         break;
       }
-      case 'p': memo_put(read_decimal_line()); break;
-      case 'q': memo_put(read_le(1)); break;
-      case 'r': memo_put(read_le(4)); break;
-      case 0x94: memo_put(memo_.size()); break;
-      case 'g': memo_get(read_decimal_line()); break;
-      case 'h': memo_get(read_le(1)); break;
-      case 'j': memo_get(read_le(4)); break;
+      case 'p':
+        memo_put(read_decimal_line());
+        break;
+      case 'q':
+        memo_put(read_le(1));
+        break;
+      case 'r':
+        memo_put(read_le(4));
+        break;
+      case 0x94:
+        memo_put(memo_.size());
+        break;
+      case 'g':
+        memo_get(read_decimal_line());
+        break;
+      case 'h':
+        memo_get(read_le(1));
+        break;
+      case 'j':
+        memo_get(read_le(4));
+        break;
       default: {
         const char* name = opcode_name(op_);
         if (name == nullptr) fail("unknown pickle opcode " + hex_byte(op_));
-        fail(std::string("refusing pickle opcode ") + name + " (" + hex_byte(op_) + "): " +
-             (executes_code(op_) ? "only plain data is accepted" : "not supported by this reader"));
+        fail(std::string("refusing pickle opcode ") + name + " (" + hex_byte(op_) +
+             "): " + (executes_code(op_) ? "only plain data is accepted" : "not supported by this reader"));
       }
     }
   }
@@ -375,8 +427,6 @@ PickleValue parse_pickle(const std::string& bytes, const std::string& name) {
   return machine.run();
 }
 
-PickleValue read_pickle_file(const std::string& path) {
-  return parse_pickle(util::read_maybe_gzip_file(path), path);
-}
+PickleValue read_pickle_file(const std::string& path) { return parse_pickle(util::read_maybe_gzip_file(path), path); }
 
 }  // namespace dls::data

@@ -9,9 +9,7 @@ namespace {
 
 using Kind = PickleValue::Kind;
 
-bool is_container(const PickleValue& v) {
-  return v.is(Kind::kList) || v.is(Kind::kTuple) || v.is(Kind::kDict);
-}
+bool is_container(const PickleValue& v) { return v.is(Kind::kList) || v.is(Kind::kTuple) || v.is(Kind::kDict); }
 
 // Copies of a PickleValue share their payload, so its address identifies the container.
 const void* identity(const PickleValue& v) {
@@ -59,8 +57,7 @@ std::string check_container_graph(const std::vector<PickleValue>& containers) {
         continue;
       }
       const int h = frame.deepest_child + 1;
-      if (h > kMaxPickleDepth)
-        return "containers nested deeper than " + std::to_string(kMaxPickleDepth);
+      if (h > kMaxPickleDepth) return "containers nested deeper than " + std::to_string(kMaxPickleDepth);
       height[identity(*frame.value)] = h;
       path.pop_back();
       if (!path.empty()) path.back().deepest_child = std::max(path.back().deepest_child, h);

@@ -11,8 +11,7 @@ namespace dls::data {
 namespace {
 
 [[noreturn]] void wrong_kind(const char* expected, PickleValue::Kind got) {
-  throw std::runtime_error(std::string("pickle value: expected ") + expected + ", got " +
-                           PickleValue::kind_name(got));
+  throw std::runtime_error(std::string("pickle value: expected ") + expected + ", got " + PickleValue::kind_name(got));
 }
 
 // Python's repr of a float: the shortest form that reads back to the same double.

@@ -48,12 +48,11 @@ std::uint64_t corpus_fingerprint(const std::vector<SentencePair>& pairs) {
   return hash;
 }
 
-CorpusSplit split_by_english(const std::vector<SentencePair>& pairs, std::uint64_t seed,
-                             std::size_t validation_pairs) {
+CorpusSplit split_by_english(const std::vector<SentencePair>& pairs, std::uint64_t seed, std::size_t validation_pairs) {
   if (validation_pairs >= pairs.size() && validation_pairs > 0) {
     throw std::invalid_argument("split: " + std::to_string(validation_pairs) +
-                                " validation pairs requested from a corpus of " +
-                                std::to_string(pairs.size()) + " pairs leave no training pair");
+                                " validation pairs requested from a corpus of " + std::to_string(pairs.size()) +
+                                " pairs leave no training pair");
   }
   // Groups of pair indices sharing an English sentence, in order of first appearance.
   std::vector<std::vector<std::size_t>> groups;
@@ -91,25 +90,21 @@ CorpusSplit split_by_english(const std::vector<SentencePair>& pairs, std::uint64
   return split;
 }
 
-void verify_split_definition(const SplitDefinition& definition,
-                             const std::vector<SentencePair>& pairs,
+void verify_split_definition(const SplitDefinition& definition, const std::vector<SentencePair>& pairs,
                              const std::string& corpus_name) {
   const std::uint64_t fingerprint = corpus_fingerprint(pairs);
   if (definition.corpus_pairs != pairs.size() || definition.corpus_fingerprint != fingerprint) {
     throw std::runtime_error(corpus_name + ": not the corpus the split was made from: expected " +
                              std::to_string(definition.corpus_pairs) + " pairs with fingerprint " +
-                             hex(definition.corpus_fingerprint) + ", found " +
-                             std::to_string(pairs.size()) + " pairs with fingerprint " +
-                             hex(fingerprint) + " (other file, edition or max_words?)");
+                             hex(definition.corpus_fingerprint) + ", found " + std::to_string(pairs.size()) +
+                             " pairs with fingerprint " + hex(fingerprint) + " (other file, edition or max_words?)");
   }
 }
 
-CorpusSplit apply_split_definition(const SplitDefinition& definition,
-                                   const std::vector<SentencePair>& pairs,
+CorpusSplit apply_split_definition(const SplitDefinition& definition, const std::vector<SentencePair>& pairs,
                                    const std::string& corpus_name) {
   verify_split_definition(definition, pairs, corpus_name);
-  return split_by_english(pairs, definition.seed,
-                          static_cast<std::size_t>(definition.validation_pairs));
+  return split_by_english(pairs, definition.seed, static_cast<std::size_t>(definition.validation_pairs));
 }
 
 }  // namespace dls::data

@@ -37,8 +37,8 @@ class SentencePieceModule {
  private:
   SentencePieceModule() {
     std::error_code ignored;
-    const auto beside = std::filesystem::read_symlink("/proc/self/exe", ignored).parent_path().parent_path() / "lib" /
-                        kModuleName;
+    const auto beside =
+        std::filesystem::read_symlink("/proc/self/exe", ignored).parent_path().parent_path() / "lib" / kModuleName;
     const std::string path = std::filesystem::exists(beside, ignored) ? beside.string() : kModuleName;
     handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     if (handle_ == nullptr) throw std::runtime_error(std::string("sentencepiece: cannot load ") + dlerror());
@@ -87,8 +87,8 @@ SubwordModel SubwordModel::train(const std::vector<std::vector<std::string>>& se
   const std::unordered_map<std::string, std::string> arguments{
       {"model_type", to_string(options.kind)},
       {"vocab_size", std::to_string(options.vocab_size)},
-      {"hard_vocab_limit", "false"},  // a small corpus gets the pieces it has
-      {"character_coverage", "1.0"},  // every character of the training split is a piece
+      {"hard_vocab_limit", "false"},            // a small corpus gets the pieces it has
+      {"character_coverage", "1.0"},            // every character of the training split is a piece
       {"normalization_rule_name", "identity"},  // normalize.h did it: decode(encode(x)) == x
       {"bos_id", std::to_string(Vocabulary::kSos)},
       {"eos_id", std::to_string(Vocabulary::kEos)},
@@ -115,10 +115,9 @@ SubwordModel SubwordModel::from_proto(const std::string& serialized_proto) {
   std::string error;
   void* processor = module.load(serialized_proto, &error);
   check(processor != nullptr, "loading the model", error);
-  SubwordModel model(std::shared_ptr<const void>(processor, [free = module.free](const void* p) {
-                       free(const_cast<void*>(p));
-                     }),
-                     serialized_proto);
+  SubwordModel model(
+      std::shared_ptr<const void>(processor, [free = module.free](const void* p) { free(const_cast<void*>(p)); }),
+      serialized_proto);
   Vocabulary::from_words(model.pieces());  // throws unless the specials are at their ids
   return model;
 }
@@ -146,7 +145,8 @@ std::optional<SubwordModel> stored_subword_model(const std::string& serialized_p
                                                  const std::vector<std::string>& vocabulary, const std::string& what) {
   if (serialized_proto.empty()) return std::nullopt;
   auto model = SubwordModel::from_proto(serialized_proto);
-  if (model.pieces() != vocabulary) throw std::runtime_error("the " + what + " model's pieces differ from its vocabulary");
+  if (model.pieces() != vocabulary)
+    throw std::runtime_error("the " + what + " model's pieces differ from its vocabulary");
   return model;
 }
 

@@ -12,36 +12,30 @@ Vocabulary::Vocabulary(std::vector<std::string> words) : words_(std::move(words)
     if (static_cast<int>(words_.size()) <= i || words_[i] != kSpecialWords[i]) {
       throw std::runtime_error(
           "vocabulary: index " + std::to_string(i) + " must be '" + kSpecialWords[i] + "'" +
-          (static_cast<int>(words_.size()) <= i ? ", vocabulary too short"
-                                                : ", found '" + words_[i] + "'"));
+          (static_cast<int>(words_.size()) <= i ? ", vocabulary too short" : ", found '" + words_[i] + "'"));
     }
   }
   index_.reserve(words_.size());
   for (std::size_t i = 0; i < words_.size(); ++i) {
-    if (words_[i].empty())
-      throw std::runtime_error("vocabulary: empty word at index " + std::to_string(i));
+    if (words_[i].empty()) throw std::runtime_error("vocabulary: empty word at index " + std::to_string(i));
     const auto [found, inserted] = index_.emplace(words_[i], static_cast<std::int64_t>(i));
     if (!inserted) {
-      throw std::runtime_error("vocabulary: word '" + words_[i] + "' at index " +
-                               std::to_string(i) + " repeats index " +
-                               std::to_string(found->second));
+      throw std::runtime_error("vocabulary: word '" + words_[i] + "' at index " + std::to_string(i) +
+                               " repeats index " + std::to_string(found->second));
     }
   }
 }
 
 Vocabulary Vocabulary::build(const std::vector<std::vector<std::string>>& sentences) {
   std::vector<std::string> words;
-  for (const auto& sentence : sentences)
-    words.insert(words.end(), sentence.begin(), sentence.end());
+  for (const auto& sentence : sentences) words.insert(words.end(), sentence.begin(), sentence.end());
   std::sort(words.begin(), words.end());
   words.erase(std::unique(words.begin(), words.end()), words.end());
   words.insert(words.begin(), std::begin(kSpecialWords), std::end(kSpecialWords));
   return Vocabulary(std::move(words));  // a special word among the sentences repeats: error
 }
 
-Vocabulary Vocabulary::from_words(std::vector<std::string> words) {
-  return Vocabulary(std::move(words));
-}
+Vocabulary Vocabulary::from_words(std::vector<std::string> words) { return Vocabulary(std::move(words)); }
 
 std::int64_t Vocabulary::index_of(const std::string& word) const {
   const auto found = index_.find(word);
@@ -50,19 +44,16 @@ std::int64_t Vocabulary::index_of(const std::string& word) const {
 
 const std::string& Vocabulary::word_at(std::int64_t i) const {
   if (i < 0 || i >= size()) {
-    throw std::out_of_range("vocabulary: index " + std::to_string(i) + " outside [0, " +
-                            std::to_string(size()) + ")");
+    throw std::out_of_range("vocabulary: index " + std::to_string(i) + " outside [0, " + std::to_string(size()) + ")");
   }
   return words_[static_cast<std::size_t>(i)];
 }
 
-std::vector<std::int64_t> Vocabulary::encode(const std::vector<std::string>& words, int max_len,
-                                             Padding padding,
+std::vector<std::int64_t> Vocabulary::encode(const std::vector<std::string>& words, int max_len, Padding padding,
                                              std::vector<std::string>* unknown) const {
   if (max_len < 2 || words.size() > static_cast<std::size_t>(max_len) - 2) {
     throw std::invalid_argument("vocabulary: a sentence of " + std::to_string(words.size()) +
-                                " words does not fit in max_len " + std::to_string(max_len) +
-                                " (SOS + words + EOS)");
+                                " words does not fit in max_len " + std::to_string(max_len) + " (SOS + words + EOS)");
   }
   std::vector<std::int64_t> ids;
   ids.reserve(static_cast<std::size_t>(max_len));

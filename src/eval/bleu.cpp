@@ -13,8 +13,8 @@ namespace {
 using References = std::vector<Tokens>;
 
 // NLTK's corpus_bleu (sentence_bleu is the corpus of one sentence), step by step.
-BleuScore score(const std::vector<const References*>& references,
-                const std::vector<const Tokens*>& hypotheses, const BleuOptions& options) {
+BleuScore score(const std::vector<const References*>& references, const std::vector<const Tokens*>& hypotheses,
+                const BleuOptions& options) {
   const std::size_t orders = options.weights.size();
   if (orders == 0) throw std::invalid_argument("BLEU: empty weights (one per n-gram order needed)");
   if (hypotheses.empty()) {
@@ -28,17 +28,14 @@ BleuScore score(const std::vector<const References*>& references,
     const References& refs = *references[i];
     const Tokens& hyp = *hypotheses[i];
     if (refs.empty()) {
-      throw std::invalid_argument("BLEU: sentence " + std::to_string(i) +
-                                  " has no reference (NLTK raises ValueError)");
+      throw std::invalid_argument("BLEU: sentence " + std::to_string(i) + " has no reference (NLTK raises ValueError)");
     }
     counter.add(refs, hyp, result.matches, result.totals);
     result.hyp_len += hyp.size();
     result.ref_len += detail::closest_ref_length(refs, hyp.size());
   }
   result.bp = detail::brevity_penalty(result.ref_len, result.hyp_len);
-  result.ratio = result.ref_len == 0
-                     ? 0.0
-                     : static_cast<double>(result.hyp_len) / static_cast<double>(result.ref_len);
+  result.ratio = result.ref_len == 0 ? 0.0 : static_cast<double>(result.hyp_len) / static_cast<double>(result.ref_len);
   std::vector<detail::RawFraction> p_n(orders);
   for (std::size_t i = 0; i < orders; ++i) {
     p_n[i] = {result.matches[i], result.totals[i]};  // totals >= 1: each sentence adds >= 1
@@ -58,8 +55,7 @@ BleuScore score(const std::vector<const References*>& references,
   const std::vector<double> p = detail::smooth_precisions(p_n, context, options);
 
   std::vector<double> weights = options.weights;
-  if (options.auto_reweigh && result.hyp_len < 4 &&
-      weights == std::vector<double>{0.25, 0.25, 0.25, 0.25}) {
+  if (options.auto_reweigh && result.hyp_len < 4 && weights == std::vector<double>{0.25, 0.25, 0.25, 0.25}) {
     weights.assign(result.hyp_len, 1.0 / static_cast<double>(result.hyp_len));
   }
   // Python's zip(weight, p_n) stops at the shorter; orders whose precision is 0 are skipped.
@@ -73,17 +69,15 @@ BleuScore score(const std::vector<const References*>& references,
 
 }  // namespace
 
-BleuScore sentence_bleu(const std::vector<Tokens>& references, const Tokens& hypothesis,
-                        const BleuOptions& options) {
+BleuScore sentence_bleu(const std::vector<Tokens>& references, const Tokens& hypothesis, const BleuOptions& options) {
   return score({&references}, {&hypothesis}, options);
 }
 
-BleuScore corpus_bleu(const std::vector<std::vector<Tokens>>& references,
-                      const std::vector<Tokens>& hypotheses, const BleuOptions& options) {
+BleuScore corpus_bleu(const std::vector<std::vector<Tokens>>& references, const std::vector<Tokens>& hypotheses,
+                      const BleuOptions& options) {
   if (references.size() != hypotheses.size()) {
-    throw std::invalid_argument("corpus_bleu: " + std::to_string(hypotheses.size()) +
-                                " hypotheses but " + std::to_string(references.size()) +
-                                " reference lists");
+    throw std::invalid_argument("corpus_bleu: " + std::to_string(hypotheses.size()) + " hypotheses but " +
+                                std::to_string(references.size()) + " reference lists");
   }
   std::vector<const References*> refs;
   std::vector<const Tokens*> hyps;
@@ -120,18 +114,13 @@ Smoothing parse_smoothing(const std::string& name) {
   for (int i = 0; i < 8; ++i) {
     if (name == kSmoothingNames[i]) return static_cast<Smoothing>(i);
   }
-  throw std::invalid_argument("unknown BLEU smoothing '" + name +
-                              "' (expected none or method0 .. method7)");
+  throw std::invalid_argument("unknown BLEU smoothing '" + name + "' (expected none or method0 .. method7)");
 }
 
-std::string smoothing_name(Smoothing smoothing) {
-  return kSmoothingNames[static_cast<int>(smoothing)];
-}
+std::string smoothing_name(Smoothing smoothing) { return kSmoothingNames[static_cast<int>(smoothing)]; }
 
 Tokens split_whitespace(const std::string& line) {
-  auto is_space = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-  };
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; };
   Tokens tokens;
   std::size_t i = 0;
   while (i < line.size()) {

@@ -6,8 +6,8 @@
 namespace dls::eval::detail {
 
 void NgramCounter::add(const std::vector<std::vector<std::string>>& references,
-                       const std::vector<std::string>& hypothesis,
-                       std::vector<std::size_t>& matches, std::vector<std::size_t>& totals) {
+                       const std::vector<std::string>& hypothesis, std::vector<std::size_t>& matches,
+                       std::vector<std::size_t>& totals) {
   const std::size_t orders = matches.size();
   const std::size_t hyp_len = hypothesis.size();
   tokens_.clear();
@@ -33,8 +33,7 @@ void NgramCounter::add(const std::vector<std::vector<std::string>>& references,
     hyp_counts_.clear();
     for (std::size_t j = 0; j < count; ++j) {
       const std::uint64_t last = hyp_tokens_[j + n - 1];
-      const std::uint32_t id =
-          ngrams_.insert(n == 1 ? last : (static_cast<std::uint64_t>(hyp_level_[j]) << 32) | last);
+      const std::uint32_t id = ngrams_.insert(n == 1 ? last : (static_cast<std::uint64_t>(hyp_level_[j]) << 32) | last);
       if (id == hyp_counts_.size()) hyp_counts_.push_back(0);
       ++hyp_counts_[id];
       hyp_level_[j] = id;
@@ -77,23 +76,18 @@ void NgramCounter::add(const std::vector<std::vector<std::string>>& references,
     if (clipped == 0) {
       // No reference holds any hypothesis n-gram, so none holds a longer one: only the
       // hypothesis counts of the higher orders remain to be added.
-      for (std::size_t k = n + 1; k <= orders; ++k)
-        totals[k - 1] += hyp_len >= k ? hyp_len - k + 1 : 1;
+      for (std::size_t k = n + 1; k <= orders; ++k) totals[k - 1] += hyp_len >= k ? hyp_len - k + 1 : 1;
       return;
     }
   }
 }
 
-std::size_t closest_ref_length(const std::vector<std::vector<std::string>>& references,
-                               std::size_t hyp_len) {
-  auto distance = [hyp_len](std::size_t len) {
-    return len > hyp_len ? len - hyp_len : hyp_len - len;
-  };
+std::size_t closest_ref_length(const std::vector<std::vector<std::string>>& references, std::size_t hyp_len) {
+  auto distance = [hyp_len](std::size_t len) { return len > hyp_len ? len - hyp_len : hyp_len - len; };
   std::size_t best = references.at(0).size();
   for (const auto& reference : references) {
     const std::size_t len = reference.size();
-    if (distance(len) < distance(best) || (distance(len) == distance(best) && len < best))
-      best = len;
+    if (distance(len) < distance(best) || (distance(len) == distance(best) && len < best)) best = len;
   }
   return best;
 }

@@ -23,9 +23,8 @@ class NgramCounter {
   // For n = 1..matches.size(), adds NLTK's modified_precision(references, hypothesis, n)
   // to matches[n-1] (its numerator: clipped matches) and totals[n-1] (its denominator:
   // max(1, number of n-grams in the hypothesis)). Both vectors must have the same size.
-  void add(const std::vector<std::vector<std::string>>& references,
-           const std::vector<std::string>& hypothesis, std::vector<std::size_t>& matches,
-           std::vector<std::size_t>& totals);
+  void add(const std::vector<std::vector<std::string>>& references, const std::vector<std::string>& hypothesis,
+           std::vector<std::size_t>& matches, std::vector<std::size_t>& totals);
 
  private:
   struct IdentityHash {
@@ -44,8 +43,7 @@ class NgramCounter {
 };
 
 // NLTK's closest_ref_length: the reference length nearest to hyp_len, the shorter on ties.
-std::size_t closest_ref_length(const std::vector<std::vector<std::string>>& references,
-                               std::size_t hyp_len);
+std::size_t closest_ref_length(const std::vector<std::vector<std::string>>& references, std::size_t hyp_len);
 
 // NLTK's brevity_penalty: 1 when hyp_len > ref_len, 0 when hyp_len = 0, else
 // exp(1 - ref_len / hyp_len).

@@ -59,14 +59,12 @@ std::vector<double> method3(const std::vector<RawFraction>& p_n) {
 
 // method4: the k-th order without matches gets 1 / (2^k * K / ln(hyp_len)) / denominator,
 // where hyp_len is the total hypothesis length (and nothing changes when it is 1).
-std::vector<double> method4(const std::vector<RawFraction>& p_n, std::size_t hyp_len,
-                            double k_const) {
+std::vector<double> method4(const std::vector<RawFraction>& p_n, std::size_t hyp_len, double k_const) {
   std::vector<double> out = values_of(p_n);
   int k = 1;
   for (std::size_t i = 0; i < p_n.size(); ++i) {
     if (p_n[i].numerator != 0 || hyp_len <= 1) continue;
-    const double numerator =
-        1.0 / (std::ldexp(1.0, k) * k_const / std::log(static_cast<double>(hyp_len)));
+    const double numerator = 1.0 / (std::ldexp(1.0, k) * k_const / std::log(static_cast<double>(hyp_len)));
     out[i] = numerator / static_cast<double>(p_n[i].denominator);
     ++k;
   }
@@ -89,8 +87,7 @@ std::vector<double> method5(const std::vector<double>& p, double last_fivegram) 
 // method6: for orders >= 3, p_i <- (m_i + alpha * p_{i-1}^2 / p_{i-2}) / (l_i + alpha), with
 // m_i the raw match count, l_i the number of (i+1)-grams in the last hypothesis, and
 // p_{i-1}, p_{i-2} the values already interpolated.
-std::vector<double> method6(const std::vector<RawFraction>& p_n, std::size_t last_hyp_len,
-                            double alpha) {
+std::vector<double> method6(const std::vector<RawFraction>& p_n, std::size_t last_hyp_len, double alpha) {
   if (p_n.size() < 3) {
     throw std::invalid_argument(
         "BLEU smoothing method6 needs at least 3 n-gram orders "
@@ -113,8 +110,8 @@ std::vector<double> method6(const std::vector<RawFraction>& p_n, std::size_t las
 
 }  // namespace
 
-std::vector<double> smooth_precisions(const std::vector<RawFraction>& p_n,
-                                      const SmoothingContext& context, const BleuOptions& options) {
+std::vector<double> smooth_precisions(const std::vector<RawFraction>& p_n, const SmoothingContext& context,
+                                      const BleuOptions& options) {
   switch (options.smoothing) {
     case Smoothing::kNone:
       return method0(p_n);

@@ -29,8 +29,8 @@ struct SmoothingContext {
 // NLTK's smoothing_function(p_n, ...) for options.smoothing: one precision per order,
 // as doubles (NLTK returns Fractions and floats; only their values matter afterwards).
 // Throws std::invalid_argument where NLTK's method6 raises.
-std::vector<double> smooth_precisions(const std::vector<RawFraction>& p_n,
-                                      const SmoothingContext& context, const BleuOptions& options);
+std::vector<double> smooth_precisions(const std::vector<RawFraction>& p_n, const SmoothingContext& context,
+                                      const BleuOptions& options);
 
 // Python's math.fsum: the correctly rounded sum of `values` (CPython's algorithm).
 double fsum(const std::vector<double>& values);

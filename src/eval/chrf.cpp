@@ -59,7 +59,8 @@ double chrf_from_statistics(const std::vector<ChrfOrderCounts>& orders, const Ch
   double f_sum = 0, precision_sum = 0, recall_sum = 0;
   int effective_order = 0;
   for (const auto& o : orders) {
-    const double precision = o.hypothesis > 0 ? static_cast<double>(o.matched) / static_cast<double>(o.hypothesis) : kEps;
+    const double precision =
+        o.hypothesis > 0 ? static_cast<double>(o.matched) / static_cast<double>(o.hypothesis) : kEps;
     const double recall = o.reference > 0 ? static_cast<double>(o.matched) / static_cast<double>(o.reference) : kEps;
     const double denominator = factor * precision + recall;
     f_sum += denominator > 0 ? (1 + factor) * precision * recall / denominator : kEps;
@@ -79,8 +80,8 @@ double chrf_from_statistics(const std::vector<ChrfOrderCounts>& orders, const Ch
 ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
                       const std::vector<std::vector<std::string>>& references, const ChrfOptions& options) {
   if (hypotheses.size() != references.size()) {
-    throw std::invalid_argument(fmt::format("chrF: {} hypotheses but {} reference lists", hypotheses.size(),
-                                            references.size()));
+    throw std::invalid_argument(
+        fmt::format("chrF: {} hypotheses but {} reference lists", hypotheses.size(), references.size()));
   }
   if (hypotheses.empty()) throw std::invalid_argument("chrF: no sentences to score");
   if (options.char_order < 1) throw std::invalid_argument("chrF: character order below 1");
@@ -94,7 +95,8 @@ ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
     double best_f = -1;
     for (const auto& reference : references[i]) {
       if (reference.empty()) continue;
-      auto stats = sentence_statistics(hyp, characters_of(reference, options.whitespace), options.char_order, remaining);
+      auto stats =
+          sentence_statistics(hyp, characters_of(reference, options.whitespace), options.char_order, remaining);
       const double f = chrf_from_statistics(stats, options);
       if (f > best_f) {
         best_f = f;
@@ -114,8 +116,8 @@ ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
 
 std::string chrf_signature(const ChrfOptions& options, const std::string& nrefs) {
   return fmt::format("nrefs:{}|case:{}|eff:{}|nc:{}|nw:0|space:{}|version:dls-cpp", nrefs,
-                     options.lowercased_text ? "lc" : "mixed", options.eps_smoothing ? "no" : "yes",
-                     options.char_order, options.whitespace ? "yes" : "no");
+                     options.lowercased_text ? "lc" : "mixed", options.eps_smoothing ? "no" : "yes", options.char_order,
+                     options.whitespace ? "yes" : "no");
 }
 
 }  // namespace dls::eval

@@ -36,8 +36,7 @@ ConfusionMatrix::ConfusionMatrix(std::size_t num_classes) : n_(num_classes), cou
 }
 
 ConfusionMatrix ConfusionMatrix::from_labels(const std::vector<std::int64_t>& truth,
-                                             const std::vector<std::int64_t>& predicted,
-                                             std::size_t num_classes) {
+                                             const std::vector<std::int64_t>& predicted, std::size_t num_classes) {
   if (truth.size() != predicted.size()) {
     throw std::invalid_argument("confusion matrix: " + std::to_string(truth.size()) + " labels but " +
                                 std::to_string(predicted.size()) + " predictions");
@@ -144,8 +143,8 @@ std::string format_dlstudio_confusion(const ConfusionMatrix& matrix, const std::
   return out;
 }
 
-void save_confusion_png(const ConfusionMatrix& matrix, const std::vector<std::string>& names,
-                        const std::string& title, const std::string& path) {
+void save_confusion_png(const ConfusionMatrix& matrix, const std::vector<std::string>& names, const std::string& title,
+                        const std::string& path) {
   check_names(matrix, names);
   const int n = static_cast<int>(matrix.num_classes());
   util::HeatMap(matrix.row_percentages(), n, n)

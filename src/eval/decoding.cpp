@@ -20,8 +20,8 @@ TokenIds words_of(const torch::Tensor& row, std::int64_t length, std::int64_t eo
 }
 
 // Writes the words of session rows `rows` (a [K] index) to result[sentence[row]].
-void collect(const DecoderSession& session, const torch::Tensor& rows, const torch::Tensor& sentence,
-             std::int64_t eos, std::vector<TokenIds>& result) {
+void collect(const DecoderSession& session, const torch::Tensor& rows, const torch::Tensor& sentence, std::int64_t eos,
+             std::vector<TokenIds>& result) {
   const auto tokens = session.tokens().index_select(0, rows).to(torch::kCPU).contiguous();  // read on the host
   const auto ids = sentence.index_select(0, rows).to(torch::kCPU).contiguous();
   const auto* id = ids.data_ptr<std::int64_t>();
@@ -30,8 +30,7 @@ void collect(const DecoderSession& session, const torch::Tensor& rows, const tor
   }
 }
 
-std::vector<TokenIds> greedy(Seq2SeqTransformer& model, const torch::Tensor& src,
-                             std::int64_t sos, std::int64_t eos) {
+std::vector<TokenIds> greedy(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos, std::int64_t eos) {
   DecoderSession session(model, src, sos);
   std::vector<TokenIds> result(static_cast<std::size_t>(src.size(0)));
   // Session row i decodes sentence[i]. A sentence leaves the session with its EOS, so each
@@ -55,19 +54,18 @@ std::vector<TokenIds> greedy(Seq2SeqTransformer& model, const torch::Tensor& src
   return result;
 }
 
-std::vector<TokenIds> beam_search(Seq2SeqTransformer& model, const torch::Tensor& src,
-                                  std::int64_t sos, std::int64_t eos,
-                                  const DecodeOptions& options) {
+std::vector<TokenIds> beam_search(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos,
+                                  std::int64_t eos, const DecodeOptions& options) {
   const std::int64_t batch = src.size(0);
   DecoderSession session(model, src, sos);
   auto log_probs = session.step();  // [B, V]
   const std::int64_t vocab = log_probs.size(1);
   const std::int64_t beams = std::min(options.beam_size, vocab);
-  auto [scores, words] = log_probs.topk(beams, -1);  // [B, K]
+  auto [scores, words] = log_probs.topk(beams, -1);          // [B, K]
   const auto on_device = src.options().dtype(torch::kLong);  // every index and mask lives with src
   session.select_rows(torch::arange(batch, on_device).repeat_interleave(beams));
   session.append(words.reshape({-1}));
-  auto finished = words.reshape({-1}) == eos;                  // [B*K]
+  auto finished = words.reshape({-1}) == eos;                // [B*K]
   auto generated = torch::ones({batch * beams}, on_device);  // words incl. EOS per row
   // A finished row can only continue with EOS, at no cost.
   auto eos_only = torch::full({vocab}, -INFINITY, log_probs.options());
@@ -91,7 +89,7 @@ std::vector<TokenIds> beam_search(Seq2SeqTransformer& model, const torch::Tensor
   if (options.length_penalty != 0.0) {
     ranked = ranked / ((generated.to(torch::kFloat) + 5.0) / 6.0).pow(options.length_penalty);
   }
-  const auto choice = ranked.view({batch, beams}).argmax(-1);  // [B]
+  const auto choice = ranked.view({batch, beams}).argmax(-1);         // [B]
   const auto tokens = session.tokens().to(torch::kCPU).contiguous();  // read on the host
   std::vector<TokenIds> result;
   for (std::int64_t b = 0; b < batch; ++b) {
@@ -100,8 +98,8 @@ std::vector<TokenIds> beam_search(Seq2SeqTransformer& model, const torch::Tensor
   return result;
 }
 
-std::vector<TokenIds> one_shot(Seq2SeqTransformer& model, const torch::Tensor& src,
-                               std::int64_t sos, std::int64_t eos) {
+std::vector<TokenIds> one_shot(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos,
+                               std::int64_t eos) {
   const std::int64_t length = model->config().transformer().max_seq_length();
   auto target = torch::full({src.size(0), length}, eos, src.options().dtype(torch::kLong));
   target.select(1, 0).fill_(sos);
@@ -115,21 +113,27 @@ std::vector<TokenIds> one_shot(Seq2SeqTransformer& model, const torch::Tensor& s
 
 }  // namespace
 
-std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tensor& src,
-                                   std::int64_t sos, std::int64_t eos,
-                                   const DecodeOptions& options) {
+std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos,
+                                   std::int64_t eos, const DecodeOptions& options) {
   TORCH_CHECK(src.dim() == 2, "source tokens must be [B, L]");
   const bool was_training = model->is_training();
   model->eval();
-  std::vector<std::vector<TokenIds>> parts(static_cast<std::size_t>(util::effective_chunks(src.size(0), options.workers)));
+  std::vector<std::vector<TokenIds>> parts(
+      static_cast<std::size_t>(util::effective_chunks(src.size(0), options.workers)));
   util::for_each_chunk(src.size(0), options.workers, [&](int k, std::int64_t begin, std::int64_t end) {
     torch::NoGradGuard no_grad;  // grad mode is per thread
     const auto rows = src.slice(0, begin, end);
     auto& result = parts[static_cast<std::size_t>(k)];
     switch (options.method) {
-      case DecodeMethod::kGreedy: result = greedy(model, rows, sos, eos); break;
-      case DecodeMethod::kBeam: result = beam_search(model, rows, sos, eos, options); break;
-      case DecodeMethod::kDLStudioOneShot: result = one_shot(model, rows, sos, eos); break;
+      case DecodeMethod::kGreedy:
+        result = greedy(model, rows, sos, eos);
+        break;
+      case DecodeMethod::kBeam:
+        result = beam_search(model, rows, sos, eos, options);
+        break;
+      case DecodeMethod::kDLStudioOneShot:
+        result = one_shot(model, rows, sos, eos);
+        break;
     }
   });
   model->train(was_training);
@@ -138,8 +142,7 @@ std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tenso
   return result;
 }
 
-std::vector<TokenIds> translate(Seq2SeqTransformer& model, const torch::Tensor& src,
-                                std::int64_t sos, std::int64_t eos,
+std::vector<TokenIds> translate(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
                                 const DecodeOptions& options) {
   std::vector<TokenIds> all;
   all.reserve(static_cast<std::size_t>(src.size(0)));
@@ -153,9 +156,12 @@ std::vector<TokenIds> translate(Seq2SeqTransformer& model, const torch::Tensor& 
 
 std::string to_string(DecodeMethod method) {
   switch (method) {
-    case DecodeMethod::kGreedy: return "greedy";
-    case DecodeMethod::kBeam: return "beam";
-    case DecodeMethod::kDLStudioOneShot: return "dlstudio";
+    case DecodeMethod::kGreedy:
+      return "greedy";
+    case DecodeMethod::kBeam:
+      return "beam";
+    case DecodeMethod::kDLStudioOneShot:
+      return "dlstudio";
   }
   return "?";
 }

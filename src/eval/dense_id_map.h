@@ -59,8 +59,7 @@ class DenseIdMap {
   };
 
   std::size_t slot_of(const Key& key) const {
-    return static_cast<std::size_t>(
-        (static_cast<std::uint64_t>(Hash{}(key)) * 0x9E3779B97F4A7C15ull) >> shift_);
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(Hash{}(key)) * 0x9E3779B97F4A7C15ull) >> shift_);
   }
 
   void rehash(std::size_t capacity) {  // capacity: a power of two

@@ -52,13 +52,14 @@ Scoring sentences_to_score(const checkpoint::LmCheckpointContents& contents, con
     scoring.what = "validation split of " + data_settings.path;
     scoring.pieces = d.tokenizer.subwords.has_value();
   } else {
-    const auto corpus = data::read_sentence_corpus(request.test_file, data::parse_side(data_settings.side),
-                                                   data_settings.max_words);
+    const auto corpus =
+        data::read_sentence_corpus(request.test_file, data::parse_side(data_settings.side), data_settings.max_words);
     std::vector<std::size_t> all(corpus.sentences.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     const auto tokenizer = lm_tokenizer(contents);
     const int max_len = static_cast<int>(contents.settings.model.transformer().max_seq_length());
-    scoring.sentences = encode_sentences(corpus.sentences, all, tokenizer, Vocabulary::from_words(contents.words), max_len);
+    scoring.sentences =
+        encode_sentences(corpus.sentences, all, tokenizer, Vocabulary::from_words(contents.words), max_len);
     if (scoring.sentences.too_long > 0) {
       messages << "warning: " << request.test_file << ": " << scoring.sentences.too_long
                << " sentences longer than the model's " << max_len - 2 << " " << tokenizer.unit() << " left out\n";
@@ -68,7 +69,8 @@ Scoring sentences_to_score(const checkpoint::LmCheckpointContents& contents, con
   }
   if (request.limit > 0) scoring.sentences.keep_first(request.limit);
   const auto& rows = scoring.sentences.rows;
-  if (rows.size(0) == 0) throw std::runtime_error("no sentences to score (the run has no validation split: give --test FILE)");
+  if (rows.size(0) == 0)
+    throw std::runtime_error("no sentences to score (the run has no validation split: give --test FILE)");
   return scoring;
 }
 
@@ -103,14 +105,22 @@ void print_json(const std::vector<Scored>& scored, const Scoring& scoring, std::
   json.key("checkpoints").begin_array();
   for (const auto& s : scored) {
     json.begin_object()
-        .key("file").value(s.path)
-        .key("epoch").value(s.state.completed_epochs)
-        .key("step").value(s.state.global_step)
-        .key("tokens").value(s.likelihood.tokens)
-        .key("words").value(scoring.sentences.words())
-        .key("val_loss").value(s.likelihood.mean_nll())
-        .key("val_perplexity").value(s.likelihood.perplexity())
-        .key("val_word_perplexity").value(s.likelihood.perplexity_per(scoring.sentences.words()))
+        .key("file")
+        .value(s.path)
+        .key("epoch")
+        .value(s.state.completed_epochs)
+        .key("step")
+        .value(s.state.global_step)
+        .key("tokens")
+        .value(s.likelihood.tokens)
+        .key("words")
+        .value(scoring.sentences.words())
+        .key("val_loss")
+        .value(s.likelihood.mean_nll())
+        .key("val_perplexity")
+        .value(s.likelihood.perplexity())
+        .key("val_word_perplexity")
+        .value(s.likelihood.perplexity_per(scoring.sentences.words()))
         .end_object();
   }
   json.end_array().end_object();
@@ -134,7 +144,8 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
     std::vector<std::int64_t> tokens{Vocabulary::kSos};
     for (const auto& token : prompt_tokens) {
       tokens.push_back(vocabulary.index_of(token));
-      if (tokens.back() == Vocabulary::kUnk) messages << "warning: '" << token << "' is not in the vocabulary (<unk>)\n";
+      if (tokens.back() == Vocabulary::kUnk)
+        messages << "warning: '" << token << "' is not in the vocabulary (<unk>)\n";
     }
     for (std::int64_t i = 0; i < request.samples; ++i) {
       auto sampling = request.sampling;
@@ -152,8 +163,14 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
         text = data::join_words(words) + (words.empty() || continuation.empty() ? "" : " ") + continuation;
       }
       if (request.json) {
-        json.begin_object().key("prompt").value(prompt).key("text").value(text)
-            .key("generated_tokens").value(static_cast<std::int64_t>(generated.tokens.size())).end_object();
+        json.begin_object()
+            .key("prompt")
+            .value(prompt)
+            .key("text")
+            .value(text)
+            .key("generated_tokens")
+            .value(static_cast<std::int64_t>(generated.tokens.size()))
+            .end_object();
       } else {
         out << prompt << " -> " << text << "\n";
       }

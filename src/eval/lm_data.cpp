@@ -80,20 +80,21 @@ LmData prepare_lm_data(const checkpoint::LmDataSettings& settings, const checkpo
   // a sentence repeated in the corpus is never both trained on and validated.
   std::vector<data::SentencePair> as_pairs(corpus.sentences.size());
   for (std::size_t i = 0; i < as_pairs.size(); ++i) as_pairs[i].english = corpus.sentences[i];
-  auto split = resumed != nullptr ? data::apply_split_definition(resumed->split, as_pairs, corpus.source)
-                                  : data::split_by_english(as_pairs, settings.split_seed, settings.validation_sentences);
+  auto split = resumed != nullptr
+                   ? data::apply_split_definition(resumed->split, as_pairs, corpus.source)
+                   : data::split_by_english(as_pairs, settings.split_seed, settings.validation_sentences);
   LmTokenizer tokenizer;
   if (resumed != nullptr) {
     tokenizer = lm_tokenizer(*resumed);
   } else if (settings.subword_units) {
     tokenizer.subwords = data::SubwordModel::train(training_sentences(corpus, split), settings.subwords);
   }
-  auto vocabulary = resumed != nullptr       ? data::Vocabulary::from_words(resumed->words)
+  auto vocabulary = resumed != nullptr   ? data::Vocabulary::from_words(resumed->words)
                     : tokenizer.subwords ? data::Vocabulary::from_words(tokenizer.subwords->pieces())
-                                             : data::Vocabulary::build(training_sentences(corpus, split));
-  const int max_len = resumed != nullptr       ? static_cast<int>(resumed->settings.model.transformer().max_seq_length())
+                                         : data::Vocabulary::build(training_sentences(corpus, split));
+  const int max_len = resumed != nullptr   ? static_cast<int>(resumed->settings.model.transformer().max_seq_length())
                       : tokenizer.subwords ? longest_row(corpus, tokenizer)
-                                               : settings.max_words + 2;
+                                           : settings.max_words + 2;
   auto train = encode_sentences(corpus.sentences, split.training, tokenizer, vocabulary, max_len);
   auto validation = encode_sentences(corpus.sentences, split.validation, tokenizer, vocabulary, max_len);
   if (train.too_long + validation.too_long > 0) {
@@ -101,8 +102,8 @@ LmData prepare_lm_data(const checkpoint::LmDataSettings& settings, const checkpo
                              " sentences are longer than the model's " + std::to_string(max_len - 2) + " " +
                              tokenizer.unit() + " (another corpus than the run's?)");
   }
-  return LmData{std::move(corpus), std::move(split), std::move(tokenizer), std::move(vocabulary), max_len,
-                std::move(train),  std::move(validation)};
+  return LmData{std::move(corpus), std::move(split), std::move(tokenizer), std::move(vocabulary),
+                max_len,           std::move(train), std::move(validation)};
 }
 
 std::vector<std::string> describe_lm_data(const LmData& d, const checkpoint::LmDataSettings& settings) {
@@ -111,10 +112,10 @@ std::vector<std::string> describe_lm_data(const LmData& d, const checkpoint::LmD
       fmt::format("sentences: {} training, {} validation (split seed {}; a repeated sentence stays on one side)",
                   d.split.training.size(), d.split.validation.size(), d.split.definition.seed)};
   if (d.tokenizer.subwords) {
-    lines.push_back(fmt::format("vocabulary: {} pieces of a SentencePiece {} model trained on the training split "
-                                "(SOS EOS <pad> <unk> included); L = {} (the longest sentence: {} pieces)",
-                                d.vocabulary.size(), data::to_string(settings.subwords.kind), d.max_len,
-                                d.max_len - 2));
+    lines.push_back(
+        fmt::format("vocabulary: {} pieces of a SentencePiece {} model trained on the training split "
+                    "(SOS EOS <pad> <unk> included); L = {} (the longest sentence: {} pieces)",
+                    d.vocabulary.size(), data::to_string(settings.subwords.kind), d.max_len, d.max_len - 2));
   } else {
     lines.push_back(fmt::format("vocabulary (training split, with SOS EOS <pad> <unk>): {} words; L = {}",
                                 d.vocabulary.size(), d.max_len));

@@ -63,8 +63,11 @@ Generation generate(LanguageModel& model, const std::vector<std::int64_t>& promp
   std::vector<std::int64_t> sequence = prompt;
   std::vector<KeyValueCache> caches(static_cast<std::size_t>(model->config().num_decoders()));
   auto row = [&](std::size_t from) {  // tokens sequence[from..] as [1, T]
-    return torch::tensor(std::vector<std::int64_t>(sequence.begin() + static_cast<std::ptrdiff_t>(from), sequence.end()),
-                         torch::kInt64).unsqueeze(0).to(device);
+    return torch::tensor(
+               std::vector<std::int64_t>(sequence.begin() + static_cast<std::ptrdiff_t>(from), sequence.end()),
+               torch::kInt64)
+        .unsqueeze(0)
+        .to(device);
   };
   Generation out;
   std::size_t fed = 0;  // tokens already in the caches

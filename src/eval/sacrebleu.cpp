@@ -40,9 +40,8 @@ std::string SacreBleuScore::line(bool with_signature) const {
                      sys_len, ref_len);
 }
 
-SacreBleuScore sacrebleu_from_statistics(const std::vector<std::size_t>& counts,
-                                         const std::vector<std::size_t>& totals, std::size_t sys_len,
-                                         std::size_t ref_len, const SacreBleuOptions& options) {
+SacreBleuScore sacrebleu_from_statistics(const std::vector<std::size_t>& counts, const std::vector<std::size_t>& totals,
+                                         std::size_t sys_len, std::size_t ref_len, const SacreBleuOptions& options) {
   const auto orders = static_cast<std::size_t>(options.max_order);
   if (options.max_order < 1 || counts.size() != orders || totals.size() != orders) {
     throw std::invalid_argument(fmt::format("sacreBLEU: {} counts and {} totals for max order {}", counts.size(),
@@ -96,8 +95,8 @@ SacreBleuScore sacrebleu_corpus(const std::vector<std::string>& hypotheses,
                                 const std::vector<std::vector<std::string>>& references,
                                 const SacreBleuOptions& options) {
   if (hypotheses.size() != references.size()) {
-    throw std::invalid_argument(fmt::format("sacreBLEU: {} hypotheses but {} reference lists", hypotheses.size(),
-                                            references.size()));
+    throw std::invalid_argument(
+        fmt::format("sacreBLEU: {} hypotheses but {} reference lists", hypotheses.size(), references.size()));
   }
   if (hypotheses.empty()) throw std::invalid_argument("sacreBLEU: no sentences to score");
   if (options.max_order < 1) throw std::invalid_argument("sacreBLEU: max order below 1");
@@ -126,10 +125,18 @@ SacreBleuScore sacrebleu_corpus(const std::vector<std::string>& hypotheses,
 std::string sacrebleu_signature(const SacreBleuOptions& options, const std::string& nrefs) {
   std::string smooth;
   switch (options.smoothing) {
-    case SacreSmoothing::kNone: smooth = "none"; break;
-    case SacreSmoothing::kFloor: smooth = fmt::format("floor[{:.2f}]", smooth_value_of(options)); break;
-    case SacreSmoothing::kAddK: smooth = fmt::format("add-k[{:.2f}]", smooth_value_of(options)); break;
-    case SacreSmoothing::kExp: smooth = "exp"; break;
+    case SacreSmoothing::kNone:
+      smooth = "none";
+      break;
+    case SacreSmoothing::kFloor:
+      smooth = fmt::format("floor[{:.2f}]", smooth_value_of(options));
+      break;
+    case SacreSmoothing::kAddK:
+      smooth = fmt::format("add-k[{:.2f}]", smooth_value_of(options));
+      break;
+    case SacreSmoothing::kExp:
+      smooth = "exp";
+      break;
   }
   return fmt::format("nrefs:{}|case:{}|eff:{}|tok:{}|smooth:{}|version:dls-cpp", nrefs,
                      options.lowercased_text ? "lc" : "mixed", options.effective_order ? "yes" : "no",

@@ -26,11 +26,11 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Translation {
-  std::vector<std::string> words;        // normalised English words
-  std::vector<std::string> tokens;       // what the model reads: the words, or their pieces
-  std::vector<std::string> unknown;      // those not in the English vocabulary
+  std::vector<std::string> words;               // normalised English words
+  std::vector<std::string> tokens;              // what the model reads: the words, or their pieces
+  std::vector<std::string> unknown;             // those not in the English vocabulary
   std::vector<std::string> translation_tokens;  // what the model wrote, no SOS/EOS
-  std::vector<std::string> translation;  // Spanish words (detokenised)
+  std::vector<std::string> translation;         // Spanish words (detokenised)
 };
 
 Translation translate_sentence(checkpoint::LoadedSeq2Seq& loaded, const std::string& sentence,
@@ -53,8 +53,8 @@ Translation translate_sentence(checkpoint::LoadedSeq2Seq& loaded, const std::str
   const auto src = torch::tensor(ids, torch::kLong).unsqueeze(0).to(device);  // [1, L]
   const auto out = decode_batch(loaded.model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, decode);
   t.translation_tokens = loaded.spanish.decode(out.front());
-  t.translation = loaded.spanish_subwords ? loaded.spanish_subwords->decode(t.translation_tokens)
-                                          : t.translation_tokens;
+  t.translation =
+      loaded.spanish_subwords ? loaded.spanish_subwords->decode(t.translation_tokens) : t.translation_tokens;
   return t;
 }
 

@@ -54,8 +54,8 @@ namespace {
 // The sentences one checkpoint is scored on, with the words for references and samples.
 struct ScoredSentences {
   std::vector<data::SentencePair> pairs;
-  std::string description;            // "validation split of spa.txt (2001 pairs)"
-  std::int64_t training_pairs = 0;    // of the checkpoint's run (0: unknown, --test)
+  std::string description;          // "validation split of spa.txt (2001 pairs)"
+  std::int64_t training_pairs = 0;  // of the checkpoint's run (0: unknown, --test)
 };
 
 // Corpora are read once per (path, max_words), whichever checkpoint asks first.
@@ -152,9 +152,9 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   *sentences = sentences_for(loaded.info, request, cache);
   const auto& options = loaded.info.training;
   const auto padding = options.dlstudio_loss ? data::Vocabulary::Padding::kEos : data::Vocabulary::Padding::kPad;
-  const auto encoded = data::encode_pairs(model_tokens(loaded, *sentences), {}, loaded.english, loaded.spanish,
-                                          static_cast<int>(loaded.model->config().transformer().max_seq_length()),
-                                          padding);
+  const auto encoded =
+      data::encode_pairs(model_tokens(loaded, *sentences), {}, loaded.english, loaded.spanish,
+                         static_cast<int>(loaded.model->config().transformer().max_seq_length()), padding);
   LossOptions loss_options;
   loss_options.dlstudio = options.dlstudio_loss;
   std::vector<std::vector<std::string>> references;
@@ -192,20 +192,20 @@ std::string status_of(const std::vector<CheckpointBleu>& results, std::size_t i,
 }
 
 void write_bleu_csv(const std::string& path, const std::vector<Evaluated>& all) {
-  std::string text = util::csv_line({"checkpoint", "epochs_done", "step", "bleu", "p1", "p2", "p3", "p4", "bp",
-                                     "ratio", "hyp_len", "ref_len", "val_loss", "sentences_per_s", "diverged",
-                                     "sacrebleu", "chrf"});
+  std::string text =
+      util::csv_line({"checkpoint", "epochs_done", "step", "bleu", "p1", "p2", "p3", "p4", "bp", "ratio", "hyp_len",
+                      "ref_len", "val_loss", "sentences_per_s", "diverged", "sacrebleu", "chrf"});
   for (const auto& e : all) {
     std::vector<std::string> row{e.summary.path, fixed_or_nan(e.summary.epochs_done, 4), std::to_string(e.summary.step),
                                  util::json_number(e.score.bleu)};
     for (std::size_t n = 0; n < 4; ++n) {
       row.push_back(n < e.score.precisions.size() ? util::json_number(e.score.precisions[n]) : "");
     }
-    row.insert(row.end(), {util::json_number(e.score.bp), util::json_number(e.score.ratio),
-                           std::to_string(e.score.hyp_len), std::to_string(e.score.ref_len),
-                           util::json_number(e.summary.val_loss), fixed_or_nan(e.summary.sentences_per_s, 1),
-                           e.summary.diverged ? "1" : "0", util::json_number(e.sacrebleu.score),
-                           util::json_number(e.chrf.score)});
+    row.insert(row.end(),
+               {util::json_number(e.score.bp), util::json_number(e.score.ratio), std::to_string(e.score.hyp_len),
+                std::to_string(e.score.ref_len), util::json_number(e.summary.val_loss),
+                fixed_or_nan(e.summary.sentences_per_s, 1), e.summary.diverged ? "1" : "0",
+                util::json_number(e.sacrebleu.score), util::json_number(e.chrf.score)});
     text += util::csv_line(row);
   }
   util::write_text_atomically(path, text);
@@ -226,26 +226,46 @@ void write_seq2seq_json(std::ostream& out, const std::vector<Evaluated>& all, st
                         const ScoredSentences& sentences, const Seq2SeqEvalRequest& request,
                         const std::vector<std::string>& files, const std::vector<std::string>& skipped) {
   util::JsonWriter json;
-  json.begin_object().key("kind").value("seq2seq").key("decode").value(to_string(request.decode.method))
-      .key("sentences").value(sentences.pairs.size()).key("data").value(sentences.description)
-      .key("checkpoints").begin_array();
+  json.begin_object()
+      .key("kind")
+      .value("seq2seq")
+      .key("decode")
+      .value(to_string(request.decode.method))
+      .key("sentences")
+      .value(sentences.pairs.size())
+      .key("data")
+      .value(sentences.description)
+      .key("checkpoints")
+      .begin_array();
   for (const auto& e : all) {
     json.begin_object()
-        .key("path").value(e.summary.path)
-        .key("epochs_done").value(e.summary.epochs_done)
-        .key("step").value(e.summary.step)
-        .key("bleu").value(e.score.bleu)
-        .key("precisions").begin_array();
+        .key("path")
+        .value(e.summary.path)
+        .key("epochs_done")
+        .value(e.summary.epochs_done)
+        .key("step")
+        .value(e.summary.step)
+        .key("bleu")
+        .value(e.score.bleu)
+        .key("precisions")
+        .begin_array();
     for (const double p : e.score.precisions) json.value(p);
     json.end_array()
-        .key("bp").value(e.score.bp)
-        .key("ratio").value(e.score.ratio)
-        .key("hyp_len").value(e.score.hyp_len)
-        .key("ref_len").value(e.score.ref_len);
+        .key("bp")
+        .value(e.score.bp)
+        .key("ratio")
+        .value(e.score.ratio)
+        .key("hyp_len")
+        .value(e.score.hyp_len)
+        .key("ref_len")
+        .value(e.score.ref_len);
     detail::add_field_scores(json, e.sacrebleu, e.chrf);
-    json.key("val_loss").value(e.summary.val_loss)
-        .key("sentences_per_s").value(e.summary.sentences_per_s)
-        .key("diverged").value(e.summary.diverged)
+    json.key("val_loss")
+        .value(e.summary.val_loss)
+        .key("sentences_per_s")
+        .value(e.summary.sentences_per_s)
+        .key("diverged")
+        .value(e.summary.diverged)
         .end_object();
   }
   json.end_array().key("best").value(all[best].summary.path).key("skipped").begin_array();
@@ -257,20 +277,19 @@ void write_seq2seq_json(std::ostream& out, const std::vector<Evaluated>& all, st
 }
 
 void write_seq2seq_table(std::ostream& out, const std::vector<Evaluated>& all,
-                         const std::vector<CheckpointBleu>& results, std::size_t best,
-                         const ScoredSentences& sentences, const Seq2SeqEvalRequest& request,
-                         const std::vector<std::string>& files, const std::vector<std::string>& skipped) {
+                         const std::vector<CheckpointBleu>& results, std::size_t best, const ScoredSentences& sentences,
+                         const Seq2SeqEvalRequest& request, const std::vector<std::string>& files,
+                         const std::vector<std::string>& skipped) {
   out << "Scored on the " << sentences.description << ", " << to_string(request.decode.method) << " decoding\n";
-  util::Table table({"checkpoint", "epochs", "step", "BLEU", "sacreBLEU", "chrF2", "val loss", "sent/s", ""},
-                    {util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kRight,
-                     util::Align::kRight, util::Align::kRight, util::Align::kRight, util::Align::kRight,
-                     util::Align::kLeft});
+  util::Table table(
+      {"checkpoint", "epochs", "step", "BLEU", "sacreBLEU", "chrF2", "val loss", "sent/s", ""},
+      {util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kRight, util::Align::kRight,
+       util::Align::kRight, util::Align::kRight, util::Align::kRight, util::Align::kLeft});
   for (std::size_t i = 0; i < all.size(); ++i) {
     const auto& r = results[i];
     table.add_row({fs::path(r.path).filename().string(), fixed_or_nan(r.epochs_done, 2), std::to_string(r.step),
-                   fixed_or_nan(r.bleu, 4), fixed_or_nan(all[i].sacrebleu.score, 1),
-                   fixed_or_nan(all[i].chrf.score, 1), fixed_or_nan(r.val_loss, 4),
-                   fixed_or_nan(r.sentences_per_s, 0), status_of(results, i, best)});
+                   fixed_or_nan(r.bleu, 4), fixed_or_nan(all[i].sacrebleu.score, 1), fixed_or_nan(all[i].chrf.score, 1),
+                   fixed_or_nan(r.val_loss, 4), fixed_or_nan(r.sentences_per_s, 0), status_of(results, i, best)});
   }
   out << table.to_string();
   // What the columns are: the two 0-100 scores are sacreBLEU's, of this project's code, on
@@ -354,8 +373,8 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
 
   const fs::path first = fs::path(checkpoint_files.front()).parent_path();
   const fs::path run = first.filename() == "checkpoints" ? first.parent_path() : first;
-  const fs::path out_dir = request.output_dir.empty() ? (run.empty() ? fs::path(".") : run)
-                                                      : fs::path(request.output_dir);
+  const fs::path out_dir =
+      request.output_dir.empty() ? (run.empty() ? fs::path(".") : run) : fs::path(request.output_dir);
   fs::create_directories(out_dir);
   report.files = {(out_dir / "bleu.csv").string(), (out_dir / "bleu_vs_epoch.png").string()};
   write_bleu_csv(report.files[0], all);

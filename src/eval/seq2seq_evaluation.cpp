@@ -14,8 +14,7 @@ namespace {
 
 // The standard per-token loss of log_probs [..., V] against targets [...]: NLL, or with
 // label smoothing (1 - e) * NLL + e * mean over the vocabulary of -log p.
-torch::Tensor per_token_loss(const torch::Tensor& log_probs, const torch::Tensor& targets,
-                             const LossOptions& options) {
+torch::Tensor per_token_loss(const torch::Tensor& log_probs, const torch::Tensor& targets, const LossOptions& options) {
   const auto nll = -log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1);
   if (options.label_smoothing <= 0) return nll;
   return (1.0 - options.label_smoothing) * nll - options.label_smoothing * log_probs.mean(-1);
@@ -23,10 +22,9 @@ torch::Tensor per_token_loss(const torch::Tensor& log_probs, const torch::Tensor
 
 }  // namespace
 
-torch::Tensor sequence_loss(const torch::Tensor& log_probs, const torch::Tensor& targets,
-                            const LossOptions& options) {
-  TORCH_CHECK(log_probs.dim() == 3 && targets.dim() == 2 &&
-                  log_probs.size(0) == targets.size(0) && log_probs.size(1) == targets.size(1),
+torch::Tensor sequence_loss(const torch::Tensor& log_probs, const torch::Tensor& targets, const LossOptions& options) {
+  TORCH_CHECK(log_probs.dim() == 3 && targets.dim() == 2 && log_probs.size(0) == targets.size(0) &&
+                  log_probs.size(1) == targets.size(1),
               "expected log-probabilities [B, L-1, V] and targets [B, L-1]");
   if (options.dlstudio) {
     // -log p(target) at every position [B, L-1], averaged over the batch, summed over positions.
@@ -39,9 +37,9 @@ torch::Tensor sequence_loss(const torch::Tensor& log_probs, const torch::Tensor&
 
 torch::Tensor sequence_loss_from_states(torch::nn::Linear& out, const torch::Tensor& states,
                                         const torch::Tensor& targets, const LossOptions& options) {
-  TORCH_CHECK(states.dim() == 3 && targets.dim() == 2 && states.size(0) == targets.size(0) &&
-                  states.size(1) == targets.size(1),
-              "expected final states [B, L-1, M] and targets [B, L-1]");
+  TORCH_CHECK(
+      states.dim() == 3 && targets.dim() == 2 && states.size(0) == targets.size(0) && states.size(1) == targets.size(1),
+      "expected final states [B, L-1, M] and targets [B, L-1]");
   // The loss in fp32, under autocast (--precision bf16) too.
   if (options.dlstudio) return sequence_loss(torch::log_softmax(out(states), -1, torch::kFloat), targets, options);
   // Rows of real target tokens only: [B, L-1, M] -> [N, M] -> log-probabilities [N, V].
@@ -62,8 +60,8 @@ LossDenominators loss_denominators(const torch::Tensor& targets, const LossOptio
 namespace {
 
 // A chunk's loss (its own mean) scaled to its share of the whole batch's mean.
-torch::Tensor loss_share(const torch::Tensor& loss, const LossDenominators& chunk,
-                         const LossDenominators& batch, const LossOptions& options) {
+torch::Tensor loss_share(const torch::Tensor& loss, const LossDenominators& chunk, const LossDenominators& batch,
+                         const LossOptions& options) {
   if (options.dlstudio) return loss * (chunk.rows / batch.rows);  // a mean over rows
   // A mean over real tokens (a chunk without any has loss 0, and a share of 0).
   return batch.real_tokens > 0 ? loss * (chunk.real_tokens / batch.real_tokens) : loss;
@@ -73,22 +71,20 @@ torch::Tensor loss_share(const torch::Tensor& loss, const LossDenominators& chun
 
 torch::Tensor sequence_loss_share(const torch::Tensor& log_probs, const torch::Tensor& targets,
                                   const LossOptions& options, const LossDenominators& batch) {
-  return loss_share(sequence_loss(log_probs, targets, options), loss_denominators(targets, options),
-                    batch, options);
+  return loss_share(sequence_loss(log_probs, targets, options), loss_denominators(targets, options), batch, options);
 }
 
-torch::Tensor model_loss_share(Seq2SeqTransformer& model, const torch::Tensor& src,
-                               const torch::Tensor& tgt, const LossOptions& options,
-                               const LossDenominators& batch) {
+torch::Tensor model_loss_share(Seq2SeqTransformer& model, const torch::Tensor& src, const torch::Tensor& tgt,
+                               const LossOptions& options, const LossDenominators& batch) {
   const auto targets = tgt.narrow(1, 1, tgt.size(1) - 1);
   const auto chunk = loss_denominators(targets, options);
-  const auto loss = sequence_loss_from_states(model->master_decoder->out,
-                                              model->final_states(src, tgt), targets, options);
+  const auto loss =
+      sequence_loss_from_states(model->master_decoder->out, model->final_states(src, tgt), targets, options);
   return loss_share(loss, chunk, batch, options);
 }
 
-double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs,
-                    const LossOptions& options, std::int64_t batch_size) {
+double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs, const LossOptions& options,
+                    std::int64_t batch_size) {
   torch::NoGradGuard no_grad;
   const bool was_training = model->is_training();
   model->eval();
@@ -111,12 +107,10 @@ TranslationResult translate_and_score(Seq2SeqTransformer& model, const torch::Te
                                       const data::Vocabulary& spanish,
                                       const std::vector<std::vector<std::string>>& references,
                                       const DecodeOptions& options, const data::SubwordModel* subwords) {
-  TORCH_CHECK(static_cast<std::size_t>(src.size(0)) == references.size(),
-              "one reference per source sentence");
+  TORCH_CHECK(static_cast<std::size_t>(src.size(0)) == references.size(), "one reference per source sentence");
   const auto device = model->parameters().front().device();
   const auto start = std::chrono::steady_clock::now();
-  const auto ids = translate(model, src.to(device), data::Vocabulary::kSos,
-                             data::Vocabulary::kEos, options);
+  const auto ids = translate(model, src.to(device), data::Vocabulary::kSos, data::Vocabulary::kEos, options);
   TranslationResult result;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.sentences_per_s = result.seconds > 0 ? static_cast<double>(ids.size()) / result.seconds : 0;
@@ -143,10 +137,8 @@ TranslationResult translate_and_score(Seq2SeqTransformer& model, const torch::Te
   return result;
 }
 
-std::string format_sample(const std::vector<std::string>& english,
-                          const std::vector<std::string>& reference,
-                          const std::vector<std::string>& translation,
-                          const std::string& model_name) {
+std::string format_sample(const std::vector<std::string>& english, const std::vector<std::string>& reference,
+                          const std::vector<std::string>& translation, const std::string& model_name) {
   const auto wrap = [](const std::vector<std::string>& words) {
     return "SOS " + data::join_words(words) + (words.empty() ? "EOS" : " EOS");
   };

@@ -10,8 +10,8 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // Rule 1's character class [\{-\~\[-\` -\&\(-\+\:-\@\/].
 bool is_13a_symbol(char c) {
-  return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') ||
-         (c >= '(' && c <= '+') || (c >= ':' && c <= '@') || c == '/';
+  return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') || (c >= '(' && c <= '+') ||
+         (c >= ':' && c <= '@') || c == '/';
 }
 
 void replace_all(std::string& text, std::string_view from, std::string_view to) {
@@ -31,8 +31,8 @@ void replace_all(std::string& text, std::string_view from, std::string_view to) 
 // non-ASCII (rules 2 and 3's [^0-9]) are only ever paired with an ASCII '.' or ',', and the
 // spaces are inserted around that ASCII byte, never inside a multi-byte character.
 template <typename First, typename Second>
-std::string pad_pairs(const std::string& text, First first, Second second, const char* before,
-                      const char* middle, const char* after) {
+std::string pad_pairs(const std::string& text, First first, Second second, const char* before, const char* middle,
+                      const char* after) {
   std::string out;
   out.reserve(text.size() + text.size() / 2);
   std::size_t i = 0;
@@ -52,9 +52,8 @@ std::string pad_pairs(const std::string& text, First first, Second second, const
 }  // namespace
 
 bool is_python_whitespace(char32_t c) {
-  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
-         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
-         c == 0x202F || c == 0x205F || c == 0x3000;
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
 std::vector<std::string> split_python_whitespace(std::string_view text) {

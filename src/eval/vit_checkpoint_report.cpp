@@ -32,15 +32,24 @@ void write_vit_json(std::ostream& out, const std::vector<ViTCheckpointResult>& r
   json.begin_object().key("checkpoints").begin_array();
   for (const auto& r : results) {
     json.begin_object()
-        .key("path").value(r.path)
-        .key("epoch").value(r.contents.state.epochs_done())
-        .key("test_accuracy").value(r.confusion.accuracy())
-        .key("mean_class_accuracy").value(r.confusion.mean_class_accuracy())
-        .key("test_loss").value(r.test_loss)
-        .key("train_loss").value(r.contents.state.train_loss)
-        .key("train_images_per_s").value(r.contents.state.images_per_s)
-        .key("eval_images_per_s").value(r.images_per_s)
-        .key("class_accuracy").begin_object();
+        .key("path")
+        .value(r.path)
+        .key("epoch")
+        .value(r.contents.state.epochs_done())
+        .key("test_accuracy")
+        .value(r.confusion.accuracy())
+        .key("mean_class_accuracy")
+        .value(r.confusion.mean_class_accuracy())
+        .key("test_loss")
+        .value(r.test_loss)
+        .key("train_loss")
+        .value(r.contents.state.train_loss)
+        .key("train_images_per_s")
+        .value(r.contents.state.images_per_s)
+        .key("eval_images_per_s")
+        .value(r.images_per_s)
+        .key("class_accuracy")
+        .begin_object();
     for (std::size_t k = 0; k < names.size(); ++k) json.key(names[k]).value(r.confusion.class_accuracy(k));
     json.end_object().end_object();
   }
@@ -53,8 +62,7 @@ void write_vit_json(std::ostream& out, const std::vector<ViTCheckpointResult>& r
 }  // namespace
 
 ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& checkpoint_files,
-                                           const VitEvalRequest& request, std::ostream& out,
-                                           std::ostream& messages) {
+                                           const VitEvalRequest& request, std::ostream& out, std::ostream& messages) {
   if (checkpoint_files.empty()) throw std::invalid_argument("no checkpoint to evaluate");
   util::RuntimeOptions runtime;
   runtime.threads = request.threads;
@@ -96,8 +104,8 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
   const auto& names = test.display_names;
 
   auto& written = report.files;
-  const fs::path out_dir = request.output_dir.empty() ? run_dir_of_checkpoint(results[best].path)
-                                                      : fs::path(request.output_dir);
+  const fs::path out_dir =
+      request.output_dir.empty() ? run_dir_of_checkpoint(results[best].path) : fs::path(request.output_dir);
   fs::create_directories(out_dir);
   for (const auto& r : results) {
     const auto png = out_dir / ("confusion_" + fs::path(r.path).stem().string() + ".png");

@@ -13,7 +13,8 @@ data::ImageSet load_vit_images(const checkpoint::ViTDataSettings& data, data::Sp
   if (data.dataset == "fashion-mnist") {
     images = data::read_fashion_mnist(data.data_dir.empty() ? data::kFashionMnistDir : data.data_dir, split);
   } else if (data.dataset == "cifar10") {
-    if (data.data_dir.empty()) throw std::invalid_argument("CIFAR-10 needs --data-dir (the folder of data_batch_1.bin ... test_batch.bin)");
+    if (data.data_dir.empty())
+      throw std::invalid_argument("CIFAR-10 needs --data-dir (the folder of data_batch_1.bin ... test_batch.bin)");
     images = data::read_cifar10(data.data_dir, split);
   } else {
     throw std::invalid_argument("unknown dataset '" + data.dataset + "' (expected cifar10 or fashion-mnist)");
@@ -23,8 +24,8 @@ data::ImageSet load_vit_images(const checkpoint::ViTDataSettings& data, data::Sp
 }
 
 void check_images_fit(const data::ImageSet& images, const ViTConfig& model, const std::string& what) {
-  if (images.height == model.image_size() && images.width == model.image_size() && images.channels == model.channels() &&
-      static_cast<std::int64_t>(images.num_classes()) == model.num_classes()) {
+  if (images.height == model.image_size() && images.width == model.image_size() &&
+      images.channels == model.channels() && static_cast<std::int64_t>(images.num_classes()) == model.num_classes()) {
     return;
   }
   throw std::runtime_error(what + " are " + std::to_string(images.height) + "x" + std::to_string(images.width) + "x" +

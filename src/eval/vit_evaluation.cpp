@@ -71,10 +71,10 @@ std::size_t best_result(const std::vector<ViTCheckpointResult>& results) {
 
 std::string format_checkpoint_table(const std::vector<ViTCheckpointResult>& results) {
   using util::Align;
-  util::Table table({"checkpoint", "epoch", "accuracy %", "class mean %", "test loss", "train loss",
-                     "train img/s", "eval img/s"},
-                    {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
-                     Align::kRight, Align::kRight, Align::kRight});
+  util::Table table(
+      {"checkpoint", "epoch", "accuracy %", "class mean %", "test loss", "train loss", "train img/s", "eval img/s"},
+      {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
+       Align::kRight});
   for (const auto& r : results) {
     const auto& state = r.contents.state;
     table.add_row({std::filesystem::path(r.path).filename().string(), fixed(state.epochs_done(), 2),
@@ -92,8 +92,8 @@ std::string format_checkpoint_table(const std::vector<ViTCheckpointResult>& resu
 }
 
 std::vector<AttentionMap> class_token_attention_maps(visTransformer& model, const data::ImageSet& images,
-                                                     const data::Normalization& normalization,
-                                                     std::size_t count, const torch::Device& device) {
+                                                     const data::Normalization& normalization, std::size_t count,
+                                                     const torch::Device& device) {
   count = std::min(count, images.size());
   if (count == 0) return {};
   std::vector<std::size_t> indices(count);
@@ -109,7 +109,8 @@ std::vector<AttentionMap> class_token_attention_maps(visTransformer& model, cons
   std::vector<torch::Tensor> weights;
   const auto logits = model(batch.images.to(device), &weights);
   model->train(was_training);
-  const auto attention = class_token_attention(weights.back()).to(torch::kCPU).to(torch::kDouble).contiguous();  // [B, H, P]
+  const auto attention =
+      class_token_attention(weights.back()).to(torch::kCPU).to(torch::kDouble).contiguous();  // [B, H, P]
   torch::Tensor pixel;  // [B, T, T], heads averaged
   if (model->pixel_attention) {
     model->feature_map(batch.images.to(device), &pixel);
@@ -142,9 +143,8 @@ std::vector<AttentionMap> class_token_attention_maps(visTransformer& model, cons
   return maps;
 }
 
-std::vector<std::string> save_attention_maps(const std::vector<AttentionMap>& maps,
-                                             const data::ImageSet& images, std::int64_t grid_size,
-                                             const std::string& dir) {
+std::vector<std::string> save_attention_maps(const std::vector<AttentionMap>& maps, const data::ImageSet& images,
+                                             std::int64_t grid_size, const std::string& dir) {
   std::filesystem::create_directories(dir);
   const int grid = static_cast<int>(grid_size);
   util::OverlayOptions overlay;
@@ -160,12 +160,14 @@ std::vector<std::string> save_attention_maps(const std::vector<AttentionMap>& ma
     heads = map.heads.size();
     head_panels.push_back(util::image_panel(view, overlay.scale, caption));
     for (std::size_t h = 0; h < map.heads.size(); ++h) {
-      head_panels.push_back(util::attention_overlay(view, map.heads[h], grid, grid, "head " + std::to_string(h), overlay));
+      head_panels.push_back(
+          util::attention_overlay(view, map.heads[h], grid, grid, "head " + std::to_string(h), overlay));
     }
     if (map.pixel_side > 0) {
       const int side = static_cast<int>(map.pixel_side);
       pixel_panels.push_back(util::image_panel(view, overlay.scale, caption));
-      pixel_panels.push_back(util::attention_overlay(view, map.pixel_from_centre, side, side, "from the centre pixel", overlay));
+      pixel_panels.push_back(
+          util::attention_overlay(view, map.pixel_from_centre, side, side, "from the centre pixel", overlay));
       pixel_panels.push_back(util::attention_overlay(view, map.pixel_received, side, side, "received (mean)", overlay));
     }
   }

@@ -7,9 +7,8 @@
 
 namespace dls::detail {
 
-torch::Tensor scaled_attention(const torch::Tensor& q, const torch::Tensor& k,
-                               const torch::Tensor& v, Layout layout, const torch::Tensor& mask,
-                               torch::nn::Dropout& dropout, torch::Tensor* weights) {
+torch::Tensor scaled_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, Layout layout,
+                               const torch::Tensor& mask, torch::nn::Dropout& dropout, torch::Tensor* weights) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
   auto scores = small_batched_matmul(q, k.transpose(-2, -1));  // [..., Lq, Lk]
   if (layout == Layout::kVaswani) scores = scores * scale;
@@ -22,8 +21,7 @@ torch::Tensor scaled_attention(const torch::Tensor& q, const torch::Tensor& k,
   return small_batched_matmul(probabilities, v) * scale;
 }
 
-StackedWeights stack_heads(const torch::nn::ModuleList& heads,
-                           std::initializer_list<Projection> parts) {
+StackedWeights stack_heads(const torch::nn::ModuleList& heads, std::initializer_list<Projection> parts) {
   std::vector<torch::Tensor> weights, biases;
   weights.reserve(heads->size());
   biases.reserve(heads->size());
@@ -41,22 +39,20 @@ StackedWeights stack_heads(const torch::nn::ModuleList& heads,
   return {torch::stack(weights), torch::stack(biases)};
 }
 
-torch::Tensor project_heads(const torch::Tensor& x, const StackedWeights& stacked,
-                            const TransformerConfig& config, std::int64_t n) {
+torch::Tensor project_heads(const torch::Tensor& x, const StackedWeights& stacked, const TransformerConfig& config,
+                            std::int64_t n) {
   const std::int64_t batch = x.size(0), length = x.size(1);
   const std::int64_t heads = config.num_heads(), s = config.head_size();
   if (config.layout() == Layout::kPositionwise) {
     // [B, L, M] -> [H, B*L, s]: each head's slice at every position.
-    auto slices = x.view({batch, length, heads, s}).permute({2, 0, 1, 3}).reshape(
-        {heads, batch * length, s});
+    auto slices = x.view({batch, length, heads, s}).permute({2, 0, 1, 3}).reshape({heads, batch * length, s});
     // [H, B*L, s] x [H, s, n*s] + [H, 1, n*s] -> [H, B, L, n, s] -> [n, H, B, L, s]
     auto y = torch::baddbmm(stacked.bias.unsqueeze(1), slices, stacked.weight.transpose(1, 2));
     return y.view({heads, batch, length, n, s}).permute({3, 0, 1, 2, 4});
   }
   if (config.layout() == Layout::kDLStudio) {
     // [B, L, M] -> [B, L, H, s] -> [H, B, L*s]: each head's slice, flattened over (L, s).
-    auto slices = x.view({batch, length, heads, s}).permute({2, 0, 1, 3}).reshape(
-        {heads, batch, length * s});
+    auto slices = x.view({batch, length, heads, s}).permute({2, 0, 1, 3}).reshape({heads, batch, length * s});
     // [H, B, L*s] x [H, L*s, n*L*s] + [H, 1, n*L*s] -> [H, B, n*L*s]
     auto y = torch::baddbmm(stacked.bias.unsqueeze(1), slices, stacked.weight.transpose(1, 2));
     // [H, B, n, L, s] -> [n, H, B, L, s]

@@ -14,9 +14,8 @@ namespace dls::detail {
 // dlstudio: softmax(QK^T + mask) V / sqrt(s) -- DLStudio scales after the softmax, which
 // leaves the weights unscaled (sharper) and shrinks the output instead.
 // weights (optional) receives the softmax output (before dropout).
-torch::Tensor scaled_attention(const torch::Tensor& q, const torch::Tensor& k,
-                               const torch::Tensor& v, Layout layout, const torch::Tensor& mask,
-                               torch::nn::Dropout& dropout, torch::Tensor* weights);
+torch::Tensor scaled_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, Layout layout,
+                               const torch::Tensor& mask, torch::nn::Dropout& dropout, torch::Tensor* weights);
 
 // Which of a head's projections to stack.
 enum class Projection { kQ = 0, kK = 1, kV = 2 };
@@ -27,15 +26,14 @@ enum class Projection { kQ = 0, kK = 1, kV = 2 };
 struct StackedWeights {
   torch::Tensor weight, bias;
 };
-StackedWeights stack_heads(const torch::nn::ModuleList& heads,
-                           std::initializer_list<Projection> parts);
+StackedWeights stack_heads(const torch::nn::ModuleList& heads, std::initializer_list<Projection> parts);
 
 // Applies n stacked projections to x [B, L, M]. Returns [n, H, B, L, s] (dlstudio: each
 // head's flattened slice through Linear(L*s, n*L*s); positionwise: each head's slice
 // through Linear(s, n*s) per position) or [n, B, H, L, s] (vaswani: x through
 // Linear(M, H*n*s) per position).
-torch::Tensor project_heads(const torch::Tensor& x, const StackedWeights& stacked,
-                            const TransformerConfig& config, std::int64_t n);
+torch::Tensor project_heads(const torch::Tensor& x, const StackedWeights& stacked, const TransformerConfig& config,
+                            std::int64_t n);
 
 // Inverse of the head split: z [H, B, L, s] (DLStudio's layouts) or [B, H, L, s] (vaswani) -> [B, L, M].
 torch::Tensor merge_heads(const torch::Tensor& z, const TransformerConfig& config);

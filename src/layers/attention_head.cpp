@@ -17,18 +17,15 @@ AttentionHeadImpl::AttentionHeadImpl(const TransformerConfig& config) : config_(
   WQ = register_module("WQ", torch::nn::Linear(in, out));
   WK = register_module("WK", torch::nn::Linear(in, out));
   WV = register_module("WV", torch::nn::Linear(in, out));
-  attention_dropout_ = register_module(
-      "attention_dropout",
-      torch::nn::Dropout(config.effective_dropout()));
+  attention_dropout_ = register_module("attention_dropout", torch::nn::Dropout(config.effective_dropout()));
 }
 
 torch::Tensor AttentionHeadImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {
   return attend(x, x, mask, nullptr);
 }
 
-torch::Tensor AttentionHeadImpl::attend(const torch::Tensor& q_input,
-                                        const torch::Tensor& kv_input, const torch::Tensor& mask,
-                                        torch::Tensor* weights) {
+torch::Tensor AttentionHeadImpl::attend(const torch::Tensor& q_input, const torch::Tensor& kv_input,
+                                        const torch::Tensor& mask, torch::Tensor* weights) {
   auto project = [&](torch::nn::Linear& linear, const torch::Tensor& input) {
     if (!config_.flattened()) return linear(input);  // [B, L, s|M] -> [B, L, s]
     // [B, L, s] -> [B, L*s] -> Linear(L*s, L*s) -> [B, L, s]
@@ -40,8 +37,7 @@ torch::Tensor AttentionHeadImpl::attend(const torch::Tensor& q_input,
   return detail::scaled_attention(q, k, v, config_.layout(), mask, attention_dropout_, weights);
 }
 
-torch::Tensor CrossAttentionHeadImpl::forward(const torch::Tensor& x,
-                                              const torch::Tensor& encoder_out,
+torch::Tensor CrossAttentionHeadImpl::forward(const torch::Tensor& x, const torch::Tensor& encoder_out,
                                               const torch::Tensor& mask) {
   return attend(x, encoder_out, mask, nullptr);
 }

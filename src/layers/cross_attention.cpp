@@ -12,12 +12,9 @@ CrossAttentionImpl::CrossAttentionImpl(const TransformerConfig& config) : config
     attention_heads_arr->push_back(CrossAttentionHead(config));
   }
   if (config.layout() == Layout::kVaswani) {
-    W_O = register_module("W_O",
-                          torch::nn::Linear(config.embedding_size(), config.embedding_size()));
+    W_O = register_module("W_O", torch::nn::Linear(config.embedding_size(), config.embedding_size()));
   }
-  attention_dropout_ = register_module(
-      "attention_dropout",
-      torch::nn::Dropout(config.effective_dropout()));
+  attention_dropout_ = register_module("attention_dropout", torch::nn::Dropout(config.effective_dropout()));
 }
 
 AttentionMemory CrossAttentionImpl::project_memory(const torch::Tensor& encoder_out) {
@@ -36,8 +33,7 @@ torch::Tensor CrossAttentionImpl::attend(const torch::Tensor& x, const Attention
   const std::int64_t heads = config_.num_heads(), s = config_.head_size();
   const std::int64_t batch = memory.keys.size(dlstudio ? 1 : 0);
   const std::int64_t rows = x.size(0), length = x.size(1);
-  TORCH_CHECK(rows % batch == 0, "decoder rows ", rows, " are not a multiple of the encoder batch ",
-              batch);
+  TORCH_CHECK(rows % batch == 0, "decoder rows ", rows, " are not a multiple of the encoder batch ", batch);
   const std::int64_t copies = rows / batch;
   using detail::Projection;
   const auto stacked = detail::stack_heads(attention_heads_arr, {Projection::kQ});
@@ -46,20 +42,17 @@ torch::Tensor CrossAttentionImpl::attend(const torch::Tensor& x, const Attention
   if (copies > 1) {
     // Copy-major rows share the encoder's keys and values by broadcasting:
     // dlstudio [H, r, B, Lq, s] x [H, 1, B, Lk, s]; vaswani [r, B, H, Lq, s] x [B, H, Lk, s].
-    q = dlstudio ? q.view({heads, copies, batch, length, s})
-                 : q.view({copies, batch, heads, length, s});
+    q = dlstudio ? q.view({heads, copies, batch, length, s}) : q.view({copies, batch, heads, length, s});
     if (dlstudio) {
       keys = keys.unsqueeze(1);
       values = values.unsqueeze(1);
     }
   }
-  auto z = detail::scaled_attention(q, keys, values, config_.layout(), mask, attention_dropout_,
-                                    weights);
+  auto z = detail::scaled_attention(q, keys, values, config_.layout(), mask, attention_dropout_, weights);
   if (copies > 1) {
     z = dlstudio ? z.reshape({heads, rows, length, s}) : z.reshape({rows, heads, length, s});
     if (weights != nullptr) {
-      *weights = dlstudio ? weights->reshape({heads, rows, length, -1})
-                          : weights->reshape({rows, heads, length, -1});
+      *weights = dlstudio ? weights->reshape({heads, rows, length, -1}) : weights->reshape({rows, heads, length, -1});
     }
   }
   if (weights != nullptr) *weights = detail::weights_batch_first(*weights, config_);
@@ -72,15 +65,12 @@ torch::Tensor CrossAttentionImpl::forward(const torch::Tensor& x, const torch::T
   return attend(x, project_memory(encoder_out), mask, weights);
 }
 
-torch::Tensor CrossAttentionImpl::forward_per_head(const torch::Tensor& x,
-                                                   const torch::Tensor& encoder_out,
-                                                   const torch::Tensor& mask,
-                                                   torch::Tensor* weights) {
+torch::Tensor CrossAttentionImpl::forward_per_head(const torch::Tensor& x, const torch::Tensor& encoder_out,
+                                                   const torch::Tensor& mask, torch::Tensor* weights) {
   const std::int64_t s = config_.head_size();
   // The plain way: give every decoder row its own copy of the encoder output.
   const auto memory = encoder_out.repeat({x.size(0) / encoder_out.size(0), 1, 1});
-  const auto per_row_mask =
-      mask.defined() ? mask.repeat({x.size(0) / mask.size(0), 1, 1, 1}).select(1, 0) : mask;
+  const auto per_row_mask = mask.defined() ? mask.repeat({x.size(0) / mask.size(0), 1, 1, 1}).select(1, 0) : mask;
   std::vector<torch::Tensor> outputs, head_weights;
   for (std::int64_t h = 0; h < config_.num_heads(); ++h) {
     auto& head = *attention_heads_arr[h]->as<CrossAttentionHeadImpl>();

@@ -11,8 +11,7 @@ torch::Tensor sinusoidal_positional_encoding(std::int64_t length, std::int64_t e
   auto accessor = pe.accessor<double, 2>();
   for (std::int64_t pos = 0; pos < length; ++pos) {
     for (std::int64_t col = 0; col < embedding_size; col += 2) {
-      const double angle =
-          static_cast<double>(pos) / std::pow(10000.0, static_cast<double>(col) / embedding_size);
+      const double angle = static_cast<double>(pos) / std::pow(10000.0, static_cast<double>(col) / embedding_size);
       accessor[pos][col] = std::sin(angle);
       if (col + 1 < embedding_size) accessor[pos][col + 1] = std::cos(angle);
     }
@@ -20,12 +19,10 @@ torch::Tensor sinusoidal_positional_encoding(std::int64_t length, std::int64_t e
   return pe.to(torch::kFloat32);
 }
 
-EmbeddingsGeneratorImpl::EmbeddingsGeneratorImpl(std::int64_t vocab_size,
-                                                 const TransformerConfig& config) {
+EmbeddingsGeneratorImpl::EmbeddingsGeneratorImpl(std::int64_t vocab_size, const TransformerConfig& config) {
   config.validate();
   TORCH_CHECK(vocab_size > 0, "vocabulary size must be positive");
-  embedding = register_module(
-      "embedding", torch::nn::Embedding(vocab_size, config.embedding_size()));
+  embedding = register_module("embedding", torch::nn::Embedding(vocab_size, config.embedding_size()));
   register_rest(config);
 }
 
@@ -41,16 +38,14 @@ void EmbeddingsGeneratorImpl::register_rest(const TransformerConfig& config) {
   const double p = config.effective_dropout();
   dropout = register_module("dropout", torch::nn::Dropout(p));
   positional_encoding_ = register_buffer(
-      "positional_encoding",
-      sinusoidal_positional_encoding(config.max_seq_length(), config.embedding_size()));
+      "positional_encoding", sinusoidal_positional_encoding(config.max_seq_length(), config.embedding_size()));
 }
 
 torch::Tensor EmbeddingsGeneratorImpl::forward(const torch::Tensor& tokens, std::int64_t offset) {
   TORCH_CHECK(tokens.dim() == 2, "tokens must be [B, T]");
   const std::int64_t length = tokens.size(1);
-  TORCH_CHECK(offset >= 0 && offset + length <= positional_encoding_.size(0),
-              "positions ", offset, "..", offset + length - 1, " exceed the max sequence length ",
-              positional_encoding_.size(0));
+  TORCH_CHECK(offset >= 0 && offset + length <= positional_encoding_.size(0), "positions ", offset, "..",
+              offset + length - 1, " exceed the max sequence length ", positional_encoding_.size(0));
   const auto embedded = embedding ? embedding(tokens) : torch::embedding(shared_table_, tokens) * shared_scale_;
   // [B, T, M] + [1, T, M]
   return dropout(embedded + positional_encoding_.narrow(0, offset, length).unsqueeze(0));

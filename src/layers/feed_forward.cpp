@@ -30,9 +30,9 @@ std::vector<RowRange> unflatten(const std::vector<std::int64_t>& flat) {
 
 struct ColumnBlockLinear : public torch::autograd::Function<ColumnBlockLinear> {
   // h [R, K], weight [N, K], bias [N] -> y [R, N]
-  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& h,
-                               const torch::Tensor& weight, const torch::Tensor& bias,
-                               std::int64_t block, const std::vector<std::int64_t>& flat_rows) {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& h, const torch::Tensor& weight,
+                               const torch::Tensor& bias, std::int64_t block,
+                               const std::vector<std::int64_t>& flat_rows) {
     const auto rows = unflatten(flat_rows);
     auto y = torch::zeros({h.size(0), weight.size(0)}, h.options());
     for (std::size_t j = 0; j < rows.size(); ++j) {
@@ -80,18 +80,17 @@ struct ColumnBlockLinear : public torch::autograd::Function<ColumnBlockLinear> {
 
 }  // namespace
 
-torch::Tensor linear_by_column_blocks(const torch::Tensor& h, const torch::Tensor& weight,
-                                      const torch::Tensor& bias, std::int64_t block,
-                                      const std::vector<RowRange>& rows) {
+torch::Tensor linear_by_column_blocks(const torch::Tensor& h, const torch::Tensor& weight, const torch::Tensor& bias,
+                                      std::int64_t block, const std::vector<RowRange>& rows) {
   TORCH_CHECK(h.dim() == 2 && weight.dim() == 2 && bias.dim() == 1,
               "linear_by_column_blocks expects h [R, K], weight [N, K], bias [N]");
   TORCH_CHECK(block > 0 && weight.size(0) == block * static_cast<std::int64_t>(rows.size()),
-              "linear_by_column_blocks: ", rows.size(), " blocks of ", block,
-              " columns for a weight of ", weight.size(0), " rows");
+              "linear_by_column_blocks: ", rows.size(), " blocks of ", block, " columns for a weight of ",
+              weight.size(0), " rows");
   std::vector<std::int64_t> flat;
   for (const auto& r : rows) {
-    TORCH_CHECK(r.begin >= r.end || (r.begin >= 0 && r.end <= h.size(0)),
-                "linear_by_column_blocks: rows [", r.begin, ", ", r.end, ") outside 0..", h.size(0));
+    TORCH_CHECK(r.begin >= r.end || (r.begin >= 0 && r.end <= h.size(0)), "linear_by_column_blocks: rows [", r.begin,
+                ", ", r.end, ") outside 0..", h.size(0));
     flat.push_back(r.begin);
     flat.push_back(r.end);
   }
@@ -119,8 +118,7 @@ torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch:
     // [B, L, M] -> [B, L*M] -> [B, 2*L*M] -> [B, L*M] -> [B, L, M]
     const auto hidden = torch::relu(W1(x.reshape({x.size(0), -1})));
     if (w2_rows != nullptr && !util::autocast_active(x.device())) {
-      return linear_by_column_blocks(hidden, W2->weight, W2->bias, x.size(2), *w2_rows)
-          .view(x.sizes());
+      return linear_by_column_blocks(hidden, W2->weight, W2->bias, x.size(2), *w2_rows).view(x.sizes());
     }
     return W2(hidden).view(x.sizes());
   }

@@ -7,8 +7,7 @@
 namespace dls {
 
 torch::Tensor QKVAttentionImpl::forward(const torch::Tensor& qkv, torch::Tensor* weights) {
-  TORCH_CHECK(qkv.dim() == 3 && qkv.size(1) % 3 == 0, "QKVAttention expects [B*N, 3c, T], got ",
-              qkv.sizes());
+  TORCH_CHECK(qkv.dim() == 3 && qkv.size(1) % 3 == 0, "QKVAttention expects [B*N, 3c, T], got ", qkv.sizes());
   const std::int64_t c = qkv.size(1) / 3;
   const auto parts = qkv.split(c, 1);  // q, k, v: [B*N, c, T] each
   const double scale = 1.0 / std::sqrt(std::sqrt(static_cast<double>(c)));
@@ -23,8 +22,7 @@ torch::Tensor QKVAttentionImpl::forward(const torch::Tensor& qkv, torch::Tensor*
 AttentionBlockImpl::AttentionBlockImpl(const AttentionBlockOptions& options) : options_(options) {
   const auto C = options.channels(), N = options.num_heads(), G = options.num_groups();
   TORCH_CHECK(C > 0 && N > 0 && G > 0, "attention block sizes must be positive");
-  TORCH_CHECK(C % G == 0, "attention block: ", C, " channels are not a multiple of ", G,
-              " GroupNorm groups");
+  TORCH_CHECK(C % G == 0, "attention block: ", C, " channels are not a multiple of ", G, " GroupNorm groups");
   TORCH_CHECK(C % N == 0, "attention block: ", C, " channels cannot be split into ", N, " heads");
   norm = register_module("norm", torch::nn::GroupNorm(torch::nn::GroupNormOptions(G, C).eps(1e-5)));
   qkv = register_module("qkv", torch::nn::Conv1d(torch::nn::Conv1dOptions(C, 3 * C, 1)));
@@ -37,8 +35,7 @@ AttentionBlockImpl::AttentionBlockImpl(const AttentionBlockOptions& options) : o
 
 torch::Tensor AttentionBlockImpl::forward_with_weights(const torch::Tensor& x, torch::Tensor* weights) {
   const auto C = options_.channels(), N = options_.num_heads();
-  TORCH_CHECK(x.dim() >= 3 && x.size(1) == C, "attention block expects [B, ", C, ", ...], got ",
-              x.sizes());
+  TORCH_CHECK(x.dim() >= 3 && x.size(1) == C, "attention block expects [B, ", C, ", ...], got ", x.sizes());
   const auto B = x.size(0);
   const auto flat = x.reshape({B, C, -1});  // [B, C, T], T = H*W
   // GroupNorm in float32 and back, as DLStudio's GroupNorm32.

@@ -8,9 +8,7 @@ namespace dls {
 namespace {
 
 // Per-head view of a [B|1, 1, Lq, Lk] mask: [B|1, Lq, Lk].
-torch::Tensor head_mask(const torch::Tensor& mask) {
-  return mask.defined() ? mask.select(1, 0) : mask;
-}
+torch::Tensor head_mask(const torch::Tensor& mask) { return mask.defined() ? mask.select(1, 0) : mask; }
 
 }  // namespace
 
@@ -21,33 +19,25 @@ SelfAttentionImpl::SelfAttentionImpl(const TransformerConfig& config) : config_(
     attention_heads_arr->push_back(AttentionHead(config));
   }
   if (config.layout() == Layout::kVaswani) {
-    W_O = register_module("W_O",
-                          torch::nn::Linear(config.embedding_size(), config.embedding_size()));
+    W_O = register_module("W_O", torch::nn::Linear(config.embedding_size(), config.embedding_size()));
   }
-  attention_dropout_ = register_module(
-      "attention_dropout",
-      torch::nn::Dropout(config.effective_dropout()));
+  attention_dropout_ = register_module("attention_dropout", torch::nn::Dropout(config.effective_dropout()));
 }
 
-torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& mask,
-                                         torch::Tensor* weights) {
+torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& mask, torch::Tensor* weights) {
   TORCH_CHECK(x.dim() == 3 && x.size(2) == config_.embedding_size(), "expected [B, L, M]");
   TORCH_CHECK(!config_.flattened() || x.size(1) == config_.max_seq_length(),
-              "the dlstudio layout needs sentences of exactly L = ", config_.max_seq_length(),
-              " positions");
+              "the dlstudio layout needs sentences of exactly L = ", config_.max_seq_length(), " positions");
   using detail::Projection;
-  const auto stacked =
-      detail::stack_heads(attention_heads_arr, {Projection::kQ, Projection::kK, Projection::kV});
+  const auto stacked = detail::stack_heads(attention_heads_arr, {Projection::kQ, Projection::kK, Projection::kV});
   const auto qkv = detail::project_heads(x, stacked, config_, 3);  // [3, H|B, B|H, L, s]
-  auto z = detail::scaled_attention(qkv[0], qkv[1], qkv[2], config_.layout(), mask,
-                                    attention_dropout_, weights);
+  auto z = detail::scaled_attention(qkv[0], qkv[1], qkv[2], config_.layout(), mask, attention_dropout_, weights);
   if (weights != nullptr) *weights = detail::weights_batch_first(*weights, config_);
   auto out = detail::merge_heads(z, config_);  // [B, L, M]
   return W_O ? W_O(out) : out;
 }
 
-torch::Tensor SelfAttentionImpl::forward_per_head(const torch::Tensor& x,
-                                                  const torch::Tensor& mask,
+torch::Tensor SelfAttentionImpl::forward_per_head(const torch::Tensor& x, const torch::Tensor& mask,
                                                   torch::Tensor* weights) {
   const std::int64_t s = config_.head_size();
   std::vector<torch::Tensor> outputs, head_weights;
@@ -60,25 +50,21 @@ torch::Tensor SelfAttentionImpl::forward_per_head(const torch::Tensor& x,
     head_weights.push_back(w);
   }
   if (weights != nullptr) *weights = torch::stack(head_weights, 1);  // [B, H, Lq, Lk]
-  auto out = torch::cat(outputs, 2);                                  // [B, L, M]
+  auto out = torch::cat(outputs, 2);                                 // [B, L, M]
   return W_O ? W_O(out) : out;
 }
 
-torch::Tensor SelfAttentionImpl::forward_cached(const torch::Tensor& x_new, KeyValueCache& cache,
-                                                std::int64_t capacity,
-                                                const torch::Tensor& key_mask,
-                                                torch::Tensor* weights) {
+torch::Tensor SelfAttentionImpl::forward_cached(const torch::Tensor& x_new, KeyValueCache& cache, std::int64_t capacity,
+                                                const torch::Tensor& key_mask, torch::Tensor* weights) {
   TORCH_CHECK(config_.layout() == Layout::kVaswani,
               "cached decoding needs the vaswani layout (dlstudio's flattened heads mix positions)");
   const std::int64_t batch = x_new.size(0), steps = x_new.size(1), start = cache.length;
   TORCH_CHECK(start + steps <= capacity, "key/value cache capacity ", capacity, " exceeded");
   using detail::Projection;
-  const auto stacked =
-      detail::stack_heads(attention_heads_arr, {Projection::kQ, Projection::kK, Projection::kV});
+  const auto stacked = detail::stack_heads(attention_heads_arr, {Projection::kQ, Projection::kK, Projection::kV});
   const auto qkv = detail::project_heads(x_new, stacked, config_, 3);  // [3, B, H, T, s]
   if (!cache.keys.defined()) {
-    cache.keys = torch::zeros({batch, config_.num_heads(), capacity, config_.head_size()},
-                              x_new.options());
+    cache.keys = torch::zeros({batch, config_.num_heads(), capacity, config_.head_size()}, x_new.options());
     cache.values = torch::zeros_like(cache.keys);
   }
   cache.keys.narrow(2, start, steps).copy_(qkv[1]);
@@ -90,12 +76,11 @@ torch::Tensor SelfAttentionImpl::forward_cached(const torch::Tensor& x_new, KeyV
   if (steps > 1) {
     // New position start+i sees keys 0 .. start+i: [T, start+T] additive.
     auto causal = torch::ones({steps, cache.length}, x_new.options().dtype(torch::kBool)).triu(start + 1);
-    auto additive = torch::zeros({steps, cache.length}, x_new.options())
-                        .masked_fill(causal.to(x_new.device()), -INFINITY);
+    auto additive =
+        torch::zeros({steps, cache.length}, x_new.options()).masked_fill(causal.to(x_new.device()), -INFINITY);
     mask = mask.defined() ? mask + additive : additive;
   }
-  auto z = detail::scaled_attention(qkv[0], keys, values, config_.layout(), mask,
-                                    attention_dropout_, weights);
+  auto z = detail::scaled_attention(qkv[0], keys, values, config_.layout(), mask, attention_dropout_, weights);
   return W_O(detail::merge_heads(z, config_));
 }
 

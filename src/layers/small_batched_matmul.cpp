@@ -23,9 +23,9 @@ std::atomic<bool> g_enabled{true};
 
 // c [m, n] (contiguous) = a [m, k] (any strides) x b [k, n] (rows contiguous, row stride
 // ldb): each row of c accumulates a[i, p] * row p of b, which vectorises along n.
-DLS_CLONES void rows_times_matrix(std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                                  std::int64_t a_row, std::int64_t a_col, const float* __restrict b,
-                                  std::int64_t ldb, float* __restrict c) {
+DLS_CLONES void rows_times_matrix(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t a_row,
+                                  std::int64_t a_col, const float* __restrict b, std::int64_t ldb,
+                                  float* __restrict c) {
   for (std::int64_t i = 0; i < m; ++i) {
     float* __restrict ci = c + i * n;
     for (std::int64_t j = 0; j < n; ++j) ci[j] = 0;
@@ -41,8 +41,7 @@ DLS_CLONES void rows_times_matrix(std::int64_t m, std::int64_t n, std::int64_t k
 // dot product along k, in 8 independent partial sums so that it vectorises without
 // reassociating a single sum.
 DLS_CLONES void rows_dot_rows(std::int64_t m, std::int64_t n, std::int64_t k, const float* __restrict a,
-                              std::int64_t lda, const float* __restrict bt, std::int64_t ldbt,
-                              float* __restrict c) {
+                              std::int64_t lda, const float* __restrict bt, std::int64_t ldbt, float* __restrict c) {
   for (std::int64_t i = 0; i < m; ++i) {
     const float* ai = a + i * lda;
     for (std::int64_t j = 0; j < n; ++j) {
@@ -160,8 +159,7 @@ torch::Tensor product_or_matmul(const torch::Tensor& a, const torch::Tensor& b) 
 
 // c = a b; dA = dC b^T, dB = a^T dC, each by the kernel that suits it or by torch::matmul.
 struct SmallBatchedMatmul : public torch::autograd::Function<SmallBatchedMatmul> {
-  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& a,
-                               const torch::Tensor& b) {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& a, const torch::Tensor& b) {
     ctx->save_for_backward({a, b});
     return product_or_matmul(a, b);
   }

@@ -53,9 +53,12 @@ std::string to_string(Variant variant) { return variant == Variant::kFG ? "FG" :
 
 std::string to_string(Layout layout) {
   switch (layout) {
-    case Layout::kDLStudio: return "dlstudio";
-    case Layout::kPositionwise: return "positionwise";
-    case Layout::kVaswani: return "vaswani";
+    case Layout::kDLStudio:
+      return "dlstudio";
+    case Layout::kPositionwise:
+      return "positionwise";
+    case Layout::kVaswani:
+      return "vaswani";
   }
   return "?";
 }
@@ -72,8 +75,7 @@ Layout parse_layout(const std::string& name) {
   if (key == "dlstudio") return Layout::kDLStudio;
   if (key == "positionwise") return Layout::kPositionwise;
   if (key == "vaswani") return Layout::kVaswani;
-  throw std::invalid_argument("unknown layout '" + name +
-                              "' (expected dlstudio, positionwise or vaswani)");
+  throw std::invalid_argument("unknown layout '" + name + "' (expected dlstudio, positionwise or vaswani)");
 }
 
 util::KeyValues to_settings(const TransformerConfig& config) {

@@ -4,9 +4,7 @@
 
 namespace dls {
 
-int default_batch_chunks(Layout layout, int threads) {
-  return layout == Layout::kDLStudio ? 1 : std::max(1, threads);
-}
+int default_batch_chunks(Layout layout, int threads) { return layout == Layout::kDLStudio ? 1 : std::max(1, threads); }
 
 bool keeps_freed_memory(Layout layout) { return layout == Layout::kDLStudio; }
 

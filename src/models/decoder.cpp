@@ -8,18 +8,16 @@
 
 namespace dls {
 
-torch::Tensor prefix_row_keep(std::int64_t k_first, std::int64_t copies, std::int64_t batch,
-                              std::int64_t length, const torch::TensorOptions& options) {
-  const auto positions = torch::arange(length, options.dtype(torch::kLong)).unsqueeze(0);  // [1, L]
-  const auto prefix = torch::arange(k_first, k_first + copies, options.dtype(torch::kLong))
-                          .unsqueeze(1);                                              // [r, 1]
-  const auto keep = (positions < prefix).to(options.dtype());                         // [r, L]
-  return keep.view({copies, 1, length, 1}).expand({copies, batch, length, 1}).reshape(
-      {copies * batch, length, 1});
+torch::Tensor prefix_row_keep(std::int64_t k_first, std::int64_t copies, std::int64_t batch, std::int64_t length,
+                              const torch::TensorOptions& options) {
+  const auto positions = torch::arange(length, options.dtype(torch::kLong)).unsqueeze(0);                  // [1, L]
+  const auto prefix = torch::arange(k_first, k_first + copies, options.dtype(torch::kLong)).unsqueeze(1);  // [r, 1]
+  const auto keep = (positions < prefix).to(options.dtype());                                              // [r, L]
+  return keep.view({copies, 1, length, 1}).expand({copies, batch, length, 1}).reshape({copies * batch, length, 1});
 }
 
-std::vector<RowRange> prefix_ffn_rows(std::int64_t k_first, std::int64_t copies,
-                                      std::int64_t batch, std::int64_t length, bool last_layer) {
+std::vector<RowRange> prefix_ffn_rows(std::int64_t k_first, std::int64_t copies, std::int64_t batch,
+                                      std::int64_t length, bool last_layer) {
   std::vector<RowRange> rows(static_cast<std::size_t>(length));
   for (std::int64_t j = 0; j < length; ++j) {
     auto& r = rows[static_cast<std::size_t>(j)];
@@ -49,18 +47,14 @@ BasicDecoderWithMaskingImpl::BasicDecoderWithMaskingImpl(const TransformerConfig
   dropout = register_module("dropout", torch::nn::Dropout(p));
 }
 
-torch::Tensor BasicDecoderWithMaskingImpl::sublayers(const torch::Tensor& x,
-                                                     const SelfAttentionFn& self_attention,
-                                                     const AttentionMemory& memory,
-                                                     const torch::Tensor& memory_mask,
+torch::Tensor BasicDecoderWithMaskingImpl::sublayers(const torch::Tensor& x, const SelfAttentionFn& self_attention,
+                                                     const AttentionMemory& memory, const torch::Tensor& memory_mask,
                                                      torch::Tensor* cross_weights,
                                                      const std::vector<RowRange>* w2_rows) {
   auto cross = [&](const torch::Tensor& z) {
     return dropout(cross_attn_layer->attend(z, memory, memory_mask, cross_weights));
   };
-  auto ffn = [&](const torch::Tensor& z) {
-    return dropout(feed_forward(z, W1, W2, dropout, config_, w2_rows));
-  };
+  auto ffn = [&](const torch::Tensor& z) { return dropout(feed_forward(z, W1, W2, dropout, config_, w2_rows)); };
   if (!cross_attn_layer) {  // decoder-only: self-attention and FFN
     if (config_.variant() == Variant::kFG) {
       const auto z = norm1(x + dropout(self_attention(x)));
@@ -80,39 +74,26 @@ torch::Tensor BasicDecoderWithMaskingImpl::sublayers(const torch::Tensor& x,
   return y2 + ffn(norm3(y2));
 }
 
-torch::Tensor BasicDecoderWithMaskingImpl::forward(const torch::Tensor& x,
-                                                   const AttentionMemory& memory,
-                                                   const DecoderMasks& masks,
-                                                   torch::Tensor* self_weights,
+torch::Tensor BasicDecoderWithMaskingImpl::forward(const torch::Tensor& x, const AttentionMemory& memory,
+                                                   const DecoderMasks& masks, torch::Tensor* self_weights,
                                                    torch::Tensor* cross_weights) {
   // dlstudio: zero the future rows of this layer's input (DLStudio masks every layer).
   const auto input = masks.row_keep.defined() ? x * masks.row_keep : x;
   return sublayers(
-      input,
-      [&](const torch::Tensor& z) {
-        return self_attention_layer(z, masks.self_mask, self_weights);
-      },
-      memory, masks.memory_mask, cross_weights,
-      masks.ffn_rows.empty() ? nullptr : &masks.ffn_rows);
+      input, [&](const torch::Tensor& z) { return self_attention_layer(z, masks.self_mask, self_weights); }, memory,
+      masks.memory_mask, cross_weights, masks.ffn_rows.empty() ? nullptr : &masks.ffn_rows);
 }
 
-torch::Tensor BasicDecoderWithMaskingImpl::forward_cached(const torch::Tensor& x_new,
-                                                          const AttentionMemory& memory,
-                                                          const torch::Tensor& memory_mask,
-                                                          KeyValueCache& cache,
+torch::Tensor BasicDecoderWithMaskingImpl::forward_cached(const torch::Tensor& x_new, const AttentionMemory& memory,
+                                                          const torch::Tensor& memory_mask, KeyValueCache& cache,
                                                           std::int64_t capacity) {
   return sublayers(
-      x_new,
-      [&](const torch::Tensor& z) {
-        return self_attention_layer->forward_cached(z, cache, capacity);
-      },
-      memory, memory_mask, nullptr, nullptr);
+      x_new, [&](const torch::Tensor& z) { return self_attention_layer->forward_cached(z, cache, capacity); }, memory,
+      memory_mask, nullptr, nullptr);
 }
 
-MasterDecoderWithMaskingImpl::MasterDecoderWithMaskingImpl(const TransformerConfig& config,
-                                                           std::int64_t num_decoders,
-                                                           std::int64_t target_vocab_size,
-                                                           bool cross_attention)
+MasterDecoderWithMaskingImpl::MasterDecoderWithMaskingImpl(const TransformerConfig& config, std::int64_t num_decoders,
+                                                           std::int64_t target_vocab_size, bool cross_attention)
     : config_(config), cross_attention_(cross_attention) {
   TORCH_CHECK(num_decoders > 0, "need at least one decoder");
   TORCH_CHECK(target_vocab_size > 0, "target vocabulary size must be positive");
@@ -123,21 +104,17 @@ MasterDecoderWithMaskingImpl::MasterDecoderWithMaskingImpl(const TransformerConf
   out = register_module("out", torch::nn::Linear(config.embedding_size(), target_vocab_size));
 }
 
-std::vector<AttentionMemory> MasterDecoderWithMaskingImpl::project_memories(
-    const torch::Tensor& encoder_out) {
+std::vector<AttentionMemory> MasterDecoderWithMaskingImpl::project_memories(const torch::Tensor& encoder_out) {
   if (!cross_attention_) return std::vector<AttentionMemory>(basic_decoder_arr->size());
   std::vector<AttentionMemory> memories;
   for (const auto& layer : *basic_decoder_arr) {
-    memories.push_back(
-        layer->as<BasicDecoderWithMaskingImpl>()->cross_attn_layer->project_memory(encoder_out));
+    memories.push_back(layer->as<BasicDecoderWithMaskingImpl>()->cross_attn_layer->project_memory(encoder_out));
   }
   return memories;
 }
 
-torch::Tensor MasterDecoderWithMaskingImpl::run_stack(torch::Tensor x,
-                                                      const std::vector<AttentionMemory>& memories,
-                                                      const DecoderMasks& masks,
-                                                      AttentionTrace* trace,
+torch::Tensor MasterDecoderWithMaskingImpl::run_stack(torch::Tensor x, const std::vector<AttentionMemory>& memories,
+                                                      const DecoderMasks& masks, AttentionTrace* trace,
                                                       std::int64_t trace_rows_from) {
   DecoderMasks last_masks = masks;
   last_masks.ffn_rows = masks.last_ffn_rows;
@@ -146,8 +123,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::run_stack(torch::Tensor x,
     const bool record = trace != nullptr;
     const bool last = i + 1 == basic_decoder_arr->size();
     x = basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward(
-        x, memories[i], last ? last_masks : masks, record ? &self_w : nullptr,
-        record ? &cross_w : nullptr);
+        x, memories[i], last ? last_masks : masks, record ? &self_w : nullptr, record ? &cross_w : nullptr);
     if (record) {
       const auto rows = self_w.size(0) - trace_rows_from;
       trace->decoder_self.push_back(self_w.narrow(0, trace_rows_from, rows));
@@ -157,21 +133,17 @@ torch::Tensor MasterDecoderWithMaskingImpl::run_stack(torch::Tensor x,
   return x;
 }
 
-torch::Tensor MasterDecoderWithMaskingImpl::forward(const torch::Tensor& target,
-                                                    const torch::Tensor& encoder_out,
+torch::Tensor MasterDecoderWithMaskingImpl::forward(const torch::Tensor& target, const torch::Tensor& encoder_out,
                                                     const torch::Tensor& memory_padding,
-                                                    const torch::Tensor& target_padding,
-                                                    AttentionTrace* trace) {
+                                                    const torch::Tensor& target_padding, AttentionTrace* trace) {
   // In fp32 under autocast too (--precision bf16): the loss and beam scores add these up.
-  return torch::log_softmax(out(final_states(target, encoder_out, memory_padding, target_padding, trace)),
-                            -1, torch::kFloat);  // [B, L-1, V]
+  return torch::log_softmax(out(final_states(target, encoder_out, memory_padding, target_padding, trace)), -1,
+                            torch::kFloat);  // [B, L-1, V]
 }
 
-torch::Tensor MasterDecoderWithMaskingImpl::final_states(const torch::Tensor& target,
-                                                         const torch::Tensor& encoder_out,
+torch::Tensor MasterDecoderWithMaskingImpl::final_states(const torch::Tensor& target, const torch::Tensor& encoder_out,
                                                          const torch::Tensor& memory_padding,
-                                                         const torch::Tensor& target_padding,
-                                                         AttentionTrace* trace) {
+                                                         const torch::Tensor& target_padding, AttentionTrace* trace) {
   TORCH_CHECK(target.dim() == 3, "expected the embedded target as [B, L, M]");
   const std::int64_t batch = target.size(0), length = target.size(1);
   const std::int64_t dim = config_.embedding_size();
@@ -191,7 +163,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::final_states(const torch::Tensor& ta
       masks.last_ffn_rows = prefix_ffn_rows(1, copies, batch, length, true);
     }
     auto x = run_stack(target.repeat({copies, 1, 1}), memories, masks, trace,
-                       (copies - 1) * batch);                     // [r*B, L, M]
+                       (copies - 1) * batch);  // [r*B, L, M]
     // Row k = i+1 of copy i: [r, B, r, M] -> diagonal over (copy, row) -> [B, M, r].
     auto rows = torch::diagonal(x.view({copies, batch, length, dim}).narrow(2, 1, copies), 0, 0, 2);
     return rows.permute({0, 2, 1});  // [B, L-1, M]
@@ -218,9 +190,9 @@ torch::Tensor MasterDecoderWithMaskingImpl::forward_prefix_loop(const torch::Ten
   return torch::stack(predictions, 1);  // [B, L-1, V]
 }
 
-torch::Tensor MasterDecoderWithMaskingImpl::predict_word(
-    const torch::Tensor& target, const std::vector<AttentionMemory>& memories, std::int64_t k,
-    AttentionTrace* trace, bool log_probabilities) {
+torch::Tensor MasterDecoderWithMaskingImpl::predict_word(const torch::Tensor& target,
+                                                         const std::vector<AttentionMemory>& memories, std::int64_t k,
+                                                         AttentionTrace* trace, bool log_probabilities) {
   const std::int64_t batch = target.size(0), length = target.size(1);
   TORCH_CHECK(k >= 1 && k < length, "prefix length k = ", k, " outside 1..", length - 1);
   DecoderMasks masks;
@@ -234,15 +206,16 @@ torch::Tensor MasterDecoderWithMaskingImpl::predict_word(
   return log_probabilities ? torch::log_softmax(logits, -1) : logits;
 }
 
-torch::Tensor MasterDecoderWithMaskingImpl::predict_next(
-    const torch::Tensor& x_new, const std::vector<AttentionMemory>& memories,
-    const torch::Tensor& memory_mask, std::vector<KeyValueCache>& caches, std::int64_t capacity,
-    bool log_probabilities) {
+torch::Tensor MasterDecoderWithMaskingImpl::predict_next(const torch::Tensor& x_new,
+                                                         const std::vector<AttentionMemory>& memories,
+                                                         const torch::Tensor& memory_mask,
+                                                         std::vector<KeyValueCache>& caches, std::int64_t capacity,
+                                                         bool log_probabilities) {
   TORCH_CHECK(caches.size() == basic_decoder_arr->size(), "one cache per decoder layer");
   auto x = x_new;
   for (std::size_t i = 0; i < basic_decoder_arr->size(); ++i) {
-    x = basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward_cached(
-        x, memories[i], memory_mask, caches[i], capacity);
+    x = basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward_cached(x, memories[i], memory_mask, caches[i],
+                                                                                capacity);
   }
   const auto logits = out(x.select(1, x.size(1) - 1)).to(torch::kFloat);  // [B, V], fp32 under autocast too
   return log_probabilities ? torch::log_softmax(logits, -1) : logits;

@@ -6,8 +6,8 @@
 
 namespace dls {
 
-DecoderSession::DecoderSession(Seq2SeqTransformer model, const torch::Tensor& src,
-                               std::int64_t sos, const torch::Tensor& src_padding)
+DecoderSession::DecoderSession(Seq2SeqTransformer model, const torch::Tensor& src, std::int64_t sos,
+                               const torch::Tensor& src_padding)
     : model_(std::move(model)) {
   const auto& config = model_->config().transformer();
   cached_ = config.layout() == Layout::kVaswani;
@@ -26,8 +26,7 @@ torch::Tensor DecoderSession::step(bool log_probabilities) {
   if (cached_) {
     // Feed the newest token only: [R, 1] at position length-1.
     const auto x = model_->embeddings_generator_es(tokens_.narrow(1, length_ - 1, 1), length_ - 1);
-    return model_->master_decoder->predict_next(x, memories_, memory_mask_, caches_, capacity_,
-                                                log_probabilities);
+    return model_->master_decoder->predict_next(x, memories_, memory_mask_, caches_, capacity_, log_probabilities);
   }
   const auto target = model_->embeddings_generator_es(tokens_);  // [R, L, M]
   return model_->master_decoder->predict_word(target, memories_, length_, nullptr, log_probabilities);

@@ -16,8 +16,7 @@ BasicEncoderImpl::BasicEncoderImpl(const TransformerConfig& config) : config_(co
   dropout = register_module("dropout", torch::nn::Dropout(p));
 }
 
-torch::Tensor BasicEncoderImpl::forward(const torch::Tensor& x, const torch::Tensor& mask,
-                                        torch::Tensor* weights) {
+torch::Tensor BasicEncoderImpl::forward(const torch::Tensor& x, const torch::Tensor& mask, torch::Tensor* weights) {
   auto ffn = [&](const torch::Tensor& h) { return feed_forward(h, W1, W2, dropout, config_); };
   if (config_.variant() == Variant::kFG) {
     const auto h = norm1(x + dropout(self_attention_layer(x, mask, weights)));

@@ -45,20 +45,19 @@ LanguageModelImpl::LanguageModelImpl(const LanguageModelConfig& config) : config
   config.validate();
   const auto& t = config.transformer();
   embeddings_generator = register_module("embeddings_generator", EmbeddingsGenerator(config.vocab_size(), t));
-  master_decoder = register_module(
-      "master_decoder", MasterDecoderWithMasking(t, config.num_decoders(), config.vocab_size(), false));
+  master_decoder =
+      register_module("master_decoder", MasterDecoderWithMasking(t, config.num_decoders(), config.vocab_size(), false));
 }
 
 torch::Tensor LanguageModelImpl::final_states(const torch::Tensor& tokens) {
   TORCH_CHECK(tokens.dim() == 2, "tokens must be [B, T]");
-  TORCH_CHECK(tokens.size(1) >= 1 && tokens.size(1) <= config_.transformer().max_seq_length(),
-              "sequence of ", tokens.size(1), " tokens, the model takes 1 to ",
-              config_.transformer().max_seq_length());
+  TORCH_CHECK(tokens.size(1) >= 1 && tokens.size(1) <= config_.transformer().max_seq_length(), "sequence of ",
+              tokens.size(1), " tokens, the model takes 1 to ", config_.transformer().max_seq_length());
   // The decoder predicts positions 1..L'-1 of its L'-row input from the rows before them:
   // one padding row after the tokens makes it predict the token after each of them.
-  const auto x = embeddings_generator(tokens);                            // [B, T, M]
+  const auto x = embeddings_generator(tokens);                                   // [B, T, M]
   const auto padded = torch::cat({x, torch::zeros_like(x.narrow(1, 0, 1))}, 1);  // [B, T+1, M]
-  return master_decoder->final_states(padded, torch::Tensor());           // [B, T, M]
+  return master_decoder->final_states(padded, torch::Tensor());                  // [B, T, M]
 }
 
 torch::Tensor LanguageModelImpl::forward(const torch::Tensor& tokens) {
@@ -72,8 +71,8 @@ torch::Tensor LanguageModelImpl::next_logits(const torch::Tensor& tokens_new, st
   const std::int64_t capacity = config_.transformer().max_seq_length();
   TORCH_CHECK(offset + tokens_new.size(1) <= capacity, "the sequence would exceed L = ", capacity, " tokens");
   const auto x = embeddings_generator(tokens_new, offset);  // [B, T, M] at positions offset..
-  return master_decoder->predict_next(x, std::vector<AttentionMemory>(caches.size()), torch::Tensor(), caches,
-                                      capacity, false);      // [B, V]
+  return master_decoder->predict_next(x, std::vector<AttentionMemory>(caches.size()), torch::Tensor(), caches, capacity,
+                                      false);  // [B, V]
 }
 
 }  // namespace dls

@@ -13,10 +13,8 @@ void Seq2SeqConfig::validate() const {
   transformer_.validate();
   TORCH_CHECK(num_encoders_ > 0 && num_decoders_ > 0, "need at least one encoder and decoder");
   TORCH_CHECK(src_vocab_size_ > 0 && tgt_vocab_size_ > 0, "vocabulary sizes must be positive");
-  TORCH_CHECK(pad_index_ < std::min(src_vocab_size_, tgt_vocab_size_),
-              "pad index outside the vocabularies");
-  TORCH_CHECK(!tie_embeddings_ || transformer_.layout() == Layout::kVaswani,
-              "tied embeddings need the vaswani layout");
+  TORCH_CHECK(pad_index_ < std::min(src_vocab_size_, tgt_vocab_size_), "pad index outside the vocabularies");
+  TORCH_CHECK(!tie_embeddings_ || transformer_.layout() == Layout::kVaswani, "tied embeddings need the vaswani layout");
   TORCH_CHECK(!tie_embeddings_ || src_vocab_size_ == tgt_vocab_size_,
               "tied embeddings need one vocabulary for both languages");
 }
@@ -73,18 +71,16 @@ Seq2SeqTransformerImpl::Seq2SeqTransformerImpl(const Seq2SeqConfig& config) : co
     embeddings_generator_es =
         register_module("embeddings_generator_es", EmbeddingsGenerator(config.tgt_vocab_size(), t));
     master_encoder = register_module("master_encoder", MasterEncoder(t, config.num_encoders()));
-    master_decoder = register_module(
-        "master_decoder", MasterDecoderWithMasking(t, config.num_decoders(), config.tgt_vocab_size()));
+    master_decoder =
+        register_module("master_decoder", MasterDecoderWithMasking(t, config.num_decoders(), config.tgt_vocab_size()));
   } else {
     MasterDecoderWithMasking decoder(t, config.num_decoders(), config.tgt_vocab_size());
     {
       torch::NoGradGuard no_grad;
       decoder->out->weight.normal_(0.0, 1.0 / std::sqrt(static_cast<double>(t.embedding_size())));
     }
-    embeddings_generator_en =
-        register_module("embeddings_generator_en", EmbeddingsGenerator(decoder->out->weight, t));
-    embeddings_generator_es =
-        register_module("embeddings_generator_es", EmbeddingsGenerator(decoder->out->weight, t));
+    embeddings_generator_en = register_module("embeddings_generator_en", EmbeddingsGenerator(decoder->out->weight, t));
+    embeddings_generator_es = register_module("embeddings_generator_es", EmbeddingsGenerator(decoder->out->weight, t));
     master_encoder = register_module("master_encoder", MasterEncoder(t, config.num_encoders()));
     master_decoder = register_module("master_decoder", decoder);
   }
@@ -96,36 +92,32 @@ torch::Tensor Seq2SeqTransformerImpl::padding_of(const torch::Tensor& tokens) co
   return tokens == config_.pad_index();
 }
 
-EncodedSource Seq2SeqTransformerImpl::encode(const torch::Tensor& src,
-                                             const torch::Tensor& src_padding,
+EncodedSource Seq2SeqTransformerImpl::encode(const torch::Tensor& src, const torch::Tensor& src_padding,
                                              AttentionTrace* trace) {
   TORCH_CHECK(src.dim() == 2, "source tokens must be [B, L]");
   EncodedSource encoded;
   encoded.padding = src_padding.defined() ? src_padding : padding_of(src);
   const auto mask = encoded.padding.defined() ? key_padding_mask(encoded.padding) : torch::Tensor();
-  encoded.output = master_encoder(embeddings_generator_en(src), mask,
-                                  trace != nullptr ? &trace->encoder_self : nullptr);
+  encoded.output =
+      master_encoder(embeddings_generator_en(src), mask, trace != nullptr ? &trace->encoder_self : nullptr);
   encoded.memories = master_decoder->project_memories(encoded.output);
   return encoded;
 }
 
-torch::Tensor Seq2SeqTransformerImpl::forward(const torch::Tensor& src, const torch::Tensor& tgt,
-                                              AttentionTrace* trace,
+torch::Tensor Seq2SeqTransformerImpl::forward(const torch::Tensor& src, const torch::Tensor& tgt, AttentionTrace* trace,
                                               const torch::Tensor& src_padding) {
   return torch::log_softmax(master_decoder->out(final_states(src, tgt, trace, src_padding)), -1, torch::kFloat);
 }
 
 torch::Tensor Seq2SeqTransformerImpl::final_states(const torch::Tensor& src, const torch::Tensor& tgt,
-                                                   AttentionTrace* trace,
-                                                   const torch::Tensor& src_padding) {
+                                                   AttentionTrace* trace, const torch::Tensor& src_padding) {
   TORCH_CHECK(src.dim() == 2 && tgt.dim() == 2 && src.size(0) == tgt.size(0),
               "source and target must be [B, L] with the same B");
   const auto padding = src_padding.defined() ? src_padding : padding_of(src);
   const auto mask = padding.defined() ? key_padding_mask(padding) : torch::Tensor();
-  const auto encoder_out = master_encoder(embeddings_generator_en(src), mask,
-                                          trace != nullptr ? &trace->encoder_self : nullptr);
-  return master_decoder->final_states(embeddings_generator_es(tgt), encoder_out, padding,
-                                      padding_of(tgt), trace);
+  const auto encoder_out =
+      master_encoder(embeddings_generator_en(src), mask, trace != nullptr ? &trace->encoder_self : nullptr);
+  return master_decoder->final_states(embeddings_generator_es(tgt), encoder_out, padding, padding_of(tgt), trace);
 }
 
 Seq2SeqTransformer TransformerFG(Seq2SeqConfig config) {

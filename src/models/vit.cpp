@@ -84,17 +84,15 @@ void ViTConfig::validate() const {
     TORCH_CHECK(conv.channels > 0 && conv.stride > 0, "stem layers need positive channels and strides");
   }
   if (pixel_attention_.enabled()) {
-    TORCH_CHECK(pixel_attention_.after <= static_cast<std::int64_t>(stem_.size()),
-                "pixel attention after stem layer ", pixel_attention_.after, ", but the stem has ",
-                stem_.size(), " layers");
+    TORCH_CHECK(pixel_attention_.after <= static_cast<std::int64_t>(stem_.size()), "pixel attention after stem layer ",
+                pixel_attention_.after, ", but the stem has ", stem_.size(), " layers");
     const auto channels = stem_[static_cast<std::size_t>(pixel_attention_.after - 1)].channels;
     TORCH_CHECK(pixel_attention_.heads > 0 && channels % 32 == 0 && channels % pixel_attention_.heads == 0,
                 "pixel attention after stem layer ", pixel_attention_.after, ": its ", channels,
-                " channels must be a multiple of 32 (GroupNorm groups) and of the ", pixel_attention_.heads,
-                " heads");
+                " channels must be a multiple of 32 (GroupNorm groups) and of the ", pixel_attention_.heads, " heads");
   }
-  TORCH_CHECK(feature_size() % patch_size_ == 0, stem_.empty() ? "image size " : "stem output size ",
-              feature_size(), " is not divisible by the patch size ", patch_size_);
+  TORCH_CHECK(feature_size() % patch_size_ == 0, stem_.empty() ? "image size " : "stem output size ", feature_size(),
+              " is not divisible by the patch size ", patch_size_);
   TORCH_CHECK(num_encoders_ > 0, "need at least one encoder");
   TORCH_CHECK(num_classes_ > 1, "need at least two classes");
   TORCH_CHECK(head_hidden_size_ > 0, "head hidden size must be positive");
@@ -110,9 +108,7 @@ std::int64_t ViTConfig::feature_size() const {
   return size;
 }
 
-std::int64_t ViTConfig::feature_channels() const {
-  return stem_.empty() ? channels_ : stem_.back().channels;
-}
+std::int64_t ViTConfig::feature_channels() const { return stem_.empty() ? channels_ : stem_.back().channels; }
 
 TransformerConfig ViTConfig::encoder_config() const {
   TransformerConfig config = transformer_;
@@ -132,10 +128,9 @@ PatchEmbeddingOptions ViTConfig::patch_options() const {
 std::string ViTConfig::summary() const {
   const auto& t = transformer_;
   std::ostringstream out;
-  out << to_string(t.variant()) << "/" << to_string(t.layout()) << " M=" << t.embedding_size()
-      << " H=" << t.num_heads() << " enc=" << num_encoders_ << " img=" << image_size_ << "x"
-      << image_size_ << "x" << channels_ << " patch=" << patch_size_ << " (P=" << num_patches()
-      << ") classes=" << num_classes_;
+  out << to_string(t.variant()) << "/" << to_string(t.layout()) << " M=" << t.embedding_size() << " H=" << t.num_heads()
+      << " enc=" << num_encoders_ << " img=" << image_size_ << "x" << image_size_ << "x" << channels_
+      << " patch=" << patch_size_ << " (P=" << num_patches() << ") classes=" << num_classes_;
   if (!t.flattened()) out << " ffn=" << t.ffn_multiplier() << "M";
   if (t.effective_dropout() > 0) out << " dropout=" << t.dropout();
   if (!stem_.empty()) out << " stem=" << stem_to_string(stem_);
@@ -181,7 +176,7 @@ ViTConfig ViTConfig::from_settings(const util::KeyValues& settings) {
     // Checkpoints of 2026-11-22/23: stem_layers stride-1 layers of stem_channels channels.
     const auto channels = settings.get_int("stem_channels");
     if (channels > 0) config.stem(StemSpec(settings.get_int("stem_layers"), StemConv{channels, 1}));
-  }  // else: written before the stem existed, no stem
+  }                                       // else: written before the stem existed, no stem
   if (settings.has("pixel_attention")) {  // else: written before it existed, none
     try {
       config.pixel_attention(parse_pixel_attention(settings.get("pixel_attention")));
@@ -201,8 +196,8 @@ visTransformerImpl::visTransformerImpl(const ViTConfig& config) : config_(config
     stem = register_module("stem", torch::nn::Sequential());
     auto in_channels = config.channels();
     for (const auto& conv : config.stem()) {
-      stem->push_back(torch::nn::Conv2d(
-          torch::nn::Conv2dOptions(in_channels, conv.channels, 3).stride(conv.stride).padding(1)));
+      stem->push_back(
+          torch::nn::Conv2d(torch::nn::Conv2dOptions(in_channels, conv.channels, 3).stride(conv.stride).padding(1)));
       stem->push_back(torch::nn::GELU());
       in_channels = conv.channels;
     }
@@ -217,15 +212,13 @@ visTransformerImpl::visTransformerImpl(const ViTConfig& config) : config_(config
   patch_embedding_generator =
       register_module("patch_embedding_generator", PatchEmbeddingGenerator(config.patch_options()));
   class_token = register_parameter("class_token", torch::randn({1, 1, M}) * 0.02);
-  master_encoder =
-      register_module("master_encoder", MasterEncoder(config.encoder_config(), config.num_encoders()));
+  master_encoder = register_module("master_encoder", MasterEncoder(config.encoder_config(), config.num_encoders()));
   if (config.transformer().variant() == Variant::kPreLN) {
     final_norm = register_module("final_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({M})));
   }
   head_dropout = register_module("head_dropout", torch::nn::Dropout(config.head_dropout()));
   head_fc1 = register_module("head_fc1", torch::nn::Linear(M, config.head_hidden_size()));
-  head_fc2 = register_module("head_fc2",
-                             torch::nn::Linear(config.head_hidden_size(), config.num_classes()));
+  head_fc2 = register_module("head_fc2", torch::nn::Linear(config.head_hidden_size(), config.num_classes()));
 }
 
 torch::Tensor visTransformerImpl::feature_map(const torch::Tensor& images, torch::Tensor* pixel_weights) {
@@ -248,10 +241,9 @@ torch::Tensor visTransformerImpl::embed(const torch::Tensor& images) {
   return torch::cat({class_token.expand({patches.size(0), 1, -1}), patches}, 1);
 }
 
-torch::Tensor visTransformerImpl::forward(const torch::Tensor& images,
-                                          std::vector<torch::Tensor>* attention) {
+torch::Tensor visTransformerImpl::forward(const torch::Tensor& images, std::vector<torch::Tensor>* attention) {
   auto out = master_encoder->forward(embed(images), torch::Tensor(), attention);  // [B, P+1, M]
-  auto cls = out.select(1, 0);                              // [B, M]
+  auto cls = out.select(1, 0);                                                    // [B, M]
   if (final_norm) cls = final_norm(cls);
   return head_fc2(torch::relu(head_fc1(head_dropout(cls))));  // [B, classes]
 }

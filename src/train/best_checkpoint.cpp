@@ -10,8 +10,8 @@ BestCheckpoint::BestCheckpoint(std::string metric, bool higher_is_better, std::i
     : metric_(std::move(metric)), higher_is_better_(higher_is_better), patience_(patience) {}
 
 bool BestCheckpoint::observe(std::int64_t epoch, double value) {
-  const bool better = std::isfinite(value) &&
-                      (best_epoch_ == 0 || (higher_is_better_ ? value > best_value_ : value < best_value_));
+  const bool better =
+      std::isfinite(value) && (best_epoch_ == 0 || (higher_is_better_ ? value > best_value_ : value < best_value_));
   if (!better) {
     evaluations_without_improvement_ += 1;
     return false;

@@ -16,9 +16,8 @@ const char* const kTimeBudgetText = "time_budget";  // limit_s=..., end_step=...
 
 }  // namespace
 
-BudgetedSchedule::BudgetedSchedule(const checkpoint::LrSchedule& schedule, double limit_s,
-                                   std::int64_t steps_per_epoch, const checkpoint::CheckpointReader* resume,
-                                   double wall_s, bool log)
+BudgetedSchedule::BudgetedSchedule(const checkpoint::LrSchedule& schedule, double limit_s, std::int64_t steps_per_epoch,
+                                   const checkpoint::CheckpointReader* resume, double wall_s, bool log)
     : schedule_(schedule), planned_(schedule), log_(log) {
   double stored_limit = 0;
   std::int64_t stored_end = 0;
@@ -36,8 +35,9 @@ BudgetedSchedule::BudgetedSchedule(const checkpoint::LrSchedule& schedule, doubl
   limit_s_ = limit_s > 0 ? limit_s : stored_limit;
   if (limit_s_ <= 0) return;
   if (log_ && resume != nullptr) {
-    const std::string replaced =
-        stored_limit > 0 && limit_s_ != stored_limit ? fmt::format(" (replacing the run's {:.0f} s)", stored_limit) : "";
+    const std::string replaced = stored_limit > 0 && limit_s_ != stored_limit
+                                     ? fmt::format(" (replacing the run's {:.0f} s)", stored_limit)
+                                     : "";
     spdlog::info("time budget {:.0f} s for the whole run{}: {} used, {} left", limit_s_, replaced,
                  util::format_duration(wall_s), util::format_duration(std::max(0.0, limit_s_ - wall_s)));
   }
@@ -100,9 +100,10 @@ void BudgetedSchedule::warn_if_epochs_end_first(std::int64_t global_step, double
   const double left_s = limit_s_ - ended_s;
   const double epochs_s = budget_->seconds_to(global_step, end);
   if (epochs_s >= 0.9 * left_s) return;
-  spdlog::warn("the epochs end this run at step {}, in about {} of the {} the budget has left: give more --epochs "
-               "to train for the whole budget",
-               end, util::format_duration(epochs_s), util::format_duration(left_s));
+  spdlog::warn(
+      "the epochs end this run at step {}, in about {} of the {} the budget has left: give more --epochs "
+      "to train for the whole budget",
+      end, util::format_duration(epochs_s), util::format_duration(left_s));
 }
 
 // A new end, estimated after step `at_step`. In the warm-up, a budget that fits fewer than
@@ -115,8 +116,7 @@ void BudgetedSchedule::lay_out(std::int64_t end_step, std::int64_t at_step) {
     anchor_progress_ = progress(at_step);
     anchor_step_ = at_step;
   } else {
-    schedule_.warmup_steps =
-        std::max(at_step, std::min({planned_.warmup_steps, schedule_.warmup_steps, end_step / 2}));
+    schedule_.warmup_steps = std::max(at_step, std::min({planned_.warmup_steps, schedule_.warmup_steps, end_step / 2}));
   }
   schedule_.total_steps = end_step;
 }

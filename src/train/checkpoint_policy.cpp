@@ -21,8 +21,15 @@ namespace dls::train {
 CheckpointPolicy::CheckpointPolicy(TrainingTask& task, const LoopOptions& options, DistributedContext& dist,
                                    RunDirectory* run, RunSelection* selection, const BudgetedSchedule& schedule,
                                    torch::optim::Optimizer& optimizer, std::string run_id, std::string resumed_from)
-    : task_(task), options_(options), dist_(dist), run_(run), selection_(selection), schedule_(schedule),
-      optimizer_(optimizer), run_id_(std::move(run_id)), last_checkpoint_(std::move(resumed_from)) {}
+    : task_(task),
+      options_(options),
+      dist_(dist),
+      run_(run),
+      selection_(selection),
+      schedule_(schedule),
+      optimizer_(optimizer),
+      run_id_(std::move(run_id)),
+      last_checkpoint_(std::move(resumed_from)) {}
 
 void CheckpointPolicy::save(const LoopState& state, bool improved) {
   check_finite_weights(state);
@@ -85,8 +92,8 @@ void CheckpointPolicy::write_checkpoint(const std::string& path, const LoopState
   writer.add_optimizer("optimizer", optimizer_);
   writer.add_tensor("rng", checkpoint::cpu_generator_state());
   writer.add_text(kRunIdText, run_id_);
-  writer.add_text("distributed", "world_size=" + std::to_string(dist_.world_size()) + "\nbackend=" +
-                                     dist_.backend() + "\n");
+  writer.add_text("distributed",
+                  "world_size=" + std::to_string(dist_.world_size()) + "\nbackend=" + dist_.backend() + "\n");
   writer.save(path);
   if (!on_cpu) {
     model.to(options_.device);

@@ -32,8 +32,8 @@ DistributedContext join_process_group(const ParallelOptions& options, const c10:
       spdlog::set_level(spdlog::level::warn);
       spdlog::set_pattern("[rank " + std::to_string(context.rank()) + "] %l %v");
     }
-    spdlog::info("process group: rank {} of {}, backend {}, timeout {:.0f} s", context.rank(),
-                 context.world_size(), context.backend(), options.timeout_s);
+    spdlog::info("process group: rank {} of {}, backend {}, timeout {:.0f} s", context.rank(), context.world_size(),
+                 context.backend(), options.timeout_s);
   }
   return context;
 }

@@ -59,9 +59,7 @@ torch::Tensor on_device(const torch::Tensor& tensor, const torch::Device& device
   return tensor.device() == device ? tensor : tensor.to(device);
 }
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 std::string format_seconds(double seconds) {
   char buffer[32];
@@ -266,7 +264,6 @@ std::string unavailable(const std::string& backend) {
 
 bool distributed_backend_available(const std::string& backend) { return unavailable(backend).empty(); }
 
-
 DistributedContext::DistributedContext() = default;
 DistributedContext::~DistributedContext() {
 #ifdef DLS_HAVE_C10D
@@ -324,8 +321,7 @@ DistributedContext::DistributedContext(const DistributedEnvironment& env, Distri
         "rank " + std::to_string(rank_) + ": joining the " + backend_ + " process group of " +
         std::to_string(world_size_) + " ranks at " + env.master_addr + ":" + std::to_string(env.master_port) +
         (env.use_agent_store ? " (torchrun's agent store)" : "") + " failed after " +
-        format_seconds(seconds_since(start)) + " s (timeout " + format_timeout(timeout_) +
-        " s): " + cause_of(error));
+        format_seconds(seconds_since(start)) + " s (timeout " + format_timeout(timeout_) + " s): " + cause_of(error));
   }
   spdlog::info("rank {} of {} joined the {} process group at {}:{}{} in {} s", rank_, world_size_, backend_,
                env.master_addr, env.master_port, env.use_agent_store ? " (torchrun's agent store)" : "",
@@ -432,8 +428,8 @@ std::vector<torch::Tensor> DistributedContext::all_gather_rows(const torch::Tens
     return outputs[0];
   };
   // The row counts first; then every rank's rows padded to the longest share.
-  const auto counts = gather(torch::full({1}, rows.size(0), torch::dtype(torch::kLong).device(device_)),
-                             "all-gather of row counts");
+  const auto counts =
+      gather(torch::full({1}, rows.size(0), torch::dtype(torch::kLong).device(device_)), "all-gather of row counts");
   std::int64_t longest = 0;
   for (const auto& c : counts) longest = std::max(longest, c.item<std::int64_t>());
   if (longest == 0) return std::vector<torch::Tensor>(static_cast<std::size_t>(world_size_), rows);  // all empty

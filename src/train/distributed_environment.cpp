@@ -15,9 +15,8 @@ int parse_env_int(const char* name, const char* value, long low, long high) {
   errno = 0;
   const long number = std::strtol(value, &end, 10);
   if (errno != 0 || end == value || *end != '\0' || number < low || number > high) {
-    throw std::runtime_error(std::string("env:// rendezvous: ") + name + "='" + value +
-                             "' is not a whole number in [" + std::to_string(low) + ", " +
-                             std::to_string(high) + "]");
+    throw std::runtime_error(std::string("env:// rendezvous: ") + name + "='" + value + "' is not a whole number in [" +
+                             std::to_string(low) + ", " + std::to_string(high) + "]");
   }
   return static_cast<int>(number);
 }
@@ -33,11 +32,12 @@ std::optional<DistributedEnvironment> read_distributed_environment(const EnvLook
   const char* world = get("WORLD_SIZE");
   if (rank == nullptr && world == nullptr) return std::nullopt;
   const auto missing = [](const std::string& name, const std::string& why) {
-    return std::runtime_error("env:// rendezvous: environment variable " + name + " expected, but not set (" +
-                              why + ")");
+    return std::runtime_error("env:// rendezvous: environment variable " + name + " expected, but not set (" + why +
+                              ")");
   };
   if (rank == nullptr || world == nullptr) {
-    throw missing(rank == nullptr ? "RANK" : "WORLD_SIZE", std::string(rank == nullptr ? "WORLD_SIZE" : "RANK") + " is");
+    throw missing(rank == nullptr ? "RANK" : "WORLD_SIZE",
+                  std::string(rank == nullptr ? "WORLD_SIZE" : "RANK") + " is");
   }
   DistributedEnvironment env;
   env.world_size = parse_env_int("WORLD_SIZE", world, 1, 1 << 20);

@@ -59,8 +59,8 @@ std::vector<std::int64_t> DistributedSampler::epoch_positions(std::int64_t first
   return out;
 }
 
-std::vector<std::int64_t> rank_epoch_indices(std::int64_t n, std::uint64_t seed, std::int64_t epoch,
-                                             int world_size, int rank) {
+std::vector<std::int64_t> rank_epoch_indices(std::int64_t n, std::uint64_t seed, std::int64_t epoch, int world_size,
+                                             int rank) {
   // The epoch as one global batch: positions rank, rank + W, … of the permutation.
   const DistributedSampler sampler(n, std::max<std::int64_t>(n, 1), world_size, rank);
   if (n == 0) return {};

@@ -45,8 +45,8 @@ struct AdamScalars {
 // errno, and an optimize("no-math-errno") attribute does not change that); the vector and
 // the scalar path round every operation alike, so the result does not depend on where a
 // thread's span begins (FusedAdam.ThreadCountDoesNotChangeTheResult).
-void adam_update_range(float* p, const float* g, float* m, float* v, std::int64_t begin,
-                       std::int64_t end, const AdamScalars& c) {
+void adam_update_range(float* p, const float* g, float* m, float* v, std::int64_t begin, std::int64_t end,
+                       const AdamScalars& c) {
   std::int64_t i = begin;
 #if defined(__SSE2__)
   const __m128 decay = _mm_set1_ps(c.decay), l2 = _mm_set1_ps(c.l2);
@@ -58,8 +58,8 @@ void adam_update_range(float* p, const float* g, float* m, float* v, std::int64_
     const __m128 param = _mm_mul_ps(_mm_loadu_ps(p + i), decay);
     const __m128 grad = _mm_add_ps(_mm_loadu_ps(g + i), _mm_mul_ps(l2, param));
     const __m128 mi = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m + i), beta1), _mm_mul_ps(one_minus_beta1, grad));
-    const __m128 vi = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(v + i), beta2),
-                                 _mm_mul_ps(one_minus_beta2, _mm_mul_ps(grad, grad)));
+    const __m128 vi =
+        _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(v + i), beta2), _mm_mul_ps(one_minus_beta2, _mm_mul_ps(grad, grad)));
     const __m128 denom = _mm_add_ps(_mm_div_ps(_mm_sqrt_ps(vi), sqrt_bias_correction2), eps);
     _mm_storeu_ps(m + i, mi);
     _mm_storeu_ps(v + i, vi);
@@ -108,8 +108,7 @@ struct AdamWork {
 // (util::for_each_chunk: no OpenMP team, which the data-parallel trainers keep at one
 // thread around their steps).
 template <typename Options, typename ParamState, typename StateMap>
-void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap& state, bool decoupled,
-                int threads) {
+void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap& state, bool decoupled, int threads) {
   torch::NoGradGuard no_grad;
   std::vector<AdamWork> work;
   std::vector<std::int64_t> offsets{0};  // work[i] covers [offsets[i], offsets[i + 1])
@@ -128,8 +127,8 @@ void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap
         found = state.emplace(key, std::move(fresh)).first;
       }
       auto& s = static_cast<ParamState&>(*found->second);
-      TORCH_CHECK(s.exp_avg().is_contiguous() && s.exp_avg_sq().is_contiguous() &&
-                      s.exp_avg().numel() == p.numel() && s.exp_avg_sq().numel() == p.numel(),
+      TORCH_CHECK(s.exp_avg().is_contiguous() && s.exp_avg_sq().is_contiguous() && s.exp_avg().numel() == p.numel() &&
+                      s.exp_avg_sq().numel() == p.numel(),
                   "Adam state does not match its parameter");
       s.step(s.step() + 1);
       const double bias_correction1 = 1 - std::pow(beta1, s.step());

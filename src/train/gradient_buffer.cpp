@@ -20,12 +20,12 @@ GradientBuffer::GradientBuffer(const std::vector<torch::Tensor>& parameters) {
   std::int64_t total = 0;
   for (const auto& p : parameters) {
     if (!p.requires_grad()) continue;
-    if (!parameters_.empty() && (p.scalar_type() != parameters_.front().scalar_type() ||
-                                 p.device() != parameters_.front().device())) {
+    if (!parameters_.empty() &&
+        (p.scalar_type() != parameters_.front().scalar_type() || p.device() != parameters_.front().device())) {
       throw std::invalid_argument(std::string("GradientBuffer: parameters of different dtypes or devices (") +
                                   c10::toString(parameters_.front().scalar_type()) + " on " +
-                                  parameters_.front().device().str() + ", " + c10::toString(p.scalar_type()) +
-                                  " on " + p.device().str() + ")");
+                                  parameters_.front().device().str() + ", " + c10::toString(p.scalar_type()) + " on " +
+                                  p.device().str() + ")");
     }
     parameters_.push_back(p);
     total += p.numel();

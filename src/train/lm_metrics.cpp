@@ -10,8 +10,8 @@
 namespace dls::train {
 
 const std::vector<std::string>& lm_metrics_header() {
-  static const std::vector<std::string> header = {"kind", "epoch", "step", "loss", "lr",
-                                                  "sentences_per_s", "val_loss", "val_perplexity", "wall_s"};
+  static const std::vector<std::string> header = {
+      "kind", "epoch", "step", "loss", "lr", "sentences_per_s", "val_loss", "val_perplexity", "wall_s"};
   return header;
 }
 

@@ -153,7 +153,8 @@ void LmTask::finish(const std::string&) {
   for (std::uint64_t i = 0; i < 3; ++i) {
     sampling.seed = settings_.seed + i;
     const auto generated = eval::generate(model_, {Vocabulary::kSos}, Vocabulary::kEos, sampling);
-    spdlog::info("sample {}: {}", i + 1, data::join_words(data_.tokenizer.words(data_.vocabulary.decode(generated.tokens))));
+    spdlog::info("sample {}: {}", i + 1,
+                 data::join_words(data_.tokenizer.words(data_.vocabulary.decode(generated.tokens))));
   }
 }
 

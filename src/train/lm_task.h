@@ -32,7 +32,7 @@ class LmTask : public TrainingTask {
   const LmTrainSettings& settings() const { return settings_; }
   LanguageModel& language_model() { return model_; }
   const eval::LmData& data() const { return data_; }
-  double val_nll() const { return val_nll_; }  // of the latest validation (NaN: none)
+  double val_nll() const { return val_nll_; }                          // of the latest validation (NaN: none)
   double val_word_perplexity() const { return val_word_perplexity_; }  // of the latest validation (NaN: none)
   // The validation split's likelihood under the model as it is now (no tokens without
   // validation); evaluate() keeps the latest, this stores nothing.

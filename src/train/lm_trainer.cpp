@@ -24,7 +24,9 @@ LmTrainResult train_lm(const checkpoint::LmTrainSettings& settings, const LmRunC
   loop.precision = control.precision;
   const std::string default_run_dir = control.run_dir.empty() ? "runs/lm" : control.run_dir;
   const std::string resume = control.resume.empty() ? resume_after_restart(default_run_dir) : control.resume;
-  const std::string run_dir = !control.run_dir.empty() ? control.run_dir : !resume.empty() ? run_dir_of(resume) : default_run_dir;
+  const std::string run_dir = !control.run_dir.empty() ? control.run_dir
+                              : !resume.empty()        ? run_dir_of(resume)
+                                                       : default_run_dir;
   if (resume.empty() && !control.dry_run && dist.is_main()) claim_run_directory(run_dir, control.overwrite);
   std::unique_ptr<checkpoint::CheckpointReader> reader;
   checkpoint::LmCheckpointContents contents;

@@ -29,17 +29,16 @@ double metric_number(const std::string& text) {
   }
 }
 
-std::unique_ptr<util::CsvWriter> open_metrics(const std::string& path,
-                                              const std::vector<std::string>& header, bool resume,
-                                              std::int64_t resume_step, std::size_t step_column) {
+std::unique_ptr<util::CsvWriter> open_metrics(const std::string& path, const std::vector<std::string>& header,
+                                              bool resume, std::int64_t resume_step, std::size_t step_column) {
   using Mode = util::CsvWriter::Mode;
   if (resume && std::filesystem::exists(path)) {
     const auto rows = read_metrics_rows(path);
     if (!rows.empty() && rows.front() == header) {
       std::string kept;
       for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (i == 0 || (rows[i].size() > step_column &&
-                       metric_number(rows[i][step_column]) <= static_cast<double>(resume_step))) {
+        if (i == 0 ||
+            (rows[i].size() > step_column && metric_number(rows[i][step_column]) <= static_cast<double>(resume_step))) {
           kept += util::csv_line(rows[i]);
         }
       }
@@ -82,8 +81,7 @@ LossCurve binned_step_losses(const std::string& path, std::size_t max_points) {
 }  // namespace
 
 LossCurve training_loss_curve(const std::string& metrics_path,
-                              const std::vector<std::vector<std::string>>& metrics_rows,
-                              std::size_t max_points) {
+                              const std::vector<std::vector<std::string>>& metrics_rows, std::size_t max_points) {
   LossCurve curve = binned_step_losses(step_loss_path(metrics_path), max_points);
   if (!curve.steps.empty()) return curve;
   for (std::size_t i = 1; i < metrics_rows.size(); ++i) {

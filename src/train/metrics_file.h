@@ -20,9 +20,8 @@ double metric_number(const std::string& text);
 
 // Opens `path` with `header`. Fresh runs start a new file; resumed runs keep the header and
 // the rows whose column `step_column` is at most `resume_step`, and append.
-std::unique_ptr<util::CsvWriter> open_metrics(const std::string& path,
-                                              const std::vector<std::string>& header, bool resume,
-                                              std::int64_t resume_step, std::size_t step_column);
+std::unique_ptr<util::CsvWriter> open_metrics(const std::string& path, const std::vector<std::string>& header,
+                                              bool resume, std::int64_t resume_step, std::size_t step_column);
 
 // The training loss of every optimizer step, in loss_steps.csv beside metrics.csv (columns
 // step, loss), so that the loss plot is a curve even in a short run.
@@ -40,7 +39,6 @@ struct LossCurve {
   std::vector<double> steps, losses;
 };
 LossCurve training_loss_curve(const std::string& metrics_path,
-                              const std::vector<std::vector<std::string>>& metrics_rows,
-                              std::size_t max_points = 400);
+                              const std::vector<std::vector<std::string>>& metrics_rows, std::size_t max_points = 400);
 
 }  // namespace dls::train

@@ -7,8 +7,7 @@
 namespace dls::train {
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tensor> parameters,
-                                                        const checkpoint::OptimizerOptions& options,
-                                                        double lr) {
+                                                        const checkpoint::OptimizerOptions& options, double lr) {
   if (options.kind == checkpoint::OptimizerKind::kAdamW) {
     auto adamw = torch::optim::AdamWOptions(lr)
                      .betas({options.beta1, options.beta2})

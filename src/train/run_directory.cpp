@@ -54,7 +54,8 @@ void RunDirectory::prune_checkpoints(int keep_last, const std::string& spare) {
   });
   std::vector<std::string> kept;
   const auto epochs = static_cast<std::size_t>(std::count_if(names.begin(), names.end(), prunable));
-  const std::size_t excess = epochs > static_cast<std::size_t>(keep_last) ? epochs - static_cast<std::size_t>(keep_last) : 0;
+  const std::size_t excess =
+      epochs > static_cast<std::size_t>(keep_last) ? epochs - static_cast<std::size_t>(keep_last) : 0;
   const std::size_t first_epoch = names.size() - epochs;  // other names sort first and are kept
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (i >= first_epoch && i < first_epoch + excess) {
@@ -98,7 +99,8 @@ std::string move_run_aside(const std::string& dir) {
     std::error_code error;
     if (fs::exists(aside, error)) continue;
     fs::rename(trimmed, aside, error);
-    if (error) throw std::runtime_error(dir + ": cannot move the earlier run aside to " + aside + " (" + error.message() + ")");
+    if (error)
+      throw std::runtime_error(dir + ": cannot move the earlier run aside to " + aside + " (" + error.message() + ")");
     return aside;
   }
   throw std::runtime_error(dir + ": no free name to move the earlier run aside to");

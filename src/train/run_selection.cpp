@@ -12,7 +12,7 @@ namespace dls::train {
 namespace {
 
 const char* const kEmaUpdatesText = "ema_updates";  // the updates the average has had
-constexpr std::int64_t kWarmedUp = 1'000'000'000;    // (1 + n) / (10 + n) > any decay used
+constexpr std::int64_t kWarmedUp = 1'000'000'000;   // (1 + n) / (10 + n) > any decay used
 
 // The score named `metric` of an evaluation; nullopt when it has none (nothing evaluated).
 std::optional<double> score_of(const EpochEvaluation& evaluation, const std::string& metric) {
@@ -58,7 +58,8 @@ RunSelection::Verdict RunSelection::judge(std::int64_t epoch, const EpochEvaluat
   if (!score) {
     std::string names;
     for (const auto& entry : evaluation.scores) names += (names.empty() ? "" : ", ") + entry.first;
-    throw std::runtime_error("--best-metric: no validation score '" + best_->metric() + "' (this program has " + names + ")");
+    throw std::runtime_error("--best-metric: no validation score '" + best_->metric() + "' (this program has " + names +
+                             ")");
   }
   Verdict verdict;
   verdict.improved = best_->observe(epoch, *score);
@@ -76,12 +77,15 @@ void RunSelection::describe(checkpoint::CheckpointWriter& writer) {
     // Tensors are serialised by reference when the file is saved, so the average goes in as
     // copies of its own (a swap into the model would be undone by then), in the model's layout.
     checkpoint::NamedTensors tensors;
-    for (const auto& module : model_.named_modules("", /*include_self=*/false)) tensors.emplace_back(module.key() + ".", torch::Tensor());
+    for (const auto& module : model_.named_modules("", /*include_self=*/false))
+      tensors.emplace_back(module.key() + ".", torch::Tensor());
     const auto parameters = model_.named_parameters();
     for (std::size_t i = 0; i < parameters.size(); ++i) {
-      tensors.emplace_back(parameters[i].key(), ema_->averages()[i].to(torch::kCPU, parameters[i].value().scalar_type(), false, true));
+      tensors.emplace_back(parameters[i].key(),
+                           ema_->averages()[i].to(torch::kCPU, parameters[i].value().scalar_type(), false, true));
     }
-    for (const auto& buffer : model_.named_buffers()) tensors.emplace_back(buffer.key(), buffer.value().detach().cpu().clone());
+    for (const auto& buffer : model_.named_buffers())
+      tensors.emplace_back(buffer.key(), buffer.value().detach().cpu().clone());
     writer.add_module_tensors("ema", tensors);
     writer.add_text(kEmaUpdatesText, std::to_string(ema_->updates()));
   }

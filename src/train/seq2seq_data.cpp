@@ -59,10 +59,9 @@ Seq2SeqData prepare_seq2seq_data(const checkpoint::Seq2SeqTrainOptions& options,
   data::CorpusOptions corpus_options;
   corpus_options.max_words = options.max_words;
   auto corpus = data::read_corpus(options.data_path, corpus_options);
-  auto split = resume != nullptr
-                   ? data::apply_split_definition(resume->split, corpus.pairs, corpus.source)
-                   : data::split_by_english(corpus.pairs, options.split_seed,
-                                            static_cast<std::size_t>(options.validation_pairs));
+  auto split = resume != nullptr ? data::apply_split_definition(resume->split, corpus.pairs, corpus.source)
+                                 : data::split_by_english(corpus.pairs, options.split_seed,
+                                                          static_cast<std::size_t>(options.validation_pairs));
   std::optional<data::SubwordModel> english_subwords, spanish_subwords;
   if (options.subword_units && resume != nullptr) {
     english_subwords = data::SubwordModel::from_proto(resume->english_subwords);
@@ -81,10 +80,16 @@ Seq2SeqData prepare_seq2seq_data(const checkpoint::Seq2SeqTrainOptions& options,
   };
   auto english = vocabulary(resume ? &resume->english_words : nullptr, english_subwords, english_of);
   auto spanish = vocabulary(resume ? &resume->spanish_words : nullptr, spanish_subwords, spanish_of);
-  Seq2SeqData d{std::move(corpus),  std::move(split),           std::move(english), std::move(spanish),
-                std::move(english_subwords), std::move(spanish_subwords), 0, {}, {}};
-  const auto padding = options.dlstudio_loss ? data::Vocabulary::Padding::kEos
-                                             : data::Vocabulary::Padding::kPad;
+  Seq2SeqData d{std::move(corpus),
+                std::move(split),
+                std::move(english),
+                std::move(spanish),
+                std::move(english_subwords),
+                std::move(spanish_subwords),
+                0,
+                {},
+                {}};
+  const auto padding = options.dlstudio_loss ? data::Vocabulary::Padding::kEos : data::Vocabulary::Padding::kPad;
   // The tensors index the pieces with subword units (a copy of the corpus while encoding).
   const auto pieces = options.subword_units
                           ? data::tokenize_pairs(d.corpus.pairs, &*d.english_subwords, &*d.spanish_subwords)
@@ -104,20 +109,24 @@ std::vector<std::string> describe_seq2seq_data(const Seq2SeqData& d, int max_wor
   lines.push_back(fmt::format("pairs: {} training, {} validation (split seed {}, by English sentence)",
                               d.split.training.size(), d.split.validation.size(), d.split.definition.seed));
   const auto unit = d.english_subwords ? "pieces" : "words";
-  lines.push_back(fmt::format("vocabulary (training split, with SOS EOS <pad> <unk>): English {} {}, "
-                              "Spanish {} {}{}",
-                              d.english.size(), unit, d.spanish.size(), unit,
-                              !d.english_subwords ? ""
-                              : d.english_subwords->serialized_proto() == d.spanish_subwords->serialized_proto()
-                                  ? " (one joint SentencePiece model)" : " (SentencePiece models)"));
+  lines.push_back(
+      fmt::format("vocabulary (training split, with SOS EOS <pad> <unk>): English {} {}, "
+                  "Spanish {} {}{}",
+                  d.english.size(), unit, d.spanish.size(), unit,
+                  !d.english_subwords ? ""
+                  : d.english_subwords->serialized_proto() == d.spanish_subwords->serialized_proto()
+                      ? " (one joint SentencePiece model)"
+                      : " (SentencePiece models)"));
   if (d.validation.size() > 0) {
     lines.push_back(fmt::format("validation <unk> rate (of the {}): English {:.3f} %, Spanish {:.3f} %", unit,
                                 100 * unknown_rate(d.validation.src), 100 * unknown_rate(d.validation.tgt)));
   }
   if (d.english_subwords) lines.push_back(fmt::format("L = {} (the longest side of a pair in pieces, + 2)", d.max_len));
   const auto& pairs = d.corpus.pairs;
-  const auto en = longest(pairs, [](const data::SentencePair& p) -> const auto& { return p.english; });
-  const auto es = longest(pairs, [](const data::SentencePair& p) -> const auto& { return p.spanish; });
+  const auto en = longest(
+      pairs, [](const data::SentencePair& p) -> const auto& { return p.english; });
+  const auto es = longest(
+      pairs, [](const data::SentencePair& p) -> const auto& { return p.spanish; });
   lines.push_back(fmt::format("longest English sentence ({} words): {}", pairs[en].english.size(),
                               data::join_words(pairs[en].english)));
   lines.push_back(fmt::format("longest Spanish sentence ({} words): {}", pairs[es].spanish.size(),
@@ -125,16 +134,14 @@ std::vector<std::string> describe_seq2seq_data(const Seq2SeqData& d, int max_wor
   return lines;
 }
 
-std::vector<std::vector<std::string>> english_sentences(const Seq2SeqData& d,
-                                                        const std::vector<std::size_t>& indices) {
+std::vector<std::vector<std::string>> english_sentences(const Seq2SeqData& d, const std::vector<std::size_t>& indices) {
   std::vector<std::vector<std::string>> out;
   out.reserve(indices.size());
   for (const auto i : indices) out.push_back(d.corpus.pairs[i].english);
   return out;
 }
 
-std::vector<std::vector<std::string>> spanish_sentences(const Seq2SeqData& d,
-                                                        const std::vector<std::size_t>& indices) {
+std::vector<std::vector<std::string>> spanish_sentences(const Seq2SeqData& d, const std::vector<std::size_t>& indices) {
   std::vector<std::vector<std::string>> out;
   out.reserve(indices.size());
   for (const auto i : indices) out.push_back(d.corpus.pairs[i].spanish);

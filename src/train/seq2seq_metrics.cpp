@@ -11,7 +11,7 @@
 namespace dls::train {
 
 const std::vector<std::string>& seq2seq_metrics_header() {
-  static const std::vector<std::string> header = {"kind", "epoch", "step", "loss", "lr",
+  static const std::vector<std::string> header = {"kind",        "epoch",    "step",     "loss",  "lr",
                                                   "pairs_per_s", "val_loss", "val_bleu", "wall_s"};
   return header;
 }

@@ -15,8 +15,13 @@ Seq2SeqPreset seq2seq_preset(const std::string& name, Variant variant) {
   auto& training = preset.training;
   model.pad_index(data::Vocabulary::kPad);
   if (name == "dlstudio") {
-    model.transformer().variant(variant).layout(Layout::kDLStudio).embedding_size(256)
-        .num_heads(4).max_seq_length(10).dropout(0.0);
+    model.transformer()
+        .variant(variant)
+        .layout(Layout::kDLStudio)
+        .embedding_size(256)
+        .num_heads(4)
+        .max_seq_length(10)
+        .dropout(0.0);
     model.num_encoders(4).num_decoders(4);
     training.batch_size = 50;
     training.epochs = 40;
@@ -37,8 +42,14 @@ Seq2SeqPreset seq2seq_preset(const std::string& name, Variant variant) {
     return preset;
   }
   if (name == "cpu") {
-    model.transformer().variant(variant).layout(Layout::kVaswani).embedding_size(256)
-        .num_heads(4).max_seq_length(10).ffn_multiplier(4).dropout(0.1);
+    model.transformer()
+        .variant(variant)
+        .layout(Layout::kVaswani)
+        .embedding_size(256)
+        .num_heads(4)
+        .max_seq_length(10)
+        .ffn_multiplier(4)
+        .dropout(0.1);
     model.num_encoders(3).num_decoders(3);
     training.batch_size = 64;
     training.epochs = 8;

@@ -11,9 +11,8 @@
 
 namespace dls::train {
 
-void write_samples(Seq2SeqTransformer& model, const Seq2SeqData& data,
-                   const checkpoint::Seq2SeqTrainOptions& options, const Seq2SeqConfig& config,
-                   const RunDirectory& run, const eval::TranslationResult* last) {
+void write_samples(Seq2SeqTransformer& model, const Seq2SeqData& data, const checkpoint::Seq2SeqTrainOptions& options,
+                   const Seq2SeqConfig& config, const RunDirectory& run, const eval::TranslationResult* last) {
   const auto n = data.split.validation.size();
   if (n == 0) return;
   try {
@@ -28,8 +27,8 @@ void write_samples(Seq2SeqTransformer& model, const Seq2SeqData& data,
       util::write_text_atomically(run.file("validation_translations.tsv"), tsv);
     }
     if (options.samples <= 0) return;
-    const auto picks = eval::sample_indices(n, static_cast<std::size_t>(options.samples),
-                                            util::derive_seed(options.seed, 0x5a3b1e5));
+    const auto picks =
+        eval::sample_indices(n, static_cast<std::size_t>(options.samples), util::derive_seed(options.seed, 0x5a3b1e5));
     std::vector<std::int64_t> rows(picks.begin(), picks.end());
     std::vector<std::vector<std::string>> references;
     for (const auto i : picks) references.push_back(data.corpus.pairs[data.split.validation[i]].spanish);

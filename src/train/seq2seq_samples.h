@@ -12,8 +12,7 @@ namespace dls::train {
 // saves them to <run>/translations.txt; with `last` (the last epoch's validation decoding)
 // also writes every validation translation to <run>/validation_translations.tsv
 // (english, reference, translation, correct).
-void write_samples(Seq2SeqTransformer& model, const Seq2SeqData& data,
-                   const checkpoint::Seq2SeqTrainOptions& options, const Seq2SeqConfig& config,
-                   const RunDirectory& run, const eval::TranslationResult* last);
+void write_samples(Seq2SeqTransformer& model, const Seq2SeqData& data, const checkpoint::Seq2SeqTrainOptions& options,
+                   const Seq2SeqConfig& config, const RunDirectory& run, const eval::TranslationResult* last);
 
 }  // namespace dls::train

@@ -17,9 +17,8 @@
 
 namespace dls::train {
 
-Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const Seq2SeqTrainOptions& options,
-                         const Seq2SeqCheckpointInfo* resumed, const std::string& resumed_path,
-                         const torch::Device& device, int workers)
+Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const Seq2SeqTrainOptions& options, const Seq2SeqCheckpointInfo* resumed,
+                         const std::string& resumed_path, const torch::Device& device, int workers)
     : config_(std::move(config)), options_(options), data_(prepare_seq2seq_data(options, resumed)) {
   for (const auto& line : describe_seq2seq_data(data_, options_.max_words)) spdlog::info("{}", line);
   config_.src_vocab_size(data_.english.size()).tgt_vocab_size(data_.spanish.size());
@@ -64,8 +63,9 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const Seq2SeqTrainOptions& option
 void Seq2SeqTask::plan_length_buckets() {
   if (config_.transformer().layout() != Layout::kVaswani || options_.dlstudio_loss ||
       config_.pad_index() != data::Vocabulary::kPad) {
-    throw std::runtime_error("--length-buckets: needs the vaswani layout and the standard loss (the dlstudio and "
-                             "positionwise layouts and --dlstudio-loss compute over all L positions)");
+    throw std::runtime_error(
+        "--length-buckets: needs the vaswani layout and the standard loss (the dlstudio and "
+        "positionwise layouts and --dlstudio-loss compute over all L positions)");
   }
   const auto pad = data::Vocabulary::kPad;
   const auto src = data::token_counts(data_.train.src, pad), tgt = data::token_counts(data_.train.tgt, pad);
@@ -81,8 +81,10 @@ void Seq2SeqTask::log_dlstudio_counts(const std::string& archive_path) const {
   const auto spanish = static_cast<std::int64_t>(vocabularies.spanish.size());
   // Only the decoder's output layer Linear(M, V) depends on a vocabulary: (M + 1) per word.
   const auto per_word = config_.transformer().embedding_size() + 1;
-  const auto decoder = count_parameters(*model_->master_decoder).parameters + (spanish - config_.tgt_vocab_size()) * per_word;
-  spdlog::info("DLStudio's vocabularies ({}, without <pad>/<unk>): English {}, Spanish {}", archive_path, english, spanish);
+  const auto decoder =
+      count_parameters(*model_->master_decoder).parameters + (spanish - config_.tgt_vocab_size()) * per_word;
+  spdlog::info("DLStudio's vocabularies ({}, without <pad>/<unk>): English {}, Spanish {}", archive_path, english,
+               spanish);
   spdlog::info("With them, as DLStudio prints: Number of learnable params in Master Encoder: {}",
                count_parameters(*model_->master_encoder).parameters);
   spdlog::info("With them, as DLStudio prints: Number of learnable params in Master Decoder: {}", decoder);
@@ -98,7 +100,8 @@ LoopState Seq2SeqTask::loop_state(const TrainingProgress& progress) const {
   // A resumed epoch's mean loss starts from the checkpoint's mean over its steps.
   state.epoch_loss_weight = static_cast<double>(progress.step_in_epoch);
   state.epoch_loss_sum = progress.step_in_epoch > 0 && std::isfinite(progress.train_loss)
-                             ? progress.train_loss * state.epoch_loss_weight : 0.0;
+                             ? progress.train_loss * state.epoch_loss_weight
+                             : 0.0;
   state.epoch_examples = std::min(data_.train.size(), progress.step_in_epoch * options_.batch_size);
   return state;
 }
@@ -127,7 +130,8 @@ std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
   padding_.fed += count * (src_width + tgt_width);
   padding_.real += (sources != pad).sum().item<std::int64_t>() + (targets != pad).sum().item<std::int64_t>();
   padding_.full += count * (sources.size(1) + targets.size(1));
-  if (sampler_->world_size() == 1) return TrainingBatch{sources.narrow(1, 0, src_width), targets.narrow(1, 0, tgt_width), count};
+  if (sampler_->world_size() == 1)
+    return TrainingBatch{sources.narrow(1, 0, src_width), targets.narrow(1, 0, tgt_width), count};
   const auto mine = torch::tensor(sampler_->take(order_, step), torch::kInt64);
   return TrainingBatch{data_.train.src.index_select(0, mine).narrow(1, 0, src_width),
                        data_.train.tgt.index_select(0, mine).narrow(1, 0, tgt_width), count};

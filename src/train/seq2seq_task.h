@@ -71,10 +71,10 @@ class Seq2SeqTask : public TrainingTask {
   LrSchedule schedule_;
   eval::LossOptions loss_options_;
   std::int64_t steps_per_epoch_ = 0;
-  std::vector<std::int64_t> order_;  // this epoch's pair order
+  std::vector<std::int64_t> order_;            // this epoch's pair order
   std::optional<DistributedSampler> sampler_;  // this process's rows of each batch
   std::int64_t next_step_ = 0;
-  eval::LossDenominators denominators_;  // of the latest global batch
+  eval::LossDenominators denominators_;     // of the latest global batch
   std::vector<std::int64_t> pair_lengths_;  // --length-buckets: each training pair's longer side, in tokens
   struct {
     std::int64_t fed = 0, real = 0, full = 0;  // tokens of the batches fed, not padding, and padded to L

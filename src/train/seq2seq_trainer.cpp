@@ -30,8 +30,8 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
   std::unique_ptr<checkpoint::CheckpointReader> reader;
   Seq2SeqCheckpointInfo checkpoint;
   if (!resume.empty()) {
-    reader = std::make_unique<checkpoint::CheckpointReader>(checkpoint::latest_checkpoint(resume),
-                                                            checkpoint::kSeq2SeqKind);
+    reader =
+        std::make_unique<checkpoint::CheckpointReader>(checkpoint::latest_checkpoint(resume), checkpoint::kSeq2SeqKind);
     checkpoint = checkpoint::read_seq2seq_info(*reader);
     spdlog::info("resuming from {} (epoch {}, {} steps into it, {} steps in all)", reader->path(),
                  checkpoint.progress.epoch, checkpoint.progress.step_in_epoch, checkpoint.progress.global_step);
@@ -51,7 +51,8 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const Seq2SeqTrainOptions
     return result;
   }
 
-  fill_loop_options(loop, result.run_dir, options.epochs, options.optimizer, options.selection, options, control, &dist);
+  fill_loop_options(loop, result.run_dir, options.epochs, options.optimizer, options.selection, options, control,
+                    &dist);
   const auto state = reader ? task.loop_state(checkpoint.progress) : LoopState{};
   const auto done = run_training(task, state, loop, std::move(reader));
   result.pairs_per_s = done.examples_per_s;

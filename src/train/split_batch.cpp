@@ -16,16 +16,16 @@ struct ChunkResult {
 
 }  // namespace
 
-SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& parameters,
-                                       const torch::Tensor& inputs, const torch::Tensor& targets,
-                                       int chunks, const ChunkLossFn& loss_fn,
+SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& parameters, const torch::Tensor& inputs,
+                                       const torch::Tensor& targets, int chunks, const ChunkLossFn& loss_fn,
                                        GradientOutput output) {
   SplitStepResult step;
   const bool into_existing = output == GradientOutput::kIntoExisting;
   const bool accumulate = output == GradientOutput::kAccumulate;
   if (into_existing || accumulate) {
     for (const auto& p : parameters) {
-      TORCH_CHECK(p.grad().defined(), "split_forward_backward: GradientOutput::kIntoExisting needs every grad() defined");
+      TORCH_CHECK(p.grad().defined(),
+                  "split_forward_backward: GradientOutput::kIntoExisting needs every grad() defined");
     }
   }
   const auto batch = inputs.size(0);

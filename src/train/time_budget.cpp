@@ -63,8 +63,7 @@ std::int64_t TimeBudget::steps_fitting(std::int64_t global_step, double seconds)
 double TimeBudget::seconds_to(std::int64_t global_step, std::int64_t end_step) const {
   if (end_step <= global_step) return 0.0;
   // Epoch ends strictly after `global_step` and before `end_step`: each is an evaluation.
-  const std::int64_t epoch_ends =
-      (end_step - 1) / options_.steps_per_epoch - global_step / options_.steps_per_epoch;
+  const std::int64_t epoch_ends = (end_step - 1) / options_.steps_per_epoch - global_step / options_.steps_per_epoch;
   return static_cast<double>(end_step - global_step) * seconds_per_step_ +
          static_cast<double>(std::max<std::int64_t>(0, epoch_ends)) * seconds_per_epoch_end();
 }

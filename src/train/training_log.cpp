@@ -38,9 +38,13 @@ void TrainingLog::write_step_row(std::int64_t epoch, const LoopState& state, dou
   const double window_mean = window_loss_ / window_weight_;
   spdlog::info("[epoch: {}/{}  iter: {:4d}  elapsed_time: {:4.0f} secs]  loss: {:.4f}", epoch, epochs_,
                state.step_in_epoch, wall_s, window_mean);
-  MetricValues row{{"kind", "step"}, {"epoch", std::to_string(epoch)}, {"step", std::to_string(state.global_step)},
-                   {"loss", number_text(window_mean)}, {"lr", number_text(lr)},
-                   {task_.rate_column(), number_text(examples_per_s)}, {"wall_s", number_text(wall_s, "%.1f")}};
+  MetricValues row{{"kind", "step"},
+                   {"epoch", std::to_string(epoch)},
+                   {"step", std::to_string(state.global_step)},
+                   {"loss", number_text(window_mean)},
+                   {"lr", number_text(lr)},
+                   {task_.rate_column(), number_text(examples_per_s)},
+                   {"wall_s", number_text(wall_s, "%.1f")}};
   if (has_accuracy_) {
     row.emplace_back("accuracy",
                      number_text(static_cast<double>(window_correct_) / static_cast<double>(window_examples_)));
@@ -53,8 +57,11 @@ void TrainingLog::write_epoch_row(std::int64_t epoch, const LoopState& state, do
                                   const EpochEvaluation& evaluation) {
   const double train_accuracy =
       ratio(static_cast<double>(state.epoch_correct), static_cast<double>(state.epoch_examples));
-  MetricValues row{{"kind", "epoch"}, {"epoch", std::to_string(epoch)}, {"step", std::to_string(state.global_step)},
-                   {"loss", number_text(state.train_loss)}, {"lr", number_text(lr)},
+  MetricValues row{{"kind", "epoch"},
+                   {"epoch", std::to_string(epoch)},
+                   {"step", std::to_string(state.global_step)},
+                   {"loss", number_text(state.train_loss)},
+                   {"lr", number_text(lr)},
                    {task_.rate_column(), number_text(state.examples_per_s)},
                    {"wall_s", number_text(state.wall_s, "%.1f")}};
   if (has_accuracy_) row.emplace_back("accuracy", number_text(train_accuracy));

@@ -39,7 +39,9 @@ class Loop {
  public:
   Loop(TrainingTask& task, LoopState state, const LoopOptions& options,
        std::unique_ptr<checkpoint::CheckpointReader> resume)
-      : task_(task), state_(std::move(state)), options_(options),
+      : task_(task),
+        state_(std::move(state)),
+        options_(options),
         dist_(options.dist != nullptr ? options.dist : &single_),
         main_(dist_->is_main()),
         has_accuracy_(reports_accuracy(task)) {
@@ -94,8 +96,8 @@ class Loop {
     }
     if (interrupted_by_ != 0) {
       throw TrainingInterrupted("stopped by " + signal_name(interrupted_by_) + " after step " +
-                                    std::to_string(state_.global_step) + "; last checkpoint: " +
-                                    checkpoints_->last_good(),
+                                    std::to_string(state_.global_step) +
+                                    "; last checkpoint: " + checkpoints_->last_good(),
                                 interrupted_by_);
     }
     if (result_.stopped_by.empty()) result_.stopped_by = "epochs";
@@ -120,7 +122,8 @@ class Loop {
     util::ProgressFields fields{{"loss", number_text(ratio(state_.epoch_loss_sum, state_.epoch_loss_weight), "%.4f")}};
     if (has_accuracy_) {
       fields.emplace_back("acc", number_text(100.0 * ratio(static_cast<double>(state_.epoch_correct),
-                                                            static_cast<double>(state_.epoch_examples)), "%.1f%%"));
+                                                           static_cast<double>(state_.epoch_examples)),
+                                             "%.1f%%"));
     }
     fields.emplace_back("lr", number_text(lr_, "%.2e"));
     return fields;
@@ -137,8 +140,8 @@ class Loop {
     std::optional<util::ProgressBar> bar;  // rank 0's
     // The progress line is info-level output: quiet at --log-level warn and above.
     if (main_ && spdlog::should_log(spdlog::level::info)) {
-      bar.emplace(task_.examples_per_epoch(),
-                  "epoch " + std::to_string(epoch) + "/" + std::to_string(options_.epochs), bar_options);
+      bar.emplace(task_.examples_per_epoch(), "epoch " + std::to_string(epoch) + "/" + std::to_string(options_.epochs),
+                  bar_options);
     }
     const int workers = options_.device.is_cpu() ? std::max(1, options_.workers) : 1;
     double epoch_seconds = 0;
@@ -163,14 +166,14 @@ class Loop {
         bool time_up = out_of_time;
         int signal = StopSignals::received();
         if (dist_->world_size() > 1) {
-          const auto sums = step_->all_reduce({loss, static_cast<double>(correct), main_ && out_of_time ? 1.0 : 0.0,
-                                               signal != 0 ? 1.0 : 0.0, main_ ? started_s : 0.0,
-                                               main_ ? ended_s : 0.0});
+          const auto sums =
+              step_->all_reduce({loss, static_cast<double>(correct), main_ && out_of_time ? 1.0 : 0.0,
+                                 signal != 0 ? 1.0 : 0.0, main_ ? started_s : 0.0, main_ ? ended_s : 0.0});
           loss = sums[0];
           correct = static_cast<std::int64_t>(std::llround(sums[1]));
           time_up = sums[2] > 0;
           if (signal == 0 && sums[3] > 0) signal = SIGTERM;  // another rank's
-          started_s = sums[4];  // rank 0's clock lays out everyone's schedule
+          started_s = sums[4];                               // rank 0's clock lays out everyone's schedule
           ended_s = sums[5];
         }
         if (!std::isfinite(loss)) {
@@ -197,8 +200,7 @@ class Loop {
         if (log_ && options_.log_every > 0 && state_.global_step % options_.log_every == 0) {
           const double elapsed = wall_now();
           if (bar) bar->clear_line();
-          log_->write_step_row(epoch, state_, lr_, ratio(static_cast<double>(epoch_examples), epoch_seconds),
-                               elapsed);
+          log_->write_step_row(epoch, state_, lr_, ratio(static_cast<double>(epoch_examples), epoch_seconds), elapsed);
         }
         if (options_.max_iters > 0 && state_.global_step >= options_.max_iters) {
           result_.stopped_by = "max-iters";
@@ -263,24 +265,24 @@ class Loop {
   TrainingTask& task_;
   LoopState state_;
   const LoopOptions& options_;
-  DistributedContext single_;       // this process alone, when options_.dist is null
+  DistributedContext single_;  // this process alone, when options_.dist is null
   DistributedContext* dist_;
-  bool main_;                       // rank 0: evaluates, logs progress, writes the run's files
-  bool has_accuracy_;               // the progress line shows the training accuracy
-  std::optional<RunDirectory> run_; // rank 0's
-  std::optional<RunSelection> selection_;  // rank 0's: best.pt, patience, moving average
-  std::optional<TrainingStep> step_;       // forward, backward, all-reduce, optimizer step
-  std::optional<BudgetedSchedule> schedule_;  // the task's, laid out over --time-limit
+  bool main_;                                    // rank 0: evaluates, logs progress, writes the run's files
+  bool has_accuracy_;                            // the progress line shows the training accuracy
+  std::optional<RunDirectory> run_;              // rank 0's
+  std::optional<RunSelection> selection_;        // rank 0's: best.pt, patience, moving average
+  std::optional<TrainingStep> step_;             // forward, backward, all-reduce, optimizer step
+  std::optional<BudgetedSchedule> schedule_;     // the task's, laid out over --time-limit
   std::optional<CheckpointPolicy> checkpoints_;  // which to save, best.pt, --keep-last
-  std::optional<TrainingLog> log_;         // rank 0's: metrics.csv, loss_steps.csv, log lines
-  RunSelection::Verdict verdict_;          // of this epoch's evaluation, on every rank
+  std::optional<TrainingLog> log_;               // rank 0's: metrics.csv, loss_steps.csv, log lines
+  RunSelection::Verdict verdict_;                // of this epoch's evaluation, on every rank
   LoopResult result_;
   double wall_before_ = 0;
   double lr_ = 0;
   double train_seconds_ = 0;
   std::int64_t examples_trained_ = 0;
-  StopSignals stop_signals_;        // SIGINT/SIGTERM: stop at the next step boundary
-  int interrupted_by_ = 0;          // the signal that stopped this invocation
+  StopSignals stop_signals_;  // SIGINT/SIGTERM: stop at the next step boundary
+  int interrupted_by_ = 0;    // the signal that stopped this invocation
 };
 
 }  // namespace

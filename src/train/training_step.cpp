@@ -36,19 +36,22 @@ TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, Distr
     }
     buckets_ = std::make_unique<GradientBuckets>(*gradients_, dist_, options_.bucket_bytes, tables);
     if (main) {
-      spdlog::info("gradients: {:.1f} MB, {} embedding table{} summed by touched rows, the rest in {} all-reduce "
-                   "bucket{}{}",
-                   1e-6 * static_cast<double>(gradients_->flat().nbytes()), buckets_->tables_by_rows(),
-                   buckets_->tables_by_rows() == 1 ? "" : "s", buckets_->bucket_count(),
-                   buckets_->bucket_count() == 1 ? "" : "s",
-                   options_.bucket_bytes > 0 ? " started while backward runs" : " after backward");
+      spdlog::info(
+          "gradients: {:.1f} MB, {} embedding table{} summed by touched rows, the rest in {} all-reduce "
+          "bucket{}{}",
+          1e-6 * static_cast<double>(gradients_->flat().nbytes()), buckets_->tables_by_rows(),
+          buckets_->tables_by_rows() == 1 ? "" : "s", buckets_->bucket_count(),
+          buckets_->bucket_count() == 1 ? "" : "s",
+          options_.bucket_bytes > 0 ? " started while backward runs" : " after backward");
     }
   }
   optimizer_ = make_optimizer(model.parameters(), options_.optimizer, task_.schedule().base_lr);
   if (options_.precision == util::Precision::kFp16) scaler_ = std::make_unique<GradScaler>();
   if (main && options_.precision != util::Precision::kFp32) {
-    spdlog::info("precision {}: forward passes under autocast; weights, gradients, optimizer state and loss in "
-                 "fp32{}", util::precision_name(options_.precision), scaler_ ? ", loss scaling" : "");
+    spdlog::info(
+        "precision {}: forward passes under autocast; weights, gradients, optimizer state and loss in "
+        "fp32{}",
+        util::precision_name(options_.precision), scaler_ ? ", loss scaling" : "");
   }
   if (resume != nullptr) {
     resume->load_optimizer("optimizer", *optimizer_);
@@ -82,8 +85,9 @@ std::pair<double, std::int64_t> TrainingStep::forward_backward(const TrainingBat
     const TrainingBatch part{batch.inputs.slice(0, begin, end), batch.targets.slice(0, begin, end), batch.global_rows};
     // The first micro-batch sets the gradients (into the all-reduce buffer's views when
     // there is one), the others add to them.
-    const auto output = k > 0 ? GradientOutput::kAccumulate
-                        : gradients_ ? GradientOutput::kIntoExisting : GradientOutput::kReplace;
+    const auto output = k > 0        ? GradientOutput::kAccumulate
+                        : gradients_ ? GradientOutput::kIntoExisting
+                                     : GradientOutput::kReplace;
     if (buckets_ && k == micro - 1) buckets_->arm();  // the backward that completes the gradients
     const auto step = split_forward_backward(parameters, part.inputs, part.targets, workers, loss_fn, output);
     loss += step.loss / scale;
@@ -126,11 +130,11 @@ double TrainingStep::mean_all_reduce_s() const {
 std::string TrainingStep::all_reduce_summary() const {
   if (all_reduces_ == 0) return "";
   const auto steps = static_cast<double>(all_reduces_);
-  return fmt::format(", {} processes, waiting {:.1f} ms per step for the gradient all-reduce ({:.1f} of {} "
-                     "buckets started during backward, {:.0f} of {} embedding rows summed)",
-                     dist_.world_size(), 1000 * mean_all_reduce_s(), static_cast<double>(buckets_overlapped_) / steps,
-                     buckets_->bucket_count(), static_cast<double>(table_rows_reduced_) / steps,
-                     buckets_->table_rows());
+  return fmt::format(
+      ", {} processes, waiting {:.1f} ms per step for the gradient all-reduce ({:.1f} of {} "
+      "buckets started during backward, {:.0f} of {} embedding rows summed)",
+      dist_.world_size(), 1000 * mean_all_reduce_s(), static_cast<double>(buckets_overlapped_) / steps,
+      buckets_->bucket_count(), static_cast<double>(table_rows_reduced_) / steps, buckets_->table_rows());
 }
 
 }  // namespace dls::train

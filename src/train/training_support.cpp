@@ -10,9 +10,7 @@
 
 namespace dls::train {
 
-double seconds_since(TrainClock::time_point t) {
-  return std::chrono::duration<double>(TrainClock::now() - t).count();
-}
+double seconds_since(TrainClock::time_point t) { return std::chrono::duration<double>(TrainClock::now() - t).count(); }
 
 std::string number_text(double value, const char* format) {
   if (!std::isfinite(value)) return "";

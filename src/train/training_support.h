@@ -37,9 +37,8 @@ void move_optimizer_state(torch::optim::Optimizer& optimizer, const torch::Devic
 // `control` has parallel, overwrite and config_toml.
 template <typename Limits, typename Control>
 void fill_loop_options(LoopOptions& loop, const std::string& run_dir, std::int64_t epochs,
-                       const checkpoint::OptimizerOptions& optimizer,
-                       const checkpoint::SelectionOptions& selection, const Limits& limits,
-                       const Control& control, DistributedContext* dist) {
+                       const checkpoint::OptimizerOptions& optimizer, const checkpoint::SelectionOptions& selection,
+                       const Limits& limits, const Control& control, DistributedContext* dist) {
   loop.run_dir = run_dir;
   loop.epochs = epochs;
   loop.max_iters = limits.max_iters;

@@ -12,8 +12,8 @@
 namespace dls::train {
 
 const std::vector<std::string>& vit_metrics_header() {
-  static const std::vector<std::string> header = {"kind", "epoch", "step", "loss", "accuracy",
-                                                  "test_accuracy", "lr", "images_per_s", "wall_s"};
+  static const std::vector<std::string> header = {"kind",          "epoch", "step",         "loss",  "accuracy",
+                                                  "test_accuracy", "lr",    "images_per_s", "wall_s"};
   return header;
 }
 

@@ -82,9 +82,7 @@ ViTTrainSettings vit_preset(const std::string& name) {
   throw std::invalid_argument("unknown preset '" + name + "' (expected dlstudio or fashion)");
 }
 
-std::string default_vit_preset(const std::string& dataset) {
-  return dataset == "cifar10" ? "dlstudio" : "fashion";
-}
+std::string default_vit_preset(const std::string& dataset) { return dataset == "cifar10" ? "dlstudio" : "fashion"; }
 
 std::vector<std::string> vit_preset_names() { return {"dlstudio", "fashion"}; }
 

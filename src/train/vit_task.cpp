@@ -16,7 +16,8 @@ ViTTask::ViTTask(const ViTTrainSettings& settings, const checkpoint::ViTCheckpoi
     : settings_(settings), device_(device) {
   auto train_set = std::make_shared<const data::ImageSet>(eval::load_vit_images(settings.data, data::Split::kTrain));
   auto test_set = std::make_shared<const data::ImageSet>(eval::load_vit_images(settings.data, data::Split::kTest));
-  normalization_ = resumed != nullptr ? resumed->normalization : eval::resolve_vit_normalization(settings.data, *train_set);
+  normalization_ =
+      resumed != nullptr ? resumed->normalization : eval::resolve_vit_normalization(settings.data, *train_set);
   eval::check_images_fit(*train_set, settings.model, "the training images (" + settings.data.dataset + ")");
   eval::check_images_fit(*test_set, settings.model, "the test images (" + settings.data.dataset + ")");
   data::ImageLoaderOptions train_options;
@@ -33,8 +34,8 @@ ViTTask::ViTTask(const ViTTrainSettings& settings, const checkpoint::ViTCheckpoi
   steps_per_epoch_ = static_cast<std::int64_t>(train_loader_->num_batches());
   if (resumed != nullptr && resumed->state.steps_per_epoch != steps_per_epoch_) {
     throw std::runtime_error(resumed_path + ": the checkpoint's epochs had " +
-                             std::to_string(resumed->state.steps_per_epoch) +
-                             " steps, this data and batch size give " + std::to_string(steps_per_epoch_));
+                             std::to_string(resumed->state.steps_per_epoch) + " steps, this data and batch size give " +
+                             std::to_string(steps_per_epoch_));
   }
   if (resumed != nullptr && resumed->state.test_accuracy >= 0) test_accuracy_ = resumed->state.test_accuracy;
 
@@ -71,9 +72,7 @@ LoopState ViTTask::loop_state(const checkpoint::ViTTrainState& s) {
   return state;
 }
 
-std::int64_t ViTTask::examples_per_epoch() const {
-  return static_cast<std::int64_t>(train_loader_->images().size());
-}
+std::int64_t ViTTask::examples_per_epoch() const { return static_cast<std::int64_t>(train_loader_->images().size()); }
 
 void ViTTask::start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) {
   epoch_ = epoch;
@@ -123,10 +122,11 @@ std::optional<std::int64_t> ViTTask::correct_predictions(const TrainingBatch& ba
 EpochEvaluation ViTTask::evaluate(int) {
   const auto tested = eval::predict(model_, *test_loader_, device_);
   test_accuracy_ = tested.accuracy();
-  EpochEvaluation evaluation{{{"test_accuracy", number_text(test_accuracy_)}},
-                             fmt::format("test loss {:.4f}, test accuracy {:.2f}%", tested.mean_loss, 100 * test_accuracy_),
-                             tested.size() > 0 ? tested.mean_loss : 0.0,  // no test images: nothing to judge
-                             {}};
+  EpochEvaluation evaluation{
+      {{"test_accuracy", number_text(test_accuracy_)}},
+      fmt::format("test loss {:.4f}, test accuracy {:.2f}%", tested.mean_loss, 100 * test_accuracy_),
+      tested.size() > 0 ? tested.mean_loss : 0.0,  // no test images: nothing to judge
+      {}};
   if (tested.size() > 0) evaluation.scores = {{"accuracy", test_accuracy_}, {"loss", tested.mean_loss}};
   return evaluation;
 }

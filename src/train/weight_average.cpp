@@ -22,7 +22,8 @@ ExponentialMovingAverage::ExponentialMovingAverage(const std::vector<torch::Tens
     : decay_(decay) {
   if (!(decay > 0 && decay < 1)) throw std::invalid_argument("--ema-decay: must lie in (0, 1)");
   torch::NoGradGuard no_grad;
-  for (const auto& p : parameters) averages_.push_back(p.detach().to(torch::kFloat32, /*non_blocking=*/false, /*copy=*/true));
+  for (const auto& p : parameters)
+    averages_.push_back(p.detach().to(torch::kFloat32, /*non_blocking=*/false, /*copy=*/true));
 }
 
 double ExponentialMovingAverage::current_decay() const {

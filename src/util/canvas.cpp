@@ -75,8 +75,8 @@ cairo_surface_t* new_surface(int width, int height) {
   if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
     const std::string why = cairo_status_to_string(cairo_surface_status(s));
     cairo_surface_destroy(s);
-    throw std::runtime_error("canvas: cannot allocate " + std::to_string(width) + "x" +
-                             std::to_string(height) + ": " + why);
+    throw std::runtime_error("canvas: cannot allocate " + std::to_string(width) + "x" + std::to_string(height) + ": " +
+                             why);
   }
   return s;
 }
@@ -118,8 +118,7 @@ std::string fit_text(std::string_view utf8, int max_width, int scale) {
 
 Canvas::Canvas(int width, int height, Rgb background) : width_(width), height_(height) {
   if (width <= 0 || height <= 0) {
-    throw std::invalid_argument("canvas: bad size " + std::to_string(width) + "x" +
-                                std::to_string(height));
+    throw std::invalid_argument("canvas: bad size " + std::to_string(width) + "x" + std::to_string(height));
   }
   surface_ = new_surface(width, height);
   fill(background);
@@ -132,8 +131,7 @@ Canvas& Canvas::operator=(const Canvas& other) {
   return *this;
 }
 
-Canvas::Canvas(Canvas&& other) noexcept
-    : width_(other.width_), height_(other.height_), surface_(other.surface_) {
+Canvas::Canvas(Canvas&& other) noexcept : width_(other.width_), height_(other.height_), surface_(other.surface_) {
   other.surface_ = nullptr;
 }
 
@@ -151,8 +149,8 @@ Canvas::~Canvas() {
 std::uint32_t* Canvas::row(int y) const {
   cairo_surface_flush(surface_);
   unsigned char* data = cairo_image_surface_get_data(surface_);
-  return reinterpret_cast<std::uint32_t*>(data + static_cast<std::size_t>(y) *
-                                                     cairo_image_surface_get_stride(surface_));
+  return reinterpret_cast<std::uint32_t*>(data +
+                                          static_cast<std::size_t>(y) * cairo_image_surface_get_stride(surface_));
 }
 
 std::vector<std::uint8_t> Canvas::pixels() const {
@@ -171,13 +169,11 @@ std::vector<std::uint8_t> Canvas::pixels() const {
 
 Rgb Canvas::pixel(int x, int y) const {
   if (!inside(x, y)) {
-    throw std::out_of_range("canvas: pixel (" + std::to_string(x) + ", " +
-                            std::to_string(y) + ") outside " + std::to_string(width_) + "x" +
-                            std::to_string(height_));
+    throw std::out_of_range("canvas: pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") outside " +
+                            std::to_string(width_) + "x" + std::to_string(height_));
   }
   const std::uint32_t p = row(y)[x];
-  return {static_cast<std::uint8_t>(p >> 16), static_cast<std::uint8_t>(p >> 8),
-          static_cast<std::uint8_t>(p)};
+  return {static_cast<std::uint8_t>(p >> 16), static_cast<std::uint8_t>(p >> 8), static_cast<std::uint8_t>(p)};
 }
 
 void Canvas::set_pixel(int x, int y, Rgb color) {

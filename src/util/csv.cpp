@@ -37,8 +37,8 @@ std::string csv_line(const std::vector<std::string>& fields) {
 std::vector<std::string> parse_csv_record(std::string_view text, std::size_t* pos, bool* complete) {
   std::vector<std::string> fields;
   std::string field;
-  bool quoted = false;        // inside a quoted field
-  bool field_started = false; // the field has characters (a quote then is literal)
+  bool quoted = false;         // inside a quoted field
+  bool field_started = false;  // the field has characters (a quote then is literal)
   *complete = false;
   std::size_t& i = *pos;
   while (i < text.size()) {
@@ -57,7 +57,7 @@ std::vector<std::string> parse_csv_record(std::string_view text, std::size_t* po
       fields.push_back(std::move(field));
       field.clear(), field_started = false;
     } else if (c == '\n') {
-      if (!field.empty() && field.back() == '\r' ) field.pop_back();
+      if (!field.empty() && field.back() == '\r') field.pop_back();
       fields.push_back(std::move(field));
       *complete = true;
       return fields;
@@ -96,8 +96,7 @@ CsvWriter::CsvWriter(std::string path, std::vector<std::string> header, Mode mod
     if (end_of_rows < content.size()) {
       spdlog::warn("{}: removing an incomplete last row at byte {}", path_, end_of_rows);
       if (::truncate(path_.c_str(), static_cast<off_t>(end_of_rows)) != 0) {
-        throw std::runtime_error(path_ + ": cannot cut the incomplete last row (" +
-                                 std::strerror(errno) + ")");
+        throw std::runtime_error(path_ + ": cannot cut the incomplete last row (" + std::strerror(errno) + ")");
       }
     }
   }
@@ -113,8 +112,8 @@ CsvWriter::~CsvWriter() {
 
 void CsvWriter::write_row(const std::vector<std::string>& fields) {
   if (fields.size() != columns_) {
-    throw std::invalid_argument(path_ + ": row of " + std::to_string(fields.size()) +
-                                " fields for " + std::to_string(columns_) + " columns");
+    throw std::invalid_argument(path_ + ": row of " + std::to_string(fields.size()) + " fields for " +
+                                std::to_string(columns_) + " columns");
   }
   const std::string line = csv_line(fields);
   // One write per row, flushed at once: after a crash the file ends with whole rows

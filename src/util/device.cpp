@@ -18,8 +18,9 @@ torch::Device choose_device(const std::string& name, int gpus, int local_rank) {
   if (gpus < 1) throw std::invalid_argument("--device cuda: this LibTorch has no CUDA or no GPU is visible");
   const int index = local_rank % gpus;
   if (local_rank >= gpus) {
-    spdlog::warn("local rank {} shares cuda:{} with another rank ({} GPU(s) visible): NCCL refuses that, Gloo runs slowly",
-                 local_rank, index, gpus);
+    spdlog::warn(
+        "local rank {} shares cuda:{} with another rank ({} GPU(s) visible): NCCL refuses that, Gloo runs slowly",
+        local_rank, index, gpus);
   }
   return {torch::kCUDA, static_cast<c10::DeviceIndex>(index)};
 }

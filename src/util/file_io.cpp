@@ -76,8 +76,8 @@ std::string gunzip(const std::string& bytes, const std::string& name, std::size_
     out.append(buffer, sizeof(buffer) - stream.avail_out);
     if (out.size() > max_bytes) {
       inflateEnd(&stream);
-      throw std::runtime_error(name + ": decompresses to more than " + std::to_string(max_bytes) +
-                               " bytes (from " + std::to_string(bytes.size()) +
+      throw std::runtime_error(name + ": decompresses to more than " + std::to_string(max_bytes) + " bytes (from " +
+                               std::to_string(bytes.size()) +
                                " compressed bytes), past the limit for any real dataset file; refused");
     }
     if (status == Z_STREAM_END) {
@@ -90,10 +90,8 @@ std::string gunzip(const std::string& bytes, const std::string& name, std::size_
   }
   inflateEnd(&stream);
   if (status != Z_STREAM_END) {
-    const std::string why = status == Z_OK || status == Z_BUF_ERROR ? "truncated gzip stream"
-                                                                      : "corrupt gzip stream";
-    throw std::runtime_error(name + ": " + why + " (after " + std::to_string(out.size()) +
-                             " decompressed bytes)");
+    const std::string why = status == Z_OK || status == Z_BUF_ERROR ? "truncated gzip stream" : "corrupt gzip stream";
+    throw std::runtime_error(name + ": " + why + " (after " + std::to_string(out.size()) + " decompressed bytes)");
   }
   return out;
 }
@@ -172,8 +170,7 @@ std::uint32_t crc32(std::uint32_t crc, const void* data, std::size_t size) {
   return crc;
 }
 
-void write_file_atomically(const std::string& path,
-                           const std::function<void(const std::string& tmp_path)>& write) {
+void write_file_atomically(const std::string& path, const std::function<void(const std::string& tmp_path)>& write) {
   const std::string tmp = temporary_name(path);
   try {
     write(tmp);

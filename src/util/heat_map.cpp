@@ -30,8 +30,8 @@ int widest(const std::vector<std::string>& labels) {
 
 void check_labels(const std::vector<std::string>& labels, int expected, const char* what) {
   if (static_cast<int>(labels.size()) != expected) {
-    throw std::invalid_argument(std::string("HeatMap: ") + std::to_string(labels.size()) + " " +
-                                what + " labels for " + std::to_string(expected) + " " + what + "s");
+    throw std::invalid_argument(std::string("HeatMap: ") + std::to_string(labels.size()) + " " + what + " labels for " +
+                                std::to_string(expected) + " " + what + "s");
   }
 }
 
@@ -40,9 +40,8 @@ void check_labels(const std::vector<std::string>& labels, int expected, const ch
 HeatMap::HeatMap(std::vector<double> values, int rows, int cols)
     : values_(std::move(values)), rows_(rows), cols_(cols) {
   if (rows <= 0 || cols <= 0 || values_.size() != static_cast<std::size_t>(rows) * cols) {
-    throw std::invalid_argument("HeatMap: " + std::to_string(values_.size()) +
-                                " values for a " + std::to_string(rows) + " x " +
-                                std::to_string(cols) + " matrix");
+    throw std::invalid_argument("HeatMap: " + std::to_string(values_.size()) + " values for a " + std::to_string(rows) +
+                                " x " + std::to_string(cols) + " matrix");
   }
 }
 
@@ -60,8 +59,7 @@ HeatMap& HeatMap::col_labels(std::vector<std::string> labels) {
 
 HeatMap& HeatMap::range(double lo, double hi) {
   if (!(std::isfinite(lo) && std::isfinite(hi) && lo < hi)) {
-    throw std::invalid_argument("HeatMap: bad colour range [" + std::to_string(lo) + ", " +
-                                std::to_string(hi) + "]");
+    throw std::invalid_argument("HeatMap: bad colour range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
   fixed_range_ = true, lo_ = lo, hi_ = hi;
   return *this;
@@ -148,8 +146,8 @@ Canvas HeatMap::render() const {
       if (l.annotation_scale == 0 || !std::isfinite(v)) continue;
       const std::string text = cell_text(v);
       const int s = l.annotation_scale;
-      canvas.draw_text(x + (l.cell_w - text_width(text, s)) / 2, y + (l.cell_h - text_height(s)) / 2,
-                       text, readable_text_color(color), s);
+      canvas.draw_text(x + (l.cell_w - text_width(text, s)) / 2, y + (l.cell_h - text_height(s)) / 2, text,
+                       readable_text_color(color), s);
     }
   }
   canvas.draw_rect(m.x - 1, m.y - 1, m.w + 2, m.h + 2, kFrame);

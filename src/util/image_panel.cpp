@@ -13,16 +13,16 @@ constexpr int kCaptionGap = 4;
 void check_image(const ImageView& image, int scale) {
   if (image.pixels == nullptr || image.height <= 0 || image.width <= 0 || scale <= 0 ||
       (image.channels != 1 && image.channels != 3)) {
-    throw std::invalid_argument("image panel: need a non-empty 1- or 3-channel image and a "
-                                "positive scale, got " + std::to_string(image.height) + "x" +
-                                std::to_string(image.width) + "x" +
-                                std::to_string(image.channels) + ", scale " + std::to_string(scale));
+    throw std::invalid_argument(
+        "image panel: need a non-empty 1- or 3-channel image and a "
+        "positive scale, got " +
+        std::to_string(image.height) + "x" + std::to_string(image.width) + "x" + std::to_string(image.channels) +
+        ", scale " + std::to_string(scale));
   }
 }
 
 Rgb image_pixel(const ImageView& image, int x, int y) {
-  const std::uint8_t* p =
-      image.pixels + (static_cast<std::size_t>(y) * image.width + x) * image.channels;
+  const std::uint8_t* p = image.pixels + (static_cast<std::size_t>(y) * image.width + x) * image.channels;
   return image.channels == 1 ? Rgb{p[0], p[0], p[0]} : Rgb{p[0], p[1], p[2]};
 }
 
@@ -51,15 +51,12 @@ Canvas image_panel(const ImageView& image, int scale, const std::string& caption
   return make_panel(image, scale, caption, [&](int x, int y) { return image_pixel(image, x, y); });
 }
 
-Canvas attention_overlay(const ImageView& image, const std::vector<double>& weights,
-                         int grid_rows, int grid_cols, const std::string& caption,
-                         const OverlayOptions& options) {
+Canvas attention_overlay(const ImageView& image, const std::vector<double>& weights, int grid_rows, int grid_cols,
+                         const std::string& caption, const OverlayOptions& options) {
   check_image(image, options.scale);
-  if (grid_rows <= 0 || grid_cols <= 0 ||
-      weights.size() != static_cast<std::size_t>(grid_rows) * grid_cols) {
-    throw std::invalid_argument("attention overlay: " + std::to_string(weights.size()) +
-                                " weights for a " + std::to_string(grid_rows) + " x " +
-                                std::to_string(grid_cols) + " grid");
+  if (grid_rows <= 0 || grid_cols <= 0 || weights.size() != static_cast<std::size_t>(grid_rows) * grid_cols) {
+    throw std::invalid_argument("attention overlay: " + std::to_string(weights.size()) + " weights for a " +
+                                std::to_string(grid_rows) + " x " + std::to_string(grid_cols) + " grid");
   }
   double lo = 0, hi = 0;
   bool any = false;

@@ -28,10 +28,10 @@ std::string json_number(double value) { return dump(Json(value), 0); }
 struct JsonWriter::Document {
   int indent = 0;
   Json root;
-  bool started = false;             // the top-level value has begun
-  std::vector<Json*> open;          // objects/arrays being filled, innermost last
-  std::optional<std::string> key;   // given, its value not yet
-  mutable std::string text;         // str()'s result
+  bool started = false;            // the top-level value has begun
+  std::vector<Json*> open;         // objects/arrays being filled, innermost last
+  std::optional<std::string> key;  // given, its value not yet
+  mutable std::string text;        // str()'s result
 
   // Puts `value` where the next value goes and returns it there. The pointers in `open`
   // stay valid: only the innermost container grows while it is open.
@@ -58,17 +58,14 @@ struct JsonWriter::Document {
 
   void end(bool object) {
     if (open.empty() || open.back()->is_object() != object || key) {
-      throw std::logic_error(std::string("JsonWriter: ") + (object ? "end_object" : "end_array") +
-                             " without an open " + (object ? "object" : "array") +
-                             " (or right after a key)");
+      throw std::logic_error(std::string("JsonWriter: ") + (object ? "end_object" : "end_array") + " without an open " +
+                             (object ? "object" : "array") + " (or right after a key)");
     }
     open.pop_back();
   }
 };
 
-JsonWriter::JsonWriter(int indent) : document_(std::make_unique<Document>()) {
-  document_->indent = indent;
-}
+JsonWriter::JsonWriter(int indent) : document_(std::make_unique<Document>()) { document_->indent = indent; }
 JsonWriter::~JsonWriter() = default;
 JsonWriter::JsonWriter(JsonWriter&&) noexcept = default;
 JsonWriter& JsonWriter::operator=(JsonWriter&&) noexcept = default;
@@ -76,8 +73,7 @@ JsonWriter& JsonWriter::operator=(JsonWriter&&) noexcept = default;
 JsonWriter& JsonWriter::key(std::string_view name) {
   Document& d = *document_;
   if (d.open.empty() || !d.open.back()->is_object() || d.key) {
-    throw std::logic_error("JsonWriter: key \"" + std::string(name) +
-                           "\" outside an object or after another key");
+    throw std::logic_error("JsonWriter: key \"" + std::string(name) + "\" outside an object or after another key");
   }
   d.key = std::string(name);
   return *this;
@@ -127,8 +123,7 @@ JsonWriter& JsonWriter::null() {
 const std::string& JsonWriter::str() const {
   const Document& d = *document_;
   if (!d.open.empty()) {
-    throw std::logic_error("JsonWriter: " + std::to_string(d.open.size()) +
-                           " unclosed object(s)/array(s)");
+    throw std::logic_error("JsonWriter: " + std::to_string(d.open.size()) + " unclosed object(s)/array(s)");
   }
   d.text = dump(d.root, d.indent);
   return d.text;

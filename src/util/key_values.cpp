@@ -28,9 +28,7 @@ void KeyValues::set(const std::string& key, double value) {
   set(key, std::string(buffer));
 }
 
-void KeyValues::set(const std::string& key, bool value) {
-  set(key, std::string(value ? "true" : "false"));
-}
+void KeyValues::set(const std::string& key, bool value) { set(key, std::string(value ? "true" : "false")); }
 
 bool KeyValues::has(const std::string& key) const {
   for (const auto& entry : entries_) {
@@ -52,8 +50,7 @@ std::int64_t KeyValues::get_int(const std::string& key) const {
   errno = 0;
   const long long value = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || errno != 0) {
-    throw std::runtime_error(source_ + ": setting '" + key + "' = '" + text +
-                             "' is not an integer");
+    throw std::runtime_error(source_ + ": setting '" + key + "' = '" + text + "' is not an integer");
   }
   return value;
 }
@@ -72,8 +69,7 @@ bool KeyValues::get_bool(const std::string& key) const {
   const std::string& text = get(key);
   if (text == "true") return true;
   if (text == "false") return false;
-  throw std::runtime_error(source_ + ": setting '" + key + "' = '" + text +
-                           "' is not true or false");
+  throw std::runtime_error(source_ + ": setting '" + key + "' = '" + text + "' is not true or false");
 }
 
 void KeyValues::merge(const KeyValues& other, const std::string& prefix) {
@@ -122,8 +118,7 @@ KeyValues KeyValues::from_text(const std::string& text, const std::string& sourc
     if (line.empty()) continue;
     const std::size_t eq = line.find('=');
     if (eq == std::string::npos || eq == 0) {
-      throw std::runtime_error(source + ": line " + std::to_string(line_number) +
-                               ": expected key=value");
+      throw std::runtime_error(source + ": line " + std::to_string(line_number) + ": expected key=value");
     }
     std::string value;
     for (std::size_t i = eq + 1; i < line.size(); ++i) {

@@ -44,7 +44,7 @@ int text_center_x(const Rect& r, const std::string& text, int scale) {
 
 struct LinePlot::Axes {
   Rect area;
-  Range x, y;          // axis ranges; y in log10 units on a log axis
+  Range x, y;  // axis ranges; y in log10 units on a log axis
   bool log_y = false;
   std::vector<double> x_ticks, y_ticks;
   std::vector<std::string> x_labels, y_labels;
@@ -57,18 +57,22 @@ struct LinePlot::Axes {
 };
 
 Rgb series_color(std::size_t index) {
-  static constexpr std::array<Rgb, 10> kCycle = {{{31, 119, 180}, {255, 127, 14},
-                                                  {44, 160, 44}, {214, 39, 40},
-                                                  {148, 103, 189}, {140, 86, 75},
-                                                  {227, 119, 194}, {127, 127, 127},
-                                                  {188, 189, 34}, {23, 190, 207}}};
+  static constexpr std::array<Rgb, 10> kCycle = {{{31, 119, 180},
+                                                  {255, 127, 14},
+                                                  {44, 160, 44},
+                                                  {214, 39, 40},
+                                                  {148, 103, 189},
+                                                  {140, 86, 75},
+                                                  {227, 119, 194},
+                                                  {127, 127, 127},
+                                                  {188, 189, 34},
+                                                  {23, 190, 207}}};
   return kCycle[index % kCycle.size()];
 }
 
 LinePlot& LinePlot::add_series(std::string name, std::vector<double> x, std::vector<double> y) {
   if (x.size() != y.size()) {
-    throw std::invalid_argument("LinePlot: series '" + name + "' has " +
-                                std::to_string(x.size()) + " x values but " +
+    throw std::invalid_argument("LinePlot: series '" + name + "' has " + std::to_string(x.size()) + " x values but " +
                                 std::to_string(y.size()) + " y values");
   }
   series_.push_back({std::move(name), std::move(x), std::move(y)});
@@ -81,9 +85,7 @@ LinePlot& LinePlot::add_series(std::string name, std::vector<double> y) {
   return add_series(std::move(name), std::move(x), std::move(y));
 }
 
-bool LinePlot::usable(double x, double y) const {
-  return std::isfinite(x) && std::isfinite(y) && (!log_y_ || y > 0);
-}
+bool LinePlot::usable(double x, double y) const { return std::isfinite(x) && std::isfinite(y) && (!log_y_ || y > 0); }
 
 LinePlot::Axes LinePlot::layout(int width, int height) const {
   Axes axes;
@@ -173,8 +175,7 @@ void LinePlot::draw_axes(const Axes& axes, Canvas* canvas) const {
   }
   canvas->draw_rect(a.x - 1, a.y - 1, a.w + 2, a.h + 2, kFrame);
   if (!x_label_.empty()) {
-    canvas->draw_text(text_center_x(a, x_label_, 1), a.y + a.h + kTickLength + 3 + line + 4,
-                      x_label_, kInk);
+    canvas->draw_text(text_center_x(a, x_label_, 1), a.y + a.h + kTickLength + 3 + line + 4, x_label_, kInk);
   }
   if (!y_label_.empty()) {
     canvas->draw_text_vertical(10, a.y + (a.h - text_width(y_label_)) / 2, y_label_, kInk);
@@ -208,8 +209,7 @@ std::vector<std::vector<Point>> LinePlot::draw_series(const Axes& axes, Canvas* 
   return lines;
 }
 
-void LinePlot::draw_legend(const Rect& a, const std::vector<std::vector<Point>>& lines,
-                           Canvas* canvas) const {
+void LinePlot::draw_legend(const Rect& a, const std::vector<std::vector<Point>>& lines, Canvas* canvas) const {
   std::vector<std::size_t> named;
   int text_w = 0;
   for (std::size_t s = 0; s < series_.size(); ++s) {
@@ -233,8 +233,8 @@ void LinePlot::draw_legend(const Rect& a, const std::vector<std::vector<Point>>&
       for (int k = 0; k < samples; ++k) {
         const double x = p.x + (q.x - p.x) * k / samples, y = p.y + (q.y - p.y) * k / samples;
         for (std::size_t c = 0; c < corners.size(); ++c) {
-          hidden[c] += x >= corners[c][0] - 3 && x <= corners[c][0] + box_w + 3 &&
-                       y >= corners[c][1] - 3 && y <= corners[c][1] + box_h + 3;
+          hidden[c] += x >= corners[c][0] - 3 && x <= corners[c][0] + box_w + 3 && y >= corners[c][1] - 3 &&
+                       y <= corners[c][1] + box_h + 3;
         }
       }
     }
@@ -246,8 +246,7 @@ void LinePlot::draw_legend(const Rect& a, const std::vector<std::vector<Point>>&
   for (std::size_t k = 0; k < named.size(); ++k) {
     const int y = by + pad + static_cast<int>(k) * entry;
     const double middle = y + line / 2.0;
-    canvas->draw_line({double(bx + pad), middle}, {double(bx + pad + swatch), middle},
-                      series_color(named[k]), 2.0);
+    canvas->draw_line({double(bx + pad), middle}, {double(bx + pad + swatch), middle}, series_color(named[k]), 2.0);
     canvas->draw_text(bx + pad + swatch + 6, y, series_[named[k]].name, kInk);
   }
 }
@@ -261,8 +260,6 @@ Canvas LinePlot::render(int width, int height) const {
   return canvas;
 }
 
-void LinePlot::save(const std::string& path, int width, int height) const {
-  render(width, height).save_png(path);
-}
+void LinePlot::save(const std::string& path, int width, int height) const { render(width, height).save_png(path); }
 
 }  // namespace dls::util

@@ -51,9 +51,12 @@ Precision parse_precision(const std::string& name) {
 
 std::string precision_name(Precision precision) {
   switch (precision) {
-    case Precision::kBf16: return "bf16";
-    case Precision::kFp16: return "fp16";
-    case Precision::kFp32: break;
+    case Precision::kBf16:
+      return "bf16";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kFp32:
+      break;
   }
   return "fp32";
 }
@@ -79,8 +82,9 @@ void check_precision(Precision precision, const c10::Device& device) {
     throw std::invalid_argument("--precision: fp16 needs --device cuda (CPU autocast runs bf16 only)");
   }
   if (precision == Precision::kBf16 && device.is_cpu() && !cpu_has_bf16_kernels()) {
-    spdlog::warn("--precision bf16: this CPU has no bf16 kernels (avx512_bf16, amx_bf16); bf16 is emulated and "
-                 "slower than fp32");
+    spdlog::warn(
+        "--precision bf16: this CPU has no bf16 kernels (avx512_bf16, amx_bf16); bf16 is emulated and "
+        "slower than fp32");
   }
 }
 

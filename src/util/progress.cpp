@@ -37,8 +37,7 @@ std::string format_duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?:??:??";
   const long long total = std::llround(seconds);
   char buffer[48];
-  std::snprintf(buffer, sizeof(buffer), "%lld:%02lld:%02lld", total / 3600, total / 60 % 60,
-                total % 60);
+  std::snprintf(buffer, sizeof(buffer), "%lld:%02lld:%02lld", total / 3600, total / 60 % 60, total % 60);
   return buffer;
 }
 
@@ -58,8 +57,7 @@ std::string format_progress(const ProgressSnapshot& s) {
     line += text;
   };
   const bool known_total = s.total > 0;
-  const double fraction =
-      known_total ? std::clamp(static_cast<double>(s.done) / s.total, 0.0, 1.0) : 0.0;
+  const double fraction = known_total ? std::clamp(static_cast<double>(s.done) / s.total, 0.0, 1.0) : 0.0;
   if (known_total && s.bar_width > 0) {
     const int filled = static_cast<int>(fraction * s.bar_width);
     part("[" + std::string(filled, '#') + std::string(s.bar_width - filled, '-') + "]");
@@ -86,13 +84,13 @@ ProgressBar::ProgressBar(std::int64_t total, std::string label, ProgressOptions 
       options_(std::move(options)),
       done_(options_.initial),
       start_(Clock::now()) {
-  interactive_ = options_.interactive < 0 ? ::isatty(fileno(options_.stream)) != 0
-                                          : options_.interactive == 1;
+  interactive_ = options_.interactive < 0 ? ::isatty(fileno(options_.stream)) != 0 : options_.interactive == 1;
   if (interactive_) columns_ = terminal_columns(options_.stream);
   // A live line shows up at once; plain lines only after the first interval.
-  next_draw_ = interactive_ ? start_
-                            : start_ + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(options_.log_every_s));
+  next_draw_ =
+      interactive_
+          ? start_
+          : start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.log_every_s));
 }
 
 ProgressBar::~ProgressBar() { finish(); }
@@ -151,8 +149,7 @@ void ProgressBar::draw(bool final_line) {
   }
   std::fflush(options_.stream);
   const double interval = interactive_ ? options_.redraw_every_s : options_.log_every_s;
-  next_draw_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(interval));
+  next_draw_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval));
 }
 
 }  // namespace dls::util

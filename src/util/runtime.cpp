@@ -41,8 +41,7 @@ RuntimeInfo detect_blas() {
   if (sgemm != nullptr && dladdr(sgemm, &where) != 0 && where.dli_fname != nullptr) {
     // The alternatives system reaches the file through symbolic links: resolve them.
     char resolved[PATH_MAX];
-    const std::string file =
-        realpath(where.dli_fname, resolved) != nullptr ? resolved : where.dli_fname;
+    const std::string file = realpath(where.dli_fname, resolved) != nullptr ? resolved : where.dli_fname;
     info.blas = file;
     // Debian installs the reference implementation as .../blas/libblas.so.3.
     info.slow_blas = file.find("/blas/libblas") != std::string::npos;
@@ -78,8 +77,10 @@ RuntimeInfo configure_runtime(const RuntimeOptions& options) {
   info.threads = options.threads > 0 ? options.threads : default_threads();
   torch::set_num_threads(info.threads);
   if (info.slow_blas) {
-    spdlog::warn("slow reference BLAS in use ({}): install libopenblas0-openmp for ~30x faster "
-                 "matrix products", info.blas);
+    spdlog::warn(
+        "slow reference BLAS in use ({}): install libopenblas0-openmp for ~30x faster "
+        "matrix products",
+        info.blas);
   } else if (!options.quiet_blas_check) {
     spdlog::debug("BLAS: {}", info.blas);
   }

@@ -10,7 +10,8 @@ namespace dls::util {
 namespace {
 
 std::string one_line(std::string text) {
-  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
+  std::replace_if(
+      text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
   return text;
 }
 
@@ -26,8 +27,8 @@ Table::Table(std::vector<std::string> headers, std::vector<Align> align)
 Table& Table::add_row(std::vector<std::string> cells) {
   if (cells.size() != headers_.size()) {
     throw std::invalid_argument("Table: row " + std::to_string(rows_.size() + 1) + " has " +
-                                std::to_string(cells.size()) + " cells for " +
-                                std::to_string(headers_.size()) + " columns");
+                                std::to_string(cells.size()) + " cells for " + std::to_string(headers_.size()) +
+                                " columns");
   }
   for (std::string& c : cells) c = one_line(std::move(c));
   rows_.push_back(std::move(cells));

@@ -37,9 +37,8 @@ int count_ticks(double lo, double hi, double step) {
 
 double nice_step(double lo, double hi, int max_ticks) {
   if (!(std::isfinite(lo) && std::isfinite(hi) && lo < hi) || max_ticks < 2) {
-    throw std::invalid_argument("ticks: need finite lo < hi and max_ticks >= 2, got [" +
-                                std::to_string(lo) + ", " + std::to_string(hi) + "], " +
-                                std::to_string(max_ticks));
+    throw std::invalid_argument("ticks: need finite lo < hi and max_ticks >= 2, got [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "], " + std::to_string(max_ticks));
   }
   double power = std::pow(10.0, std::floor(std::log10((hi - lo) / max_ticks)) - 1);
   for (;; power *= 10) {
@@ -60,8 +59,8 @@ std::vector<double> nice_ticks(double lo, double hi, int max_ticks) {
 
 std::vector<double> log_ticks(double lo, double hi, int max_ticks) {
   if (!(lo > 0 && lo < hi && std::isfinite(hi))) {
-    throw std::invalid_argument("ticks: a log axis needs 0 < lo < hi, got [" +
-                                std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    throw std::invalid_argument("ticks: a log axis needs 0 < lo < hi, got [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "]");
   }
   const auto within = [&](double v) { return v >= lo * (1 - kSlack) && v <= hi * (1 + kSlack); };
   const int first = static_cast<int>(std::floor(std::log10(lo)));
@@ -88,8 +87,7 @@ std::string format_tick(double value, double step) {
   if (value == 0) return "0";
   const double magnitude = std::fabs(value);
   if (magnitude >= 1e6 || step < 1e-4) {
-    const int digits = static_cast<int>(std::floor(std::log10(magnitude)) -
-                                        std::floor(std::log10(step) + kSlack)) + 1;
+    const int digits = static_cast<int>(std::floor(std::log10(magnitude)) - std::floor(std::log10(step) + kSlack)) + 1;
     return exponent_form(value, std::clamp(digits, 1, 6));
   }
   const int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(step) - kSlack)));

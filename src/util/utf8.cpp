@@ -8,15 +8,13 @@ namespace dls::util {
 
 namespace {
 
-const utf8proc_uint8_t* bytes(std::string_view text) {
-  return reinterpret_cast<const utf8proc_uint8_t*>(text.data());
-}
+const utf8proc_uint8_t* bytes(std::string_view text) { return reinterpret_cast<const utf8proc_uint8_t*>(text.data()); }
 
 // Length of the well-formed sequence at text[pos] (its code point in *code_point), or 0.
 std::size_t sequence_length(std::string_view text, std::size_t pos, char32_t* code_point) {
   utf8proc_int32_t value = 0;
-  const utf8proc_ssize_t n = utf8proc_iterate(
-      bytes(text) + pos, static_cast<utf8proc_ssize_t>(text.size() - pos), &value);
+  const utf8proc_ssize_t n =
+      utf8proc_iterate(bytes(text) + pos, static_cast<utf8proc_ssize_t>(text.size() - pos), &value);
   if (n <= 0) return 0;
   *code_point = static_cast<char32_t>(value);
   return static_cast<std::size_t>(n);
@@ -31,16 +29,15 @@ std::size_t skip_malformed(std::string_view text, std::size_t pos) {
 }
 
 // Appends the NFC code points of well-formed UTF-8 `run`. `buffer` is scratch space.
-void append_nfc(std::string_view run, std::vector<utf8proc_int32_t>& buffer,
-                std::vector<char32_t>& out) {
+void append_nfc(std::string_view run, std::vector<utf8proc_int32_t>& buffer, std::vector<char32_t>& out) {
   if (run.empty()) return;
   constexpr auto kOptions = static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE);
   const auto length = static_cast<utf8proc_ssize_t>(run.size());
   // Decomposition may grow the text (a Hangul syllable gives three jamo): ask again with
   // the size utf8proc reports.
   if (buffer.size() < run.size()) buffer.resize(run.size());
-  utf8proc_ssize_t n = utf8proc_decompose(bytes(run), length, buffer.data(),
-                                          static_cast<utf8proc_ssize_t>(buffer.size()), kOptions);
+  utf8proc_ssize_t n =
+      utf8proc_decompose(bytes(run), length, buffer.data(), static_cast<utf8proc_ssize_t>(buffer.size()), kOptions);
   if (n > static_cast<utf8proc_ssize_t>(buffer.size())) {
     buffer.resize(static_cast<std::size_t>(n));
     n = utf8proc_decompose(bytes(run), length, buffer.data(), n, kOptions);
@@ -113,8 +110,7 @@ void append_utf8(std::string& out, char32_t code_point) {
 std::string encode_utf8(char32_t code_point) {
   std::string out;
   const auto value = static_cast<utf8proc_int32_t>(code_point);
-  append_utf8(out, code_point <= 0x10FFFF && utf8proc_codepoint_valid(value) ? code_point
-                                                                             : kReplacementChar);
+  append_utf8(out, code_point <= 0x10FFFF && utf8proc_codepoint_valid(value) ? code_point : kReplacementChar);
   return out;
 }
 
@@ -128,14 +124,20 @@ CharCategory char_category(char32_t code_point) {
   // Unicode's two-letter name ("Lu", "Po", "Cf", ...): the first letter is the class.
   const char* name = utf8proc_category_string(static_cast<utf8proc_int32_t>(code_point));
   switch (name[0]) {
-    case 'L': return CharCategory::kLetter;
-    case 'M': return CharCategory::kMark;
-    case 'N': return CharCategory::kNumber;
-    case 'P': return CharCategory::kPunctuation;
-    case 'S': return CharCategory::kSymbol;
-    case 'Z': return CharCategory::kSeparator;
+    case 'L':
+      return CharCategory::kLetter;
+    case 'M':
+      return CharCategory::kMark;
+    case 'N':
+      return CharCategory::kNumber;
+    case 'P':
+      return CharCategory::kPunctuation;
+    case 'S':
+      return CharCategory::kSymbol;
+    case 'Z':
+      return CharCategory::kSeparator;
     default:
-      return name[1] == 'c' ? CharCategory::kControl
+      return name[1] == 'c'   ? CharCategory::kControl
              : name[1] == 'f' ? CharCategory::kFormat
                               : CharCategory::kOther;  // Co, Cs, Cn
   }

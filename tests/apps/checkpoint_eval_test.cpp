@@ -23,15 +23,13 @@ namespace fs = std::filesystem;
 
 using test::trained_seq2seq_run;
 
-test::ProgramRun run_checkpoint_eval(const std::string& args, const std::string& name,
-                                     const std::string& input = "") {
+test::ProgramRun run_checkpoint_eval(const std::string& args, const std::string& name, const std::string& input = "") {
   return test::run_program("apps/checkpoint_eval", "--threads 1 " + args, "checkpoint_eval_app_" + name, input);
 }
 
 TEST(CheckpointEvalApp, TranslatesSentencesAndReportsUnknownWords) {
-  const auto run = run_checkpoint_eval(trained_seq2seq_run().string() +
-                                           " --translate \"I'm here.\" --translate \"the zyxwv is here\"",
-                                       "translate");
+  const auto run = run_checkpoint_eval(
+      trained_seq2seq_run().string() + " --translate \"I'm here.\" --translate \"the zyxwv is here\"", "translate");
   ASSERT_EQ(run.status, 0) << run.err;
   std::istringstream lines(run.out);
   std::string first, second, third;
@@ -47,15 +45,14 @@ TEST(CheckpointEvalApp, TranslatesSentencesAndReportsUnknownWords) {
                                                "the zyxwv is here\n");
   EXPECT_EQ(interactive.status, 1);
   EXPECT_EQ(interactive.out, first + "\n" + second + "\n");
-  EXPECT_NE(interactive.err.find("9 words, but this model translates at most 8"), std::string::npos)
-      << interactive.err;
+  EXPECT_NE(interactive.err.find("9 words, but this model translates at most 8"), std::string::npos) << interactive.err;
 }
 
 TEST(CheckpointEvalApp, AveragesTheNewestCheckpointsAndEvaluatesTheAverage) {
   const auto dir = test::fresh_temp_dir("checkpoint_eval_average");
   const auto output = dir / "avg.pt";
-  const auto run = run_checkpoint_eval(trained_seq2seq_run().string() + " --average 2 --limit 20 --output " +
-                                           output.string(), "average");
+  const auto run = run_checkpoint_eval(
+      trained_seq2seq_run().string() + " --average 2 --limit 20 --output " + output.string(), "average");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_TRUE(fs::exists(output));
   EXPECT_NE(run.out.find("avg.pt"), std::string::npos) << "the average is what was evaluated: " << run.out;
@@ -97,9 +94,8 @@ TEST(CheckpointEvalApp, WeightsTrainedScoresTheWeightsAnEmaRunTrained) {
 
 TEST(CheckpointEvalApp, WritesAttentionMapsOfEveryLayerAndHead) {
   const auto dir = test::fresh_temp_dir("checkpoint_eval_attention");
-  const auto run = run_checkpoint_eval(trained_seq2seq_run().string() + " --translate \"i am hungry\" --attention-maps " +
-                                           dir.string(),
-                                       "attention");
+  const auto run = run_checkpoint_eval(
+      trained_seq2seq_run().string() + " --translate \"i am hungry\" --attention-maps " + dir.string(), "attention");
   ASSERT_EQ(run.status, 0) << run.err;
   // One encoder and one decoder layer with two heads: 2 + 2 + 2 maps.
   for (const char* kind : {"encoder_self", "decoder_self", "cross"}) {
@@ -113,16 +109,16 @@ TEST(CheckpointEvalApp, WritesAttentionMapsOfEveryLayerAndHead) {
 
 TEST(CheckpointEvalApp, BeamAndDLStudioDecodingAndJson) {
   const auto out_dir = test::fresh_temp_dir("checkpoint_eval_json");
-  const auto beam = run_checkpoint_eval(trained_seq2seq_run().string() + " --beam 3 --limit 20 --json --output-dir " +
-                                            out_dir.string(),
-                                        "beam");
+  const auto beam = run_checkpoint_eval(
+      trained_seq2seq_run().string() + " --beam 3 --limit 20 --json --output-dir " + out_dir.string(), "beam");
   ASSERT_EQ(beam.status, 0) << beam.err;
   EXPECT_EQ(beam.out.front(), '{');
   EXPECT_NE(beam.out.find("\"decode\":\"beam\""), std::string::npos) << beam.out;
   EXPECT_NE(beam.out.find("\"sentences\":20"), std::string::npos) << beam.out;
   EXPECT_NE(beam.out.find("\"best\":"), std::string::npos);
   // Every checkpoint has sacreBLEU's BLEU and chrF2 (0-100) on lowercased text, with signatures.
-  const std::regex scores(R"("sacrebleu":\{"score":([0-9.e+-]+),"signature":"nrefs:1\|case:lc\|eff:no\|tok:13a\|smooth:exp\|version:dls-cpp","line":"BLEU = [^"]*"\},"chrf":\{"score":([0-9.e+-]+),"signature":"nrefs:1\|case:lc\|eff:yes\|nc:6\|nw:0\|space:no\|version:dls-cpp"\})");
+  const std::regex scores(
+      R"("sacrebleu":\{"score":([0-9.e+-]+),"signature":"nrefs:1\|case:lc\|eff:no\|tok:13a\|smooth:exp\|version:dls-cpp","line":"BLEU = [^"]*"\},"chrf":\{"score":([0-9.e+-]+),"signature":"nrefs:1\|case:lc\|eff:yes\|nc:6\|nw:0\|space:no\|version:dls-cpp"\})");
   std::ptrdiff_t checkpoints = 0;
   for (auto it = std::sregex_iterator(beam.out.begin(), beam.out.end(), scores); it != std::sregex_iterator(); ++it) {
     ++checkpoints;
@@ -131,11 +127,11 @@ TEST(CheckpointEvalApp, BeamAndDLStudioDecodingAndJson) {
       EXPECT_LE(std::stod((*it)[group].str()), 100.0) << beam.out;
     }
   }
-  EXPECT_EQ(checkpoints, static_cast<std::ptrdiff_t>(checkpoint::find_checkpoints(trained_seq2seq_run().string()).size()))
+  EXPECT_EQ(checkpoints,
+            static_cast<std::ptrdiff_t>(checkpoint::find_checkpoints(trained_seq2seq_run().string()).size()))
       << beam.out;
-  const auto oneshot = run_checkpoint_eval(trained_seq2seq_run().string() + " --dlstudio-decode --limit 20 --output-dir " +
-                                               out_dir.string(),
-                                           "oneshot");
+  const auto oneshot = run_checkpoint_eval(
+      trained_seq2seq_run().string() + " --dlstudio-decode --limit 20 --output-dir " + out_dir.string(), "oneshot");
   ASSERT_EQ(oneshot.status, 0) << oneshot.err;
   EXPECT_NE(oneshot.out.find("dlstudio decoding"), std::string::npos) << oneshot.out;
 }
@@ -144,9 +140,8 @@ TEST(CheckpointEvalApp, ScoresTextFiles) {
   const auto dir = test::fresh_temp_dir("checkpoint_eval_score");
   test::write_bytes(dir / "hyp.txt", "he read the book because he was interested in world history\n");
   test::write_bytes(dir / "ref.txt", "he was interested in world history because he read the book\n");
-  const auto run = run_checkpoint_eval("--score " + (dir / "hyp.txt").string() + " --ref " +
-                                           (dir / "ref.txt").string() + " --json",
-                                       "score");
+  const auto run = run_checkpoint_eval(
+      "--score " + (dir / "hyp.txt").string() + " --ref " + (dir / "ref.txt").string() + " --json", "score");
   ASSERT_EQ(run.status, 0) << run.err;
   // NLTK: corpus_bleu([[ref]], [hyp]) = 0.7400828044922853 for this pair.
   const std::regex bleu(R"("bleu":([0-9.]+))");
@@ -156,19 +151,22 @@ TEST(CheckpointEvalApp, ScoresTextFiles) {
   EXPECT_NE(run.out.find("\"hyp_len\":11"), std::string::npos) << run.out;
   // sacreBLEU's BLEU: the same n-gram matches (no punctuation for 13a to split, every order
   // matched, BP 1), so 100 times NLTK's; chrF2 between 0 and 100.
-  const std::regex sacrebleu(R"("sacrebleu":\{"score":([0-9.]+),"signature":"nrefs:1\|case:mixed\|eff:no\|tok:13a\|smooth:exp\|version:dls-cpp")");
+  const std::regex sacrebleu(
+      R"("sacrebleu":\{"score":([0-9.]+),"signature":"nrefs:1\|case:mixed\|eff:no\|tok:13a\|smooth:exp\|version:dls-cpp")");
   ASSERT_TRUE(std::regex_search(run.out, m, sacrebleu)) << run.out;
   EXPECT_NEAR(std::stod(m[1].str()), 74.00828044922853, 1e-9);
-  const std::regex chrf(R"("chrf":\{"score":([0-9.]+),"signature":"nrefs:1\|case:mixed\|eff:yes\|nc:6\|nw:0\|space:no\|version:dls-cpp")");
+  const std::regex chrf(
+      R"("chrf":\{"score":([0-9.]+),"signature":"nrefs:1\|case:mixed\|eff:yes\|nc:6\|nw:0\|space:no\|version:dls-cpp")");
   ASSERT_TRUE(std::regex_search(run.out, m, chrf)) << run.out;
   EXPECT_GT(std::stod(m[1].str()), 50.0);
   EXPECT_LT(std::stod(m[1].str()), 100.0);
   // The text report prints both in sacreBLEU's layout.
-  const auto text = run_checkpoint_eval("--score " + (dir / "hyp.txt").string() + " --ref " + (dir / "ref.txt").string(),
-                                        "score_text");
+  const auto text = run_checkpoint_eval(
+      "--score " + (dir / "hyp.txt").string() + " --ref " + (dir / "ref.txt").string(), "score_text");
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:dls-cpp = 74.0 "),
-            std::string::npos) << text.out;
+            std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:dls-cpp = "), std::string::npos)
       << text.out;
 }
@@ -216,7 +214,8 @@ TEST(CheckpointEvalApp, TestFileWithMalformedLinesIsScoredAndTheDropsReported) {
                     "no tab on this line\n"
                     "She is tall.\tElla es alta.\tCC-BY 2.0 (France) Attribution: tatoeba.org\n"
                     "bad\xff bytes\tmalos\n");
-  const auto run = run_checkpoint_eval(trained_seq2seq_run().string() + " --test " + (dir / "test.tsv").string(), "testfile");
+  const auto run =
+      run_checkpoint_eval(trained_seq2seq_run().string() + " --test " + (dir / "test.tsv").string(), "testfile");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_NE(run.out.find("(2 pairs)"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("1 malformed"), std::string::npos) << run.out;

@@ -91,9 +91,9 @@ TEST(CommandLine, DryRunEverywhere) {
   for (const auto& [program, args] : runs) {
     SCOPED_TRACE(program);
     const auto run_dir = dir / program;
-    const auto run = test::run_program("apps/" + program,
-                                       "--threads 1 --dry-run --json --run-dir " + run_dir.string() + " " + args,
-                                       "cli_dry_" + program);
+    const auto run =
+        test::run_program("apps/" + program, "--threads 1 --dry-run --json --run-dir " + run_dir.string() + " " + args,
+                          "cli_dry_" + program);
     EXPECT_EQ(run.status, 0) << run.err;
     EXPECT_NE(run.out.find("\"dry-run\""), std::string::npos) << run.out;
     EXPECT_FALSE(fs::exists(run_dir)) << "a dry run made its run directory";

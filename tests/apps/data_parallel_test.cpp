@@ -59,7 +59,8 @@ void run_ranks(const std::string& program, const std::string& args, int world, c
   for (int rank = 0; rank < world; ++rank) {
     ASSERT_TRUE(children.wait(static_cast<std::size_t>(rank), 120s)) << "rank " << rank << " did not finish";
     EXPECT_EQ(children[static_cast<std::size_t>(rank)].exit_code, 0)
-        << "rank " << rank << ":\n" << children[static_cast<std::size_t>(rank)].stderr_text();
+        << "rank " << rank << ":\n"
+        << children[static_cast<std::size_t>(rank)].stderr_text();
   }
 }
 
@@ -103,7 +104,8 @@ std::map<std::string, torch::Tensor> seq2seq_weights(const fs::path& run) {
 }
 
 std::map<std::string, torch::Tensor> vit_weights(const fs::path& run) {
-  const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(run.string()), checkpoint::kViTCheckpointKind);
+  const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(run.string()),
+                                            checkpoint::kViTCheckpointKind);
   const auto model = checkpoint::load_vit_model(reader, checkpoint::read_vit_contents(reader).settings);
   std::map<std::string, torch::Tensor> weights;
   for (const auto& p : model->named_parameters()) weights[p.key()] = p.value().detach().clone();
@@ -129,7 +131,8 @@ void expect_same_weights(const std::map<std::string, torch::Tensor>& a, const st
 bool distributed_available() { return train::distributed_backend_available("gloo"); }
 
 const std::string kSeq2Seq =
-    "--data " + testing::source_dir() + "/data/sample_en_es.tsv --preset cpu --embedding-size 32 --heads 2"
+    "--data " + testing::source_dir() +
+    "/data/sample_en_es.tsv --preset cpu --embedding-size 32 --heads 2"
     " --encoders 1 --decoders 1 --ffn-multiplier 2 --dropout 0 --validation-pairs 100 --bleu-sentences 10"
     " --samples 0 --epochs 1 --max-iters 3 --batch-size 24 --threads 1 --workers 1 --log-level warn";
 
@@ -180,7 +183,8 @@ TEST(Seq2SeqDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
   const std::string args = kSeq2Seq + " --layout vaswani";
   run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
   test::ChildProcesses children;
-  const std::vector<std::string> launch{"--nproc_per_node", "2", "--master_port", std::to_string(test::free_local_port())};
+  const std::vector<std::string> launch{"--nproc_per_node", "2", "--master_port",
+                                        std::to_string(test::free_local_port())};
   expect_finished(children, start_torchrun(children, launch, "seq2seq_train",
                                            args + " --run-dir " + (dir / "two").string(), dir, "torchrun"));
   expect_same_weights(seq2seq_weights(dir / "one"), seq2seq_weights(dir / "two"), "torchrun, 2 workers");
@@ -193,9 +197,10 @@ TEST(ViTDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
   const auto args = tiny_vit_args(dir);
   run_ranks("vit_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
   test::ChildProcesses children;
-  const std::vector<std::string> launch{"--nproc_per_node", "2", "--master_port", std::to_string(test::free_local_port())};
-  expect_finished(children, start_torchrun(children, launch, "vit_train",
-                                           args + " --run-dir " + (dir / "two").string(), dir, "torchrun"));
+  const std::vector<std::string> launch{"--nproc_per_node", "2", "--master_port",
+                                        std::to_string(test::free_local_port())};
+  expect_finished(children, start_torchrun(children, launch, "vit_train", args + " --run-dir " + (dir / "two").string(),
+                                           dir, "torchrun"));
   expect_same_weights(vit_weights(dir / "one"), vit_weights(dir / "two"), "torchrun, 2 workers");
 }
 
@@ -210,8 +215,9 @@ TEST(Seq2SeqDataParallelTorchrun, TwoNodesOfOneWorkerEqualOneProcess) {
   test::ChildProcesses children;
   const std::string port = std::to_string(test::free_local_port());
   for (int node = 0; node < 2; ++node) {
-    const std::vector<std::string> launch{"--nnodes", "2", "--node_rank", std::to_string(node), "--nproc_per_node", "1",
-                                          "--master_addr", "127.0.0.1", "--master_port", port};
+    const std::vector<std::string> launch{"--nnodes",         "2", "--node_rank",   std::to_string(node),
+                                          "--nproc_per_node", "1", "--master_addr", "127.0.0.1",
+                                          "--master_port",    port};
     start_torchrun(children, launch, "seq2seq_train", args + " --run-dir " + (dir / "two").string(), dir,
                    "node" + std::to_string(node));
   }
@@ -229,8 +235,8 @@ TEST(Seq2SeqDataParallelTorchrun, RestartedJobResumesItsRunDirectory) {
   ASSERT_EQ(first.status, 0) << first.err;
   ASSERT_NE(first.out.find("\"iterations\":3"), std::string::npos) << first.out;
   args.replace(args.find("--max-iters 3"), 13, "--max-iters 5");
-  const auto again = test::run_program("apps/seq2seq_train", args, "dp_restart_again", "",
-                                       "TORCHELASTIC_RESTART_COUNT=1 ");
+  const auto again =
+      test::run_program("apps/seq2seq_train", args, "dp_restart_again", "", "TORCHELASTIC_RESTART_COUNT=1 ");
   ASSERT_EQ(again.status, 0) << again.err;
   EXPECT_NE(again.out.find("\"iterations\":5"), std::string::npos) << "resumed at step 3: " << again.out;
   EXPECT_NE(again.err.find("resuming"), std::string::npos) << again.err;
@@ -247,14 +253,16 @@ TEST(Seq2SeqDataParallelFaults, KilledRankEndsTheOtherWithOneErrorAndTheRunResum
                            "/data/sample_en_es.tsv --preset cpu --embedding-size 32 --heads 2 --encoders 1"
                            " --decoders 1 --ffn-multiplier 2 --validation-pairs 100 --bleu-sentences 10 --samples 0"
                            " --epochs 100000 --checkpoint-every 1 --batch-size 24 --threads 1 --workers 1"
-                           " --dist-timeout 20 --log-level warn --run-dir " + run.string();
+                           " --dist-timeout 20 --log-level warn --run-dir " +
+                           run.string();
   test::ChildProcesses children;
   const int port = test::free_local_port();
   std::vector<std::string> argv{testing::binary_dir() + "/apps/seq2seq_train"};
   for (const auto& w : words(args)) argv.push_back(w);
   for (int rank = 0; rank < 2; ++rank) {
-    children.start(argv, {"RANK=" + std::to_string(rank), "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
-                          "MASTER_PORT=" + std::to_string(port)},
+    children.start(argv,
+                   {"RANK=" + std::to_string(rank), "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
+                    "MASTER_PORT=" + std::to_string(port)},
                    dir, "rank" + std::to_string(rank));
   }
   // Wait for two checkpoints, then kill rank 1.

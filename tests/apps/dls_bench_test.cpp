@@ -2,7 +2,6 @@
 // and the program prints a complete JSON record for every kind of task.
 #include <gtest/gtest.h>
 
-
 #include <regex>
 #include <string>
 #include <vector>
@@ -40,8 +39,7 @@ TEST(BenchFlops, CountsEveryKindOfProduct) {
   const auto q = torch::randn({2, 4, 3, 5}, torch::requires_grad());
   const auto v = torch::randn({2, 4, 5, 2}, torch::requires_grad());
   EXPECT_EQ(bench::count_matmul_flops([&] { small_batched_matmul(q, v); }), 2.0 * 8 * 3 * 5 * 2);
-  EXPECT_EQ(bench::count_matmul_flops([&] { small_batched_matmul(q, v).sum().backward(); }),
-            3 * 2.0 * 8 * 3 * 5 * 2);
+  EXPECT_EQ(bench::count_matmul_flops([&] { small_batched_matmul(q, v).sum().backward(); }), 3 * 2.0 * 8 * 3 * 5 * 2);
   EXPECT_EQ(bench::count_matmul_flops([&] { torch::relu(a); }), 0.0);
 }
 
@@ -96,7 +94,8 @@ TEST(BenchApp, PrintsAJsonRecordForEveryTask) {
 // --device cuda where there is no GPU is one line, not a crash; --device auto falls back
 // to the CPU.
 TEST(BenchApp, ProfileAndPlainProducts) {
-  const auto run = run_bench("--task vit-train --preset fashion --batch 4 --warmup 0 --repeats 1 --iters 1 --profile 3");
+  const auto run =
+      run_bench("--task vit-train --preset fashion --batch 4 --warmup 0 --repeats 1 --iters 1 --profile 3");
   ASSERT_EQ(run.status, 0) << run.err;
   const auto table = run.err.find("operator profile: ");
   ASSERT_NE(table, std::string::npos) << run.err;
@@ -111,7 +110,8 @@ TEST(BenchApp, ProfileAndPlainProducts) {
   EXPECT_GE(self_ms[0], self_ms[1]);
   EXPECT_GE(self_ms[1], self_ms[2]);
   EXPECT_NE(run.out.find("\"attention_products\":\"small_batched_matmul\""), std::string::npos) << run.out;
-  const auto plain = run_bench("--task vit-infer --preset fashion --batch 4 --warmup 0 --repeats 1 --iters 1 --plain-bmm");
+  const auto plain =
+      run_bench("--task vit-infer --preset fashion --batch 4 --warmup 0 --repeats 1 --iters 1 --plain-bmm");
   ASSERT_EQ(plain.status, 0) << plain.err;
   EXPECT_NE(plain.out.find("\"attention_products\":\"matmul\""), std::string::npos) << plain.out;
 }
@@ -121,7 +121,8 @@ TEST(BenchApp, DeviceChoice) {
   const auto cuda = run_bench("--task gemm --device cuda");
   EXPECT_EQ(cuda.status, 1);
   EXPECT_EQ(cuda.err.rfind("error: --device cuda: this LibTorch has no CUDA or no GPU is visible", 0), 0u) << cuda.err;
-  const auto automatic = run_bench("--task vit-infer --preset fashion --batch 4 --warmup 0 --repeats 1 --iters 1 --device auto");
+  const auto automatic =
+      run_bench("--task vit-infer --preset fashion --batch 4 --warmup 0 --repeats 1 --iters 1 --device auto");
   ASSERT_EQ(automatic.status, 0) << automatic.err;
   EXPECT_NE(automatic.out.find("\"device\":\"cpu\""), std::string::npos) << automatic.out;
 }

@@ -30,19 +30,20 @@ test::ProgramRun run_interop_eval(const std::string& args, const std::string& na
 
 std::string seq2seq_flags(const std::string& encoder = kFixtures + "positionwise/encoder_FG_5") {
   const std::string dir = kFixtures + "positionwise/";
-  return " --dlstudio-encoder " + encoder + " --dlstudio-decoder " + dir + "decoder_FG_5 --dlstudio-embeddings-en " + dir +
-         "embeddings_generator_en_FG_5 --dlstudio-embeddings-es " + dir + "embeddings_generator_es_FG_5 --dlstudio-vocab " +
-         kFixtures + "archive.pkl.gz --dlstudio-max-seq-length 5";
+  return " --dlstudio-encoder " + encoder + " --dlstudio-decoder " + dir + "decoder_FG_5 --dlstudio-embeddings-en " +
+         dir + "embeddings_generator_en_FG_5 --dlstudio-embeddings-es " + dir +
+         "embeddings_generator_es_FG_5 --dlstudio-vocab " + kFixtures + "archive.pkl.gz --dlstudio-max-seq-length 5";
 }
 
 TEST(DLStudioInteropApp, ImportsTranslatesScoresAndExports) {
   const auto dir = test::fresh_temp_dir("dlstudio_interop_app");
   const auto imported = (dir / "imported.pt").string();
-  const auto translated = run_interop_eval(seq2seq_flags() + " --variant PreLN --dlstudio-output " + imported +
-                                                  " --translate \"i see you\"", "translate");
+  const auto translated = run_interop_eval(
+      seq2seq_flags() + " --variant PreLN --dlstudio-output " + imported + " --translate \"i see you\"", "translate");
   ASSERT_EQ(translated.status, 0) << translated.err;
   EXPECT_FALSE(translated.out.empty());
-  EXPECT_NE(translated.err.find("imported DLStudio's TransformerPreLN into " + imported), std::string::npos) << translated.err;
+  EXPECT_NE(translated.err.find("imported DLStudio's TransformerPreLN into " + imported), std::string::npos)
+      << translated.err;
   const auto scored = run_interop_eval(imported, "score");
   ASSERT_EQ(scored.status, 0) << scored.err;
   EXPECT_NE(scored.out.find("BLEU"), std::string::npos) << scored.out;
@@ -61,11 +62,11 @@ TEST(DLStudioInteropApp, ImportedViTScoresADatasetAsPythonClassifiesIt) {
   std::filesystem::create_directories(dir / "fashion");
   test::write_fake_fashion_mnist(dir / "fashion", 64, 20);
   const std::string vit = kFixtures + "vit28/";
-  const auto run = run_interop_eval("--dlstudio-vit " + vit + "checkpoint_0_for_epoch_3 --dlstudio-patch-embedding " + vit +
-                                        "checkpoint_1_for_epoch_3 --dlstudio-output " + (dir / "vit.pt").string() +
-                                        " --data-dir " + (dir / "fashion").string() + " --json --output-dir " +
-                                        (dir / "out").string(),
-                                    "vit");
+  const auto run =
+      run_interop_eval("--dlstudio-vit " + vit + "checkpoint_0_for_epoch_3 --dlstudio-patch-embedding " + vit +
+                           "checkpoint_1_for_epoch_3 --dlstudio-output " + (dir / "vit.pt").string() + " --data-dir " +
+                           (dir / "fashion").string() + " --json --output-dir " + (dir / "out").string(),
+                       "vit");
   ASSERT_EQ(run.status, 0) << run.err;
   // make_dlstudio_interop_fixtures.py: the Python model's class for test image i (label i mod 10).
   std::istringstream lines(util::read_file(vit + "predictions.txt"));
@@ -84,10 +85,12 @@ TEST(DLStudioInteropApp, ImportedViTScoresADatasetAsPythonClassifiesIt) {
 }
 
 TEST(DLStudioInteropApp, IncompleteOrBrokenInputIsAOneLineError) {
-  test::expect_one_line_error(run_interop_eval("--dlstudio-encoder " + kFixtures + "positionwise/encoder_FG_5", "incomplete", true),
-                              "--dlstudio-decoder: needed");
-  test::expect_one_line_error(run_interop_eval(seq2seq_flags(kFixtures + "positionwise/encoder_missing_key"), "missing", true),
-                              "encoder_missing_key: missing key 'basic_encoder_arr.1.norm2.bias' ([8])");
+  test::expect_one_line_error(
+      run_interop_eval("--dlstudio-encoder " + kFixtures + "positionwise/encoder_FG_5", "incomplete", true),
+      "--dlstudio-decoder: needed");
+  test::expect_one_line_error(
+      run_interop_eval(seq2seq_flags(kFixtures + "positionwise/encoder_missing_key"), "missing", true),
+      "encoder_missing_key: missing key 'basic_encoder_arr.1.norm2.bias' ([8])");
   test::expect_one_line_error(run_interop_eval(seq2seq_flags(kFixtures + "archive.pkl.gz"), "not_a_state_dict", true),
                               "archive.pkl.gz: not a torch.save file");
 }

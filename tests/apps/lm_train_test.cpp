@@ -46,7 +46,8 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
   EXPECT_TRUE(fs::exists(run_dir / "best.pt"));
   EXPECT_TRUE(fs::exists(run_dir / "config.toml"));
   const auto metrics = util::read_file((run_dir / "metrics.csv").string());
-  EXPECT_EQ(metrics.rfind("kind,epoch,step,loss,lr,sentences_per_s,val_loss,val_perplexity,wall_s\n", 0), 0u) << metrics;
+  EXPECT_EQ(metrics.rfind("kind,epoch,step,loss,lr,sentences_per_s,val_loss,val_perplexity,wall_s\n", 0), 0u)
+      << metrics;
 
   const auto table = run_lm_eval((run_dir / "checkpoints").string(), "table");
   ASSERT_EQ(table.status, 0) << table.err;
@@ -79,17 +80,19 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
   ASSERT_EQ(resumed.status, 0) << resumed.err;
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0003.pt"));
   // A fresh run in the same directory is refused.
-  const auto again = run_lm_train("--preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string(), "again");
+  const auto again =
+      run_lm_train("--preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string(), "again");
   test::expect_one_line_error(again, "already holds a training run");
 }
 
 TEST(LmTrainApp, SentencePieceTrainsEvaluatesGeneratesAndResumes) {
   DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const auto run_dir = test::fresh_temp_dir("lm_train_app_spm_run");
-  const auto run = run_lm_train_logged("--json --preset tiny --data " + sample_corpus() + " --run-dir " +
-                                           run_dir.string() + " --tokenizer sentencepiece --spm-model bpe --vocab-size 200"
-                                           " --validation-sentences 100 --epochs 1",
-                                       "spm_run");
+  const auto run =
+      run_lm_train_logged("--json --preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string() +
+                              " --tokenizer sentencepiece --spm-model bpe --vocab-size 200"
+                              " --validation-sentences 100 --epochs 1",
+                          "spm_run");
   ASSERT_EQ(run.status, 0) << run.err;
   const auto result = nlohmann::json::parse(run.out);
   EXPECT_GT(result["vocab_size"].get<int>(), 100) << run.out;  // pieces, a soft limit on a small corpus

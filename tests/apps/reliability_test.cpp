@@ -31,7 +31,8 @@ using namespace std::chrono_literals;
 const std::string kCorpusForFaults = dls::testing::source_dir() + "/data/sample_en_es.tsv";
 const std::string kSmallSeq2Seq =
     " --threads 1 --preset cpu --embedding-size 32 --heads 2 --encoders 1 --decoders 1 --ffn-multiplier 2"
-    " --validation-pairs 100 --bleu-sentences 10 --samples 0 --log-every 1 --data " + kCorpusForFaults;
+    " --validation-pairs 100 --bleu-sentences 10 --samples 0 --log-every 1 --data " +
+    kCorpusForFaults;
 
 std::string program_path(const std::string& name) { return testing::binary_dir() + "/apps/" + name; }
 
@@ -76,9 +77,9 @@ TEST(Reliability, SignalsStopWithACheckpoint) {
     const auto dir = test::fresh_temp_dir("reliability_signal_" + std::to_string(signal));
     const auto run_dir = dir / "run";
     test::ChildProcesses children;
-    const auto i = children.start(words_of(program_path("seq2seq_train") + kSmallSeq2Seq + " --epochs 1000 --run-dir " +
-                                             run_dir.string()),
-                                   {"DLS_LOG_LEVEL=off"}, dir, "train");
+    const auto i = children.start(
+        words_of(program_path("seq2seq_train") + kSmallSeq2Seq + " --epochs 1000 --run-dir " + run_dir.string()),
+        {"DLS_LOG_LEVEL=off"}, dir, "train");
     ASSERT_TRUE(wait_for_file(run_dir / "metrics.csv", 60s));
     std::this_thread::sleep_for(300ms);  // some steps
     children.signal(i, signal);
@@ -92,8 +93,9 @@ TEST(Reliability, SignalsStopWithACheckpoint) {
     EXPECT_NO_THROW(checkpoint::CheckpointReader(checkpoint, "seq2seq"));
     EXPECT_TRUE(temporary_files(run_dir).empty());
     // A time limit stops the resumed run after its first step, with a checkpoint.
-    const auto resumed = test::run_program("apps/seq2seq_train", "--threads 1 --time-limit 0.01 --resume " +
-                                           run_dir.string(), "reliability_signal_resume");
+    const auto resumed =
+        test::run_program("apps/seq2seq_train", "--threads 1 --time-limit 0.01 --resume " + run_dir.string(),
+                          "reliability_signal_resume");
     EXPECT_EQ(resumed.status, 0) << resumed.err;
   }
 }
@@ -105,8 +107,8 @@ TEST(Reliability, DiskFullAndReadOnlyAreOneLineErrors) {
   // The size of one checkpoint of this model, written on an ordinary disk first.
   const auto probe = test::fresh_temp_dir("reliability_disk_probe");
   const std::string args = kSmallSeq2Seq + " --checkpoint-every 1 --run-dir ";
-  const auto first = test::run_program("apps/seq2seq_train", args + (probe / "run").string() + " --epochs 1 --max-iters 2",
-                                       "reliability_disk_probe");
+  const auto first = test::run_program(
+      "apps/seq2seq_train", args + (probe / "run").string() + " --epochs 1 --max-iters 2", "reliability_disk_probe");
   ASSERT_EQ(first.status, 0) << first.err;
   const auto size = fs::file_size(probe / "run" / "checkpoints" / checkpoint::checkpoint_file_name(1));
 
@@ -114,8 +116,8 @@ TEST(Reliability, DiskFullAndReadOnlyAreOneLineErrors) {
   test::TmpfsMount disk("reliability_disk_full", size * 3 / 2 + 64 * 1024);
   if (!disk.available()) GTEST_SKIP() << disk.why_not();
   const auto run_dir = disk.dir() / "run";
-  const auto full = test::run_program("apps/seq2seq_train", args + run_dir.string() + " --epochs 3",
-                                      "reliability_disk_full");
+  const auto full =
+      test::run_program("apps/seq2seq_train", args + run_dir.string() + " --epochs 3", "reliability_disk_full");
   test::expect_one_line_error(full, std::strerror(ENOSPC));
   EXPECT_NE(full.err.find(run_dir.string()), std::string::npos) << "names the file: " << full.err;
   const auto kept = run_dir / "checkpoints" / checkpoint::checkpoint_file_name(1);
@@ -123,8 +125,8 @@ TEST(Reliability, DiskFullAndReadOnlyAreOneLineErrors) {
   EXPECT_TRUE(temporary_files(run_dir).empty());
 
   ASSERT_TRUE(disk.make_read_only());
-  const auto read_only = test::run_program("apps/seq2seq_train", "--threads 1 --resume " + run_dir.string(),
-                                           "reliability_read_only");
+  const auto read_only =
+      test::run_program("apps/seq2seq_train", "--threads 1 --resume " + run_dir.string(), "reliability_read_only");
   test::expect_one_line_error(read_only, std::strerror(EROFS));
   EXPECT_NO_THROW(checkpoint::CheckpointReader(kept.string(), "seq2seq"));
 }
@@ -134,9 +136,9 @@ TEST(Reliability, ARemovedRunDirectoryIsAOneLineError) {
   const auto dir = test::fresh_temp_dir("reliability_removed");
   const auto run_dir = dir / "run";
   test::ChildProcesses children;
-  const auto i = children.start(words_of(program_path("seq2seq_train") + kSmallSeq2Seq + " --epochs 1000 --run-dir " +
-                                           run_dir.string()),
-                                {"DLS_LOG_LEVEL=off"}, dir, "train");
+  const auto i = children.start(
+      words_of(program_path("seq2seq_train") + kSmallSeq2Seq + " --epochs 1000 --run-dir " + run_dir.string()),
+      {"DLS_LOG_LEVEL=off"}, dir, "train");
   ASSERT_TRUE(wait_for_file(run_dir / "checkpoints" / checkpoint::checkpoint_file_name(1), 60s));
   test::remove_tree(run_dir);
   ASSERT_TRUE(children.wait(i, 60s)) << "did not notice";
@@ -171,8 +173,9 @@ TEST(Reliability, KilledAtRandomMomentsEveryVisibleCheckpointLoadsAndResumes) {
     } catch (const std::exception&) {
       has_checkpoint = false;
     }
-    const std::string args = has_checkpoint ? " --threads 1 --log-every 1 --resume " + run_dir.string() + " --epochs 100000"
-                                            : model + " --epochs 100000 --overwrite";
+    const std::string args = has_checkpoint
+                                 ? " --threads 1 --log-every 1 --resume " + run_dir.string() + " --epochs 100000"
+                                 : model + " --epochs 100000 --overwrite";
     std::error_code no_file;
     const auto rows_before = fs::exists(metrics) ? fs::file_size(metrics, no_file) : 0;
     test::ChildProcesses children;
@@ -215,36 +218,102 @@ TEST(Reliability, WrongFlagValuesAreRefusedBeforeAnyWork) {
   const std::string seq2seq_base = "--dry-run --data " + kCorpusForFaults + " --run-dir " + run_dir.string();
   const std::string vit_base = "--data-dir " + dir.string() + " --run-dir " + run_dir.string();
   const std::vector<Case> cases{
-      {"apps/seq2seq_train", seq2seq_base,
-       {"--max-words 0", "--validation-pairs -1", "--preset x", "--variant y", "--embedding-size 0", "--heads 0",
-        "--encoders 0", "--decoders -1", "--ffn-multiplier 0", "--dropout 1", "--epochs 0", "--batch-size 0",
-        "--max-iters -1", "--time-limit -1", "--lr 0", "--lr nan", "--warmup -1", "--min-lr -1", "--beta1 1",
-        "--beta2 -0.5", "--eps 0", "--weight-decay -1", "--clip-grad-norm -1", "--label-smoothing 1",
-        "--threads 0", "--workers 0", "--device tpu", "--checkpoint-every -1", "--keep-last -1", "--log-every -1",
-        "--samples -1", "--bleu-sentences -1", "--log-level loud", "--seed -1", "--split-seed -2", "--epochs 1e400",
-        "--best-metric accuracy", "--patience -1", "--ema-decay 1", "--optimizer sgd", "--schedule x"}},
-      {"apps/vit_train", vit_base,
-       {"--epochs 0", "--batch-size 0", "--lr inf", "--warmup-epochs -1", "--min-lr -1", "--beta1 2", "--beta2 1",
-        "--eps 0", "--weight-decay -1", "--clip-grad-norm -1", "--label-smoothing 1", "--max-iters -1",
-        "--time-limit -1", "--threads 0", "--workers 0", "--device tpu", "--checkpoint-every -1",
-        "--keep-last -1", "--log-every -1", "--log-level loud", "--train-subset -1", "--test-subset -1",
-        "--dataset mnist", "--preset x", "--seed -1", "--best-metric bleu", "--patience -1", "--ema-decay -0.1",
-        "--optimizer sgd", "--schedule dlstudio-warmup"}},
-      {"apps/lm_train", seq2seq_base,
-       {"--max-words 0", "--vocab-size 0", "--validation-sentences -1", "--split-seed -1", "--embedding-size 0",
-        "--heads 0", "--decoders 0", "--ffn-multiplier 0", "--variant x", "--dropout 1", "--preset x", "--epochs 0",
-        "--batch-size 0", "--optimizer sgd", "--lr inf", "--schedule x", "--warmup-steps -1", "--min-lr -1",
-        "--weight-decay -1", "--clip-grad-norm -1", "--label-smoothing 1", "--seed -1", "--max-iters -1",
-        "--time-limit -1", "--threads 0", "--workers 0", "--device tpu", "--precision fp8", "--dist-backend mpi",
-        "--dist-timeout 0", "--accum-steps 0", "--bucket-mb -1", "--checkpoint-every -1", "--keep-last -1",
-        "--best-metric bleu", "--patience -1", "--ema-decay 1", "--log-every -1", "--log-level loud", "--side fr",
-        "--tokenizer x", "--spm-model x"}},
-      {"apps/checkpoint_eval", run_dir.string(),
-       {"--beam 0", "--limit -1", "--length-penalty -1", "--samples -1", "--test-subset -1",
-        "--attention-images -1", "--smoothing method9", "--threads 0", "--device tpu", "--log-level loud", "--seed -1",
-        "--average 1"}},
+      {"apps/seq2seq_train",
+       seq2seq_base,
+       {"--max-words 0",
+        "--validation-pairs -1",
+        "--preset x",
+        "--variant y",
+        "--embedding-size 0",
+        "--heads 0",
+        "--encoders 0",
+        "--decoders -1",
+        "--ffn-multiplier 0",
+        "--dropout 1",
+        "--epochs 0",
+        "--batch-size 0",
+        "--max-iters -1",
+        "--time-limit -1",
+        "--lr 0",
+        "--lr nan",
+        "--warmup -1",
+        "--min-lr -1",
+        "--beta1 1",
+        "--beta2 -0.5",
+        "--eps 0",
+        "--weight-decay -1",
+        "--clip-grad-norm -1",
+        "--label-smoothing 1",
+        "--threads 0",
+        "--workers 0",
+        "--device tpu",
+        "--checkpoint-every -1",
+        "--keep-last -1",
+        "--log-every -1",
+        "--samples -1",
+        "--bleu-sentences -1",
+        "--log-level loud",
+        "--seed -1",
+        "--split-seed -2",
+        "--epochs 1e400",
+        "--best-metric accuracy",
+        "--patience -1",
+        "--ema-decay 1",
+        "--optimizer sgd",
+        "--schedule x"}},
+      {"apps/vit_train",
+       vit_base,
+       {"--epochs 0",
+        "--batch-size 0",
+        "--lr inf",
+        "--warmup-epochs -1",
+        "--min-lr -1",
+        "--beta1 2",
+        "--beta2 1",
+        "--eps 0",
+        "--weight-decay -1",
+        "--clip-grad-norm -1",
+        "--label-smoothing 1",
+        "--max-iters -1",
+        "--time-limit -1",
+        "--threads 0",
+        "--workers 0",
+        "--device tpu",
+        "--checkpoint-every -1",
+        "--keep-last -1",
+        "--log-every -1",
+        "--log-level loud",
+        "--train-subset -1",
+        "--test-subset -1",
+        "--dataset mnist",
+        "--preset x",
+        "--seed -1",
+        "--best-metric bleu",
+        "--patience -1",
+        "--ema-decay -0.1",
+        "--optimizer sgd",
+        "--schedule dlstudio-warmup"}},
+      {"apps/lm_train", seq2seq_base, {"--max-words 0",     "--vocab-size 0",      "--validation-sentences -1",
+                                       "--split-seed -1",   "--embedding-size 0",  "--heads 0",
+                                       "--decoders 0",      "--ffn-multiplier 0",  "--variant x",
+                                       "--dropout 1",       "--preset x",          "--epochs 0",
+                                       "--batch-size 0",    "--optimizer sgd",     "--lr inf",
+                                       "--schedule x",      "--warmup-steps -1",   "--min-lr -1",
+                                       "--weight-decay -1", "--clip-grad-norm -1", "--label-smoothing 1",
+                                       "--seed -1",         "--max-iters -1",      "--time-limit -1",
+                                       "--threads 0",       "--workers 0",         "--device tpu",
+                                       "--precision fp8",   "--dist-backend mpi",  "--dist-timeout 0",
+                                       "--accum-steps 0",   "--bucket-mb -1",      "--checkpoint-every -1",
+                                       "--keep-last -1",    "--best-metric bleu",  "--patience -1",
+                                       "--ema-decay 1",     "--log-every -1",      "--log-level loud",
+                                       "--side fr",         "--tokenizer x",       "--spm-model x"}},
+      {"apps/checkpoint_eval",
+       run_dir.string(),
+       {"--beam 0", "--limit -1", "--length-penalty -1", "--samples -1", "--test-subset -1", "--attention-images -1",
+        "--smoothing method9", "--threads 0", "--device tpu", "--log-level loud", "--seed -1", "--average 1"}},
 #ifdef DLS_HAVE_BENCH  // not built with -DDLS_BUILD_BENCH=OFF (make test-asan)
-      {"bench/dls_bench", "--task gemm",
+      {"bench/dls_bench",
+       "--task gemm",
        {"--iters 0", "--repeats 0", "--warmup -1", "--batch 0", "--src-vocab 0", "--tgt-vocab -1", "--beam 0",
         "--gemm-size 0", "--threads 0", "--workers 0", "--profile -1", "--task x", "--preset x", "--layout x",
         "--variant x", "--device tpu", "--keep-freed-memory maybe", "--seed -1"}},
@@ -256,8 +325,9 @@ TEST(Reliability, WrongFlagValuesAreRefusedBeforeAnyWork) {
       test::ChildProcesses children;
       std::vector<std::size_t> started;
       for (std::size_t j = k; j < std::min(k + 2, c.flags.size()); ++j) {
-        started.push_back(children.start(words_of(testing::binary_dir() + "/" + c.program + " " + c.base + " " + c.flags[j]),
-                                         {}, dir, "flag" + std::to_string(j - k)));
+        started.push_back(
+            children.start(words_of(testing::binary_dir() + "/" + c.program + " " + c.base + " " + c.flags[j]), {}, dir,
+                           "flag" + std::to_string(j - k)));
       }
       for (std::size_t j = 0; j < started.size(); ++j) {
         const auto& flag = c.flags[k + j];

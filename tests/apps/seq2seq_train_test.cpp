@@ -31,9 +31,9 @@ test::ProgramRun run_seq2seq_train(const std::string& args, const std::string& n
 TEST(Seq2SeqTrainApp, HelpDocumentsTheFlagsInGroups) {
   const auto run = run_seq2seq_train("--help", "help");
   EXPECT_EQ(run.status, 0);
-  for (const auto* text : {"Data:", "Model:", "Training:", "Output:", "--data", "--run-dir", "--epochs",
-                           "--max-iters", "--time-limit", "--resume", "--dry-run", "--json", "--preset",
-                           "--variant", "--layout", "--label-smoothing", "--clip-grad-norm", "--schedule"}) {
+  for (const auto* text : {"Data:", "Model:", "Training:", "Output:", "--data", "--run-dir", "--epochs", "--max-iters",
+                           "--time-limit", "--resume", "--dry-run", "--json", "--preset", "--variant", "--layout",
+                           "--label-smoothing", "--clip-grad-norm", "--schedule"}) {
     EXPECT_NE(run.out.find(text), std::string::npos) << text;
   }
 }
@@ -46,28 +46,30 @@ TEST(Seq2SeqTrainApp, BadInputIsAOneLineError) {
   test::write_bytes(dir / "garbage.tsv", "no tab here\nnor here\n\xff\xfe\tbad\n");
   test::expect_one_line_error(run_seq2seq_train("--data " + (dir / "garbage.tsv").string(), "garbage"), "garbage.tsv");
   test::write_bytes(dir / "broken.pt", "not a checkpoint");
-  const auto broken = run_seq2seq_train("--resume " + (dir / "broken.pt").string() + " --data " + kSampleCorpus,
-                                        "broken");
+  const auto broken =
+      run_seq2seq_train("--resume " + (dir / "broken.pt").string() + " --data " + kSampleCorpus, "broken");
   test::expect_one_line_error(broken, "broken.pt");
   EXPECT_FALSE(fs::exists(dir / "checkpoints")) << "nothing written for a failed start";
 }
 
 TEST(Seq2SeqTrainApp, DryRunPrintsTheStartUpReport) {
   const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_dry");
-  const auto run = run_seq2seq_train("--data " + kSampleCorpus + " --validation-pairs 100 --dry-run --run-dir " +
-                                         run_dir.string(), "dry");
+  const auto run = run_seq2seq_train(
+      "--data " + kSampleCorpus + " --validation-pairs 100 --dry-run --run-dir " + run_dir.string(), "dry");
   EXPECT_EQ(run.status, 0) << run.err;
-  for (const auto* text : {"pairs kept", "vocabulary", "longest English sentence",
-                           "Number of learnable params in Master Encoder",
-                           "Number of learnable params in Master Decoder", "Number of layers in Master Encoder",
-                           "TransformerFG"}) {
+  for (const auto* text :
+       {"pairs kept", "vocabulary", "longest English sentence", "Number of learnable params in Master Encoder",
+        "Number of learnable params in Master Decoder", "Number of layers in Master Encoder", "TransformerFG"}) {
     EXPECT_NE(run.err.find(text), std::string::npos) << text << "\n" << run.err;
   }
   EXPECT_EQ(run.err.find("no-masking"), std::string::npos) << run.err;
   EXPECT_FALSE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0000.pt"));
   // DLStudio's masking=False shows in the model's summary (and so in its checkpoints).
-  const auto unmasked = run_seq2seq_train("--data " + kSampleCorpus + " --validation-pairs 100 --dry-run --no-masking"
-                                          " --run-dir " + run_dir.string(), "dry_no_masking");
+  const auto unmasked = run_seq2seq_train("--data " + kSampleCorpus +
+                                              " --validation-pairs 100 --dry-run --no-masking"
+                                              " --run-dir " +
+                                              run_dir.string(),
+                                          "dry_no_masking");
   EXPECT_EQ(unmasked.status, 0) << unmasked.err;
   EXPECT_NE(unmasked.err.find("no-masking"), std::string::npos) << unmasked.err;
 }
@@ -90,30 +92,38 @@ TEST(Seq2SeqTrainApp, DryRunPrintsDLStudiosCountsWithItsVocabularies) {
   const auto dir = test::fresh_temp_dir("seq2seq_train_app_dlstudio_vocab");
   test::write_bytes(dir / "archive.pkl", archive_with_vocabulary_sizes(11258, 21823));
   const auto run = run_seq2seq_train("--data " + kSampleCorpus + " --validation-pairs 100 --dry-run --run-dir " +
-                                         (dir / "run").string() + " --dlstudio-vocab " + (dir / "archive.pkl").string(), "dlstudio_vocab");
+                                         (dir / "run").string() + " --dlstudio-vocab " + (dir / "archive.pkl").string(),
+                                     "dlstudio_vocab");
   EXPECT_EQ(run.status, 0) << run.err;
   // The slides' numbers for the flattened layout, M 256, L 10, 4 + 4 blocks, 4 heads.
-  for (const auto* text : {"English 11258, Spanish 21823", "as DLStudio prints: Number of learnable params in Master Encoder: 124583936",
-                           "as DLStudio prints: Number of learnable params in Master Decoder: 149886015"}) {
+  for (const auto* text :
+       {"English 11258, Spanish 21823", "as DLStudio prints: Number of learnable params in Master Encoder: 124583936",
+        "as DLStudio prints: Number of learnable params in Master Decoder: 149886015"}) {
     EXPECT_NE(run.err.find(text), std::string::npos) << text << "\n" << run.err;
   }
   test::write_bytes(dir / "bad.pkl", "\x80\x02]\x85.");
-  const auto bad = test::run_program("apps/seq2seq_train", "--threads 1 --data " + kSampleCorpus + " --validation-pairs 100 --dry-run"
-                                     " --run-dir " + (dir / "run").string() + " --dlstudio-vocab " + (dir / "bad.pkl").string(),
+  const auto bad = test::run_program("apps/seq2seq_train",
+                                     "--threads 1 --data " + kSampleCorpus +
+                                         " --validation-pairs 100 --dry-run"
+                                         " --run-dir " +
+                                         (dir / "run").string() + " --dlstudio-vocab " + (dir / "bad.pkl").string(),
                                      "seq2seq_train_app_dlstudio_vocab_bad");  // logs off: the error line alone
   test::expect_one_line_error(bad, "bad.pkl: not DLStudio's (dataset, vocab_en, vocab_es)");
 }
 
 TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
   const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_run");
-  const auto first = run_seq2seq_train("--data " + kSampleCorpus + kSmall + " --epochs 2 --max-iters 20 --json"
-                                       " --run-dir " + run_dir.string(), "first");
+  const auto first = run_seq2seq_train("--data " + kSampleCorpus + kSmall +
+                                           " --epochs 2 --max-iters 20 --json"
+                                           " --run-dir " +
+                                           run_dir.string(),
+                                       "first");
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_EQ(test::count_lines(first.out), 1u) << "stdout holds the JSON object alone:\n" << first.out;
   for (const auto* key : {"\"pairs_per_s\":", "\"final_loss\":", "\"val_bleu\":", "\"iterations\":20",
                           "\"val_sacrebleu\":{\"score\":", "|tok:13a|smooth:exp|version:dls-cpp\"",
-                          "\"val_chrf\":{\"score\":", "|nc:6|nw:0|space:no|version:dls-cpp\"",
-                          "\"checkpoints\":[", "\"stopped_by\":\"max-iters\""}) {
+                          "\"val_chrf\":{\"score\":", "|nc:6|nw:0|space:no|version:dls-cpp\"", "\"checkpoints\":[",
+                          "\"stopped_by\":\"max-iters\""}) {
     EXPECT_NE(first.out.find(key), std::string::npos) << key << " in " << first.out;
   }
   for (const auto* key : {"val_sacrebleu", "val_chrf"}) {  // 0-100
@@ -136,8 +146,11 @@ TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
 // --precision is given again.
 TEST(Seq2SeqTrainApp, ResumeKeepsTheRunsPrecision) {
   const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_precision");
-  const auto first = run_seq2seq_train("--data " + kSampleCorpus + kSmall + " --epochs 3 --max-iters 2 --precision bf16"
-                                       " --json --run-dir " + run_dir.string(), "precision_first");
+  const auto first = run_seq2seq_train("--data " + kSampleCorpus + kSmall +
+                                           " --epochs 3 --max-iters 2 --precision bf16"
+                                           " --json --run-dir " +
+                                           run_dir.string(),
+                                       "precision_first");
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_NE(first.out.find("\"precision\":\"bf16\""), std::string::npos) << first.out;
   const auto kept = run_seq2seq_train("--resume " + run_dir.string() + " --max-iters 4 --json", "precision_kept");
@@ -145,7 +158,8 @@ TEST(Seq2SeqTrainApp, ResumeKeepsTheRunsPrecision) {
   EXPECT_NE(kept.out.find("\"precision\":\"bf16\""), std::string::npos) << kept.out;
   EXPECT_NE(kept.err.find("precision bf16, the run's"), std::string::npos) << kept.err;
   const auto changed = run_seq2seq_train("--resume " + (run_dir / "checkpoints" / "checkpoint_epoch_0001.pt").string() +
-                                         " --max-iters 6 --precision fp32 --json", "precision_changed");
+                                             " --max-iters 6 --precision fp32 --json",
+                                         "precision_changed");
   ASSERT_EQ(changed.status, 0) << changed.err;
   EXPECT_NE(changed.out.find("\"precision\":\"fp32\""), std::string::npos) << changed.out;
 }
@@ -154,9 +168,9 @@ TEST(Seq2SeqTrainApp, ResumeKeepsTheRunsPrecision) {
 // (a batch of 0 used to end in SIGFPE, a negative one in a run that trained nothing, a huge
 // epoch count in one that never ended).
 TEST(Seq2SeqTrainApp, NonsenseNumbersAreRefused) {
-  for (const std::string flag : {"--batch-size 0", "--batch-size -5", "--epochs 99999999999999999999",
-                                 "--validation-pairs -1", "--threads 1000", "--label-smoothing 2", "--warmup -10",
-                                 "--lr inf", "--lr nan", "--eps 0"}) {
+  for (const std::string flag :
+       {"--batch-size 0", "--batch-size -5", "--epochs 99999999999999999999", "--validation-pairs -1", "--threads 1000",
+        "--label-smoothing 2", "--warmup -10", "--lr inf", "--lr nan", "--eps 0"}) {
     const auto run = run_seq2seq_train("--data " + kSampleCorpus + " --dry-run " + flag, "nonsense");
     EXPECT_NE(run.status, 0) << flag;
     EXPECT_NE(run.err.find(flag.substr(0, flag.find(' ')) + ": "), std::string::npos) << flag << ": " << run.err;
@@ -169,7 +183,8 @@ TEST(Seq2SeqTrainApp, NonsenseNumbersAreRefused) {
 // run aside, whole.
 TEST(Seq2SeqTrainApp, ANewRunRefusesAnEarlierRunsDirectory) {
   const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_taken");
-  const std::string args = "--data " + kSampleCorpus + kSmall + " --epochs 1 --max-iters 2 --run-dir " + run_dir.string();
+  const std::string args =
+      "--data " + kSampleCorpus + kSmall + " --epochs 1 --max-iters 2 --run-dir " + run_dir.string();
   ASSERT_EQ(run_seq2seq_train(args, "taken_first").status, 0);
   const auto metrics = util::read_file((run_dir / "metrics.csv").string());
   const auto checkpoint = run_dir / "checkpoints" / "checkpoint_epoch_0001.pt";
@@ -202,8 +217,8 @@ TEST(Seq2SeqTrainApp, ConfigTomlRepeatsTheRun) {
   EXPECT_NE(config.find("preset=\"cpu\""), std::string::npos) << config;
   EXPECT_EQ(config.find("overwrite"), std::string::npos) << config;
 
-  const auto again = run_seq2seq_train("--config " + (dir / "a" / "config.toml").string() + " --run-dir " +
-                                           (dir / "b").string(), "config_again");
+  const auto again = run_seq2seq_train(
+      "--config " + (dir / "a" / "config.toml").string() + " --run-dir " + (dir / "b").string(), "config_again");
   ASSERT_EQ(again.status, 0) << again.err;
   // The same losses step by step (the first four columns: kind, epoch, step, loss).
   const auto first_columns = [](const std::string& csv) {

@@ -34,11 +34,14 @@ double json_number(const std::string& json, const std::string& key) {
 TEST(SubwordUnitsApp, TrainsTiedJointPiecesAndCheckpointEvalScoresWords) {
   DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const auto dir = test::fresh_temp_dir("subword_units_run");
-  const auto run = seq2seq_train(kSubwordSmall + " --tokenizer sentencepiece --spm-model bpe --vocab-size 200 --joint-vocab"
-                                 " --tie-embeddings --epochs 2 --json --run-dir " + dir.string(), "run");
+  const auto run = seq2seq_train(kSubwordSmall +
+                                     " --tokenizer sentencepiece --spm-model bpe --vocab-size 200 --joint-vocab"
+                                     " --tie-embeddings --epochs 2 --json --run-dir " +
+                                     dir.string(),
+                                 "run");
   ASSERT_EQ(run.status, 0) << run.err;
-  for (const auto* text : {"one joint SentencePiece model", "validation <unk> rate (of the pieces)",
-                           "tied-embeddings", "The translation produced by"}) {
+  for (const auto* text : {"one joint SentencePiece model", "validation <unk> rate (of the pieces)", "tied-embeddings",
+                           "The translation produced by"}) {
     EXPECT_NE(run.err.find(text), std::string::npos) << text << "\n" << run.err;
   }
   EXPECT_EQ(run.err.find(kPiece), std::string::npos) << "samples are detokenised:\n" << run.err;
@@ -49,9 +52,9 @@ TEST(SubwordUnitsApp, TrainsTiedJointPiecesAndCheckpointEvalScoresWords) {
   EXPECT_NE(eval.out.find("BLEU"), std::string::npos) << eval.out;
   EXPECT_NE(eval.out.find("nrefs:1|"), std::string::npos) << "one reference per sentence:\n" << eval.out;
   EXPECT_EQ(eval.out.find(kPiece), std::string::npos) << eval.out;
-  const auto translate = test::run_program(
-      "apps/checkpoint_eval", "--threads 1 " + dir.string() + " --translate \"I do not eat the bread.\"",
-      "subword_units_translate");
+  const auto translate = test::run_program("apps/checkpoint_eval",
+                                           "--threads 1 " + dir.string() + " --translate \"I do not eat the bread.\"",
+                                           "subword_units_translate");
   ASSERT_EQ(translate.status, 0) << translate.err;
   EXPECT_EQ(test::count_lines(translate.out), 1u) << translate.out;
   EXPECT_EQ(translate.out.find(kPiece), std::string::npos) << translate.out;
@@ -59,7 +62,8 @@ TEST(SubwordUnitsApp, TrainsTiedJointPiecesAndCheckpointEvalScoresWords) {
 
 TEST(SubwordUnitsApp, TiedEmbeddingsDropTwoTablesAndWordLevelReportsItsUnkRate) {
   DLS_SKIP_WITHOUT_SENTENCEPIECE();
-  const std::string joint = kSubwordSmall + " --tokenizer sentencepiece --vocab-size 200 --joint-vocab --dry-run --json";
+  const std::string joint =
+      kSubwordSmall + " --tokenizer sentencepiece --vocab-size 200 --joint-vocab --dry-run --json";
   const auto untied = seq2seq_train(joint, "untied");
   const auto tied = seq2seq_train(joint + " --tie-embeddings", "tied");
   ASSERT_EQ(untied.status, 0) << untied.err;

@@ -1,7 +1,6 @@
 // vit_train end to end: help, bad data and bad checkpoints as one-line errors, a tiny run.
 #include <gtest/gtest.h>
 
-
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -40,26 +39,29 @@ TEST(VitTrainApp, HelpGroupsEveryFlag) {
   for (const char* group : {"Data:", "Model:", "Training:", "Output:"}) {
     EXPECT_NE(run.out.find(group), std::string::npos) << group << "\n" << run.out;
   }
-  for (const char* flag : {"--dataset", "--data-dir", "--preset", "--run-dir", "--epochs", "--max-iters",
-                           "--time-limit", "--resume", "--checkpoint-every", "--keep-last", "--json",
-                           "--threads", "--device", "--seed", "--train-subset", "--test-subset",
-                           "--patch-size", "--layout", "--variant", "--lr", "--label-smoothing", "--flip"}) {
+  for (const char* flag :
+       {"--dataset",    "--data-dir", "--preset",           "--run-dir",     "--epochs",     "--max-iters",
+        "--time-limit", "--resume",   "--checkpoint-every", "--keep-last",   "--json",       "--threads",
+        "--device",     "--seed",     "--train-subset",     "--test-subset", "--patch-size", "--layout",
+        "--variant",    "--lr",       "--label-smoothing",  "--flip"}) {
     EXPECT_NE(run.out.find(flag), std::string::npos) << flag;
   }
 }
 
 TEST(VitTrainApp, BadDataIsAOneLineError) {
   const std::string args = " --run-dir " + test::fresh_temp_dir("vit_train_app_bad_run").string() + " --data-dir ";
-  expect_vit_train_error(run_vit_train(args + data_with("magic", test::idx_images(20, 28, 28, 0x00000801), "").string(), "magic"),
-                        "train-images-idx3-ubyte");
+  expect_vit_train_error(
+      run_vit_train(args + data_with("magic", test::idx_images(20, 28, 28, 0x00000801), "").string(), "magic"),
+      "train-images-idx3-ubyte");
   const auto images = test::idx_images(20, 28, 28);
-  expect_vit_train_error(run_vit_train(args + data_with("trunc", images.substr(0, images.size() - 5), "").string(), "trunc"),
-                        "truncated");
-  expect_vit_train_error(run_vit_train(args + data_with("label", "", test::idx_labels(std::vector<int>(20, 12))).string(), "label"),
-                        "train-labels-idx1-ubyte");
+  expect_vit_train_error(
+      run_vit_train(args + data_with("trunc", images.substr(0, images.size() - 5), "").string(), "trunc"), "truncated");
+  expect_vit_train_error(
+      run_vit_train(args + data_with("label", "", test::idx_labels(std::vector<int>(20, 12))).string(), "label"),
+      "train-labels-idx1-ubyte");
   // 32 x 32 images where the model expects 28 x 28.
   expect_vit_train_error(run_vit_train(args + data_with("size", test::idx_images(20, 32, 32), "").string(), "size"),
-                        "28");
+                         "28");
   expect_vit_train_error(run_vit_train(args + "/nonexistent/folder", "missing"), "/nonexistent/folder");
   // Test images of another size than the training images: refused, not evaluated.
   const auto test_size = data_with("test_size", "", "");
@@ -79,11 +81,12 @@ TEST(VitTrainApp, CorruptCheckpointIsAOneLineError) {
 // A malformed --stem, or one whose output the patch size does not divide, is one line.
 TEST(VitTrainApp, BadStemIsOneLineError) {
   const auto data = data_with("stem", "", "");
-  const auto args = "--data-dir " + data.string() + " --run-dir " + test::fresh_temp_dir("vit_train_app_stem_run").string();
+  const auto args =
+      "--data-dir " + data.string() + " --run-dir " + test::fresh_temp_dir("vit_train_app_stem_run").string();
   expect_vit_train_error(run_vit_train(args + " --stem 32,", "stem_comma"), "stem '32,' ends with a comma");
   expect_vit_train_error(run_vit_train(args + " --stem 32/x", "stem_stride"), "stem layer '32/x'");
   expect_vit_train_error(run_vit_train(args + " --stem 8,8/2 --patch-size 4", "stem_patch"),
-                        "stem output size 14 is not divisible by the patch size 4");
+                         "stem output size 14 is not divisible by the patch size 4");
 }
 
 TEST(VitTrainApp, TinyRunPrintsJson) {
@@ -95,8 +98,8 @@ TEST(VitTrainApp, TinyRunPrintsJson) {
                                  "tiny");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(test::count_lines(run.out), 1u) << run.out;
-  for (const char* key : {"\"images_per_s\":", "\"test_accuracy\":", "\"checkpoints\":[", "\"final_loss\":",
-                          "\"epochs\":2", "\"iterations\":4", "\"wall_s\":"}) {
+  for (const char* key : {"\"images_per_s\":", "\"test_accuracy\":", "\"checkpoints\":[",
+                          "\"final_loss\":", "\"epochs\":2", "\"iterations\":4", "\"wall_s\":"}) {
     EXPECT_NE(run.out.find(key), std::string::npos) << key << "\n" << run.out;
   }
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));

@@ -77,8 +77,7 @@ TEST(Checkpoint, RoundTripRestoresEverything) {
   EXPECT_TRUE(torch::equal(torch::rand({4}), expected_draw));
 }
 
-void expect_error(const std::string& path, const std::string& expected_part,
-                  const std::string& kind = "toy") {
+void expect_error(const std::string& path, const std::string& expected_part, const std::string& kind = "toy") {
   try {
     CheckpointReader reader(path, kind);
     Net net(8);
@@ -141,8 +140,7 @@ TEST(Checkpoint, ExtraOrMissingEntriesAreReported) {
     reader.load_module("net", *no_bias);
     FAIL();
   } catch (const CheckpointError& e) {
-    EXPECT_NE(std::string(e.what()).find("'net.bias' is in the checkpoint but not in the model"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("'net.bias' is in the checkpoint but not in the model"), std::string::npos)
         << e.what();
   }
 }
@@ -174,8 +172,8 @@ TEST(Checkpoint, FlippedBytesAreRefusedByTheChecksum) {
   torch::optim::Adam optimizer(net->parameters());
   const auto good = write_checkpoint(dir, net, optimizer);
   const std::string bytes = util::read_file(good);
-  for (const std::size_t at : {std::size_t{64}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 30,
-                               bytes.size() - 18, bytes.size() - 10}) {
+  for (const std::size_t at :
+       {std::size_t{64}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 30, bytes.size() - 18, bytes.size() - 10}) {
     std::string flipped = bytes;
     flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
     const auto path = (dir / ("flipped_" + std::to_string(at) + ".pt")).string();

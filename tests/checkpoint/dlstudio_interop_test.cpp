@@ -48,7 +48,9 @@ DLStudioSeq2SeqFiles seq2seq_files(const std::string& layout, Variant variant = 
   return files;
 }
 
-DLStudioViTFiles vit_files() { return {fixture("vit/checkpoint_0_for_epoch_10"), fixture("vit/checkpoint_1_for_epoch_10")}; }
+DLStudioViTFiles vit_files() {
+  return {fixture("vit/checkpoint_0_for_epoch_10"), fixture("vit/checkpoint_1_for_epoch_10")};
+}
 
 // DLStudio's word ids -> this project's (<pad> and <unk> inserted at 2 and 3).
 torch::Tensor project_ids(const torch::Tensor& dlstudio_ids) {
@@ -83,7 +85,8 @@ TEST_P(DLStudioSeq2SeqImport, GivesThePythonModelsLogProbabilities) {
   auto loaded = load_seq2seq_checkpoint(output.string());
   EXPECT_EQ(loaded.info.model.transformer().layout(), parse_layout(GetParam().layout));
   EXPECT_EQ(loaded.english.word_at(4), "a");  // DLStudio's first word, after SOS EOS <pad> <unk>
-  const auto reference = testing::load_torch_fixture(std::string("dlstudio_interop/") + GetParam().layout + "/reference.pt");
+  const auto reference =
+      testing::load_torch_fixture(std::string("dlstudio_interop/") + GetParam().layout + "/reference.pt");
   const auto src = project_ids(entry(reference, "src").toTensor());
   const auto tgt = project_ids(entry(reference, "tgt").toTensor());
   const auto expected = entry(entry(reference, "log_probs").toGenericDict(), to_string(GetParam().variant)).toTensor();
@@ -108,8 +111,9 @@ TEST(DLStudioImport, NamesTheMissingKey) {
 TEST(DLStudioImport, NamesTheMismatchedKeyWithBothShapes) {
   auto files = seq2seq_files("positionwise");
   files.decoder = fixture("positionwise/decoder_bad_shape");
-  EXPECT_EQ(import_error(files), files.decoder + ": 'basic_decoder_arr.0.W1.weight' has shape [33, 8], "
-                                 "the model read from the other keys needs [32, 8]");
+  EXPECT_EQ(import_error(files), files.decoder +
+                                     ": 'basic_decoder_arr.0.W1.weight' has shape [33, 8], "
+                                     "the model read from the other keys needs [32, 8]");
 }
 
 TEST(DLStudioImport, NamesAnUnexpectedKey) {
@@ -121,8 +125,8 @@ TEST(DLStudioImport, NamesAnUnexpectedKey) {
 TEST(DLStudioImport, RefusesAVocabularyOfAnotherSize) {
   auto files = seq2seq_files("positionwise");
   files.embeddings_en = files.embeddings_es;  // 12 rows, vocab_en has 11 words
-  EXPECT_EQ(import_error(files), files.embeddings_es + ": 'embed.weight' has 12 rows, " + files.vocab_archive +
-                                     "'s vocab_en has 11 words");
+  EXPECT_EQ(import_error(files),
+            files.embeddings_es + ": 'embed.weight' has 12 rows, " + files.vocab_archive + "'s vocab_en has 11 words");
 }
 
 TEST(DLStudioImport, ViTGivesThePythonModelsLogits) {
@@ -149,7 +153,8 @@ TEST(DLStudioExport, WritesBackTheImportedTensors) {
   import_dlstudio_seq2seq(files, (dir / "imported.pt").string());
   const auto written = export_dlstudio((dir / "imported.pt").string(), (dir / "out").string());
   ASSERT_EQ(written.size(), 6u);
-  const std::map<std::string, std::string> originals{{"encoder_FG_0", files.encoder}, {"decoder_FG_0", files.decoder},
+  const std::map<std::string, std::string> originals{{"encoder_FG_0", files.encoder},
+                                                     {"decoder_FG_0", files.decoder},
                                                      {"embeddings_generator_en_FG_0", files.embeddings_en},
                                                      {"embeddings_generator_es_FG_0", files.embeddings_es}};
   for (const auto& [name, original] : originals) {
@@ -161,7 +166,8 @@ TEST(DLStudioExport, WritesBackTheImportedTensors) {
       EXPECT_TRUE(torch::equal(actual[i].second, expected[i].second)) << name << " " << actual[i].first;
     }
   }
-  EXPECT_EQ(util::read_file((dir / "out" / "vocab_en.txt").string()), "SOS\nEOS\na\nbig\ncat\ndog\neats\ni\nsee\nthe\nyou\n");
+  EXPECT_EQ(util::read_file((dir / "out" / "vocab_en.txt").string()),
+            "SOS\nEOS\na\nbig\ncat\ndog\neats\ni\nsee\nthe\nyou\n");
 }
 
 std::string export_error(const std::string& checkpoint, const fs::path& dir) {
@@ -197,10 +203,14 @@ TEST(DLStudioExport, RefusesWhatDLStudioHasNoClassForAndWritesNothing) {
     EXPECT_EQ(error.find('\n'), std::string::npos) << error;
     EXPECT_FALSE(fs::exists(out)) << reason;
   };
-  expect_refused(latest_checkpoint(test::trained_seq2seq_run().string()), "the vaswani layout has no DLStudio counterpart");
+  expect_refused(latest_checkpoint(test::trained_seq2seq_run().string()),
+                 "the vaswani layout has no DLStudio counterpart");
   expect_refused(tiny_vit_checkpoint("export_preln", [](auto& s) { s.model.transformer().variant(Variant::kPreLN); }),
                  "DLStudio's visTransformer is FG only");
-  expect_refused(tiny_vit_checkpoint("export_stem", [](auto& s) { s.model.stem({StemConv{4, 1}}); }),
+  expect_refused(tiny_vit_checkpoint("export_stem",
+                                     [](auto& s) {
+                                       s.model.stem({StemConv{4, 1}});
+                                     }),
                  "DLStudio's visTransformer has no convolutional stem");
   expect_refused(tiny_vit_checkpoint("export_head", [](auto& s) { s.model.head_hidden_size(64); }),
                  "DLStudio's head is 512 wide, this model's 64");
@@ -222,8 +232,9 @@ TEST(DLStudioExport, PythonLoadsEveryExportStrictly) {
       import_dlstudio_seq2seq(seq2seq_files(kind), (dir / "imported.pt").string());
     }
     export_dlstudio((dir / "imported.pt").string(), (dir / "out").string());
-    const std::string command = "cd " + fixture("") + " && " +
-                                test::outside_command({kPython, fixture("check_export.py"), (dir / "out").string(), kind});
+    const std::string command =
+        "cd " + fixture("") + " && " +
+        test::outside_command({kPython, fixture("check_export.py"), (dir / "out").string(), kind});
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
   }
 }

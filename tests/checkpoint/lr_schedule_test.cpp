@@ -14,8 +14,7 @@ TEST(LrSchedule, DLStudioWarmupFormula) {
   schedule.warmup_steps = 4000;
   for (const std::int64_t step : {1, 100, 3999, 4000, 4001, 20000}) {
     const double s = static_cast<double>(step);
-    const double expected =
-        2.0 * std::pow(256.0, -0.5) * std::min(std::pow(s, -0.5), s * std::pow(4000.0, -1.5));
+    const double expected = 2.0 * std::pow(256.0, -0.5) * std::min(std::pow(s, -0.5), s * std::pow(4000.0, -1.5));
     EXPECT_DOUBLE_EQ(schedule.at(step), expected) << step;
   }
   // Peak at the end of the warm-up: 2 / 16 / sqrt(4000).

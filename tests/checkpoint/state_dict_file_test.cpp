@@ -79,7 +79,8 @@ TEST(StateDictFile, RefusesAFileThatIsNoArchive) {
 }
 
 TEST(StateDictFile, ReadsAHandWrittenArchive) {
-  const auto pickle = test::pickle_state_dict({test::pickle_tensor_entry("w", test::pickle_storage_id(2), pickle_int8(0), kTwo, kOne)});
+  const auto pickle =
+      test::pickle_state_dict({test::pickle_tensor_entry("w", test::pickle_storage_id(2), pickle_int8(0), kTwo, kOne)});
   const auto state = read_state_dict_file(write_archive("one.pt", pickle, {{"0", two_floats()}}));
   ASSERT_EQ(state.size(), 1u);
   EXPECT_EQ(state[0].first, "w");
@@ -87,8 +88,10 @@ TEST(StateDictFile, ReadsAHandWrittenArchive) {
 }
 
 TEST(StateDictFile, RefusesAStorageRecordShorterThanThePickleSays) {
-  const auto pickle = test::pickle_state_dict({test::pickle_tensor_entry("w", test::pickle_storage_id(4), pickle_int8(0), kTwo, kOne)});
-  EXPECT_NE(read_error(write_archive("short.pt", pickle, {{"0", two_floats()}})).find("storage 0 holds 8 bytes, not 4 elements of 4"),
+  const auto pickle =
+      test::pickle_state_dict({test::pickle_tensor_entry("w", test::pickle_storage_id(4), pickle_int8(0), kTwo, kOne)});
+  EXPECT_NE(read_error(write_archive("short.pt", pickle, {{"0", two_floats()}}))
+                .find("storage 0 holds 8 bytes, not 4 elements of 4"),
             std::string::npos);
 }
 
@@ -96,12 +99,14 @@ TEST(StateDictFile, RefusesAStorageGivenTwoTypes) {
   const auto pickle = test::pickle_state_dict(
       {test::pickle_tensor_entry("a", test::pickle_storage_id(2, "FloatStorage"), pickle_int8(0), kTwo, kOne),
        test::pickle_tensor_entry("b", test::pickle_storage_id(2, "IntStorage"), pickle_int8(0), kTwo, kOne)});
-  EXPECT_NE(read_error(write_archive("two_types.pt", pickle, {{"0", two_floats()}})).find("storage 0 is given two different types or sizes"),
+  EXPECT_NE(read_error(write_archive("two_types.pt", pickle, {{"0", two_floats()}}))
+                .find("storage 0 is given two different types or sizes"),
             std::string::npos);
 }
 
 TEST(StateDictFile, NamesTheFileAndTheBytesOfABrokenPickle) {
-  const auto pickle = test::pickle_state_dict({test::pickle_tensor_entry("w", test::pickle_storage_id(2), pickle_int8(0), pickle_int8(2), kOne)});
+  const auto pickle = test::pickle_state_dict(
+      {test::pickle_tensor_entry("w", test::pickle_storage_id(2), pickle_int8(0), pickle_int8(2), kOne)});
   const auto path = write_archive("size_no_tuple.pt", pickle, {{"0", two_floats()}});
   const auto error = read_error(path);
   EXPECT_EQ(error.rfind(path + ": data.pkl byte ", 0), 0u) << error;

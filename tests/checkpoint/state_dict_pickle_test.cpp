@@ -62,38 +62,51 @@ TEST(StateDictPickle, EveryTruncationIsRefused) {
 
 TEST(StateDictPickle, RefusesArgumentsOfTheWrongKind) {
   // These dereferenced a missing tuple before the checks.
-  EXPECT_NE(refusal(state_dict(storage_id(6), pickle_int8(0), pickle_int8(2), kStrides3x1)).find("size is an int, not a tuple"),
+  EXPECT_NE(refusal(state_dict(storage_id(6), pickle_int8(0), pickle_int8(2), kStrides3x1))
+                .find("size is an int, not a tuple"),
             std::string::npos);
-  EXPECT_NE(refusal(state_dict(pickle_int8(5), pickle_int8(0), kSizes2x3, kStrides3x1)).find("not a tensor storage"), std::string::npos);
-  EXPECT_NE(refusal(state_dict(storage_id(6), pickle_text("0"), kSizes2x3, kStrides3x1)).find("without a storage and an offset"),
+  EXPECT_NE(refusal(state_dict(pickle_int8(5), pickle_int8(0), kSizes2x3, kStrides3x1)).find("not a tensor storage"),
+            std::string::npos);
+  EXPECT_NE(refusal(state_dict(storage_id(6), pickle_text("0"), kSizes2x3, kStrides3x1))
+                .find("without a storage and an offset"),
             std::string::npos);
 }
 
 TEST(StateDictPickle, RefusesViewsOutsideTheirStorage) {
   const auto sizes3x3 = pickle_int8(3) + pickle_int8(3) + "\x86";
-  EXPECT_NE(refusal(state_dict(storage_id(6), pickle_int8(0), sizes3x3, kStrides3x1)).find("element 8 beyond its 6 elements"),
+  EXPECT_NE(
+      refusal(state_dict(storage_id(6), pickle_int8(0), sizes3x3, kStrides3x1)).find("element 8 beyond its 6 elements"),
+      std::string::npos);
+  EXPECT_NE(refusal(state_dict(storage_id(6), pickle_int8(7), kSizes2x3, kStrides3x1)).find("offset 7 outside"),
             std::string::npos);
-  EXPECT_NE(refusal(state_dict(storage_id(6), pickle_int8(7), kSizes2x3, kStrides3x1)).find("offset 7 outside"), std::string::npos);
-  EXPECT_NE(refusal(state_dict(storage_id(6), pickle_int8(0), kSizes2x3, pickle_int8(3) + pickle_int64(-1) + "\x86")).find("negative"),
+  EXPECT_NE(refusal(state_dict(storage_id(6), pickle_int8(0), kSizes2x3, pickle_int8(3) + pickle_int64(-1) + "\x86"))
+                .find("negative"),
             std::string::npos);
   const auto huge = pickle_int64(std::int64_t{1} << 62) + pickle_int8(4) + "\x86";
-  EXPECT_NE(refusal(state_dict(storage_id(6), pickle_int8(0), huge, pickle_int8(1) + pickle_int8(1) + "\x86")).find("beyond 64 bits"),
+  EXPECT_NE(refusal(state_dict(storage_id(6), pickle_int8(0), huge, pickle_int8(1) + pickle_int8(1) + "\x86"))
+                .find("beyond 64 bits"),
             std::string::npos);
   // A stride-0 view may repeat its storage, but not without bound.
-  EXPECT_NE(refusal(state_dict(storage_id(1), pickle_int8(0), pickle_int8(100) + "\x85", pickle_int8(0) + "\x85")).find("more than 8 times"),
+  EXPECT_NE(refusal(state_dict(storage_id(1), pickle_int8(0), pickle_int8(100) + "\x85", pickle_int8(0) + "\x85"))
+                .find("more than 8 times"),
             std::string::npos);
-  EXPECT_EQ(refusal(state_dict(storage_id(1), pickle_int8(0), pickle_int8(8) + "\x85", pickle_int8(0) + "\x85")), "accepted");
+  EXPECT_EQ(refusal(state_dict(storage_id(1), pickle_int8(0), pickle_int8(8) + "\x85", pickle_int8(0) + "\x85")),
+            "accepted");
 }
 
 TEST(StateDictPickle, RefusesContainersThatContainThemselvesOrNestTooDeep) {
   // l = []; l.append(l): the list is in the memo, fetched, and appended to itself.
-  EXPECT_NE(refusal("\x80\x02]q\x00h\x00" "a."s).find("already referred to"), std::string::npos);
+  EXPECT_NE(refusal("\x80\x02]q\x00h\x00"
+                    "a."s)
+                .find("already referred to"),
+            std::string::npos);
   // 100,000 nested lists would overflow the stack when freed; refused at 33 levels.
   const std::string deep = "\x80\x02" + std::string(100000, ']') + std::string(99999, 'a') + ".";
   EXPECT_NE(refusal(deep).find("nested deeper than 32"), std::string::npos);
   // The same built top-down through the memo: each list is frozen once fetched.
   std::string top_down = "\x80\x02]q\x00";
-  for (int i = 1; i < 100; ++i) top_down += "h" + std::string(1, static_cast<char>(i - 1)) + "]q" + std::string(1, static_cast<char>(i)) + "a";
+  for (int i = 1; i < 100; ++i)
+    top_down += "h" + std::string(1, static_cast<char>(i - 1)) + "]q" + std::string(1, static_cast<char>(i)) + "a";
   EXPECT_NE(refusal(top_down + "."), "accepted");
 }
 
@@ -106,7 +119,8 @@ TEST(StateDictPickle, RefusesMoreOpcodesThanAStateDictNeeds) {
 TEST(StateDictPickle, RefusesEveryOtherGlobal) {
   const auto pickle = "\x80\x02" + pickle_global("os", "system") + "(" + pickle_text("ls") + "tR.";
   EXPECT_NE(refusal(pickle).find("refusing to call os.system"), std::string::npos);
-  EXPECT_NE(refusal("\x80\x02" + test::pickle_ordered_dict() + "N."), "accepted");  // a stack left over is fine, None is no dict
+  EXPECT_NE(refusal("\x80\x02" + test::pickle_ordered_dict() + "N."),
+            "accepted");  // a stack left over is fine, None is no dict
 }
 
 }  // namespace

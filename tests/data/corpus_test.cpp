@@ -51,8 +51,7 @@ void expect_mixed_counts(const Corpus& corpus) {
   EXPECT_EQ(s.malformed, 2u);
   EXPECT_EQ(s.invalid_utf8, 1u);
   EXPECT_EQ(s.blank, 1u);
-  EXPECT_EQ(s.lines_read,
-            s.pairs_kept + s.too_long + s.empty + s.malformed + s.invalid_utf8 + s.blank);
+  EXPECT_EQ(s.lines_read, s.pairs_kept + s.too_long + s.empty + s.malformed + s.invalid_utf8 + s.blank);
   ASSERT_EQ(corpus.pairs.size(), 6u);
   EXPECT_EQ(join_words(corpus.pairs[0].english), "go");
   EXPECT_EQ(join_words(corpus.pairs[1].spanish), "tengo hambre");  // attribution ignored
@@ -77,8 +76,7 @@ TEST(Corpus, TsvFixtureCountsEveryVerdict) {
 TEST(Corpus, FirstBadLinesAreLoggedWithFileAndLine) {
   std::ostringstream log;
   const auto previous = spdlog::default_logger();
-  auto logger = std::make_shared<spdlog::logger>(
-      "capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(log));
+  auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(log));
   logger->set_level(spdlog::level::debug);
   logger->set_pattern("%v");
   spdlog::set_default_logger(logger);
@@ -89,17 +87,13 @@ TEST(Corpus, FirstBadLinesAreLoggedWithFileAndLine) {
 
   EXPECT_EQ(corpus.stats.malformed, 11u);
   const std::string lines = log.str();
-  EXPECT_NE(lines.find("mem.tsv:2: no tab (expected English<TAB>Spanish), skipped\n"),
-            std::string::npos)
-      << lines;
+  EXPECT_NE(lines.find("mem.tsv:2: no tab (expected English<TAB>Spanish), skipped\n"), std::string::npos) << lines;
   EXPECT_NE(lines.find("mem.tsv:6: no tab"), std::string::npos) << lines;
   EXPECT_EQ(lines.find("mem.tsv:7:"), std::string::npos) << lines;  // only the first 5
   EXPECT_EQ(lines.find("mem.tsv:12:"), std::string::npos) << lines;
 }
 
-TEST(Corpus, GzipTsvIsDetected) {
-  expect_mixed_counts(read_corpus(kFixtures + "/corpus/mixed.tsv.gz"));
-}
+TEST(Corpus, GzipTsvIsDetected) { expect_mixed_counts(read_corpus(kFixtures + "/corpus/mixed.tsv.gz")); }
 
 TEST(Corpus, MaxWordsLimitsBothSides) {
   // 8 words per side is kept with the default and dropped with max_words = 7.
@@ -151,8 +145,7 @@ TEST(Corpus, DlstudioArchivesAreReadInDictOrder) {
     expected.emplace_back(inner(english), inner(spanish));
   }
   ASSERT_EQ(expected.size(), 16u);
-  for (const char* file :
-       {"archive_p2.pkl", "archive_p3.pkl.gz", "archive_p4.pkl", "archive_p5.pkl.gz"}) {
+  for (const char* file : {"archive_p2.pkl", "archive_p3.pkl.gz", "archive_p4.pkl", "archive_p5.pkl.gz"}) {
     SCOPED_TRACE(file);
     const Corpus corpus = read_corpus(kFixtures + "/pickle/" + file);
     EXPECT_EQ(corpus.format, CorpusFormat::kDlstudioArchive);
@@ -210,7 +203,8 @@ TEST(Corpus, ArchiveWhoseSharedStringsExpandTooMuchIsRefused) {
             std::string::npos)
       << message;
   options.max_text_bytes = 1000000;
-  EXPECT_NO_THROW(parse_archive_corpus(pickle, "bomb.pkl", options)) << "under the limit: read (and dropped as too long)";
+  EXPECT_NO_THROW(parse_archive_corpus(pickle, "bomb.pkl", options))
+      << "under the limit: read (and dropped as too long)";
 }
 
 // Files that are not a corpus of either kind say what they are, not a TSV parse error.
@@ -219,14 +213,18 @@ TEST(Corpus, TarFilesAndOldPicklesAreNamedForWhatTheyAre) {
   tar.replace(0, 8, "spa.txt");
   tar.replace(257, 6, std::string("ustar\0", 6));
   const auto tar_path = write_temp("real.tar", tar);
-  EXPECT_NE(error_of([&] { read_corpus(tar_path, {}); }).find("real.tar: a tar archive, not a corpus"), std::string::npos);
+  EXPECT_NE(error_of([&] { read_corpus(tar_path, {}); }).find("real.tar: a tar archive, not a corpus"),
+            std::string::npos);
   const auto tar_gz_path = write_temp("real.tar.gz", test::gzip_bytes(tar));
   EXPECT_NE(error_of([&] { read_corpus(tar_gz_path, {}); }).find("a tar archive"), std::string::npos);
   // pickle.dumps({0: ['SOS hi EOS', 'SOS hola EOS']}, protocol=0) and protocol=1
   const auto p0 = write_temp("p0.pkl", "(dp0\nI0\n(lp1\nVSOS hi EOS\np2\naVSOS hola EOS\np3\nas.");
   EXPECT_NE(error_of([&] { read_corpus(p0, {}); }).find("p0.pkl: looks like a pickle of protocol 0 or 1"),
             std::string::npos);
-  const auto p1 = write_temp("p1.pkl", std::string("}q\x00K\x00]q\x01(X\x0a\x00\x00\x00SOS hi EOSq\x02X\x0c\x00\x00\x00SOS hola EOSq\x03""es.", 48));
+  const auto p1 = write_temp(
+      "p1.pkl", std::string("}q\x00K\x00]q\x01(X\x0a\x00\x00\x00SOS hi EOSq\x02X\x0c\x00\x00\x00SOS hola EOSq\x03"
+                            "es.",
+                            48));
   EXPECT_NE(error_of([&] { read_corpus(p1, {}); }).find("protocol 0 or 1"), std::string::npos);
   // A directory given as the corpus.
   const auto dir = test::process_temp_path("corpus");
@@ -241,15 +239,12 @@ TEST(Corpus, RealSpanishEnglishCorpus) {
   }
   const auto start = std::chrono::steady_clock::now();
   const Corpus corpus = read_corpus(path);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   RecordProperty("read_seconds", std::to_string(seconds));
   EXPECT_EQ(corpus.stats.lines_read, 115964u);
   EXPECT_EQ(corpus.stats.pairs_kept, 88594u);
   EXPECT_EQ(corpus.stats.too_long, 27370u);
-  EXPECT_EQ(
-      corpus.stats.empty + corpus.stats.malformed + corpus.stats.invalid_utf8 + corpus.stats.blank,
-      0u);
+  EXPECT_EQ(corpus.stats.empty + corpus.stats.malformed + corpus.stats.invalid_utf8 + corpus.stats.blank, 0u);
   EXPECT_LT(seconds, 3.0) << "reading the corpus took " << seconds << " s";
   EXPECT_EQ(join_words(corpus.pairs[0].english), "go");
   EXPECT_EQ(join_words(corpus.pairs[0].spanish), "ve");

@@ -38,20 +38,16 @@ void expect_error(const std::function<void()>& read, const std::vector<std::stri
 
 // ---- Fashion-MNIST, the real files -------------------------------------------------------
 
-bool have_fashion_mnist() {
-  return fs::exists(fs::path(kFashionMnistDir) / "train-images-idx3-ubyte.gz");
-}
+bool have_fashion_mnist() { return fs::exists(fs::path(kFashionMnistDir) / "train-images-idx3-ubyte.gz"); }
 
-#define SKIP_WITHOUT_FASHION_MNIST()                                                    \
-  if (!have_fashion_mnist())                                                            \
-  GTEST_SKIP() << kFashionMnistDir << " is absent (Debian package dataset-fashion-mnist)"
+#define SKIP_WITHOUT_FASHION_MNIST() \
+  if (!have_fashion_mnist()) GTEST_SKIP() << kFashionMnistDir << " is absent (Debian package dataset-fashion-mnist)"
 
 TEST(FashionMnist, TrainingSetHasKnownCountsAndPixels) {
   SKIP_WITHOUT_FASHION_MNIST();
   const auto start = std::chrono::steady_clock::now();
   const ImageSet set = read_fashion_mnist(kFashionMnistDir, Split::kTrain);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   RecordProperty("load_seconds", std::to_string(seconds));
   ASSERT_EQ(set.size(), 60000U);
   EXPECT_EQ(set.channels, 1);
@@ -61,8 +57,7 @@ TEST(FashionMnist, TrainingSetHasKnownCountsAndPixels) {
   // Balanced: 6,000 images of each of the 10 classes.
   EXPECT_EQ(class_counts(set), std::vector<std::size_t>(10, 6000));
   // First labels of the official file: ankle boot, T-shirt, T-shirt, dress, …
-  EXPECT_EQ(std::vector<int>(set.labels.begin(), set.labels.begin() + 6),
-            (std::vector<int>{9, 0, 0, 3, 0, 2}));
+  EXPECT_EQ(std::vector<int>(set.labels.begin(), set.labels.begin() + 6), (std::vector<int>{9, 0, 0, 3, 0, 2}));
   // Mean pixel of the training set: 72.94 (0.2860 × 255), the usual normalisation mean.
   const double mean =
       std::accumulate(set.pixels.begin(), set.pixels.end(), 0.0) / static_cast<double>(set.pixels.size());
@@ -76,8 +71,7 @@ TEST(FashionMnist, TestSetHasKnownCounts) {
   const ImageSet set = read_fashion_mnist(kFashionMnistDir, Split::kTest);
   ASSERT_EQ(set.size(), 10000U);
   EXPECT_EQ(class_counts(set), std::vector<std::size_t>(10, 1000));
-  EXPECT_EQ(std::vector<int>(set.labels.begin(), set.labels.begin() + 5),
-            (std::vector<int>{9, 2, 1, 1, 6}));
+  EXPECT_EQ(std::vector<int>(set.labels.begin(), set.labels.begin() + 5), (std::vector<int>{9, 2, 1, 1, 6}));
   // Row 14 of the first test image starts with 0 0 0 0 0 0 2 4 1 and holds 98 at x = 12.
   EXPECT_EQ(set.image(0)[14 * 28 + 7], 4);
   EXPECT_EQ(set.image(0)[14 * 28 + 12], 98);
@@ -106,13 +100,12 @@ TEST(FashionMnistErrors, MissingFile) {
 }
 
 // Writes images and labels files into a fresh directory and expects an error naming `file`.
-void expect_idx_error(const std::string& images, const std::string& labels,
-                      const std::string& file, const std::string& problem) {
+void expect_idx_error(const std::string& images, const std::string& labels, const std::string& file,
+                      const std::string& problem) {
   const fs::path dir = fresh_temp_dir("idx_error");
   write_bytes(dir / "train-images-idx3-ubyte", images);
   write_bytes(dir / "train-labels-idx1-ubyte", labels);
-  expect_error([&] { read_fashion_mnist(dir.string(), Split::kTrain); },
-               {(dir / file).string() + ":", problem});
+  expect_error([&] { read_fashion_mnist(dir.string(), Split::kTrain); }, {(dir / file).string() + ":", problem});
 }
 
 TEST(FashionMnistErrors, BadMagicNumber) {
@@ -120,18 +113,16 @@ TEST(FashionMnistErrors, BadMagicNumber) {
                    "bad magic number 0x00000801 at byte 0 (expected 0x00000803");
   std::string labels = idx_labels({1, 2});
   labels[3] = 3;
-  expect_idx_error(idx_images(2, 3, 3), labels, "train-labels-idx1-ubyte",
-                   "bad magic number 0x00000803");
+  expect_idx_error(idx_images(2, 3, 3), labels, "train-labels-idx1-ubyte", "bad magic number 0x00000803");
 }
 
 TEST(FashionMnistErrors, TruncatedFiles) {
   const std::string images = idx_images(2, 3, 3);
-  expect_idx_error(images.substr(0, images.size() - 1), idx_labels({1, 2}),
-                   "train-images-idx3-ubyte", "truncated: 33 bytes, the header's dimensions 2x3x3 need 34");
+  expect_idx_error(images.substr(0, images.size() - 1), idx_labels({1, 2}), "train-images-idx3-ubyte",
+                   "truncated: 33 bytes, the header's dimensions 2x3x3 need 34");
   expect_idx_error(images.substr(0, 10), idx_labels({1, 2}), "train-images-idx3-ubyte",
                    "truncated: 10 bytes, the IDX header needs 16");
-  expect_idx_error(images.substr(0, 2), idx_labels({1, 2}), "train-images-idx3-ubyte",
-                   "truncated: 2 bytes");
+  expect_idx_error(images.substr(0, 2), idx_labels({1, 2}), "train-images-idx3-ubyte", "truncated: 2 bytes");
   expect_idx_error(images, idx_labels({1, 2}).substr(0, 9), "train-labels-idx1-ubyte",
                    "truncated: 9 bytes, the header's dimensions 2 need 10");
 }
@@ -142,8 +133,7 @@ TEST(FashionMnistErrors, SizeNotMatchingTheHeader) {
 }
 
 TEST(FashionMnistErrors, CountMismatch) {
-  expect_idx_error(idx_images(3, 2, 2), idx_labels({1, 2}), "train-labels-idx1-ubyte",
-                   "2 labels, but");
+  expect_idx_error(idx_images(3, 2, 2), idx_labels({1, 2}), "train-labels-idx1-ubyte", "2 labels, but");
 }
 
 TEST(FashionMnistErrors, LabelOutOfRange) {
@@ -208,8 +198,8 @@ TEST(Cifar10, PlanarLayoutAndFileOrder) {
     EXPECT_EQ(train.labels[static_cast<std::size_t>(n)], n % 2 == 0 ? n % 10 : (n - 1 + 3) % 10);
   }
   // Image n of the set is record n of the concatenated files; check a few (c, y, x).
-  for (const auto& [n, c, y, x] : std::vector<std::array<int, 4>>{
-           {0, 0, 0, 0}, {3, 1, 5, 30}, {7, 2, 31, 31}, {9, 2, 16, 2}}) {
+  for (const auto& [n, c, y, x] :
+       std::vector<std::array<int, 4>>{{0, 0, 0, 0}, {3, 1, 5, 30}, {7, 2, 31, 31}, {9, 2, 16, 2}}) {
     const std::size_t at = ((static_cast<std::size_t>(n) * 3 + c) * 32 + y) * 32 + x;
     EXPECT_EQ(train.pixels[at], cifar_pixel(n, c, y, x)) << n << " " << c << " " << y << " " << x;
     EXPECT_EQ(train.image(static_cast<std::size_t>(n))[(c * 32 + y) * 32 + x], cifar_pixel(n, c, y, x));
@@ -248,16 +238,15 @@ TEST(Cifar10Errors, WrongSizeAndEmptyFile) {
                 "wrong size: 6046 bytes is not a multiple of the 3073-byte record "
                 "(truncated record at byte offset 3073)"});
   write_bytes(dir / "test_batch.bin", "");
-  expect_error([&] { read_cifar10(dir.string(), Split::kTest); },
-               {(dir / "test_batch.bin").string(), "empty file"});
+  expect_error([&] { read_cifar10(dir.string(), Split::kTest); }, {(dir / "test_batch.bin").string(), "empty file"});
 }
 
 TEST(Cifar10Errors, LabelOutOfRange) {
   const fs::path dir = write_cifar_dir("cifar_label");
   write_bytes(dir / "data_batch_3.bin", cifar_records({0, 1, 2}, {1, 2, 10}));
-  expect_error([&] { read_cifar10(dir.string(), Split::kTrain); },
-               {(dir / "data_batch_3.bin").string(),
-                "label 10 at byte offset 6146 (record 2) is out of range (10 classes)"});
+  expect_error(
+      [&] { read_cifar10(dir.string(), Split::kTrain); },
+      {(dir / "data_batch_3.bin").string(), "label 10 at byte offset 6146 (record 2) is out of range (10 classes)"});
 }
 
 // ---- subsets ----------------------------------------------------------------------------

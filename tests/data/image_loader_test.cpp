@@ -80,8 +80,7 @@ TEST(ImageLoader, EveryImageOnceAndPartialLastBatch) {
     EXPECT_EQ(batch.images.size(0), batch.labels.size(0));
     EXPECT_EQ(batch.images.sizes().slice(1), (std::vector<std::int64_t>{3, 8, 8}));
     for (std::size_t k = 0; k < batch.indices.size(); ++k) {
-      EXPECT_EQ(batch.labels[static_cast<std::int64_t>(k)].item<std::int64_t>(),
-                set->labels[batch.indices[k]]);
+      EXPECT_EQ(batch.labels[static_cast<std::int64_t>(k)].item<std::int64_t>(), set->labels[batch.indices[k]]);
     }
     seen.insert(seen.end(), batch.indices.begin(), batch.indices.end());
   }
@@ -109,8 +108,9 @@ TEST(ImageLoader, UnshuffledPlainBatchesHoldTheNormalisedBytes) {
   ASSERT_EQ(batches.size(), 3U);
   EXPECT_EQ(batches[1].indices, (std::vector<std::size_t>{4, 5, 6, 7}));
   // DLStudio's (x/255 − 0.5)/0.5 of every byte of images 4 … 7.
-  const torch::Tensor bytes = torch::tensor(std::vector<float>(
-      set->pixels.begin() + 4 * 192, set->pixels.begin() + 8 * 192)).view({4, 3, 8, 8});
+  const torch::Tensor bytes =
+      torch::tensor(std::vector<float>(set->pixels.begin() + 4 * 192, set->pixels.begin() + 8 * 192))
+          .view({4, 3, 8, 8});
   EXPECT_TRUE(torch::allclose(batches[1].images, (bytes / 255.0 - 0.5) / 0.5, 1e-6, 1e-6));
 }
 

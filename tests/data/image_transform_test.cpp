@@ -109,7 +109,8 @@ TEST(ImageTransform, FlipMirrorsColumns) {
   const ImageSet set = distinct_image(1, 3, 4);
   const std::vector<float> out = apply(set, identity(1), AugmentDraw{0, 0, true, {}});
   for (int y = 0; y < 3; ++y)
-    for (int x = 0; x < 4; ++x) EXPECT_FLOAT_EQ(out[static_cast<std::size_t>(y * 4 + x)], set.pixels[static_cast<std::size_t>(y * 4 + 3 - x)]);
+    for (int x = 0; x < 4; ++x)
+      EXPECT_FLOAT_EQ(out[static_cast<std::size_t>(y * 4 + x)], set.pixels[static_cast<std::size_t>(y * 4 + 3 - x)]);
   // Flip after a shift: output (0, 0, 0) = input (0, 1, W − 1 + dx) with dy = 1, dx = −1.
   const std::vector<float> both = apply(set, identity(1), AugmentDraw{1, -1, true, {}});
   EXPECT_FLOAT_EQ(both[0], set.pixels[1 * 4 + 2]);
@@ -118,8 +119,7 @@ TEST(ImageTransform, FlipMirrorsColumns) {
 
 // The same operations written with LibTorch: pad with zero bytes, cut the window at
 // (pad + dy, pad + dx), flip the last axis, then normalise. Returns [C, H, W].
-torch::Tensor libtorch_crop_flip(const ImageSet& set, const Normalization& norm, int dy, int dx,
-                                 bool flip) {
+torch::Tensor libtorch_crop_flip(const ImageSet& set, const Normalization& norm, int dy, int dx, bool flip) {
   const int pad = std::max(std::abs(dy), std::abs(dx));
   const torch::Tensor bytes = torch::tensor(std::vector<std::int64_t>(set.pixels.begin(), set.pixels.end()))
                                   .view({set.channels, set.height, set.width});
@@ -181,8 +181,7 @@ TEST(ImageTransform, DrawsCoverTheRangeAndFlipIndependently) {
 TEST(ImageTransform, ErasesTheBoxAfterCropFlipAndNormalisation) {
   const ImageSet set = distinct_image(3, 6, 7);
   const Normalization norm{{0.4F, 0.5F, 0.6F}, {0.2F, 0.3F, 0.25F}};
-  for (const EraseBox box : {EraseBox{0, 0, 6, 1}, EraseBox{2, 3, 3, 4}, EraseBox{5, 6, 1, 1},
-                             EraseBox{1, 1, 0, 3}}) {
+  for (const EraseBox box : {EraseBox{0, 0, 6, 1}, EraseBox{2, 3, 3, 4}, EraseBox{5, 6, 1, 1}, EraseBox{1, 1, 0, 3}}) {
     torch::Tensor expected = libtorch_crop_flip(set, norm, 1, -1, true);
     if (!box.empty()) expected.narrow(1, box.y, box.height).narrow(2, box.x, box.width).zero_();
     const torch::Tensor got = torch::tensor(apply(set, norm, AugmentDraw{1, -1, true, box})).view({3, 6, 7});

@@ -86,8 +86,12 @@ TEST(Normalize, IsIdempotentOnNormalisedText) {
 
 TEST(Normalize, ComposedAndDecomposedAccentsGiveTheSameWords) {
   // "canción" and "ÑANDÚ" with precomposed letters and with base letter + combining mark.
-  EXPECT_EQ(es("canci\xc3\xb3n \xc3\x91" "AND\xc3\x9a"), "canción ñandú");
-  EXPECT_EQ(es("cancio\xcc\x81n N\xcc\x83" "ANDU\xcc\x81"), "canción ñandú");
+  EXPECT_EQ(es("canci\xc3\xb3n \xc3\x91"
+               "AND\xc3\x9a"),
+            "canción ñandú");
+  EXPECT_EQ(es("cancio\xcc\x81n N\xcc\x83"
+               "ANDU\xcc\x81"),
+            "canción ñandú");
   EXPECT_EQ(en("cafe\xcc\x81"), en("café"));
 }
 

@@ -49,9 +49,7 @@ std::string raw(const char (&literal)[N]) {
   return std::string(literal, N - 1);
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(Pickle, ArchiveFixturesDecodeAtEveryProtocol) {
   const auto expected = read_tsv(kDir + "archive_expected.tsv");
@@ -122,8 +120,7 @@ TEST(Pickle, ValueFixturesDecodeEveryKind) {
     EXPECT_EQ(at("tuples").repr(), "((1,), (1, 2), (1, 2, 3), (1, 2, 3, 4))");
     EXPECT_EQ(at("shared").repr(), "[['x', 'y'], ['x', 'y']]");
     EXPECT_EQ(v.find(PickleValue::integer(1))->as_string(), "int key");
-    const PickleValue tuple_key =
-        PickleValue::tuple({PickleValue::integer(1), PickleValue::string("a")});
+    const PickleValue tuple_key = PickleValue::tuple({PickleValue::integer(1), PickleValue::string("a")});
     EXPECT_EQ(v.find(tuple_key)->as_string(), "tuple key");
     if (protocol >= 3) {
       EXPECT_EQ(at("bytes").as_bytes(), raw("\x00\xff"
@@ -143,8 +140,8 @@ TEST(Pickle, RefusedOpcodesNameOpcodeAndOffset) {
       read_pickle_file(path);
       ADD_FAILURE() << path << ": no exception";
     } catch (const std::runtime_error& e) {
-      EXPECT_EQ(std::string(e.what()), path + ": byte " + row[2] + ": refusing pickle opcode " +
-                                           row[1] + " (" + hex + "): only plain data is accepted");
+      EXPECT_EQ(std::string(e.what()), path + ": byte " + row[2] + ": refusing pickle opcode " + row[1] + " (" + hex +
+                                           "): only plain data is accepted");
     }
   }
 }
@@ -217,8 +214,7 @@ TEST(Pickle, DictKeysFollowPythonSemantics) {
   // A repeated key replaces the value in place; True == 1 as a key; lists are unhashable.
   EXPECT_EQ(parse_pickle("}(K\x01K\x02K\x03K\x04K\x01K\x05u.", "m").repr(), "{1: 5, 3: 4}");
   EXPECT_EQ(parse_pickle("}(K\x01K\x02\x88K\x03u.", "m").repr(), "{1: 3}");
-  EXPECT_EQ(parse_pickle(raw("}(G\x3f\xf0\x00\x00\x00\x00\x00\x00K\x02K\x01K\x03u."), "m").repr(),
-            "{1.0: 3}");
+  EXPECT_EQ(parse_pickle(raw("}(G\x3f\xf0\x00\x00\x00\x00\x00\x00K\x02K\x01K\x03u."), "m").repr(), "{1.0: 3}");
   EXPECT_TRUE(contains(pickle_error("}]K\x01s."), "unhashable dict key of type list"));
 }
 

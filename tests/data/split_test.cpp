@@ -91,8 +91,7 @@ TEST(Split, FingerprintIsFnv1aOfTheNormalisedPairs) {
   // constants (offset 0xcbf29ce484222325, prime 0x100000001b3).
   EXPECT_EQ(corpus_fingerprint({}), 0xcbf29ce484222325ULL);
   std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (const char c : std::string("a b\tc\n"))
-    h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  for (const char c : std::string("a b\tc\n")) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
   EXPECT_EQ(corpus_fingerprint({{{"a", "b"}, {"c"}}}), h);
   EXPECT_NE(corpus_fingerprint({{{"a", "b"}, {"c"}}}), corpus_fingerprint({{{"a"}, {"b", "c"}}}));
 }
@@ -110,9 +109,7 @@ TEST(Split, DefinitionIsVerifiedAgainstTheCorpus) {
     FAIL() << "no exception";
   } catch (const std::runtime_error& e) {
     const std::string message = e.what();
-    EXPECT_EQ(
-        message.rfind("spa.txt: not the corpus the split was made from: expected 300 pairs", 0), 0u)
-        << message;
+    EXPECT_EQ(message.rfind("spa.txt: not the corpus the split was made from: expected 300 pairs", 0), 0u) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos);
   }
   changed = pairs;

@@ -18,8 +18,7 @@ Vocabulary small_vocabulary() {
 TEST(Vocabulary, SpecialsFirstThenSortedWords) {
   const Vocabulary v = small_vocabulary();
   // UTF-8 byte order: ASCII words first, then á (C3 A1) before ñ (C3 B1).
-  EXPECT_EQ(v.words(),
-            (Words{"SOS", "EOS", "<pad>", "<unk>", "amo", "quiero", "te", "zorro", "árbol", "ñu"}));
+  EXPECT_EQ(v.words(), (Words{"SOS", "EOS", "<pad>", "<unk>", "amo", "quiero", "te", "zorro", "árbol", "ñu"}));
   EXPECT_EQ(v.size(), 10);
   EXPECT_EQ(v.index_of("SOS"), Vocabulary::kSos);
   EXPECT_EQ(v.index_of("EOS"), Vocabulary::kEos);
@@ -41,7 +40,7 @@ TEST(Vocabulary, EncodeAndDecodeRoundTrip) {
   EXPECT_EQ(ids, (std::vector<std::int64_t>{0, 6, 5, 1, 2, 2}));
   EXPECT_EQ(v.decode(ids), sentence);
   EXPECT_EQ(v.encode(sentence, 4), (std::vector<std::int64_t>{0, 6, 5, 1}));  // exactly full
-  EXPECT_EQ(v.decode({0, 6, 2, 5, 1, 7}), sentence);  // skips pad, stops at EOS
+  EXPECT_EQ(v.decode({0, 6, 2, 5, 1, 7}), sentence);                          // skips pad, stops at EOS
   EXPECT_TRUE(v.decode({1, 6}).empty());
   EXPECT_THROW(v.decode({0, 99}), std::out_of_range);
 }
@@ -83,11 +82,9 @@ TEST(Vocabulary, FromWordsRebuildsAndValidates) {
     }
     return std::string();
   };
-  EXPECT_EQ(error({"SOS", "EOS", "<unk>", "<pad>", "a"}),
-            "vocabulary: index 2 must be '<pad>', found '<unk>'");
+  EXPECT_EQ(error({"SOS", "EOS", "<unk>", "<pad>", "a"}), "vocabulary: index 2 must be '<pad>', found '<unk>'");
   EXPECT_EQ(error({"SOS", "EOS"}), "vocabulary: index 2 must be '<pad>', vocabulary too short");
-  EXPECT_EQ(error({"SOS", "EOS", "<pad>", "<unk>", "a", "b", "a"}),
-            "vocabulary: word 'a' at index 6 repeats index 4");
+  EXPECT_EQ(error({"SOS", "EOS", "<pad>", "<unk>", "a", "b", "a"}), "vocabulary: word 'a' at index 6 repeats index 4");
   EXPECT_EQ(error({"SOS", "EOS", "<pad>", "<unk>", ""}), "vocabulary: empty word at index 4");
   // A special word inside the sentences is a duplicate too.
   EXPECT_THROW(Vocabulary::build({{"a", "EOS"}}), std::runtime_error);

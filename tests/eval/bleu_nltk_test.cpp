@@ -75,8 +75,8 @@ Agreement check_table(const std::string& path) {
       ADD_FAILURE() << path << ":" << line_number << ": " << f.size() << " columns, expected 15";
       continue;
     }
-    SCOPED_TRACE(path + ":" + std::to_string(line_number) + " (case " + f[0] + ", " + f[1] + ", " +
-                 f[2] + ", weights " + f[7] + ")");
+    SCOPED_TRACE(path + ":" + std::to_string(line_number) + " (case " + f[0] + ", " + f[1] + ", " + f[2] +
+                 ", weights " + f[7] + ")");
     BleuOptions options;
     options.smoothing = parse_smoothing(f[2]);
     options.auto_reweigh = f[3] == "1";
@@ -91,8 +91,7 @@ Agreement check_table(const std::string& path) {
       const auto parts = split(sentence, '|');
       hypotheses.push_back(split_whitespace(parts[0]));
       references.emplace_back();
-      for (std::size_t r = 1; r < parts.size(); ++r)
-        references.back().push_back(split_whitespace(parts[r]));
+      for (std::size_t r = 1; r < parts.size(); ++r) references.back().push_back(split_whitespace(parts[r]));
     }
     const bool sentence_level = f[1] == "sentence";
     auto run = [&] {
@@ -125,10 +124,8 @@ Agreement check_table(const std::string& path) {
 }
 
 void print_agreement(const Agreement& agreement) {
-  std::printf("%zu cases (%zu where NLTK raises); largest relative difference:", agreement.cases,
-              agreement.errors);
-  for (const auto& [method, worst] : agreement.worst)
-    std::printf(" %s %.1e", method.c_str(), worst);
+  std::printf("%zu cases (%zu where NLTK raises); largest relative difference:", agreement.cases, agreement.errors);
+  for (const auto& [method, worst] : agreement.worst) std::printf(" %s %.1e", method.c_str(), worst);
   std::printf("\n");
 }
 
@@ -148,8 +145,7 @@ TEST(BleuNltk, LiveNltkAgreesOnFreshCases) {
     GTEST_SKIP() << "NLTK is not version 3.8 (the committed table's): live NLTK comparison skipped";
   }
   const unsigned seed = std::random_device{}() % 1000000000u + 2;  // the table used seed 1
-  const fs::path table =
-      fs::temp_directory_path() / ("dls_bleu_nltk_" + std::to_string(::getpid()) + ".tsv");
+  const fs::path table = fs::temp_directory_path() / ("dls_bleu_nltk_" + std::to_string(::getpid()) + ".tsv");
   const std::string command = test::outside_command(
       {kPython, kScript, "--seed", std::to_string(seed), "--count", "1000", "--out", table.string()});
   SCOPED_TRACE("seed " + std::to_string(seed) + ": " + command);

@@ -19,19 +19,17 @@ namespace {
 const Tokens kHyp1 = split_whitespace(
     "It is a guide to action which ensures that the military always obeys the commands of the "
     "party");
-const Tokens kHyp2 = split_whitespace(
-    "It is to insure the troops forever hearing the activity guidebook that party direct");
-const Tokens kRef1 = split_whitespace(
-    "It is a guide to action that ensures that the military will forever heed Party commands");
+const Tokens kHyp2 =
+    split_whitespace("It is to insure the troops forever hearing the activity guidebook that party direct");
+const Tokens kRef1 =
+    split_whitespace("It is a guide to action that ensures that the military will forever heed Party commands");
 const Tokens kRef2 = split_whitespace(
     "It is the guiding principle which guarantees the military forces always being under the "
     "command of the Party");
-const Tokens kRef3 = split_whitespace(
-    "It is the practical guide for the army always to heed the directions of the party");
-const Tokens kHyp2b =
-    split_whitespace("he read the book because he was interested in world history");
-const Tokens kRef2a =
-    split_whitespace("he was interested in world history because he read the book");
+const Tokens kRef3 =
+    split_whitespace("It is the practical guide for the army always to heed the directions of the party");
+const Tokens kHyp2b = split_whitespace("he read the book because he was interested in world history");
+const Tokens kRef2a = split_whitespace("he was interested in world history because he read the book");
 
 BleuOptions with_smoothing(Smoothing smoothing) {
   BleuOptions options;
@@ -58,27 +56,23 @@ TEST(Bleu, NltkSentenceBleuDocstring) {
   EXPECT_EQ(score.ref_len, 18u);
   EXPECT_EQ(score.bp, 1.0);
   // BLEU-5 from the same docstring.
-  EXPECT_NEAR(
-      sentence_bleu({kRef1, kRef2, kRef3}, kHyp1, with_weights({0.2, 0.2, 0.2, 0.2, 0.2})).bleu,
-      0.39202634084155785, 1e-12);
+  EXPECT_NEAR(sentence_bleu({kRef1, kRef2, kRef3}, kHyp1, with_weights({0.2, 0.2, 0.2, 0.2, 0.2})).bleu,
+              0.39202634084155785, 1e-12);
 }
 
 TEST(Bleu, NltkCorpusBleuDocstring) {
   const std::vector<std::vector<Tokens>> refs{{kRef1, kRef2, kRef3}, {kRef2a}};
   const std::vector<Tokens> hyps{kHyp1, kHyp2b};
   EXPECT_NEAR(corpus_bleu(refs, hyps).bleu, 0.5920778868801042, 1e-12);
-  EXPECT_NEAR(corpus_bleu(refs, hyps, with_weights({0.1, 0.3, 0.5, 0.1})).bleu, 0.5818765313748497,
-              1e-12);
+  EXPECT_NEAR(corpus_bleu(refs, hyps, with_weights({0.1, 0.3, 0.5, 0.1})).bleu, 0.5818765313748497, 1e-12);
   // Micro-average, not the mean of sentence scores (0.6223... in NLTK's docstring).
-  const double mean =
-      (sentence_bleu(refs[0], hyps[0]).bleu + sentence_bleu(refs[1], hyps[1]).bleu) / 2;
+  const double mean = (sentence_bleu(refs[0], hyps[0]).bleu + sentence_bleu(refs[1], hyps[1]).bleu) / 2;
   EXPECT_NEAR(mean, 0.6223, 1e-4);
 }
 
 TEST(Bleu, NltkDocstringSecondHypothesis) {
   const std::vector<Tokens> refs{kRef1, kRef2, kRef3};
-  EXPECT_NEAR(sentence_bleu(refs, kHyp2, with_smoothing(Smoothing::kMethod1)).bleu,
-              0.03703131191121491, 1e-12);
+  EXPECT_NEAR(sentence_bleu(refs, kHyp2, with_smoothing(Smoothing::kMethod1)).bleu, 0.03703131191121491, 1e-12);
   const BleuScore plain = sentence_bleu(refs, kHyp2);
   EXPECT_EQ(plain.matches, (std::vector<std::size_t>{8, 1, 0, 0}));
   EXPECT_EQ(plain.totals, (std::vector<std::size_t>{14, 13, 12, 11}));
@@ -91,12 +85,10 @@ TEST(Bleu, NltkDocstringSecondHypothesis) {
                                          {Smoothing::kMethod5, 0.13294741324283815},
                                          {Smoothing::kMethod7, 0.14758356058214836}};
   for (const auto& [method, value] : nltk) {
-    EXPECT_NEAR(sentence_bleu(refs, kHyp2, with_smoothing(method)).bleu, value, 1e-12)
-        << smoothing_name(method);
+    EXPECT_NEAR(sentence_bleu(refs, kHyp2, with_smoothing(method)).bleu, value, 1e-12) << smoothing_name(method);
   }
   // NLTK's method6 asserts that there are trigram matches; there are none here.
-  EXPECT_THROW(sentence_bleu(refs, kHyp2, with_smoothing(Smoothing::kMethod6)),
-               std::invalid_argument);
+  EXPECT_THROW(sentence_bleu(refs, kHyp2, with_smoothing(Smoothing::kMethod6)), std::invalid_argument);
 }
 
 TEST(Bleu, NltkSmoothingFunctionDocstring) {
@@ -106,8 +98,7 @@ TEST(Bleu, NltkSmoothingFunctionDocstring) {
       {Smoothing::kMethod4, 0.41180376356915777}, {Smoothing::kMethod5, 0.4905328138015114},
       {Smoothing::kMethod6, 0.41358958106633686}, {Smoothing::kMethod7, 0.4905328138015114}};
   for (const auto& [method, value] : nltk) {
-    EXPECT_NEAR(sentence_bleu({kRef1}, kHyp1, with_smoothing(method)).bleu, value, 1e-12)
-        << smoothing_name(method);
+    EXPECT_NEAR(sentence_bleu({kRef1}, kHyp1, with_smoothing(method)).bleu, value, 1e-12) << smoothing_name(method);
   }
 }
 
@@ -134,15 +125,13 @@ TEST(Bleu, HypothesisShorterThanFourWords) {
   EXPECT_NEAR(sentence_bleu(refs, hyp, reweigh).bleu, std::exp(1.0 - 3.0 / 2.0), 1e-15);
   // auto_reweigh only replaces the default weights.
   reweigh.weights = {0.5, 0.5, 0.0, 0.0};
-  EXPECT_EQ(sentence_bleu(refs, hyp, reweigh).bleu,
-            sentence_bleu(refs, hyp, with_weights({0.5, 0.5, 0, 0})).bleu);
+  EXPECT_EQ(sentence_bleu(refs, hyp, reweigh).bleu, sentence_bleu(refs, hyp, with_weights({0.5, 0.5, 0, 0})).bleu);
 }
 
 TEST(Bleu, ClippingTheTheThe) {
   const std::vector<Tokens> refs{split_whitespace("the cat is on the mat"),
                                  split_whitespace("there is a cat on the mat")};
-  const BleuScore score =
-      sentence_bleu(refs, split_whitespace("the the the the the the the"), with_weights({1.0}));
+  const BleuScore score = sentence_bleu(refs, split_whitespace("the the the the the the the"), with_weights({1.0}));
   EXPECT_EQ(score.matches[0], 2u);  // "the" occurs at most twice in one reference
   EXPECT_EQ(score.totals[0], 7u);
   EXPECT_DOUBLE_EQ(score.bleu, 2.0 / 7.0);
@@ -150,13 +139,12 @@ TEST(Bleu, ClippingTheTheThe) {
 
 TEST(Bleu, MultipleReferencesClipPerReferenceAndPickClosestLength) {
   // Clipping takes the maximum count over references, not the sum.
-  const BleuScore clipped =
-      sentence_bleu({{"a", "b"}, {"a", "c"}}, {"a", "a", "a"}, with_weights({1.0}));
+  const BleuScore clipped = sentence_bleu({{"a", "b"}, {"a", "c"}}, {"a", "a", "a"}, with_weights({1.0}));
   EXPECT_EQ(clipped.matches[0], 1u);
   // Closest reference length; on a tie the shorter one, whatever the order.
   const Tokens hyp(12, "a");
-  for (const auto& refs : {std::vector<Tokens>{Tokens(13, "a"), Tokens(11, "a")},
-                           std::vector<Tokens>{Tokens(11, "a"), Tokens(13, "a")}}) {
+  for (const auto& refs :
+       {std::vector<Tokens>{Tokens(13, "a"), Tokens(11, "a")}, std::vector<Tokens>{Tokens(11, "a"), Tokens(13, "a")}}) {
     const BleuScore score = sentence_bleu(refs, hyp);
     EXPECT_EQ(score.ref_len, 11u);
     EXPECT_EQ(score.bp, 1.0);
@@ -168,8 +156,8 @@ TEST(Bleu, MultipleReferencesClipPerReferenceAndPickClosestLength) {
 
 TEST(Bleu, NoUnigramMatchIsExactlyZero) {
   for (int m = 0; m < 8; ++m) {
-    const BleuScore score = sentence_bleu({{"x", "y", "z", "w"}}, {"a", "b", "c", "d", "e"},
-                                          with_smoothing(static_cast<Smoothing>(m)));
+    const BleuScore score =
+        sentence_bleu({{"x", "y", "z", "w"}}, {"a", "b", "c", "d", "e"}, with_smoothing(static_cast<Smoothing>(m)));
     EXPECT_EQ(score.bleu, 0.0);
     EXPECT_EQ(score.bp, 1.0);
   }
@@ -178,8 +166,7 @@ TEST(Bleu, NoUnigramMatchIsExactlyZero) {
 TEST(Bleu, CorpusOfRepeatedSentenceEqualsSentence) {
   const std::vector<Tokens> refs{kRef1, kRef2, kRef3};
   const BleuScore one = sentence_bleu(refs, kHyp2, with_smoothing(Smoothing::kMethod3));
-  const BleuScore two =
-      corpus_bleu({refs, refs}, {kHyp2, kHyp2}, with_smoothing(Smoothing::kMethod3));
+  const BleuScore two = corpus_bleu({refs, refs}, {kHyp2, kHyp2}, with_smoothing(Smoothing::kMethod3));
   EXPECT_EQ(two.matches[1], 2 * one.matches[1]);
   EXPECT_EQ(two.hyp_len, 2 * one.hyp_len);
   EXPECT_NE(two.bleu, one.bleu);  // method3's 1/(2^k * denominator) sees the doubled counts
@@ -191,12 +178,9 @@ TEST(Bleu, StripsSpecialTokens) {
   const Tokens target = split_whitespace("SOS cualquiera puede leerlo EOS");
   EXPECT_EQ(strip_special_tokens(decoded), split_whitespace("cualquiera puede leerlo"));
   EXPECT_EQ(strip_special_tokens(target), split_whitespace("cualquiera puede leerlo"));
-  EXPECT_EQ(strip_special_tokens(split_whitespace("<s> a </s> b"), {"<s>", "</s>"}),
-            split_whitespace("a b"));
+  EXPECT_EQ(strip_special_tokens(split_whitespace("<s> a </s> b"), {"<s>", "</s>"}), split_whitespace("a b"));
   BleuOptions bigrams = with_weights({0.5, 0.5});
-  EXPECT_EQ(
-      sentence_bleu({strip_special_tokens(target)}, strip_special_tokens(decoded), bigrams).bleu,
-      1.0);
+  EXPECT_EQ(sentence_bleu({strip_special_tokens(target)}, strip_special_tokens(decoded), bigrams).bleu, 1.0);
   EXPECT_LT(sentence_bleu({target}, decoded, bigrams).bleu, 1.0);
 }
 
@@ -244,12 +228,11 @@ TEST(Bleu, ShortHypothesisIsPenalised) {
 }
 
 // modified_precision written out plainly (a map from n-gram to count), for comparison.
-std::pair<std::size_t, std::size_t> plain_modified_precision(const std::vector<Tokens>& refs,
-                                                             const Tokens& hyp, std::size_t n) {
+std::pair<std::size_t, std::size_t> plain_modified_precision(const std::vector<Tokens>& refs, const Tokens& hyp,
+                                                             std::size_t n) {
   auto count = [n](const Tokens& tokens) {
     std::map<Tokens, std::size_t> counts;
-    for (std::size_t i = 0; i + n <= tokens.size(); ++i)
-      ++counts[Tokens(tokens.begin() + i, tokens.begin() + i + n)];
+    for (std::size_t i = 0; i + n <= tokens.size(); ++i) ++counts[Tokens(tokens.begin() + i, tokens.begin() + i + n)];
     return counts;
   };
   const auto hyp_counts = count(hyp);
@@ -267,8 +250,8 @@ std::pair<std::size_t, std::size_t> plain_modified_precision(const std::vector<T
   return {matched, std::max<std::size_t>(total, 1)};
 }
 
-std::vector<Tokens> random_corpus(std::mt19937& rng, std::size_t sentences, std::size_t vocab,
-                                  std::size_t min_len, std::size_t max_len) {
+std::vector<Tokens> random_corpus(std::mt19937& rng, std::size_t sentences, std::size_t vocab, std::size_t min_len,
+                                  std::size_t max_len) {
   std::vector<Tokens> corpus(sentences);
   for (auto& sentence : corpus) {
     sentence.resize(min_len + rng() % (max_len - min_len + 1));
@@ -309,13 +292,11 @@ TEST(Bleu, CorpusOfTwoThousandSentencesIsFast) {
   for (int repeat = 0; repeat < 5; ++repeat) {
     const auto start = std::chrono::steady_clock::now();
     score = corpus_bleu(corpus_refs, hyps);
-    const std::chrono::duration<double, std::milli> elapsed =
-        std::chrono::steady_clock::now() - start;
+    const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
     best_ms = std::min(best_ms, elapsed.count());
   }
   EXPECT_EQ(score.matches, score.totals);  // every hypothesis is one of its references
-  std::printf("corpus_bleu over %zu sentences (%zu hypothesis tokens): %.3f ms\n", hyps.size(),
-              score.hyp_len, best_ms);
+  std::printf("corpus_bleu over %zu sentences (%zu hypothesis tokens): %.3f ms\n", hyps.size(), score.hyp_len, best_ms);
   EXPECT_LT(best_ms, 100.0);  // ~1 ms in Release; the bound only catches gross slowness
 }
 

@@ -51,7 +51,9 @@ TEST(Chrf, EpsSmoothingCasesOfTestChrfPy) {
       {{" Die    Beziehung zwischen  Obama und Netanjahu ist nicht gerade  freundlich. "},
        {"Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich."},
        64.1302698},
-      {{"Niemand hat die Absicht, eine Mauer zu errichten"}, {"Niemand hat die Absicht, eine Mauer zu errichten"}, 100.0},
+      {{"Niemand hat die Absicht, eine Mauer zu errichten"},
+       {"Niemand hat die Absicht, eine Mauer zu errichten"},
+       100.0},
   };
   for (const auto& c : cases) EXPECT_NEAR(chrf_of(c, beta3(true)), c.expected, 1e-4) << c.hyps[0];
 }
@@ -59,8 +61,8 @@ TEST(Chrf, EpsSmoothingCasesOfTestChrfPy) {
 TEST(Chrf, EffectiveOrderCasesOfTestChrfPy) {
   // sacreBLEU's default averaging (eps_smoothing=False), as checkpoint_eval reports it.
   const std::vector<ChrfCase> cases{
-      {{"a"}, {"a"}, 100.0},   {{""}, {"reference"}, 0.0},     {{"a b c"}, {"a b c"}, 100.0}, {{"a b c"}, {"abc"}, 100.0},
-      {{""}, {"c"}, 0.0},      {{"a", "b"}, {"a", "c"}, 50.0}, {{"aa"}, {"ab"}, 25.0},
+      {{"a"}, {"a"}, 100.0}, {{""}, {"reference"}, 0.0},     {{"a b c"}, {"a b c"}, 100.0}, {{"a b c"}, {"abc"}, 100.0},
+      {{""}, {"c"}, 0.0},    {{"a", "b"}, {"a", "c"}, 50.0}, {{"aa"}, {"ab"}, 25.0},
   };
   for (const auto& c : cases) EXPECT_NEAR(chrf_of(c, beta3(false)), c.expected, 1e-4) << c.hyps[0];
 }

@@ -140,8 +140,8 @@ TEST_P(Decoding, BeamAsWideAsTheVocabularyIsExhaustiveForTwoWords) {
   tgt.select(1, 0).fill_(kSos);
   tgt.select(1, 1).copy_(torch::arange(V));
   const auto lp = model->forward(src.expand({V, 3}), tgt);  // [V, 2, V]
-  const auto first = lp[0][0];                             // position 1, the same in every row
-  double best = first[kEos].item<double>();                // EOS first: the empty translation
+  const auto first = lp[0][0];                              // position 1, the same in every row
+  double best = first[kEos].item<double>();                 // EOS first: the empty translation
   for (std::int64_t w = 0; w < V; ++w) {
     if (w == kEos) continue;
     best = std::max(best, first[w].item<double>() + lp[w][1].max().item<double>());

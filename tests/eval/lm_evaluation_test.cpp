@@ -15,17 +15,22 @@ constexpr std::int64_t kPad = data::Vocabulary::kPad;
 
 LanguageModel perplexity_model(std::int64_t vocab) {
   LanguageModelConfig config;
-  config.transformer().variant(Variant::kFG).layout(Layout::kVaswani).embedding_size(8).num_heads(2)
-      .max_seq_length(6).dropout(0.0);
+  config.transformer()
+      .variant(Variant::kFG)
+      .layout(Layout::kVaswani)
+      .embedding_size(8)
+      .num_heads(2)
+      .max_seq_length(6)
+      .dropout(0.0);
   config.num_decoders(1).vocab_size(vocab);
   torch::manual_seed(5);
   return LanguageModel(config);
 }
 
 const torch::Tensor& sentences() {
-  static const auto rows = torch::tensor(std::vector<std::int64_t>{0, 4, 5, 6, 1, kPad,      //
-                                                                    0, 7, 1, kPad, kPad, kPad,  //
-                                                                    0, 8, 9, 10, 11, 1})
+  static const auto rows = torch::tensor(std::vector<std::int64_t>{0, 4, 5, 6, 1, kPad,        //
+                                                                   0, 7, 1, kPad, kPad, kPad,  //
+                                                                   0, 8, 9, 10, 11, 1})
                                .view({3, 6});
   return rows;
 }

@@ -15,10 +15,9 @@ namespace {
 // test_bleu.py's README example: two reference streams; sentence i has refs[0][i], refs[1][i].
 const std::vector<std::string> kReadmeHyps{"The dog bit the man.", "It wasn't surprising.",
                                            "The man had just bitten him."};
-const std::vector<std::vector<std::string>> kReadmeRefs{
-    {"The dog bit the man.", "The dog had bit the man."},
-    {"It was not unexpected.", "No one was surprised."},
-    {"The man bit him first.", "The man had bitten the dog."}};
+const std::vector<std::vector<std::string>> kReadmeRefs{{"The dog bit the man.", "The dog had bit the man."},
+                                                        {"It was not unexpected.", "No one was surprised."},
+                                                        {"The man bit him first.", "The man had bitten the dog."}};
 
 // One reference per sentence.
 std::vector<std::vector<std::string>> single_refs(const std::vector<std::string>& refs) {
@@ -96,9 +95,9 @@ TEST(SacreBleu, ScoringAndDegenerateStatisticsOfTestBleuPy) {
     std::size_t sys_len, ref_len;
     double floor;
   };
-  const std::vector<Case> cases{{{0, 0, 0, 0}, {4, 4, 2, 1}, 0, 1, 0.0},  {{0, 0, 0, 0}, {10, 11, 12, 0}, 14, 10, 0.0},
-                                {{0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, 0.0},   {{6, 5, 4, 0}, {6, 5, 4, 3}, 6, 6, 0.0},
-                                {{0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, 0.1},   {{0, 0, 0, 0}, {0, 0, 0, 0}, 1, 5, 0.01}};
+  const std::vector<Case> cases{{{0, 0, 0, 0}, {4, 4, 2, 1}, 0, 1, 0.0}, {{0, 0, 0, 0}, {10, 11, 12, 0}, 14, 10, 0.0},
+                                {{0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, 0.0}, {{6, 5, 4, 0}, {6, 5, 4, 3}, 6, 6, 0.0},
+                                {{0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, 0.1}, {{0, 0, 0, 0}, {0, 0, 0, 0}, 1, 5, 0.01}};
   for (const auto& c : cases) {
     SacreBleuOptions floor;
     floor.smoothing = SacreSmoothing::kFloor;
@@ -120,10 +119,14 @@ TEST(SacreBleu, SentenceBleuOfTestSentenceBleuPy) {
     double expected;
   };
   const std::vector<Case> cases{
-      {SacreSmoothing::kExp, NAN, SacreTokenizer::k13a, 8.493},    {SacreSmoothing::kNone, NAN, SacreTokenizer::k13a, 0.0},
-      {SacreSmoothing::kFloor, NAN, SacreTokenizer::k13a, 4.51688}, {SacreSmoothing::kFloor, 0.1, SacreTokenizer::k13a, 4.51688},
-      {SacreSmoothing::kFloor, 0.5, SacreTokenizer::k13a, 10.10},  {SacreSmoothing::kAddK, NAN, SacreTokenizer::k13a, 14.882},
-      {SacreSmoothing::kAddK, 1, SacreTokenizer::k13a, 14.882},    {SacreSmoothing::kAddK, 2, SacreTokenizer::k13a, 21.389},
+      {SacreSmoothing::kExp, NAN, SacreTokenizer::k13a, 8.493},
+      {SacreSmoothing::kNone, NAN, SacreTokenizer::k13a, 0.0},
+      {SacreSmoothing::kFloor, NAN, SacreTokenizer::k13a, 4.51688},
+      {SacreSmoothing::kFloor, 0.1, SacreTokenizer::k13a, 4.51688},
+      {SacreSmoothing::kFloor, 0.5, SacreTokenizer::k13a, 10.10},
+      {SacreSmoothing::kAddK, NAN, SacreTokenizer::k13a, 14.882},
+      {SacreSmoothing::kAddK, 1, SacreTokenizer::k13a, 14.882},
+      {SacreSmoothing::kAddK, 2, SacreTokenizer::k13a, 21.389},
       {SacreSmoothing::kExp, NAN, SacreTokenizer::kNone, 7.347},
   };
   for (const auto& c : cases) {
@@ -150,7 +153,8 @@ TEST(SacreBleu, SignatureAndLine) {
   options.lowercased_text = true;
   EXPECT_EQ(sacrebleu_signature(options, "1"), "nrefs:1|case:lc|eff:yes|tok:none|smooth:floor[0.10]|version:dls-cpp");
   options.smoothing = SacreSmoothing::kAddK;
-  EXPECT_EQ(sacrebleu_signature(options, "var"), "nrefs:var|case:lc|eff:yes|tok:none|smooth:add-k[1.00]|version:dls-cpp");
+  EXPECT_EQ(sacrebleu_signature(options, "var"),
+            "nrefs:var|case:lc|eff:yes|tok:none|smooth:add-k[1.00]|version:dls-cpp");
   // Empty references are left out of the count; a varying count is "var".
   EXPECT_EQ(reference_count_label({{"a", ""}, {"b", "c"}}), "var");
   EXPECT_EQ(reference_count_label({{"a", ""}, {"", "c"}}), "1");

@@ -47,8 +47,8 @@ TEST_P(LossFromStates, EqualsTheLossOfTheFullLogProbabilities) {
     options.label_smoothing = std::max(smoothing, 0.0);
     options.pad_index = 2;
     const auto full = sequence_loss(model(src, tgt), targets, options);
-    const auto packed = sequence_loss_from_states(model->master_decoder->out,
-                                                  model->final_states(src, tgt), targets, options);
+    const auto packed =
+        sequence_loss_from_states(model->master_decoder->out, model->final_states(src, tgt), targets, options);
     EXPECT_NEAR(packed.item<double>(), full.item<double>(), 1e-6) << "smoothing " << smoothing;
     const auto expected = gradients_of(model, full);
     const auto got = gradients_of(model, packed);
@@ -87,8 +87,8 @@ TEST(LossFromStates, AllPaddingGivesZero) {
   LossOptions options;
   options.pad_index = 2;
   const auto targets = tgt.narrow(1, 1, 5);
-  const auto loss = sequence_loss_from_states(model->master_decoder->out, model->final_states(src, tgt),
-                                              targets, options);
+  const auto loss =
+      sequence_loss_from_states(model->master_decoder->out, model->final_states(src, tgt), targets, options);
   EXPECT_EQ(loss.item<double>(), 0.0);
   EXPECT_EQ(sequence_loss(model(src, tgt), targets, options).item<double>(), 0.0);
   for (const auto& g : gradients_of(model, loss)) EXPECT_EQ(g.abs().max().item<double>(), 0.0);

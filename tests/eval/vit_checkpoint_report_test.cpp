@@ -61,7 +61,9 @@ TEST(ViTCheckpointReport, PrintsDLStudiosReportAndTable) {
     EXPECT_EQ(m[1].str(), names[k]);
     EXPECT_LE(std::stoi(m[2].str()), 100);
   }
-  EXPECT_TRUE(std::regex_search(out, std::regex(R"(\n\n\nOverall accuracy of the network on the test images: \d+ %\n)"))) << out;
+  EXPECT_TRUE(
+      std::regex_search(out, std::regex(R"(\n\n\nOverall accuracy of the network on the test images: \d+ %\n)")))
+      << out;
 
   // The confusion matrix: title, blank line, header of names after 12 spaces, then one row
   // per class: "%9s:  " and ten percentages summing to 100, in columns of DLStudio's 7

@@ -80,7 +80,8 @@ TEST(ViTEvaluation, PixelAttentionMapsOfARunWithTheBlock) {
   settings.model.stem({StemConv{4, 1}, StemConv{32, 2}, StemConv{8, 2}, StemConv{8, 2}}).pixel_attention({2, 2});
   settings.epochs = 1;
   train::train_vit(settings, test::tiny_vit_control(dir));
-  const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(dir.string()), checkpoint::kViTCheckpointKind);
+  const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(dir.string()),
+                                            checkpoint::kViTCheckpointKind);
   const auto contents = checkpoint::read_vit_contents(reader);
   EXPECT_EQ(contents.settings.model.pixel_attention(), (PixelAttentionSpec{2, 2}));
   auto model = checkpoint::load_vit_model(reader, contents.settings);

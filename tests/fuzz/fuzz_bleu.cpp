@@ -23,9 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     hypotheses.push_back(dls::eval::split_whitespace(hypothesis));
     references.push_back({dls::eval::split_whitespace(reference)});
   }
-  const bool may_exceed_one =
-      options.smoothing == dls::eval::Smoothing::kMethod5 || options.smoothing == dls::eval::Smoothing::kMethod6 ||
-      options.smoothing == dls::eval::Smoothing::kMethod7;
+  const bool may_exceed_one = options.smoothing == dls::eval::Smoothing::kMethod5 ||
+                              options.smoothing == dls::eval::Smoothing::kMethod6 ||
+                              options.smoothing == dls::eval::Smoothing::kMethod7;
   const auto check = [&](const dls::eval::BleuScore& score) {
     if (!std::isfinite(score.bleu) || score.bleu < 0 || (!may_exceed_one && score.bleu > 1 + 1e-12)) {
       std::fprintf(stderr, "BLEU %.17g out of range (smoothing %d)\n", score.bleu, static_cast<int>(options.smoothing));

@@ -49,12 +49,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   app.add_option("--preset", preset, "a preset")->check(CLI::IsMember({"dlstudio", "cpu"}));
   app.add_option("--threads", threads, "threads")->check(in_range(0, 1024));
   auto* overwrite_flag = app.add_flag("--overwrite", overwrite, "not in config files");
-  setting<std::int64_t>(app, overrides, "--batch-size", [](auto& s, auto v) { s.batch_size = v; })->check(in_range(1, 1000000));
-  setting<std::uint64_t>(app, overrides, "--seed", [](auto& s, auto v) { s.seed = v; })->check(in_range(0, 18446744073709551615.0));
+  setting<std::int64_t>(app, overrides, "--batch-size", [](auto& s, auto v) {
+    s.batch_size = v;
+  })->check(in_range(1, 1000000));
+  setting<std::uint64_t>(app, overrides, "--seed", [](auto& s, auto v) {
+    s.seed = v;
+  })->check(in_range(0, 18446744073709551615.0));
   setting<double>(app, overrides, "--lr", [](auto& s, auto v) { s.lr = v; })->check(in_range(1e-12, 100));
   setting<double>(app, overrides, "--dropout", [](auto& s, auto v) { s.dropout = v; })->check(in_range(0, 0.99));
-  setting<std::string>(app, overrides, "--schedule", [](auto& s, auto v) { s.schedule = v; })->check(CLI::IsMember({"constant", "cosine"}));
-  setting<std::string>(app, overrides, "--optimizer", [](auto& s, auto v) { s.optimizer = v; })->check(dls::apps::optimizers());
+  setting<std::string>(app, overrides, "--schedule", [](auto& s, auto v) {
+    s.schedule = v;
+  })->check(CLI::IsMember({"constant", "cosine"}));
+  setting<std::string>(app, overrides, "--optimizer", [](auto& s, auto v) {
+    s.optimizer = v;
+  })->check(dls::apps::optimizers());
   setting<bool>(app, overrides, "--length-buckets", [](auto& s, auto v) { s.length_buckets = v; });
   dls::apps::add_config_option(app);
   dls::apps::not_in_config({overwrite_flag});

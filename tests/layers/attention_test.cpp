@@ -43,8 +43,8 @@ TEST_P(AttentionLayouts, BatchedHeadsEqualPerHeadComputation) {
   const auto x = torch::randn({3, 6, 16});
   torch::Tensor mask;
   if (GetParam() == Layout::kVaswani) {
-    mask = key_padding_mask(torch::tensor({{0, 0, 0, 0, 1, 1}, {0, 0, 0, 0, 0, 0}, {0, 0, 1, 1, 1, 1}})
-                                .to(torch::kBool));
+    mask =
+        key_padding_mask(torch::tensor({{0, 0, 0, 0, 1, 1}, {0, 0, 0, 0, 0, 0}, {0, 0, 1, 1, 1, 1}}).to(torch::kBool));
   }
   torch::Tensor fast_w, slow_w;
   const auto fast = attention(x, mask, &fast_w);
@@ -90,8 +90,7 @@ TEST_P(AttentionLayouts, GradientsReachEveryHead) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, AttentionLayouts,
-                         ::testing::Values(Layout::kDLStudio, Layout::kPositionwise,
-                                           Layout::kVaswani),
+                         ::testing::Values(Layout::kDLStudio, Layout::kPositionwise, Layout::kVaswani),
                          [](const auto& info) { return to_string(info.param); });
 
 TEST(Attention, DLStudioScalesAfterTheSoftmax) {
@@ -174,9 +173,9 @@ TEST(SelfAttention, VaswaniEqualsTorchMultiheadAttention) {
     torch::Tensor ours_w;
     const auto ours = attention->forward(x, mask, &ours_w);  // [B, L, M], [B, H, L, L]
     const auto xt = x.transpose(0, 1);                       // MultiheadAttention wants [L, B, M]
-    const auto [theirs, theirs_w] = reference->forward(xt, xt, xt, {}, true,
-                                                       causal ? mask.view({L, L}) : torch::Tensor(),
-                                                       /*average_attn_weights=*/false);
+    const auto [theirs, theirs_w] =
+        reference->forward(xt, xt, xt, {}, true, causal ? mask.view({L, L}) : torch::Tensor(),
+                           /*average_attn_weights=*/false);
     EXPECT_TRUE(torch::allclose(ours, theirs.transpose(0, 1), 1e-5, 1e-6)) << causal;
     ASSERT_EQ(theirs_w.sizes(), ours_w.sizes());
     EXPECT_TRUE(torch::allclose(ours_w, theirs_w, 1e-5, 1e-6)) << causal;

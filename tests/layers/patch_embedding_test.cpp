@@ -27,8 +27,8 @@ TEST(ExtractPatches, PutsPixelYXCWhereDocumented) {
     for (std::int64_t c = 0; c < C; ++c)
       for (std::int64_t y = 0; y < H; ++y)
         for (std::int64_t x = 0; x < W; ++x) {
-          const auto patch = (y / p) * (W / p) + x / p;                  // row-major patch grid
-          const auto element = ((y % p) * p + x % p) * C + c;            // channel-last in a patch
+          const auto patch = (y / p) * (W / p) + x / p;        // row-major patch grid
+          const auto element = ((y % p) * p + x % p) * C + c;  // channel-last in a patch
           ASSERT_EQ(a[b][patch][element], static_cast<float>(b * 10000 + c * 1000 + y * 10 + x))
               << "b=" << b << " c=" << c << " y=" << y << " x=" << x;
         }

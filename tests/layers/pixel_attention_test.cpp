@@ -52,8 +52,8 @@ TEST(AttentionBlock, EqualsDLStudiosPyTorchFormulation) {
   using testing::entry;
   const auto root = testing::load_torch_fixture("attention_block/attention_block.pt");
   const auto config = entry(root, "config").toGenericDict();
-  AttentionBlock block(AttentionBlockOptions(entry(config, "channels").toInt())
-                           .num_heads(entry(config, "num_heads").toInt()));
+  AttentionBlock block(
+      AttentionBlockOptions(entry(config, "channels").toInt()).num_heads(entry(config, "num_heads").toInt()));
   auto parameters = block->named_parameters();
   const auto state = entry(root, "state_dict").toGenericDict();
   ASSERT_EQ(state.size(), parameters.size());
@@ -70,8 +70,7 @@ TEST(AttentionBlock, EqualsDLStudiosPyTorchFormulation) {
   const auto expected = entry(root, "out").toTensor();
   EXPECT_TRUE(torch::allclose(out, expected, 1e-5, 1e-5)) << (out - expected).abs().max();
   const auto expected_weights = entry(root, "weights").toTensor();
-  EXPECT_TRUE(torch::allclose(weights, expected_weights, 1e-5, 1e-6))
-      << (weights - expected_weights).abs().max();
+  EXPECT_TRUE(torch::allclose(weights, expected_weights, 1e-5, 1e-6)) << (weights - expected_weights).abs().max();
 }
 
 // Where the two coincide: the block with N heads on C channels is a residual sum around the

@@ -42,8 +42,8 @@ void expect_equal_to_matmul(const torch::Tensor& a0, const torch::Tensor& b0) {
 TEST(SmallBatchedMatmul, EqualsMatmulWithContiguousOperands) {
   torch::manual_seed(1);
   expect_equal_to_matmul(torch::randn({2, 4, 17, 17}), torch::randn({2, 4, 17, 32}));  // P V
-  expect_equal_to_matmul(torch::randn({5, 3, 7}), torch::randn({5, 7, 37}));            // a remainder of 5
-  expect_equal_to_matmul(torch::randn({5, 1, 7}), torch::randn({5, 7, 9}));             // one row
+  expect_equal_to_matmul(torch::randn({5, 3, 7}), torch::randn({5, 7, 37}));           // a remainder of 5
+  expect_equal_to_matmul(torch::randn({5, 1, 7}), torch::randn({5, 7, 9}));            // one row
 }
 
 TEST(SmallBatchedMatmul, EqualsMatmulForQueriesTimesTransposedKeys) {
@@ -71,9 +71,9 @@ TEST(SmallBatchedMatmul, EqualsMatmulForPermutedViews) {
 TEST(SmallBatchedMatmul, EqualsMatmulForDecodingShapesAndEdges) {
   torch::manual_seed(4);
   expect_equal_to_matmul(torch::randn({6, 4, 1, 64}), torch::randn({6, 4, 9, 64}).transpose(-2, -1));  // one query
-  expect_equal_to_matmul(torch::randn({6, 4, 1, 9}), torch::randn({6, 4, 9, 64}));                      // its output
-  expect_equal_to_matmul(torch::randn({6, 4, 1, 1}), torch::randn({6, 4, 1, 64}));                      // the first step
-  expect_equal_to_matmul(torch::randn({3, 1, 6}), torch::randn({3, 6, 1}));                             // n = 1
+  expect_equal_to_matmul(torch::randn({6, 4, 1, 9}), torch::randn({6, 4, 9, 64}));                     // its output
+  expect_equal_to_matmul(torch::randn({6, 4, 1, 1}), torch::randn({6, 4, 1, 64}));                     // the first step
+  expect_equal_to_matmul(torch::randn({3, 1, 6}), torch::randn({3, 6, 1}));                            // n = 1
   // An expanded (stride 0) operand, as sum()'s gradient arrives.
   expect_equal_to_matmul(torch::randn({1, 5, 6}).expand({4, 5, 6}), torch::randn({4, 6, 32}));
   // Empty batch and k = 0.
@@ -106,7 +106,7 @@ TEST(SmallBatchedMatmul, LeavesOtherProductsToMatmul) {
   const auto a = torch::randn({2, 1, 4}), b = torch::randn({2, 4, 5});  // applies (one row)
   EXPECT_FALSE(small_batched_matmul_applies(a.to(torch::kDouble), b.to(torch::kDouble)));
   EXPECT_FALSE(small_batched_matmul_applies(a, torch::randn({1, 4, 5})));  // broadcast batch
-  EXPECT_FALSE(small_batched_matmul_applies(a[0], b[0]));                   // no batch dimension
+  EXPECT_FALSE(small_batched_matmul_applies(a[0], b[0]));                  // no batch dimension
   EXPECT_FALSE(small_batched_matmul_applies(torch::randn({2, 17, 64}), torch::randn({2, 64, 32})));  // too big
   EXPECT_TRUE(small_batched_matmul_applies(torch::randn({2, 17, 64}), torch::randn({2, 17, 64}).transpose(-2, -1)));
   // Short vector loops, where BLAS wins: 17 columns of b's rows, or dot products of 17,
@@ -133,8 +133,8 @@ TEST(SmallBatchedMatmul, LeavesOtherProductsToMatmul) {
 std::atomic<int> g_kernel_calls{0};
 int kernel_calls(const std::function<void()>& fn) {
   g_kernel_calls = 0;
-  const auto handle = at::addGlobalCallback(at::RecordFunctionCallback(
-      [](const at::RecordFunction& f) -> std::unique_ptr<at::ObserverContext> {
+  const auto handle = at::addGlobalCallback(
+      at::RecordFunctionCallback([](const at::RecordFunction& f) -> std::unique_ptr<at::ObserverContext> {
         if (std::strcmp(f.name(), "dls::small_batched_matmul") == 0) ++g_kernel_calls;
         return nullptr;
       }));

@@ -15,9 +15,7 @@ using testing::block_config;
 // DLStudio's two layouts mask by zeroing rows and run one copy per prefix.
 class DLStudioDecoder : public ::testing::TestWithParam<std::tuple<Variant, Layout>> {
  protected:
-  TransformerConfig config() const {
-    return block_config(std::get<0>(GetParam()), std::get<1>(GetParam()));
-  }
+  TransformerConfig config() const { return block_config(std::get<0>(GetParam()), std::get<1>(GetParam())); }
 };
 
 TEST_P(DLStudioDecoder, BatchedPrefixesEqualThePlainLoop) {
@@ -46,10 +44,9 @@ TEST_P(DLStudioDecoder, FutureRowsAreZeroedAtEveryLayer) {
   auto target = torch::randn({2, 6, 16});
   auto changed = target.clone();
   changed.narrow(1, 3, 3).normal_();
-  EXPECT_TRUE(torch::allclose(decoder->predict_word(target, memories, 3),
-                              decoder->predict_word(changed, memories, 3)));
-  EXPECT_FALSE(torch::allclose(decoder->predict_word(target, memories, 4),
-                               decoder->predict_word(changed, memories, 4)));
+  EXPECT_TRUE(torch::allclose(decoder->predict_word(target, memories, 3), decoder->predict_word(changed, memories, 3)));
+  EXPECT_FALSE(
+      torch::allclose(decoder->predict_word(target, memories, 4), decoder->predict_word(changed, memories, 4)));
 }
 
 // The stack as DLStudio's layout defines it, every product computed in full: the L-1
@@ -98,11 +95,9 @@ TEST_P(DLStudioDecoder, SkippedFfnOutputsChangeNothing) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, DLStudioDecoder,
                          ::testing::Combine(::testing::Values(Variant::kFG, Variant::kPreLN),
-                                            ::testing::Values(Layout::kDLStudio,
-                                                              Layout::kPositionwise)),
+                                            ::testing::Values(Layout::kDLStudio, Layout::kPositionwise)),
                          [](const auto& info) {
-                           return to_string(std::get<0>(info.param)) + "_" +
-                                  to_string(std::get<1>(info.param));
+                           return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param));
                          });
 
 TEST(Decoder, FGHasNoResidualAroundCrossAttentionInTheDLStudioLayout) {
@@ -115,8 +110,7 @@ TEST(Decoder, FGHasNoResidualAroundCrossAttentionInTheDLStudioLayout) {
   const auto out = block(x, memory, DecoderMasks{});
   const auto z = block->norm1(x + block->self_attention_layer(x));
   const auto z2 = block->norm2(block->cross_attn_layer(z, encoder_out));
-  const auto expected =
-      block->norm3(z2 + feed_forward(z2, block->W1, block->W2, block->dropout, config));
+  const auto expected = block->norm3(z2 + feed_forward(z2, block->W1, block->W2, block->dropout, config));
   EXPECT_TRUE(torch::allclose(out, expected, 1e-5, 1e-5));
 }
 
@@ -131,8 +125,7 @@ TEST(Decoder, PreLNHasResidualsAroundAllThreeSublayers) {
   const auto out = block(x, memory, DecoderMasks{});
   const auto y = x + block->self_attention_layer(block->norm1(x));
   const auto y2 = y + block->cross_attn_layer(block->norm2(y), encoder_out);
-  const auto expected =
-      y2 + feed_forward(block->norm3(y2), block->W1, block->W2, block->dropout, config);
+  const auto expected = y2 + feed_forward(block->norm3(y2), block->W1, block->W2, block->dropout, config);
   EXPECT_TRUE(torch::allclose(out, expected, 1e-5, 1e-5));
 }
 
@@ -145,14 +138,12 @@ TEST_P(VaswaniDecoder, CachedStepsEqualTheCausalPass) {
   torch::NoGradGuard no_grad;
   const auto target = torch::randn({3, 6, 16});
   const auto encoder_out = torch::randn({3, 6, 16});
-  const auto padding = torch::tensor({{0, 0, 0, 0, 1, 1}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 1, 1}})
-                           .to(torch::kBool);
+  const auto padding = torch::tensor({{0, 0, 0, 0, 1, 1}, {0, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 1, 1}}).to(torch::kBool);
   const auto full = decoder(target, encoder_out, padding);  // [3, 5, 17]
   const auto memories = decoder->project_memories(encoder_out);
   std::vector<KeyValueCache> caches(2);
   for (std::int64_t t = 0; t < 5; ++t) {
-    const auto step = decoder->predict_next(target.narrow(1, t, 1), memories,
-                                            key_padding_mask(padding), caches, 6);
+    const auto step = decoder->predict_next(target.narrow(1, t, 1), memories, key_padding_mask(padding), caches, 6);
     EXPECT_TRUE(torch::allclose(step, full.select(1, t), 1e-5, 1e-5)) << "position " << t;
   }
 }
@@ -212,8 +203,8 @@ TEST(ColumnBlockLinear, EqualsTheMaskedFullProduct) {
     auto h = h0.clone().requires_grad_(true);
     auto w = w0.clone().requires_grad_(true);
     auto b = b0.clone().requires_grad_(true);
-    const auto y = blocks ? linear_by_column_blocks(h, w, b, kBlock, rows)
-                          : torch::nn::functional::linear(h, w, b) * keep;
+    const auto y =
+        blocks ? linear_by_column_blocks(h, w, b, kBlock, rows) : torch::nn::functional::linear(h, w, b) * keep;
     (y * upstream).sum().backward();
     return std::vector<torch::Tensor>{y.detach(), h.grad(), w.grad(), b.grad()};
   };
@@ -224,8 +215,7 @@ TEST(ColumnBlockLinear, EqualsTheMaskedFullProduct) {
         << "tensor " << i << ": " << (got[i] - expected[i]).abs().max();
   }
   EXPECT_THROW(linear_by_column_blocks(h0, w0, b0, 5, rows), c10::Error);  // 4 x 5 != 12
-  EXPECT_THROW(linear_by_column_blocks(h0, w0, b0, kBlock, {{0, 8}, {0, 1}, {0, 1}, {0, 1}}),
-               c10::Error);
+  EXPECT_THROW(linear_by_column_blocks(h0, w0, b0, kBlock, {{0, 8}, {0, 1}, {0, 1}, {0, 1}}), c10::Error);
 }
 
 }  // namespace

@@ -114,19 +114,16 @@ TEST_P(DLStudioReference, SameLogProbabilitiesAsDLStudiosClasses) {
       model_->master_encoder(model_->embeddings_generator_en(reference_.src)));
   EXPECT_LE((loop - expected()).abs().max().item<double>(), kTolerance);
   // The comparison has teeth: the other variant's numbers are far away.
-  const auto& other = reference_.log_probs.at(
-      to_string(GetParam().variant == Variant::kFG ? Variant::kPreLN : Variant::kFG));
+  const auto& other =
+      reference_.log_probs.at(to_string(GetParam().variant == Variant::kFG ? Variant::kPreLN : Variant::kFG));
   EXPECT_GT((log_probs - other).abs().max().item<double>(), 1e-2);
 }
 
 INSTANTIATE_TEST_SUITE_P(FlattenedAndPositionwise, DLStudioReference,
-                         ::testing::Values(Case{"dlstudio", Variant::kFG},
-                                           Case{"dlstudio", Variant::kPreLN},
-                                           Case{"positionwise", Variant::kFG},
-                                           Case{"positionwise", Variant::kPreLN}),
+                         ::testing::Values(Case{"dlstudio", Variant::kFG}, Case{"dlstudio", Variant::kPreLN},
+                                           Case{"positionwise", Variant::kFG}, Case{"positionwise", Variant::kPreLN}),
                          [](const ::testing::TestParamInfo<Case>& info) {
-                           return std::string(info.param.layout) + "_" +
-                                  to_string(info.param.variant);
+                           return std::string(info.param.layout) + "_" + to_string(info.param.variant);
                          });
 
 }  // namespace

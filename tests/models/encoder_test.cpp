@@ -14,9 +14,7 @@ using testing::block_config;
 
 // Each variant computed by hand from the block's own sublayers.
 torch::Tensor by_hand(BasicEncoder& block, const TransformerConfig& config, const torch::Tensor& x) {
-  auto ffn = [&](const torch::Tensor& h) {
-    return feed_forward(h, block->W1, block->W2, block->dropout, config);
-  };
+  auto ffn = [&](const torch::Tensor& h) { return feed_forward(h, block->W1, block->W2, block->dropout, config); };
   if (config.variant() == Variant::kFG) {
     const auto h = block->norm1(x + block->self_attention_layer(x));
     return block->norm2(h + ffn(h));
@@ -49,15 +47,11 @@ TEST_P(EncoderBlocks, LayerNormPlacementIsTheVariants) {
   EXPECT_FALSE(torch::allclose(out, by_hand(block, other, x), 1e-3, 1e-3));
 }
 
-INSTANTIATE_TEST_SUITE_P(Variants, EncoderBlocks,
-                         ::testing::Combine(::testing::Values(Variant::kFG, Variant::kPreLN),
-                                            ::testing::Values(Layout::kDLStudio,
-                                                              Layout::kPositionwise,
-                                                              Layout::kVaswani)),
-                         [](const auto& info) {
-                           return to_string(std::get<0>(info.param)) + "_" +
-                                  to_string(std::get<1>(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Variants, EncoderBlocks,
+    ::testing::Combine(::testing::Values(Variant::kFG, Variant::kPreLN),
+                       ::testing::Values(Layout::kDLStudio, Layout::kPositionwise, Layout::kVaswani)),
+    [](const auto& info) { return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param)); });
 
 TEST(Encoder, FGOutputsAreLayerNormalisedPreLNOutputsAreNot) {
   torch::manual_seed(5);

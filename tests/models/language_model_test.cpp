@@ -11,8 +11,14 @@ namespace {
 
 LanguageModel small_language_model(Variant variant) {
   LanguageModelConfig config;
-  config.transformer().variant(variant).layout(Layout::kVaswani).embedding_size(16).num_heads(2)
-      .max_seq_length(8).ffn_multiplier(2).dropout(0.0);
+  config.transformer()
+      .variant(variant)
+      .layout(Layout::kVaswani)
+      .embedding_size(16)
+      .num_heads(2)
+      .max_seq_length(8)
+      .ffn_multiplier(2)
+      .dropout(0.0);
   config.num_decoders(2).vocab_size(11);
   torch::manual_seed(7);
   LanguageModel model(config);
@@ -85,8 +91,13 @@ TEST(LanguageModel, NeedsTheVaswaniLayout) {
 
 TEST(LanguageModel, SettingsRoundTrip) {
   LanguageModelConfig config;
-  config.transformer().variant(Variant::kPreLN).layout(Layout::kVaswani).embedding_size(24).num_heads(3)
-      .max_seq_length(9).dropout(0.25);
+  config.transformer()
+      .variant(Variant::kPreLN)
+      .layout(Layout::kVaswani)
+      .embedding_size(24)
+      .num_heads(3)
+      .max_seq_length(9)
+      .dropout(0.25);
   config.num_decoders(5).vocab_size(123);
   const auto back = LanguageModelConfig::from_settings(config.to_settings());
   EXPECT_EQ(back.to_settings().to_text(), config.to_settings().to_text());

@@ -39,8 +39,7 @@ TEST_P(Overfit, EightPairsAreLearnt) {
   EXPECT_TRUE(torch::equal(model(src, tgt).argmax(-1), tgt.narrow(1, 1, 5)));
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Overfit, ::testing::ValuesIn(testing::kAllVariantLayouts),
-                         testing::name_of);
+INSTANTIATE_TEST_SUITE_P(All, Overfit, ::testing::ValuesIn(testing::kAllVariantLayouts), testing::name_of);
 
 }  // namespace
 }  // namespace dls

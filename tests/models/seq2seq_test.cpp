@@ -21,8 +21,7 @@ TEST(Seq2Seq, ParameterCountsOfTheSlides) {
   // The slides' configuration: M = 256, L = 10, H = 4, 4 encoders, 4 decoders, Spanish
   // vocabulary of 21,823 words, sequence-flattened layout, FG.
   TransformerConfig config;
-  config.variant(Variant::kFG).layout(Layout::kDLStudio).embedding_size(256).num_heads(4)
-      .max_seq_length(10);
+  config.variant(Variant::kFG).layout(Layout::kDLStudio).embedding_size(256).num_heads(4).max_seq_length(10);
   const auto encoder = count_parameters(*MasterEncoder(config, 4));
   EXPECT_EQ(encoder.parameters, 124583936);
   EXPECT_EQ(encoder.tensors, 128);
@@ -42,8 +41,7 @@ TEST(Seq2Seq, ParameterNamesReadLikeDLStudios) {
         "master_decoder.basic_decoder_arr.0.norm3.bias", "master_decoder.out.weight"}) {
     EXPECT_TRUE(names.contains(name)) << name;
   }
-  EXPECT_EQ(TransformerPreLN(small_config(Variant::kFG, Layout::kDLStudio))
-                ->config().transformer().variant(),
+  EXPECT_EQ(TransformerPreLN(small_config(Variant::kFG, Layout::kDLStudio))->config().transformer().variant(),
             Variant::kPreLN);
 }
 
@@ -83,12 +81,10 @@ TEST_P(Seq2SeqModels, Causality) {
     auto changed = tgt.clone();
     changed.narrow(1, k, 6 - k).copy_(random_tokens(4, 6 - k, 29));
     const auto out = model(src, changed);
-    EXPECT_TRUE(torch::allclose(out.narrow(1, 0, k), base.narrow(1, 0, k), 1e-5, 1e-6))
-        << "k = " << k;
+    EXPECT_TRUE(torch::allclose(out.narrow(1, 0, k), base.narrow(1, 0, k), 1e-5, 1e-6)) << "k = " << k;
     if (k < 5) {
       // ... while the later predictions do depend on them.
-      EXPECT_FALSE(torch::allclose(out.narrow(1, k, 5 - k), base.narrow(1, k, 5 - k), 1e-5, 1e-6))
-          << "k = " << k;
+      EXPECT_FALSE(torch::allclose(out.narrow(1, k, 5 - k), base.narrow(1, k, 5 - k), 1e-5, 1e-6)) << "k = " << k;
     }
   }
 }
@@ -123,8 +119,8 @@ TEST_P(Seq2SeqModels, WithoutMaskingEveryPredictionSeesTheWholeTarget) {
   auto x = model->embeddings_generator_es(tgt);
   if (vaswani) x = x.narrow(1, 0, 5);
   for (std::size_t i = 0; i < model->master_decoder->basic_decoder_arr->size(); ++i) {
-    x = model->master_decoder->basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward(
-        x, encoded.memories[i], DecoderMasks{});
+    x = model->master_decoder->basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward(x, encoded.memories[i],
+                                                                                                DecoderMasks{});
   }
   const auto expected = torch::log_softmax(model->master_decoder->out(vaswani ? x : x.narrow(1, 1, 5)), -1);
   EXPECT_TRUE(torch::allclose(out, expected, 1e-5, 1e-6)) << (out - expected).abs().max();
@@ -139,8 +135,7 @@ TEST_P(Seq2SeqModels, WithoutMaskingEveryPredictionSeesTheWholeTarget) {
   EXPECT_TRUE(Seq2SeqConfig::from_settings(old).masking());
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Seq2SeqModels, ::testing::ValuesIn(kAllVariantLayouts),
-                         testing::name_of);
+INSTANTIATE_TEST_SUITE_P(All, Seq2SeqModels, ::testing::ValuesIn(kAllVariantLayouts), testing::name_of);
 
 TEST(Seq2Seq, VaswaniIgnoresWhatIsBehindTheSourcePadding) {
   for (const Variant variant : {Variant::kFG, Variant::kPreLN}) {
@@ -155,8 +150,7 @@ TEST(Seq2Seq, VaswaniIgnoresWhatIsBehindTheSourcePadding) {
     const auto base = model(src, tgt);
     auto changed = src.clone();
     changed.narrow(1, 4, 2).copy_(random_tokens(2, 2, 23));  // other words behind the padding
-    EXPECT_TRUE(torch::allclose(model(changed, tgt, nullptr, padding), base, 1e-5, 1e-6))
-        << to_string(variant);
+    EXPECT_TRUE(torch::allclose(model(changed, tgt, nullptr, padding), base, 1e-5, 1e-6)) << to_string(variant);
     // Without the mask they would be seen.
     EXPECT_FALSE(torch::allclose(model(changed, tgt), base, 1e-5, 1e-6));
   }

@@ -43,8 +43,8 @@ TEST(ViTConfig, DLStudioPresetIsDLStudiosExample) {
 TEST(visTransformer, DLStudioPresetParameterCount) {
   visTransformer model(ViTConfig::dlstudio());
   const auto count = count_parameters(*model);
-  std::cout << "dlstudio preset visTransformer: " << count.parameters << " learnable parameters in "
-            << count.tensors << " tensors\n";
+  std::cout << "dlstudio preset visTransformer: " << count.parameters << " learnable parameters in " << count.tensors
+            << " tensors\n";
   EXPECT_EQ(count.parameters, 4802570);
   // 8 encoders x (4 heads x 6 + 2 norms x 2 + 2 FFN x 2) + patch 2 + position 1 + class 1 + head 4
   EXPECT_EQ(count.tensors, 8 * (24 + 4 + 4) + 2 + 1 + 1 + 4);
@@ -113,12 +113,11 @@ TEST(visTransformer, ConvolutionalStemFeedsThePatchEmbedding) {
   // The patches are cut from the stem's GELU output, not from the image.
   namespace F = torch::nn::functional;
   const auto conv = [&](const torch::Tensor& x, const std::string& layer) {
-    return F::conv2d(x, params[layer + ".weight"],
-                     F::Conv2dFuncOptions().bias(params[layer + ".bias"]).padding(1));
+    return F::conv2d(x, params[layer + ".weight"], F::Conv2dFuncOptions().bias(params[layer + ".bias"]).padding(1));
   };
   const auto features = torch::gelu(conv(torch::gelu(conv(images, "stem.0")), "stem.2"));
-  EXPECT_TRUE(torch::allclose(model->embed(images).slice(1, 1),
-                              model->patch_embedding_generator(features), 1e-6, 1e-6));
+  EXPECT_TRUE(
+      torch::allclose(model->embed(images).slice(1, 1), model->patch_embedding_generator(features), 1e-6, 1e-6));
   EXPECT_EQ(model(images).sizes(), (torch::IntArrayRef{3, 10}));
   // A checkpoint's settings bring the stem back; settings without it (older checkpoints)
   // mean no stem.
@@ -152,10 +151,9 @@ TEST(visTransformer, StridedStemSetsTheTokenGrid) {
   const auto images = x.clone();
   for (int layer = 0; layer < 4; ++layer) {
     const auto name = "stem." + std::to_string(2 * layer);
-    x = torch::gelu(F::conv2d(x, params[name + ".weight"], F::Conv2dFuncOptions()
-                                                              .bias(params[name + ".bias"])
-                                                              .padding(1)
-                                                              .stride(config.stem()[layer].stride)));
+    x = torch::gelu(
+        F::conv2d(x, params[name + ".weight"],
+                  F::Conv2dFuncOptions().bias(params[name + ".bias"]).padding(1).stride(config.stem()[layer].stride)));
   }
   ASSERT_EQ(x.sizes(), (torch::IntArrayRef{2, 8, 4, 4}));
   EXPECT_TRUE(torch::allclose(model->embed(images).slice(1, 1), model->patch_embedding_generator(x), 1e-6, 1e-6));

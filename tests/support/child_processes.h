@@ -77,7 +77,8 @@ class ChildProcesses {
       const std::string entry = *e;
       const auto name_end = entry.find('=');
       bool overridden = false;
-      for (const auto& mine : env) overridden = overridden || mine.compare(0, name_end + 1, entry, 0, name_end + 1) == 0;
+      for (const auto& mine : env)
+        overridden = overridden || mine.compare(0, name_end + 1, entry, 0, name_end + 1) == 0;
       if (!overridden) environment.push_back(entry);
     }
     std::vector<char*> args, envp;

@@ -163,7 +163,8 @@ int check_embedding_rows(DistributedContext& dist) {
   std::vector<torch::Tensor> expected(parameters.size());
   for (int r = 0; r < dist.world_size(); ++r) {
     const auto grads = torch::autograd::grad({loss_of_rank(r)}, parameters);
-    for (std::size_t i = 0; i < grads.size(); ++i) expected[i] = expected[i].defined() ? expected[i] + grads[i] : grads[i];
+    for (std::size_t i = 0; i < grads.size(); ++i)
+      expected[i] = expected[i].defined() ? expected[i] + grads[i] : grads[i];
   }
   GradientBuffer gradients(parameters);
   dls::train::GradientBuckets buckets(gradients, dist, 256, {table->weight});
@@ -181,7 +182,8 @@ int check_embedding_rows(DistributedContext& dist) {
     // Rows 0 .. world, 7, and 40 .. 40 + world - 1.
     const auto union_rows = 2 * dist.world_size() + 2;
     if (buckets.rows_reduced() != union_rows) {
-      return wrong(dist, std::to_string(buckets.rows_reduced()) + " embedding rows summed, not " + std::to_string(union_rows));
+      return wrong(
+          dist, std::to_string(buckets.rows_reduced()) + " embedding rows summed, not " + std::to_string(union_rows));
     }
   }
   std::printf("rank %d ok: buckets\n", dist.rank());

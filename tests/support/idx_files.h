@@ -12,13 +12,11 @@
 namespace dls::test {
 
 inline std::string be32(std::uint32_t v) {
-  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
-          static_cast<char>(v)};
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
 }
 
 // IDX image file of n h×w images; pixel (i, y, x) = (i * 31 + y * 7 + x) mod 256.
-inline std::string idx_images(std::uint32_t n, std::uint32_t h, std::uint32_t w,
-                              std::uint32_t magic = 0x00000803) {
+inline std::string idx_images(std::uint32_t n, std::uint32_t h, std::uint32_t w, std::uint32_t magic = 0x00000803) {
   std::string bytes = be32(magic) + be32(n) + be32(h) + be32(w);
   for (std::uint32_t i = 0; i < n; ++i)
     for (std::uint32_t y = 0; y < h; ++y)
@@ -35,8 +33,7 @@ inline std::string idx_labels(const std::vector<int>& labels) {
 // Writes train-* (n_train images) and t10k-* (n_test) 28×28 files into `dir`: image i has
 // label i mod 10 and a bright 7×7 block in the label's cell of a 4×4 grid over faint
 // patterned background, so that a small ViT can learn it in a few steps.
-inline void write_fake_fashion_mnist(const std::filesystem::path& dir, std::uint32_t n_train,
-                                     std::uint32_t n_test) {
+inline void write_fake_fashion_mnist(const std::filesystem::path& dir, std::uint32_t n_train, std::uint32_t n_test) {
   auto write = [&](const std::string& prefix, std::uint32_t n) {
     std::string images = be32(0x00000803) + be32(n) + be32(28) + be32(28);
     std::vector<int> labels;

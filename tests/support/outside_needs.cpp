@@ -89,7 +89,8 @@ void expect_declared(const std::string& name, const std::string& kind, const std
   if (need == nullptr || need->kind != kind) {
     ADD_FAILURE() << doing << " " << name << ", which " << kListFile << " does not list";
   } else if (!is_declared(name)) {
-    ADD_FAILURE() << doing << " " << name << ", which the test did not declare: DLS_REQUIRE_OUTSIDE(\"" << name << "\")";
+    ADD_FAILURE() << doing << " " << name << ", which the test did not declare: DLS_REQUIRE_OUTSIDE(\"" << name
+                  << "\")";
   }
 }
 
@@ -109,7 +110,8 @@ void check_python_file(const fs::path& script, const std::string& what) {
     ADD_FAILURE() << what << " runs the Python script " << script << ", which does not exist";
     return;
   }
-  check_python_source(util::read_file(script.string()), script.parent_path(), what + " (" + script.filename().string() + ")");
+  check_python_source(util::read_file(script.string()), script.parent_path(),
+                      what + " (" + script.filename().string() + ")");
 }
 
 // The project's shell scripts: the /usr/bin programs they name and the Python scripts beside

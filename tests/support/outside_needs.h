@@ -53,6 +53,6 @@ std::vector<std::string> python_imports(const std::string& source);
 
 // In a test body: declares what it uses from outside and skips, with one line naming what
 // is missing, when anything is absent. DLS_REQUIRE_OUTSIDE("/usr/bin/python3", "torch");
-#define DLS_REQUIRE_OUTSIDE(...)                                                                \
+#define DLS_REQUIRE_OUTSIDE(...)                                                                           \
   if (const std::string dls_missing_ = ::dls::test::require_outside({__VA_ARGS__}); !dls_missing_.empty()) \
   GTEST_SKIP() << dls_missing_

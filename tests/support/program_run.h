@@ -28,8 +28,8 @@ inline ProgramRun run_program(const std::string& program, const std::string& arg
   const auto dir = fresh_temp_dir(name + "_io");
   const auto in = dir / "stdin", out = dir / "stdout", err = dir / "stderr";
   write_bytes(in, input);
-  const std::string command = env + testing::binary_dir() + "/" + program + " " + args + " <" + in.string() +
-                              " >" + out.string() + " 2>" + err.string();
+  const std::string command = env + testing::binary_dir() + "/" + program + " " + args + " <" + in.string() + " >" +
+                              out.string() + " 2>" + err.string();
   ProgramRun run;
   const int raw = std::system(command.c_str());
   run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

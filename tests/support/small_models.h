@@ -40,12 +40,9 @@ struct VariantLayout {
 };
 
 inline const VariantLayout kAllVariantLayouts[] = {
-    {Variant::kFG, Layout::kDLStudio},
-    {Variant::kPreLN, Layout::kDLStudio},
-    {Variant::kFG, Layout::kPositionwise},
-    {Variant::kPreLN, Layout::kPositionwise},
-    {Variant::kFG, Layout::kVaswani},
-    {Variant::kPreLN, Layout::kVaswani},
+    {Variant::kFG, Layout::kDLStudio},     {Variant::kPreLN, Layout::kDLStudio},
+    {Variant::kFG, Layout::kPositionwise}, {Variant::kPreLN, Layout::kPositionwise},
+    {Variant::kFG, Layout::kVaswani},      {Variant::kPreLN, Layout::kVaswani},
 };
 
 inline std::string name_of(const ::testing::TestParamInfo<VariantLayout>& info) {

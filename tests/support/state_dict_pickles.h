@@ -24,14 +24,16 @@ inline std::string pickle_int64(std::int64_t v) {  // LONG1 of 8 bytes, little-e
 inline std::string pickle_ordered_dict() { return pickle_global("collections", "OrderedDict") + ")R"; }
 
 // ('storage', torch.<type>, key, 'cpu', numel) as BINPERSID reads it.
-inline std::string pickle_storage_id(int numel, const std::string& type = "FloatStorage", const std::string& key = "0") {
+inline std::string pickle_storage_id(int numel, const std::string& type = "FloatStorage",
+                                     const std::string& key = "0") {
   return "(" + pickle_text("storage") + pickle_global("torch", type) + pickle_text(key) + pickle_text("cpu") +
          pickle_int8(numel) + "t";
 }
 
 // One entry `name`: _rebuild_tensor_v2(storage, offset, sizes, strides, False, OrderedDict()).
 inline std::string pickle_tensor_entry(const std::string& name, const std::string& persistent_id,
-                                       const std::string& offset, const std::string& sizes, const std::string& strides) {
+                                       const std::string& offset, const std::string& sizes,
+                                       const std::string& strides) {
   return pickle_text(name) + pickle_global("torch._utils", "_rebuild_tensor_v2") + "(" + persistent_id + "Q" + offset +
          sizes + strides + "\x89" + pickle_ordered_dict() + "tR";
 }

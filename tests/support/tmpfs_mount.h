@@ -37,9 +37,7 @@ class TmpfsMount {
   const std::filesystem::path& dir() const { return dir_; }
 
   // Remounts it read-only (true on success).
-  bool make_read_only() {
-    return ::mount("tmpfs", dir_.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr) == 0;
-  }
+  bool make_read_only() { return ::mount("tmpfs", dir_.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr) == 0; }
 
  private:
   std::filesystem::path dir_;

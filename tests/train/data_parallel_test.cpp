@@ -46,8 +46,12 @@ TEST(PlaceTraining, AutoTakesAGpuWhenOneIsVisible) {
 // from the environment alone, before any group is joined).
 TEST(PlaceTraining, TorchrunRanksTakeTheirOwnGpus) {
   const auto rank = [](int global, int local) {
-    return environment({{"RANK", std::to_string(global)}, {"WORLD_SIZE", "16"}, {"LOCAL_RANK", std::to_string(local)},
-                        {"LOCAL_WORLD_SIZE", "8"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29500"}});
+    return environment({{"RANK", std::to_string(global)},
+                        {"WORLD_SIZE", "16"},
+                        {"LOCAL_RANK", std::to_string(local)},
+                        {"LOCAL_WORLD_SIZE", "8"},
+                        {"MASTER_ADDR", "127.0.0.1"},
+                        {"MASTER_PORT", "29500"}});
   };
   EXPECT_EQ(training_device("cuda", rank(3, 3), 8), gpu(3));
   EXPECT_EQ(training_device("cuda", rank(11, 3), 8), gpu(3)) << "the second machine's fourth rank";

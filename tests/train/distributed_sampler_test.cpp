@@ -46,7 +46,8 @@ TEST(DistributedSampler, SharesAreDisjointCoverEverythingAndDifferByAtMostOne) {
               step.begin(), step.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
           EXPECT_LE(largest->size() - smallest->size(), 1u) << where << ", step " << s;
         }
-        for (int r = 0; r < world; ++r) epoch[static_cast<std::size_t>(r)] = DistributedSampler(n, batch, world, r).epoch_positions();
+        for (int r = 0; r < world; ++r)
+          epoch[static_cast<std::size_t>(r)] = DistributedSampler(n, batch, world, r).epoch_positions();
         EXPECT_EQ(sampler_union(epoch), sampler_iota(0, n)) << where;
         const auto [smallest, largest] = std::minmax_element(
             epoch.begin(), epoch.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });

@@ -45,9 +45,13 @@ TEST(DistributedEnvironment, NoRankNorWorldSizeIsOneProcess) {
 }
 
 TEST(DistributedEnvironment, ReadsWhatTorchrunSets) {
-  const auto env = environment_of({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"},
-                                   {"MASTER_ADDR", "10.0.0.2"}, {"MASTER_PORT", "29500"},
-                                   {"TORCHELASTIC_USE_AGENT_STORE", "True"}, {"TORCHELASTIC_RESTART_COUNT", "2"},
+  const auto env = environment_of({{"RANK", "3"},
+                                   {"WORLD_SIZE", "4"},
+                                   {"LOCAL_RANK", "1"},
+                                   {"MASTER_ADDR", "10.0.0.2"},
+                                   {"MASTER_PORT", "29500"},
+                                   {"TORCHELASTIC_USE_AGENT_STORE", "True"},
+                                   {"TORCHELASTIC_RESTART_COUNT", "2"},
                                    {"GLOO_SOCKET_IFNAME", "eth0,eth1"}});
   ASSERT_TRUE(env.has_value());
   EXPECT_EQ(env->rank, 3);
@@ -59,8 +63,11 @@ TEST(DistributedEnvironment, ReadsWhatTorchrunSets) {
   EXPECT_EQ(env->restart_count, "2");
   EXPECT_EQ(env->gloo_socket_ifname, "eth0,eth1");
   // Python's str(False), or a plain launch: rank 0 serves the store.
-  const auto plain = environment_of({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"},
-                                     {"MASTER_PORT", "1"}, {"TORCHELASTIC_USE_AGENT_STORE", "False"}});
+  const auto plain = environment_of({{"RANK", "1"},
+                                     {"WORLD_SIZE", "2"},
+                                     {"MASTER_ADDR", "h"},
+                                     {"MASTER_PORT", "1"},
+                                     {"TORCHELASTIC_USE_AGENT_STORE", "False"}});
   EXPECT_FALSE(plain->use_agent_store);
   EXPECT_EQ(plain->local_rank, 1);  // LOCAL_RANK unset: the rank
 }
@@ -76,7 +83,10 @@ TEST(DistributedEnvironment, IncompleteOrBadVariablesNameTheVariable) {
   EXPECT_NE(environment_error({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "70000"}})
                 .find("MASTER_PORT='70000'"),
             std::string::npos);
-  EXPECT_NE(environment_error({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "9"},
+  EXPECT_NE(environment_error({{"RANK", "0"},
+                               {"WORLD_SIZE", "2"},
+                               {"MASTER_ADDR", "h"},
+                               {"MASTER_PORT", "9"},
                                {"TORCHELASTIC_USE_AGENT_STORE", "True"}})
                 .find("TORCHELASTIC_RESTART_COUNT"),
             std::string::npos);
@@ -154,7 +164,7 @@ TEST(DistributedContext, UnknownOrMissingBackendsAreOneLineErrors) {
 std::string dist_worker_path() { return testing::binary_dir() + "/tests/dls_dist_worker"; }
 
 // The multi-process tests need Gloo (libgloo-dev at build time).
-#define DLS_SKIP_WITHOUT_GLOO()                                                              \
+#define DLS_SKIP_WITHOUT_GLOO() \
   if (!distributed_backend_available("gloo")) GTEST_SKIP() << "built without Gloo's headers"
 
 // Starts `world` ranks of the worker in `mode`, as a plain launch (rank 0 serves the store).
@@ -242,15 +252,15 @@ TEST(DistributedContextProcesses, MissingRankZeroFailsTheJoinAfterTheTimeout) {
   const auto dir = test::fresh_temp_dir("dist_no_rank0");
   test::ChildProcesses children;
   const auto port = std::to_string(test::free_local_port());
-  const auto rank1 = children.start({dist_worker_path(), "collectives", "3"},
-                                    {"RANK=1", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port},
-                                    dir, "rank1");
+  const auto rank1 =
+      children.start({dist_worker_path(), "collectives", "3"},
+                     {"RANK=1", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port}, dir, "rank1");
   ASSERT_TRUE(children.wait(rank1, seconds(60))) << "rank 1 waited for rank 0 forever";
   // LibTorch's TCPStore logs the failed connection itself (glog, two lines before ours).
   const auto err = children[rank1].stderr_text();
   EXPECT_EQ(children[rank1].exit_code, 1) << err;
-  EXPECT_EQ(last_line_of(err).rfind("error: rank 1: joining the gloo process group of 2 ranks at 127.0.0.1:" + port +
-                                    " failed after ", 0),
+  EXPECT_EQ(last_line_of(err).rfind(
+                "error: rank 1: joining the gloo process group of 2 ranks at 127.0.0.1:" + port + " failed after ", 0),
             0u)
       << err;
   EXPECT_NE(last_line_of(err).find("(timeout 3 s): "), std::string::npos) << err;
@@ -270,10 +280,12 @@ TEST(DistributedContextProcesses, PythonAndCppRanksShareOneGroup) {
     const auto port = std::to_string(test::free_local_port());
     std::vector<std::size_t> ranks;
     for (int r = 0; r < 2; ++r) {
-      const std::vector<std::string> program = r == python_rank ? std::vector<std::string>{python, script}
-                                                                : std::vector<std::string>{dist_worker_path(), "collectives", "30"};
-      ranks.push_back(children.start(program, {"RANK=" + std::to_string(r), "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
-                                               "MASTER_PORT=" + port, "DLS_LOG_LEVEL=warn"},
+      const std::vector<std::string> program = r == python_rank
+                                                   ? std::vector<std::string>{python, script}
+                                                   : std::vector<std::string>{dist_worker_path(), "collectives", "30"};
+      ranks.push_back(children.start(program,
+                                     {"RANK=" + std::to_string(r), "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
+                                      "MASTER_PORT=" + port, "DLS_LOG_LEVEL=warn"},
                                      dir, "rank" + std::to_string(r)));
     }
     for (int r = 0; r < 2; ++r) {
@@ -296,8 +308,17 @@ std::string run_under_torchrun(const std::vector<std::string>& program, const st
   test::ChildProcesses children;
   // --redirects/--tee/--log_dir: Debian's torchrun 1.13 on Python 3.11 crashes without them
   // ('NoneType' object has no attribute 'get').
-  std::vector<std::string> argv = {torchrun, "--nproc_per_node", "2", "--no_python", "--redirects", "1", "--tee", "1",
-                                   "--log_dir", (dir / "logs").string(), "--master_port",
+  std::vector<std::string> argv = {torchrun,
+                                   "--nproc_per_node",
+                                   "2",
+                                   "--no_python",
+                                   "--redirects",
+                                   "1",
+                                   "--tee",
+                                   "1",
+                                   "--log_dir",
+                                   (dir / "logs").string(),
+                                   "--master_port",
                                    std::to_string(test::free_local_port())};
   argv.insert(argv.end(), program.begin(), program.end());
   const auto run = children.start(argv, {"DLS_LOG_LEVEL=warn"}, dir, "torchrun");

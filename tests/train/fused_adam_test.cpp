@@ -56,8 +56,8 @@ void expect_close(const std::vector<torch::Tensor>& a, const std::vector<torch::
 }
 
 // Runs `steps` steps of both optimizers on equal parameters and gradients.
-void run_both(torch::optim::Optimizer& fused, std::vector<torch::Tensor>& fused_params,
-              torch::optim::Optimizer& plain, std::vector<torch::Tensor>& plain_params, int steps) {
+void run_both(torch::optim::Optimizer& fused, std::vector<torch::Tensor>& fused_params, torch::optim::Optimizer& plain,
+              std::vector<torch::Tensor>& plain_params, int steps) {
   for (int step = 0; step < steps; ++step) {
     set_gradients(fused_params, plain_params, step);
     fused.step();

@@ -116,8 +116,8 @@ TEST(GradientBuffer, RankSharesSumToTheGlobalBatchGradient) {
   for (std::int64_t step = 0; step < DistributedSampler(n, batch).steps_per_epoch(); ++step) {
     const DistributedSampler one(n, batch);
     const auto rows = torch::tensor(one.positions(step), torch::kLong);
-    const auto expected = torch::autograd::grad({F::cross_entropy(model->forward(x.index({rows})), y.index({rows}))},
-                                                parameters);
+    const auto expected =
+        torch::autograd::grad({F::cross_entropy(model->forward(x.index({rows})), y.index({rows}))}, parameters);
     for (int world = 2; world <= 3; ++world) {
       GradientBuffer buffer(parameters);
       for (int r = 0; r < world; ++r) {

@@ -31,9 +31,10 @@ using util::Precision;
 // other CPUs' kernels without letting a wrong precision path through.
 constexpr double kMixedLossTolerance = 0.02;
 
-#define SKIP_WITHOUT_BF16_KERNELS()                                                                  \
-  if (!util::cpu_has_bf16_kernels()) GTEST_SKIP() << "this CPU has no bf16 kernels (avx512_bf16, amx_bf16): " \
-                                                      "bf16 would be emulated, slowly"
+#define SKIP_WITHOUT_BF16_KERNELS()                                        \
+  if (!util::cpu_has_bf16_kernels())                                       \
+  GTEST_SKIP() << "this CPU has no bf16 kernels (avx512_bf16, amx_bf16): " \
+                  "bf16 would be emulated, slowly"
 
 // The training loss of every step row of a run's metrics.csv (columns kind, epoch, step, loss, ...).
 std::vector<double> mixed_step_losses(const fs::path& run_dir) {
@@ -135,7 +136,7 @@ TEST(MixedPrecision, Bf16ViTTrainingFollowsFp32) {
   SKIP_WITHOUT_BF16_KERNELS();
   const auto data = test::tiny_fashion_dir("mixed_vit");
   expect_mixed_losses_follow(mixed_step_losses(mixed_vit_run(Precision::kFp32, data, "mixed_vit_fp32")),
-                       mixed_step_losses(mixed_vit_run(Precision::kBf16, data, "mixed_vit_bf16")));
+                             mixed_step_losses(mixed_vit_run(Precision::kBf16, data, "mixed_vit_bf16")));
 }
 
 }  // namespace

@@ -45,7 +45,8 @@ TEST(RunIdentity, AFreshRunWritesItsIdAndResumesOnlyItsOwnCheckpoints) {
     FAIL() << "another run's checkpoint was accepted";
   } catch (const std::runtime_error& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("belongs to run 0123456789abcdef, but " + run.path() + " holds run " + id), std::string::npos)
+    EXPECT_NE(message.find("belongs to run 0123456789abcdef, but " + run.path() + " holds run " + id),
+              std::string::npos)
         << message;
   }
   // A checkpoint from before run ids: accepted from the run's own folder only.

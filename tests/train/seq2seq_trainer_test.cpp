@@ -98,8 +98,7 @@ TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
   EXPECT_GT(result.val_bleu, 0.05);
   EXPECT_GT(result.pairs_per_s, 0.0);
   ASSERT_EQ(result.checkpoints.size(), 3u);
-  for (const auto* name : {"metrics.csv", "loss.png", "bleu.png", "translations.txt",
-                           "validation_translations.tsv"}) {
+  for (const auto* name : {"metrics.csv", "loss.png", "bleu.png", "translations.txt", "validation_translations.tsv"}) {
     EXPECT_TRUE(fs::exists(run / name)) << name;
   }
   EXPECT_EQ(util::read_file((run / "loss.png").string()).substr(1, 3), "PNG");
@@ -159,8 +158,8 @@ TEST(Seq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
   const auto b = weights_of(third.checkpoints.back());
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
-    EXPECT_TRUE(torch::allclose(a[i], b[i], 1e-5, 1e-6)) << "parameter " << i << " differs by "
-                                                          << (a[i] - b[i]).abs().max().item<double>();
+    EXPECT_TRUE(torch::allclose(a[i], b[i], 1e-5, 1e-6))
+        << "parameter " << i << " differs by " << (a[i] - b[i]).abs().max().item<double>();
   }
   EXPECT_NEAR(full.val_bleu, third.val_bleu, 1e-9);
   EXPECT_NEAR(full.val_loss, third.val_loss, 1e-5);

@@ -25,10 +25,21 @@ using checkpoint::read_vit_contents;
 visTransformer deterministic_vit() {
   torch::manual_seed(5);
   ViTConfig config;
-  config.transformer().variant(Variant::kPreLN).layout(Layout::kVaswani).embedding_size(16).num_heads(2)
-      .ffn_multiplier(2).dropout(0.0);
-  config.image_size(28).channels(1).patch_size(7).num_encoders(2).num_classes(10).head_hidden_size(24)
-      .head_dropout(0.0).stem({StemConv{3, 1}, StemConv{4, 2}});
+  config.transformer()
+      .variant(Variant::kPreLN)
+      .layout(Layout::kVaswani)
+      .embedding_size(16)
+      .num_heads(2)
+      .ffn_multiplier(2)
+      .dropout(0.0);
+  config.image_size(28)
+      .channels(1)
+      .patch_size(7)
+      .num_encoders(2)
+      .num_classes(10)
+      .head_hidden_size(24)
+      .head_dropout(0.0)
+      .stem({StemConv{3, 1}, StemConv{4, 2}});
   return visTransformer(config);
 }
 
@@ -82,7 +93,7 @@ TEST_P(SplitSeq2Seq, ChunkedGradientEqualsOnePass) {
   const auto src = testing::random_tokens(7, 6, 23);
   auto tgt = testing::random_tokens(7, 6, 29);
   tgt.index_put_({torch::indexing::Slice(0, 3), torch::indexing::Slice(3, 6)}, 2);  // padding (pad_index 2)
-  tgt.index_put_({4, torch::indexing::Slice(1, 6)}, 2);  // a row with no real target at all
+  tgt.index_put_({4, torch::indexing::Slice(1, 6)}, 2);                             // a row with no real target at all
   for (const bool dlstudio : {true, false}) {
     eval::LossOptions options;
     options.dlstudio = dlstudio;
@@ -110,8 +121,7 @@ TEST_P(SplitSeq2Seq, ChunkedGradientEqualsOnePass) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllVariants, SplitSeq2Seq, ::testing::ValuesIn(testing::kAllVariantLayouts),
-                         testing::name_of);
+INSTANTIATE_TEST_SUITE_P(AllVariants, SplitSeq2Seq, ::testing::ValuesIn(testing::kAllVariantLayouts), testing::name_of);
 
 // Gradients replace, not accumulate: two identical steps leave the same gradient, and a
 // parameter the loss never reaches gets zeros rather than a stale value.

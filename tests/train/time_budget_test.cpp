@@ -11,9 +11,9 @@ namespace dls::train {
 namespace {
 
 struct SimulatedRun {
-  std::int64_t steps = 0;       // steps done when the budget ran out (or the epochs ended)
-  std::int64_t end_step = 0;    // the estimator's final end step
-  int reestimates = 0;          // estimates that moved the end
+  std::int64_t steps = 0;     // steps done when the budget ran out (or the epochs ended)
+  std::int64_t end_step = 0;  // the estimator's final end step
+  int reestimates = 0;        // estimates that moved the end
 };
 
 // Steps from `first_step` (clock at `start_s`) until the clock reaches the budget or the
@@ -58,7 +58,8 @@ TEST(TimeBudget, SecondsToAnEndCountTheStepsAndTheEpochEndsOnTheWay) {
   // 0.5 s per step, 2 s per epoch end, 100 steps per epoch; the epochs end at step 800.
   TimeBudget budget(options(100000, 800, 100), 800);
   EXPECT_EQ(budget.seconds_to(10, 800), 0.0) << "nothing measured yet";
-  simulate(budget, 1, 0.0, 250, 100, [](std::int64_t) { return 0.5; }, 2.0);
+  simulate(
+      budget, 1, 0.0, 250, 100, [](std::int64_t) { return 0.5; }, 2.0);
   ASSERT_DOUBLE_EQ(budget.seconds_per_step(), 0.5);
   ASSERT_DOUBLE_EQ(budget.seconds_per_epoch_end(), 2.0);
   EXPECT_EQ(budget.epochs_end_step(), 800);
@@ -79,7 +80,8 @@ TEST(TimeBudget, StepTimeThatDoublesMidRunIsReEstimated) {
 TEST(TimeBudget, EpochEndsCostIsTakenFromTheSteps) {
   // 100 steps of 1 s per epoch, 10 s of evaluation after each: 9 epochs (990 s) and 10 steps.
   TimeBudget budget(options(1000, 100000, 100), 100000);
-  const auto run = simulate(budget, 1, 0.0, 100000, 100, [](std::int64_t) { return 1.0; }, 10.0);
+  const auto run = simulate(
+      budget, 1, 0.0, 100000, 100, [](std::int64_t) { return 1.0; }, 10.0);
   EXPECT_EQ(run.steps, 910);
   EXPECT_EQ(run.end_step, 910);
   EXPECT_DOUBLE_EQ(budget.seconds_per_epoch_end(), 10.0);
@@ -87,7 +89,8 @@ TEST(TimeBudget, EpochEndsCostIsTakenFromTheSteps) {
 
 TEST(TimeBudget, BudgetLargerThanTheEpochsLeavesTheirScheduleUnchanged) {
   TimeBudget budget(options(1e6, 500, 100), 500);
-  const auto run = simulate(budget, 1, 0.0, 500, 100, [](std::int64_t) { return 1.0; }, 5.0);
+  const auto run = simulate(
+      budget, 1, 0.0, 500, 100, [](std::int64_t) { return 1.0; }, 5.0);
   EXPECT_EQ(run.steps, 500);
   EXPECT_EQ(run.end_step, 500);
   EXPECT_EQ(run.reestimates, 0);

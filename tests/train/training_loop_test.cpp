@@ -72,12 +72,14 @@ class RegressionTask : public TrainingTask {
     torch::NoGradGuard no_grad;
     const double loss = break_evaluation ? NAN : torch::mse_loss(model_->linear(x_), y_).item<double>();
     evaluated_weight = model_->linear->weight.clone();
-    EpochEvaluation evaluation{{{"val_loss", std::to_string(loss)}}, "validation loss " + std::to_string(loss), loss, {}};
+    EpochEvaluation evaluation{
+        {{"val_loss", std::to_string(loss)}}, "validation loss " + std::to_string(loss), loss, {}};
     if (evaluations_ < bleu_by_evaluation.size()) evaluation.scores = {{"bleu", bleu_by_evaluation[evaluations_++]}};
     return evaluation;
   }
   const std::vector<std::string>& metrics_header() const override {
-    static const std::vector<std::string> header{"kind", "epoch", "step", "loss", "lr", "rows_per_s", "val_loss", "wall_s"};
+    static const std::vector<std::string> header{"kind", "epoch",      "step",     "loss",
+                                                 "lr",   "rows_per_s", "val_loss", "wall_s"};
     return header;
   }
   std::string rate_column() const override { return "rows_per_s"; }
@@ -170,7 +172,8 @@ TEST(TrainingLoop, BestCheckpointFollowsTheBestScoreAndSurvivesKeepLast) {
   EXPECT_EQ(best_state(run / "best.pt").get_int("epoch"), 2);
   EXPECT_EQ(best_state(run / "best.pt").get_double("value"), 0.5);
   std::vector<std::string> kept;
-  for (const auto& path : checkpoint::find_checkpoints(run.string())) kept.push_back(fs::path(path).filename().string());
+  for (const auto& path : checkpoint::find_checkpoints(run.string()))
+    kept.push_back(fs::path(path).filename().string());
   EXPECT_EQ(kept, (std::vector<std::string>{"checkpoint_epoch_0002.pt", "checkpoint_epoch_0004.pt",
                                             "checkpoint_epoch_0005.pt"}))
       << "the newest 2 and the one best.pt came from";
@@ -256,8 +259,8 @@ TEST(TrainingLoop, TheMovingAverageIsEvaluatedSavedAndResumed) {
   state.global_step = 8;
   RegressionTask second;
   run_training(second, state, options, reader_of(split / "checkpoints" / "checkpoint_epoch_0002.pt"));
-  const auto resumed = checkpoint::CheckpointReader((split / "checkpoints" / "checkpoint_epoch_0003.pt").string())
-                           .module_tensors("ema");
+  const auto resumed =
+      checkpoint::CheckpointReader((split / "checkpoints" / "checkpoint_epoch_0003.pt").string()).module_tensors("ema");
   ASSERT_EQ(resumed.size(), ema.size());
   for (std::size_t i = 0; i < ema.size(); ++i) {
     if (!ema[i].second.defined()) continue;  // a module's own entry

@@ -78,8 +78,7 @@ TEST(Csv, AppendRefusesAnotherHeader) {
     CsvWriter csv(path, {"step", "loss", "bleu"}, CsvWriter::Mode::kAppend);
     FAIL() << "no exception";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              path + ":1: header \"step,loss\" is not this run's \"step,loss,bleu\"");
+    EXPECT_EQ(std::string(e.what()), path + ":1: header \"step,loss\" is not this run's \"step,loss,bleu\"");
   }
   EXPECT_EQ(read_file(path), "step,loss\n1,3.0\n");  // untouched
 }

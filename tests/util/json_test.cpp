@@ -22,7 +22,10 @@ TEST(Json, StringEscaping) {
   EXPECT_EQ(json_string("¿Dónde? €"), "\"¿Dónde? €\"");  // UTF-8 passes through
   EXPECT_EQ(json_string("/\x7f"), "\"/\x7f\"");
   // JSON text is UTF-8: a byte that is not becomes U+FFFD instead of an invalid file.
-  EXPECT_EQ(json_string("a\xff" "b"), "\"a\xef\xbf\xbd" "b\"");
+  EXPECT_EQ(json_string("a\xff"
+                        "b"),
+            "\"a\xef\xbf\xbd"
+            "b\"");
   for (const char* text : {"plain", "a\"b\\c", "\n\t\x01", "¿Dónde? €"}) {
     EXPECT_EQ(nlohmann::json::parse(json_string(text)).get<std::string>(), text);
   }
@@ -39,7 +42,8 @@ TEST(Json, NumbersRoundTripAndNonFiniteIsNull) {
   EXPECT_EQ(json_number(-std::numeric_limits<double>::infinity()), "null");
   std::mt19937_64 rng(7);
   for (int i = 0; i < 10000; ++i) {
-    const double x = std::ldexp(std::uniform_real_distribution<double>(-1, 1)(rng), static_cast<int>(rng() % 200) - 100);
+    const double x =
+        std::ldexp(std::uniform_real_distribution<double>(-1, 1)(rng), static_cast<int>(rng() % 200) - 100);
     ASSERT_EQ(std::strtod(json_number(x).c_str(), nullptr), x) << json_number(x);
     ASSERT_EQ(nlohmann::json::parse(json_number(x)).get<double>(), x) << json_number(x);
   }
@@ -48,15 +52,31 @@ TEST(Json, NumbersRoundTripAndNonFiniteIsNull) {
 TEST(Json, CompactDocument) {
   JsonWriter json;
   json.begin_object()
-      .key("model").value("TransformerFG")
-      .key("bleu").value(23.5)
-      .key("epochs").value(20)
-      .key("big").value(std::numeric_limits<std::int64_t>::max())
-      .key("unsigned").value(42u)
-      .key("beam").value(false)
-      .key("loss").value(std::nan(""))
-      .key("none").null()
-      .key("history").begin_array().value(1.5).value(-2).begin_object().end_object().begin_array().end_array().end_array()
+      .key("model")
+      .value("TransformerFG")
+      .key("bleu")
+      .value(23.5)
+      .key("epochs")
+      .value(20)
+      .key("big")
+      .value(std::numeric_limits<std::int64_t>::max())
+      .key("unsigned")
+      .value(42u)
+      .key("beam")
+      .value(false)
+      .key("loss")
+      .value(std::nan(""))
+      .key("none")
+      .null()
+      .key("history")
+      .begin_array()
+      .value(1.5)
+      .value(-2)
+      .begin_object()
+      .end_object()
+      .begin_array()
+      .end_array()
+      .end_array()
       .end_object();
   EXPECT_EQ(json.str(),
             "{\"model\":\"TransformerFG\",\"bleu\":23.5,\"epochs\":20,\"big\":9223372036854775807,"
@@ -73,14 +93,24 @@ TEST(Json, CompactDocument) {
   EXPECT_EQ(parsed.at("history").size(), 4u);
   std::vector<std::string> keys;
   for (const auto& item : parsed.items()) keys.push_back(item.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"model", "bleu", "epochs", "big", "unsigned", "beam", "loss",
-                                            "none", "history"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"model", "bleu", "epochs", "big", "unsigned", "beam", "loss", "none",
+                                            "history"}));
 }
 
 TEST(Json, IndentedDocument) {
   JsonWriter json(2);
-  json.begin_object().key("a").value(1).key("b").begin_array().value(true).value("x").end_array()
-      .key("c").begin_object().end_object().end_object();
+  json.begin_object()
+      .key("a")
+      .value(1)
+      .key("b")
+      .begin_array()
+      .value(true)
+      .value("x")
+      .end_array()
+      .key("c")
+      .begin_object()
+      .end_object()
+      .end_object();
   EXPECT_EQ(json.str(),
             "{\n"
             "  \"a\": 1,\n"
@@ -96,11 +126,11 @@ TEST(Json, IndentedDocument) {
 }
 
 TEST(Json, MisuseIsALogicError) {
-  EXPECT_THROW(JsonWriter().begin_object().value(1), std::logic_error);     // no key
-  EXPECT_THROW(JsonWriter().begin_array().key("k"), std::logic_error);      // key in array
+  EXPECT_THROW(JsonWriter().begin_object().value(1), std::logic_error);  // no key
+  EXPECT_THROW(JsonWriter().begin_array().key("k"), std::logic_error);   // key in array
   EXPECT_THROW(JsonWriter().begin_object().end_array(), std::logic_error);
   EXPECT_THROW(JsonWriter().begin_object().key("k").end_object(), std::logic_error);
-  EXPECT_THROW(JsonWriter().value(1).value(2), std::logic_error);           // two top-level values
+  EXPECT_THROW(JsonWriter().value(1).value(2), std::logic_error);  // two top-level values
   EXPECT_THROW(JsonWriter().begin_object().key("k").value(1).key("k").value(2), std::logic_error);
   JsonWriter open;
   open.begin_array();

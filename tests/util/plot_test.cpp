@@ -51,8 +51,11 @@ TEST_F(PlotSamples, LossCurveWithTwoSeries) {
   }
   train[200] = std::nan("");  // a lost measurement: the line breaks there
   LinePlot plot("Training loss, TransformerFG (English → Spanish)");
-  plot.x_label("training step").y_label("cross-entropy loss (log scale)").log_y()
-      .add_series("training batches", steps, train).add_series("validation", eval_steps, eval);
+  plot.x_label("training step")
+      .y_label("cross-entropy loss (log scale)")
+      .log_y()
+      .add_series("training batches", steps, train)
+      .add_series("validation", eval_steps, eval);
   plot.save(path("loss_curve.png"));
   const test::DecodedPng png = load(path("loss_curve.png"));
   EXPECT_EQ(png.width, 800);
@@ -60,8 +63,10 @@ TEST_F(PlotSamples, LossCurveWithTwoSeries) {
 }
 
 TEST_F(PlotSamples, AttentionHeatMapWithSpanishWords) {
-  const std::vector<std::string> spanish = {"<SOS>", "¿dónde", "está", "la", "estación", "de", "tren", "más", "cercana?"};
-  const std::vector<std::string> english = {"<SOS>", "where", "is", "the", "nearest", "train", "station", "?", "<EOS>", "<PAD>"};
+  const std::vector<std::string> spanish = {"<SOS>", "¿dónde", "está", "la",      "estación",
+                                            "de",    "tren",   "más",  "cercana?"};
+  const std::vector<std::string> english = {"<SOS>", "where",   "is", "the",   "nearest",
+                                            "train", "station", "?",  "<EOS>", "<PAD>"};
   const int aligned[] = {0, 1, 2, 3, 6, 6, 5, 4, 7};
   std::uniform_real_distribution<double> low(0.0, 0.25);
   std::vector<double> weights(9 * 10);
@@ -71,8 +76,12 @@ TEST_F(PlotSamples, AttentionHeatMapWithSpanishWords) {
     for (int c = 0; c < 10; ++c) weights[r * 10 + c] /= sum;
   }
   HeatMap map(weights, 9, 10);
-  map.title("Cross-attention, decoder layer 2, head 1").row_labels(spanish).col_labels(english)
-      .x_label("English words (keys)").y_label("Spanish words (queries)").range(0, 1);
+  map.title("Cross-attention, decoder layer 2, head 1")
+      .row_labels(spanish)
+      .col_labels(english)
+      .x_label("English words (keys)")
+      .y_label("Spanish words (queries)")
+      .range(0, 1);
   map.save(path("attention.png"));
   const test::DecodedPng png = load(path("attention.png"));
   EXPECT_EQ(png.width, map.layout().width);
@@ -80,8 +89,8 @@ TEST_F(PlotSamples, AttentionHeatMapWithSpanishWords) {
 }
 
 TEST_F(PlotSamples, ConfusionMatrixWithValues) {
-  const std::vector<std::string> classes = {"airplane", "automobile", "bird", "cat", "deer",
-                                            "dog", "frog", "horse", "ship", "truck"};
+  const std::vector<std::string> classes = {"airplane", "automobile", "bird",  "cat",  "deer",
+                                            "dog",      "frog",       "horse", "ship", "truck"};
   std::uniform_real_distribution<double> spread(0.0, 1.0);
   std::vector<double> percent(100);
   for (int r = 0; r < 10; ++r) {
@@ -93,8 +102,13 @@ TEST_F(PlotSamples, ConfusionMatrixWithValues) {
     for (int c = 0; c < 10; ++c) percent[r * 10 + c] *= 100.0 / sum;
   }
   HeatMap map(percent, 10, 10);
-  map.title("CIFAR-10 test set: % of each true class").row_labels(classes).col_labels(classes)
-      .x_label("predicted class").y_label("true class").range(0, 100).annotate(1);
+  map.title("CIFAR-10 test set: % of each true class")
+      .row_labels(classes)
+      .col_labels(classes)
+      .x_label("predicted class")
+      .y_label("true class")
+      .range(0, 100)
+      .annotate(1);
   map.save(path("confusion.png"));
   EXPECT_EQ(map.layout().annotation_scale, 2);
   const test::DecodedPng png = load(path("confusion.png"));

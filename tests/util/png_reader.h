@@ -43,7 +43,8 @@ inline DecodedPng decode_png(const std::string& bytes) {
     if (type == "IHDR") {
       png.width = static_cast<int>(read_u32(data, 0));
       png.height = static_cast<int>(read_u32(data, 4));
-      if (data[8] != 8 || data[10] != 0 || data[11] != 0 || data[12] != 0) throw std::runtime_error("png: unsupported IHDR");
+      if (data[8] != 8 || data[10] != 0 || data[11] != 0 || data[12] != 0)
+        throw std::runtime_error("png: unsupported IHDR");
       const int color_type = data[9];
       png.channels = color_type == 0 ? 1 : color_type == 2 ? 3 : color_type == 6 ? 4 : 0;
       if (png.channels == 0) throw std::runtime_error("png: unsupported colour type");
@@ -67,8 +68,13 @@ inline DecodedPng decode_png(const std::string& bytes) {
       const int x = static_cast<std::uint8_t>(raw[y * (stride + 1) + 1 + i]);
       const int a = i >= static_cast<std::size_t>(png.channels) ? png.pixels[y * stride + i - png.channels] : 0;
       const int b = y > 0 ? png.pixels[(y - 1) * stride + i] : 0;
-      const int c = (y > 0 && i >= static_cast<std::size_t>(png.channels)) ? png.pixels[(y - 1) * stride + i - png.channels] : 0;
-      const int predictor = filter == 0 ? 0 : filter == 1 ? a : filter == 2 ? b : filter == 3 ? (a + b) / 2 : paeth(a, b, c);
+      const int c =
+          (y > 0 && i >= static_cast<std::size_t>(png.channels)) ? png.pixels[(y - 1) * stride + i - png.channels] : 0;
+      const int predictor = filter == 0   ? 0
+                            : filter == 1 ? a
+                            : filter == 2 ? b
+                            : filter == 3 ? (a + b) / 2
+                                          : paeth(a, b, c);
       if (filter > 4) throw std::runtime_error("png: bad filter type");
       png.pixels[y * stride + i] = static_cast<std::uint8_t>(x + predictor);
     }

@@ -64,8 +64,7 @@ TEST(Progress, LineShowsCountsRateAndEta) {
             "epoch 3  500/1000  50.0%  50.0 pairs/s  elapsed 0:00:10  ETA 0:00:10  loss=2.345  lr=1e-4");
   s.bar_width = 10;
   s.fields.clear();
-  EXPECT_EQ(format_progress(s),
-            "epoch 3  [#####-----]  500/1000  50.0%  50.0 pairs/s  elapsed 0:00:10  ETA 0:00:10");
+  EXPECT_EQ(format_progress(s), "epoch 3  [#####-----]  500/1000  50.0%  50.0 pairs/s  elapsed 0:00:10  ETA 0:00:10");
   // Resumed at 400: the rate counts only this run's work.
   s.initial = 400;
   s.done = 600;

@@ -13,9 +13,8 @@ TEST(Random, SplitMix64ReferenceSequence) {
   // Published SplitMix64 outputs for seed 1234567 (Rosetta Code, "Pseudo-random
   // numbers/Splitmix64"), the same as Vigna's C reference code gives.
   Rng rng(1234567);
-  const std::vector<std::uint64_t> expected = {6457827717110365317ULL, 3203168211198807973ULL,
-                                               9817491932198370423ULL, 4593380528125082431ULL,
-                                               16408922859458223821ULL};
+  const std::vector<std::uint64_t> expected = {6457827717110365317ULL, 3203168211198807973ULL, 9817491932198370423ULL,
+                                               4593380528125082431ULL, 16408922859458223821ULL};
   for (const std::uint64_t value : expected) EXPECT_EQ(rng.next_u64(), value);
 }
 

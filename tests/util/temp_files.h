@@ -17,8 +17,7 @@ namespace dls::test {
 // ctest runs tests in parallel processes, so a shared fixed name would let one test wipe
 // another's files.
 inline std::filesystem::path process_temp_path(const std::string& name) {
-  return std::filesystem::temp_directory_path() /
-         ("dls_test_" + name + "_" + std::to_string(::getpid()));
+  return std::filesystem::temp_directory_path() / ("dls_test_" + name + "_" + std::to_string(::getpid()));
 }
 
 // Removes `path` and everything below it, as far as it can; nothing if it does not exist.
@@ -26,8 +25,9 @@ inline std::filesystem::path process_temp_path(const std::string& name) {
 // (from their toolchain's libstdc++), which tests linked against such a LibTorch call
 // instead of the system's, and which crashes there (PyTorch 2.11 with CUDA 13).
 inline void remove_tree(const std::filesystem::path& path) {
-  ::nftw(path.c_str(), [](const char* file, const struct stat*, int, struct FTW*) { return std::remove(file), 0; }, 16,
-         FTW_DEPTH | FTW_PHYS);
+  ::nftw(
+      path.c_str(), [](const char* file, const struct stat*, int, struct FTW*) { return std::remove(file), 0; }, 16,
+      FTW_DEPTH | FTW_PHYS);
 }
 
 // An empty directory of this process under the temporary directory (emptied if it existed).

@@ -27,8 +27,8 @@ TEST(Ticks, OneTwoFiveStepsOnSeveralRanges) {
     for (int max_ticks : {2, 3, 5, 8, 12}) {
       const double step = nice_step(-0.37 * span, span, max_ticks);
       const double mantissa = step / std::pow(10.0, std::floor(std::log10(step) + 1e-9));
-      EXPECT_TRUE(std::fabs(mantissa - 1) < 1e-9 || std::fabs(mantissa - 2) < 1e-9 ||
-                  std::fabs(mantissa - 5) < 1e-9) << step;
+      EXPECT_TRUE(std::fabs(mantissa - 1) < 1e-9 || std::fabs(mantissa - 2) < 1e-9 || std::fabs(mantissa - 5) < 1e-9)
+          << step;
       EXPECT_LE(static_cast<int>(nice_ticks(-0.37 * span, span, max_ticks).size()), max_ticks);
     }
   }

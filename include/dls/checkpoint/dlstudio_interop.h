@@ -32,9 +32,9 @@ namespace dls::checkpoint {
 
 struct DLStudioSeq2SeqFiles {
   std::string encoder, decoder, embeddings_en, embeddings_es;
-  std::string vocab_archive;             // en_es_xformer_8_90000.tar.gz: (dataset, vocab_en, vocab_es)
-  Variant variant = Variant::kFG;        // not visible in the weights
-  std::int64_t max_seq_length = 10;      // L; position-wise layout only (flattened: from the shapes)
+  std::string vocab_archive;         // en_es_xformer_8_90000.tar.gz: (dataset, vocab_en, vocab_es)
+  Variant variant = Variant::kFG;    // not visible in the weights
+  std::int64_t max_seq_length = 10;  // L; position-wise layout only (flattened: from the shapes)
 };
 
 struct DLStudioViTFiles {

@@ -1,7 +1,7 @@
 // Language-model checkpoints (kind "lm"): self-describing and resumable. One file holds the
 // training settings, the split of the sentences (to redo it on resume, checked by the
-// corpus's fingerprint), the vocabulary (and the SentencePiece model whose pieces it is), the progress and latest validation, the weights,
-// the optimizer state and the CPU RNG state (the last three added by the training loop).
+// corpus's fingerprint), the vocabulary (and the SentencePiece model whose pieces it is), the progress and latest
+// validation, the weights, the optimizer state and the CPU RNG state (the last three added by the training loop).
 #pragma once
 
 #include <cstdint>
@@ -22,15 +22,15 @@ struct LmTrainState {
   std::int64_t completed_epochs = 0;  // whole epochs done
   std::int64_t step_in_epoch = 0;     // steps done in epoch completed_epochs + 1
   std::int64_t steps_per_epoch = 0;
-  std::int64_t global_step = 0;       // optimizer steps done in all
-  double wall_s = 0;                  // training wall time in all invocations
-  double train_loss = 0;              // mean training loss of the latest (partial) epoch
-  double val_nll = -1;                // latest validation mean NLL per token (-1: none)
-  double sentences_per_s = 0;         // training throughput of the latest epoch
+  std::int64_t global_step = 0;  // optimizer steps done in all
+  double wall_s = 0;             // training wall time in all invocations
+  double train_loss = 0;         // mean training loss of the latest (partial) epoch
+  double val_nll = -1;           // latest validation mean NLL per token (-1: none)
+  double sentences_per_s = 0;    // training throughput of the latest epoch
   // Sums over the steps done in the epoch in progress (a resumed epoch's mean covers it all).
-  double epoch_loss_sum = 0;          // Σ batch loss (a mean over steps)
-  std::int64_t epoch_steps = 0;       // steps counted in epoch_loss_sum
-  std::int64_t epoch_sentences = 0;   // sentences trained
+  double epoch_loss_sum = 0;         // Σ batch loss (a mean over steps)
+  std::int64_t epoch_steps = 0;      // steps counted in epoch_loss_sum
+  std::int64_t epoch_sentences = 0;  // sentences trained
 
   util::KeyValues to_settings() const;
   static LmTrainState from_settings(const util::KeyValues& settings);

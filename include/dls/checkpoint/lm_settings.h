@@ -18,11 +18,11 @@ namespace dls::checkpoint {
 
 // Which sentences, and how they are held out.
 struct LmDataSettings {
-  std::string path;           // plain text (one sentence per line), TSV or DLStudio archive
-  std::string side = "es";    // TSV/archive: which language; text: its normalisation rules
-  int max_words = 12;         // longest sentence kept, in words (word level: L = max_words + 2)
-  bool subword_units = false; // SentencePiece pieces (`subwords`) instead of words
-  data::SubwordOptions subwords;  // trained on the training split, kept in the checkpoint (`joint` unused)
+  std::string path;                           // plain text (one sentence per line), TSV or DLStudio archive
+  std::string side = "es";                    // TSV/archive: which language; text: its normalisation rules
+  int max_words = 12;                         // longest sentence kept, in words (word level: L = max_words + 2)
+  bool subword_units = false;                 // SentencePiece pieces (`subwords`) instead of words
+  data::SubwordOptions subwords;              // trained on the training split, kept in the checkpoint (`joint` unused)
   std::uint64_t validation_sentences = 1000;  // held out (at least this many; 0: none)
   std::uint64_t split_seed = data::kDefaultSplitSeed;
 };
@@ -35,11 +35,11 @@ struct LmTrainSettings {
   std::int64_t epochs = 4;
   OptimizerOptions optimizer;  // kind, betas, eps, weight decay, gradient clipping
   ScheduleKind schedule = ScheduleKind::kWarmupCosine;
-  double lr = 1e-3;            // constant rate, or the cosine schedule's peak
-  double min_lr = 1e-5;        // cosine: the rate at the end of the last epoch
-  std::int64_t warmup_steps = 500;  // cosine: linear warm-up length
-  double label_smoothing = 0.0;     // of the training loss (validation reports the plain NLL)
-  std::uint64_t seed = 0;           // initialisation, data order, dropout
+  double lr = 1e-3;                    // constant rate, or the cosine schedule's peak
+  double min_lr = 1e-5;                // cosine: the rate at the end of the last epoch
+  std::int64_t warmup_steps = 500;     // cosine: linear warm-up length
+  double label_smoothing = 0.0;        // of the training loss (validation reports the plain NLL)
+  std::uint64_t seed = 0;              // initialisation, data order, dropout
   SelectionOptions selection{"loss"};  // best.pt (by validation NLL), early stopping, weight EMA
 
   util::KeyValues to_settings() const;

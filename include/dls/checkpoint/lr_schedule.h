@@ -14,11 +14,11 @@ enum class ScheduleKind {
 
 struct LrSchedule {
   ScheduleKind kind = ScheduleKind::kConstant;
-  double base_lr = 1e-4;             // kConstant, kWarmupCosine (peak)
-  std::int64_t warmup_steps = 4000;  // kDLStudioWarmup, kWarmupCosine
-  std::int64_t total_steps = 0;      // kWarmupCosine: end of the decay
-  double min_lr = 0.0;               // kWarmupCosine: floor after the decay
-  std::int64_t embedding_size = 256; // kDLStudioWarmup: M
+  double base_lr = 1e-4;              // kConstant, kWarmupCosine (peak)
+  std::int64_t warmup_steps = 4000;   // kDLStudioWarmup, kWarmupCosine
+  std::int64_t total_steps = 0;       // kWarmupCosine: end of the decay
+  double min_lr = 0.0;                // kWarmupCosine: floor after the decay
+  std::int64_t embedding_size = 256;  // kDLStudioWarmup: M
 
   // Learning rate for optimizer step `step` >= 1.
   double at(std::int64_t step) const;

@@ -26,8 +26,8 @@ constexpr int kMaxStateDictNesting = 32;
 // offset + i0 * strides[0] + i1 * strides[1] + ... of the archive's record data/<storage_key>.
 struct TensorRecord {
   std::string storage_key;
-  std::string storage_type;       // "torch.FloatStorage", ... (storage_element_bytes knows them)
-  std::int64_t storage_numel = 0; // elements the storage holds, as the pickle says
+  std::string storage_type;        // "torch.FloatStorage", ... (storage_element_bytes knows them)
+  std::int64_t storage_numel = 0;  // elements the storage holds, as the pickle says
   std::int64_t offset = 0;
   std::vector<std::int64_t> sizes, strides;  // the same length; none negative
 };

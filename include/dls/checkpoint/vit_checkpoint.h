@@ -23,15 +23,15 @@ struct ViTTrainState {
   std::int64_t completed_epochs = 0;  // whole epochs done
   std::int64_t step_in_epoch = 0;     // steps done in epoch completed_epochs + 1
   std::int64_t steps_per_epoch = 0;
-  std::int64_t global_step = 0;       // optimizer steps done in all
-  double wall_s = 0;                  // training wall time in all invocations
-  double train_loss = 0;              // mean training loss of the latest (partial) epoch
-  double test_accuracy = -1;          // latest per-epoch test accuracy, fraction (-1: none)
-  double images_per_s = 0;            // training throughput of the latest epoch
+  std::int64_t global_step = 0;  // optimizer steps done in all
+  double wall_s = 0;             // training wall time in all invocations
+  double train_loss = 0;         // mean training loss of the latest (partial) epoch
+  double test_accuracy = -1;     // latest per-epoch test accuracy, fraction (-1: none)
+  double images_per_s = 0;       // training throughput of the latest epoch
   // Sums over the steps done in the epoch in progress (a resumed epoch's metrics cover it all).
-  double epoch_loss_sum = 0;          // sum of batch losses x batch sizes
-  std::int64_t epoch_correct = 0;     // training predictions that were right
-  std::int64_t epoch_seen = 0;        // training images seen
+  double epoch_loss_sum = 0;       // sum of batch losses x batch sizes
+  std::int64_t epoch_correct = 0;  // training predictions that were right
+  std::int64_t epoch_seen = 0;     // training images seen
 
   // The epoch a checkpoint of this state is named after: the one in progress, if any.
   std::int64_t file_epoch() const { return step_in_epoch > 0 ? completed_epochs + 1 : completed_epochs; }
@@ -55,8 +55,8 @@ void describe_vit_checkpoint(CheckpointWriter& writer, const ViTCheckpointConten
 // A whole checkpoint: describe_vit_checkpoint, the model, the optimizer (if any) and the CPU
 // RNG state. Writes atomically to `path`; the model and optimizer must be on the CPU or any
 // device (they are serialised as they are, tensors are moved to the CPU on reading).
-void write_vit_checkpoint(const std::string& path, const ViTCheckpointContents& contents,
-                          const visTransformer& model, const torch::optim::Optimizer* optimizer);
+void write_vit_checkpoint(const std::string& path, const ViTCheckpointContents& contents, const visTransformer& model,
+                          const torch::optim::Optimizer* optimizer);
 
 // Reads settings, normalisation and state (CheckpointError for anything wrong).
 ViTCheckpointContents read_vit_contents(const CheckpointReader& reader);

@@ -24,7 +24,7 @@ struct ViTDataSettings {
   std::size_t test_subset = 0;            // > 0: only the first N test images
   // "dlstudio": (x - 0.5) / 0.5 per channel; "dataset": the training images' own mean/std.
   std::string normalization = "dlstudio";
-  data::AugmentOptions augment;           // random crop (pad) and horizontal flip
+  data::AugmentOptions augment;  // random crop (pad) and horizontal flip
 };
 
 // Everything that defines a training run; saved in every checkpoint ("train.*" etc.).
@@ -34,13 +34,13 @@ struct ViTTrainSettings {
   ViTDataSettings data;
   std::size_t batch_size = 48;
   std::int64_t epochs = 60;
-  OptimizerOptions optimizer;      // kind, betas, eps, weight decay, gradient clipping
+  OptimizerOptions optimizer;  // kind, betas, eps, weight decay, gradient clipping
   ScheduleKind schedule = ScheduleKind::kConstant;
-  double lr = 1e-4;                // constant rate, or the cosine schedule's peak
-  double min_lr = 0.0;             // cosine: the rate at the end of the last epoch
-  double warmup_epochs = 0.0;      // cosine: linear warm-up length, in epochs
-  double label_smoothing = 0.0;    // cross-entropy target smoothing
-  std::uint64_t seed = 0;          // initialisation, data order, augmentation, dropout
+  double lr = 1e-4;                        // constant rate, or the cosine schedule's peak
+  double min_lr = 0.0;                     // cosine: the rate at the end of the last epoch
+  double warmup_epochs = 0.0;              // cosine: linear warm-up length, in epochs
+  double label_smoothing = 0.0;            // cross-entropy target smoothing
+  std::uint64_t seed = 0;                  // initialisation, data order, augmentation, dropout
   SelectionOptions selection{"accuracy"};  // best.pt, early stopping, weight EMA
 
   util::KeyValues to_settings() const;

@@ -67,8 +67,7 @@ struct Corpus {
 Corpus read_corpus(const std::string& path, const CorpusOptions& options = {});
 
 // Parses TSV text held in memory; `name` is used in messages and as Corpus::source.
-Corpus parse_tsv_corpus(const std::string& text, const std::string& name,
-                        const CorpusOptions& options = {});
+Corpus parse_tsv_corpus(const std::string& text, const std::string& name, const CorpusOptions& options = {});
 
 // Parses an uncompressed DLStudio archive (pickle bytes) held in memory.
 Corpus parse_archive_corpus(const std::string& pickle_bytes, const std::string& name,

@@ -24,8 +24,7 @@ struct ImageSet {
   std::size_t size() const { return labels.size(); }
   std::size_t num_classes() const { return class_names.size(); }
   std::size_t image_bytes() const {
-    return static_cast<std::size_t>(channels) * static_cast<std::size_t>(height) *
-           static_cast<std::size_t>(width);
+    return static_cast<std::size_t>(channels) * static_cast<std::size_t>(height) * static_cast<std::size_t>(width);
   }
   // First byte of image i (C×H×W bytes follow).
   const std::uint8_t* image(std::size_t i) const { return pixels.data() + i * image_bytes(); }

@@ -26,8 +26,8 @@ struct Normalization {
 Normalization compute_channel_stats(const ImageSet& set);
 
 struct AugmentOptions {
-  int pad = 0;        // random crop: zero-pad by `pad`, cut a window of the original size; 0 = off
-  bool flip = false;  // horizontal flip with probability 1/2 (turn off for digits, text)
+  int pad = 0;         // random crop: zero-pad by `pad`, cut a window of the original size; 0 = off
+  bool flip = false;   // horizontal flip with probability 1/2 (turn off for digits, text)
   double erase = 0.0;  // random erasing: probability of blanking one rectangle; 0 = off
 
   bool enabled() const { return pad > 0 || flip || erase > 0.0; }

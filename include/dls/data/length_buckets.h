@@ -20,8 +20,7 @@ std::vector<std::int64_t> token_counts(const torch::Tensor& tokens, std::int64_t
 // `batch_size`, and the full batches shuffled; a short last batch (N mod B pairs) stays
 // last, where the samplers expect it.
 std::vector<std::int64_t> bucketed_epoch_order(const std::vector<std::int64_t>& lengths, std::int64_t batch_size,
-                                               std::uint64_t seed, std::int64_t epoch,
-                                               std::int64_t pool_batches = 100);
+                                               std::uint64_t seed, std::int64_t epoch, std::int64_t pool_batches = 100);
 
 // The columns `tokens` [B, L] needs: up to its last column holding a real token (>= 1).
 std::int64_t used_columns(const torch::Tensor& tokens, std::int64_t pad_index);

@@ -18,9 +18,9 @@ struct SentenceCorpus {
   std::vector<std::vector<std::string>> sentences;  // normalised words, no SOS/EOS
   std::string source;                               // the file read
   std::string format;                               // "text", "TSV" or "DLStudio archive"
-  std::size_t lines_read = 0;  // text: non-blank lines; TSV/archive: pairs read
-  std::size_t too_long = 0;    // more than max_words words
-  std::size_t empty = 0;       // no word left after normalisation (or a malformed pair)
+  std::size_t lines_read = 0;                       // text: non-blank lines; TSV/archive: pairs read
+  std::size_t too_long = 0;                         // more than max_words words
+  std::size_t empty = 0;                            // no word left after normalisation (or a malformed pair)
   // "2341 sentences (Spanish side of a TSV file): 2400 read, 59 longer than 12 words, 0 empty"
   std::string summary(Language language, int max_words) const;
 };

@@ -45,19 +45,16 @@ std::uint64_t corpus_fingerprint(const std::vector<SentencePair>& pairs);
 
 // Splits `pairs` as described above. validation_pairs = 0 gives an empty validation set.
 // Throws std::invalid_argument when the validation set would take every pair.
-CorpusSplit split_by_english(const std::vector<SentencePair>& pairs,
-                             std::uint64_t seed = kDefaultSplitSeed,
+CorpusSplit split_by_english(const std::vector<SentencePair>& pairs, std::uint64_t seed = kDefaultSplitSeed,
                              std::size_t validation_pairs = kDefaultValidationPairs);
 
 // Throws std::runtime_error (one line, naming `corpus_name`) unless `pairs` has the
 // number of pairs and the fingerprint recorded in `definition`.
-void verify_split_definition(const SplitDefinition& definition,
-                             const std::vector<SentencePair>& pairs,
+void verify_split_definition(const SplitDefinition& definition, const std::vector<SentencePair>& pairs,
                              const std::string& corpus_name);
 
 // verify_split_definition, then the split the definition describes.
-CorpusSplit apply_split_definition(const SplitDefinition& definition,
-                                   const std::vector<SentencePair>& pairs,
+CorpusSplit apply_split_definition(const SplitDefinition& definition, const std::vector<SentencePair>& pairs,
                                    const std::string& corpus_name);
 
 }  // namespace dls::data

@@ -47,8 +47,7 @@ class Vocabulary {
   // SOS w1 ... wn EOS, then padding up to max_len (kPad: <pad>, kEos: DLStudio's EOS).
   // Unknown words become kUnk and are appended to *unknown when it is given.
   // Throws std::invalid_argument when n + 2 > max_len.
-  std::vector<std::int64_t> encode(const std::vector<std::string>& words, int max_len,
-                                   Padding padding = Padding::kPad,
+  std::vector<std::int64_t> encode(const std::vector<std::string>& words, int max_len, Padding padding = Padding::kPad,
                                    std::vector<std::string>* unknown = nullptr) const;
 
   // The words up to the first EOS; SOS and <pad> are skipped, <unk> is kept as "<unk>".

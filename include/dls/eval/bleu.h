@@ -70,16 +70,15 @@ BleuScore sentence_bleu(const std::vector<Tokens>& references, const Tokens& hyp
 // ZeroDivisionError), and as sentence_bleu. As in NLTK, methods 5-7 look at the *last*
 // sentence only for their hypothesis-dependent terms (5-gram precision for methods 5 and 7,
 // n-gram counts for method6), and methods 4 and 7 at the total hypothesis length.
-BleuScore corpus_bleu(const std::vector<std::vector<Tokens>>& references,
-                      const std::vector<Tokens>& hypotheses, const BleuOptions& options = {});
+BleuScore corpus_bleu(const std::vector<std::vector<Tokens>>& references, const std::vector<Tokens>& hypotheses,
+                      const BleuOptions& options = {});
 
 // The tokens that DLStudio's vocabularies add around and after a sentence.
 const std::vector<std::string>& default_special_tokens();  // {"SOS", "EOS", "<pad>"}
 
 // `tokens` without any token equal to one of `specials` (every occurrence, anywhere).
 // Apply it to hypotheses and references alike before scoring.
-Tokens strip_special_tokens(const Tokens& tokens,
-                            const std::vector<std::string>& specials = default_special_tokens());
+Tokens strip_special_tokens(const Tokens& tokens, const std::vector<std::string>& specials = default_special_tokens());
 
 // "none" or "method0" .. "method7"; throws std::invalid_argument naming the bad value.
 Smoothing parse_smoothing(const std::string& name);

@@ -18,10 +18,10 @@
 namespace dls::eval {
 
 struct ChrfOptions {
-  int char_order = 6;          // n-gram orders 1..char_order
-  int beta = 2;                // F_beta: recall weighs beta^2 times precision
-  bool whitespace = false;     // keep whitespace characters in the n-grams
-  bool eps_smoothing = false;  // average the per-order F-scores (see above)
+  int char_order = 6;            // n-gram orders 1..char_order
+  int beta = 2;                  // F_beta: recall weighs beta^2 times precision
+  bool whitespace = false;       // keep whitespace characters in the n-grams
+  bool eps_smoothing = false;    // average the per-order F-scores (see above)
   bool lowercased_text = false;  // the signature says case:lc (the scorer never changes case)
 };
 

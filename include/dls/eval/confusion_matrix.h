@@ -14,8 +14,7 @@ class ConfusionMatrix {
   explicit ConfusionMatrix(std::size_t num_classes);
   // Counts every (truth[i], predicted[i]); throws std::invalid_argument when the lengths
   // differ or a label is outside [0, num_classes).
-  static ConfusionMatrix from_labels(const std::vector<std::int64_t>& truth,
-                                     const std::vector<std::int64_t>& predicted,
+  static ConfusionMatrix from_labels(const std::vector<std::int64_t>& truth, const std::vector<std::int64_t>& predicted,
                                      std::size_t num_classes);
 
   void add(std::size_t truth, std::size_t predicted);
@@ -58,7 +57,7 @@ std::string format_dlstudio_accuracies(const ConfusionMatrix& matrix, const std:
 std::string format_dlstudio_confusion(const ConfusionMatrix& matrix, const std::vector<std::string>& names);
 
 // The row-normalised matrix as an annotated heat map PNG (percentages, 1 decimal).
-void save_confusion_png(const ConfusionMatrix& matrix, const std::vector<std::string>& names,
-                        const std::string& title, const std::string& path);
+void save_confusion_png(const ConfusionMatrix& matrix, const std::vector<std::string>& names, const std::string& title,
+                        const std::string& path);
 
 }  // namespace dls::eval

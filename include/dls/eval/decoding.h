@@ -18,8 +18,8 @@ enum class DecodeMethod { kGreedy, kBeam, kDLStudioOneShot };
 
 struct DecodeOptions {
   DecodeMethod method = DecodeMethod::kGreedy;
-  std::int64_t beam_size = 4;   // kBeam
-  double length_penalty = 0.0;  // kBeam: GNMT's alpha, score / ((5 + n) / 6)^alpha; 0 = none
+  std::int64_t beam_size = 4;     // kBeam
+  double length_penalty = 0.0;    // kBeam: GNMT's alpha, score / ((5 + n) / 6)^alpha; 0 = none
   std::int64_t batch_size = 256;  // sentences decoded together (translate())
   // > 1: a batch's sentences decoded in this many chunks concurrently, one thread each
   // (util::for_each_chunk); the same translations (each sentence is decoded on its own).
@@ -31,13 +31,11 @@ using TokenIds = std::vector<std::int64_t>;
 
 // src [B, L] -> B translations. Runs under NoGradGuard; the model is put in eval mode
 // and restored afterwards.
-std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tensor& src,
-                                   std::int64_t sos, std::int64_t eos,
-                                   const DecodeOptions& options = {});
+std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos,
+                                   std::int64_t eos, const DecodeOptions& options = {});
 
 // All rows of src [N, L], in batches of options.batch_size.
-std::vector<TokenIds> translate(Seq2SeqTransformer& model, const torch::Tensor& src,
-                                std::int64_t sos, std::int64_t eos,
+std::vector<TokenIds> translate(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
                                 const DecodeOptions& options = {});
 
 // "greedy", "beam", "dlstudio"

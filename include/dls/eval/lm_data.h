@@ -33,13 +33,13 @@ LmTokenizer lm_tokenizer(const checkpoint::LmCheckpointContents& contents);
 
 // Encoded sentences and what perplexity per word needs.
 struct LmRows {
-  torch::Tensor rows;             // [N, L] int64: SOS t1 .. tn EOS <pad>...
+  torch::Tensor rows;                   // [N, L] int64: SOS t1 .. tn EOS <pad>...
   std::vector<std::int64_t> row_words;  // [N]: each sentence's words, its EOS included
-  std::int64_t unknown = 0;       // tokens mapped to <unk>
-  std::int64_t tokens = 0;        // tokens, EOS not included
-  std::size_t too_long = 0;       // sentences left out: more than L - 2 tokens
-  std::int64_t words() const;       // Σ row_words: what perplexity per word divides by
-  void keep_first(std::int64_t n);  // the first n sentences only
+  std::int64_t unknown = 0;             // tokens mapped to <unk>
+  std::int64_t tokens = 0;              // tokens, EOS not included
+  std::size_t too_long = 0;             // sentences left out: more than L - 2 tokens
+  std::int64_t words() const;           // Σ row_words: what perplexity per word divides by
+  void keep_first(std::int64_t n);      // the first n sentences only
   double unknown_rate() const { return tokens > 0 ? static_cast<double>(unknown) / static_cast<double>(tokens) : 0.0; }
 };
 
@@ -53,7 +53,7 @@ struct LmData {
   data::CorpusSplit split;
   LmTokenizer tokenizer;
   data::Vocabulary vocabulary;
-  int max_len = 0;   // L: max_words + 2 (words), or the corpus's longest sentence in pieces + 2
+  int max_len = 0;  // L: max_words + 2 (words), or the corpus's longest sentence in pieces + 2
   LmRows train;
   LmRows validation;  // rows [n, L] (n = 0: no validation)
 };

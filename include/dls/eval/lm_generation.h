@@ -29,8 +29,8 @@ torch::Tensor top_k_filter(const torch::Tensor& logits, std::int64_t k);
 torch::Tensor top_p_filter(const torch::Tensor& logits, double p);
 
 struct Generation {
-  std::vector<std::int64_t> tokens;  // the generated tokens (after the prompt), EOS included when drawn
-  std::vector<torch::Tensor> logits; // [V] fp32, the model's logits before each generated token
+  std::vector<std::int64_t> tokens;   // the generated tokens (after the prompt), EOS included when drawn
+  std::vector<torch::Tensor> logits;  // [V] fp32, the model's logits before each generated token
 };
 
 // Continues `prompt` (token ids, SOS first) until EOS or L tokens in all, one token per

@@ -39,14 +39,14 @@ struct SacreBleuOptions {
 };
 
 struct SacreBleuScore {
-  double score = 0;                  // 0..100
-  std::vector<std::size_t> counts;   // clipped n-gram matches per order, summed over sentences
-  std::vector<std::size_t> totals;   // hypothesis n-grams per order, summed (0 for short sentences)
-  std::vector<double> precisions;    // 0..100, smoothed as the score used them
-  double bp = 0;                     // brevity penalty
-  std::size_t sys_len = 0;           // hypothesis tokens
-  std::size_t ref_len = 0;           // closest reference lengths (ties: the shorter), summed
-  std::string signature;             // "nrefs:1|case:lc|eff:no|tok:13a|smooth:exp|version:dls-cpp"
+  double score = 0;                 // 0..100
+  std::vector<std::size_t> counts;  // clipped n-gram matches per order, summed over sentences
+  std::vector<std::size_t> totals;  // hypothesis n-grams per order, summed (0 for short sentences)
+  std::vector<double> precisions;   // 0..100, smoothed as the score used them
+  double bp = 0;                    // brevity penalty
+  std::size_t sys_len = 0;          // hypothesis tokens
+  std::size_t ref_len = 0;          // closest reference lengths (ties: the shorter), summed
+  std::string signature;            // "nrefs:1|case:lc|eff:no|tok:13a|smooth:exp|version:dls-cpp"
 
   double ratio() const { return ref_len == 0 ? 0.0 : static_cast<double>(sys_len) / static_cast<double>(ref_len); }
   // sacreBLEU's line with one decimal, as its command line prints it:
@@ -57,9 +57,9 @@ struct SacreBleuScore {
 
 // BLEU.compute_bleu: the score from summed statistics (counts, totals of max_order orders).
 // Leaves signature empty.
-SacreBleuScore sacrebleu_from_statistics(const std::vector<std::size_t>& counts,
-                                         const std::vector<std::size_t>& totals, std::size_t sys_len,
-                                         std::size_t ref_len, const SacreBleuOptions& options = {});
+SacreBleuScore sacrebleu_from_statistics(const std::vector<std::size_t>& counts, const std::vector<std::size_t>& totals,
+                                         std::size_t sys_len, std::size_t ref_len,
+                                         const SacreBleuOptions& options = {});
 
 // BLEU(...).corpus_score: references[i] holds the references of hypotheses[i] (one or more;
 // empty strings are left out, as sacreBLEU does). A sentence without any non-empty reference,

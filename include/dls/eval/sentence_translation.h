@@ -16,8 +16,8 @@ struct TranslateRequest {
   bool interactive = false;            // then one sentence per line of `input`
   bool prompt = false;                 // interactive: "english> " on `messages` before each line
   DecodeOptions decode;
-  std::string attention_maps_dir;      // non-empty: heat maps of the first sentence's translation
-  bool json = false;                   // one JSON object per sentence (a line each)
+  std::string attention_maps_dir;  // non-empty: heat maps of the first sentence's translation
+  bool json = false;               // one JSON object per sentence (a line each)
   int threads = 0;
   std::string device = "cpu";
 };

@@ -14,9 +14,9 @@
 namespace dls::eval {
 
 struct Seq2SeqEvalRequest {
-  std::string test_file;    // non-empty: score this corpus (TSV or archive) instead
-  std::string data_path;    // non-empty: the training corpus, when it has moved
-  std::size_t limit = 0;    // > 0: the first N sentences only
+  std::string test_file;  // non-empty: score this corpus (TSV or archive) instead
+  std::string data_path;  // non-empty: the training corpus, when it has moved
+  std::size_t limit = 0;  // > 0: the first N sentences only
   DecodeOptions decode;
   std::size_t samples = 0;  // DLStudio-format sample translations of the best checkpoint
   std::uint64_t seed = 0;   // which samples

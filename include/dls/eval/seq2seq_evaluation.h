@@ -30,8 +30,7 @@ struct LossOptions {
 };
 
 // log_probs [B, L-1, V] (predictions of target positions 1..L-1), targets [B, L-1].
-torch::Tensor sequence_loss(const torch::Tensor& log_probs, const torch::Tensor& targets,
-                            const LossOptions& options);
+torch::Tensor sequence_loss(const torch::Tensor& log_probs, const torch::Tensor& targets, const LossOptions& options);
 
 // What a batch's loss counts over: its rows (DLStudio's loss averages over them) and its
 // real (non-padding) target tokens (the standard loss averages over those).
@@ -58,14 +57,13 @@ torch::Tensor sequence_loss_from_states(torch::nn::Linear& out, const torch::Ten
 
 // sequence_loss_share of model(src, tgt) computed through sequence_loss_from_states: what a
 // training step's chunk contributes.
-torch::Tensor model_loss_share(Seq2SeqTransformer& model, const torch::Tensor& src,
-                               const torch::Tensor& tgt, const LossOptions& options,
-                               const LossDenominators& batch);
+torch::Tensor model_loss_share(Seq2SeqTransformer& model, const torch::Tensor& src, const torch::Tensor& tgt,
+                               const LossOptions& options, const LossDenominators& batch);
 
 // The loss over all pairs in eval mode without gradients (mean over batches, weighted by
 // batch size). Restores the model's training mode.
-double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs,
-                    const LossOptions& options, std::int64_t batch_size = 256);
+double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs, const LossOptions& options,
+                    std::int64_t batch_size = 256);
 
 struct TranslationResult {
   std::vector<std::vector<std::string>> hypotheses;  // decoded words, no SOS/EOS
@@ -75,7 +73,7 @@ struct TranslationResult {
   // An unknown word is the text "<unk>" there, three 13a tokens that match nothing.
   SacreBleuScore sacrebleu;
   ChrfScore chrf;
-  double seconds = 0;                                // decoding time
+  double seconds = 0;  // decoding time
   double sentences_per_s = 0;
 };
 
@@ -86,17 +84,14 @@ struct TranslationResult {
 TranslationResult translate_and_score(Seq2SeqTransformer& model, const torch::Tensor& src,
                                       const data::Vocabulary& spanish,
                                       const std::vector<std::vector<std::string>>& references,
-                                      const DecodeOptions& options = {},
-                                      const data::SubwordModel* subwords = nullptr);
+                                      const DecodeOptions& options = {}, const data::SubwordModel* subwords = nullptr);
 
 // DLStudio's printout of one pair and its translation, marked [CORRECT] when the
 // translation equals the reference word for word:
 //   The input sentence pair:  ['SOS i am here EOS'] ['SOS estoy aquí EOS']
 //   The translation produced by TransformerFG:  SOS estoy aquí EOS   [CORRECT]
-std::string format_sample(const std::vector<std::string>& english,
-                          const std::vector<std::string>& reference,
-                          const std::vector<std::string>& translation,
-                          const std::string& model_name);
+std::string format_sample(const std::vector<std::string>& english, const std::vector<std::string>& reference,
+                          const std::vector<std::string>& translation, const std::string& model_name);
 
 // "TransformerFG" / "TransformerPreLN"
 std::string model_name(const Seq2SeqConfig& config);

@@ -14,14 +14,14 @@
 namespace dls::eval {
 
 struct VitEvalRequest {
-  std::string data_dir;            // non-empty: read the test images from here instead
-  std::size_t test_subset = 0;     // > 0: first N test images only
-  bool json = false;               // one JSON object instead of the text report
-  std::string attention_maps_dir;  // non-empty: write class-token attention PNGs here
+  std::string data_dir;              // non-empty: read the test images from here instead
+  std::size_t test_subset = 0;       // > 0: first N test images only
+  bool json = false;                 // one JSON object instead of the text report
+  std::string attention_maps_dir;    // non-empty: write class-token attention PNGs here
   std::size_t attention_images = 8;  // images in the attention maps
-  std::string output_dir;          // confusion-matrix PNGs (empty: the checkpoint's run dir)
-  int threads = 0;                 // intra-op threads (0: all cores)
-  std::string device = "cpu";      // cpu, cuda or auto
+  std::string output_dir;            // confusion-matrix PNGs (empty: the checkpoint's run dir)
+  int threads = 0;                   // intra-op threads (0: all cores)
+  std::string device = "cpu";        // cpu, cuda or auto
 };
 
 // What the report covered.
@@ -36,7 +36,6 @@ struct ViTCheckpointReport {
 // named on `messages` ("skipped: <why>"). Throws CheckpointError (a bad file) or
 // std::runtime_error (one line) for anything else.
 ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& checkpoint_files,
-                                           const VitEvalRequest& request, std::ostream& out,
-                                           std::ostream& messages);
+                                           const VitEvalRequest& request, std::ostream& out, std::ostream& messages);
 
 }  // namespace dls::eval

@@ -34,8 +34,8 @@ data::Normalization resolve_vit_normalization(const checkpoint::ViTDataSettings&
 struct Predictions {
   std::vector<std::int64_t> predicted;
   std::vector<std::int64_t> labels;
-  double mean_loss = 0;   // cross-entropy, no label smoothing
-  double seconds = 0;     // wall time of the pass
+  double mean_loss = 0;  // cross-entropy, no label smoothing
+  double seconds = 0;    // wall time of the pass
 
   std::size_t size() const { return labels.size(); }
   double accuracy() const;  // fraction correct (NaN when empty)

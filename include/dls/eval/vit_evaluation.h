@@ -18,8 +18,8 @@
 namespace dls::eval {
 
 struct ViTEvalOptions {
-  std::string data_dir;        // non-empty: read the test images from here instead
-  std::size_t test_subset = 0; // > 0: first N test images (0: what the checkpoint used)
+  std::string data_dir;         // non-empty: read the test images from here instead
+  std::size_t test_subset = 0;  // > 0: first N test images (0: what the checkpoint used)
   torch::Device device = torch::kCPU;
 };
 
@@ -47,9 +47,9 @@ std::string format_checkpoint_table(const std::vector<ViTCheckpointResult>& resu
 
 // The class token's last-layer attention over the patches of one image.
 struct AttentionMap {
-  std::size_t image = 0;            // index in the image set
+  std::size_t image = 0;  // index in the image set
   std::int64_t label = 0, predicted = 0;
-  std::vector<double> mean;         // [P], averaged over heads
+  std::vector<double> mean;                // [P], averaged over heads
   std::vector<std::vector<double>> heads;  // [H][P]
   // Models with a pixel attention block (empty otherwise), heads averaged, over the
   // side x side pixels of the block's map (row-major): the attention of the centre pixel
@@ -60,15 +60,14 @@ struct AttentionMap {
 
 // Attention maps of the first `count` images of `images` (model in evaluation mode).
 std::vector<AttentionMap> class_token_attention_maps(visTransformer& model, const data::ImageSet& images,
-                                                     const data::Normalization& normalization,
-                                                     std::size_t count, const torch::Device& device);
+                                                     const data::Normalization& normalization, std::size_t count,
+                                                     const torch::Device& device);
 
 // Writes <dir>/attention_mean.png (one overlay per image, heads averaged) and
 // <dir>/attention_heads.png (one row per image: the image, then one overlay per head);
 // for a model with pixel attention also <dir>/pixel_attention.png (one row per image: the
 // image, the centre pixel's attention, the attention received). Returns the paths written.
-std::vector<std::string> save_attention_maps(const std::vector<AttentionMap>& maps,
-                                             const data::ImageSet& images, std::int64_t grid_size,
-                                             const std::string& dir);
+std::vector<std::string> save_attention_maps(const std::vector<AttentionMap>& maps, const data::ImageSet& images,
+                                             std::int64_t grid_size, const std::string& dir);
 
 }  // namespace dls::eval

@@ -32,8 +32,8 @@ class AttentionHeadImpl : public torch::nn::Module {
 
   // Queries from q_input, keys and values from kv_input (same shapes rules as forward).
   // weights (optional) receives the attention weights [B, Lq, Lk].
-  torch::Tensor attend(const torch::Tensor& q_input, const torch::Tensor& kv_input,
-                       const torch::Tensor& mask, torch::Tensor* weights);
+  torch::Tensor attend(const torch::Tensor& q_input, const torch::Tensor& kv_input, const torch::Tensor& mask,
+                       torch::Tensor* weights);
 
   torch::nn::Linear WQ{nullptr}, WK{nullptr}, WV{nullptr};
 
@@ -48,8 +48,7 @@ class CrossAttentionHeadImpl : public AttentionHeadImpl {
  public:
   using AttentionHeadImpl::AttentionHeadImpl;
   // x [B, Lq, s|M] from the decoder, encoder_out [B, Lk, s|M] -> [B, Lq, s].
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& encoder_out,
-                        const torch::Tensor& mask = {});
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& encoder_out, const torch::Tensor& mask = {});
 };
 TORCH_MODULE(CrossAttentionHead);
 
@@ -75,8 +74,7 @@ class SelfAttentionImpl : public torch::nn::Module {
 
   // x [B, L, M] -> [B, L, M]. mask: additive, broadcastable to [B, H, Lq, Lk] (vaswani).
   // weights (optional) receives [B, H, Lq, Lk].
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask = {},
-                        torch::Tensor* weights = nullptr);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask = {}, torch::Tensor* weights = nullptr);
 
   // The plain loop over heads (DLStudio's code path); same result as forward().
   torch::Tensor forward_per_head(const torch::Tensor& x, const torch::Tensor& mask = {},
@@ -84,9 +82,8 @@ class SelfAttentionImpl : public torch::nn::Module {
 
   // Decoding step (vaswani): x_new [B, T, M] are positions cache.length .. +T-1; they
   // attend to the cached positions and causally to each other. Appends to the cache.
-  torch::Tensor forward_cached(const torch::Tensor& x_new, KeyValueCache& cache,
-                               std::int64_t capacity, const torch::Tensor& key_mask = {},
-                               torch::Tensor* weights = nullptr);
+  torch::Tensor forward_cached(const torch::Tensor& x_new, KeyValueCache& cache, std::int64_t capacity,
+                               const torch::Tensor& key_mask = {}, torch::Tensor* weights = nullptr);
 
   torch::nn::ModuleList attention_heads_arr{nullptr};
   torch::nn::Linear W_O{nullptr};  // vaswani layout only
@@ -104,17 +101,16 @@ class CrossAttentionImpl : public torch::nn::Module {
   // x [B', Lq, M] from the decoder, encoder_out [B, Lk, M] with B' = r*B: the r copies
   // of a batch are stacked copy-major (row i*B + b is copy i of sentence b) and share the
   // encoder's keys and values. Returns [B', Lq, M].
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& encoder_out,
-                        const torch::Tensor& mask = {}, torch::Tensor* weights = nullptr);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& encoder_out, const torch::Tensor& mask = {},
+                        torch::Tensor* weights = nullptr);
 
   AttentionMemory project_memory(const torch::Tensor& encoder_out);
   // mask: additive, broadcastable to [B, H, Lq, Lk] over the B encoder rows (vaswani).
-  torch::Tensor attend(const torch::Tensor& x, const AttentionMemory& memory,
-                       const torch::Tensor& mask = {}, torch::Tensor* weights = nullptr);
+  torch::Tensor attend(const torch::Tensor& x, const AttentionMemory& memory, const torch::Tensor& mask = {},
+                       torch::Tensor* weights = nullptr);
 
   torch::Tensor forward_per_head(const torch::Tensor& x, const torch::Tensor& encoder_out,
-                                 const torch::Tensor& mask = {},
-                                 torch::Tensor* weights = nullptr);
+                                 const torch::Tensor& mask = {}, torch::Tensor* weights = nullptr);
 
   torch::nn::ModuleList attention_heads_arr{nullptr};
   torch::nn::Linear W_O{nullptr};  // vaswani layout only

@@ -41,9 +41,8 @@ torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch:
 // other entry of y [R, N] is 0 and passes no gradient. Forward and backward are one matrix
 // product per block and input (N / block = rows.size()); the weight's gradient is written
 // block by block into one buffer instead of summing a full-size gradient per slice.
-torch::Tensor linear_by_column_blocks(const torch::Tensor& h, const torch::Tensor& weight,
-                                      const torch::Tensor& bias, std::int64_t block,
-                                      const std::vector<RowRange>& rows);
+torch::Tensor linear_by_column_blocks(const torch::Tensor& h, const torch::Tensor& weight, const torch::Tensor& bias,
+                                      std::int64_t block, const std::vector<RowRange>& rows);
 
 // Additive attention masks (0 = visible, -inf = hidden).
 // key_padding [B, Lk] bool (true = padding) -> [B, 1, 1, Lk].

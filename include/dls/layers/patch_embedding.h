@@ -27,14 +27,14 @@ namespace dls {
 torch::Tensor extract_patches(const torch::Tensor& images, std::int64_t patch_size);
 
 struct PatchEmbeddingOptions {
-  TORCH_ARG(std::int64_t, image_size) = 32;   // H = W of the input images
-  TORCH_ARG(std::int64_t, channels) = 3;      // C: 3 (RGB) or 1 (grayscale)
-  TORCH_ARG(std::int64_t, patch_size) = 8;    // p: patches are p x p, stride p
+  TORCH_ARG(std::int64_t, image_size) = 32;       // H = W of the input images
+  TORCH_ARG(std::int64_t, channels) = 3;          // C: 3 (RGB) or 1 (grayscale)
+  TORCH_ARG(std::int64_t, patch_size) = 8;        // p: patches are p x p, stride p
   TORCH_ARG(std::int64_t, embedding_size) = 256;  // M
-  TORCH_ARG(bool, use_conv) = false;          // Conv2d(C, M, p, stride p) instead of Linear
+  TORCH_ARG(bool, use_conv) = false;              // Conv2d(C, M, p, stride p) instead of Linear
 
  public:
-  std::int64_t grid_size() const { return image_size_ / patch_size_; }  // patches per side
+  std::int64_t grid_size() const { return image_size_ / patch_size_; }    // patches per side
   std::int64_t num_patches() const { return grid_size() * grid_size(); }  // P
   std::int64_t patch_dim() const { return patch_size_ * patch_size_ * channels_; }
 };

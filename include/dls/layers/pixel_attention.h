@@ -32,8 +32,8 @@ TORCH_MODULE(QKVAttention);
 
 struct AttentionBlockOptions {
   /* implicit */ AttentionBlockOptions(std::int64_t channels) : channels_(channels) {}
-  TORCH_ARG(std::int64_t, channels);       // C: channels of the feature map
-  TORCH_ARG(std::int64_t, num_heads) = 1;  // N: each head sees c = C / N channels
+  TORCH_ARG(std::int64_t, channels);         // C: channels of the feature map
+  TORCH_ARG(std::int64_t, num_heads) = 1;    // N: each head sees c = C / N channels
   TORCH_ARG(std::int64_t, num_groups) = 32;  // GroupNorm groups (DLStudio: 32)
 };
 

@@ -42,14 +42,12 @@ class BasicDecoderWithMaskingImpl : public torch::nn::Module {
   explicit BasicDecoderWithMaskingImpl(const TransformerConfig& config, bool cross_attention = true);
 
   // x [B', L, M]; memory: this layer's cross-attention keys/values of the encoder output.
-  torch::Tensor forward(const torch::Tensor& x, const AttentionMemory& memory,
-                        const DecoderMasks& masks, torch::Tensor* self_weights = nullptr,
-                        torch::Tensor* cross_weights = nullptr);
+  torch::Tensor forward(const torch::Tensor& x, const AttentionMemory& memory, const DecoderMasks& masks,
+                        torch::Tensor* self_weights = nullptr, torch::Tensor* cross_weights = nullptr);
 
   // One decoding step (vaswani): x_new [B, T, M] at positions cache.length.. -> [B, T, M].
   torch::Tensor forward_cached(const torch::Tensor& x_new, const AttentionMemory& memory,
-                               const torch::Tensor& memory_mask, KeyValueCache& cache,
-                               std::int64_t capacity);
+                               const torch::Tensor& memory_mask, KeyValueCache& cache, std::int64_t capacity);
 
   SelfAttention self_attention_layer{nullptr};
   torch::nn::LayerNorm norm1{nullptr};
@@ -61,9 +59,9 @@ class BasicDecoderWithMaskingImpl : public torch::nn::Module {
 
  private:
   using SelfAttentionFn = std::function<torch::Tensor(const torch::Tensor&)>;
-  torch::Tensor sublayers(const torch::Tensor& x, const SelfAttentionFn& self_attention,
-                          const AttentionMemory& memory, const torch::Tensor& memory_mask,
-                          torch::Tensor* cross_weights, const std::vector<RowRange>* w2_rows);
+  torch::Tensor sublayers(const torch::Tensor& x, const SelfAttentionFn& self_attention, const AttentionMemory& memory,
+                          const torch::Tensor& memory_mask, torch::Tensor* cross_weights,
+                          const std::vector<RowRange>* w2_rows);
   TransformerConfig config_;
 };
 TORCH_MODULE(BasicDecoderWithMasking);
@@ -83,16 +81,14 @@ class MasterDecoderWithMaskingImpl : public torch::nn::Module {
   // and the stack runs once. vaswani: one causal pass over positions 0..L-2.
   // memory_padding / target_padding: [B, L] bool, true = padding (vaswani).
   torch::Tensor forward(const torch::Tensor& target, const torch::Tensor& encoder_out,
-                        const torch::Tensor& memory_padding = {},
-                        const torch::Tensor& target_padding = {},
+                        const torch::Tensor& memory_padding = {}, const torch::Tensor& target_padding = {},
                         AttentionTrace* trace = nullptr);
 
   // The same pass without the output layer: the final states [B, L-1, M] from which
   // forward() = log_softmax(out(states)). Lets a loss send only some rows (the real target
   // tokens) through the output layer.
   torch::Tensor final_states(const torch::Tensor& target, const torch::Tensor& encoder_out,
-                             const torch::Tensor& memory_padding = {},
-                             const torch::Tensor& target_padding = {},
+                             const torch::Tensor& memory_padding = {}, const torch::Tensor& target_padding = {},
                              AttentionTrace* trace = nullptr);
 
   // The plain k-by-k loop of DLStudio (dlstudio layout): same result as forward().
@@ -106,14 +102,12 @@ class MasterDecoderWithMaskingImpl : public torch::nn::Module {
   // dlstudio decoding: log-probabilities [B, V] of word k given target rows 0..k-1
   // (the rest is zeroed), target [B, L, M]. log_probabilities = false: the output layer's
   // scores (logits) instead, which rank the words the same way.
-  torch::Tensor predict_word(const torch::Tensor& target,
-                             const std::vector<AttentionMemory>& memories, std::int64_t k,
+  torch::Tensor predict_word(const torch::Tensor& target, const std::vector<AttentionMemory>& memories, std::int64_t k,
                              AttentionTrace* trace = nullptr, bool log_probabilities = true);
 
   // vaswani decoding step: x_new [B, 1, M] at position caches[0].length -> [B, V]
   // (log-probabilities, or logits as for predict_word).
-  torch::Tensor predict_next(const torch::Tensor& x_new,
-                             const std::vector<AttentionMemory>& memories,
+  torch::Tensor predict_next(const torch::Tensor& x_new, const std::vector<AttentionMemory>& memories,
                              const torch::Tensor& memory_mask, std::vector<KeyValueCache>& caches,
                              std::int64_t capacity, bool log_probabilities = true);
 
@@ -128,9 +122,8 @@ class MasterDecoderWithMaskingImpl : public torch::nn::Module {
 
  private:
   // Runs the stack on x [B', L, M] with the given masks.
-  torch::Tensor run_stack(torch::Tensor x, const std::vector<AttentionMemory>& memories,
-                          const DecoderMasks& masks, AttentionTrace* trace,
-                          std::int64_t trace_rows_from);
+  torch::Tensor run_stack(torch::Tensor x, const std::vector<AttentionMemory>& memories, const DecoderMasks& masks,
+                          AttentionTrace* trace, std::int64_t trace_rows_from);
   TransformerConfig config_;
   bool cross_attention_;
 };
@@ -138,13 +131,13 @@ TORCH_MODULE(MasterDecoderWithMasking);
 
 // dlstudio masks for prefix lengths k_first .. k_first+r-1 over a batch of B:
 // [r*B, L, 1], copy-major, 1 where position < k.
-torch::Tensor prefix_row_keep(std::int64_t k_first, std::int64_t copies, std::int64_t batch,
-                              std::int64_t length, const torch::TensorOptions& options);
+torch::Tensor prefix_row_keep(std::int64_t k_first, std::int64_t copies, std::int64_t batch, std::int64_t length,
+                              const torch::TensorOptions& options);
 
 // The same copies' rows that read the FFN output at each position j = 0..L-1: a layer
 // before the last passes positions j < k on (the next layer zeroes the others), the last
 // layer's position k is the prediction. Copy i holds rows i*B .. (i+1)*B-1.
-std::vector<RowRange> prefix_ffn_rows(std::int64_t k_first, std::int64_t copies,
-                                      std::int64_t batch, std::int64_t length, bool last_layer);
+std::vector<RowRange> prefix_ffn_rows(std::int64_t k_first, std::int64_t copies, std::int64_t batch,
+                                      std::int64_t length, bool last_layer);
 
 }  // namespace dls

@@ -42,8 +42,8 @@ class DecoderSession {
 
  private:
   Seq2SeqTransformer model_;
-  bool cached_;                            // vaswani: incremental with key/value caches
-  std::int64_t capacity_;                  // L
+  bool cached_;            // vaswani: incremental with key/value caches
+  std::int64_t capacity_;  // L
   std::int64_t length_ = 1;
   torch::Tensor tokens_;                   // [R, L]
   torch::Tensor memory_mask_;              // vaswani: [R, 1, 1, L] additive, or undefined

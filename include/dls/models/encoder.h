@@ -27,8 +27,7 @@ class BasicEncoderImpl : public torch::nn::Module {
 
   // x [B, L, M] -> [B, L, M]; mask: additive [B|1, 1, L|1, L] (vaswani: source padding).
   // weights (optional) receives the self-attention weights [B, H, L, L].
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask = {},
-                        torch::Tensor* weights = nullptr);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask = {}, torch::Tensor* weights = nullptr);
 
   SelfAttention self_attention_layer{nullptr};
   torch::nn::LayerNorm norm1{nullptr};

@@ -50,9 +50,9 @@ struct Seq2SeqConfig {
 
 // Everything the decoder needs from one batch of sources.
 struct EncodedSource {
-  torch::Tensor output;                  // [B, L, M]
-  torch::Tensor padding;                 // [B, L] bool, true = padding (undefined: none)
-  std::vector<AttentionMemory> memories; // cross-attention keys/values, one per decoder layer
+  torch::Tensor output;                   // [B, L, M]
+  torch::Tensor padding;                  // [B, L] bool, true = padding (undefined: none)
+  std::vector<AttentionMemory> memories;  // cross-attention keys/values, one per decoder layer
 };
 
 class Seq2SeqTransformerImpl : public torch::nn::Module {
@@ -62,13 +62,13 @@ class Seq2SeqTransformerImpl : public torch::nn::Module {
   // src, tgt [B, L] int64 -> log-probabilities [B, L-1, V] of target words 1..L-1, each
   // predicted from the source and the target words before it.
   // src_padding [B, L] bool overrides the padding derived from pad_index.
-  torch::Tensor forward(const torch::Tensor& src, const torch::Tensor& tgt,
-                        AttentionTrace* trace = nullptr, const torch::Tensor& src_padding = {});
+  torch::Tensor forward(const torch::Tensor& src, const torch::Tensor& tgt, AttentionTrace* trace = nullptr,
+                        const torch::Tensor& src_padding = {});
 
   // The same pass without the decoder's output layer: final states [B, L-1, M], with
   // forward() = log_softmax(master_decoder->out(states)).
-  torch::Tensor final_states(const torch::Tensor& src, const torch::Tensor& tgt,
-                             AttentionTrace* trace = nullptr, const torch::Tensor& src_padding = {});
+  torch::Tensor final_states(const torch::Tensor& src, const torch::Tensor& tgt, AttentionTrace* trace = nullptr,
+                             const torch::Tensor& src_padding = {});
 
   EncodedSource encode(const torch::Tensor& src, const torch::Tensor& src_padding = {},
                        AttentionTrace* trace = nullptr);

@@ -36,9 +36,7 @@ TransformerConfig dlstudio_vit_transformer();
 struct StemConv {
   std::int64_t channels = 0;  // output channels
   std::int64_t stride = 1;
-  bool operator==(const StemConv& other) const {
-    return channels == other.channels && stride == other.stride;
-  }
+  bool operator==(const StemConv& other) const { return channels == other.channels && stride == other.stride; }
 };
 using StemSpec = std::vector<StemConv>;
 
@@ -54,9 +52,7 @@ struct PixelAttentionSpec {
   std::int64_t after = 0;  // 1-based stem layer it follows
   std::int64_t heads = 1;  // N (DLStudio's default: 1)
   bool enabled() const { return after > 0; }
-  bool operator==(const PixelAttentionSpec& other) const {
-    return after == other.after && heads == other.heads;
-  }
+  bool operator==(const PixelAttentionSpec& other) const { return after == other.after && heads == other.heads; }
 };
 
 // "3" (after stem layer 3, one head) or "3:4" (four heads) <-> spec; "" and "0" are none.
@@ -97,7 +93,7 @@ struct ViTConfig {
  public:  // TORCH_ARG leaves the section private
   // Throws c10::Error (TORCH_CHECK) for inconsistent sizes.
   void validate() const;
-  std::int64_t num_patches() const;   // P = grid_size^2
+  std::int64_t num_patches() const;  // P = grid_size^2
   // Side and channels of the map the patches are cut from: the image's without a stem.
   std::int64_t feature_size() const;
   std::int64_t feature_channels() const;

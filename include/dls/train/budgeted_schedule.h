@@ -28,7 +28,7 @@ class BudgetedSchedule {
   BudgetedSchedule(const checkpoint::LrSchedule& schedule, double limit_s, std::int64_t steps_per_epoch,
                    const checkpoint::CheckpointReader* resume, double wall_s, bool log);
 
-  double at(std::int64_t step) const;  // the rate of optimizer step `step` >= 1
+  double at(std::int64_t step) const;          // the rate of optimizer step `step` >= 1
   double limit_s() const { return limit_s_; }  // the run's budget; 0: none
   bool out_of_time(double wall_s) const { return limit_s_ > 0 && wall_s >= limit_s_; }
 
@@ -37,7 +37,7 @@ class BudgetedSchedule {
   void step_done(std::int64_t global_step, double started_s, double ended_s);
 
   void describe(checkpoint::CheckpointWriter& writer) const;  // the budget and its planned end
-  std::string summary() const;  // for the run's last line; "" without a laid-out budget
+  std::string summary() const;                                // for the run's last line; "" without a laid-out budget
 
  private:
   void lay_out(std::int64_t end_step, std::int64_t at_step);

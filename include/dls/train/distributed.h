@@ -39,14 +39,14 @@ class GradientBuffer;
 // What env:// reads, plus torchrun's extras (torch/distributed/rendezvous.py and
 // elastic/agent/server/local_elastic_agent.py of PyTorch 1.13).
 struct DistributedEnvironment {
-  int rank = 0;                    // RANK
-  int world_size = 1;              // WORLD_SIZE
-  int local_rank = 0;              // LOCAL_RANK; RANK when unset (one machine)
-  std::string master_addr;         // MASTER_ADDR: host of the TCPStore
-  int master_port = 0;             // MASTER_PORT
-  bool use_agent_store = false;    // TORCHELASTIC_USE_AGENT_STORE == "True" (torchrun's agent hosts the store)
-  std::string restart_count = "0"; // TORCHELASTIC_RESTART_COUNT: the agent store's key prefix
-  std::string gloo_socket_ifname;  // GLOO_SOCKET_IFNAME: comma-separated interfaces for Gloo
+  int rank = 0;                     // RANK
+  int world_size = 1;               // WORLD_SIZE
+  int local_rank = 0;               // LOCAL_RANK; RANK when unset (one machine)
+  std::string master_addr;          // MASTER_ADDR: host of the TCPStore
+  int master_port = 0;              // MASTER_PORT
+  bool use_agent_store = false;     // TORCHELASTIC_USE_AGENT_STORE == "True" (torchrun's agent hosts the store)
+  std::string restart_count = "0";  // TORCHELASTIC_RESTART_COUNT: the agent store's key prefix
+  std::string gloo_socket_ifname;   // GLOO_SOCKET_IFNAME: comma-separated interfaces for Gloo
 };
 
 // A getenv: returns nullptr for an unset variable. Tests pass a map's lookup.
@@ -99,17 +99,17 @@ class DistributedContext {
   int world_size() const { return world_size_; }
   int local_rank() const { return local_rank_; }
   bool is_distributed() const { return impl_ != nullptr; }  // a process group was joined
-  bool is_main() const { return rank_ == 0; }                // the rank that logs and saves
-  const std::string& backend() const { return backend_; }    // "gloo", "nccl"; "none" alone
+  bool is_main() const { return rank_ == 0; }               // the rank that logs and saves
+  const std::string& backend() const { return backend_; }   // "gloo", "nccl"; "none" alone
   std::chrono::milliseconds timeout() const { return timeout_; }
   // The device this rank trains on: the options' device, in one process too.
   const torch::Device& device() const { return device_; }
 
   // Collectives. Every rank calls the same ones in the same order with tensors of the same
   // shapes and dtypes. Gloo takes CPU and CUDA tensors, NCCL CUDA tensors on device();
-  // broadcast, all_reduce_sum and all_gather_rows move others there and back. A failure (a peer died, the timeout passed)
-  // throws one std::runtime_error "rank R: <what> failed after T s (timeout S s): <cause>";
-  // the group is unusable afterwards.
+  // broadcast, all_reduce_sum and all_gather_rows move others there and back. A failure (a peer died, the timeout
+  // passed) throws one std::runtime_error "rank R: <what> failed after T s (timeout S s): <cause>"; the group is
+  // unusable afterwards.
 
   // Overwrites `tensors` (any shapes, several dtypes; parameters and buffers) with root's.
   // Packs them into one flat tensor per dtype: one collective per dtype, not per tensor.

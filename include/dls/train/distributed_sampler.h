@@ -76,7 +76,7 @@ class DistributedSampler {
 
 // This rank's sentence pairs for a whole epoch: data::epoch_order(n, seed, epoch) at the
 // positions r, r+W, r+2W, … (the union over ranks is the epoch, each pair once).
-std::vector<std::int64_t> rank_epoch_indices(std::int64_t n, std::uint64_t seed, std::int64_t epoch,
-                                             int world_size, int rank);
+std::vector<std::int64_t> rank_epoch_indices(std::int64_t n, std::uint64_t seed, std::int64_t epoch, int world_size,
+                                             int rank);
 
 }  // namespace dls::train

@@ -13,10 +13,10 @@
 namespace dls::train {
 
 struct GradScalerOptions {
-  double init_scale = 65536.0;           // 2^16, PyTorch's default
-  double growth_factor = 2.0;            // after growth_interval finite steps in a row
-  double backoff_factor = 0.5;           // after a step with an inf or NaN gradient
-  std::int64_t growth_interval = 2000;   // finite steps before the scale grows
+  double init_scale = 65536.0;          // 2^16, PyTorch's default
+  double growth_factor = 2.0;           // after growth_interval finite steps in a row
+  double backoff_factor = 0.5;          // after a step with an inf or NaN gradient
+  std::int64_t growth_interval = 2000;  // finite steps before the scale grows
 };
 
 class GradScaler {

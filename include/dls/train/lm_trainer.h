@@ -26,30 +26,30 @@ struct LmRunControl {
   double time_limit_s = 0;            // > 0: stop (with a checkpoint) after this long
   std::int64_t log_every = 100;       // steps between log lines and metrics.csv rows
   std::string device = "cpu";         // cpu | cuda | auto
-  int workers = 1;           // > 1 (CPU): each batch in this many concurrent chunks
-  ParallelOptions parallel;  // process group (from the environment) and gradient accumulation
-  bool overwrite = false;    // a fresh run moves an earlier run in its directory aside
-  std::string config_toml;   // the program's options, written to a fresh run's directory as config.toml
+  int workers = 1;                    // > 1 (CPU): each batch in this many concurrent chunks
+  ParallelOptions parallel;           // process group (from the environment) and gradient accumulation
+  bool overwrite = false;             // a fresh run moves an earlier run in its directory aside
+  std::string config_toml;            // the program's options, written to a fresh run's directory as config.toml
   util::Precision precision = util::Precision::kFp32;
-  bool dry_run = false;      // read the data, build the model, print the report, stop
+  bool dry_run = false;  // read the data, build the model, print the report, stop
 };
 
 struct LmTrainResult {
-  double sentences_per_s = 0;       // training sentences per second, this invocation
-  double final_loss = NAN;          // mean training loss per token of the last (partial) epoch
-  double initial_val_perplexity = NAN;  // a fresh run's untrained model (NaN when resumed)
-  double val_nll = NAN;             // latest validation mean NLL per token
-  double val_perplexity = NAN;      // exp(val_nll)
-  double val_word_perplexity = NAN; // exp(Σ NLL / (words + EOS)): per word whatever the tokens
-  std::int64_t epochs = 0;          // epochs completed in all
-  std::int64_t iterations = 0;      // optimizer steps in all
-  double wall_s = 0;                // wall time of this invocation
+  double sentences_per_s = 0;            // training sentences per second, this invocation
+  double final_loss = NAN;               // mean training loss per token of the last (partial) epoch
+  double initial_val_perplexity = NAN;   // a fresh run's untrained model (NaN when resumed)
+  double val_nll = NAN;                  // latest validation mean NLL per token
+  double val_perplexity = NAN;           // exp(val_nll)
+  double val_word_perplexity = NAN;      // exp(Σ NLL / (words + EOS)): per word whatever the tokens
+  std::int64_t epochs = 0;               // epochs completed in all
+  std::int64_t iterations = 0;           // optimizer steps in all
+  double wall_s = 0;                     // wall time of this invocation
   std::vector<std::string> checkpoints;  // written by this invocation
   std::int64_t parameters = 0;
   std::int64_t vocab_size = 0;
-  std::string stopped_by;           // "epochs", "max-iters", "time-limit", "patience" or "dry-run"
+  std::string stopped_by;  // "epochs", "max-iters", "time-limit", "patience" or "dry-run"
   std::string run_dir;
-  ParallelReport parallel;          // world size, rank, backend, all-reduce time
+  ParallelReport parallel;  // world size, rank, backend, all-reduce time
 };
 
 // Trains (or resumes: control.resume) and returns the summary. Data and checkpoint errors

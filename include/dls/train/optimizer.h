@@ -14,8 +14,7 @@ namespace dls::train {
 
 // lr is only the starting value: the trainers set it every step from their schedule.
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tensor> parameters,
-                                                        const checkpoint::OptimizerOptions& options,
-                                                        double lr);
+                                                        const checkpoint::OptimizerOptions& options, double lr);
 
 void set_learning_rate(torch::optim::Optimizer& optimizer, double lr);
 

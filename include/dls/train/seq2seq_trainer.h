@@ -36,25 +36,25 @@ struct Seq2SeqRunControl {
 };
 
 struct Seq2SeqTrainResult {
-  double pairs_per_s = 0;       // training pairs per second of training time, this invocation
-  double final_loss = NAN;      // mean training loss of the last (possibly partial) epoch
-  double val_loss = NAN;        // after the last validated epoch
-  double val_bleu = NAN;        // corpus BLEU (NLTK scale 0-1) after the last validated epoch
+  double pairs_per_s = 0;   // training pairs per second of training time, this invocation
+  double final_loss = NAN;  // mean training loss of the last (possibly partial) epoch
+  double val_loss = NAN;    // after the last validated epoch
+  double val_bleu = NAN;    // corpus BLEU (NLTK scale 0-1) after the last validated epoch
   // sacreBLEU's BLEU and chrF2 (0-100) and their signatures, of this invocation's last
   // validation (NaN and empty when it validated nothing).
   double val_sacrebleu = NAN;
   double val_chrf = NAN;
   std::string sacrebleu_signature, chrf_signature;
-  std::int64_t epochs = 0;      // epochs completed in all
-  std::int64_t iterations = 0;  // optimizer steps in all
-  double wall_s = 0;            // wall time of this invocation
+  std::int64_t epochs = 0;               // epochs completed in all
+  std::int64_t iterations = 0;           // optimizer steps in all
+  double wall_s = 0;                     // wall time of this invocation
   std::vector<std::string> checkpoints;  // written by this invocation
   std::int64_t encoder_parameters = 0;
   std::int64_t decoder_parameters = 0;
   std::int64_t parameters = 0;  // the whole model (embeddings included)
   std::string stopped_by;       // "epochs", "max-iters", "time-limit" or "dry-run"
   std::string run_dir;
-  ParallelReport parallel;      // world size, rank, backend, all-reduce time
+  ParallelReport parallel;  // world size, rank, backend, all-reduce time
 };
 
 // Thrown when the loss becomes NaN or infinite; names the last good checkpoint.

@@ -16,8 +16,8 @@ namespace dls::train {
 // The loss of one chunk as its share of the batch loss (e.g. the chunk's mean cross-entropy
 // times chunk size / batch size, so that the chunks' losses add up to the batch's), and the
 // chunk's model outputs in *outputs (which it may leave undefined).
-using ChunkLossFn = std::function<torch::Tensor(const torch::Tensor& inputs, const torch::Tensor& targets,
-                                                torch::Tensor* outputs)>;
+using ChunkLossFn =
+    std::function<torch::Tensor(const torch::Tensor& inputs, const torch::Tensor& targets, torch::Tensor* outputs)>;
 
 struct SplitStepResult {
   double loss = 0;        // the sum of the chunks' losses: the batch loss
@@ -45,9 +45,8 @@ enum class GradientOutput {
 // chunks > 1: each chunk on its own thread; the gradients are added in chunk order, so the
 // result does not depend on thread timing. Parameters the loss does not reach get zeros.
 // Exceptions in a chunk are rethrown on the calling thread.
-SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& parameters,
-                                       const torch::Tensor& inputs, const torch::Tensor& targets,
-                                       int chunks, const ChunkLossFn& loss_fn,
+SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& parameters, const torch::Tensor& inputs,
+                                       const torch::Tensor& targets, int chunks, const ChunkLossFn& loss_fn,
                                        GradientOutput output = GradientOutput::kReplace);
 
 // The guard a trainer that splits its batches keeps around its steps.

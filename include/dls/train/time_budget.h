@@ -12,12 +12,12 @@
 namespace dls::train {
 
 struct TimeBudgetOptions {
-  double limit_s = 0;                   // the whole run's budget, wall seconds of all invocations
-  std::int64_t epochs_end_step = 1;     // the epochs' own schedule end: never laid out beyond it
-  std::int64_t steps_per_epoch = 1;     // an evaluation (and checkpoint) follows each epoch's last step
-  std::int64_t skipped_steps = 3;       // an invocation's first steps are slow (allocations): not measured
-  std::int64_t measured_steps = 10;     // steps measured before the first estimate
-  std::int64_t reestimate_every = 50;   // steps between later estimates (each from the latest ones)
+  double limit_s = 0;                  // the whole run's budget, wall seconds of all invocations
+  std::int64_t epochs_end_step = 1;    // the epochs' own schedule end: never laid out beyond it
+  std::int64_t steps_per_epoch = 1;    // an evaluation (and checkpoint) follows each epoch's last step
+  std::int64_t skipped_steps = 3;      // an invocation's first steps are slow (allocations): not measured
+  std::int64_t measured_steps = 10;    // steps measured before the first estimate
+  std::int64_t reestimate_every = 50;  // steps between later estimates (each from the latest ones)
 };
 
 class TimeBudget {
@@ -31,8 +31,8 @@ class TimeBudget {
   bool step_done(std::int64_t global_step, double started_s, double ended_s);
 
   std::int64_t end_step() const { return end_step_; }
-  double seconds_per_step() const { return seconds_per_step_; }    // 0 until measured
-  double seconds_per_epoch_end() const;                            // 0 until one is seen
+  double seconds_per_step() const { return seconds_per_step_; }  // 0 until measured
+  double seconds_per_epoch_end() const;                          // 0 until one is seen
   double limit_s() const { return options_.limit_s; }
 
   // Where `seconds` more of the run, from step `global_step`, end: the steps that fit at
@@ -47,13 +47,13 @@ class TimeBudget {
  private:
   TimeBudgetOptions options_;
   std::int64_t end_step_;
-  std::int64_t steps_seen_ = 0;       // this invocation's
-  std::int64_t window_step_ = -1;     // the step the current measurement window starts after
-  double window_s_ = 0;               // its end time
-  double window_epoch_ends_s_ = 0;    // epoch ends' time inside the window (not step time)
+  std::int64_t steps_seen_ = 0;     // this invocation's
+  std::int64_t window_step_ = -1;   // the step the current measurement window starts after
+  double window_s_ = 0;             // its end time
+  double window_epoch_ends_s_ = 0;  // epoch ends' time inside the window (not step time)
   double last_ended_s_ = 0;
   double seconds_per_step_ = 0;
-  double epoch_ends_s_ = 0;           // Σ seconds between an epoch's last step and the next step
+  double epoch_ends_s_ = 0;  // Σ seconds between an epoch's last step and the next step
   std::int64_t epoch_ends_ = 0;
 };
 

@@ -40,10 +40,10 @@ struct LoopState {
   double train_loss = NAN;            // mean loss of the latest (possibly partial) epoch
   double examples_per_s = 0;          // training throughput of the latest epoch
   // Sums over the steps done in the epoch in progress (a resumed epoch's means cover it all).
-  double epoch_loss_sum = 0;          // Σ batch loss × loss_weight
-  double epoch_loss_weight = 0;       // Σ loss_weight
-  std::int64_t epoch_examples = 0;    // examples trained
-  std::int64_t epoch_correct = 0;     // correct training predictions (tasks with an accuracy)
+  double epoch_loss_sum = 0;        // Σ batch loss × loss_weight
+  double epoch_loss_weight = 0;     // Σ loss_weight
+  std::int64_t epoch_examples = 0;  // examples trained
+  std::int64_t epoch_correct = 0;   // correct training predictions (tasks with an accuracy)
 
   // The epoch a checkpoint of this state is named after: the one in progress, if any.
   std::int64_t file_epoch() const { return step_in_epoch > 0 ? completed_epochs + 1 : completed_epochs; }
@@ -59,7 +59,7 @@ class TrainingDiverged : public std::runtime_error {
 struct LoopOptions {
   // When the invocation began (data loading included): wall times count from it.
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  std::string run_dir;                // checkpoints/, metrics.csv, plots
+  std::string run_dir;  // checkpoints/, metrics.csv, plots
   // A fresh run (no resume) refuses a run directory that holds an earlier run, so that no
   // run's checkpoints and metrics are overwritten or mixed with another's; with `overwrite`
   // the earlier run is moved aside to <run_dir>.old-N (never deleted).
@@ -67,8 +67,8 @@ struct LoopOptions {
   // A fresh run writes this (when not empty) as its directory's config.toml: the options
   // that repeat the run (apps/config_file.h).
   std::string config_toml;
-  std::int64_t epochs = 1;            // epochs of the whole run
-  std::int64_t max_iters = 0;         // > 0: stop once the run has made this many steps in all
+  std::int64_t epochs = 1;     // epochs of the whole run
+  std::int64_t max_iters = 0;  // > 0: stop once the run has made this many steps in all
   // > 0: the whole run's budget, in seconds from its start: stop (with a checkpoint) when it
   // is spent, with a cosine schedule laid out to end there (budgeted_schedule.h). A resume
   // keeps its checkpoint's budget when this is 0.
@@ -102,17 +102,17 @@ struct LoopOptions {
 };
 
 struct LoopResult {
-  double examples_per_s = 0;    // training examples per second of training time, this invocation
-  double final_loss = NAN;      // mean training loss of the last (possibly partial) epoch
-  std::int64_t epochs = 0;      // epochs completed in all
-  std::int64_t iterations = 0;  // optimizer steps in all
-  double wall_s = 0;            // wall time of this invocation
+  double examples_per_s = 0;             // training examples per second of training time, this invocation
+  double final_loss = NAN;               // mean training loss of the last (possibly partial) epoch
+  std::int64_t epochs = 0;               // epochs completed in all
+  std::int64_t iterations = 0;           // optimizer steps in all
+  double wall_s = 0;                     // wall time of this invocation
   std::vector<std::string> checkpoints;  // written by this invocation
-  std::string stopped_by;       // "epochs", "max-iters", "time-limit" or "patience"
-  int world_size = 1;           // processes that trained
-  int rank = 0;                 // of this process
-  std::string backend = "none"; // of the process group
-  double all_reduce_s = 0;      // mean wait per step for the gradient all-reduce after backward (0 alone)
+  std::string stopped_by;                // "epochs", "max-iters", "time-limit" or "patience"
+  int world_size = 1;                    // processes that trained
+  int rank = 0;                          // of this process
+  std::string backend = "none";          // of the process group
+  double all_reduce_s = 0;               // mean wait per step for the gradient all-reduce after backward (0 alone)
 };
 
 // A fresh run's check of its run directory (see LoopOptions::overwrite): throws

@@ -19,13 +19,13 @@ namespace dls::train {
 struct ViTRunControl {
   // checkpoints/, metrics.csv, plots; "": the resumed checkpoint's run, else runs/vit
   std::string run_dir;
-  std::string resume;                 // checkpoint file or run directory to continue from
-  std::int64_t checkpoint_every = 10; // epochs between checkpoints (the last one is always saved)
-  int keep_last = 0;                  // > 0: delete older checkpoints this run wrote
-  std::int64_t max_iters = 0;         // > 0: stop after this many optimizer steps in all
-  double time_limit_s = 0;            // > 0: the whole run's budget (training_loop.h)
-  std::int64_t log_every = 50;        // steps between metrics.csv rows
-  std::string device = "cpu";         // cpu | cuda | auto
+  std::string resume;                  // checkpoint file or run directory to continue from
+  std::int64_t checkpoint_every = 10;  // epochs between checkpoints (the last one is always saved)
+  int keep_last = 0;                   // > 0: delete older checkpoints this run wrote
+  std::int64_t max_iters = 0;          // > 0: stop after this many optimizer steps in all
+  double time_limit_s = 0;             // > 0: the whole run's budget (training_loop.h)
+  std::int64_t log_every = 50;         // steps between metrics.csv rows
+  std::string device = "cpu";          // cpu | cuda | auto
   // > 1: each step's batch is cut into this many chunks trained concurrently, one thread
   // each (split_batch.h); the same gradient up to rounding. CPU only.
   int workers = 1;
@@ -38,18 +38,17 @@ struct ViTRunControl {
 };
 
 struct ViTTrainResult {
-  double images_per_s = 0;      // training images per second over this invocation
-  double test_accuracy = 0;     // after the last epoch evaluated (fraction; NaN if none)
-  double final_loss = 0;        // mean training loss of the last epoch (or partial epoch)
-  std::int64_t epochs = 0;      // epochs completed in all
-  std::int64_t iterations = 0;  // optimizer steps in all
-  double wall_s = 0;            // wall time of this invocation
+  double images_per_s = 0;               // training images per second over this invocation
+  double test_accuracy = 0;              // after the last epoch evaluated (fraction; NaN if none)
+  double final_loss = 0;                 // mean training loss of the last epoch (or partial epoch)
+  std::int64_t epochs = 0;               // epochs completed in all
+  std::int64_t iterations = 0;           // optimizer steps in all
+  double wall_s = 0;                     // wall time of this invocation
   std::vector<std::string> checkpoints;  // written by this invocation
   std::int64_t parameters = 0;
-  std::string stopped_by;       // "epochs", "max-iters", "time-limit" or "dry-run"
-  ParallelReport parallel;      // world size, rank, backend, all-reduce time
+  std::string stopped_by;   // "epochs", "max-iters", "time-limit" or "dry-run"
+  ParallelReport parallel;  // world size, rank, backend, all-reduce time
 };
-
 
 // Trains (or resumes: control.resume) and returns the summary. Data and checkpoint errors
 // propagate as std::runtime_error with one-line messages.

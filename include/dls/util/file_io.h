@@ -34,8 +34,7 @@ std::string read_maybe_gzip_file(const std::string& path);
 // `write` fills a temporary file in the same directory, which is flushed to disk
 // (fsync) and then renamed over `path`. On any exception the temporary file is removed
 // and the exception propagates; an existing `path` is left untouched.
-void write_file_atomically(const std::string& path,
-                           const std::function<void(const std::string& tmp_path)>& write);
+void write_file_atomically(const std::string& path, const std::function<void(const std::string& tmp_path)>& write);
 
 // Makes `target` a hard link to the complete file `source`, atomically: a link under the
 // temporary name, renamed over `target`, so that `target` is always either its old content or
@@ -67,7 +66,7 @@ class FileWriter {
   FileWriter& operator=(const FileWriter&) = delete;
 
   bool write(const void* data, std::size_t size);  // false after any failure
-  void finish();  // closes; throws the first failure (std::runtime_error)
+  void finish();                                   // closes; throws the first failure (std::runtime_error)
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
 

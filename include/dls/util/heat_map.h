@@ -24,18 +24,33 @@ class HeatMap {
   // or either is not positive.
   HeatMap(std::vector<double> values, int rows, int cols);
 
-  HeatMap& title(std::string text) { title_ = std::move(text); return *this; }
-  HeatMap& x_label(std::string text) { x_label_ = std::move(text); return *this; }
-  HeatMap& y_label(std::string text) { y_label_ = std::move(text); return *this; }
+  HeatMap& title(std::string text) {
+    title_ = std::move(text);
+    return *this;
+  }
+  HeatMap& x_label(std::string text) {
+    x_label_ = std::move(text);
+    return *this;
+  }
+  HeatMap& y_label(std::string text) {
+    y_label_ = std::move(text);
+    return *this;
+  }
   // One label per row / column (std::invalid_argument otherwise); none by default.
   HeatMap& row_labels(std::vector<std::string> labels);
   HeatMap& col_labels(std::vector<std::string> labels);
-  HeatMap& color_map(ColorMap map) { color_map_ = map; return *this; }
+  HeatMap& color_map(ColorMap map) {
+    color_map_ = map;
+    return *this;
+  }
   // Values mapped to the ends of the colour map; by default the finite minimum and maximum.
   HeatMap& range(double lo, double hi);
   // Writes each value in its cell with `decimals` decimals, in black or white whichever
   // reads better on the cell, when the text fits (scale 2 if possible, else 1).
-  HeatMap& annotate(int decimals = 1) { decimals_ = decimals; return *this; }
+  HeatMap& annotate(int decimals = 1) {
+    decimals_ = decimals;
+    return *this;
+  }
 
   // The placement of everything; the canvas size is fixed by the matrix and its labels.
   struct Layout {
@@ -43,10 +58,10 @@ class HeatMap {
     Rect matrix;                // the cells
     int cell_w = 0, cell_h = 0;
     bool vertical_col_labels = false;
-    int annotation_scale = 0;   // 0 = no annotations
+    int annotation_scale = 0;  // 0 = no annotations
     Rect color_bar;
-    double lo = 0, hi = 1;      // value range of the colour map
-    std::vector<double> bar_ticks;          // values marked beside the colour bar
+    double lo = 0, hi = 1;          // value range of the colour map
+    std::vector<double> bar_ticks;  // values marked beside the colour bar
     std::vector<std::string> bar_labels;
   };
   Layout layout() const;

@@ -21,8 +21,8 @@ struct ImageView {
 };
 
 struct OverlayOptions {
-  int scale = 4;                           // each image pixel becomes scale x scale pixels
-  double alpha = 0.5;                      // weight of the colour map over the image
+  int scale = 4;       // each image pixel becomes scale x scale pixels
+  double alpha = 0.5;  // weight of the colour map over the image
   ColorMap color_map = ColorMap::kInferno;
 };
 
@@ -35,13 +35,11 @@ Canvas image_panel(const ImageView& image, int scale, const std::string& caption
 // attention) stretched over it, nearest cell, and blended in through the colour map:
 // the weights are rescaled so that their minimum is the map's start and their maximum its
 // end. Throws std::invalid_argument when weights.size() != grid_rows * grid_cols.
-Canvas attention_overlay(const ImageView& image, const std::vector<double>& weights,
-                         int grid_rows, int grid_cols, const std::string& caption,
-                         const OverlayOptions& options = {});
+Canvas attention_overlay(const ImageView& image, const std::vector<double>& weights, int grid_rows, int grid_cols,
+                         const std::string& caption, const OverlayOptions& options = {});
 
 // Panels in a grid, `columns` to a row, each centred in a cell as large as the largest
 // panel, `gap` pixels apart, under an optional title.
-Canvas tile_panels(const std::vector<Canvas>& panels, int columns, const std::string& title = "",
-                   int gap = 12);
+Canvas tile_panels(const std::vector<Canvas>& panels, int columns, const std::string& title = "", int gap = 12);
 
 }  // namespace dls::util

@@ -20,10 +20,22 @@ class LinePlot {
  public:
   explicit LinePlot(std::string title = "") : title_(std::move(title)) {}
 
-  LinePlot& title(std::string text) { title_ = std::move(text); return *this; }
-  LinePlot& x_label(std::string text) { x_label_ = std::move(text); return *this; }
-  LinePlot& y_label(std::string text) { y_label_ = std::move(text); return *this; }
-  LinePlot& log_y(bool on = true) { log_y_ = on; return *this; }
+  LinePlot& title(std::string text) {
+    title_ = std::move(text);
+    return *this;
+  }
+  LinePlot& x_label(std::string text) {
+    x_label_ = std::move(text);
+    return *this;
+  }
+  LinePlot& y_label(std::string text) {
+    y_label_ = std::move(text);
+    return *this;
+  }
+  LinePlot& log_y(bool on = true) {
+    log_y_ = on;
+    return *this;
+  }
 
   // Throws std::invalid_argument when x and y differ in length.
   LinePlot& add_series(std::string name, std::vector<double> x, std::vector<double> y);
@@ -49,8 +61,7 @@ class LinePlot {
   void draw_axes(const Axes& axes, Canvas* canvas) const;
   // Draws the series; returns their polylines in pixels (one per run of usable points).
   std::vector<std::vector<Point>> draw_series(const Axes& axes, Canvas* canvas) const;
-  void draw_legend(const Rect& area, const std::vector<std::vector<Point>>& lines,
-                   Canvas* canvas) const;
+  void draw_legend(const Rect& area, const std::vector<std::vector<Point>>& lines, Canvas* canvas) const;
 
   std::string title_, x_label_, y_label_;
   bool log_y_ = false;

@@ -3,6 +3,6 @@
 // PNG through the canvas.
 #pragma once
 
-#include "dls/util/heat_map.h"    // HeatMap
-#include "dls/util/image_panel.h" // image_panel, attention_overlay, tile_panels
-#include "dls/util/line_plot.h"   // LinePlot
+#include "dls/util/heat_map.h"     // HeatMap
+#include "dls/util/image_panel.h"  // image_panel, attention_overlay, tile_panels
+#include "dls/util/line_plot.h"    // LinePlot

@@ -33,13 +33,13 @@ struct ProgressOptions {
 struct ProgressSnapshot {
   std::string label;
   std::int64_t done = 0;
-  std::int64_t total = 0;       // <= 0: unknown (no percentage, no ETA)
-  std::int64_t initial = 0;     // excluded from the rate
+  std::int64_t total = 0;    // <= 0: unknown (no percentage, no ETA)
+  std::int64_t initial = 0;  // excluded from the rate
   double elapsed_s = 0;
   std::string unit = "it";
   ProgressFields fields;
-  int bar_width = 0;            // 0: no [#####-----] bar
-  bool finished = false;        // final line: no ETA
+  int bar_width = 0;      // 0: no [#####-----] bar
+  bool finished = false;  // final line: no ETA
 };
 
 // "train  [#####-----]  500/1000  50.0%  312 pairs/s  elapsed 0:00:01  ETA 0:00:01  loss=2.3"

@@ -9,9 +9,9 @@
 namespace dls::util {
 
 struct RuntimeOptions {
-  int threads = 0;                  // intra-op threads; 0 = default_threads()
-  std::string log_level = "info";   // trace|debug|info|warn|error|off (env DLS_LOG_LEVEL wins)
-  bool quiet_blas_check = false;    // do not log the BLAS line (tests)
+  int threads = 0;                 // intra-op threads; 0 = default_threads()
+  std::string log_level = "info";  // trace|debug|info|warn|error|off (env DLS_LOG_LEVEL wins)
+  bool quiet_blas_check = false;   // do not log the BLAS line (tests)
   // Keep freed memory in the process (glibc: no mmap'd blocks, no trimming) so that the
   // next step reuses its pages instead of faulting in and zeroing fresh ones; see
   // keep_freed_memory(). The seq2seq programs call it for the dlstudio layout.
@@ -19,9 +19,9 @@ struct RuntimeOptions {
 };
 
 struct RuntimeInfo {
-  int threads = 1;          // intra-op threads in effect
-  std::string blas;         // "OpenBLAS ...", "reference BLAS (...)", or "unknown"
-  bool slow_blas = false;   // the netlib reference BLAS is loaded
+  int threads = 1;         // intra-op threads in effect
+  std::string blas;        // "OpenBLAS ...", "reference BLAS (...)", or "unknown"
+  bool slow_blas = false;  // the netlib reference BLAS is loaded
 };
 
 // Applies the options; logs one warning line when the slow reference BLAS is in use.
