@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 
 #include <torch/torch.h>
 
@@ -28,10 +29,35 @@ std::string layout_difference(const NamedTensors& tensors, const NamedTensors& r
   return "";
 }
 
+// An average never replaces a checkpoint it did not write (a training checkpoint holds the
+// optimizer state --resume needs) nor lands among a run's checkpoints, where it would be taken
+// for the newest.
+void check_average_output(const std::string& output) {
+  const std::filesystem::path path(output);
+  if (path.parent_path().filename() == "checkpoints") {
+    throw std::runtime_error(output +
+                             ": an average goes beside a run's checkpoints/, not among them "
+                             "(default RUN/average_last_N.pt)");
+  }
+  if (!std::filesystem::exists(path)) return;
+  bool earlier_average = false;
+  try {
+    earlier_average = CheckpointReader(output).has_text("averaged_from");
+  } catch (const std::exception&) {
+    // not a checkpoint: refused below
+  }
+  if (!earlier_average) {
+    throw std::runtime_error(output +
+                             ": exists and is not an earlier average; --average writes a new file "
+                             "or replaces an earlier average, never anything else");
+  }
+}
+
 }  // namespace
 
 void average_checkpoints(const std::vector<std::string>& paths, const std::string& output) {
   if (paths.empty()) throw std::invalid_argument("average_checkpoints: no checkpoints");
+  check_average_output(output);
   const CheckpointReader newest(paths.back());
   const auto model_settings = newest.settings().section("model").entries();
   NamedTensors sums = newest.module_tensors(evaluation_weights(newest));

@@ -149,6 +149,12 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
 }  // namespace
 
 std::vector<std::string> export_dlstudio(const std::string& checkpoint, const std::string& dir) {
+  // Another export's files would be replaced one by one, leaving a mix of two models.
+  if (std::filesystem::exists(dir) && (!std::filesystem::is_directory(dir) || !std::filesystem::is_empty(dir))) {
+    throw std::runtime_error(dir +
+                             ": not an empty folder; --export-dlstudio writes into a new or empty one, "
+                             "so that no other export's files are replaced");
+  }
   const CheckpointReader reader(checkpoint);
   if (reader.kind() == kSeq2SeqKind) return export_seq2seq(checkpoint, dir);
   if (reader.kind() == kViTCheckpointKind) return export_vit(reader, dir);

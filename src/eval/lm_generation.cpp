@@ -15,7 +15,12 @@ double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) *
 // The token chosen from logits [V].
 std::int64_t choose(const torch::Tensor& logits, const SamplingOptions& options, std::mt19937_64& rng) {
   if (options.temperature <= 0) return logits.argmax().item<std::int64_t>();
-  auto filtered = top_p_filter(top_k_filter(logits / options.temperature, options.top_k), options.top_p);
+  // In double and shifted so that the largest is 0: a tiny temperature (1e-40) then sends the
+  // others to -inf, not every logit to +inf (whose softmax is NaN), and sampling tends to
+  // the greedy choice as it should.
+  const auto scores = logits.to(torch::kDouble);
+  const auto shifted = (scores - scores.max()) / options.temperature;
+  auto filtered = top_p_filter(top_k_filter(shifted, options.top_k), options.top_p);
   const auto probs = torch::softmax(filtered.to(torch::kDouble), -1).contiguous();
   const auto* p = probs.data_ptr<double>();
   const double u = uniform(rng);

@@ -49,7 +49,8 @@ Translation translate_sentence(checkpoint::LoadedSeq2Seq& loaded, const std::str
         t.tokens.size(), loaded.english_subwords ? "subword pieces" : "words", max_len - 2, max_len,
         loaded.english_subwords ? "pieces" : "words"));
   }
-  const auto ids = loaded.english.encode(t.tokens, max_len, data::Vocabulary::Padding::kPad, &t.unknown);
+  // Padded as the model was trained (an EOS-trained model never learnt <pad>'s embedding).
+  const auto ids = loaded.english.encode(t.tokens, max_len, loaded.info.training.padding(), &t.unknown);
   const auto src = torch::tensor(ids, torch::kLong).unsqueeze(0).to(device);  // [1, L]
   const auto out = decode_batch(loaded.model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, decode);
   t.translation_tokens = loaded.spanish.decode(out.front());
@@ -66,8 +67,11 @@ std::vector<std::string> save_translation_attention_maps(checkpoint::LoadedSeq2S
   const int max_len = static_cast<int>(loaded.model->config().transformer().max_seq_length());
   auto spanish = t.translation_tokens;
   if (static_cast<int>(spanish.size()) > max_len - 2) spanish.resize(static_cast<std::size_t>(max_len - 2));
-  const auto src = torch::tensor(loaded.english.encode(t.tokens, max_len), torch::kLong).unsqueeze(0).to(device);
-  const auto tgt = torch::tensor(loaded.spanish.encode(spanish, max_len), torch::kLong).unsqueeze(0).to(device);
+  const auto padding = loaded.info.training.padding();
+  const auto src =
+      torch::tensor(loaded.english.encode(t.tokens, max_len, padding), torch::kLong).unsqueeze(0).to(device);
+  const auto tgt =
+      torch::tensor(loaded.spanish.encode(spanish, max_len, padding), torch::kLong).unsqueeze(0).to(device);
   AttentionTrace trace;
   {
     torch::NoGradGuard no_grad;

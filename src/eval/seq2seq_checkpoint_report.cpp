@@ -151,7 +151,7 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   loaded.model->to(device);
   *sentences = sentences_for(loaded.info, request, cache);
   const auto& options = loaded.info.training;
-  const auto padding = options.dlstudio_loss ? data::Vocabulary::Padding::kEos : data::Vocabulary::Padding::kPad;
+  const auto padding = options.padding();
   const auto encoded =
       data::encode_pairs(model_tokens(loaded, *sentences), {}, loaded.english, loaded.spanish,
                          static_cast<int>(loaded.model->config().transformer().max_seq_length()), padding);

@@ -89,7 +89,7 @@ Seq2SeqData prepare_seq2seq_data(const checkpoint::Seq2SeqTrainOptions& options,
                 0,
                 {},
                 {}};
-  const auto padding = options.dlstudio_loss ? data::Vocabulary::Padding::kEos : data::Vocabulary::Padding::kPad;
+  const auto padding = options.padding();
   // The tensors index the pieces with subword units (a copy of the corpus while encoding).
   const auto pieces = options.subword_units
                           ? data::tokenize_pairs(d.corpus.pairs, &*d.english_subwords, &*d.spanish_subwords)

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
 
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/util/file_io.h"
 #include "util/temp_files.h"
 
 namespace dls::checkpoint {
@@ -68,6 +70,34 @@ TEST(CheckpointAverage, AveragesTheMovingAverageWhereCheckpointsHoldOne) {
   Tiny averaged(2);
   CheckpointReader(dir / "avg.pt").load_module("model", *averaged);
   EXPECT_TRUE(torch::allclose(averaged->fc->weight, (a_ema->fc->weight + b_ema->fc->weight) / 2, 0, 1e-7));
+}
+
+// checkpoint_eval RUN --average 2 --output RUN/checkpoints/<newest>.pt replaced the newest
+// training checkpoint, and --resume failed after it: an average replaces only an average.
+TEST(CheckpointAverage, NeverReplacesATrainingCheckpoint) {
+  const auto dir = test::fresh_temp_dir("checkpoint_average_output");
+  Tiny a(2), b(2);
+  const auto first = save(dir / "a.pt", a, 2), second = save(dir / "b.pt", b, 2);
+  const auto second_bytes = util::read_file(second);
+  const auto refused = [&](const std::string& output) {
+    try {
+      average_checkpoints({first, second}, output);
+    } catch (const std::runtime_error& error) {
+      return std::string(error.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(refused(second).rfind(second + ": exists and is not an earlier average", 0), 0u) << refused(second);
+  EXPECT_EQ(util::read_file(second), second_bytes);
+  fs::create_directories(dir / "checkpoints");
+  const auto among = (dir / "checkpoints" / "avg.pt").string();
+  EXPECT_EQ(refused(among).rfind(among + ": an average goes beside a run's checkpoints/", 0), 0u) << refused(among);
+  EXPECT_FALSE(fs::exists(among));
+  // An earlier average is replaced: the command can be run again.
+  const auto output = (dir / "avg.pt").string();
+  average_checkpoints({first, second}, output);
+  average_checkpoints({first, second}, output);
+  EXPECT_TRUE(CheckpointReader(output).has_text("averaged_from"));
 }
 
 TEST(CheckpointAverage, RefusesCheckpointsOfAnotherModelNamingTheFile) {

@@ -219,6 +219,13 @@ TEST(DLStudioExport, RefusesWhatDLStudioHasNoClassForAndWritesNothing) {
   // The same tiny model as DLStudio has it is exported.
   const auto accepted = tiny_vit_checkpoint("export_fg", [](auto&) {});
   EXPECT_EQ(export_dlstudio(accepted, out.string()).size(), 3u);
+  // Not into a folder that holds anything, another export included: none of its files changes.
+  std::map<std::string, std::string> before;
+  for (const auto& entry : fs::directory_iterator(out))
+    before[entry.path().string()] = util::read_file(entry.path().string());
+  const auto error = export_error(accepted, out);
+  EXPECT_EQ(error.rfind(out.string() + ": not an empty folder", 0), 0u) << error;
+  for (const auto& [path, bytes] : before) EXPECT_EQ(util::read_file(path), bytes) << path;
 }
 
 TEST(DLStudioExport, PythonLoadsEveryExportStrictly) {

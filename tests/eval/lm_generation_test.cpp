@@ -91,6 +91,21 @@ TEST(Generate, SamplingIsReproducibleAndTopOneIsGreedy) {
   EXPECT_EQ(generate(model, prompt, -1, sampling).tokens, generate(model, prompt, -1, greedy).tokens);
 }
 
+// A temperature near 0 is greedy in the limit; logits / 1e-40 overflowed float to +inf and
+// the softmax to NaN, which fell to the vocabulary's last word.
+TEST(Generate, TinyTemperaturesAreGreedy) {
+  auto model = generation_model();
+  SamplingOptions greedy;
+  greedy.temperature = 0;
+  const auto expected = generate(model, {0}, -1, greedy).tokens;
+  for (const double temperature : {1e-40, 1e-300, 4.9e-324}) {
+    SamplingOptions cold;
+    cold.temperature = temperature;
+    cold.seed = 5;
+    EXPECT_EQ(generate(model, {0}, -1, cold).tokens, expected) << "temperature " << temperature;
+  }
+}
+
 TEST(Generate, StopsAtEos) {
   auto model = generation_model();
   SamplingOptions greedy;

@@ -14,7 +14,9 @@ namespace dls::checkpoint {
 // others taken from the newest. Settings and texts are those of the last path (the newest),
 // plus text "averaged_from" naming the files; no optimizer or RNG state, so the result is for
 // evaluation, not --resume. Throws CheckpointError naming the first file whose kind, model
-// settings or tensor names and shapes differ from the newest's.
+// settings or tensor names and shapes differ from the newest's, and std::runtime_error (one
+// line, nothing written) when `output` exists and is not an earlier average (a training
+// checkpoint, say) or lies in a run's checkpoints/ folder.
 void average_checkpoints(const std::vector<std::string>& paths, const std::string& output);
 
 }  // namespace dls::checkpoint

@@ -9,6 +9,7 @@
 #include "dls/checkpoint/optimizer_options.h"
 #include "dls/checkpoint/selection_options.h"
 #include "dls/data/subword_model.h"
+#include "dls/data/vocabulary.h"
 #include "dls/util/key_values.h"
 
 namespace dls::checkpoint {
@@ -41,6 +42,14 @@ struct Seq2SeqTrainOptions {
   std::int64_t samples = 20;          // translations printed at the end
   std::int64_t bleu_sentences = 0;    // validation sentences translated per epoch; 0 = all
   std::string device = "cpu";
+
+  // How this run's sentences are padded: DLStudio's loss trains with EOS padding (its
+  // <pad> embedding never learns), the others with <pad>. Training, evaluation,
+  // translation and attention maps all pad this way: in the flattened layout every padding
+  // row changes every output.
+  data::Vocabulary::Padding padding() const {
+    return dlstudio_loss ? data::Vocabulary::Padding::kEos : data::Vocabulary::Padding::kPad;
+  }
 
   util::KeyValues to_settings() const;
   static Seq2SeqTrainOptions from_settings(const util::KeyValues& settings);
