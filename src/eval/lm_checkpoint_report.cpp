@@ -1,5 +1,6 @@
 #include "dls/eval/lm_checkpoint_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <ostream>
@@ -142,10 +143,18 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
     const auto words = data::normalize_words(prompt, language);
     const auto prompt_tokens = tokenizer.tokens(words);
     std::vector<std::int64_t> tokens{Vocabulary::kSos};
+    std::vector<std::string> unknown;
     for (const auto& token : prompt_tokens) {
       tokens.push_back(vocabulary.index_of(token));
-      if (tokens.back() == Vocabulary::kUnk)
-        messages << "warning: '" << token << "' is not in the vocabulary (<unk>)\n";
+      if (tokens.back() == Vocabulary::kUnk) unknown.push_back(token);
+    }
+    // One line however many: the count and the first few.
+    if (!unknown.empty()) {
+      constexpr std::size_t kShown = 5;
+      std::string shown;
+      for (std::size_t i = 0; i < std::min(kShown, unknown.size()); ++i) shown += (i ? ", '" : "'") + unknown[i] + "'";
+      messages << "warning: " << unknown.size() << " word(s) of the prompt not in the vocabulary (<unk>): " << shown
+               << (unknown.size() > kShown ? ", ..." : "") << "\n";
     }
     for (std::int64_t i = 0; i < request.samples; ++i) {
       auto sampling = request.sampling;

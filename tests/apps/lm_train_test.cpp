@@ -74,6 +74,16 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
   ASSERT_EQ(sampled.status, 0) << sampled.err;
   EXPECT_EQ(test::count_lines(sampled.out), 3u) << sampled.out;
   EXPECT_EQ(run_lm_eval(sample_args, "sampled_again").out, sampled.out);
+  // Unknown words of a prompt: one warning line however many, with the count and the first
+  // few, then the one-line error for a prompt longer than the model's L.
+  std::string long_prompt;
+  for (int i = 0; i < 2000; ++i) long_prompt += "zzq" + std::to_string(i) + " ";
+  const auto unknown = run_lm_eval(run_dir.string() + " --generate \"" + long_prompt + "\" --temperature 0", "unknown");
+  EXPECT_EQ(test::count_lines(unknown.err), 2u) << unknown.err.substr(0, 500);
+  EXPECT_EQ(unknown.err.rfind("warning: 2000 word(s) of the prompt not in the vocabulary (<unk>): 'zzq0', 'zzq1'", 0),
+            0u)
+      << unknown.err.substr(0, 500);
+  EXPECT_NE(unknown.err.find("\nerror: a prompt of 2001 tokens leaves no room"), std::string::npos) << unknown.err;
 
   // Resume: one more epoch in the same run directory.
   const auto resumed = run_lm_train("--resume " + run_dir.string() + " --epochs 3 --log-level warn", "resume");

@@ -106,6 +106,23 @@ TEST(Generate, TinyTemperaturesAreGreedy) {
   }
 }
 
+// Any temperature samples real tokens: 1e-8 as good as greedy, 1e8 all but uniformly.
+TEST(Generate, AnyTemperatureSamplesRealTokens) {
+  auto model = generation_model();
+  for (const double temperature : {1e-8, 1e8, 1e300}) {
+    SamplingOptions sampling;
+    sampling.temperature = temperature;
+    sampling.seed = 9;
+    const auto generated = generate(model, {0}, -1, sampling);
+    ASSERT_FALSE(generated.tokens.empty()) << "temperature " << temperature;
+    for (const auto token : generated.tokens) {
+      EXPECT_GE(token, 0) << "temperature " << temperature;
+      EXPECT_LT(token, 9) << "temperature " << temperature;
+    }
+    EXPECT_EQ(generate(model, {0}, -1, sampling).tokens, generated.tokens) << "reproducible";
+  }
+}
+
 TEST(Generate, StopsAtEos) {
   auto model = generation_model();
   SamplingOptions greedy;
