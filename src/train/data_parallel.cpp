@@ -12,6 +12,13 @@
 
 namespace dls::train {
 
+namespace {
+
+// Joins the process group of the environment `lookup` reads for training on `device`. One
+// process: a context of world size 1. Ranks other than 0 log only warnings and errors,
+// prefixed "[rank R]". Throws std::runtime_error (one line) for a bad environment, an
+// unknown backend, NCCL without CUDA or without NCCL in this LibTorch, or a group that cannot
+// be joined within the timeout.
 DistributedContext join_process_group(const ParallelOptions& options, const c10::Device& device,
                                       const EnvLookup& lookup) {
   if (options.backend != "auto" && options.backend != "gloo" && options.backend != "nccl") {
@@ -37,6 +44,8 @@ DistributedContext join_process_group(const ParallelOptions& options, const c10:
   }
   return context;
 }
+
+}  // namespace
 
 torch::Device training_device(const std::string& device, const EnvLookup& lookup, int gpus) {
   const auto env = read_distributed_environment(lookup);

@@ -25,8 +25,6 @@ torch::Device choose_device(const std::string& name, int gpus, int local_rank) {
   return {torch::kCUDA, static_cast<c10::DeviceIndex>(index)};
 }
 
-torch::Device select_device(const std::string& name, int local_rank) {
-  return choose_device(name, visible_gpus(), local_rank);
-}
+torch::Device select_device(const std::string& name) { return choose_device(name, visible_gpus()); }
 
 }  // namespace dls::util

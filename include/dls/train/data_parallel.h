@@ -1,7 +1,8 @@
-// What every training program does to train data-parallel: join the process group its
-// launcher describes (torchrun or RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT by hand; alone
-// without them), keep the other ranks' logs to warnings and errors with their rank, and
-// after a torchrun restart resume the run by itself.
+// What every training program does at its start: choose its device (each torchrun rank its
+// own GPU), join the process group its launcher describes (torchrun or
+// RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT by hand; alone without them), keep the other
+// ranks' logs to warnings and errors with their rank, and after a torchrun restart resume
+// the run by itself.
 #pragma once
 
 #include <string>
@@ -30,16 +31,6 @@ struct ParallelReport {
   double all_reduce_s = 0;  // mean wait per step for the gradient all-reduce after backward
 };
 
-// Joins the process group of this process's environment for training on `device` (the
-// resolved --device); the context's device() is where this rank trains (for CUDA in a group,
-// its own GPU). One process: a context of world size 1. Ranks other than 0 log only
-// warnings and errors, prefixed "[rank R]". Throws std::runtime_error (one line) for a bad
-// environment, an unknown backend, NCCL without CUDA or without NCCL in this LibTorch, or a
-// group that cannot be joined within the timeout.
-// `lookup` reads the environment (tests pass a map's).
-DistributedContext join_process_group(const ParallelOptions& options, const c10::Device& device,
-                                      const EnvLookup& lookup = {});
-
 // Where a training process runs and with whom, decided once at its start.
 struct TrainingPlacement {
   torch::Device device = torch::kCPU;  // util::choose_device of --device for this rank
@@ -54,7 +45,9 @@ struct TrainingPlacement {
 torch::Device training_device(const std::string& device, const EnvLookup& lookup = {}, int gpus = -1);
 
 // What every trainer does first: chooses the device (training_device), checks `precision`
-// on it and joins the process group. Throws one-line errors (std::invalid_argument
+// on it and joins the process group of its launcher's environment (torchrun, or
+// RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT; alone without them), where ranks other than 0 log
+// only warnings and errors, prefixed "[rank R]". Throws one-line errors (std::invalid_argument
 // for a device or precision this process cannot have, std::runtime_error for the group).
 // `lookup` reads the environment and `gpus` is the count of visible GPUs (-1: ask LibTorch);
 // tests pass their own.

@@ -22,7 +22,8 @@ int visible_gpus();
 // negative local rank. Logs a warning when more local ranks than GPUs share them.
 torch::Device choose_device(const std::string& name, int gpus, int local_rank = 0);
 
-// choose_device for this process's visible GPUs.
-torch::Device select_device(const std::string& name, int local_rank = 0);
+// choose_device for one process (local rank 0) and the GPUs it can see: checkpoint_eval and
+// the benchmark. The trainers choose through train::place_training, which knows the rank.
+torch::Device select_device(const std::string& name);
 
 }  // namespace dls::util
