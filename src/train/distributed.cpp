@@ -29,7 +29,6 @@
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <spdlog/spdlog.h>
-#include <torch/cuda.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 

@@ -13,15 +13,11 @@ set -euo pipefail
 
 fetch=$1
 # What it runs from outside the project, declared as tests/outside_needs.tsv asks: a missing
-# one skips the test (exit 77) with one line (where tests/support/outside_needs.sh exists).
-outside_needs="$(dirname "${BASH_SOURCE[0]}")/../support/outside_needs.sh"
-if [ -r "$outside_needs" ]; then
-  # shellcheck source=/dev/null
-  source "$outside_needs"
-  require_outside /usr/bin/python3 /usr/bin/curl /usr/bin/unzip
-fi
+# one skips the test (exit 77) with one line.
+# shellcheck source=/dev/null
+source "$(dirname "${BASH_SOURCE[0]}")/../support/outside_needs.sh"
+require_outside /usr/bin/python3 /usr/bin/curl /usr/bin/unzip
 python=/usr/bin/python3
-[ -x "$python" ] || python=$(command -v python3)
 tmp=$(mktemp -d)
 server_pid=""
 cleanup() {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -54,15 +55,20 @@ const std::set<std::string>& standard_modules() {
   static const std::set<std::string> names = [] {
     std::set<std::string> out;
     if (::access(kPython, X_OK) != 0) return out;
-    const auto file = fs::temp_directory_path() / ("dls_stdlib_" + std::to_string(::getpid()));
-    const std::string command = std::string(kPython) +
-                                " -c 'import sys; print(\"\\n\".join(sorted(sys.stdlib_module_names)))' > " +
-                                file.string() + " 2>/dev/null";
-    if (std::system(command.c_str()) == 0) {
-      std::istringstream in(util::read_file(file.string()));
-      for (std::string line; std::getline(in, line);) out.insert(line);
+    const std::string command =
+        std::string(kPython) + " -c 'import sys; print(\"\\n\".join(sorted(sys.stdlib_module_names)))' 2>/dev/null";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) return out;
+    std::string line;
+    for (int c; (c = std::fgetc(pipe)) != EOF;) {
+      if (c != '\n') {
+        line += static_cast<char>(c);
+      } else if (!line.empty()) {
+        out.insert(line);
+        line.clear();
+      }
     }
-    fs::remove(file);
+    ::pclose(pipe);
     return out;
   }();
   return names;
