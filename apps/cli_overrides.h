@@ -48,7 +48,7 @@ inline CLI::Validator in_range(double lo, double hi) {
       "", "in_range");
 }
 
-// The values of --optimizer (checkpoint::parse_optimizer).
+// The values of --optimizer (dls::settings::parse_optimizer).
 inline CLI::Validator optimizers() { return CLI::IsMember({"adam", "adamw"}); }
 
 // The values of --log-level (spdlog's level names).

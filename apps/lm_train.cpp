@@ -22,31 +22,30 @@
 #include "config_file.h"
 #include "default_corpus.h"
 #include "error_line.h"
-#include "parallel_flags.h"
-#include "precision_flag.h"
+#include "run_flags.h"
 #include "selection_flags.h"
 #include "dls/checkpoint/lm_checkpoint.h"
-#include "dls/checkpoint/seq2seq_options.h"  // parse_tokenizer
+#include "dls/settings/seq2seq_settings.h"  // dls::settings::parse_tokenizer
 #include "dls/models/batch_chunks.h"
-#include "dls/train/lm_presets.h"
-#include "dls/train/lm_trainer.h"
+#include "dls/train/tasks/lm_presets.h"
+#include "dls/train/tasks/lm_trainer.h"
 #include "dls/train/stop_signals.h"
 #include "dls/util/json.h"
 #include "dls/util/runtime.h"
 
 namespace {
 
-using dls::checkpoint::LmTrainSettings;
-using Overrides = dls::apps::Overrides<LmTrainSettings>;
+using dls::settings::LmTrainSettings;
+using Overrides = dls::apps::Overrides<dls::settings::LmTrainSettings>;
 
 template <typename T>
 CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& name, const std::string& help,
-                     std::function<void(LmTrainSettings&, const T&)> apply) {
-  return dls::apps::setting<T, LmTrainSettings>(app, overrides, name, help, std::move(apply));
+                     std::function<void(dls::settings::LmTrainSettings&, const T&)> apply) {
+  return dls::apps::setting<T, dls::settings::LmTrainSettings>(app, overrides, name, help, std::move(apply));
 }
 
 // Refuses subword flags that would be ignored (one line each).
-void check_subword_flags(const CLI::App& app, const dls::checkpoint::LmDataSettings& data, bool resuming) {
+void check_subword_flags(const CLI::App& app, const dls::settings::LmDataSettings& data, bool resuming) {
   for (const char* flag : {"--tokenizer", "--spm-model", "--vocab-size"}) {
     if (resuming && app.count(flag) > 0)
       throw std::runtime_error(std::string(flag) + ": fixed by the checkpoint when resuming");
@@ -109,10 +108,8 @@ int main(int argc, char** argv) {
       "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
   app.get_formatter()->column_width(36);
   Overrides overrides;
-  std::string data_path, preset = "cpu", log_level = "info", precision = "fp32";
-  dls::train::LmRunControl control;
-  int threads = dls::util::default_threads(), workers = 0;
-  bool json = false;
+  std::string data_path, preset = "cpu";
+  dls::apps::InvocationFlags invocation;
 
   const std::string data = "Data";
   app.add_option("--data", data_path,
@@ -131,7 +128,7 @@ int main(int argc, char** argv) {
       ->group(data);
   setting<std::string>(app, overrides, "--tokenizer",
                        "word, or sentencepiece (subword units trained on the training split, kept in the checkpoint)",
-                       [](auto& s, auto v) { s.data.subword_units = dls::checkpoint::parse_tokenizer(v); })
+                       [](auto& s, auto v) { s.data.subword_units = dls::settings::parse_tokenizer(v); })
       ->check(CLI::IsMember({"word", "sentencepiece"}))
       ->group(data);
   setting<std::string>(app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe",
@@ -191,14 +188,14 @@ int main(int argc, char** argv) {
       ->check(dls::apps::in_range(1, 1000000))
       ->group(training);
   setting<std::string>(app, overrides, "--optimizer", "adam or adamw",
-                       [](auto& s, auto v) { s.optimizer.kind = dls::checkpoint::parse_optimizer(v); })
+                       [](auto& s, auto v) { s.optimizer.kind = dls::settings::parse_optimizer(v); })
       ->check(dls::apps::optimizers())
       ->group(training);
   setting<double>(app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s, auto v) { s.lr = v; })
       ->check(dls::apps::in_range(1e-12, 100))
       ->group(training);
   setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)",
-                       [](auto& s, auto v) { s.schedule = dls::checkpoint::parse_schedule(v); })
+                       [](auto& s, auto v) { s.schedule = dls::settings::parse_schedule(v); })
       ->check(CLI::IsMember({"constant", "cosine"}))
       ->group(training);
   setting<std::int64_t>(app, overrides, "--warmup-steps", "cosine: warm-up length in steps",
@@ -224,71 +221,24 @@ int main(int argc, char** argv) {
                          [](auto& s, auto v) { s.seed = v; })
       ->check(dls::apps::in_range(0, 18446744073709551615.0))
       ->group(training);
-  app.add_option("--max-iters", control.max_iters, "stop after this many steps in all (0: no limit)")
-      ->check(dls::apps::in_range(0, 1000000000000))
-      ->group(training);
-  app.add_option("--time-limit", control.time_limit_s,
-                 "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end "
-                 "there (0: none; a resume keeps the run's)")
-      ->check(dls::apps::in_range(0, 1000000000))
-      ->group(training);
-  app.add_option("--resume", control.resume, "continue from a checkpoint file or the newest one of a run directory")
-      ->group(training);
-  app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")
-      ->check(dls::apps::in_range(1, 256))
-      ->group(training);
-  app.add_option("--workers", workers, "split each batch into N chunks trained concurrently, one thread each (CPU)")
-      ->check(dls::apps::in_range(1, 256))
-      ->group(training);
-  dls::apps::add_parallel_flags(app, control.parallel, "Data parallelism (torchrun)");
-  app.add_option("--device", control.device, "cpu, cuda or auto")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
-      ->group(training);
-  dls::apps::add_precision_flag(app, precision, training);
 
   const std::string output = "Output";
-  app.add_option("--run-dir", control.run_dir, "run directory (default runs/lm; with --resume, the checkpoint's run)")
-      ->group(output);
-  app.add_option("--checkpoint-every", control.checkpoint_every, "epochs between checkpoints; the last is always saved")
-      ->capture_default_str()
-      ->check(dls::apps::in_range(0, 1000000))
-      ->group(output);
-  app.add_option("--keep-last", control.keep_last, "keep only the newest K checkpoints of this run (0: all)")
-      ->check(dls::apps::in_range(0, 1000000))
-      ->group(output);
-  dls::apps::add_selection_flags<LmTrainSettings>(
-      app, overrides, {"loss"}, [](LmTrainSettings & s) -> auto& { return s.selection; }, output);
-  app.add_option("--log-every", control.log_every, "steps between log lines and rows of metrics.csv")
-      ->capture_default_str()
-      ->check(dls::apps::in_range(0, 1000000000))
-      ->group(output);
-  app.add_flag(
-         "--overwrite", control.overwrite,
-         "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")
-      ->group(output);
-  app.add_flag("--dry-run", control.dry_run, "read the data, build the model, print the start-up report and stop")
-      ->group(output);
-  app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")
-      ->group(output);
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
-      ->capture_default_str()
-      ->check(dls::apps::log_levels())
-      ->group(output);
+  dls::apps::add_selection_flags<dls::settings::LmTrainSettings>(
+      app, overrides, {"loss"}, [](dls::settings::LmTrainSettings & s) -> auto& { return s.selection; }, output);
+  dls::apps::add_run_flags<LmTrainSettings>(
+      app, overrides, invocation, [](LmTrainSettings & s) -> auto& { return s.run; }, "runs/lm", training, output);
 
   dls::apps::add_version_flag(app, "lm_train");
-  dls::apps::not_in_config({app.get_option("--resume"), app.get_option("--overwrite"), app.get_option("--dry-run")});
+  dls::apps::keep_invocation_flags_out_of_config(app);
   dls::apps::add_config_option(app);
   if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("lm_train"));
   try {
-    dls::util::RuntimeOptions runtime;
-    runtime.threads = threads;
-    runtime.log_level = log_level;
-    const auto runtime_info = dls::util::configure_runtime(runtime);
+    const int threads = dls::apps::configure_invocation(invocation);
     LmTrainSettings settings;
-    if (!control.resume.empty()) {
-      settings = dls::checkpoint::read_lm_checkpoint(control.resume).settings;
+    if (!invocation.resume.empty()) {
+      settings = dls::checkpoint::read_lm_checkpoint(invocation.resume).settings;
+      settings.run = settings.run.resume_defaults();
     } else {
       settings = dls::train::lm_preset(preset);
       settings.data.path = dls::apps::default_corpus();
@@ -298,14 +248,14 @@ int main(int argc, char** argv) {
       throw std::runtime_error(dls::apps::no_corpus_message());
     }
     dls::apps::apply_overrides(overrides, settings);
-    check_subword_flags(app, settings.data, !control.resume.empty());
+    check_subword_flags(app, settings.data, !invocation.resume.empty());
     settings.model.transformer().validate();  // before the data are read
-    precision = dls::apps::run_precision(*app.get_option("--precision"), precision, control.resume);
-    control.precision = dls::util::parse_precision(precision);
-    control.config_toml = dls::apps::resolved_config(app, "lm_train");
-    control.workers = workers > 0 ? workers : dls::default_batch_chunks(dls::Layout::kVaswani, runtime_info.threads);
-    const auto result = dls::train::train_lm(settings, control);
-    if (json && result.parallel.rank == 0) print_json(result, precision);
+    dls::apps::finish_run_settings(settings.run, invocation, threads,
+                                   dls::default_batch_chunks(dls::Layout::kVaswani, threads),
+                                   dls::apps::resolved_config(app, "lm_train"));
+    const auto result = dls::train::train_lm(settings);
+    if (invocation.json && result.parallel.rank == 0)
+      print_json(result, dls::util::precision_name(settings.run.precision));
     return 0;
   } catch (const dls::train::TrainingInterrupted& stopped) {
     std::fprintf(stderr, "interrupted: %s\n", stopped.what());

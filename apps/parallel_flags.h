@@ -1,35 +1,45 @@
 // The data-parallel flags both training programs take, and their --json keys.
 #pragma once
 
+#include <functional>
+#include <string>
+
 #include <CLI/CLI.hpp>
 
-#include "dls/train/data_parallel.h"
+#include "cli_overrides.h"
+#include "dls/settings/run_settings.h"
+#include "dls/train/parallel/data_parallel.h"
 #include "dls/util/json.h"
 
 namespace dls::apps {
 
-// --dist-backend, --dist-timeout, --accum-steps, --bucket-mb in `group`.
-inline void add_parallel_flags(CLI::App& app, train::ParallelOptions& options, const std::string& group) {
-  app.add_option("--dist-backend", options.backend,
-                 "under torchrun (or RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT): gloo, nccl or auto (NCCL for CUDA when "
-                 "available)")
-      ->capture_default_str()
+// --dist-backend, --dist-timeout, --accum-steps, --bucket-mb in `group`, each changing one
+// field of the program's RunSettings::parallel (found by `run`).
+template <typename Settings>
+void add_parallel_flags(CLI::App& app, Overrides<Settings>& overrides,
+                        const std::function<settings::RunSettings&(Settings&)>& run, const std::string& group) {
+  const auto parallel = [run](Settings& s) -> settings::ParallelSettings& { return run(s).parallel; };
+  setting<std::string, Settings>(
+      app, overrides, "--dist-backend",
+      "under torchrun (or RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT): gloo, nccl or auto (default; NCCL for CUDA when "
+      "available)",
+      [parallel](Settings& s, const std::string& v) { parallel(s).backend = v; })
       ->group(group)
       ->check(CLI::IsMember({"gloo", "nccl", "auto"}));
-  app.add_option("--dist-timeout", options.timeout_s,
-                 "seconds a rank waits for the others before the run ends with an error")
-      ->capture_default_str()
+  setting<double, Settings>(app, overrides, "--dist-timeout",
+                            "seconds a rank waits for the others before the run ends with an error (default 300)",
+                            [parallel](Settings& s, const double& v) { parallel(s).timeout_s = v; })
       ->group(group)
       ->check(CLI::Range(1.0, 86400.0));
-  app.add_option("--accum-steps", options.accum_steps,
-                 "micro-batches per step (gradient accumulation): the same step in less memory")
-      ->capture_default_str()
+  setting<int, Settings>(app, overrides, "--accum-steps",
+                         "micro-batches per step (gradient accumulation): the same step in less memory (default 1)",
+                         [parallel](Settings& s, const int& v) { parallel(s).accum_steps = v; })
       ->group(group)
       ->check(CLI::Range(1, 4096));
-  app.add_option("--bucket-mb", options.bucket_mb,
-                 "MiB of gradients per all-reduce bucket, started while backward runs (as DDP's bucket_cap_mb); "
-                 "0: one all-reduce after backward")
-      ->capture_default_str()
+  setting<double, Settings>(app, overrides, "--bucket-mb",
+                            "MiB of gradients per all-reduce bucket, started while backward runs (as DDP's "
+                            "bucket_cap_mb); 0: one all-reduce after backward (default 25)",
+                            [parallel](Settings& s, const double& v) { parallel(s).bucket_mb = v; })
       ->group(group)
       ->check(CLI::Range(0.0, 1e6));
 }

@@ -1,4 +1,4 @@
-// --best-metric, --patience and --ema-decay, shared by the trainers (checkpoint/selection_options.h).
+// --best-metric, --patience and --ema-decay, shared by the trainers (settings/selection_settings.h).
 #pragma once
 
 #include <functional>
@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli_overrides.h"
-#include "dls/checkpoint/selection_options.h"
+#include "dls/settings/selection_settings.h"
 
 namespace dls::apps {
 
@@ -16,7 +16,8 @@ namespace dls::apps {
 // finds the options inside the program's settings.
 template <typename Settings>
 void add_selection_flags(CLI::App& app, Overrides<Settings>& overrides, std::vector<std::string> metrics,
-                         std::function<checkpoint::SelectionOptions&(Settings&)> selection, const std::string& group) {
+                         std::function<dls::settings::SelectionSettings&(Settings&)> selection,
+                         const std::string& group) {
   std::string names;
   for (const auto& m : metrics) names += m + ", ";
   metrics.push_back("none");

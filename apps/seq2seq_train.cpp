@@ -18,14 +18,13 @@
 #include "cli_overrides.h"
 #include "config_file.h"
 #include "default_corpus.h"
-#include "parallel_flags.h"
-#include "precision_flag.h"
+#include "run_flags.h"
 #include "selection_flags.h"
-#include "dls/checkpoint/lr_schedule.h"
-#include "dls/checkpoint/optimizer_options.h"
+#include "dls/settings/lr_schedule.h"
+#include "dls/settings/optimizer_settings.h"
 #include "dls/models/batch_chunks.h"
-#include "dls/train/seq2seq_presets.h"
-#include "dls/train/seq2seq_trainer.h"
+#include "dls/train/tasks/seq2seq_presets.h"
+#include "dls/train/tasks/seq2seq_trainer.h"
 #include "dls/util/json.h"
 #include "dls/util/runtime.h"
 #include "dls/train/stop_signals.h"
@@ -132,9 +131,8 @@ int main(int argc, char** argv) {
       "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
   app.get_formatter()->column_width(38);
   Overrides overrides;
-  std::string data_path, preset = "dlstudio", variant = "FG", resume, log_level = "info";
-  int threads = 0;
-  bool json = false, dry_run = false, overwrite = false;
+  std::string data_path, preset = "dlstudio", variant = "FG";
+  dls::apps::InvocationFlags invocation;
 
   const std::string data = "Data";
   app.add_option("--data", data_path,
@@ -166,7 +164,7 @@ int main(int argc, char** argv) {
   setting<std::string>(
       app, overrides, "--tokenizer",
       "word (DLStudio's) or sentencepiece (subword units trained on the training split, kept in the checkpoint)",
-      [](auto& s, auto v) { s.training.subword_units = dls::checkpoint::parse_tokenizer(v); })
+      [](auto& s, auto v) { s.training.subword_units = dls::settings::parse_tokenizer(v); })
       ->check(CLI::IsMember({"word", "sentencepiece"}))
       ->group(data);
   setting<std::string>(app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe",
@@ -242,20 +240,9 @@ int main(int argc, char** argv) {
                         [](auto& s, auto v) { s.training.batch_size = v; })
       ->check(dls::apps::in_range(1, 1000000))
       ->group(training);
-  setting<std::int64_t>(app, overrides, "--max-iters",
-                        "stop once the run has made this many steps in all (0: no limit)",
-                        [](auto& s, auto v) { s.training.max_iters = v; })
-      ->check(dls::apps::in_range(0, 1000000000000))
-      ->group(training);
-  setting<double>(app, overrides, "--time-limit",
-                  "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end "
-                  "there (0: none; a resume keeps the run's)",
-                  [](auto& s, auto v) { s.training.time_limit_s = v; })
-      ->check(dls::apps::in_range(0, 1000000000))
-      ->group(training);
   setting<std::string>(app, overrides, "--schedule",
                        "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine",
-                       [](auto& s, auto v) { s.training.schedule.kind = dls::checkpoint::parse_schedule(v); })
+                       [](auto& s, auto v) { s.training.schedule.kind = dls::settings::parse_schedule(v); })
       ->check(CLI::IsMember({"constant", "dlstudio-warmup", "cosine"}))
       ->group(training);
   setting<double>(app, overrides, "--lr", "learning rate (constant) or peak (cosine)",
@@ -271,7 +258,7 @@ int main(int argc, char** argv) {
       ->check(dls::apps::in_range(0, 100))
       ->group(training);
   setting<std::string>(app, overrides, "--optimizer", "adam or adamw",
-                       [](auto& s, auto v) { s.training.optimizer.kind = dls::checkpoint::parse_optimizer(v); })
+                       [](auto& s, auto v) { s.training.optimizer.kind = dls::settings::parse_optimizer(v); })
       ->check(dls::apps::optimizers())
       ->group(training);
   setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.training.optimizer.beta1 = v; })
@@ -299,42 +286,7 @@ int main(int argc, char** argv) {
                          [](auto& s, auto v) { s.training.seed = v; })
       ->check(dls::apps::in_range(0, 18446744073709551615.0))
       ->group(training);
-  app.add_option("--resume", resume, "continue from a checkpoint file or the newest one of a run directory")
-      ->group(training);
-  app.add_option("--threads", threads, "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")
-      ->check(dls::apps::in_range(1, 256))
-      ->group(training);
-  dls::train::ParallelOptions parallel;
-  int workers = 0;
-  app.add_option("--workers", workers,
-                 "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; "
-                 "default: one per thread)")
-      ->check(dls::apps::in_range(1, 256))
-      ->group(training);
-  dls::apps::add_parallel_flags(app, parallel, "Data parallelism (torchrun)");
-  setting<std::string>(app, overrides, "--device", "cpu, cuda or auto", [](auto& s, auto v) { s.training.device = v; })
-      ->group(training)
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  std::string precision = "fp32";
-  dls::apps::add_precision_flag(app, precision, training);
-
   const std::string output = "Output";
-  setting<std::string>(app, overrides, "--run-dir",
-                       "run directory (default runs/seq2seq; with --resume, the checkpoint's run)",
-                       [](auto& s, auto v) { s.training.run_dir = v; })
-      ->group(output);
-  setting<std::int64_t>(app, overrides, "--checkpoint-every", "epochs between checkpoints; the last is always saved",
-                        [](auto& s, auto v) { s.training.checkpoint_every = v; })
-      ->check(dls::apps::in_range(0, 1000000))
-      ->group(output);
-  setting<int>(app, overrides, "--keep-last", "keep only the newest K checkpoints of this run (0: all)",
-               [](auto& s, auto v) { s.training.keep_last = v; })
-      ->check(dls::apps::in_range(0, 1000000))
-      ->group(output);
-  setting<std::int64_t>(app, overrides, "--log-every", "steps between log lines and metrics.csv rows",
-                        [](auto& s, auto v) { s.training.log_every = v; })
-      ->check(dls::apps::in_range(0, 1000000000))
-      ->group(output);
   setting<std::int64_t>(app, overrides, "--samples", "validation pairs translated and printed at the end",
                         [](auto& s, auto v) { s.training.samples = v; })
       ->check(dls::apps::in_range(0, 1000000))
@@ -345,41 +297,28 @@ int main(int argc, char** argv) {
       ->group(output);
   dls::apps::add_selection_flags<Seq2SeqPreset>(
       app, overrides, {"bleu", "loss"}, [](Seq2SeqPreset & s) -> auto& { return s.training.selection; }, output);
-  app.add_flag(
-         "--overwrite", overwrite,
-         "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")
-      ->group(output);
   std::string dlstudio_vocab;
   app.add_option("--dlstudio-vocab", dlstudio_vocab,
                  "DLStudio archive: also print DLStudio's parameter counts with its vocabularies (no <pad>/<unk>)")
       ->group(output);
-  app.add_flag("--dry-run", dry_run, "read the data, build the model, print the start-up report and stop")
-      ->group(output);
-  app.add_flag("--json", json, "print one JSON object with the results at the end (on stdout; logs on stderr)")
-      ->group(output);
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
-      ->capture_default_str()
-      ->check(dls::apps::log_levels())
-      ->group(output);
+  dls::apps::add_run_flags<Seq2SeqPreset>(
+      app, overrides, invocation, [](Seq2SeqPreset & s) -> auto& { return s.training.run; }, "runs/seq2seq", training,
+      output);
 
   dls::apps::add_version_flag(app, "seq2seq_train");
-  dls::apps::not_in_config({app.get_option("--resume"), app.get_option("--overwrite"), app.get_option("--dry-run")});
+  dls::apps::keep_invocation_flags_out_of_config(app);
   dls::apps::add_config_option(app);
   if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("seq2seq_train"));
   try {
-    dls::util::RuntimeOptions runtime;
-    runtime.threads = threads;
-    runtime.log_level = log_level;
-    const auto runtime_info = dls::util::configure_runtime(runtime);
+    const int threads = dls::apps::configure_invocation(invocation);
+    const bool resuming = !invocation.resume.empty();
     Seq2SeqPreset setup;
-    if (!resume.empty()) {
-      const auto info = dls::train::resume_info(resume);
+    if (resuming) {
+      const auto info = dls::train::resume_info(invocation.resume);
       setup.model = info.model;
       setup.training = info.training;
-      setup.training.run_dir.clear();   // the checkpoint's run, unless --run-dir says otherwise
-      setup.training.max_iters = 0;     // a per-invocation limit is not inherited
-      setup.training.time_limit_s = 0;  // the budget is: the loop reads it from the checkpoint
+      setup.training.run = setup.training.run.resume_defaults();
     } else {
       setup = dls::train::seq2seq_preset(preset, dls::parse_variant(variant));
       setup.training.data_path = dls::apps::default_corpus();
@@ -389,21 +328,15 @@ int main(int argc, char** argv) {
       throw std::runtime_error(dls::apps::no_corpus_message());
     }
     dls::apps::apply_overrides(overrides, setup);
-    check_subword_flags(app, setup, !resume.empty());
-    dls::train::Seq2SeqRunControl control;
-    control.resume = resume;
-    control.dry_run = dry_run;
-    control.dlstudio_vocab = dlstudio_vocab;
-    control.parallel = parallel;
-    control.overwrite = overwrite;
-    precision = dls::apps::run_precision(*app.get_option("--precision"), precision, resume);
-    control.precision = dls::util::parse_precision(precision);
-    control.config_toml = dls::apps::resolved_config(app, "seq2seq_train");
-    if (dls::keeps_freed_memory(setup.model.transformer().layout())) dls::util::keep_freed_memory();
-    control.workers =
-        workers > 0 ? workers : dls::default_batch_chunks(setup.model.transformer().layout(), runtime_info.threads);
-    const auto result = dls::train::train_seq2seq(setup.model, setup.training, control);
-    if (json && result.parallel.rank == 0) print_json(result, precision);
+    check_subword_flags(app, setup, resuming);
+    const auto layout = setup.model.transformer().layout();
+    if (dls::keeps_freed_memory(layout)) dls::util::keep_freed_memory();
+    dls::apps::finish_run_settings(setup.training.run, invocation, threads, dls::default_batch_chunks(layout, threads),
+                                   dls::apps::resolved_config(app, "seq2seq_train"));
+    const auto result = dls::train::train_seq2seq(setup.model, setup.training, dlstudio_vocab);
+    if (invocation.json && result.parallel.rank == 0) {
+      print_json(result, dls::util::precision_name(setup.training.run.precision));
+    }
     return 0;
   } catch (const dls::train::TrainingInterrupted& stopped) {
     std::fprintf(stderr, "interrupted: %s\n", stopped.what());

@@ -18,28 +18,27 @@
 #include "command_line.h"
 #include "cli_overrides.h"
 #include "config_file.h"
-#include "parallel_flags.h"
+#include "run_flags.h"
 #include "selection_flags.h"
-#include "dls/checkpoint/lr_schedule.h"
-#include "dls/checkpoint/optimizer_options.h"
+#include "dls/settings/lr_schedule.h"
+#include "dls/settings/optimizer_settings.h"
 #include "dls/checkpoint/vit_checkpoint.h"
-#include "dls/train/vit_presets.h"
-#include "dls/train/vit_trainer.h"
+#include "dls/train/tasks/vit_presets.h"
+#include "dls/train/tasks/vit_trainer.h"
 #include "dls/util/json.h"
-#include "precision_flag.h"
 #include "dls/util/runtime.h"
 #include "dls/train/stop_signals.h"
 #include "error_line.h"
 
 namespace {
 
-using dls::checkpoint::ViTTrainSettings;
-using Overrides = dls::apps::Overrides<ViTTrainSettings>;
+using dls::settings::ViTTrainSettings;
+using Overrides = dls::apps::Overrides<dls::settings::ViTTrainSettings>;
 
 template <typename T>
 CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& name, const std::string& help,
-                     std::function<void(ViTTrainSettings&, const T&)> apply) {
-  return dls::apps::setting<T, ViTTrainSettings>(app, overrides, name, help, std::move(apply));
+                     std::function<void(dls::settings::ViTTrainSettings&, const T&)> apply) {
+  return dls::apps::setting<T, dls::settings::ViTTrainSettings>(app, overrides, name, help, std::move(apply));
 }
 
 void print_json(const dls::train::ViTTrainResult& r, const std::string& precision) {
@@ -82,10 +81,7 @@ int main(int argc, char** argv) {
   app.get_formatter()->column_width(36);
   Overrides overrides;
   std::string dataset = "fashion-mnist", data_dir, preset;
-  dls::train::ViTRunControl control;
-  int threads = dls::util::default_threads();
-  bool json = false;
-  std::string log_level = "info";
+  dls::apps::InvocationFlags invocation;
 
   // Data.
   const std::string data = "Data";
@@ -193,14 +189,14 @@ int main(int argc, char** argv) {
       ->check(dls::apps::in_range(1, 1000000))
       ->group(training);
   setting<std::string>(app, overrides, "--optimizer", "adam or adamw",
-                       [](auto& s, auto v) { s.optimizer.kind = dls::checkpoint::parse_optimizer(v); })
+                       [](auto& s, auto v) { s.optimizer.kind = dls::settings::parse_optimizer(v); })
       ->check(dls::apps::optimizers())
       ->group(training);
   setting<double>(app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s, auto v) { s.lr = v; })
       ->check(dls::apps::in_range(1e-12, 100))
       ->group(training);
   setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)",
-                       [](auto& s, auto v) { s.schedule = dls::checkpoint::parse_schedule(v); })
+                       [](auto& s, auto v) { s.schedule = dls::settings::parse_schedule(v); })
       ->check(CLI::IsMember({"constant", "cosine"}))
       ->group(training);
   setting<double>(app, overrides, "--warmup-epochs", "cosine: warm-up length in epochs",
@@ -235,82 +231,26 @@ int main(int argc, char** argv) {
                          [](auto& s, auto v) { s.seed = v; })
       ->check(dls::apps::in_range(0, 18446744073709551615.0))
       ->group(training);
-  app.add_option("--max-iters", control.max_iters, "stop after this many steps in all (0: no limit)")
-      ->check(dls::apps::in_range(0, 1000000000000))
-      ->group(training);
-  app.add_option("--time-limit", control.time_limit_s,
-                 "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end "
-                 "there (0: none; a resume keeps the run's)")
-      ->check(dls::apps::in_range(0, 1000000000))
-      ->group(training);
-  app.add_option("--resume", control.resume, "continue from a checkpoint file or the newest one of a run directory")
-      ->group(training);
-  app.add_option(
-         "--threads", threads,
-         "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores; 1 is best on a busy machine)")
-      ->check(dls::apps::in_range(1, 256))
-      ->group(training);
-  int workers = 0;
-  app.add_option("--workers", workers,
-                 "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; "
-                 "default: one per --threads thread)")
-      ->check(dls::apps::in_range(1, 256))
-      ->group(training);
-  dls::apps::add_parallel_flags(app, control.parallel, "Data parallelism (torchrun)");
-  app.add_option("--device", control.device, "cpu, cuda or auto")
-      ->capture_default_str()
-      ->group(training)
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  std::string precision = "fp32";
-  dls::apps::add_precision_flag(app, precision, training);
 
   // Output.
   const std::string output = "Output";
-  app.add_option("--run-dir", control.run_dir, "run directory (default runs/vit; with --resume, the checkpoint's run)")
-      ->group(output);
-  app.add_option("--checkpoint-every", control.checkpoint_every, "epochs between checkpoints; the last is always saved")
-      ->capture_default_str()
-      ->check(dls::apps::in_range(0, 1000000))
-      ->group(output);
-  app.add_option("--keep-last", control.keep_last, "keep only the newest K checkpoints of this run (0: all)")
-      ->check(dls::apps::in_range(0, 1000000))
-      ->group(output);
-  dls::apps::add_selection_flags<ViTTrainSettings>(
-      app, overrides, {"accuracy", "loss"}, [](ViTTrainSettings & s) -> auto& { return s.selection; }, output);
-  app.add_option("--log-every", control.log_every, "steps between rows of metrics.csv")
-      ->capture_default_str()
-      ->check(dls::apps::in_range(0, 1000000000))
-      ->group(output);
-  app.add_flag(
-         "--overwrite", control.overwrite,
-         "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is deleted)")
-      ->group(output);
-  app.add_flag("--json", json, "print one JSON object with the results at the end (logs go to stderr)")->group(output);
-  app.add_flag("--dry-run", control.dry_run, "read the data, build the model, print the start-up report and stop")
-      ->group(output);
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
-      ->capture_default_str()
-      ->check(dls::apps::log_levels())
-      ->group(output);
+  dls::apps::add_selection_flags<dls::settings::ViTTrainSettings>(
+      app, overrides, {"accuracy", "loss"}, [](dls::settings::ViTTrainSettings & s) -> auto& { return s.selection; },
+      output);
+  dls::apps::add_run_flags<ViTTrainSettings>(
+      app, overrides, invocation, [](ViTTrainSettings & s) -> auto& { return s.run; }, "runs/vit", training, output);
 
   dls::apps::add_version_flag(app, "vit_train");
-  dls::apps::not_in_config({app.get_option("--resume"), app.get_option("--overwrite"), app.get_option("--dry-run")});
+  dls::apps::keep_invocation_flags_out_of_config(app);
   dls::apps::add_config_option(app);
   if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("vit_train"));
   try {
-    dls::util::RuntimeOptions runtime;
-    runtime.threads = threads;
-    runtime.log_level = log_level;
-    dls::util::configure_runtime(runtime);
-    // On a CPU, chunks of the batch on threads of their own beat one pass with several
-    // intra-op threads for these small models (bench/PERFORMANCE.md).
-    control.workers = workers > 0 ? workers : threads;
-    precision = dls::apps::run_precision(*app.get_option("--precision"), precision, control.resume);
-    control.precision = dls::util::parse_precision(precision);
+    const int threads = dls::apps::configure_invocation(invocation);
     ViTTrainSettings settings;
-    if (!control.resume.empty()) {
-      settings = dls::checkpoint::read_vit_settings(control.resume);
+    if (!invocation.resume.empty()) {
+      settings = dls::checkpoint::read_vit_settings(invocation.resume);
+      settings.run = settings.run.resume_defaults();
     } else {
       settings = dls::train::vit_preset(preset.empty() ? dls::train::default_vit_preset(dataset) : preset);
       settings.data.dataset = dataset;
@@ -320,9 +260,14 @@ int main(int argc, char** argv) {
     if (!data_dir.empty()) settings.data.data_dir = data_dir;
     dls::apps::apply_overrides(overrides, settings);
     settings.model.validate();
-    control.config_toml = dls::apps::resolved_config(app, "vit_train");
-    const auto result = dls::train::train_vit(settings, control);
-    if (json && result.parallel.rank == 0) print_json(result, precision);
+    // On a CPU, chunks of the batch on threads of their own beat one pass with several
+    // intra-op threads for these small models (bench/PERFORMANCE.md): one worker per thread.
+    dls::apps::finish_run_settings(settings.run, invocation, threads, threads,
+                                   dls::apps::resolved_config(app, "vit_train"));
+    const auto result = dls::train::train_vit(settings);
+    if (invocation.json && result.parallel.rank == 0) {
+      print_json(result, dls::util::precision_name(settings.run.precision));
+    }
     return 0;
   } catch (const dls::train::TrainingInterrupted& stopped) {
     std::fprintf(stderr, "interrupted: %s\n", stopped.what());

@@ -1,5 +1,6 @@
-// The layers of the code only include those below them (README, "Layout of the code"):
-// util < data < layers < models < checkpoint < eval < train < apps. Every quoted include of
+// The layers of the code only include those below them (docs/architecture.md):
+// util < data < layers < models < settings < checkpoint < eval < train < apps, and inside
+// train/ its rooms: optim, parallel < the loop and run bookkeeping (train/ itself) < tasks. Every quoted include of
 // a layer's header -- "dls/<layer>/..." anywhere, "<layer>/..." (a private header of src/)
 // -- in include/, src/, apps/ and bench/ is checked against the layer of the file holding it.
 // apps/ and bench/ are programs, the top layer; tests/ may include anything.
@@ -13,14 +14,20 @@
 #include <vector>
 
 #include "support/test_paths.h"
+#include "util/temp_files.h"
 
 namespace dls {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kLayerOrder = {"util",       "data", "layers", "models",
-                                              "checkpoint", "eval", "train",  "apps"};
+const std::vector<std::string> kLayerOrder = {"util",           "data",       "layers",      "models",
+                                              "settings",       "checkpoint", "eval",        "train/optim",
+                                              "train/parallel", "train",      "train/tasks", "apps"};
+// train/optim and train/parallel are one floor: neither includes the other.
+bool same_floor(const std::string& a, const std::string& b) {
+  return (a == "train/optim" && b == "train/parallel") || (a == "train/parallel" && b == "train/optim");
+}
 
 // Position in kLayerOrder; -1 for a name that is no layer.
 int layer_rank(const std::string& layer) {
@@ -34,6 +41,9 @@ std::string layer_of_file(const fs::path& relative) {
   std::vector<std::string> parts;
   for (const auto& part : relative) parts.push_back(part.string());
   if (parts[0] == "apps" || parts[0] == "bench") return "apps";
+  // A room of train/ (a folder inside it) counts as its own layer.
+  if (parts[0] == "include" && parts.size() > 4 && parts[2] == "train") return "train/" + parts[3];
+  if (parts[0] == "src" && parts.size() > 3 && parts[1] == "train") return "train/" + parts[2];
   if (parts[0] == "include" && parts.size() > 3) return parts[2];
   if (parts[0] == "src" && parts.size() > 2) return parts[1];
   return "";
@@ -45,7 +55,8 @@ struct IncludeScan {
 };
 
 IncludeScan scan_layer_includes(const fs::path& root) {
-  static const std::regex include_line(R"(^\s*#\s*include\s*"(dls/)?([A-Za-z0-9_]+)/)");
+  // Group 2: the layer; group 3: the room of train/ (a folder inside it), if any.
+  static const std::regex include_line(R"(^\s*#\s*include\s*"(dls/)?([A-Za-z0-9_]+)/(?:([A-Za-z0-9_]+)/)?)");
   IncludeScan scan;
   for (const char* top : {"include", "src", "apps", "bench"}) {
     for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
@@ -65,7 +76,8 @@ IncludeScan scan_layer_includes(const fs::path& root) {
         std::smatch m;
         if (!std::regex_search(line, m, include_line)) continue;
         const bool public_header = m[1].matched;
-        const std::string included = m[2].str();
+        std::string included = m[2].str();
+        if (included == "train" && m[3].matched) included += "/" + m[3].str();
         const int rank = layer_rank(included);
         const std::string where = relative.string() + ":" + std::to_string(number) + ": ";
         if (rank < 0) {
@@ -73,6 +85,8 @@ IncludeScan scan_layer_includes(const fs::path& root) {
           if (public_header) scan.problems.push_back(where + "includes unknown layer '" + included + "'");
         } else if (rank > layer_rank(own)) {
           scan.problems.push_back(where + "'" + own + "' includes '" + included + "', a layer above it");
+        } else if (same_floor(own, included)) {
+          scan.problems.push_back(where + "'" + own + "' includes '" + included + "', a room beside it");
         }
       }
     }
@@ -86,6 +100,29 @@ TEST(Layering, NoLayerIncludesOneAboveIt) {
   std::string problems;
   for (const auto& p : scan.problems) problems += p + "\n";
   EXPECT_TRUE(scan.problems.empty()) << "upward includes (" << scan.problems.size() << "):\n" << problems;
+}
+
+// The rule itself: a tree whose rooms break it in each way is refused, line by line.
+TEST(Layering, CatchesAnIncludeUpwardOrAcrossTrainsRooms) {
+  const fs::path root = test::fresh_temp_dir("layering_rooms");
+  const auto write = [&root](const std::string& file, const std::string& text) {
+    fs::create_directories((root / file).parent_path());
+    std::ofstream(root / file) << text;
+  };
+  for (const char* top : {"apps", "bench"}) fs::create_directories(root / top);
+  write("include/dls/train/optim/a.h", "#include \"dls/train/training_loop.h\"\n");  // room below the loop
+  write("include/dls/train/parallel/b.h", "#include \"dls/train/optim/a.h\"\n");     // rooms side by side
+  write("src/train/training_loop.cpp", "#include \"train/tasks/c.h\"\n");            // loop below the tasks
+  write("src/settings/d.cpp", "#include \"dls/checkpoint/checkpoint.h\"\n");         // settings below checkpoint
+  write("src/train/tasks/e.cpp", "#include \"dls/train/optim/a.h\"\n#include \"train/x.h\"\n");  // allowed
+  const auto scan = scan_layer_includes(root);
+  EXPECT_EQ(scan.files, 5u);
+  ASSERT_EQ(scan.problems.size(), 4u);
+  const std::string all = scan.problems[0] + scan.problems[1] + scan.problems[2] + scan.problems[3];
+  EXPECT_NE(all.find("'train/optim' includes 'train', a layer above it"), std::string::npos) << all;
+  EXPECT_NE(all.find("'train/parallel' includes 'train/optim', a room beside it"), std::string::npos) << all;
+  EXPECT_NE(all.find("'train' includes 'train/tasks', a layer above it"), std::string::npos) << all;
+  EXPECT_NE(all.find("'settings' includes 'checkpoint', a layer above it"), std::string::npos) << all;
 }
 
 }  // namespace

@@ -174,7 +174,7 @@ std::string import_dlstudio_vit(const DLStudioViTFiles& files, const std::string
   if (p == 0 || grid == 0)
     throw std::runtime_error(files.patch_embedding + ": " + std::to_string(P) + " patches of " +
                              std::to_string(patch_values) + " values are not square patches of a square image");
-  ViTTrainSettings settings;
+  settings::ViTTrainSettings settings;
   settings.data.dataset = channels == 3 ? "cifar10" : "fashion-mnist";
   settings.data.normalization = "dlstudio";
   auto transformer = blocks_config(network, "master_encoder.", P + 1, files.network);

@@ -57,7 +57,7 @@ LmCheckpointContents read_lm_contents(const CheckpointReader& reader) {
   try {
     const auto& all = reader.settings();
     LmCheckpointContents contents;
-    contents.settings = LmTrainSettings::from_settings(all);
+    contents.settings = settings::LmTrainSettings::from_settings(all);
     const auto split = all.section("split");
     contents.split.seed = std::stoull(split.get("seed"));
     contents.split.validation_pairs = std::stoull(split.get("validation_sentences"));
@@ -88,7 +88,7 @@ LmCheckpointContents read_lm_checkpoint(const std::string& dir_or_file) {
   return read_lm_contents(reader);
 }
 
-LanguageModel load_lm_model(const CheckpointReader& reader, const LmTrainSettings& settings) {
+LanguageModel load_lm_model(const CheckpointReader& reader, const settings::LmTrainSettings& settings) {
   LanguageModel model(settings.model);
   reader.load_module(evaluation_weights(reader), *model);
   model->eval();

@@ -46,7 +46,7 @@ Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
     const auto& s = reader.settings();
     Seq2SeqCheckpointInfo info;
     info.model = Seq2SeqConfig::from_settings(s.section("model"));
-    info.training = Seq2SeqTrainOptions::from_settings(s.section("training"));
+    info.training = settings::Seq2SeqTrainSettings::from_settings(s.section("training"));
     info.split.seed = std::stoull(s.get("split.seed"));
     info.split.validation_pairs = std::stoull(s.get("split.validation_pairs"));
     info.split.corpus_pairs = std::stoull(s.get("split.corpus_pairs"));

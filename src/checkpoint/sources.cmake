@@ -6,16 +6,10 @@ list(APPEND DLS_SOURCES
   checkpoint/dlstudio_export.cpp
   checkpoint/dlstudio_import.cpp
   checkpoint/dlstudio_names.cpp
-  checkpoint/lr_schedule.cpp
-  checkpoint/optimizer_options.cpp
   checkpoint/rng_state.cpp
-  checkpoint/selection_options.cpp
   checkpoint/state_dict_file.cpp
   checkpoint/state_dict_pickle.cpp
   checkpoint/seq2seq_checkpoint.cpp
-  checkpoint/seq2seq_options.cpp
   checkpoint/vit_checkpoint.cpp
-  checkpoint/vit_settings.cpp
   checkpoint/lm_checkpoint.cpp
-  checkpoint/lm_settings.cpp
 )

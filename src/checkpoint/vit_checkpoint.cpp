@@ -97,7 +97,7 @@ ViTCheckpointContents read_vit_contents(const CheckpointReader& reader) {
   try {
     util::KeyValues all = reader.settings();
     ViTCheckpointContents contents;
-    contents.settings = ViTTrainSettings::from_settings(all);
+    contents.settings = settings::ViTTrainSettings::from_settings(all);
     const auto norm = all.section("normalization");
     contents.normalization.mean = split_floats(norm.get("mean"), "normalization.mean");
     contents.normalization.std = split_floats(norm.get("std"), "normalization.std");
@@ -115,12 +115,12 @@ ViTCheckpointContents read_vit_contents(const CheckpointReader& reader) {
   }
 }
 
-ViTTrainSettings read_vit_settings(const std::string& dir_or_file) {
+settings::ViTTrainSettings read_vit_settings(const std::string& dir_or_file) {
   const CheckpointReader reader(latest_checkpoint(dir_or_file), kViTCheckpointKind);
   return read_vit_contents(reader).settings;
 }
 
-visTransformer load_vit_model(const CheckpointReader& reader, const ViTTrainSettings& settings) {
+visTransformer load_vit_model(const CheckpointReader& reader, const settings::ViTTrainSettings& settings) {
   visTransformer model(settings.model);
   reader.load_module(evaluation_weights(reader), *model);
   return model;

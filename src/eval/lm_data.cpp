@@ -74,7 +74,7 @@ int longest_row(const data::SentenceCorpus& corpus, const LmTokenizer& tokenizer
 
 }  // namespace
 
-LmData prepare_lm_data(const checkpoint::LmDataSettings& settings, const checkpoint::LmCheckpointContents* resumed) {
+LmData prepare_lm_data(const settings::LmDataSettings& settings, const checkpoint::LmCheckpointContents* resumed) {
   auto corpus = data::read_sentence_corpus(settings.path, data::parse_side(settings.side), settings.max_words);
   // The split groups pairs by their English sentence: sentences stand in for it, so that
   // a sentence repeated in the corpus is never both trained on and validated.
@@ -106,7 +106,7 @@ LmData prepare_lm_data(const checkpoint::LmDataSettings& settings, const checkpo
                 max_len,           std::move(train), std::move(validation)};
 }
 
-std::vector<std::string> describe_lm_data(const LmData& d, const checkpoint::LmDataSettings& settings) {
+std::vector<std::string> describe_lm_data(const LmData& d, const settings::LmDataSettings& settings) {
   std::vector<std::string> lines{
       d.corpus.source + ": " + d.corpus.summary(data::parse_side(settings.side), settings.max_words),
       fmt::format("sentences: {} training, {} validation (split seed {}; a repeated sentence stays on one side)",

@@ -8,7 +8,7 @@
 
 namespace dls::eval {
 
-data::ImageSet load_vit_images(const checkpoint::ViTDataSettings& data, data::Split split) {
+data::ImageSet load_vit_images(const settings::ViTDataSettings& data, data::Split split) {
   data::ImageSet images;
   if (data.dataset == "fashion-mnist") {
     images = data::read_fashion_mnist(data.data_dir.empty() ? data::kFashionMnistDir : data.data_dir, split);
@@ -35,7 +35,7 @@ void check_images_fit(const data::ImageSet& images, const ViTConfig& model, cons
                            std::to_string(model.num_classes()));
 }
 
-data::Normalization resolve_vit_normalization(const checkpoint::ViTDataSettings& data, const data::ImageSet& train) {
+data::Normalization resolve_vit_normalization(const settings::ViTDataSettings& data, const data::ImageSet& train) {
   if (data.normalization == "dlstudio") return data::Normalization::dlstudio(train.channels);
   if (data.normalization == "dataset") return data::compute_channel_stats(train);
   throw std::invalid_argument("unknown normalisation '" + data.normalization + "' (expected dlstudio or dataset)");

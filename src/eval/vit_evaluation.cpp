@@ -33,8 +33,8 @@ std::vector<std::uint8_t> interleaved(const data::ImageSet& set, std::size_t i) 
 
 }  // namespace
 
-data::ImageSet load_test_images(const checkpoint::ViTTrainSettings& settings, const ViTEvalOptions& options) {
-  checkpoint::ViTDataSettings data = settings.data;
+data::ImageSet load_test_images(const settings::ViTTrainSettings& settings, const ViTEvalOptions& options) {
+  settings::ViTDataSettings data = settings.data;
   if (!options.data_dir.empty()) data.data_dir = options.data_dir;
   if (options.test_subset > 0) data.test_subset = options.test_subset;
   return load_vit_images(data, data::Split::kTest);

@@ -16,7 +16,7 @@ const char* const kTimeBudgetText = "time_budget";  // limit_s=..., end_step=...
 
 }  // namespace
 
-BudgetedSchedule::BudgetedSchedule(const checkpoint::LrSchedule& schedule, double limit_s, std::int64_t steps_per_epoch,
+BudgetedSchedule::BudgetedSchedule(const settings::LrSchedule& schedule, double limit_s, std::int64_t steps_per_epoch,
                                    const checkpoint::CheckpointReader* resume, double wall_s, bool log)
     : schedule_(schedule), planned_(schedule), log_(log) {
   double stored_limit = 0;
@@ -41,10 +41,10 @@ BudgetedSchedule::BudgetedSchedule(const checkpoint::LrSchedule& schedule, doubl
     spdlog::info("time budget {:.0f} s for the whole run{}: {} used, {} left", limit_s_, replaced,
                  util::format_duration(wall_s), util::format_duration(std::max(0.0, limit_s_ - wall_s)));
   }
-  if (schedule.kind != checkpoint::ScheduleKind::kWarmupCosine) {
+  if (schedule.kind != settings::ScheduleKind::kWarmupCosine) {
     if (log_) {
       spdlog::info("the {} schedule has no end to lay out over the {:.0f} s budget: the run stops when it is spent",
-                   checkpoint::to_string(schedule.kind), limit_s_);
+                   settings::to_string(schedule.kind), limit_s_);
     }
     return;
   }

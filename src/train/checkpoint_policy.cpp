@@ -1,4 +1,4 @@
-#include "checkpoint_policy.h"
+#include "train/checkpoint_policy.h"
 
 #include <filesystem>
 #include <utility>
@@ -9,12 +9,12 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/rng_state.h"
 #include "dls/train/budgeted_schedule.h"
-#include "dls/train/distributed.h"
+#include "dls/train/parallel/distributed.h"
 #include "dls/train/run_directory.h"
 #include "dls/train/run_identity.h"
 #include "dls/util/file_io.h"
-#include "run_selection.h"
-#include "training_support.h"
+#include "train/run_selection.h"
+#include "train/training_support.h"
 
 namespace dls::train {
 
@@ -43,7 +43,7 @@ void CheckpointPolicy::save(const LoopState& state, bool improved) {
     announce_best();
   }
   run_->record_checkpoint(path);
-  run_->prune_checkpoints(options_.keep_last, best != nullptr ? best->source() : "");
+  run_->prune_checkpoints(options_.run.keep_last, best != nullptr ? best->source() : "");
   written_.push_back(path);
   last_checkpoint_ = path;
   spdlog::info("checkpoint {}", path);

@@ -1,4 +1,4 @@
-#include "metrics_file.h"
+#include "train/metrics_file.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "run_selection.h"
+#include "train/run_selection.h"
 
 #include <stdexcept>
 
@@ -24,7 +24,7 @@ std::optional<double> score_of(const EpochEvaluation& evaluation, const std::str
 
 }  // namespace
 
-RunSelection::RunSelection(const checkpoint::SelectionOptions& options, torch::nn::Module& model,
+RunSelection::RunSelection(const settings::SelectionSettings& options, torch::nn::Module& model,
                            const checkpoint::CheckpointReader* resume)
     : model_(model) {
   if (options.best_metric != "none") {

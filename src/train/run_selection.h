@@ -10,10 +10,10 @@
 
 #include <torch/nn/module.h>
 
-#include "dls/checkpoint/selection_options.h"
+#include "dls/settings/selection_settings.h"
 #include "dls/train/best_checkpoint.h"
 #include "dls/train/training_task.h"
-#include "dls/train/weight_average.h"
+#include "dls/train/optim/weight_average.h"
 
 namespace dls::checkpoint {
 class CheckpointReader;
@@ -25,7 +25,7 @@ namespace dls::train {
 class RunSelection {
  public:
   // `model` on its training device; `resume`: the checkpoint the run continues (or null).
-  RunSelection(const checkpoint::SelectionOptions& options, torch::nn::Module& model,
+  RunSelection(const settings::SelectionSettings& options, torch::nn::Module& model,
                const checkpoint::CheckpointReader* resume);
 
   // After every optimizer step: the moving average takes the new weights in.

@@ -2,40 +2,41 @@
 list(APPEND DLS_SOURCES
   train/best_checkpoint.cpp
   train/budgeted_schedule.cpp
-  train/data_parallel.cpp
-  train/distributed.cpp
-  train/distributed_environment.cpp
-  train/distributed_sampler.cpp
+  train/checkpoint_policy.cpp
   train/metrics_file.cpp
-  train/fused_adam.cpp
-  train/grad_scaler.cpp
-  train/gradient_buckets.cpp
-  train/gradient_buffer.cpp
-  train/optimizer.cpp
+  train/optim/fused_adam.cpp
+  train/optim/grad_scaler.cpp
+  train/optim/optimizer.cpp
+  train/optim/weight_average.cpp
+  train/parallel/data_parallel.cpp
+  train/parallel/distributed.cpp
+  train/parallel/distributed_environment.cpp
+  train/parallel/distributed_sampler.cpp
+  train/parallel/gradient_buckets.cpp
+  train/parallel/gradient_buffer.cpp
+  train/parallel/split_batch.cpp
   train/run_directory.cpp
   train/run_identity.cpp
   train/run_selection.cpp
-  train/seq2seq_data.cpp
-  train/seq2seq_metrics.cpp
-  train/seq2seq_presets.cpp
-  train/seq2seq_samples.cpp
-  train/seq2seq_task.cpp
-  train/seq2seq_trainer.cpp
-  train/split_batch.cpp
+  train/run_start.cpp
   train/stop_signals.cpp
+  train/tasks/lm_metrics.cpp
+  train/tasks/lm_presets.cpp
+  train/tasks/lm_task.cpp
+  train/tasks/lm_trainer.cpp
+  train/tasks/seq2seq_data.cpp
+  train/tasks/seq2seq_metrics.cpp
+  train/tasks/seq2seq_presets.cpp
+  train/tasks/seq2seq_samples.cpp
+  train/tasks/seq2seq_task.cpp
+  train/tasks/seq2seq_trainer.cpp
+  train/tasks/vit_metrics.cpp
+  train/tasks/vit_presets.cpp
+  train/tasks/vit_task.cpp
+  train/tasks/vit_trainer.cpp
   train/time_budget.cpp
-  train/training_loop.cpp
-  train/training_support.cpp
-  train/vit_metrics.cpp
-  train/vit_presets.cpp
-  train/vit_task.cpp
-  train/vit_trainer.cpp
-  train/weight_average.cpp
-  train/lm_metrics.cpp
-  train/lm_presets.cpp
-  train/lm_task.cpp
-  train/lm_trainer.cpp
-  train/checkpoint_policy.cpp
   train/training_log.cpp
+  train/training_loop.cpp
   train/training_step.cpp
+  train/training_support.cpp
 )

@@ -1,4 +1,4 @@
-#include "training_log.h"
+#include "train/training_log.h"
 
 #include <algorithm>
 #include <utility>
@@ -7,8 +7,8 @@
 #include <spdlog/spdlog.h>
 
 #include "dls/util/progress.h"
-#include "metrics_file.h"
-#include "training_support.h"
+#include "train/metrics_file.h"
+#include "train/training_support.h"
 
 namespace dls::train {
 

@@ -13,22 +13,22 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
-#include "checkpoint_policy.h"
+#include "train/checkpoint_policy.h"
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/rng_state.h"
 #include "dls/train/budgeted_schedule.h"
-#include "dls/train/distributed.h"
-#include "dls/train/optimizer.h"
+#include "dls/train/parallel/distributed.h"
+#include "dls/train/optim/optimizer.h"
 #include "dls/train/run_directory.h"
 #include "dls/train/run_identity.h"
 #include "dls/train/stop_signals.h"
 #include "dls/util/file_io.h"
 #include "dls/util/precision.h"
 #include "dls/util/progress.h"
-#include "run_selection.h"
-#include "training_log.h"
-#include "training_step.h"
-#include "training_support.h"
+#include "train/run_selection.h"
+#include "train/training_log.h"
+#include "train/training_step.h"
+#include "train/training_support.h"
 
 namespace dls::train {
 
@@ -47,10 +47,10 @@ class Loop {
         has_accuracy_(reports_accuracy(task)) {
     std::string run_id;  // rank 0's: the run's fingerprint, in every checkpoint
     if (main_) {
-      if (resume == nullptr) claim_run_directory(options_.run_dir, options_.overwrite);
-      run_.emplace(options.run_dir);
-      if (resume == nullptr && !options_.config_toml.empty()) {
-        util::write_text_atomically(run_->file("config.toml"), options_.config_toml);
+      if (resume == nullptr) claim_run_directory(options_.run.run_dir, options_.run.overwrite);
+      run_.emplace(options.run.run_dir);
+      if (resume == nullptr && !options_.run.config_toml.empty()) {
+        util::write_text_atomically(run_->file("config.toml"), options_.run.config_toml);
       }
       remove_stale_run_temporaries(*run_);
       run_id = start_run_identity(*run_, resume.get());
@@ -61,7 +61,7 @@ class Loop {
     if (main_) selection_.emplace(options_.selection, model, resume.get());
     step_.emplace(task_, options_, *dist_, resume.get());
     if (resume != nullptr) checkpoint::restore_cpu_generator_state(resume->tensor("rng"));
-    schedule_.emplace(task_.schedule(), options_.time_limit_s, task_.steps_per_epoch(), resume.get(), state_.wall_s,
+    schedule_.emplace(task_.schedule(), options_.run.time_limit_s, task_.steps_per_epoch(), resume.get(), state_.wall_s,
                       main_);
     checkpoints_.emplace(task_, options_, *dist_, run_ ? &*run_ : nullptr, selection_ ? &*selection_ : nullptr,
                          *schedule_, step_->optimizer(), std::move(run_id),
@@ -77,7 +77,7 @@ class Loop {
 
   LoopResult run() {
     wall_before_ = state_.wall_s;
-    bool stop = options_.max_iters > 0 && state_.global_step >= options_.max_iters;
+    bool stop = options_.run.max_iters > 0 && state_.global_step >= options_.run.max_iters;
     for (std::int64_t epoch = state_.completed_epochs + 1; epoch <= options_.epochs && !stop; ++epoch) {
       verdict_ = {};
       stop = train_epoch(epoch);
@@ -88,7 +88,7 @@ class Loop {
       }
       const bool last = stop || epoch == options_.epochs;
       state_.wall_s = wall_now();
-      if (last || (epoch_complete && options_.checkpoint_every > 0 && epoch % options_.checkpoint_every == 0)) {
+      if (last || (epoch_complete && options_.run.checkpoint_every > 0 && epoch % options_.run.checkpoint_every == 0)) {
         checkpoints_->save(state_, verdict_.improved);
       } else if (verdict_.improved) {
         checkpoints_->save_best_only(state_);
@@ -197,12 +197,12 @@ class Loop {
         state_.epoch_correct += correct;
         if (log_) log_->add_step(state_.global_step, loss, weight, correct, n);
         if (bar && bar->due()) bar->update(state_.epoch_examples, epoch_fields());
-        if (log_ && options_.log_every > 0 && state_.global_step % options_.log_every == 0) {
+        if (log_ && options_.run.log_every > 0 && state_.global_step % options_.run.log_every == 0) {
           const double elapsed = wall_now();
           if (bar) bar->clear_line();
           log_->write_step_row(epoch, state_, lr_, ratio(static_cast<double>(epoch_examples), epoch_seconds), elapsed);
         }
-        if (options_.max_iters > 0 && state_.global_step >= options_.max_iters) {
+        if (options_.run.max_iters > 0 && state_.global_step >= options_.run.max_iters) {
           result_.stopped_by = "max-iters";
           stop = true;
         } else if (time_up) {
@@ -237,7 +237,7 @@ class Loop {
     RunSelection::Verdict verdict;
     if (main_) {
       {
-        const util::AutocastScope precision(util::autocast_for(options_.precision, options_.device));
+        const util::AutocastScope precision(util::autocast_for(options_.run.precision, options_.device));
         const auto weights = selection_->evaluation_weights();  // --ema-decay: the average
         evaluation = task_.evaluate(options_.device.is_cpu() ? std::max(1, options_.workers) : 1);
       }

@@ -1,4 +1,4 @@
-#include "training_step.h"
+#include "train/training_step.h"
 
 #include <algorithm>
 
@@ -6,13 +6,13 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
-#include "dls/train/distributed.h"
-#include "dls/train/grad_scaler.h"
-#include "dls/train/gradient_buckets.h"
-#include "dls/train/gradient_buffer.h"
-#include "dls/train/optimizer.h"
+#include "dls/train/parallel/distributed.h"
+#include "dls/train/optim/grad_scaler.h"
+#include "dls/train/parallel/gradient_buckets.h"
+#include "dls/train/parallel/gradient_buffer.h"
+#include "dls/train/optim/optimizer.h"
 #include "dls/util/precision.h"
-#include "training_support.h"
+#include "train/training_support.h"
 
 namespace dls::train {
 
@@ -34,7 +34,7 @@ TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, Distr
     for (const auto& module : model.modules()) {
       if (const auto* embedding = module->as<torch::nn::EmbeddingImpl>()) tables.push_back(embedding->weight);
     }
-    buckets_ = std::make_unique<GradientBuckets>(*gradients_, dist_, options_.bucket_bytes, tables);
+    buckets_ = std::make_unique<GradientBuckets>(*gradients_, dist_, options_.bucket_bytes(), tables);
     if (main) {
       spdlog::info(
           "gradients: {:.1f} MB, {} embedding table{} summed by touched rows, the rest in {} all-reduce "
@@ -42,16 +42,16 @@ TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, Distr
           1e-6 * static_cast<double>(gradients_->flat().nbytes()), buckets_->tables_by_rows(),
           buckets_->tables_by_rows() == 1 ? "" : "s", buckets_->bucket_count(),
           buckets_->bucket_count() == 1 ? "" : "s",
-          options_.bucket_bytes > 0 ? " started while backward runs" : " after backward");
+          options_.bucket_bytes() > 0 ? " started while backward runs" : " after backward");
     }
   }
   optimizer_ = make_optimizer(model.parameters(), options_.optimizer, task_.schedule().base_lr);
-  if (options_.precision == util::Precision::kFp16) scaler_ = std::make_unique<GradScaler>();
-  if (main && options_.precision != util::Precision::kFp32) {
+  if (options_.run.precision == util::Precision::kFp16) scaler_ = std::make_unique<GradScaler>();
+  if (main && options_.run.precision != util::Precision::kFp32) {
     spdlog::info(
         "precision {}: forward passes under autocast; weights, gradients, optimizer state and loss in "
         "fp32{}",
-        util::precision_name(options_.precision), scaler_ ? ", loss scaling" : "");
+        util::precision_name(options_.run.precision), scaler_ ? ", loss scaling" : "");
   }
   if (resume != nullptr) {
     resume->load_optimizer("optimizer", *optimizer_);
@@ -65,7 +65,7 @@ std::pair<double, std::int64_t> TrainingStep::forward_backward(const TrainingBat
   const auto parameters = task_.model().parameters();
   const auto task_loss = task_.loss_share(batch);
   // Autocast covers the forward pass and the loss; backward follows the dtypes it chose.
-  const auto autocast = util::autocast_for(options_.precision, options_.device);
+  const auto autocast = util::autocast_for(options_.run.precision, options_.device);
   const double scale = scaler_ ? scaler_->scale() : 1.0;
   const ChunkLossFn loss_fn = [&](const torch::Tensor& inputs, const torch::Tensor& targets, torch::Tensor* outputs) {
     const util::AutocastScope precision(autocast);
@@ -77,7 +77,7 @@ std::pair<double, std::int64_t> TrainingStep::forward_backward(const TrainingBat
     if (gradients_) gradients_->zero();
     return {0.0, 0};
   }
-  const std::int64_t micro = std::max<std::int64_t>(1, std::min<std::int64_t>(options_.accum_steps, rows));
+  const std::int64_t micro = std::max<std::int64_t>(1, std::min<std::int64_t>(options_.run.parallel.accum_steps, rows));
   double loss = 0;
   std::int64_t correct = 0;
   for (std::int64_t k = 0; k < micro; ++k) {

@@ -40,7 +40,7 @@ class TrainingStep {
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
 
   // Forward and backward of this process's share of a batch (on the device): `workers`
-  // concurrent chunks, in options.accum_steps consecutive micro-batches whose gradients add
+  // concurrent chunks, in options.run.parallel.accum_steps consecutive micro-batches whose gradients add
   // up. Returns the share's loss (its part of the global batch's) and its correct
   // predictions.
   std::pair<double, std::int64_t> forward_backward(const TrainingBatch& batch, int workers);

@@ -1,4 +1,4 @@
-#include "training_support.h"
+#include "train/training_support.h"
 
 #include <algorithm>
 #include <cmath>

@@ -32,27 +32,4 @@ std::string run_dir_of(const std::string& resume);
 // (and checkpoints are written from CPU tensors so that any machine can read them).
 void move_optimizer_state(torch::optim::Optimizer& optimizer, const torch::Device& device);
 
-// The LoopOptions every trainer fills alike. `limits` has max_iters, time_limit_s,
-// checkpoint_every, keep_last and log_every (a trainer's options or its run control);
-// `control` has parallel, overwrite and config_toml.
-template <typename Limits, typename Control>
-void fill_loop_options(LoopOptions& loop, const std::string& run_dir, std::int64_t epochs,
-                       const checkpoint::OptimizerOptions& optimizer, const checkpoint::SelectionOptions& selection,
-                       const Limits& limits, const Control& control, DistributedContext* dist) {
-  loop.run_dir = run_dir;
-  loop.epochs = epochs;
-  loop.max_iters = limits.max_iters;
-  loop.time_limit_s = limits.time_limit_s;
-  loop.checkpoint_every = limits.checkpoint_every;
-  loop.keep_last = limits.keep_last;
-  loop.log_every = limits.log_every;
-  loop.optimizer = optimizer;
-  loop.selection = selection;
-  loop.accum_steps = control.parallel.accum_steps;
-  loop.bucket_bytes = static_cast<std::int64_t>(control.parallel.bucket_mb * (1 << 20));
-  loop.overwrite = control.overwrite;
-  loop.config_toml = control.config_toml;
-  loop.dist = dist;
-}
-
 }  // namespace dls::train

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dls/checkpoint/checkpoint_files.h"
-#include "dls/train/seq2seq_trainer.h"
+#include "dls/train/tasks/seq2seq_trainer.h"
 #include "dls/util/file_io.h"
 #include "support/program_run.h"
 #include "support/seq2seq_runs.h"
@@ -74,7 +74,7 @@ TEST(CheckpointEvalApp, WeightsTrainedScoresTheWeightsAnEmaRunTrained) {
     setup.training.epochs = 1;
     setup.training.samples = 0;
     setup.training.selection.ema_decay = ema_decay;
-    train::train_seq2seq(setup.model, setup.training, train::Seq2SeqRunControl{});
+    train::train_seq2seq(setup.model, setup.training);
     return dir.string();
   };
   const auto plain = train_tiny("checkpoint_eval_no_ema", 0.0);

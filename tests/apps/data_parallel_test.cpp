@@ -19,7 +19,7 @@
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/checkpoint/vit_checkpoint.h"
-#include "dls/train/distributed.h"
+#include "dls/train/parallel/distributed.h"
 #include "dls/util/file_io.h"
 #include "support/child_processes.h"
 #include "support/outside_needs.h"

@@ -181,15 +181,16 @@ std::string export_error(const std::string& checkpoint, const fs::path& dir) {
 
 // The checkpoint of one training step of a tiny ViT that DLStudio's visTransformer can hold (FG,
 // position-wise layout, FFN 4M, no stem, patches of 7, a 512-wide head), then `change`d.
-std::string tiny_vit_checkpoint(const std::string& name, const std::function<void(ViTTrainSettings&)>& change) {
+std::string tiny_vit_checkpoint(const std::string& name,
+                                const std::function<void(settings::ViTTrainSettings&)>& change) {
   auto settings = test::tiny_vit_settings(test::tiny_fashion_dir(name));
   settings.model.transformer().variant(Variant::kFG).layout(Layout::kPositionwise).ffn_multiplier(4);
   settings.model.stem({}).patch_size(7).head_hidden_size(512);
   settings.epochs = 1;
   change(settings);
-  auto control = test::tiny_vit_control(test::fresh_temp_dir(name + "_run"));
+  auto control = test::tiny_vit_run(test::fresh_temp_dir(name + "_run"));
   control.max_iters = 1;
-  return train::train_vit(settings, control).checkpoints.back();
+  return test::train_vit_with(settings, control).checkpoints.back();
 }
 
 // What DLStudio's classes cannot hold is refused with one line naming the file and the reason,

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "dls/train/seq2seq_trainer.h"
+#include "dls/train/tasks/seq2seq_trainer.h"
 #include "support/seq2seq_runs.h"
 #include "util/sentencepiece_available.h"
 
@@ -58,12 +58,11 @@ TEST(Seq2SeqCheckpoint, SubwordModelsComeBackBitForBitAndResumingKeepsThem) {
 
   // The same sentence gets the same ids from the model trained in the run (its checkpoint)
   // and from the one a resumed run stores again.
-  train::Seq2SeqRunControl control;
-  control.resume = dir.string();
   auto resumed = train::resume_info(dir.string());
+  resumed.training.run = resumed.training.run.resume_defaults();
+  resumed.training.run.resume = dir.string();
   resumed.training.epochs = 2;
-  resumed.training.run_dir.clear();
-  const auto second = train::train_seq2seq(resumed.model, resumed.training, control);
+  const auto second = train::train_seq2seq(resumed.model, resumed.training);
   ASSERT_EQ(second.epochs, 2);
   const auto reloaded = checkpoint::load_seq2seq_checkpoint(second.checkpoints.back());
   EXPECT_EQ(reloaded.english_subwords->serialized_proto(), loaded.english_subwords->serialized_proto());

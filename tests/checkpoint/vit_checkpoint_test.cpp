@@ -109,13 +109,13 @@ TEST(ViTCheckpoint, RandomErasingRoundTripsAndDefaultsToOffInOlderSettings) {
   auto settings = sample_contents().settings;
   settings.data.augment.erase = 0.25;
   const auto text = settings.to_settings();
-  EXPECT_DOUBLE_EQ(ViTTrainSettings::from_settings(text).data.augment.erase, 0.25);
+  EXPECT_DOUBLE_EQ(settings::ViTTrainSettings::from_settings(text).data.augment.erase, 0.25);
   util::KeyValues older;
   for (const auto& [key, value] : text.entries()) {
     if (key != "data.augment_erase") older.set(key, value);
   }
   ASSERT_EQ(older.entries().size() + 1, text.entries().size());
-  EXPECT_DOUBLE_EQ(ViTTrainSettings::from_settings(older).data.augment.erase, 0.0);
+  EXPECT_DOUBLE_EQ(settings::ViTTrainSettings::from_settings(older).data.augment.erase, 0.0);
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ TEST_P(TranslationPadding, TranslateEqualsEvaluationsDecoding) {
   setup.training.epochs = 2;
   setup.training.samples = 0;
   setup.training.bleu_sentences = 20;
-  train::train_seq2seq(setup.model, setup.training, train::Seq2SeqRunControl{});
+  train::train_seq2seq(setup.model, setup.training);
   const auto file = checkpoint::latest_checkpoint(dir.string());
 
   TranslateRequest request;

@@ -26,7 +26,7 @@ const fs::path& trained_vit_run() {
     const auto dir = test::fresh_temp_dir("vit_eval_app_run");
     auto settings = test::tiny_vit_settings(data);
     settings.epochs = 2;
-    train::train_vit(settings, test::tiny_vit_control(dir));
+    test::train_vit_with(settings, test::tiny_vit_run(dir));
     return dir;
   }();
   return run;

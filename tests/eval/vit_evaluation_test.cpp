@@ -21,7 +21,7 @@ const fs::path& trained_run() {
     const auto dir = test::fresh_temp_dir("vit_eval_lib_run");
     auto settings = test::tiny_vit_settings(data);
     settings.epochs = 2;
-    train::train_vit(settings, test::tiny_vit_control(dir));
+    test::train_vit_with(settings, test::tiny_vit_run(dir));
     return dir;
   }();
   return run;
@@ -79,7 +79,7 @@ TEST(ViTEvaluation, PixelAttentionMapsOfARunWithTheBlock) {
   auto settings = test::tiny_vit_settings(data);
   settings.model.stem({StemConv{4, 1}, StemConv{32, 2}, StemConv{8, 2}, StemConv{8, 2}}).pixel_attention({2, 2});
   settings.epochs = 1;
-  train::train_vit(settings, test::tiny_vit_control(dir));
+  test::train_vit_with(settings, test::tiny_vit_run(dir));
   const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(dir.string()),
                                             checkpoint::kViTCheckpointKind);
   const auto contents = checkpoint::read_vit_contents(reader);

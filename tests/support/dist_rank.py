@@ -1,6 +1,6 @@
 """One rank of torch.distributed (Python) that does what `dls_dist_worker collectives` does,
 collective for collective, so that a Python rank and a C++ rank can share one process group
-(tests/train/distributed_test.cpp): proof that DistributedContext joins the group, and lays
+(tests/train/parallel/distributed_test.cpp): proof that DistributedContext joins the group, and lays
 out the store's keys, exactly as init_process_group("gloo", init_method="env://") does.
 Prints "rank R ok: ..." and exits 0, or raises."""
 import os

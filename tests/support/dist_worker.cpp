@@ -1,5 +1,5 @@
-// dls_dist_worker: one rank of a multi-process test of train/distributed.h. The tests
-// (tests/train/distributed_test.cpp) start it twice with RANK, WORLD_SIZE, MASTER_ADDR and
+// dls_dist_worker: one rank of a multi-process test of train/parallel/distributed.h. The tests
+// (tests/train/parallel/distributed_test.cpp) start it twice with RANK, WORLD_SIZE, MASTER_ADDR and
 // MASTER_PORT set, or under torchrun, and read its exit status and output.
 //
 //   dls_dist_worker collectives [TIMEOUT_S]   check every collective (and a refused one);
@@ -26,9 +26,9 @@
 
 #include <torch/torch.h>
 
-#include "dls/train/distributed.h"
-#include "dls/train/gradient_buckets.h"
-#include "dls/train/gradient_buffer.h"
+#include "dls/train/parallel/distributed.h"
+#include "dls/train/parallel/gradient_buckets.h"
+#include "dls/train/parallel/gradient_buffer.h"
 #include "dls/util/runtime.h"
 
 namespace {

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <string>
 
-#include "dls/train/seq2seq_presets.h"
-#include "dls/train/seq2seq_trainer.h"
+#include "dls/train/tasks/seq2seq_presets.h"
+#include "dls/train/tasks/seq2seq_trainer.h"
 #include "support/test_paths.h"
 #include "util/temp_files.h"
 
@@ -25,9 +25,9 @@ inline train::Seq2SeqPreset tiny_seq2seq_setup(const std::filesystem::path& run_
   t.epochs = 3;
   t.schedule.warmup_steps = 20;
   t.schedule.base_lr = 3e-3;
-  t.run_dir = run_dir.string();
-  t.checkpoint_every = 1;
-  t.log_every = 10;
+  t.run.run_dir = run_dir.string();
+  t.run.checkpoint_every = 1;
+  t.run.log_every = 10;
   t.samples = 5;
   t.bleu_sentences = 50;
   return setup;
@@ -42,7 +42,7 @@ inline const std::filesystem::path& trained_seq2seq_run() {
     auto& t = setup.training;
     t.samples = 0;
     t.bleu_sentences = 0;
-    train::train_seq2seq(setup.model, t, train::Seq2SeqRunControl{});
+    train::train_seq2seq(setup.model, t);
     return dir;
   }();
   return run;

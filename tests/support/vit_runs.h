@@ -7,8 +7,8 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/vit_checkpoint.h"
-#include "dls/train/vit_presets.h"
-#include "dls/train/vit_trainer.h"
+#include "dls/train/tasks/vit_presets.h"
+#include "dls/train/tasks/vit_trainer.h"
 #include "support/idx_files.h"
 
 namespace dls::test {
@@ -16,7 +16,7 @@ namespace dls::test {
 // The fashion preset shrunk to M = 16, 2 heads, 1 encoder, patch 7, batch 16, 3 epochs, with
 // dropout and augmentation on (so that resuming must restore the random state), reading
 // `data_dir`.
-inline checkpoint::ViTTrainSettings tiny_vit_settings(const std::filesystem::path& data_dir) {
+inline settings::ViTTrainSettings tiny_vit_settings(const std::filesystem::path& data_dir) {
   auto s = train::vit_preset("fashion");
   s.data.data_dir = data_dir.string();
   s.model.transformer().embedding_size(16).num_heads(2).ffn_multiplier(2).dropout(0.1);
@@ -30,12 +30,19 @@ inline checkpoint::ViTTrainSettings tiny_vit_settings(const std::filesystem::pat
   return s;
 }
 
-inline train::ViTRunControl tiny_vit_control(const std::filesystem::path& run_dir) {
-  train::ViTRunControl control;
-  control.run_dir = run_dir.string();
-  control.checkpoint_every = 1;
-  control.log_every = 1;
-  return control;
+// The run settings of the tiny runs: a checkpoint and a metrics row at every epoch and step.
+inline settings::RunSettings tiny_vit_run(const std::filesystem::path& run_dir) {
+  settings::RunSettings run;
+  run.run_dir = run_dir.string();
+  run.checkpoint_every = 1;
+  run.log_every = 1;
+  return run;
+}
+
+// train::train_vit of `settings` with `run` as their RunSettings.
+inline train::ViTTrainResult train_vit_with(settings::ViTTrainSettings settings, const settings::RunSettings& run) {
+  settings.run = run;
+  return train::train_vit(settings);
 }
 
 // A fake Fashion-MNIST folder of 64 training and 20 test images (4 steps per epoch).

@@ -17,9 +17,9 @@
 namespace dls::train {
 namespace {
 
-checkpoint::LrSchedule cosine() {
-  checkpoint::LrSchedule s;
-  s.kind = checkpoint::ScheduleKind::kWarmupCosine;
+settings::LrSchedule cosine() {
+  settings::LrSchedule s;
+  s.kind = settings::ScheduleKind::kWarmupCosine;
   s.base_lr = 1e-3;
   s.min_lr = 1e-5;
   s.warmup_steps = 1000;

@@ -13,7 +13,7 @@
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/util/csv.h"
 #include "dls/util/file_io.h"
-#include "dls/train/optimizer.h"
+#include "dls/train/optim/optimizer.h"
 #include "dls/util/precision.h"
 #include "support/seq2seq_runs.h"
 #include "support/vit_runs.h"
@@ -84,7 +84,7 @@ TEST(MixedPrecision, GradientsAndAdamStateStayFp32) {
     loss.backward();
     for (const auto& p : (*layer)->parameters()) EXPECT_EQ(p.grad().scalar_type(), torch::kFloat);
   }
-  checkpoint::OptimizerOptions options;
+  settings::OptimizerSettings options;
   auto fused = train::make_optimizer(fused_layer->parameters(), options, 1e-2);
   options.fused = false;
   auto plain = train::make_optimizer(plain_layer->parameters(), options, 1e-2);
@@ -100,13 +100,12 @@ fs::path mixed_seq2seq_run(Precision precision, const std::string& name) {
   auto setup = test::tiny_seq2seq_setup(dir);
   setup.model.transformer().dropout(0.0);  // differences from precision alone
   auto& t = setup.training;
-  t.max_iters = 8;
-  t.log_every = 1;
+  t.run.max_iters = 8;
+  t.run.log_every = 1;
   t.samples = 0;
   t.bleu_sentences = 20;
-  train::Seq2SeqRunControl control;
-  control.precision = precision;
-  train::train_seq2seq(setup.model, t, control);
+  t.run.precision = precision;
+  train::train_seq2seq(setup.model, t);
   return dir;
 }
 
@@ -125,10 +124,10 @@ fs::path mixed_vit_run(Precision precision, const fs::path& data, const std::str
   settings.model.transformer().dropout(0.0);
   settings.model.head_dropout(0.0);
   const auto dir = test::fresh_temp_dir(name);
-  auto control = test::tiny_vit_control(dir);
-  control.max_iters = 8;  // two epochs of 4 steps, each evaluated under autocast
-  control.precision = precision;
-  train::train_vit(settings, control);
+  auto run = test::tiny_vit_run(dir);
+  run.max_iters = 8;  // two epochs of 4 steps, each evaluated under autocast
+  run.precision = precision;
+  test::train_vit_with(settings, run);
   return dir;
 }
 

@@ -45,7 +45,7 @@ class RegressionTask : public TrainingTask {
   torch::Tensor evaluated_weight;          // the weights the latest evaluation saw
 
   torch::nn::Module& model() override { return *model_; }
-  LrSchedule schedule() const override { return schedule_; }
+  settings::LrSchedule schedule() const override { return schedule_; }
   std::int64_t steps_per_epoch() const override { return 4; }
   std::int64_t examples_per_epoch() const override { return 32; }
   std::string example_unit() const override { return "rows"; }
@@ -94,16 +94,16 @@ class RegressionTask : public TrainingTask {
  private:
   Regression model_{nullptr};
   torch::Tensor x_, y_;
-  LrSchedule schedule_;
+  settings::LrSchedule schedule_;
   std::int64_t step_ = 0, steps_taken_ = 0;
   std::size_t evaluations_ = 0;
 };
 
 LoopOptions options_for(const fs::path& run) {
   LoopOptions options;
-  options.run_dir = run.string();
+  options.run.run_dir = run.string();
   options.epochs = 3;
-  options.log_every = 2;
+  options.run.log_every = 2;
   return options;
 }
 
@@ -165,7 +165,7 @@ TEST(TrainingLoop, BestCheckpointFollowsTheBestScoreAndSurvivesKeepLast) {
   RegressionTask task;
   task.bleu_by_evaluation = {0.3, 0.5, 0.4, 0.45, 0.2};
   auto options = selecting_options(run, 5, 0);
-  options.keep_last = 2;
+  options.run.keep_last = 2;
   run_training(task, {}, options, nullptr);
   const auto checkpoints = run / "checkpoints";
   EXPECT_TRUE(fs::equivalent(run / "best.pt", checkpoints / "checkpoint_epoch_0002.pt")) << "a hard link";
@@ -187,7 +187,7 @@ TEST(TrainingLoop, AnEpochWithoutACheckpointWritesBestPtItself) {
   RegressionTask task;
   task.bleu_by_evaluation = {0.3, 0.5, 0.6, 0.1};
   auto options = selecting_options(run, 4, 0);
-  options.checkpoint_every = 2;
+  options.run.checkpoint_every = 2;
   run_training(task, {}, options, nullptr);
   EXPECT_EQ(best_state(run / "best.pt").get_int("epoch"), 3);
   EXPECT_EQ(best_state(run / "best.pt").get("source"), "");
@@ -247,7 +247,7 @@ TEST(TrainingLoop, TheMovingAverageIsEvaluatedSavedAndResumed) {
   }
   EXPECT_TRUE(differs) << "the average is not the trained weights";
 
-  options.run_dir = split.string();
+  options.run.run_dir = split.string();
   options.epochs = 2;
   {
     RegressionTask first;

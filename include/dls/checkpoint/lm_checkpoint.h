@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "dls/checkpoint/checkpoint.h"
-#include "dls/checkpoint/lm_settings.h"
+#include "dls/settings/lm_settings.h"
 #include "dls/data/split.h"
 #include "dls/models/language_model.h"
 
@@ -37,7 +37,7 @@ struct LmTrainState {
 };
 
 struct LmCheckpointContents {
-  LmTrainSettings settings;
+  settings::LmTrainSettings settings;
   data::SplitDefinition split;
   std::vector<std::string> words;  // the vocabulary (data::Vocabulary::words())
   std::string subwords;            // the serialized SentencePiece model (empty: word level)
@@ -54,6 +54,6 @@ LmCheckpointContents read_lm_contents(const CheckpointReader& reader);
 LmCheckpointContents read_lm_checkpoint(const std::string& dir_or_file);
 
 // Rebuilds the model from the checkpoint alone and loads its evaluation weights (CPU, eval mode).
-LanguageModel load_lm_model(const CheckpointReader& reader, const LmTrainSettings& settings);
+LanguageModel load_lm_model(const CheckpointReader& reader, const settings::LmTrainSettings& settings);
 
 }  // namespace dls::checkpoint

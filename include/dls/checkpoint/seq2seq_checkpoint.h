@@ -13,7 +13,7 @@
 #include <torch/optim/optimizer.h>
 
 #include "dls/checkpoint/checkpoint.h"
-#include "dls/checkpoint/seq2seq_options.h"
+#include "dls/settings/seq2seq_settings.h"
 #include "dls/data/split.h"
 #include "dls/data/subword_model.h"
 #include "dls/data/vocabulary.h"
@@ -35,7 +35,7 @@ struct TrainingProgress {
 
 struct Seq2SeqCheckpointInfo {
   Seq2SeqConfig model;
-  Seq2SeqTrainOptions training;
+  settings::Seq2SeqTrainSettings training;
   data::SplitDefinition split;
   std::vector<std::string> english_words;  // vocabularies, index order (words or pieces)
   std::vector<std::string> spanish_words;

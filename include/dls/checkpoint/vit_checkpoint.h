@@ -10,7 +10,7 @@
 #include <torch/optim/optimizer.h>
 
 #include "dls/checkpoint/checkpoint.h"
-#include "dls/checkpoint/vit_settings.h"
+#include "dls/settings/vit_settings.h"
 #include "dls/data/image_transform.h"
 #include "dls/models/vit.h"
 
@@ -43,7 +43,7 @@ struct ViTTrainState {
 };
 
 struct ViTCheckpointContents {
-  ViTTrainSettings settings;
+  settings::ViTTrainSettings settings;
   data::Normalization normalization;
   ViTTrainState state;
 };
@@ -63,9 +63,9 @@ ViTCheckpointContents read_vit_contents(const CheckpointReader& reader);
 
 // The training settings of the newest checkpoint in `dir_or_file` (a resumed run starts from
 // them; flags then override).
-ViTTrainSettings read_vit_settings(const std::string& dir_or_file);
+settings::ViTTrainSettings read_vit_settings(const std::string& dir_or_file);
 
 // Rebuilds the model from the checkpoint alone and loads its weights (on the CPU).
-visTransformer load_vit_model(const CheckpointReader& reader, const ViTTrainSettings& settings);
+visTransformer load_vit_model(const CheckpointReader& reader, const settings::ViTTrainSettings& settings);
 
 }  // namespace dls::checkpoint

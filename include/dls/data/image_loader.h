@@ -43,7 +43,7 @@ struct ImageBatch {
 
 // The order in which a shuffling ImageLoader with `seed` visits n images in epoch `epoch`:
 // a permutation drawn from (seed, epoch) alone, which data-parallel ranks draw as well
-// (train/distributed_sampler.h).
+// (train/parallel/distributed_sampler.h).
 std::vector<std::size_t> image_epoch_order(std::size_t n, std::uint64_t seed, std::int64_t epoch);
 
 class ImageLoader {

@@ -62,9 +62,9 @@ struct LmData {
 // side), trains the SentencePiece model where asked and builds the vocabulary; a resumed run
 // (or an evaluation) redoes the checkpoint's split (the corpus must be the same, checked by
 // its fingerprint) and uses its tokenizer, vocabulary and L.
-LmData prepare_lm_data(const checkpoint::LmDataSettings& settings, const checkpoint::LmCheckpointContents* resumed);
+LmData prepare_lm_data(const settings::LmDataSettings& settings, const checkpoint::LmCheckpointContents* resumed);
 
 // The start-up lines: corpus counts, sentences per split, vocabulary size, <unk> rate.
-std::vector<std::string> describe_lm_data(const LmData& data, const checkpoint::LmDataSettings& settings);
+std::vector<std::string> describe_lm_data(const LmData& data, const settings::LmDataSettings& settings);
 
 }  // namespace dls::eval

@@ -9,7 +9,7 @@
 
 #include <torch/types.h>
 
-#include "dls/checkpoint/vit_settings.h"
+#include "dls/settings/vit_settings.h"
 #include "dls/data/image_dataset.h"
 #include "dls/data/image_loader.h"
 #include "dls/data/image_transform.h"
@@ -20,7 +20,7 @@ namespace dls::eval {
 // The run's training or test images (first train_subset / test_subset of them). Throws
 // std::runtime_error (one line naming the file) for unreadable data, std::invalid_argument
 // for an unknown dataset or CIFAR-10 without a data_dir.
-data::ImageSet load_vit_images(const checkpoint::ViTDataSettings& data, data::Split split);
+data::ImageSet load_vit_images(const settings::ViTDataSettings& data, data::Split split);
 
 // Throws std::runtime_error unless `images` have the size, channels and classes `model` was
 // built for: "<what> are HxWxC images in N classes; the model expects ...". Test images of
@@ -28,7 +28,7 @@ data::ImageSet load_vit_images(const checkpoint::ViTDataSettings& data, data::Sp
 void check_images_fit(const data::ImageSet& images, const ViTConfig& model, const std::string& what);
 
 // "dlstudio": (x - 0.5) / 0.5; "dataset": mean and std of `train` (per channel).
-data::Normalization resolve_vit_normalization(const checkpoint::ViTDataSettings& data, const data::ImageSet& train);
+data::Normalization resolve_vit_normalization(const settings::ViTDataSettings& data, const data::ImageSet& train);
 
 // Predicted and true labels of one pass over a loader, in the loader's order.
 struct Predictions {

@@ -32,7 +32,7 @@ struct ViTCheckpointResult {
 };
 
 // The checkpoint's test images (data_dir / test_subset overrides applied).
-data::ImageSet load_test_images(const checkpoint::ViTTrainSettings& settings, const ViTEvalOptions& options);
+data::ImageSet load_test_images(const settings::ViTTrainSettings& settings, const ViTEvalOptions& options);
 
 // Rebuilds and evaluates one checkpoint on `test` (CheckpointError for a bad file).
 ViTCheckpointResult evaluate_vit_checkpoint(const std::string& path, const data::ImageSet& test,

@@ -1,6 +1,6 @@
 // How finely a model's batches are cut for data-parallel work on CPU threads, and whether
 // its training keeps freed memory: properties of the layout, measured, shared by training
-// (train/split_batch.h) and evaluation (decoding in chunks).
+// (train/parallel/split_batch.h) and evaluation (decoding in chunks).
 #pragma once
 
 #include "dls/layers/transformer_config.h"

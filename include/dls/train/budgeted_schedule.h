@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "dls/checkpoint/lr_schedule.h"
+#include "dls/settings/lr_schedule.h"
 #include "dls/train/time_budget.h"
 
 namespace dls::checkpoint {
@@ -25,7 +25,7 @@ class BudgetedSchedule {
  public:
   // `limit_s` > 0: this invocation's --time-limit; `wall_s`: the run's seconds so far.
   // `log`: this process writes the run's log lines (rank 0).
-  BudgetedSchedule(const checkpoint::LrSchedule& schedule, double limit_s, std::int64_t steps_per_epoch,
+  BudgetedSchedule(const settings::LrSchedule& schedule, double limit_s, std::int64_t steps_per_epoch,
                    const checkpoint::CheckpointReader* resume, double wall_s, bool log);
 
   double at(std::int64_t step) const;          // the rate of optimizer step `step` >= 1
@@ -44,8 +44,8 @@ class BudgetedSchedule {
   void warn_if_epochs_end_first(std::int64_t global_step, double ended_s) const;
   double progress(std::int64_t step) const;  // of the cosine decay, 0 to 1
 
-  checkpoint::LrSchedule schedule_;
-  checkpoint::LrSchedule planned_;  // the task's own (its epochs' end and warm-up)
+  settings::LrSchedule schedule_;
+  settings::LrSchedule planned_;  // the task's own (its epochs' end and warm-up)
   double limit_s_ = 0;
   std::optional<TimeBudget> budget_;
   bool log_;

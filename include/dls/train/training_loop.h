@@ -17,8 +17,9 @@
 
 #include <torch/types.h>
 
-#include "dls/checkpoint/optimizer_options.h"
-#include "dls/checkpoint/selection_options.h"
+#include "dls/settings/optimizer_settings.h"
+#include "dls/settings/run_settings.h"
+#include "dls/settings/selection_settings.h"
 #include "dls/train/training_task.h"
 #include "dls/util/precision.h"
 
@@ -29,7 +30,7 @@ class CheckpointReader;
 namespace dls::train {
 
 class DistributedContext;
-using checkpoint::OptimizerOptions;
+using settings::OptimizerSettings;
 
 // Where a run stands. Saved by each task in its checkpoints (in its own keys).
 struct LoopState {
@@ -55,50 +56,42 @@ class TrainingDiverged : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// How one invocation of the loop runs.
+// How one invocation of the loop runs: the run's settings (run_dir resolved) beside what
+// its task decides (epochs, optimizer, selection) and what start_run() placed (device,
+// workers, process group). train/run_start.h fills it.
 struct LoopOptions {
   // When the invocation began (data loading included): wall times count from it.
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  std::string run_dir;  // checkpoints/, metrics.csv, plots
-  // A fresh run (no resume) refuses a run directory that holds an earlier run, so that no
-  // run's checkpoints and metrics are overwritten or mixed with another's; with `overwrite`
-  // the earlier run is moved aside to <run_dir>.old-N (never deleted).
-  bool overwrite = false;
-  // A fresh run writes this (when not empty) as its directory's config.toml: the options
-  // that repeat the run (apps/config_file.h).
-  std::string config_toml;
-  std::int64_t epochs = 1;     // epochs of the whole run
-  std::int64_t max_iters = 0;  // > 0: stop once the run has made this many steps in all
-  // > 0: the whole run's budget, in seconds from its start: stop (with a checkpoint) when it
-  // is spent, with a cosine schedule laid out to end there (budgeted_schedule.h). A resume
-  // keeps its checkpoint's budget when this is 0.
-  double time_limit_s = 0;
-  std::int64_t checkpoint_every = 1;  // epochs between checkpoints (the last one is always saved)
-  int keep_last = 0;                  // > 0: keep only the newest K checkpoints this run wrote
-  std::int64_t log_every = 50;        // steps between log lines and metrics.csv step rows
-  OptimizerOptions optimizer;         // kind, betas, eps, weight decay, gradient clipping
+  // run_dir: checkpoints/, metrics.csv, plots. A fresh run (no resume) refuses a run directory
+  // that holds an earlier run, so that no run's checkpoints and metrics are overwritten or
+  // mixed with another's; with `overwrite` the earlier run is moved aside to <run_dir>.old-N
+  // (never deleted); it writes config_toml (when not empty) as the directory's config.toml.
+  // The intervals (checkpoint_every, keep_last, log_every), the limits (max_iters;
+  // time_limit_s, whose cosine schedule is laid out to end there -- budgeted_schedule.h),
+  // precision (bf16, fp16: forward passes and the evaluation under autocast; weights,
+  // gradients, optimizer state and loss stay fp32; fp16 scales the loss -- grad_scaler.h --
+  // and skips the optimizer step when a gradient is not finite) and parallel.accum_steps
+  // (micro-batches per step whose gradients add up) and bucket_mb (gradient buckets whose
+  // all-reduces start while backward is still running -- gradient_buckets.h; 0: one
+  // all-reduce after backward).
+  settings::RunSettings run;
+  std::int64_t epochs = 1;      // epochs of the whole run
+  OptimizerSettings optimizer;  // kind, betas, eps, weight decay, gradient clipping
   // <run>/best.pt by a validation score, --patience, the weights' moving average
-  // (best_checkpoint.h, weight_average.h).
-  checkpoint::SelectionOptions selection;
-  torch::Device device = torch::kCPU;
-  // bf16, fp16: forward passes and the evaluation under autocast (util/precision.h); the
-  // weights, gradients, optimizer state and loss stay fp32. fp16 scales the loss
-  // (grad_scaler.h) and skips the optimizer step when a gradient is not finite.
-  util::Precision precision = util::Precision::kFp32;
+  // (best_checkpoint.h, optim/weight_average.h).
+  settings::SelectionSettings selection;
+  torch::Device device = torch::kCPU;  // run.device as placed for this rank
   // > 1 (CPU): each step's batch is cut into this many chunks trained concurrently, one
-  // thread each (split_batch.h); the same gradient up to rounding.
+  // thread each (parallel/split_batch.h); the same gradient up to rounding.
   int workers = 1;
-  // > 1: each process's share of a step's batch goes through forward and backward in this
-  // many consecutive micro-batches whose gradients add up (less memory, the same step up to
-  // rounding); the all-reduce and the optimizer step come once per step.
-  int accum_steps = 1;
-  // In a process group: the size of the gradient buckets whose all-reduces start while
-  // backward is still running (gradient_buckets.h); <= 0: one all-reduce after backward.
-  std::int64_t bucket_bytes = std::int64_t{25} << 20;
-  // The process group (distributed.h); nullptr or world size 1: this process alone. Every
-  // rank trains its share of each global batch, the gradients are summed by one all-reduce,
-  // and only rank 0 evaluates, logs progress, and writes metrics, plots and checkpoints.
+  // The process group (parallel/distributed.h); nullptr or world size 1: this process alone.
+  // Every rank trains its share of each global batch, the gradients are summed by one
+  // all-reduce, and only rank 0 evaluates, logs progress, and writes metrics, plots and
+  // checkpoints.
   DistributedContext* dist = nullptr;
+
+  // run.parallel.bucket_mb in bytes.
+  std::int64_t bucket_bytes() const { return static_cast<std::int64_t>(run.parallel.bucket_mb * (1 << 20)); }
 };
 
 struct LoopResult {

@@ -15,8 +15,8 @@
 #include <torch/nn/module.h>
 #include <torch/types.h>
 
-#include "dls/checkpoint/lr_schedule.h"
-#include "dls/train/split_batch.h"
+#include "dls/settings/lr_schedule.h"
+#include "dls/train/parallel/split_batch.h"
 
 namespace dls::checkpoint {
 class CheckpointWriter;
@@ -24,7 +24,7 @@ class CheckpointWriter;
 
 namespace dls::train {
 
-using checkpoint::LrSchedule;
+using settings::LrSchedule;
 struct LoopState;
 
 // Which part of every global batch this process trains (distributed_sampler.h): rank r of
@@ -63,7 +63,7 @@ class TrainingTask {
   // --- What is trained.
   virtual torch::nn::Module& model() = 0;
   // The learning rate of every optimizer step (total steps and warm-up resolved).
-  virtual LrSchedule schedule() const = 0;
+  virtual settings::LrSchedule schedule() const = 0;
   virtual std::int64_t steps_per_epoch() const = 0;
   virtual std::int64_t examples_per_epoch() const = 0;
   virtual std::string example_unit() const = 0;  // "pairs", "img": the progress line's rate

@@ -15,7 +15,7 @@ namespace dls::util {
 enum class Precision {
   kFp32,  // no autocast
   kBf16,  // bfloat16 autocast: CPU (fast with AVX512-BF16/AMX) and CUDA
-  kFp16,  // float16 autocast with a gradient scaler (train/grad_scaler.h): CUDA only
+  kFp16,  // float16 autocast with a gradient scaler (train/optim/grad_scaler.h): CUDA only
 };
 
 // "fp32", "bf16", "fp16"; throws std::invalid_argument for anything else.

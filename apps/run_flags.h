@@ -1,0 +1,151 @@
+// The flags every training program takes for its RunSettings (settings/run_settings.h), in
+// one place: where it runs (--device, --precision, --threads, --workers, the data-parallel
+// flags), where it writes (--run-dir, --checkpoint-every, --keep-last, --log-every), when it
+// stops (--max-iters, --time-limit), and this invocation's own (--resume, --overwrite,
+// --dry-run, --json, --log-level).
+//
+// One rule for every setting on resume: the settings start from the preset, or from the
+// resumed checkpoint's (RunSettings::resume_defaults() for the run's), and each flag given
+// changes one of them afterwards (cli_overrides.h); a setting the checkpoint fixes is refused
+// by the program, never ignored.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli_overrides.h"
+#include "config_file.h"
+#include "parallel_flags.h"
+#include "dls/settings/run_settings.h"
+#include "dls/util/precision.h"
+#include "dls/util/runtime.h"
+
+namespace dls::apps {
+
+// What a program needs of the command line before its settings exist.
+struct InvocationFlags {
+  std::string resume;  // --resume: checkpoint file or run directory
+  bool overwrite = false;
+  bool dry_run = false;
+  bool json = false;  // print one JSON object with the results at the end
+  std::string log_level = "info";
+  int threads = 0;  // --threads; 0: OMP_NUM_THREADS, else all cores
+  int workers = 0;  // --workers; 0: the program's default for its model and threads
+};
+
+// A flag that changes one field of the program's RunSettings (found by `run`).
+template <typename T, typename Settings>
+CLI::Option* run_setting(CLI::App& app, Overrides<Settings>& overrides,
+                         const std::function<settings::RunSettings&(Settings&)>& run, const std::string& name,
+                         const std::string& help, std::function<void(settings::RunSettings&, const T&)> apply) {
+  return setting<T, Settings>(app, overrides, name, help,
+                              [run, apply](Settings& s, const T& value) { apply(run(s), value); });
+}
+
+// Adds the flags to `app` in the groups `training` and `output`. `run` finds the RunSettings
+// inside the program's settings; `default_run_dir` is the task's (runs/<task>).
+template <typename Settings>
+void add_run_flags(CLI::App& app, Overrides<Settings>& overrides, InvocationFlags& invocation,
+                   std::function<settings::RunSettings&(Settings&)> run, const std::string& default_run_dir,
+                   const std::string& training, const std::string& output) {
+  run_setting<std::int64_t>(
+      app, overrides, run, "--max-iters",
+      "stop once the run has made this many steps in all (0: no limit; a resume does not keep it)",
+      [](auto& r, auto v) { r.max_iters = v; })
+      ->check(in_range(0, 1000000000000))
+      ->group(training);
+  run_setting<double>(app, overrides, run, "--time-limit",
+                      "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to "
+                      "end there (0: none; a resume keeps the run's)",
+                      [](auto& r, auto v) { r.time_limit_s = v; })
+      ->check(in_range(0, 1000000000))
+      ->group(training);
+  app.add_option("--resume", invocation.resume,
+                 "continue from a checkpoint file or the newest one of a run directory: its settings are the "
+                 "starting point, flags change them")
+      ->group(training);
+  app.add_option("--threads", invocation.threads,
+                 "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")
+      ->check(in_range(1, 256))
+      ->group(training);
+  app.add_option("--workers", invocation.workers,
+                 "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; "
+                 "default: the model's own for the threads)")
+      ->check(in_range(1, 256))
+      ->group(training);
+  run_setting<std::string>(app, overrides, run, "--device", "cpu, cuda or auto (default cpu; a resume keeps the run's)",
+                           [](auto& r, auto v) { r.device = v; })
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->group(training);
+  run_setting<std::string>(app, overrides, run, "--precision",
+                           "fp32, bf16 (autocast; fast on CPUs with AVX512-BF16/AMX, and CUDA) or fp16 (CUDA only, "
+                           "with loss scaling); weights, optimizer state and checkpoints stay fp32 (default fp32; a "
+                           "resume keeps the run's)",
+                           [](auto& r, auto v) { r.precision = util::parse_precision(v); })
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}))
+      ->group(training);
+  add_parallel_flags<Settings>(app, overrides, run, "Data parallelism (torchrun)");
+
+  run_setting<std::string>(app, overrides, run, "--run-dir",
+                           "run directory (default " + default_run_dir + "; with --resume, the checkpoint's run)",
+                           [](auto& r, auto v) { r.run_dir = v; })
+      ->group(output);
+  run_setting<std::int64_t>(app, overrides, run, "--checkpoint-every",
+                            "epochs between checkpoints; the last is always saved",
+                            [](auto& r, auto v) { r.checkpoint_every = v; })
+      ->check(in_range(0, 1000000))
+      ->group(output);
+  run_setting<int>(app, overrides, run, "--keep-last", "keep only the newest K checkpoints of this run (0: all)",
+                   [](auto& r, auto v) { r.keep_last = v; })
+      ->check(in_range(0, 1000000))
+      ->group(output);
+  run_setting<std::int64_t>(app, overrides, run, "--log-every", "steps between log lines and metrics.csv rows",
+                            [](auto& r, auto v) { r.log_every = v; })
+      ->check(in_range(0, 1000000000))
+      ->group(output);
+  app.add_flag("--overwrite", invocation.overwrite,
+               "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is "
+               "deleted)")
+      ->group(output);
+  app.add_flag("--dry-run", invocation.dry_run, "read the data, build the model, print the start-up report and stop")
+      ->group(output);
+  app.add_flag("--json", invocation.json,
+               "print one JSON object with the results at the end (on stdout; logs on stderr)")
+      ->group(output);
+  app.add_option("--log-level", invocation.log_level, "trace, debug, info, warn, error or off")
+      ->capture_default_str()
+      ->check(log_levels())
+      ->group(output);
+}
+
+// Options that are no part of a run's recipe (what to resume, --overwrite, --dry-run): never
+// written to config.toml nor read from a config file (config_file.h).
+inline void keep_invocation_flags_out_of_config(CLI::App& app) {
+  not_in_config({app.get_option("--resume"), app.get_option("--overwrite"), app.get_option("--dry-run")});
+}
+
+// The run's logging and threads, before anything else logs: returns the threads in use.
+inline int configure_invocation(const InvocationFlags& invocation) {
+  util::RuntimeOptions runtime;
+  runtime.threads = invocation.threads;
+  runtime.log_level = invocation.log_level;
+  return util::configure_runtime(runtime).threads;
+}
+
+// The invocation's own fields of `run`, once the settings are in place (after the
+// overrides): what to resume, --overwrite, --dry-run, the threads in use and the batch-chunk
+// workers (`default_workers` unless --workers was given), and `config_toml`.
+inline void finish_run_settings(settings::RunSettings& run, const InvocationFlags& invocation, int threads,
+                                int default_workers, std::string config_toml) {
+  run.resume = invocation.resume;
+  run.overwrite = invocation.overwrite;
+  run.dry_run = invocation.dry_run;
+  run.threads = threads;
+  run.workers = invocation.workers > 0 ? invocation.workers : default_workers;
+  run.config_toml = std::move(config_toml);
+}
+
+}  // namespace dls::apps

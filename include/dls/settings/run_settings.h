@@ -1,0 +1,66 @@
+// What every training run has besides its task's model, data and optimisation: where it
+// runs, where it writes, and when it stops. Each task's settings hold one
+// (Seq2SeqTrainSettings::run, LmTrainSettings::run, ViTTrainSettings::run); checkpoints
+// record it as "run.*", and a resume starts from the checkpoint's
+// (resume_defaults()) before the command line's flags apply.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dls/util/key_values.h"
+#include "dls/util/precision.h"
+
+namespace dls::settings {
+
+// Data parallelism (torchrun). Not saved: the run's result does not depend on it.
+struct ParallelSettings {
+  std::string backend = "auto";  // gloo, nccl, or auto: NCCL for CUDA when the LibTorch has it, else Gloo
+  double timeout_s = 300;        // a peer silent for this long ends the run with an error
+  int accum_steps = 1;           // micro-batches per optimizer step (train/training_loop.h)
+  double bucket_mb = 25;         // gradient bucket size (MiB) for overlapping all-reduce with backward; 0: none
+};
+
+struct RunSettings {
+  // Where it runs (saved: device, precision).
+  std::string device = "cpu";                          // cpu | cuda | auto
+  util::Precision precision = util::Precision::kFp32;  // autocast of the forward passes; weights stay fp32
+  int threads = 0;                                     // intra-op CPU threads; 0: OMP_NUM_THREADS, else all cores
+  // > 1 (CPU): each step's batch is cut into this many chunks trained concurrently, one thread
+  // each (train/parallel/split_batch.h), the same gradient up to rounding; 0: the model's
+  // default for the threads (train/thread_policy.h). One on a GPU.
+  int workers = 0;
+  ParallelSettings parallel;
+
+  // Where it writes (saved: the three intervals).
+  std::string run_dir;                // "": the resumed checkpoint's run, else the task's runs/<task>
+  std::int64_t checkpoint_every = 1;  // epochs between checkpoints (the last one is always saved)
+  int keep_last = 0;                  // > 0: keep only the newest K checkpoints this run wrote
+  std::int64_t log_every = 100;       // steps between log lines and metrics.csv rows
+
+  // When it stops, besides the task's epochs (not saved: limits of one invocation; the time
+  // budget travels in the loop's own state).
+  std::int64_t max_iters = 0;  // > 0: stop once the run has made this many steps in all
+  // > 0: the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule
+  // laid out to end there; a resume keeps its checkpoint's budget when this is 0.
+  double time_limit_s = 0;
+
+  // This invocation only: never saved, never in config.toml.
+  std::string resume;       // checkpoint file or run directory (its newest checkpoint) to continue
+  bool overwrite = false;   // a fresh run moves an earlier run in its directory aside (.old-N)
+  bool dry_run = false;     // read the data, build the model, print the report, stop
+  std::string config_toml;  // the program's settings, written to a fresh run's directory as config.toml
+
+  // "device", "precision", "checkpoint_every", "keep_last", "log_every" (the tasks' settings
+  // store them under "run.").
+  util::KeyValues to_settings() const;
+  // Reads what to_settings() wrote; a key that is missing (checkpoints written before these
+  // keys) keeps `defaults`' value. Throws std::runtime_error naming a malformed key.
+  static RunSettings from_settings(const util::KeyValues& settings, const RunSettings& defaults);
+  // The starting point of a resume: the checkpoint's saved settings, nothing of the
+  // invocation, no per-invocation limit (max_iters, time_limit_s: 0), and run_dir "" (the
+  // checkpoint's run).
+  RunSettings resume_defaults() const;
+};
+
+}  // namespace dls::settings

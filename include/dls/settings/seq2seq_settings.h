@@ -1,0 +1,64 @@
+// Everything that defines a seq2seq training run besides the model's shape, as its
+// checkpoints record it ("training.*"). The presets that fill it in: train/tasks/seq2seq_presets.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dls/settings/lr_schedule.h"
+#include "dls/settings/optimizer_settings.h"
+#include "dls/settings/run_settings.h"
+#include "dls/settings/selection_settings.h"
+#include "dls/data/subword_model.h"
+#include "dls/data/vocabulary.h"
+#include "dls/util/key_values.h"
+
+namespace dls::settings {
+
+struct Seq2SeqTrainSettings {
+  // Data
+  std::string data_path;                 // TSV (Tatoeba/Anki) or DLStudio archive
+  int max_words = 8;                     // longest sentence per side; L = max_words + 2
+  std::uint64_t split_seed = 1234;       // validation split, by English sentence
+  std::int64_t validation_pairs = 2000;  // held-out pairs (at least)
+  bool dlstudio_loss = false;            // DLStudio's EOS padding and summed loss
+  bool subword_units = false;            // SentencePiece pieces (`subwords`) instead of words
+  data::SubwordOptions subwords;         // trained on the training split, kept in the checkpoint
+  // Training
+  std::int64_t epochs = 40;  // total epochs of the run
+  std::int64_t batch_size = 50;
+  bool length_buckets = false;  // batches of similar lengths, each cut to its longest sentence (vaswani)
+  LrSchedule schedule;
+  OptimizerSettings optimizer;
+  double label_smoothing = 0.0;
+  std::uint64_t seed = 0;               // initialisation, batch order, dropout
+  SelectionSettings selection{"bleu"};  // best.pt, early stopping, weight EMA
+  // Output
+  std::int64_t samples = 20;        // translations printed at the end
+  std::int64_t bleu_sentences = 0;  // validation sentences translated per epoch; 0 = all
+  // Where it runs, where it writes, when it stops: what every run has. Checkpoints every 5
+  // epochs, DLStudio-style log lines every 200 steps.
+  RunSettings run = [] {
+    RunSettings run;
+    run.checkpoint_every = 5;
+    run.log_every = 200;
+    return run;
+  }();
+
+  // How this run's sentences are padded: DLStudio's loss trains with EOS padding (its
+  // <pad> embedding never learns), the others with <pad>. Training, evaluation,
+  // translation and attention maps all pad this way: in the flattened layout every padding
+  // row changes every output.
+  data::Vocabulary::Padding padding() const {
+    return dlstudio_loss ? data::Vocabulary::Padding::kEos : data::Vocabulary::Padding::kPad;
+  }
+
+  util::KeyValues to_settings() const;
+  static Seq2SeqTrainSettings from_settings(const util::KeyValues& settings);
+};
+
+// "word" -> false, "sentencepiece" -> true (Seq2SeqTrainSettings::subword_units); throws
+// std::invalid_argument otherwise.
+bool parse_tokenizer(const std::string& name);
+
+}  // namespace dls::settings

@@ -1,0 +1,43 @@
+// What every trainer does first, in one place: place the run (device, precision, batch-chunk
+// workers, process group -- parallel/data_parallel.h), decide its run directory and what it
+// resumes (--resume, or after a torchrun restart the run directory itself), claim the
+// directory of a fresh run (refused at once when it holds an earlier run), open the
+// checkpoint to resume; then, once the task is built, the loop's options.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/settings/run_settings.h"
+#include "dls/train/parallel/data_parallel.h"
+#include "dls/train/training_loop.h"
+
+namespace dls::train {
+
+struct StartedRun {
+  // When the invocation began: data loading counts in wall times and --time-limit.
+  std::chrono::steady_clock::time_point started;
+  TrainingPlacement placement;  // device, batch-chunk workers, process group
+  // The run's settings with run_dir resolved: --run-dir, else the resumed checkpoint's run,
+  // else the task's default.
+  settings::RunSettings run;
+  // The checkpoint to continue (it holds the whole file in memory until the loop has read
+  // it); nullptr for a fresh run.
+  std::unique_ptr<checkpoint::CheckpointReader> resume;
+
+  // The loop's options: `run`, the task's epochs, optimizer and selection, and the placement.
+  LoopOptions loop_options(std::int64_t epochs, const settings::OptimizerSettings& optimizer,
+                           const settings::SelectionSettings& selection);
+};
+
+// Starts a run of checkpoints of kind `checkpoint_kind` (checkpoint/checkpoint.h) whose
+// directory defaults to `default_run_dir` (runs/<task>). Throws one-line errors: a device or
+// precision this process cannot have, a process group it cannot join, a run directory that
+// holds an earlier run (without run.overwrite), a checkpoint that cannot be read.
+StartedRun start_run(const settings::RunSettings& run, const std::string& default_run_dir,
+                     const std::string& checkpoint_kind);
+
+}  // namespace dls::train

@@ -1,0 +1,60 @@
+// Training English->Spanish transformers: the loop behind seq2seq_train. Reads the
+// corpus, splits it, builds the vocabularies, prints DLStudio's start-up report, trains
+// with a live progress line and DLStudio-style log lines, validates every epoch (loss and
+// greedy-decoding corpus BLEU), writes metrics.csv, loss.png, bleu.png, the checkpoints and
+// the final translations into the run directory, and resumes exactly where a checkpoint
+// left off.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/settings/seq2seq_settings.h"
+#include "dls/models/seq2seq.h"
+#include "dls/train/parallel/data_parallel.h"
+#include "dls/train/training_loop.h"
+
+namespace dls::train {
+
+struct Seq2SeqTrainResult {
+  double pairs_per_s = 0;   // training pairs per second of training time, this invocation
+  double final_loss = NAN;  // mean training loss of the last (possibly partial) epoch
+  double val_loss = NAN;    // after the last validated epoch
+  double val_bleu = NAN;    // corpus BLEU (NLTK scale 0-1) after the last validated epoch
+  // sacreBLEU's BLEU and chrF2 (0-100) and their signatures, of this invocation's last
+  // validation (NaN and empty when it validated nothing).
+  double val_sacrebleu = NAN;
+  double val_chrf = NAN;
+  std::string sacrebleu_signature, chrf_signature;
+  std::int64_t epochs = 0;               // epochs completed in all
+  std::int64_t iterations = 0;           // optimizer steps in all
+  double wall_s = 0;                     // wall time of this invocation
+  std::vector<std::string> checkpoints;  // written by this invocation
+  std::int64_t encoder_parameters = 0;
+  std::int64_t decoder_parameters = 0;
+  std::int64_t parameters = 0;  // the whole model (embeddings included)
+  std::string stopped_by;       // "epochs", "max-iters", "time-limit" or "dry-run"
+  std::string run_dir;
+  ParallelReport parallel;  // world size, rank, backend, all-reduce time
+};
+
+// Thrown when the loss becomes NaN or infinite; names the last good checkpoint.
+using Seq2SeqDiverged = TrainingDiverged;
+
+// Trains `model` (its vocabulary sizes and L are set from the data) with `settings`. When
+// settings.run.resume is set, the checkpoint's model config must equal `model`'s (vocabulary
+// sizes aside) and its vocabularies and split are reused; `settings` then continue the run
+// (resume_info() gives the checkpoint's own, to start from). With a DLStudio archive as
+// `dlstudio_vocab`, the start-up report also gives DLStudio's parameter counts with its
+// vocabularies (no <pad>/<unk>), e.g. 124,583,936 and 149,886,015 for the slides' model.
+// Errors in data or checkpoints propagate as std::runtime_error with one-line messages.
+Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig model, const settings::Seq2SeqTrainSettings& settings,
+                                 const std::string& dlstudio_vocab = "");
+
+// The model config and options stored in the newest checkpoint of `dir_or_file`.
+checkpoint::Seq2SeqCheckpointInfo resume_info(const std::string& dir_or_file);
+
+}  // namespace dls::train

@@ -1,0 +1,35 @@
+// Training of the visTransformer on CIFAR-10 or Fashion-MNIST: the training loop (progress
+// line, per-epoch test accuracy, metrics.csv, loss/accuracy plots, resumable checkpoints,
+// divergence check). The settings that travel in checkpoints: settings/vit_settings.h;
+// presets: vit_presets.h.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dls/settings/vit_settings.h"
+#include "dls/train/parallel/data_parallel.h"
+#include "dls/train/training_loop.h"
+
+namespace dls::train {
+
+struct ViTTrainResult {
+  double images_per_s = 0;               // training images per second over this invocation
+  double test_accuracy = 0;              // after the last epoch evaluated (fraction; NaN if none)
+  double final_loss = 0;                 // mean training loss of the last epoch (or partial epoch)
+  std::int64_t epochs = 0;               // epochs completed in all
+  std::int64_t iterations = 0;           // optimizer steps in all
+  double wall_s = 0;                     // wall time of this invocation
+  std::vector<std::string> checkpoints;  // written by this invocation
+  std::int64_t parameters = 0;
+  std::string stopped_by;   // "epochs", "max-iters", "time-limit" or "dry-run"
+  ParallelReport parallel;  // world size, rank, backend, all-reduce time
+};
+
+// Trains (or resumes: settings.run.resume) and returns the summary. Data and checkpoint
+// errors propagate as std::runtime_error with one-line messages.
+ViTTrainResult train_vit(const settings::ViTTrainSettings& settings);
+
+}  // namespace dls::train

@@ -1,0 +1,53 @@
+#include "dls/settings/lr_schedule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace dls::settings {
+
+double LrSchedule::at(std::int64_t step) const {
+  const double s = static_cast<double>(std::max<std::int64_t>(step, 1));
+  switch (kind) {
+    case ScheduleKind::kConstant:
+      return base_lr;
+    case ScheduleKind::kDLStudioWarmup: {
+      const double warmup = static_cast<double>(std::max<std::int64_t>(warmup_steps, 1));
+      return 2.0 / std::sqrt(static_cast<double>(embedding_size)) *
+             std::min(1.0 / std::sqrt(s), s * std::pow(warmup, -1.5));
+    }
+    case ScheduleKind::kWarmupCosine: {
+      if (warmup_steps > 0 && s <= static_cast<double>(warmup_steps)) {
+        return base_lr * s / static_cast<double>(warmup_steps);
+      }
+      const double span = static_cast<double>(std::max<std::int64_t>(total_steps - warmup_steps, 1));
+      return decayed(std::min(1.0, (s - static_cast<double>(warmup_steps)) / span));
+    }
+  }
+  return base_lr;
+}
+
+double LrSchedule::decayed(double progress) const {
+  return min_lr + 0.5 * (base_lr - min_lr) * (1.0 + std::cos(M_PI * progress));
+}
+
+ScheduleKind parse_schedule(const std::string& name) {
+  if (name == "constant") return ScheduleKind::kConstant;
+  if (name == "dlstudio-warmup") return ScheduleKind::kDLStudioWarmup;
+  if (name == "cosine") return ScheduleKind::kWarmupCosine;
+  throw std::invalid_argument("unknown schedule '" + name + "' (expected constant, dlstudio-warmup or cosine)");
+}
+
+std::string to_string(ScheduleKind kind) {
+  switch (kind) {
+    case ScheduleKind::kConstant:
+      return "constant";
+    case ScheduleKind::kDLStudioWarmup:
+      return "dlstudio-warmup";
+    case ScheduleKind::kWarmupCosine:
+      return "cosine";
+  }
+  return "?";
+}
+
+}  // namespace dls::settings

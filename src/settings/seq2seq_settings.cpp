@@ -1,0 +1,81 @@
+#include "dls/settings/seq2seq_settings.h"
+
+#include <stdexcept>
+
+namespace dls::settings {
+
+bool parse_tokenizer(const std::string& name) {
+  if (name == "word" || name == "sentencepiece") return name == "sentencepiece";
+  throw std::invalid_argument("unknown tokenizer '" + name + "' (expected word or sentencepiece)");
+}
+
+util::KeyValues Seq2SeqTrainSettings::to_settings() const {
+  util::KeyValues s;
+  s.set("data_path", data_path);
+  s.set("max_words", max_words);
+  s.set("split_seed", std::to_string(split_seed));
+  s.set("validation_pairs", validation_pairs);
+  s.set("dlstudio_loss", dlstudio_loss);
+  s.set("tokenizer", subword_units ? "sentencepiece" : "word");
+  s.set("subwords.model", data::to_string(subwords.kind));
+  s.set("subwords.vocab_size", subwords.vocab_size);
+  s.set("subwords.joint", subwords.joint);
+  s.set("epochs", epochs);
+  s.set("batch_size", batch_size);
+  s.set("length_buckets", length_buckets);
+  s.set("schedule.kind", to_string(schedule.kind));
+  s.set("schedule.base_lr", schedule.base_lr);
+  s.set("schedule.warmup_steps", schedule.warmup_steps);
+  s.set("schedule.total_steps", schedule.total_steps);
+  s.set("schedule.min_lr", schedule.min_lr);
+  s.set("schedule.embedding_size", schedule.embedding_size);
+  s.merge(optimizer.to_settings(), "optimizer");
+  s.set("label_smoothing", label_smoothing);
+  s.set("seed", std::to_string(seed));
+  s.merge(selection.to_settings(), "selection");
+  s.set("samples", samples);
+  s.set("bleu_sentences", bleu_sentences);
+  s.merge(run.to_settings(), "run");
+  return s;
+}
+
+Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& s) {
+  Seq2SeqTrainSettings o;
+  o.data_path = s.get("data_path");
+  o.max_words = static_cast<int>(s.get_int("max_words"));
+  o.split_seed = std::stoull(s.get("split_seed"));
+  o.validation_pairs = s.get_int("validation_pairs");
+  o.dlstudio_loss = s.get_bool("dlstudio_loss");
+  // Checkpoints written before subword units were all word level.
+  if (s.has("tokenizer")) {
+    o.subword_units = parse_tokenizer(s.get("tokenizer"));
+    o.subwords.kind = data::parse_subword_kind(s.get("subwords.model"));
+    o.subwords.vocab_size = static_cast<int>(s.get_int("subwords.vocab_size"));
+    o.subwords.joint = s.get_bool("subwords.joint");
+  }
+  o.epochs = s.get_int("epochs");
+  o.batch_size = s.get_int("batch_size");
+  o.length_buckets = s.has("length_buckets") && s.get_bool("length_buckets");  // older checkpoints: padded to L
+  o.schedule.kind = parse_schedule(s.get("schedule.kind"));
+  o.schedule.base_lr = s.get_double("schedule.base_lr");
+  o.schedule.warmup_steps = s.get_int("schedule.warmup_steps");
+  o.schedule.total_steps = s.get_int("schedule.total_steps");
+  o.schedule.min_lr = s.get_double("schedule.min_lr");
+  o.schedule.embedding_size = s.get_int("schedule.embedding_size");
+  o.optimizer = OptimizerSettings::from_settings(s.section("optimizer"));
+  o.label_smoothing = s.get_double("label_smoothing");
+  o.seed = std::stoull(s.get("seed"));
+  o.selection = SelectionSettings::from_settings(s.section("selection"), o.selection);
+  o.samples = s.get_int("samples");
+  o.bleu_sentences = s.get_int("bleu_sentences");
+  // Checkpoints written before RunSettings kept its saved fields beside the others.
+  RunSettings legacy = o.run;
+  if (s.has("device")) legacy.device = s.get("device");
+  if (s.has("checkpoint_every")) legacy.checkpoint_every = s.get_int("checkpoint_every");
+  if (s.has("keep_last")) legacy.keep_last = static_cast<int>(s.get_int("keep_last"));
+  if (s.has("log_every")) legacy.log_every = s.get_int("log_every");
+  o.run = RunSettings::from_settings(s.section("run"), legacy);
+  return o;
+}
+
+}  // namespace dls::settings

@@ -1,0 +1,161 @@
+#include "train/tasks/lm_task.h"
+
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include "dls/data/normalize.h"
+#include "dls/eval/lm_evaluation.h"
+#include "dls/eval/lm_generation.h"
+#include "dls/models/seq2seq.h"  // count_parameters
+#include "train/tasks/lm_metrics.h"
+#include "train/training_support.h"
+
+namespace dls::train {
+
+namespace {
+
+using data::Vocabulary;
+
+// Predicted tokens of rows [B, L]: every position after SOS that is not padding.
+double predicted_tokens(const torch::Tensor& rows) {
+  return (rows.narrow(1, 1, rows.size(1) - 1) != Vocabulary::kPad).sum().item<double>();
+}
+
+}  // namespace
+
+LmTask::LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpointContents* resumed,
+               const std::string& resumed_path, const torch::Device& device, int workers)
+    : settings_(std::move(settings)), data_(eval::prepare_lm_data(settings_.data, resumed)) {
+  for (const auto& line : eval::describe_lm_data(data_, settings_.data)) spdlog::info("{}", line);
+  settings_.model.vocab_size(data_.vocabulary.size());
+  settings_.model.transformer().max_seq_length(data_.max_len);
+  settings_.model.validate();
+  if (resumed != nullptr &&
+      settings_.model.to_settings().to_text() != resumed->settings.model.to_settings().to_text()) {
+    throw std::runtime_error(resumed_path + ": the checkpoint's model (" + resumed->settings.model.summary() +
+                             ") differs from the one asked for (" + settings_.model.summary() + ")");
+  }
+  steps_per_epoch_ = (data_.train.rows.size(0) + settings_.batch_size - 1) / settings_.batch_size;
+  if (resumed != nullptr && resumed->state.steps_per_epoch != steps_per_epoch_) {
+    throw std::runtime_error(resumed_path + ": the checkpoint's epochs had " +
+                             std::to_string(resumed->state.steps_per_epoch) + " steps, this data and batch size give " +
+                             std::to_string(steps_per_epoch_));
+  }
+  if (resumed != nullptr && resumed->state.val_nll >= 0) val_nll_ = resumed->state.val_nll;
+
+  torch::manual_seed(settings_.seed);
+  model_ = LanguageModel(settings_.model);
+  schedule_.kind = settings_.schedule;
+  schedule_.base_lr = settings_.lr;
+  schedule_.min_lr = settings_.min_lr;
+  schedule_.warmup_steps = settings_.warmup_steps;
+  schedule_.total_steps = settings_.epochs * steps_per_epoch_;
+  schedule_.embedding_size = settings_.model.transformer().embedding_size();
+
+  const auto count = count_parameters(*model_);
+  spdlog::info("decoder-only language model: {} learnable parameters in {} tensors (decoder stack {})",
+               count.parameters, count.tensors, count_parameters(*model_->master_decoder).parameters);
+  spdlog::info("{}", settings_.describe());
+  spdlog::info("{} steps per epoch of {} sentences, device {}{}", steps_per_epoch_, settings_.batch_size, device.str(),
+               device.is_cpu() && workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks"
+                                              : std::string());
+}
+
+LoopState LmTask::loop_state(const checkpoint::LmTrainState& s) {
+  LoopState state;
+  state.completed_epochs = s.completed_epochs;
+  state.step_in_epoch = s.step_in_epoch;
+  state.global_step = s.global_step;
+  state.wall_s = s.wall_s;
+  state.train_loss = s.train_loss;
+  state.examples_per_s = s.sentences_per_s;
+  state.epoch_loss_sum = s.epoch_loss_sum;
+  state.epoch_loss_weight = static_cast<double>(s.epoch_steps);
+  state.epoch_examples = s.epoch_sentences;
+  return state;
+}
+
+void LmTask::start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) {
+  order_ = data::epoch_order(data_.train.rows.size(0), settings_.seed, epoch);
+  sampler_.emplace(data_.train.rows.size(0), settings_.batch_size, share.world_size, share.rank);
+  next_step_ = steps_done;
+}
+
+std::optional<TrainingBatch> LmTask::next_batch() {
+  if (next_step_ >= steps_per_epoch_) return std::nullopt;
+  const std::int64_t step = next_step_++;
+  const std::int64_t count = sampler_->global_count(step);
+  const auto rows = data_.train.rows.index_select(0, data::batch_indices(order_, sampler_->global_begin(step), count));
+  // The whole global batch's token count, so that every chunk's share adds up to its mean.
+  batch_tokens_ = predicted_tokens(rows);
+  if (sampler_->world_size() == 1) return TrainingBatch{rows, rows, count};
+  const auto mine = data_.train.rows.index_select(0, torch::tensor(sampler_->take(order_, step), torch::kInt64));
+  return TrainingBatch{mine, mine, count};
+}
+
+ChunkLossFn LmTask::loss_share(const TrainingBatch&) {
+  return [this, batch_tokens = batch_tokens_](const torch::Tensor& tokens, const torch::Tensor&, torch::Tensor*) {
+    eval::LossOptions options;
+    options.label_smoothing = settings_.label_smoothing;
+    const auto loss = eval::language_model_loss(model_, tokens, options);  // the chunk's mean per token
+    return batch_tokens > 0 ? loss * (predicted_tokens(tokens) / batch_tokens) : loss;
+  };
+}
+
+eval::TokenLikelihood LmTask::validate() {
+  if (data_.validation.rows.size(0) == 0) return {};
+  return eval::token_likelihood(model_, data_.validation.rows, Vocabulary::kPad);
+}
+
+EpochEvaluation LmTask::evaluate(int) {
+  const auto likelihood = validate();
+  val_nll_ = likelihood.mean_nll();
+  if (std::isnan(val_nll_)) return {{}, "no validation sentences", 0.0, {}};
+  val_word_perplexity_ = likelihood.perplexity_per(data_.validation.words());
+  const double perplexity = std::exp(val_nll_);
+  return {{{"val_loss", number_text(val_nll_)}, {"val_perplexity", number_text(perplexity)}},
+          data_.tokenizer.subwords
+              ? fmt::format("validation perplexity {:.2f} per piece, {:.2f} per word (NLL {:.4f} per piece)",
+                            perplexity, val_word_perplexity_, val_nll_)
+              : fmt::format("validation perplexity {:.2f} (NLL {:.4f} per token)", perplexity, val_nll_),
+          val_nll_,
+          {{"loss", val_nll_}}};
+}
+
+const std::vector<std::string>& LmTask::metrics_header() const { return lm_metrics_header(); }
+
+void LmTask::write_plots(const std::string& metrics_path, const std::string& run_dir) const {
+  write_lm_plots(metrics_path, run_dir);
+}
+
+void LmTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const {
+  checkpoint::LmTrainState s;
+  s.completed_epochs = state.completed_epochs;
+  s.step_in_epoch = state.step_in_epoch;
+  s.steps_per_epoch = steps_per_epoch_;
+  s.global_step = state.global_step;
+  s.wall_s = state.wall_s;
+  s.train_loss = state.train_loss;
+  s.val_nll = std::isnan(val_nll_) ? -1 : val_nll_;
+  s.sentences_per_s = state.examples_per_s;
+  s.epoch_loss_sum = state.epoch_loss_sum;
+  s.epoch_steps = static_cast<std::int64_t>(state.epoch_loss_weight);
+  s.epoch_sentences = state.epoch_examples;
+  const auto& subwords = data_.tokenizer.subwords;
+  checkpoint::describe_lm_checkpoint(writer, {settings_, data_.split.definition, data_.vocabulary.words(),
+                                              subwords ? subwords->serialized_proto() : std::string(), s});
+}
+
+void LmTask::finish(const std::string&) {
+  // A few sentences sampled from the trained model, in the log.
+  eval::SamplingOptions sampling;
+  sampling.top_k = 40;
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    sampling.seed = settings_.seed + i;
+    const auto generated = eval::generate(model_, {Vocabulary::kSos}, Vocabulary::kEos, sampling);
+    spdlog::info("sample {}: {}", i + 1,
+                 data::join_words(data_.tokenizer.words(data_.vocabulary.decode(generated.tokens))));
+  }
+}
+
+}  // namespace dls::train

@@ -1,0 +1,56 @@
+// Language-model training: the LmTask on the shared training loop.
+#include "dls/train/tasks/lm_trainer.h"
+
+#include <cmath>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "dls/checkpoint/lm_checkpoint.h"
+#include "dls/models/seq2seq.h"  // count_parameters
+#include "dls/train/run_start.h"
+#include "train/tasks/lm_task.h"
+
+namespace dls::train {
+
+LmTrainResult train_lm(const settings::LmTrainSettings& settings) {
+  auto run = start_run(settings.run, "runs/lm", checkpoint::kLmCheckpointKind);
+  checkpoint::LmCheckpointContents contents;
+  if (run.resume) {
+    contents = checkpoint::read_lm_contents(*run.resume);
+    spdlog::info("resuming from {} ({} epochs and {} steps done)", run.resume->path(), contents.state.completed_epochs,
+                 contents.state.step_in_epoch);
+  }
+  LmTask task(settings, run.resume ? &contents : nullptr, run.resume ? run.resume->path() : "", run.placement.device,
+              run.placement.workers);
+  LmTrainResult result;
+  result.parameters = count_parameters(task.model()).parameters;
+  result.vocab_size = task.data().vocabulary.size();
+  result.run_dir = run.run.run_dir;
+  if (settings.run.dry_run) {
+    result.stopped_by = "dry-run";
+    return result;
+  }
+  if (!run.resume && run.placement.dist.is_main()) {
+    task.model().to(run.placement.device);
+    result.initial_val_perplexity = task.validate().perplexity();
+    spdlog::info("validation perplexity before training: {:.2f}", result.initial_val_perplexity);
+  }
+  const auto loop = run.loop_options(settings.epochs, settings.optimizer, settings.selection);
+  const auto state = run.resume ? LmTask::loop_state(contents.state) : LoopState{};
+  const auto done = run_training(task, state, loop, std::move(run.resume));
+  result.sentences_per_s = done.examples_per_s;
+  result.final_loss = done.final_loss;
+  result.val_nll = task.val_nll();
+  result.val_perplexity = std::exp(result.val_nll);
+  result.val_word_perplexity = task.val_word_perplexity();
+  result.epochs = done.epochs;
+  result.iterations = done.iterations;
+  result.wall_s = done.wall_s;
+  result.checkpoints = done.checkpoints;
+  result.stopped_by = done.stopped_by;
+  result.parallel = {done.world_size, done.rank, done.backend, done.all_reduce_s};
+  return result;
+}
+
+}  // namespace dls::train

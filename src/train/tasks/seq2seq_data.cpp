@@ -1,0 +1,151 @@
+#include "train/tasks/seq2seq_data.h"
+
+#include <spdlog/fmt/fmt.h>
+#include <torch/torch.h>
+
+#include "dls/data/normalize.h"
+
+namespace dls::train {
+
+namespace {
+
+// The index (into pairs) of the longest sentence on one side, the first of equals.
+template <typename Side>
+std::size_t longest(const std::vector<data::SentencePair>& pairs, Side side) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < pairs.size(); ++i) {
+    if (side(pairs[i]).size() > side(pairs[best]).size()) best = i;
+  }
+  return best;
+}
+
+// One side of the training split's pairs.
+template <typename Side>
+std::vector<std::vector<std::string>> training_sentences(const data::Corpus& corpus, const data::CorpusSplit& split,
+                                                         Side side) {
+  std::vector<std::vector<std::string>> sentences;
+  sentences.reserve(split.training.size());
+  for (const auto i : split.training) sentences.push_back(side(corpus.pairs[i]));
+  return sentences;
+}
+
+const std::vector<std::string>& english_of(const data::SentencePair& p) { return p.english; }
+const std::vector<std::string>& spanish_of(const data::SentencePair& p) { return p.spanish; }
+
+// A fresh run's SentencePiece models (English, Spanish), trained on the training split
+// only: one on both sides' sentences (joint), or one per side.
+std::pair<data::SubwordModel, data::SubwordModel> train_subword_models(const data::Corpus& corpus,
+                                                                       const data::CorpusSplit& split,
+                                                                       const data::SubwordOptions& options) {
+  auto english = training_sentences(corpus, split, english_of);
+  auto spanish = training_sentences(corpus, split, spanish_of);
+  if (!options.joint) return {data::SubwordModel::train(english, options), data::SubwordModel::train(spanish, options)};
+  english.insert(english.end(), spanish.begin(), spanish.end());
+  auto joint = data::SubwordModel::train(english, options);
+  return {joint, joint};
+}
+
+// The fraction of the real tokens (not SOS, EOS or padding) of ids [N, L] that are <unk>.
+double unknown_rate(const torch::Tensor& ids) {
+  const auto unknown = (ids == data::Vocabulary::kUnk).sum().item<double>();
+  const auto real = (ids >= data::Vocabulary::kUnk).sum().item<double>();  // specials 0-2 come first
+  return real > 0 ? unknown / real : 0.0;
+}
+
+}  // namespace
+
+Seq2SeqData prepare_seq2seq_data(const settings::Seq2SeqTrainSettings& options,
+                                 const checkpoint::Seq2SeqCheckpointInfo* resume) {
+  data::CorpusOptions corpus_options;
+  corpus_options.max_words = options.max_words;
+  auto corpus = data::read_corpus(options.data_path, corpus_options);
+  auto split = resume != nullptr ? data::apply_split_definition(resume->split, corpus.pairs, corpus.source)
+                                 : data::split_by_english(corpus.pairs, options.split_seed,
+                                                          static_cast<std::size_t>(options.validation_pairs));
+  std::optional<data::SubwordModel> english_subwords, spanish_subwords;
+  if (options.subword_units && resume != nullptr) {
+    english_subwords = data::SubwordModel::from_proto(resume->english_subwords);
+    spanish_subwords = data::SubwordModel::from_proto(resume->spanish_subwords);
+  } else if (options.subword_units) {
+    auto models = train_subword_models(corpus, split, options.subwords);
+    english_subwords = std::move(models.first);
+    spanish_subwords = std::move(models.second);
+  }
+  // The vocabularies: the checkpoint's, the models' pieces, or the training split's words.
+  const auto vocabulary = [&](const std::vector<std::string>* resumed, const std::optional<data::SubwordModel>& model,
+                              const std::vector<std::string>& (*side)(const data::SentencePair&)) {
+    if (resumed != nullptr) return data::Vocabulary::from_words(*resumed);
+    if (model) return data::Vocabulary::from_words(model->pieces());
+    return data::Vocabulary::build(training_sentences(corpus, split, side));
+  };
+  auto english = vocabulary(resume ? &resume->english_words : nullptr, english_subwords, english_of);
+  auto spanish = vocabulary(resume ? &resume->spanish_words : nullptr, spanish_subwords, spanish_of);
+  Seq2SeqData d{std::move(corpus),
+                std::move(split),
+                std::move(english),
+                std::move(spanish),
+                std::move(english_subwords),
+                std::move(spanish_subwords),
+                0,
+                {},
+                {}};
+  const auto padding = options.padding();
+  // The tensors index the pieces with subword units (a copy of the corpus while encoding).
+  const auto pieces = options.subword_units
+                          ? data::tokenize_pairs(d.corpus.pairs, &*d.english_subwords, &*d.spanish_subwords)
+                          : std::vector<data::SentencePair>{};
+  const auto& tokens = options.subword_units ? pieces : d.corpus.pairs;
+  d.max_len = options.subword_units ? static_cast<int>(data::longest_side(tokens)) + 2 : options.max_words + 2;
+  d.train = data::encode_pairs(tokens, d.split.training, d.english, d.spanish, d.max_len, padding);
+  if (!d.split.validation.empty()) {
+    d.validation = data::encode_pairs(tokens, d.split.validation, d.english, d.spanish, d.max_len, padding);
+  }
+  return d;
+}
+
+std::vector<std::string> describe_seq2seq_data(const Seq2SeqData& d, int max_words) {
+  std::vector<std::string> lines;
+  lines.push_back(d.corpus.source + ": " + d.corpus.stats.summary(max_words));
+  lines.push_back(fmt::format("pairs: {} training, {} validation (split seed {}, by English sentence)",
+                              d.split.training.size(), d.split.validation.size(), d.split.definition.seed));
+  const auto unit = d.english_subwords ? "pieces" : "words";
+  lines.push_back(
+      fmt::format("vocabulary (training split, with SOS EOS <pad> <unk>): English {} {}, "
+                  "Spanish {} {}{}",
+                  d.english.size(), unit, d.spanish.size(), unit,
+                  !d.english_subwords ? ""
+                  : d.english_subwords->serialized_proto() == d.spanish_subwords->serialized_proto()
+                      ? " (one joint SentencePiece model)"
+                      : " (SentencePiece models)"));
+  if (d.validation.size() > 0) {
+    lines.push_back(fmt::format("validation <unk> rate (of the {}): English {:.3f} %, Spanish {:.3f} %", unit,
+                                100 * unknown_rate(d.validation.src), 100 * unknown_rate(d.validation.tgt)));
+  }
+  if (d.english_subwords) lines.push_back(fmt::format("L = {} (the longest side of a pair in pieces, + 2)", d.max_len));
+  const auto& pairs = d.corpus.pairs;
+  const auto en = longest(
+      pairs, [](const data::SentencePair& p) -> const auto& { return p.english; });
+  const auto es = longest(
+      pairs, [](const data::SentencePair& p) -> const auto& { return p.spanish; });
+  lines.push_back(fmt::format("longest English sentence ({} words): {}", pairs[en].english.size(),
+                              data::join_words(pairs[en].english)));
+  lines.push_back(fmt::format("longest Spanish sentence ({} words): {}", pairs[es].spanish.size(),
+                              data::join_words(pairs[es].spanish)));
+  return lines;
+}
+
+std::vector<std::vector<std::string>> english_sentences(const Seq2SeqData& d, const std::vector<std::size_t>& indices) {
+  std::vector<std::vector<std::string>> out;
+  out.reserve(indices.size());
+  for (const auto i : indices) out.push_back(d.corpus.pairs[i].english);
+  return out;
+}
+
+std::vector<std::vector<std::string>> spanish_sentences(const Seq2SeqData& d, const std::vector<std::size_t>& indices) {
+  std::vector<std::vector<std::string>> out;
+  out.reserve(indices.size());
+  for (const auto i : indices) out.push_back(d.corpus.pairs[i].spanish);
+  return out;
+}
+
+}  // namespace dls::train

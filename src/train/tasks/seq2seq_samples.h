@@ -1,0 +1,18 @@
+// The end of a seq2seq run, as in DLStudio: translations of random validation pairs printed
+// with [CORRECT]/[WRONG] (private to the trainer).
+#pragma once
+
+#include "dls/eval/seq2seq_evaluation.h"
+#include "dls/train/run_directory.h"
+#include "train/tasks/seq2seq_data.h"
+
+namespace dls::train {
+
+// Prints options.samples random validation pairs (greedy decoding) in DLStudio's format and
+// saves them to <run>/translations.txt; with `last` (the last epoch's validation decoding)
+// also writes every validation translation to <run>/validation_translations.tsv
+// (english, reference, translation, correct).
+void write_samples(Seq2SeqTransformer& model, const Seq2SeqData& data, const settings::Seq2SeqTrainSettings& options,
+                   const Seq2SeqConfig& config, const RunDirectory& run, const eval::TranslationResult* last);
+
+}  // namespace dls::train

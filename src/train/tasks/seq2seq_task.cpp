@@ -1,0 +1,210 @@
+#include "train/tasks/seq2seq_task.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/data/dlstudio_vocabularies.h"
+#include "dls/data/length_buckets.h"
+#include "dls/train/run_directory.h"
+#include "train/tasks/seq2seq_metrics.h"
+#include "train/tasks/seq2seq_samples.h"
+#include "train/training_support.h"
+
+namespace dls::train {
+
+Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const settings::Seq2SeqTrainSettings& options,
+                         const Seq2SeqCheckpointInfo* resumed, const std::string& resumed_path,
+                         const torch::Device& device, int workers)
+    : config_(std::move(config)), options_(options), data_(prepare_seq2seq_data(options, resumed)) {
+  for (const auto& line : describe_seq2seq_data(data_, options_.max_words)) spdlog::info("{}", line);
+  config_.src_vocab_size(data_.english.size()).tgt_vocab_size(data_.spanish.size());
+  config_.transformer().max_seq_length(data_.max_len);
+  if (resumed != nullptr && config_.to_settings().to_text() != resumed->model.to_settings().to_text()) {
+    throw std::runtime_error(resumed_path + ": the checkpoint's model (" + resumed->model.summary() +
+                             ") differs from the one asked for (" + config_.summary() + ")");
+  }
+  if (resumed != nullptr) {
+    val_loss_ = resumed->progress.val_loss;
+    val_bleu_ = resumed->progress.val_bleu;
+  }
+  const std::int64_t batch = options_.batch_size;
+  steps_per_epoch_ = (data_.train.size() + batch - 1) / batch;
+
+  torch::manual_seed(options_.seed);
+  model_ = Seq2SeqTransformer(config_);
+  spdlog::info("{}: {}", eval::model_name(config_), config_.summary());
+  // DLStudio's printout: parameters, and its "number of layers" (parameter tensors:
+  // 128 and 234 for the slides' model).
+  const auto encoder = count_parameters(*model_->master_encoder), decoder = count_parameters(*model_->master_decoder);
+  spdlog::info("Number of learnable params in Master Encoder: {}", encoder.parameters);
+  spdlog::info("Number of learnable params in Master Decoder: {}", decoder.parameters);
+  spdlog::info("Number of layers in Master Encoder: {}; in Master Decoder: {} (parameter tensors, {} and {} blocks)",
+               encoder.tensors, decoder.tensors, config_.num_encoders(), config_.num_decoders());
+  spdlog::info("Number of learnable params in the whole model (embeddings included): {}",
+               count_parameters(*model_).parameters);
+  spdlog::info("{} steps per epoch of {} pairs, {} epochs, device {}{}", steps_per_epoch_, batch, options_.epochs,
+               device.str(),
+               workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks" : std::string());
+
+  schedule_ = options_.schedule;
+  schedule_.embedding_size = config_.transformer().embedding_size();
+  if (schedule_.total_steps <= 0) schedule_.total_steps = options_.epochs * steps_per_epoch_;
+  loss_options_.dlstudio = options_.dlstudio_loss;
+  loss_options_.label_smoothing = options_.label_smoothing;
+  if (options_.length_buckets) plan_length_buckets();
+}
+
+// Only the vaswani layout masks padding, so only there a batch cut to its longest sentence
+// computes what the batch padded to L does; DLStudio's loss counts EOS padding as targets.
+void Seq2SeqTask::plan_length_buckets() {
+  if (config_.transformer().layout() != Layout::kVaswani || options_.dlstudio_loss ||
+      config_.pad_index() != data::Vocabulary::kPad) {
+    throw std::runtime_error(
+        "--length-buckets: needs the vaswani layout and the standard loss (the dlstudio and "
+        "positionwise layouts and --dlstudio-loss compute over all L positions)");
+  }
+  const auto pad = data::Vocabulary::kPad;
+  const auto src = data::token_counts(data_.train.src, pad), tgt = data::token_counts(data_.train.tgt, pad);
+  pair_lengths_.resize(src.size());
+  for (std::size_t i = 0; i < src.size(); ++i) pair_lengths_[i] = std::max(src[i], tgt[i]);
+  spdlog::info("length-bucketed batches: each batch padded to its own longest sentence, not to L = {}",
+               config_.transformer().max_seq_length());
+}
+
+void Seq2SeqTask::log_dlstudio_counts(const std::string& archive_path) const {
+  const auto vocabularies = data::read_dlstudio_vocabularies(archive_path);
+  const auto english = static_cast<std::int64_t>(vocabularies.english.size());
+  const auto spanish = static_cast<std::int64_t>(vocabularies.spanish.size());
+  // Only the decoder's output layer Linear(M, V) depends on a vocabulary: (M + 1) per word.
+  const auto per_word = config_.transformer().embedding_size() + 1;
+  const auto decoder =
+      count_parameters(*model_->master_decoder).parameters + (spanish - config_.tgt_vocab_size()) * per_word;
+  spdlog::info("DLStudio's vocabularies ({}, without <pad>/<unk>): English {}, Spanish {}", archive_path, english,
+               spanish);
+  spdlog::info("With them, as DLStudio prints: Number of learnable params in Master Encoder: {}",
+               count_parameters(*model_->master_encoder).parameters);
+  spdlog::info("With them, as DLStudio prints: Number of learnable params in Master Decoder: {}", decoder);
+}
+
+LoopState Seq2SeqTask::loop_state(const TrainingProgress& progress) const {
+  LoopState state;
+  state.completed_epochs = progress.epoch - 1;
+  state.step_in_epoch = progress.step_in_epoch;
+  state.global_step = progress.global_step;
+  state.wall_s = progress.wall_s;
+  state.train_loss = progress.train_loss;
+  // A resumed epoch's mean loss starts from the checkpoint's mean over its steps.
+  state.epoch_loss_weight = static_cast<double>(progress.step_in_epoch);
+  state.epoch_loss_sum = progress.step_in_epoch > 0 && std::isfinite(progress.train_loss)
+                             ? progress.train_loss * state.epoch_loss_weight
+                             : 0.0;
+  state.epoch_examples = std::min(data_.train.size(), progress.step_in_epoch * options_.batch_size);
+  return state;
+}
+
+void Seq2SeqTask::start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) {
+  order_ = options_.length_buckets
+               ? data::bucketed_epoch_order(pair_lengths_, options_.batch_size, options_.seed, epoch)
+               : data::epoch_order(data_.train.size(), options_.seed, epoch);
+  sampler_.emplace(data_.train.size(), options_.batch_size, share.world_size, share.rank);
+  next_step_ = steps_done;
+}
+
+std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
+  if (next_step_ >= steps_per_epoch_) return std::nullopt;
+  const std::int64_t step = next_step_++;
+  const std::int64_t count = sampler_->global_count(step);
+  const auto rows = data::batch_indices(order_, sampler_->global_begin(step), count);
+  // The whole global batch's denominators, so that the shares of every chunk on every
+  // process add up to the batch's loss.
+  const auto sources = data_.train.src.index_select(0, rows), targets = data_.train.tgt.index_select(0, rows);
+  // [B, L] -> [B, l]: the global batch's own longest sentence, each side (length buckets).
+  const auto pad = data::Vocabulary::kPad;  // (DLStudio's loss pads with EOS: nothing is cut)
+  const std::int64_t src_width = options_.length_buckets ? data::used_columns(sources, pad) : sources.size(1);
+  const std::int64_t tgt_width = options_.length_buckets ? data::used_columns(targets, pad) : targets.size(1);
+  denominators_ = eval::loss_denominators(targets.narrow(1, 1, tgt_width - 1), loss_options_);
+  padding_.fed += count * (src_width + tgt_width);
+  padding_.real += (sources != pad).sum().item<std::int64_t>() + (targets != pad).sum().item<std::int64_t>();
+  padding_.full += count * (sources.size(1) + targets.size(1));
+  if (sampler_->world_size() == 1)
+    return TrainingBatch{sources.narrow(1, 0, src_width), targets.narrow(1, 0, tgt_width), count};
+  const auto mine = torch::tensor(sampler_->take(order_, step), torch::kInt64);
+  return TrainingBatch{data_.train.src.index_select(0, mine).narrow(1, 0, src_width),
+                       data_.train.tgt.index_select(0, mine).narrow(1, 0, tgt_width), count};
+}
+
+ChunkLossFn Seq2SeqTask::loss_share(const TrainingBatch&) {
+  return [this, denominators = denominators_](const torch::Tensor& src, const torch::Tensor& tgt, torch::Tensor*) {
+    return eval::model_loss_share(model_, src, tgt, loss_options_, denominators);
+  };
+}
+
+EpochEvaluation Seq2SeqTask::evaluate(int workers) {
+  if (data_.validation.size() == 0) {
+    val_loss_ = val_bleu_ = NAN;
+    last_translations_ = eval::TranslationResult{};
+    return {{}, "no validation pairs", 0.0, {}};
+  }
+  eval::LossOptions loss_options;
+  loss_options.dlstudio = options_.dlstudio_loss;  // no label smoothing: report the NLL
+  val_loss_ = eval::dataset_loss(model_, data_.validation, loss_options);
+  auto indices = data_.split.validation;
+  std::int64_t rows = data_.validation.size();
+  if (options_.bleu_sentences > 0 && options_.bleu_sentences < rows) {
+    rows = options_.bleu_sentences;
+    indices.resize(static_cast<std::size_t>(rows));
+  }
+  eval::DecodeOptions decode;
+  decode.workers = workers;  // sentences in concurrent chunks: the same translations
+  last_translations_ = eval::translate_and_score(model_, data_.validation.src.narrow(0, 0, rows), data_.spanish,
+                                                 spanish_sentences(data_, indices), decode,
+                                                 data_.spanish_subwords ? &*data_.spanish_subwords : nullptr);
+  val_bleu_ = last_translations_->bleu.bleu;
+  return {{{"val_loss", number_text(val_loss_)}, {"val_bleu", number_text(val_bleu_)}},
+          fmt::format("validation loss {:.4f}, validation BLEU {:.4f} (sacreBLEU {:.1f}, chrF2 {:.1f}; {:.0f} "
+                      "sentences/s)",
+                      val_loss_, val_bleu_, last_translations_->sacrebleu.score, last_translations_->chrf.score,
+                      last_translations_->sentences_per_s),
+          val_loss_,
+          {{"bleu", val_bleu_}, {"loss", val_loss_}}};
+}
+
+const std::vector<std::string>& Seq2SeqTask::metrics_header() const { return seq2seq_metrics_header(); }
+
+void Seq2SeqTask::write_plots(const std::string& metrics_path, const std::string& run_dir) const {
+  write_seq2seq_plots(metrics_path, run_dir);
+}
+
+std::string Seq2SeqTask::checkpoint_kind() const { return checkpoint::kSeq2SeqKind; }
+
+void Seq2SeqTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const {
+  TrainingProgress progress;
+  progress.epoch = state.completed_epochs + 1;
+  progress.step_in_epoch = state.step_in_epoch;
+  progress.global_step = state.global_step;
+  progress.val_loss = val_loss_;
+  progress.val_bleu = val_bleu_;
+  progress.train_loss = state.train_loss;
+  progress.wall_s = state.wall_s;
+  checkpoint::describe_seq2seq_checkpoint(
+      writer, {config_, options_, data_.split.definition, data_.english.words(), data_.spanish.words(),
+               data_.english_subwords ? data_.english_subwords->serialized_proto() : std::string(),
+               data_.spanish_subwords ? data_.spanish_subwords->serialized_proto() : std::string(), progress});
+}
+
+void Seq2SeqTask::finish(const std::string& run_dir) {
+  if (padding_.fed > 0 && !options_.dlstudio_loss) {
+    spdlog::info("padding: {:.1f}% of the tokens fed this invocation (padded to L: {:.1f}%)",
+                 100.0 * static_cast<double>(padding_.fed - padding_.real) / static_cast<double>(padding_.fed),
+                 100.0 * static_cast<double>(padding_.full - padding_.real) / static_cast<double>(padding_.full));
+  }
+  write_samples(model_, data_, options_, config_, RunDirectory(run_dir),
+                last_translations_ ? &*last_translations_ : nullptr);
+}
+
+}  // namespace dls::train

@@ -1,0 +1,86 @@
+// English->Spanish translation as a task of the shared training loop (private to src/train):
+// the corpus and its split, the Seq2SeqTransformer, batches of pairs, the sequence loss, and
+// per-epoch validation (loss and greedy-decoding BLEU).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dls/eval/seq2seq_evaluation.h"
+#include "dls/train/parallel/distributed_sampler.h"
+#include "dls/train/tasks/seq2seq_trainer.h"
+#include "dls/train/training_loop.h"
+#include "train/tasks/seq2seq_data.h"
+
+namespace dls::train {
+
+using checkpoint::Seq2SeqCheckpointInfo;
+using checkpoint::TrainingProgress;
+using settings::Seq2SeqTrainSettings;
+
+class Seq2SeqTask : public TrainingTask {
+ public:
+  // Reads the data, builds the model (vocabulary sizes and L from the data) and logs
+  // DLStudio's start-up report. `resumed`: the checkpoint's description, whose split and
+  // vocabularies are reused and whose model must equal `config`.
+  Seq2SeqTask(Seq2SeqConfig config, const settings::Seq2SeqTrainSettings& options, const Seq2SeqCheckpointInfo* resumed,
+              const std::string& resumed_path, const torch::Device& device, int workers);
+
+  // DLStudio's start-up printout with the vocabularies of its archive at `archive_path`
+  // (the model's Master Decoder with DLStudio's Spanish vocabulary size).
+  void log_dlstudio_counts(const std::string& archive_path) const;
+
+  // The loop's state at the checkpoint's progress (LoopState{} for a fresh run).
+  LoopState loop_state(const TrainingProgress& progress) const;
+  const Seq2SeqConfig& config() const { return config_; }
+  Seq2SeqTransformer& transformer() { return model_; }
+  double val_loss() const { return val_loss_; }
+  double val_bleu() const { return val_bleu_; }
+  // sacreBLEU's BLEU and chrF2 of the latest validation in this process (nullptr before one:
+  // checkpoints keep NLTK's BLEU only).
+  const eval::TranslationResult* last_validation() const {
+    return last_translations_ && !last_translations_->hypotheses.empty() ? &*last_translations_ : nullptr;
+  }
+
+  torch::nn::Module& model() override { return *model_; }
+  settings::LrSchedule schedule() const override { return schedule_; }
+  std::int64_t steps_per_epoch() const override { return steps_per_epoch_; }
+  std::int64_t examples_per_epoch() const override { return data_.train.size(); }
+  std::string example_unit() const override { return "pairs"; }
+  void start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) override;
+  std::optional<TrainingBatch> next_batch() override;
+  ChunkLossFn loss_share(const TrainingBatch& batch) override;
+  double loss_weight(const TrainingBatch&) const override { return 1.0; }  // the mean over steps
+  EpochEvaluation evaluate(int workers) override;
+  const std::vector<std::string>& metrics_header() const override;
+  std::string rate_column() const override { return "pairs_per_s"; }
+  void write_plots(const std::string& metrics_path, const std::string& run_dir) const override;
+  std::string checkpoint_kind() const override;
+  void describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const override;
+  void finish(const std::string& run_dir) override;
+
+ private:
+  void plan_length_buckets();
+
+  Seq2SeqConfig config_;
+  settings::Seq2SeqTrainSettings options_;
+  Seq2SeqData data_;
+  Seq2SeqTransformer model_{nullptr};
+  settings::LrSchedule schedule_;
+  eval::LossOptions loss_options_;
+  std::int64_t steps_per_epoch_ = 0;
+  std::vector<std::int64_t> order_;            // this epoch's pair order
+  std::optional<DistributedSampler> sampler_;  // this process's rows of each batch
+  std::int64_t next_step_ = 0;
+  eval::LossDenominators denominators_;     // of the latest global batch
+  std::vector<std::int64_t> pair_lengths_;  // --length-buckets: each training pair's longer side, in tokens
+  struct {
+    std::int64_t fed = 0, real = 0, full = 0;  // tokens of the batches fed, not padding, and padded to L
+  } padding_;
+  double val_loss_ = NAN, val_bleu_ = NAN;  // of the latest validation (or the checkpoint's)
+  std::optional<eval::TranslationResult> last_translations_;
+};
+
+}  // namespace dls::train

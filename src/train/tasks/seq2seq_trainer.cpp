@@ -1,0 +1,64 @@
+// seq2seq training: the Seq2SeqTask on the shared training loop.
+#include "dls/train/tasks/seq2seq_trainer.h"
+
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "dls/checkpoint/checkpoint_files.h"
+#include "train/tasks/seq2seq_task.h"
+#include "dls/train/run_start.h"
+
+namespace dls::train {
+
+Seq2SeqCheckpointInfo resume_info(const std::string& dir_or_file) {
+  const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(dir_or_file), checkpoint::kSeq2SeqKind);
+  return checkpoint::read_seq2seq_info(reader);
+}
+
+Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const settings::Seq2SeqTrainSettings& settings,
+                                 const std::string& dlstudio_vocab) {
+  auto run = start_run(settings.run, "runs/seq2seq", checkpoint::kSeq2SeqKind);
+  Seq2SeqCheckpointInfo checkpoint;
+  if (run.resume) {
+    checkpoint = checkpoint::read_seq2seq_info(*run.resume);
+    spdlog::info("resuming from {} (epoch {}, {} steps into it, {} steps in all)", run.resume->path(),
+                 checkpoint.progress.epoch, checkpoint.progress.step_in_epoch, checkpoint.progress.global_step);
+  }
+  Seq2SeqTask task(std::move(config), settings, run.resume ? &checkpoint : nullptr,
+                   run.resume ? run.resume->path() : "", run.placement.device, run.placement.workers);
+  if (!dlstudio_vocab.empty()) task.log_dlstudio_counts(dlstudio_vocab);
+  Seq2SeqTrainResult result;
+  result.encoder_parameters = count_parameters(*task.transformer()->master_encoder).parameters;
+  result.decoder_parameters = count_parameters(*task.transformer()->master_decoder).parameters;
+  result.parameters = count_parameters(task.model()).parameters;
+  result.run_dir = run.run.run_dir;
+  result.val_loss = task.val_loss();
+  result.val_bleu = task.val_bleu();
+  if (settings.run.dry_run) {
+    result.stopped_by = "dry-run";
+    return result;
+  }
+  const auto loop = run.loop_options(settings.epochs, settings.optimizer, settings.selection);
+  const auto state = run.resume ? task.loop_state(checkpoint.progress) : LoopState{};
+  const auto done = run_training(task, state, loop, std::move(run.resume));
+  result.pairs_per_s = done.examples_per_s;
+  result.final_loss = done.final_loss;
+  result.val_loss = task.val_loss();
+  result.val_bleu = task.val_bleu();
+  if (const auto* validation = task.last_validation()) {
+    result.val_sacrebleu = validation->sacrebleu.score;
+    result.val_chrf = validation->chrf.score;
+    result.sacrebleu_signature = validation->sacrebleu.signature;
+    result.chrf_signature = validation->chrf.signature;
+  }
+  result.epochs = done.epochs;
+  result.iterations = done.iterations;
+  result.wall_s = done.wall_s;
+  result.checkpoints = done.checkpoints;
+  result.stopped_by = done.stopped_by;
+  result.parallel = {done.world_size, done.rank, done.backend, done.all_reduce_s};
+  return result;
+}
+
+}  // namespace dls::train

@@ -1,0 +1,158 @@
+#include "train/tasks/vit_task.h"
+
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/eval/vit_data.h"
+#include "dls/models/seq2seq.h"  // count_parameters
+#include "train/training_support.h"
+#include "train/tasks/vit_metrics.h"
+
+namespace dls::train {
+
+ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::ViTCheckpointContents* resumed,
+                 const std::string& resumed_path, const torch::Device& device, int workers)
+    : settings_(settings), device_(device) {
+  auto train_set = std::make_shared<const data::ImageSet>(eval::load_vit_images(settings.data, data::Split::kTrain));
+  auto test_set = std::make_shared<const data::ImageSet>(eval::load_vit_images(settings.data, data::Split::kTest));
+  normalization_ =
+      resumed != nullptr ? resumed->normalization : eval::resolve_vit_normalization(settings.data, *train_set);
+  eval::check_images_fit(*train_set, settings.model, "the training images (" + settings.data.dataset + ")");
+  eval::check_images_fit(*test_set, settings.model, "the test images (" + settings.data.dataset + ")");
+  data::ImageLoaderOptions train_options;
+  train_options.batch_size = settings.batch_size;
+  train_options.seed = settings.seed;
+  train_options.augment = settings.data.augment;
+  train_options.normalization = normalization_;
+  train_loader_ = std::make_unique<data::ImageLoader>(train_set, train_options);
+  data::ImageLoaderOptions test_options;
+  test_options.batch_size = 256;
+  test_options.shuffle = false;
+  test_options.normalization = normalization_;
+  test_loader_ = std::make_unique<data::ImageLoader>(test_set, test_options);
+  steps_per_epoch_ = static_cast<std::int64_t>(train_loader_->num_batches());
+  if (resumed != nullptr && resumed->state.steps_per_epoch != steps_per_epoch_) {
+    throw std::runtime_error(resumed_path + ": the checkpoint's epochs had " +
+                             std::to_string(resumed->state.steps_per_epoch) + " steps, this data and batch size give " +
+                             std::to_string(steps_per_epoch_));
+  }
+  if (resumed != nullptr && resumed->state.test_accuracy >= 0) test_accuracy_ = resumed->state.test_accuracy;
+
+  torch::manual_seed(settings.seed);
+  model_ = visTransformer(settings.model);
+  schedule_.kind = settings.schedule;
+  schedule_.base_lr = settings.lr;
+  schedule_.min_lr = settings.min_lr;
+  schedule_.total_steps = settings.epochs * steps_per_epoch_;
+  schedule_.warmup_steps = std::llround(settings.warmup_epochs * static_cast<double>(steps_per_epoch_));
+  schedule_.embedding_size = settings.model.transformer().embedding_size();
+
+  const auto count = count_parameters(*model_);
+  spdlog::info("visTransformer: {} learnable parameters in {} tensors", count.parameters, count.tensors);
+  spdlog::info("{}", settings.describe());
+  spdlog::info("{} training and {} test images, {} steps per epoch, device {}{}", train_set->size(), test_set->size(),
+               steps_per_epoch_, device.str(),
+               device.is_cpu() && workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks"
+                                              : std::string());
+}
+
+LoopState ViTTask::loop_state(const checkpoint::ViTTrainState& s) {
+  LoopState state;
+  state.completed_epochs = s.completed_epochs;
+  state.step_in_epoch = s.step_in_epoch;
+  state.global_step = s.global_step;
+  state.wall_s = s.wall_s;
+  state.train_loss = s.train_loss;
+  state.examples_per_s = s.images_per_s;
+  state.epoch_loss_sum = s.epoch_loss_sum;  // Σ batch loss × batch images
+  state.epoch_loss_weight = static_cast<double>(s.epoch_seen);
+  state.epoch_examples = s.epoch_seen;
+  state.epoch_correct = s.epoch_correct;
+  return state;
+}
+
+std::int64_t ViTTask::examples_per_epoch() const { return static_cast<std::int64_t>(train_loader_->images().size()); }
+
+void ViTTask::start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) {
+  epoch_ = epoch;
+  next_step_ = steps_done;
+  if (share.world_size == 1) {
+    sampler_.reset();
+    train_loader_->start_epoch(epoch);
+    for (std::int64_t i = 0; i < steps_done; ++i) (void)train_loader_->next();  // a resumed epoch
+    return;
+  }
+  const auto n = train_loader_->images().size();
+  sampler_.emplace(static_cast<std::int64_t>(n), static_cast<std::int64_t>(settings_.batch_size), share.world_size,
+                   share.rank);
+  order_ = data::image_epoch_order(n, settings_.seed, epoch);
+}
+
+std::optional<TrainingBatch> ViTTask::next_batch() {
+  if (!sampler_) {
+    auto batch = train_loader_->next();
+    if (!batch) return std::nullopt;
+    const auto rows = batch->images.size(0);
+    return TrainingBatch{batch->images, batch->labels, rows};
+  }
+  if (next_step_ >= steps_per_epoch_) return std::nullopt;
+  const std::int64_t step = next_step_++;
+  auto batch = train_loader_->make_batch(sampler_->take(order_, step), epoch_);  // augmented as in one process
+  return TrainingBatch{batch.images, batch.labels, sampler_->global_count(step)};
+}
+
+ChunkLossFn ViTTask::loss_share(const TrainingBatch& batch) {
+  const double batch_images = static_cast<double>(batch.global_rows);
+  return [this, batch_images](const torch::Tensor& x, const torch::Tensor& y, torch::Tensor* logits) {
+    *logits = model_(x).to(torch::kFloat);  // the loss in fp32 under autocast (--precision bf16) too
+    const auto chunk_loss = torch::nn::functional::cross_entropy(
+        *logits, y, torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(settings_.label_smoothing));
+    return chunk_loss * (static_cast<double>(x.size(0)) / batch_images);  // its share of the batch mean
+  };
+}
+
+double ViTTask::loss_weight(const TrainingBatch& batch) const { return static_cast<double>(batch.global_rows); }
+
+std::optional<std::int64_t> ViTTask::correct_predictions(const TrainingBatch& batch,
+                                                         const torch::Tensor& outputs) const {
+  return (outputs.argmax(1) == batch.targets).sum().item<std::int64_t>();
+}
+
+EpochEvaluation ViTTask::evaluate(int) {
+  const auto tested = eval::predict(model_, *test_loader_, device_);
+  test_accuracy_ = tested.accuracy();
+  EpochEvaluation evaluation{
+      {{"test_accuracy", number_text(test_accuracy_)}},
+      fmt::format("test loss {:.4f}, test accuracy {:.2f}%", tested.mean_loss, 100 * test_accuracy_),
+      tested.size() > 0 ? tested.mean_loss : 0.0,  // no test images: nothing to judge
+      {}};
+  if (tested.size() > 0) evaluation.scores = {{"accuracy", test_accuracy_}, {"loss", tested.mean_loss}};
+  return evaluation;
+}
+
+const std::vector<std::string>& ViTTask::metrics_header() const { return vit_metrics_header(); }
+
+void ViTTask::write_plots(const std::string& metrics_path, const std::string& run_dir) const {
+  write_vit_plots(metrics_path, run_dir);
+}
+
+std::string ViTTask::checkpoint_kind() const { return checkpoint::kViTCheckpointKind; }
+
+void ViTTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const {
+  checkpoint::ViTTrainState s;
+  s.completed_epochs = state.completed_epochs;
+  s.step_in_epoch = state.step_in_epoch;
+  s.steps_per_epoch = steps_per_epoch_;
+  s.global_step = state.global_step;
+  s.wall_s = state.wall_s;
+  s.train_loss = state.train_loss;
+  s.test_accuracy = std::isnan(test_accuracy_) ? -1 : test_accuracy_;
+  s.images_per_s = state.examples_per_s;
+  s.epoch_loss_sum = state.epoch_loss_sum;
+  s.epoch_correct = state.epoch_correct;
+  s.epoch_seen = state.epoch_examples;
+  checkpoint::describe_vit_checkpoint(writer, {settings_, normalization_, s});
+}
+
+}  // namespace dls::train

@@ -1,0 +1,48 @@
+// ViT training: the ViTTask on the shared training loop.
+#include "dls/train/tasks/vit_trainer.h"
+
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/models/seq2seq.h"  // count_parameters
+#include "dls/train/run_start.h"
+#include "train/tasks/vit_task.h"
+
+namespace dls::train {
+
+ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
+  auto run = start_run(settings.run, "runs/vit", checkpoint::kViTCheckpointKind);
+  checkpoint::ViTCheckpointContents contents;
+  if (run.resume) {
+    contents = checkpoint::read_vit_contents(*run.resume);
+    spdlog::info("resuming from {} ({} epochs and {} steps done)", run.resume->path(), contents.state.completed_epochs,
+                 contents.state.step_in_epoch);
+  }
+  ViTTask task(settings, run.resume ? &contents : nullptr, run.resume ? run.resume->path() : "", run.placement.device,
+               run.placement.workers);
+  if (settings.run.dry_run) {
+    ViTTrainResult result;
+    result.parameters = count_parameters(task.model()).parameters;
+    result.stopped_by = "dry-run";
+    return result;
+  }
+  const auto loop = run.loop_options(settings.epochs, settings.optimizer, settings.selection);
+  const auto state = run.resume ? ViTTask::loop_state(contents.state) : LoopState{};
+  const auto done = run_training(task, state, loop, std::move(run.resume));
+  ViTTrainResult result;
+  result.images_per_s = done.examples_per_s;
+  result.test_accuracy = task.test_accuracy();
+  result.final_loss = done.final_loss;
+  result.epochs = done.epochs;
+  result.iterations = done.iterations;
+  result.wall_s = done.wall_s;
+  result.checkpoints = done.checkpoints;
+  result.parameters = count_parameters(task.model()).parameters;
+  result.stopped_by = done.stopped_by;
+  result.parallel = {done.world_size, done.rank, done.backend, done.all_reduce_s};
+  return result;
+}
+
+}  // namespace dls::train

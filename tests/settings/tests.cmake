@@ -1,0 +1,5 @@
+# Tests of src/settings, relative to tests/.
+list(APPEND DLS_TEST_SOURCES
+  settings/lr_schedule_test.cpp
+  settings/run_settings_test.cpp
+)

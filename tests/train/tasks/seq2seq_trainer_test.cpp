@@ -1,0 +1,302 @@
+// The seq2seq training loop on the sample corpus: it learns, resumes exactly where it
+// stopped (weights, optimizer, dropout's random numbers, batch order, metrics), reports
+// divergence, and leaves a complete run directory.
+#include "dls/train/tasks/seq2seq_trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/models/seq2seq.h"
+#include "dls/train/run_directory.h"
+#include "dls/train/tasks/seq2seq_presets.h"
+#include "dls/util/file_io.h"
+#include "dls/util/key_values.h"
+#include "util/temp_files.h"
+#include "support/seq2seq_runs.h"
+#include "support/test_paths.h"
+
+namespace dls::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+using checkpoint::find_checkpoints;
+using checkpoint::latest_checkpoint;
+using checkpoint::load_seq2seq_checkpoint;
+using settings::ScheduleKind;
+
+const std::string kSampleCorpus = dls::testing::source_dir() + "/data/sample_en_es.tsv";
+
+std::vector<torch::Tensor> weights_of(const std::string& checkpoint) {
+  const auto loaded = load_seq2seq_checkpoint(checkpoint);
+  std::vector<torch::Tensor> out;
+  for (const auto& p : loaded.model->parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+
+std::vector<std::vector<std::string>> metric_rows(const fs::path& run_dir, const char* file = "metrics.csv") {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(run_dir / file);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields;
+    std::size_t start = 0;
+    while (true) {
+      const auto comma = line.find(',', start);
+      fields.push_back(line.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+double number(const std::string& text) { return text.empty() ? -1.0 : std::stod(text); }
+
+// Same rows (kind, epoch, step, learning rate) and the same epoch results. Timing columns
+// differ by run, and a resumed run's first logged window is shorter, so step losses differ.
+void expect_same_metrics(const fs::path& a_dir, const fs::path& b_dir) {
+  const auto a = metric_rows(a_dir), b = metric_rows(b_dir);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].size(), 9u);
+    ASSERT_EQ(b[i].size(), 9u);
+    for (const int column : {0, 1, 2}) EXPECT_EQ(a[i][column], b[i][column]) << "row " << i;
+    if (i == 0) continue;
+    EXPECT_NEAR(number(a[i][4]), number(b[i][4]), 1e-12) << "lr, row " << i;
+    for (const int column : {6, 7}) EXPECT_NEAR(number(a[i][column]), number(b[i][column]), 1e-4) << "row " << i;
+    if (a[i][0] == "epoch") {
+      EXPECT_NEAR(number(a[i][3]), number(b[i][3]), 1e-4) << "epoch loss, row " << i;
+    }
+  }
+  // Every step's loss (loss_steps.csv, for the loss plot): the same steps, the same losses.
+  const auto a_steps = metric_rows(a_dir, "loss_steps.csv"), b_steps = metric_rows(b_dir, "loss_steps.csv");
+  ASSERT_EQ(a_steps.size(), b_steps.size());
+  for (std::size_t i = 1; i < a_steps.size(); ++i) {
+    EXPECT_EQ(a_steps[i][0], b_steps[i][0]) << "row " << i;
+    EXPECT_NEAR(number(a_steps[i][1]), number(b_steps[i][1]), 1e-4) << "step loss, row " << i;
+  }
+}
+
+TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
+  const auto run = test::fresh_temp_dir("seq2seq_trainer_learns");
+  const auto setup = test::tiny_seq2seq_setup(run);
+  const auto result = train_seq2seq(setup.model, setup.training, {});
+  EXPECT_EQ(result.stopped_by, "epochs");
+  EXPECT_EQ(result.epochs, 3);
+  const auto pairs_per_epoch = 1264 - 100;  // at least 100 validation pairs are held out
+  EXPECT_GE(result.iterations, 3 * ((pairs_per_epoch - 40) / 32));
+  EXPECT_LT(result.final_loss, 3.0) << "the cross-entropy starts near log(V) ~ 4.6";
+  EXPECT_TRUE(std::isfinite(result.val_loss));
+  EXPECT_GT(result.val_bleu, 0.05);
+  EXPECT_GT(result.pairs_per_s, 0.0);
+  ASSERT_EQ(result.checkpoints.size(), 3u);
+  for (const auto* name : {"metrics.csv", "loss.png", "bleu.png", "translations.txt", "validation_translations.tsv"}) {
+    EXPECT_TRUE(fs::exists(run / name)) << name;
+  }
+  EXPECT_EQ(util::read_file((run / "loss.png").string()).substr(1, 3), "PNG");
+  // The loss plot's data: one row per optimizer step, so a short run still draws a curve.
+  const auto step_rows = metric_rows(run, "loss_steps.csv");
+  ASSERT_EQ(step_rows.size(), static_cast<std::size_t>(result.iterations) + 1);
+  EXPECT_EQ(step_rows[0], (std::vector<std::string>{"step", "loss"}));
+  for (std::size_t i = 1; i < step_rows.size(); ++i) {
+    EXPECT_EQ(step_rows[i][0], std::to_string(i));
+    EXPECT_TRUE(std::isfinite(number(step_rows[i][1]))) << "step " << i;
+  }
+  const auto translations = util::read_file((run / "translations.txt").string());
+  EXPECT_NE(translations.find("The input sentence pair:"), std::string::npos) << translations;
+  EXPECT_NE(translations.find("The translation produced by TransformerPreLN:"), std::string::npos);
+
+  // The last checkpoint alone rebuilds the model and its vocabularies.
+  const auto loaded = load_seq2seq_checkpoint(result.checkpoints.back());
+  EXPECT_EQ(loaded.info.progress.global_step, result.iterations);
+  EXPECT_EQ(loaded.info.progress.epoch, 4);  // three epochs complete
+  EXPECT_EQ(loaded.info.progress.step_in_epoch, 0);
+  EXPECT_NEAR(loaded.info.progress.val_bleu, result.val_bleu, 1e-12);
+  EXPECT_EQ(loaded.english.size(), loaded.info.model.src_vocab_size());
+  EXPECT_EQ(loaded.info.training.data_path, kSampleCorpus);
+  EXPECT_EQ(find_checkpoints(run.string()).size(), 3u);
+}
+
+TEST(Seq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
+  const auto straight = test::fresh_temp_dir("seq2seq_trainer_straight");
+  const auto split = test::fresh_temp_dir("seq2seq_trainer_split");
+  auto setup = test::tiny_seq2seq_setup(straight);
+  setup.training.epochs = 2;
+  setup.training.samples = 0;
+  setup.training.bleu_sentences = 20;
+  const auto full = train_seq2seq(setup.model, setup.training, {});
+
+  // The same run stopped inside the first epoch, then resumed twice (once inside the
+  // second epoch) until the end.
+  setup.training.run.run_dir = split.string();
+  setup.training.run.max_iters = 13;
+  const auto first = train_seq2seq(setup.model, setup.training, {});
+  EXPECT_EQ(first.stopped_by, "max-iters");
+  EXPECT_EQ(first.iterations, 13);
+  // A row written after the checkpoint by an interrupted run is dropped on resume.
+  std::ofstream(split / "metrics.csv", std::ios::app) << "step,1,14,9.9,0.001,1,,,1.0\n";
+  std::ofstream(split / "loss_steps.csv", std::ios::app) << "14,9.9\n";
+  setup.training.run.resume = split.string();
+  setup.training.run.max_iters = full.iterations - 5;
+  const auto second = train_seq2seq(setup.model, setup.training);
+  EXPECT_EQ(second.iterations, full.iterations - 5);
+  setup.training.run.max_iters = 0;
+  const auto third = train_seq2seq(setup.model, setup.training);
+  EXPECT_EQ(third.stopped_by, "epochs");
+  EXPECT_EQ(third.iterations, full.iterations);
+
+  const auto a = weights_of(full.checkpoints.back());
+  const auto b = weights_of(third.checkpoints.back());
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(a[i], b[i], 1e-5, 1e-6))
+        << "parameter " << i << " differs by " << (a[i] - b[i]).abs().max().item<double>();
+  }
+  EXPECT_NEAR(full.val_bleu, third.val_bleu, 1e-9);
+  EXPECT_NEAR(full.val_loss, third.val_loss, 1e-5);
+  expect_same_metrics(straight, split);
+}
+
+TEST(Seq2SeqTrainer, ResumeRefusesAnotherModel) {
+  const auto run = test::fresh_temp_dir("seq2seq_trainer_other_model");
+  auto setup = test::tiny_seq2seq_setup(run);
+  setup.training.run.max_iters = 2;
+  setup.training.samples = 0;
+  train_seq2seq(setup.model, setup.training, {});
+  setup.model.transformer().embedding_size(64);
+  setup.training.run.resume = run.string();
+  try {
+    train_seq2seq(setup.model, setup.training);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("differs"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Seq2SeqTrainer, DryRunReportsSizesAndWritesNoCheckpoint) {
+  const auto run = test::fresh_temp_dir("seq2seq_trainer_dry");
+  auto setup = test::tiny_seq2seq_setup(run);
+  setup.training.run.dry_run = true;
+  const auto result = train_seq2seq(setup.model, setup.training);
+  EXPECT_EQ(result.stopped_by, "dry-run");
+  EXPECT_EQ(result.iterations, 0);
+  EXPECT_TRUE(result.checkpoints.empty());
+  EXPECT_GT(result.encoder_parameters, 0);
+  EXPECT_GT(result.decoder_parameters, result.encoder_parameters) << "the decoder adds cross-attention";
+  EXPECT_GT(result.parameters, result.encoder_parameters + result.decoder_parameters)
+      << "the word embeddings are trained";
+  EXPECT_THROW(find_checkpoints(run.string()), std::runtime_error);
+}
+
+TEST(Seq2SeqTrainer, DivergenceStopsWithTheLastGoodCheckpoint) {
+  const auto run = test::fresh_temp_dir("seq2seq_trainer_diverges");
+  auto setup = test::tiny_seq2seq_setup(run);
+  setup.training.epochs = 4;
+  setup.training.samples = 0;
+  setup.training.run.max_iters = 3;
+  const auto before = train_seq2seq(setup.model, setup.training, {});
+  ASSERT_EQ(before.checkpoints.size(), 1u);
+  // Resume with an absurd learning rate: the weights blow up within a few steps.
+  setup.training.run.max_iters = 0;
+  setup.training.schedule.kind = settings::ScheduleKind::kConstant;
+  setup.training.schedule.base_lr = 1e30;
+  setup.training.optimizer.clip_grad_norm = 0;
+  setup.training.run.resume = run.string();
+  try {
+    train_seq2seq(setup.model, setup.training);
+    FAIL() << "expected the loss to become NaN or infinite";
+  } catch (const Seq2SeqDiverged& error) {
+    EXPECT_NE(std::string(error.what()).find(before.checkpoints.back()), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(latest_checkpoint(run.string()), before.checkpoints.back());
+}
+
+// A time budget far shorter than the epochs: the cosine is laid out over the steps that fit,
+// so the last steps train near the schedule's floor, not at the peak.
+struct BudgetedRun {
+  double first_lr = 0, peak_lr = 0, last_lr = 0;  // of metrics.csv's step rows
+  double limit_s = 0;                             // the checkpoint's budget
+  std::int64_t end_step = 0;                      // and its schedule's end
+};
+
+BudgetedRun budgeted_run(const fs::path& run_dir, const std::string& checkpoint) {
+  BudgetedRun run;
+  for (const auto& row : metric_rows(run_dir)) {
+    if (row[0] != "step") continue;
+    const double lr = number(row[4]);
+    if (run.first_lr == 0) run.first_lr = lr;
+    run.peak_lr = std::max(run.peak_lr, lr);
+    run.last_lr = lr;
+  }
+  const checkpoint::CheckpointReader reader(checkpoint, "seq2seq");
+  const auto budget = util::KeyValues::from_text(reader.text("time_budget"), checkpoint);
+  run.limit_s = budget.get_double("limit_s");
+  run.end_step = budget.get_int("end_step");
+  return run;
+}
+
+Seq2SeqPreset budgeted_setup(const fs::path& run_dir, double limit_s) {
+  auto setup = test::tiny_seq2seq_setup(run_dir);
+  auto& t = setup.training;
+  t.epochs = 1000;  // 37 steps each: far more than fit
+  t.schedule.warmup_steps = 5;
+  t.run.time_limit_s = limit_s;
+  t.run.log_every = 1;
+  t.samples = 0;
+  t.bleu_sentences = 10;
+  t.run.keep_last = 1;
+  return setup;
+}
+
+TEST(Seq2SeqTrainer, TimeLimitEndsTheCosineAtItsFloor) {
+  const auto run = test::fresh_temp_dir("seq2seq_trainer_budget");
+  const auto setup = budgeted_setup(run, 5.0);
+  const auto result = train_seq2seq(setup.model, setup.training, {});
+  ASSERT_EQ(result.stopped_by, "time-limit");
+  const double peak = setup.training.schedule.base_lr;
+  const auto budget = budgeted_run(run, result.checkpoints.back());
+  EXPECT_GT(budget.peak_lr, 0.5 * peak) << "warmed up";
+  EXPECT_LT(budget.last_lr, 0.1 * peak) << "ended near the floor, " << result.iterations << " steps";
+  EXPECT_EQ(budget.limit_s, 5.0);
+  EXPECT_LT(budget.end_step, 1000 * 37) << "laid out over the budget, not the epochs";
+  EXPECT_NEAR(static_cast<double>(budget.end_step), static_cast<double>(result.iterations),
+              0.25 * static_cast<double>(result.iterations));
+}
+
+// The budget is the whole run's: a resume keeps it and trains what is left, ending at the
+// floor; a resume with another --time-limit replaces it (still counted from the run's start).
+TEST(Seq2SeqTrainer, ResumeKeepsTheRunsTimeBudget) {
+  const auto run = test::fresh_temp_dir("seq2seq_trainer_budget_resume");
+  auto setup = budgeted_setup(run, 6.0);
+  setup.training.run.max_iters = 30;  // stopped early, as by a signal
+  const auto first = train_seq2seq(setup.model, setup.training, {});
+  ASSERT_EQ(first.stopped_by, "max-iters");
+  EXPECT_EQ(budgeted_run(run, first.checkpoints.back()).limit_s, 6.0);
+
+  setup.training.run.max_iters = 0;
+  setup.training.run.time_limit_s = 0;  // not given: the run's
+  setup.training.run.resume = run.string();
+  const auto second = train_seq2seq(setup.model, setup.training);
+  ASSERT_EQ(second.stopped_by, "time-limit");
+  EXPECT_LT(second.wall_s, 6.0) << "only what was left of the run's budget";
+  const auto budget = budgeted_run(run, second.checkpoints.back());
+  EXPECT_EQ(budget.limit_s, 6.0);
+  EXPECT_LT(budget.last_lr, 0.1 * setup.training.schedule.base_lr);
+
+  setup.training.run.time_limit_s = 1.0;  // already spent: one step, then stop
+  const auto third = train_seq2seq(setup.model, setup.training);
+  EXPECT_EQ(third.stopped_by, "time-limit");
+  EXPECT_EQ(third.iterations, second.iterations + 1);
+  EXPECT_EQ(budgeted_run(run, third.checkpoints.back()).limit_s, 1.0);
+}
+
+}  // namespace
+}  // namespace dls::train
