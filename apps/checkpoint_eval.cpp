@@ -26,7 +26,6 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_average.h"
-#include "dls/checkpoint/evaluation_weights.h"
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/dlstudio_interop.h"
 #include "dls/eval/bleu.h"
@@ -206,10 +205,11 @@ int main(int argc, char** argv) {
     const auto target = dls::util::select_device(device);
     dls::util::check_precision(precision_kind, target);
     const dls::util::AutocastScope autocast(dls::util::autocast_for(precision_kind, target));
-    dls::checkpoint::prefer_trained_weights(weights == "trained");
+    const auto weights_read =
+        weights == "trained" ? dls::checkpoint::Weights::kTrained : dls::checkpoint::Weights::kEvaluation;
     auto files = dls::checkpoint::find_checkpoints(path);
     if (!export_dir.empty()) {
-      for (const auto& written : dls::checkpoint::export_dlstudio(files.back(), export_dir))
+      for (const auto& written : dls::checkpoint::export_dlstudio(files.back(), export_dir, weights_read))
         spdlog::info("wrote {}", written);
       return 0;
     }
@@ -224,7 +224,7 @@ int main(int argc, char** argv) {
         average_output = (run / ("average_last_" + std::to_string(average) + ".pt")).string();
       }
       files.erase(files.begin(), files.end() - average);
-      dls::checkpoint::average_checkpoints(files, average_output);
+      dls::checkpoint::average_checkpoints(files, average_output, weights_read);
       spdlog::info("wrote {}, the average of {} to {}", average_output, files.front(), files.back());
       files = {average_output};
     } else if (!average_output.empty()) {
@@ -250,6 +250,7 @@ int main(int argc, char** argv) {
       lm.json = json;
       lm.threads = threads;
       lm.device = device;
+      lm.weights = weights_read;
       dls::eval::report_lm_checkpoints(files, lm, std::cout, std::cerr);
       return 0;
     }
@@ -261,6 +262,7 @@ int main(int argc, char** argv) {
       vit.output_dir = seq2seq.output_dir;
       vit.threads = threads;
       vit.device = device;
+      vit.weights = weights_read;
       dls::eval::report_vit_checkpoints(files, vit, std::cout, std::cerr);
       return 0;
     }
@@ -279,12 +281,14 @@ int main(int argc, char** argv) {
       request.json = json;
       request.threads = threads;
       request.device = device;
+      request.weights = weights_read;
       return dls::eval::translate_sentences(files.back(), request, std::cin, std::cout, std::cerr) == 0 ? 0 : 1;
     }
     if (!attention_maps.empty()) throw std::runtime_error("--attention-maps needs a sentence: add --translate \"...\"");
     seq2seq.json = json;
     seq2seq.threads = threads;
     seq2seq.device = device;
+    seq2seq.weights = weights_read;
     dls::eval::report_seq2seq_checkpoints(files, seq2seq, std::cout, std::cerr);
     return 0;
   } catch (const std::exception& error) {

@@ -15,8 +15,6 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
-#include "dls/checkpoint/evaluation_weights.h"
-
 #include "dls/util/file_io.h"
 
 namespace dls::checkpoint {
@@ -338,14 +336,8 @@ NamedTensors CheckpointReader::module_tensors(const std::string& name) const {
   return tensors;
 }
 
-namespace {
-std::atomic<bool> trained_weights_preferred{false};
-}  // namespace
-
-void prefer_trained_weights(bool trained) { trained_weights_preferred = trained; }
-
-std::string evaluation_weights(const CheckpointReader& reader) {
-  return !trained_weights_preferred && reader.has_module("ema") ? "ema" : "model";
+std::string weights_module(const CheckpointReader& reader, Weights weights) {
+  return weights == Weights::kEvaluation && reader.has_module("ema") ? "ema" : "model";
 }
 
 torch::Tensor CheckpointReader::tensor(const std::string& name) const {

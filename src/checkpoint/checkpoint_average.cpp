@@ -55,12 +55,12 @@ void check_average_output(const std::string& output) {
 
 }  // namespace
 
-void average_checkpoints(const std::vector<std::string>& paths, const std::string& output) {
+void average_checkpoints(const std::vector<std::string>& paths, const std::string& output, Weights weights) {
   if (paths.empty()) throw std::invalid_argument("average_checkpoints: no checkpoints");
   check_average_output(output);
   const CheckpointReader newest(paths.back());
   const auto model_settings = newest.settings().section("model").entries();
-  NamedTensors sums = newest.module_tensors(evaluation_weights(newest));
+  NamedTensors sums = newest.module_tensors(weights_module(newest, weights));
   for (auto& entry : sums) {
     if (is_floating(entry.second)) entry.second = entry.second.to(torch::kFloat64);
   }
@@ -76,7 +76,7 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
     if (reader.settings().section("model").entries() != model_settings) {
       throw CheckpointError(path + ": model settings differ from those of " + paths.back() + ": cannot average them");
     }
-    const auto tensors = reader.module_tensors(evaluation_weights(reader));
+    const auto tensors = reader.module_tensors(weights_module(reader, weights));
     const std::string difference = layout_difference(tensors, sums);
     if (!difference.empty())
       throw CheckpointError(path + ": weights do not match " + paths.back() + "'s: " + difference);
@@ -84,7 +84,7 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
       if (is_floating(sums[i].second)) sums[i].second.add_(tensors[i].second.to(torch::kFloat64));
     }
   }
-  const auto reference = newest.module_tensors(evaluation_weights(newest));  // for the dtypes
+  const auto reference = newest.module_tensors(weights_module(newest, weights));  // for the dtypes
   for (std::size_t i = 0; i < sums.size(); ++i) {
     if (is_floating(sums[i].second)) {
       sums[i].second = sums[i].second.div_(static_cast<double>(paths.size())).to(reference[i].second.scalar_type());

@@ -48,8 +48,8 @@ std::string dlstudio_word_lines(const std::vector<std::string>& words) {
 
 std::string epoch_suffix(std::int64_t epoch) { return "_" + std::to_string(epoch); }
 
-std::vector<std::string> export_seq2seq(const std::string& path, const std::filesystem::path& dir) {
-  const auto loaded = load_seq2seq_checkpoint(path);
+std::vector<std::string> export_seq2seq(const std::string& path, const std::filesystem::path& dir, Weights weights) {
+  const auto loaded = load_seq2seq_checkpoint(path, weights);
   const auto& config = loaded.info.model;
   check_blocks(config.transformer(), path);
   std::filesystem::create_directories(dir);  // only once the model is known to export
@@ -86,7 +86,7 @@ std::vector<std::string> export_seq2seq(const std::string& path, const std::file
   return written;
 }
 
-std::vector<std::string> export_vit(const CheckpointReader& reader, const std::filesystem::path& dir) {
+std::vector<std::string> export_vit(const CheckpointReader& reader, const std::filesystem::path& dir, Weights weights) {
   const auto contents = read_vit_contents(reader);
   const auto& config = contents.settings.model;
   const auto& path = reader.path();
@@ -98,7 +98,7 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
     throw std::runtime_error(path + ": DLStudio's head is 512 wide, this model's " +
                              std::to_string(config.head_hidden_size()));
   }
-  const auto model = load_vit_model(reader, contents.settings);
+  const auto model = load_vit_model(reader, contents.settings, weights);
   std::filesystem::create_directories(dir);  // only once the model is known to export
   // DLStudio's visTransformer heads have no bias: left out (the warning says how much).
   double largest_bias = 0;
@@ -148,7 +148,7 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
 
 }  // namespace
 
-std::vector<std::string> export_dlstudio(const std::string& checkpoint, const std::string& dir) {
+std::vector<std::string> export_dlstudio(const std::string& checkpoint, const std::string& dir, Weights weights) {
   // Another export's files would be replaced one by one, leaving a mix of two models.
   if (std::filesystem::exists(dir) && (!std::filesystem::is_directory(dir) || !std::filesystem::is_empty(dir))) {
     throw std::runtime_error(dir +
@@ -156,8 +156,8 @@ std::vector<std::string> export_dlstudio(const std::string& checkpoint, const st
                              "so that no other export's files are replaced");
   }
   const CheckpointReader reader(checkpoint);
-  if (reader.kind() == kSeq2SeqKind) return export_seq2seq(checkpoint, dir);
-  if (reader.kind() == kViTCheckpointKind) return export_vit(reader, dir);
+  if (reader.kind() == kSeq2SeqKind) return export_seq2seq(checkpoint, dir, weights);
+  if (reader.kind() == kViTCheckpointKind) return export_vit(reader, dir, weights);
   throw std::runtime_error(checkpoint + ": a checkpoint of kind '" + reader.kind() + "' has no DLStudio counterpart");
 }
 

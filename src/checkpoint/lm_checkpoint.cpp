@@ -88,9 +88,10 @@ LmCheckpointContents read_lm_checkpoint(const std::string& dir_or_file) {
   return read_lm_contents(reader);
 }
 
-LanguageModel load_lm_model(const CheckpointReader& reader, const settings::LmTrainSettings& settings) {
+LanguageModel load_lm_model(const CheckpointReader& reader, const settings::LmTrainSettings& settings,
+                            Weights weights) {
   LanguageModel model(settings.model);
-  reader.load_module(evaluation_weights(reader), *model);
+  reader.load_module(weights_module(reader, weights), *model);
   model->eval();
   return model;
 }

@@ -80,7 +80,7 @@ Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
   }
 }
 
-LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path) {
+LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path, Weights weights) {
   CheckpointReader reader(path, kSeq2SeqKind);
   auto info = read_seq2seq_info(reader);
   try {
@@ -91,7 +91,7 @@ LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path) {
         data::Vocabulary::from_words(info.spanish_words),
         data::stored_subword_model(info.english_subwords, info.english_words, "English SentencePiece"),
         data::stored_subword_model(info.spanish_subwords, info.spanish_words, "Spanish SentencePiece")};
-    reader.load_module(evaluation_weights(reader), *loaded.model);
+    reader.load_module(weights_module(reader, weights), *loaded.model);
     loaded.model->eval();
     return loaded;
   } catch (const CheckpointError&) {

@@ -120,9 +120,10 @@ settings::ViTTrainSettings read_vit_settings(const std::string& dir_or_file) {
   return read_vit_contents(reader).settings;
 }
 
-visTransformer load_vit_model(const CheckpointReader& reader, const settings::ViTTrainSettings& settings) {
+visTransformer load_vit_model(const CheckpointReader& reader, const settings::ViTTrainSettings& settings,
+                              Weights weights) {
   visTransformer model(settings.model);
-  reader.load_module(evaluation_weights(reader), *model);
+  reader.load_module(weights_module(reader, weights), *model);
   return model;
 }
 

@@ -132,7 +132,7 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
                            std::ostream& out, std::ostream& messages) {
   const CheckpointReader reader(path, kLmCheckpointKind);
   const auto contents = checkpoint::read_lm_contents(reader);
-  auto model = checkpoint::load_lm_model(reader, contents.settings);
+  auto model = checkpoint::load_lm_model(reader, contents.settings, request.weights);
   model->to(device);
   const auto vocabulary = Vocabulary::from_words(contents.words);
   const auto tokenizer = lm_tokenizer(contents);
@@ -221,7 +221,7 @@ void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, con
     } else if (contents.words != words) {
       throw std::runtime_error(path + ": another vocabulary than the run's other checkpoints");
     }
-    auto model = checkpoint::load_lm_model(*reader, contents.settings);
+    auto model = checkpoint::load_lm_model(*reader, contents.settings, request.weights);
     model->to(device);
     scored.push_back({path, contents.state, token_likelihood(model, scoring->sentences.rows, Vocabulary::kPad)});
   }

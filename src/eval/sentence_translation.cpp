@@ -136,7 +136,7 @@ std::size_t translate_sentences(const std::string& checkpoint_file, const Transl
   runtime.threads = request.threads;
   util::configure_runtime(runtime);
   const auto device = util::select_device(request.device);
-  auto loaded = checkpoint::load_seq2seq_checkpoint(checkpoint_file);
+  auto loaded = checkpoint::load_seq2seq_checkpoint(checkpoint_file, request.weights);
   loaded.model->to(device);
   messages << "translating with " << checkpoint_file << " (" << loaded.info.model.summary() << ")\n";
 

@@ -147,7 +147,7 @@ struct Evaluated {
 
 Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& request, const torch::Device& device,
                        CorpusCache& cache, ScoredSentences* sentences) {
-  auto loaded = checkpoint::load_seq2seq_checkpoint(path);
+  auto loaded = checkpoint::load_seq2seq_checkpoint(path, request.weights);
   loaded.model->to(device);
   *sentences = sentences_for(loaded.info, request, cache);
   const auto& options = loaded.info.training;

@@ -71,6 +71,7 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
   options.data_dir = request.data_dir;
   options.test_subset = request.test_subset;
   options.device = util::select_device(request.device);
+  options.weights = request.weights;
 
   // A corrupt or unreadable checkpoint among others is reported and skipped.
   std::vector<std::string> readable;
@@ -117,7 +118,7 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
   }
   if (!request.attention_maps_dir.empty()) {
     const checkpoint::CheckpointReader reader(results[best].path, checkpoint::kViTCheckpointKind);
-    auto model = checkpoint::load_vit_model(reader, results[best].contents.settings);
+    auto model = checkpoint::load_vit_model(reader, results[best].contents.settings, request.weights);
     model->to(options.device);
     const auto maps = class_token_attention_maps(model, test, results[best].contents.normalization,
                                                  request.attention_images, options.device);

@@ -47,7 +47,7 @@ ViTCheckpointResult evaluate_vit_checkpoint(const std::string& path, const data:
   result.path = path;
   result.contents = checkpoint::read_vit_contents(reader);
   check_images_fit(test, result.contents.settings.model, "the test images");
-  auto model = checkpoint::load_vit_model(reader, result.contents.settings);
+  auto model = checkpoint::load_vit_model(reader, result.contents.settings, options.weights);
   model->to(options.device);
   data::ImageLoaderOptions loader_options;
   loader_options.batch_size = 256;

@@ -8,12 +8,14 @@ list(APPEND DLS_SOURCES
   train/optim/grad_scaler.cpp
   train/optim/optimizer.cpp
   train/optim/weight_average.cpp
+  train/parallel/collectives.cpp
   train/parallel/data_parallel.cpp
   train/parallel/distributed.cpp
   train/parallel/distributed_environment.cpp
   train/parallel/distributed_sampler.cpp
   train/parallel/gradient_buckets.cpp
   train/parallel/gradient_buffer.cpp
+  train/parallel/process_group.cpp
   train/parallel/split_batch.cpp
   train/run_directory.cpp
   train/run_identity.cpp

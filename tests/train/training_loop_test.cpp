@@ -235,7 +235,8 @@ TEST(TrainingLoop, TheMovingAverageIsEvaluatedSavedAndResumed) {
   const checkpoint::CheckpointReader reader((whole / "checkpoints" / "checkpoint_epoch_0003.pt").string());
   const auto ema = reader.module_tensors("ema"), model = reader.module_tensors("model");
   ASSERT_EQ(ema.size(), model.size());
-  EXPECT_EQ(checkpoint::evaluation_weights(reader), "ema");
+  EXPECT_EQ(checkpoint::weights_module(reader, checkpoint::Weights::kEvaluation), "ema");
+  EXPECT_EQ(checkpoint::weights_module(reader, checkpoint::Weights::kTrained), "model");
   for (const auto& [name, tensor] : ema) {
     if (name == "linear.weight") {
       EXPECT_TRUE(torch::equal(uninterrupted.evaluated_weight, tensor)) << "evaluation saw the average";

@@ -86,10 +86,17 @@ class CheckpointReader {
   mutable torch::serialize::InputArchive archive_;
 };
 
-// The weights evaluation uses: the moving average ("ema", written by runs with --ema-decay)
-// when the checkpoint holds one, else the trained weights ("model"); the trained ones always
-// after prefer_trained_weights() (evaluation_weights.h).
-std::string evaluation_weights(const CheckpointReader& reader);
+// Which weights a read returns from a checkpoint that may hold two sets: a run with
+// --ema-decay saves the trained weights ("model", what --resume continues) and their moving
+// average ("ema"), so that one run's checkpoints can be scored both ways
+// (checkpoint_eval --weights).
+enum class Weights {
+  kEvaluation,  // the moving average when the checkpoint holds one, else the trained weights
+  kTrained,     // the trained weights always
+};
+
+// The module name (in the checkpoint) of the weights `weights` asks for.
+std::string weights_module(const CheckpointReader& reader, Weights weights);
 
 // The format tag written into every checkpoint ("... v2": with the CRC-32 trailer).
 extern const char* const kCheckpointFormat;

@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "dls/checkpoint/checkpoint.h"
+
 namespace dls::checkpoint {
 
 // Writes to `output` (atomically) a checkpoint whose "model" is the element-wise mean of the
-// weights evaluation uses in each of `paths` (evaluation_weights: the moving average where a
+// `weights` of each of `paths` (checkpoint.h; by default the moving average where a
 // checkpoint holds one); floating tensors are summed in fp64 and stored in their own dtype,
 // others taken from the newest. Settings and texts are those of the last path (the newest),
 // plus text "averaged_from" naming the files; no optimizer or RNG state, so the result is for
@@ -17,6 +19,7 @@ namespace dls::checkpoint {
 // settings or tensor names and shapes differ from the newest's, and std::runtime_error (one
 // line, nothing written) when `output` exists and is not an earlier average (a training
 // checkpoint, say) or lies in a run's checkpoints/ folder.
-void average_checkpoints(const std::vector<std::string>& paths, const std::string& output);
+void average_checkpoints(const std::vector<std::string>& paths, const std::string& output,
+                         Weights weights = Weights::kEvaluation);
 
 }  // namespace dls::checkpoint

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/checkpoint/checkpoint.h"
 #include "dls/layers/transformer_config.h"
 
 namespace dls::checkpoint {
@@ -72,7 +73,9 @@ std::string import_dlstudio(const DLStudioImportRequest& request);
 // word a line) for seq2seq and class_token.pt for a ViT. Returns the paths written. Throws
 // std::runtime_error for a model DLStudio's classes cannot hold (vaswani layout, FFN width
 // other than 4M, a ViT with a stem, PreLN ViT, head width other than 512), and for a `dir`
-// that exists and is not an empty folder (nothing is written then).
-std::vector<std::string> export_dlstudio(const std::string& checkpoint, const std::string& dir);
+// that exists and is not an empty folder (nothing is written then). `weights`: which of the
+// checkpoint's weights (checkpoint.h).
+std::vector<std::string> export_dlstudio(const std::string& checkpoint, const std::string& dir,
+                                         Weights weights = Weights::kEvaluation);
 
 }  // namespace dls::checkpoint

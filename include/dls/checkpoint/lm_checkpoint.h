@@ -54,6 +54,7 @@ LmCheckpointContents read_lm_contents(const CheckpointReader& reader);
 LmCheckpointContents read_lm_checkpoint(const std::string& dir_or_file);
 
 // Rebuilds the model from the checkpoint alone and loads its evaluation weights (CPU, eval mode).
-LanguageModel load_lm_model(const CheckpointReader& reader, const settings::LmTrainSettings& settings);
+LanguageModel load_lm_model(const CheckpointReader& reader, const settings::LmTrainSettings& settings,
+                            Weights weights = Weights::kEvaluation);
 
 }  // namespace dls::checkpoint

@@ -65,6 +65,6 @@ struct LoadedSeq2Seq {
   std::optional<data::SubwordModel> english_subwords;  // empty at word level
   std::optional<data::SubwordModel> spanish_subwords;
 };
-LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path);
+LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path, Weights weights = Weights::kEvaluation);
 
 }  // namespace dls::checkpoint

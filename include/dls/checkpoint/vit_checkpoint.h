@@ -66,6 +66,7 @@ ViTCheckpointContents read_vit_contents(const CheckpointReader& reader);
 settings::ViTTrainSettings read_vit_settings(const std::string& dir_or_file);
 
 // Rebuilds the model from the checkpoint alone and loads its weights (on the CPU).
-visTransformer load_vit_model(const CheckpointReader& reader, const settings::ViTTrainSettings& settings);
+visTransformer load_vit_model(const CheckpointReader& reader, const settings::ViTTrainSettings& settings,
+                              Weights weights = Weights::kEvaluation);
 
 }  // namespace dls::checkpoint

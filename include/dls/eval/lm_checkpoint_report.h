@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/checkpoint/checkpoint.h"
 #include "dls/eval/lm_generation.h"
 
 namespace dls::eval {
@@ -22,6 +23,7 @@ struct LmEvalRequest {
   bool json = false;                 // one JSON object on `out` instead of the text report
   int threads = 0;                   // intra-op threads (0: all cores)
   std::string device = "cpu";        // cpu, cuda or auto
+  checkpoint::Weights weights = checkpoint::Weights::kEvaluation;  // the moving average when saved, or the trained
 };
 
 // Without prompts: evaluates every file and prints a table (checkpoint, epoch, step, NLL

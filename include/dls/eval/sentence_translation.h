@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/checkpoint/checkpoint.h"
 #include "dls/eval/decoding.h"
 
 namespace dls::eval {
@@ -20,6 +21,7 @@ struct TranslateRequest {
   bool json = false;               // one JSON object per sentence (a line each)
   int threads = 0;
   std::string device = "cpu";
+  checkpoint::Weights weights = checkpoint::Weights::kEvaluation;  // the moving average when saved, or the trained
 };
 
 // Translates with `checkpoint_file` (a seq2seq checkpoint) and writes each translation on a

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/checkpoint/checkpoint.h"
 #include "dls/eval/decoding.h"
 
 namespace dls::eval {
@@ -24,6 +25,7 @@ struct Seq2SeqEvalRequest {
   std::string output_dir;   // bleu.csv and the plot (empty: the run directory)
   int threads = 0;          // intra-op threads (0: all cores)
   std::string device = "cpu";
+  checkpoint::Weights weights = checkpoint::Weights::kEvaluation;  // the moving average when saved, or the trained
 };
 
 // One evaluated checkpoint.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/checkpoint/checkpoint.h"
 #include "dls/eval/vit_evaluation.h"
 
 namespace dls::eval {
@@ -22,6 +23,7 @@ struct VitEvalRequest {
   std::string output_dir;            // confusion-matrix PNGs (empty: the checkpoint's run dir)
   int threads = 0;                   // intra-op threads (0: all cores)
   std::string device = "cpu";        // cpu, cuda or auto
+  checkpoint::Weights weights = checkpoint::Weights::kEvaluation;  // the moving average when saved, or the trained
 };
 
 // What the report covered.

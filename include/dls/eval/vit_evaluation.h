@@ -9,6 +9,7 @@
 
 #include <torch/types.h>
 
+#include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/image_dataset.h"
 #include "dls/eval/confusion_matrix.h"
@@ -21,6 +22,7 @@ struct ViTEvalOptions {
   std::string data_dir;         // non-empty: read the test images from here instead
   std::size_t test_subset = 0;  // > 0: first N test images (0: what the checkpoint used)
   torch::Device device = torch::kCPU;
+  checkpoint::Weights weights = checkpoint::Weights::kEvaluation;  // the moving average when saved, or the trained
 };
 
 struct ViTCheckpointResult {
