@@ -49,6 +49,21 @@ std::size_t best_checkpoint(const std::vector<CheckpointBleu>& results) {
   return best == results.size() ? 0 : best;
 }
 
+util::LinePlot checkpoint_bleu_plot(const std::vector<CheckpointBleu>& results, const std::string& what) {
+  std::vector<double> x, bleus, sacrebleus;
+  for (const auto& r : results) {
+    x.push_back(r.epochs_done);
+    bleus.push_back(100 * r.bleu);  // one scale with sacreBLEU's
+    sacrebleus.push_back(r.sacrebleu);
+  }
+  util::LinePlot plot("BLEU of every checkpoint (" + what + ")");
+  plot.x_label("epochs trained").y_label("BLEU (0-100)").add_series("corpus BLEU (NLTK) x 100", x, bleus);
+  if (std::any_of(sacrebleus.begin(), sacrebleus.end(), [](double v) { return std::isfinite(v); })) {
+    plot.add_series("sacreBLEU", std::move(x), std::move(sacrebleus));
+  }
+  return plot;
+}
+
 namespace {
 
 // The sentences one checkpoint is scored on, with the words for references and samples.
@@ -170,6 +185,7 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   auto translated = translate_and_score(loaded.model, encoded.src, loaded.spanish, references, decode,
                                         loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr);
   e.summary.bleu = translated.bleu.bleu;
+  e.summary.sacrebleu = translated.sacrebleu.score;
   e.summary.sentences_per_s = translated.sentences_per_s;
   e.summary.step = loaded.info.progress.global_step;
   e.summary.epochs_done = epochs_done(loaded.info, sentences->training_pairs);
@@ -209,17 +225,6 @@ void write_bleu_csv(const std::string& path, const std::vector<Evaluated>& all) 
     text += util::csv_line(row);
   }
   util::write_text_atomically(path, text);
-}
-
-void save_bleu_plot(const std::string& path, const std::vector<CheckpointBleu>& results, const std::string& what) {
-  std::vector<double> x, y;
-  for (const auto& r : results) {
-    x.push_back(r.epochs_done);
-    y.push_back(r.bleu);
-  }
-  util::LinePlot plot("BLEU of every checkpoint (" + what + ")");
-  plot.x_label("epochs trained").y_label("corpus BLEU (NLTK, 0-1)").add_series("BLEU", x, y);
-  plot.save(path);
 }
 
 void write_seq2seq_json(std::ostream& out, const std::vector<Evaluated>& all, std::size_t best,
@@ -378,7 +383,7 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
   fs::create_directories(out_dir);
   report.files = {(out_dir / "bleu.csv").string(), (out_dir / "bleu_vs_epoch.png").string()};
   write_bleu_csv(report.files[0], all);
-  save_bleu_plot(report.files[1], results, to_string(request.decode.method) + " decoding");
+  checkpoint_bleu_plot(results, to_string(request.decode.method) + " decoding").save(report.files[1]);
 
   if (request.json) {
     write_seq2seq_json(out, all, report.best, sentences, request, report.files, report.skipped);

@@ -29,18 +29,38 @@ double metric_number(const std::string& text) {
   }
 }
 
+double metric_number(const std::vector<std::string>& row, std::size_t column) {
+  return column < row.size() ? metric_number(row[column]) : NAN;
+}
+
+bool any_finite(const std::vector<double>& values) {
+  return std::any_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+}
+
+namespace {
+
+// `old_header` names the first columns of `header`, and no more.
+bool is_older_header(const std::vector<std::string>& old_header, const std::vector<std::string>& header) {
+  return old_header.size() < header.size() && std::equal(old_header.begin(), old_header.end(), header.begin());
+}
+
+}  // namespace
+
 std::unique_ptr<util::CsvWriter> open_metrics(const std::string& path, const std::vector<std::string>& header,
                                               bool resume, std::int64_t resume_step, std::size_t step_column) {
   using Mode = util::CsvWriter::Mode;
   if (resume && std::filesystem::exists(path)) {
     const auto rows = read_metrics_rows(path);
-    if (!rows.empty() && rows.front() == header) {
-      std::string kept;
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (i == 0 ||
-            (rows[i].size() > step_column && metric_number(rows[i][step_column]) <= static_cast<double>(resume_step))) {
-          kept += util::csv_line(rows[i]);
-        }
+    const bool older = !rows.empty() && is_older_header(rows.front(), header);
+    if (!rows.empty() && (rows.front() == header || older)) {
+      std::string kept = util::csv_line(header);
+      for (std::size_t i = 1; i < rows.size(); ++i) {
+        // Rows after the checkpoint (or without a step) are dropped.
+        if (!(metric_number(rows[i], step_column) <= static_cast<double>(resume_step))) continue;
+        auto row = rows[i];
+        // An older run's row: the columns it had, then empty new ones.
+        if (older && row.size() == rows.front().size()) row.resize(header.size());
+        kept += util::csv_line(row);
       }
       util::write_text_atomically(path, kept);
     }
@@ -92,6 +112,19 @@ LossCurve training_loss_curve(const std::string& metrics_path,
     }
   }
   return curve;
+}
+
+RunPlot loss_plot(const std::string& metrics_path, const std::vector<std::vector<std::string>>& metrics_rows,
+                  const std::string& y_label, const LossSeriesNames& names, std::vector<double> epoch_steps,
+                  std::vector<double> held_out_losses) {
+  RunPlot loss{"loss.png", util::LinePlot("Training loss")};
+  auto [steps, losses] = training_loss_curve(metrics_path, metrics_rows);
+  if (steps.empty()) return loss;
+  loss.plot.x_label("step").y_label(y_label).add_series(names.training, std::move(steps), std::move(losses));
+  // An older run's file may lack the held-out loss (the ViT's test_loss): no empty legend entry.
+  if (any_finite(held_out_losses))
+    loss.plot.add_series(names.held_out, std::move(epoch_steps), std::move(held_out_losses));
+  return loss;
 }
 
 }  // namespace dls::train

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/train/run_plots.h"
 #include "dls/util/csv.h"
 
 namespace dls::train {
@@ -17,9 +18,17 @@ std::vector<std::vector<std::string>> read_metrics_rows(const std::string& path)
 
 // The number in a field; NaN for an empty or malformed one.
 double metric_number(const std::string& text);
+// The number in column `column` of `row`; NaN when the row has no such column (a file
+// written before the column was added).
+double metric_number(const std::vector<std::string>& row, std::size_t column);
+// Whether a column read back has a number: an older run's file may lack the column.
+bool any_finite(const std::vector<double>& values);
 
-// Opens `path` with `header`. Fresh runs start a new file; resumed runs keep the header and
-// the rows whose column `step_column` is at most `resume_step`, and append.
+// Opens `path` with `header`. Fresh runs start a new file; resumed runs keep the rows whose
+// column `step_column` is at most `resume_step`, and append. A resumed file whose header is
+// the start of `header` (an older run's, before columns were appended) is rewritten under
+// `header`, its rows given empty fields for the new columns, so that the file keeps one
+// header; any other header is refused (util::CsvWriter).
 std::unique_ptr<util::CsvWriter> open_metrics(const std::string& path, const std::vector<std::string>& header,
                                               bool resume, std::int64_t resume_step, std::size_t step_column);
 
@@ -40,5 +49,12 @@ struct LossCurve {
 };
 LossCurve training_loss_curve(const std::string& metrics_path,
                               const std::vector<std::vector<std::string>>& metrics_rows, std::size_t max_points = 400);
+
+// loss.png of a run: the training-loss curve above under `names.training`, and the held-out
+// loss of every epoch (`held_out_losses` at `epoch_steps`; left out when none is finite)
+// under `names.held_out`. No series when there are no training losses.
+RunPlot loss_plot(const std::string& metrics_path, const std::vector<std::vector<std::string>>& metrics_rows,
+                  const std::string& y_label, const LossSeriesNames& names, std::vector<double> epoch_steps,
+                  std::vector<double> held_out_losses);
 
 }  // namespace dls::train

@@ -19,6 +19,7 @@ list(APPEND DLS_SOURCES
   train/parallel/split_batch.cpp
   train/run_directory.cpp
   train/run_identity.cpp
+  train/run_plots.cpp
   train/run_selection.cpp
   train/run_start.cpp
   train/stop_signals.cpp

@@ -46,7 +46,9 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
   EXPECT_TRUE(fs::exists(run_dir / "best.pt"));
   EXPECT_TRUE(fs::exists(run_dir / "config.toml"));
   const auto metrics = util::read_file((run_dir / "metrics.csv").string());
-  EXPECT_EQ(metrics.rfind("kind,epoch,step,loss,lr,sentences_per_s,val_loss,val_perplexity,wall_s\n", 0), 0u)
+  EXPECT_EQ(
+      metrics.rfind("kind,epoch,step,loss,lr,sentences_per_s,val_loss,val_perplexity,wall_s,val_word_perplexity\n", 0),
+      0u)
       << metrics;
 
   const auto table = run_lm_eval((run_dir / "checkpoints").string(), "table");

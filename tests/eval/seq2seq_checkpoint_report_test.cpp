@@ -103,5 +103,25 @@ TEST(CheckpointEval, DivergenceIsACollapseAfterARealScore) {
   EXPECT_EQ(best_checkpoint(low), 0u);
 }
 
+// bleu_vs_epoch.png: NLTK's BLEU drawn x 100, on one 0-100 scale with sacreBLEU.
+TEST(CheckpointEval, BleuPlotUsesSacreBleusScale) {
+  std::vector<CheckpointBleu> r(2);
+  r[0].epochs_done = 1, r[0].bleu = 0.25, r[0].sacrebleu = 26.5;
+  r[1].epochs_done = 2, r[1].bleu = 0.40, r[1].sacrebleu = 41.0;
+  const auto plot = checkpoint_bleu_plot(r, "greedy decoding");
+  EXPECT_EQ(plot.y_label(), "BLEU (0-100)");
+  ASSERT_EQ(plot.series().size(), 2u);
+  EXPECT_EQ(plot.series()[0].name, "corpus BLEU (NLTK) x 100");
+  EXPECT_EQ(plot.series()[0].x, (std::vector<double>{1, 2}));
+  EXPECT_DOUBLE_EQ(plot.series()[0].y[0], 25.0);
+  EXPECT_DOUBLE_EQ(plot.series()[0].y[1], 40.0);
+  EXPECT_EQ(plot.series()[1].name, "sacreBLEU");
+  EXPECT_EQ(plot.series()[1].y, (std::vector<double>{26.5, 41.0}));
+
+  // Without sacreBLEU scores (NaN) there is no empty sacreBLEU legend entry.
+  r[0].sacrebleu = r[1].sacrebleu = NAN;
+  EXPECT_EQ(checkpoint_bleu_plot(r, "greedy decoding").series().size(), 1u);
+}
+
 }  // namespace
 }  // namespace dls::eval

@@ -13,6 +13,7 @@ list(APPEND DLS_TEST_SOURCES
   train/parallel/split_batch_test.cpp
   train/run_directory_test.cpp
   train/run_identity_test.cpp
+  train/run_plots_test.cpp
   train/tasks/bucketed_batch_test.cpp
   train/tasks/seq2seq_trainer_test.cpp
   train/tasks/vit_trainer_test.cpp

@@ -3,6 +3,7 @@
 // bleu.csv and a BLEU-vs-epoch plot, DLStudio-style sample translations.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -11,6 +12,7 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/eval/decoding.h"
+#include "dls/util/line_plot.h"
 
 namespace dls::eval {
 
@@ -34,6 +36,7 @@ struct CheckpointBleu {
   double epochs_done = 0;  // completed epochs, fractional mid-epoch
   std::int64_t step = 0;   // global training step
   double bleu = 0;         // NLTK's 0..1 corpus BLEU
+  double sacrebleu = NAN;  // sacreBLEU's BLEU, 0..100
   double val_loss = 0;
   double sentences_per_s = 0;
   bool diverged = false;
@@ -46,6 +49,10 @@ void mark_diverged(std::vector<CheckpointBleu>& results);
 // The checkpoint with the highest BLEU among those not diverged (the first of equals);
 // results must not be empty.
 std::size_t best_checkpoint(const std::vector<CheckpointBleu>& results);
+
+// bleu_vs_epoch.png: the BLEU of every checkpoint against its epochs, on sacreBLEU's 0-100
+// scale (NLTK's corpus BLEU x 100, and sacreBLEU where known). `what`: the decoding.
+util::LinePlot checkpoint_bleu_plot(const std::vector<CheckpointBleu>& results, const std::string& what);
 
 // What the report covered.
 struct Seq2SeqCheckpointReport {

@@ -18,6 +18,11 @@ namespace dls::util {
 //   plot.save("loss.png");
 class LinePlot {
  public:
+  struct Series {
+    std::string name;
+    std::vector<double> x, y;
+  };
+
   explicit LinePlot(std::string title = "") : title_(std::move(title)) {}
 
   LinePlot& title(std::string text) {
@@ -49,11 +54,13 @@ class LinePlot {
   // Where render(width, height) puts the plotting area (inside the axes).
   Rect plot_area(int width = 800, int height = 500) const;
 
+  // What the plot will draw, so that tests read a plot's legend and values, not its pixels.
+  const std::string& title() const { return title_; }
+  const std::string& x_label() const { return x_label_; }
+  const std::string& y_label() const { return y_label_; }
+  const std::vector<Series>& series() const { return series_; }
+
  private:
-  struct Series {
-    std::string name;
-    std::vector<double> x, y;
-  };
   struct Axes;  // ranges, ticks and area of one rendering (line_plot.cpp)
 
   bool usable(double x, double y) const;

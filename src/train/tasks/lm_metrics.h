@@ -1,4 +1,5 @@
-// metrics.csv of a language-model run and the plots drawn from it (private to the trainer).
+// metrics.csv of a language-model run (private to the trainer); its plots are lm_run_plots
+// (run_plots.h).
 #pragma once
 
 #include <string>
@@ -8,11 +9,8 @@ namespace dls::train {
 
 // Columns: kind ("step" or "epoch"), epoch, step, loss (training, mean per token over the
 // logged window or the epoch), lr, sentences_per_s, val_loss (mean NLL per token) and
-// val_perplexity (epoch rows), wall_s.
+// val_perplexity (epoch rows), wall_s, then val_word_perplexity (epoch rows; per word and
+// EOS, which compares tokenizers; appended later, so older runs' files end at wall_s).
 const std::vector<std::string>& lm_metrics_header();
-
-// loss.png (training loss per logged step, validation NLL per epoch) and perplexity.png
-// (validation perplexity per epoch) in `run_dir`, from the whole metrics file.
-void write_lm_plots(const std::string& metrics_path, const std::string& run_dir);
 
 }  // namespace dls::train

@@ -7,6 +7,7 @@
 #include "dls/eval/lm_evaluation.h"
 #include "dls/eval/lm_generation.h"
 #include "dls/models/seq2seq.h"  // count_parameters
+#include "dls/train/run_plots.h"
 #include "train/tasks/lm_metrics.h"
 #include "train/training_support.h"
 
@@ -113,7 +114,9 @@ EpochEvaluation LmTask::evaluate(int) {
   if (std::isnan(val_nll_)) return {{}, "no validation sentences", 0.0, {}};
   val_word_perplexity_ = likelihood.perplexity_per(data_.validation.words());
   const double perplexity = std::exp(val_nll_);
-  return {{{"val_loss", number_text(val_nll_)}, {"val_perplexity", number_text(perplexity)}},
+  return {{{"val_loss", number_text(val_nll_)},
+           {"val_perplexity", number_text(perplexity)},
+           {"val_word_perplexity", number_text(val_word_perplexity_)}},
           data_.tokenizer.subwords
               ? fmt::format("validation perplexity {:.2f} per piece, {:.2f} per word (NLL {:.4f} per piece)",
                             perplexity, val_word_perplexity_, val_nll_)
@@ -125,7 +128,7 @@ EpochEvaluation LmTask::evaluate(int) {
 const std::vector<std::string>& LmTask::metrics_header() const { return lm_metrics_header(); }
 
 void LmTask::write_plots(const std::string& metrics_path, const std::string& run_dir) const {
-  write_lm_plots(metrics_path, run_dir);
+  save_run_plots(lm_run_plots(metrics_path, settings_.label_smoothing), run_dir);
 }
 
 void LmTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const {

@@ -11,6 +11,7 @@
 #include "dls/data/dlstudio_vocabularies.h"
 #include "dls/data/length_buckets.h"
 #include "dls/train/run_directory.h"
+#include "dls/train/run_plots.h"
 #include "train/tasks/seq2seq_metrics.h"
 #include "train/tasks/seq2seq_samples.h"
 #include "train/training_support.h"
@@ -165,7 +166,10 @@ EpochEvaluation Seq2SeqTask::evaluate(int workers) {
                                                  spanish_sentences(data_, indices), decode,
                                                  data_.spanish_subwords ? &*data_.spanish_subwords : nullptr);
   val_bleu_ = last_translations_->bleu.bleu;
-  return {{{"val_loss", number_text(val_loss_)}, {"val_bleu", number_text(val_bleu_)}},
+  return {{{"val_loss", number_text(val_loss_)},
+           {"val_bleu", number_text(val_bleu_)},
+           {"val_sacrebleu", number_text(last_translations_->sacrebleu.score)},
+           {"val_chrf", number_text(last_translations_->chrf.score)}},
           fmt::format("validation loss {:.4f}, validation BLEU {:.4f} (sacreBLEU {:.1f}, chrF2 {:.1f}; {:.0f} "
                       "sentences/s)",
                       val_loss_, val_bleu_, last_translations_->sacrebleu.score, last_translations_->chrf.score,
@@ -177,7 +181,7 @@ EpochEvaluation Seq2SeqTask::evaluate(int workers) {
 const std::vector<std::string>& Seq2SeqTask::metrics_header() const { return seq2seq_metrics_header(); }
 
 void Seq2SeqTask::write_plots(const std::string& metrics_path, const std::string& run_dir) const {
-  write_seq2seq_plots(metrics_path, run_dir);
+  save_run_plots(seq2seq_run_plots(metrics_path, options_.label_smoothing), run_dir);
 }
 
 std::string Seq2SeqTask::checkpoint_kind() const { return checkpoint::kSeq2SeqKind; }

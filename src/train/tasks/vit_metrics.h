@@ -1,4 +1,5 @@
-// metrics.csv of a ViT run and the plots drawn from it (private to the trainer).
+// metrics.csv of a ViT run (private to the trainer); its plots are vit_run_plots
+// (run_plots.h).
 #pragma once
 
 #include <string>
@@ -7,11 +8,8 @@
 namespace dls::train {
 
 // Columns: kind ("step" or "epoch"), epoch, step (optimizer steps in all), loss, accuracy
-// (training, fraction), test_accuracy (epoch rows), lr, images_per_s, wall_s.
+// (training, fraction), test_accuracy (epoch rows), lr, images_per_s, wall_s, then test_loss
+// (epoch rows; the plain cross-entropy; appended later, so older runs' files end at wall_s).
 const std::vector<std::string>& vit_metrics_header();
-
-// loss.png (training loss per logged step) and accuracy.png (training and test accuracy per
-// epoch) in `run_dir`, drawn from the metrics file, so resumed runs show their whole history.
-void write_vit_plots(const std::string& metrics_path, const std::string& run_dir);
 
 }  // namespace dls::train

@@ -7,6 +7,7 @@
 #include "dls/eval/vit_data.h"
 #include "dls/models/seq2seq.h"  // count_parameters
 #include "train/training_support.h"
+#include "dls/train/run_plots.h"
 #include "train/tasks/vit_metrics.h"
 
 namespace dls::train {
@@ -127,14 +128,18 @@ EpochEvaluation ViTTask::evaluate(int) {
       fmt::format("test loss {:.4f}, test accuracy {:.2f}%", tested.mean_loss, 100 * test_accuracy_),
       tested.size() > 0 ? tested.mean_loss : 0.0,  // no test images: nothing to judge
       {}};
-  if (tested.size() > 0) evaluation.scores = {{"accuracy", test_accuracy_}, {"loss", tested.mean_loss}};
+  if (tested.size() > 0) {
+    test_loss_ = tested.mean_loss;
+    evaluation.metrics.emplace_back("test_loss", number_text(test_loss_));
+    evaluation.scores = {{"accuracy", test_accuracy_}, {"loss", tested.mean_loss}};
+  }
   return evaluation;
 }
 
 const std::vector<std::string>& ViTTask::metrics_header() const { return vit_metrics_header(); }
 
 void ViTTask::write_plots(const std::string& metrics_path, const std::string& run_dir) const {
-  write_vit_plots(metrics_path, run_dir);
+  save_run_plots(vit_run_plots(metrics_path, settings_.label_smoothing), run_dir);
 }
 
 std::string ViTTask::checkpoint_kind() const { return checkpoint::kViTCheckpointKind; }

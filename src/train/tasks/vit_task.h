@@ -30,6 +30,7 @@ class ViTTask : public TrainingTask {
   // The loop's state at the checkpoint's state.
   static LoopState loop_state(const checkpoint::ViTTrainState& state);
   double test_accuracy() const { return test_accuracy_; }
+  double test_loss() const { return test_loss_; }  // of the latest test in this process (NaN before one)
 
   torch::nn::Module& model() override { return *model_; }
   settings::LrSchedule schedule() const override { return schedule_; }
@@ -63,6 +64,7 @@ class ViTTask : public TrainingTask {
   std::vector<std::size_t> order_;  // the epoch's image order (process group only)
   std::int64_t epoch_ = 0, next_step_ = 0;
   double test_accuracy_ = NAN;  // of the latest test (or the checkpoint's)
+  double test_loss_ = NAN;
 };
 
 }  // namespace dls::train

@@ -34,6 +34,7 @@ ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
   ViTTrainResult result;
   result.images_per_s = done.examples_per_s;
   result.test_accuracy = task.test_accuracy();
+  result.test_loss = task.test_loss();
   result.final_loss = done.final_loss;
   result.epochs = done.epochs;
   result.iterations = done.iterations;

@@ -66,12 +66,12 @@ void expect_same_metrics(const fs::path& a_dir, const fs::path& b_dir) {
   const auto a = metric_rows(a_dir), b = metric_rows(b_dir);
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
-    ASSERT_EQ(a[i].size(), 9u);
-    ASSERT_EQ(b[i].size(), 9u);
+    ASSERT_EQ(a[i].size(), 11u);
+    ASSERT_EQ(b[i].size(), 11u);
     for (const int column : {0, 1, 2}) EXPECT_EQ(a[i][column], b[i][column]) << "row " << i;
     if (i == 0) continue;
     EXPECT_NEAR(number(a[i][4]), number(b[i][4]), 1e-12) << "lr, row " << i;
-    for (const int column : {6, 7}) EXPECT_NEAR(number(a[i][column]), number(b[i][column]), 1e-4) << "row " << i;
+    for (const int column : {6, 7, 9, 10}) EXPECT_NEAR(number(a[i][column]), number(b[i][column]), 1e-4) << "row " << i;
     if (a[i][0] == "epoch") {
       EXPECT_NEAR(number(a[i][3]), number(b[i][3]), 1e-4) << "epoch loss, row " << i;
     }
@@ -110,6 +110,15 @@ TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
     EXPECT_EQ(step_rows[i][0], std::to_string(i));
     EXPECT_TRUE(std::isfinite(number(step_rows[i][1]))) << "step " << i;
   }
+  // Every score the epoch log line prints has a column; the last epoch's are the result's.
+  const auto rows = metric_rows(run);
+  ASSERT_EQ(rows.front(), (std::vector<std::string>{"kind", "epoch", "step", "loss", "lr", "pairs_per_s", "val_loss",
+                                                    "val_bleu", "wall_s", "val_sacrebleu", "val_chrf"}));
+  ASSERT_EQ(rows.back()[0], "epoch");
+  EXPECT_NEAR(number(rows.back()[7]), result.val_bleu, 1e-6);
+  EXPECT_NEAR(number(rows.back()[9]), result.val_sacrebleu, 1e-5 * result.val_sacrebleu);
+  EXPECT_NEAR(number(rows.back()[10]), result.val_chrf, 1e-5 * result.val_chrf);
+  EXPECT_GT(result.val_chrf, 0.0);
   const auto translations = util::read_file((run / "translations.txt").string());
   EXPECT_NE(translations.find("The input sentence pair:"), std::string::npos) << translations;
   EXPECT_NE(translations.find("The translation produced by TransformerPreLN:"), std::string::npos);
@@ -142,7 +151,7 @@ TEST(Seq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
   EXPECT_EQ(first.stopped_by, "max-iters");
   EXPECT_EQ(first.iterations, 13);
   // A row written after the checkpoint by an interrupted run is dropped on resume.
-  std::ofstream(split / "metrics.csv", std::ios::app) << "step,1,14,9.9,0.001,1,,,1.0\n";
+  std::ofstream(split / "metrics.csv", std::ios::app) << "step,1,14,9.9,0.001,1,,,1.0,,\n";
   std::ofstream(split / "loss_steps.csv", std::ios::app) << "14,9.9\n";
   setup.training.run.resume = split.string();
   setup.training.run.max_iters = full.iterations - 5;
@@ -163,6 +172,48 @@ TEST(Seq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
   EXPECT_NEAR(full.val_bleu, third.val_bleu, 1e-9);
   EXPECT_NEAR(full.val_loss, third.val_loss, 1e-5);
   expect_same_metrics(straight, split);
+}
+
+// A run begun before metrics.csv had the sacreBLEU and chrF columns, resumed now: the file is
+// rewritten under the new header, its rows keeping their values with the new fields empty,
+// and the rows written after the resume carry the new scores.
+TEST(Seq2SeqTrainer, ResumeRewritesAnOlderMetricsHeader) {
+  const auto run = test::fresh_temp_dir("seq2seq_trainer_old_metrics");
+  auto setup = test::tiny_seq2seq_setup(run);
+  setup.training.epochs = 2;
+  setup.training.samples = 0;
+  setup.training.bleu_sentences = 20;
+  setup.training.run.max_iters = 40;  // into the second epoch of about 37 steps
+  train_seq2seq(setup.model, setup.training, {});
+  // The file as an older run wrote it: every row without its last two fields.
+  std::string old_text;
+  for (auto row : metric_rows(run)) {
+    row.resize(9);
+    for (std::size_t i = 0; i < row.size(); ++i) old_text += row[i] + (i + 1 < row.size() ? "," : "\n");
+  }
+  util::write_text_atomically((run / "metrics.csv").string(), old_text);
+  const auto old_rows = metric_rows(run);
+
+  setup.training.run.resume = run.string();
+  setup.training.run.max_iters = 0;
+  const auto resumed = train_seq2seq(setup.model, setup.training);
+  EXPECT_EQ(resumed.stopped_by, "epochs");
+  const auto rows = metric_rows(run);
+  ASSERT_EQ(rows.front().size(), 11u);
+  EXPECT_EQ(rows.front()[9], "val_sacrebleu");
+  EXPECT_EQ(rows.front()[10], "val_chrf");
+  ASSERT_GT(rows.size(), old_rows.size());
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 11u) << "row " << i;
+    if (i < old_rows.size()) {
+      EXPECT_EQ(std::vector<std::string>(rows[i].begin(), rows[i].begin() + 9), old_rows[i]) << "row " << i;
+      EXPECT_EQ(rows[i][9], "");
+      EXPECT_EQ(rows[i][10], "");
+    }
+  }
+  ASSERT_EQ(rows.back()[0], "epoch");
+  EXPECT_NEAR(number(rows.back()[9]), resumed.val_sacrebleu, 1e-5 * resumed.val_sacrebleu);
+  EXPECT_NEAR(number(rows.back()[10]), resumed.val_chrf, 1e-5 * resumed.val_chrf);
 }
 
 TEST(Seq2SeqTrainer, ResumeRefusesAnotherModel) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include <torch/torch.h>
@@ -59,6 +60,24 @@ std::vector<std::string> loss_columns(const std::string& text) {
   return rows;
 }
 
+// metrics.csv has the test loss the epoch log line prints: the last epoch's is the result's.
+void expect_test_loss_column(const fs::path& run_dir, const ViTTrainResult& result) {
+  const std::string text = util::read_file((run_dir / "metrics.csv").string());
+  std::size_t pos = 0;
+  bool complete = true;
+  const auto header = util::parse_csv_record(text, &pos, &complete);
+  ASSERT_EQ(header.size(), 10u);
+  EXPECT_EQ(header[9], "test_loss");
+  std::vector<std::string> last_epoch;
+  while (pos < text.size()) {
+    auto fields = util::parse_csv_record(text, &pos, &complete);
+    if (fields.at(0) == "epoch") last_epoch = std::move(fields);
+  }
+  ASSERT_EQ(last_epoch.size(), 10u);
+  ASSERT_TRUE(std::isfinite(result.test_loss));
+  EXPECT_NEAR(std::stod(last_epoch[9]), result.test_loss, 1e-5 * result.test_loss);
+}
+
 // Training 12 steps straight equals training 3 (stopping inside epoch 1), resuming to 8
 // (stopping at the end of epoch 2) and resuming to the end: same weights, bit for bit.
 TEST(ViTTrainer, ResumedRunEqualsStraightRun) {
@@ -71,6 +90,7 @@ TEST(ViTTrainer, ResumedRunEqualsStraightRun) {
   EXPECT_EQ(straight.iterations, 12);
   EXPECT_EQ(straight.epochs, 3);
   EXPECT_EQ(straight.stopped_by, "epochs");
+  expect_test_loss_column(straight_dir, straight);
 
   const auto pieces_dir = test::fresh_temp_dir("vit_resume_pieces");
   auto control = test::tiny_vit_run(pieces_dir);

@@ -4,6 +4,7 @@
 // presets: vit_presets.h.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,7 @@ namespace dls::train {
 struct ViTTrainResult {
   double images_per_s = 0;               // training images per second over this invocation
   double test_accuracy = 0;              // after the last epoch evaluated (fraction; NaN if none)
+  double test_loss = NAN;                // its plain cross-entropy (NaN if no epoch was evaluated here)
   double final_loss = 0;                 // mean training loss of the last epoch (or partial epoch)
   std::int64_t epochs = 0;               // epochs completed in all
   std::int64_t iterations = 0;           // optimizer steps in all

@@ -1,0 +1,127 @@
+// The plots a run draws from its metrics.csv, read as data: the loss legend says which loss is
+// label-smoothed, BLEU is on sacreBLEU's 0-100 scale, and older runs' files (before columns
+// were appended) still plot.
+#include "dls/train/run_plots.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "util/temp_files.h"
+
+namespace dls::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The plot of `plots` saved as `file`; fails the test when there is none.
+const util::LinePlot& run_plot_named(const std::vector<RunPlot>& plots, const std::string& file) {
+  for (const auto& p : plots) {
+    if (p.file == file) return p.plot;
+  }
+  ADD_FAILURE() << "no " << file;
+  static const util::LinePlot none;
+  return none;
+}
+
+std::vector<std::string> run_plot_legend(const util::LinePlot& plot) {
+  std::vector<std::string> names;
+  for (const auto& s : plot.series()) names.push_back(s.name);
+  return names;
+}
+
+// metrics.csv with `text` in a fresh folder (no loss_steps.csv: the loss curve comes from the
+// step rows).
+std::string run_plots_metrics_file(const std::string& name, const std::string& text) {
+  const auto dir = test::fresh_temp_dir(name);
+  test::write_bytes(dir / "metrics.csv", text);
+  return (dir / "metrics.csv").string();
+}
+
+TEST(RunPlots, LossLegendSaysWhichLossIsLabelSmoothed) {
+  const auto smoothed = loss_series_names(0.1, "validation");
+  EXPECT_EQ(smoothed.training, "training loss (label smoothing 0.1)");
+  EXPECT_EQ(smoothed.held_out, "validation loss (plain NLL)");
+  const auto plain = loss_series_names(0.0, "test");
+  EXPECT_EQ(plain.training, "training loss");
+  EXPECT_EQ(plain.held_out, "test loss");
+}
+
+TEST(RunPlots, Seq2SeqBleuIsOnTheZeroToHundredScale) {
+  const auto path =
+      run_plots_metrics_file("run_plots_seq2seq",
+                             "kind,epoch,step,loss,lr,pairs_per_s,val_loss,val_bleu,wall_s,val_sacrebleu,val_chrf\n"
+                             "step,1,10,4.5,0.001,100,,,1.0,,\n"
+                             "epoch,1,20,4.0,0.001,100,3.5,0.25,2.0,26.5,48.1\n"
+                             "step,2,30,3.5,0.001,100,,,3.0,,\n"
+                             "epoch,2,40,3.0,0.001,100,2.5,0.4,4.0,41,60.2\n");
+  const auto plots = seq2seq_run_plots(path, 0.1);
+  const auto& bleu = run_plot_named(plots, "bleu.png");
+  EXPECT_EQ(bleu.y_label(), "BLEU (0-100)");
+  ASSERT_EQ(run_plot_legend(bleu), (std::vector<std::string>{"corpus BLEU (NLTK) x 100", "sacreBLEU"}));
+  EXPECT_EQ(bleu.series()[0].x, (std::vector<double>{1, 2}));
+  EXPECT_DOUBLE_EQ(bleu.series()[0].y[0], 25.0);
+  EXPECT_DOUBLE_EQ(bleu.series()[0].y[1], 40.0);
+  EXPECT_EQ(bleu.series()[1].y, (std::vector<double>{26.5, 41.0}));
+
+  const auto& loss = run_plot_named(plots, "loss.png");
+  EXPECT_EQ(run_plot_legend(loss),
+            (std::vector<std::string>{"training loss (label smoothing 0.1)", "validation loss (plain NLL)"}));
+  EXPECT_EQ(loss.series()[0].y, (std::vector<double>{4.5, 3.5}));  // the step rows
+  EXPECT_EQ(loss.series()[1].x, (std::vector<double>{20, 40}));
+  EXPECT_EQ(loss.series()[1].y, (std::vector<double>{3.5, 2.5}));
+}
+
+TEST(RunPlots, OlderSeq2SeqFileWithoutSacreBleuStillPlots) {
+  const auto path = run_plots_metrics_file("run_plots_seq2seq_old",
+                                           "kind,epoch,step,loss,lr,pairs_per_s,val_loss,val_bleu,wall_s\n"
+                                           "step,1,10,4.5,0.001,100,,,1.0\n"
+                                           "epoch,1,20,4.0,0.001,100,3.5,0.25,2.0\n");
+  const auto plots = seq2seq_run_plots(path, 0.0);
+  const auto& bleu = run_plot_named(plots, "bleu.png");
+  ASSERT_EQ(run_plot_legend(bleu), (std::vector<std::string>{"corpus BLEU (NLTK) x 100"}));
+  EXPECT_DOUBLE_EQ(bleu.series()[0].y[0], 25.0);
+  EXPECT_EQ(run_plot_legend(run_plot_named(plots, "loss.png")),
+            (std::vector<std::string>{"training loss", "validation loss"}));
+}
+
+TEST(RunPlots, VitLossPlotHasTheTestLoss) {
+  const std::string header = "kind,epoch,step,loss,accuracy,test_accuracy,lr,images_per_s,wall_s";
+  const auto path = run_plots_metrics_file("run_plots_vit", header +
+                                                                ",test_loss\n"
+                                                                "step,1,4,2.2,0.2,,0.001,50,1.0,\n"
+                                                                "epoch,1,4,2.2,0.2,0.3,0.001,50,1.0,2.05\n");
+  const auto plots = vit_run_plots(path, 0.1);
+  const auto& loss = run_plot_named(plots, "loss.png");
+  ASSERT_EQ(run_plot_legend(loss),
+            (std::vector<std::string>{"training loss (label smoothing 0.1)", "test loss (plain NLL)"}));
+  EXPECT_EQ(loss.series()[1].y, (std::vector<double>{2.05}));
+
+  // An older file, without test_loss: the training loss alone, and the accuracies.
+  const auto old_path = run_plots_metrics_file("run_plots_vit_old", header +
+                                                                        "\n"
+                                                                        "step,1,4,2.2,0.2,,0.001,50,1.0\n"
+                                                                        "epoch,1,4,2.2,0.2,0.3,0.001,50,1.0\n");
+  const auto old_plots = vit_run_plots(old_path, 0.1);
+  EXPECT_EQ(run_plot_legend(run_plot_named(old_plots, "loss.png")),
+            (std::vector<std::string>{"training loss (label smoothing 0.1)"}));
+  EXPECT_EQ(run_plot_legend(run_plot_named(old_plots, "accuracy.png")), (std::vector<std::string>{"train", "test"}));
+}
+
+TEST(RunPlots, LmLossLegendNamesTheSmoothing) {
+  const auto path = run_plots_metrics_file(
+      "run_plots_lm",
+      "kind,epoch,step,loss,lr,sentences_per_s,val_loss,val_perplexity,wall_s,val_word_perplexity\n"
+      "step,1,5,5.0,0.001,10,,,1.0,\n"
+      "epoch,1,10,4.8,0.001,10,4.5,90.0171,2.0,120.5\n");
+  const auto plots = lm_run_plots(path, 0.05);
+  EXPECT_EQ(run_plot_legend(run_plot_named(plots, "loss.png")),
+            (std::vector<std::string>{"training loss (label smoothing 0.05)", "validation loss (plain NLL)"}));
+  EXPECT_EQ(run_plot_named(plots, "perplexity.png").series().at(0).y, (std::vector<double>{90.0171}));
+}
+
+}  // namespace
+}  // namespace dls::train
