@@ -45,7 +45,7 @@ CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& nam
 }
 
 // Refuses subword flags that would be ignored (one line each).
-void check_subword_flags(const CLI::App& app, const dls::settings::LmDataSettings& data, bool resuming) {
+void check_subword_flags(const CLI::App& app, const dls::data::LmDataSettings& data, bool resuming) {
   for (const char* flag : {"--tokenizer", "--spm-model", "--vocab-size"}) {
     if (resuming && app.count(flag) > 0)
       throw std::runtime_error(std::string(flag) + ": fixed by the checkpoint when resuming");

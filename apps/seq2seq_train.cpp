@@ -50,8 +50,8 @@ void check_subword_flags(const CLI::App& app, const Seq2SeqPreset& setup, bool r
   }
   // By value, not by count: a config.toml written by a word-level run lists them at their defaults.
   const dls::data::SubwordOptions defaults;
-  const auto& subwords = setup.training.subwords;
-  if (!setup.training.subword_units) {
+  const auto& subwords = setup.training.data.subwords;
+  if (!setup.training.data.subword_units) {
     if (subwords.joint) throw std::runtime_error("--joint-vocab: needs --tokenizer sentencepiece");
     if (subwords.kind != defaults.kind) throw std::runtime_error("--spm-model: needs --tokenizer sentencepiece");
     if (subwords.vocab_size != defaults.vocab_size) {
@@ -59,7 +59,7 @@ void check_subword_flags(const CLI::App& app, const Seq2SeqPreset& setup, bool r
     }
   }
   if (!setup.model.tie_embeddings() || resuming) return;
-  if (!setup.training.subword_units || !setup.training.subwords.joint) {
+  if (!setup.training.data.subword_units || !setup.training.data.subwords.joint) {
     throw std::runtime_error(
         "--tie-embeddings: needs one vocabulary for both languages (--tokenizer sentencepiece "
         "--joint-vocab)");
@@ -143,16 +143,16 @@ int main(int argc, char** argv) {
   setting<int>(app, overrides, "--max-words",
                "longest sentence kept, per side, in words (L = max-words + 2; sentencepiece: L = the longest kept side "
                "in pieces + 2)",
-               [](auto& s, auto v) { s.training.max_words = v; })
+               [](auto& s, auto v) { s.training.data.max_words = v; })
       ->check(dls::apps::in_range(1, 1000))
       ->group(data);
   setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split (default 1234)",
-                         [](auto& s, auto v) { s.training.split_seed = v; })
+                         [](auto& s, auto v) { s.training.data.split_seed = v; })
       ->check(dls::apps::in_range(0, 18446744073709551615.0))
       ->group(data);
   setting<std::int64_t>(app, overrides, "--validation-pairs",
                         "held-out pairs, split by English sentence (default 2000)",
-                        [](auto& s, auto v) { s.training.validation_pairs = v; })
+                        [](auto& s, auto v) { s.training.data.validation_pairs = v; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(data);
   app.add_flag_callback(
@@ -164,20 +164,20 @@ int main(int argc, char** argv) {
   setting<std::string>(
       app, overrides, "--tokenizer",
       "word (DLStudio's) or sentencepiece (subword units trained on the training split, kept in the checkpoint)",
-      [](auto& s, auto v) { s.training.subword_units = dls::settings::parse_tokenizer(v); })
+      [](auto& s, auto v) { s.training.data.subword_units = dls::settings::parse_tokenizer(v); })
       ->check(CLI::IsMember({"word", "sentencepiece"}))
       ->group(data);
   setting<std::string>(app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe",
-                       [](auto& s, auto v) { s.training.subwords.kind = dls::data::parse_subword_kind(v); })
+                       [](auto& s, auto v) { s.training.data.subwords.kind = dls::data::parse_subword_kind(v); })
       ->check(CLI::IsMember({"unigram", "bpe"}))
       ->group(data);
   setting<int>(app, overrides, "--vocab-size", "sentencepiece: pieces per model, specials included (default 8000)",
-               [](auto& s, auto v) { s.training.subwords.vocab_size = v; })
+               [](auto& s, auto v) { s.training.data.subwords.vocab_size = v; })
       ->check(dls::apps::in_range(8, 1000000))
       ->group(data);
   app.add_flag_callback(
          "--joint-vocab",
-         [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.training.subwords.joint = true; }); },
+         [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.training.data.subwords.joint = true; }); },
          "sentencepiece: one model and vocabulary for English and Spanish (default: one per language)")
       ->group(data);
   setting<bool>(app, overrides, "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions",
@@ -321,10 +321,10 @@ int main(int argc, char** argv) {
       setup.training.run = setup.training.run.resume_defaults();
     } else {
       setup = dls::train::seq2seq_preset(preset, dls::parse_variant(variant));
-      setup.training.data_path = dls::apps::default_corpus();
+      setup.training.data.data_path = dls::apps::default_corpus();
     }
-    if (!data_path.empty()) setup.training.data_path = data_path;
-    if (setup.training.data_path.empty()) {
+    if (!data_path.empty()) setup.training.data.data_path = data_path;
+    if (setup.training.data.data_path.empty()) {
       throw std::runtime_error(dls::apps::no_corpus_message());
     }
     dls::apps::apply_overrides(overrides, setup);

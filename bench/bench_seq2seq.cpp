@@ -10,7 +10,7 @@
 #include "bench_tasks.h"
 #include "dls/data/vocabulary.h"
 #include "dls/eval/decoding.h"
-#include "dls/eval/seq2seq_evaluation.h"
+#include "dls/models/seq2seq_loss.h"
 #include "dls/models/batch_chunks.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/train/tasks/seq2seq_presets.h"
@@ -86,7 +86,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   std::function<void(int)> step;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::optional<train::ScopedIntraOpThreads> single_thread;
-  eval::LossOptions loss_options;
+  LossOptions loss_options;
   loss_options.dlstudio = preset.training.dlstudio_loss;
   loss_options.label_smoothing = preset.training.label_smoothing;
   if (o.task == "seq2seq-train") {
@@ -100,14 +100,14 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
     if (workers > 1) single_thread.emplace(1);  // as train_seq2seq does
     step = [&](int i) {
       const auto& [src, tgt] = batches[static_cast<std::size_t>(i % kBatches)];
-      const auto denominators = eval::loss_denominators(tgt.narrow(1, 1, L - 1), loss_options);
+      const auto denominators = loss_denominators(tgt.narrow(1, 1, L - 1), loss_options);
       train::split_forward_backward(
           model->parameters(), src, tgt, workers, [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
             const util::AutocastScope scope(autocast);  // forward and loss, as the training loop
             if (o.all_output_rows) {
-              return eval::sequence_loss_share(model(s, t), t.narrow(1, 1, L - 1), loss_options, denominators);
+              return sequence_loss_share(model(s, t), t.narrow(1, 1, L - 1), loss_options, denominators);
             }
-            return eval::model_loss_share(model, s, t, loss_options, denominators);
+            return model_loss_share(model, s, t, loss_options, denominators);
           });
       if (preset.training.optimizer.clip_grad_norm > 0) {
         torch::nn::utils::clip_grad_norm_(model->parameters(), preset.training.optimizer.clip_grad_norm);

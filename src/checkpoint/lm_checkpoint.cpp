@@ -88,6 +88,21 @@ LmCheckpointContents read_lm_checkpoint(const std::string& dir_or_file) {
   return read_lm_contents(reader);
 }
 
+data::LmTokenizer lm_tokenizer(const LmCheckpointContents& contents) {
+  return {data::stored_subword_model(contents.subwords, contents.words, "SentencePiece")};
+}
+
+data::LmStoredData lm_stored_data(const LmCheckpointContents& contents) {
+  return {contents.split, lm_tokenizer(contents), data::Vocabulary::from_words(contents.words),
+          static_cast<int>(contents.settings.model.transformer().max_seq_length())};
+}
+
+data::LmDataset lm_dataset(const data::LmDataSettings& settings, const LmCheckpointContents* contents) {
+  if (contents == nullptr) return data::prepare_lm_dataset(settings, nullptr);
+  const auto stored = lm_stored_data(*contents);
+  return data::prepare_lm_dataset(settings, &stored);
+}
+
 LanguageModel load_lm_model(const CheckpointReader& reader, const settings::LmTrainSettings& settings,
                             Weights weights) {
   LanguageModel model(settings.model);

@@ -61,7 +61,7 @@ Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
     info.progress.wall_s = p.get_double("wall_s");
     info.english_words = words_of_lines(reader.text("vocab_en"));
     info.spanish_words = words_of_lines(reader.text("vocab_es"));
-    if (info.training.subword_units) {
+    if (info.training.data.subword_units) {
       info.english_subwords = reader.text("subwords_en");
       info.spanish_subwords = reader.text("subwords_es");
     }
@@ -99,6 +99,24 @@ LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path, Weights weights) 
   } catch (const std::exception& e) {
     throw CheckpointError(path + ": " + e.what());
   }
+}
+
+data::Seq2SeqStoredData seq2seq_stored_data(const Seq2SeqCheckpointInfo& info) {
+  data::Seq2SeqStoredData stored{info.split, data::Vocabulary::from_words(info.english_words),
+                                 data::Vocabulary::from_words(info.spanish_words), std::nullopt, std::nullopt};
+  // As a resumed run always read them: the models of a subword-unit run, nothing otherwise.
+  if (info.training.data.subword_units) {
+    stored.english_subwords = data::SubwordModel::from_proto(info.english_subwords);
+    stored.spanish_subwords = data::SubwordModel::from_proto(info.spanish_subwords);
+  }
+  return stored;
+}
+
+data::Seq2SeqDataset seq2seq_dataset(const data::Seq2SeqDataSettings& settings, data::Vocabulary::Padding padding,
+                                     const Seq2SeqCheckpointInfo* info) {
+  if (info == nullptr) return data::prepare_seq2seq_dataset(settings, padding, nullptr);
+  const auto stored = seq2seq_stored_data(*info);
+  return data::prepare_seq2seq_dataset(settings, padding, &stored);
 }
 
 }  // namespace dls::checkpoint

@@ -18,4 +18,7 @@ list(APPEND DLS_SOURCES
   data/subword_model.cpp
   data/vocabulary.cpp
   data/sentence_corpus.cpp
+  data/lm_dataset.cpp
+  data/seq2seq_dataset.cpp
+  data/vit_dataset.cpp
 )

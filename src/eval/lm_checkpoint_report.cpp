@@ -12,7 +12,7 @@
 
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/data/normalize.h"
-#include "dls/eval/lm_data.h"
+#include "dls/data/lm_dataset.h"
 #include "dls/eval/lm_evaluation.h"
 #include "dls/util/json.h"
 #include "dls/util/device.h"
@@ -34,9 +34,9 @@ struct Scored {
 };
 
 struct Scoring {
-  LmRows sentences;     // [N, L] rows, and the words they hold
-  std::string what;     // "validation split of FILE" or the test file
-  bool pieces = false;  // SentencePiece tokens (else words)
+  data::LmRows sentences;  // [N, L] rows, and the words they hold
+  std::string what;        // "validation split of FILE" or the test file
+  bool pieces = false;     // SentencePiece tokens (else words)
 };
 
 // The sentences every checkpoint is scored on: the run's validation split, or
@@ -48,7 +48,7 @@ Scoring sentences_to_score(const checkpoint::LmCheckpointContents& contents, con
   if (!request.data_path.empty()) data_settings.path = request.data_path;
   Scoring scoring;
   if (request.test_file.empty()) {
-    auto d = prepare_lm_data(data_settings, &contents);
+    auto d = checkpoint::lm_dataset(data_settings, &contents);
     scoring.sentences = std::move(d.validation);
     scoring.what = "validation split of " + data_settings.path;
     scoring.pieces = d.tokenizer.subwords.has_value();
@@ -57,10 +57,10 @@ Scoring sentences_to_score(const checkpoint::LmCheckpointContents& contents, con
         data::read_sentence_corpus(request.test_file, data::parse_side(data_settings.side), data_settings.max_words);
     std::vector<std::size_t> all(corpus.sentences.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-    const auto tokenizer = lm_tokenizer(contents);
+    const auto tokenizer = checkpoint::lm_tokenizer(contents);
     const int max_len = static_cast<int>(contents.settings.model.transformer().max_seq_length());
     scoring.sentences =
-        encode_sentences(corpus.sentences, all, tokenizer, Vocabulary::from_words(contents.words), max_len);
+        data::encode_sentences(corpus.sentences, all, tokenizer, Vocabulary::from_words(contents.words), max_len);
     if (scoring.sentences.too_long > 0) {
       messages << "warning: " << request.test_file << ": " << scoring.sentences.too_long
                << " sentences longer than the model's " << max_len - 2 << " " << tokenizer.unit() << " left out\n";
@@ -135,7 +135,7 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
   auto model = checkpoint::load_lm_model(reader, contents.settings, request.weights);
   model->to(device);
   const auto vocabulary = Vocabulary::from_words(contents.words);
-  const auto tokenizer = lm_tokenizer(contents);
+  const auto tokenizer = checkpoint::lm_tokenizer(contents);
   const auto language = data::parse_side(contents.settings.data.side);
   util::JsonWriter json;
   json.begin_object().key("checkpoint").value(path).key("generated").begin_array();

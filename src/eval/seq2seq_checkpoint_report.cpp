@@ -14,8 +14,9 @@
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/data/corpus.h"
 #include "dls/data/pair_tensors.h"
-#include "dls/data/split.h"
+#include "dls/data/seq2seq_dataset.h"
 #include "dls/eval/seq2seq_evaluation.h"
+#include "dls/models/seq2seq_loss.h"
 #include "dls/models/batch_chunks.h"
 #include "dls/util/csv.h"
 #include "dls/util/file_io.h"
@@ -73,7 +74,7 @@ struct ScoredSentences {
   std::int64_t training_pairs = 0;  // of the checkpoint's run (0: unknown, --test)
 };
 
-// Corpora are read once per (path, max_words), whichever checkpoint asks first.
+// Test files are read once per (path, max_words), whichever checkpoint asks first.
 class CorpusCache {
  public:
   const data::Corpus& get(const std::string& path, int max_words) {
@@ -92,24 +93,57 @@ class CorpusCache {
   std::map<std::pair<std::string, int>, data::Corpus> corpora_;
 };
 
+// The data of the checkpoints' runs, built as training built it (checkpoint::seq2seq_dataset:
+// the same corpus, split and vocabularies), once per run whichever checkpoint asks first.
+class DatasetCache {
+ public:
+  const data::Seq2SeqDataset& get(const checkpoint::Seq2SeqCheckpointInfo& info, const std::string& path) {
+    auto settings = info.training.data;
+    settings.data_path = path;
+    const auto key = key_of(info, settings);
+    auto it = datasets_.find(key);
+    if (it == datasets_.end()) {
+      it = datasets_.emplace(key, checkpoint::seq2seq_dataset(settings, info.training.padding(), &info)).first;
+      spdlog::info("{}: {}", path, it->second.corpus.stats.summary(settings.max_words));
+    }
+    return it->second;
+  }
+
+ private:
+  // What the dataset is built from: checkpoints of one run share it.
+  static std::string key_of(const checkpoint::Seq2SeqCheckpointInfo& info, const data::Seq2SeqDataSettings& settings) {
+    const auto& s = info.split;
+    std::string key = fmt::format("{}\n{}\n{}\n{}\n{} {} {} {}\n{}\n{}\n", settings.data_path, settings.max_words,
+                                  settings.subword_units, info.training.dlstudio_loss, s.seed, s.validation_pairs,
+                                  s.corpus_pairs, s.corpus_fingerprint, info.english_subwords, info.spanish_subwords);
+    for (const auto* words : {&info.english_words, &info.spanish_words}) {
+      for (const auto& w : *words) key += w + "\n";
+      key += "\n";
+    }
+    return key;
+  }
+
+  std::map<std::string, data::Seq2SeqDataset> datasets_;
+};
+
 ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, const Seq2SeqEvalRequest& request,
-                              CorpusCache& cache) {
+                              CorpusCache& cache, DatasetCache& datasets) {
   ScoredSentences out;
-  const int max_words = info.training.max_words;
+  const int max_words = info.training.data.max_words;
   if (!request.test_file.empty()) {
     const auto& corpus = cache.get(request.test_file, max_words);
     out.pairs = corpus.pairs;
     out.description = "test file " + request.test_file + " [" + corpus.stats.summary(max_words) + "]";
   } else {
-    const std::string path = request.data_path.empty() ? info.training.data_path : request.data_path;
+    const std::string path = request.data_path.empty() ? info.training.data.data_path : request.data_path;
     if (!fs::exists(path)) {
       throw std::runtime_error("the training corpus " + path + " is missing" +
                                (request.data_path.empty() ? " (moved? give --data FILE or --test FILE)" : ""));
     }
-    const auto& corpus = cache.get(path, max_words);
-    const auto split = data::apply_split_definition(info.split, corpus.pairs, corpus.source);
-    for (const auto i : split.validation) out.pairs.push_back(corpus.pairs[i]);
-    out.training_pairs = static_cast<std::int64_t>(split.training.size());
+    // The pairs training held out, by construction: its dataset type, its split.
+    const auto& dataset = datasets.get(info, path);
+    for (const auto i : dataset.split.validation) out.pairs.push_back(dataset.corpus.pairs[i]);
+    out.training_pairs = static_cast<std::int64_t>(dataset.split.training.size());
     out.description = "validation split of " + path;
   }
   if (request.limit > 0 && out.pairs.size() > request.limit) out.pairs.resize(request.limit);
@@ -161,10 +195,10 @@ struct Evaluated {
 };
 
 Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& request, const torch::Device& device,
-                       CorpusCache& cache, ScoredSentences* sentences) {
+                       CorpusCache& cache, DatasetCache& datasets, ScoredSentences* sentences) {
   auto loaded = checkpoint::load_seq2seq_checkpoint(path, request.weights);
   loaded.model->to(device);
-  *sentences = sentences_for(loaded.info, request, cache);
+  *sentences = sentences_for(loaded.info, request, cache, datasets);
   const auto& options = loaded.info.training;
   const auto padding = options.padding();
   const auto encoded =
@@ -336,6 +370,7 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
   if (device.is_cpu() && chunked.decode.workers <= 1) chunked.decode.workers = runtime_info.threads;
 
   CorpusCache cache;
+  DatasetCache datasets;
   ScoredSentences sentences;
   std::vector<Evaluated> all;
   // The progress line starts after the first checkpoint, so that a bad first file gives
@@ -345,7 +380,7 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
   Seq2SeqCheckpointReport report;
   for (const auto& path : checkpoint_files) {
     try {
-      all.push_back(evaluate_one(path, chunked, device, cache, &sentences));
+      all.push_back(evaluate_one(path, chunked, device, cache, datasets, &sentences));
     } catch (const checkpoint::CheckpointError& error) {
       if (checkpoint_files.size() == 1) throw;
       if (bar) bar->clear_line();

@@ -14,10 +14,9 @@ list(APPEND DLS_SOURCES
   eval/text_scoring.cpp
   eval/tokenizer_13a.cpp
   eval/vit_checkpoint_report.cpp
-  eval/vit_data.cpp
+  eval/vit_predictions.cpp
   eval/vit_evaluation.cpp
   eval/lm_checkpoint_report.cpp
-  eval/lm_data.cpp
   eval/lm_evaluation.cpp
   eval/lm_generation.cpp
 )

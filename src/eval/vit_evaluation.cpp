@@ -34,10 +34,10 @@ std::vector<std::uint8_t> interleaved(const data::ImageSet& set, std::size_t i) 
 }  // namespace
 
 data::ImageSet load_test_images(const settings::ViTTrainSettings& settings, const ViTEvalOptions& options) {
-  settings::ViTDataSettings data = settings.data;
+  auto data = settings.data;
   if (!options.data_dir.empty()) data.data_dir = options.data_dir;
   if (options.test_subset > 0) data.test_subset = options.test_subset;
-  return load_vit_images(data, data::Split::kTest);
+  return data::load_vit_images(data, data::Split::kTest);
 }
 
 ViTCheckpointResult evaluate_vit_checkpoint(const std::string& path, const data::ImageSet& test,

@@ -7,4 +7,7 @@ list(APPEND DLS_SOURCES
   models/seq2seq.cpp
   models/vit.cpp
   models/language_model.cpp
+  models/language_model_loss.cpp
+  models/seq2seq_loss.cpp
+  models/sequence_loss.cpp
 )

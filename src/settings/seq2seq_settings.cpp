@@ -11,15 +11,15 @@ bool parse_tokenizer(const std::string& name) {
 
 util::KeyValues Seq2SeqTrainSettings::to_settings() const {
   util::KeyValues s;
-  s.set("data_path", data_path);
-  s.set("max_words", max_words);
-  s.set("split_seed", std::to_string(split_seed));
-  s.set("validation_pairs", validation_pairs);
+  s.set("data_path", data.data_path);
+  s.set("max_words", data.max_words);
+  s.set("split_seed", std::to_string(data.split_seed));
+  s.set("validation_pairs", data.validation_pairs);
   s.set("dlstudio_loss", dlstudio_loss);
-  s.set("tokenizer", subword_units ? "sentencepiece" : "word");
-  s.set("subwords.model", data::to_string(subwords.kind));
-  s.set("subwords.vocab_size", subwords.vocab_size);
-  s.set("subwords.joint", subwords.joint);
+  s.set("tokenizer", data.subword_units ? "sentencepiece" : "word");
+  s.set("subwords.model", data::to_string(data.subwords.kind));
+  s.set("subwords.vocab_size", data.subwords.vocab_size);
+  s.set("subwords.joint", data.subwords.joint);
   s.set("epochs", epochs);
   s.set("batch_size", batch_size);
   s.set("length_buckets", length_buckets);
@@ -41,17 +41,17 @@ util::KeyValues Seq2SeqTrainSettings::to_settings() const {
 
 Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& s) {
   Seq2SeqTrainSettings o;
-  o.data_path = s.get("data_path");
-  o.max_words = static_cast<int>(s.get_int("max_words"));
-  o.split_seed = std::stoull(s.get("split_seed"));
-  o.validation_pairs = s.get_int("validation_pairs");
+  o.data.data_path = s.get("data_path");
+  o.data.max_words = static_cast<int>(s.get_int("max_words"));
+  o.data.split_seed = std::stoull(s.get("split_seed"));
+  o.data.validation_pairs = s.get_int("validation_pairs");
   o.dlstudio_loss = s.get_bool("dlstudio_loss");
   // Checkpoints written before subword units were all word level.
   if (s.has("tokenizer")) {
-    o.subword_units = parse_tokenizer(s.get("tokenizer"));
-    o.subwords.kind = data::parse_subword_kind(s.get("subwords.model"));
-    o.subwords.vocab_size = static_cast<int>(s.get_int("subwords.vocab_size"));
-    o.subwords.joint = s.get_bool("subwords.joint");
+    o.data.subword_units = parse_tokenizer(s.get("tokenizer"));
+    o.data.subwords.kind = data::parse_subword_kind(s.get("subwords.model"));
+    o.data.subwords.vocab_size = static_cast<int>(s.get_int("subwords.vocab_size"));
+    o.data.subwords.joint = s.get_bool("subwords.joint");
   }
   o.epochs = s.get_int("epochs");
   o.batch_size = s.get_int("batch_size");

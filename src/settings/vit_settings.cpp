@@ -8,7 +8,7 @@ namespace dls::settings {
 
 namespace {
 
-util::KeyValues data_settings(const ViTDataSettings& data) {
+util::KeyValues data_settings(const data::ViTDataSettings& data) {
   util::KeyValues s;
   s.set("dataset", data.dataset);
   s.set("data_dir", data.data_dir);
@@ -21,8 +21,8 @@ util::KeyValues data_settings(const ViTDataSettings& data) {
   return s;
 }
 
-ViTDataSettings data_from_settings(const util::KeyValues& s) {
-  ViTDataSettings data;
+data::ViTDataSettings data_from_settings(const util::KeyValues& s) {
+  data::ViTDataSettings data;
   data.dataset = s.get("dataset");
   data.data_dir = s.get("data_dir");
   data.train_subset = static_cast<std::size_t>(s.get_int("train_subset"));

@@ -27,7 +27,6 @@ list(APPEND DLS_SOURCES
   train/tasks/lm_presets.cpp
   train/tasks/lm_task.cpp
   train/tasks/lm_trainer.cpp
-  train/tasks/seq2seq_data.cpp
   train/tasks/seq2seq_metrics.cpp
   train/tasks/seq2seq_presets.cpp
   train/tasks/seq2seq_samples.cpp

@@ -4,10 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "dls/data/normalize.h"
+#include "dls/eval/seq2seq_checkpoint_report.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
+#include "dls/util/file_io.h"
 #include "support/seq2seq_runs.h"
 #include "util/sentencepiece_available.h"
 
@@ -35,9 +39,9 @@ TEST(Seq2SeqCheckpoint, SubwordModelsComeBackBitForBitAndResumingKeepsThem) {
   const auto dir = test::fresh_temp_dir("seq2seq_checkpoint_subwords");
   auto setup = test::tiny_seq2seq_setup(dir);
   auto& t = setup.training;
-  t.subword_units = true;
-  t.subwords.vocab_size = 200;
-  t.subwords.joint = true;
+  t.data.subword_units = true;
+  t.data.subwords.vocab_size = 200;
+  t.data.subwords.joint = true;
   setup.model.tie_embeddings(true);
   t.epochs = 1;
   t.samples = 0;
@@ -46,7 +50,7 @@ TEST(Seq2SeqCheckpoint, SubwordModelsComeBackBitForBitAndResumingKeepsThem) {
 
   const auto loaded = checkpoint::load_seq2seq_checkpoint(first.checkpoints.back());
   ASSERT_TRUE(loaded.english_subwords && loaded.spanish_subwords);
-  EXPECT_TRUE(loaded.info.training.subword_units);
+  EXPECT_TRUE(loaded.info.training.data.subword_units);
   EXPECT_TRUE(loaded.info.model.tie_embeddings());
   // Joint: one model, one vocabulary (its pieces), one table.
   EXPECT_EQ(loaded.english_subwords->serialized_proto(), loaded.spanish_subwords->serialized_proto());
@@ -54,7 +58,7 @@ TEST(Seq2SeqCheckpoint, SubwordModelsComeBackBitForBitAndResumingKeepsThem) {
   EXPECT_EQ(loaded.english.words(), loaded.spanish.words());
   EXPECT_EQ(loaded.info.model.src_vocab_size(), loaded.english.size());
   // L from the longest side in pieces: more than the 8 words + 2 of word level.
-  EXPECT_GT(loaded.info.model.transformer().max_seq_length(), t.max_words + 2);
+  EXPECT_GT(loaded.info.model.transformer().max_seq_length(), t.data.max_words + 2);
 
   // The same sentence gets the same ids from the model trained in the run (its checkpoint)
   // and from the one a resumed run stores again.
@@ -72,6 +76,58 @@ TEST(Seq2SeqCheckpoint, SubwordModelsComeBackBitForBitAndResumingKeepsThem) {
   };
   EXPECT_EQ(ids(reloaded, sentence), ids(loaded, sentence));
   EXPECT_EQ(loaded.spanish_subwords->decode(loaded.spanish_subwords->encode(sentence)), sentence);
+}
+
+// The dataset an evaluation builds from a checkpoint holds out exactly the pairs its training
+// run validated on -- with a split seed and a validation size other than the defaults -- and
+// the evaluation's BLEU and loss on them are the ones training measured.
+TEST(Seq2SeqCheckpoint, EvaluationDatasetHoldsOutTrainingsValidationPairs) {
+  const auto dir = test::fresh_temp_dir("seq2seq_checkpoint_eval_split");
+  auto setup = test::tiny_seq2seq_setup(dir);
+  auto& t = setup.training;
+  t.data.split_seed = 4242;
+  t.data.validation_pairs = 150;
+  t.epochs = 1;
+  t.samples = 0;
+  t.bleu_sentences = 0;  // every validation pair translated: validation_translations.tsv lists them all
+  const auto trained = train::train_seq2seq(setup.model, t, {});
+  ASSERT_EQ(trained.checkpoints.size(), 1u);
+  const auto info = checkpoint::load_seq2seq_checkpoint(trained.checkpoints.back()).info;
+  EXPECT_EQ(info.split.seed, 4242u);
+  EXPECT_EQ(info.split.validation_pairs, 150u);
+
+  const auto evaluated = checkpoint::seq2seq_dataset(info.training.data, info.training.padding(), &info);
+  // Training's validation pairs, in its order: the English column of the file it wrote.
+  std::vector<std::string> trained_english;
+  std::istringstream tsv(util::read_file((dir / "validation_translations.tsv").string()));
+  std::string line;
+  std::getline(tsv, line);  // header
+  while (std::getline(tsv, line)) trained_english.push_back(line.substr(0, line.find('\t')));
+  ASSERT_GE(trained_english.size(), 150u);
+  ASSERT_EQ(evaluated.split.validation.size(), trained_english.size());
+  for (std::size_t i = 0; i < trained_english.size(); ++i) {
+    EXPECT_EQ(data::join_words(evaluated.corpus.pairs[evaluated.split.validation[i]].english), trained_english[i]);
+  }
+  // The same split a fresh run of these settings makes, and not the default seed's.
+  const auto fresh = checkpoint::seq2seq_dataset(t.data, t.padding(), nullptr);
+  EXPECT_EQ(evaluated.split.validation, fresh.split.validation);
+  EXPECT_TRUE(torch::equal(evaluated.validation.src, fresh.validation.src));
+  EXPECT_TRUE(torch::equal(evaluated.validation.tgt, fresh.validation.tgt));
+  auto default_seed = t.data;
+  default_seed.split_seed = settings::Seq2SeqTrainSettings{}.data.split_seed;
+  EXPECT_NE(checkpoint::seq2seq_dataset(default_seed, t.padding(), nullptr).split.validation,
+            evaluated.split.validation);
+
+  eval::Seq2SeqEvalRequest request;
+  request.output_dir = (dir / "eval").string();
+  request.samples = 0;
+  request.threads = 1;
+  std::ostringstream out, messages;
+  const auto report = eval::report_seq2seq_checkpoints(trained.checkpoints, request, out, messages);
+  ASSERT_EQ(report.checkpoints.size(), 1u);
+  EXPECT_NEAR(report.checkpoints[0].bleu, info.progress.val_bleu, 1e-12);
+  EXPECT_NEAR(report.checkpoints[0].val_loss, info.progress.val_loss, 1e-5);
+  EXPECT_NE(out.str().find("(" + std::to_string(trained_english.size()) + " pairs)"), std::string::npos) << out.str();
 }
 
 }  // namespace

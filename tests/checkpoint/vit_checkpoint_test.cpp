@@ -6,6 +6,8 @@
 
 #include <torch/torch.h>
 
+#include "dls/data/vit_dataset.h"
+#include "dls/eval/vit_evaluation.h"
 #include "dls/util/file_io.h"
 #include "support/vit_runs.h"
 
@@ -116,6 +118,33 @@ TEST(ViTCheckpoint, RandomErasingRoundTripsAndDefaultsToOffInOlderSettings) {
   }
   ASSERT_EQ(older.entries().size() + 1, text.entries().size());
   EXPECT_DOUBLE_EQ(settings::ViTTrainSettings::from_settings(older).data.augment.erase, 0.0);
+}
+
+// An evaluation reads the test images its checkpoint's run tested on (a --test-subset other
+// than all) and normalises them as that run did (the training images' own statistics):
+// its accuracy is the one training recorded.
+TEST(ViTCheckpoint, EvaluationReadsTrainingsTestImagesAndNormalisation) {
+  const auto data_dir = test::tiny_fashion_dir("vit_checkpoint_eval_images");
+  auto settings = test::tiny_vit_settings(data_dir);
+  settings.data.test_subset = 12;
+  settings.data.normalization = "dataset";
+  settings.epochs = 1;
+  const auto trained = test::train_vit_with(settings, test::tiny_vit_run(test::fresh_temp_dir("vit_checkpoint_eval")));
+  ASSERT_FALSE(trained.checkpoints.empty());
+  const CheckpointReader reader(trained.checkpoints.back(), kViTCheckpointKind);
+  const auto contents = read_vit_contents(reader);
+
+  const auto training = data::load_vit_training_dataset(settings.data, nullptr);
+  const auto test_images = eval::load_test_images(contents.settings, {});
+  ASSERT_EQ(test_images.size(), 12u);
+  EXPECT_EQ(test_images.size(), training.test->size());
+  EXPECT_EQ(test_images.pixels, training.test->pixels);
+  EXPECT_EQ(test_images.labels, training.test->labels);
+  EXPECT_EQ(contents.normalization.mean, training.normalization.mean);
+  EXPECT_EQ(contents.normalization.std, training.normalization.std);
+
+  const auto result = eval::evaluate_vit_checkpoint(trained.checkpoints.back(), test_images, {});
+  EXPECT_NEAR(result.confusion.accuracy(), contents.state.test_accuracy, 1e-12);
 }
 
 }  // namespace

@@ -12,4 +12,6 @@ list(APPEND DLS_TEST_SOURCES
   data/subword_model_test.cpp
   data/vocabulary_test.cpp
   data/sentence_corpus_test.cpp
+  data/lm_dataset_test.cpp
+  data/seq2seq_dataset_test.cpp
 )

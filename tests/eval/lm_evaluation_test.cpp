@@ -7,6 +7,7 @@
 
 #include "dls/data/vocabulary.h"
 #include "dls/eval/lm_evaluation.h"
+#include "dls/models/language_model_loss.h"
 
 namespace dls::eval {
 namespace {

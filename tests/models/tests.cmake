@@ -8,4 +8,5 @@ list(APPEND DLS_TEST_SOURCES
   models/seq2seq_test.cpp
   models/vit_test.cpp
   models/language_model_test.cpp
+  models/sequence_loss_test.cpp
 )

@@ -19,8 +19,8 @@ inline train::Seq2SeqPreset tiny_seq2seq_setup(const std::filesystem::path& run_
   setup.model.transformer().embedding_size(32).num_heads(2).ffn_multiplier(2);
   setup.model.num_encoders(1).num_decoders(1);
   auto& t = setup.training;
-  t.data_path = dls::testing::source_dir() + "/data/sample_en_es.tsv";
-  t.validation_pairs = 100;
+  t.data.data_path = dls::testing::source_dir() + "/data/sample_en_es.tsv";
+  t.data.validation_pairs = 100;
   t.batch_size = 32;
   t.epochs = 3;
   t.schedule.warmup_steps = 20;

@@ -10,6 +10,7 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/settings/lm_settings.h"
+#include "dls/data/lm_dataset.h"
 #include "dls/data/split.h"
 #include "dls/models/language_model.h"
 
@@ -52,6 +53,19 @@ LmCheckpointContents read_lm_contents(const CheckpointReader& reader);
 
 // The contents of the newest checkpoint in `dir_or_file` (a resumed run starts from them).
 LmCheckpointContents read_lm_checkpoint(const std::string& dir_or_file);
+
+// The checkpoint's tokenizer: its SentencePiece model, checked against its vocabulary.
+data::LmTokenizer lm_tokenizer(const LmCheckpointContents& contents);
+
+// What the checkpoint keeps of its run's data (split, tokenizer, vocabulary, the model's L):
+// a resumed run and an evaluation build their data::LmDataset from it.
+data::LmStoredData lm_stored_data(const LmCheckpointContents& contents);
+
+// A run's data, through the one type training and evaluation share: built afresh
+// (contents == nullptr: a new run), or with the split, tokenizer, vocabulary and L of the
+// checkpoint's run (a resumed run, an evaluation). `settings`: the run's data settings
+// (an evaluation may name another path to the same corpus).
+data::LmDataset lm_dataset(const data::LmDataSettings& settings, const LmCheckpointContents* contents);
 
 // Rebuilds the model from the checkpoint alone and loads its evaluation weights (CPU, eval mode).
 LanguageModel load_lm_model(const CheckpointReader& reader, const settings::LmTrainSettings& settings,

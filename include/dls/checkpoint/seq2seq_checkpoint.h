@@ -14,6 +14,7 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/settings/seq2seq_settings.h"
+#include "dls/data/seq2seq_dataset.h"
 #include "dls/data/split.h"
 #include "dls/data/subword_model.h"
 #include "dls/data/vocabulary.h"
@@ -66,5 +67,18 @@ struct LoadedSeq2Seq {
   std::optional<data::SubwordModel> spanish_subwords;
 };
 LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path, Weights weights = Weights::kEvaluation);
+
+// What the checkpoint keeps of its run's data: the split, both vocabularies and (subword
+// units) both SentencePiece models. A resumed run and an evaluation build their
+// data::Seq2SeqDataset from it.
+data::Seq2SeqStoredData seq2seq_stored_data(const Seq2SeqCheckpointInfo& info);
+
+// A run's data, through the one type training and evaluation share: built afresh
+// (info == nullptr: a new run), or with the split, vocabularies and SentencePiece models of
+// the checkpoint's run (a resumed run, an evaluation). `settings`: the run's data settings
+// (an evaluation may name another path to the same corpus); `padding`: the run's
+// (Seq2SeqTrainSettings::padding()).
+data::Seq2SeqDataset seq2seq_dataset(const data::Seq2SeqDataSettings& settings, data::Vocabulary::Padding padding,
+                                     const Seq2SeqCheckpointInfo* info);
 
 }  // namespace dls::checkpoint

@@ -1,6 +1,6 @@
 // Measuring a decoder-only language model on encoded sentences [N, L] (SOS w1 .. wn EOS
-// <pad>...): the training loss and the validation perplexity, exp of the mean negative
-// log-likelihood per predicted token (every word and the EOS; padding is not predicted).
+// <pad>...): the validation perplexity, exp of the mean negative log-likelihood per
+// predicted token (every word and the EOS; padding is not predicted).
 #pragma once
 
 #include <cmath>
@@ -8,14 +8,9 @@
 
 #include <torch/types.h>
 
-#include "dls/eval/seq2seq_evaluation.h"
 #include "dls/models/language_model.h"
 
 namespace dls::eval {
-
-// The loss of tokens [B, L]: the mean over the real (non-padding) targets 1..L-1 of the
-// per-token loss of `options` (label smoothing), as sequence_loss_from_states computes it.
-torch::Tensor language_model_loss(LanguageModel& model, const torch::Tensor& tokens, const LossOptions& options);
 
 struct TokenLikelihood {
   double nll_sum = 0;       // Σ -log p(token | tokens before it), natural log

@@ -13,7 +13,8 @@
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/image_dataset.h"
 #include "dls/eval/confusion_matrix.h"
-#include "dls/eval/vit_data.h"
+#include "dls/data/vit_dataset.h"
+#include "dls/eval/vit_predictions.h"
 #include "dls/models/vit.h"
 
 namespace dls::eval {
@@ -33,7 +34,8 @@ struct ViTCheckpointResult {
   double images_per_s = 0;  // evaluation throughput
 };
 
-// The checkpoint's test images (data_dir / test_subset overrides applied).
+// The checkpoint's test images (data_dir / test_subset overrides applied), read as its
+// training run read them (data::load_vit_images).
 data::ImageSet load_test_images(const settings::ViTTrainSettings& settings, const ViTEvalOptions& options);
 
 // Rebuilds and evaluates one checkpoint on `test` (CheckpointError for a bad file).

@@ -10,28 +10,16 @@
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
 #include "dls/settings/selection_settings.h"
-#include "dls/data/split.h"
-#include "dls/data/subword_model.h"
+#include "dls/data/lm_dataset.h"
 #include "dls/models/language_model.h"
 #include "dls/util/key_values.h"
 
 namespace dls::settings {
 
-// Which sentences, and how they are held out.
-struct LmDataSettings {
-  std::string path;                           // plain text (one sentence per line), TSV or DLStudio archive
-  std::string side = "es";                    // TSV/archive: which language; text: its normalisation rules
-  int max_words = 12;                         // longest sentence kept, in words (word level: L = max_words + 2)
-  bool subword_units = false;                 // SentencePiece pieces (`subwords`) instead of words
-  data::SubwordOptions subwords;              // trained on the training split, kept in the checkpoint (`joint` unused)
-  std::uint64_t validation_sentences = 1000;  // held out (at least this many; 0: none)
-  std::uint64_t split_seed = data::kDefaultSplitSeed;
-};
-
 struct LmTrainSettings {
   std::string preset = "cpu";  // the preset these settings started from (information)
   LanguageModelConfig model;   // vocab_size and L are set from the data
-  LmDataSettings data;
+  data::LmDataSettings data;   // data/lm_dataset.h
   std::int64_t batch_size = 64;
   std::int64_t epochs = 4;
   OptimizerSettings optimizer;  // kind, betas, eps, weight decay, gradient clipping

@@ -9,21 +9,17 @@
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
 #include "dls/settings/selection_settings.h"
-#include "dls/data/subword_model.h"
+#include "dls/data/seq2seq_dataset.h"
 #include "dls/data/vocabulary.h"
 #include "dls/util/key_values.h"
 
 namespace dls::settings {
 
 struct Seq2SeqTrainSettings {
-  // Data
-  std::string data_path;                 // TSV (Tatoeba/Anki) or DLStudio archive
-  int max_words = 8;                     // longest sentence per side; L = max_words + 2
-  std::uint64_t split_seed = 1234;       // validation split, by English sentence
-  std::int64_t validation_pairs = 2000;  // held-out pairs (at least)
-  bool dlstudio_loss = false;            // DLStudio's EOS padding and summed loss
-  bool subword_units = false;            // SentencePiece pieces (`subwords`) instead of words
-  data::SubwordOptions subwords;         // trained on the training split, kept in the checkpoint
+  // Data: the corpus, its split, words or pieces (data/seq2seq_dataset.h). Its checkpoint
+  // keys stay beside the others ("training.data_path", "training.max_words", ...).
+  data::Seq2SeqDataSettings data;
+  bool dlstudio_loss = false;  // DLStudio's EOS padding and summed loss
   // Training
   std::int64_t epochs = 40;  // total epochs of the run
   std::int64_t batch_size = 50;

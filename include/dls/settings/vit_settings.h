@@ -11,28 +11,17 @@
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
 #include "dls/settings/selection_settings.h"
-#include "dls/data/image_transform.h"
+#include "dls/data/vit_dataset.h"
 #include "dls/models/vit.h"
 #include "dls/util/key_values.h"
 
 namespace dls::settings {
 
-// Which images and how they are prepared.
-struct ViTDataSettings {
-  std::string dataset = "fashion-mnist";  // "fashion-mnist" or "cifar10"
-  std::string data_dir;                   // empty: Fashion-MNIST's Debian folder (CIFAR-10: required)
-  std::size_t train_subset = 0;           // > 0: only the first N training images
-  std::size_t test_subset = 0;            // > 0: only the first N test images
-  // "dlstudio": (x - 0.5) / 0.5 per channel; "dataset": the training images' own mean/std.
-  std::string normalization = "dlstudio";
-  data::AugmentOptions augment;  // random crop (pad) and horizontal flip
-};
-
 // Everything that defines a training run; saved in every checkpoint ("train.*" etc.).
 struct ViTTrainSettings {
   std::string preset = "dlstudio";  // the preset these settings started from (information)
   ViTConfig model;
-  ViTDataSettings data;
+  data::ViTDataSettings data;  // data/vit_dataset.h
   std::size_t batch_size = 48;
   std::int64_t epochs = 60;
   OptimizerSettings optimizer;  // kind, betas, eps, weight decay, gradient clipping

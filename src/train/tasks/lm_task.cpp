@@ -4,8 +4,10 @@
 #include <torch/torch.h>
 
 #include "dls/data/normalize.h"
+#include "dls/data/pair_tensors.h"  // epoch_order, batch_indices
 #include "dls/eval/lm_evaluation.h"
 #include "dls/eval/lm_generation.h"
+#include "dls/models/language_model_loss.h"
 #include "dls/models/seq2seq.h"  // count_parameters
 #include "dls/train/run_plots.h"
 #include "train/tasks/lm_metrics.h"
@@ -26,8 +28,8 @@ double predicted_tokens(const torch::Tensor& rows) {
 
 LmTask::LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpointContents* resumed,
                const std::string& resumed_path, const torch::Device& device, int workers)
-    : settings_(std::move(settings)), data_(eval::prepare_lm_data(settings_.data, resumed)) {
-  for (const auto& line : eval::describe_lm_data(data_, settings_.data)) spdlog::info("{}", line);
+    : settings_(std::move(settings)), data_(checkpoint::lm_dataset(settings_.data, resumed)) {
+  for (const auto& line : data::describe_lm_dataset(data_, settings_.data)) spdlog::info("{}", line);
   settings_.model.vocab_size(data_.vocabulary.size());
   settings_.model.transformer().max_seq_length(data_.max_len);
   settings_.model.validate();
@@ -96,9 +98,9 @@ std::optional<TrainingBatch> LmTask::next_batch() {
 
 ChunkLossFn LmTask::loss_share(const TrainingBatch&) {
   return [this, batch_tokens = batch_tokens_](const torch::Tensor& tokens, const torch::Tensor&, torch::Tensor*) {
-    eval::LossOptions options;
+    LossOptions options;
     options.label_smoothing = settings_.label_smoothing;
-    const auto loss = eval::language_model_loss(model_, tokens, options);  // the chunk's mean per token
+    const auto loss = language_model_loss(model_, tokens, options);  // the chunk's mean per token
     return batch_tokens > 0 ? loss * (predicted_tokens(tokens) / batch_tokens) : loss;
   };
 }

@@ -12,7 +12,7 @@
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/train/parallel/distributed_sampler.h"
 #include "dls/train/training_loop.h"
-#include "dls/eval/lm_data.h"
+#include "dls/data/lm_dataset.h"
 #include "dls/eval/lm_evaluation.h"
 
 namespace dls::train {
@@ -31,7 +31,7 @@ class LmTask : public TrainingTask {
   static LoopState loop_state(const checkpoint::LmTrainState& state);
   const settings::LmTrainSettings& settings() const { return settings_; }
   LanguageModel& language_model() { return model_; }
-  const eval::LmData& data() const { return data_; }
+  const data::LmDataset& data() const { return data_; }
   double val_nll() const { return val_nll_; }                          // of the latest validation (NaN: none)
   double val_word_perplexity() const { return val_word_perplexity_; }  // of the latest validation (NaN: none)
   // The validation split's likelihood under the model as it is now (no tokens without
@@ -57,7 +57,7 @@ class LmTask : public TrainingTask {
 
  private:
   settings::LmTrainSettings settings_;
-  eval::LmData data_;
+  data::LmDataset data_;
   LanguageModel model_{nullptr};
   settings::LrSchedule schedule_;
   std::int64_t steps_per_epoch_ = 0;

@@ -11,8 +11,9 @@
 
 namespace dls::train {
 
-void write_samples(Seq2SeqTransformer& model, const Seq2SeqData& data, const settings::Seq2SeqTrainSettings& options,
-                   const Seq2SeqConfig& config, const RunDirectory& run, const eval::TranslationResult* last) {
+void write_samples(Seq2SeqTransformer& model, const data::Seq2SeqDataset& data,
+                   const settings::Seq2SeqTrainSettings& options, const Seq2SeqConfig& config, const RunDirectory& run,
+                   const eval::TranslationResult* last) {
   const auto n = data.split.validation.size();
   if (n == 0) return;
   try {

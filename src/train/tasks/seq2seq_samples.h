@@ -4,7 +4,7 @@
 
 #include "dls/eval/seq2seq_evaluation.h"
 #include "dls/train/run_directory.h"
-#include "train/tasks/seq2seq_data.h"
+#include "dls/data/seq2seq_dataset.h"
 
 namespace dls::train {
 
@@ -12,7 +12,8 @@ namespace dls::train {
 // saves them to <run>/translations.txt; with `last` (the last epoch's validation decoding)
 // also writes every validation translation to <run>/validation_translations.tsv
 // (english, reference, translation, correct).
-void write_samples(Seq2SeqTransformer& model, const Seq2SeqData& data, const settings::Seq2SeqTrainSettings& options,
-                   const Seq2SeqConfig& config, const RunDirectory& run, const eval::TranslationResult* last);
+void write_samples(Seq2SeqTransformer& model, const data::Seq2SeqDataset& data,
+                   const settings::Seq2SeqTrainSettings& options, const Seq2SeqConfig& config, const RunDirectory& run,
+                   const eval::TranslationResult* last);
 
 }  // namespace dls::train

@@ -21,8 +21,10 @@ namespace dls::train {
 Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const settings::Seq2SeqTrainSettings& options,
                          const Seq2SeqCheckpointInfo* resumed, const std::string& resumed_path,
                          const torch::Device& device, int workers)
-    : config_(std::move(config)), options_(options), data_(prepare_seq2seq_data(options, resumed)) {
-  for (const auto& line : describe_seq2seq_data(data_, options_.max_words)) spdlog::info("{}", line);
+    : config_(std::move(config)),
+      options_(options),
+      data_(checkpoint::seq2seq_dataset(options.data, options.padding(), resumed)) {
+  for (const auto& line : data::describe_seq2seq_dataset(data_, options_.data.max_words)) spdlog::info("{}", line);
   config_.src_vocab_size(data_.english.size()).tgt_vocab_size(data_.spanish.size());
   config_.transformer().max_seq_length(data_.max_len);
   if (resumed != nullptr && config_.to_settings().to_text() != resumed->model.to_settings().to_text()) {
@@ -128,7 +130,7 @@ std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
   const auto pad = data::Vocabulary::kPad;  // (DLStudio's loss pads with EOS: nothing is cut)
   const std::int64_t src_width = options_.length_buckets ? data::used_columns(sources, pad) : sources.size(1);
   const std::int64_t tgt_width = options_.length_buckets ? data::used_columns(targets, pad) : targets.size(1);
-  denominators_ = eval::loss_denominators(targets.narrow(1, 1, tgt_width - 1), loss_options_);
+  denominators_ = loss_denominators(targets.narrow(1, 1, tgt_width - 1), loss_options_);
   padding_.fed += count * (src_width + tgt_width);
   padding_.real += (sources != pad).sum().item<std::int64_t>() + (targets != pad).sum().item<std::int64_t>();
   padding_.full += count * (sources.size(1) + targets.size(1));
@@ -141,7 +143,7 @@ std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
 
 ChunkLossFn Seq2SeqTask::loss_share(const TrainingBatch&) {
   return [this, denominators = denominators_](const torch::Tensor& src, const torch::Tensor& tgt, torch::Tensor*) {
-    return eval::model_loss_share(model_, src, tgt, loss_options_, denominators);
+    return model_loss_share(model_, src, tgt, loss_options_, denominators);
   };
 }
 
@@ -151,9 +153,9 @@ EpochEvaluation Seq2SeqTask::evaluate(int workers) {
     last_translations_ = eval::TranslationResult{};
     return {{}, "no validation pairs", 0.0, {}};
   }
-  eval::LossOptions loss_options;
+  LossOptions loss_options;
   loss_options.dlstudio = options_.dlstudio_loss;  // no label smoothing: report the NLL
-  val_loss_ = eval::dataset_loss(model_, data_.validation, loss_options);
+  val_loss_ = dataset_loss(model_, data_.validation, loss_options);
   auto indices = data_.split.validation;
   std::int64_t rows = data_.validation.size();
   if (options_.bleu_sentences > 0 && options_.bleu_sentences < rows) {
@@ -163,7 +165,7 @@ EpochEvaluation Seq2SeqTask::evaluate(int workers) {
   eval::DecodeOptions decode;
   decode.workers = workers;  // sentences in concurrent chunks: the same translations
   last_translations_ = eval::translate_and_score(model_, data_.validation.src.narrow(0, 0, rows), data_.spanish,
-                                                 spanish_sentences(data_, indices), decode,
+                                                 data::spanish_sentences(data_, indices), decode,
                                                  data_.spanish_subwords ? &*data_.spanish_subwords : nullptr);
   val_bleu_ = last_translations_->bleu.bleu;
   return {{{"val_loss", number_text(val_loss_)},

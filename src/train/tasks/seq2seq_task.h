@@ -9,10 +9,11 @@
 #include <vector>
 
 #include "dls/eval/seq2seq_evaluation.h"
+#include "dls/models/seq2seq_loss.h"
 #include "dls/train/parallel/distributed_sampler.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
 #include "dls/train/training_loop.h"
-#include "train/tasks/seq2seq_data.h"
+#include "dls/data/seq2seq_dataset.h"
 
 namespace dls::train {
 
@@ -66,15 +67,15 @@ class Seq2SeqTask : public TrainingTask {
 
   Seq2SeqConfig config_;
   settings::Seq2SeqTrainSettings options_;
-  Seq2SeqData data_;
+  data::Seq2SeqDataset data_;
   Seq2SeqTransformer model_{nullptr};
   settings::LrSchedule schedule_;
-  eval::LossOptions loss_options_;
+  LossOptions loss_options_;
   std::int64_t steps_per_epoch_ = 0;
   std::vector<std::int64_t> order_;            // this epoch's pair order
   std::optional<DistributedSampler> sampler_;  // this process's rows of each batch
   std::int64_t next_step_ = 0;
-  eval::LossDenominators denominators_;     // of the latest global batch
+  LossDenominators denominators_;           // of the latest global batch
   std::vector<std::int64_t> pair_lengths_;  // --length-buckets: each training pair's longer side, in tokens
   struct {
     std::int64_t fed = 0, real = 0, full = 0;  // tokens of the batches fed, not padding, and padded to L

@@ -4,7 +4,8 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
-#include "dls/eval/vit_data.h"
+#include "dls/data/vit_dataset.h"
+#include "dls/eval/vit_predictions.h"
 #include "dls/models/seq2seq.h"  // count_parameters
 #include "train/training_support.h"
 #include "dls/train/run_plots.h"
@@ -15,10 +16,10 @@ namespace dls::train {
 ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::ViTCheckpointContents* resumed,
                  const std::string& resumed_path, const torch::Device& device, int workers)
     : settings_(settings), device_(device) {
-  auto train_set = std::make_shared<const data::ImageSet>(eval::load_vit_images(settings.data, data::Split::kTrain));
-  auto test_set = std::make_shared<const data::ImageSet>(eval::load_vit_images(settings.data, data::Split::kTest));
-  normalization_ =
-      resumed != nullptr ? resumed->normalization : eval::resolve_vit_normalization(settings.data, *train_set);
+  auto images = data::load_vit_training_dataset(settings.data, resumed != nullptr ? &resumed->normalization : nullptr);
+  const auto& train_set = images.train;
+  const auto& test_set = images.test;
+  normalization_ = images.normalization;
   eval::check_images_fit(*train_set, settings.model, "the training images (" + settings.data.dataset + ")");
   eval::check_images_fit(*test_set, settings.model, "the test images (" + settings.data.dataset + ")");
   data::ImageLoaderOptions train_options;

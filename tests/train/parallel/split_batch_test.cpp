@@ -7,7 +7,7 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/vit_checkpoint.h"
-#include "dls/eval/seq2seq_evaluation.h"
+#include "dls/models/seq2seq_loss.h"
 #include "dls/models/vit.h"
 #include "dls/train/tasks/vit_trainer.h"
 #include "support/small_models.h"
@@ -95,16 +95,16 @@ TEST_P(SplitSeq2Seq, ChunkedGradientEqualsOnePass) {
   tgt.index_put_({torch::indexing::Slice(0, 3), torch::indexing::Slice(3, 6)}, 2);  // padding (pad_index 2)
   tgt.index_put_({4, torch::indexing::Slice(1, 6)}, 2);                             // a row with no real target at all
   for (const bool dlstudio : {true, false}) {
-    eval::LossOptions options;
+    LossOptions options;
     options.dlstudio = dlstudio;
     options.label_smoothing = dlstudio ? 0.0 : 0.1;
     options.pad_index = 2;
     const auto targets = tgt.narrow(1, 1, 5);
-    const auto denominators = eval::loss_denominators(targets, options);
+    const auto denominators = loss_denominators(targets, options);
     const auto loss_fn = [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
-      return eval::model_loss_share(model, s, t, options, denominators);  // as the trainer
+      return model_loss_share(model, s, t, options, denominators);  // as the trainer
     };
-    const auto whole = eval::sequence_loss(model(src, tgt), targets, options).item<double>();
+    const auto whole = sequence_loss(model(src, tgt), targets, options).item<double>();
     const auto plain = split_forward_backward(model->parameters(), src, tgt, 1, loss_fn);
     EXPECT_NEAR(plain.loss, whole, 1e-6);
     std::vector<torch::Tensor> expected;

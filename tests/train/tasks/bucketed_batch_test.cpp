@@ -7,7 +7,7 @@
 
 #include "dls/data/length_buckets.h"
 #include "dls/data/vocabulary.h"
-#include "dls/eval/seq2seq_evaluation.h"
+#include "dls/models/seq2seq_loss.h"
 #include "support/small_models.h"
 
 namespace dls {
@@ -33,10 +33,10 @@ struct LossAndGradients {
 };
 
 LossAndGradients loss_of(Seq2SeqTransformer& model, const torch::Tensor& src, const torch::Tensor& tgt,
-                         const eval::LossOptions& options) {
+                         const LossOptions& options) {
   model->zero_grad();
   const auto targets = tgt.narrow(1, 1, tgt.size(1) - 1);
-  const auto loss = eval::model_loss_share(model, src, tgt, options, eval::loss_denominators(targets, options));
+  const auto loss = model_loss_share(model, src, tgt, options, loss_denominators(targets, options));
   loss.backward();
   LossAndGradients out{loss.item<double>(), {}};
   for (const auto& p : model->parameters()) out.gradients.push_back(p.grad().clone());
@@ -56,7 +56,7 @@ TEST(BucketedBatch, CutToItsLongestSentenceTrainsAsPaddedToL) {
     const auto tgt_width = data::used_columns(tgt, Vocabulary::kPad);
     ASSERT_EQ(src_width, 7);  // SOS + 5 words + EOS
     ASSERT_EQ(tgt_width, 8);
-    eval::LossOptions options;
+    LossOptions options;
     options.label_smoothing = 0.1;
     const auto padded = loss_of(model, src, tgt, options);
     const auto cut = loss_of(model, src.narrow(1, 0, src_width), tgt.narrow(1, 0, tgt_width), options);

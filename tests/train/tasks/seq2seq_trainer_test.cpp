@@ -130,7 +130,7 @@ TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
   EXPECT_EQ(loaded.info.progress.step_in_epoch, 0);
   EXPECT_NEAR(loaded.info.progress.val_bleu, result.val_bleu, 1e-12);
   EXPECT_EQ(loaded.english.size(), loaded.info.model.src_vocab_size());
-  EXPECT_EQ(loaded.info.training.data_path, kSampleCorpus);
+  EXPECT_EQ(loaded.info.training.data.data_path, kSampleCorpus);
   EXPECT_EQ(find_checkpoints(run.string()).size(), 3u);
 }
 

@@ -1,4 +1,4 @@
-#include "dls/eval/vit_data.h"
+#include "dls/eval/vit_predictions.h"
 
 #include <chrono>
 #include <cmath>
@@ -7,21 +7,6 @@
 #include <torch/torch.h>
 
 namespace dls::eval {
-
-data::ImageSet load_vit_images(const settings::ViTDataSettings& data, data::Split split) {
-  data::ImageSet images;
-  if (data.dataset == "fashion-mnist") {
-    images = data::read_fashion_mnist(data.data_dir.empty() ? data::kFashionMnistDir : data.data_dir, split);
-  } else if (data.dataset == "cifar10") {
-    if (data.data_dir.empty())
-      throw std::invalid_argument("CIFAR-10 needs --data-dir (the folder of data_batch_1.bin ... test_batch.bin)");
-    images = data::read_cifar10(data.data_dir, split);
-  } else {
-    throw std::invalid_argument("unknown dataset '" + data.dataset + "' (expected cifar10 or fashion-mnist)");
-  }
-  const std::size_t subset = split == data::Split::kTrain ? data.train_subset : data.test_subset;
-  return subset > 0 ? data::take_first(images, subset) : images;
-}
 
 void check_images_fit(const data::ImageSet& images, const ViTConfig& model, const std::string& what) {
   if (images.height == model.image_size() && images.width == model.image_size() &&
@@ -33,12 +18,6 @@ void check_images_fit(const data::ImageSet& images, const ViTConfig& model, cons
                            " classes; the model expects " + std::to_string(model.image_size()) + "x" +
                            std::to_string(model.image_size()) + "x" + std::to_string(model.channels()) + " in " +
                            std::to_string(model.num_classes()));
-}
-
-data::Normalization resolve_vit_normalization(const settings::ViTDataSettings& data, const data::ImageSet& train) {
-  if (data.normalization == "dlstudio") return data::Normalization::dlstudio(train.channels);
-  if (data.normalization == "dataset") return data::compute_channel_stats(train);
-  throw std::invalid_argument("unknown normalisation '" + data.normalization + "' (expected dlstudio or dataset)");
 }
 
 double Predictions::accuracy() const {

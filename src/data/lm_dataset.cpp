@@ -1,11 +1,11 @@
-#include "dls/eval/lm_data.h"
+#include "dls/data/lm_dataset.h"
 
 #include <algorithm>
 
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
 
-namespace dls::eval {
+namespace dls::data {
 
 std::vector<std::string> LmTokenizer::tokens(const std::vector<std::string>& words) const {
   return subwords ? subwords->encode(words) : words;
@@ -15,12 +15,8 @@ std::vector<std::string> LmTokenizer::words(const std::vector<std::string>& toke
   return subwords ? subwords->decode(tokens) : tokens;
 }
 
-LmTokenizer lm_tokenizer(const checkpoint::LmCheckpointContents& contents) {
-  return {data::stored_subword_model(contents.subwords, contents.words, "SentencePiece")};
-}
-
 LmRows encode_sentences(const std::vector<std::vector<std::string>>& sentences, const std::vector<std::size_t>& indices,
-                        const LmTokenizer& tokenizer, const data::Vocabulary& vocabulary, int max_len) {
+                        const LmTokenizer& tokenizer, const Vocabulary& vocabulary, int max_len) {
   LmRows encoded;
   std::vector<std::int64_t> ids;
   ids.reserve(indices.size() * static_cast<std::size_t>(max_len));
@@ -32,7 +28,7 @@ LmRows encode_sentences(const std::vector<std::vector<std::string>>& sentences, 
       ++encoded.too_long;
       continue;
     }
-    const auto row = vocabulary.encode(tokens, max_len, data::Vocabulary::Padding::kPad, &unknown);
+    const auto row = vocabulary.encode(tokens, max_len, Vocabulary::Padding::kPad, &unknown);
     ids.insert(ids.end(), row.begin(), row.end());
     encoded.row_words.push_back(static_cast<std::int64_t>(sentences[i].size()) + 1);
     encoded.tokens += static_cast<std::int64_t>(tokens.size());
@@ -57,8 +53,7 @@ void LmRows::keep_first(std::int64_t n) {
 
 namespace {
 
-std::vector<std::vector<std::string>> training_sentences(const data::SentenceCorpus& corpus,
-                                                         const data::CorpusSplit& split) {
+std::vector<std::vector<std::string>> training_sentences(const SentenceCorpus& corpus, const CorpusSplit& split) {
   std::vector<std::vector<std::string>> training;
   training.reserve(split.training.size());
   for (const auto i : split.training) training.push_back(corpus.sentences[i]);
@@ -66,7 +61,7 @@ std::vector<std::vector<std::string>> training_sentences(const data::SentenceCor
 }
 
 // The longest sentence of the corpus in tokens, + 2: every kept sentence fits, whichever split it is in.
-int longest_row(const data::SentenceCorpus& corpus, const LmTokenizer& tokenizer) {
+int longest_row(const SentenceCorpus& corpus, const LmTokenizer& tokenizer) {
   std::size_t longest = 0;
   for (const auto& sentence : corpus.sentences) longest = std::max(longest, tokenizer.tokens(sentence).size());
   return static_cast<int>(longest) + 2;
@@ -74,25 +69,24 @@ int longest_row(const data::SentenceCorpus& corpus, const LmTokenizer& tokenizer
 
 }  // namespace
 
-LmData prepare_lm_data(const settings::LmDataSettings& settings, const checkpoint::LmCheckpointContents* resumed) {
-  auto corpus = data::read_sentence_corpus(settings.path, data::parse_side(settings.side), settings.max_words);
+LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData* stored) {
+  auto corpus = read_sentence_corpus(settings.path, parse_side(settings.side), settings.max_words);
   // The split groups pairs by their English sentence: sentences stand in for it, so that
   // a sentence repeated in the corpus is never both trained on and validated.
-  std::vector<data::SentencePair> as_pairs(corpus.sentences.size());
+  std::vector<SentencePair> as_pairs(corpus.sentences.size());
   for (std::size_t i = 0; i < as_pairs.size(); ++i) as_pairs[i].english = corpus.sentences[i];
-  auto split = resumed != nullptr
-                   ? data::apply_split_definition(resumed->split, as_pairs, corpus.source)
-                   : data::split_by_english(as_pairs, settings.split_seed, settings.validation_sentences);
+  auto split = stored != nullptr ? apply_split_definition(stored->split, as_pairs, corpus.source)
+                                 : split_by_english(as_pairs, settings.split_seed, settings.validation_sentences);
   LmTokenizer tokenizer;
-  if (resumed != nullptr) {
-    tokenizer = lm_tokenizer(*resumed);
+  if (stored != nullptr) {
+    tokenizer = stored->tokenizer;
   } else if (settings.subword_units) {
-    tokenizer.subwords = data::SubwordModel::train(training_sentences(corpus, split), settings.subwords);
+    tokenizer.subwords = SubwordModel::train(training_sentences(corpus, split), settings.subwords);
   }
-  auto vocabulary = resumed != nullptr   ? data::Vocabulary::from_words(resumed->words)
-                    : tokenizer.subwords ? data::Vocabulary::from_words(tokenizer.subwords->pieces())
-                                         : data::Vocabulary::build(training_sentences(corpus, split));
-  const int max_len = resumed != nullptr   ? static_cast<int>(resumed->settings.model.transformer().max_seq_length())
+  auto vocabulary = stored != nullptr    ? stored->vocabulary
+                    : tokenizer.subwords ? Vocabulary::from_words(tokenizer.subwords->pieces())
+                                         : Vocabulary::build(training_sentences(corpus, split));
+  const int max_len = stored != nullptr    ? stored->max_len
                       : tokenizer.subwords ? longest_row(corpus, tokenizer)
                                            : settings.max_words + 2;
   auto train = encode_sentences(corpus.sentences, split.training, tokenizer, vocabulary, max_len);
@@ -102,20 +96,20 @@ LmData prepare_lm_data(const settings::LmDataSettings& settings, const checkpoin
                              " sentences are longer than the model's " + std::to_string(max_len - 2) + " " +
                              tokenizer.unit() + " (another corpus than the run's?)");
   }
-  return LmData{std::move(corpus), std::move(split), std::move(tokenizer), std::move(vocabulary),
-                max_len,           std::move(train), std::move(validation)};
+  return LmDataset{std::move(corpus), std::move(split), std::move(tokenizer), std::move(vocabulary),
+                   max_len,           std::move(train), std::move(validation)};
 }
 
-std::vector<std::string> describe_lm_data(const LmData& d, const settings::LmDataSettings& settings) {
+std::vector<std::string> describe_lm_dataset(const LmDataset& d, const LmDataSettings& settings) {
   std::vector<std::string> lines{
-      d.corpus.source + ": " + d.corpus.summary(data::parse_side(settings.side), settings.max_words),
+      d.corpus.source + ": " + d.corpus.summary(parse_side(settings.side), settings.max_words),
       fmt::format("sentences: {} training, {} validation (split seed {}; a repeated sentence stays on one side)",
                   d.split.training.size(), d.split.validation.size(), d.split.definition.seed)};
   if (d.tokenizer.subwords) {
     lines.push_back(
         fmt::format("vocabulary: {} pieces of a SentencePiece {} model trained on the training split "
                     "(SOS EOS <pad> <unk> included); L = {} (the longest sentence: {} pieces)",
-                    d.vocabulary.size(), data::to_string(settings.subwords.kind), d.max_len, d.max_len - 2));
+                    d.vocabulary.size(), to_string(settings.subwords.kind), d.max_len, d.max_len - 2));
   } else {
     lines.push_back(fmt::format("vocabulary (training split, with SOS EOS <pad> <unk>): {} words; L = {}",
                                 d.vocabulary.size(), d.max_len));
@@ -125,4 +119,4 @@ std::vector<std::string> describe_lm_data(const LmData& d, const settings::LmDat
   return lines;
 }
 
-}  // namespace dls::eval
+}  // namespace dls::data

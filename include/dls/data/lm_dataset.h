@@ -1,0 +1,88 @@
+// The data of a language-model run, one type for training and checkpoint evaluation alike
+// (so that both hold out the same sentences): the sentences read and normalised, the
+// held-out split, the tokens (words, or the pieces of a SentencePiece model
+// trained on the training split), the vocabulary, and both splits encoded as [N, L] token rows
+// (SOS t1 .. tn EOS <pad>...).
+#pragma once
+
+#include <cstdint>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "dls/data/sentence_corpus.h"
+#include "dls/data/split.h"
+#include "dls/data/subword_model.h"
+#include "dls/data/vocabulary.h"
+
+namespace dls::data {
+
+// Which sentences, and how they are held out (checkpoint keys "data.*", settings/lm_settings.h).
+struct LmDataSettings {
+  std::string path;                           // plain text (one sentence per line), TSV or DLStudio archive
+  std::string side = "es";                    // TSV/archive: which language; text: its normalisation rules
+  int max_words = 12;                         // longest sentence kept, in words (word level: L = max_words + 2)
+  bool subword_units = false;                 // SentencePiece pieces (`subwords`) instead of words
+  SubwordOptions subwords;                    // trained on the training split, kept in the checkpoint (`joint` unused)
+  std::uint64_t validation_sentences = 1000;  // held out (at least this many; 0: none)
+  std::uint64_t split_seed = kDefaultSplitSeed;
+};
+
+// The step between a run's words and the tokens its vocabulary indexes.
+struct LmTokenizer {
+  std::optional<SubwordModel> subwords;  // nullopt: the tokens are the words
+
+  std::vector<std::string> tokens(const std::vector<std::string>& words) const;
+  std::vector<std::string> words(const std::vector<std::string>& tokens) const;  // detokenised
+  const char* unit() const { return subwords ? "pieces" : "words"; }
+};
+
+// Encoded sentences and what perplexity per word needs.
+struct LmRows {
+  torch::Tensor rows;                   // [N, L] int64: SOS t1 .. tn EOS <pad>...
+  std::vector<std::int64_t> row_words;  // [N]: each sentence's words, its EOS included
+  std::int64_t unknown = 0;             // tokens mapped to <unk>
+  std::int64_t tokens = 0;              // tokens, EOS not included
+  std::size_t too_long = 0;             // sentences left out: more than L - 2 tokens
+  std::int64_t words() const;           // Σ row_words: what perplexity per word divides by
+  void keep_first(std::int64_t n);      // the first n sentences only
+  double unknown_rate() const { return tokens > 0 ? static_cast<double>(unknown) / static_cast<double>(tokens) : 0.0; }
+};
+
+// Rows of sentences[indices] (normalised words) for `tokenizer` and `vocabulary`, L = max_len;
+// a sentence of more than max_len - 2 tokens is left out and counted.
+LmRows encode_sentences(const std::vector<std::vector<std::string>>& sentences, const std::vector<std::size_t>& indices,
+                        const LmTokenizer& tokenizer, const Vocabulary& vocabulary, int max_len);
+
+// What a run's checkpoint keeps of its data (checkpoint/lm_checkpoint.h: lm_stored_data): a
+// resumed run and an evaluation use it instead of building it again.
+struct LmStoredData {
+  SplitDefinition split;  // redone on the corpus, checked by its fingerprint
+  LmTokenizer tokenizer;
+  Vocabulary vocabulary;
+  int max_len = 0;  // the model's L
+};
+
+struct LmDataset {
+  SentenceCorpus corpus;
+  CorpusSplit split;
+  LmTokenizer tokenizer;
+  Vocabulary vocabulary;
+  int max_len = 0;  // L: max_words + 2 (words), or the corpus's longest sentence in pieces + 2
+  LmRows train;
+  LmRows validation;  // rows [n, L] (n = 0: no validation)
+};
+
+// Reads settings.path. A fresh run (stored == nullptr) splits the sentences (repeated
+// sentences stay on one side), trains the SentencePiece model where asked and builds the
+// vocabulary; a resumed run or an evaluation redoes the stored split (the corpus must be the
+// same, checked by its fingerprint) and uses the stored tokenizer, vocabulary and L.
+LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData* stored);
+
+// The start-up lines: corpus counts, sentences per split, vocabulary size, <unk> rate.
+std::vector<std::string> describe_lm_dataset(const LmDataset& data, const LmDataSettings& settings);
+
+}  // namespace dls::data

@@ -1,0 +1,25 @@
+// The loss of a Seq2SeqTransformer (models/sequence_loss.h) on pairs [B, L]: a training
+// step's chunk share, and the loss over a whole split (validation, checkpoint evaluation).
+#pragma once
+
+#include <cstdint>
+
+#include <torch/types.h>
+
+#include "dls/data/pair_tensors.h"
+#include "dls/models/seq2seq.h"
+#include "dls/models/sequence_loss.h"
+
+namespace dls {
+
+// sequence_loss_share of model(src, tgt) computed through sequence_loss_from_states: what a
+// training step's chunk contributes.
+torch::Tensor model_loss_share(Seq2SeqTransformer& model, const torch::Tensor& src, const torch::Tensor& tgt,
+                               const LossOptions& options, const LossDenominators& batch);
+
+// The loss over all pairs in eval mode without gradients (mean over batches, weighted by
+// batch size). Restores the model's training mode.
+double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs, const LossOptions& options,
+                    std::int64_t batch_size = 256);
+
+}  // namespace dls

@@ -1,0 +1,57 @@
+// The training loss of a transformer over token sequences (seq2seq targets, a language
+// model's next tokens): DLStudio's summed loss or the mean over real tokens with label
+// smoothing, computed from log-probabilities or, cheaper, from the decoder's final states;
+// and the share of it a chunk of a batch contributes (data-parallel steps). Shared by the
+// seq2seq and the language-model tasks, their training and their evaluation.
+#pragma once
+
+#include <cstdint>
+
+#include <torch/nn/modules/linear.h>
+#include <torch/types.h>
+
+#include "dls/data/vocabulary.h"
+
+namespace dls {
+
+struct LossOptions {
+  // DLStudio's loss: for each position the batch-mean NLL, summed over the L-1 positions,
+  // with EOS padding counted as targets. Otherwise: the mean NLL over real target tokens
+  // (padding ignored), optionally label-smoothed.
+  bool dlstudio = false;
+  double label_smoothing = 0.0;  // (1 - e) * NLL + e * mean over the vocabulary of -log p
+  std::int64_t pad_index = data::Vocabulary::kPad;
+};
+
+// log_probs [B, L-1, V] (predictions of target positions 1..L-1), targets [B, L-1].
+torch::Tensor sequence_loss(const torch::Tensor& log_probs, const torch::Tensor& targets, const LossOptions& options);
+
+// What a batch's loss counts over: its rows (DLStudio's loss averages over them) and its
+// real (non-padding) target tokens (the standard loss averages over those).
+struct LossDenominators {
+  double rows = 0;
+  double real_tokens = 0;
+};
+LossDenominators loss_denominators(const torch::Tensor& targets, const LossOptions& options);
+
+// A chunk's loss (its own mean over its rows or real tokens) scaled to its share of the
+// whole batch's mean: `chunk` from the chunk's targets, `batch` from the whole batch's.
+torch::Tensor chunk_loss_share(const torch::Tensor& loss, const LossDenominators& chunk, const LossDenominators& batch,
+                               const LossOptions& options);
+
+// The share of a batch's sequence_loss contributed by some of its rows (log_probs and
+// targets of those rows; `batch` from the whole batch's targets): the shares of disjoint
+// row chunks add up to sequence_loss of the whole batch. For data-parallel steps.
+torch::Tensor sequence_loss_share(const torch::Tensor& log_probs, const torch::Tensor& targets,
+                                  const LossOptions& options, const LossDenominators& batch);
+
+// The same loss from the decoder's final states [B, L-1, M] (Seq2SeqTransformer::final_states)
+// and its output layer: when padding is ignored, only the rows of real target tokens go
+// through the output layer and the log-softmax. Equals
+// sequence_loss(log_softmax(out(states)), targets, options) in value and gradients; a third
+// of a typical batch's rows are padding, and the output layer over the ~21k Spanish words
+// is the largest product of a vaswani training step.
+torch::Tensor sequence_loss_from_states(torch::nn::Linear& out, const torch::Tensor& states,
+                                        const torch::Tensor& targets, const LossOptions& options);
+
+}  // namespace dls

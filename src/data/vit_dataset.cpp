@@ -1,0 +1,36 @@
+#include "dls/data/vit_dataset.h"
+
+#include <stdexcept>
+
+namespace dls::data {
+
+ImageSet load_vit_images(const ViTDataSettings& settings, Split split) {
+  ImageSet images;
+  if (settings.dataset == "fashion-mnist") {
+    images = read_fashion_mnist(settings.data_dir.empty() ? kFashionMnistDir : settings.data_dir, split);
+  } else if (settings.dataset == "cifar10") {
+    if (settings.data_dir.empty())
+      throw std::invalid_argument("CIFAR-10 needs --data-dir (the folder of data_batch_1.bin ... test_batch.bin)");
+    images = read_cifar10(settings.data_dir, split);
+  } else {
+    throw std::invalid_argument("unknown dataset '" + settings.dataset + "' (expected cifar10 or fashion-mnist)");
+  }
+  const std::size_t subset = split == Split::kTrain ? settings.train_subset : settings.test_subset;
+  return subset > 0 ? take_first(images, subset) : images;
+}
+
+Normalization resolve_vit_normalization(const ViTDataSettings& settings, const ImageSet& train) {
+  if (settings.normalization == "dlstudio") return Normalization::dlstudio(train.channels);
+  if (settings.normalization == "dataset") return compute_channel_stats(train);
+  throw std::invalid_argument("unknown normalisation '" + settings.normalization + "' (expected dlstudio or dataset)");
+}
+
+ViTDataset load_vit_training_dataset(const ViTDataSettings& settings, const Normalization* stored) {
+  ViTDataset dataset;
+  dataset.train = std::make_shared<const ImageSet>(load_vit_images(settings, Split::kTrain));
+  dataset.test = std::make_shared<const ImageSet>(load_vit_images(settings, Split::kTest));
+  dataset.normalization = stored != nullptr ? *stored : resolve_vit_normalization(settings, *dataset.train);
+  return dataset;
+}
+
+}  // namespace dls::data

@@ -1,0 +1,67 @@
+#include "dls/models/sequence_loss.h"
+
+#include <torch/torch.h>
+
+namespace dls {
+
+namespace {
+
+// The standard per-token loss of log_probs [..., V] against targets [...]: NLL, or with
+// label smoothing (1 - e) * NLL + e * mean over the vocabulary of -log p.
+torch::Tensor per_token_loss(const torch::Tensor& log_probs, const torch::Tensor& targets, const LossOptions& options) {
+  const auto nll = -log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1);
+  if (options.label_smoothing <= 0) return nll;
+  return (1.0 - options.label_smoothing) * nll - options.label_smoothing * log_probs.mean(-1);
+}
+
+}  // namespace
+
+torch::Tensor sequence_loss(const torch::Tensor& log_probs, const torch::Tensor& targets, const LossOptions& options) {
+  TORCH_CHECK(log_probs.dim() == 3 && targets.dim() == 2 && log_probs.size(0) == targets.size(0) &&
+                  log_probs.size(1) == targets.size(1),
+              "expected log-probabilities [B, L-1, V] and targets [B, L-1]");
+  if (options.dlstudio) {
+    // -log p(target) at every position [B, L-1], averaged over the batch, summed over positions.
+    return (-log_probs.gather(2, targets.unsqueeze(2)).squeeze(2)).mean(0).sum();
+  }
+  const auto per_token = per_token_loss(log_probs, targets, options);  // [B, L-1]
+  const auto real = (targets != options.pad_index).to(per_token.dtype());
+  return (per_token * real).sum() / real.sum().clamp_min(1.0);
+}
+
+torch::Tensor sequence_loss_from_states(torch::nn::Linear& out, const torch::Tensor& states,
+                                        const torch::Tensor& targets, const LossOptions& options) {
+  TORCH_CHECK(
+      states.dim() == 3 && targets.dim() == 2 && states.size(0) == targets.size(0) && states.size(1) == targets.size(1),
+      "expected final states [B, L-1, M] and targets [B, L-1]");
+  // The loss in fp32, under autocast (--precision bf16) too.
+  if (options.dlstudio) return sequence_loss(torch::log_softmax(out(states), -1, torch::kFloat), targets, options);
+  // Rows of real target tokens only: [B, L-1, M] -> [N, M] -> log-probabilities [N, V].
+  const auto real = (targets != options.pad_index).reshape({-1}).nonzero().squeeze(1);
+  if (real.numel() == 0) return (states.sum() * 0.0);  // no real token: loss 0, as sequence_loss
+  const auto rows = states.reshape({-1, states.size(2)}).index_select(0, real);
+  const auto real_targets = targets.reshape({-1}).index_select(0, real);
+  return per_token_loss(torch::log_softmax(out(rows), -1, torch::kFloat), real_targets, options).mean();
+}
+
+LossDenominators loss_denominators(const torch::Tensor& targets, const LossOptions& options) {
+  LossDenominators d;
+  d.rows = static_cast<double>(targets.size(0));
+  if (!options.dlstudio) d.real_tokens = (targets != options.pad_index).sum().item<double>();
+  return d;
+}
+
+torch::Tensor chunk_loss_share(const torch::Tensor& loss, const LossDenominators& chunk, const LossDenominators& batch,
+                               const LossOptions& options) {
+  if (options.dlstudio) return loss * (chunk.rows / batch.rows);  // a mean over rows
+  // A mean over real tokens (a chunk without any has loss 0, and a share of 0).
+  return batch.real_tokens > 0 ? loss * (chunk.real_tokens / batch.real_tokens) : loss;
+}
+
+torch::Tensor sequence_loss_share(const torch::Tensor& log_probs, const torch::Tensor& targets,
+                                  const LossOptions& options, const LossDenominators& batch) {
+  return chunk_loss_share(sequence_loss(log_probs, targets, options), loss_denominators(targets, options), batch,
+                          options);
+}
+
+}  // namespace dls

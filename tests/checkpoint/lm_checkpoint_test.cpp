@@ -1,0 +1,58 @@
+// Language-model checkpoints hold what evaluation needs to rebuild the run's data: the
+// dataset an evaluation builds from one holds out exactly the sentences training validated on.
+#include "dls/checkpoint/lm_checkpoint.h"
+
+#include <gtest/gtest.h>
+
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/data/vocabulary.h"
+#include "dls/eval/lm_evaluation.h"
+#include "dls/train/tasks/lm_presets.h"
+#include "dls/train/tasks/lm_trainer.h"
+#include "support/test_paths.h"
+#include "util/temp_files.h"
+
+namespace dls::checkpoint {
+namespace {
+
+// With a split seed and a validation size other than the defaults: the evaluation's
+// dataset has training's validation sentences (ids and rows), and the model of the
+// checkpoint scores on them the NLL training recorded.
+TEST(LmCheckpoint, EvaluationDatasetHoldsOutTrainingsValidationSentences) {
+  const auto dir = test::fresh_temp_dir("lm_checkpoint_eval_split");
+  auto settings = train::lm_preset("tiny");
+  settings.data.path = testing::source_dir() + "/data/sample_en_es.tsv";
+  settings.data.split_seed = 4242;
+  settings.data.validation_sentences = 150;
+  settings.epochs = 1;
+  settings.run.run_dir = dir.string();
+  settings.run.threads = 1;
+  const auto trained = train::train_lm(settings);
+  ASSERT_EQ(trained.checkpoints.size(), 1u);
+
+  const CheckpointReader reader(trained.checkpoints.back(), kLmCheckpointKind);
+  const auto contents = read_lm_contents(reader);
+  EXPECT_EQ(contents.split.seed, 4242u);
+  EXPECT_EQ(contents.split.validation_pairs, 150u);
+  const auto evaluated = lm_dataset(contents.settings.data, &contents);
+  // What training built: a fresh dataset of the same settings.
+  const auto fresh = lm_dataset(settings.data, nullptr);
+  ASSERT_GE(evaluated.split.validation.size(), 150u);
+  EXPECT_EQ(evaluated.split.validation, fresh.split.validation);
+  EXPECT_EQ(evaluated.split.training, fresh.split.training);
+  EXPECT_TRUE(torch::equal(evaluated.validation.rows, fresh.validation.rows));
+  EXPECT_EQ(evaluated.vocabulary.words(), fresh.vocabulary.words());
+  auto default_seed = settings.data;
+  default_seed.split_seed = data::LmDataSettings{}.split_seed;
+  EXPECT_NE(lm_dataset(default_seed, nullptr).split.validation, evaluated.split.validation);
+
+  auto model = load_lm_model(reader, contents.settings);
+  const auto likelihood = eval::token_likelihood(model, evaluated.validation.rows, data::Vocabulary::kPad);
+  ASSERT_GE(contents.state.val_nll, 0.0);
+  EXPECT_NEAR(likelihood.mean_nll(), contents.state.val_nll, 1e-5);
+}
+
+}  // namespace
+}  // namespace dls::checkpoint

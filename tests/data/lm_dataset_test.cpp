@@ -1,0 +1,49 @@
+// The language-model dataset: a fresh build and a build from what a checkpoint stores hold
+// out the same sentences, whatever the settings say of the split.
+#include "dls/data/lm_dataset.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+#include "support/test_paths.h"
+
+namespace dls::data {
+namespace {
+
+LmDataSettings sample_lm_settings() {
+  LmDataSettings settings;
+  settings.path = testing::source_dir() + "/data/sample_en_es.tsv";
+  settings.split_seed = 99;
+  settings.validation_sentences = 120;
+  return settings;
+}
+
+TEST(LmDataset, StoredDataRedoesTheSplitAndKeepsTheVocabulary) {
+  const auto settings = sample_lm_settings();
+  const auto fresh = prepare_lm_dataset(settings, nullptr);
+  ASSERT_GE(fresh.split.validation.size(), 120u);
+  const LmStoredData stored{fresh.split.definition, fresh.tokenizer, fresh.vocabulary, fresh.max_len};
+  auto other = settings;
+  other.split_seed = 1;  // the stored split wins: a resumed run or an evaluation redoes it
+  other.validation_sentences = 10;
+  const auto again = prepare_lm_dataset(other, &stored);
+  EXPECT_EQ(again.split.validation, fresh.split.validation);
+  EXPECT_EQ(again.vocabulary.words(), fresh.vocabulary.words());
+  EXPECT_TRUE(torch::equal(again.validation.rows, fresh.validation.rows));
+  EXPECT_TRUE(torch::equal(again.train.rows, fresh.train.rows));
+  EXPECT_NE(prepare_lm_dataset(other, nullptr).split.validation, fresh.split.validation);
+}
+
+TEST(LmDataset, AnotherCorpusThanTheStoredSplitsIsRefused) {
+  const auto settings = sample_lm_settings();
+  const auto fresh = prepare_lm_dataset(settings, nullptr);
+  LmStoredData stored{fresh.split.definition, fresh.tokenizer, fresh.vocabulary, fresh.max_len};
+  stored.split.corpus_fingerprint += 1;
+  EXPECT_THROW(prepare_lm_dataset(settings, &stored), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace dls::data
