@@ -1,28 +1,79 @@
 // Command-line flags that change one setting after a preset (or a resumed checkpoint's
-// settings) is in place: each given flag queues a change, applied in order later.
+// settings) is in place: each given flag queues a change, applied in order later. Each
+// setting flag also records how to read its value back from the settings, so that a run's
+// config.toml can list every setting it ran with (config_file.h).
 #pragma once
 
 #include <cmath>
 #include <functional>
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "config_toml.h"
+
 namespace dls::apps {
 
 template <typename Settings>
-using Overrides = std::vector<std::function<void(Settings&)>>;
+struct Overrides {
+  // A setting's flag (--name) and its value in some settings, as TOML.
+  struct Recorded {
+    std::string flag;
+    std::function<std::string(const Settings&)> toml;
+  };
+  std::vector<std::function<void(Settings&)>> changes;  // queued by the flags given
+  std::vector<Recorded> recorded;                       // every setting flag, in the order of --help
 
-// Registers --name; when given, `apply(settings, value)` runs at apply_overrides().
-template <typename T, typename Settings>
-CLI::Option* setting(CLI::App& app, Overrides<Settings>& overrides, const std::string& name, const std::string& help,
-                     std::function<void(Settings&, const T&)> apply) {
+  void push_back(std::function<void(Settings&)> change) { changes.push_back(std::move(change)); }
+  // config.toml writes `flag`'s value as toml_value(get(settings)).
+  template <typename Get>
+  void record(const std::string& flag, Get get) {
+    recorded.push_back({flag, [get](const Settings& s) { return toml_value(get(s)); }});
+  }
+};
+
+// Registers --name; when given, `apply(settings, value)` runs at apply_overrides(). Not
+// recorded for config.toml: for flags about how one invocation runs (parallel_flags.h).
+template <typename T, typename Settings, typename Apply>
+CLI::Option* queue_change(CLI::App& app, Overrides<Settings>& overrides, const std::string& name,
+                          const std::string& help, Apply apply) {
   return app.add_option_function<T>(
       name,
       [&overrides, apply](const T& value) { overrides.push_back([apply, value](Settings& s) { apply(s, value); }); },
       help);
+}
+
+// A setting: --name runs `apply(settings, value)`; `get(settings)` reads the value back.
+template <typename T, typename Settings, typename Apply, typename Get>
+CLI::Option* setting(CLI::App& app, Overrides<Settings>& overrides, const std::string& name, const std::string& help,
+                     Apply apply, Get get) {
+  overrides.record(name, std::move(get));
+  return queue_change<T>(app, overrides, name, help, std::move(apply));
+}
+
+// A setting held in one field: `field(settings)` returns a reference to it (a generic
+// lambda, `[](auto& s) -> auto& { return s.epochs; }`, so that it also reads const settings).
+template <typename Settings, typename Field>
+CLI::Option* setting(CLI::App& app, Overrides<Settings>& overrides, const std::string& name, const std::string& help,
+                     Field field) {
+  using T = std::decay_t<decltype(field(std::declval<Settings&>()))>;
+  return setting<T>(
+      app, overrides, name, help, [field](Settings& s, const T& value) { field(s) = value; },
+      [field](const Settings& s) { return field(s); });
+}
+
+// A flag (no value) that turns something on: `apply(settings)`; config.toml writes
+// `get(settings)` as true or false (false reads back as "not given").
+template <typename Settings, typename Apply, typename Get>
+CLI::Option* flag_setting(CLI::App& app, Overrides<Settings>& overrides, const std::string& name,
+                          const std::string& help, Apply apply, Get get) {
+  overrides.record(name, [get](const Settings& s) { return static_cast<bool>(get(s)); });
+  return app.add_flag_callback(
+      name, [&overrides, apply] { overrides.push_back(apply); }, help);
 }
 
 // A number in [lo, hi]. Unlike CLI::Range it refuses NaN and infinities, and it sees the text
@@ -58,7 +109,7 @@ inline CLI::Validator log_levels() {
 
 template <typename Settings>
 void apply_overrides(const Overrides<Settings>& overrides, Settings& settings) {
-  for (const auto& apply : overrides) apply(settings);
+  for (const auto& apply : overrides.changes) apply(settings);
 }
 
 }  // namespace dls::apps

@@ -1,14 +1,38 @@
-// Configuration files: every program reads --config FILE (TOML, CLI11's format: one
-// `name=value` per option, by the long flag's name without dashes), and a training run writes
-// the options it ran with into its run directory as config.toml, so that
-//   seq2seq_train --config runs/x/config.toml --run-dir runs/y
-// repeats run x (flags given on the command line win over the file).
+// Configuration files: every program reads --config FILE (one `name=value` per option, by
+// the long flag's name without dashes, in the TOML subset of config_toml.h); flags given on
+// the command line win over the file. A fresh training run writes config.toml into its run
+// directory: its settings after the preset and the flags, so that
+//   seq2seq_train --config RUN/config.toml --run-dir NEW     repeats the run, from any folder
+//   seq2seq_train --config RUN/config.toml --resume RUN      continues it with the same recipe
+//
+// What config.toml holds, and why:
+// - every setting a flag can change, as the flag's name and its resolved value (the preset
+//   expanded: sizes, learning rate, batch size, optimizer, schedule, epochs, seed, data,
+//   selection, device, precision, checkpoint and log intervals), and the preset's name,
+//   which still gives the settings no flag reaches;
+// - every path absolute (--data, --data-dir, --run-dir), so that the file works from any folder;
+// - --max-iters and --time-limit: they are how the run was asked to stop, and both count the
+//   whole run (steps in all, seconds in all), so replaying them fresh stops at the same place
+//   and on resume stops where the recipe meant to (a flag moves the limit);
+// - nothing about one invocation: not --threads, --workers, --json, --log-level, --resume,
+//   --overwrite, --dry-run, nor the data-parallel flags (how this machine spreads the work;
+//   the run's result does not depend on them). Files that list them (older config.toml) are
+//   still read, and those keys apply as flags would.
+// On resume, the run is the checkpoint's: a --run-dir from the file is ignored (the run may
+// have moved), and a setting the checkpoint fixes may come from the file only with the
+// checkpoint's own value (check_fixed_on_resume).
 #pragma once
 
-#include <sstream>
+#include <filesystem>
+#include <initializer_list>
+#include <memory>
+#include <stdexcept>
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "cli_overrides.h"
+#include "config_toml.h"
 
 namespace dls::apps {
 
@@ -17,6 +41,7 @@ inline void add_config_option(CLI::App& app) {
   app.allow_config_extras(CLI::config_extras_mode::error);  // a misspelt key is an error, not ignored
   app.set_config("--config", "", "read options from a TOML file (e.g. a run directory's config.toml); flags win")
       ->check(CLI::ExistingFile);
+  app.config_formatter(std::make_shared<ConfigToml>(app));
 }
 
 // Options that are no part of a run's recipe (what to resume, --overwrite, --dry-run):
@@ -25,18 +50,48 @@ inline void not_in_config(std::initializer_list<CLI::Option*> options) {
   for (auto* option : options) option->configurable(false);
 }
 
-// The run's options as TOML: those given (on the command line or in --config) and those
-// with a default value (CLI11 writes `name=""` for an option with neither: left out, as
-// it would not read back). A setting a flag did not change comes from the preset, which is
-// written too, so replaying the file rebuilds the same settings.
-inline std::string resolved_config(const CLI::App& app, const std::string& program) {
-  std::istringstream lines(app.config_to_str(/*default_also=*/true, /*write_description=*/false));
-  std::string toml =
-      "# The options of this run. Repeat it with: " + program + " --config config.toml --run-dir NEW_DIR\n";
-  for (std::string line; std::getline(lines, line);) {
-    if (line.size() < 3 || line.compare(line.size() - 3, 3, "=\"\"") != 0) toml += line + "\n";
-  }
+// Whether `flag` (e.g. "--run-dir") took its value from the --config file.
+inline bool from_config_file(const CLI::App& app, const std::string& flag) {
+  const auto toml = std::dynamic_pointer_cast<ConfigToml>(app.get_config_formatter());
+  return toml != nullptr && toml->gave(flag.substr(flag.find_first_not_of('-')));
+}
+
+// `path` made absolute ("" stays "": a default).
+inline std::string absolute_path(const std::string& path) {
+  return path.empty() ? path : std::filesystem::absolute(path).lexically_normal().string();
+}
+
+// config.toml of a run with `settings`: every recorded setting, in the order of --help.
+template <typename Settings>
+std::string resolved_config(const Overrides<Settings>& overrides, const Settings& settings,
+                            const std::string& program) {
+  std::string toml = "# " + program +
+                     "'s settings for this run, after its preset and flags (config_file.h).\n"
+                     "# Repeat it from any folder: " +
+                     program + " --config RUN/config.toml --run-dir NEW_DIR\n" + "# Continue it: " + program +
+                     " --config RUN/config.toml --resume RUN\n";
+  for (const auto& setting : overrides.recorded) toml += setting.flag.substr(2) + "=" + setting.toml(settings) + "\n";
   return toml;
+}
+
+// On resume, the settings the checkpoint fixes (`fixed`, by flag): one given on the command
+// line is refused; one from the config file must have the checkpoint's value (`resumed`:
+// the settings before the flags; `asked`: after), as a run's own config.toml has.
+template <typename Settings>
+void check_fixed_on_resume(const CLI::App& app, const Overrides<Settings>& overrides, const Settings& resumed,
+                           const Settings& asked, std::initializer_list<const char*> fixed) {
+  for (const auto& setting : overrides.recorded) {
+    bool is_fixed = false;
+    for (const char* flag : fixed) is_fixed = is_fixed || setting.flag == flag;
+    if (!is_fixed || app.count(setting.flag) == 0) continue;
+    if (!from_config_file(app, setting.flag))
+      throw std::runtime_error(setting.flag + ": fixed by the checkpoint when resuming");
+    const auto theirs = setting.toml(resumed), ours = setting.toml(asked);
+    if (ours != theirs) {
+      throw std::runtime_error(config_label(app) + ": " + setting.flag.substr(2) + "=" + ours +
+                               ", but the checkpoint has " + theirs + " (fixed by the checkpoint when resuming)");
+    }
+  }
 }
 
 }  // namespace dls::apps

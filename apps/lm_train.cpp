@@ -38,18 +38,11 @@ namespace {
 using dls::settings::LmTrainSettings;
 using Overrides = dls::apps::Overrides<dls::settings::LmTrainSettings>;
 
-template <typename T>
-CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& name, const std::string& help,
-                     std::function<void(dls::settings::LmTrainSettings&, const T&)> apply) {
-  return dls::apps::setting<T, dls::settings::LmTrainSettings>(app, overrides, name, help, std::move(apply));
-}
+using dls::apps::flag_setting;
+using dls::apps::setting;
 
 // Refuses subword flags that would be ignored (one line each).
-void check_subword_flags(const CLI::App& app, const dls::data::LmDataSettings& data, bool resuming) {
-  for (const char* flag : {"--tokenizer", "--spm-model", "--vocab-size"}) {
-    if (resuming && app.count(flag) > 0)
-      throw std::runtime_error(std::string(flag) + ": fixed by the checkpoint when resuming");
-  }
+void check_subword_flags(const dls::data::LmDataSettings& data, bool resuming) {
   // By value, not by count: a config.toml written by a word-level run lists them at their defaults.
   const dls::data::SubwordOptions defaults;
   if (data.subword_units || resuming) return;
@@ -108,70 +101,87 @@ int main(int argc, char** argv) {
       "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
   app.get_formatter()->column_width(36);
   Overrides overrides;
-  std::string data_path, preset = "cpu";
+  std::string preset = "cpu";
   dls::apps::InvocationFlags invocation;
 
   const std::string data = "Data";
-  app.add_option("--data", data_path,
-                 "sentences: plain text (one per line), a Tatoeba/Anki TSV or a DLStudio archive; " +
-                     std::string(dls::apps::kDefaultCorpusHelp))
+  setting<std::string>(
+      app, overrides, "--data",
+      "sentences: plain text (one per line), a Tatoeba/Anki TSV or a DLStudio archive; " +
+          std::string(dls::apps::kDefaultCorpusHelp),
+      [](auto& s, auto v) { s.data.path = v; }, [](const auto& s) { return dls::apps::absolute_path(s.data.path); })
       ->group(data);
-  setting<std::string>(app, overrides, "--side", "es or en: the TSV side, and the normalisation rules of plain text",
-                       [](auto& s, auto v) { s.data.side = v; })
+  setting(
+      app, overrides, "--side", "es or en: the TSV side, and the normalisation rules of plain text",
+      [](auto& s) -> auto& { return s.data.side; })
       ->check(CLI::IsMember({"es", "en"}))
       ->group(data);
-  setting<int>(
+  setting(
       app, overrides, "--max-words",
       "longest sentence kept, in words (L = max-words + 2; sentencepiece: L = the longest kept sentence in pieces + 2)",
-      [](auto& s, auto v) { s.data.max_words = v; })
+      [](auto& s) -> auto& { return s.data.max_words; })
       ->check(dls::apps::in_range(1, 1000))
       ->group(data);
-  setting<std::string>(app, overrides, "--tokenizer",
-                       "word, or sentencepiece (subword units trained on the training split, kept in the checkpoint)",
-                       [](auto& s, auto v) { s.data.subword_units = dls::settings::parse_tokenizer(v); })
+  setting<std::string>(
+      app, overrides, "--tokenizer",
+      "word, or sentencepiece (subword units trained on the training split, kept in the checkpoint)",
+      [](auto& s, auto v) { s.data.subword_units = dls::settings::parse_tokenizer(v); },
+      [](const auto& s) { return s.data.subword_units ? "sentencepiece" : "word"; })
       ->check(CLI::IsMember({"word", "sentencepiece"}))
       ->group(data);
-  setting<std::string>(app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe",
-                       [](auto& s, auto v) { s.data.subwords.kind = dls::data::parse_subword_kind(v); })
+  setting<std::string>(
+      app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe",
+      [](auto& s, auto v) { s.data.subwords.kind = dls::data::parse_subword_kind(v); },
+      [](const auto& s) { return dls::data::to_string(s.data.subwords.kind); })
       ->check(CLI::IsMember({"unigram", "bpe"}))
       ->group(data);
-  setting<int>(app, overrides, "--vocab-size", "sentencepiece: pieces, specials included (default 8000)",
-               [](auto& s, auto v) { s.data.subwords.vocab_size = v; })
+  setting(
+      app, overrides, "--vocab-size", "sentencepiece: pieces, specials included (default 8000)",
+      [](auto& s) -> auto& { return s.data.subwords.vocab_size; })
       ->check(dls::apps::in_range(8, 1000000))
       ->group(data);
-  setting<std::uint64_t>(app, overrides, "--validation-sentences",
-                         "held-out sentences for the perplexity (a repeated sentence stays on one side)",
-                         [](auto& s, auto v) { s.data.validation_sentences = v; })
+  setting(
+      app, overrides, "--validation-sentences",
+      "held-out sentences for the perplexity (a repeated sentence stays on one side)",
+      [](auto& s) -> auto& { return s.data.validation_sentences; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(data);
-  setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split",
-                         [](auto& s, auto v) { s.data.split_seed = v; })
+  setting(
+      app, overrides, "--split-seed", "seed of the validation split",
+      [](auto& s) -> auto& { return s.data.split_seed; })
       ->check(dls::apps::in_range(0, 18446744073709551615.0))
       ->group(data);
 
   const std::string model = "Model";
-  setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token",
-                        [](auto& s, auto v) { s.model.transformer().embedding_size(v); })
+  setting(
+      app, overrides, "--embedding-size", "M, width of every token",
+      [](auto& s) -> auto& { return s.model.transformer().embedding_size(); })
       ->check(dls::apps::in_range(1, 65536))
       ->group(model);
-  setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)",
-                        [](auto& s, auto v) { s.model.transformer().num_heads(v); })
+  setting(
+      app, overrides, "--heads", "attention heads (M divisible by it)",
+      [](auto& s) -> auto& { return s.model.transformer().num_heads(); })
       ->check(dls::apps::in_range(1, 1024))
       ->group(model);
-  setting<std::int64_t>(app, overrides, "--decoders", "decoder blocks (self-attention + FFN)",
-                        [](auto& s, auto v) { s.model.num_decoders(v); })
+  setting(
+      app, overrides, "--decoders", "decoder blocks (self-attention + FFN)",
+      [](auto& s) -> auto& { return s.model.num_decoders(); })
       ->check(dls::apps::in_range(1, 1000))
       ->group(model);
-  setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M",
-                        [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })
+  setting(
+      app, overrides, "--ffn-multiplier", "FFN hidden width in units of M",
+      [](auto& s) -> auto& { return s.model.transformer().ffn_multiplier(); })
       ->check(dls::apps::in_range(1, 64))
       ->group(model);
-  setting<std::string>(app, overrides, "--variant", "FG (post-LN) or PreLN",
-                       [](auto& s, auto v) { s.model.transformer().variant(dls::parse_variant(v)); })
+  setting<std::string>(
+      app, overrides, "--variant", "FG (post-LN) or PreLN",
+      [](auto& s, auto v) { s.model.transformer().variant(dls::parse_variant(v)); },
+      [](const auto& s) { return dls::to_string(s.model.transformer().variant()); })
       ->check(CLI::IsMember({"FG", "PreLN"}, CLI::ignore_case))
       ->group(model);
-  setting<double>(app, overrides, "--dropout", "dropout on attention weights, sublayer outputs and embeddings",
-                  [](auto& s, auto v) { s.model.transformer().dropout(v); })
+  setting(
+      app, overrides, "--dropout", "dropout on attention weights, sublayer outputs and embeddings",
+      [](auto& s) -> auto& { return s.model.transformer().dropout(); })
       ->check(dls::apps::in_range(0, 0.99))
       ->group(model);
 
@@ -180,53 +190,66 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember(dls::train::lm_preset_names()))
       ->group(training);
-  setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)",
-                        [](auto& s, auto v) { s.epochs = v; })
+  overrides.record("--preset", [](const auto& s) { return s.preset; });
+  setting(
+      app, overrides, "--epochs", "epochs in all (a resumed run counts those done)",
+      [](auto& s) -> auto& { return s.epochs; })
       ->check(dls::apps::in_range(1, 1000000))
       ->group(training);
-  setting<std::int64_t>(app, overrides, "--batch-size", "sentences per step", [](auto& s, auto v) { s.batch_size = v; })
+  setting(
+      app, overrides, "--batch-size", "sentences per step", [](auto& s) -> auto& { return s.batch_size; })
       ->check(dls::apps::in_range(1, 1000000))
       ->group(training);
-  setting<std::string>(app, overrides, "--optimizer", "adam or adamw",
-                       [](auto& s, auto v) { s.optimizer.kind = dls::settings::parse_optimizer(v); })
+  setting<std::string>(
+      app, overrides, "--optimizer", "adam or adamw",
+      [](auto& s, auto v) { s.optimizer.kind = dls::settings::parse_optimizer(v); },
+      [](const auto& s) { return dls::settings::to_string(s.optimizer.kind); })
       ->check(dls::apps::optimizers())
       ->group(training);
-  setting<double>(app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s, auto v) { s.lr = v; })
+  setting(
+      app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s) -> auto& { return s.lr; })
       ->check(dls::apps::in_range(1e-12, 100))
       ->group(training);
-  setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)",
-                       [](auto& s, auto v) { s.schedule = dls::settings::parse_schedule(v); })
+  setting<std::string>(
+      app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)",
+      [](auto& s, auto v) { s.schedule = dls::settings::parse_schedule(v); },
+      [](const auto& s) { return dls::settings::to_string(s.schedule); })
       ->check(CLI::IsMember({"constant", "cosine"}))
       ->group(training);
-  setting<std::int64_t>(app, overrides, "--warmup-steps", "cosine: warm-up length in steps",
-                        [](auto& s, auto v) { s.warmup_steps = v; })
+  setting(
+      app, overrides, "--warmup-steps", "cosine: warm-up length in steps",
+      [](auto& s) -> auto& { return s.warmup_steps; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(training);
-  setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.min_lr = v; })
+  setting(
+      app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s) -> auto& { return s.min_lr; })
       ->check(dls::apps::in_range(0, 100))
       ->group(training);
-  setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)",
-                  [](auto& s, auto v) { s.optimizer.weight_decay = v; })
+  setting(
+      app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)",
+      [](auto& s) -> auto& { return s.optimizer.weight_decay; })
       ->check(dls::apps::in_range(0, 10))
       ->group(training);
-  setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)",
-                  [](auto& s, auto v) { s.optimizer.clip_grad_norm = v; })
+  setting(
+      app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)",
+      [](auto& s) -> auto& { return s.optimizer.clip_grad_norm; })
       ->check(dls::apps::in_range(0, 1000000))
       ->group(training);
-  setting<double>(app, overrides, "--label-smoothing", "label smoothing of the training loss",
-                  [](auto& s, auto v) { s.label_smoothing = v; })
+  setting(
+      app, overrides, "--label-smoothing", "label smoothing of the training loss",
+      [](auto& s) -> auto& { return s.label_smoothing; })
       ->check(dls::apps::in_range(0, 0.99))
       ->group(training);
-  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, data order, dropout",
-                         [](auto& s, auto v) { s.seed = v; })
+  setting(
+      app, overrides, "--seed", "seed of initialisation, data order, dropout", [](auto& s) -> auto& { return s.seed; })
       ->check(dls::apps::in_range(0, 18446744073709551615.0))
       ->group(training);
 
   const std::string output = "Output";
   dls::apps::add_selection_flags<dls::settings::LmTrainSettings>(
-      app, overrides, {"loss"}, [](dls::settings::LmTrainSettings & s) -> auto& { return s.selection; }, output);
+      app, overrides, {"loss"}, [](auto& s) -> auto& { return s.selection; }, output);
   dls::apps::add_run_flags<LmTrainSettings>(
-      app, overrides, invocation, [](LmTrainSettings & s) -> auto& { return s.run; }, "runs/lm", training, output);
+      app, overrides, invocation, [](auto& s) -> auto& { return s.run; }, "runs/lm", training, output);
 
   dls::apps::add_version_flag(app, "lm_train");
   dls::apps::keep_invocation_flags_out_of_config(app);
@@ -243,16 +266,20 @@ int main(int argc, char** argv) {
       settings = dls::train::lm_preset(preset);
       settings.data.path = dls::apps::default_corpus();
     }
-    if (!data_path.empty()) settings.data.path = data_path;
+    const LmTrainSettings before_flags = settings;
+    dls::apps::apply_overrides(overrides, settings);
     if (settings.data.path.empty()) {
       throw std::runtime_error(dls::apps::no_corpus_message());
     }
-    dls::apps::apply_overrides(overrides, settings);
-    check_subword_flags(app, settings.data, !invocation.resume.empty());
+    if (!invocation.resume.empty()) {
+      dls::apps::check_fixed_on_resume(app, overrides, before_flags, settings,
+                                       {"--tokenizer", "--spm-model", "--vocab-size"});
+    }
+    check_subword_flags(settings.data, !invocation.resume.empty());
     settings.model.transformer().validate();  // before the data are read
-    dls::apps::finish_run_settings(settings.run, invocation, threads,
+    dls::apps::finish_run_settings(app, settings.run, invocation, threads,
                                    dls::default_batch_chunks(dls::Layout::kVaswani, threads),
-                                   dls::apps::resolved_config(app, "lm_train"));
+                                   dls::apps::resolved_config(overrides, settings, "lm_train"));
     const auto result = dls::train::train_lm(settings);
     if (invocation.json && result.parallel.rank == 0)
       print_json(result, dls::util::precision_name(settings.run.precision));

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -36,31 +35,23 @@ struct InvocationFlags {
   int workers = 0;  // --workers; 0: the program's default for its model and threads
 };
 
-// A flag that changes one field of the program's RunSettings (found by `run`).
-template <typename T, typename Settings>
-CLI::Option* run_setting(CLI::App& app, Overrides<Settings>& overrides,
-                         const std::function<settings::RunSettings&(Settings&)>& run, const std::string& name,
-                         const std::string& help, std::function<void(settings::RunSettings&, const T&)> apply) {
-  return setting<T, Settings>(app, overrides, name, help,
-                              [run, apply](Settings& s, const T& value) { apply(run(s), value); });
-}
-
 // Adds the flags to `app` in the groups `training` and `output`. `run` finds the RunSettings
-// inside the program's settings; `default_run_dir` is the task's (runs/<task>).
-template <typename Settings>
-void add_run_flags(CLI::App& app, Overrides<Settings>& overrides, InvocationFlags& invocation,
-                   std::function<settings::RunSettings&(Settings&)> run, const std::string& default_run_dir,
-                   const std::string& training, const std::string& output) {
-  run_setting<std::int64_t>(
-      app, overrides, run, "--max-iters",
+// inside the program's settings (a generic lambda returning a reference); `default_run_dir`
+// is the task's (runs/<task>).
+template <typename Settings, typename Run>
+void add_run_flags(CLI::App& app, Overrides<Settings>& overrides, InvocationFlags& invocation, Run run,
+                   const std::string& default_run_dir, const std::string& training, const std::string& output) {
+  setting(
+      app, overrides, "--max-iters",
       "stop once the run has made this many steps in all (0: no limit; a resume does not keep it)",
-      [](auto& r, auto v) { r.max_iters = v; })
+      [run](auto& s) -> auto& { return run(s).max_iters; })
       ->check(in_range(0, 1000000000000))
       ->group(training);
-  run_setting<double>(app, overrides, run, "--time-limit",
-                      "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to "
-                      "end there (0: none; a resume keeps the run's)",
-                      [](auto& r, auto v) { r.time_limit_s = v; })
+  setting(
+      app, overrides, "--time-limit",
+      "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end there "
+      "(0: none; a resume keeps the run's)",
+      [run](auto& s) -> auto& { return run(s).time_limit_s; })
       ->check(in_range(0, 1000000000))
       ->group(training);
   app.add_option("--resume", invocation.resume,
@@ -76,34 +67,43 @@ void add_run_flags(CLI::App& app, Overrides<Settings>& overrides, InvocationFlag
                  "default: the model's own for the threads)")
       ->check(in_range(1, 256))
       ->group(training);
-  run_setting<std::string>(app, overrides, run, "--device", "cpu, cuda or auto (default cpu; a resume keeps the run's)",
-                           [](auto& r, auto v) { r.device = v; })
+  setting(
+      app, overrides, "--device",
+      "cpu, cuda or auto (default cpu; a resume keeps the run's)", [run](auto& s) -> auto& { return run(s).device; })
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->group(training);
-  run_setting<std::string>(app, overrides, run, "--precision",
-                           "fp32, bf16 (autocast; fast on CPUs with AVX512-BF16/AMX, and CUDA) or fp16 (CUDA only, "
-                           "with loss scaling); weights, optimizer state and checkpoints stay fp32 (default fp32; a "
-                           "resume keeps the run's)",
-                           [](auto& r, auto v) { r.precision = util::parse_precision(v); })
+  setting<std::string>(
+      app, overrides, "--precision",
+      "fp32, bf16 (autocast; fast on CPUs with AVX512-BF16/AMX, and CUDA) or fp16 (CUDA only, with loss scaling); "
+      "weights, optimizer state and checkpoints stay fp32 (default fp32; a resume keeps the run's)",
+      [run](Settings& s, const std::string& v) { run(s).precision = util::parse_precision(v); },
+      [run](const Settings& s) { return util::precision_name(run(s).precision); })
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}))
       ->group(training);
-  add_parallel_flags<Settings>(app, overrides, run, "Data parallelism (torchrun)");
+  add_parallel_flags<Settings>(
+      app, overrides, [run](Settings& s) -> settings::RunSettings& { return run(s); }, "Data parallelism (torchrun)");
 
-  run_setting<std::string>(app, overrides, run, "--run-dir",
-                           "run directory (default " + default_run_dir + "; with --resume, the checkpoint's run)",
-                           [](auto& r, auto v) { r.run_dir = v; })
+  setting<std::string>(
+      app, overrides, "--run-dir",
+      "run directory (default " + default_run_dir + "; with --resume, the checkpoint's run)",
+      [run](Settings& s, const std::string& v) { run(s).run_dir = v; },
+      [run, default_run_dir](const Settings& s) {
+        return absolute_path(run(s).run_dir.empty() ? default_run_dir : run(s).run_dir);
+      })
       ->group(output);
-  run_setting<std::int64_t>(app, overrides, run, "--checkpoint-every",
-                            "epochs between checkpoints; the last is always saved",
-                            [](auto& r, auto v) { r.checkpoint_every = v; })
+  setting(
+      app, overrides, "--checkpoint-every", "epochs between checkpoints; the last is always saved",
+      [run](auto& s) -> auto& { return run(s).checkpoint_every; })
       ->check(in_range(0, 1000000))
       ->group(output);
-  run_setting<int>(app, overrides, run, "--keep-last", "keep only the newest K checkpoints of this run (0: all)",
-                   [](auto& r, auto v) { r.keep_last = v; })
+  setting(
+      app, overrides, "--keep-last",
+      "keep only the newest K checkpoints of this run (0: all)", [run](auto& s) -> auto& { return run(s).keep_last; })
       ->check(in_range(0, 1000000))
       ->group(output);
-  run_setting<std::int64_t>(app, overrides, run, "--log-every", "steps between log lines and metrics.csv rows",
-                            [](auto& r, auto v) { r.log_every = v; })
+  setting(
+      app, overrides, "--log-every",
+      "steps between log lines and metrics.csv rows", [run](auto& s) -> auto& { return run(s).log_every; })
       ->check(in_range(0, 1000000000))
       ->group(output);
   app.add_flag("--overwrite", invocation.overwrite,
@@ -137,9 +137,11 @@ inline int configure_invocation(const InvocationFlags& invocation) {
 
 // The invocation's own fields of `run`, once the settings are in place (after the
 // overrides): what to resume, --overwrite, --dry-run, the threads in use and the batch-chunk
-// workers (`default_workers` unless --workers was given), and `config_toml`.
-inline void finish_run_settings(settings::RunSettings& run, const InvocationFlags& invocation, int threads,
-                                int default_workers, std::string config_toml) {
+// workers (`default_workers` unless --workers was given), and `config_toml`. A resume writes
+// into the checkpoint's run unless --run-dir is given on the command line (config_file.h).
+inline void finish_run_settings(const CLI::App& app, settings::RunSettings& run, const InvocationFlags& invocation,
+                                int threads, int default_workers, std::string config_toml) {
+  if (!invocation.resume.empty() && from_config_file(app, "--run-dir")) run.run_dir.clear();
   run.resume = invocation.resume;
   run.overwrite = invocation.overwrite;
   run.dry_run = invocation.dry_run;

@@ -35,19 +35,11 @@ namespace {
 using dls::train::Seq2SeqPreset;
 using Overrides = dls::apps::Overrides<Seq2SeqPreset>;
 
-template <typename T>
-CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& name, const std::string& help,
-                     std::function<void(Seq2SeqPreset&, const T&)> apply) {
-  return dls::apps::setting<T, Seq2SeqPreset>(app, overrides, name, help, std::move(apply));
-}
+using dls::apps::flag_setting;
+using dls::apps::setting;
 
 // Refuses subword flags that would be ignored or cannot hold (one line each).
-void check_subword_flags(const CLI::App& app, const Seq2SeqPreset& setup, bool resuming) {
-  const auto given = [&app](const char* flag) { return app.count(flag) > 0; };
-  for (const char* flag : {"--tokenizer", "--spm-model", "--vocab-size", "--joint-vocab", "--tie-embeddings"}) {
-    if (resuming && given(flag))
-      throw std::runtime_error(std::string(flag) + ": fixed by the checkpoint when resuming");
-  }
+void check_subword_flags(const Seq2SeqPreset& setup, bool resuming) {
   // By value, not by count: a config.toml written by a word-level run lists them at their defaults.
   const dls::data::SubwordOptions defaults;
   const auto& subwords = setup.training.data.subwords;
@@ -131,57 +123,67 @@ int main(int argc, char** argv) {
       "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
   app.get_formatter()->column_width(38);
   Overrides overrides;
-  std::string data_path, preset = "dlstudio", variant = "FG";
+  std::string preset = "dlstudio", variant = "FG";
   dls::apps::InvocationFlags invocation;
 
   const std::string data = "Data";
-  app.add_option("--data", data_path,
-                 "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive "
-                 "(.tar.gz pickle); " +
-                     std::string(dls::apps::kDefaultCorpusHelp))
+  setting<std::string>(
+      app, overrides, "--data",
+      "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive (.tar.gz pickle); " +
+          std::string(dls::apps::kDefaultCorpusHelp),
+      [](auto& s, auto v) { s.training.data.data_path = v; },
+      [](const auto& s) { return dls::apps::absolute_path(s.training.data.data_path); })
       ->group(data);
-  setting<int>(app, overrides, "--max-words",
-               "longest sentence kept, per side, in words (L = max-words + 2; sentencepiece: L = the longest kept side "
-               "in pieces + 2)",
-               [](auto& s, auto v) { s.training.data.max_words = v; })
+  setting(
+      app, overrides, "--max-words",
+      "longest sentence kept, per side, in words (L = max-words + 2; sentencepiece: L = the longest kept side "
+      "in pieces + 2)",
+      [](auto& s) -> auto& { return s.training.data.max_words; })
       ->check(dls::apps::in_range(1, 1000))
       ->group(data);
-  setting<std::uint64_t>(app, overrides, "--split-seed", "seed of the validation split (default 1234)",
-                         [](auto& s, auto v) { s.training.data.split_seed = v; })
+  setting(
+      app, overrides, "--split-seed", "seed of the validation split (default 1234)",
+      [](auto& s) -> auto& { return s.training.data.split_seed; })
       ->check(dls::apps::in_range(0, 18446744073709551615.0))
       ->group(data);
-  setting<std::int64_t>(app, overrides, "--validation-pairs",
-                        "held-out pairs, split by English sentence (default 2000)",
-                        [](auto& s, auto v) { s.training.data.validation_pairs = v; })
+  setting(
+      app, overrides, "--validation-pairs", "held-out pairs, split by English sentence (default 2000)",
+      [](auto& s) -> auto& { return s.training.data.validation_pairs; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(data);
-  app.add_flag_callback(
-         "--length-buckets",
-         [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.training.length_buckets = true; }); },
-         "batches of similar lengths, each padded to its own longest sentence, not to L (vaswani layout; recorded in "
-         "the checkpoint)")
+  flag_setting(
+      app, overrides, "--length-buckets",
+      "batches of similar lengths, each padded to its own longest sentence, not to L (vaswani layout; recorded in "
+      "the checkpoint)",
+      [](auto& s) { s.training.length_buckets = true; }, [](const auto& s) { return s.training.length_buckets; })
       ->group(data);
   setting<std::string>(
       app, overrides, "--tokenizer",
       "word (DLStudio's) or sentencepiece (subword units trained on the training split, kept in the checkpoint)",
-      [](auto& s, auto v) { s.training.data.subword_units = dls::settings::parse_tokenizer(v); })
+      [](auto& s, auto v) { s.training.data.subword_units = dls::settings::parse_tokenizer(v); },
+      [](const auto& s) { return s.training.data.subword_units ? "sentencepiece" : "word"; })
       ->check(CLI::IsMember({"word", "sentencepiece"}))
       ->group(data);
-  setting<std::string>(app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe",
-                       [](auto& s, auto v) { s.training.data.subwords.kind = dls::data::parse_subword_kind(v); })
+  setting<std::string>(
+      app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe",
+      [](auto& s, auto v) { s.training.data.subwords.kind = dls::data::parse_subword_kind(v); },
+      [](const auto& s) { return dls::data::to_string(s.training.data.subwords.kind); })
       ->check(CLI::IsMember({"unigram", "bpe"}))
       ->group(data);
-  setting<int>(app, overrides, "--vocab-size", "sentencepiece: pieces per model, specials included (default 8000)",
-               [](auto& s, auto v) { s.training.data.subwords.vocab_size = v; })
+  setting(
+      app, overrides, "--vocab-size", "sentencepiece: pieces per model, specials included (default 8000)",
+      [](auto& s) -> auto& { return s.training.data.subwords.vocab_size; })
       ->check(dls::apps::in_range(8, 1000000))
       ->group(data);
-  app.add_flag_callback(
-         "--joint-vocab",
-         [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.training.data.subwords.joint = true; }); },
-         "sentencepiece: one model and vocabulary for English and Spanish (default: one per language)")
+  flag_setting(
+      app, overrides, "--joint-vocab",
+      "sentencepiece: one model and vocabulary for English and Spanish (default: one per language)",
+      [](auto& s) { s.training.data.subwords.joint = true; },
+      [](const auto& s) { return s.training.data.subwords.joint; })
       ->group(data);
-  setting<bool>(app, overrides, "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions",
-                [](auto& s, auto v) { s.training.dlstudio_loss = v; })
+  setting(
+      app, overrides, "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions",
+      [](auto& s) -> auto& { return s.training.dlstudio_loss; })
       ->group(data);
 
   const std::string model = "Model";
@@ -189,121 +191,146 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->group(model)
       ->check(CLI::IsMember({"dlstudio", "cpu"}));
+  overrides.record("--preset", [&preset](const auto&) { return preset; });
   app.add_option("--variant", variant, "FG (post-LN, TransformerFG) or PreLN (TransformerPreLN)")
       ->capture_default_str()
       ->group(model)
       ->check(CLI::IsMember({"FG", "PreLN"}));
-  app.add_flag_callback(
-         "--no-masking", [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.model.masking(false); }); },
-         "DLStudio's masking=False: the decoder sees the whole target sentence in training, the word it predicts "
-         "included (recorded in the checkpoint)")
+  overrides.record("--variant", [](const auto& s) { return dls::to_string(s.model.transformer().variant()); });
+  flag_setting(
+      app, overrides, "--no-masking",
+      "DLStudio's masking=False: the decoder sees the whole target sentence in training, the word it predicts "
+      "included (recorded in the checkpoint)",
+      [](auto& s) { s.model.masking(false); }, [](const auto& s) { return !s.model.masking(); })
       ->group(model);
-  setting<std::string>(app, overrides, "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani",
-                       [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); })
+  setting<std::string>(
+      app, overrides, "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani",
+      [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); },
+      [](const auto& s) { return dls::to_string(s.model.transformer().layout()); })
       ->group(model);
-  setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token",
-                        [](auto& s, auto v) { s.model.transformer().embedding_size(v); })
+  setting(
+      app, overrides, "--embedding-size", "M, width of every token",
+      [](auto& s) -> auto& { return s.model.transformer().embedding_size(); })
       ->check(dls::apps::in_range(1, 65536))
       ->group(model);
-  setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)",
-                        [](auto& s, auto v) { s.model.transformer().num_heads(v); })
+  setting(
+      app, overrides, "--heads", "attention heads (M divisible by it)",
+      [](auto& s) -> auto& { return s.model.transformer().num_heads(); })
       ->check(dls::apps::in_range(1, 1024))
       ->group(model);
-  setting<std::int64_t>(app, overrides, "--encoders", "number of BasicEncoders",
-                        [](auto& s, auto v) { s.model.num_encoders(v); })
+  setting(
+      app, overrides, "--encoders", "number of BasicEncoders", [](auto& s) -> auto& { return s.model.num_encoders(); })
       ->check(dls::apps::in_range(1, 1000))
       ->group(model);
-  setting<std::int64_t>(app, overrides, "--decoders", "number of BasicDecoderWithMasking",
-                        [](auto& s, auto v) { s.model.num_decoders(v); })
+  setting(
+      app, overrides, "--decoders", "number of BasicDecoderWithMasking",
+      [](auto& s) -> auto& { return s.model.num_decoders(); })
       ->check(dls::apps::in_range(1, 1000))
       ->group(model);
-  setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M (positionwise, vaswani)",
-                        [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })
+  setting(
+      app, overrides, "--ffn-multiplier", "FFN hidden width in units of M (positionwise, vaswani)",
+      [](auto& s) -> auto& { return s.model.transformer().ffn_multiplier(); })
       ->check(dls::apps::in_range(1, 64))
       ->group(model);
-  app.add_flag_callback(
-         "--tie-embeddings",
-         [&overrides] { overrides.push_back([](Seq2SeqPreset& s) { s.model.tie_embeddings(true); }); },
-         "one matrix for both embeddings and the output layer (needs --joint-vocab and the vaswani layout)")
+  flag_setting(
+      app, overrides, "--tie-embeddings",
+      "one matrix for both embeddings and the output layer (needs --joint-vocab and the vaswani layout)",
+      [](auto& s) { s.model.tie_embeddings(true); }, [](const auto& s) { return s.model.tie_embeddings(); })
       ->group(model);
-  setting<double>(app, overrides, "--dropout", "dropout on attention weights and sublayer outputs (vaswani)",
-                  [](auto& s, auto v) { s.model.transformer().dropout(v); })
+  setting(
+      app, overrides, "--dropout", "dropout on attention weights and sublayer outputs (vaswani)",
+      [](auto& s) -> auto& { return s.model.transformer().dropout(); })
       ->check(dls::apps::in_range(0, 0.99))
       ->group(model);
 
   const std::string training = "Training";
-  setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)",
-                        [](auto& s, auto v) { s.training.epochs = v; })
+  setting(
+      app, overrides, "--epochs", "epochs in all (a resumed run counts those done)",
+      [](auto& s) -> auto& { return s.training.epochs; })
       ->check(dls::apps::in_range(1, 1000000))
       ->group(training);
-  setting<std::int64_t>(app, overrides, "--batch-size", "pairs per step",
-                        [](auto& s, auto v) { s.training.batch_size = v; })
+  setting(
+      app, overrides, "--batch-size", "pairs per step", [](auto& s) -> auto& { return s.training.batch_size; })
       ->check(dls::apps::in_range(1, 1000000))
       ->group(training);
-  setting<std::string>(app, overrides, "--schedule",
-                       "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine",
-                       [](auto& s, auto v) { s.training.schedule.kind = dls::settings::parse_schedule(v); })
+  setting<std::string>(
+      app, overrides, "--schedule", "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine",
+      [](auto& s, auto v) { s.training.schedule.kind = dls::settings::parse_schedule(v); },
+      [](const auto& s) { return dls::settings::to_string(s.training.schedule.kind); })
       ->check(CLI::IsMember({"constant", "dlstudio-warmup", "cosine"}))
       ->group(training);
-  setting<double>(app, overrides, "--lr", "learning rate (constant) or peak (cosine)",
-                  [](auto& s, auto v) { s.training.schedule.base_lr = v; })
+  setting(
+      app, overrides, "--lr", "learning rate (constant) or peak (cosine)",
+      [](auto& s) -> auto& { return s.training.schedule.base_lr; })
       ->check(dls::apps::in_range(1e-12, 100))
       ->group(training);
-  setting<std::int64_t>(app, overrides, "--warmup", "warm-up steps (dlstudio-warmup, cosine)",
-                        [](auto& s, auto v) { s.training.schedule.warmup_steps = v; })
+  setting(
+      app, overrides, "--warmup", "warm-up steps (dlstudio-warmup, cosine)",
+      [](auto& s) -> auto& { return s.training.schedule.warmup_steps; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(training);
-  setting<double>(app, overrides, "--min-lr", "cosine: final learning rate",
-                  [](auto& s, auto v) { s.training.schedule.min_lr = v; })
+  setting(
+      app, overrides, "--min-lr", "cosine: final learning rate",
+      [](auto& s) -> auto& { return s.training.schedule.min_lr; })
       ->check(dls::apps::in_range(0, 100))
       ->group(training);
-  setting<std::string>(app, overrides, "--optimizer", "adam or adamw",
-                       [](auto& s, auto v) { s.training.optimizer.kind = dls::settings::parse_optimizer(v); })
+  setting<std::string>(
+      app, overrides, "--optimizer", "adam or adamw",
+      [](auto& s, auto v) { s.training.optimizer.kind = dls::settings::parse_optimizer(v); },
+      [](const auto& s) { return dls::settings::to_string(s.training.optimizer.kind); })
       ->check(dls::apps::optimizers())
       ->group(training);
-  setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.training.optimizer.beta1 = v; })
+  setting(
+      app, overrides, "--beta1", "Adam beta1", [](auto& s) -> auto& { return s.training.optimizer.beta1; })
       ->check(dls::apps::in_range(0, 0.999999))
       ->group(training);
-  setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.training.optimizer.beta2 = v; })
+  setting(
+      app, overrides, "--beta2", "Adam beta2", [](auto& s) -> auto& { return s.training.optimizer.beta2; })
       ->check(dls::apps::in_range(0, 0.999999))
       ->group(training);
-  setting<double>(app, overrides, "--eps", "Adam epsilon", [](auto& s, auto v) { s.training.optimizer.eps = v; })
+  setting(
+      app, overrides, "--eps", "Adam epsilon", [](auto& s) -> auto& { return s.training.optimizer.eps; })
       ->check(dls::apps::in_range(1e-30, 1))
       ->group(training);
-  setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)",
-                  [](auto& s, auto v) { s.training.optimizer.weight_decay = v; })
+  setting(
+      app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)",
+      [](auto& s) -> auto& { return s.training.optimizer.weight_decay; })
       ->check(dls::apps::in_range(0, 10))
       ->group(training);
-  setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)",
-                  [](auto& s, auto v) { s.training.optimizer.clip_grad_norm = v; })
+  setting(
+      app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)",
+      [](auto& s) -> auto& { return s.training.optimizer.clip_grad_norm; })
       ->check(dls::apps::in_range(0, 1000000))
       ->group(training);
-  setting<double>(app, overrides, "--label-smoothing", "label smoothing of the loss (0: off)",
-                  [](auto& s, auto v) { s.training.label_smoothing = v; })
+  setting(
+      app, overrides, "--label-smoothing", "label smoothing of the loss (0: off)",
+      [](auto& s) -> auto& { return s.training.label_smoothing; })
       ->check(dls::apps::in_range(0, 0.99))
       ->group(training);
-  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, batch order and dropout",
-                         [](auto& s, auto v) { s.training.seed = v; })
+  setting(
+      app, overrides, "--seed", "seed of initialisation, batch order and dropout",
+      [](auto& s) -> auto& { return s.training.seed; })
       ->check(dls::apps::in_range(0, 18446744073709551615.0))
       ->group(training);
   const std::string output = "Output";
-  setting<std::int64_t>(app, overrides, "--samples", "validation pairs translated and printed at the end",
-                        [](auto& s, auto v) { s.training.samples = v; })
+  setting(
+      app, overrides, "--samples", "validation pairs translated and printed at the end",
+      [](auto& s) -> auto& { return s.training.samples; })
       ->check(dls::apps::in_range(0, 1000000))
       ->group(output);
-  setting<std::int64_t>(app, overrides, "--bleu-sentences", "validation sentences decoded for BLEU each epoch (0: all)",
-                        [](auto& s, auto v) { s.training.bleu_sentences = v; })
+  setting(
+      app, overrides, "--bleu-sentences", "validation sentences decoded for BLEU each epoch (0: all)",
+      [](auto& s) -> auto& { return s.training.bleu_sentences; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(output);
   dls::apps::add_selection_flags<Seq2SeqPreset>(
-      app, overrides, {"bleu", "loss"}, [](Seq2SeqPreset & s) -> auto& { return s.training.selection; }, output);
+      app, overrides, {"bleu", "loss"}, [](auto& s) -> auto& { return s.training.selection; }, output);
   std::string dlstudio_vocab;
   app.add_option("--dlstudio-vocab", dlstudio_vocab,
                  "DLStudio archive: also print DLStudio's parameter counts with its vocabularies (no <pad>/<unk>)")
       ->group(output);
   dls::apps::add_run_flags<Seq2SeqPreset>(
-      app, overrides, invocation, [](Seq2SeqPreset & s) -> auto& { return s.training.run; }, "runs/seq2seq", training,
-      output);
+      app, overrides, invocation, [](auto& s) -> auto& { return s.training.run; }, "runs/seq2seq", training, output);
 
   dls::apps::add_version_flag(app, "seq2seq_train");
   dls::apps::keep_invocation_flags_out_of_config(app);
@@ -323,16 +350,22 @@ int main(int argc, char** argv) {
       setup = dls::train::seq2seq_preset(preset, dls::parse_variant(variant));
       setup.training.data.data_path = dls::apps::default_corpus();
     }
-    if (!data_path.empty()) setup.training.data.data_path = data_path;
+    const Seq2SeqPreset before_flags = setup;
+    dls::apps::apply_overrides(overrides, setup);
     if (setup.training.data.data_path.empty()) {
       throw std::runtime_error(dls::apps::no_corpus_message());
     }
-    dls::apps::apply_overrides(overrides, setup);
-    check_subword_flags(app, setup, resuming);
+    if (resuming) {
+      dls::apps::check_fixed_on_resume(
+          app, overrides, before_flags, setup,
+          {"--tokenizer", "--spm-model", "--vocab-size", "--joint-vocab", "--tie-embeddings"});
+    }
+    check_subword_flags(setup, resuming);
     const auto layout = setup.model.transformer().layout();
     if (dls::keeps_freed_memory(layout)) dls::util::keep_freed_memory();
-    dls::apps::finish_run_settings(setup.training.run, invocation, threads, dls::default_batch_chunks(layout, threads),
-                                   dls::apps::resolved_config(app, "seq2seq_train"));
+    dls::apps::finish_run_settings(app, setup.training.run, invocation, threads,
+                                   dls::default_batch_chunks(layout, threads),
+                                   dls::apps::resolved_config(overrides, setup, "seq2seq_train"));
     const auto result = dls::train::train_seq2seq(setup.model, setup.training, dlstudio_vocab);
     if (invocation.json && result.parallel.rank == 0) {
       print_json(result, dls::util::precision_name(setup.training.run.precision));

@@ -35,11 +35,8 @@ namespace {
 using dls::settings::ViTTrainSettings;
 using Overrides = dls::apps::Overrides<dls::settings::ViTTrainSettings>;
 
-template <typename T>
-CLI::Option* setting(CLI::App& app, Overrides& overrides, const std::string& name, const std::string& help,
-                     std::function<void(dls::settings::ViTTrainSettings&, const T&)> apply) {
-  return dls::apps::setting<T, dls::settings::ViTTrainSettings>(app, overrides, name, help, std::move(apply));
-}
+using dls::apps::flag_setting;
+using dls::apps::setting;
 
 void print_json(const dls::train::ViTTrainResult& r, const std::string& precision) {
   dls::util::JsonWriter json;
@@ -89,89 +86,110 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->group(data)
       ->check(CLI::IsMember({"fashion-mnist", "cifar10"}));
+  overrides.record("--dataset", [](const auto& s) { return s.data.dataset; });
   app.add_option(
          "--data-dir", data_dir,
          "dataset folder (default for Fashion-MNIST: /usr/share/datasets/fashion-mnist/; required for CIFAR-10)")
       ->group(data);
-  setting<std::size_t>(app, overrides, "--train-subset", "train on the first N training images only",
-                       [](auto& s, auto v) { s.data.train_subset = v; })
+  overrides.record("--data-dir", [](const auto& s) { return dls::apps::absolute_path(s.data.data_dir); });
+  setting(
+      app, overrides, "--train-subset", "train on the first N training images only",
+      [](auto& s) -> auto& { return s.data.train_subset; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(data);
-  setting<std::size_t>(app, overrides, "--test-subset", "test on the first N test images only",
-                       [](auto& s, auto v) { s.data.test_subset = v; })
+  setting(
+      app, overrides, "--test-subset", "test on the first N test images only",
+      [](auto& s) -> auto& { return s.data.test_subset; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(data);
-  setting<std::string>(app, overrides, "--normalization", "dlstudio ((x-0.5)/0.5) or dataset (training mean/std)",
-                       [](auto& s, auto v) { s.data.normalization = v; })
+  setting(
+      app, overrides, "--normalization", "dlstudio ((x-0.5)/0.5) or dataset (training mean/std)",
+      [](auto& s) -> auto& { return s.data.normalization; })
       ->group(data)
       ->check(CLI::IsMember({"dlstudio", "dataset"}));
-  setting<int>(app, overrides, "--augment-pad", "random crop after zero padding by N pixels (0: off)",
-               [](auto& s, auto v) { s.data.augment.pad = v; })
+  setting(
+      app, overrides, "--augment-pad", "random crop after zero padding by N pixels (0: off)",
+      [](auto& s) -> auto& { return s.data.augment.pad; })
       ->check(dls::apps::in_range(0, 64))
       ->group(data);
-  setting<bool>(app, overrides, "--flip", "random horizontal flips (--flip false for digit-like data)",
-                [](auto& s, auto v) { s.data.augment.flip = v; })
+  setting(
+      app, overrides, "--flip", "random horizontal flips (--flip false for digit-like data)",
+      [](auto& s) -> auto& { return s.data.augment.flip; })
       ->group(data);
-  setting<double>(app, overrides, "--random-erase",
-                  "probability of blanking a random rectangle of each training image (0: off)",
-                  [](auto& s, auto v) { s.data.augment.erase = v; })
+  setting(
+      app, overrides, "--random-erase", "probability of blanking a random rectangle of each training image (0: off)",
+      [](auto& s) -> auto& { return s.data.augment.erase; })
       ->check(CLI::Range(0.0, 1.0))
       ->group(data);
 
   // Model.
   const std::string model = "Model";
-  setting<std::int64_t>(
+  setting(
       app, overrides, "--patch-size",
       "patch side p, in pixels of the stem's output (of the image without a stem), which it must divide",
-      [](auto& s, auto v) { s.model.patch_size(v); })
+      [](auto& s) -> auto& { return s.model.patch_size(); })
       ->check(dls::apps::in_range(1, 4096))
       ->group(model);
-  setting<std::int64_t>(app, overrides, "--embedding-size", "M, width of every token",
-                        [](auto& s, auto v) { s.model.transformer().embedding_size(v); })
+  setting(
+      app, overrides, "--embedding-size", "M, width of every token",
+      [](auto& s) -> auto& { return s.model.transformer().embedding_size(); })
       ->check(dls::apps::in_range(1, 65536))
       ->group(model);
-  setting<std::int64_t>(app, overrides, "--heads", "attention heads (M divisible by it)",
-                        [](auto& s, auto v) { s.model.transformer().num_heads(v); })
+  setting(
+      app, overrides, "--heads", "attention heads (M divisible by it)",
+      [](auto& s) -> auto& { return s.model.transformer().num_heads(); })
       ->check(dls::apps::in_range(1, 1024))
       ->group(model);
-  setting<std::int64_t>(app, overrides, "--encoders", "number of BasicEncoders",
-                        [](auto& s, auto v) { s.model.num_encoders(v); })
+  setting(
+      app, overrides, "--encoders", "number of BasicEncoders", [](auto& s) -> auto& { return s.model.num_encoders(); })
       ->check(dls::apps::in_range(1, 1000))
       ->group(model);
-  setting<std::int64_t>(app, overrides, "--ffn-multiplier", "FFN hidden width in units of M",
-                        [](auto& s, auto v) { s.model.transformer().ffn_multiplier(v); })
+  setting(
+      app, overrides, "--ffn-multiplier", "FFN hidden width in units of M",
+      [](auto& s) -> auto& { return s.model.transformer().ffn_multiplier(); })
       ->check(dls::apps::in_range(1, 64))
       ->group(model);
-  setting<std::string>(app, overrides, "--variant", "FG (post-LN, DLStudio) or PreLN", [](auto& s, auto v) {
-    s.model.transformer().variant(dls::parse_variant(v));
-  })->group(model);
-  setting<std::string>(app, overrides, "--layout", "positionwise (DLStudio >= 2.5), vaswani or dlstudio (flattened)",
-                       [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); })
+  setting<std::string>(
+      app, overrides, "--variant", "FG (post-LN, DLStudio) or PreLN",
+      [](auto& s, auto v) { s.model.transformer().variant(dls::parse_variant(v)); },
+      [](const auto& s) { return dls::to_string(s.model.transformer().variant()); })
       ->group(model);
-  setting<double>(app, overrides, "--dropout", "dropout inside the encoder (vaswani layout only)",
-                  [](auto& s, auto v) { s.model.transformer().dropout(v); })
+  setting<std::string>(
+      app, overrides, "--layout", "positionwise (DLStudio >= 2.5), vaswani or dlstudio (flattened)",
+      [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); },
+      [](const auto& s) { return dls::to_string(s.model.transformer().layout()); })
+      ->group(model);
+  setting(
+      app, overrides, "--dropout", "dropout inside the encoder (vaswani layout only)",
+      [](auto& s) -> auto& { return s.model.transformer().dropout(); })
       ->check(dls::apps::in_range(0, 0.99))
       ->group(model);
-  setting<bool>(app, overrides, "--conv-patch-embedding", "project patches with Conv2d instead of Linear",
-                [](auto& s, auto v) { s.model.conv_patch_embedding(v); })
+  setting(
+      app, overrides, "--conv-patch-embedding", "project patches with Conv2d instead of Linear",
+      [](auto& s) -> auto& { return s.model.conv_patch_embedding(); })
       ->group(model);
-  setting<std::string>(app, overrides, "--stem",
-                       "3x3 convolutions (GELU) before the patches are cut, as CHANNELS[/STRIDE] per layer, e.g. "
-                       "32,64/2,128/2 (\"\": none, DLStudio's ViT); the patch size counts the last layer's pixels",
-                       [](auto& s, auto v) { s.model.stem(dls::parse_stem(v)); })
+  setting<std::string>(
+      app, overrides, "--stem",
+      "3x3 convolutions (GELU) before the patches are cut, as CHANNELS[/STRIDE] per layer, e.g. "
+      "32,64/2,128/2 (\"\": none, DLStudio's ViT); the patch size counts the last layer's pixels",
+      [](auto& s, auto v) { s.model.stem(dls::parse_stem(v)); },
+      [](const auto& s) { return dls::stem_to_string(s.model.stem()); })
       ->group(model);
   setting<std::string>(
       app, overrides, "--pixel-attention",
       "an inter-pixel attention block (DLStudio's GenerativeDiffusion AttentionBlock) after stem layer LAYER, as "
       "LAYER[:HEADS], e.g. 3 or 3:4 (\"\": none); that layer's channels must be a multiple of 32",
-      [](auto& s, auto v) { s.model.pixel_attention(dls::parse_pixel_attention(v)); })
+      [](auto& s, auto v) { s.model.pixel_attention(dls::parse_pixel_attention(v)); },
+      [](const auto& s) { return dls::pixel_attention_to_string(s.model.pixel_attention()); })
       ->group(model);
-  setting<std::int64_t>(app, overrides, "--head-hidden", "hidden width of the classification head",
-                        [](auto& s, auto v) { s.model.head_hidden_size(v); })
+  setting(
+      app, overrides, "--head-hidden", "hidden width of the classification head",
+      [](auto& s) -> auto& { return s.model.head_hidden_size(); })
       ->check(dls::apps::in_range(1, 65536))
       ->group(model);
-  setting<double>(app, overrides, "--head-dropout", "dropout before the head (training only)",
-                  [](auto& s, auto v) { s.model.head_dropout(v); })
+  setting(
+      app, overrides, "--head-dropout", "dropout before the head (training only)",
+      [](auto& s) -> auto& { return s.model.head_dropout(); })
       ->check(dls::apps::in_range(0, 0.99))
       ->group(model);
 
@@ -181,64 +199,80 @@ int main(int argc, char** argv) {
                  "dlstudio (DLStudio's CIFAR-10 example) or fashion (Fashion-MNIST on a small CPU); default by dataset")
       ->group(training)
       ->check(CLI::IsMember(dls::train::vit_preset_names()));
-  setting<std::int64_t>(app, overrides, "--epochs", "epochs in all (a resumed run counts those done)",
-                        [](auto& s, auto v) { s.epochs = v; })
+  overrides.record("--preset", [](const auto& s) { return s.preset; });
+  setting(
+      app, overrides, "--epochs", "epochs in all (a resumed run counts those done)",
+      [](auto& s) -> auto& { return s.epochs; })
       ->check(dls::apps::in_range(1, 1000000))
       ->group(training);
-  setting<std::size_t>(app, overrides, "--batch-size", "images per step", [](auto& s, auto v) { s.batch_size = v; })
+  setting(
+      app, overrides, "--batch-size", "images per step", [](auto& s) -> auto& { return s.batch_size; })
       ->check(dls::apps::in_range(1, 1000000))
       ->group(training);
-  setting<std::string>(app, overrides, "--optimizer", "adam or adamw",
-                       [](auto& s, auto v) { s.optimizer.kind = dls::settings::parse_optimizer(v); })
+  setting<std::string>(
+      app, overrides, "--optimizer", "adam or adamw",
+      [](auto& s, auto v) { s.optimizer.kind = dls::settings::parse_optimizer(v); },
+      [](const auto& s) { return dls::settings::to_string(s.optimizer.kind); })
       ->check(dls::apps::optimizers())
       ->group(training);
-  setting<double>(app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s, auto v) { s.lr = v; })
+  setting(
+      app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s) -> auto& { return s.lr; })
       ->check(dls::apps::in_range(1e-12, 100))
       ->group(training);
-  setting<std::string>(app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)",
-                       [](auto& s, auto v) { s.schedule = dls::settings::parse_schedule(v); })
+  setting<std::string>(
+      app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)",
+      [](auto& s, auto v) { s.schedule = dls::settings::parse_schedule(v); },
+      [](const auto& s) { return dls::settings::to_string(s.schedule); })
       ->check(CLI::IsMember({"constant", "cosine"}))
       ->group(training);
-  setting<double>(app, overrides, "--warmup-epochs", "cosine: warm-up length in epochs",
-                  [](auto& s, auto v) { s.warmup_epochs = v; })
+  setting(
+      app, overrides, "--warmup-epochs", "cosine: warm-up length in epochs",
+      [](auto& s) -> auto& { return s.warmup_epochs; })
       ->check(dls::apps::in_range(0, 1000000))
       ->group(training);
-  setting<double>(app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s, auto v) { s.min_lr = v; })
+  setting(
+      app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s) -> auto& { return s.min_lr; })
       ->check(dls::apps::in_range(0, 100))
       ->group(training);
-  setting<double>(app, overrides, "--beta1", "Adam beta1", [](auto& s, auto v) { s.optimizer.beta1 = v; })
+  setting(
+      app, overrides, "--beta1", "Adam beta1", [](auto& s) -> auto& { return s.optimizer.beta1; })
       ->check(dls::apps::in_range(0, 0.999999))
       ->group(training);
-  setting<double>(app, overrides, "--beta2", "Adam beta2", [](auto& s, auto v) { s.optimizer.beta2 = v; })
+  setting(
+      app, overrides, "--beta2", "Adam beta2", [](auto& s) -> auto& { return s.optimizer.beta2; })
       ->check(dls::apps::in_range(0, 0.999999))
       ->group(training);
-  setting<double>(app, overrides, "--eps", "Adam epsilon", [](auto& s, auto v) { s.optimizer.eps = v; })
+  setting(
+      app, overrides, "--eps", "Adam epsilon", [](auto& s) -> auto& { return s.optimizer.eps; })
       ->check(dls::apps::in_range(1e-30, 1))
       ->group(training);
-  setting<double>(app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)",
-                  [](auto& s, auto v) { s.optimizer.weight_decay = v; })
+  setting(
+      app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)",
+      [](auto& s) -> auto& { return s.optimizer.weight_decay; })
       ->check(dls::apps::in_range(0, 10))
       ->group(training);
-  setting<double>(app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)",
-                  [](auto& s, auto v) { s.optimizer.clip_grad_norm = v; })
+  setting(
+      app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)",
+      [](auto& s) -> auto& { return s.optimizer.clip_grad_norm; })
       ->check(dls::apps::in_range(0, 1000000))
       ->group(training);
-  setting<double>(app, overrides, "--label-smoothing", "cross-entropy label smoothing",
-                  [](auto& s, auto v) { s.label_smoothing = v; })
+  setting(
+      app, overrides, "--label-smoothing", "cross-entropy label smoothing",
+      [](auto& s) -> auto& { return s.label_smoothing; })
       ->check(dls::apps::in_range(0, 0.99))
       ->group(training);
-  setting<std::uint64_t>(app, overrides, "--seed", "seed of initialisation, data order, augmentation, dropout",
-                         [](auto& s, auto v) { s.seed = v; })
+  setting(
+      app, overrides, "--seed", "seed of initialisation, data order, augmentation, dropout",
+      [](auto& s) -> auto& { return s.seed; })
       ->check(dls::apps::in_range(0, 18446744073709551615.0))
       ->group(training);
 
   // Output.
   const std::string output = "Output";
   dls::apps::add_selection_flags<dls::settings::ViTTrainSettings>(
-      app, overrides, {"accuracy", "loss"}, [](dls::settings::ViTTrainSettings & s) -> auto& { return s.selection; },
-      output);
+      app, overrides, {"accuracy", "loss"}, [](auto& s) -> auto& { return s.selection; }, output);
   dls::apps::add_run_flags<ViTTrainSettings>(
-      app, overrides, invocation, [](ViTTrainSettings & s) -> auto& { return s.run; }, "runs/vit", training, output);
+      app, overrides, invocation, [](auto& s) -> auto& { return s.run; }, "runs/vit", training, output);
 
   dls::apps::add_version_flag(app, "vit_train");
   dls::apps::keep_invocation_flags_out_of_config(app);
@@ -262,8 +296,8 @@ int main(int argc, char** argv) {
     settings.model.validate();
     // On a CPU, chunks of the batch on threads of their own beat one pass with several
     // intra-op threads for these small models (bench/PERFORMANCE.md): one worker per thread.
-    dls::apps::finish_run_settings(settings.run, invocation, threads, threads,
-                                   dls::apps::resolved_config(app, "vit_train"));
+    dls::apps::finish_run_settings(app, settings.run, invocation, threads, threads,
+                                   dls::apps::resolved_config(overrides, settings, "vit_train"));
     const auto result = dls::train::train_vit(settings);
     if (invocation.json && result.parallel.rank == 0) {
       print_json(result, dls::util::precision_name(settings.run.precision));

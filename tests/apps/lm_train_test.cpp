@@ -172,5 +172,32 @@ TEST(LmTrainApp, BadFlagsAreOneLineErrors) {
   test::expect_one_line_error(run_lm_eval("runs/x --top-k 3", "needs"), "--generate", test::kAnyFailure);
 }
 
+// config.toml lists the run's settings (the preset expanded, the run directory absolute) and
+// repeats the run from another folder.
+TEST(LmTrainApp, ConfigTomlRepeatsTheRunFromAnotherFolder) {
+  const auto dir = test::fresh_temp_dir("lm_train_app_config");
+  fs::create_directories(dir / "start");
+  fs::create_directories(dir / "elsewhere");
+  const auto first = test::run_program("apps/lm_train",
+                                       "--threads 1 --preset tiny --data " + sample_corpus() +
+                                           " --validation-sentences 100 --epochs 1 --max-iters 4 --log-every 1"
+                                           " --run-dir 'a #1'",
+                                       "lm_train_app_config_first", "", test::in_folder((dir / "start").string()));
+  ASSERT_EQ(first.status, 0) << first.err;
+  const auto run_a = dir / "start" / "a #1";
+  const auto config = util::read_file((run_a / "config.toml").string());
+  for (const std::string key : {"\npreset=\"tiny\"\n", "\nlr=", "\nbatch-size=", "\noptimizer=", "\nschedule=",
+                                "\nwarmup-steps=", "\nembedding-size=", "\nmax-iters=4\n"}) {
+    EXPECT_NE(config.find(key), std::string::npos) << key << "\n" << config;
+  }
+  EXPECT_NE(config.find("\nrun-dir=\"" + run_a.string() + "\"\n"), std::string::npos) << config;
+  EXPECT_EQ(config.find("\nthreads="), std::string::npos) << config;
+  const auto again =
+      test::run_program("apps/lm_train", "--threads 1 --config '" + (run_a / "config.toml").string() + "' --run-dir b",
+                        "lm_train_app_config_again", "", test::in_folder((dir / "elsewhere").string()));
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(test::metrics_losses(dir / "elsewhere" / "b"), test::metrics_losses(run_a));
+}
+
 }  // namespace
 }  // namespace dls

@@ -6,10 +6,12 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
 #include "support/program_run.h"
+#include "../../apps/config_toml.h"
 
 namespace dls {
 namespace {
@@ -207,39 +209,100 @@ TEST(Seq2SeqTrainApp, ANewRunRefusesAnEarlierRunsDirectory) {
   test::remove_tree(aside);
 }
 
-// Every run writes the options it ran with as config.toml; --config with that file (and a
-// new --run-dir) repeats the run; what to resume and --overwrite are never in it; a key
-// the program does not know is refused.
-TEST(Seq2SeqTrainApp, ConfigTomlRepeatsTheRun) {
+// seq2seq_train run from `folder` (run_seq2seq_train's flags).
+test::ProgramRun run_seq2seq_train_in(const fs::path& folder, const std::string& args, const std::string& name) {
+  return test::run_program("apps/seq2seq_train", "--threads 1 " + args, "seq2seq_train_app_" + name, "",
+                           test::in_folder(folder.string()));
+}
+
+// Every run writes its settings as config.toml: the preset expanded, paths absolute, nothing
+// of one invocation. --config with that file (and a new --run-dir) repeats the run from any
+// folder, whatever characters its paths hold; older files (CLI11's: threads, json,
+// log-level) still read; a key the program does not know, or a malformed file, is refused.
+TEST(Seq2SeqTrainApp, ConfigTomlRepeatsTheRunFromAnywhere) {
   const auto dir = test::fresh_temp_dir("seq2seq_train_app_config");
-  const std::string args = "--data " + kSampleCorpus + kSmall + " --epochs 1 --max-iters 3 --dropout 0";
-  ASSERT_EQ(run_seq2seq_train(args + " --run-dir " + (dir / "a").string(), "config_first").status, 0);
-  const auto config = util::read_file((dir / "a" / "config.toml").string());
-  EXPECT_NE(config.find("embedding-size=32"), std::string::npos) << config;
-  EXPECT_NE(config.find("preset=\"cpu\""), std::string::npos) << config;
-  EXPECT_EQ(config.find("overwrite"), std::string::npos) << config;
+  const auto start = dir / "start", elsewhere = dir / "elsewhere";
+  fs::create_directories(start);
+  fs::create_directories(elsewhere);
+  const std::string corpus = "corpus #1 \"ñandú\" \\x.tsv";  // '#', quotes, a backslash, spaces, UTF-8
+  fs::copy_file(kSampleCorpus, start / corpus);
+  const auto first = run_seq2seq_train_in(
+      start, "--data '" + corpus + "'" + kSmall + " --epochs 1 --max-iters 3 --dropout 0 --lr 0.002 --run-dir 'run #a'",
+      "config_first");
+  ASSERT_EQ(first.status, 0) << first.err;
+  const auto run_a = start / "run #a";
+  const auto config = util::read_file((run_a / "config.toml").string());
+  for (const std::string line : std::vector<std::string>{
+           "lr=0.002", "epochs=1", "max-iters=3", "embedding-size=32", "dropout=0", "log-every=10", "preset=\"cpu\"",
+           "variant=\"FG\"", "device=\"cpu\"", "precision=\"fp32\"", "tokenizer=\"word\"", "joint-vocab=false",
+           "validation-pairs=100", "data=" + apps::toml_value((start / corpus).string()),
+           "run-dir=" + apps::toml_value(run_a.string())}) {
+    EXPECT_NE(config.find("\n" + line + "\n"), std::string::npos) << line << "\n" << config;
+  }
+  for (const std::string key : {"batch-size", "optimizer", "schedule", "warmup", "seed", "checkpoint-every",
+                                "best-metric", "beta2", "label-smoothing", "heads", "layout"}) {
+    EXPECT_NE(config.find("\n" + key + "="), std::string::npos) << key << "\n" << config;
+  }
+  for (const std::string key : {"threads", "workers", "json", "log-level", "resume", "overwrite", "dry-run"}) {
+    EXPECT_EQ(config.find("\n" + key + "="), std::string::npos) << key << "\n" << config;
+  }
 
-  const auto again = run_seq2seq_train(
-      "--config " + (dir / "a" / "config.toml").string() + " --run-dir " + (dir / "b").string(), "config_again");
+  const auto again = run_seq2seq_train_in(elsewhere, "--config '" + (run_a / "config.toml").string() + "' --run-dir b",
+                                          "config_again");
   ASSERT_EQ(again.status, 0) << again.err;
-  // The same losses step by step (the first four columns: kind, epoch, step, loss).
-  const auto first_columns = [](const std::string& csv) {
-    std::istringstream lines(csv);
-    std::string kept;
-    for (std::string line; std::getline(lines, line);) {
-      std::size_t cut = 0;
-      for (int i = 0; i < 4 && cut != std::string::npos; ++i) cut = line.find(',', cut + (i > 0 ? 1 : 0));
-      kept += line.substr(0, cut) + "\n";
-    }
-    return kept;
-  };
-  EXPECT_EQ(first_columns(util::read_file((dir / "b" / "metrics.csv").string())),
-            first_columns(util::read_file((dir / "a" / "metrics.csv").string())));
+  EXPECT_EQ(test::metrics_losses(elsewhere / "b"), test::metrics_losses(run_a));
+  std::string config_b = util::read_file((elsewhere / "b" / "config.toml").string());
+  const auto b_dir = apps::toml_value((elsewhere / "b").string()), a_dir = apps::toml_value(run_a.string());
+  config_b.replace(config_b.find(b_dir), b_dir.size(), a_dir);
+  EXPECT_EQ(config_b, config) << "the same settings, but for the run directory";
 
-  util::write_text_atomically((dir / "bad.toml").string(), "no-such-flag=1\n");
+  test::write_bytes(dir / "old.toml",
+                    "# The options of this run.\nthreads=1\njson=false\nlog-level=\"warn\"\n"
+                    "preset=\"cpu\"\nvalidation-pairs=100\ndata=\"" +
+                        kSampleCorpus + "\"\n");
+  const auto old = run_seq2seq_train("--config " + (dir / "old.toml").string() + " --dry-run", "config_old");
+  EXPECT_EQ(old.status, 0) << old.err;
+
+  test::write_bytes(dir / "bad.toml", "no-such-flag=1\n");
   const auto bad = run_seq2seq_train("--config " + (dir / "bad.toml").string(), "config_bad");
-  EXPECT_NE(bad.status, 0);
-  EXPECT_NE(bad.err.find("no-such-flag"), std::string::npos) << bad.err;
+  test::expect_one_line_error(bad, "no-such-flag");
+  test::write_bytes(dir / "open.toml", "# an array left open\nepochs=[12\n");
+  const auto open = run_seq2seq_train("--config " + (dir / "open.toml").string(), "config_open");
+  test::expect_one_line_error(open, (dir / "open.toml").string() + ":2: unterminated array");
+}
+
+// --config RUN/config.toml --resume RUN continues the run with its recipe, even after the run
+// moved (the file's --run-dir is not followed on resume); a setting the checkpoint fixes may
+// come from the file with the checkpoint's value only, and never from the command line.
+TEST(Seq2SeqTrainApp, ConfigTomlContinuesItsRun) {
+  const auto dir = test::fresh_temp_dir("seq2seq_train_app_config_resume");
+  ASSERT_EQ(run_seq2seq_train(
+                "--data " + kSampleCorpus + kSmall + " --epochs 2 --max-iters 3 --run-dir " + (dir / "a").string(),
+                "config_resume_first")
+                .status,
+            0);
+  const auto steps_a = util::read_file((dir / "a" / "loss_steps.csv").string());
+  fs::copy(dir / "a", dir / "moved", fs::copy_options::recursive);
+  const auto config = (dir / "moved" / "config.toml").string();
+  const auto resumed = run_seq2seq_train(
+      "--config " + config + " --resume " + (dir / "moved").string() + " --max-iters 5 --json", "config_resume");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("\"iterations\":5"), std::string::npos) << resumed.out;
+  EXPECT_EQ(util::read_file((dir / "a" / "loss_steps.csv").string()), steps_a) << "the run's old folder is untouched";
+  EXPECT_EQ(test::count_lines(util::read_file((dir / "moved" / "loss_steps.csv").string())),
+            test::count_lines(steps_a) + 2);
+
+  std::string changed = util::read_file(config);
+  changed.replace(changed.find("tokenizer=\"word\""), 16, "tokenizer=\"sentencepiece\"");
+  test::write_bytes(dir / "changed.toml", changed);
+  test::expect_one_line_error(
+      run_seq2seq_train("--config " + (dir / "changed.toml").string() + " --resume " + (dir / "moved").string(),
+                        "config_resume_changed"),
+      "tokenizer=\"sentencepiece\", but the checkpoint has \"word\"");
+  test::expect_one_line_error(
+      run_seq2seq_train("--config " + config + " --resume " + (dir / "moved").string() + " --joint-vocab",
+                        "config_resume_flag"),
+      "--joint-vocab: fixed by the checkpoint when resuming");
 }
 
 }  // namespace

@@ -111,5 +111,33 @@ TEST(VitTrainApp, TinyRunPrintsJson) {
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0003.pt"));
 }
 
+// config.toml lists the run's settings (the preset expanded, the data folder and the run
+// directory absolute) and repeats the run from another folder.
+TEST(VitTrainApp, ConfigTomlRepeatsTheRunFromAnotherFolder) {
+  const auto dir = test::fresh_temp_dir("vit_train_app_config");
+  fs::create_directories(dir / "start" / "fashion #1");
+  fs::create_directories(dir / "elsewhere");
+  test::write_fake_fashion_mnist(dir / "start" / "fashion #1", 20, 10);
+  const auto first = test::run_program("apps/vit_train",
+                                       "--threads 1 --data-dir 'fashion #1' --run-dir a --epochs 1 --embedding-size 16"
+                                       " --heads 2 --encoders 1 --stem 4,8/2 --patch-size 7 --batch-size 10"
+                                       " --log-every 1 --log-level warn",
+                                       "vit_train_app_config_first", "", test::in_folder((dir / "start").string()));
+  ASSERT_EQ(first.status, 0) << first.err;
+  const auto run_a = dir / "start" / "a";
+  const auto config = util::read_file((run_a / "config.toml").string());
+  for (const std::string key : {"\npreset=\"fashion\"\n", "\nstem=\"4,8/2\"\n", "\nlr=", "\nbatch-size=10\n",
+                                "\nwarmup-epochs=", "\ndataset=\"fashion-mnist\"\n", "\nflip="}) {
+    EXPECT_NE(config.find(key), std::string::npos) << key << "\n" << config;
+  }
+  EXPECT_NE(config.find("\ndata-dir=\"" + (dir / "start" / "fashion #1").string() + "\"\n"), std::string::npos)
+      << config;
+  const auto again =
+      test::run_program("apps/vit_train", "--threads 1 --config " + (run_a / "config.toml").string() + " --run-dir b",
+                        "vit_train_app_config_again", "", test::in_folder((dir / "elsewhere").string()));
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(test::metrics_losses(dir / "elsewhere" / "b"), test::metrics_losses(run_a));
+}
+
 }  // namespace
 }  // namespace dls

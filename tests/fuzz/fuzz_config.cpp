@@ -1,8 +1,9 @@
-// `--config FILE` on any text: CLI11's TOML reader with options declared as the programs
-// declare theirs (apps/cli_overrides.h's setting() and in_range(), CLI::IsMember, flags,
-// config extras refused, options kept out of config files). Whatever the file holds, the
-// outcome is a parsed set of options or one CLI11 error, never a crash; an accepted number
-// must lie in its range.
+// `--config FILE` on any text: the programs' TOML reader (apps/config_toml.h) with options
+// declared as the programs declare theirs (apps/cli_overrides.h's setting() and in_range(),
+// CLI::IsMember, flags, config extras refused, options kept out of config files). Whatever
+// the file holds, the outcome is a parsed set of options or one CLI11 error, never a crash;
+// an accepted number must lie in its range; the settings written back as config.toml read
+// back to the same settings.
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -25,62 +26,79 @@ struct Settings {
   bool length_buckets = false;
 };
 
-// As the programs wrap dls::apps::setting for their settings type.
-template <typename T>
-CLI::Option* setting(CLI::App& app, dls::apps::Overrides<Settings>& overrides, const std::string& name,
-                     std::function<void(Settings&, const T&)> apply) {
-  return dls::apps::setting<T, Settings>(app, overrides, name, "", std::move(apply));
-}
-
 void check(bool holds) {
   if (!holds) std::abort();
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+// The programs' options over `settings`, each flag recorded in `overrides`.
+void declare_fuzz_options(CLI::App& app, dls::apps::Overrides<Settings>& overrides, std::string& preset, int& threads,
+                          bool& overwrite) {
   using dls::apps::in_range;
-  CLI::App app{"fuzz"};
-  dls::apps::Overrides<Settings> overrides;
-  std::string preset = "cpu", run_dir;
-  bool overwrite = false;
-  int threads = 0;
-  app.add_option("--data", run_dir, "a path");
+  using dls::apps::setting;
+  setting<std::string>(
+      app, overrides, "--data", "a path", [](auto& s, auto v) { s.data = v; }, [](const auto& s) { return s.data; });
   app.add_option("--preset", preset, "a preset")->check(CLI::IsMember({"dlstudio", "cpu"}));
   app.add_option("--threads", threads, "threads")->check(in_range(0, 1024));
-  auto* overwrite_flag = app.add_flag("--overwrite", overwrite, "not in config files");
-  setting<std::int64_t>(app, overrides, "--batch-size", [](auto& s, auto v) {
-    s.batch_size = v;
-  })->check(in_range(1, 1000000));
-  setting<std::uint64_t>(app, overrides, "--seed", [](auto& s, auto v) {
-    s.seed = v;
-  })->check(in_range(0, 18446744073709551615.0));
-  setting<double>(app, overrides, "--lr", [](auto& s, auto v) { s.lr = v; })->check(in_range(1e-12, 100));
-  setting<double>(app, overrides, "--dropout", [](auto& s, auto v) { s.dropout = v; })->check(in_range(0, 0.99));
-  setting<std::string>(app, overrides, "--schedule", [](auto& s, auto v) {
-    s.schedule = v;
-  })->check(CLI::IsMember({"constant", "cosine"}));
-  setting<std::string>(app, overrides, "--optimizer", [](auto& s, auto v) {
-    s.optimizer = v;
-  })->check(dls::apps::optimizers());
-  setting<bool>(app, overrides, "--length-buckets", [](auto& s, auto v) { s.length_buckets = v; });
+  dls::apps::not_in_config({app.add_flag("--overwrite", overwrite, "not in config files")});
+  setting(
+      app, overrides, "--batch-size", "", [](auto& s) -> auto& { return s.batch_size; })
+      ->check(in_range(1, 1000000));
+  setting(
+      app, overrides, "--seed", "", [](auto& s) -> auto& { return s.seed; })
+      ->check(in_range(0, 18446744073709551615.0));
+  setting(
+      app, overrides, "--lr", "", [](auto& s) -> auto& { return s.lr; })
+      ->check(in_range(1e-12, 100));
+  setting(
+      app, overrides, "--dropout", "", [](auto& s) -> auto& { return s.dropout; })
+      ->check(in_range(0, 0.99));
+  setting(
+      app, overrides, "--schedule", "", [](auto& s) -> auto& { return s.schedule; })
+      ->check(CLI::IsMember({"constant", "cosine"}));
+  setting(
+      app, overrides, "--optimizer", "", [](auto& s) -> auto& { return s.optimizer; })
+      ->check(dls::apps::optimizers());
+  dls::apps::flag_setting(
+      app, overrides, "--length-buckets", "", [](auto& s) { s.length_buckets = true; },
+      [](const auto& s) { return s.length_buckets; });
   dls::apps::add_config_option(app);
-  dls::apps::not_in_config({overwrite_flag});
+}
 
-  std::istringstream file(dls::fuzz::as_string(data, size));
-  try {
-    app.parse_from_stream(file);
-  } catch (const CLI::Error&) {
-    return 0;  // refused with CLI11's message, as the programs report it
-  }
+// The settings a config text gives; throws CLI::Error.
+Settings read_fuzz_settings(const std::string& text, std::string* written) {
+  CLI::App app{"fuzz"};
+  dls::apps::Overrides<Settings> overrides;
+  std::string preset = "cpu";
+  bool overwrite = false;
+  int threads = 0;
+  declare_fuzz_options(app, overrides, preset, threads, overwrite);
+  std::istringstream file(text);
+  app.parse_from_stream(file);
   Settings settings;
-  for (const auto& apply : overrides) apply(settings);
+  dls::apps::apply_overrides(overrides, settings);
   check(settings.batch_size >= 1 && settings.batch_size <= 1000000);
   check(std::isfinite(settings.lr) && settings.lr >= 1e-12 && settings.lr <= 100);
   check(std::isfinite(settings.dropout) && settings.dropout >= 0 && settings.dropout <= 0.99);
   check(threads >= 0 && threads <= 1024);
   check(preset == "dlstudio" || preset == "cpu");
   check(!overwrite);  // kept out of config files
-  (void)dls::apps::resolved_config(app, "fuzz");
+  if (written != nullptr) *written = dls::apps::resolved_config(overrides, settings, "fuzz");
+  return settings;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string written;
+  Settings settings;
+  try {
+    settings = read_fuzz_settings(dls::fuzz::as_string(data, size), &written);
+  } catch (const CLI::Error&) {
+    return 0;  // refused with one message, as the programs report it
+  }
+  const Settings again = read_fuzz_settings(written, nullptr);  // what config.toml holds reads back
+  check(again.data == settings.data && again.batch_size == settings.batch_size && again.seed == settings.seed &&
+        again.lr == settings.lr && again.dropout == settings.dropout && again.schedule == settings.schedule &&
+        again.optimizer == settings.optimizer && again.length_buckets == settings.length_buckets);
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <string>
 
@@ -36,6 +37,27 @@ inline ProgramRun run_program(const std::string& program, const std::string& arg
   run.out = util::read_file(out.string());
   run.err = util::read_file(err.string());
   return run;
+}
+
+// For run_program's `env`: run the program from `folder` (a path without a single quote).
+inline std::string in_folder(const std::string& folder) { return "cd '" + folder + "' && "; }
+
+// The first `columns` columns of every line of a CSV text (e.g. metrics.csv's kind, epoch,
+// step and loss, which a repeated run reproduces, unlike its timings).
+inline std::string first_csv_columns(const std::string& csv, int columns) {
+  std::istringstream lines(csv);
+  std::string kept;
+  for (std::string line; std::getline(lines, line);) {
+    std::size_t cut = 0;
+    for (int i = 0; i < columns && cut != std::string::npos; ++i) cut = line.find(',', cut + (i > 0 ? 1 : 0));
+    kept += line.substr(0, cut) + "\n";
+  }
+  return kept;
+}
+
+// A run's metrics.csv, but for its timings: what repeating the run reproduces.
+inline std::string metrics_losses(const std::filesystem::path& run_dir) {
+  return first_csv_columns(util::read_file((run_dir / "metrics.csv").string()), 4);
 }
 
 inline std::size_t count_lines(const std::string& text) {

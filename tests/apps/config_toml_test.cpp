@@ -1,0 +1,132 @@
+// apps/config_toml.h: what config.toml writes reads back byte for byte (paths with '#',
+// quotes, backslashes, spaces, UTF-8), numbers read back exactly, and a malformed file is
+// refused with one line naming the file and the line. CLI11's own reader, which it replaces,
+// cuts a quoted value at '#'.
+#include "../../apps/config_toml.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../../apps/config_file.h"
+
+namespace dls {
+namespace {
+
+std::vector<CLI::ConfigItem> parse_toml_text(const std::string& text) {
+  std::istringstream in(text);
+  return apps::parse_config_toml(in, "f.toml");
+}
+
+// The message parse_config_toml refuses `text` with ("" when it is accepted).
+std::string toml_refusal(const std::string& text) {
+  try {
+    parse_toml_text(text);
+  } catch (const CLI::ConfigError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(ConfigToml, StringsReadBackAsWritten) {
+  for (const std::string text :
+       std::vector<std::string>{"", "plain", "/data/run #1/corpus.tsv", "a \"quoted\" name", "it's",
+                                "C:\\corpora\\spa.txt", "two  spaces ", "ñandú/日本語/😀", "tab\there", "line\nbreak",
+                                std::string("nul\0byte", 8), "\x01\x1f\x7f", "[not, an array]", "= # ' \" \\\\ \\n"}) {
+    const auto items = parse_toml_text("data = " + apps::toml_value(text) + "  # a comment\n");
+    ASSERT_EQ(items.size(), 1u) << text;
+    EXPECT_EQ(items[0].name, "data");
+    ASSERT_EQ(items[0].inputs.size(), 1u) << text;
+    EXPECT_EQ(items[0].inputs[0], text);
+  }
+}
+
+TEST(ConfigToml, NumbersReadBackExactly) {
+  for (const double value : {1e-4, 0.1, 3e-3, 1.0 / 3, 1e300, 5e-324, 0.0, 40.0, 0.999999, 1e-12}) {
+    const auto text = apps::toml_value(value);
+    EXPECT_EQ(std::strtod(parse_toml_text("lr=" + text)[0].inputs[0].c_str(), nullptr), value) << text;
+  }
+  EXPECT_EQ(apps::toml_value(1e-4), "0.0001");
+  EXPECT_EQ(apps::toml_value(std::numeric_limits<std::uint64_t>::max()), "18446744073709551615");
+  EXPECT_EQ(apps::toml_value(std::int64_t{-3}), "-3");
+  EXPECT_EQ(apps::toml_value(true), "true");
+}
+
+// Why the programs do not use CLI11's reader: it keeps "a of "a#b".
+TEST(ConfigToml, Cli11sReaderCutsAQuotedValueAtAHash) {
+  std::istringstream in("data=\"a#b\"\n");
+  const auto items = CLI::ConfigBase().from_config(in);
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_NE(items[0].inputs.at(0), "a#b");
+  EXPECT_EQ(parse_toml_text("data=\"a#b\"\n")[0].inputs.at(0), "a#b");
+}
+
+TEST(ConfigToml, ReadsWhatCli11Wrote) {
+  // An older config.toml: CLI11 quoted a string holding '"' with '...', and listed threads,
+  // json and log-level.
+  const auto items = parse_toml_text(
+      "# The options of this run.\r\n\r\nthreads=1\r\njson=false\nlog-level=\"warn\"\npreset=\"cpu\"\n"
+      "data='say \"hi\".tsv'\nlr=0.003\nepochs = [1, 2,\n  3]  # three\n\nempty=[]\n");
+  ASSERT_EQ(items.size(), 8u);
+  EXPECT_EQ(items[0].name, "threads");
+  EXPECT_EQ(items[0].inputs, std::vector<std::string>{"1"});
+  EXPECT_EQ(items[1].inputs, std::vector<std::string>{"false"});
+  EXPECT_EQ(items[2].inputs, std::vector<std::string>{"warn"});
+  EXPECT_EQ(items[4].inputs, std::vector<std::string>{"say \"hi\".tsv"});
+  EXPECT_EQ(items[5].inputs, std::vector<std::string>{"0.003"});
+  EXPECT_EQ(items[6].inputs, (std::vector<std::string>{"1", "2", "3"}));
+  EXPECT_TRUE(items[7].inputs.empty());
+}
+
+TEST(ConfigToml, MalformedFilesAreRefusedNamingTheLine) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"epochs=[12", "f.toml:1: unterminated array"},
+      {"# settings\nepochs=[12\nlr=0.1\n", "f.toml:2: unterminated array"},
+      {"a=1\ndata=\"abc\nlr=1\n", "f.toml:2: unterminated string"},
+      {"data='abc\n", "f.toml:1: unterminated string"},
+      {"a=1\n\nlr=0.1 0.2\n", "f.toml:3: unexpected text after the value of 'lr'"},
+      {"lr\n", "f.toml:1: expected '=' after 'lr'"},
+      {"lr=\n", "f.toml:1: expected a value"},
+      {"data=/unquoted/path\n", "f.toml:1: expected a value"},
+      {"lr=1\nlr=2\n", "f.toml:2: 'lr' is given twice (first on line 1)"},
+      {"[section]\n", "f.toml:1: sections"},
+      {"data=\"C:\\x\"\n", "f.toml:1: unknown escape \\x"},
+      {"data=\"\\u12\"\n", "f.toml:1: bad \\u escape"},
+      {"a=[[1]]\n", "f.toml:1: nested arrays"},
+      {"a=[1 2]\n", "f.toml:1: expected ',' or ']'"},
+      {"=1\n", "f.toml:1: expected an option name"},
+  };
+  for (const auto& [text, message] : cases) {
+    const auto refusal = toml_refusal(text);
+    EXPECT_EQ(refusal.rfind(message, 0), 0u) << text << " -> " << refusal;
+    EXPECT_EQ(refusal.find('\n'), std::string::npos) << refusal;
+  }
+}
+
+// Through CLI11: the file's values reach the options, the command line wins, and the reader
+// knows which options the file gave.
+TEST(ConfigToml, TheCommandLineWinsAndTheFileSaysWhatItGave) {
+  CLI::App app{"config_toml_test"};
+  std::string data, run_dir;
+  int threads = 0;
+  app.add_option("--data", data);
+  app.add_option("--run-dir", run_dir);
+  app.add_option("--threads", threads);
+  apps::add_config_option(app);
+  std::istringstream file("data = \"/x/run #2/ñ.tsv\"\nrun-dir = \"from-file\"\nthreads = 3\n");
+  // parse_from_stream reads no --config option: the file is the one read.
+  app.parse("--run-dir from-command-line", false);
+  EXPECT_EQ(run_dir, "from-command-line");
+  const auto items = app.get_config_formatter()->from_config(file);
+  EXPECT_TRUE(apps::from_config_file(app, "--data"));
+  EXPECT_TRUE(apps::from_config_file(app, "--threads"));
+  EXPECT_FALSE(apps::from_config_file(app, "--run-dir"));
+  EXPECT_EQ(items.at(0).inputs.at(0), "/x/run #2/ñ.tsv");
+}
+
+}  // namespace
+}  // namespace dls
