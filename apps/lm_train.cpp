@@ -273,7 +273,8 @@ int main(int argc, char** argv) {
     }
     if (!invocation.resume.empty()) {
       dls::apps::check_fixed_on_resume(app, overrides, before_flags, settings,
-                                       {"--tokenizer", "--spm-model", "--vocab-size"});
+                                       {"--preset", "--side", "--max-words", "--split-seed", "--validation-sentences",
+                                        "--tokenizer", "--spm-model", "--vocab-size"});
     }
     check_subword_flags(settings.data, !invocation.resume.empty());
     settings.model.transformer().validate();  // before the data are read

@@ -358,7 +358,8 @@ int main(int argc, char** argv) {
     if (resuming) {
       dls::apps::check_fixed_on_resume(
           app, overrides, before_flags, setup,
-          {"--tokenizer", "--spm-model", "--vocab-size", "--joint-vocab", "--tie-embeddings"});
+          {"--preset", "--variant", "--max-words", "--split-seed", "--validation-pairs", "--dlstudio-loss",
+           "--tokenizer", "--spm-model", "--vocab-size", "--joint-vocab", "--tie-embeddings"});
     }
     check_subword_flags(setup, resuming);
     const auto layout = setup.model.transformer().layout();

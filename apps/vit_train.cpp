@@ -292,7 +292,12 @@ int main(int argc, char** argv) {
       settings.adapt_model_to_dataset();
     }
     if (!data_dir.empty()) settings.data.data_dir = data_dir;
+    const ViTTrainSettings before_flags = settings;
     dls::apps::apply_overrides(overrides, settings);
+    if (!invocation.resume.empty()) {
+      dls::apps::check_fixed_on_resume(app, overrides, before_flags, settings,
+                                       {"--preset", "--dataset", "--normalization"});
+    }
     settings.model.validate();
     // On a CPU, chunks of the batch on threads of their own beat one pass with several
     // intra-op threads for these small models (bench/PERFORMANCE.md): one worker per thread.

@@ -305,5 +305,23 @@ TEST(Seq2SeqTrainApp, ConfigTomlContinuesItsRun) {
       "--joint-vocab: fixed by the checkpoint when resuming");
 }
 
+// A setting the checkpoint fixes is refused on resume, never silently ignored: the preset
+// and variant chose the starting point (the checkpoint's now), and the split and sentence
+// length made the data the run trained on.
+TEST(Seq2SeqTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
+  const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_fixed");
+  const auto first = run_seq2seq_train(
+      "--data " + kSampleCorpus + kSmall + " --epochs 2 --max-iters 2 --run-dir " + run_dir.string(), "fixed_first");
+  ASSERT_EQ(first.status, 0) << first.err;
+  for (const std::string flag : {"--preset dlstudio", "--variant PreLN", "--split-seed 99", "--validation-pairs 200",
+                                 "--max-words 5", "--dlstudio-loss true"}) {
+    const auto refused = run_seq2seq_train("--resume " + run_dir.string() + " --max-iters 3 " + flag, "fixed_flag");
+    test::expect_one_line_error(refused, flag.substr(0, flag.find(' ')) + ": fixed by the checkpoint when resuming");
+  }
+  const auto changed =
+      run_seq2seq_train("--resume " + run_dir.string() + " --max-iters 3 --epochs 3 --log-every 1", "fixed_allowed");
+  EXPECT_EQ(changed.status, 0) << "settings a resume can change are applied: " << changed.err;
+}
+
 }  // namespace
 }  // namespace dls
