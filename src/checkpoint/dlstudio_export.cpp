@@ -52,6 +52,15 @@ std::vector<std::string> export_seq2seq(const std::string& path, const std::file
   const auto loaded = load_seq2seq_checkpoint(path, weights);
   const auto& config = loaded.info.model;
   check_blocks(config.transformer(), path);
+  // DLStudio pads with EOS and has no <pad>/<unk>: a run that trained a <pad> (the standard
+  // loss) pads, embeds and normalises differently, so DLStudio would run another model.
+  if (!loaded.info.training.dlstudio_loss) {
+    throw std::runtime_error(
+        path +
+        ": trained with <pad> padding, not DLStudio's loss; its <pad>/<unk> rows and padding differ from "
+        "DLStudio's (EOS padding, no such words), so DLStudio would translate differently; train with "
+        "--dlstudio-loss true to export");
+  }
   std::filesystem::create_directories(dir);  // only once the model is known to export
   const auto& progress = loaded.info.progress;
   const auto epoch = progress.step_in_epoch > 0 ? progress.epoch : progress.epoch - 1;

@@ -100,6 +100,10 @@ class Loop {
                                     "; last checkpoint: " + checkpoints_->last_good(),
                                 interrupted_by_);
     }
+    // Stopped mid-epoch (--max-iters, --time-limit): the last evaluation was of an earlier
+    // epoch's weights. Evaluate the ones the run ends with (and its newest checkpoint holds),
+    // so that the task's scores, hence the result, are theirs.
+    if (main_ && state_.step_in_epoch > 0) evaluate_final_weights();
     if (result_.stopped_by.empty()) result_.stopped_by = "epochs";
     result_.epochs = state_.completed_epochs;
     result_.iterations = state_.global_step;
@@ -229,6 +233,15 @@ class Loop {
     result_.final_loss = state_.train_loss;
     if (state_.step_in_epoch >= task_.steps_per_epoch()) end_epoch(epoch);
     return stop;
+  }
+
+  // Rank 0: the weights evaluation loads (--ema-decay: the average), evaluated once more;
+  // logged, not written to metrics.csv (not an epoch's row) nor judged (no best.pt, patience).
+  void evaluate_final_weights() {
+    const util::AutocastScope precision(util::autocast_for(options_.run.precision, options_.device));
+    const auto weights = selection_->evaluation_weights();
+    const auto evaluation = task_.evaluate(options_.device.is_cpu() ? std::max(1, options_.workers) : 1);
+    spdlog::info("the final weights (step {}, mid-epoch): {}", state_.global_step, evaluation.summary);
   }
 
   // Evaluation (rank 0; the others wait), the epoch's metrics row, log line and plots.

@@ -138,17 +138,27 @@ TEST(LmTrainApp, SentencePieceTrainsEvaluatesGeneratesAndResumes) {
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
 }
 
-// A run stopped inside its first epoch has validated only before training: its latest
-// perplexities are unknown (null), not the untrained model's.
-TEST(LmTrainApp, ARunStoppedBeforeAnEpochEndReportsNoValidation) {
+// A run stopped mid-epoch by --max-iters (here in its second epoch, with --ema-decay) reports
+// the perplexity of the weights it ends with -- those its newest checkpoint holds and
+// checkpoint_eval evaluates (the moving average) -- not the last epoch's.
+TEST(LmTrainApp, ARunStoppedMidEpochReportsItsFinalWeightsPerplexity) {
   const auto run_dir = test::fresh_temp_dir("lm_train_app_short_run");
   const auto run = run_lm_train("--json --preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string() +
-                                    " --validation-sentences 100 --max-iters 2 --log-level warn",
+                                    " --validation-sentences 100 --epochs 3 --max-iters 100 --ema-decay 0.9 "
+                                    "--log-level warn",
                                 "short_run");
   ASSERT_EQ(run.status, 0) << run.err;
   const auto result = nlohmann::json::parse(run.out);
-  EXPECT_TRUE(result["val_perplexity"].is_null()) << run.out;
-  EXPECT_TRUE(result["val_word_perplexity"].is_null()) << run.out;
+  EXPECT_EQ(result["stopped_by"], "max-iters") << run.out;
+  EXPECT_EQ(result["epochs"], 1) << run.out;  // 73 steps an epoch: stopped inside the second
+  const auto newest = result["checkpoints"].back().get<std::string>();
+  const auto json = run_lm_eval(newest + " --json", "short_run_eval");
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto evaluated = nlohmann::json::parse(json.out)["checkpoints"].back();
+  const double expected = evaluated["val_perplexity"].get<double>();
+  EXPECT_NEAR(result["val_perplexity"].get<double>(), expected, 1e-6 * expected) << run.out << "\n" << json.out;
+  EXPECT_NEAR(result["val_word_perplexity"].get<double>(), evaluated["val_word_perplexity"].get<double>(),
+              1e-6 * expected);
   EXPECT_GT(result["initial_val_perplexity"].get<double>(), 1.0) << run.out;
 }
 

@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -16,6 +18,9 @@
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/checkpoint/state_dict_file.h"
 #include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/data/normalize.h"
+#include "dls/eval/decoding.h"
+#include "dls/models/seq2seq_loss.h"
 #include "dls/util/file_io.h"
 #include "dls/checkpoint/checkpoint_files.h"
 #include "support/outside_needs.h"
@@ -245,6 +250,128 @@ TEST(DLStudioExport, PythonLoadsEveryExportStrictly) {
         test::outside_command({kPython, fixture("check_export.py"), (dir / "out").string(), kind});
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
   }
+}
+
+// A tiny DLStudio-layout FG model (flattened layout, FFN 4M, L 10) trained on the sample
+// corpus for one epoch, with DLStudio's loss or with this project's (<pad> padding); returns
+// its checkpoint.
+std::string tiny_dlstudio_layout_checkpoint(const std::string& name, bool dlstudio_loss, std::int64_t max_iters) {
+  auto setup = test::tiny_seq2seq_setup(test::fresh_temp_dir(name));
+  setup.model.transformer().variant(Variant::kFG).layout(Layout::kDLStudio).embedding_size(16).num_heads(2);
+  setup.model.transformer().ffn_multiplier(4).dropout(0.0);
+  auto& t = setup.training;
+  t.dlstudio_loss = dlstudio_loss;
+  t.label_smoothing = 0.0;
+  t.epochs = 1;
+  t.samples = 0;
+  t.bleu_sentences = 0;
+  t.run.max_iters = max_iters;
+  train::train_seq2seq(setup.model, t);
+  return latest_checkpoint(t.run.run_dir);
+}
+
+// A run that trained a <pad> (the standard loss) is not DLStudio's model: refused, one line.
+TEST(DLStudioExport, RefusesARunTrainedWithPadPadding) {
+  const auto checkpoint = tiny_dlstudio_layout_checkpoint("export_pad_run", false, 2);
+  const auto out = test::fresh_temp_dir("dlstudio_export_pad") / "out";
+  const auto error = export_error(checkpoint, out);
+  EXPECT_EQ(error, checkpoint +
+                       ": trained with <pad> padding, not DLStudio's loss; its <pad>/<unk> rows and padding differ "
+                       "from DLStudio's (EOS padding, no such words), so DLStudio would translate differently; "
+                       "train with --dlstudio-loss true to export");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// A --dlstudio-loss run, exported and run in DLStudio-style Python classes, translates as the
+// program does (greedy) and gives DLStudio's loss: the program's with the <pad>/<unk> output
+// columns left out of the softmax. The program's own loss counts their (small) probability too.
+TEST(DLStudioExport, ExportedDLStudioLossRunTranslatesAsTheProgram) {
+  DLS_REQUIRE_OUTSIDE(kPython, "torch");
+  const auto checkpoint = tiny_dlstudio_layout_checkpoint("export_eos_run", true, 0);
+  const auto dir = test::fresh_temp_dir("dlstudio_export_eos");
+  export_dlstudio(checkpoint, (dir / "out").string());
+
+  auto loaded = load_seq2seq_checkpoint(checkpoint);
+  const auto& config = loaded.model->config().transformer();
+  const int max_len = static_cast<int>(config.max_seq_length());
+  // Sentences of the corpus with known words that fit, every 20th line.
+  std::vector<std::int64_t> src_ids, tgt_ids;
+  std::int64_t rows = 0;
+  std::istringstream corpus(util::read_file(dls::testing::source_dir() + "/data/sample_en_es.tsv"));
+  std::string line;
+  for (int n = 0; std::getline(corpus, line) && rows < 40; ++n) {
+    if (n % 20 != 0) continue;
+    const auto tab = line.find('\t');
+    const auto en = data::normalize_english(line.substr(0, tab));
+    const auto es = data::normalize_spanish(line.substr(tab + 1, line.find('\t', tab + 1) - tab - 1));
+    if (static_cast<int>(std::max(en.size(), es.size())) + 2 > max_len) continue;
+    std::vector<std::string> unknown_en, unknown_es;
+    const auto s = loaded.english.encode(en, max_len, data::Vocabulary::Padding::kEos, &unknown_en);
+    const auto t = loaded.spanish.encode(es, max_len, data::Vocabulary::Padding::kEos, &unknown_es);
+    if (!unknown_en.empty() || !unknown_es.empty()) continue;
+    src_ids.insert(src_ids.end(), s.begin(), s.end());
+    tgt_ids.insert(tgt_ids.end(), t.begin(), t.end());
+    ++rows;
+  }
+  ASSERT_GE(rows, 20);
+  const auto src = torch::tensor(src_ids, torch::kLong).view({rows, max_len});
+  const auto tgt = torch::tensor(tgt_ids, torch::kLong).view({rows, max_len});
+  // DLStudio's numbering: this project's words from 4 are DLStudio's from 2.
+  const auto dlstudio_ids = [](const torch::Tensor& ids) { return torch::where(ids >= 4, ids - 2, ids); };
+  std::string pairs;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (const auto* side : {&src, &tgt}) {
+      const auto row = dlstudio_ids((*side)[r]).contiguous();
+      for (std::int64_t i = 0; i < max_len; ++i) pairs += std::to_string(row[i].item<std::int64_t>()) + " ";
+      pairs += side == &src ? "| " : "\n";
+    }
+  }
+  util::write_text_atomically((dir / "pairs.txt").string(), pairs);
+
+  // The program: greedy translations, its loss, and the loss without the <pad>/<unk> columns.
+  const auto translations = eval::decode_batch(loaded.model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, {});
+  LossOptions dlstudio;
+  dlstudio.dlstudio = true;
+  const double program_loss = dataset_loss(loaded.model, {src, tgt}, dlstudio);
+  double masked_loss = 0;
+  {
+    torch::NoGradGuard no_grad;
+    loaded.model->eval();
+    const auto log_probs = loaded.model->forward(src, tgt);  // [B, L-1, V + 2]
+    const auto words_only = torch::log_softmax(dlstudio_columns(log_probs).to(torch::kDouble), -1);
+    masked_loss = sequence_loss(words_only, dlstudio_ids(tgt.narrow(1, 1, max_len - 1)), dlstudio).item<double>();
+  }
+
+  const auto output = dir / "python_out.txt";
+  const std::string command =
+      test::outside_command({kPython, fixture("translate_export.py"), (dir / "out").string(), "dlstudio", "FG",
+                             std::to_string(config.embedding_size()), std::to_string(config.num_heads()),
+                             std::to_string(max_len), std::to_string(loaded.model->config().num_encoders()),
+                             std::to_string(loaded.model->config().num_decoders()), (dir / "pairs.txt").string()}) +
+      " >" + output.string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::istringstream python(util::read_file(output.string()));
+  std::size_t differing = 0, nonempty = 0;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    ASSERT_TRUE(std::getline(python, line));
+    std::string expected;
+    for (const auto id : translations[static_cast<std::size_t>(r)]) {
+      EXPECT_GE(id, 4) << "the program chose <pad>/<unk>, which the exported model cannot";
+      expected += (expected.empty() ? "" : " ") + std::to_string(id - 2);
+    }
+    nonempty += expected.empty() ? 0 : 1;
+    if (line != expected) ++differing;
+    EXPECT_EQ(line, expected) << "sentence " << r;
+  }
+  EXPECT_EQ(differing, 0u);
+  EXPECT_GT(nonempty, 0u);
+  ASSERT_TRUE(std::getline(python, line));
+  ASSERT_EQ(line.rfind("loss ", 0), 0u) << line;
+  const double python_loss = std::stod(line.substr(5));
+  EXPECT_NEAR(python_loss, masked_loss, 1e-5 * masked_loss);
+  EXPECT_GE(program_loss, masked_loss - 1e-5 * masked_loss);
+  std::cout << "loss: program " << program_loss << ", DLStudio (exported, Python) " << python_loss
+            << ", program without <pad>/<unk> " << masked_loss << "\n";
 }
 
 }  // namespace

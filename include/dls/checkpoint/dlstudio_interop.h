@@ -72,7 +72,9 @@ std::string import_dlstudio(const DLStudioImportRequest& request);
 // `dir` under DLStudio's file names, plus vocab_en.txt / vocab_es.txt (DLStudio's order, one
 // word a line) for seq2seq and class_token.pt for a ViT. Returns the paths written. Throws
 // std::runtime_error for a model DLStudio's classes cannot hold (vaswani layout, FFN width
-// other than 4M, a ViT with a stem, PreLN ViT, head width other than 512), and for a `dir`
+// other than 4M, a ViT with a stem, PreLN ViT, head width other than 512), for a seq2seq run
+// that did not train with DLStudio's loss (its <pad> padding and <pad>/<unk> rows are not
+// DLStudio's: DLStudio would run another model), and for a `dir`
 // that exists and is not an empty folder (nothing is written then). `weights`: which of the
 // checkpoint's weights (checkpoint.h).
 std::vector<std::string> export_dlstudio(const std::string& checkpoint, const std::string& dir,
