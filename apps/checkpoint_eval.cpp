@@ -149,8 +149,10 @@ int main(int argc, char** argv) {
   app.add_option("--dlstudio-output", dlstudio_import.output, "import: the checkpoint to write, then evaluated")
       ->capture_default_str()
       ->group(dlstudio);
-  app.add_option("--export-dlstudio", export_dir,
-                 "write RUN's newest checkpoint into DIR as DLStudio's state dicts (load_state_dict strict)")
+  app.add_option(
+         "--export-dlstudio", export_dir,
+         "write RUN's newest checkpoint into DIR (new or empty) as DLStudio's state dicts (load_state_dict strict); "
+         "seq2seq runs trained with --dlstudio-loss true only (DLStudio pads with EOS)")
       ->group(dlstudio);
   const std::string scoring = "Scoring text files";
   app.add_option("--score", score_file, "hypothesis file, one sentence per line")->group(scoring);
