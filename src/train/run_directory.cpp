@@ -1,5 +1,14 @@
 #include "dls/train/run_directory.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -104,6 +113,33 @@ std::string move_run_aside(const std::string& dir) {
     return aside;
   }
   throw std::runtime_error(dir + ": no free name to move the earlier run aside to");
+}
+
+RunDirectoryLock::RunDirectoryLock(const std::string& dir) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) throw std::runtime_error(dir + ": cannot create the run directory (" + error.message() + ")");
+  const std::string path = (fs::path(dir) / ".lock").string();
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error(path + ": cannot open the run directory's lock (" + std::strerror(errno) + ")");
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    char holder[32] = {};
+    const auto got = ::pread(fd_, holder, sizeof(holder) - 1, 0);
+    ::close(fd_);
+    fd_ = -1;
+    std::string pid = got > 0 ? std::string(holder, static_cast<std::size_t>(got)) : "";
+    pid = pid.substr(0, pid.find('\n'));
+    throw std::runtime_error(dir + ": another training process" + (pid.empty() ? "" : " (pid " + pid + ")") +
+                             " is using this run directory; wait for it to end or choose another --run-dir");
+  }
+  const std::string own = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, own.data(), own.size(), 0) < 0) {
+    spdlog::debug("{}: could not write the pid ({})", path, std::strerror(errno));  // the lock holds anyway
+  }
+}
+
+RunDirectoryLock::~RunDirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays (removing it would race)
 }
 
 }  // namespace dls::train

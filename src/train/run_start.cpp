@@ -17,8 +17,14 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
   started.run.run_dir = !run.run_dir.empty() ? run.run_dir
                         : resuming           ? run_dir_of(started.run.resume)
                                              : default_run_dir;
-  if (!resuming && !run.dry_run && started.placement.dist.is_main()) {
-    claim_run_directory(started.run.run_dir, run.overwrite);
+  if (!run.dry_run && started.placement.dist.is_main()) {
+    // Locked before the check for an earlier run, so that of two runs started at once in
+    // one directory the second stops here.
+    started.lock = std::make_unique<RunDirectoryLock>(started.run.run_dir);
+    if (!resuming && !claim_run_directory(started.run.run_dir, run.overwrite).empty()) {
+      // The lock went aside with the earlier run: lock the fresh directory.
+      started.lock = std::make_unique<RunDirectoryLock>(started.run.run_dir);
+    }
   }
   if (resuming) {
     started.resume = std::make_unique<checkpoint::CheckpointReader>(checkpoint::latest_checkpoint(started.run.resume),

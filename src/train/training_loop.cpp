@@ -300,15 +300,16 @@ class Loop {
 
 }  // namespace
 
-void claim_run_directory(const std::string& run_dir, bool overwrite) {
+std::string claim_run_directory(const std::string& run_dir, bool overwrite) {
   const std::string earlier = earlier_run(run_dir);
-  if (earlier.empty()) return;
+  if (earlier.empty()) return "";
   if (!overwrite) {
     throw std::runtime_error(run_dir + " already holds a training run (" + earlier + "): continue it with --resume " +
                              run_dir + ", choose another --run-dir, or give --overwrite to move it aside");
   }
   const auto aside = move_run_aside(run_dir);
   spdlog::warn("moved the earlier run in {} aside to {}", run_dir, aside);
+  return aside;
 }
 
 LoopResult run_training(TrainingTask& task, LoopState state, const LoopOptions& options,

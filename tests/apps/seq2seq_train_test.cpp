@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/train/run_directory.h"
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
 #include "support/program_run.h"
@@ -321,6 +322,18 @@ TEST(Seq2SeqTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
   const auto changed =
       run_seq2seq_train("--resume " + run_dir.string() + " --max-iters 3 --epochs 3 --log-every 1", "fixed_allowed");
   EXPECT_EQ(changed.status, 0) << "settings a resume can change are applied: " << changed.err;
+}
+
+// A run directory another training process holds is refused at once, and nothing in it
+// changes (two runs started together in one directory used to write over each other).
+TEST(Seq2SeqTrainApp, ARunDirectoryInUseIsRefused) {
+  const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_locked") / "run";
+  const train::RunDirectoryLock held(run_dir.string());  // as the other process would
+  const std::string args =
+      "--data " + kSampleCorpus + kSmall + " --epochs 1 --max-iters 2 --run-dir " + run_dir.string();
+  test::expect_one_line_error(run_seq2seq_train(args, "locked_fresh"), "another training process");
+  EXPECT_FALSE(fs::exists(run_dir / "checkpoints"));
+  EXPECT_FALSE(fs::exists(run_dir / "config.toml"));
 }
 
 }  // namespace

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include <unistd.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
 #include "util/temp_files.h"
@@ -54,6 +58,27 @@ TEST(RunDirectory, KeepLastPrunesByEpochNumber) {
   EXPECT_TRUE(fs::exists(run.checkpoint_path(10000)));
   EXPECT_TRUE(fs::exists(run.checkpoint_path(10001)));
   EXPECT_EQ(latest_checkpoint(dir.string()), run.checkpoint_path(10001));
+}
+
+// One training process at a time: a second lock on the same directory (another open file,
+// as another process would have) is refused naming the holder; released, it can be taken.
+TEST(RunDirectoryLock, OneHolderAtATime) {
+  const auto dir = test::fresh_temp_dir("run_lock") / "run";
+  {
+    const RunDirectoryLock first(dir.string());
+    EXPECT_TRUE(fs::is_directory(dir));
+    try {
+      const RunDirectoryLock second(dir.string());
+      FAIL() << "a second lock was granted";
+    } catch (const std::runtime_error& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find("another training process (pid " + std::to_string(::getpid()) + ")"), std::string::npos)
+          << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+  }
+  EXPECT_NO_THROW(RunDirectoryLock again(dir.string())) << "released with its holder";
+  EXPECT_TRUE(earlier_run(dir.string()).empty()) << "the lock file alone is no earlier run";
 }
 
 }  // namespace dls::train

@@ -30,6 +30,24 @@ class RunDirectory {
   std::string path_;
 };
 
+// One training process at a time in a run directory: an exclusive lock (flock) on
+// <run>/.lock, held while the object lives and released by the kernel when the process ends
+// however it ends, so that no stale lock is left behind. Two runs started at the same moment
+// in one directory would otherwise both pass the check for an earlier run and write
+// checkpoints over each other's.
+class RunDirectoryLock {
+ public:
+  // Creates `dir` when missing and takes the lock, or throws std::runtime_error (one line)
+  // when another process holds it (its pid, read from the file, is named).
+  explicit RunDirectoryLock(const std::string& dir);
+  ~RunDirectoryLock();
+  RunDirectoryLock(const RunDirectoryLock&) = delete;
+  RunDirectoryLock& operator=(const RunDirectoryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // What an earlier run left in `dir`: "" when nothing (no metrics.csv, no checkpoint, no
 // MANIFEST), else a description such as "metrics.csv and 3 checkpoints".
 std::string earlier_run(const std::string& dir);

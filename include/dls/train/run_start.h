@@ -1,7 +1,8 @@
 // What every trainer does first, in one place: place the run (device, precision, batch-chunk
 // workers, process group -- parallel/data_parallel.h), decide its run directory and what it
 // resumes (--resume, or after a torchrun restart the run directory itself), claim the
-// directory of a fresh run (refused at once when it holds an earlier run), open the
+// directory (locked against a second training process; a fresh run refused at once when it
+// holds an earlier run), open the
 // checkpoint to resume; then, once the task is built, the loop's options.
 #pragma once
 
@@ -13,6 +14,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/settings/run_settings.h"
 #include "dls/train/parallel/data_parallel.h"
+#include "dls/train/run_directory.h"
 #include "dls/train/training_loop.h"
 
 namespace dls::train {
@@ -27,6 +29,9 @@ struct StartedRun {
   // The checkpoint to continue (it holds the whole file in memory until the loop has read
   // it); nullptr for a fresh run.
   std::unique_ptr<checkpoint::CheckpointReader> resume;
+  // Rank 0's hold on the run directory (run_directory.h) while the run lives; none for a
+  // dry run and on the other ranks.
+  std::unique_ptr<RunDirectoryLock> lock;
 
   // The loop's options: `run`, the task's epochs, optimizer and selection, and the placement.
   LoopOptions loop_options(std::int64_t epochs, const settings::OptimizerSettings& optimizer,
