@@ -278,7 +278,7 @@ int main(int argc, char** argv) {
     }
     check_subword_flags(settings.data, !invocation.resume.empty());
     settings.model.transformer().validate();  // before the data are read
-    dls::apps::finish_run_settings(app, settings.run, invocation, threads,
+    dls::apps::finish_run_settings(app, settings.run, invocation,
                                    dls::default_batch_chunks(dls::Layout::kVaswani, threads),
                                    dls::apps::resolved_config(overrides, settings, "lm_train"));
     const auto result = dls::train::train_lm(settings);

@@ -136,16 +136,15 @@ inline int configure_invocation(const InvocationFlags& invocation) {
 }
 
 // The invocation's own fields of `run`, once the settings are in place (after the
-// overrides): what to resume, --overwrite, --dry-run, the threads in use and the batch-chunk
+// overrides): what to resume, --overwrite, --dry-run, and the batch-chunk
 // workers (`default_workers` unless --workers was given), and `config_toml`. A resume writes
 // into the checkpoint's run unless --run-dir is given on the command line (config_file.h).
 inline void finish_run_settings(const CLI::App& app, settings::RunSettings& run, const InvocationFlags& invocation,
-                                int threads, int default_workers, std::string config_toml) {
+                                int default_workers, std::string config_toml) {
   if (!invocation.resume.empty() && from_config_file(app, "--run-dir")) run.run_dir.clear();
   run.resume = invocation.resume;
   run.overwrite = invocation.overwrite;
   run.dry_run = invocation.dry_run;
-  run.threads = threads;
   run.workers = invocation.workers > 0 ? invocation.workers : default_workers;
   run.config_toml = std::move(config_toml);
 }

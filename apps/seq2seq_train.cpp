@@ -364,8 +364,7 @@ int main(int argc, char** argv) {
     check_subword_flags(setup, resuming);
     const auto layout = setup.model.transformer().layout();
     if (dls::keeps_freed_memory(layout)) dls::util::keep_freed_memory();
-    dls::apps::finish_run_settings(app, setup.training.run, invocation, threads,
-                                   dls::default_batch_chunks(layout, threads),
+    dls::apps::finish_run_settings(app, setup.training.run, invocation, dls::default_batch_chunks(layout, threads),
                                    dls::apps::resolved_config(overrides, setup, "seq2seq_train"));
     const auto result = dls::train::train_seq2seq(setup.model, setup.training, dlstudio_vocab);
     if (invocation.json && result.parallel.rank == 0) {

@@ -301,7 +301,7 @@ int main(int argc, char** argv) {
     settings.model.validate();
     // On a CPU, chunks of the batch on threads of their own beat one pass with several
     // intra-op threads for these small models (bench/PERFORMANCE.md): one worker per thread.
-    dls::apps::finish_run_settings(app, settings.run, invocation, threads, threads,
+    dls::apps::finish_run_settings(app, settings.run, invocation, threads,
                                    dls::apps::resolved_config(overrides, settings, "vit_train"));
     const auto result = dls::train::train_vit(settings);
     if (invocation.json && result.parallel.rank == 0) {

@@ -4,6 +4,10 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/cuda.h>
 
 #include "support/vit_runs.h"
 #include "support/program_run.h"
@@ -49,6 +53,25 @@ TEST(PrecisionFlag, Fp16OnTheCpuIsRefused) {
 }
 
 // A bf16 ViT run says so in its JSON; its fp32 checkpoints are evaluated in bf16 and fp32.
+// The device each trainer trains on is the --device it was given, handed to the start-up's
+// placement: without a GPU, --device cuda is refused by all three (one line) before any data
+// is read; with one, the dry run succeeds on it. Pins on a CPU machine what a GPU run relies on.
+TEST(PrecisionFlag, EveryTrainerPlacesItsRunOnTheDeviceAsked) {
+  const auto data = test::tiny_fashion_dir("device_flag");
+  const bool gpu = torch::cuda::is_available();
+  for (const auto& [program, args] :
+       std::vector<std::pair<std::string, std::string>>{{"seq2seq_train", "--data " + kPrecisionCorpus},
+                                                        {"lm_train", "--data " + kPrecisionCorpus},
+                                                        {"vit_train", "--data-dir " + data.string()}}) {
+    const auto run = run_with_precision(program, args + " --device cuda --dry-run", program + "_cuda");
+    if (gpu) {
+      EXPECT_EQ(run.status, 0) << program << ": " << run.err;
+    } else {
+      test::expect_one_line_error(run, "--device cuda: this LibTorch has no CUDA or no GPU is visible");
+    }
+  }
+}
+
 TEST(PrecisionFlag, Bf16RunRecordsItsPrecisionAndEvaluates) {
   const auto data = test::tiny_fashion_dir("precision_bf16");
   const auto run_dir = test::fresh_temp_dir("precision_bf16_run");

@@ -28,7 +28,6 @@ TEST(LmCheckpoint, EvaluationDatasetHoldsOutTrainingsValidationSentences) {
   settings.data.validation_sentences = 150;
   settings.epochs = 1;
   settings.run.run_dir = dir.string();
-  settings.run.threads = 1;
   const auto trained = train::train_lm(settings);
   ASSERT_EQ(trained.checkpoints.size(), 1u);
 

@@ -13,7 +13,6 @@ RunSettings unusual_run() {
   RunSettings run;
   run.device = "auto";
   run.precision = util::Precision::kBf16;
-  run.threads = 3;
   run.workers = 2;
   run.parallel.accum_steps = 4;
   run.run_dir = "/somewhere/run";
@@ -52,7 +51,6 @@ TEST(RunSettings, AResumeStartsFromTheSavedFieldsOnly) {
   EXPECT_EQ(resumed.keep_last, 2);
   EXPECT_EQ(resumed.log_every, 13);
   const RunSettings fresh;
-  EXPECT_EQ(resumed.threads, fresh.threads);
   EXPECT_EQ(resumed.workers, fresh.workers);
   EXPECT_EQ(resumed.parallel.accum_steps, fresh.parallel.accum_steps);
   EXPECT_TRUE(resumed.run_dir.empty()) << "the checkpoint's run, unless --run-dir says otherwise";

@@ -22,10 +22,10 @@ struct ParallelSettings {
 };
 
 struct RunSettings {
-  // Where it runs (saved: device, precision).
+  // Where it runs (saved: device, precision). The intra-op threads are the process's
+  // (--threads, util/runtime.h), set before any settings exist.
   std::string device = "cpu";                          // cpu | cuda | auto
   util::Precision precision = util::Precision::kFp32;  // autocast of the forward passes; weights stay fp32
-  int threads = 0;                                     // intra-op CPU threads; 0: OMP_NUM_THREADS, else all cores
   // > 1 (CPU): each step's batch is cut into this many chunks trained concurrently, one thread
   // each (train/parallel/split_batch.h), the same gradient up to rounding; 0: the model's
   // default for the threads (train/thread_policy.h). One on a GPU.
