@@ -34,12 +34,14 @@
 #include "dls/eval/text_scoring.h"
 #include "dls/eval/vit_checkpoint_report.h"
 #include "dls/util/precision.h"
+#include "dls/util/runtime.h"
 #include "dls/util/device.h"
 #include "command_line.h"
 #include "config_file.h"
 #include "cli_overrides.h"
 #include "error_line.h"
 #include "lm_eval_flags.h"
+#include "translate_flags.h"
 #include "precision_flag.h"
 
 int main(int argc, char** argv) {
@@ -49,8 +51,8 @@ int main(int argc, char** argv) {
   app.footer("Exit status: 0 done, 1 error, usage errors included (one line on stderr).");
   app.get_formatter()->column_width(40);
   std::string path, score_file, smoothing = "none", log_level = "info", device = "cpu", precision = "fp32";
-  std::vector<std::string> ref_files, sentences;
-  bool sentence_bleu = false, interactive = false, json = false, dlstudio_decode = false;
+  std::vector<std::string> ref_files;
+  bool sentence_bleu = false, json = false, dlstudio_decode = false;
   int threads = 0;
   dls::eval::Seq2SeqEvalRequest seq2seq;
   dls::eval::VitEvalRequest vit;
@@ -83,12 +85,8 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seq2seq.seed, "which samples")
       ->check(dls::apps::in_range(0, 18446744073709551615.0))
       ->group(s2s);
-  app.add_option("--translate", sentences, "translate this English sentence (repeatable) with the newest checkpoint")
-      ->group(s2s);
-  app.add_flag("--interactive", interactive, "translate sentences read from standard input, one per line")->group(s2s);
-  app.add_option("--attention-maps", attention_maps,
-                 "seq2seq: attention heat maps of the first --translate sentence; "
-                 "ViT: class-token attention over the patches; PNGs written to DIR");
+  dls::eval::TranslateRequest translation;
+  dls::apps::add_translate_flags(app, translation, attention_maps);
   const std::string averaging = "Averaging";
   app.add_option("--average", average,
                  "write the element-wise mean of the newest N checkpoints of RUN (the same model settings) and "
@@ -101,7 +99,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"ema", "trained"}))
       ->capture_default_str()
       ->group(averaging);
-  app.add_option("--output", average_output, "--average: the file to write (default RUN/average_last_N.pt)")
+  app.add_option("--output", average_output,
+                 "--average: the checkpoint to write (default RUN/average_last_N.pt); --input: the translations "
+                 "(default: standard output)")
       ->group(averaging);
   const std::string vit_group = "ViT checkpoints";
   app.add_option("--data-dir", vit.data_dir, "read the test images from here")->group(vit_group);
@@ -229,8 +229,8 @@ int main(int argc, char** argv) {
       dls::checkpoint::average_checkpoints(files, average_output, weights_read);
       spdlog::info("wrote {}, the average of {} to {}", average_output, files.front(), files.back());
       files = {average_output};
-    } else if (!average_output.empty()) {
-      throw std::runtime_error("--output: only with --average N");
+    } else if (!average_output.empty() && translation.input_file.empty()) {
+      throw std::runtime_error("--output: only with --average N or --input FILE");
     }
     // The kind of the run: that of its newest readable checkpoint (an unreadable one among
     // several is reported and skipped later; a single one is an error here).
@@ -273,18 +273,20 @@ int main(int argc, char** argv) {
                             : beam > 0      ? dls::eval::DecodeMethod::kBeam
                                             : dls::eval::DecodeMethod::kGreedy;
     if (beam > 0) seq2seq.decode.beam_size = beam;
-    if (!sentences.empty() || interactive) {
-      dls::eval::TranslateRequest request;
-      request.sentences = sentences;
-      request.interactive = interactive;
-      request.prompt = ::isatty(STDIN_FILENO) != 0;
-      request.decode = seq2seq.decode;
-      request.attention_maps_dir = attention_maps;
-      request.json = json;
-      request.threads = threads;
-      request.device = device;
-      request.weights = weights_read;
-      return dls::eval::translate_sentences(files.back(), request, std::cin, std::cout, std::cerr) == 0 ? 0 : 1;
+    if (!translation.sentences.empty() || translation.interactive || !translation.input_file.empty()) {
+      if (average > 0 && !translation.input_file.empty())
+        throw std::runtime_error("--input: give --output for the translations, not with --average");
+      dls::util::RuntimeOptions runtime;
+      runtime.threads = threads;
+      dls::util::configure_runtime(runtime);
+      translation.prompt = ::isatty(STDIN_FILENO) != 0;
+      translation.output_file = average_output;
+      translation.decode = seq2seq.decode;
+      translation.attention_maps_dir = attention_maps;
+      translation.json = json;
+      translation.translator.device = device;
+      translation.translator.weights = weights_read;
+      return dls::eval::translate_sentences(files.back(), translation, std::cin, std::cout, std::cerr) == 0 ? 0 : 1;
     }
     if (!attention_maps.empty()) throw std::runtime_error("--attention-maps needs a sentence: add --translate \"...\"");
     seq2seq.json = json;

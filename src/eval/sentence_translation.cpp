@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <istream>
 #include <ostream>
 #include <stdexcept>
@@ -9,15 +10,11 @@
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
 
-#include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/data/normalize.h"
-#include "dls/eval/seq2seq_evaluation.h"
-#include "dls/models/attention_trace.h"
+#include "dls/util/file_io.h"
 #include "dls/util/heat_map.h"
 #include "dls/util/json.h"
-#include "dls/util/device.h"
-#include "dls/util/runtime.h"
-#include "dls/util/utf8.h"
+#include "dls/util/progress.h"
 
 namespace dls::eval {
 
@@ -25,75 +22,152 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Translation {
-  std::vector<std::string> words;               // normalised English words
-  std::vector<std::string> tokens;              // what the model reads: the words, or their pieces
-  std::vector<std::string> unknown;             // those not in the English vocabulary
-  std::vector<std::string> translation_tokens;  // what the model wrote, no SOS/EOS
-  std::vector<std::string> translation;         // Spanish words (detokenised)
-};
+constexpr std::size_t kUnknownLinesShown = 5;  // --input: lines whose unknown words are listed
 
-Translation translate_sentence(checkpoint::LoadedSeq2Seq& loaded, const std::string& sentence,
-                               const DecodeOptions& decode, const torch::Device& device) {
-  if (!util::is_valid_utf8(sentence)) throw std::runtime_error("the sentence is not valid UTF-8");
-  Translation t;
-  t.words = data::normalize_english(sentence);
-  if (t.words.empty()) throw std::runtime_error("no words left after normalisation");
-  // Any length up to the model's positional range: L positions hold SOS, the tokens, EOS.
-  const int max_len = static_cast<int>(loaded.model->config().transformer().max_seq_length());
-  t.tokens = loaded.english_subwords ? loaded.english_subwords->encode(t.words) : t.words;
-  if (static_cast<int>(t.tokens.size()) + 2 > max_len) {
-    throw std::runtime_error(fmt::format(
-        "{} {}, but this model translates at most {} (its positional range L = {} holds SOS, the {} and EOS; "
-        "train with a larger --max-words)",
-        t.tokens.size(), loaded.english_subwords ? "subword pieces" : "words", max_len - 2, max_len,
-        loaded.english_subwords ? "pieces" : "words"));
+std::string translation_json(const SentenceTranslation& t) {
+  util::JsonWriter json;
+  json.begin_object().key("input").value(t.input);
+  if (t.ok()) {
+    json.key("normalised").value(data::join_words(t.words)).key("unknown_words").begin_array();
+    for (const auto& w : t.unknown) json.value(w);
+    json.end_array().key("translation").value(t.text).key("raw").value(t.raw);
+    json.key("log_probability").value(t.log_probability);
+  } else {
+    json.key("error").value(t.error);
   }
-  // Padded as the model was trained (an EOS-trained model never learnt <pad>'s embedding).
-  const auto ids = loaded.english.encode(t.tokens, max_len, loaded.info.training.padding(), &t.unknown);
-  const auto src = torch::tensor(ids, torch::kLong).unsqueeze(0).to(device);  // [1, L]
-  const auto out = decode_batch(loaded.model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, decode);
-  t.translation_tokens = loaded.spanish.decode(out.front());
-  t.translation =
-      loaded.spanish_subwords ? loaded.spanish_subwords->decode(t.translation_tokens) : t.translation_tokens;
-  return t;
+  json.end_object();
+  return json.str();
 }
 
-// Heat maps of every layer and head of one translation: encoder self-attention (English x
-// English), decoder self-attention (Spanish x Spanish) and cross-attention (Spanish x
-// English), cropped to the real tokens.
-std::vector<std::string> save_translation_attention_maps(checkpoint::LoadedSeq2Seq& loaded, const Translation& t,
-                                                         const torch::Device& device, const std::string& dir) {
-  const int max_len = static_cast<int>(loaded.model->config().transformer().max_seq_length());
-  auto spanish = t.translation_tokens;
-  if (static_cast<int>(spanish.size()) > max_len - 2) spanish.resize(static_cast<std::size_t>(max_len - 2));
-  const auto padding = loaded.info.training.padding();
-  const auto src =
-      torch::tensor(loaded.english.encode(t.tokens, max_len, padding), torch::kLong).unsqueeze(0).to(device);
-  const auto tgt =
-      torch::tensor(loaded.spanish.encode(spanish, max_len, padding), torch::kLong).unsqueeze(0).to(device);
-  AttentionTrace trace;
-  {
-    torch::NoGradGuard no_grad;
-    loaded.model->eval();
-    loaded.model->forward(src, tgt, &trace);
-  }
-  std::vector<std::string> en{"SOS"}, es{"SOS"};
-  en.insert(en.end(), t.tokens.begin(), t.tokens.end());
-  en.push_back("EOS");
-  es.insert(es.end(), spanish.begin(), spanish.end());
-  es.push_back("EOS");
+// The one line written for `t`: its JSON object, its translation, or "" when it failed.
+std::string output_line(const SentenceTranslation& t, const TranslateRequest& request) {
+  if (request.json) return translation_json(t);
+  if (!t.ok()) return "";
+  return request.raw ? t.raw : t.text;
+}
 
+// Translates one batch of lines read from the --input file and writes a line for each.
+class FileTranslation {
+ public:
+  FileTranslation(Translator& translator, const TranslateRequest& request, std::ostream& out, std::ostream& messages)
+      : translator_(translator), request_(request), out_(out), messages_(messages) {}
+
+  // `lines` start at line number `first_line` (1-based).
+  void translate(const std::vector<std::string>& lines, std::size_t first_line) {
+    // An empty line is one the model cannot translate: its output line stays empty.
+    auto results = translator_.translate(lines, request_.decode);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const auto line = first_line + i;
+      const auto& t = results[i];
+      if (!t.ok()) {
+        ++failures_;
+        const bool blank = lines[i].find_first_not_of(" \t\r") == std::string::npos;
+        messages_ << "line " << line << ": " << (blank ? "empty, left empty" : "error: " + t.error) << "\n";
+      } else if (!t.unknown.empty() && ++unknown_lines_ <= kUnknownLinesShown) {
+        messages_ << "line " << line << ": unknown words (translated as <unk>): " << data::join_words(t.unknown)
+                  << "\n";
+      }
+      out_ << output_line(t, request_) << "\n";
+    }
+    out_.flush();
+    if (!out_) throw std::runtime_error("cannot write the translations (disk full?)");
+  }
+
+  std::size_t failures() const { return failures_; }
+  std::size_t unknown_lines() const { return unknown_lines_; }
+
+ private:
+  Translator& translator_;
+  const TranslateRequest& request_;
+  std::ostream& out_;
+  std::ostream& messages_;
+  std::size_t failures_ = 0;
+  std::size_t unknown_lines_ = 0;
+};
+
+std::size_t count_lines(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::size_t lines = 0;
+  std::string line;
+  while (std::getline(in, line)) ++lines;
+  return lines;
+}
+
+// --input: every line of `in` translated into `out`, a batch at a time, with a progress line.
+std::size_t translate_lines(Translator& translator, const TranslateRequest& request, std::istream& in,
+                            std::int64_t total, std::ostream& out, std::ostream& messages) {
+  FileTranslation translation(translator, request, out, messages);
+  util::ProgressOptions progress_options;
+  progress_options.unit = "sentences";
+  util::ProgressBar progress(total, "translate", progress_options);
+  const auto batch = static_cast<std::size_t>(std::max<std::int64_t>(1, request.decode.batch_size));
+  std::vector<std::string> lines;
+  std::size_t done = 0;
+  const auto flush = [&] {
+    translation.translate(lines, done + 1);
+    done += lines.size();
+    lines.clear();
+    progress.update(static_cast<std::int64_t>(done));
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+    if (lines.size() == batch) flush();
+  }
+  if (!lines.empty()) flush();
+  progress.finish();
+  if (translation.unknown_lines() > kUnknownLinesShown) {
+    messages << translation.unknown_lines() << " lines had unknown words (the first " << kUnknownLinesShown
+             << " are listed above)\n";
+  }
+  messages << "translated " << done - translation.failures() << " of " << done << " lines\n";
+  return translation.failures();
+}
+
+// --input's file ("-": none), opened before any work; refused when --output would replace it.
+std::ifstream open_input(const TranslateRequest& request) {
+  std::ifstream file;
+  if (request.input_file == "-") return file;
+  file.open(request.input_file, std::ios::binary);
+  if (!file) throw std::runtime_error(request.input_file + ": cannot open (--input)");
+  std::error_code error;
+  if (!request.output_file.empty() && request.output_file != "-" &&
+      fs::equivalent(request.input_file, request.output_file, error)) {
+    throw std::runtime_error(request.output_file + ": --output is the --input file; write the translations elsewhere");
+  }
+  return file;
+}
+
+std::size_t translate_file(Translator& translator, const TranslateRequest& request, std::istream& in, std::ostream& out,
+                           std::ostream& messages) {
+  const auto total =
+      request.input_file == "-" ? std::int64_t{0} : static_cast<std::int64_t>(count_lines(request.input_file));
+  if (request.output_file.empty() || request.output_file == "-") {
+    return translate_lines(translator, request, in, total, out, messages);
+  }
+  // Written whole or not at all: a killed or failed run leaves no half-written file behind.
+  std::size_t failures = 0;
+  util::write_file_atomically(request.output_file, [&](const std::string& tmp) {
+    std::ofstream file_out(tmp, std::ios::binary);
+    if (!file_out) throw std::runtime_error(request.output_file + ": cannot write (--output)");
+    failures = translate_lines(translator, request, in, total, file_out, messages);
+  });
+  messages << "wrote " << request.output_file << "\n";
+  return failures;
+}
+
+}  // namespace
+
+std::vector<std::string> save_attention_maps(const TranslationAttention& maps, const std::string& dir) {
   fs::create_directories(dir);
   std::vector<std::string> written;
   const auto save = [&](const std::vector<torch::Tensor>& layers, const std::string& name,
                         const std::vector<std::string>& rows, const std::vector<std::string>& cols) {
     for (std::size_t layer = 0; layer < layers.size(); ++layer) {
-      const auto weights = layers[layer].to(torch::kCPU).to(torch::kDouble);  // [1, H, Lq, Lk]
-      const auto r = std::min<std::int64_t>(static_cast<std::int64_t>(rows.size()), weights.size(2));
-      const auto c = std::min<std::int64_t>(static_cast<std::int64_t>(cols.size()), weights.size(3));
-      for (std::int64_t head = 0; head < weights.size(1); ++head) {
-        const auto m = weights[0][head].narrow(0, 0, r).narrow(1, 0, c).contiguous();
+      const auto weights = layers[layer].to(torch::kDouble).contiguous();  // [H, r, c]
+      const auto r = weights.size(1), c = weights.size(2);
+      for (std::int64_t head = 0; head < weights.size(0); ++head) {
+        const auto m = weights[head].contiguous();
         std::vector<double> values(m.data_ptr<double>(), m.data_ptr<double>() + r * c);
         const auto path = (fs::path(dir) / fmt::format("{}_layer{}_head{}.png", name, layer + 1, head + 1)).string();
         util::HeatMap(values, static_cast<int>(r), static_cast<int>(c))
@@ -107,71 +181,51 @@ std::vector<std::string> save_translation_attention_maps(checkpoint::LoadedSeq2S
       }
     }
   };
-  save(trace.encoder_self, "encoder_self", en, en);
-  save(trace.decoder_self, "decoder_self", es, es);
-  save(trace.decoder_cross, "cross", es, en);
+  save(maps.encoder_self, "encoder_self", maps.source, maps.source);
+  save(maps.decoder_self, "decoder_self", maps.target, maps.target);
+  save(maps.cross, "cross", maps.target, maps.source);
   return written;
 }
 
-void write_translation_json(std::ostream& out, const std::string& sentence, const Translation* t,
-                            const std::string& error) {
-  util::JsonWriter json;
-  json.begin_object().key("input").value(sentence);
-  if (t != nullptr) {
-    json.key("normalised").value(data::join_words(t->words)).key("unknown_words").begin_array();
-    for (const auto& w : t->unknown) json.value(w);
-    json.end_array().key("translation").value(data::join_words(t->translation));
-  } else {
-    json.key("error").value(error);
-  }
-  json.end_object();
-  out << json.str() << std::endl;
-}
-
-}  // namespace
-
 std::size_t translate_sentences(const std::string& checkpoint_file, const TranslateRequest& request,
                                 std::istream& input, std::ostream& out, std::ostream& messages) {
-  util::RuntimeOptions runtime;
-  runtime.threads = request.threads;
-  util::configure_runtime(runtime);
-  const auto device = util::select_device(request.device);
-  auto loaded = checkpoint::load_seq2seq_checkpoint(checkpoint_file, request.weights);
-  loaded.model->to(device);
-  messages << "translating with " << checkpoint_file << " (" << loaded.info.model.summary() << ")\n";
+  auto input_file = request.input_file.empty() ? std::ifstream() : open_input(request);
+  auto translator = Translator(checkpoint::load_seq2seq_checkpoint(checkpoint_file, request.translator.weights),
+                               checkpoint_file, request.translator);
+  messages << "translating with " << checkpoint_file << " (" << translator.model().info.model.summary() << ")\n";
+  if (!request.input_file.empty()) {
+    return translate_file(translator, request, request.input_file == "-" ? input : input_file, out, messages);
+  }
 
   std::size_t failures = 0;
   bool first = true;
-  const auto handle = [&](const std::string& sentence) {
-    try {
-      const auto t = translate_sentence(loaded, sentence, request.decode, device);
-      if (!t.unknown.empty()) {
+  const auto handle = [&](const std::vector<std::string>& sentences) {
+    for (const auto& t : translator.translate(sentences, request.decode)) {
+      if (!t.ok()) {
+        ++failures;
+        messages << "error: \"" << t.input << "\": " << t.error << "\n";
+        if (request.json) out << translation_json(t) << std::endl;
+        first = false;
+        continue;
+      }
+      if (!t.unknown.empty())
         messages << "unknown words (translated as <unk>): " << data::join_words(t.unknown) << "\n";
-      }
-      if (request.json) {
-        write_translation_json(out, sentence, &t, "");
-      } else {
-        out << data::join_words(t.translation) << std::endl;
-      }
+      out << output_line(t, request) << std::endl;
       if (first && !request.attention_maps_dir.empty()) {
-        const auto files = save_translation_attention_maps(loaded, t, device, request.attention_maps_dir);
+        const auto files = save_attention_maps(translator.attention(t), request.attention_maps_dir);
         messages << "wrote " << files.size() << " attention maps to " << request.attention_maps_dir << "\n";
       }
-    } catch (const std::exception& e) {
-      ++failures;
-      messages << "error: \"" << sentence << "\": " << e.what() << "\n";
-      if (request.json) write_translation_json(out, sentence, nullptr, e.what());
+      first = false;
     }
-    first = false;
   };
-  for (const auto& sentence : request.sentences) handle(sentence);
+  if (!request.sentences.empty()) handle(request.sentences);
   if (request.interactive) {
     std::string line;
     while (true) {
       if (request.prompt) messages << "english> " << std::flush;
       if (!std::getline(input, line)) break;
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      handle(line);
+      handle({line});
     }
   }
   return failures;

@@ -9,6 +9,7 @@ list(APPEND DLS_SOURCES
   eval/sacrebleu.cpp
   eval/score_json.cpp
   eval/sentence_translation.cpp
+  eval/translator.cpp
   eval/seq2seq_checkpoint_report.cpp
   eval/seq2seq_evaluation.cpp
   eval/text_scoring.cpp

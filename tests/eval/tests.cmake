@@ -9,6 +9,7 @@ list(APPEND DLS_TEST_SOURCES
   eval/seq2seq_checkpoint_report_test.cpp
   eval/seq2seq_evaluation_test.cpp
   eval/sentence_translation_test.cpp
+  eval/translator_test.cpp
   eval/text_scoring_test.cpp
   eval/tokenizer_13a_test.cpp
   eval/vit_checkpoint_report_test.cpp

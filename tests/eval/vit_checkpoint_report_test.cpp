@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "support/program_run.h"
 #include "dls/data/image_dataset.h"
 #include "support/vit_runs.h"
 
@@ -32,13 +33,6 @@ const fs::path& trained_vit_run() {
   return run;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 TEST(ViTCheckpointReport, PrintsDLStudiosReportAndTable) {
   const auto files = checkpoint::find_checkpoints(trained_vit_run().string());
   VitEvalRequest request;
@@ -47,7 +41,7 @@ TEST(ViTCheckpointReport, PrintsDLStudiosReportAndTable) {
   std::ostringstream report;
   ASSERT_NO_THROW(report_vit_checkpoints(files, request, report, std::cerr));
   const std::string out = report.str();
-  const auto lines = lines_of(out);
+  const auto lines = test::lines_of(out);
   const auto& names = data::fashion_mnist_display_names();
 
   // Per-class lines, DLStudio's "%5s : %2d %%", then the overall line.
@@ -102,7 +96,7 @@ TEST(ViTCheckpointReport, JsonOutput) {
   ASSERT_NO_THROW(report_vit_checkpoints({checkpoint}, request, report, std::cerr));
   const std::string out = report.str();
   EXPECT_EQ(out.front(), '{');
-  EXPECT_EQ(lines_of(out).size(), 1u);
+  EXPECT_EQ(test::lines_of(out).size(), 1u);
   // Read back with nlohmann: the keys, in the order they were written.
   const auto json = nlohmann::ordered_json::parse(out);
   std::vector<std::string> keys;
@@ -132,7 +126,7 @@ TEST(ViTCheckpointReport, CorruptCheckpointIsAOneLineError) {
     err = error.what();
   }
   EXPECT_EQ(messages.str(), "");
-  ASSERT_EQ(lines_of(err).size(), 1u) << err;
+  ASSERT_EQ(test::lines_of(err).size(), 1u) << err;
   EXPECT_EQ(err.rfind(path, 0), 0u) << err;
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "dls/util/file_io.h"
 #include "support/test_paths.h"
@@ -58,6 +59,14 @@ inline std::string first_csv_columns(const std::string& csv, int columns) {
 // A run's metrics.csv, but for its timings: what repeating the run reproduces.
 inline std::string metrics_losses(const std::filesystem::path& run_dir) {
   return first_csv_columns(util::read_file((run_dir / "metrics.csv").string()), 4);
+}
+
+// The lines of a text, without their newlines.
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
 }
 
 inline std::size_t count_lines(const std::string& text) {

@@ -1,5 +1,6 @@
-// Translating a user's own sentences with a seq2seq checkpoint (checkpoint_eval --translate,
-// --interactive), and the attention maps of one translation (--attention-maps).
+// checkpoint_eval's translation modes over eval::Translator: --translate (sentences given),
+// --interactive (typed lines), --input/--output (a file, one translation per line), and the
+// attention heat maps of one translation (--attention-maps).
 #pragma once
 
 #include <cstddef>
@@ -7,30 +8,35 @@
 #include <string>
 #include <vector>
 
-#include "dls/checkpoint/checkpoint.h"
-#include "dls/eval/decoding.h"
+#include "dls/eval/translator.h"
 
 namespace dls::eval {
 
 struct TranslateRequest {
   std::vector<std::string> sentences;  // --translate, in order
-  bool interactive = false;            // then one sentence per line of `input`
+  bool interactive = false;            // then one sentence per line of `input`, blank lines skipped
   bool prompt = false;                 // interactive: "english> " on `messages` before each line
+  // --input: every line of this file ("-": `input`) translated, exactly one line written to
+  // `output_file` ("-" or empty: `out`) per line read; an empty or untranslatable line gives
+  // an empty line and a message naming its line number.
+  std::string input_file;
+  std::string output_file;
+  bool raw = false;  // lowercase words as the model writes and BLEU scores them, not the display form
   DecodeOptions decode;
   std::string attention_maps_dir;  // non-empty: heat maps of the first sentence's translation
   bool json = false;               // one JSON object per sentence (a line each)
-  int threads = 0;
-  std::string device = "cpu";
-  checkpoint::Weights weights = checkpoint::Weights::kEvaluation;  // the moving average when saved, or the trained
+  TranslatorOptions translator;    // device, weights
 };
 
-// Translates with `checkpoint_file` (a seq2seq checkpoint) and writes each translation on a
-// line of `out` (or one JSON object per line). Each sentence is normalised like the training
-// data; unknown words are reported on `messages` and become <unk>; a sentence that cannot
-// be translated (too long, no words) gets a one-line "error: ..." on `messages` and the
-// others go on. Returns the number of sentences not translated. Throws (one line) when the
-// checkpoint cannot be used at all.
+// Translates with `checkpoint_file` (a seq2seq checkpoint). Unknown words are reported on
+// `messages` and become <unk>; a sentence that cannot be translated gets a one-line
+// "error: ..." on `messages` and the others go on. Returns the number of sentences not
+// translated. Throws (one line) when the checkpoint or a file cannot be used at all.
 std::size_t translate_sentences(const std::string& checkpoint_file, const TranslateRequest& request,
                                 std::istream& input, std::ostream& out, std::ostream& messages);
+
+// The PNG heat maps of every layer and head (encoder self-attention, decoder self-attention,
+// cross-attention) of `maps` written into `dir`; returns the files written.
+std::vector<std::string> save_attention_maps(const TranslationAttention& maps, const std::string& dir);
 
 }  // namespace dls::eval

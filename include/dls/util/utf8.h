@@ -38,6 +38,9 @@ std::string encode_utf8(char32_t code_point);
 // stays 'ı'. Code points without a lowercase form are returned unchanged.
 char32_t to_lower(char32_t code_point);
 
+// Unicode's simple uppercase mapping ('é' -> 'É'), not locale-aware; unchanged without one.
+char32_t to_upper(char32_t code_point);
+
 // Unicode general category, by its first letter (Lu/Ll/Lt/Lm/Lo -> kLetter, ...).
 enum class CharCategory {
   kLetter,       // L*

@@ -1,0 +1,35 @@
+// checkpoint_eval's flags for translating with a seq2seq checkpoint: --translate,
+// --interactive, --input (with --output, shared with --average), --raw, --attention-maps.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "dls/eval/sentence_translation.h"
+
+namespace dls::apps {
+
+// Into `request` (group "Seq2seq checkpoints"); --attention-maps, which ViT runs use too,
+// goes into `attention_maps`.
+inline void add_translate_flags(CLI::App& app, eval::TranslateRequest& request, std::string& attention_maps) {
+  const std::string group = "Seq2seq checkpoints";
+  app.add_option("--translate", request.sentences,
+                 "translate this English sentence (repeatable) with the newest checkpoint")
+      ->group(group);
+  app.add_flag("--interactive", request.interactive, "translate sentences read from standard input, one per line")
+      ->group(group);
+  app.add_option("--input", request.input_file,
+                 "translate every line of FILE (- for standard input): exactly one output line per input line "
+                 "(empty for an empty or untranslatable one, reported with its line number), in batches")
+      ->group(group);
+  app.add_flag("--raw", request.raw,
+               "translations as the model writes and BLEU scores them (lowercase words), not capitalised and "
+               "punctuated")
+      ->group(group);
+  app.add_option("--attention-maps", attention_maps,
+                 "seq2seq: attention heat maps of the first --translate sentence; "
+                 "ViT: class-token attention over the patches; PNGs written to DIR");
+}
+
+}  // namespace dls::apps

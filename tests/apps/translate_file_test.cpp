@@ -1,0 +1,118 @@
+// checkpoint_eval --input/--output: a file translated line for line (one output line per
+// input line, whatever the line holds), in batches, detokenised or --raw; the --raw output
+// scored with --score gives the BLEU of scoring the checkpoint directly.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/data/normalize.h"
+#include "dls/util/file_io.h"
+#include "support/program_run.h"
+#include "support/seq2seq_runs.h"
+#include "support/test_paths.h"
+#include "util/temp_files.h"
+
+namespace dls::apps {
+namespace {
+
+namespace fs = std::filesystem;
+
+test::ProgramRun translate_file_eval(const std::string& args, const std::string& name, const std::string& input = "") {
+  return test::run_program("apps/checkpoint_eval", "--threads 1 --log-level warn " + args, "translate_file_" + name,
+                           input);
+}
+
+TEST(TranslateFileApp, OneOutputLinePerInputLineWhateverItHolds) {
+  const auto dir = test::fresh_temp_dir("translate_file_lines");
+  const std::string run = test::trained_seq2seq_run().string();
+  // A sentence, an empty line, one too long for the model (L = 10: at most 8 words), a blank
+  // one, invalid UTF-8, a question, and a last line without its newline.
+  test::write_bytes(dir / "src.txt",
+                    "I'm here.\n\none two three four five six seven eight nine\n   \nbad \xff bytes\n"
+                    "Where is my dog?\r\nShe is tall.");
+  const auto file = translate_file_eval(
+      run + " --input " + (dir / "src.txt").string() + " --output " + (dir / "out.txt").string(), "file");
+  EXPECT_EQ(file.status, 1) << "some lines were not translated:\n" << file.err;
+  const auto out = test::lines_of(util::read_file((dir / "out.txt").string()));
+  ASSERT_EQ(out.size(), 7u) << util::read_file((dir / "out.txt").string());
+  for (const std::size_t empty : {1, 2, 3, 4}) EXPECT_EQ(out[empty], "") << "line " << empty + 1;
+  for (const std::size_t full : {0, 5, 6}) EXPECT_FALSE(out[full].empty()) << "line " << full + 1;
+  EXPECT_NE(file.err.find("line 2: empty"), std::string::npos) << file.err;
+  EXPECT_NE(file.err.find("line 3: error: 9 words, but this model translates at most 8"), std::string::npos)
+      << file.err;
+  EXPECT_NE(file.err.find("line 5: error: the sentence is not valid UTF-8"), std::string::npos) << file.err;
+  EXPECT_NE(file.err.find("translated 3 of 7 lines"), std::string::npos) << file.err;
+  // Capitalised, with the source's closing mark (Spanish's ¿ before a question).
+  EXPECT_TRUE(out[5].rfind("\xC2\xBF", 0) == 0 && out[5].back() == '?') << out[5];
+  EXPECT_EQ(out[6].back(), '.') << out[6];
+
+  // The same lines from standard input to standard output; --raw gives --translate's words.
+  const auto piped =
+      translate_file_eval(run + " --input - --raw", "stdin", util::read_file((dir / "src.txt").string()));
+  const auto raw = test::lines_of(piped.out);
+  ASSERT_EQ(raw.size(), 7u) << piped.out;
+  const auto one = translate_file_eval(run + " --raw --translate \"Where is my dog?\"", "one");
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(raw[5] + "\n", one.out);
+}
+
+TEST(TranslateFileApp, RawOutputScoresAsTheCheckpointScoresItself) {
+  const auto dir = test::fresh_temp_dir("translate_file_bleu");
+  // A test set of short pairs (both sides within the model's 8 words) from the sample corpus.
+  std::ifstream corpus(dls::testing::source_dir() + "/data/sample_en_es.tsv");
+  std::ofstream tsv(dir / "test.tsv"), src(dir / "src.txt"), ref(dir / "ref.txt");
+  int kept = 0;
+  std::string line;
+  for (int n = 0; std::getline(corpus, line) && kept < 80; ++n) {
+    if (n % 13 != 0) continue;
+    const auto tab = line.find('\t'), tab2 = line.find('\t', tab + 1);
+    const auto en = line.substr(0, tab), es = line.substr(tab + 1, tab2 - tab - 1);
+    if (data::normalize_english(en).size() > 8 || data::normalize_spanish(es).size() > 8) continue;
+    tsv << en << "\t" << es << "\n";
+    src << en << "\n";
+    ref << data::join_words(data::normalize_spanish(es)) << "\n";
+    ++kept;
+  }
+  tsv.close(), src.close(), ref.close();
+  const auto checkpoint = checkpoint::latest_checkpoint(test::trained_seq2seq_run().string());
+
+  const auto direct = translate_file_eval(checkpoint + " --json --test " + (dir / "test.tsv").string(), "direct");
+  ASSERT_EQ(direct.status, 0) << direct.err;
+  const auto report = nlohmann::json::parse(direct.out);
+  ASSERT_EQ(report["sentences"].get<int>(), kept) << direct.out;
+  const double direct_bleu = report["checkpoints"].back()["bleu"].get<double>();
+
+  const auto translated = translate_file_eval(
+      checkpoint + " --raw --input " + (dir / "src.txt").string() + " --output " + (dir / "hyp.txt").string(), "hyp");
+  ASSERT_EQ(translated.status, 0) << translated.err;
+  const auto scored = translate_file_eval(
+      "--json --score " + (dir / "hyp.txt").string() + " --ref " + (dir / "ref.txt").string(), "score");
+  ASSERT_EQ(scored.status, 0) << scored.err;
+  const double file_bleu = nlohmann::json::parse(scored.out)["bleu"].get<double>();
+  EXPECT_GT(direct_bleu, 0.0) << "a BLEU of 0 would not tell the two apart";
+  EXPECT_NEAR(file_bleu, direct_bleu, 1e-12);
+}
+
+TEST(TranslateFileApp, RefusesToWriteOverItsInputAndLeavesNoHalfFile) {
+  const auto dir = test::fresh_temp_dir("translate_file_refusals");
+  const std::string run = test::trained_seq2seq_run().string();
+  test::write_bytes(dir / "src.txt", "I am here.\n");
+  const auto same = translate_file_eval(
+      run + " --input " + (dir / "src.txt").string() + " --output " + (dir / "src.txt").string(), "same");
+  test::expect_one_line_error(same, "--output is the --input file");
+  EXPECT_EQ(util::read_file((dir / "src.txt").string()), "I am here.\n");
+  const auto missing = translate_file_eval(
+      run + " --input " + (dir / "absent.txt").string() + " --output " + (dir / "out.txt").string(), "missing");
+  test::expect_one_line_error(missing, "absent.txt: cannot open (--input)");
+  EXPECT_FALSE(fs::exists(dir / "out.txt"));
+}
+
+}  // namespace
+}  // namespace dls::apps

@@ -1,0 +1,110 @@
+// eval::Translator: batched translation equals one sentence at a time, a sentence that cannot
+// be translated does not disturb the others, scores are the model's log-probabilities, a run
+// directory means its best checkpoint, and the attention of a translation has its shapes.
+#include "dls/eval/translator.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint_files.h"
+#include "support/seq2seq_runs.h"
+
+namespace dls::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kTranslatorSentences = {
+    "She does not want the red car.",
+    "one two three four five six seven eight nine",
+    "I want to go home.",
+    "",
+    "Where is my dog?",
+    "bad \xff bytes",
+    "We eat the bread.",
+};
+
+TEST(Translator, ABatchTranslatesAsOneSentenceAtATimeAndErrorsStayWithTheirSentence) {
+  auto translator = Translator::load(checkpoint::latest_checkpoint(test::trained_seq2seq_run().string()));
+  DecodeOptions decode;
+  decode.batch_size = 3;  // several batches
+  const auto batch = translator.translate(kTranslatorSentences, decode);
+  ASSERT_EQ(batch.size(), kTranslatorSentences.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto alone = translator.translate(kTranslatorSentences[i]);
+    EXPECT_EQ(batch[i].input, kTranslatorSentences[i]);
+    EXPECT_EQ(batch[i].error, alone.error) << i;
+    EXPECT_EQ(batch[i].output_tokens, alone.output_tokens) << i;
+    EXPECT_EQ(batch[i].raw, alone.raw) << i;
+    if (batch[i].ok()) EXPECT_NEAR(batch[i].log_probability, alone.log_probability, 1e-4) << i;
+  }
+  EXPECT_NE(batch[1].error.find("9 words, but this model translates at most 8"), std::string::npos) << batch[1].error;
+  EXPECT_EQ(batch[3].error, "no words left after normalisation");
+  EXPECT_EQ(batch[5].error, "the sentence is not valid UTF-8");
+  for (const std::size_t ok : {0, 2, 4, 6}) {
+    EXPECT_TRUE(batch[ok].ok()) << batch[ok].error;
+    EXPECT_FALSE(batch[ok].raw.empty());
+    EXPECT_LT(batch[ok].log_probability, 0.0);
+    EXPECT_TRUE(std::isfinite(batch[ok].log_probability));
+  }
+}
+
+TEST(Translator, TheScoreIsTheSumOfTheModelsLogProbabilities) {
+  auto translator = Translator::load(checkpoint::latest_checkpoint(test::trained_seq2seq_run().string()));
+  const auto t = translator.translate("I want to go home.");
+  ASSERT_TRUE(t.ok()) << t.error;
+  // Teacher-forced by hand: SOS, the output, EOS; the sum of log p of each word after SOS.
+  const auto& loaded = translator.model();
+  const int length = translator.max_source_tokens() + 2;
+  const auto padding = loaded.info.training.padding();
+  const auto src = torch::tensor(loaded.english.encode(t.tokens, length, padding), torch::kLong).unsqueeze(0);
+  const auto tgt = torch::tensor(loaded.spanish.encode(t.output_tokens, length, padding), torch::kLong).unsqueeze(0);
+  torch::NoGradGuard no_grad;
+  auto model = loaded.model;                        // a handle to the same module
+  const auto log_probs = model->forward(src, tgt);  // [1, L-1, V]
+  double expected = 0;
+  for (std::size_t k = 0; k <= t.output_tokens.size(); ++k) {
+    expected += log_probs[0][static_cast<std::int64_t>(k)][tgt[0][static_cast<std::int64_t>(k + 1)]].item<double>();
+  }
+  EXPECT_NEAR(t.log_probability, expected, 1e-4);
+}
+
+TEST(Translator, ARunDirectoryMeansItsBestCheckpoint) {
+  const auto run = test::trained_seq2seq_run();
+  ASSERT_TRUE(fs::exists(run / "best.pt"));
+  EXPECT_EQ(Translator::load(run.string()).checkpoint_file(), (run / "best.pt").string());
+  EXPECT_EQ(Translator::load((run / "checkpoints").string()).checkpoint_file(), (run / "best.pt").string());
+  const auto newest = checkpoint::latest_checkpoint(run.string());
+  EXPECT_EQ(Translator::load(newest).checkpoint_file(), newest);
+  EXPECT_THROW(Translator::load((run / "absent").string()), std::runtime_error);
+}
+
+TEST(Translator, AttentionHasEveryLayerAndHeadCroppedToTheTokens) {
+  auto translator = Translator::load(test::trained_seq2seq_run().string());
+  const auto t = translator.translate("I want to go home.");
+  ASSERT_TRUE(t.ok());
+  const auto maps = translator.attention(t);
+  const auto& config = translator.model().model->config();
+  const auto heads = config.transformer().num_heads();
+  ASSERT_EQ(maps.source.size(), t.tokens.size() + 2);
+  ASSERT_EQ(maps.target.size(), t.output_tokens.size() + 2);
+  ASSERT_EQ(maps.encoder_self.size(), static_cast<std::size_t>(config.num_encoders()));
+  ASSERT_EQ(maps.cross.size(), static_cast<std::size_t>(config.num_decoders()));
+  const auto src = static_cast<std::int64_t>(maps.source.size()), tgt = static_cast<std::int64_t>(maps.target.size());
+  EXPECT_EQ(maps.encoder_self[0].sizes(), (std::vector<std::int64_t>{heads, src, src}));
+  EXPECT_EQ(maps.decoder_self[0].sizes(), (std::vector<std::int64_t>{heads, tgt, tgt}));
+  EXPECT_EQ(maps.cross[0].sizes(), (std::vector<std::int64_t>{heads, tgt, src}));
+  EXPECT_TRUE(maps.cross[0].ge(0).all().item<bool>());
+  SentenceTranslation failed;
+  failed.error = "too long";
+  EXPECT_THROW(translator.attention(failed), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dls::eval
