@@ -286,6 +286,7 @@ int main(int argc, char** argv) {
       translation.json = json;
       translation.translator.device = device;
       translation.translator.weights = weights_read;
+      translation.translator.scores = json;  // the log-probabilities only appear in JSON: no extra pass otherwise
       return dls::eval::translate_sentences(files.back(), translation, std::cin, std::cout, std::cerr) == 0 ? 0 : 1;
     }
     if (!attention_maps.empty()) throw std::runtime_error("--attention-maps needs a sentence: add --translate \"...\"");
