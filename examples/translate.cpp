@@ -13,6 +13,7 @@
 
 #include <dls/eval/translator.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 int main(int argc, char** argv) {
   if (argc < 2) {

@@ -52,7 +52,8 @@ fi
 echo "examples/translate built with find_package(dlstudio_cpp) against the installed tree"
 
 sentence="I want to go home."
-expected=$("$prefix/bin/checkpoint_eval" "$work/run" --translate "$sentence" --log-level warn)
+expected=$("$prefix/bin/checkpoint_eval" "$work/run" --translate "$sentence" --log-level warn 2>"$work/eval.log") ||
+  { cat "$work/eval.log" >&2; fail "the installed checkpoint_eval --translate failed"; }
 got=$("$work/example/translate" "$work/run" "$sentence")
 [ -n "$got" ] || fail "examples/translate printed nothing"
 [ "$got" = "$expected" ] || fail "examples/translate says '$got', checkpoint_eval --translate '$expected'"
