@@ -58,26 +58,12 @@ endif()
 
 find_package(spdlog CONFIG REQUIRED)
 
-# Unicode (NFC, lowercasing, categories, column widths) for the corpus normalisation and
-# the text tables: utf8proc, which ships only a pkg-config file (Debian: libutf8proc-dev).
-# Its include folder and library only: its pkg-config flags also define UTF8PROC_EXPORTS
-# (for Windows DLLs), which would differ from the programs' and tests' flags and keep
-# them from reusing the library's precompiled header.
-find_package(PkgConfig REQUIRED)
-pkg_check_modules(UTF8PROC REQUIRED libutf8proc)
-add_library(dls_utf8proc INTERFACE IMPORTED)
-set_target_properties(dls_utf8proc PROPERTIES
-  INTERFACE_INCLUDE_DIRECTORIES "${UTF8PROC_INCLUDE_DIRS}"
-  INTERFACE_LINK_LIBRARIES "${UTF8PROC_LINK_LIBRARIES}")
-
-# Pictures (loss curves, heat maps, attention overlays): cairo draws the lines and the text
-# (DejaVu Sans through fontconfig) and writes the PNG (Debian: libcairo2-dev; the font:
-# fonts-dejavu-core). Used inside src/util/canvas.cpp only.
-pkg_check_modules(CAIRO REQUIRED cairo)
-add_library(dls_cairo INTERFACE IMPORTED)
-set_target_properties(dls_cairo PROPERTIES
-  INTERFACE_INCLUDE_DIRECTORIES "${CAIRO_INCLUDE_DIRS}"
-  INTERFACE_LINK_LIBRARIES "${CAIRO_LINK_LIBRARIES}")
+# utf8proc and cairo, which the static library links privately: in their own file, which
+# the installed CMake package includes too (a program linking libdls.a needs them).
+include(DlsLinkDependencies)
+if(DLS_LINK_DEPENDENCIES_MISSING)
+  message(FATAL_ERROR "dls: not found through pkg-config: ${DLS_LINK_DEPENDENCIES_MISSING}")
+endif()
 
 # Subword units: SentencePiece's processor and trainer, which ship a pkg-config file
 # (Debian: libsentencepiece-dev); used by one module only (src/CMakeLists.txt says why).

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-check}
 clang_format=/usr/bin/clang-format
-mapfile -t files < <(find include src apps bench tests \( -name '*.cpp' -o -name '*.h' -o -name '*.cpp.in' \) \
+mapfile -t files < <(find include src apps bench tests examples \( -name '*.cpp' -o -name '*.h' -o -name '*.cpp.in' \) \
                        -not -path 'tests/fixtures/*' | sort)
 case "$mode" in
   apply) "$clang_format" -i "${files[@]}" ;;
