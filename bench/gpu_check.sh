@@ -29,6 +29,7 @@
 #                     script's own test, e.g. on the CPU machine
 #                     SMOKE=1 GPU_CHECK_DEVICE=cpu GPU_CHECK_BUILD=build bash bench/gpu_check.sh quick
 #   LECTURE_EPOCHS, LECTURE_VIT_EPOCHS (40, 2), LECTURE_FLAGS (more seq2seq_train flags),
+#   LECTURE_NEW_FLAGS (flags for a new run only: what a resume may not change),
 #   LECTURE_DIR (/tmp/gpu-lecture)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -229,13 +230,14 @@ if [ "$part" = lecture ]; then
   # The run directory outlives the part: a second call resumes it (the same warm machine).
   lecture=${LECTURE_DIR:-/tmp/gpu-lecture}
   epochs=${LECTURE_EPOCHS:-40}
-  read -r -a more <<< "${LECTURE_FLAGS:-}"
+  read -r -a more <<< "${LECTURE_FLAGS:-}"            # every call's (e.g. --max-iters)
+  read -r -a new_run <<< "${LECTURE_NEW_FLAGS:-}"    # a new run's only (e.g. --validation-pairs)
   if [ -f "$corpus" ]; then
-    if ls "$lecture"/*.pt > /dev/null 2>&1; then
+    if ls "$lecture"/checkpoints/*.pt > /dev/null 2>&1; then
       how=(--resume "$lecture")
       say "lecture: resuming $lecture"
     else
-      how=(--preset dlstudio --data "$corpus" --max-words 8 --run-dir "$lecture" --overwrite)
+      how=(--preset dlstudio --data "$corpus" --max-words 8 --run-dir "$lecture" --overwrite "${new_run[@]}")
     fi
     # Leaves 300 s of the part for the evaluation and the ViT. Stopped by the limit (SIGTERM),
     # the trainer ends its step and writes a checkpoint (a minute's grace: 3.4 GB with Adam's
@@ -246,20 +248,25 @@ if [ "$part" = lecture ]; then
         say "lecture_train: stopped at the part's limit with a checkpoint; lecture again (same machine) resumes it"; }
     expect_device lecture_train
     grep -aE 'epoch [0-9]+/|done \(' "$W/lecture_train.log" | tail -n 45 | cut -c1-300 > "$OUT/lecture_train.txt"
-    if ls "$lecture"/*.pt > /dev/null 2>&1; then
-      step lecture_eval 150 "$A/checkpoint_eval" "$lecture" --device "$dev" --samples 20 --json ${smoke:+--limit 20}
+    if ls "$lecture"/checkpoints/*.pt > /dev/null 2>&1; then
+      # The text report (not --json): BLEU per checkpoint, then DLStudio's printout of 20
+      # pairs translated by the best checkpoint.
+      step lecture_eval 150 "$A/checkpoint_eval" "$lecture" --device "$dev" --samples 20 ${smoke:+--limit 20}
+      grep -av '^\[' "$W/lecture_eval.log" > "$OUT/lecture_eval.txt"
+      sed -n '/Sample translations by the best checkpoint/,$p' "$W/lecture_eval.log" > "$OUT/lecture_samples.txt"
       cp "$lecture/bleu.csv" "$OUT/lecture_bleu.csv" 2>/dev/null
       cp "$lecture/metrics.csv" "$OUT/lecture_metrics.csv" 2>/dev/null
-      # DLStudio's printout: the 20 translated pairs of checkpoint_eval --samples 20.
-      sed -n '/The input sentence pair/,$p' "$W/lecture_eval.log" | head -n 120 > "$OUT/lecture_samples.txt"
     fi
   else
     say "lecture: no $corpus (bench/gpu_prepare.sh copies it into .deps/data)"
     failures=$(( failures + 1 ))
   fi
-  # DLStudio's ViT: seconds per epoch from metrics.csv's epoch rows (wall_s).
-  step lecture_vit 120 "$A/vit_train" --preset dlstudio --dataset fashion-mnist --device "$dev" \
-       --epochs "${LECTURE_VIT_EPOCHS:-2}" --run-dir "$W/lecture_vit" --json ${smoke:+--max-iters 4}
+  # DLStudio's ViT (FG, M 256, 8 encoders, 4 heads, batch 48) on Fashion-MNIST, whose 28x28
+  # images take patches of 7 (4x4 patches, as CIFAR-10's 32x32 in patches of 8; CIFAR-10
+  # itself is too large for .deps/): seconds per epoch from metrics.csv's epoch rows.
+  step lecture_vit 120 "$A/vit_train" --preset dlstudio --dataset fashion-mnist --patch-size 7 --device "$dev" \
+       --epochs "${LECTURE_VIT_EPOCHS:-2}" --run-dir "$W/lecture_vit" --json \
+       ${smoke:+--max-iters 4 --train-subset 400 --test-subset 200}
   expect_device lecture_vit
   python3 - "$W/lecture_vit/metrics.csv" > "$OUT/lecture_vit.md" 2>&1 <<'PY'
 import csv, sys
