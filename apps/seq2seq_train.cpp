@@ -157,6 +157,12 @@ int main(int argc, char** argv) {
       "the checkpoint)",
       [](auto& s) { s.training.length_buckets = true; }, [](const auto& s) { return s.training.length_buckets; })
       ->group(data);
+  flag_setting(
+      app, overrides, "--static-shapes",
+      "every batch --batch rows (the last filled with masked rows) and, with --length-buckets, 4, 8, ... or L "
+      "columns; the same loss and gradients, for a captured step's replay (CUDA graphs); off by default",
+      [](auto& s) { s.training.static_shapes = true; }, [](const auto& s) { return s.training.static_shapes; })
+      ->group(data);
   setting<std::string>(
       app, overrides, "--tokenizer",
       "word (DLStudio's) or sentencepiece (subword units trained on the training split, kept in the checkpoint)",

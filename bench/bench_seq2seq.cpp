@@ -73,9 +73,8 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
                    {"precision", o.precision}};
   // Chunks per batch as seq2seq_train chooses them.
   const int threads = torch::get_num_threads();
-  const int workers = device.is_cuda() ? 1  // chunks on CPU threads only, as the programs
-                      : o.workers > 0  ? o.workers
-                                       : default_batch_chunks(config.transformer().layout(), threads);
+  const int workers = batch_chunk_workers(  // chunks on CPU threads only, as the programs
+      device, o.workers > 0 ? o.workers : default_batch_chunks(config.transformer().layout(), threads));
   result.config.emplace_back("workers", std::to_string(workers));
   const bool keep_memory = o.keep_freed_memory == "on" || (o.keep_freed_memory == "auto" && o.task == "seq2seq-train" &&
                                                            keeps_freed_memory(config.transformer().layout()));

@@ -1,19 +1,36 @@
 #!/usr/bin/env bash
 # The GPU checks, for a lent machine with a CUDA PyTorch and nothing else, in parts that each
-# fit one remote command (10 minutes at most) with margin:
+# fit one remote command (10 minutes at most) with margin (docs/gpu.md: how a session with 15
+# minutes of device time runs them):
 #   build    unpack the Debian packages that bench/gpu_prepare.sh put in .deps/ (run that
 #            first, on the Debian machine) and build against PyTorch's LibTorch (~2-4 min)
-#   quick    the device assertion (each trainer's log must say it trains on cuda), training
-#            and evaluation on CUDA (fp32, bf16, fp16; two ranks over Gloo; NCCL), the
-#            benchmark beside PyTorch eager (bench/python/bench_reference.py --device cuda),
-#            then the test suite with the time left (~8 min)
-#   lecture  DLStudio's experiment: seq2seq_train --preset dlstudio for 40 epochs on the
-#            <= 8-word pairs, checkpoint_eval of its checkpoints, vit_train --preset dlstudio
-# quick and lecture build first when build-gpu/ is missing (a fresh machine). Each step has a
+#   quick    the device assertion (each trainer's log must say it trains on cuda, else the
+#            part fails), training and evaluation on CUDA (fp32, bf16, fp16; two ranks; NCCL),
+#            the side-by-side table of the training step, dls_bench beside PyTorch eager
+#            (bench/side_by_side.sh with DEVICE=cuda: batch 64 and 512, fp32 and bf16, into
+#            side_by_side.md), then the test suite with the time left (~8 min)
+#   lecture  DLStudio's experiment: seq2seq_train --preset dlstudio for LECTURE_EPOCHS (40)
+#            epochs on the <= 8-word pairs, checkpoint_eval of every checkpoint (BLEU per
+#            checkpoint, DLStudio's 20-sentence printout), vit_train --preset dlstudio's
+#            seconds per epoch. Its run directory (LECTURE_DIR, default /tmp/gpu-lecture)
+#            survives the part: a second `lecture` on the same warm machine resumes the run.
+# quick and lecture build first when the build is missing (a fresh machine). Each step has a
 # time limit and its own exit status; a failed step does not stop the others, but the part
 # exits non-zero. Results go to $OUT (default /tmp/gpu-out): summary.txt (one line per step,
-# the --json lines), steps.log (the end of each step's output), ctest.log.
+# the --json lines), steps.log (the end of each step's output), ctest.log, side_by_side.md,
+# lecture_bleu.csv, lecture_samples.txt, lecture_vit.md.
 # Usage: OUT=/some/dir bash bench/gpu_check.sh build|quick|lecture [seconds the part may take, default 540]
+# Knobs (environment):
+#   GPU_CHECK_DEVICE  the device every step trains on and the assertion expects (cuda; cpu
+#                     only for a smoke test of this script on a machine without a GPU)
+#   GPU_CHECK_BUILD   the build folder (build-gpu); an existing one is used as it is, and
+#                     without .deps/debs the system's packages are used (the CPU machine)
+#   SMOKE=1           tiny runs everywhere (a few steps, batch 8 in the table, no suite): the
+#                     script's own test, e.g. on the CPU machine
+#                     SMOKE=1 GPU_CHECK_DEVICE=cpu GPU_CHECK_BUILD=build bash bench/gpu_check.sh quick
+#   LECTURE_EPOCHS, LECTURE_VIT_EPOCHS (40, 2), LECTURE_FLAGS (more seq2seq_train flags),
+#   LECTURE_NEW_FLAGS (flags for a new run only: what a resume may not change),
+#   LECTURE_DIR (/tmp/gpu-lecture)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-}
@@ -25,14 +42,17 @@ failures=0
 t0=$(date +%s)
 P=/tmp/dls-prefix                 # the Debian packages, unpacked
 L=$P/usr/lib/x86_64-linux-gnu
-B=build-gpu
+B=${GPU_CHECK_BUILD:-build-gpu}
 A=$B/apps
 W=/tmp/gpu-runs                   # run directories
+dev=${GPU_CHECK_DEVICE:-cuda}
+smoke=${SMOKE:-}
 rm -rf "$W" && mkdir -p "$W"
 
 say() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$OUT/summary.txt"; }
 # step NAME SECONDS COMMAND...: runs COMMAND for at most SECONDS (less if the pass's deadline
-# comes first); its output's end goes to steps.log, its --json line to summary.txt.
+# comes first; then SIGTERM, and SIGKILL $grace seconds later, default 5); its output's end
+# goes to steps.log, its --json line to summary.txt.
 step() {
   local name=$1 limit=$2
   shift 2
@@ -40,7 +60,7 @@ step() {
   (( left < limit )) && limit=$left
   if (( limit < 5 )); then say "$name: skipped (the pass's time is up)"; return 1; fi
   local start=$(date +%s)
-  timeout -k 5 "$limit" "$@" > "$W/$name.log" 2>&1
+  timeout -k "${grace:-5}" "$limit" "$@" > "$W/$name.log" 2>&1
   local rc=$?
   say "$name: rc $rc in $(( $(date +%s) - start )) s"
   (( rc == 0 )) || failures=$(( failures + 1 ))
@@ -49,20 +69,20 @@ step() {
   return $rc
 }
 
-# expect_device NAME: the step's log must say that the loop trains on a CUDA device (the
-# trainers log "..., device cuda:N"); a run that fell back to the CPU fails the part.
+# expect_device NAME: the step's log must say that the loop trains on $dev, a CUDA device
+# (the trainers log "..., device cuda:N"); a run that fell back to the CPU fails the part.
 expect_device() {
-  if grep -aqE 'device cuda(:[0-9]+)?' "$W/$1.log"; then
-    say "$1: trains on $(grep -aoE 'device cuda(:[0-9]+)?' "$W/$1.log" | head -1)"
+  if grep -aqE "device $dev(:[0-9]+)?" "$W/$1.log"; then
+    say "$1: trains on $(grep -aoE "device $dev(:[0-9]+)?" "$W/$1.log" | head -1)"
   else
-    say "$1: FAILED: the log does not say it trains on cuda ($(grep -aoE 'device [a-z]+(:[0-9]+)?' "$W/$1.log" | head -1))"
+    say "$1: FAILED: the log does not say it trains on $dev ($(grep -aoE 'device [a-z]+(:[0-9]+)?' "$W/$1.log" | head -1))"
     failures=$(( failures + 1 ))
   fi
 }
 
 # --- the machine ------------------------------------------------------------------------
 {
-  nvidia-smi -L; nproc; gcc --version | head -1; cmake --version | head -1
+  nvidia-smi -L 2>&1 | head -4; nproc; gcc --version | head -1; cmake --version | head -1
   python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", torch.cuda.nccl.version())'
   grep -m1 'model name' /proc/cpuinfo
   for lib in libcairo.so.2 libfontconfig.so.1 libz.so.1 libexpat.so.1; do
@@ -74,6 +94,10 @@ cat "$OUT/steps.log" >> "$OUT/summary.txt"
 
 unpack_packages() {
 # --- the Debian packages into a prefix ---------------------------------------------------
+if ! ls .deps/debs/*.deb > /dev/null 2>&1; then
+  say "no .deps/debs: the system's packages (bench/gpu_prepare.sh fills it for a GPU machine)"
+  return 0
+fi
 rm -rf "$P"
 for deb in .deps/debs/*.deb; do dpkg -x "$deb" "$P"; done
 cp -a "$P"/lib/x86_64-linux-gnu/. "$L"/            # Debian's zlib and expat live in /lib
@@ -130,12 +154,15 @@ grep -E "dls: (LibTorch|Gloo|multi-process)" "$W/configure.log" | head -5 >> "$O
 # The prefix is unpacked again on every part (seconds): the programs' fonts and libraries
 # live there; the build only when build-gpu/ is missing or the part is "build".
 unpack_packages
-if [ "$part" = build ] || [ ! -x "$A/seq2seq_train" ]; then build_project; fi
+if [ "$part" = build ] || [ ! -x "$A/seq2seq_train" ]; then
+  [ -n "${GPU_CHECK_BUILD:-}" ] && [ -x "$A/seq2seq_train" ] || build_project
+fi
 if [ "$part" = build ]; then say "done"; exit $(( failures > 0 )); fi
 
 # --- the data ---------------------------------------------------------------------------
-export DLS_DATA_DIR=$PWD/.deps/data
-mkdir -p /usr/share/datasets
+[ -d .deps/data ] && export DLS_DATA_DIR=$PWD/.deps/data
+export DLS_DATA_DIR=${DLS_DATA_DIR:-$PWD/.deps/data}
+mkdir -p /usr/share/datasets 2>/dev/null
 [ -e /usr/share/datasets/fashion-mnist ] || ln -s "$PWD/.deps/data/fashion-mnist" /usr/share/datasets/fashion-mnist
 corpus=$DLS_DATA_DIR/spa-eng/spa.txt
 bench=$B/bench/dls_bench
@@ -143,50 +170,53 @@ bench=$B/bench/dls_bench
 if [ "$part" = quick ]; then
   # --- seq2seq on the sample corpus: one process, precisions, two ranks, NCCL -------------
   # Dropout off, so that one process and two ranks of the same global batches must agree.
-  s2s=(--preset cpu --data data/sample_en_es.tsv --validation-pairs 200 --epochs 3 --device cuda --json --dropout 0 --seed 7)
+  short=()
+  [ -n "$smoke" ] && short=(--max-iters 4 --bleu-sentences 10)
+  s2s=(--preset cpu --data data/sample_en_es.tsv --validation-pairs "${smoke:+40}${smoke:-200}" --epochs 3 --device "$dev" --json --dropout 0
+       --seed 7 "${short[@]}")
   torchrun2=(torchrun --nproc_per_node 2 --master_port 29517 --no-python)
   step s2s_fp32 90 "$A/seq2seq_train" "${s2s[@]}" --run-dir "$W/s2s_fp32"; expect_device s2s_fp32
   step s2s_bf16 90 "$A/seq2seq_train" "${s2s[@]}" --run-dir "$W/s2s_bf16" --precision bf16; expect_device s2s_bf16
-  step s2s_fp16 90 "$A/seq2seq_train" "${s2s[@]}" --run-dir "$W/s2s_fp16" --precision fp16
-  step s2s_gloo2 120 "${torchrun2[@]}" "$A/seq2seq_train" "${s2s[@]}" --run-dir "$W/s2s_gloo2" --dist-backend gloo
-  # One GPU: NCCL refuses two ranks on it; what matters is that the error is one clear line.
-  step s2s_nccl2 90 "${torchrun2[@]}" "$A/seq2seq_train" "${s2s[@]}" --run-dir "$W/s2s_nccl2" --dist-backend nccl ||
-    failures=$(( failures - 1 ))
-  step lm_fp32 90 "$A/lm_train" --data data/sample_en_es.tsv --epochs 1 --device cuda --json --run-dir "$W/lm"
+  step s2s_static 90 "$A/seq2seq_train" "${s2s[@]}" --run-dir "$W/s2s_static" --length-buckets --static-shapes
+  expect_device s2s_static
+  if [ "$dev" = cuda ]; then
+    step s2s_fp16 90 "$A/seq2seq_train" "${s2s[@]}" --run-dir "$W/s2s_fp16" --precision fp16
+    step s2s_gloo2 120 "${torchrun2[@]}" "$A/seq2seq_train" "${s2s[@]}" --run-dir "$W/s2s_gloo2" --dist-backend gloo
+    # One GPU: NCCL refuses two ranks on it; what matters is that the error is one clear line.
+    step s2s_nccl2 90 "${torchrun2[@]}" "$A/seq2seq_train" "${s2s[@]}" --run-dir "$W/s2s_nccl2" --dist-backend nccl ||
+      failures=$(( failures - 1 ))
+  fi
+  step lm_fp32 90 "$A/lm_train" --data data/sample_en_es.tsv --epochs 1 --device "$dev" --json --run-dir "$W/lm" \
+       ${smoke:+--max-iters 4}
   expect_device lm_fp32
-  step eval_greedy 60 "$A/checkpoint_eval" "$W/s2s_fp32" --device cuda --json
-  step eval_beam 60 "$A/checkpoint_eval" "$W/s2s_fp32" --device cuda --beam 4 --json
+  step eval_greedy 60 "$A/checkpoint_eval" "$W/s2s_fp32" --device "$dev" --json
+  step eval_beam 60 "$A/checkpoint_eval" "$W/s2s_fp32" --device "$dev" --beam 4 --json ${smoke:+--limit 10}
 
   # --- the ViT on Fashion-MNIST ----------------------------------------------------------
-  vit=(--dataset fashion-mnist --device cuda --epochs 1 --json --seed 7)
+  vit=(--dataset fashion-mnist --device "$dev" --epochs 1 --json --seed 7 ${smoke:+--max-iters 4})
   step vit_fp32 120 "$A/vit_train" "${vit[@]}" --run-dir "$W/vit_fp32"; expect_device vit_fp32
-  step vit_fp16 120 "$A/vit_train" "${vit[@]}" --run-dir "$W/vit_fp16" --precision fp16
+  [ "$dev" = cuda ] && step vit_fp16 120 "$A/vit_train" "${vit[@]}" --run-dir "$W/vit_fp16" --precision fp16
 
   # --- speed: the training step beside PyTorch eager, and the trainer end to end ---------
-  step bench_gemm 60 "$bench" --task gemm --device cuda --gemm-size 8192
-  S2S_CPU=(--variant FG --embedding-size 256 --heads 4 --encoders 3 --decoders 3 --max-len 10 --ffn-mult 4 --dropout 0.1)
-  for precision in fp32 bf16; do
-    for batch in 64 512; do
-      step "dls_${precision}_b$batch" 60 "$bench" --task seq2seq-train --preset cpu --device cuda \
-           --precision "$precision" --batch "$batch" --iters 20
-      step "torch_${precision}_b$batch" 60 python3 bench/python/bench_reference.py --impl torchnn \
-           --task seq2seq-train "${S2S_CPU[@]}" --batch "$batch" --device cuda --precision "$precision" \
-           --iters 20 --warmup 3 --threads "$(nproc)"
-      dls=$(grep -a '^{' "$W/dls_${precision}_b$batch.log" | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["median"])' 2>/dev/null)
-      ref=$(grep -a '^{' "$W/torch_${precision}_b$batch.log" | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["median"])' 2>/dev/null)
-      say "$(printf 'side by side: batch %s %s: dls_bench %s, PyTorch eager %s pairs/s, ratio %s' "$batch" "$precision" \
-             "${dls:-?}" "${ref:-?}" "$(python3 -c "print(f'{$dls / $ref:.2f}')" 2>/dev/null || echo '?')")"
-    done
-  done
+  # bench/side_by_side.sh's device table: dls_bench and bench_reference.py --impl torchnn at
+  # batch 64 and 512, fp32 and bf16, the ratio column dls_bench / PyTorch eager.
+  table=(env DEVICE="$dev" RESULTS="$W/side_by_side" bash bench/side_by_side.sh "$B")
+  [ -n "$smoke" ] && table=(env DEVICE="$dev" DEVICE_TABLE=1 BATCHES=8 ITERS=1 REPEATS=1 GEMM_SIZE=256
+                              RESULTS="$W/side_by_side" bash bench/side_by_side.sh "$B")
+  step side_by_side 300 "${table[@]}"
+  cp "$W/side_by_side/table.md" "$OUT/side_by_side.md" 2>/dev/null && cat "$OUT/side_by_side.md" >> "$OUT/summary.txt"
   if [ -f "$corpus" ]; then
-    step real_corpus_bf16 150 "$A/seq2seq_train" --preset cpu --data "$corpus" --device cuda \
-         --precision bf16 --length-buckets --time-limit 60 --run-dir "$W/real" --json
+    step real_corpus_bf16 150 "$A/seq2seq_train" --preset cpu --data "$corpus" --device "$dev" \
+         --precision bf16 --length-buckets --time-limit "${smoke:+20}${smoke:-60}" --run-dir "$W/real" --json \
+         ${smoke:+--validation-pairs 40 --bleu-sentences 10 --max-iters 4}
     expect_device real_corpus_bf16
   fi
 
   # --- the test suite, with what time is left --------------------------------------------
   left=$(( deadline - $(date +%s) - 10 ))
-  if (( left > 30 )); then
+  if [ -n "$smoke" ]; then
+    say "ctest: skipped (SMOKE)"
+  elif (( left > 30 )); then
     (cd "$B" && timeout -k 5 "$left" ctest -j "$(nproc)" --timeout 120 --output-on-failure) > "$W/ctest.log" 2>&1
     say "ctest: rc $? ($(grep -a -E 'tests passed|tests failed' "$W/ctest.log" | tail -1))"
     { grep -a -E '^\s*[0-9]+ - |tests passed|tests failed' "$W/ctest.log"; echo; grep -a -B2 -A25 -E '\*\*\*Failed|\*\*\*Exception|Timeout' "$W/ctest.log" | cut -c1-300 | head -n 400; } > "$OUT/ctest.log"
@@ -197,19 +227,60 @@ fi
 
 if [ "$part" = lecture ]; then
   # --- DLStudio's experiment: FG, M 256, 4 + 4 blocks, 4 heads, batch 50, L 10, 40 epochs ---
+  # The run directory outlives the part: a second call resumes it (the same warm machine).
+  lecture=${LECTURE_DIR:-/tmp/gpu-lecture}
+  epochs=${LECTURE_EPOCHS:-40}
+  read -r -a more <<< "${LECTURE_FLAGS:-}"            # every call's (e.g. --max-iters)
+  read -r -a new_run <<< "${LECTURE_NEW_FLAGS:-}"    # a new run's only (e.g. --validation-pairs)
   if [ -f "$corpus" ]; then
-    step lecture_train 420 "$A/seq2seq_train" --preset dlstudio --data "$corpus" --max-words 8 --device cuda \
-         --checkpoint-every 5 --run-dir "$W/lecture" --json
+    if ls "$lecture"/checkpoints/*.pt > /dev/null 2>&1; then
+      how=(--resume "$lecture")
+      say "lecture: resuming $lecture"
+    else
+      how=(--preset dlstudio --data "$corpus" --max-words 8 --run-dir "$lecture" --overwrite "${new_run[@]}")
+    fi
+    # Leaves 300 s of the part for the evaluation and the ViT. Stopped by the limit (SIGTERM),
+    # the trainer ends its step and writes a checkpoint (a minute's grace: 3.4 GB with Adam's
+    # state); the next call resumes from it. Checkpoints every 5 epochs, as DLStudio's.
+    grace=60 step lecture_train $(( deadline - $(date +%s) - 300 )) "$A/seq2seq_train" "${how[@]}" \
+         --epochs "$epochs" --device "$dev" --checkpoint-every "${LECTURE_CHECKPOINT_EVERY:-5}" --json "${more[@]}" || {
+      (( $? == 124 )) && failures=$(( failures - 1 )) &&
+        say "lecture_train: stopped at the part's limit with a checkpoint; lecture again (same machine) resumes it"; }
     expect_device lecture_train
-    step lecture_eval 90 "$A/checkpoint_eval" "$W/lecture" --device cuda --samples 20 --json
-    cp "$W/lecture/metrics.csv" "$OUT/lecture_metrics.csv" 2>/dev/null
+    grep -aE 'epoch [0-9]+/|done \(' "$W/lecture_train.log" | tail -n 45 | cut -c1-300 > "$OUT/lecture_train.txt"
+    if ls "$lecture"/checkpoints/*.pt > /dev/null 2>&1; then
+      # The text report (not --json): BLEU per checkpoint, then DLStudio's printout of 20
+      # pairs translated by the best checkpoint.
+      step lecture_eval 150 "$A/checkpoint_eval" "$lecture" --device "$dev" --samples 20 ${smoke:+--limit 20}
+      grep -av '^\[' "$W/lecture_eval.log" > "$OUT/lecture_eval.txt"
+      sed -n '/Sample translations by the best checkpoint/,$p' "$W/lecture_eval.log" > "$OUT/lecture_samples.txt"
+      cp "$lecture/bleu.csv" "$OUT/lecture_bleu.csv" 2>/dev/null
+      cp "$lecture/metrics.csv" "$OUT/lecture_metrics.csv" 2>/dev/null
+    fi
   else
     say "lecture: no $corpus (bench/gpu_prepare.sh copies it into .deps/data)"
     failures=$(( failures + 1 ))
   fi
-  step lecture_vit 120 "$A/vit_train" --preset dlstudio --dataset fashion-mnist --device cuda --epochs 2 \
-       --run-dir "$W/lecture_vit" --json
+  # DLStudio's ViT (FG, M 256, 8 encoders, 4 heads, batch 48) on Fashion-MNIST, whose 28x28
+  # images take patches of 7 (4x4 patches, as CIFAR-10's 32x32 in patches of 8; CIFAR-10
+  # itself is too large for .deps/): seconds per epoch from metrics.csv's epoch rows.
+  step lecture_vit 120 "$A/vit_train" --preset dlstudio --dataset fashion-mnist --patch-size 7 --device "$dev" \
+       --epochs "${LECTURE_VIT_EPOCHS:-2}" --run-dir "$W/lecture_vit" --json \
+       ${smoke:+--max-iters 4 --train-subset 400 --test-subset 200}
   expect_device lecture_vit
+  python3 - "$W/lecture_vit/metrics.csv" > "$OUT/lecture_vit.md" 2>&1 <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["kind"] == "epoch"]
+print("| epoch | seconds | test accuracy |\n|---|---|---|")
+last = 0.0
+for r in rows:
+    wall = float(r["wall_s"])
+    print(f"| {r['epoch']} | {wall - last:.1f} | {r.get('test_accuracy', '')} |")
+    last = wall
+if not rows:
+    print("| - | no complete epoch | - |")
+PY
+  cat "$OUT/lecture_vit.md" >> "$OUT/summary.txt"
 fi
 say "done: $failures failed"
 exit $(( failures > 0 ))

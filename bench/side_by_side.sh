@@ -1,32 +1,52 @@
 #!/usr/bin/env bash
 # Runs every benchmark in C++ (dls_bench) and in Python (bench/python/bench_reference.py,
 # Debian's PyTorch) with the same configs, thread count and data shapes, then prints the
-# table of ratios (C++ / Python). JSON records go to bench/results/<date>/.
+# table of ratios (C++ / Python). JSON records go to bench/results/<date>/ (or $RESULTS).
 #
 #   bash bench/side_by_side.sh [BUILD_DIR]        all benchmarks (about 20 minutes on 2 cores)
 #   QUICK=1 bash bench/side_by_side.sh            fewer repeats, the slow DLStudio-style
 #                                                 Python decoding left out
 #   THREADS=1 bash bench/side_by_side.sh          another thread count
+#   DEVICE=cuda bash bench/side_by_side.sh        the device table: the cpu preset's training
+#                                                 step beside PyTorch eager (impl torchnn, an
+#                                                 nn.Transformer, loss.item() every step) at
+#                                                 batch 64 and 512, fp32 and bf16, on the GPU,
+#                                                 with the python3 on PATH (~3 min on an H100)
+#   DEVICE=cpu DEVICE_TABLE=1 BATCHES=8 ITERS=1 REPEATS=1 bash bench/side_by_side.sh
+#                                                 the same device table on the CPU: a smoke
+#                                                 test of this script where no GPU is
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 threads=${THREADS:-$(nproc)}
 bench="$build/bench/dls_bench"
-python=/usr/bin/python3
+device=${DEVICE:-cpu}
+device_table=${DEVICE_TABLE:-}
+[ "$device" != cpu ] && device_table=1
+# Debian's PyTorch on the CPU machine; a GPU machine's CUDA PyTorch is the python3 on PATH.
+python=${PYTHON:-$([ "$device" = cpu ] && echo /usr/bin/python3 || echo python3)}
 [ -x "$bench" ] || { echo "error: $bench not built (make bench builds it)" >&2; exit 1; }
 "$python" -c "import torch" 2>/dev/null || { echo "error: $python has no torch (apt-get install python3-torch)" >&2; exit 1; }
-out="bench/results/$(date +%Y%m%d-%H%M%S)"
+out=${RESULTS:-"bench/results/$(date +%Y%m%d-%H%M%S)"}
 mkdir -p "$out"
 repeats=3; iters=2
+[ -n "$device_table" ] && { iters=20; }
 [ -n "${QUICK:-}" ] && { repeats=2; iters=1; }
+repeats=${REPEATS:-$repeats}; iters=${ITERS:-$iters}
 
 # The machine, for the table's header.
 {
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores"
   echo "blas: $(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 2>/dev/null || echo unknown)"
   echo "threads: $threads"
+  echo "device: $device"
+  [ "$device" = cuda ] && nvidia-smi -L 2>/dev/null | head -1
+  echo "python: $("$python" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)')"
 } > "$out/machine.txt"
-"$bench" --task gemm --threads "$threads" > "$out/gemm.json"
+gemm_size=()
+[ -n "${GEMM_SIZE:-}" ] && gemm_size=(--gemm-size "$GEMM_SIZE")
+[ "$device" = cuda ] && [ -z "${GEMM_SIZE:-}" ] && gemm_size=(--gemm-size 8192)
+"$bench" --task gemm --device "$device" --threads "$threads" "${gemm_size[@]}" > "$out/gemm.json"
 
 # name | dls_bench flags | Python impl and flags
 # Sizes: DLStudio's example (M 256, 4/4/4, L 10, batch 50); the cpu preset (vaswani, M 256,
@@ -50,7 +70,15 @@ runs=(
   "vit-train-fashion|--task vit-train --preset fashion|--impl torchnn --task vit-train $VIT_FASHION"
   "vit-infer-fashion|--task vit-infer --preset fashion|--impl torchnn --task vit-infer $VIT_FASHION"
 )
-if [ -z "${QUICK:-}" ]; then
+if [ -n "$device_table" ]; then
+  # The device table: the training step of the cpu preset, dls_bench beside PyTorch eager.
+  runs=()
+  for precision in fp32 bf16; do
+    for batch in ${BATCHES:-64 512}; do
+      runs+=("seq2seq-train-cpu-$precision-b$batch|--task seq2seq-train --preset cpu --batch $batch --device $device --precision $precision|--impl torchnn --task seq2seq-train $S2S_CPU --batch $batch --device $device --precision $precision --warmup 3")
+    done
+  done
+elif [ -z "${QUICK:-}" ]; then
   runs+=("seq2seq-greedy-dlstudio|--task seq2seq-greedy --preset dlstudio --batch 50|--impl dlstudio --task seq2seq-greedy $S2S_DLS --batch 50")
 fi
 

@@ -19,7 +19,7 @@ def main(directory):
     print(f"measured matrix product: {gemm:.0f} GFLOP/s\n")
     # Percentages against the GEMM rate measured once for the whole run (a single process's
     # own short measurement is noisier).
-    print("| benchmark | unit | C++ median (min-max) | Python median (min-max) | C++ / Python "
+    print("| benchmark | unit | C++ median (min-max) | Python median (min-max) | dls_bench / Python "
           "| C++ matmul GFLOP/s (% of GEMM) | C++ peak RSS MB (growth) | Python peak RSS MB |")
     print("|---|---|---|---|---|---|---|---|")
     for cpp_file in sorted(root.glob("*.cpp.json")):

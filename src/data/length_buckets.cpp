@@ -45,4 +45,26 @@ std::int64_t used_columns(const torch::Tensor& tokens, std::int64_t pad_index) {
   return columns.size(0) > 0 ? columns.max().item<std::int64_t>() + 1 : 1;
 }
 
+std::int64_t static_width(std::int64_t used, std::int64_t max_len) {
+  const std::int64_t rounded =
+      (std::max<std::int64_t>(used, 1) + kStaticWidthStep - 1) / kStaticWidthStep * kStaticWidthStep;
+  return std::min(rounded, max_len);
+}
+
+std::pair<torch::Tensor, torch::Tensor> pad_rows_masked(const torch::Tensor& src, const torch::Tensor& tgt,
+                                                        std::int64_t rows, const torch::Tensor& filler_src,
+                                                        const torch::Tensor& filler_tgt, std::int64_t pad_index) {
+  TORCH_CHECK(src.dim() == 2 && tgt.dim() == 2 && src.size(0) == tgt.size(0) && rows >= src.size(0),
+              "pad_rows_masked: expected src and tgt [b, w] with b <= rows");
+  TORCH_CHECK(filler_src.dim() == 1 && filler_src.size(0) == src.size(1) && filler_tgt.dim() == 1 &&
+                  filler_tgt.size(0) == tgt.size(1),
+              "pad_rows_masked: the filler rows must be as wide as the batch");
+  const std::int64_t extra = rows - src.size(0);
+  if (extra == 0) return {src, tgt};
+  auto masked_tgt = torch::full({extra, tgt.size(1)}, pad_index, tgt.options());
+  masked_tgt.select(1, 0).fill_(filler_tgt[0].item<std::int64_t>());
+  return {torch::cat({src, filler_src.unsqueeze(0).expand({extra, -1}).to(src.options())}),
+          torch::cat({tgt, masked_tgt})};
+}
+
 }  // namespace dls::data

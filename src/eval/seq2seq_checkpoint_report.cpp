@@ -213,9 +213,11 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   Evaluated e;
   e.summary.path = path;
   e.summary.val_loss = dataset_loss(loaded.model, encoded, loss_options);
-  // One chunk per thread, but one in all for the dlstudio layout (default_batch_chunks).
+  // One chunk per thread, but one in all for the dlstudio layout (default_batch_chunks) and
+  // off the CPU (batch_chunk_workers).
   auto decode = request.decode;
-  decode.workers = default_batch_chunks(loaded.model->config().transformer().layout(), decode.workers);
+  decode.workers =
+      batch_chunk_workers(device, default_batch_chunks(loaded.model->config().transformer().layout(), decode.workers));
   auto translated = translate_and_score(loaded.model, encoded.src, loaded.spanish, references, decode,
                                         loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr);
   e.summary.bleu = translated.bleu.bleu;

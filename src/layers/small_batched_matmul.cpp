@@ -122,9 +122,8 @@ torch::Tensor product(const torch::Tensor& a, const torch::Tensor& b, Kernel ker
 }
 
 bool operands_qualify(const torch::Tensor& a, const torch::Tensor& b) {
-  if (!g_enabled.load(std::memory_order_relaxed)) return false;
+  if (!small_batched_matmul_on(a.device()) || !small_batched_matmul_on(b.device())) return false;
   if (a.dim() < 3 || a.dim() != b.dim()) return false;
-  if (!a.device().is_cpu() || !b.device().is_cpu()) return false;
   if (a.scalar_type() != torch::kFloat || b.scalar_type() != torch::kFloat) return false;
   // Under bf16 autocast torch::matmul computes in bf16; these float32 kernels would not.
   if (util::autocast_active(a.device())) return false;
@@ -189,6 +188,10 @@ torch::Tensor small_batched_matmul(const torch::Tensor& a, const torch::Tensor& 
     return SmallBatchedMatmul::apply(a, b);
   }
   return product_by(plan, a, b);
+}
+
+bool small_batched_matmul_on(c10::Device device) {
+  return device.is_cpu() && g_enabled.load(std::memory_order_relaxed);
 }
 
 void set_small_batched_matmul_enabled(bool enabled) { g_enabled.store(enabled); }

@@ -8,11 +8,12 @@ namespace dls {
 
 torch::Tensor model_loss_share(Seq2SeqTransformer& model, const torch::Tensor& src, const torch::Tensor& tgt,
                                const LossOptions& options, const LossDenominators& batch) {
+  // The chunk's sum over the batch's denominators: no count of the chunk's own (a host
+  // synchronisation on a GPU).
   const auto targets = tgt.narrow(1, 1, tgt.size(1) - 1);
-  const auto chunk = loss_denominators(targets, options);
-  const auto loss =
-      sequence_loss_from_states(model->master_decoder->out, model->final_states(src, tgt), targets, options);
-  return chunk_loss_share(loss, chunk, batch, options);
+  return loss_from_sum(
+      sequence_loss_sum_from_states(model->master_decoder->out, model->final_states(src, tgt), targets, options), batch,
+      options);
 }
 
 double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs, const LossOptions& options,

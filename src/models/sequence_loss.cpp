@@ -21,8 +21,11 @@ torch::Tensor sequence_loss(const torch::Tensor& log_probs, const torch::Tensor&
                   log_probs.size(1) == targets.size(1),
               "expected log-probabilities [B, L-1, V] and targets [B, L-1]");
   if (options.dlstudio) {
-    // -log p(target) at every position [B, L-1], averaged over the batch, summed over positions.
-    return (-log_probs.gather(2, targets.unsqueeze(2)).squeeze(2)).mean(0).sum();
+    // -log p(target) at every position [B, L-1], averaged over the batch, summed over positions;
+    // a <pad> target counts nowhere (DLStudio pads with EOS, which counts: <pad> marks only the
+    // fully masked rows of a static-shape batch).
+    const auto nll = -log_probs.gather(2, targets.unsqueeze(2)).squeeze(2);
+    return (nll * (targets != options.pad_index).to(nll.dtype())).sum() / static_cast<double>(targets.size(0));
   }
   const auto per_token = per_token_loss(log_probs, targets, options);  // [B, L-1]
   const auto real = (targets != options.pad_index).to(per_token.dtype());
@@ -42,6 +45,33 @@ torch::Tensor sequence_loss_from_states(torch::nn::Linear& out, const torch::Ten
   const auto rows = states.reshape({-1, states.size(2)}).index_select(0, real);
   const auto real_targets = targets.reshape({-1}).index_select(0, real);
   return per_token_loss(torch::log_softmax(out(rows), -1, torch::kFloat), real_targets, options).mean();
+}
+
+torch::Tensor sequence_loss_sum_from_states(torch::nn::Linear& out, const torch::Tensor& states,
+                                            const torch::Tensor& targets, const LossOptions& options) {
+  TORCH_CHECK(
+      states.dim() == 3 && targets.dim() == 2 && states.size(0) == targets.size(0) && states.size(1) == targets.size(1),
+      "expected final states [B, L-1, M] and targets [B, L-1]");
+  // DLStudio's loss is the plain NLL, smoothing or not (as sequence_loss).
+  LossOptions per_token = options;
+  if (options.dlstudio) per_token.label_smoothing = 0;
+  const auto counted = targets != options.pad_index;  // [B, L-1]
+  if (options.all_output_rows || options.dlstudio) {  // (DLStudio's loss counts nearly every target)
+    // [B, L-1, M] -> log-probabilities [B, L-1, V] in fp32 (under autocast too), masked.
+    const auto loss = per_token_loss(torch::log_softmax(out(states), -1, torch::kFloat), targets, per_token);
+    return (loss * counted.to(loss.dtype())).sum();
+  }
+  // Rows of counted targets only: [B, L-1, M] -> [N, M] -> log-probabilities [N, V].
+  const auto rows = counted.reshape({-1}).nonzero().squeeze(1);
+  if (rows.numel() == 0) return states.sum() * 0.0;  // nothing counted: 0, with a graph to every state
+  const auto picked = states.reshape({-1, states.size(2)}).index_select(0, rows);
+  const auto picked_targets = targets.reshape({-1}).index_select(0, rows);
+  return per_token_loss(torch::log_softmax(out(picked), -1, torch::kFloat), picked_targets, per_token).sum();
+}
+
+torch::Tensor loss_from_sum(const torch::Tensor& sum, const LossDenominators& batch, const LossOptions& options) {
+  if (options.dlstudio) return sum / batch.rows;
+  return batch.real_tokens > 0 ? sum / batch.real_tokens : sum;
 }
 
 LossDenominators loss_denominators(const torch::Tensor& targets, const LossOptions& options) {

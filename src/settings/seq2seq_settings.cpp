@@ -23,6 +23,7 @@ util::KeyValues Seq2SeqTrainSettings::to_settings() const {
   s.set("epochs", epochs);
   s.set("batch_size", batch_size);
   s.set("length_buckets", length_buckets);
+  s.set("static_shapes", static_shapes);
   s.set("schedule.kind", to_string(schedule.kind));
   s.set("schedule.base_lr", schedule.base_lr);
   s.set("schedule.warmup_steps", schedule.warmup_steps);
@@ -56,6 +57,7 @@ Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& 
   o.epochs = s.get_int("epochs");
   o.batch_size = s.get_int("batch_size");
   o.length_buckets = s.has("length_buckets") && s.get_bool("length_buckets");  // older checkpoints: padded to L
+  o.static_shapes = s.has("static_shapes") && s.get_bool("static_shapes");
   o.schedule.kind = parse_schedule(s.get("schedule.kind"));
   o.schedule.base_lr = s.get_double("schedule.base_lr");
   o.schedule.warmup_steps = s.get_int("schedule.warmup_steps");

@@ -16,6 +16,7 @@
 #include "train/checkpoint_policy.h"
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/rng_state.h"
+#include "dls/models/batch_chunks.h"
 #include "dls/train/budgeted_schedule.h"
 #include "dls/train/parallel/distributed.h"
 #include "dls/train/optim/optimizer.h"
@@ -147,7 +148,7 @@ class Loop {
       bar.emplace(task_.examples_per_epoch(), "epoch " + std::to_string(epoch) + "/" + std::to_string(options_.epochs),
                   bar_options);
     }
-    const int workers = options_.device.is_cpu() ? std::max(1, options_.workers) : 1;
+    const int workers = batch_chunk_workers(options_.device, options_.workers);
     double epoch_seconds = 0;
     std::int64_t epoch_examples = 0;
     bool stop = false;
@@ -170,38 +171,36 @@ class Loop {
         bool time_up = out_of_time;
         int signal = StopSignals::received();
         if (dist_->world_size() > 1) {
+          // The all-reduce sums host numbers: the loss is read every step here.
           const auto sums =
-              step_->all_reduce({loss, static_cast<double>(correct), main_ && out_of_time ? 1.0 : 0.0,
+              step_->all_reduce({loss.item<double>(), static_cast<double>(correct), main_ && out_of_time ? 1.0 : 0.0,
                                  signal != 0 ? 1.0 : 0.0, main_ ? started_s : 0.0, main_ ? ended_s : 0.0});
-          loss = sums[0];
+          loss = torch::full({}, sums[0], torch::kDouble);
           correct = static_cast<std::int64_t>(std::llround(sums[1]));
           time_up = sums[2] > 0;
           if (signal == 0 && sums[3] > 0) signal = SIGTERM;  // another rank's
           started_s = sums[4];                               // rank 0's clock lays out everyone's schedule
           ended_s = sums[5];
         }
-        if (!std::isfinite(loss)) {
-          if (bar) bar->finish();
-          throw TrainingDiverged("training diverged at epoch " + std::to_string(epoch) + " step " +
-                                 std::to_string(state_.global_step + 1) + " (loss " + std::to_string(loss) +
-                                 "); last good checkpoint: " + checkpoints_->last_good());
-        }
         // --ema-decay: the moving average only after a step taken.
         if (step_->apply(state_.global_step + 1) && selection_) selection_->after_step();
         const auto n = batch.global_rows;
-        const double weight = task_.loss_weight(batch);
         epoch_seconds += seconds_since(step_start);
         epoch_examples += n;
         state_.global_step += 1;
         state_.step_in_epoch += 1;
         schedule_->step_done(state_.global_step, started_s, ended_s);
-        state_.epoch_loss_sum += loss * weight;
-        state_.epoch_loss_weight += weight;
         state_.epoch_examples += n;
         state_.epoch_correct += correct;
-        if (log_) log_->add_step(state_.global_step, loss, weight, correct, n);
-        if (bar && bar->due()) bar->update(state_.epoch_examples, epoch_fields());
+        // The loss stays on the device until the progress line, a step row or the epoch's end
+        // reads it (read_losses): no host synchronisation per step on a GPU.
+        unread_.push_back({state_.global_step, std::move(loss), task_.loss_weight(batch), correct, n});
+        if (bar && bar->due()) {
+          read_losses(epoch);
+          bar->update(state_.epoch_examples, epoch_fields());
+        }
         if (log_ && options_.run.log_every > 0 && state_.global_step % options_.run.log_every == 0) {
+          read_losses(epoch);
           const double elapsed = wall_now();
           if (bar) bar->clear_line();
           log_->write_step_row(epoch, state_, lr_, ratio(static_cast<double>(epoch_examples), epoch_seconds), elapsed);
@@ -219,6 +218,7 @@ class Loop {
         }
         if (stop) break;
       }
+      read_losses(epoch, bar ? &*bar : nullptr);
     }
     if (bar) {
       bar->update(state_.epoch_examples);
@@ -235,12 +235,49 @@ class Loop {
     return stop;
   }
 
+  // A trained step whose loss the host has not read yet.
+  struct UnreadLoss {
+    std::int64_t global_step = 0;
+    torch::Tensor loss;  // float64 scalar, on the device
+    double weight = 0;   // the task's loss_weight
+    std::int64_t correct = 0;
+    std::int64_t examples = 0;
+  };
+
+  // Reads the losses of the steps trained since the last read in one transfer, in step
+  // order: each into the epoch's sums and (rank 0) loss_steps.csv and the step row's means,
+  // exactly as when each was read after its step. A loss not finite stops the run
+  // (TrainingDiverged, naming its step; the optimizer steps taken after it are never saved).
+  void read_losses(std::int64_t epoch, util::ProgressBar* bar = nullptr) {
+    if (unread_.empty()) return;
+    std::vector<torch::Tensor> losses;
+    losses.reserve(unread_.size());
+    for (const auto& u : unread_) losses.push_back(u.loss.to(torch::kCPU));
+    const auto values = torch::stack(losses).contiguous();
+    const double* value = values.data_ptr<double>();
+    const auto steps = std::move(unread_);
+    unread_.clear();
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const auto& u = steps[i];
+      const double loss = value[i];
+      if (!std::isfinite(loss)) {
+        if (bar) bar->finish();
+        throw TrainingDiverged("training diverged at epoch " + std::to_string(epoch) + " step " +
+                               std::to_string(u.global_step) + " (loss " + std::to_string(loss) +
+                               "); last good checkpoint: " + checkpoints_->last_good());
+      }
+      state_.epoch_loss_sum += loss * u.weight;
+      state_.epoch_loss_weight += u.weight;
+      if (log_) log_->add_step(u.global_step, loss, u.weight, u.correct, u.examples);
+    }
+  }
+
   // Rank 0: the weights evaluation loads (--ema-decay: the average), evaluated once more;
   // logged, not written to metrics.csv (not an epoch's row) nor judged (no best.pt, patience).
   void evaluate_final_weights() {
     const util::AutocastScope precision(util::autocast_for(options_.run.precision, options_.device));
     const auto weights = selection_->evaluation_weights();
-    const auto evaluation = task_.evaluate(options_.device.is_cpu() ? std::max(1, options_.workers) : 1);
+    const auto evaluation = task_.evaluate(batch_chunk_workers(options_.device, options_.workers));
     spdlog::info("the final weights (step {}, mid-epoch): {}", state_.global_step, evaluation.summary);
   }
 
@@ -252,7 +289,7 @@ class Loop {
       {
         const util::AutocastScope precision(util::autocast_for(options_.run.precision, options_.device));
         const auto weights = selection_->evaluation_weights();  // --ema-decay: the average
-        evaluation = task_.evaluate(options_.device.is_cpu() ? std::max(1, options_.workers) : 1);
+        evaluation = task_.evaluate(batch_chunk_workers(options_.device, options_.workers));
       }
       if (std::isfinite(evaluation.loss)) verdict = selection_->judge(epoch, evaluation);
     }
@@ -294,8 +331,9 @@ class Loop {
   double lr_ = 0;
   double train_seconds_ = 0;
   std::int64_t examples_trained_ = 0;
-  StopSignals stop_signals_;  // SIGINT/SIGTERM: stop at the next step boundary
-  int interrupted_by_ = 0;    // the signal that stopped this invocation
+  std::vector<UnreadLoss> unread_;  // steps trained whose losses are still on the device
+  StopSignals stop_signals_;        // SIGINT/SIGTERM: stop at the next step boundary
+  int interrupted_by_ = 0;          // the signal that stopped this invocation
 };
 
 }  // namespace

@@ -61,7 +61,7 @@ TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, Distr
 
 TrainingStep::~TrainingStep() = default;
 
-std::pair<double, std::int64_t> TrainingStep::forward_backward(const TrainingBatch& batch, int workers) {
+std::pair<torch::Tensor, std::int64_t> TrainingStep::forward_backward(const TrainingBatch& batch, int workers) {
   const auto parameters = task_.model().parameters();
   const auto task_loss = task_.loss_share(batch);
   // Autocast covers the forward pass and the loss; backward follows the dtypes it chose.
@@ -75,10 +75,10 @@ std::pair<double, std::int64_t> TrainingStep::forward_backward(const TrainingBat
   const std::int64_t rows = batch.inputs.size(0);
   if (rows == 0) {  // a last global batch with fewer rows than ranks: zeros into the all-reduce
     if (gradients_) gradients_->zero();
-    return {0.0, 0};
+    return {torch::zeros({}, torch::TensorOptions(torch::kDouble).device(options_.device)), 0};
   }
   const std::int64_t micro = std::max<std::int64_t>(1, std::min<std::int64_t>(options_.run.parallel.accum_steps, rows));
-  double loss = 0;
+  torch::Tensor loss;
   std::int64_t correct = 0;
   for (std::int64_t k = 0; k < micro; ++k) {
     const std::int64_t begin = k * rows / micro, end = (k + 1) * rows / micro;
@@ -89,8 +89,10 @@ std::pair<double, std::int64_t> TrainingStep::forward_backward(const TrainingBat
                         : gradients_ ? GradientOutput::kIntoExisting
                                      : GradientOutput::kReplace;
     if (buckets_ && k == micro - 1) buckets_->arm();  // the backward that completes the gradients
-    const auto step = split_forward_backward(parameters, part.inputs, part.targets, workers, loss_fn, output);
-    loss += step.loss / scale;
+    const auto step = split_forward_backward(parameters, part.inputs, part.targets, workers, loss_fn, output,
+                                             /*read_loss=*/false);
+    const auto part_loss = scale != 1.0 ? step.loss_value / scale : step.loss_value;
+    loss = loss.defined() ? loss + part_loss : part_loss;
     if (has_accuracy_) correct += task_.correct_predictions(part, step.outputs).value_or(0);
   }
   return {loss, correct};

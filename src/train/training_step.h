@@ -41,9 +41,10 @@ class TrainingStep {
 
   // Forward and backward of this process's share of a batch (on the device): `workers`
   // concurrent chunks, in options.run.parallel.accum_steps consecutive micro-batches whose gradients add
-  // up. Returns the share's loss (its part of the global batch's) and its correct
-  // predictions.
-  std::pair<double, std::int64_t> forward_backward(const TrainingBatch& batch, int workers);
+  // up. Returns the share's loss (its part of the global batch's) as a float64 scalar on the
+  // device, not read (the loop reads many steps' losses at once: no host synchronisation per
+  // step), and its correct predictions.
+  std::pair<torch::Tensor, std::int64_t> forward_backward(const TrainingBatch& batch, int workers);
 
   // In a process group, after forward_backward: waits for the gradient buckets' all-reduces
   // (started during backward) and sums `numbers` over the ranks in one more all-reduce.

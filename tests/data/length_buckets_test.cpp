@@ -69,5 +69,32 @@ TEST(LengthBuckets, TokenCountsAndUsedColumns) {
   EXPECT_EQ(used_columns(torch::zeros({2, 6}, torch::kLong), 0), 1);
 }
 
+TEST(StaticShapes, WidthsAreMultiplesOfTheStepUpToL) {
+  EXPECT_EQ(static_width(1, 10), 4);
+  EXPECT_EQ(static_width(4, 10), 4);
+  EXPECT_EQ(static_width(5, 10), 8);
+  EXPECT_EQ(static_width(9, 10), 10);
+  EXPECT_EQ(static_width(10, 10), 10);
+  EXPECT_EQ(static_width(0, 10), 4);
+  EXPECT_EQ(static_width(3, 3), 3);
+}
+
+TEST(StaticShapes, MaskedRowsHoldTheFillerSourceAndAnSosThenPadTarget) {
+  const auto src = torch::tensor({1, 5, 2, 0, 1, 6, 7, 2}, torch::kLong).view({2, 4});
+  const auto tgt = torch::tensor({1, 8, 2, 0, 1, 9, 2, 0}, torch::kLong).view({2, 4});
+  const auto [s, t] = pad_rows_masked(src, tgt, 4, src[1], tgt[1], 0);
+  ASSERT_EQ(s.sizes(), (std::vector<std::int64_t>{4, 4}));
+  ASSERT_EQ(t.sizes(), (std::vector<std::int64_t>{4, 4}));
+  EXPECT_TRUE(torch::equal(s.narrow(0, 0, 2), src));
+  EXPECT_TRUE(torch::equal(t.narrow(0, 0, 2), tgt));
+  for (const std::int64_t row : {2, 3}) {
+    EXPECT_TRUE(torch::equal(s[row], src[1])) << row;
+    EXPECT_TRUE(torch::equal(t[row], torch::tensor({1, 0, 0, 0}, torch::kLong))) << row;
+  }
+  // A full batch is returned as it is; more rows than asked for is refused.
+  EXPECT_TRUE(torch::equal(pad_rows_masked(src, tgt, 2, src[0], tgt[0], 0).first, src));
+  EXPECT_THROW(pad_rows_masked(src, tgt, 1, src[0], tgt[0], 0), c10::Error);
+}
+
 }  // namespace
 }  // namespace dls::data

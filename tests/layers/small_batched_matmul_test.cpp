@@ -102,6 +102,22 @@ TEST(SmallBatchedMatmul, EqualsMatmulOnSeveralThreads) {
   torch::set_num_threads(threads);
 }
 
+TEST(SmallBatchedMatmul, OnlyOnTheCpu) {
+  // torch::Device values only: no GPU is needed to pin that the kernels stay off on CUDA.
+  EXPECT_TRUE(small_batched_matmul_on(torch::Device(torch::kCPU)));
+  EXPECT_FALSE(small_batched_matmul_on(torch::Device(torch::kCUDA, 0)));
+  EXPECT_FALSE(small_batched_matmul_on(torch::Device(torch::kCUDA, 1)));
+  EXPECT_FALSE(small_batched_matmul_on(torch::Device(torch::kMeta)));
+  // Operands on another device (meta tensors have shapes and no data) go to torch::matmul.
+  const auto meta = torch::TensorOptions().device(torch::kMeta);
+  EXPECT_TRUE(small_batched_matmul_applies(torch::randn({2, 1, 64}), torch::randn({2, 64, 7})));
+  EXPECT_FALSE(small_batched_matmul_applies(torch::empty({2, 1, 64}, meta), torch::empty({2, 64, 7}, meta)));
+  {
+    PlainMatmul plain;
+    EXPECT_FALSE(small_batched_matmul_on(torch::Device(torch::kCPU)));
+  }
+}
+
 TEST(SmallBatchedMatmul, LeavesOtherProductsToMatmul) {
   const auto a = torch::randn({2, 1, 4}), b = torch::randn({2, 4, 5});  // applies (one row)
   EXPECT_FALSE(small_batched_matmul_applies(a.to(torch::kDouble), b.to(torch::kDouble)));

@@ -29,6 +29,11 @@ bool small_batched_matmul_applies(const torch::Tensor& a, const torch::Tensor& b
 // (measured for m, k, n from 1 to 64: bench/PERFORMANCE.md).
 constexpr std::int64_t kSmallMatmulMaxVolume = 24576;
 
+// Whether the kernels may run on `device` at all: the CPU only (and while enabled). On a
+// GPU attention's products stay torch::matmul (cuBLAS's batched GEMM has none of the CPU
+// bmm's per-matrix dispatch); small_batched_matmul_applies asks this first.
+bool small_batched_matmul_on(c10::Device device);
+
 // On by default; off makes small_batched_matmul plain torch::matmul everywhere (dls_bench
 // --plain-bmm, and the equivalence tests' reference). Process-wide.
 void set_small_batched_matmul_enabled(bool enabled);

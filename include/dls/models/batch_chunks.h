@@ -3,6 +3,8 @@
 // (train/parallel/split_batch.h) and evaluation (decoding in chunks).
 #pragma once
 
+#include <c10/core/Device.h>
+
 #include "dls/layers/transformer_config.h"
 
 namespace dls {
@@ -14,6 +16,12 @@ namespace dls {
 // (measured on that config: training 7.0 pairs/s in one chunk, 4.9 in two; greedy
 // decoding 22.9 and 19.8 sentences/s).
 int default_batch_chunks(Layout layout, int threads);
+
+// The concurrent batch chunks (one CPU thread each) a step or a decoded batch runs in on
+// `device`: `workers` (at least one) on the CPU; one on any other device, whose kernels
+// already spread one batch over the whole accelerator (chunks would only split its
+// launches). The one place that decides it: training, evaluation and dls_bench ask here.
+int batch_chunk_workers(c10::Device device, int workers);
 
 // Whether training this layout should keep freed memory in the process
 // (util::keep_freed_memory): yes for the dlstudio layout, whose gradients are gigabytes

@@ -12,8 +12,11 @@
 
 namespace dls {
 
-// sequence_loss_share of model(src, tgt) computed through sequence_loss_from_states: what a
-// training step's chunk contributes.
+// The share of a batch's loss that model(src, tgt) on some of its rows contributes
+// (sequence_loss_share of the same rows, computed as sequence_loss_sum_from_states over the
+// batch's denominators `batch`): what a training step's chunk contributes. Rows whose
+// targets (tgt[:, 1:]) are all <pad> contribute nothing: the fully masked rows of a
+// static-shape batch.
 torch::Tensor model_loss_share(Seq2SeqTransformer& model, const torch::Tensor& src, const torch::Tensor& tgt,
                                const LossOptions& options, const LossDenominators& batch);
 

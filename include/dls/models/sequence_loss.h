@@ -16,11 +16,17 @@ namespace dls {
 
 struct LossOptions {
   // DLStudio's loss: for each position the batch-mean NLL, summed over the L-1 positions,
-  // with EOS padding counted as targets. Otherwise: the mean NLL over real target tokens
-  // (padding ignored), optionally label-smoothed.
+  // with EOS padding counted as targets (a <pad> target, which its EOS padding never
+  // produces, counts nowhere: the masked rows of static-shape batches). Otherwise: the mean
+  // NLL over real target tokens (padding ignored), optionally label-smoothed.
   bool dlstudio = false;
   double label_smoothing = 0.0;  // (1 - e) * NLL + e * mean over the vocabulary of -log p
   std::int64_t pad_index = data::Vocabulary::kPad;
+  // sequence_loss_sum_from_states: every row of the decoder's states through the output layer
+  // and the masked ones multiplied by 0 (fixed shapes, no host synchronisation: static-shape
+  // batches, CUDA graphs), instead of only the rows of counted targets (fewer FLOPs on the
+  // CPU, but a nonzero() whose size the host waits for).
+  bool all_output_rows = false;
 };
 
 // log_probs [B, L-1, V] (predictions of target positions 1..L-1), targets [B, L-1].
@@ -53,5 +59,19 @@ torch::Tensor sequence_loss_share(const torch::Tensor& log_probs, const torch::T
 // is the largest product of a vaswani training step.
 torch::Tensor sequence_loss_from_states(torch::nn::Linear& out, const torch::Tensor& states,
                                         const torch::Tensor& targets, const LossOptions& options);
+
+// The sum over the targets the loss counts of their per-token losses, from the decoder's
+// final states [b, L-1, M] and its output layer: the (label-smoothed) NLL of every target
+// that is not options.pad_index. The standard loss divides it by the batch's real tokens;
+// DLStudio's by the batch's rows, and there no target of real data is <pad> (its padding is
+// EOS, counted as a target): only the fully masked rows of a static-shape batch hold <pad>,
+// so they count nowhere in either loss. Divided by a whole batch's denominators
+// (loss_from_sum) it is the batch's loss, and over disjoint row chunks the shares add up.
+torch::Tensor sequence_loss_sum_from_states(torch::nn::Linear& out, const torch::Tensor& states,
+                                            const torch::Tensor& targets, const LossOptions& options);
+
+// sum / batch.rows (DLStudio's loss) or sum / batch.real_tokens (the standard one; the sum
+// itself, 0, when the batch has no real token).
+torch::Tensor loss_from_sum(const torch::Tensor& sum, const LossDenominators& batch, const LossOptions& options);
 
 }  // namespace dls

@@ -24,6 +24,12 @@ struct Seq2SeqTrainSettings {
   std::int64_t epochs = 40;  // total epochs of the run
   std::int64_t batch_size = 50;
   bool length_buckets = false;  // batches of similar lengths, each cut to its longest sentence (vaswani)
+  // Static shapes: every batch batch_size rows (a short last batch filled with fully masked
+  // rows) and, with length buckets, one of a few widths (data::static_width); the loss over
+  // every output row, masked. The same loss and gradients as the batch without them; what
+  // replaying a captured step (CUDA graphs) needs. Off by default on every device: without
+  // a captured step it only adds padded work.
+  bool static_shapes = false;
   LrSchedule schedule;
   OptimizerSettings optimizer;
   double label_smoothing = 0.0;

@@ -18,7 +18,7 @@ struct ChunkResult {
 
 SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& parameters, const torch::Tensor& inputs,
                                        const torch::Tensor& targets, int chunks, const ChunkLossFn& loss_fn,
-                                       GradientOutput output) {
+                                       GradientOutput output, bool read_loss) {
   SplitStepResult step;
   const bool into_existing = output == GradientOutput::kIntoExisting;
   const bool accumulate = output == GradientOutput::kAccumulate;
@@ -48,7 +48,8 @@ SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& paramet
     for (auto p : parameters) {
       if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);  // as the chunked path
     }
-    step.loss = loss.item<double>();
+    step.loss_value = loss.detach().to(torch::kDouble);
+    if (read_loss) step.loss = step.loss_value.item<double>();
     if (outputs.defined()) step.outputs = outputs.detach();
     return step;
   }
@@ -97,9 +98,12 @@ SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& paramet
   }
   std::vector<torch::Tensor> outputs;
   for (const auto& r : results) {
-    step.loss += r.loss.item<double>();
+    // In chunk order, in double: the sum the host read before, one addition at a time.
+    const auto value = r.loss.detach().to(torch::kDouble);
+    step.loss_value = step.loss_value.defined() ? step.loss_value + value : value;
     if (r.outputs.defined()) outputs.push_back(r.outputs);
   }
+  if (read_loss) step.loss = step.loss_value.item<double>();
   if (outputs.size() == results.size()) step.outputs = torch::cat(outputs, 0);
   return step;
 }

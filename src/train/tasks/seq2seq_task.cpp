@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
@@ -59,7 +60,12 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const settings::Seq2SeqTrainSetti
   if (schedule_.total_steps <= 0) schedule_.total_steps = options_.epochs * steps_per_epoch_;
   loss_options_.dlstudio = options_.dlstudio_loss;
   loss_options_.label_smoothing = options_.label_smoothing;
+  loss_options_.all_output_rows = options_.static_shapes;  // fixed shapes in the loss too
   if (options_.length_buckets) plan_length_buckets();
+  if (options_.static_shapes) {
+    spdlog::info("static shapes: every batch {} rows{}, the loss over every output row", batch,
+                 options_.length_buckets ? " and 4, 8, ... or L columns" : " and L columns");
+  }
 }
 
 // Only the vaswani layout masks padding, so only there a batch cut to its longest sentence
@@ -128,17 +134,32 @@ std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
   const auto sources = data_.train.src.index_select(0, rows), targets = data_.train.tgt.index_select(0, rows);
   // [B, L] -> [B, l]: the global batch's own longest sentence, each side (length buckets).
   const auto pad = data::Vocabulary::kPad;  // (DLStudio's loss pads with EOS: nothing is cut)
-  const std::int64_t src_width = options_.length_buckets ? data::used_columns(sources, pad) : sources.size(1);
-  const std::int64_t tgt_width = options_.length_buckets ? data::used_columns(targets, pad) : targets.size(1);
+  std::int64_t src_width = options_.length_buckets ? data::used_columns(sources, pad) : sources.size(1);
+  std::int64_t tgt_width = options_.length_buckets ? data::used_columns(targets, pad) : targets.size(1);
   denominators_ = loss_denominators(targets.narrow(1, 1, tgt_width - 1), loss_options_);
+  if (options_.static_shapes && options_.length_buckets) {  // one width of a few for both sides
+    src_width = tgt_width = data::static_width(std::max(src_width, tgt_width), sources.size(1));
+  }
   padding_.fed += count * (src_width + tgt_width);
   padding_.real += (sources != pad).sum().item<std::int64_t>() + (targets != pad).sum().item<std::int64_t>();
   padding_.full += count * (sources.size(1) + targets.size(1));
-  if (sampler_->world_size() == 1)
-    return TrainingBatch{sources.narrow(1, 0, src_width), targets.narrow(1, 0, tgt_width), count};
-  const auto mine = torch::tensor(sampler_->take(order_, step), torch::kInt64);
-  return TrainingBatch{data_.train.src.index_select(0, mine).narrow(1, 0, src_width),
-                       data_.train.tgt.index_select(0, mine).narrow(1, 0, tgt_width), count};
+  TrainingBatch batch{sources, targets, count};
+  if (sampler_->world_size() > 1) {
+    const auto mine = torch::tensor(sampler_->take(order_, step), torch::kInt64);
+    batch.inputs = data_.train.src.index_select(0, mine);
+    batch.targets = data_.train.tgt.index_select(0, mine);
+  }
+  batch.inputs = batch.inputs.narrow(1, 0, src_width);
+  batch.targets = batch.targets.narrow(1, 0, tgt_width);
+  if (options_.static_shapes) {
+    // This process's share of a full batch, the short last one filled with masked rows.
+    const std::int64_t world = sampler_->world_size();
+    const std::int64_t fixed_rows = (options_.batch_size + world - 1) / world;
+    std::tie(batch.inputs, batch.targets) =
+        data::pad_rows_masked(batch.inputs, batch.targets, fixed_rows, data_.train.src[0].narrow(0, 0, src_width),
+                              data_.train.tgt[0].narrow(0, 0, tgt_width), pad);
+  }
+  return batch;
 }
 
 ChunkLossFn Seq2SeqTask::loss_share(const TrainingBatch&) {

@@ -8,6 +8,7 @@
 #include "dls/data/length_buckets.h"
 #include "dls/data/vocabulary.h"
 #include "dls/models/seq2seq_loss.h"
+#include "support/seq2seq_batches.h"
 #include "support/small_models.h"
 
 namespace dls {
@@ -15,33 +16,8 @@ namespace {
 
 using data::Vocabulary;
 
-// SOS, `length` words in [4, vocab), EOS, then padding to `width`: one row per length.
-torch::Tensor padded_sentences(const std::vector<std::int64_t>& lengths, std::int64_t width, std::int64_t vocab) {
-  auto rows = torch::full({static_cast<std::int64_t>(lengths.size()), width}, Vocabulary::kPad, torch::kLong);
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    const auto row = static_cast<std::int64_t>(i);
-    rows[row][0] = Vocabulary::kSos;
-    rows[row].narrow(0, 1, lengths[i]).copy_(torch::randint(4, vocab, {lengths[i]}, torch::kLong));
-    rows[row][lengths[i] + 1] = Vocabulary::kEos;
-  }
-  return rows;
-}
-
-struct LossAndGradients {
-  double loss = 0;
-  std::vector<torch::Tensor> gradients;
-};
-
-LossAndGradients loss_of(Seq2SeqTransformer& model, const torch::Tensor& src, const torch::Tensor& tgt,
-                         const LossOptions& options) {
-  model->zero_grad();
-  const auto targets = tgt.narrow(1, 1, tgt.size(1) - 1);
-  const auto loss = model_loss_share(model, src, tgt, options, loss_denominators(targets, options));
-  loss.backward();
-  LossAndGradients out{loss.item<double>(), {}};
-  for (const auto& p : model->parameters()) out.gradients.push_back(p.grad().clone());
-  return out;
-}
+using testing::loss_and_gradients;
+using testing::padded_sentences;
 
 TEST(BucketedBatch, CutToItsLongestSentenceTrainsAsPaddedToL) {
   for (const auto variant : {Variant::kFG, Variant::kPreLN}) {
@@ -58,8 +34,8 @@ TEST(BucketedBatch, CutToItsLongestSentenceTrainsAsPaddedToL) {
     ASSERT_EQ(tgt_width, 8);
     LossOptions options;
     options.label_smoothing = 0.1;
-    const auto padded = loss_of(model, src, tgt, options);
-    const auto cut = loss_of(model, src.narrow(1, 0, src_width), tgt.narrow(1, 0, tgt_width), options);
+    const auto padded = loss_and_gradients(model, src, tgt, options);
+    const auto cut = loss_and_gradients(model, src.narrow(1, 0, src_width), tgt.narrow(1, 0, tgt_width), options);
     EXPECT_NEAR(cut.loss, padded.loss, 1e-5 * padded.loss) << to_string(variant);
     ASSERT_EQ(cut.gradients.size(), padded.gradients.size());
     for (std::size_t i = 0; i < cut.gradients.size(); ++i) {

@@ -174,6 +174,88 @@ TEST(Seq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
   expect_same_metrics(straight, split);
 }
 
+// Static-shape batches (every batch batch_size rows, the short last one filled with masked
+// rows; with length buckets a few fixed widths) train to the same weights as the batches
+// without them, for <pad> padding with length buckets and label smoothing, and for
+// DLStudio's loss with its EOS padding. Dropout off: padded rows would draw other masks.
+TEST(Seq2SeqTrainer, StaticShapesTrainToTheSameWeights) {
+  struct Case {
+    const char* name;
+    bool dlstudio_loss;
+  };
+  for (const auto& c : {Case{"pad", false}, Case{"eos", true}}) {
+    std::vector<Seq2SeqTrainResult> results;
+    for (const bool static_shapes : {false, true}) {
+      const auto run = test::fresh_temp_dir(std::string("seq2seq_static_") + c.name + (static_shapes ? "_on" : "_off"));
+      auto setup = test::tiny_seq2seq_setup(run);
+      setup.model.transformer().dropout(0.0);
+      auto& t = setup.training;
+      t.epochs = 1;
+      t.samples = 0;
+      t.bleu_sentences = 10;
+      t.dlstudio_loss = c.dlstudio_loss;
+      t.length_buckets = !c.dlstudio_loss;  // (refused with DLStudio's loss)
+      t.label_smoothing = c.dlstudio_loss ? 0.0 : 0.1;
+      t.static_shapes = static_shapes;
+      results.push_back(train_seq2seq(setup.model, t, {}));
+    }
+    ASSERT_EQ(results[0].iterations, results[1].iterations) << c.name;
+    EXPECT_NEAR(results[0].final_loss, results[1].final_loss, 1e-5 * results[0].final_loss) << c.name;
+    EXPECT_NEAR(results[0].val_loss, results[1].val_loss, 1e-4 * results[0].val_loss) << c.name;
+    const auto a = load_seq2seq_checkpoint(results[0].checkpoints.back()).model->named_parameters();
+    const auto b = load_seq2seq_checkpoint(results[1].checkpoints.back()).model->named_parameters();
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      // A key's bias adds the same number to all of a query's scores, which the softmax
+      // ignores: its gradient is 0 up to rounding, and Adam turns that noise into steps of
+      // the learning rate's size in either direction. Every other weight must agree.
+      if (a[i].key().find("WK.bias") != std::string::npos) continue;
+      EXPECT_TRUE(torch::allclose(a[i].value(), b[i].value(), 1e-4, 1e-5))
+          << c.name << ": " << a[i].key() << " differs by " << (a[i].value() - b[i].value()).abs().max().item<double>();
+    }
+  }
+}
+
+// The loop reads each step's loss from the device only when the progress line, a step row or
+// the epoch's end needs it (no host synchronisation per step on a GPU). Read after every step
+// (--log-every 1, what the loop did before) or only at the epoch's end, the run is the same:
+// loss_steps.csv, the epoch's mean loss (the mean of its steps' losses) and the weights.
+TEST(Seq2SeqTrainer, LossesReadAtTheEpochsEndEqualThoseReadEveryStep) {
+  std::vector<fs::path> runs;
+  std::vector<Seq2SeqTrainResult> results;
+  for (const std::int64_t log_every : {1, 0}) {
+    runs.push_back(test::fresh_temp_dir("seq2seq_loss_read_" + std::to_string(log_every)));
+    auto setup = test::tiny_seq2seq_setup(runs.back());
+    auto& t = setup.training;
+    t.epochs = 2;
+    t.samples = 0;
+    t.bleu_sentences = 10;
+    t.run.log_every = log_every;
+    results.push_back(train_seq2seq(setup.model, t, {}));
+  }
+  const auto every = metric_rows(runs[0], "loss_steps.csv"), end = metric_rows(runs[1], "loss_steps.csv");
+  ASSERT_EQ(every.size(), static_cast<std::size_t>(results[0].iterations) + 1);
+  ASSERT_EQ(every.size(), end.size());
+  for (std::size_t i = 1; i < every.size(); ++i) EXPECT_EQ(every[i], end[i]) << "row " << i;
+  // The last epoch's mean loss: the mean of its steps' losses, in both runs.
+  const auto steps_per_epoch = results[0].iterations / 2;
+  double sum = 0;
+  for (std::size_t i = static_cast<std::size_t>(steps_per_epoch) + 1; i < every.size(); ++i) sum += number(every[i][1]);
+  const double mean = sum / static_cast<double>(steps_per_epoch);
+  EXPECT_NEAR(results[0].final_loss, mean, 1e-5 * mean);
+  EXPECT_EQ(results[0].final_loss, results[1].final_loss);
+  const auto epoch_loss = [](const fs::path& run) {
+    std::vector<double> losses;
+    for (const auto& row : metric_rows(run)) {
+      if (row[0] == "epoch") losses.push_back(number(row[3]));
+    }
+    return losses;
+  };
+  EXPECT_EQ(epoch_loss(runs[0]), epoch_loss(runs[1]));
+  const auto a = weights_of(results[0].checkpoints.back()), b = weights_of(results[1].checkpoints.back());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i])) << "parameter " << i;
+}
+
 // A run begun before metrics.csv had the sacreBLEU and chrF columns, resumed now: the file is
 // rewritten under the new header, its rows keeping their values with the new fields empty,
 // and the rows written after the resume carry the new scores.

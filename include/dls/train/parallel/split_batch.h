@@ -20,8 +20,9 @@ using ChunkLossFn =
     std::function<torch::Tensor(const torch::Tensor& inputs, const torch::Tensor& targets, torch::Tensor* outputs)>;
 
 struct SplitStepResult {
-  double loss = 0;        // the sum of the chunks' losses: the batch loss
-  torch::Tensor outputs;  // the chunks' outputs concatenated along dimension 0, detached (if given)
+  double loss = 0;           // the sum of the chunks' losses: the batch loss (0 unless read_loss)
+  torch::Tensor loss_value;  // the same as a detached float64 scalar on the batch's device
+  torch::Tensor outputs;     // the chunks' outputs concatenated along dimension 0, detached (if given)
 };
 
 // Where split_forward_backward leaves the batch gradient.
@@ -44,10 +45,12 @@ enum class GradientOutput {
 // chunks <= 1: one loss_fn call and loss.backward() on the calling thread, the plain loop.
 // chunks > 1: each chunk on its own thread; the gradients are added in chunk order, so the
 // result does not depend on thread timing. Parameters the loss does not reach get zeros.
-// Exceptions in a chunk are rethrown on the calling thread.
+// Exceptions in a chunk are rethrown on the calling thread. `read_loss`: also read the loss
+// into `loss` on the host (on a GPU the host then waits for the step); the training loop
+// leaves it in `loss_value` and reads the losses of many steps at once.
 SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& parameters, const torch::Tensor& inputs,
                                        const torch::Tensor& targets, int chunks, const ChunkLossFn& loss_fn,
-                                       GradientOutput output = GradientOutput::kReplace);
+                                       GradientOutput output = GradientOutput::kReplace, bool read_loss = true);
 
 // The guard a trainer that splits its batches keeps around its steps.
 using util::ScopedIntraOpThreads;
