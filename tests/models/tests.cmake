@@ -9,4 +9,5 @@ list(APPEND DLS_TEST_SOURCES
   models/vit_test.cpp
   models/language_model_test.cpp
   models/sequence_loss_test.cpp
+  models/memory_estimate_test.cpp
 )
