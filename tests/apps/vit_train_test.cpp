@@ -146,8 +146,8 @@ TEST(VitTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
   const auto data = data_with("fixed", "", "");
   const auto run_dir = test::fresh_temp_dir("vit_train_app_fixed_run");
   const auto first = run_vit_train("--data-dir " + data.string() + " --run-dir " + run_dir.string() +
-                                       " --epochs 1 --embedding-size 16 --heads 2 --encoders 1 --patch-size 7"
-                                       " --batch-size 10 --log-level warn",
+                                       " --epochs 1 --embedding-size 16 --heads 2 --encoders 1 --stem 4,8/2"
+                                       " --patch-size 7 --batch-size 10 --log-level warn",
                                    "fixed_first");
   ASSERT_EQ(first.status, 0) << first.err;
   test::expect_fixed_on_resume(run_vit_train, "--resume " + run_dir.string() + " --epochs 2",
