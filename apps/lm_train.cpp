@@ -109,7 +109,8 @@ int main(int argc, char** argv) {
       app, overrides, "--data",
       "sentences: plain text (one per line), a Tatoeba/Anki TSV or a DLStudio archive; " +
           std::string(dls::apps::kDefaultCorpusHelp),
-      [](auto& s, auto v) { s.data.path = v; }, [](const auto& s) { return dls::apps::absolute_path(s.data.path); })
+      [](auto& s, auto v) { s.data.path = dls::apps::absolute_path(v); },  // a resume elsewhere finds it
+      [](const auto& s) { return dls::apps::absolute_path(s.data.path); })
       ->group(data);
   setting(
       app, overrides, "--side", "es or en: the TSV side, and the normalisation rules of plain text",

@@ -131,7 +131,8 @@ int main(int argc, char** argv) {
       app, overrides, "--data",
       "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive (.tar.gz pickle); " +
           std::string(dls::apps::kDefaultCorpusHelp),
-      [](auto& s, auto v) { s.training.data.data_path = v; },
+      // Recorded absolute: a resume from another folder finds it.
+      [](auto& s, auto v) { s.training.data.data_path = dls::apps::absolute_path(v); },
       [](const auto& s) { return dls::apps::absolute_path(s.training.data.data_path); })
       ->group(data);
   setting(

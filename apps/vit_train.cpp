@@ -288,10 +288,10 @@ int main(int argc, char** argv) {
     } else {
       settings = dls::train::vit_preset(preset.empty() ? dls::train::default_vit_preset(dataset) : preset);
       settings.data.dataset = dataset;
-      settings.data.data_dir = data_dir;
+      settings.data.data_dir = dls::apps::absolute_path(data_dir);  // a resume elsewhere finds it
       settings.adapt_model_to_dataset();
     }
-    if (!data_dir.empty()) settings.data.data_dir = data_dir;
+    if (!data_dir.empty()) settings.data.data_dir = dls::apps::absolute_path(data_dir);
     const ViTTrainSettings before_flags = settings;
     dls::apps::apply_overrides(overrides, settings);
     if (!invocation.resume.empty()) {

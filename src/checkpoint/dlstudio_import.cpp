@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
@@ -55,10 +57,11 @@ void check_rows(const torch::Tensor& rows, std::size_t words, const std::string&
 
 // The sizes of DLStudio's encoder blocks from the first block's shapes. max_seq_length: L
 // for the position-wise layout (the flattened layout's shapes give it).
+// `blocks`: "basic_encoder_arr" or "basic_decoder_arr" (whose first block is read alike).
 TransformerConfig blocks_config(const StateDict& state, const std::string& prefix, std::int64_t max_seq_length,
-                                const std::string& file) {
-  const std::string heads = prefix + "basic_encoder_arr.0.self_attention_layer.attention_heads_arr.";
-  const auto M = tensor_at(state, prefix + "basic_encoder_arr.0.norm1.weight", file).size(0);
+                                const std::string& file, const std::string& blocks = "basic_encoder_arr") {
+  const std::string heads = prefix + blocks + ".0.self_attention_layer.attention_heads_arr.";
+  const auto M = tensor_at(state, prefix + blocks + ".0.norm1.weight", file).size(0);
   const auto H = count_indices(state, heads);
   if (H == 0 || M % H != 0)
     throw std::runtime_error(file + ": " + std::to_string(H) + " heads do not divide M = " + std::to_string(M));
@@ -69,7 +72,7 @@ TransformerConfig blocks_config(const StateDict& state, const std::string& prefi
   if (width == s) {
     config.layout(Layout::kPositionwise)
         .max_seq_length(max_seq_length)
-        .ffn_multiplier(tensor_at(state, prefix + "basic_encoder_arr.0.W1.weight", file).size(0) / M);
+        .ffn_multiplier(tensor_at(state, prefix + blocks + ".0.W1.weight", file).size(0) / M);
   } else if (width % s == 0) {
     config.layout(Layout::kDLStudio).max_seq_length(width / s);
   } else {
@@ -77,6 +80,47 @@ TransformerConfig blocks_config(const StateDict& state, const std::string& prefi
                              " fits neither layout (s = " + std::to_string(s) + ")");
   }
   return config;
+}
+
+// "position-wise blocks (M = 8, 2 heads, FFN 4M)", "flattened blocks (M = 4, 2 heads, L = 5)"
+std::string blocks_text(const TransformerConfig& config) {
+  const bool flat = config.flattened();
+  return std::string(flat ? "flattened" : "position-wise") + " blocks (M = " + std::to_string(config.embedding_size()) +
+         ", " + std::to_string(config.num_heads()) + " heads, " +
+         (flat ? "L = " + std::to_string(config.max_seq_length())
+               : "FFN " + std::to_string(config.ffn_multiplier()) + "M") +
+         ")";
+}
+
+// The four files of one DLStudio transformer agree on the blocks' layout and sizes: read from
+// each file's own shapes and checked against the encoder's before any tensor is combined, so
+// that files of two different runs are refused naming the file that disagrees.
+void check_seq2seq_files_agree(const TransformerConfig& encoder_blocks, const StateDict& decoder,
+                               const StateDict& embeddings_en, const StateDict& embeddings_es,
+                               const DLStudioSeq2SeqFiles& files) {
+  const auto decoder_blocks = blocks_config(decoder, "", files.max_seq_length, files.decoder, "basic_decoder_arr");
+  const bool same = decoder_blocks.layout() == encoder_blocks.layout() &&
+                    decoder_blocks.embedding_size() == encoder_blocks.embedding_size() &&
+                    decoder_blocks.num_heads() == encoder_blocks.num_heads() &&
+                    decoder_blocks.max_seq_length() == encoder_blocks.max_seq_length() &&
+                    (encoder_blocks.flattened() || decoder_blocks.ffn_multiplier() == encoder_blocks.ffn_multiplier());
+  if (!same) {
+    throw std::runtime_error(files.decoder + ": " + blocks_text(decoder_blocks) + ", but the encoder (" +
+                             files.encoder + ") has " + blocks_text(encoder_blocks) +
+                             ": the four files must come from one DLStudio run");
+  }
+  const auto M = encoder_blocks.embedding_size();
+  const std::vector<std::tuple<const StateDict*, const std::string*, const char*>> widths{
+      {&decoder, &files.decoder, "out.weight"},
+      {&embeddings_en, &files.embeddings_en, "embed.weight"},
+      {&embeddings_es, &files.embeddings_es, "embed.weight"}};
+  for (const auto& [state, file, key] : widths) {
+    const auto& tensor = tensor_at(*state, key, *file);
+    if (tensor.dim() != 2 || tensor.size(1) != M) {
+      throw std::runtime_error(*file + ": '" + key + "' has shape " + dlstudio::shape_text(tensor) + ", the encoder (" +
+                               files.encoder + ") needs [V, " + std::to_string(M) + "]");
+    }
+  }
 }
 
 }  // namespace
@@ -92,6 +136,7 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
 
   Seq2SeqConfig config;
   config.transformer(blocks_config(encoder, "", files.max_seq_length, files.encoder));
+  check_seq2seq_files_agree(config.transformer(), decoder, embeddings_en, embeddings_es, files);
   config.transformer().variant(files.variant);
   config.num_encoders(count_indices(encoder, "basic_encoder_arr."))
       .num_decoders(count_indices(decoder, "basic_decoder_arr."))

@@ -5,6 +5,8 @@
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
 
+#include "dls/data/pair_tensors.h"  // check_token_rows_fit
+
 namespace dls::data {
 
 std::vector<std::string> LmTokenizer::tokens(const std::vector<std::string>& words) const {
@@ -89,6 +91,7 @@ LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData*
   const int max_len = stored != nullptr    ? stored->max_len
                       : tokenizer.subwords ? longest_row(corpus, tokenizer)
                                            : settings.max_words + 2;
+  check_token_rows_fit(split.training.size() + split.validation.size(), max_len);
   auto train = encode_sentences(corpus.sentences, split.training, tokenizer, vocabulary, max_len);
   auto validation = encode_sentences(corpus.sentences, split.validation, tokenizer, vocabulary, max_len);
   if (train.too_long + validation.too_long > 0) {

@@ -4,9 +4,17 @@
 
 #include <torch/torch.h>
 
+#include "dls/util/memory_check.h"
 #include "dls/util/random.h"
 
 namespace dls::data {
+
+void check_token_rows_fit(std::size_t rows, int max_len) {
+  util::check_fits_in_memory(
+      16.0 * static_cast<double>(rows) * max_len,
+      "the token rows (" + std::to_string(rows) + " rows of L = " + std::to_string(max_len) + " tokens)",
+      "lower --max-words, or shorten the corpus's longest sentences");
+}
 
 EncodedPairs encode_pairs(const std::vector<SentencePair>& pairs, const std::vector<std::size_t>& indices,
                           const Vocabulary& english, const Vocabulary& spanish, int max_len,

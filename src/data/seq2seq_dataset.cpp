@@ -98,6 +98,7 @@ Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Voca
                           : std::vector<SentencePair>{};
   const auto& tokens = settings.subword_units ? pieces : d.corpus.pairs;
   d.max_len = settings.subword_units ? static_cast<int>(longest_side(tokens)) + 2 : settings.max_words + 2;
+  check_token_rows_fit(d.split.training.size() + d.split.validation.size(), d.max_len);
   d.train = encode_pairs(tokens, d.split.training, d.english, d.spanish, d.max_len, padding);
   if (!d.split.validation.empty()) {
     d.validation = encode_pairs(tokens, d.split.validation, d.english, d.spanish, d.max_len, padding);

@@ -10,6 +10,7 @@
 
 #include "dls/data/normalize.h"
 #include "dls/data/vocabulary.h"
+#include "dls/util/memory_check.h"
 
 namespace dls::data {
 
@@ -81,9 +82,40 @@ std::string to_string(SubwordKind kind) { return kind == SubwordKind::kBpe ? "bp
 SubwordModel::SubwordModel(std::shared_ptr<const void> processor, std::string proto)
     : processor_(std::move(processor)), proto_(std::move(proto)) {}
 
+namespace {
+
+struct TextSize {
+  double bytes = 0;    // every sentence, words joined by spaces
+  double longest = 0;  // the longest sentence
+};
+
+TextSize text_size(const std::vector<std::vector<std::string>>& sentences) {
+  TextSize size;
+  for (const auto& sentence : sentences) {
+    double bytes = 0;
+    for (const auto& word : sentence) bytes += static_cast<double>(word.size()) + 1;
+    size.bytes += bytes;
+    size.longest = std::max(size.longest, bytes);
+  }
+  return size;
+}
+
+}  // namespace
+
+double subword_training_bytes(const std::vector<std::vector<std::string>>& sentences) {
+  const auto size = text_size(sentences);
+  return 40 * size.bytes + 200 * size.longest;
+}
+
 SubwordModel SubwordModel::train(const std::vector<std::vector<std::string>>& sentences,
                                  const SubwordOptions& options) {
   if (sentences.empty()) throw std::runtime_error("sentencepiece: no training sentences");
+  const auto size = text_size(sentences);
+  util::check_fits_in_memory(subword_training_bytes(sentences),
+                             "sentencepiece: training on " + std::to_string(sentences.size()) + " sentences (" +
+                                 util::format_bytes(size.bytes) + ", the longest " + util::format_bytes(size.longest) +
+                                 ") and encoding them",
+                             "shorten the corpus's longest sentences or use --tokenizer word");
   const std::unordered_map<std::string, std::string> arguments{
       {"model_type", to_string(options.kind)},
       {"vocab_size", std::to_string(options.vocab_size)},

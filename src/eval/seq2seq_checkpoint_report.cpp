@@ -27,6 +27,7 @@
 #include "dls/util/runtime.h"
 #include "dls/util/table.h"
 #include "eval/score_json.h"
+#include "eval/output_folder.h"
 
 namespace dls::eval {
 
@@ -363,6 +364,12 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
                                                    const Seq2SeqEvalRequest& request, std::ostream& out,
                                                    std::ostream& messages) {
   if (checkpoint_files.empty()) throw std::invalid_argument("no checkpoint to evaluate");
+  const fs::path first = fs::path(checkpoint_files.front()).parent_path();
+  const fs::path run = first.filename() == "checkpoints" ? first.parent_path() : first;
+  const fs::path out_dir =
+      request.output_dir.empty() ? (run.empty() ? fs::path(".") : run) : fs::path(request.output_dir);
+  // Before the evaluation, not after minutes of decoding.
+  if (request.output_dir.empty()) check_output_folder(out_dir.string(), "bleu.csv and bleu_vs_epoch.png");
   util::RuntimeOptions runtime;
   runtime.threads = request.threads;
   const auto runtime_info = util::configure_runtime(runtime);
@@ -413,10 +420,6 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
   for (std::size_t i = 0; i < all.size(); ++i) all[i].summary.diverged = results[i].diverged;
   report.best = best_checkpoint(results);
 
-  const fs::path first = fs::path(checkpoint_files.front()).parent_path();
-  const fs::path run = first.filename() == "checkpoints" ? first.parent_path() : first;
-  const fs::path out_dir =
-      request.output_dir.empty() ? (run.empty() ? fs::path(".") : run) : fs::path(request.output_dir);
   fs::create_directories(out_dir);
   report.files = {(out_dir / "bleu.csv").string(), (out_dir / "bleu_vs_epoch.png").string()};
   write_bleu_csv(report.files[0], all);

@@ -12,6 +12,7 @@
 #include "dls/util/json.h"
 #include "dls/util/device.h"
 #include "dls/util/runtime.h"
+#include "eval/output_folder.h"
 
 namespace dls::eval {
 
@@ -86,6 +87,10 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
     }
   }
   if (readable.empty()) throw std::runtime_error("none of the checkpoints is readable");
+  // The best checkpoint's run is the default folder: all of them, checked before the evaluation.
+  if (request.output_dir.empty()) {
+    for (const auto& path : readable) check_output_folder(run_dir_of_checkpoint(path).string(), "confusion_*.png");
+  }
   // The test set of the first checkpoint serves all of them when they agree on the data.
   const checkpoint::CheckpointReader first(readable.front(), checkpoint::kViTCheckpointKind);
   const auto first_settings = checkpoint::read_vit_contents(first).settings;

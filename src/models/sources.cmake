@@ -10,4 +10,5 @@ list(APPEND DLS_SOURCES
   models/language_model_loss.cpp
   models/seq2seq_loss.cpp
   models/sequence_loss.cpp
+  models/memory_estimate.cpp
 )

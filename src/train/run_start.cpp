@@ -1,9 +1,33 @@
 #include "dls/train/run_start.h"
 
+#include <filesystem>
+#include <system_error>
+
 #include "dls/checkpoint/checkpoint_files.h"
 #include "train/training_support.h"
 
 namespace dls::train {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The outermost missing folder of `dir`, which creating it creates; "" when it exists.
+std::string outermost_missing(const std::string& dir) {
+  std::error_code error;
+  fs::path path = fs::absolute(dir, error), missing;
+  if (error) return "";
+  path = path.lexically_normal();
+  if (!path.has_filename()) path = path.parent_path();  // "runs/a/" -> "runs/a"
+  while (!path.empty() && !fs::exists(path, error) && !error) {
+    missing = path;
+    if (path.parent_path() == path) break;
+    path = path.parent_path();
+  }
+  return missing.string();
+}
+
+}  // namespace
 
 StartedRun start_run(const settings::RunSettings& run, const std::string& default_run_dir,
                      const std::string& checkpoint_kind) {
@@ -20,6 +44,7 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
   if (!run.dry_run && started.placement.dist.is_main()) {
     // Locked before the check for an earlier run, so that of two runs started at once in
     // one directory the second stops here.
+    started.created_dir = outermost_missing(started.run.run_dir);
     started.lock = std::make_unique<RunDirectoryLock>(started.run.run_dir);
     if (!resuming && !claim_run_directory(started.run.run_dir, run.overwrite).empty()) {
       // The lock went aside with the earlier run: lock the fresh directory.
@@ -31,6 +56,20 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
                                                                     checkpoint_kind);
   }
   return started;
+}
+
+void StartedRun::remove_unused_directory() {
+  if (created_dir.empty()) return;
+  lock.reset();
+  std::error_code error;
+  fs::path dir = fs::absolute(run.run_dir, error).lexically_normal();
+  if (error) return;
+  if (!dir.has_filename()) dir = dir.parent_path();
+  fs::remove(dir / ".lock", error);
+  const fs::path outermost(created_dir);
+  // fs::remove takes only an empty folder: whatever another program put there stays.
+  while (fs::remove(dir, error) && dir != outermost && dir.parent_path() != dir) dir = dir.parent_path();
+  created_dir.clear();
 }
 
 LoopOptions StartedRun::loop_options(std::int64_t epochs, const settings::OptimizerSettings& optimizer,

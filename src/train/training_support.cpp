@@ -8,6 +8,8 @@
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
 
+#include "dls/util/memory_check.h"
+
 namespace dls::train {
 
 double seconds_since(TrainClock::time_point t) { return std::chrono::duration<double>(TrainClock::now() - t).count(); }
@@ -47,6 +49,18 @@ void move_optimizer_state(torch::optim::Optimizer& optimizer, const torch::Devic
       if (adamw->max_exp_avg_sq().defined()) adamw->max_exp_avg_sq(adamw->max_exp_avg_sq().to(device));
     }
   }
+}
+
+void check_training_memory(const TrainingMemory& memory, std::int64_t batch_size, const torch::Device& device,
+                           const std::string& advice) {
+  if (device.is_cpu()) {
+    util::check_fits_in_memory(memory.total_bytes(), describe_training_memory(memory, batch_size), advice);
+    return;
+  }
+  util::check_fits_in_memory(4.0 * static_cast<double>(memory.parameters),
+                             "the model's weights (" + number_text(static_cast<double>(memory.parameters), "%.3g") +
+                                 " parameters, built on the host before they move to " + device.str() + ")",
+                             advice);
 }
 
 }  // namespace dls::train

@@ -7,6 +7,7 @@
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
+#include "dls/models/memory_estimate.h"
 #include "dls/train/training_loop.h"
 
 namespace dls::train {
@@ -31,5 +32,12 @@ std::string run_dir_of(const std::string& resume);
 // Adam's state tensors are read onto the CPU; a CUDA run needs them beside the weights
 // (and checkpoints are written from CPU tensors so that any machine can read them).
 void move_optimizer_state(torch::optim::Optimizer& optimizer, const torch::Device& device);
+
+// Before the model is built: refuses (std::runtime_error, one line with both numbers and
+// `advice`, the flags that make it smaller) a training whose estimate is over the memory
+// available. On the CPU all of it counts; on another device the weights alone, which are
+// built on the host before they move.
+void check_training_memory(const TrainingMemory& memory, std::int64_t batch_size, const torch::Device& device,
+                           const std::string& advice);
 
 }  // namespace dls::train

@@ -103,6 +103,15 @@ std::string read_maybe_gzip_file(const std::string& path) {
 
 std::string temporary_name(const std::string& path) { return path + ".tmp-" + std::to_string(::getpid()); }
 
+std::string folder_write_error(const std::string& dir) {
+  const std::string probe = temporary_name((std::filesystem::path(dir) / ".write-probe").string());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
+}
+
 std::vector<std::string> remove_stale_temporaries(const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<std::string> removed;

@@ -18,4 +18,6 @@ list(APPEND DLS_SOURCES
   util/table.cpp
   util/ticks.cpp
   util/utf8.cpp
+  util/available_memory.cpp
+  util/memory_check.cpp
 )

@@ -93,6 +93,10 @@ TEST(DLStudioInteropApp, IncompleteOrBrokenInputIsAOneLineError) {
       "encoder_missing_key: missing key 'basic_encoder_arr.1.norm2.bias' ([8])");
   test::expect_one_line_error(run_interop_eval(seq2seq_flags(kFixtures + "archive.pkl.gz"), "not_a_state_dict", true),
                               "archive.pkl.gz: not a torch.save file");
+  // A flattened encoder with the position-wise run's decoder: the decoder named, no LibTorch message.
+  const auto mixed = run_interop_eval(seq2seq_flags(kFixtures + "dlstudio/encoder_FG_5"), "mixed_layouts", true);
+  test::expect_one_line_error(mixed, "positionwise/decoder_FG_5: position-wise blocks (M = 8, 2 heads, FFN 4M)");
+  EXPECT_EQ(mixed.err.find("Sizes of tensors"), std::string::npos) << mixed.err;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // table, --json, --generate; bad flags refused with one line.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -207,6 +208,40 @@ TEST(LmTrainApp, ConfigTomlRepeatsTheRunFromAnotherFolder) {
                         "lm_train_app_config_again", "", test::in_folder((dir / "elsewhere").string()));
   ASSERT_EQ(again.status, 0) << again.err;
   EXPECT_EQ(test::metrics_losses(dir / "elsewhere" / "b"), test::metrics_losses(run_a));
+}
+
+// lm_train at M = 65536: refused before allocating, with the numbers, no run directory.
+TEST(LmTrainApp, AModelOverTheMemoryIsRefusedWithTheNumbers) {
+  const auto run_dir = test::fresh_temp_dir("lm_train_app_memory") / "run";
+  const auto started = std::chrono::steady_clock::now();
+  const auto refused = run_lm_train("--preset tiny --data " + sample_corpus() + " --validation-sentences 100" +
+                                        " --embedding-size 65536 --run-dir " + run_dir.string(),
+                                    "memory");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  test::expect_one_line_error(refused, "and its training state (batch ");
+  EXPECT_NE(refused.err.find(" need about "), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("iB available ("), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("lower --embedding-size"), std::string::npos) << refused.err;
+  EXPECT_LT(seconds, 30) << "refused before allocating";
+  EXPECT_FALSE(fs::exists(run_dir)) << "no run directory left behind";
+}
+
+// A resume continues the checkpoint's model, data and tokenizer: each of those flags given
+// again is refused (one line each) instead of being ignored; --epochs is applied.
+TEST(LmTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
+  const auto run_dir = test::fresh_temp_dir("lm_train_app_fixed");
+  const auto first = run_lm_train("--preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string() +
+                                      " --validation-sentences 100 --epochs 1 --log-level warn",
+                                  "fixed_first");
+  ASSERT_EQ(first.status, 0) << first.err;
+  test::expect_fixed_on_resume(
+      run_lm_train, "--resume " + run_dir.string() + " --epochs 2",
+      {"--preset cpu", "--side en", "--max-words 5", "--split-seed 99", "--validation-sentences 50",
+       "--tokenizer sentencepiece", "--spm-model bpe", "--vocab-size 100"});
+  EXPECT_FALSE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt")) << "nothing trained when refused";
+  const auto changed = run_lm_train("--resume " + run_dir.string() + " --epochs 2 --log-level warn", "fixed_allowed");
+  ASSERT_EQ(changed.status, 0) << changed.err;
+  EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
 }
 
 }  // namespace

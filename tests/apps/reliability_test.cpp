@@ -2,6 +2,7 @@
 // at random moments, and a table of wrong values for every numeric or named flag.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -129,6 +130,40 @@ TEST(Reliability, DiskFullAndReadOnlyAreOneLineErrors) {
       test::run_program("apps/seq2seq_train", "--threads 1 --resume " + run_dir.string(), "reliability_read_only");
   test::expect_one_line_error(read_only, std::strerror(EROFS));
   EXPECT_NO_THROW(checkpoint::CheckpointReader(kept.string(), "seq2seq"));
+}
+
+// checkpoint_eval writes bleu.csv and its plot into the run directory: on a read-only one it
+// says, before evaluating, in one line, to give --output-dir; with it the evaluation runs.
+TEST(Reliability, CheckpointEvalOnAReadOnlyRunSaysToUseOutputDir) {
+  const auto probe = test::fresh_temp_dir("reliability_eval_read_only");
+  const auto trained = test::run_program(
+      "apps/seq2seq_train", kSmallSeq2Seq + " --run-dir " + (probe / "run").string() + " --epochs 1 --max-iters 2",
+      "reliability_eval_read_only_train");
+  ASSERT_EQ(trained.status, 0) << trained.err;
+  // Root ignores permissions, so a read-only tmpfs makes the fault real; elsewhere chmod does.
+  test::TmpfsMount disk("reliability_eval_read_only", 16 << 20);
+  fs::path run_dir = probe / "run";
+  if (disk.available()) {
+    run_dir = disk.dir() / "run";
+    fs::copy(probe / "run", run_dir, fs::copy_options::recursive);
+    ASSERT_TRUE(disk.make_read_only());
+  } else if (::geteuid() != 0) {
+    fs::permissions(run_dir, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                    fs::perm_options::remove);
+  } else {
+    GTEST_SKIP() << disk.why_not() << ", and root writes into a folder without write permission";
+  }
+  const auto refused = test::run_program("apps/checkpoint_eval", "--threads 1 " + run_dir.string(),
+                                         "reliability_eval_read_only_refused");
+  test::expect_one_line_error(refused, run_dir.string() + ": cannot write bleu.csv");
+  EXPECT_NE(refused.err.find("give --output-dir"), std::string::npos) << refused.err;
+  const auto elsewhere = probe / "report";
+  const auto written = test::run_program("apps/checkpoint_eval",
+                                         "--threads 1 " + run_dir.string() + " --output-dir " + elsewhere.string(),
+                                         "reliability_eval_read_only_elsewhere");
+  EXPECT_EQ(written.status, 0) << written.err;
+  EXPECT_TRUE(fs::exists(elsewhere / "bleu.csv"));
+  if (!disk.available()) fs::permissions(run_dir, fs::perms::owner_write, fs::perm_options::add);
 }
 
 // The run directory removed while the run goes on: the next write fails with one line.

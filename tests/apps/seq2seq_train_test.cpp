@@ -2,6 +2,7 @@
 // with --json, and a resumed run.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -314,11 +315,9 @@ TEST(Seq2SeqTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
   const auto first = run_seq2seq_train(
       "--data " + kSampleCorpus + kSmall + " --epochs 2 --max-iters 2 --run-dir " + run_dir.string(), "fixed_first");
   ASSERT_EQ(first.status, 0) << first.err;
-  for (const std::string flag : {"--preset dlstudio", "--variant PreLN", "--split-seed 99", "--validation-pairs 200",
-                                 "--max-words 5", "--dlstudio-loss true"}) {
-    const auto refused = run_seq2seq_train("--resume " + run_dir.string() + " --max-iters 3 " + flag, "fixed_flag");
-    test::expect_one_line_error(refused, flag.substr(0, flag.find(' ')) + ": fixed by the checkpoint when resuming");
-  }
+  test::expect_fixed_on_resume(run_seq2seq_train, "--resume " + run_dir.string() + " --max-iters 3",
+                               {"--preset dlstudio", "--variant PreLN", "--split-seed 99", "--validation-pairs 200",
+                                "--max-words 5", "--dlstudio-loss true"});
   const auto changed =
       run_seq2seq_train("--resume " + run_dir.string() + " --max-iters 3 --epochs 3 --log-every 1", "fixed_allowed");
   EXPECT_EQ(changed.status, 0) << "settings a resume can change are applied: " << changed.err;
@@ -334,6 +333,46 @@ TEST(Seq2SeqTrainApp, ARunDirectoryInUseIsRefused) {
   test::expect_one_line_error(run_seq2seq_train(args, "locked_fresh"), "another training process");
   EXPECT_FALSE(fs::exists(run_dir / "checkpoints"));
   EXPECT_FALSE(fs::exists(run_dir / "config.toml"));
+}
+
+// A run started with a relative --data resumes from any folder: the path is recorded
+// absolute (the resume used to look for the corpus relative to the folder it ran in).
+TEST(Seq2SeqTrainApp, ARunWithRelativeDataResumesFromAnotherFolder) {
+  const auto dir = test::fresh_temp_dir("seq2seq_train_app_relative");
+  fs::create_directories(dir / "start");
+  fs::create_directories(dir / "elsewhere");
+  fs::copy_file(kSampleCorpus, dir / "start" / "pairs.tsv");
+  const auto first = run_seq2seq_train_in(
+      dir / "start", "--data pairs.tsv" + kSmall + " --epochs 2 --max-iters 2 --run-dir run", "relative_first");
+  ASSERT_EQ(first.status, 0) << first.err;
+  const auto resumed = run_seq2seq_train_in(
+      dir / "elsewhere", "--resume " + (dir / "start" / "run").string() + " --max-iters 4", "relative_resumed");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_FALSE(fs::exists(dir / "elsewhere" / "run")) << "the resume continues in the run's own folder";
+}
+
+// A model far over the machine's memory (hundreds of GiB at M = 65536) is refused before
+// anything is allocated, in one line with the estimate and what is available, and leaves no
+// run directory behind; it used to be SIGKILLed by the OOM killer after seconds of swapping.
+TEST(Seq2SeqTrainApp, AModelOverTheMemoryIsRefusedWithTheNumbers) {
+  const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_memory") / "new" / "run";
+  const auto started = std::chrono::steady_clock::now();
+  const auto refused = test::run_program(  // at the warn level of the test environment
+      "apps/seq2seq_train",
+      "--threads 1 --data " + kSampleCorpus +
+          " --preset cpu --embedding-size 65536 --heads 2 --encoders 1 --decoders 1 --validation-pairs 100"
+          " --epochs 1 --run-dir " +
+          run_dir.string(),
+      "seq2seq_train_app_memory");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  test::expect_one_line_error(refused, "and its training state (batch ");
+  EXPECT_TRUE(std::regex_search(
+      refused.err,
+      std::regex(
+          R"(need about [0-9.]+ (GiB|TiB), [0-9.]+ [KMGT]?i?B[a-z]* available \((MemAvailable|cgroup memory\.[a-z_]+)\); lower --embedding-size)")))
+      << refused.err;
+  EXPECT_LT(seconds, 30) << "refused before allocating";
+  EXPECT_FALSE(fs::exists(run_dir.parent_path())) << "no run directory left behind";
 }
 
 }  // namespace

@@ -139,5 +139,24 @@ TEST(VitTrainApp, ConfigTomlRepeatsTheRunFromAnotherFolder) {
   EXPECT_EQ(test::metrics_losses(dir / "elsewhere" / "b"), test::metrics_losses(run_a));
 }
 
+// A resume continues the checkpoint's model and data: --preset, --dataset and
+// --normalization given again are refused (one line each), not silently ignored; a setting
+// a resume can change (--epochs) is applied.
+TEST(VitTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
+  const auto data = data_with("fixed", "", "");
+  const auto run_dir = test::fresh_temp_dir("vit_train_app_fixed_run");
+  const auto first = run_vit_train("--data-dir " + data.string() + " --run-dir " + run_dir.string() +
+                                       " --epochs 1 --embedding-size 16 --heads 2 --encoders 1 --stem 4,8/2"
+                                       " --patch-size 7 --batch-size 10 --log-level warn",
+                                   "fixed_first");
+  ASSERT_EQ(first.status, 0) << first.err;
+  test::expect_fixed_on_resume(run_vit_train, "--resume " + run_dir.string() + " --epochs 2",
+                               {"--preset dlstudio", "--dataset fashion-mnist", "--normalization dataset"});
+  EXPECT_FALSE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt")) << "nothing trained when refused";
+  const auto changed = run_vit_train("--resume " + run_dir.string() + " --epochs 2 --log-level warn", "fixed_allowed");
+  ASSERT_EQ(changed.status, 0) << changed.err;
+  EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
+}
+
 }  // namespace
 }  // namespace dls

@@ -121,6 +121,32 @@ TEST(DLStudioImport, NamesTheMismatchedKeyWithBothShapes) {
                                      "the model read from the other keys needs [32, 8]");
 }
 
+// A position-wise encoder with a flattened decoder (files of two runs) used to end in
+// LibTorch's "Sizes of tensors must match", naming no file: the roles' shapes are checked
+// against each other first, and the file that disagrees is named with what was expected.
+TEST(DLStudioImport, FilesOfTwoRunsAreRefusedNamingTheOneThatDisagrees) {
+  auto files = seq2seq_files("positionwise");
+  files.decoder = fixture("dlstudio/decoder_FG_5");
+  EXPECT_EQ(import_error(files), files.decoder + ": flattened blocks (M = 4, 2 heads, L = 5), but the encoder (" +
+                                     files.encoder +
+                                     ") has position-wise blocks (M = 8, 2 heads, FFN 4M): the four files must come "
+                                     "from one DLStudio run");
+  auto flattened = seq2seq_files("dlstudio");
+  flattened.decoder = fixture("positionwise/decoder_FG_5");
+  EXPECT_EQ(import_error(flattened).rfind(flattened.decoder +
+                                              ": position-wise blocks (M = 8, 2 heads, FFN 4M), but "
+                                              "the encoder (" +
+                                              flattened.encoder + ") has flattened blocks (M = 4",
+                                          0),
+            0u)
+      << import_error(flattened);
+  auto embeddings = seq2seq_files("positionwise");
+  embeddings.embeddings_es = fixture("dlstudio/embeddings_generator_es_FG_5");
+  const auto error = import_error(embeddings);
+  EXPECT_EQ(error.rfind(embeddings.embeddings_es + ": 'embed.weight' has shape [", 0), 0u) << error;
+  EXPECT_NE(error.find(", 4], the encoder (" + embeddings.encoder + ") needs [V, 8]"), std::string::npos) << error;
+}
+
 TEST(DLStudioImport, NamesAnUnexpectedKey) {
   auto files = seq2seq_files("positionwise");
   files.embeddings_en = fixture("positionwise/encoder_FG_5");  // the encoder's keys are no embedding's

@@ -97,5 +97,16 @@ TEST(SubwordModel, TokenizedPairsAndTheirLongestSide) {
   EXPECT_EQ(pieces[0].spanish, model.encode(pairs[0].spanish));
 }
 
+// The estimate grows with the text and far more with its longest sentence (the encoding
+// lattice): a 50 MB "word" needs about 10 GiB, more than the word tokenizer's 0.6 GB.
+TEST(SubwordMemory, EstimateGrowsWithTheTextAndItsLongestSentence) {
+  const std::vector<std::vector<std::string>> short_text(1000, {"la", "casa", "es", "roja"});  // 16 bytes each
+  EXPECT_DOUBLE_EQ(subword_training_bytes(short_text), 40.0 * 16000 + 200.0 * 16);
+  auto with_word = short_text;
+  with_word.push_back({std::string(50 << 20, 'a')});
+  EXPECT_GT(subword_training_bytes(with_word), 10.0 * (1 << 30));
+  EXPECT_LT(subword_training_bytes(with_word), 20.0 * (1 << 30)) << "within a sane factor";
+}
+
 }  // namespace
 }  // namespace dls::data

@@ -10,4 +10,5 @@ list(APPEND DLS_TEST_SOURCES
   models/language_model_test.cpp
   models/sequence_loss_test.cpp
   models/seq2seq_loss_test.cpp
+  models/memory_estimate_test.cpp
 )

@@ -91,4 +91,14 @@ inline void expect_one_line_error(const ProgramRun& run, const std::string& part
   EXPECT_NE(run.err.find(part), std::string::npos) << run.err;
 }
 
+// Each of `flags` ("--flag value"), given to a resume (`run(args, name)` with `resume_args`
+// before it), is refused in one line as fixed by the checkpoint.
+template <typename Run>
+void expect_fixed_on_resume(const Run& run, const std::string& resume_args, const std::vector<std::string>& flags) {
+  for (const auto& flag : flags) {
+    expect_one_line_error(run(resume_args + " " + flag, "fixed_flag"),
+                          flag.substr(0, flag.find(' ')) + ": fixed by the checkpoint when resuming");
+  }
+}
+
 }  // namespace dls::test

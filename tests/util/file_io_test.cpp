@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -103,6 +105,13 @@ TEST(FileIo, GunzipRefusesMoreThanItsLimit) {
     EXPECT_NE(std::string(e.what()).find("bomb.gz: decompresses to more than 1048576 bytes"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(FileIo, FolderWriteErrorSaysWhyNoFileCanBeCreated) {
+  const auto dir = test::fresh_temp_dir("file_io_folder_write");
+  EXPECT_EQ(util::folder_write_error(dir.string()), "");
+  EXPECT_TRUE(std::filesystem::is_empty(dir)) << "the probe file is removed again";
+  EXPECT_EQ(util::folder_write_error((dir / "missing").string()), std::strerror(ENOENT));
 }
 
 }  // namespace

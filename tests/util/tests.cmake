@@ -17,4 +17,6 @@ list(APPEND DLS_TEST_SOURCES
   util/table_test.cpp
   util/ticks_test.cpp
   util/utf8_test.cpp
+  util/available_memory_test.cpp
+  util/memory_check_test.cpp
 )

@@ -22,6 +22,11 @@ struct EncodedPairs {
 };
 
 // Encodes pairs[indices] (all pairs when indices is empty) with length L = max_len.
+// Before padded token rows are made: refuses (util/memory_check.h, one line with the numbers)
+// `rows` rows of `max_len` ids (8 bytes each, held twice while they become a tensor) when
+// they are over the memory available -- L grows with the longest sentence in pieces.
+void check_token_rows_fit(std::size_t rows, int max_len);
+
 EncodedPairs encode_pairs(const std::vector<SentencePair>& pairs, const std::vector<std::size_t>& indices,
                           const Vocabulary& english, const Vocabulary& spanish, int max_len,
                           Vocabulary::Padding padding);

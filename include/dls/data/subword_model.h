@@ -30,10 +30,19 @@ struct SubwordOptions {
   bool joint = false;     // one model for English and Spanish (needed by tied embeddings)
 };
 
+// What SentencePiece takes in memory to train on `sentences` and then encode them, in bytes,
+// from the text's size and its longest sentence: about 40 bytes a byte of text for training
+// (suffix array, piece counts, the sentences copied) and about 200 bytes a byte of the longest
+// sentence for its encoding lattice (a node for every piece that can end at each character) --
+// rough factors, measured. SubwordModel::train refuses, with the numbers, training over the
+// memory available (util/memory_check.h): one 50 MB "word" used to get the process SIGKILLed.
+double subword_training_bytes(const std::vector<std::vector<std::string>>& sentences);
+
 class SubwordModel {
  public:
   // Trains in memory on sentences of normalised words (each joined by spaces).
-  // Throws std::runtime_error with SentencePiece's message when training fails.
+  // Throws std::runtime_error with SentencePiece's message when training fails, and before
+  // training when subword_training_bytes() is over the memory available.
   static SubwordModel train(const std::vector<std::vector<std::string>>& sentences, const SubwordOptions& options);
   // From serialized_proto() (e.g. stored in a checkpoint); throws std::runtime_error.
   static SubwordModel from_proto(const std::string& serialized_proto);

@@ -32,6 +32,25 @@ struct StartedRun {
   // Rank 0's hold on the run directory (run_directory.h) while the run lives; none for a
   // dry run and on the other ranks.
   std::unique_ptr<RunDirectoryLock> lock;
+  // The outermost folder this start created for the run directory ("" when it existed).
+  std::string created_dir;
+
+  // Builds the task with `build` (which returns it in a std::unique_ptr); when that throws,
+  // a run directory this start created is removed again (it holds nothing but its lock yet)
+  // before the error goes on, so that a run refused at start-up -- a model too big for the
+  // memory, data that cannot be read -- leaves no folder behind.
+  template <typename Build>
+  auto build_task(Build&& build) -> decltype(build()) {
+    try {
+      return build();
+    } catch (...) {
+      remove_unused_directory();
+      throw;
+    }
+  }
+  // Releases the lock and removes the folders this start created, when they hold nothing
+  // else; what anything else put there stays.
+  void remove_unused_directory();
 
   // The loop's options: `run`, the task's epochs, optimizer and selection, and the placement.
   LoopOptions loop_options(std::int64_t epochs, const settings::OptimizerSettings& optimizer,

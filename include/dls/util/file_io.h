@@ -48,6 +48,11 @@ void write_text_atomically(const std::string& path, const std::string& content);
 // The temporary name write_file_atomically uses for `path` in this process: path.tmp-PID.
 std::string temporary_name(const std::string& path);
 
+// Why no file can be created in the existing folder `dir` ("Read-only file system",
+// "Permission denied"), found by creating and removing a temporary file there, so that it
+// holds for root too, whom permissions do not stop; "" when one can.
+std::string folder_write_error(const std::string& dir);
+
 // Removes the temporaries write_file_atomically left in `dir` (not recursive) when a process
 // was killed while writing: files named *.tmp-PID whose process PID no longer exists. Returns
 // the removed paths. Files of a live process (another writer) are left alone.

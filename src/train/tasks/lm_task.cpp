@@ -46,6 +46,8 @@ LmTask::LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpoin
   }
   if (resumed != nullptr && resumed->state.val_nll >= 0) val_nll_ = resumed->state.val_nll;
 
+  check_training_memory(language_model_training_memory(settings_.model, settings_.batch_size), settings_.batch_size,
+                        device, "lower --embedding-size, --decoders, --batch-size or --max-words");
   torch::manual_seed(settings_.seed);
   model_ = LanguageModel(settings_.model);
   schedule_.kind = settings_.schedule;

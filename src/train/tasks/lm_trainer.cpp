@@ -21,29 +21,31 @@ LmTrainResult train_lm(const settings::LmTrainSettings& settings) {
     spdlog::info("resuming from {} ({} epochs and {} steps done)", run.resume->path(), contents.state.completed_epochs,
                  contents.state.step_in_epoch);
   }
-  LmTask task(settings, run.resume ? &contents : nullptr, run.resume ? run.resume->path() : "", run.placement.device,
-              run.placement.workers);
+  const auto task = run.build_task([&] {
+    return std::make_unique<LmTask>(settings, run.resume ? &contents : nullptr, run.resume ? run.resume->path() : "",
+                                    run.placement.device, run.placement.workers);
+  });
   LmTrainResult result;
-  result.parameters = count_parameters(task.model()).parameters;
-  result.vocab_size = task.data().vocabulary.size();
+  result.parameters = count_parameters(task->model()).parameters;
+  result.vocab_size = task->data().vocabulary.size();
   result.run_dir = run.run.run_dir;
   if (settings.run.dry_run) {
     result.stopped_by = "dry-run";
     return result;
   }
   if (!run.resume && run.placement.dist.is_main()) {
-    task.model().to(run.placement.device);
-    result.initial_val_perplexity = task.validate().perplexity();
+    task->model().to(run.placement.device);
+    result.initial_val_perplexity = task->validate().perplexity();
     spdlog::info("validation perplexity before training: {:.2f}", result.initial_val_perplexity);
   }
   const auto loop = run.loop_options(settings.epochs, settings.optimizer, settings.selection);
   const auto state = run.resume ? LmTask::loop_state(contents.state) : LoopState{};
-  const auto done = run_training(task, state, loop, std::move(run.resume));
+  const auto done = run_training(*task, state, loop, std::move(run.resume));
   result.sentences_per_s = done.examples_per_s;
   result.final_loss = done.final_loss;
-  result.val_nll = task.val_nll();
+  result.val_nll = task->val_nll();
   result.val_perplexity = std::exp(result.val_nll);
-  result.val_word_perplexity = task.val_word_perplexity();
+  result.val_word_perplexity = task->val_word_perplexity();
   result.epochs = done.epochs;
   result.iterations = done.iterations;
   result.wall_s = done.wall_s;

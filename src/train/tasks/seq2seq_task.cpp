@@ -39,6 +39,8 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const settings::Seq2SeqTrainSetti
   const std::int64_t batch = options_.batch_size;
   steps_per_epoch_ = (data_.train.size() + batch - 1) / batch;
 
+  check_training_memory(seq2seq_training_memory(config_, batch), batch, device,
+                        "lower --embedding-size, --encoders, --decoders, --batch-size or --max-words");
   torch::manual_seed(options_.seed);
   model_ = Seq2SeqTransformer(config_);
   spdlog::info("{}: {}", eval::model_name(config_), config_.summary());

@@ -25,28 +25,31 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const settings::Seq2SeqTr
     spdlog::info("resuming from {} (epoch {}, {} steps into it, {} steps in all)", run.resume->path(),
                  checkpoint.progress.epoch, checkpoint.progress.step_in_epoch, checkpoint.progress.global_step);
   }
-  Seq2SeqTask task(std::move(config), settings, run.resume ? &checkpoint : nullptr,
-                   run.resume ? run.resume->path() : "", run.placement.device, run.placement.workers);
-  if (!dlstudio_vocab.empty()) task.log_dlstudio_counts(dlstudio_vocab);
+  const auto task = run.build_task([&] {
+    return std::make_unique<Seq2SeqTask>(std::move(config), settings, run.resume ? &checkpoint : nullptr,
+                                         run.resume ? run.resume->path() : "", run.placement.device,
+                                         run.placement.workers);
+  });
+  if (!dlstudio_vocab.empty()) task->log_dlstudio_counts(dlstudio_vocab);
   Seq2SeqTrainResult result;
-  result.encoder_parameters = count_parameters(*task.transformer()->master_encoder).parameters;
-  result.decoder_parameters = count_parameters(*task.transformer()->master_decoder).parameters;
-  result.parameters = count_parameters(task.model()).parameters;
+  result.encoder_parameters = count_parameters(*task->transformer()->master_encoder).parameters;
+  result.decoder_parameters = count_parameters(*task->transformer()->master_decoder).parameters;
+  result.parameters = count_parameters(task->model()).parameters;
   result.run_dir = run.run.run_dir;
-  result.val_loss = task.val_loss();
-  result.val_bleu = task.val_bleu();
+  result.val_loss = task->val_loss();
+  result.val_bleu = task->val_bleu();
   if (settings.run.dry_run) {
     result.stopped_by = "dry-run";
     return result;
   }
   const auto loop = run.loop_options(settings.epochs, settings.optimizer, settings.selection);
-  const auto state = run.resume ? task.loop_state(checkpoint.progress) : LoopState{};
-  const auto done = run_training(task, state, loop, std::move(run.resume));
+  const auto state = run.resume ? task->loop_state(checkpoint.progress) : LoopState{};
+  const auto done = run_training(*task, state, loop, std::move(run.resume));
   result.pairs_per_s = done.examples_per_s;
   result.final_loss = done.final_loss;
-  result.val_loss = task.val_loss();
-  result.val_bleu = task.val_bleu();
-  if (const auto* validation = task.last_validation()) {
+  result.val_loss = task->val_loss();
+  result.val_bleu = task->val_bleu();
+  if (const auto* validation = task->last_validation()) {
     result.val_sacrebleu = validation->sacrebleu.score;
     result.val_chrf = validation->chrf.score;
     result.sacrebleu_signature = validation->sacrebleu.signature;

@@ -41,6 +41,8 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
   }
   if (resumed != nullptr && resumed->state.test_accuracy >= 0) test_accuracy_ = resumed->state.test_accuracy;
 
+  check_training_memory(vit_training_memory(settings.model, settings.batch_size), settings.batch_size, device,
+                        "lower --embedding-size, --encoders, --batch-size or raise --patch-size");
   torch::manual_seed(settings.seed);
   model_ = visTransformer(settings.model);
   schedule_.kind = settings.schedule;

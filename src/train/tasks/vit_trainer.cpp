@@ -20,27 +20,29 @@ ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
     spdlog::info("resuming from {} ({} epochs and {} steps done)", run.resume->path(), contents.state.completed_epochs,
                  contents.state.step_in_epoch);
   }
-  ViTTask task(settings, run.resume ? &contents : nullptr, run.resume ? run.resume->path() : "", run.placement.device,
-               run.placement.workers);
+  const auto task = run.build_task([&] {
+    return std::make_unique<ViTTask>(settings, run.resume ? &contents : nullptr, run.resume ? run.resume->path() : "",
+                                     run.placement.device, run.placement.workers);
+  });
   if (settings.run.dry_run) {
     ViTTrainResult result;
-    result.parameters = count_parameters(task.model()).parameters;
+    result.parameters = count_parameters(task->model()).parameters;
     result.stopped_by = "dry-run";
     return result;
   }
   const auto loop = run.loop_options(settings.epochs, settings.optimizer, settings.selection);
   const auto state = run.resume ? ViTTask::loop_state(contents.state) : LoopState{};
-  const auto done = run_training(task, state, loop, std::move(run.resume));
+  const auto done = run_training(*task, state, loop, std::move(run.resume));
   ViTTrainResult result;
   result.images_per_s = done.examples_per_s;
-  result.test_accuracy = task.test_accuracy();
-  result.test_loss = task.test_loss();
+  result.test_accuracy = task->test_accuracy();
+  result.test_loss = task->test_loss();
   result.final_loss = done.final_loss;
   result.epochs = done.epochs;
   result.iterations = done.iterations;
   result.wall_s = done.wall_s;
   result.checkpoints = done.checkpoints;
-  result.parameters = count_parameters(task.model()).parameters;
+  result.parameters = count_parameters(task->model()).parameters;
   result.stopped_by = done.stopped_by;
   result.parallel = {done.world_size, done.rank, done.backend, done.all_reduce_s};
   return result;
