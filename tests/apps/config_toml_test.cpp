@@ -33,7 +33,7 @@ std::string toml_refusal(const std::string& text) {
 }
 
 TEST(ConfigToml, StringsReadBackAsWritten) {
-  for (const std::string text :
+  for (const std::string& text :
        std::vector<std::string>{"", "plain", "/data/run #1/corpus.tsv", "a \"quoted\" name", "it's",
                                 "C:\\corpora\\spa.txt", "two  spaces ", "ñandú/日本語/😀", "tab\there", "line\nbreak",
                                 std::string("nul\0byte", 8), "\x01\x1f\x7f", "[not, an array]", "= # ' \" \\\\ \\n"}) {

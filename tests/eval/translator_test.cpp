@@ -42,7 +42,9 @@ TEST(Translator, ABatchTranslatesAsOneSentenceAtATimeAndErrorsStayWithTheirSente
     EXPECT_EQ(batch[i].error, alone.error) << i;
     EXPECT_EQ(batch[i].output_tokens, alone.output_tokens) << i;
     EXPECT_EQ(batch[i].raw, alone.raw) << i;
-    if (batch[i].ok()) EXPECT_NEAR(batch[i].log_probability, alone.log_probability, 1e-4) << i;
+    if (batch[i].ok()) {
+      EXPECT_NEAR(batch[i].log_probability, alone.log_probability, 1e-4) << i;
+    }
   }
   EXPECT_NE(batch[1].error.find("9 words, but this model translates at most 8"), std::string::npos) << batch[1].error;
   EXPECT_EQ(batch[3].error, "no words left after normalisation");
