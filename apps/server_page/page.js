@@ -11,8 +11,9 @@
 "use strict";
 
 // Viridis (matplotlib's), sampled at 0, 1/8, ..., 1: dark purple to yellow, readable by
-// people with the common colour-vision deficiencies and in greyscale.
-const STOPS = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"];
+// people with the common colour-vision deficiencies and in greyscale. The same stops as the
+// library's PNG heat maps (src/util/colormap.cpp), so a map looks the same in both.
+const STOPS = ["#440154", "#472c7a", "#3b518b", "#2c718e", "#21908d", "#27ad81", "#5cc863", "#aadc32", "#fde725"];
 const STOP_RGB = STOPS.map((hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)));
 
 const KINDS = [
