@@ -25,8 +25,12 @@ const KINDS = [
     axes: "Rows: each target token (query); columns: the source tokens it attends to." },
 ];
 
+const LANGUAGES = { en: "English", es: "Spanish", fr: "French", de: "German", it: "Italian", pt: "Portuguese" };
+
 const $ = (id) => document.getElementById(id);
-const state = { attention: null, selected: -1, sentences: [], beam: 1 };
+const state = { attention: null, selected: -1, sentences: [], beam: 1, targetLanguage: "es" };
+
+const languageName = (code) => LANGUAGES[code] || code;
 
 function setState(name) { document.body.dataset.state = name; }
 
@@ -68,7 +72,10 @@ async function requestJson(method, path, body) {
 function describeValue(v) {
   if (v === null || v === undefined) return "";
   if (Array.isArray(v)) return v.map(describeValue).join(", ");
-  if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(4).replace(/0+$/, "");
+  if (typeof v === "number") {
+    if (Number.isInteger(v)) return String(v);
+    return Math.abs(v) >= 1e-3 ? String(parseFloat(v.toFixed(4))) : v.toExponential(2);
+  }
   if (typeof v === "object") return Object.entries(v).map(([k, x]) => `${k.replace(/_/g, " ")} ${describeValue(x)}`).join(", ");
   return String(v);
 }
@@ -79,10 +86,11 @@ async function loadModel() {
     const pick = (...names) => names.map((n) => model[n]).find((v) => v !== undefined && v !== null);
     const summary = pick("summary", "variant") || "seq2seq transformer";
     const from = pick("source_language"), to = pick("target_language");
-    const languages = from && to ? ` · ${from} → ${to}` : "";
+    const languages = from && to ? ` · ${languageName(from)} → ${languageName(to)}` : "";
+    if (typeof to === "string" && /^[a-z]{2,3}$/.test(to)) state.targetLanguage = to;
     const checkpoint = pick("checkpoint");
     $("model-summary").textContent = `${summary}${languages}${checkpoint ? ` · ${checkpoint}` : ""}`;
-    if (from) $("source-language").textContent = from;
+    if (from) $("source-language").textContent = languageName(from);
     const fields = $("model-fields");
     fields.replaceChildren();
     for (const [key, value] of Object.entries(model)) {
@@ -154,7 +162,8 @@ function showTranslations(data) {
       const text = document.createElement("span");
       text.className = "translation";
       text.id = `translation-${index}`;
-      text.lang = "es";
+      text.lang = state.targetLanguage;
+      text.title = "the translation (empty: the model wrote no words)";
       text.textContent = item.translation;
       const score = document.createElement("span");
       score.className = "score";
