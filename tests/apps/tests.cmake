@@ -2,8 +2,6 @@
 list(APPEND DLS_TEST_SOURCES
   apps/checkpoint_eval_test.cpp
   apps/translate_file_test.cpp
-  apps/server_page_test.cpp
-  apps/translate_server_test.cpp
   apps/command_line_test.cpp
   apps/config_toml_test.cpp
   apps/data_parallel_test.cpp
@@ -16,4 +14,6 @@ list(APPEND DLS_TEST_SOURCES
   apps/subword_units_test.cpp
   apps/vit_train_test.cpp
   apps/lm_train_test.cpp
+  apps/translate_server_test.cpp
+  apps/server_page_test.cpp
 )
