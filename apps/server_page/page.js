@@ -2,12 +2,13 @@
 // attention (POST /attention) as heat maps on <canvas>, the model's description (GET /model)
 // in the header. Plain JavaScript, no libraries, nothing fetched from outside.
 //
-// For tests the page marks its state in the DOM: <body data-state> is loading, idle,
-// translating, attention, done or error; each heat map's canvas carries data-kind, -layer,
-// -head (0-based), -rows, -cols, -values (row-major, 4 decimals), -sum, and where its cells
-// are drawn (data-origin-x/-y, data-cell in CSS pixels from the canvas's corner, data-x/-y the
-// canvas's corner on the page); the legend's data-stops are the colour scale (evenly spaced
-// stops, linear in sRGB between them).
+// The address /?sentence=TEXT&beam=K translates TEXT at once (&map=cross&layer=2&head=1
+// choose the maps shown). For tests the page marks its state in the DOM: <body data-state>
+// is loading, idle, translating, attention, done or error; each heat map's canvas carries
+// data-kind, -layer, -head (0-based), -rows, -cols, -values (row-major, 4 decimals), -sum,
+// and where its cells are drawn (data-origin-x/-y, data-cell in CSS pixels from the canvas's
+// corner, data-x/-y the canvas's corner on the page); the legend's data-stops are the colour
+// scale (evenly spaced stops, linear in sRGB between them).
 "use strict";
 
 // Viridis (matplotlib's), sampled at 0, 1/8, ..., 1: dark purple to yellow, readable by
@@ -244,6 +245,7 @@ async function showAttention(index) {
     panel.dataset.translation = data.translation;
     panel.hidden = false;
     fillSelectors(data);
+    applyLinkFilters();
     drawAll();
     showStatus("");
     setState("done");
@@ -264,6 +266,21 @@ function fillSelectors(data) {
   };
   fill($("filter-layer"), layers, "layer");
   fill($("filter-head"), heads, "head");
+}
+
+// map=encoder_self|decoder_self|cross, layer=N, head=N (from 1) in the page's address choose
+// what the selectors show, once.
+function applyLinkFilters() {
+  const params = new URLSearchParams(window.location.search);
+  const choose = (id, value) => {
+    if (value !== null && [...$(id).options].some((o) => o.value === value)) $(id).value = value;
+  };
+  const fromOne = (name) => (params.get(name) === null ? null : String(parseInt(params.get(name), 10) - 1));
+  if (state.linkFiltersApplied) return;
+  state.linkFiltersApplied = true;
+  choose("filter-kind", params.get("map"));
+  choose("filter-layer", fromOne("layer"));
+  choose("filter-head", fromOne("head"));
 }
 
 // The largest text width of `labels` in the canvas's font.
