@@ -244,8 +244,7 @@ async function showAttention(index) {
     panel.dataset.sentence = data.input;
     panel.dataset.translation = data.translation;
     panel.hidden = false;
-    fillSelectors(data);
-    applyLinkFilters();
+    applyLinkFilters(...fillSelectors(data));
     drawAll();
     showStatus("");
     setState("done");
@@ -266,11 +265,13 @@ function fillSelectors(data) {
   };
   fill($("filter-layer"), layers, "layer");
   fill($("filter-head"), heads, "head");
+  return [layers, heads];
 }
 
 // map=encoder_self|decoder_self|cross, layer=N, head=N (from 1) in the page's address choose
-// what the selectors show, once.
-function applyLinkFilters() {
+// what the selectors show, once; without them a model of more than 12 maps per kind shows its
+// last layer (every map is drawn all the same, the others hidden).
+function applyLinkFilters(layers, heads) {
   const params = new URLSearchParams(window.location.search);
   const choose = (id, value) => {
     if (value !== null && [...$(id).options].some((o) => o.value === value)) $(id).value = value;
@@ -279,7 +280,7 @@ function applyLinkFilters() {
   if (state.linkFiltersApplied) return;
   state.linkFiltersApplied = true;
   choose("filter-kind", params.get("map"));
-  choose("filter-layer", fromOne("layer"));
+  choose("filter-layer", fromOne("layer") ?? (layers * heads > 12 ? String(layers - 1) : null));
   choose("filter-head", fromOne("head"));
 }
 

@@ -151,6 +151,8 @@ std::string chromium(ChildProcesses& children, const fs::path& dir, const std::s
                                          "--no-first-run",
                                          "--disable-extensions",
                                          "--disable-background-networking",
+                                         "--disable-component-update",
+                                         "--disable-sync",
                                          "--user-data-dir=" + (dir / (name + "_profile")).string(),
                                          "--window-size=" + std::to_string(kWidth) + "," + std::to_string(kHeight),
                                          "--hide-scrollbars",
