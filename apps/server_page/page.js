@@ -246,6 +246,7 @@ async function showAttention(index) {
     panel.hidden = false;
     applyLinkFilters(...fillSelectors(data));
     drawAll();
+    hoverFromLink();
     showStatus("");
     setState("done");
   } catch (e) {
@@ -282,6 +283,23 @@ function applyLinkFilters(layers, heads) {
   choose("filter-kind", params.get("map"));
   choose("filter-layer", fromOne("layer") ?? (layers * heads > 12 ? String(layers - 1) : null));
   choose("filter-head", fromOne("head"));
+}
+
+// hover=KIND:LAYER:HEAD:ROW:COL (from 0) in the page's address moves the pointer over that
+// cell, as a test of the hover reading would (the tooltip then says what it shows).
+function hoverFromLink() {
+  const hover = new URLSearchParams(window.location.search).get("hover");
+  if (!hover) return;
+  const [kind, layer, head, row, col] = hover.split(":");
+  const canvas = document.querySelector(`canvas.heatmap[data-kind="${CSS.escape(kind)}"]` +
+    `[data-layer="${Number(layer)}"][data-head="${Number(head)}"]`);
+  if (!canvas) return;
+  const d = canvas.dataset, cell = Number(d.cell), r = canvas.getBoundingClientRect();
+  canvas.dispatchEvent(new MouseEvent("mousemove", {
+    clientX: r.left + Number(d.originX) + (Number(col) + 0.5) * cell,
+    clientY: r.top + Number(d.originY) + (Number(row) + 0.5) * cell,
+    bubbles: true,
+  }));
 }
 
 // The largest text width of `labels` in the canvas's font.

@@ -206,8 +206,9 @@ TEST(ServerPage, ChromiumShowsTheTranslationAndDrawsEveryHeatMap) {
   const std::string page = server.url() + "/?sentence=" + url_encoded(sentence);
 
   // The DOM once the page says it is done: the translation, and one drawn map per kind,
-  // layer and head with the library's attention weights.
-  const std::string dom = chromium(children, dir, "dom", page, "--dump-dom");
+  // layer and head with the library's attention weights; the pointer over a cell of the
+  // second head's cross-attention (&hover=) says its tokens and weight.
+  const std::string dom = chromium(children, dir, "dom", page + "&hover=cross:0:1:1:2", "--dump-dom");
   ASSERT_NE(dom.find("data-state=\"done\""), std::string::npos)
       << "the page did not finish: " << dom.substr(0, 2000) << "\nserver: " << server.log();
   EXPECT_EQ(text_of_id(dom, "translation-0"), expected);
@@ -247,6 +248,11 @@ TEST(ServerPage, ChromiumShowsTheTranslationAndDrawsEveryHeatMap) {
   }
   EXPECT_EQ(maps.size(), expected_maps);
   EXPECT_EQ(expected_maps, 3u * 1 * 2) << "the tiny run: one layer of each, two heads";
+
+  const std::string hover = text_of_id(dom, "tooltip");
+  const std::string tokens = attention.target.at(1) + " \xE2\x86\x92 " + attention.source.at(2) + ": ";
+  ASSERT_EQ(hover.substr(0, tokens.size()), tokens) << hover;
+  EXPECT_NEAR(std::stod(hover.substr(tokens.size())), attention.cross[0][1][1][2].item<double>(), 2e-3) << hover;
 
   // The legend's colour scale is the library's viridis (the PNG heat maps' colours).
   static const std::regex legend_stops(R"re(<canvas id="legend"[^>]*data-stops="([^"]*)")re");
