@@ -68,7 +68,12 @@ LoadResult run_load(const std::string& host, int port, const std::vector<std::st
         const auto res = client.Post("/translate", body.dump(), "application/json");
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
         if (!res || res->status != 200) {
-          ++failed;
+          if (failed++ == 0) {  // the first failure of each client says why
+            std::lock_guard<std::mutex> lock(mutex);
+            std::fprintf(stderr, "failed: %s\n",
+                         res ? (std::to_string(res->status) + " " + res->body).c_str()
+                             : httplib::to_string(res.error()).c_str());
+          }
           continue;
         }
         mine.push_back(ms);

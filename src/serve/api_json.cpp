@@ -145,26 +145,27 @@ std::string model_answer(const eval::Translator& translator) {
   const auto& loaded = translator.model();
   const auto& config = loaded.info.model;
   const auto& progress = loaded.info.progress;
-  const json answer = {{"checkpoint", translator.checkpoint_file()},
-                       {"summary", config.summary()},
-                       {"variant", to_string(config.transformer().variant())},
-                       {"layout", to_string(config.transformer().layout())},
-                       {"embedding_size", config.transformer().embedding_size()},
-                       {"heads", config.transformer().num_heads()},
-                       {"encoder_layers", config.num_encoders()},
-                       {"decoder_layers", config.num_decoders()},
-                       {"max_source_tokens", translator.max_source_tokens()},
-                       {"tokens", loaded.english_subwords ? "sentencepiece" : "words"},
-                       {"source_vocabulary_size", loaded.english.size()},
-                       {"target_vocabulary_size", loaded.spanish.size()},
-                       {"source_language", "en"},
-                       {"target_language", "es"},
-                       {"device", translator.device().str()},
-                       {"scores",
-                        {{"epoch", progress.epoch},
-                         {"global_step", progress.global_step},
-                         {"val_loss", number_or_null(progress.val_loss)},
-                         {"val_bleu", number_or_null(progress.val_bleu)}}}};
+  const json answer = {
+      {"checkpoint", translator.checkpoint_file()},
+      {"summary", config.summary()},
+      {"variant", to_string(config.transformer().variant())},
+      {"layout", to_string(config.transformer().layout())},
+      {"embedding_size", config.transformer().embedding_size()},
+      {"heads", config.transformer().num_heads()},
+      {"encoder_layers", config.num_encoders()},
+      {"decoder_layers", config.num_decoders()},
+      {"max_source_tokens", translator.max_source_tokens()},
+      {"tokens", loaded.english_subwords ? "sentencepiece" : "words"},
+      {"source_vocabulary_size", loaded.english.size()},
+      {"target_vocabulary_size", loaded.spanish.size()},
+      {"source_language", "en"},
+      {"target_language", "es"},
+      {"device", translator.device().str()},
+      {"scores",
+       {{"epoch", progress.step_in_epoch > 0 ? progress.epoch : progress.epoch - 1},  // completed (or in progress)
+        {"global_step", progress.global_step},
+        {"val_loss", number_or_null(progress.val_loss)},
+        {"val_bleu", number_or_null(progress.val_bleu)}}}};
   return answer.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

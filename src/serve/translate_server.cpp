@@ -1,5 +1,7 @@
 #include "dls/serve/translate_server.h"
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -8,8 +10,9 @@
 #include <sstream>
 #include <thread>
 
-#include "dls_httplib.h"
 #include <spdlog/spdlog.h>
+
+#include "dls_httplib.h"  // cpp-httplib as Debian built it (cmake/DlsDependencies.cmake)
 
 #include "dls/serve/api_json.h"
 #include "dls/serve/batcher.h"
@@ -176,6 +179,7 @@ struct TranslateServer::Impl {
   DynamicBatcher batcher;
   httplib::Server http;
   std::atomic<bool> serve_started{false}, stop_requested{false}, serve_done{false};
+  int listen_socket = -1;  // the socket bind() made (its backlog is raised)
 };
 
 TranslateServer::TranslateServer(eval::Translator& translator, ServeSettings settings)
@@ -184,8 +188,16 @@ TranslateServer::TranslateServer(eval::Translator& translator, ServeSettings set
   const auto connections = std::max<std::size_t>(2, impl_->settings.connections);
   http.new_task_queue = [connections] { return new httplib::ThreadPool(connections); };
   http.set_payload_max_length(impl_->settings.limits.max_body_bytes);
+  // SO_REUSEADDR alone: cpp-httplib's default adds SO_REUSEPORT, with which a second server
+  // on a busy port binds too and silently shares its connections.
+  auto& listen_socket = impl_->listen_socket;
+  http.set_socket_options([&listen_socket](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    listen_socket = sock;
+  });
   http.set_keep_alive_max_count(1000);
-  http.set_keep_alive_timeout(2);  // an idle connection holds a thread (and delays a stop) this long
+  http.set_keep_alive_timeout(5);  // an idle connection holds a thread (and delays a stop) this long
   http.set_read_timeout(10);
   impl_->add_routes();
 }
@@ -203,6 +215,9 @@ int TranslateServer::bind() {
   } else if (!impl_->http.bind_to_port(s.host, port)) {
     port = -1;
   }
+  // cpp-httplib 0.11 listens with a backlog of 5: many clients connecting at once would see
+  // their handshakes dropped and retried (seconds). A second listen() raises it.
+  if (port > 0 && impl_->listen_socket >= 0) ::listen(impl_->listen_socket, SOMAXCONN);
   if (port <= 0)
     throw std::runtime_error("cannot listen on " + s.host + ":" + std::to_string(s.port) +
                              " (in use, or not an address of this machine)");

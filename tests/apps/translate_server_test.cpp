@@ -250,7 +250,9 @@ TEST(TranslateServerApp, SixteenConcurrentClientsGetCheckpointEvalsTranslations)
         const auto res = client->Post("/translate", json({{"sentences", mine}, {"beam", use_beam ? 3 : 1}}).dump(),
                                       "application/json");
         if (!res || res->status != 200) {
-          problems[c] += "request failed; ";
+          problems[c] += "request failed (" +
+                         (res ? std::to_string(res->status) + " " + res->body : httplib::to_string(res.error())) +
+                         "); ";
           continue;
         }
         const auto body = json::parse(res->body);

@@ -131,7 +131,7 @@ TEST(ApiJson, AttentionAsLayersHeadsRowsColumnsRounded) {
   EXPECT_EQ(answer["encoder_self"].size(), 2u);     // layers
   EXPECT_EQ(answer["encoder_self"][0].size(), 2u);  // heads
   EXPECT_EQ(answer["cross"][0][1].size(), 3u);      // target rows
-  EXPECT_EQ(answer["cross"][0][1][2].get<double>(), 0.33333);
+  EXPECT_EQ(answer["cross"][0][1][2][0].get<double>(), 0.33333);
   EXPECT_NE(text.find("0.33333,"), std::string::npos) << "5 significant digits, not 17";
   EXPECT_EQ(round_significant(0.000123456789, 5), 0.00012346);
   EXPECT_EQ(round_significant(0.0, 5), 0.0);

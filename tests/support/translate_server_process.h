@@ -30,7 +30,8 @@ class TranslateServerProcess {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     const std::string prefix = "listening on http://127.0.0.1:";
     while (std::chrono::steady_clock::now() < deadline && !children_.exited(index_)) {
-      const auto out = children_[index_].stdout_text();
+      std::error_code missing;  // the child creates its output file after the fork
+      const auto out = std::filesystem::exists(children_[index_].out, missing) ? children_[index_].stdout_text() : "";
       const auto at = out.find(prefix);
       if (at != std::string::npos && out.find('\n', at) != std::string::npos) {
         port_ = std::stoi(out.substr(at + prefix.size()));
