@@ -8,8 +8,8 @@ BUILD_DIR ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 # What each command builds: the demo needs only the programs; the tests need everything.
-PROGRAMS  := seq2seq_train vit_train lm_train checkpoint_eval
-BENCH     := dls_bench dls_bench_images
+PROGRAMS  := seq2seq_train vit_train lm_train checkpoint_eval translate_server
+BENCH     := dls_bench dls_bench_images dls_serve_bench
 FUZZ_RUNS ?= 10000000
 
 .PHONY: all deps deps-test deps-bench configure build demo test test-asan bench fuzz data format clean

@@ -81,3 +81,22 @@ if(DLS_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)
 endif()
+
+# The HTTP server and client of translate_server and its tests (src/serve/): cpp-httplib
+# (Debian: libcpp-httplib-dev, a compiled library with a pkg-config file). The class layouts
+# depend on the macros it was built with (its Cflags: OpenSSL, zlib, Brotli support), so
+# dls_httplib.h (generated into the build folder) defines them before <httplib.h>: the
+# flags of the targets stay the same and they reuse the library's precompiled header.
+pkg_check_modules(HTTPLIB REQUIRED cpp-httplib)
+set(dls_httplib_defines "")
+foreach(flag IN LISTS HTTPLIB_CFLAGS_OTHER)
+  if(flag MATCHES "^-D([A-Za-z0-9_]+)=?(.*)$")
+    string(APPEND dls_httplib_defines "#ifndef ${CMAKE_MATCH_1}\n#define ${CMAKE_MATCH_1} ${CMAKE_MATCH_2}\n#endif\n")
+  endif()
+endforeach()
+file(CONFIGURE OUTPUT "${CMAKE_BINARY_DIR}/generated/httplib/dls_httplib.h" CONTENT
+  "// cpp-httplib as Debian's libcpp-httplib was built (cmake/DlsDependencies.cmake).\n#pragma once\n${dls_httplib_defines}#include <httplib.h>\n")
+add_library(dls_httplib INTERFACE IMPORTED)
+set_target_properties(dls_httplib PROPERTIES
+  INTERFACE_INCLUDE_DIRECTORIES "${CMAKE_BINARY_DIR}/generated/httplib;${HTTPLIB_INCLUDE_DIRS}"
+  INTERFACE_LINK_LIBRARIES "${HTTPLIB_LINK_LIBRARIES}")

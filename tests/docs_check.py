@@ -5,8 +5,8 @@
 
 1. docs/programs.md holds each program's current --help (docs/update_help.sh, run on a
    copy, changes nothing);
-2. every command line in a code block that runs seq2seq_train, vit_train, lm_train or
-   checkpoint_eval uses only options that program's --help lists;
+2. every command line in a code block that runs seq2seq_train, vit_train, lm_train,
+   checkpoint_eval or translate_server uses only options that program's --help lists;
 3. every relative link resolves to a file, and a link's #anchor to a heading of it (GitHub's
    rules: lowercase, punctuation dropped, spaces to hyphens, -1, -2 for repeats).
 Prints one line per problem and exits 1 if there is any.
@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-PROGRAMS = ("seq2seq_train", "vit_train", "lm_train", "checkpoint_eval")
+PROGRAMS = ("seq2seq_train", "vit_train", "lm_train", "checkpoint_eval", "translate_server")
 LINK = re.compile(r"(?<!\!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
 
 

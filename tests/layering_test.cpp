@@ -1,6 +1,7 @@
 // The layers of the code only include those below them (docs/architecture.md):
 // util < data < layers < models < settings < checkpoint < eval < train < apps, and inside
-// train/ its rooms: optim, parallel < the loop and run bookkeeping (train/ itself) < tasks. Every quoted include of
+// train/ its rooms: optim, parallel < the loop and run bookkeeping (train/ itself) < tasks;
+// serve (translate_server) stands on eval beside train: neither includes the other. Every quoted include of
 // a layer's header -- "dls/<layer>/..." anywhere, "<layer>/..." (a private header of src/)
 // -- in include/, src/, apps/ and bench/ is checked against the layer of the file holding it.
 // apps/ and bench/ are programs, the top layer; tests/ may include anything.
@@ -21,12 +22,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kLayerOrder = {"util",           "data",       "layers",      "models",
-                                              "settings",       "checkpoint", "eval",        "train/optim",
-                                              "train/parallel", "train",      "train/tasks", "apps"};
-// train/optim and train/parallel are one floor: neither includes the other.
+const std::vector<std::string> kLayerOrder = {"util",        "data",  "layers",      "models",         "settings",
+                                              "checkpoint",  "eval",  "train/optim", "train/parallel", "train",
+                                              "train/tasks", "serve", "apps"};
+// train/optim and train/parallel are one floor, and serve stands beside all of train:
+// neither includes the other.
 bool same_floor(const std::string& a, const std::string& b) {
-  return (a == "train/optim" && b == "train/parallel") || (a == "train/parallel" && b == "train/optim");
+  const auto in_train = [](const std::string& layer) { return layer.rfind("train", 0) == 0; };
+  return (a == "train/optim" && b == "train/parallel") || (a == "train/parallel" && b == "train/optim") ||
+         (a == "serve" && in_train(b)) || (in_train(a) && b == "serve");
 }
 
 // Position in kLayerOrder; -1 for a name that is no layer.
@@ -114,11 +118,16 @@ TEST(Layering, CatchesAnIncludeUpwardOrAcrossTrainsRooms) {
   write("include/dls/train/parallel/b.h", "#include \"dls/train/optim/a.h\"\n");     // rooms side by side
   write("src/train/training_loop.cpp", "#include \"train/tasks/c.h\"\n");            // loop below the tasks
   write("src/settings/d.cpp", "#include \"dls/checkpoint/checkpoint.h\"\n");         // settings below checkpoint
-  write("src/train/tasks/e.cpp", "#include \"dls/train/optim/a.h\"\n#include \"train/x.h\"\n");  // allowed
+  write("src/train/tasks/e.cpp", "#include \"dls/train/optim/a.h\"\n#include \"train/x.h\"\n");          // allowed
+  write("src/serve/f.cpp", "#include \"dls/eval/translator.h\"\n#include \"dls/train/run_start.h\"\n");  // beside
+  write("src/train/g.cpp", "#include \"dls/serve/batcher.h\"\n");  // train below serve's floor
   const auto scan = scan_layer_includes(root);
-  EXPECT_EQ(scan.files, 5u);
-  ASSERT_EQ(scan.problems.size(), 4u);
-  const std::string all = scan.problems[0] + scan.problems[1] + scan.problems[2] + scan.problems[3];
+  EXPECT_EQ(scan.files, 7u);
+  ASSERT_EQ(scan.problems.size(), 6u);
+  std::string all;
+  for (const auto& problem : scan.problems) all += problem;
+  EXPECT_NE(all.find("'serve' includes 'train', a room beside it"), std::string::npos) << all;
+  EXPECT_NE(all.find("'train' includes 'serve', a layer above it"), std::string::npos) << all;
   EXPECT_NE(all.find("'train/optim' includes 'train', a layer above it"), std::string::npos) << all;
   EXPECT_NE(all.find("'train/parallel' includes 'train/optim', a room beside it"), std::string::npos) << all;
   EXPECT_NE(all.find("'train' includes 'train/tasks', a layer above it"), std::string::npos) << all;

@@ -124,6 +124,16 @@ class ChildProcesses {
     return false;
   }
 
+  // Whether child i has exited (reaped then, its status recorded); never waits or kills.
+  bool exited(std::size_t i) {
+    auto& child = children_.at(i);
+    if (!child.running()) return true;
+    int status = 0;
+    if (::waitpid(child.pid, &status, WNOHANG) != child.pid) return false;
+    record(child, status);
+    return true;
+  }
+
   // Sends `signal` to child i alone (not its group), if it still runs.
   void signal(std::size_t i, int signal) {
     if (children_.at(i).running()) ::kill(children_.at(i).pid, signal);

@@ -1,0 +1,138 @@
+// translate_server: serves a trained seq2seq checkpoint over HTTP -- translations (greedy or
+// beam, batched dynamically across clients), the attention weights of a translation, the
+// model's settings -- and the web page that shows them (docs/serving.md).
+//
+//   translate_server runs/seq2seq                      127.0.0.1:8080, the run's best checkpoint
+//   translate_server runs/seq2seq/checkpoints/epoch_0010.pt --port 0   a free port (printed)
+//   curl -s localhost:8080/translate -d '{"sentences": ["I am hungry."]}'
+#include <unistd.h>
+
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "dls/eval/translator.h"
+#include "dls/serve/page_files.h"
+#include "dls/serve/stop_signals.h"
+#include "dls/serve/translate_server.h"
+#include "dls/util/runtime.h"
+#include "cli_overrides.h"
+#include "command_line.h"
+#include "error_line.h"
+
+#ifndef DLS_SOURCE_PAGE_DIR
+#define DLS_SOURCE_PAGE_DIR ""
+#endif
+
+int main(int argc, char** argv) {
+  // Before any thread starts: SIGTERM and SIGINT are waited for, not handled (a clean stop).
+  dls::serve::block_stop_signals();
+  CLI::App app{
+      "Serve a trained English->Spanish seq2seq checkpoint over HTTP: POST /translate, POST /attention,\n"
+      "GET /health, GET /model, and the page at GET / (docs/serving.md). Requests of several clients\n"
+      "are decoded together. Prints 'listening on http://HOST:PORT' when ready; SIGTERM or SIGINT\n"
+      "stops it after the requests in flight are answered.\n"};
+  app.footer("Exit status: 0 stopped by SIGTERM/SIGINT, 1 error (one line on stderr).");
+  app.get_formatter()->column_width(40);
+  std::string checkpoint, device = "cpu", weights = "ema", log_level = "info", page_dir;
+  int threads = 0;
+  bool no_batching = false;
+  dls::serve::ServeSettings settings;
+  auto& limits = settings.limits;
+  auto& batching = settings.batching;
+  app.add_option("checkpoint", checkpoint, "a seq2seq checkpoint, or a run directory (its best.pt, else its newest)")
+      ->required();
+  const std::string net = "Network";
+  app.add_option("--host", settings.host, "address to listen on")->capture_default_str()->group(net);
+  app.add_option("--port", settings.port, "port to listen on (0: a free one, printed)")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(0, 65535))
+      ->group(net);
+  app.add_option("--page-dir", page_dir,
+                 "the web page's folder (default: share/dlstudio-cpp/page beside the program, else the source "
+                 "tree's apps/server_page)")
+      ->group(net);
+  app.add_option("--connections", settings.connections, "HTTP connections served at once (a thread each)")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(2, 4096))
+      ->group(net);
+  const std::string limit = "Limits";
+  app.add_option("--max-body-bytes", limits.max_body_bytes, "larger request bodies are refused (413)")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(64, 1 << 30))
+      ->group(limit);
+  app.add_option("--max-sentences", limits.max_sentences, "sentences per /translate request; more: 400")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(1, 100000))
+      ->group(limit);
+  app.add_option("--max-sentence-chars", limits.max_sentence_chars, "bytes per sentence; more: 400")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(1, 1 << 20))
+      ->group(limit);
+  app.add_option("--max-beam", limits.max_beam, "the largest \"beam\" accepted; more: 400")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(1, 64))
+      ->group(limit);
+  app.add_option("--queue", batching.max_queued, "requests waiting for the model at most; more: 503 with Retry-After")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(1, 1000000))
+      ->group(limit);
+  app.add_option("--request-timeout-s", limits.request_timeout_s, "a request not answered by then: 504")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(0.001, 86400))
+      ->group(limit);
+  const std::string batch = "Dynamic batching";
+  app.add_option("--batch-wait-ms", batching.wait_ms,
+                 "after a request, wait this long for others to decode with it (0: no wait)")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(0, 10000))
+      ->group(batch);
+  app.add_option("--max-batch", batching.max_batch, "sentences decoded together at most")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(1, 100000))
+      ->group(batch);
+  app.add_flag("--no-batching", no_batching, "every request decoded on its own (--batch-wait-ms 0 --max-batch 1)")
+      ->group(batch);
+  const std::string model = "Model";
+  app.add_option("--device", device, "cpu, cuda or auto")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->group(model);
+  app.add_option("--threads", threads, "intra-op threads (default: all cores)")
+      ->check(dls::apps::in_range(1, 256))
+      ->group(model);
+  app.add_option("--weights", weights, "runs with --ema-decay: ema (the moving average) or trained")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ema", "trained"}))
+      ->group(model);
+  app.add_option("--log-level", log_level, "trace, debug (every request), info, warn, error or off")
+      ->capture_default_str()
+      ->check(dls::apps::log_levels())
+      ->group(model);
+  dls::apps::add_version_flag(app, "translate_server");
+  if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
+  spdlog::set_default_logger(spdlog::stderr_color_mt("translate_server"));
+  try {
+    dls::util::RuntimeOptions runtime;
+    runtime.threads = threads;
+    runtime.log_level = log_level;
+    dls::util::configure_runtime(runtime);
+    if (no_batching) batching.wait_ms = 0, batching.max_batch = 1;
+    dls::eval::TranslatorOptions options;
+    options.device = device;
+    options.weights = weights == "trained" ? dls::checkpoint::Weights::kTrained : dls::checkpoint::Weights::kEvaluation;
+    auto translator = dls::eval::Translator::load(checkpoint, options);
+    settings.checkpoint_file = translator.checkpoint_file();
+    settings.page_dir = dls::serve::find_page_dir(page_dir, "/proc/self/exe", DLS_SOURCE_PAGE_DIR);
+    spdlog::info("serving {} ({}) on {}; page: {}", translator.checkpoint_file(),
+                 translator.model().info.model.summary(), translator.device().str(),
+                 settings.page_dir.empty() ? "none" : settings.page_dir);
+    dls::serve::serve_until_signalled(translator, settings, std::cout);
+    return 0;
+  } catch (const std::exception& error) {
+    return dls::apps::print_error_line(error);
+  }
+}

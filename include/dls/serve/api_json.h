@@ -1,0 +1,56 @@
+// The JSON of translate_server's API (docs/serving.md): reading the request bodies, checked
+// against the limits, and writing the answers. Every error is {"error": "one line"}.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dls/eval/translator.h"
+#include "dls/serve/batcher.h"
+#include "dls/serve/serve_settings.h"
+
+namespace dls::serve {
+
+// A request the API refuses: its HTTP status (400, 404, 405, 413, ...) and one line saying why.
+class ApiError : public std::runtime_error {
+ public:
+  ApiError(int status, const std::string& message) : std::runtime_error(message), status_(status) {}
+  int status() const { return status_; }
+
+ private:
+  int status_;
+};
+
+// POST /translate {"sentences": ["..."], "beam": K}; beam absent, 0 or 1: greedy.
+struct TranslateCall {
+  std::vector<std::string> sentences;
+  int beam = 1;
+};
+// POST /attention {"sentence": "...", "beam": K}
+struct AttentionCall {
+  std::string sentence;
+  int beam = 1;
+};
+
+// Throw ApiError(400) for a body that is not JSON, a missing or wrong-typed field, or a
+// request over the limits (too many sentences, one too long, too large a beam).
+TranslateCall parse_translate_call(const std::string& body, const ServeLimits& limits);
+AttentionCall parse_attention_call(const std::string& body, const ServeLimits& limits);
+
+// {"translations": [...], "beam": K, "timings": {...}, "batch_sentences": N}
+std::string translate_answer(const BatchResult& result, int beam, double total_ms);
+// {"input", "translation", "raw", "unknown_words", "source", "target", "encoder_self",
+//  "decoder_self", "cross"}: weights [layer][head][row][col], 5 significant digits.
+std::string attention_answer(const eval::SentenceTranslation& translation, const eval::TranslationAttention& maps,
+                             int beam);
+// GET /model: the checkpoint, its model settings, vocabulary sizes and scores.
+std::string model_answer(const eval::Translator& translator);
+std::string health_answer(std::size_t queued);
+std::string error_answer(const std::string& message);
+
+// `value` rounded to `digits` significant digits (the attention weights: smaller JSON).
+double round_significant(double value, int digits);
+
+}  // namespace dls::serve

@@ -1,0 +1,110 @@
+// Dynamic batching: requests from many HTTP threads go into one bounded queue, and one
+// worker thread -- the only one that touches the model (eval::Translator is not
+// thread-safe) -- decodes them together. After a first request the worker waits up to
+// `wait_ms` for others with the same beam setting to join, up to `max_batch` sentences;
+// requests that arrive while a batch decodes form the next one.
+//
+//   DynamicBatcher batcher([&](const auto& sentences, int beam) { return translate(sentences, beam); },
+//                          settings.batching);
+//   auto ticket = batcher.submit({"I am hungry."}, 1);   // throws QueueFull (-> 503)
+//   BatchResult r = ticket.wait(std::chrono::seconds(30));  // throws RequestTimedOut (-> 504)
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dls/eval/translator.h"
+#include "dls/serve/serve_settings.h"
+
+namespace dls::serve {
+
+// The queue holds max_queued requests already, or the batcher is stopping.
+class QueueFull : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// A request was not answered within its time limit (it is dropped if not started).
+class RequestTimedOut : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct BatchResult {
+  std::vector<eval::SentenceTranslation> translations;  // the request's sentences, in order
+  double queue_ms = 0;                                  // from submit() to the start of its batch's decoding
+  double decode_ms = 0;                                 // that batch's decoding
+  std::size_t batch_sentences = 0;                      // sentences decoded in that batch, this request's included
+};
+
+namespace detail {
+struct Job;
+}
+
+// A submitted request: wait() for its result.
+class Ticket {
+ public:
+  explicit Ticket(std::shared_ptr<detail::Job> job) : job_(std::move(job)) {}
+  // The result; rethrows the decoding's exception; throws RequestTimedOut after `limit`
+  // (and the request is dropped when its decoding has not started).
+  BatchResult wait(std::chrono::milliseconds limit);
+
+ private:
+  std::shared_ptr<detail::Job> job_;
+};
+
+class DynamicBatcher {
+ public:
+  // Translates sentences with one beam setting (1: greedy), one result per sentence in order.
+  using TranslateBatch =
+      std::function<std::vector<eval::SentenceTranslation>(const std::vector<std::string>& sentences, int beam)>;
+
+  DynamicBatcher(TranslateBatch translate, BatchingSettings settings);
+  ~DynamicBatcher();  // stop()
+  DynamicBatcher(const DynamicBatcher&) = delete;
+  DynamicBatcher& operator=(const DynamicBatcher&) = delete;
+
+  // Queues a request (one or more sentences, decoded in one batch, never split). Throws
+  // QueueFull when `max_queued` requests wait already, or after stop().
+  Ticket submit(std::vector<std::string> sentences, int beam);
+
+  // Runs `work` on the worker thread, alone (other model work: attention weights); queued
+  // and limited like a request. Throws QueueFull, RequestTimedOut, or what `work` threw.
+  template <class T>
+  T run_alone(std::function<T()> work, std::chrono::milliseconds limit) {
+    auto result = std::make_shared<std::optional<T>>();
+    submit_task([result, work = std::move(work)] { *result = work(); }).wait(limit);
+    return std::move(**result);
+  }
+
+  std::size_t queued() const;  // requests waiting for the worker (not the batch decoding now)
+  // Refuses new requests, finishes those queued and joins the worker. Idempotent.
+  void stop();
+
+ private:
+  Ticket submit_task(std::function<void()> task);
+  Ticket enqueue(std::shared_ptr<detail::Job> job);
+  void work();
+  // Takes queued requests that can join `batch` (same beam, room left); under the lock.
+  void gather(std::vector<std::shared_ptr<detail::Job>>& batch, std::size_t& sentences, int beam);
+  void decode(std::vector<std::shared_ptr<detail::Job>>& batch, std::size_t sentences, int beam);
+
+  TranslateBatch translate_;
+  BatchingSettings settings_;
+  mutable std::mutex mutex_;
+  std::condition_variable arrived_;
+  std::deque<std::shared_ptr<detail::Job>> queue_;
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
+}  // namespace dls::serve

@@ -1,0 +1,35 @@
+// What translate_server is told: where it listens, where its page is, and the limits that
+// keep one client from starving the others (each with the HTTP status it answers).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace dls::serve {
+
+// How requests from several clients are decoded together (serve/batcher.h).
+struct BatchingSettings {
+  double wait_ms = 5;           // the worker waits this long after a first request for others to join
+  std::size_t max_batch = 64;   // sentences decoded together at most (one request is never split)
+  std::size_t max_queued = 64;  // requests waiting for the worker; one more is refused (503)
+};
+
+struct ServeLimits {
+  std::size_t max_body_bytes = 1 << 20;   // a larger request body: 413
+  std::size_t max_sentences = 64;         // sentences in one /translate request; more: 400
+  std::size_t max_sentence_chars = 2000;  // bytes of one sentence; more: 400
+  int max_beam = 16;                      // "beam" above this: 400
+  double request_timeout_s = 30;          // a request not answered by then: 504
+};
+
+struct ServeSettings {
+  std::string host = "127.0.0.1";
+  int port = 8080;                // 0: a free port, chosen by the system
+  std::string page_dir;           // the web page's files (GET /, GET /<file>); empty: none
+  std::string checkpoint_file;    // what GET /model names
+  std::size_t connections = 128;  // HTTP connections served at once (one thread each)
+  ServeLimits limits;
+  BatchingSettings batching;
+};
+
+}  // namespace dls::serve

@@ -1,0 +1,178 @@
+#include "dls/serve/api_json.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "dls/data/normalize.h"
+#include "dls/layers/transformer_config.h"
+
+namespace dls::serve {
+
+namespace {
+
+using nlohmann::json;
+
+json parse_object(const std::string& body) {
+  json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) throw ApiError(400, "the request body is not valid JSON");
+  if (!parsed.is_object()) throw ApiError(400, "the request body must be a JSON object");
+  return parsed;
+}
+
+int read_beam(const json& body, const ServeLimits& limits) {
+  if (!body.contains("beam") || body["beam"].is_null()) return 1;
+  const auto& beam = body["beam"];
+  if (!beam.is_number_integer())
+    throw ApiError(400, "\"beam\" must be an integer (0 or 1: greedy, K > 1: beam search)");
+  const auto k = beam.get<long long>();
+  if (k < 0 || k > limits.max_beam)
+    throw ApiError(400,
+                   "\"beam\" must be between 0 and " + std::to_string(limits.max_beam) + ", not " + std::to_string(k));
+  return static_cast<int>(std::max<long long>(1, k));
+}
+
+void check_sentence(const std::string& sentence, const ServeLimits& limits, const std::string& which) {
+  if (sentence.size() > limits.max_sentence_chars)
+    throw ApiError(400, which + " has " + std::to_string(sentence.size()) + " bytes; at most " +
+                            std::to_string(limits.max_sentence_chars) + " are accepted (--max-sentence-chars)");
+}
+
+// NaN (a score not measured) as null.
+json number_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
+
+// [layers] of [H, rows, cols] -> [layer][head][row][col]
+json weights_json(const std::vector<torch::Tensor>& layers) {
+  json out = json::array();
+  for (const auto& layer : layers) {
+    const auto w = layer.to(torch::kFloat).contiguous();
+    const auto heads = w.size(0), rows = w.size(1), cols = w.size(2);
+    const float* data = w.data_ptr<float>();
+    json layer_json = json::array();
+    for (std::int64_t h = 0; h < heads; ++h) {
+      json head = json::array();
+      for (std::int64_t r = 0; r < rows; ++r) {
+        json row = json::array();
+        for (std::int64_t c = 0; c < cols; ++c) row.push_back(round_significant(data[(h * rows + r) * cols + c], 5));
+        head.push_back(std::move(row));
+      }
+      layer_json.push_back(std::move(head));
+    }
+    out.push_back(std::move(layer_json));
+  }
+  return out;
+}
+
+json translation_json(const eval::SentenceTranslation& t) {
+  json out = {{"input", t.input}};
+  if (!t.ok()) {
+    out["error"] = t.error;
+    return out;
+  }
+  out["translation"] = t.text;
+  out["raw"] = t.raw;
+  out["normalised"] = data::join_words(t.words);
+  out["unknown_words"] = t.unknown;
+  out["log_probability"] = number_or_null(t.log_probability);
+  return out;
+}
+
+}  // namespace
+
+double round_significant(double value, int digits) {
+  if (!std::isfinite(value) || value == 0) return value;
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.*g", digits, value);
+  return std::strtod(text, nullptr);
+}
+
+TranslateCall parse_translate_call(const std::string& body, const ServeLimits& limits) {
+  const json request = parse_object(body);
+  if (!request.contains("sentences")) throw ApiError(400, "missing field \"sentences\" (a list of strings)");
+  const auto& sentences = request["sentences"];
+  if (!sentences.is_array()) throw ApiError(400, "\"sentences\" must be a list of strings");
+  if (sentences.empty()) throw ApiError(400, "\"sentences\" is empty: give at least one sentence");
+  if (sentences.size() > limits.max_sentences)
+    throw ApiError(400, std::to_string(sentences.size()) + " sentences; at most " +
+                            std::to_string(limits.max_sentences) + " per request (--max-sentences)");
+  TranslateCall call;
+  for (std::size_t i = 0; i < sentences.size(); ++i) {
+    if (!sentences[i].is_string()) throw ApiError(400, "sentence " + std::to_string(i + 1) + " is not a string");
+    call.sentences.push_back(sentences[i].get<std::string>());
+    check_sentence(call.sentences.back(), limits, "sentence " + std::to_string(i + 1));
+  }
+  call.beam = read_beam(request, limits);
+  return call;
+}
+
+AttentionCall parse_attention_call(const std::string& body, const ServeLimits& limits) {
+  const json request = parse_object(body);
+  if (!request.contains("sentence")) throw ApiError(400, "missing field \"sentence\" (a string)");
+  if (!request["sentence"].is_string()) throw ApiError(400, "\"sentence\" must be a string");
+  AttentionCall call;
+  call.sentence = request["sentence"].get<std::string>();
+  check_sentence(call.sentence, limits, "the sentence");
+  call.beam = read_beam(request, limits);
+  return call;
+}
+
+std::string translate_answer(const BatchResult& result, int beam, double total_ms) {
+  json translations = json::array();
+  for (const auto& t : result.translations) translations.push_back(translation_json(t));
+  const json answer = {
+      {"translations", std::move(translations)},
+      {"beam", beam},
+      {"timings", {{"queue_ms", result.queue_ms}, {"decode_ms", result.decode_ms}, {"total_ms", total_ms}}},
+      {"batch_sentences", result.batch_sentences}};
+  return answer.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string attention_answer(const eval::SentenceTranslation& t, const eval::TranslationAttention& maps, int beam) {
+  json answer = translation_json(t);
+  answer["beam"] = beam;
+  answer["source"] = maps.source;
+  answer["target"] = maps.target;
+  answer["encoder_self"] = weights_json(maps.encoder_self);
+  answer["decoder_self"] = weights_json(maps.decoder_self);
+  answer["cross"] = weights_json(maps.cross);
+  return answer.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string model_answer(const eval::Translator& translator) {
+  const auto& loaded = translator.model();
+  const auto& config = loaded.info.model;
+  const auto& progress = loaded.info.progress;
+  const json answer = {
+      {"checkpoint", translator.checkpoint_file()},
+      {"summary", config.summary()},
+      {"variant", to_string(config.transformer().variant())},
+      {"layout", to_string(config.transformer().layout())},
+      {"embedding_size", config.transformer().embedding_size()},
+      {"heads", config.transformer().num_heads()},
+      {"encoder_layers", config.num_encoders()},
+      {"decoder_layers", config.num_decoders()},
+      {"max_source_tokens", translator.max_source_tokens()},
+      {"tokens", loaded.english_subwords ? "sentencepiece" : "words"},
+      {"source_vocabulary_size", loaded.english.size()},
+      {"target_vocabulary_size", loaded.spanish.size()},
+      {"source_language", "en"},
+      {"target_language", "es"},
+      {"device", translator.device().str()},
+      {"scores",
+       {{"epoch", progress.step_in_epoch > 0 ? progress.epoch : progress.epoch - 1},  // completed (or in progress)
+        {"global_step", progress.global_step},
+        {"val_loss", number_or_null(progress.val_loss)},
+        {"val_bleu", number_or_null(progress.val_bleu)}}}};
+  return answer.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string health_answer(std::size_t queued) { return json({{"status", "ok"}, {"queued", queued}}).dump(); }
+
+std::string error_answer(const std::string& message) {
+  return json({{"error", message.substr(0, message.find('\n'))}}).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace dls::serve

@@ -1,0 +1,168 @@
+#include "dls/serve/batcher.h"
+
+#include <algorithm>
+#include <exception>
+
+namespace dls::serve {
+
+namespace detail {
+// One queued request: sentences to translate, or a task to run alone.
+struct Job {
+  std::vector<std::string> sentences;
+  int beam = 1;
+  std::function<void()> task;  // set: run alone, not batched
+  std::chrono::steady_clock::time_point queued_at = std::chrono::steady_clock::now();
+  std::atomic<bool> abandoned{false};  // its client stopped waiting: skip it
+  BatchResult result;
+  std::promise<void> done;
+  std::future<void> finished = done.get_future();
+};
+}  // namespace detail
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+BatchResult Ticket::wait(std::chrono::milliseconds limit) {
+  if (job_->finished.wait_for(limit) != std::future_status::ready) {
+    job_->abandoned = true;
+    throw RequestTimedOut("no answer within " + std::to_string(limit.count() / 1000.0).substr(0, 5) +
+                          " s (--request-timeout-s); the server is busy, try again later");
+  }
+  job_->finished.get();  // rethrows the decoding's exception
+  return std::move(job_->result);
+}
+
+DynamicBatcher::DynamicBatcher(TranslateBatch translate, BatchingSettings settings)
+    : translate_(std::move(translate)), settings_(settings) {
+  settings_.max_batch = std::max<std::size_t>(1, settings_.max_batch);
+  worker_ = std::thread([this] { work(); });
+}
+
+DynamicBatcher::~DynamicBatcher() { stop(); }
+
+Ticket DynamicBatcher::submit(std::vector<std::string> sentences, int beam) {
+  auto job = std::make_shared<detail::Job>();
+  job->sentences = std::move(sentences);
+  job->beam = std::max(1, beam);
+  return enqueue(std::move(job));
+}
+
+Ticket DynamicBatcher::submit_task(std::function<void()> task) {
+  auto job = std::make_shared<detail::Job>();
+  job->task = std::move(task);
+  return enqueue(std::move(job));
+}
+
+Ticket DynamicBatcher::enqueue(std::shared_ptr<detail::Job> job) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) throw QueueFull("the server is shutting down");
+    if (queue_.size() >= settings_.max_queued)
+      throw QueueFull("the server is busy: " + std::to_string(queue_.size()) + " requests wait already (--queue)");
+    queue_.push_back(job);
+  }
+  arrived_.notify_one();
+  return Ticket(std::move(job));
+}
+
+std::size_t DynamicBatcher::queued() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return queue_.size();
+}
+
+void DynamicBatcher::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  arrived_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+void DynamicBatcher::gather(std::vector<std::shared_ptr<detail::Job>>& batch, std::size_t& sentences, int beam) {
+  for (auto it = queue_.begin(); it != queue_.end() && sentences < settings_.max_batch;) {
+    auto& job = *it;
+    if (job->abandoned) {
+      it = queue_.erase(it);
+      continue;
+    }
+    if (!job->task && job->beam == beam && sentences + job->sentences.size() <= settings_.max_batch) {
+      sentences += job->sentences.size();
+      batch.push_back(std::move(job));
+      it = queue_.erase(it);
+    } else {
+      ++it;  // left for a later batch: the next one starts with the oldest waiting request
+    }
+  }
+}
+
+void DynamicBatcher::decode(std::vector<std::shared_ptr<detail::Job>>& batch, std::size_t sentences, int beam) {
+  std::vector<std::string> all;
+  all.reserve(sentences);
+  for (const auto& job : batch) all.insert(all.end(), job->sentences.begin(), job->sentences.end());
+  const auto start = Clock::now();
+  try {
+    auto translations = all.empty() ? std::vector<eval::SentenceTranslation>{} : translate_(all, beam);
+    if (translations.size() != all.size())
+      throw std::logic_error("the batch's translations do not match its sentences");
+    const double decode_ms = ms_between(start, Clock::now());
+    std::size_t next = 0;
+    for (auto& job : batch) {
+      auto& r = job->result;
+      r.queue_ms = ms_between(job->queued_at, start);
+      r.decode_ms = decode_ms;
+      r.batch_sentences = all.size();
+      for (std::size_t i = 0; i < job->sentences.size(); ++i) r.translations.push_back(std::move(translations[next++]));
+      job->done.set_value();
+    }
+  } catch (...) {
+    for (auto& job : batch) job->done.set_exception(std::current_exception());
+  }
+}
+
+void DynamicBatcher::work() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    arrived_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, nothing left
+    auto first = std::move(queue_.front());
+    queue_.pop_front();
+    if (first->abandoned) continue;
+    if (first->task) {
+      lock.unlock();
+      try {
+        first->task();
+        first->done.set_value();
+      } catch (...) {
+        first->done.set_exception(std::current_exception());
+      }
+      lock.lock();
+      continue;
+    }
+    const int beam = first->beam;
+    std::size_t sentences = first->sentences.size();
+    std::vector<std::shared_ptr<detail::Job>> batch{std::move(first)};
+    const auto deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double, std::milli>(std::max(0.0, settings_.wait_ms)));
+    gather(batch, sentences, beam);
+    // Wait for others to join while there is room, until the deadline (none when stopping).
+    while (sentences < settings_.max_batch && !stopping_ &&
+           arrived_.wait_until(lock, deadline) != std::cv_status::timeout) {
+      gather(batch, sentences, beam);
+    }
+    gather(batch, sentences, beam);
+    lock.unlock();
+    decode(batch, sentences, beam);
+    lock.lock();
+  }
+}
+
+}  // namespace dls::serve

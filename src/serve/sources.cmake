@@ -1,0 +1,8 @@
+# Sources of src/serve (translate_server's library, dls_serve), relative to src/.
+list(APPEND DLS_SERVE_SOURCES
+  serve/api_json.cpp
+  serve/batcher.cpp
+  serve/page_files.cpp
+  serve/stop_signals.cpp
+  serve/translate_server.cpp
+)

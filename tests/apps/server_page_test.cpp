@@ -1,0 +1,320 @@
+// translate_server's page (apps/server_page) in headless Chromium, as a user opens it: the
+// server on a free loopback port with a tiny trained run, the page opened at
+// /?sentence=...; the translation it shows is checkpoint_eval --translate's, every heat map
+// (kind x layer x head) is drawn with the attention the library computes, and in a
+// screenshot the cells have the colours of the library's colour scale for their weights.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "dls/eval/translator.h"
+#include "dls/util/colormap.h"
+#include "dls/util/file_io.h"
+#include "support/child_processes.h"
+#include "support/outside_needs.h"
+#include "support/program_run.h"
+#include "support/seq2seq_runs.h"
+#include "support/test_paths.h"
+#include "util/png_reader.h"
+#include "util/temp_files.h"
+
+// A namespace of its own: the tests are compiled in unity batches.
+namespace dls::test::server_page {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::seconds;
+
+constexpr int kWidth = 1200, kHeight = 2000;  // the browser's window, CSS pixels at scale 1
+
+// &amp; &lt; &gt; &quot; &#39; and &nbsp; of Chromium's serialised DOM, back to text.
+std::string unescape_html(std::string s) {
+  static const std::vector<std::pair<std::string, std::string>> entities = {
+      {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&nbsp;", "\xC2\xA0"}, {"&amp;", "&"}};
+  for (const auto& [entity, text] : entities) {
+    for (std::size_t at = 0; (at = s.find(entity, at)) != std::string::npos; at += text.size()) {
+      s.replace(at, entity.size(), text);
+    }
+  }
+  return s;
+}
+
+// The attributes of an element's start tag.
+std::map<std::string, std::string> attributes(const std::string& tag) {
+  static const std::regex attribute(R"(([a-z][a-z0-9-]*)="([^"]*)\")");
+  std::map<std::string, std::string> found;
+  for (std::sregex_iterator it(tag.begin(), tag.end(), attribute), end; it != end; ++it) {
+    found[(*it)[1]] = unescape_html((*it)[2]);
+  }
+  return found;
+}
+
+// The text of the element with `id` (no child elements inside), or "" when absent.
+std::string text_of_id(const std::string& dom, const std::string& id) {
+  std::smatch m;
+  const std::regex element("id=\"" + id + "\"[^>]*>([^<]*)<");
+  return std::regex_search(dom, m, element) ? unescape_html(m[1]) : "";
+}
+
+std::vector<float> numbers(const std::string& text) {
+  std::vector<float> values;
+  std::istringstream in(text);
+  for (float v; in >> v;) values.push_back(v);
+  return values;
+}
+
+// "%20" and friends for a query string.
+std::string url_encoded(const std::string& text) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += {'%', hex[c >> 4], hex[c & 15]};
+    }
+  }
+  return out;
+}
+
+// A file's text, "" while it does not exist yet (a child that has not opened its output).
+std::string text_if_any(const fs::path& path) {
+  std::error_code error;
+  return fs::exists(path, error) ? util::read_file(path.string()) : "";
+}
+
+// translate_server on a free port of 127.0.0.1, serving the page from the source tree.
+class PageServer {
+ public:
+  PageServer(ChildProcesses& children, const fs::path& dir) : children_(children) {
+    const std::vector<std::string> argv = {testing::binary_dir() + "/apps/translate_server",
+                                           trained_seq2seq_run().string(),
+                                           "--port",
+                                           "0",
+                                           "--threads",
+                                           "1",
+                                           "--page-dir",
+                                           testing::source_dir() + "/apps/server_page"};
+    index_ = children_.start(argv, {}, dir, "server");
+    const std::regex listening(R"(listening on (http://127\.0\.0\.1:[0-9]+))");
+    const auto deadline = std::chrono::steady_clock::now() + seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      const std::string said = log();
+      std::smatch m;
+      if (std::regex_search(said, m, listening)) {
+        url_ = m[1];
+        return;
+      }
+      if (exited()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  // Whether the server has exited (a zombie not yet reaped: ChildProcesses reaps it).
+  bool exited() const {
+    std::string stat;
+    try {
+      stat = util::read_file("/proc/" + std::to_string(children_[index_].pid) + "/stat");
+    } catch (const std::exception&) {
+      return true;
+    }
+    const auto close = stat.rfind(')');
+    return close == std::string::npos || stat.compare(close + 2, 1, "Z") == 0;
+  }
+  const std::string& url() const { return url_; }  // "" when it did not start
+  std::string log() const { return text_if_any(children_[index_].out) + text_if_any(children_[index_].err); }
+
+ private:
+  ChildProcesses& children_;
+  std::size_t index_ = 0;
+  std::string url_;
+};
+
+// Headless Chromium on `url` with `what` (--dump-dom, --screenshot=FILE); its own profile in
+// `dir`, loopback only, killed after 90 s. Returns its standard output.
+std::string chromium(ChildProcesses& children, const fs::path& dir, const std::string& name, const std::string& url,
+                     const std::string& what) {
+  const std::vector<std::string> argv = {"/usr/bin/chromium",
+                                         "--headless",
+                                         "--no-sandbox",
+                                         "--disable-gpu",
+                                         "--no-first-run",
+                                         "--disable-extensions",
+                                         "--disable-background-networking",
+                                         "--disable-component-update",
+                                         "--disable-sync",
+                                         "--user-data-dir=" + (dir / (name + "_profile")).string(),
+                                         "--window-size=" + std::to_string(kWidth) + "," + std::to_string(kHeight),
+                                         "--hide-scrollbars",
+                                         "--force-device-scale-factor=1",
+                                         "--force-color-profile=srgb",
+                                         "--virtual-time-budget=60000",
+                                         what,
+                                         url};
+  const auto i = children.start(argv, {"HOME=" + dir.string()}, dir, name);
+  const bool exited = children.wait(i, seconds(90));
+  EXPECT_TRUE(exited) << "chromium " << what << " ran past 90 s";
+  EXPECT_EQ(children[i].exit_code, 0) << children[i].stderr_text();
+  return children[i].stdout_text();
+}
+
+struct HeatMap {
+  std::map<std::string, std::string> at;  // its canvas's attributes
+  int number(const std::string& key) const { return at.count(key) != 0 ? std::stoi(at.at(key)) : -1; }
+};
+
+std::vector<HeatMap> heat_maps(const std::string& dom) {
+  static const std::regex canvas(R"(<canvas class="heatmap"[^>]*>)");
+  std::vector<HeatMap> maps;
+  for (std::sregex_iterator it(dom.begin(), dom.end(), canvas), end; it != end; ++it) {
+    maps.push_back({attributes(it->str())});
+  }
+  return maps;
+}
+
+// The expected attention: the library's, for the checkpoint_eval translation of `sentence`.
+eval::TranslationAttention library_attention(const std::string& sentence) {
+  auto translator = eval::Translator::load(trained_seq2seq_run().string());
+  return translator.attention(translator.translate(sentence));
+}
+
+TEST(ServerPage, ChromiumShowsTheTranslationAndDrawsEveryHeatMap) {
+  DLS_REQUIRE_OUTSIDE("/usr/bin/chromium");
+  const auto started = std::chrono::steady_clock::now();
+  const std::string sentence = "I do not drink tea.";
+  const auto eval = run_program("apps/checkpoint_eval",
+                                "--threads 1 " + trained_seq2seq_run().string() + " --translate \"" + sentence + "\"",
+                                "server_page_eval");
+  ASSERT_EQ(eval.status, 0) << eval.err;
+  const std::string expected = eval.out.substr(0, eval.out.find('\n'));
+  ASSERT_FALSE(expected.empty());
+
+  const auto dir = fresh_temp_dir("server_page");
+  ChildProcesses children;  // the server and every browser, killed however the test ends
+  PageServer server(children, dir);
+  ASSERT_FALSE(server.url().empty()) << "translate_server did not say where it listens: " << server.log();
+  const std::string page = server.url() + "/?sentence=" + url_encoded(sentence);
+
+  // The DOM once the page says it is done: the translation, and one drawn map per kind,
+  // layer and head with the library's attention weights; the pointer over a cell of the
+  // second head's cross-attention (&hover=) says its tokens and weight.
+  const std::string dom = chromium(children, dir, "dom", page + "&hover=cross:0:1:1:2", "--dump-dom");
+  ASSERT_NE(dom.find("data-state=\"done\""), std::string::npos)
+      << "the page did not finish: " << dom.substr(0, 2000) << "\nserver: " << server.log();
+  EXPECT_EQ(text_of_id(dom, "translation-0"), expected);
+  EXPECT_NE(dom.find("data-model=\"loaded\""), std::string::npos) << "the header has the model's description";
+
+  const auto attention = library_attention(sentence);
+  const auto maps = heat_maps(dom);
+  const struct {
+    std::string kind;
+    const std::vector<torch::Tensor>& layers;
+  } kinds[] = {
+      {"encoder_self", attention.encoder_self}, {"decoder_self", attention.decoder_self}, {"cross", attention.cross}};
+  std::size_t expected_maps = 0;
+  for (const auto& kind : kinds) {
+    for (std::size_t layer = 0; layer < kind.layers.size(); ++layer) {
+      const auto weights = kind.layers[layer].contiguous();  // [H, rows, cols]
+      for (int head = 0; head < weights.size(0); ++head, ++expected_maps) {
+        SCOPED_TRACE(kind.kind + " layer " + std::to_string(layer) + " head " + std::to_string(head));
+        const HeatMap* map = nullptr;
+        for (const auto& m : maps) {
+          if (m.at.count("data-kind") && m.at.at("data-kind") == kind.kind && m.number("data-layer") == int(layer) &&
+              m.number("data-head") == head) {
+            map = &m;
+          }
+        }
+        ASSERT_NE(map, nullptr) << "no heat map drawn";
+        EXPECT_EQ(map->at.at("data-drawn"), "1");
+        const auto head_weights = weights[head];  // [rows, cols]
+        ASSERT_EQ(map->number("data-rows"), head_weights.size(0));
+        ASSERT_EQ(map->number("data-cols"), head_weights.size(1));
+        const auto values = numbers(map->at.at("data-values"));
+        ASSERT_EQ(values.size(), static_cast<std::size_t>(head_weights.numel()));
+        const auto drawn = torch::tensor(values).view_as(head_weights);
+        EXPECT_TRUE(torch::allclose(drawn, head_weights, 0, 2e-3)) << (drawn - head_weights).abs().max().item<float>();
+      }
+    }
+  }
+  EXPECT_EQ(maps.size(), expected_maps);
+  EXPECT_EQ(expected_maps, 3u * 1 * 2) << "the tiny run: one layer of each, two heads";
+
+  const std::string hover = text_of_id(dom, "tooltip");
+  const std::string tokens = attention.target.at(1) + " \xE2\x86\x92 " + attention.source.at(2) + ": ";
+  ASSERT_EQ(hover.substr(0, tokens.size()), tokens) << hover;
+  EXPECT_NEAR(std::stod(hover.substr(tokens.size())), attention.cross[0][1][1][2].item<double>(), 2e-3) << hover;
+
+  // The legend's colour scale is the library's viridis (the PNG heat maps' colours).
+  static const std::regex legend_stops(R"re(<canvas id="legend"[^>]*data-stops="([^"]*)")re");
+  std::smatch stops_match;
+  ASSERT_TRUE(std::regex_search(dom, stops_match, legend_stops)) << "the legend exposes its colour stops";
+  std::istringstream stops(stops_match[1].str());
+  std::string stop;
+  for (int i = 0; stops >> stop; ++i) {
+    const auto c = util::color_at(util::ColorMap::kViridis, i / 8.0);
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "#%02x%02x%02x", c.r, c.g, c.b);
+    EXPECT_EQ(stop, hex) << "stop " << i;
+  }
+
+  // The screenshot: the centre of a few cells of each map, where the DOM says it drew them,
+  // has the colour of the cell's weight (within 3 per channel: rounding, colour conversion).
+  const auto shot = dir / "page.png";
+  chromium(children, dir, "screenshot", page, "--screenshot=" + shot.string());
+  ASSERT_TRUE(fs::exists(shot)) << "no screenshot";
+  const DecodedPng png = decode_png(util::read_file(shot.string()));
+  ASSERT_EQ(png.width, kWidth);
+  ASSERT_GE(png.channels, 3);
+  int cells_checked = 0;
+  for (const auto& map : maps) {
+    const int x0 = map.number("data-x") + map.number("data-origin-x");
+    const int y0 = map.number("data-y") + map.number("data-origin-y");
+    const int cell = map.number("data-cell"), rows = map.number("data-rows"), cols = map.number("data-cols");
+    const auto values = numbers(map.at.at("data-values"));
+    const double scale_max = std::stod(map.at.at("data-scale-max"));
+    for (const auto& [i, j] : std::vector<std::pair<int, int>>{{0, 0}, {rows - 1, cols - 1}, {rows / 2, cols / 2}}) {
+      const int x = x0 + j * cell + cell / 2, y = y0 + i * cell + cell / 2;
+      if (x >= png.width || y >= png.height) continue;  // below the window
+      const auto want = util::color_at(util::ColorMap::kViridis, values[i * cols + j] / scale_max);
+      const auto* got = &png.pixels[(static_cast<std::size_t>(y) * png.width + x) * png.channels];
+      SCOPED_TRACE(map.at.at("data-title") + " cell " + std::to_string(i) + "," + std::to_string(j));
+      EXPECT_NEAR(got[0], want.r, 3);
+      EXPECT_NEAR(got[1], want.g, 3);
+      EXPECT_NEAR(got[2], want.b, 3);
+      ++cells_checked;
+    }
+  }
+  EXPECT_GE(cells_checked, 12) << "the maps lie in the window";
+
+  // A sentence with a word the model does not know, beam search: marked, and translated as
+  // checkpoint_eval --beam 3 translates it.
+  const std::string unknown = "I do not drink zyxwv.";
+  const auto beam =
+      run_program("apps/checkpoint_eval",
+                  "--threads 1 " + trained_seq2seq_run().string() + " --beam 3 --translate \"" + unknown + "\"",
+                  "server_page_beam");
+  ASSERT_EQ(beam.status, 0) << beam.err;
+  const std::string beam_dom =
+      chromium(children, dir, "dom_beam", server.url() + "/?beam=3&sentence=" + url_encoded(unknown), "--dump-dom");
+  ASSERT_NE(beam_dom.find("data-state=\"done\""), std::string::npos) << beam_dom.substr(0, 2000);
+  EXPECT_EQ(text_of_id(beam_dom, "translation-0"), beam.out.substr(0, beam.out.find('\n')));
+  EXPECT_TRUE(std::regex_search(beam_dom, std::regex(R"(<mark class="unknown"[^>]*>zyxwv</mark>)")))
+      << "the unknown word is marked";
+  EXPECT_NE(beam_dom.find("Beam search, width 3"), std::string::npos);
+
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_LT(took, 240) << "the browser test is bounded";
+}
+
+}  // namespace
+}  // namespace dls::test::server_page

@@ -1,0 +1,277 @@
+// translate_server end to end over loopback: every endpoint, every error status (JSON, one
+// line), the limits, SIGTERM with a request in flight, and concurrent clients getting
+// exactly the translations `checkpoint_eval --translate` prints.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "dls/checkpoint/checkpoint_files.h"
+#include "support/program_run.h"
+#include "support/seq2seq_runs.h"
+#include "support/translate_server_process.h"
+#include "util/temp_files.h"
+
+namespace dls::apps {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// The tiny run's newest checkpoint: what checkpoint_eval RUN --translate uses.
+std::string served_checkpoint() { return checkpoint::latest_checkpoint(test::trained_seq2seq_run().string()); }
+
+json post_json(const test::TranslateServerProcess& server, const std::string& path, const json& body,
+               int* status = nullptr) {
+  const auto res = server.client()->Post(path.c_str(), body.dump(), "application/json");
+  if (!res) {
+    ADD_FAILURE() << "POST " << path << ": no answer (" << httplib::to_string(res.error()) << ")";
+    return json();
+  }
+  if (status != nullptr) *status = res->status;
+  EXPECT_EQ(res->get_header_value("Content-Type"), "application/json");
+  return json::parse(res->body, nullptr, false);
+}
+
+// The request answered `status` with a JSON {"error": "<one line containing part>"}.
+void expect_error(const httplib::Result& res, int status, const std::string& part) {
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, status) << res->body;
+  EXPECT_EQ(res->get_header_value("Content-Type"), "application/json") << status;
+  const auto body = json::parse(res->body, nullptr, false);
+  ASSERT_TRUE(body.is_object() && body.contains("error") && body["error"].is_string()) << res->body;
+  const auto message = body["error"].get<std::string>();
+  EXPECT_NE(message.find(part), std::string::npos) << status << ": " << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(body.size(), 1u) << res->body;
+}
+
+TEST(TranslateServerApp, EveryEndpoint) {
+  const auto page = test::fresh_temp_dir("server_page_dir");
+  test::write_bytes(page / "index.html", "<!doctype html><title>t</title>");
+  test::write_bytes(page / "app.js", "console.log(1);");
+  test::write_bytes(page / "style.css", "body{}");
+  test::TranslateServerProcess server(served_checkpoint(), {"--page-dir", page.string()}, "endpoints");
+  ASSERT_GT(server.port(), 0) << server.process().stderr_text();
+  auto client = server.client();
+
+  const auto health = client->Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(json::parse(health->body), json({{"status", "ok"}, {"queued", 0}}));
+
+  const auto model = json::parse(client->Get("/model")->body);
+  EXPECT_EQ(model["checkpoint"], served_checkpoint());
+  EXPECT_EQ(model["embedding_size"], 32);
+  EXPECT_EQ(model["heads"], 2);
+  EXPECT_EQ(model["encoder_layers"], 1);
+  EXPECT_EQ(model["decoder_layers"], 1);
+  EXPECT_EQ(model["max_source_tokens"], 8);
+  EXPECT_EQ(model["variant"], "PreLN");
+  EXPECT_EQ(model["source_language"], "en");
+  EXPECT_EQ(model["target_language"], "es");
+  EXPECT_GT(model["source_vocabulary_size"].get<int>(), 10);
+  EXPECT_GT(model["target_vocabulary_size"].get<int>(), 10);
+  EXPECT_EQ(model["scores"]["epoch"], 3);
+  for (const char* key : {"summary", "layout", "val_loss", "val_bleu"})
+    EXPECT_TRUE(model.contains(key) || model["scores"].contains(key)) << key;
+
+  int status = 0;
+  const auto translated = post_json(
+      server, "/translate",
+      {{"sentences", {"I have a car.", "I have a xylophone.", "", "one two three four five six seven eight nine"}}},
+      &status);
+  EXPECT_EQ(status, 200);
+  const auto& t = translated["translations"];
+  ASSERT_EQ(t.size(), 4u) << translated;
+  EXPECT_EQ(t[0]["input"], "I have a car.");
+  EXPECT_FALSE(t[0]["translation"].get<std::string>().empty());
+  EXPECT_EQ(t[0]["translation"].get<std::string>().back(), '.');
+  EXPECT_EQ(t[0]["normalised"], "i have a car");
+  EXPECT_EQ(t[0]["unknown_words"], json::array());
+  EXPECT_LT(t[0]["log_probability"].get<double>(), 0);
+  EXPECT_EQ(t[1]["unknown_words"], json::array({"xylophone"}));
+  EXPECT_EQ(t[2]["error"], "no words left after normalisation");
+  EXPECT_NE(t[3]["error"].get<std::string>().find("9 words, but this model translates at most 8"), std::string::npos);
+  EXPECT_EQ(translated["beam"], 1);
+  EXPECT_EQ(translated["batch_sentences"], 4);
+  for (const char* timing : {"queue_ms", "decode_ms", "total_ms"})
+    EXPECT_GE(translated["timings"][timing].get<double>(), 0) << timing;
+  const auto beamed = post_json(server, "/translate", {{"sentences", {"I have a car."}}, {"beam", 3}});
+  EXPECT_EQ(beamed["beam"], 3);
+  EXPECT_FALSE(beamed["translations"][0]["translation"].get<std::string>().empty());
+
+  const auto attention = post_json(server, "/attention", {{"sentence", "I have a car."}}, &status);
+  EXPECT_EQ(status, 200);
+  EXPECT_EQ(attention["translation"], t[0]["translation"]);
+  EXPECT_EQ(attention["source"], json::array({"SOS", "i", "have", "a", "car", "EOS"}));
+  const auto target_size = attention["target"].size();
+  EXPECT_EQ(attention["target"][0], "SOS");
+  ASSERT_EQ(attention["encoder_self"].size(), 1u);        // layers
+  ASSERT_EQ(attention["encoder_self"][0].size(), 2u);     // heads
+  EXPECT_EQ(attention["encoder_self"][0][1].size(), 6u);  // source rows
+  EXPECT_EQ(attention["decoder_self"][0][0].size(), target_size);
+  ASSERT_EQ(attention["cross"][0][0].size(), target_size);  // target rows
+  EXPECT_EQ(attention["cross"][0][0][0].size(), 6u);        // source columns
+  double row_sum = 0;
+  for (const auto& w : attention["cross"][0][1][1]) row_sum += w.get<double>();
+  EXPECT_NEAR(row_sum, 1.0, 1e-3);  // a softmax row
+  expect_error(client->Post("/attention", json({{"sentence", "   "}}).dump(), "application/json"), 400,
+               "no words left");
+
+  const auto index = client->Get("/");
+  ASSERT_TRUE(index);
+  EXPECT_EQ(index->status, 200);
+  EXPECT_EQ(index->body, "<!doctype html><title>t</title>");
+  EXPECT_EQ(index->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_EQ(client->Get("/app.js")->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  EXPECT_EQ(client->Get("/style.css")->get_header_value("Content-Type"), "text/css; charset=utf-8");
+  expect_error(client->Get("/missing.js"), 404, "not found");
+  expect_error(client->Get("/../index.html"), 404, "not found");
+  expect_error(client->Get("/%2e%2e/etc/passwd"), 404, "not found");
+  expect_error(client->Get("/a/b"), 404, "not found");
+  const auto wrong = client->Get("/translate");
+  expect_error(wrong, 405, "takes POST");
+  EXPECT_EQ(wrong->get_header_value("Allow"), "POST");
+  expect_error(client->Post("/health", "{}", "application/json"), 405, "takes GET");
+  expect_error(client->Delete("/model"), 405, "takes GET");
+  expect_error(client->Post("/nothing", "{}", "application/json"), 404, "not found");
+  expect_error(client->Post("/translate", "{bad", "application/json"), 400, "not valid JSON");
+  expect_error(client->Post("/translate", R"({"sentence": ["a"]})", "application/json"), 400, "\"sentences\"");
+  expect_error(client->Post("/translate", R"({"sentences": ["a"], "beam": "x"})", "application/json"), 400, "beam");
+}
+
+TEST(TranslateServerApp, LimitsAnswer400And413) {
+  test::TranslateServerProcess server(
+      served_checkpoint(), {"--max-body-bytes", "300", "--max-sentences", "2", "--max-sentence-chars", "40"}, "limits");
+  ASSERT_GT(server.port(), 0) << server.process().stderr_text();
+  auto client = server.client();
+  expect_error(client->Post("/translate", json({{"sentences", {std::string(400, 'a')}}}).dump(), "application/json"),
+               413, "larger than 300 bytes (--max-body-bytes)");
+  expect_error(client->Post("/translate", json({{"sentences", {"a", "b", "c"}}}).dump(), "application/json"), 400,
+               "3 sentences; at most 2 per request (--max-sentences)");
+  expect_error(client->Post("/translate", json({{"sentences", {std::string(41, 'a')}}}).dump(), "application/json"),
+               400, "41 bytes; at most 40");
+  expect_error(client->Post("/attention", json({{"sentence", std::string(41, 'a')}}).dump(), "application/json"), 400,
+               "41 bytes; at most 40");
+  const auto fine = client->Post("/translate", json({{"sentences", {"I have a car.", "I open the door."}}}).dump(),
+                                 "application/json");
+  ASSERT_TRUE(fine);
+  EXPECT_EQ(fine->status, 200);
+}
+
+TEST(TranslateServerApp, AFullQueueAnswers503AndASlowRequest504) {
+  // The worker holds a first (greedy) request 1.5 s to fill its batch; a beam-2 request
+  // waits behind it (the queue's one place); a third is refused. Both time out after 1 s.
+  test::TranslateServerProcess server(served_checkpoint(),
+                                      {"--queue", "1", "--batch-wait-ms", "1500", "--request-timeout-s", "1"}, "busy");
+  ASSERT_GT(server.port(), 0) << server.process().stderr_text();
+  std::optional<httplib::Result> first, second;  // httplib::Result has no empty state
+  std::thread a(
+      [&] { first = server.client()->Post("/translate", R"({"sentences": ["I have a car."]})", "application/json"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::thread b([&] {
+    second = server.client()->Post("/translate", R"({"sentences": ["I have a car."], "beam": 2})", "application/json");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto health = server.client()->Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(json::parse(health->body)["queued"], 1);
+  const auto refused =
+      server.client()->Post("/translate", R"({"sentences": ["I open the door."], "beam": 3})", "application/json");
+  expect_error(refused, 503, "busy");
+  EXPECT_EQ(refused->get_header_value("Retry-After"), "1");
+  a.join();
+  b.join();
+  ASSERT_TRUE(first && second);
+  expect_error(*first, 504, "--request-timeout-s");
+  expect_error(*second, 504, "--request-timeout-s");
+}
+
+TEST(TranslateServerApp, SigtermLetsTheRequestInFlightFinishThenExitsZero) {
+  test::TranslateServerProcess server(served_checkpoint(), {"--batch-wait-ms", "1000"}, "sigterm");
+  ASSERT_GT(server.port(), 0) << server.process().stderr_text();
+  std::optional<httplib::Result> answer;
+  std::thread client(
+      [&] { answer = server.client()->Post("/translate", R"({"sentences": ["I have a car."]})", "application/json"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // in the worker's batch wait
+  server.signal(SIGTERM);
+  client.join();
+  ASSERT_TRUE(answer && *answer) << (answer ? httplib::to_string(answer->error()) : "no request");
+  EXPECT_EQ((*answer)->status, 200);
+  EXPECT_EQ(json::parse((*answer)->body)["translations"].size(), 1u);
+  ASSERT_TRUE(server.wait(std::chrono::seconds(20))) << "still running 20 s after SIGTERM";
+  EXPECT_EQ(server.process().exit_code, 0) << server.process().stderr_text();
+  EXPECT_FALSE(server.client()->Get("/health")) << "still accepting after SIGTERM";
+}
+
+TEST(TranslateServerApp, SixteenConcurrentClientsGetCheckpointEvalsTranslations) {
+  const std::vector<std::string> sentences = {
+      "I want the newspaper.", "I do not see the door.", "I have a car.",         "I open the door.",
+      "You see the book.",     "He wants fish.",         "He has coffee.",        "She sees an apple.",
+      "She needs the water.",  "We drink the water.",    "We see the cat.",       "They want the door.",
+      "They have the house.",  "Is the dog small?",      "The door is black.",    "Is the table white?",
+      "We buy the cake.",      "He buys a car.",         "They open the window.", "You need the door."};
+  const auto checkpoint = served_checkpoint();
+  // What checkpoint_eval prints, greedy and with 3 beams: one line per sentence.
+  std::string args = checkpoint + " --threads 1 --log-level warn";
+  for (const auto& s : sentences) args += " --translate \"" + s + "\"";
+  const auto greedy = test::run_program("apps/checkpoint_eval", args, "server_reference_greedy");
+  const auto beam = test::run_program("apps/checkpoint_eval", args + " --beam 3", "server_reference_beam");
+  ASSERT_EQ(greedy.status, 0) << greedy.err;
+  ASSERT_EQ(beam.status, 0) << beam.err;
+  const auto expected_greedy = test::lines_of(greedy.out), expected_beam = test::lines_of(beam.out);
+  ASSERT_EQ(expected_greedy.size(), sentences.size()) << greedy.out;
+  ASSERT_EQ(expected_beam.size(), sentences.size()) << beam.out;
+
+  test::TranslateServerProcess server(checkpoint, {"--batch-wait-ms", "10", "--max-batch", "16"}, "concurrent");
+  ASSERT_GT(server.port(), 0) << server.process().stderr_text();
+  constexpr int kClients = 16, kRequestsEach = 6;
+  std::atomic<int> answered{0}, batched{0};
+  std::vector<std::string> problems(kClients);
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      auto client = server.client();
+      for (int r = 0; r < kRequestsEach; ++r) {
+        // Each client its own mix: one or two sentences, greedy or beam.
+        const auto i = static_cast<std::size_t>(c * kRequestsEach + r) % sentences.size();
+        const auto j = (i + 7) % sentences.size();
+        const bool use_beam = (c + r) % 3 == 0;
+        std::vector<std::string> mine = {sentences[i]};
+        if (r % 2 == 1) mine.push_back(sentences[j]);
+        const auto res = client->Post("/translate", json({{"sentences", mine}, {"beam", use_beam ? 3 : 1}}).dump(),
+                                      "application/json");
+        if (!res || res->status != 200) {
+          problems[c] += "request failed (" +
+                         (res ? std::to_string(res->status) + " " + res->body : httplib::to_string(res.error())) +
+                         "); ";
+          continue;
+        }
+        const auto body = json::parse(res->body);
+        const auto& expected = use_beam ? expected_beam : expected_greedy;
+        for (std::size_t k = 0; k < mine.size(); ++k) {
+          const auto got = body["translations"][k].value("translation", std::string("<none>"));
+          const auto want = expected[k == 0 ? i : j];
+          if (got != want) problems[c] += "'" + mine[k] + "': '" + got + "' != '" + want + "'; ";
+        }
+        ++answered;
+        if (body["batch_sentences"].get<std::size_t>() > mine.size()) ++batched;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  for (int c = 0; c < kClients; ++c) EXPECT_EQ(problems[c], "") << "client " << c;
+  EXPECT_EQ(answered, kClients * kRequestsEach);
+  EXPECT_GT(batched, 0) << "no request was decoded together with another client's";
+}
+
+}  // namespace
+}  // namespace dls::apps

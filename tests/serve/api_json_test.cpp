@@ -1,0 +1,141 @@
+// The API's JSON: request bodies read and checked against the limits (each refusal a 400
+// with one line), answers written as docs/serving.md shows them.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "dls/serve/api_json.h"
+
+namespace dls::serve {
+namespace {
+
+ServeLimits small_limits() {
+  ServeLimits limits;
+  limits.max_sentences = 3;
+  limits.max_sentence_chars = 10;
+  limits.max_beam = 8;
+  return limits;
+}
+
+// The status and message of the ApiError that parsing `body` throws.
+std::pair<int, std::string> refusal(const std::string& body, bool attention = false) {
+  try {
+    if (attention) {
+      parse_attention_call(body, small_limits());
+    } else {
+      parse_translate_call(body, small_limits());
+    }
+  } catch (const ApiError& e) {
+    return {e.status(), e.what()};
+  }
+  return {0, ""};
+}
+
+TEST(ApiJson, ReadsTranslateAndAttentionCalls) {
+  const auto call = parse_translate_call(R"({"sentences": ["I am.", "Go!"], "beam": 4})", small_limits());
+  EXPECT_EQ(call.sentences, (std::vector<std::string>{"I am.", "Go!"}));
+  EXPECT_EQ(call.beam, 4);
+  for (const char* greedy : {R"({"sentences": ["a"]})", R"({"sentences": ["a"], "beam": 0})",
+                             R"({"sentences": ["a"], "beam": 1})", R"({"sentences": ["a"], "beam": null})"})
+    EXPECT_EQ(parse_translate_call(greedy, small_limits()).beam, 1) << greedy;
+  const auto one = parse_attention_call(R"({"sentence": "Hi.", "beam": 2})", small_limits());
+  EXPECT_EQ(one.sentence, "Hi.");
+  EXPECT_EQ(one.beam, 2);
+}
+
+TEST(ApiJson, RefusesBadBodiesWithOneLine400) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"not json", "not valid JSON"},
+      {"[1, 2]", "must be a JSON object"},
+      {"{}", "missing field \"sentences\""},
+      {R"({"sentences": "a"})", "must be a list of strings"},
+      {R"({"sentences": []})", "is empty"},
+      {R"({"sentences": ["a", 3]})", "sentence 2 is not a string"},
+      {R"({"sentences": ["a", "b", "c", "d"]})", "4 sentences; at most 3 per request (--max-sentences)"},
+      {R"({"sentences": ["a", "12345678901"]})", "sentence 2 has 11 bytes; at most 10"},
+      {R"({"sentences": ["a"], "beam": "4"})", "\"beam\" must be an integer"},
+      {R"({"sentences": ["a"], "beam": 1.5})", "\"beam\" must be an integer"},
+      {R"({"sentences": ["a"], "beam": 9})", "between 0 and 8, not 9"},
+      {R"({"sentences": ["a"], "beam": -1})", "between 0 and 8, not -1"},
+  };
+  for (const auto& [body, part] : cases) {
+    const auto [status, message] = refusal(body);
+    EXPECT_EQ(status, 400) << body;
+    EXPECT_NE(message.find(part), std::string::npos) << body << " -> " << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+  EXPECT_EQ(refusal(R"({"sentences": ["a"]})", true).first, 400);  // /attention takes "sentence"
+  EXPECT_NE(refusal(R"({"sentence": 5})", true).second.find("\"sentence\" must be a string"), std::string::npos);
+  EXPECT_NE(refusal(R"({"sentence": "12345678901"})", true).second.find("the sentence has 11 bytes"),
+            std::string::npos);
+}
+
+TEST(ApiJson, WritesTranslationsErrorsAndTimings) {
+  BatchResult result;
+  result.translations.resize(2);
+  auto& ok = result.translations[0];
+  ok.input = "I am hungry!";
+  ok.words = {"i", "am", "hungry"};
+  ok.unknown = {"hungry"};
+  ok.raw = "tengo hambre";
+  ok.text = "¡Tengo hambre!";
+  ok.log_probability = -1.25;
+  result.translations[1].input = "";
+  result.translations[1].error = "no words left after normalisation";
+  result.queue_ms = 1.5;
+  result.decode_ms = 20;
+  result.batch_sentences = 7;
+  const auto answer = nlohmann::json::parse(translate_answer(result, 4, 22.5));
+  const auto& t = answer["translations"];
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0]["input"], "I am hungry!");
+  EXPECT_EQ(t[0]["translation"], "¡Tengo hambre!");
+  EXPECT_EQ(t[0]["raw"], "tengo hambre");
+  EXPECT_EQ(t[0]["normalised"], "i am hungry");
+  EXPECT_EQ(t[0]["unknown_words"], nlohmann::json::array({"hungry"}));
+  EXPECT_DOUBLE_EQ(t[0]["log_probability"].get<double>(), -1.25);
+  EXPECT_EQ(t[1]["error"], "no words left after normalisation");
+  EXPECT_FALSE(t[1].contains("translation"));
+  EXPECT_EQ(answer["beam"], 4);
+  EXPECT_EQ(answer["batch_sentences"], 7);
+  EXPECT_DOUBLE_EQ(answer["timings"]["queue_ms"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(answer["timings"]["decode_ms"].get<double>(), 20);
+  EXPECT_DOUBLE_EQ(answer["timings"]["total_ms"].get<double>(), 22.5);
+  // Not UTF-8 in an input: replaced, never an exception.
+  result.translations[1].input = "bad \xff";
+  EXPECT_NO_THROW(nlohmann::json::parse(translate_answer(result, 1, 1)));
+  EXPECT_EQ(nlohmann::json::parse(error_answer("first\nsecond")), nlohmann::json({{"error", "first"}}));
+  EXPECT_EQ(nlohmann::json::parse(health_answer(3)), nlohmann::json({{"status", "ok"}, {"queued", 3}}));
+}
+
+TEST(ApiJson, AttentionAsLayersHeadsRowsColumnsRounded) {
+  eval::SentenceTranslation t;
+  t.input = "Hi.";
+  t.words = {"hi"};
+  t.raw = "hola";
+  t.text = "Hola.";
+  eval::TranslationAttention maps;
+  maps.source = {"SOS", "hi", "EOS"};
+  maps.target = {"SOS", "hola", "EOS"};
+  const auto weights = torch::full({2, 3, 3}, 1.0 / 3.0);  // [H, rows, cols]
+  maps.encoder_self = {weights, weights};
+  maps.decoder_self = {weights};
+  maps.cross = {weights};
+  const auto text = attention_answer(t, maps, 1);
+  const auto answer = nlohmann::json::parse(text);
+  EXPECT_EQ(answer["translation"], "Hola.");
+  EXPECT_EQ(answer["source"], nlohmann::json::array({"SOS", "hi", "EOS"}));
+  EXPECT_EQ(answer["encoder_self"].size(), 2u);     // layers
+  EXPECT_EQ(answer["encoder_self"][0].size(), 2u);  // heads
+  EXPECT_EQ(answer["cross"][0][1].size(), 3u);      // target rows
+  EXPECT_EQ(answer["cross"][0][1][2][0].get<double>(), 0.33333);
+  EXPECT_NE(text.find("0.33333,"), std::string::npos) << "5 significant digits, not 17";
+  EXPECT_EQ(round_significant(0.000123456789, 5), 0.00012346);
+  EXPECT_EQ(round_significant(0.0, 5), 0.0);
+}
+
+}  // namespace
+}  // namespace dls::serve

@@ -1,0 +1,7 @@
+# Tests of src/serve (translate_server's library), relative to tests/.
+list(APPEND DLS_TEST_SOURCES
+  serve/api_json_test.cpp
+  serve/batcher_test.cpp
+  serve/page_files_test.cpp
+  serve/translate_server_test.cpp
+)
