@@ -234,7 +234,7 @@ TEST(Seq2SeqTrainApp, ConfigTomlRepeatsTheRunFromAnywhere) {
   ASSERT_EQ(first.status, 0) << first.err;
   const auto run_a = start / "run #a";
   const auto config = util::read_file((run_a / "config.toml").string());
-  for (const std::string line : std::vector<std::string>{
+  for (const std::string& line : std::vector<std::string>{
            "lr=0.002", "epochs=1", "max-iters=3", "embedding-size=32", "dropout=0", "log-every=10", "preset=\"cpu\"",
            "variant=\"FG\"", "device=\"cpu\"", "precision=\"fp32\"", "tokenizer=\"word\"", "joint-vocab=false",
            "validation-pairs=100", "data=" + apps::toml_value((start / corpus).string()),

@@ -365,7 +365,12 @@ TEST(DLStudioExport, ExportedDLStudioLossRunTranslatesAsTheProgram) {
     loaded.model->eval();
     const auto log_probs = loaded.model->forward(src, tgt);  // [B, L-1, V + 2]
     const auto words_only = torch::log_softmax(dlstudio_columns(log_probs).to(torch::kDouble), -1);
-    masked_loss = sequence_loss(words_only, dlstudio_ids(tgt.narrow(1, 1, max_len - 1)), dlstudio).item<double>();
+    // In DLStudio's ids (the program's minus its two extra specials) index 2 is a word, not
+    // <pad>: nothing is padding there.
+    auto dlstudio_ids_loss = dlstudio;
+    dlstudio_ids_loss.pad_index = -1;
+    masked_loss =
+        sequence_loss(words_only, dlstudio_ids(tgt.narrow(1, 1, max_len - 1)), dlstudio_ids_loss).item<double>();
   }
 
   const auto output = dir / "python_out.txt";
