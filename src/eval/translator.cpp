@@ -88,29 +88,29 @@ std::vector<SentenceTranslation> Translator::translate(const std::vector<std::st
                                                        const DecodeOptions& decode) {
   std::vector<SentenceTranslation> results(sentences.size());
   std::vector<std::vector<std::int64_t>> rows;  // source ids of the translatable sentences
-  std::vector<SentenceTranslation*> todo;
+  std::vector<SentenceTranslation*> translatable;
   for (std::size_t i = 0; i < sentences.size(); ++i) {
     results[i].input = sentences[i];
     std::vector<std::int64_t> ids;
     prepare(results[i], ids);
     if (!results[i].ok()) continue;
     rows.push_back(std::move(ids));
-    todo.push_back(&results[i]);
+    translatable.push_back(&results[i]);
   }
-  if (todo.empty()) return results;
+  if (translatable.empty()) return results;
   const auto length = static_cast<std::int64_t>(rows.front().size());
   const auto src = torch::tensor(flatten(rows), torch::kLong)
                        .view({static_cast<std::int64_t>(rows.size()), length})
                        .to(device_);  // [N, L]
   const auto outputs = eval::translate(loaded_.model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, decode);
-  for (std::size_t k = 0; k < todo.size(); ++k) {
-    auto& t = *todo[k];
+  for (std::size_t k = 0; k < translatable.size(); ++k) {
+    auto& t = *translatable[k];
     t.output_tokens = loaded_.spanish.decode(outputs[k]);
     t.output_words = loaded_.spanish_subwords ? loaded_.spanish_subwords->decode(t.output_tokens) : t.output_tokens;
     t.raw = data::join_words(t.output_words);
     t.text = data::detokenize(t.output_words, t.input, data::Language::kSpanish);
   }
-  if (scores_) score(todo, src);
+  if (scores_) score(translatable, src, std::max<std::int64_t>(1, decode.batch_size));
   return results;
 }
 
@@ -130,20 +130,28 @@ torch::Tensor Translator::target_ids(const std::vector<std::string>& output_toke
   return torch::tensor(loaded_.spanish.encode(tokens, length, loaded_.info.training.padding()), torch::kLong);
 }
 
-void Translator::score(std::vector<SentenceTranslation*>& done, const torch::Tensor& src) {
-  std::vector<torch::Tensor> targets;
-  for (const auto* t : done) targets.push_back(target_ids(t->output_tokens));
-  const auto tgt = torch::stack(targets).to(device_);  // [N, L]
+void Translator::score(const std::vector<SentenceTranslation*>& done, const torch::Tensor& src,
+                       std::int64_t batch_size) {
   torch::NoGradGuard no_grad;
-  const auto log_probs = loaded_.model->forward(src, tgt).to(torch::kFloat);  // [N, L-1, V]
-  // log p of target word t (positions 1..L-1), read at the target's own ids: [N, L-1]
-  const auto picked = log_probs.gather(2, tgt.narrow(1, 1, tgt.size(1) - 1).unsqueeze(2)).squeeze(2);
-  const auto picked_cpu = picked.to(torch::kCPU).to(torch::kDouble).contiguous();
-  for (std::size_t k = 0; k < done.size(); ++k) {
-    // The output tokens and the EOS after them (when it fitted).
-    const auto counted =
-        std::min<std::int64_t>(static_cast<std::int64_t>(done[k]->output_tokens.size()) + 1, picked_cpu.size(1));
-    done[k]->log_probability = picked_cpu[static_cast<std::int64_t>(k)].narrow(0, 0, counted).sum().item<double>();
+  const auto rows = static_cast<std::int64_t>(done.size());
+  for (std::int64_t first = 0; first < rows; first += batch_size) {
+    const auto count = std::min(batch_size, rows - first);
+    std::vector<torch::Tensor> targets;
+    for (std::int64_t k = first; k < first + count; ++k) {
+      targets.push_back(target_ids(done[static_cast<std::size_t>(k)]->output_tokens));
+    }
+    const auto tgt = torch::stack(targets).to(device_);                               // [n, L]
+    const auto log_probs = loaded_.model->forward(src.narrow(0, first, count), tgt);  // [n, L-1, V]
+    // log p of target words 1..L-1, read at the target's own ids: [n, L-1]
+    const auto picked = log_probs.gather(2, tgt.narrow(1, 1, tgt.size(1) - 1).unsqueeze(2)).squeeze(2);
+    const auto picked_cpu = picked.to(torch::kCPU).to(torch::kDouble).contiguous();
+    for (std::int64_t k = 0; k < count; ++k) {
+      auto& t = *done[static_cast<std::size_t>(first + k)];
+      // The output tokens and the EOS after them (when it fitted).
+      const auto counted =
+          std::min<std::int64_t>(static_cast<std::int64_t>(t.output_tokens.size()) + 1, picked_cpu.size(1));
+      t.log_probability = picked_cpu[k].narrow(0, 0, counted).sum().item<double>();
+    }
   }
 }
 

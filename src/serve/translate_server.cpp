@@ -113,8 +113,7 @@ struct TranslateServer::Impl {
     const auto traced = batcher.run_alone<Traced>(
         [this, call] {
           Traced out;
-          out.first =
-              translator.translate(std::vector<std::string>{call.sentence}, decode_options(call.beam, 1)).front();
+          out.first = translator.translate(call.sentence, decode_options(call.beam, 1));
           if (out.first.ok()) out.second = translator.attention(out.first);
           return out;
         },

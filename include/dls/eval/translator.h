@@ -82,8 +82,9 @@ class Translator {
   // Normalises and encodes `t.input` into `ids` ([L] source ids); sets t.error instead when
   // the sentence cannot be translated.
   void prepare(SentenceTranslation& t, std::vector<std::int64_t>& ids) const;
-  // Fills log_probability for rows translated from `src` [N, L].
-  void score(std::vector<SentenceTranslation*>& done, const torch::Tensor& src);
+  // Fills log_probability for rows translated from `src` [N, L], `batch_size` rows per pass
+  // (a pass holds [rows, L-1, V] log-probabilities).
+  void score(const std::vector<SentenceTranslation*>& done, const torch::Tensor& src, std::int64_t batch_size);
   torch::Tensor target_ids(const std::vector<std::string>& output_tokens) const;  // [L]
 
   checkpoint::LoadedSeq2Seq loaded_;
