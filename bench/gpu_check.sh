@@ -110,6 +110,10 @@ write_pc() { printf 'Name: %s\nDescription: %s\nVersion: 99\nCflags: -I%s %s\nLi
 write_pc cairo "-I$P/usr/include/cairo" "-lcairo"
 write_pc libutf8proc "" "-lutf8proc"
 write_pc sentencepiece "" "-lsentencepiece -lsentencepiece_train"
+# translate_server's HTTP library, with the features Debian built it with (its class layouts
+# depend on them) and OpenSSL's headers, whose configuration lives in the multiarch folder.
+write_pc cpp-httplib "-I$P/usr/include/x86_64-linux-gnu -DCPPHTTPLIB_OPENSSL_SUPPORT -DCPPHTTPLIB_ZLIB_SUPPORT -DCPPHTTPLIB_BROTLI_SUPPORT" \
+         "-lcpp-httplib"
 pkgconfig=$(command -v pkg-config || true)
 if [ -z "$pkgconfig" ]; then
   pkgconfig=$P/pkg-config
@@ -141,11 +145,12 @@ nccl=()
 generator=()
 command -v ninja > /dev/null && generator=(-G Ninja)
 # -I first: Debian's fmt 9 (which spdlog 1.10 was built with) before PyTorch's bundled fmt.
-step configure 120 cmake -S . -B "$B" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DDLS_USE_CCACHE=OFF \
+step configure 120 cmake -S . -B "$B" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DDLS_USE_CCACHE=OFF -DDLS_CUDA_GRAPHS=ON \
   -DCMAKE_PREFIX_PATH="$torch_prefix;$P/usr" -DPKG_CONFIG_EXECUTABLE="$pkgconfig" "${nccl[@]}" \
   -Dspdlog_DIR="$L/cmake/spdlog" -Dfmt_DIR="$L/cmake/fmt" -DGTest_DIR="$L/cmake/GTest" \
   -DCMAKE_CXX_FLAGS="-I$P/usr/include" \
   -DCMAKE_EXE_LINKER_FLAGS="$link" -DCMAKE_SHARED_LINKER_FLAGS="$link" -DCMAKE_MODULE_LINKER_FLAGS="$link" &&
+[ -n "${GPU_CHECK_CONFIGURE_ONLY:-}" ] && { say "configured (GPU_CHECK_CONFIGURE_ONLY)"; exit $(( failures > 0 )); }
 # GPU_CHECK_TARGETS: only these (a shorter build for a short lease), else everything.
 read -r -a targets <<< "${GPU_CHECK_TARGETS:-}"
 targets=("${targets[@]/#/--target=}")
@@ -280,6 +285,15 @@ PY
     expect_device real_corpus_graphs
     grep -a -E 'training step:|no CUDA graphs|epoch [0-9]+/|done \(' "$W/real_corpus_graphs.log" | tail -n 6 |
       cut -c1-300 >> "$OUT/summary.txt"
+    # The lecture's model (--preset dlstudio, <= 8 words) for a few thousand steps: its step
+    # rate, for the 40 epochs' time.
+    if [ -n "${LECTURE_PROBE_ITERS:-}" ]; then
+      step lecture_probe 120 "$A/seq2seq_train" --preset dlstudio --data "$corpus" --max-words 8 --device "$dev" \
+           --max-iters "$LECTURE_PROBE_ITERS" --run-dir "$W/lecture_probe" --json --log-every 500
+      expect_device lecture_probe
+      grep -a -E 'training step:|no CUDA graphs|CUDA graphs:|epoch [0-9]+/|done \(' "$W/lecture_probe.log" |
+        tail -n 8 | cut -c1-300 >> "$OUT/summary.txt"
+    fi
   fi
 fi
 

@@ -225,6 +225,17 @@ void CheckpointWriter::add_module(const std::string& name, const torch::nn::Modu
   archive_.write("module." + name, section);
 }
 
+void CheckpointWriter::add_module_on_cpu(const std::string& name, const torch::nn::Module& module) {
+  NamedTensors tensors;
+  for (const auto& child : module.named_modules("", /*include_self=*/false)) {
+    tensors.emplace_back(child.key() + ".", torch::Tensor());  // (submodules without tensors too)
+  }
+  // (Serialised by reference when the file is saved: the caller saves before training on.)
+  for (const auto& p : module.named_parameters()) tensors.emplace_back(p.key(), p.value().detach().to(torch::kCPU));
+  for (const auto& b : module.named_buffers()) tensors.emplace_back(b.key(), b.value().detach().to(torch::kCPU));
+  add_module_tensors(name, tensors);
+}
+
 void CheckpointWriter::add_optimizer(const std::string& name, const torch::optim::Optimizer& optimizer) {
   torch::serialize::OutputArchive section(archive_.compilation_unit());
   optimizer.save(section);

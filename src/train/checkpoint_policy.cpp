@@ -75,30 +75,23 @@ void CheckpointPolicy::announce_best() const {
   spdlog::info("best checkpoint {} (validation {} {:.4f})", run_->file("best.pt"), best->metric(), best->best_value());
 }
 
-// Rank 0 writes the checkpoint of `state` (CPU tensors, so that any machine reads it), with
-// the world size that trained it.
+// Rank 0 writes the checkpoint of `state` from CPU copies (so that any machine reads it),
+// with the world size that trained it. The model and the optimizer's state stay where and
+// what they are: a CUDA graph and the flat gradient and moment buffers hold them by address.
 void CheckpointPolicy::write_checkpoint(const std::string& path, const LoopState& state) {
   auto& model = task_.model();
-  const bool on_cpu = options_.device.is_cpu();
-  if (!on_cpu) {
-    model.to(torch::kCPU);
-    move_optimizer_state(optimizer_, torch::kCPU);
-  }
   checkpoint::CheckpointWriter writer(task_.checkpoint_kind());
   task_.describe_checkpoint(writer, state);
-  writer.add_module("model", model);
+  writer.add_module_on_cpu("model", model);
   selection_->describe(writer);  // the moving average, the best score
   schedule_.describe(writer);    // --time-limit: the budget and the schedule's end
+  const OptimizerStateOnCpu optimizer_on_cpu(optimizer_);
   writer.add_optimizer("optimizer", optimizer_);
   writer.add_tensor("rng", checkpoint::cpu_generator_state());
   writer.add_text(kRunIdText, run_id_);
   writer.add_text("distributed",
                   "world_size=" + std::to_string(dist_.world_size()) + "\nbackend=" + dist_.backend() + "\n");
   writer.save(path);
-  if (!on_cpu) {
-    model.to(options_.device);
-    move_optimizer_state(optimizer_, options_.device);
-  }
 }
 
 }  // namespace dls::train

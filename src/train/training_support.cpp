@@ -51,6 +51,44 @@ void move_optimizer_state(torch::optim::Optimizer& optimizer, const torch::Devic
   }
 }
 
+namespace {
+
+// Adam's and AdamW's state types are siblings: the same three tensors under either.
+template <typename State, typename Fn>
+bool with_adam_state(torch::optim::OptimizerParamState* state, Fn&& fn) {
+  auto* adam = dynamic_cast<State*>(state);
+  if (adam != nullptr) fn(*adam);
+  return adam != nullptr;
+}
+
+template <typename Fn>
+void for_adam_state(torch::optim::OptimizerParamState* state, Fn&& fn) {
+  with_adam_state<torch::optim::AdamParamState>(state, fn) || with_adam_state<torch::optim::AdamWParamState>(state, fn);
+}
+
+}  // namespace
+
+OptimizerStateOnCpu::OptimizerStateOnCpu(torch::optim::Optimizer& optimizer) {
+  for (auto& entry : optimizer.state()) {
+    for_adam_state(entry.second.get(), [&](auto& s) {
+      held_.push_back({entry.second.get(), s.exp_avg(), s.exp_avg_sq(), s.max_exp_avg_sq()});
+      s.exp_avg(s.exp_avg().to(torch::kCPU));
+      s.exp_avg_sq(s.exp_avg_sq().to(torch::kCPU));
+      if (s.max_exp_avg_sq().defined()) s.max_exp_avg_sq(s.max_exp_avg_sq().to(torch::kCPU));
+    });
+  }
+}
+
+OptimizerStateOnCpu::~OptimizerStateOnCpu() {
+  for (auto& held : held_) {
+    for_adam_state(held.state, [&](auto& s) {
+      s.exp_avg(held.exp_avg);
+      s.exp_avg_sq(held.exp_avg_sq);
+      if (held.max_exp_avg_sq.defined()) s.max_exp_avg_sq(held.max_exp_avg_sq);
+    });
+  }
+}
+
 void check_training_memory(const TrainingMemory& memory, std::int64_t batch_size, const torch::Device& device,
                            const std::string& advice) {
   if (device.is_cpu()) {

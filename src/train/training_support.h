@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
@@ -32,6 +33,24 @@ std::string run_dir_of(const std::string& resume);
 // Adam's state tensors are read onto the CPU; a CUDA run needs them beside the weights
 // (and checkpoints are written from CPU tensors so that any machine can read them).
 void move_optimizer_state(torch::optim::Optimizer& optimizer, const torch::Device& device);
+
+// While it lives, the optimizer's Adam state tensors are CPU copies (what a checkpoint is
+// written from); then the very tensors it held go back. Moving the state there and back
+// instead would leave the graph-safe optimizer's moments, views of its flat ones, detached.
+class OptimizerStateOnCpu {
+ public:
+  explicit OptimizerStateOnCpu(torch::optim::Optimizer& optimizer);
+  ~OptimizerStateOnCpu();
+  OptimizerStateOnCpu(const OptimizerStateOnCpu&) = delete;
+  OptimizerStateOnCpu& operator=(const OptimizerStateOnCpu&) = delete;
+
+ private:
+  struct Held {
+    torch::optim::OptimizerParamState* state;
+    torch::Tensor exp_avg, exp_avg_sq, max_exp_avg_sq;
+  };
+  std::vector<Held> held_;
+};
 
 // Before the model is built: refuses (std::runtime_error, one line with both numbers and
 // `advice`, the flags that make it smaller) a training whose estimate is over the memory

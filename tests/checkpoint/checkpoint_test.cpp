@@ -22,10 +22,11 @@ struct NetImpl : torch::nn::Module {
   explicit NetImpl(int hidden) {
     fc1 = register_module("fc1", torch::nn::Linear(4, hidden));
     norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({hidden})));
-    register_buffer("counter", torch::zeros({1}));
+    counter = register_buffer("counter", torch::zeros({1}));
   }
   torch::nn::Linear fc1{nullptr};
   torch::nn::LayerNorm norm{nullptr};
+  torch::Tensor counter;
 };
 TORCH_MODULE(Net);
 
@@ -42,6 +43,30 @@ std::string write_checkpoint(const fs::path& dir, Net& net, torch::optim::Adam& 
   const std::string path = (dir / "toy.pt").string();
   writer.save(path);
   return path;
+}
+
+// A GPU run writes its checkpoints so: copies, the model's own tensors untouched.
+TEST(Checkpoint, ModuleWrittenOnCpuReadsBackAsTheModuleAndStaysInPlace) {
+  const auto dir = test::fresh_temp_dir("checkpoint_module_on_cpu");
+  torch::manual_seed(2);
+  Net net(8);
+  net->counter.fill_(3);
+  std::vector<const void*> addresses;
+  for (const auto& p : net->parameters()) addresses.push_back(p.data_ptr());
+  CheckpointWriter writer("toy");
+  writer.set_settings(util::KeyValues());
+  writer.add_module_on_cpu("net", *net);
+  const std::string path = (dir / "on_cpu.pt").string();
+  writer.save(path);
+  for (std::size_t i = 0; i < addresses.size(); ++i) EXPECT_EQ(net->parameters()[i].data_ptr(), addresses[i]);
+
+  torch::manual_seed(98);
+  Net copy(8);
+  CheckpointReader(path, "toy").load_module("net", *copy);
+  for (const auto& p : net->named_parameters()) {
+    EXPECT_TRUE(torch::equal(p.value(), copy->named_parameters()[p.key()])) << p.key();
+  }
+  EXPECT_TRUE(torch::equal(copy->named_buffers()["counter"], torch::full({1}, 3.0)));
 }
 
 TEST(Checkpoint, RoundTripRestoresEverything) {

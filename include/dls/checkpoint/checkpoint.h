@@ -40,6 +40,11 @@ class CheckpointWriter {
   void set_settings(const util::KeyValues& settings);
   void add_text(const std::string& name, const std::string& text);
   void add_module(const std::string& name, const torch::nn::Module& module);
+  // The module's parameters and buffers as CPU copies, in add_module's layout (it reads back
+  // as a module), leaving the module's own tensors where and what they are: a GPU run's
+  // checkpoint without moving the model (whose tensors a CUDA graph and a flat gradient
+  // buffer hold by address).
+  void add_module_on_cpu(const std::string& name, const torch::nn::Module& module);
   void add_optimizer(const std::string& name, const torch::optim::Optimizer& optimizer);
   void add_tensor(const std::string& name, const torch::Tensor& tensor);
   // A module section from its tensors alone (as module_tensors() reads them), which
