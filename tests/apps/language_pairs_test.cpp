@@ -66,9 +66,14 @@ TEST(LanguagePairsApp, GermanParallelFilesTrainScoreAndTranslate) {
   const auto run =
       pair_train(parallel_flags(dir, "de", "en") + kTiny + " --run-dir " + (dir / "run").string(), "german");
   ASSERT_EQ(run.status, 0) << run.err;
-  for (const auto* text : {"train.de + train.en: ", "valid.de + valid.en: ", "(the validation files)",
-                           "with SOS EOS <pad> <unk>): German ", "longest German sentence", "longest English sentence",
-                           "test set ", "The input sentence pair:", "The translation produced by TransformerFG"}) {
+  const auto files = [&](const char* part) {
+    return (dir / (std::string(part) + ".de")).string() + " + " + (dir / (std::string(part) + ".en")).string();
+  };
+  for (const std::string text :
+       {files("train") + ": ", files("valid") + ": ", std::string("(the validation files)"),
+        std::string("with SOS EOS <pad> <unk>): German "), std::string("longest German sentence"),
+        std::string("longest English sentence"), "test set " + files("test"), std::string("The input sentence pair:"),
+        std::string("The translation produced by TransformerFG")}) {
     expect_in_pair_output(run.err, text);
   }
   // The validation translations name the source language and keep the umlauts.
@@ -78,13 +83,12 @@ TEST(LanguagePairsApp, GermanParallelFilesTrainScoreAndTranslate) {
 
   const auto scores = pair_eval((dir / "run").string(), "german");
   ASSERT_EQ(scores.status, 0) << scores.err;
-  expect_in_pair_output(scores.out, "validation split of ");
-  expect_in_pair_output(scores.out, "train.de + train.en");
+  expect_in_pair_output(scores.out, "validation split of " + files("train"));
   const auto test_set = pair_eval((dir / "run").string() + " --test-src " + (dir / "test.de").string() +
                                       " --test-tgt " + (dir / "test.en").string() + " --samples 2",
                                   "german_test");
   ASSERT_EQ(test_set.status, 0) << test_set.err;
-  expect_in_pair_output(test_set.out, "test.de + test.en");
+  expect_in_pair_output(test_set.out, files("test"));
   expect_in_pair_output(test_set.out, "The input sentence pair:");
   const auto translated = pair_eval((dir / "run").string() + " --translate \"Wo ist der Käse?\"", "german_translate");
   ASSERT_EQ(translated.status, 0) << translated.err;
@@ -205,9 +209,8 @@ TEST(LanguagePairsApp, CorpusErrorsAreOneLine) {
 TEST(LanguagePairsApp, ReverseTrainsSpanishToEnglish) {
   const auto dir = test::fresh_temp_dir("language_pairs_reverse");
   const std::string tsv = " --data " + dls::testing::source_dir() + "/data/sample_en_es.tsv";
-  const auto run = pair_train(
-      tsv + " --reverse" + kTiny + " --validation-pairs 100 --max-iters 3 --run-dir " + (dir / "run").string(),
-      "reverse");
+  const auto run =
+      pair_train(tsv + " --reverse" + kTiny + " --max-iters 3 --run-dir " + (dir / "run").string(), "reverse");
   ASSERT_EQ(run.status, 0) << run.err;
   for (const auto* text : {"by Spanish sentence", "<unk>): Spanish ", " words, English ", "longest Spanish sentence"}) {
     expect_in_pair_output(run.err, text);

@@ -37,7 +37,8 @@ TEST(Seq2SeqSettings, AnOlderCheckpointReadsAsEnglishToSpanish) {
   const std::set<std::string> newer{"train_src",  "train_tgt",  "valid_src", "valid_tgt", "test_src", "test_tgt",
                                     "src_column", "tgt_column", "src_lang",  "tgt_lang",  "reverse",  "max_tokens"};
   util::KeyValues older;
-  for (const auto& [key, value] : s.to_settings().entries()) {
+  const auto current = s.to_settings();
+  for (const auto& [key, value] : current.entries()) {
     if (newer.count(key) == 0) older.set(key, value);
   }
   const auto back = Seq2SeqTrainSettings::from_settings(older);
