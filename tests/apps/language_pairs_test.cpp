@@ -96,6 +96,16 @@ TEST(LanguagePairsApp, GermanParallelFilesTrainScoreAndTranslate) {
   test::expect_one_line_error(
       pair_eval((dir / "run").string() + " --test-src " + (dir / "test.de").string(), "german_half"),
       "--test-src needs --test-tgt");
+  // The files and languages travel in the checkpoint and in config.toml: a resume and a
+  // repeat need none of the flags.
+  const auto resumed = pair_train("--resume " + (dir / "run").string() + " --epochs 3", "german_resume");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  expect_in_pair_output(resumed.err, "longest German sentence");
+  expect_in_pair_output(resumed.err, "epoch 3/3");
+  const auto repeated = pair_train(
+      "--config " + (dir / "run" / "config.toml").string() + " --run-dir " + (dir / "again").string(), "german_again");
+  ASSERT_EQ(repeated.status, 0) << repeated.err;
+  expect_in_pair_output(repeated.err, "(the validation files)");
 }
 
 TEST(LanguagePairsApp, RussianFromChosenColumnsTrainsInReverse) {
