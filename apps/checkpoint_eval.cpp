@@ -68,6 +68,15 @@ int main(int argc, char** argv) {
   app.add_option("--test", seq2seq.test_file,
                  "score this corpus (TSV or DLStudio archive) instead of the validation split")
       ->group(s2s);
+  app.add_option("--test-src", seq2seq.test_src, "score these parallel files instead: source sentences, one a line")
+      ->group(s2s);
+  app.add_option("--test-tgt", seq2seq.test_tgt, "parallel test files: the reference translations")->group(s2s);
+  app.add_option("--src-column", seq2seq.src_column, "--test TSV: the source column, 1-based (default: the run's)")
+      ->check(CLI::Range(1, 1000))
+      ->group(s2s);
+  app.add_option("--tgt-column", seq2seq.tgt_column, "--test TSV: the target column, 1-based (default: the run's)")
+      ->check(CLI::Range(1, 1000))
+      ->group(s2s);
   app.add_option("--data", seq2seq.data_path, "the training corpus, if it is no longer where the checkpoint says")
       ->group(s2s);
   app.add_option("--limit", seq2seq.limit, "score the first N sentences only")
@@ -269,6 +278,13 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (kind != "seq2seq") throw std::runtime_error(files.back() + ": a checkpoint of kind '" + kind + "'");
+    if (seq2seq.test_src.empty() != seq2seq.test_tgt.empty()) {
+      throw std::runtime_error(seq2seq.test_src.empty() ? "--test-tgt needs --test-src"
+                                                        : "--test-src needs --test-tgt");
+    }
+    if (!seq2seq.test_src.empty() && !seq2seq.test_file.empty()) {
+      throw std::runtime_error("--test and --test-src: give one test set, a TSV/archive file or parallel files");
+    }
     seq2seq.decode.method = dlstudio_decode ? dls::eval::DecodeMethod::kDLStudioOneShot
                             : beam > 0      ? dls::eval::DecodeMethod::kBeam
                                             : dls::eval::DecodeMethod::kGreedy;

@@ -1,9 +1,12 @@
 // seq2seq_train: trains DLStudio's English->Spanish transformers (TransformerFG,
-// TransformerPreLN) on the Tatoeba/Anki TSV corpus or a DLStudio archive.
+// TransformerPreLN) on the Tatoeba/Anki TSV corpus or a DLStudio archive; or any language
+// pair, either direction, from TSV columns or parallel files (corpus_flags.h).
 //
 //   seq2seq_train --data spa.txt                     DLStudio's example (FG, 40 epochs)
 //   seq2seq_train --data spa.txt --preset cpu        the small preset for a 2-core CPU
 //   seq2seq_train --resume runs/seq2seq              continue the newest checkpoint of a run
+//   seq2seq_train --data spa.txt --reverse           Spanish -> English
+//   seq2seq_train --train-src train.de --train-tgt train.en --src-lang de --tgt-lang en
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +20,7 @@
 #include "command_line.h"
 #include "cli_overrides.h"
 #include "config_file.h"
+#include "corpus_flags.h"
 #include "default_corpus.h"
 #include "run_flags.h"
 #include "selection_flags.h"
@@ -115,7 +119,8 @@ void print_json(const dls::train::Seq2SeqTrainResult& r, const std::string& prec
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "Train DLStudio's English-to-Spanish transformer (TransformerFG or TransformerPreLN).\n"
+      "Train DLStudio's English-to-Spanish transformer (TransformerFG or TransformerPreLN), or\n"
+      "any language pair in either direction (--src-lang, --tgt-lang, --reverse).\n"
       "A preset gives every setting; each flag below overrides one. With --resume the\n"
       "checkpoint's settings are the starting point instead of the preset.\n"};
   app.footer(
@@ -135,6 +140,7 @@ int main(int argc, char** argv) {
       [](auto& s, auto v) { s.training.data.data_path = dls::apps::absolute_path(v); },
       [](const auto& s) { return dls::apps::absolute_path(s.training.data.data_path); })
       ->group(data);
+  dls::apps::add_corpus_flags(app, overrides, data);
   setting(
       app, overrides, "--max-words",
       "longest sentence kept, per side, in words (L = max-words + 2; sentencepiece: L = the longest kept side "
@@ -148,7 +154,7 @@ int main(int argc, char** argv) {
       ->check(dls::apps::in_range(0, 18446744073709551615.0))
       ->group(data);
   setting(
-      app, overrides, "--validation-pairs", "held-out pairs, split by English sentence (default 2000)",
+      app, overrides, "--validation-pairs", "held-out pairs, split by source sentence (default 2000)",
       [](auto& s) -> auto& { return s.training.data.validation_pairs; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(data);
@@ -184,7 +190,7 @@ int main(int argc, char** argv) {
       ->group(data);
   flag_setting(
       app, overrides, "--joint-vocab",
-      "sentencepiece: one model and vocabulary for English and Spanish (default: one per language)",
+      "sentencepiece: one model and vocabulary for both languages (default: one per language)",
       [](auto& s) { s.training.data.subwords.joint = true; },
       [](const auto& s) { return s.training.data.subwords.joint; })
       ->group(data);
@@ -259,6 +265,13 @@ int main(int argc, char** argv) {
   setting(
       app, overrides, "--batch-size", "pairs per step", [](auto& s) -> auto& { return s.training.batch_size; })
       ->check(dls::apps::in_range(1, 1000000))
+      ->group(training);
+  setting(
+      app, overrides, "--max-tokens",
+      "batches of pairs of similar length filled to N tokens (rows x longest side) instead of --batch-size pairs; "
+      "the loss per token; vaswani layout (0: off)",
+      [](auto& s) -> auto& { return s.training.max_tokens; })
+      ->check(dls::apps::in_range(0, 100000000))
       ->group(training);
   setting<std::string>(
       app, overrides, "--schedule", "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine",
@@ -359,14 +372,16 @@ int main(int argc, char** argv) {
     }
     const Seq2SeqPreset before_flags = setup;
     dls::apps::apply_overrides(overrides, setup);
-    if (setup.training.data.data_path.empty()) {
+    dls::apps::check_corpus_flags(app, setup);
+    if (setup.training.data.data_path.empty() && setup.training.data.train_src.empty()) {
       throw std::runtime_error(dls::apps::no_corpus_message());
     }
     if (resuming) {
       dls::apps::check_fixed_on_resume(
           app, overrides, before_flags, setup,
           {"--preset", "--variant", "--max-words", "--split-seed", "--validation-pairs", "--dlstudio-loss",
-           "--tokenizer", "--spm-model", "--vocab-size", "--joint-vocab", "--tie-embeddings"});
+           "--tokenizer", "--spm-model", "--vocab-size", "--joint-vocab", "--tie-embeddings", "--src-column",
+           "--tgt-column", "--src-lang", "--tgt-lang", "--reverse", "--max-tokens"});
     }
     check_subword_flags(setup, resuming);
     const auto layout = setup.model.transformer().layout();

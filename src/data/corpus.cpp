@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "dls/data/languages.h"
 #include "dls/data/normalize.h"
 #include "dls/data/pickle.h"
 #include "dls/util/file_io.h"
@@ -23,12 +24,19 @@ constexpr int kLoggedBadLines = 5;  // bad lines logged (debug) per file; the re
 class PairCollector {
  public:
   PairCollector(Corpus& corpus, const CorpusOptions& options, bool lines)
-      : corpus_(corpus), max_words_(static_cast<std::size_t>(options.max_words)), lines_(lines) {
+      : corpus_(corpus),
+        max_words_(static_cast<std::size_t>(options.max_words)),
+        lines_(lines),
+        src_rules_(language_rules(options.src_lang)),
+        tgt_rules_(language_rules(options.tgt_lang)),
+        reverse_(options.reverse) {
     if (options.max_words < 1) {
       throw std::invalid_argument(corpus.source + ": max_words must be at least 1, got " +
                                   std::to_string(options.max_words));
     }
     corpus_.max_words = options.max_words;
+    corpus_.source_language = options.reverse ? options.tgt_lang : options.src_lang;
+    corpus_.target_language = options.reverse ? options.src_lang : options.tgt_lang;
   }
 
   // Counts a dropped line in `counter`; the first few are logged with `why`.
@@ -40,14 +48,16 @@ class PairCollector {
     }
   }
 
-  // Both texts must already be known to be valid UTF-8.
-  void add(std::string_view english, std::string_view spanish, std::size_t number) {
+  // Both texts must already be known to be valid UTF-8; `src` in the language of
+  // CorpusOptions::src_lang (before the sides are reversed).
+  void add(std::string_view src, std::string_view tgt, std::size_t number) {
     // Scratch vectors keep their capacity from line to line; a kept pair gets vectors of
     // exactly its size (most words fit in std::string's small-string buffer).
     english_.clear();
     spanish_.clear();
-    normalize_words(english, Language::kEnglish, english_);
-    normalize_words(spanish, Language::kSpanish, spanish_);
+    normalize_words(src, src_rules_, english_);
+    normalize_words(tgt, tgt_rules_, spanish_);
+    if (reverse_) english_.swap(spanish_);
     if (english_.empty() || spanish_.empty()) {
       drop(&CorpusStats::empty, number, "a side has no word after normalisation");
     } else if (english_.size() > max_words_ || spanish_.size() > max_words_) {
@@ -71,6 +81,8 @@ class PairCollector {
   Corpus& corpus_;
   std::size_t max_words_;
   bool lines_;
+  Language src_rules_, tgt_rules_;
+  bool reverse_;
   int logged_ = 0;
   std::vector<std::string> english_, spanish_;
 };
@@ -116,6 +128,19 @@ Corpus parse_tsv_corpus(const std::string& text, const std::string& name, const 
   if (rest.substr(0, 3) == "\xEF\xBB\xBF") rest.remove_prefix(3);  // byte-order mark
   if (rest.empty()) throw std::runtime_error(name + ": empty corpus file");
 
+  if (options.src_column < 1 || options.tgt_column < 1 || options.src_column == options.tgt_column) {
+    throw std::invalid_argument(name + ": the source and target columns must be two different columns from 1, got " +
+                                std::to_string(options.src_column) + " and " + std::to_string(options.tgt_column));
+  }
+  // Fields a line needs: the higher column (and it may have one more, an attribution).
+  const auto highest = static_cast<std::size_t>(std::max(options.src_column, options.tgt_column));
+  std::vector<std::string_view> fields;
+  const std::string no_tab =
+      "no tab (expected " +
+      (highest == 2 ? language_name(options.src_column == 1 ? options.src_lang : options.tgt_lang) + "<TAB>" +
+                          language_name(options.src_column == 1 ? options.tgt_lang : options.src_lang)
+                    : std::to_string(highest) + " tab-separated fields") +
+      ")";
   corpus.pairs.reserve(static_cast<std::size_t>(std::count(rest.begin(), rest.end(), '\n')) + 1);
   std::size_t number = 0;
   while (!rest.empty()) {
@@ -133,21 +158,89 @@ Corpus parse_tsv_corpus(const std::string& text, const std::string& name, const 
       collector.drop(&CorpusStats::invalid_utf8, number, "invalid UTF-8");
       continue;
     }
-    const std::size_t tab1 = line.find('\t');
-    const std::size_t tab2 = tab1 == std::string_view::npos ? tab1 : line.find('\t', tab1 + 1);
-    if (tab1 == std::string_view::npos) {
-      collector.drop(&CorpusStats::malformed, number, "no tab (expected English<TAB>Spanish)");
+    fields.clear();
+    for (std::size_t start = 0;;) {
+      const std::size_t tab = line.find('\t', start);
+      fields.push_back(line.substr(start, tab == std::string_view::npos ? tab : tab - start));
+      if (tab == std::string_view::npos) break;
+      start = tab + 1;
+    }
+    if (fields.size() < highest) {
+      collector.drop(&CorpusStats::malformed, number,
+                     fields.size() == 1 ? no_tab.c_str() : "too few tab-separated fields");
       continue;
     }
-    if (tab2 != std::string_view::npos && line.find('\t', tab2 + 1) != std::string_view::npos) {
-      collector.drop(&CorpusStats::malformed, number, "more than 3 tab-separated fields");
+    if (fields.size() > highest + 1) {
+      collector.drop(&CorpusStats::malformed, number, "more tab-separated fields than the columns and an attribution");
       continue;
     }
-    const std::string_view spanish = line.substr(tab1 + 1, tab2 == std::string_view::npos ? tab2 : tab2 - tab1 - 1);
-    collector.add(line.substr(0, tab1), spanish, number);
+    collector.add(fields[static_cast<std::size_t>(options.src_column) - 1],
+                  fields[static_cast<std::size_t>(options.tgt_column) - 1], number);
   }
   collector.finish();
   return corpus;
+}
+
+namespace {
+
+// The lines of one parallel file: byte-order mark, '\r' line ends and the final line end
+// dropped.
+std::vector<std::string_view> parallel_lines(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+}  // namespace
+
+Corpus parse_parallel_corpus(const std::string& src_text, const std::string& tgt_text, const std::string& src_name,
+                             const std::string& tgt_name, const CorpusOptions& options) {
+  Corpus corpus;
+  corpus.source = src_name + " + " + tgt_name;
+  corpus.format = CorpusFormat::kParallelFiles;
+  PairCollector collector(corpus, options, /*lines=*/true);
+  const auto src = parallel_lines(src_text), tgt = parallel_lines(tgt_text);
+  if (src.empty()) throw std::runtime_error(src_name + ": empty corpus file");
+  if (tgt.empty()) throw std::runtime_error(tgt_name + ": empty corpus file");
+  if (src.size() != tgt.size()) {
+    const bool src_longer = src.size() > tgt.size();
+    throw std::runtime_error((src_longer ? src_name : tgt_name) + ":" +
+                             std::to_string(std::min(src.size(), tgt.size()) + 1) + ": no partner line: " + src_name +
+                             " has " + std::to_string(src.size()) + " lines, " + tgt_name + " has " +
+                             std::to_string(tgt.size()));
+  }
+  const auto where = [](const std::string& name, std::size_t number) { return name + ":" + std::to_string(number); };
+  corpus.pairs.reserve(src.size());
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    const std::size_t number = i + 1;
+    ++corpus.stats.lines_read;
+    for (const auto& [line, name] : {std::pair{src[i], &src_name}, std::pair{tgt[i], &tgt_name}}) {
+      if (!util::is_valid_utf8(line)) throw std::runtime_error(where(*name, number) + ": invalid UTF-8");
+      if (is_blank(line)) {
+        throw std::runtime_error(where(*name, number) + ": an empty side (a blank line; its partner is " +
+                                 where(name == &src_name ? tgt_name : src_name, number) + ")");
+      }
+    }
+    collector.add(src[i], tgt[i], number);
+  }
+  collector.finish();
+  return corpus;
+}
+
+Corpus read_parallel_corpus(const std::string& src_path, const std::string& tgt_path, const CorpusOptions& options) {
+  const auto text = [](const std::string& path) {
+    std::string bytes = util::read_file(path);
+    if (bytes.empty()) throw std::runtime_error(path + ": empty corpus file");
+    return util::is_gzip(bytes) ? util::gunzip(bytes, path) : bytes;
+  };
+  return parse_parallel_corpus(text(src_path), text(tgt_path), src_path, tgt_path, options);
 }
 
 Corpus parse_archive_corpus(const std::string& pickle_bytes, const std::string& name, const CorpusOptions& options) {

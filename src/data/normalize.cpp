@@ -154,6 +154,10 @@ void normalize_words(std::string_view text, Language language, std::vector<std::
         util::append_utf8(word, util::to_lower(c));
         break;
       case CharClass::kApostrophe:
+        if (language == Language::kElision) {  // "l'homme" -> "l homme"
+          finish_word();
+          break;
+        }
         word += '\'';
         has_apostrophe = true;
         break;

@@ -5,6 +5,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
 
+#include "dls/data/languages.h"
 #include "dls/data/normalize.h"
 
 namespace dls::data {
@@ -52,16 +53,71 @@ double unknown_rate(const torch::Tensor& ids) {
   return real > 0 ? unknown / real : 0.0;
 }
 
+// The training pairs (and, with validation files, the validation pairs after them) and their split.
+std::pair<Corpus, CorpusSplit> read_and_split(const Seq2SeqDataSettings& settings, const Seq2SeqStoredData* stored,
+                                              std::string& validation_summary) {
+  const auto options = settings.corpus_options();
+  auto corpus = settings.train_src.empty() ? read_corpus(settings.data_path, options)
+                                           : read_parallel_corpus(settings.train_src, settings.train_tgt, options);
+  if (settings.valid_src.empty()) {
+    auto split = stored != nullptr ? apply_split_definition(stored->split, corpus.pairs, corpus.source)
+                                   : split_by_english(corpus.pairs, settings.split_seed,
+                                                      static_cast<std::size_t>(settings.validation_pairs));
+    return {std::move(corpus), std::move(split)};
+  }
+  auto valid = read_parallel_corpus(settings.valid_src, settings.valid_tgt, options);
+  validation_summary = valid.source + ": " + valid.stats.summary(settings.max_words);
+  const auto training = corpus.pairs.size();
+  corpus.pairs.insert(corpus.pairs.end(), std::make_move_iterator(valid.pairs.begin()),
+                      std::make_move_iterator(valid.pairs.end()));
+  if (stored != nullptr) verify_split_definition(stored->split, corpus.pairs, corpus.source + " + " + valid.source);
+  auto split = split_given(corpus.pairs, training, settings.split_seed);
+  return {std::move(corpus), std::move(split)};
+}
+
+// The test pairs as tensors [N, L] of the run's tokens, without those longer than L - 2.
+void encode_test_pairs(Seq2SeqDataset& d, Vocabulary::Padding padding) {
+  auto tokens = tokenize_pairs(d.test.pairs, d.english_subwords ? &*d.english_subwords : nullptr,
+                               d.spanish_subwords ? &*d.spanish_subwords : nullptr);
+  const auto most = static_cast<std::size_t>(d.max_len - 2);
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i].english.size() <= most && tokens[i].spanish.size() <= most) kept.push_back(i);
+  }
+  if (kept.empty()) throw std::runtime_error(d.test.source + ": every test pair is longer than L - 2 tokens");
+  std::vector<SentencePair> pairs;
+  for (const auto i : kept) pairs.push_back(d.test.pairs[i]);
+  d.test.pairs = std::move(pairs);
+  d.test_tokens = encode_pairs(tokens, kept, d.english, d.spanish, d.max_len, padding);
+}
+
 }  // namespace
+
+CorpusOptions Seq2SeqDataSettings::corpus_options() const {
+  CorpusOptions options;
+  options.max_words = max_words;
+  options.src_column = src_column;
+  options.tgt_column = tgt_column;
+  options.src_lang = src_lang;
+  options.tgt_lang = tgt_lang;
+  options.reverse = reverse;
+  return options;
+}
+
+std::string Seq2SeqDataSettings::corpus_name() const {
+  return train_src.empty() ? data_path : train_src + " + " + train_tgt;
+}
 
 Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Vocabulary::Padding padding,
                                        const Seq2SeqStoredData* stored) {
-  CorpusOptions corpus_options;
-  corpus_options.max_words = settings.max_words;
-  auto corpus = read_corpus(settings.data_path, corpus_options);
-  auto split = stored != nullptr ? apply_split_definition(stored->split, corpus.pairs, corpus.source)
-                                 : split_by_english(corpus.pairs, settings.split_seed,
-                                                    static_cast<std::size_t>(settings.validation_pairs));
+  std::string validation_summary;
+  auto read = read_and_split(settings, stored, validation_summary);
+  auto& corpus = read.first;  // references, not a structured binding: the lambda below captures them
+  auto& split = read.second;
+  // Read before the SentencePiece training, so that a bad test file fails in seconds.
+  Corpus test;
+  if (!settings.test_src.empty())
+    test = read_parallel_corpus(settings.test_src, settings.test_tgt, settings.corpus_options());
   std::optional<SubwordModel> english_subwords, spanish_subwords;
   if (settings.subword_units && stored != nullptr) {
     if (!stored->english_subwords || !stored->spanish_subwords) {
@@ -91,6 +147,9 @@ Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Voca
                    std::move(spanish_subwords),
                    0,
                    {},
+                   {},
+                   std::move(validation_summary),
+                   std::move(test),
                    {}};
   // The tensors index the pieces with subword units (a copy of the corpus while encoding).
   const auto pieces = settings.subword_units
@@ -103,26 +162,38 @@ Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Voca
   if (!d.split.validation.empty()) {
     d.validation = encode_pairs(tokens, d.split.validation, d.english, d.spanish, d.max_len, padding);
   }
+  if (!d.test.pairs.empty()) encode_test_pairs(d, padding);
   return d;
 }
 
 std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& d, int max_words) {
+  const auto src = language_name(d.corpus.source_language), tgt = language_name(d.corpus.target_language);
   std::vector<std::string> lines;
   lines.push_back(d.corpus.source + ": " + d.corpus.stats.summary(max_words));
-  lines.push_back(fmt::format("pairs: {} training, {} validation (split seed {}, by English sentence)",
-                              d.split.training.size(), d.split.validation.size(), d.split.definition.seed));
+  if (!d.validation_summary.empty()) {
+    lines.push_back(d.validation_summary);
+    lines.push_back(fmt::format("pairs: {} training, {} validation (the validation files)", d.split.training.size(),
+                                d.split.validation.size()));
+  } else {
+    lines.push_back(fmt::format("pairs: {} training, {} validation (split seed {}, by {} sentence)",
+                                d.split.training.size(), d.split.validation.size(), d.split.definition.seed, src));
+  }
+  if (!d.test.pairs.empty()) {
+    lines.push_back(fmt::format("{}: {}; {} test pairs fit L", d.test.source, d.test.stats.summary(max_words),
+                                d.test.pairs.size()));
+  }
   const auto unit = d.english_subwords ? "pieces" : "words";
   lines.push_back(
-      fmt::format("vocabulary (training split, with SOS EOS <pad> <unk>): English {} {}, "
-                  "Spanish {} {}{}",
-                  d.english.size(), unit, d.spanish.size(), unit,
+      fmt::format("vocabulary (training split, with SOS EOS <pad> <unk>): {} {} {}, "
+                  "{} {} {}{}",
+                  src, d.english.size(), unit, tgt, d.spanish.size(), unit,
                   !d.english_subwords ? ""
                   : d.english_subwords->serialized_proto() == d.spanish_subwords->serialized_proto()
                       ? " (one joint SentencePiece model)"
                       : " (SentencePiece models)"));
   if (d.validation.size() > 0) {
-    lines.push_back(fmt::format("validation <unk> rate (of the {}): English {:.3f} %, Spanish {:.3f} %", unit,
-                                100 * unknown_rate(d.validation.src), 100 * unknown_rate(d.validation.tgt)));
+    lines.push_back(fmt::format("validation <unk> rate (of the {}): {} {:.3f} %, {} {:.3f} %", unit, src,
+                                100 * unknown_rate(d.validation.src), tgt, 100 * unknown_rate(d.validation.tgt)));
   }
   if (d.english_subwords) lines.push_back(fmt::format("L = {} (the longest side of a pair in pieces, + 2)", d.max_len));
   const auto& pairs = d.corpus.pairs;
@@ -131,9 +202,9 @@ std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& d, int m
   const auto es = longest(
       pairs, [](const SentencePair& p) -> const auto& { return p.spanish; });
   lines.push_back(
-      fmt::format("longest English sentence ({} words): {}", pairs[en].english.size(), join_words(pairs[en].english)));
+      fmt::format("longest {} sentence ({} words): {}", src, pairs[en].english.size(), join_words(pairs[en].english)));
   lines.push_back(
-      fmt::format("longest Spanish sentence ({} words): {}", pairs[es].spanish.size(), join_words(pairs[es].spanish)));
+      fmt::format("longest {} sentence ({} words): {}", tgt, pairs[es].spanish.size(), join_words(pairs[es].spanish)));
   return lines;
 }
 

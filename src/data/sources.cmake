@@ -8,6 +8,7 @@ list(APPEND DLS_SOURCES
   data/image_loader.cpp
   data/image_set.cpp
   data/image_transform.cpp
+  data/languages.cpp
   data/length_buckets.cpp
   data/normalize.cpp
   data/pair_tensors.cpp
@@ -17,6 +18,7 @@ list(APPEND DLS_SOURCES
   data/pickle_value.cpp
   data/split.cpp
   data/subword_model.cpp
+  data/token_batches.cpp
   data/vocabulary.cpp
   data/sentence_corpus.cpp
   data/lm_dataset.cpp

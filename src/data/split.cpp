@@ -90,6 +90,17 @@ CorpusSplit split_by_english(const std::vector<SentencePair>& pairs, std::uint64
   return split;
 }
 
+CorpusSplit split_given(const std::vector<SentencePair>& pairs, std::size_t training_pairs, std::uint64_t seed) {
+  if (training_pairs == 0 || training_pairs > pairs.size()) {
+    throw std::invalid_argument("split: " + std::to_string(training_pairs) + " training pairs of " +
+                                std::to_string(pairs.size()));
+  }
+  CorpusSplit split;
+  for (std::size_t i = 0; i < pairs.size(); ++i) (i < training_pairs ? split.training : split.validation).push_back(i);
+  split.definition = {seed, pairs.size() - training_pairs, pairs.size(), corpus_fingerprint(pairs)};
+  return split;
+}
+
 void verify_split_definition(const SplitDefinition& definition, const std::vector<SentencePair>& pairs,
                              const std::string& corpus_name) {
   const std::uint64_t fingerprint = corpus_fingerprint(pairs);

@@ -10,6 +10,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
 
+#include "dls/data/languages.h"
 #include "dls/data/normalize.h"
 #include "dls/util/file_io.h"
 #include "dls/util/heat_map.h"
@@ -219,10 +220,12 @@ std::size_t translate_sentences(const std::string& checkpoint_file, const Transl
     }
   };
   if (!request.sentences.empty()) handle(request.sentences);
+  // "english> " for DLStudio's English -> Spanish: the source language's name.
+  const std::string prompt = data::language_label(translator.model().info.training.data.source_language()) + "> ";
   if (request.interactive) {
     std::string line;
     while (true) {
-      if (request.prompt) messages << "english> " << std::flush;
+      if (request.prompt) messages << prompt << std::flush;
       if (!std::getline(input, line)) break;
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       handle({line});

@@ -15,6 +15,7 @@
 #include "dls/data/corpus.h"
 #include "dls/data/pair_tensors.h"
 #include "dls/data/seq2seq_dataset.h"
+#include "dls/data/token_batches.h"
 #include "dls/eval/seq2seq_evaluation.h"
 #include "dls/models/seq2seq_loss.h"
 #include "dls/models/batch_chunks.h"
@@ -73,25 +74,32 @@ struct ScoredSentences {
   std::vector<data::SentencePair> pairs;
   std::string description;          // "validation split of spa.txt (2001 pairs)"
   std::int64_t training_pairs = 0;  // of the checkpoint's run (0: unknown, --test)
+  std::int64_t training_steps = 0;  // steps per epoch of the checkpoint's run (0: unknown, --test)
 };
 
-// Test files are read once per (path, max_words), whichever checkpoint asks first.
+// Test files are read once per (files, how the run reads them), whichever checkpoint asks
+// first: with the run's languages, direction and (unless the request names others) columns.
 class CorpusCache {
  public:
-  const data::Corpus& get(const std::string& path, int max_words) {
-    const auto key = std::make_pair(path, max_words);
+  const data::Corpus& get(const Seq2SeqEvalRequest& request, const data::Seq2SeqDataSettings& run) {
+    auto options = run.corpus_options();
+    if (request.src_column > 0) options.src_column = request.src_column;
+    if (request.tgt_column > 0) options.tgt_column = request.tgt_column;
+    const auto key = fmt::format("{}\n{}\n{}\n{} {} {} {} {} {}", request.test_file, request.test_src, request.test_tgt,
+                                 options.max_words, options.src_column, options.tgt_column, options.src_lang,
+                                 options.tgt_lang, options.reverse);
     auto it = corpora_.find(key);
     if (it == corpora_.end()) {
-      data::CorpusOptions options;
-      options.max_words = max_words;
-      it = corpora_.emplace(key, data::read_corpus(path, options)).first;
-      spdlog::info("{}: {}", path, it->second.stats.summary(max_words));
+      auto corpus = request.test_file.empty() ? data::read_parallel_corpus(request.test_src, request.test_tgt, options)
+                                              : data::read_corpus(request.test_file, options);
+      it = corpora_.emplace(key, std::move(corpus)).first;
+      spdlog::info("{}: {}", it->second.source, it->second.stats.summary(options.max_words));
     }
     return it->second;
   }
 
  private:
-  std::map<std::pair<std::string, int>, data::Corpus> corpora_;
+  std::map<std::string, data::Corpus> corpora_;
 };
 
 // The data of the checkpoints' runs, built as training built it (checkpoint::seq2seq_dataset:
@@ -100,7 +108,9 @@ class DatasetCache {
  public:
   const data::Seq2SeqDataset& get(const checkpoint::Seq2SeqCheckpointInfo& info, const std::string& path) {
     auto settings = info.training.data;
-    settings.data_path = path;
+    if (settings.train_src.empty()) settings.data_path = path;
+    settings.test_src.clear();  // the validation split needs no test files
+    settings.test_tgt.clear();
     const auto key = key_of(info, settings);
     auto it = datasets_.find(key);
     if (it == datasets_.end()) {
@@ -114,7 +124,7 @@ class DatasetCache {
   // What the dataset is built from: checkpoints of one run share it.
   static std::string key_of(const checkpoint::Seq2SeqCheckpointInfo& info, const data::Seq2SeqDataSettings& settings) {
     const auto& s = info.split;
-    std::string key = fmt::format("{}\n{}\n{}\n{}\n{} {} {} {}\n{}\n{}\n", settings.data_path, settings.max_words,
+    std::string key = fmt::format("{}\n{}\n{}\n{}\n{} {} {} {}\n{}\n{}\n", settings.corpus_name(), settings.max_words,
                                   settings.subword_units, info.training.dlstudio_loss, s.seed, s.validation_pairs,
                                   s.corpus_pairs, s.corpus_fingerprint, info.english_subwords, info.spanish_subwords);
     for (const auto* words : {&info.english_words, &info.spanish_words}) {
@@ -131,21 +141,38 @@ ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, con
                               CorpusCache& cache, DatasetCache& datasets) {
   ScoredSentences out;
   const int max_words = info.training.data.max_words;
-  if (!request.test_file.empty()) {
-    const auto& corpus = cache.get(request.test_file, max_words);
+  if (!request.test_file.empty() || !request.test_src.empty()) {
+    const auto& corpus = cache.get(request, info.training.data);
     out.pairs = corpus.pairs;
-    out.description = "test file " + request.test_file + " [" + corpus.stats.summary(max_words) + "]";
+    out.description = "test file " + corpus.source + " [" + corpus.stats.summary(max_words) + "]";
   } else {
-    const std::string path = request.data_path.empty() ? info.training.data.data_path : request.data_path;
-    if (!fs::exists(path)) {
-      throw std::runtime_error("the training corpus " + path + " is missing" +
-                               (request.data_path.empty() ? " (moved? give --data FILE or --test FILE)" : ""));
+    const auto& data = info.training.data;
+    if (!data.train_src.empty() && !request.data_path.empty()) {
+      throw std::runtime_error("--data: the run trained on parallel files (" + data.corpus_name() +
+                               "), not one corpus file");
+    }
+    const std::string path = request.data_path.empty() ? data.data_path : request.data_path;
+    for (const auto& file : data.train_src.empty() ? std::vector<std::string>{path}
+                                                   : std::vector<std::string>{data.train_src, data.train_tgt,
+                                                                              data.valid_src, data.valid_tgt}) {
+      if (!file.empty() && !fs::exists(file)) {
+        throw std::runtime_error("the training corpus " + file + " is missing" +
+                                 (request.data_path.empty() ? " (moved? give --data FILE or --test FILE)" : ""));
+      }
     }
     // The pairs training held out, by construction: its dataset type, its split.
     const auto& dataset = datasets.get(info, path);
     for (const auto i : dataset.split.validation) out.pairs.push_back(dataset.corpus.pairs[i]);
     out.training_pairs = static_cast<std::int64_t>(dataset.split.training.size());
-    out.description = "validation split of " + path;
+    const auto batch = std::max<std::int64_t>(1, info.training.batch_size);
+    out.training_steps =
+        info.training.max_tokens > 0  // the run's token batches, planned again
+            ? static_cast<std::int64_t>(
+                  data::plan_token_batches(data::longer_side_lengths(dataset.train, data::Vocabulary::kPad),
+                                           info.training.max_tokens, info.training.seed)
+                      .size())
+            : (out.training_pairs + batch - 1) / batch;
+    out.description = "validation split of " + (data.train_src.empty() ? path : data.corpus_name());
   }
   if (request.limit > 0 && out.pairs.size() > request.limit) out.pairs.resize(request.limit);
   if (out.pairs.empty()) throw std::runtime_error(out.description + " holds no sentence pair to score");
@@ -154,10 +181,8 @@ ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, con
 }
 
 // Completed epochs at the checkpoint: epoch - 1 plus the finished part of `epoch`.
-double epochs_done(const checkpoint::Seq2SeqCheckpointInfo& info, std::int64_t training_pairs) {
+double epochs_done(const checkpoint::Seq2SeqCheckpointInfo& info, std::int64_t steps) {
   const auto& p = info.progress;
-  const std::int64_t batch = std::max<std::int64_t>(1, info.training.batch_size);
-  const std::int64_t steps = training_pairs > 0 ? (training_pairs + batch - 1) / batch : 0;
   const double part = steps > 0 ? static_cast<double>(p.step_in_epoch) / static_cast<double>(steps) : 0.0;
   return static_cast<double>(p.epoch - 1) + std::min(1.0, part);
 }
@@ -225,7 +250,7 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   e.summary.sacrebleu = translated.sacrebleu.score;
   e.summary.sentences_per_s = translated.sentences_per_s;
   e.summary.step = loaded.info.progress.global_step;
-  e.summary.epochs_done = epochs_done(loaded.info, sentences->training_pairs);
+  e.summary.epochs_done = epochs_done(loaded.info, sentences->training_steps);
   e.score = translated.bleu;
   e.sacrebleu = translated.sacrebleu;
   e.chrf = translated.chrf;

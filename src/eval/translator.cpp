@@ -9,6 +9,7 @@
 
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/data/detokenize.h"
+#include "dls/data/languages.h"
 #include "dls/data/normalize.h"
 #include "dls/models/attention_trace.h"
 #include "dls/util/device.h"
@@ -63,7 +64,7 @@ void Translator::prepare(SentenceTranslation& t, std::vector<std::int64_t>& ids)
     t.error = "the sentence is not valid UTF-8";
     return;
   }
-  t.words = data::normalize_english(t.input);
+  t.words = data::normalize_words(t.input, data::language_rules(loaded_.info.training.data.source_language()));
   if (t.words.empty()) {
     t.error = "no words left after normalisation";
     return;
@@ -108,7 +109,8 @@ std::vector<SentenceTranslation> Translator::translate(const std::vector<std::st
     t.output_tokens = loaded_.spanish.decode(outputs[k]);
     t.output_words = loaded_.spanish_subwords ? loaded_.spanish_subwords->decode(t.output_tokens) : t.output_tokens;
     t.raw = data::join_words(t.output_words);
-    t.text = data::detokenize(t.output_words, t.input, data::Language::kSpanish);
+    t.text =
+        data::detokenize(t.output_words, t.input, data::language_rules(loaded_.info.training.data.target_language()));
   }
   if (scores_) score(translatable, src, std::max<std::int64_t>(1, decode.batch_size));
   return results;

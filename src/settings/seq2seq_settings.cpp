@@ -1,6 +1,7 @@
 #include "dls/settings/seq2seq_settings.h"
 
 #include <stdexcept>
+#include <utility>
 
 namespace dls::settings {
 
@@ -12,6 +13,17 @@ bool parse_tokenizer(const std::string& name) {
 util::KeyValues Seq2SeqTrainSettings::to_settings() const {
   util::KeyValues s;
   s.set("data_path", data.data_path);
+  s.set("train_src", data.train_src);
+  s.set("train_tgt", data.train_tgt);
+  s.set("valid_src", data.valid_src);
+  s.set("valid_tgt", data.valid_tgt);
+  s.set("test_src", data.test_src);
+  s.set("test_tgt", data.test_tgt);
+  s.set("src_column", data.src_column);
+  s.set("tgt_column", data.tgt_column);
+  s.set("src_lang", data.src_lang);
+  s.set("tgt_lang", data.tgt_lang);
+  s.set("reverse", data.reverse);
   s.set("max_words", data.max_words);
   s.set("split_seed", std::to_string(data.split_seed));
   s.set("validation_pairs", data.validation_pairs);
@@ -22,6 +34,7 @@ util::KeyValues Seq2SeqTrainSettings::to_settings() const {
   s.set("subwords.joint", data.subwords.joint);
   s.set("epochs", epochs);
   s.set("batch_size", batch_size);
+  s.set("max_tokens", max_tokens);
   s.set("length_buckets", length_buckets);
   s.set("static_shapes", static_shapes);
   s.set("schedule.kind", to_string(schedule.kind));
@@ -43,6 +56,17 @@ util::KeyValues Seq2SeqTrainSettings::to_settings() const {
 Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& s) {
   Seq2SeqTrainSettings o;
   o.data.data_path = s.get("data_path");
+  // Checkpoints written before other languages and parallel files: English -> Spanish, one TSV file.
+  if (s.has("src_lang")) {
+    const std::pair<const char*, std::string*> texts[] = {
+        {"train_src", &o.data.train_src}, {"train_tgt", &o.data.train_tgt}, {"valid_src", &o.data.valid_src},
+        {"valid_tgt", &o.data.valid_tgt}, {"test_src", &o.data.test_src},   {"test_tgt", &o.data.test_tgt},
+        {"src_lang", &o.data.src_lang},   {"tgt_lang", &o.data.tgt_lang}};
+    for (const auto& [key, field] : texts) *field = s.get(key);
+    o.data.src_column = static_cast<int>(s.get_int("src_column"));
+    o.data.tgt_column = static_cast<int>(s.get_int("tgt_column"));
+    o.data.reverse = s.get_bool("reverse");
+  }
   o.data.max_words = static_cast<int>(s.get_int("max_words"));
   o.data.split_seed = std::stoull(s.get("split_seed"));
   o.data.validation_pairs = s.get_int("validation_pairs");
@@ -56,6 +80,7 @@ Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& 
   }
   o.epochs = s.get_int("epochs");
   o.batch_size = s.get_int("batch_size");
+  o.max_tokens = s.has("max_tokens") ? s.get_int("max_tokens") : 0;
   o.length_buckets = s.has("length_buckets") && s.get_bool("length_buckets");  // older checkpoints: padded to L
   o.static_shapes = s.has("static_shapes") && s.get_bool("static_shapes");
   o.schedule.kind = parse_schedule(s.get("schedule.kind"));

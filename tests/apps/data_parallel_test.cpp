@@ -163,6 +163,17 @@ INSTANTIATE_TEST_SUITE_P(LayoutsAndVariants, Seq2SeqDataParallel,
                                            std::make_pair("dlstudio", "FG"), std::make_pair("dlstudio", "PreLN")),
                          [](const auto& info) { return info.param.first + "_" + info.param.second; });
 
+// --max-tokens: every rank takes a strided share of each token batch (data/token_batches.h)
+// and the loss is over the whole batch's target tokens: the weights of one process.
+TEST(Seq2SeqDataParallelTokens, TwoRanksEqualOneProcess) {
+  if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
+  const auto dir = test::fresh_temp_dir("dp_seq2seq_tokens");
+  const std::string args = kSeq2Seq + " --layout vaswani --max-tokens 160";
+  run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
+  run_ranks("seq2seq_train", args + " --run-dir " + (dir / "two").string(), 2, dir);
+  expect_same_weights(seq2seq_weights(dir / "one"), seq2seq_weights(dir / "two"), "2 ranks, token batches");
+}
+
 TEST(ViTDataParallel, TwoRanksAndAccumulationEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
   const auto dir = test::fresh_temp_dir("dp_vit");

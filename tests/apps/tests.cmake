@@ -14,6 +14,7 @@ list(APPEND DLS_TEST_SOURCES
   apps/subword_units_test.cpp
   apps/vit_train_test.cpp
   apps/lm_train_test.cpp
+  apps/language_pairs_test.cpp
   apps/translate_server_test.cpp
   apps/server_page_test.cpp
 )

@@ -231,6 +231,66 @@ TEST(Corpus, TarFilesAndOldPicklesAreNamedForWhatTheyAre) {
   EXPECT_NE(error_of([&] { read_corpus(dir.string(), {}); }).find("is a directory"), std::string::npos);
 }
 
+TEST(Corpus, ColumnsLanguagesAndDirectionAreChosen) {
+  // "id<TAB>Russian<TAB>English": columns 3 and 2, each side normalised by its language.
+  const std::string text = "1\tГде ДОМ?\tWhere's the house?\n2\tЭто кот.\tThat's a cat.\n3\tonly two\n";
+  CorpusOptions options;
+  options.src_column = 3;
+  options.tgt_column = 2;
+  options.src_lang = "en";
+  options.tgt_lang = "ru";
+  const Corpus forward = parse_tsv_corpus(text, "mem.tsv", options);
+  ASSERT_EQ(forward.pairs.size(), 2u);
+  EXPECT_EQ(forward.stats.malformed, 1u) << "a line without column 3";
+  EXPECT_EQ(join_words(forward.pairs[0].english), "where is the house") << "English rules on the English side";
+  EXPECT_EQ(join_words(forward.pairs[0].spanish), "где дом");
+  EXPECT_EQ(forward.source_language, "en");
+  EXPECT_EQ(forward.target_language, "ru");
+  options.reverse = true;
+  const Corpus reversed = parse_tsv_corpus(text, "mem.tsv", options);
+  ASSERT_EQ(reversed.pairs.size(), 2u);
+  EXPECT_EQ(join_words(reversed.pairs[1].english), "это кот");
+  EXPECT_EQ(join_words(reversed.pairs[1].spanish), "that is a cat");
+  EXPECT_EQ(reversed.source_language, "ru");
+  EXPECT_EQ(reversed.target_language, "en");
+  options.tgt_column = 3;
+  EXPECT_NE(error_of([&] { parse_tsv_corpus(text, "mem.tsv", options); }).find("two different columns"),
+            std::string::npos);
+}
+
+TEST(Corpus, ParallelFilesPairLineByLine) {
+  CorpusOptions options;
+  options.src_lang = "de";
+  options.tgt_lang = "en";
+  const Corpus corpus = parse_parallel_corpus(
+      "\xEF\xBB\xBF"
+      "Der Käse ist süß.\r\nWo ist die Brücke?\n...\n",
+      "Cheese is sweet.\nWhere's the bridge?\n!\n", "train.de", "train.en", options);
+  ASSERT_EQ(corpus.pairs.size(), 2u);
+  EXPECT_EQ(corpus.stats.empty, 1u) << "nothing left after normalisation: counted, not an error";
+  EXPECT_EQ(join_words(corpus.pairs[0].english), "der käse ist süß");
+  EXPECT_EQ(join_words(corpus.pairs[1].spanish), "where is the bridge");
+  EXPECT_EQ(corpus.format, CorpusFormat::kParallelFiles);
+  EXPECT_EQ(corpus.source, "train.de + train.en");
+}
+
+TEST(Corpus, ParallelFilesRefuseSlipsNamingFileAndLine) {
+  const auto error = [](const std::string& src, const std::string& tgt) {
+    return error_of([&] { parse_parallel_corpus(src, tgt, "a.de", "a.en"); });
+  };
+  EXPECT_EQ(error("eins\nzwei\ndrei\n", "one\ntwo\n"), "a.de:3: no partner line: a.de has 3 lines, a.en has 2");
+  EXPECT_EQ(error("eins\n", "one\ntwo\n"), "a.en:2: no partner line: a.de has 1 lines, a.en has 2");
+  EXPECT_EQ(error("eins\n\ndrei\n", "one\ntwo\nthree\n"),
+            "a.de:2: an empty side (a blank line; its partner is a.en:2)");
+  EXPECT_EQ(error("eins\nzwei\n", "one\n  \n"), "a.en:2: an empty side (a blank line; its partner is a.de:2)");
+  EXPECT_EQ(error("eins\nzw\xffi\n", "one\ntwo\n"), "a.de:2: invalid UTF-8");
+  EXPECT_EQ(error("", "one\n"), "a.de: empty corpus file");
+  const std::string src = write_temp("p.de", "eins\n"), tgt = write_temp("p.en", "one\n");
+  EXPECT_EQ(read_parallel_corpus(src, tgt).pairs.size(), 1u);
+  EXPECT_NE(error_of([&] { read_parallel_corpus(src, "/nonexistent/p.en"); }).find("/nonexistent/p.en"),
+            std::string::npos);
+}
+
 TEST(Corpus, RealSpanishEnglishCorpus) {
   const char* data_dir = std::getenv("DLS_DATA_DIR");
   const std::string path = data_dir ? std::string(data_dir) + "/spa-eng/spa.txt" : "";

@@ -5,7 +5,9 @@ list(APPEND DLS_TEST_SOURCES
   data/image_dataset_test.cpp
   data/image_loader_test.cpp
   data/image_transform_test.cpp
+  data/languages_test.cpp
   data/length_buckets_test.cpp
+  data/token_batches_test.cpp
   data/normalize_test.cpp
   data/pickle_test.cpp
   data/prefetcher_test.cpp

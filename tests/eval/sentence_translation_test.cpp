@@ -79,6 +79,32 @@ TEST_P(TranslationPadding, TranslateEqualsEvaluationsDecoding) {
   }
 }
 
+// --interactive's prompt names the model's source language: "english> " for DLStudio's
+// English -> Spanish, "spanish> " for the same corpus trained --reverse; the sentence typed is
+// normalised by the source language's rules.
+TEST(SentenceTranslation, ThePromptNamesTheSourceLanguage) {
+  for (const bool reverse : {false, true}) {
+    const auto dir = test::fresh_temp_dir(std::string("translation_prompt_") + (reverse ? "es" : "en"));
+    auto setup = test::tiny_seq2seq_setup(dir);
+    setup.training.data.reverse = reverse;
+    setup.training.epochs = 1;
+    setup.training.run.max_iters = 2;
+    setup.training.samples = 0;
+    setup.training.bleu_sentences = 10;
+    train::train_seq2seq(setup.model, setup.training);
+    TranslateRequest request;
+    request.interactive = true;
+    request.prompt = true;
+    std::istringstream typed(reverse ? "¡Veo un PERRO!\n" : "I see a dog.\n");
+    std::ostringstream out, messages;
+    ASSERT_EQ(translate_sentences(checkpoint::latest_checkpoint(dir.string()), request, typed, out, messages), 0u)
+        << messages.str();
+    EXPECT_NE(messages.str().find(reverse ? "spanish> " : "english> "), std::string::npos) << messages.str();
+    EXPECT_EQ(messages.str().find("unknown words"), std::string::npos) << "the source vocabulary's words:\n"
+                                                                       << messages.str();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(LayoutsAndPaddings, TranslationPadding,
                          ::testing::Values(Case{Layout::kDLStudio, true}, Case{Layout::kDLStudio, false},
                                            Case{Layout::kPositionwise, true}, Case{Layout::kPositionwise, false}),

@@ -28,8 +28,8 @@
 //     "would not have". 'd is always "would" and 's always "is" (never "had"/"has": the
 //     text alone cannot tell). Any other 's is a possessive (or ambiguous) and keeps no
 //     apostrophe: "tom's" -> "toms", "o'clock" -> "oclock".
-//  6. Remaining apostrophes are removed without a trace (both languages); a word left
-//     empty disappears.
+//  6. Remaining apostrophes are removed without a trace (every language but kElision, where
+//     an apostrophe separates words); a word left empty disappears.
 // Invalid UTF-8 bytes act as separators (the corpus reader rejects such lines earlier).
 // On the Tatoeba corpus these rules give exactly what the earlier hand-made Latin-1 tables
 // gave (tests/data/normalize_test.cpp checks its word counts and a hash).
@@ -41,7 +41,11 @@
 
 namespace dls::data {
 
-enum class Language { kEnglish, kSpanish };
+// Which rules apply (data/languages.h maps an ISO code to them): English expands contractions
+// (rule 5); kElision (French, Italian, Catalan) ends a word at an apostrophe ("l'homme" ->
+// "l homme") instead of rule 6; Spanish and kOther (any other language, any script) take
+// rules 1-4 and 6 alone.
+enum class Language { kEnglish, kSpanish, kElision, kOther };
 
 // The normalised words of one sentence (no SOS/EOS).
 std::vector<std::string> normalize_words(std::string_view text, Language language);

@@ -21,12 +21,28 @@ namespace dls::data {
 // Which pairs, and how they are held out and tokenized (checkpoint keys "training.*" beside
 // the training settings, settings/seq2seq_settings.h).
 struct Seq2SeqDataSettings {
-  std::string data_path;                 // TSV (Tatoeba/Anki) or DLStudio archive
+  std::string data_path;             // TSV (Tatoeba/Anki) or DLStudio archive; or empty and:
+  std::string train_src, train_tgt;  // parallel files, one sentence a line (corpus.h)
+  std::string valid_src, valid_tgt;  // parallel validation files instead of the split (optional)
+  std::string test_src, test_tgt;    // parallel test files scored at the end of training (optional)
+  int src_column = 1;                // TSV: 1-based columns of the source and target sentences
+  int tgt_column = 2;
+  std::string src_lang = "en";           // ISO code of the source column/file (languages.h)
+  std::string tgt_lang = "es";           // ISO code of the target column/file
+  bool reverse = false;                  // train tgt_lang -> src_lang
   int max_words = 8;                     // longest sentence per side; L = max_words + 2
-  std::uint64_t split_seed = 1234;       // validation split, by English sentence
+  std::uint64_t split_seed = 1234;       // validation split, by source sentence
   std::int64_t validation_pairs = 2000;  // held-out pairs (at least)
   bool subword_units = false;            // SentencePiece pieces (`subwords`) instead of words
   SubwordOptions subwords;               // trained on the training split, kept in the checkpoint
+
+  // What the corpus reader needs of these (columns, languages, direction, max_words).
+  CorpusOptions corpus_options() const;
+  // The model's languages: src_lang -> tgt_lang, or the other way with `reverse`.
+  const std::string& source_language() const { return reverse ? tgt_lang : src_lang; }
+  const std::string& target_language() const { return reverse ? src_lang : tgt_lang; }
+  // "spa.txt", or "train.de + train.en" for parallel files.
+  std::string corpus_name() const;
 };
 
 // What a run's checkpoint keeps of its data (checkpoint/seq2seq_checkpoint.h:
@@ -52,9 +68,16 @@ struct Seq2SeqDataset {
   int max_len = 0;
   EncodedPairs train;
   EncodedPairs validation;
+  // --valid-src/--valid-tgt: their summary line (empty when the validation split is cut from
+  // the corpus). Their pairs follow the training pairs in corpus.pairs.
+  std::string validation_summary;
+  // --test-src/--test-tgt: the test pairs (words) and their tokens [N, L], without the pairs
+  // longer than L - 2 tokens (empty without test files).
+  Corpus test;
+  EncodedPairs test_tokens;
 };
 
-// Reads settings.data_path. A fresh run (stored == nullptr) splits the corpus and builds the
+// Reads settings.data_path (or the parallel files). A fresh run (stored == nullptr) splits the corpus and builds the
 // vocabularies (with subword units: trains the SentencePiece models on the training split);
 // a resumed run or an evaluation redoes the stored split (the corpus must be the same,
 // checked by its fingerprint) and uses the stored vocabularies and models. `padding`: how
@@ -63,7 +86,8 @@ Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Voca
                                        const Seq2SeqStoredData* stored);
 
 // The start-up lines DLStudio users look for: corpus counts, vocabulary sizes, pairs per
-// split, the <unk> rates of the validation split, the longest sentences.
+// split, the <unk> rates of the validation split, the longest sentences; the languages'
+// names from the codes (DLStudio's default: "English", "Spanish").
 std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& data, int max_words);
 
 // The normalised words of pairs[indices] on one side.

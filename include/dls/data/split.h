@@ -48,6 +48,11 @@ std::uint64_t corpus_fingerprint(const std::vector<SentencePair>& pairs);
 CorpusSplit split_by_english(const std::vector<SentencePair>& pairs, std::uint64_t seed = kDefaultSplitSeed,
                              std::size_t validation_pairs = kDefaultValidationPairs);
 
+// A split given by the files: the first `training_pairs` pairs train, the rest validate
+// (--valid-src/--valid-tgt appended to the training pairs). `seed` is only recorded.
+CorpusSplit split_given(const std::vector<SentencePair>& pairs, std::size_t training_pairs,
+                        std::uint64_t seed = kDefaultSplitSeed);
+
 // Throws std::runtime_error (one line, naming `corpus_name`) unless `pairs` has the
 // number of pairs and the fingerprint recorded in `definition`.
 void verify_split_definition(const SplitDefinition& definition, const std::vector<SentencePair>& pairs,

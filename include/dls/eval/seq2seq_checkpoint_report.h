@@ -18,7 +18,11 @@ namespace dls::eval {
 
 struct Seq2SeqEvalRequest {
   std::string test_file;  // non-empty: score this corpus (TSV or archive) instead
-  std::string data_path;  // non-empty: the training corpus, when it has moved
+  std::string test_src;   // non-empty (with test_tgt): score these parallel files instead
+  std::string test_tgt;
+  int src_column = 0;  // test_file's TSV columns, 1-based (0: the checkpoint's)
+  int tgt_column = 0;
+  std::string data_path;  // non-empty: the training corpus (TSV or archive), when it has moved
   std::size_t limit = 0;  // > 0: the first N sentences only
   DecodeOptions decode;
   std::size_t samples = 0;  // DLStudio-format sample translations of the best checkpoint

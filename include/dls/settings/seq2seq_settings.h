@@ -23,6 +23,10 @@ struct Seq2SeqTrainSettings {
   // Training
   std::int64_t epochs = 40;  // total epochs of the run
   std::int64_t batch_size = 50;
+  // > 0: batches filled to this many tokens instead of batch_size pairs (fairseq's
+  // --max-tokens, Marian's --mini-batch-words): pairs of similar length (data/token_batches.h),
+  // each batch's rows x its longest side at most max_tokens; the loss is per target token.
+  std::int64_t max_tokens = 0;
   bool length_buckets = false;  // batches of similar lengths, each cut to its longest sentence (vaswani)
   // Static shapes: every batch batch_size rows (a short last batch filled with fully masked
   // rows) and, with length buckets, one of a few widths (data::static_width); the loss over

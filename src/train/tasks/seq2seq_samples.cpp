@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include "dls/data/languages.h"
 #include "dls/data/normalize.h"
 #include "dls/util/file_io.h"
 #include "dls/util/random.h"
@@ -18,7 +19,8 @@ void write_samples(Seq2SeqTransformer& model, const data::Seq2SeqDataset& data,
   if (n == 0) return;
   try {
     if (last != nullptr) {
-      std::string tsv = "english\treference\ttranslation\tcorrect\n";
+      // The first column named after the source language: "english" for DLStudio's run.
+      std::string tsv = data::language_label(data.corpus.source_language) + "\treference\ttranslation\tcorrect\n";
       for (std::size_t i = 0; i < last->hypotheses.size(); ++i) {
         const auto& pair = data.corpus.pairs[data.split.validation[i]];
         const auto& translation = last->hypotheses[i];

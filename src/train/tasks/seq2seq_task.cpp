@@ -10,7 +10,9 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/data/dlstudio_vocabularies.h"
+#include "dls/data/languages.h"
 #include "dls/data/length_buckets.h"
+#include "dls/data/token_batches.h"
 #include "dls/train/run_directory.h"
 #include "dls/train/run_plots.h"
 #include "train/tasks/seq2seq_metrics.h"
@@ -36,8 +38,15 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const settings::Seq2SeqTrainSetti
     val_loss_ = resumed->progress.val_loss;
     val_bleu_ = resumed->progress.val_bleu;
   }
-  const std::int64_t batch = options_.batch_size;
+  std::int64_t batch = options_.batch_size;
   steps_per_epoch_ = (data_.train.size() + batch - 1) / batch;
+  if (options_.max_tokens > 0) {
+    plan_token_batches();
+    steps_per_epoch_ = static_cast<std::int64_t>(token_batches_.size());
+    batch = 0;  // the memory estimate below takes the most rows of any batch
+    for (const auto& rows : token_batches_)
+      batch = std::max<std::int64_t>(batch, static_cast<std::int64_t>(rows.size()));
+  }
 
   check_training_memory(seq2seq_training_memory(config_, batch), batch, device,
                         "lower --embedding-size, --encoders, --decoders, --batch-size or --max-words");
@@ -53,8 +62,9 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const settings::Seq2SeqTrainSetti
                encoder.tensors, decoder.tensors, config_.num_encoders(), config_.num_decoders());
   spdlog::info("Number of learnable params in the whole model (embeddings included): {}",
                count_parameters(*model_).parameters);
-  spdlog::info("{} steps per epoch of {} pairs, {} epochs, device {}{}", steps_per_epoch_, batch, options_.epochs,
-               device.str(),
+  spdlog::info("{} steps per epoch of {} {}, {} epochs, device {}{}", steps_per_epoch_,
+               options_.max_tokens > 0 ? options_.max_tokens : batch,
+               options_.max_tokens > 0 ? "tokens at most" : "pairs", options_.epochs, device.str(),
                workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks" : std::string());
 
   schedule_ = options_.schedule;
@@ -70,21 +80,42 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const settings::Seq2SeqTrainSetti
   }
 }
 
+namespace {
+
 // Only the vaswani layout masks padding, so only there a batch cut to its longest sentence
-// computes what the batch padded to L does; DLStudio's loss counts EOS padding as targets.
-void Seq2SeqTask::plan_length_buckets() {
-  if (config_.transformer().layout() != Layout::kVaswani || options_.dlstudio_loss ||
-      config_.pad_index() != data::Vocabulary::kPad) {
-    throw std::runtime_error(
-        "--length-buckets: needs the vaswani layout and the standard loss (the dlstudio and "
-        "positionwise layouts and --dlstudio-loss compute over all L positions)");
+// computes what the batch padded to L does; DLStudio's loss counts EOS padding as targets
+// (and averages over rows, where --max-tokens needs the loss per token).
+void check_cut_batches(const Seq2SeqConfig& config, const settings::Seq2SeqTrainSettings& options, const char* flag) {
+  if (config.transformer().layout() != Layout::kVaswani || options.dlstudio_loss ||
+      config.pad_index() != data::Vocabulary::kPad) {
+    throw std::runtime_error(std::string(flag) +
+                             ": needs the vaswani layout and the standard loss (the dlstudio and "
+                             "positionwise layouts and --dlstudio-loss compute over all L positions)");
   }
-  const auto pad = data::Vocabulary::kPad;
-  const auto src = data::token_counts(data_.train.src, pad), tgt = data::token_counts(data_.train.tgt, pad);
-  pair_lengths_.resize(src.size());
-  for (std::size_t i = 0; i < src.size(); ++i) pair_lengths_[i] = std::max(src[i], tgt[i]);
+}
+
+}  // namespace
+
+void Seq2SeqTask::plan_length_buckets() {
+  check_cut_batches(config_, options_, "--length-buckets");
+  pair_lengths_ = data::longer_side_lengths(data_.train, data::Vocabulary::kPad);
   spdlog::info("length-bucketed batches: each batch padded to its own longest sentence, not to L = {}",
                config_.transformer().max_seq_length());
+}
+
+void Seq2SeqTask::plan_token_batches() {
+  check_cut_batches(config_, options_, "--max-tokens");
+  if (options_.length_buckets || options_.static_shapes) {
+    throw std::runtime_error("--max-tokens: its batches are already bucketed by length, and vary in rows: drop " +
+                             std::string(options_.length_buckets ? "--length-buckets" : "--static-shapes"));
+  }
+  pair_lengths_ = data::longer_side_lengths(data_.train, data::Vocabulary::kPad);
+  token_batches_ = data::plan_token_batches(pair_lengths_, options_.max_tokens, options_.seed);
+  std::size_t fewest = data_.train.size(), most = 0;
+  for (const auto& rows : token_batches_) fewest = std::min(fewest, rows.size()), most = std::max(most, rows.size());
+  spdlog::info("token batches: {} per epoch of at most {} tokens, {:.1f} pairs on average ({} to {})",
+               token_batches_.size(), options_.max_tokens,
+               static_cast<double>(data_.train.size()) / static_cast<double>(token_batches_.size()), fewest, most);
 }
 
 void Seq2SeqTask::log_dlstudio_counts(const std::string& archive_path) const {
@@ -115,29 +146,54 @@ LoopState Seq2SeqTask::loop_state(const TrainingProgress& progress) const {
                              ? progress.train_loss * state.epoch_loss_weight
                              : 0.0;
   state.epoch_examples = std::min(data_.train.size(), progress.step_in_epoch * options_.batch_size);
+  if (!token_batches_.empty()) {  // the rows of the epoch's batches done
+    const auto order = data::token_batch_order(token_batches_.size(), options_.seed, progress.epoch);
+    state.epoch_examples = 0;
+    for (std::int64_t k = 0; k < std::min<std::int64_t>(progress.step_in_epoch, steps_per_epoch_); ++k) {
+      state.epoch_examples += static_cast<std::int64_t>(token_batches_[static_cast<std::size_t>(order[k])].size());
+    }
+  }
   return state;
 }
 
 void Seq2SeqTask::start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) {
+  share_ = share;
+  next_step_ = steps_done;
+  if (!token_batches_.empty()) {
+    order_ = data::token_batch_order(token_batches_.size(), options_.seed, epoch);
+    return;
+  }
   order_ = options_.length_buckets
                ? data::bucketed_epoch_order(pair_lengths_, options_.batch_size, options_.seed, epoch)
                : data::epoch_order(data_.train.size(), options_.seed, epoch);
   sampler_.emplace(data_.train.size(), options_.batch_size, share.world_size, share.rank);
-  next_step_ = steps_done;
 }
 
 std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
   if (next_step_ >= steps_per_epoch_) return std::nullopt;
   const std::int64_t step = next_step_++;
-  const std::int64_t count = sampler_->global_count(step);
-  const auto rows = data::batch_indices(order_, sampler_->global_begin(step), count);
+  // The global batch's pairs, and this process's share of them (data-parallel runs).
+  std::int64_t count = 0;
+  torch::Tensor rows;
+  std::vector<std::int64_t> mine;
+  if (!token_batches_.empty()) {
+    const auto& global = token_batches_[static_cast<std::size_t>(order_[static_cast<std::size_t>(step)])];
+    count = static_cast<std::int64_t>(global.size());
+    rows = torch::tensor(global, torch::kInt64);
+    if (share_.world_size > 1) mine = data::rank_share(global, share_.world_size, share_.rank);
+  } else {
+    count = sampler_->global_count(step);
+    rows = data::batch_indices(order_, sampler_->global_begin(step), count);
+    if (share_.world_size > 1) mine = sampler_->take(order_, step);
+  }
+  const bool cut = options_.length_buckets || !token_batches_.empty();
   // The whole global batch's denominators, so that the shares of every chunk on every
   // process add up to the batch's loss.
   const auto sources = data_.train.src.index_select(0, rows), targets = data_.train.tgt.index_select(0, rows);
   // [B, L] -> [B, l]: the global batch's own longest sentence, each side (length buckets).
   const auto pad = data::Vocabulary::kPad;  // (DLStudio's loss pads with EOS: nothing is cut)
-  std::int64_t src_width = options_.length_buckets ? data::used_columns(sources, pad) : sources.size(1);
-  std::int64_t tgt_width = options_.length_buckets ? data::used_columns(targets, pad) : targets.size(1);
+  std::int64_t src_width = cut ? data::used_columns(sources, pad) : sources.size(1);
+  std::int64_t tgt_width = cut ? data::used_columns(targets, pad) : targets.size(1);
   denominators_ = loss_denominators(targets.narrow(1, 1, tgt_width - 1), loss_options_);
   if (options_.static_shapes && options_.length_buckets) {  // one width of a few for both sides
     src_width = tgt_width = data::static_width(std::max(src_width, tgt_width), sources.size(1));
@@ -146,16 +202,16 @@ std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
   padding_.real += (sources != pad).sum().item<std::int64_t>() + (targets != pad).sum().item<std::int64_t>();
   padding_.full += count * (sources.size(1) + targets.size(1));
   TrainingBatch batch{sources, targets, count};
-  if (sampler_->world_size() > 1) {
-    const auto mine = torch::tensor(sampler_->take(order_, step), torch::kInt64);
-    batch.inputs = data_.train.src.index_select(0, mine);
-    batch.targets = data_.train.tgt.index_select(0, mine);
+  if (share_.world_size > 1) {
+    const auto own = torch::tensor(mine, torch::kInt64);
+    batch.inputs = data_.train.src.index_select(0, own);
+    batch.targets = data_.train.tgt.index_select(0, own);
   }
   batch.inputs = batch.inputs.narrow(1, 0, src_width);
   batch.targets = batch.targets.narrow(1, 0, tgt_width);
   if (options_.static_shapes) {
     // This process's share of a full batch, the short last one filled with masked rows.
-    const std::int64_t world = sampler_->world_size();
+    const std::int64_t world = share_.world_size;
     const std::int64_t fixed_rows = (options_.batch_size + world - 1) / world;
     std::tie(batch.inputs, batch.targets) =
         data::pad_rows_masked(batch.inputs, batch.targets, fixed_rows, data_.train.src[0].narrow(0, 0, src_width),
@@ -196,6 +252,7 @@ EpochEvaluation Seq2SeqTask::evaluate(int workers) {
     rows = options_.bleu_sentences;
     indices.resize(static_cast<std::size_t>(rows));
   }
+  last_workers_ = workers;
   eval::DecodeOptions decode;
   decode.workers = workers;  // sentences in concurrent chunks: the same translations
   last_translations_ = eval::translate_and_score(model_, data_.validation.src.narrow(0, 0, rows), data_.spanish,
@@ -245,6 +302,19 @@ void Seq2SeqTask::finish(const std::string& run_dir) {
   }
   write_samples(model_, data_, options_, config_, RunDirectory(run_dir),
                 last_translations_ ? &*last_translations_ : nullptr);
+  if (data_.test_tokens.size() > 0) score_test_set(last_workers_);
+}
+
+// --test-src/--test-tgt: the final weights, greedy decoding, as checkpoint_eval scores them.
+void Seq2SeqTask::score_test_set(int workers) {
+  std::vector<std::vector<std::string>> references;
+  for (const auto& pair : data_.test.pairs) references.push_back(pair.spanish);
+  eval::DecodeOptions decode;
+  decode.workers = workers;
+  const auto result = eval::translate_and_score(model_, data_.test_tokens.src, data_.spanish, references, decode,
+                                                data_.spanish_subwords ? &*data_.spanish_subwords : nullptr);
+  spdlog::info("test set {} ({} pairs): BLEU {:.4f} (sacreBLEU {:.1f}, chrF2 {:.1f})", data_.test.source,
+               references.size(), result.bleu.bleu, result.sacrebleu.score, result.chrf.score);
 }
 
 }  // namespace dls::train

@@ -1,6 +1,6 @@
-// English->Spanish translation as a task of the shared training loop (private to src/train):
-// the corpus and its split, the Seq2SeqTransformer, batches of pairs, the sequence loss, and
-// per-epoch validation (loss and greedy-decoding BLEU).
+// Translation (DLStudio's English->Spanish by default, any pair: data/languages.h) as a task of the shared training
+// loop (private to src/train): the corpus and its split, the Seq2SeqTransformer, batches of pairs, the sequence loss,
+// and per-epoch validation (loss and greedy-decoding BLEU).
 #pragma once
 
 #include <cstdint>
@@ -67,6 +67,8 @@ class Seq2SeqTask : public TrainingTask {
 
  private:
   void plan_length_buckets();
+  void plan_token_batches();
+  void score_test_set(int workers);
 
   Seq2SeqConfig config_;
   settings::Seq2SeqTrainSettings options_;
@@ -75,11 +77,15 @@ class Seq2SeqTask : public TrainingTask {
   settings::LrSchedule schedule_;
   LossOptions loss_options_;
   std::int64_t steps_per_epoch_ = 0;
-  std::vector<std::int64_t> order_;            // this epoch's pair order
-  std::optional<DistributedSampler> sampler_;  // this process's rows of each batch
+  std::vector<std::int64_t> order_;                       // this epoch's pair order (--max-tokens: batch order)
+  std::optional<DistributedSampler> sampler_;             // this process's rows of each batch (not with --max-tokens)
+  std::vector<std::vector<std::int64_t>> token_batches_;  // --max-tokens: the run's batches (pair indices)
+  BatchShare share_;
+  int last_workers_ = 1;  // decoding threads evaluate() was given (the test set's at the end)
   std::int64_t next_step_ = 0;
-  LossDenominators denominators_;           // of the latest global batch
-  std::vector<std::int64_t> pair_lengths_;  // --length-buckets: each training pair's longer side, in tokens
+  LossDenominators denominators_;  // of the latest global batch
+  std::vector<std::int64_t>
+      pair_lengths_;  // --length-buckets, --max-tokens: each training pair's longer side, in tokens
   struct {
     std::int64_t fed = 0, real = 0, full = 0;  // tokens of the batches fed, not padding, and padded to L
   } padding_;

@@ -41,6 +41,17 @@ std::vector<torch::Tensor> weights_of(const std::string& checkpoint) {
   return out;
 }
 
+// The weights of two checkpoints agree (a run resumed against an uninterrupted one).
+void expect_same_checkpoint_weights(const std::string& a_checkpoint, const std::string& b_checkpoint) {
+  const auto a = weights_of(a_checkpoint);
+  const auto b = weights_of(b_checkpoint);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(a[i], b[i], 1e-5, 1e-6))
+        << "parameter " << i << " differs by " << (a[i] - b[i]).abs().max().item<double>();
+  }
+}
+
 std::vector<std::vector<std::string>> metric_rows(const fs::path& run_dir, const char* file = "metrics.csv") {
   std::vector<std::vector<std::string>> rows;
   std::ifstream in(run_dir / file);
@@ -162,15 +173,36 @@ TEST(Seq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
   EXPECT_EQ(third.stopped_by, "epochs");
   EXPECT_EQ(third.iterations, full.iterations);
 
-  const auto a = weights_of(full.checkpoints.back());
-  const auto b = weights_of(third.checkpoints.back());
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    EXPECT_TRUE(torch::allclose(a[i], b[i], 1e-5, 1e-6))
-        << "parameter " << i << " differs by " << (a[i] - b[i]).abs().max().item<double>();
-  }
+  expect_same_checkpoint_weights(full.checkpoints.back(), third.checkpoints.back());
   EXPECT_NEAR(full.val_bleu, third.val_bleu, 1e-9);
   EXPECT_NEAR(full.val_loss, third.val_loss, 1e-5);
+  expect_same_metrics(straight, split);
+}
+
+// --max-tokens: batches filled to a token budget. Stopped inside the first epoch and resumed,
+// the run takes exactly the batches of the uninterrupted one (the same weights and metrics),
+// (tests/data/token_batches_test.cpp checks the budget itself).
+TEST(Seq2SeqTrainer, TokenBatchesResumeExactly) {
+  const auto straight = test::fresh_temp_dir("seq2seq_tokens_straight");
+  const auto split = test::fresh_temp_dir("seq2seq_tokens_split");
+  auto setup = test::tiny_seq2seq_setup(straight);
+  setup.training.epochs = 2;
+  setup.training.samples = 0;
+  setup.training.bleu_sentences = 20;
+  setup.training.max_tokens = 200;
+  const auto full = train_seq2seq(setup.model, setup.training, {});
+  EXPECT_EQ(full.iterations % 2, 0) << "the same batches every epoch";
+
+  setup.training.run.run_dir = split.string();
+  setup.training.run.max_iters = 7;
+  const auto first = train_seq2seq(setup.model, setup.training, {});
+  EXPECT_EQ(first.iterations, 7);
+  setup.training.run.resume = split.string();
+  setup.training.run.max_iters = 0;
+  const auto second = train_seq2seq(setup.model, setup.training);
+  EXPECT_EQ(second.iterations, full.iterations);
+  expect_same_checkpoint_weights(full.checkpoints.back(), second.checkpoints.back());
+  EXPECT_NEAR(full.val_loss, second.val_loss, 1e-5);
   expect_same_metrics(straight, split);
 }
 

@@ -1,0 +1,108 @@
+// seq2seq_train's corpus flags beyond --data: which TSV columns, or parallel files for the
+// training, validation and test pairs; the languages and the direction (data/corpus.h,
+// data/languages.h). DLStudio's default (--data spa.txt, English -> Spanish) needs none.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli_overrides.h"
+#include "config_file.h"
+#include "dls/data/languages.h"
+#include "dls/train/tasks/seq2seq_presets.h"
+
+namespace dls::apps {
+
+// The flags, in `group`; file paths are recorded absolute (a resume from another folder finds them).
+inline void add_corpus_flags(CLI::App& app, Overrides<train::Seq2SeqPreset>& overrides, const std::string& group) {
+  setting(
+      app, overrides, "--src-column", "TSV: the 1-based column of the source sentence, as cut -f counts (default 1)",
+      [](auto& s) -> auto& { return s.training.data.src_column; })
+      ->check(in_range(1, 1000))
+      ->group(group);
+  setting(
+      app, overrides, "--tgt-column", "TSV: the 1-based column of the target sentence (default 2)",
+      [](auto& s) -> auto& { return s.training.data.tgt_column; })
+      ->check(in_range(1, 1000))
+      ->group(group);
+  const auto file = [&](const char* flag, const std::string& help, auto field) {
+    setting<std::string>(
+        app, overrides, flag, help, [field](auto& s, const std::string& v) { field(s) = absolute_path(v); },
+        [field](const auto& s) { return absolute_path(field(s)); })
+        ->group(group);
+  };
+  file(
+      "--train-src", "parallel files instead of --data: source sentences, one a line (gzip read too)",
+      [](auto& s) -> auto& { return s.training.data.train_src; });
+  file(
+      "--train-tgt", "parallel files: the target sentences, line n translating --train-src's line n",
+      [](auto& s) -> auto& { return s.training.data.train_tgt; });
+  file(
+      "--valid-src", "parallel validation files (source) instead of splitting the training pairs",
+      [](auto& s) -> auto& { return s.training.data.valid_src; });
+  file(
+      "--valid-tgt", "parallel validation files (target)", [](auto& s) -> auto& { return s.training.data.valid_tgt; });
+  file(
+      "--test-src", "parallel test files (source), scored with the final weights at the end",
+      [](auto& s) -> auto& { return s.training.data.test_src; });
+  file(
+      "--test-tgt", "parallel test files (target)", [](auto& s) -> auto& { return s.training.data.test_tgt; });
+  setting(
+      app, overrides, "--src-lang",
+      "ISO 639-1 code of the source column/files: its name in printouts and its normalisation (default en)",
+      [](auto& s) -> auto& { return s.training.data.src_lang; })
+      ->group(group);
+  setting(
+      app, overrides, "--tgt-lang", "ISO 639-1 code of the target column/files (default es)",
+      [](auto& s) -> auto& { return s.training.data.tgt_lang; })
+      ->group(group);
+  flag_setting(
+      app, overrides, "--reverse", "train the other direction: target column/files -> source (recorded)",
+      [](auto& s) { s.training.data.reverse = true; }, [](const auto& s) { return s.training.data.reverse; })
+      ->group(group);
+}
+
+// The corpus flags' checks, one line each, after the flags are applied. A --train-src run
+// drops the default corpus that the preset put in --data's place.
+inline void check_corpus_flags(const CLI::App& app, train::Seq2SeqPreset& setup) {
+  auto& data = setup.training.data;
+  const auto both = [](const std::string& src, const std::string& tgt, const char* name) {
+    if (src.empty() != tgt.empty()) {
+      throw std::runtime_error(std::string("--") + name + (src.empty() ? "-tgt needs --" : "-src needs --") + name +
+                               (src.empty() ? "-src" : "-tgt"));
+    }
+  };
+  both(data.train_src, data.train_tgt, "train");
+  both(data.valid_src, data.valid_tgt, "valid");
+  both(data.test_src, data.test_tgt, "test");
+  if (!data.train_src.empty()) {
+    if (app.count("--data") > 0 && !data.data_path.empty()) {
+      throw std::runtime_error("--data and --train-src: give one corpus, a TSV/archive file or parallel files");
+    }
+    data.data_path.clear();
+    for (const char* flag : {"--src-column", "--tgt-column"}) {
+      if (app.count(flag) > 0 && !from_config_file(app, flag)) {
+        throw std::runtime_error(std::string(flag) + ": only for a TSV corpus (--data), not parallel files");
+      }
+    }
+  }
+  if (data.src_column == data.tgt_column) {
+    throw std::runtime_error("--src-column and --tgt-column: both are column " + std::to_string(data.src_column));
+  }
+  data::check_language_code(data.src_lang, "--src-lang");
+  data::check_language_code(data.tgt_lang, "--tgt-lang");
+  if (data.src_lang == data.tgt_lang) {
+    throw std::runtime_error("--src-lang and --tgt-lang: both are " + data.src_lang);
+  }
+  for (const auto* code : {&data.src_lang, &data.tgt_lang}) {
+    if (data::written_without_spaces(*code) && !data.subword_units) {
+      throw std::runtime_error(data::language_name(*code) + " (" + *code +
+                               ") is written without spaces between words, so word-level tokens would be whole "
+                               "clauses: add --tokenizer sentencepiece");
+    }
+  }
+}
+
+}  // namespace dls::apps

@@ -1,0 +1,34 @@
+// The languages of a translation corpus, by ISO 639-1 code ("en", "es", "de", "ru", "el",
+// "ja", ...): the name printouts use, which normalisation rules apply (normalize.h), and
+// whether the language is written without spaces between words.
+//
+// Rules: "en" expands English contractions; "fr", "it", "ca" end a word at an elision's
+// apostrophe ("l'homme" -> "l homme"); "es" and every other code take Unicode's rules alone
+// (any script: lowercase, punctuation and symbols as separators). Written without spaces:
+// ja, zh, th, lo, km, my, bo — a whole clause is then one "word", so such a side needs
+// subword units (--tokenizer sentencepiece; seq2seq_train refuses word level for it).
+#pragma once
+
+#include <string>
+
+#include "dls/data/normalize.h"
+
+namespace dls::data {
+
+// Throws std::invalid_argument unless `code` is 2 or 3 lowercase ASCII letters ("en",
+// "ast"); any such code is accepted, a known one gets its name in printouts.
+void check_language_code(const std::string& code, const std::string& flag);
+
+// "en" -> "English", "de" -> "German"; an unknown code -> the code itself ("xx").
+std::string language_name(const std::string& code);
+
+// The name in lowercase ASCII: "english" (the interactive prompt, a TSV column).
+std::string language_label(const std::string& code);
+
+// The normalisation rules of `code` (see above).
+Language language_rules(const std::string& code);
+
+// True for the languages written without spaces between words (see above).
+bool written_without_spaces(const std::string& code);
+
+}  // namespace dls::data

@@ -1,0 +1,61 @@
+#include "dls/data/languages.h"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <utility>
+
+namespace dls::data {
+
+namespace {
+
+// The codes printouts name; any other valid code prints as itself.
+constexpr std::array<std::pair<const char*, const char*>, 40> kLanguageNames{{
+    {"ar", "Arabic"},     {"bg", "Bulgarian"},  {"bo", "Tibetan"},  {"ca", "Catalan"},    {"cs", "Czech"},
+    {"da", "Danish"},     {"de", "German"},     {"el", "Greek"},    {"en", "English"},    {"eo", "Esperanto"},
+    {"es", "Spanish"},    {"fa", "Persian"},    {"fi", "Finnish"},  {"fr", "French"},     {"he", "Hebrew"},
+    {"hi", "Hindi"},      {"hu", "Hungarian"},  {"it", "Italian"},  {"ja", "Japanese"},   {"km", "Khmer"},
+    {"ko", "Korean"},     {"lo", "Lao"},        {"my", "Burmese"},  {"nl", "Dutch"},      {"no", "Norwegian"},
+    {"pl", "Polish"},     {"pt", "Portuguese"}, {"ro", "Romanian"}, {"ru", "Russian"},    {"sk", "Slovak"},
+    {"sr", "Serbian"},    {"sv", "Swedish"},    {"th", "Thai"},     {"tr", "Turkish"},    {"uk", "Ukrainian"},
+    {"vi", "Vietnamese"}, {"zh", "Chinese"},    {"hr", "Croatian"}, {"lt", "Lithuanian"}, {"id", "Indonesian"},
+}};
+
+}  // namespace
+
+void check_language_code(const std::string& code, const std::string& flag) {
+  const bool letters = std::all_of(code.begin(), code.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+  if (code.size() < 2 || code.size() > 3 || !letters) {
+    throw std::invalid_argument(flag + ": '" + code +
+                                "' is not an ISO 639 code (2 or 3 lowercase letters: en, es, de)");
+  }
+}
+
+std::string language_name(const std::string& code) {
+  for (const auto& [known, name] : kLanguageNames) {
+    if (code == known) return name;
+  }
+  return code;
+}
+
+std::string language_label(const std::string& code) {
+  std::string label = language_name(code);
+  for (auto& c : label) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return label;
+}
+
+Language language_rules(const std::string& code) {
+  if (code == "en") return Language::kEnglish;
+  if (code == "es") return Language::kSpanish;
+  if (code == "fr" || code == "it" || code == "ca") return Language::kElision;
+  return Language::kOther;
+}
+
+bool written_without_spaces(const std::string& code) {
+  for (const char* c : {"ja", "zh", "th", "lo", "km", "my", "bo"}) {
+    if (code == c) return true;
+  }
+  return false;
+}
+
+}  // namespace dls::data

@@ -1,0 +1,63 @@
+// Languages by ISO code: names for printouts, normalisation rules per language (Unicode-correct
+// in any script), and which languages need subword units.
+#include "dls/data/languages.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "dls/data/normalize.h"
+
+namespace dls::data {
+namespace {
+
+TEST(Languages, NamesAndRulesByCode) {
+  EXPECT_EQ(language_name("en"), "English");
+  EXPECT_EQ(language_name("es"), "Spanish");
+  EXPECT_EQ(language_name("de"), "German");
+  EXPECT_EQ(language_name("el"), "Greek");
+  EXPECT_EQ(language_name("xx"), "xx") << "an unknown code prints as itself";
+  EXPECT_EQ(language_label("ru"), "russian");
+  EXPECT_EQ(language_rules("en"), Language::kEnglish);
+  EXPECT_EQ(language_rules("es"), Language::kSpanish);
+  EXPECT_EQ(language_rules("fr"), Language::kElision);
+  EXPECT_EQ(language_rules("ru"), Language::kOther);
+  EXPECT_TRUE(written_without_spaces("ja"));
+  EXPECT_TRUE(written_without_spaces("zh"));
+  EXPECT_FALSE(written_without_spaces("ko")) << "Korean separates its words by spaces";
+  EXPECT_FALSE(written_without_spaces("de"));
+}
+
+TEST(Languages, CodesAreTwoOrThreeLowercaseLetters) {
+  EXPECT_NO_THROW(check_language_code("de", "--src-lang"));
+  EXPECT_NO_THROW(check_language_code("ast", "--src-lang"));
+  for (const char* bad : {"", "e", "EN", "english", "e1", "pt-BR"}) {
+    try {
+      check_language_code(bad, "--tgt-lang");
+      ADD_FAILURE() << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("--tgt-lang: '" + std::string(bad) + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Languages, NormalisationKeepsEveryScriptsLetters) {
+  // German: umlauts and ß kept, capitals lowered (ẞ's simple lowercase is ß).
+  EXPECT_EQ(join_words(normalize_words("Der Käse ist SÜẞ, nicht böse!", language_rules("de"))),
+            "der käse ist süß nicht böse");
+  // Russian: Cyrillic lowered; ё kept apart from е.
+  EXPECT_EQ(join_words(normalize_words("Где ЁЛКА? Это дом.", language_rules("ru"))), "где ёлка это дом");
+  // Greek: the question mark ';' separates, accents kept, a capital final Σ becomes ς.
+  EXPECT_EQ(join_words(normalize_words("Πού είναι ο ΔΡΟΜΟΣ;", language_rules("el"))), "πού είναι ο δρομος");
+  // French: an elision's apostrophe ends a word (Spanish rules would glue "lhomme").
+  EXPECT_EQ(join_words(normalize_words("L'homme d’affaires", language_rules("fr"))), "l homme d affaires");
+  EXPECT_EQ(join_words(normalize_words("L'homme", Language::kSpanish)), "lhomme");
+  // Japanese: no spaces, so a clause between punctuation marks is one "word".
+  EXPECT_EQ(normalize_words("これは家です。家はどこですか？", language_rules("ja")).size(), 2u);
+  // English keeps its contractions rule; another language does not expand "n't".
+  EXPECT_EQ(join_words(normalize_words("I can't", language_rules("en"))), "i cannot");
+  EXPECT_EQ(join_words(normalize_words("I can't", language_rules("de"))), "i cant");
+}
+
+}  // namespace
+}  // namespace dls::data

@@ -1,0 +1,55 @@
+// Seq2SeqTrainSettings as checkpoint keys: the languages, direction, corpus files and token
+// budget round-trip, and a checkpoint written before them reads as DLStudio's English -> Spanish.
+#include "dls/settings/seq2seq_settings.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace dls::settings {
+namespace {
+
+TEST(Seq2SeqSettings, LanguagesFilesAndTokenBudgetRoundTrip) {
+  Seq2SeqTrainSettings s;
+  s.data.train_src = "/data/train.de";
+  s.data.train_tgt = "/data/train.en";
+  s.data.valid_src = "/data/valid.de";
+  s.data.valid_tgt = "/data/valid.en";
+  s.data.test_src = "/data/test.de";
+  s.data.test_tgt = "/data/test.en";
+  s.data.src_column = 3;
+  s.data.tgt_column = 1;
+  s.data.src_lang = "de";
+  s.data.tgt_lang = "en";
+  s.data.reverse = true;
+  s.max_tokens = 4096;
+  const auto back = Seq2SeqTrainSettings::from_settings(s.to_settings());
+  EXPECT_EQ(back.to_settings().to_text(), s.to_settings().to_text());
+  EXPECT_EQ(back.data.source_language(), "en") << "reversed";
+  EXPECT_EQ(back.data.target_language(), "de");
+  EXPECT_EQ(back.data.corpus_name(), "/data/train.de + /data/train.en");
+}
+
+TEST(Seq2SeqSettings, AnOlderCheckpointReadsAsEnglishToSpanish) {
+  Seq2SeqTrainSettings s;
+  s.data.data_path = "/data/spa.txt";
+  const std::set<std::string> newer{"train_src",  "train_tgt",  "valid_src", "valid_tgt", "test_src", "test_tgt",
+                                    "src_column", "tgt_column", "src_lang",  "tgt_lang",  "reverse",  "max_tokens"};
+  util::KeyValues older;
+  const auto current = s.to_settings();
+  for (const auto& [key, value] : current.entries()) {
+    if (newer.count(key) == 0) older.set(key, value);
+  }
+  const auto back = Seq2SeqTrainSettings::from_settings(older);
+  EXPECT_EQ(back.data.source_language(), "en");
+  EXPECT_EQ(back.data.target_language(), "es");
+  EXPECT_FALSE(back.data.reverse);
+  EXPECT_EQ(back.data.src_column, 1);
+  EXPECT_EQ(back.data.tgt_column, 2);
+  EXPECT_EQ(back.max_tokens, 0);
+  EXPECT_EQ(back.data.corpus_name(), "/data/spa.txt");
+}
+
+}  // namespace
+}  // namespace dls::settings
