@@ -27,11 +27,12 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const settings::Seq2SeqTr
     spdlog::info("resuming from {} (epoch {}, {} steps into it, {} steps in all)", run.resume->path(),
                  checkpoint.progress.epoch, checkpoint.progress.step_in_epoch, checkpoint.progress.global_step);
   }
-  // A step replayed as CUDA graphs needs static-shape batches: they come with it.
+  // A step replayed as CUDA graphs needs static-shape batches: they come with it (token
+  // batches, sized by their sentences, cannot have them).
   auto effective = settings;
   const auto plan = plan_step(parse_cuda_graphs(settings.run.cuda_graphs), run.placement.device,
                               DeviceGraph::available(), run.placement.dist.world_size(), settings.run.precision,
-                              settings.run.parallel.accum_steps, /*loss_capturable=*/true);
+                              settings.run.parallel.accum_steps, /*loss_capturable=*/settings.max_tokens == 0);
   if (plan.captured) effective.static_shapes = true;
   const auto task = run.build_task([&] {
     return std::make_unique<Seq2SeqTask>(std::move(config), effective, run.resume ? &checkpoint : nullptr,
