@@ -80,6 +80,14 @@ void add_run_flags(CLI::App& app, Overrides<Settings>& overrides, InvocationFlag
       [run](const Settings& s) { return util::precision_name(run(s).precision); })
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}))
       ->group(training);
+  setting<std::string>(
+      app, overrides, "--cuda-graphs",
+      "auto, on or off: the training step recorded as CUDA graphs and replayed (seq2seq on one GPU, fp32 or bf16; "
+      "turns --static-shapes on); auto: whenever the run allows it (default auto; not saved)",
+      [run](Settings& s, const std::string& v) { run(s).cuda_graphs = v; },
+      [run](const Settings& s) { return run(s).cuda_graphs; })
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->group(training);
   add_parallel_flags<Settings>(
       app, overrides, [run](Settings& s) -> settings::RunSettings& { return run(s); }, "Data parallelism (torchrun)");
 

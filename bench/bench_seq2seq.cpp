@@ -12,7 +12,10 @@
 #include "dls/eval/decoding.h"
 #include "dls/models/seq2seq_loss.h"
 #include "dls/models/batch_chunks.h"
+#include "dls/train/captured_step.h"
+#include "dls/train/optim/graph_safe_adam.h"
 #include "dls/train/optim/optimizer.h"
+#include "dls/train/parallel/gradient_buffer.h"
 #include "dls/train/tasks/seq2seq_presets.h"
 #include "dls/train/parallel/split_batch.h"
 #include "dls/util/precision.h"
@@ -60,9 +63,14 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   std::mt19937_64 rng(o.seed + 1);
   constexpr int kBatches = 4;  // training cycles through a few distinct batches
   std::vector<std::pair<torch::Tensor, torch::Tensor>> batches;
+  LossOptions loss_options;
+  loss_options.dlstudio = preset.training.dlstudio_loss;
+  loss_options.label_smoothing = preset.training.label_smoothing;
+  std::vector<LossDenominators> denominators;  // counted on the host, as the trainer's
   for (int i = 0; i < kBatches; ++i) {
     auto src = random_sentences(rng, batch, L, o.src_vocab);
     auto tgt = random_sentences(rng, batch, L, o.tgt_vocab);
+    denominators.push_back(loss_denominators(tgt.narrow(1, 1, L - 1), loss_options));
     batches.emplace_back(src.to(device), tgt.to(device));
   }
 
@@ -84,10 +92,9 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   if (o.full_ffn) result.config.emplace_back("ffn", "full");
   std::function<void(int)> step;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::shared_ptr<train::GradientBuffer> gradients;  // --graph-safe-adam, --cuda-graphs
+  std::unique_ptr<train::CapturedStep> captured;     // --cuda-graphs
   std::optional<train::ScopedIntraOpThreads> single_thread;
-  LossOptions loss_options;
-  loss_options.dlstudio = preset.training.dlstudio_loss;
-  loss_options.label_smoothing = preset.training.label_smoothing;
   if (o.task == "seq2seq-train") {
     result.unit = "pairs/s";
     model->train();
@@ -95,20 +102,49 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
     optimizer_options.fused = !o.plain_adam;
     result.config.emplace_back("adam", o.plain_adam ? "plain" : "fused");
     if (o.all_output_rows) result.config.emplace_back("output_rows", "all");
-    optimizer = train::make_optimizer(model->parameters(), optimizer_options, preset.training.schedule.base_lr);
+    const bool graph_safe = o.graph_safe_adam || o.cuda_graphs;
+    if (graph_safe) {
+      gradients = std::make_shared<train::GradientBuffer>(model->parameters());
+      optimizer = train::make_graph_safe_optimizer(gradients, optimizer_options, preset.training.schedule.base_lr);
+      for (auto& [key, value] : result.config) {
+        if (key == "adam") value = "graph-safe";
+      }
+    } else {
+      optimizer = train::make_optimizer(model->parameters(), optimizer_options, preset.training.schedule.base_lr);
+    }
     if (workers > 1) single_thread.emplace(1);  // as train_seq2seq does
+    if (o.cuda_graphs) {
+      // As seq2seq_train's captured step: the masked sum over every output row, divided on the device.
+      auto sum_options = loss_options;
+      sum_options.all_output_rows = true;
+      captured = std::make_unique<train::CapturedStep>(
+          device, *gradients, dynamic_cast<train::GraphSafeOptimizer&>(*optimizer),
+          [&model, sum_options](const torch::Tensor& s, const torch::Tensor& t) {
+            return sequence_loss_sum_from_states(model->master_decoder->out, model->final_states(s, t),
+                                                 t.narrow(1, 1, t.size(1) - 1), sum_options);
+          },
+          autocast, /*record=*/device.is_cuda());
+      result.config.emplace_back("step", device.is_cuda() ? "cuda-graphs" : "captured-program-eager");
+    }
     step = [&](int i) {
-      const auto& [src, tgt] = batches[static_cast<std::size_t>(i % kBatches)];
-      const auto denominators = loss_denominators(tgt.narrow(1, 1, L - 1), loss_options);
+      const auto k = static_cast<std::size_t>(i % kBatches);
+      const auto& [src, tgt] = batches[k];
+      const auto& batch_denominators = denominators[k];
+      if (captured) {
+        captured->run(src, tgt, loss_options.dlstudio ? batch_denominators.rows : batch_denominators.real_tokens);
+        return;
+      }
       train::split_forward_backward(
-          model->parameters(), src, tgt, workers, [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
+          model->parameters(), src, tgt, workers,
+          [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
             const util::AutocastScope scope(autocast);  // forward and loss, as the training loop
             if (o.all_output_rows) {
-              return sequence_loss_share(model(s, t), t.narrow(1, 1, L - 1), loss_options, denominators);
+              return sequence_loss_share(model(s, t), t.narrow(1, 1, L - 1), loss_options, batch_denominators);
             }
-            return model_loss_share(model, s, t, loss_options, denominators);
-          });
-      if (preset.training.optimizer.clip_grad_norm > 0) {
+            return model_loss_share(model, s, t, loss_options, batch_denominators);
+          },
+          graph_safe ? train::GradientOutput::kIntoExisting : train::GradientOutput::kReplace, /*read_loss=*/false);
+      if (preset.training.optimizer.clip_grad_norm > 0 && !graph_safe) {  // (the graph-safe one clips itself)
         torch::nn::utils::clip_grad_norm_(model->parameters(), preset.training.optimizer.clip_grad_norm);
       }
       optimizer->step();

@@ -26,6 +26,8 @@ struct BenchOptions {
   bool plain_bmm = false;                  // torch::matmul for attention's small products (small_batched_matmul.h)
   bool full_ffn = false;                   // dlstudio layout: compute every W2 output, read or not
   bool all_output_rows = false;            // seq2seq training: padding rows through the output layer too
+  bool graph_safe_adam = false;            // seq2seq training: GraphSafeAdam over flat gradients
+  bool cuda_graphs = false;                // seq2seq training: the step replayed as CUDA graphs (captured_step.h)
   std::string keep_freed_memory = "auto";  // on|off|auto (as the programs: util::keep_freed_memory)
   std::uint64_t seed = 0;
   std::string device = "cpu";      // cpu|cuda|auto (util::select_device)

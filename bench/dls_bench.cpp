@@ -128,6 +128,11 @@ int main(int argc, char** argv) {
   app.add_flag(
       "--all-output-rows", options.all_output_rows,
       "seq2seq training: send every target position, padding included, through the output layer and log-softmax");
+  app.add_flag("--graph-safe-adam", options.graph_safe_adam,
+               "seq2seq training: the optimizer as a few kernels over flat gradients (graph_safe_adam.h), eager");
+  app.add_flag("--cuda-graphs", options.cuda_graphs,
+               "seq2seq training: the whole step recorded as a CUDA graph and replayed (captured_step.h; implies "
+               "--graph-safe-adam and --all-output-rows); on the CPU the same program runs eagerly");
   app.add_option(
          "--profile", options.profile_rows,
          "after timing, print the N operators with the most self time over --iters more steps (bench_profile.h)")

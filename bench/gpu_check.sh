@@ -34,7 +34,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-}
-case "$part" in build|quick|lecture) ;; *) echo "usage: $0 build|quick|lecture [seconds]" >&2; exit 2 ;; esac
+case "$part" in build|quick|graphs|lecture) ;; *) echo "usage: $0 build|quick|graphs|lecture [seconds]" >&2; exit 2 ;; esac
 OUT=${OUT:-/tmp/gpu-out}
 mkdir -p "$OUT"
 deadline=$(( $(date +%s) + ${2:-540} ))
@@ -146,7 +146,17 @@ step configure 120 cmake -S . -B "$B" "${generator[@]}" -DCMAKE_BUILD_TYPE=Relea
   -Dspdlog_DIR="$L/cmake/spdlog" -Dfmt_DIR="$L/cmake/fmt" -DGTest_DIR="$L/cmake/GTest" \
   -DCMAKE_CXX_FLAGS="-I$P/usr/include" \
   -DCMAKE_EXE_LINKER_FLAGS="$link" -DCMAKE_SHARED_LINKER_FLAGS="$link" -DCMAKE_MODULE_LINKER_FLAGS="$link" &&
-step build 420 cmake --build "$B" -j "$(nproc)" || { say "no build: stopping"; exit 1; }
+# GPU_CHECK_TARGETS: only these (a shorter build for a short lease), else everything.
+read -r -a targets <<< "${GPU_CHECK_TARGETS:-}"
+targets=("${targets[@]/#/--target=}")
+if ! step build 420 cmake --build "$B" -j "$(nproc)" "${targets[@]}"; then
+  # The one file that records CUDA graphs is the one built against CUDA's own API: without
+  # it the rest still builds (the step then runs eagerly), and its errors are kept.
+  grep -a -B2 -A12 'device_graph_cuda' "$W/build.log" | head -n 80 > "$OUT/device_graph_build_errors.txt"
+  step configure_no_graphs 120 cmake "$B" -DDLS_CUDA_GRAPHS=OFF &&
+    step build_no_graphs 420 cmake --build "$B" -j "$(nproc)" "${targets[@]}" || { say "no build: stopping"; exit 1; }
+  say "built WITHOUT CUDA graphs (device_graph_build_errors.txt)"
+fi
 grep -E "dls: (LibTorch|Gloo|multi-process)" "$W/configure.log" | head -5 >> "$OUT/summary.txt"
 
 }
@@ -225,6 +235,54 @@ if [ "$part" = quick ]; then
   fi
 fi
 
+if [ "$part" = graphs ]; then
+  # --- the captured step: correctness, then speed ------------------------------------------
+  # The GPU's own tests of the step (the replay against the eager program and the plain loop)
+  # and of the device decisions.
+  (cd "$B" && timeout -k 5 120 ctest --timeout 100 --output-on-failure \
+     -R 'CapturedStep|GraphSafeAdam|StepPlan|ChooseDevice|PlaceTraining|StaticShape|FusedAdam|GradientBuffer') \
+     > "$W/ctest_graphs.log" 2>&1
+  say "ctest (the step's tests): rc $? ($(grep -a -E 'tests passed|tests failed' "$W/ctest_graphs.log" | tail -1))"
+  grep -a -E '^\s*[0-9]+/[0-9]+ Test|tests passed|tests failed|Skipped|SKIPPED|Failure|Expected|Which is|max difference' \
+    "$W/ctest_graphs.log" | cut -c1-300 | head -n 80 > "$OUT/ctest_graphs.log"
+  # The same run eager and replayed (dropout off): equal losses; each log names the device.
+  s2s=(--preset cpu --data data/sample_en_es.tsv --validation-pairs 200 --epochs 2 --device "$dev" --json --dropout 0
+       --seed 7 --static-shapes --length-buckets ${smoke:+--max-iters 4 --bleu-sentences 10})
+  step s2s_eager 90 "$A/seq2seq_train" "${s2s[@]}" --run-dir "$W/s2s_eager" --cuda-graphs off; expect_device s2s_eager
+  step s2s_graphs 90 "$A/seq2seq_train" "${s2s[@]}" --run-dir "$W/s2s_graphs"; expect_device s2s_graphs
+  grep -a -E 'training step:|no CUDA graphs|CUDA graphs:' "$W/s2s_graphs.log" | head -3 | cut -c1-300 >> "$OUT/summary.txt"
+  /usr/bin/env python3 - "$W/s2s_eager.log" "$W/s2s_graphs.log" >> "$OUT/summary.txt" 2>&1 <<'PY'
+import json, sys
+def last_json(path):
+    lines = [l for l in open(path, errors="replace") if l.startswith("{")]
+    return json.loads(lines[-1]) if lines else {}
+a, b = (last_json(p) for p in sys.argv[1:3])
+for key in ("final_loss", "val_loss", "val_bleu", "pairs_per_s"):
+    print(f"eager vs graphs {key}: {a.get(key)} {b.get(key)}")
+fa, fb = a.get("final_loss"), b.get("final_loss")
+ok = fa is not None and fb is not None and abs(fa - fb) <= 1e-3 * max(1.0, abs(fa))
+print("eager vs graphs: " + ("SAME training loss" if ok else "DIFFERENT training loss"))
+sys.exit(0 if ok else 1)
+PY
+  (( $? == 0 )) || failures=$(( failures + 1 ))
+  # The side-by-side table: PyTorch eager, dls eager, + flat Adam, + CUDA graphs.
+  table=(env DEVICE="$dev" RESULTS="$W/side_by_side" bash bench/side_by_side.sh "$B")
+  [ -n "$smoke" ] && table=(env DEVICE="$dev" DEVICE_TABLE=1 BATCHES=8 ITERS=1 REPEATS=1 GEMM_SIZE=256
+                              RESULTS="$W/side_by_side" bash bench/side_by_side.sh "$B")
+  step side_by_side 240 "${table[@]}"
+  cp "$W/side_by_side/table.md" "$OUT/side_by_side.md" 2>/dev/null && cat "$OUT/side_by_side.md" >> "$OUT/summary.txt"
+  # The trainer end to end on the real corpus (its pairs/s against dls_bench's), bf16.
+  if [ -f "$corpus" ]; then
+    real=(--time-limit 45 --bleu-sentences 500)
+    [ -n "$smoke" ] && real=(--time-limit 20 --validation-pairs 40 --bleu-sentences 10 --max-iters 4)
+    step real_corpus_graphs 100 "$A/seq2seq_train" --preset cpu --data "$corpus" --device "$dev" \
+         --precision bf16 --length-buckets --run-dir "$W/real" --json "${real[@]}"
+    expect_device real_corpus_graphs
+    grep -a -E 'training step:|no CUDA graphs|epoch [0-9]+/|done \(' "$W/real_corpus_graphs.log" | tail -n 6 |
+      cut -c1-300 >> "$OUT/summary.txt"
+  fi
+fi
+
 if [ "$part" = lecture ]; then
   # --- DLStudio's experiment: FG, M 256, 4 + 4 blocks, 4 heads, batch 50, L 10, 40 epochs ---
   # The run directory outlives the part: a second call resumes it (the same warm machine).
@@ -242,7 +300,7 @@ if [ "$part" = lecture ]; then
     # Leaves 300 s of the part for the evaluation and the ViT. Stopped by the limit (SIGTERM),
     # the trainer ends its step and writes a checkpoint (a minute's grace: 3.4 GB with Adam's
     # state); the next call resumes from it. Checkpoints every 5 epochs, as DLStudio's.
-    grace=60 step lecture_train $(( deadline - $(date +%s) - 300 )) "$A/seq2seq_train" "${how[@]}" \
+    grace=60 step lecture_train $(( deadline - $(date +%s) - ${LECTURE_RESERVE:-300} )) "$A/seq2seq_train" "${how[@]}" \
          --epochs "$epochs" --device "$dev" --checkpoint-every "${LECTURE_CHECKPOINT_EVERY:-5}" --json "${more[@]}" || {
       (( $? == 124 )) && failures=$(( failures - 1 )) &&
         say "lecture_train: stopped at the part's limit with a checkpoint; lecture again (same machine) resumes it"; }
@@ -251,7 +309,7 @@ if [ "$part" = lecture ]; then
     if ls "$lecture"/checkpoints/*.pt > /dev/null 2>&1; then
       # The text report (not --json): BLEU per checkpoint, then DLStudio's printout of 20
       # pairs translated by the best checkpoint.
-      step lecture_eval 150 "$A/checkpoint_eval" "$lecture" --device "$dev" --samples 20 ${smoke:+--limit 20}
+      step lecture_eval "${LECTURE_EVAL_S:-150}" "$A/checkpoint_eval" "$lecture" --device "$dev" --samples 20 ${smoke:+--limit 20}
       grep -av '^\[' "$W/lecture_eval.log" > "$OUT/lecture_eval.txt"
       sed -n '/Sample translations by the best checkpoint/,$p' "$W/lecture_eval.log" > "$OUT/lecture_samples.txt"
       cp "$lecture/bleu.csv" "$OUT/lecture_bleu.csv" 2>/dev/null
@@ -264,6 +322,7 @@ if [ "$part" = lecture ]; then
   # DLStudio's ViT (FG, M 256, 8 encoders, 4 heads, batch 48) on Fashion-MNIST, whose 28x28
   # images take patches of 7 (4x4 patches, as CIFAR-10's 32x32 in patches of 8; CIFAR-10
   # itself is too large for .deps/): seconds per epoch from metrics.csv's epoch rows.
+  if (( ${LECTURE_VIT_EPOCHS:-2} > 0 )); then
   step lecture_vit 120 "$A/vit_train" --preset dlstudio --dataset fashion-mnist --patch-size 7 --device "$dev" \
        --epochs "${LECTURE_VIT_EPOCHS:-2}" --run-dir "$W/lecture_vit" --json \
        ${smoke:+--max-iters 4 --train-subset 400 --test-subset 200}
@@ -281,6 +340,7 @@ if not rows:
     print("| - | no complete epoch | - |")
 PY
   cat "$OUT/lecture_vit.md" >> "$OUT/summary.txt"
+  fi
 fi
 say "done: $failures failed"
 exit $(( failures > 0 ))

@@ -30,7 +30,7 @@ python=${PYTHON:-$([ "$device" = cpu ] && echo /usr/bin/python3 || echo python3)
 out=${RESULTS:-"bench/results/$(date +%Y%m%d-%H%M%S)"}
 mkdir -p "$out"
 repeats=3; iters=2
-[ -n "$device_table" ] && { iters=20; }
+[ -n "$device_table" ] && { iters=50; }
 [ -n "${QUICK:-}" ] && { repeats=2; iters=1; }
 repeats=${REPEATS:-$repeats}; iters=${ITERS:-$iters}
 
@@ -71,11 +71,18 @@ runs=(
   "vit-infer-fashion|--task vit-infer --preset fashion|--impl torchnn --task vit-infer $VIT_FASHION"
 )
 if [ -n "$device_table" ]; then
-  # The device table: the training step of the cpu preset, dls_bench beside PyTorch eager.
+  # The device table: the training step of the cpu preset, dls_bench beside PyTorch eager,
+  # each lever on its own row: "eager" (LibTorch's optimizer), "+flat-adam" (the graph-safe
+  # optimizer over flat gradients, still eager), "+cuda-graphs" (the whole step replayed).
+  # PyTorch runs once per shape; the lever rows share its record.
   runs=()
   for precision in fp32 bf16; do
     for batch in ${BATCHES:-64 512}; do
-      runs+=("seq2seq-train-cpu-$precision-b$batch|--task seq2seq-train --preset cpu --batch $batch --device $device --precision $precision|--impl torchnn --task seq2seq-train $S2S_CPU --batch $batch --device $device --precision $precision --warmup 3")
+      base="seq2seq-train-cpu-$precision-b$batch"
+      cpp="--task seq2seq-train --preset cpu --batch $batch --device $device --precision $precision"
+      runs+=("$base-1-eager|$cpp|--impl torchnn --task seq2seq-train $S2S_CPU --batch $batch --device $device --precision $precision --warmup 3")
+      runs+=("$base-2-flat-adam|$cpp --graph-safe-adam|same")
+      runs+=("$base-3-cuda-graphs|$cpp --cuda-graphs|same")
     done
   done
 elif [ -z "${QUICK:-}" ]; then
@@ -87,6 +94,11 @@ for entry in "${runs[@]}"; do
   echo "== $name" >&2
   # shellcheck disable=SC2086
   "$bench" $cpp --threads "$threads" --repeats "$repeats" --iters "$iters" > "$out/$name.cpp.json"
+  if [ "$py" = same ]; then  # the shape's PyTorch record, measured with its first row
+    cp "$out/$python_record" "$out/$name.python.json"
+    continue
+  fi
+  python_record=$name.python.json
   # shellcheck disable=SC2086
   "$python" bench/python/bench_reference.py $py --threads "$threads" --repeats "$repeats" --iters "$iters" \
     > "$out/$name.python.json"

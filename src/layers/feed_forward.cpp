@@ -128,8 +128,8 @@ torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch:
 torch::Tensor key_padding_mask(const torch::Tensor& key_padding) {
   TORCH_CHECK(key_padding.dim() == 2 && key_padding.scalar_type() == torch::kBool,
               "key padding must be a [B, L] bool tensor");
-  return torch::zeros(key_padding.sizes(), torch::kFloat32)
-      .to(key_padding.device())
+  // Made on the padding's device: no upload (which a CUDA graph could not record).
+  return torch::zeros(key_padding.sizes(), torch::TensorOptions(torch::kFloat32).device(key_padding.device()))
       .masked_fill(key_padding, -INFINITY)
       .view({key_padding.size(0), 1, 1, key_padding.size(1)});
 }

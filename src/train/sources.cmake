@@ -2,9 +2,11 @@
 list(APPEND DLS_SOURCES
   train/best_checkpoint.cpp
   train/budgeted_schedule.cpp
+  train/captured_step.cpp
   train/checkpoint_policy.cpp
   train/metrics_file.cpp
   train/optim/fused_adam.cpp
+  train/optim/graph_safe_adam.cpp
   train/optim/grad_scaler.cpp
   train/optim/optimizer.cpp
   train/optim/weight_average.cpp
@@ -22,6 +24,7 @@ list(APPEND DLS_SOURCES
   train/run_plots.cpp
   train/run_selection.cpp
   train/run_start.cpp
+  train/step_plan.cpp
   train/stop_signals.cpp
   train/tasks/lm_metrics.cpp
   train/tasks/lm_presets.cpp
@@ -42,3 +45,13 @@ list(APPEND DLS_SOURCES
   train/training_step.cpp
   train/training_support.cpp
 )
+
+# CUDA graphs (train/device_graph.h): at::cuda::CUDAGraph where LibTorch has CUDA, else a
+# stand-in that records nothing. DLS_CUDA_GRAPHS=OFF takes the stand-in on a CUDA build too.
+if(TARGET torch_cuda AND DLS_CUDA_GRAPHS)
+  list(APPEND DLS_SOURCES train/device_graph_cuda.cpp)
+  set(DLS_DEVICE_GRAPH_SOURCE train/device_graph_cuda.cpp)
+else()
+  list(APPEND DLS_SOURCES train/device_graph_none.cpp)
+  set(DLS_DEVICE_GRAPH_SOURCE train/device_graph_none.cpp)
+endif()

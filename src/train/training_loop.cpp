@@ -158,8 +158,7 @@ class Loop {
       while (auto cpu_batch = task_.next_batch()) {
         const auto step_start = TrainClock::now();
         double started_s = wall_now();
-        const TrainingBatch batch{cpu_batch->inputs.to(options_.device), cpu_batch->targets.to(options_.device),
-                                  cpu_batch->global_rows};
+        const TrainingBatch batch{to_device(cpu_batch->inputs), to_device(cpu_batch->targets), cpu_batch->global_rows};
         lr_ = schedule_->at(state_.global_step + 1);
         set_learning_rate(step_->optimizer(), lr_);
         auto [loss, correct] = step_->forward_backward(batch, workers);
@@ -233,6 +232,14 @@ class Loop {
     result_.final_loss = state_.train_loss;
     if (state_.step_in_epoch >= task_.steps_per_epoch()) end_epoch(epoch);
     return stop;
+  }
+
+  // A batch tensor on the training device. On CUDA through pinned memory without waiting:
+  // a copy from pageable memory would hold the host until the GPU has finished the steps
+  // queued before it, and a small model's steps are short enough for that wait to matter.
+  torch::Tensor to_device(const torch::Tensor& cpu) const {
+    if (!options_.device.is_cuda()) return cpu.to(options_.device);
+    return cpu.pin_memory().to(options_.device, /*non_blocking=*/true);
   }
 
   // A trained step whose loss the host has not read yet.

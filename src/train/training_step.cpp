@@ -6,12 +6,15 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/train/captured_step.h"
+#include "dls/train/optim/graph_safe_adam.h"
 #include "dls/train/parallel/distributed.h"
 #include "dls/train/optim/grad_scaler.h"
 #include "dls/train/parallel/gradient_buckets.h"
 #include "dls/train/parallel/gradient_buffer.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/util/precision.h"
+#include "train/device_graph.h"
 #include "train/training_support.h"
 
 namespace dls::train {
@@ -28,7 +31,7 @@ TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, Distr
     std::vector<torch::Tensor> tensors = model.parameters();
     for (const auto& buffer : model.buffers()) tensors.push_back(buffer);
     dist_.broadcast(tensors);
-    gradients_ = std::make_unique<GradientBuffer>(model.parameters());
+    gradients_ = std::make_shared<GradientBuffer>(model.parameters());
     // Embedding tables are summed by the rows the batch touched.
     std::vector<torch::Tensor> tables;
     for (const auto& module : model.modules()) {
@@ -45,7 +48,29 @@ TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, Distr
           options_.bucket_bytes() > 0 ? " started while backward runs" : " after backward");
     }
   }
-  optimizer_ = make_optimizer(model.parameters(), options_.optimizer, task_.schedule().base_lr);
+  auto capturable = task_.capturable_loss();
+  plan_ =
+      plan_step(parse_cuda_graphs(options_.run.cuda_graphs), options_.device, DeviceGraph::available(),
+                dist_.world_size(), options_.run.precision, options_.run.parallel.accum_steps, capturable.has_value());
+  if (plan_.graph_safe_optimizer) {
+    if (!gradients_) gradients_ = std::make_shared<GradientBuffer>(model.parameters());
+    optimizer_ = make_graph_safe_optimizer(gradients_, options_.optimizer, task_.schedule().base_lr);
+  } else {
+    optimizer_ = make_optimizer(model.parameters(), options_.optimizer, task_.schedule().base_lr);
+  }
+  if (plan_.captured) {
+    captured_ =
+        std::make_unique<CapturedStep>(options_.device, *gradients_, dynamic_cast<GraphSafeOptimizer&>(*optimizer_),
+                                       capturable->sum, util::autocast_for(options_.run.precision, options_.device),
+                                       /*record=*/true);
+    denominator_ = capturable->denominator;
+  }
+  if (main) {
+    spdlog::info("training step: {}{}",
+                 plan_.captured ? "CUDA graphs, one recorded per batch shape and replayed" : "eager",
+                 plan_.graph_safe_optimizer ? ", the optimizer over flat gradients" : "");
+    if (!plan_.captured && options_.device.is_cuda()) spdlog::info("no CUDA graphs: {}", plan_.why_not);
+  }
   if (options_.run.precision == util::Precision::kFp16) scaler_ = std::make_unique<GradScaler>();
   if (main && options_.run.precision != util::Precision::kFp32) {
     spdlog::info(
@@ -61,7 +86,25 @@ TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, Distr
 
 TrainingStep::~TrainingStep() = default;
 
+std::optional<torch::Tensor> TrainingStep::run_captured(const TrainingBatch& batch) {
+  try {
+    return captured_->run(batch.inputs, batch.targets, denominator_());
+  } catch (const std::runtime_error& e) {
+    if (parse_cuda_graphs(options_.run.cuda_graphs) == CudaGraphs::kOn) throw;
+    spdlog::warn("{}; the step runs eagerly from here on", e.what());
+    captured_.reset();
+    return std::nullopt;
+  }
+}
+
 std::pair<torch::Tensor, std::int64_t> TrainingStep::forward_backward(const TrainingBatch& batch, int workers) {
+  applied_ = false;
+  if (captured_ && batch.inputs.size(0) > 0) {
+    if (auto loss = run_captured(batch)) {
+      applied_ = true;
+      return {*loss, 0};
+    }
+  }
   const auto parameters = task_.model().parameters();
   const auto task_loss = task_.loss_share(batch);
   // Autocast covers the forward pass and the loss; backward follows the dtypes it chose.
@@ -107,8 +150,9 @@ std::vector<double> TrainingStep::all_reduce(const std::vector<double>& numbers)
 }
 
 bool TrainingStep::apply(std::int64_t global_step) {
+  if (applied_) return true;  // the captured step did it all
   if (!gradients_usable(global_step)) return false;
-  if (options_.optimizer.clip_grad_norm > 0) {
+  if (options_.optimizer.clip_grad_norm > 0 && !plan_.graph_safe_optimizer) {  // (which clips itself)
     torch::nn::utils::clip_grad_norm_(task_.model().parameters(), options_.optimizer.clip_grad_norm);
   }
   optimizer_->step();

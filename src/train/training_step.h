@@ -2,10 +2,13 @@
 // src/train): forward and backward in concurrent chunks (split_batch.h) and consecutive
 // micro-batches, in a process group the gradients summed over the ranks while backward runs
 // (gradient_buckets.h), fp16 loss scaling (grad_scaler.h), gradient clipping and the
-// optimizer step.
+// optimizer step -- or, where plan_step (step_plan.h) allows it, all of it replayed as CUDA
+// graphs (captured_step.h).
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -13,6 +16,7 @@
 
 #include <torch/optim/optimizer.h>
 
+#include "dls/train/step_plan.h"
 #include "dls/train/training_loop.h"
 #include "dls/train/training_task.h"
 
@@ -22,6 +26,7 @@ class CheckpointReader;
 
 namespace dls::train {
 
+class CapturedStep;
 class DistributedContext;
 class GradScaler;
 class GradientBuckets;
@@ -44,6 +49,7 @@ class TrainingStep {
   // up. Returns the share's loss (its part of the global batch's) as a float64 scalar on the
   // device, not read (the loop reads many steps' losses at once: no host synchronisation per
   // step), and its correct predictions.
+  // A captured step does the whole step here (apply() then only reports it).
   std::pair<torch::Tensor, std::int64_t> forward_backward(const TrainingBatch& batch, int workers);
 
   // In a process group, after forward_backward: waits for the gradient buckets' all-reduces
@@ -63,15 +69,23 @@ class TrainingStep {
   // Whether the optimizer steps on the gradients backward left: always, except under fp16
   // loss scaling, which first divides them by the scale and skips a step with an inf or NaN.
   bool gradients_usable(std::int64_t global_step);
+  // The captured step's forward_backward; nullopt when recording failed under
+  // --cuda-graphs auto (the step then runs eagerly from here on).
+  std::optional<torch::Tensor> run_captured(const TrainingBatch& batch);
 
   TrainingTask& task_;
   const LoopOptions& options_;
   DistributedContext& dist_;
-  bool has_accuracy_;                          // the task counts correct training predictions
-  std::unique_ptr<GradientBuffer> gradients_;  // in a process group: the all-reduced gradients
-  std::unique_ptr<GradientBuckets> buckets_;   // and their all-reduces, overlapping backward
+  bool has_accuracy_;  // the task counts correct training predictions
+  StepPlan plan_;
+  // In a process group: the all-reduced gradients; for the graph-safe optimizer: its flat ones.
+  std::shared_ptr<GradientBuffer> gradients_;
+  std::unique_ptr<GradientBuckets> buckets_;  // and their all-reduces, overlapping backward
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  std::unique_ptr<GradScaler> scaler_;  // --precision fp16
+  std::unique_ptr<GradScaler> scaler_;      // --precision fp16
+  std::unique_ptr<CapturedStep> captured_;  // the replayed step (plan_.captured)
+  std::function<double()> denominator_;     // of the task's latest batch, for captured_
+  bool applied_ = false;                    // the captured step already stepped the optimizer
   double all_reduce_seconds_ = 0;
   std::int64_t all_reduces_ = 0;
   std::int64_t buckets_overlapped_ = 0;  // Σ over steps of buckets started during backward

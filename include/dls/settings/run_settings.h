@@ -31,6 +31,10 @@ struct RunSettings {
   // default for the threads (train/thread_policy.h). One on a GPU.
   int workers = 0;
   ParallelSettings parallel;
+  // The training step replayed as CUDA graphs: auto (whenever the device and the run allow
+  // it), on (an error when they do not), off (train/step_plan.h). Not saved: the same
+  // training, a different way to launch it.
+  std::string cuda_graphs = "auto";
 
   // Where it writes (saved: the three intervals).
   std::string run_dir;                // "": the resumed checkpoint's run, else the task's runs/<task>

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -40,6 +41,16 @@ struct TrainingBatch {
   torch::Tensor inputs;          // [b, ...]
   torch::Tensor targets;         // [b, ...]
   std::int64_t global_rows = 0;  // B: the rows of the global batch over all processes
+};
+
+// A step a CUDA graph can record (train/captured_step.h): the batch's loss as
+// sum / denominator, the sum from device work alone on fixed shapes (no host read, no
+// data-dependent shape), the denominator counted on the host from the batch next_batch()
+// returned last.
+using LossSumFn = std::function<torch::Tensor(const torch::Tensor& inputs, const torch::Tensor& targets)>;
+struct CapturableLoss {
+  LossSumFn sum;                        // inputs [b, ...], targets [b, ...] on the device -> float32 scalar
+  std::function<double()> denominator;  // of the latest batch: its rows or real target tokens
 };
 
 // Named values for metrics.csv columns ({"val_loss", "2.0641"}); a column missing from a row
@@ -90,6 +101,10 @@ class TrainingTask {
     (void)outputs;
     return std::nullopt;
   }
+
+  // The loss as a captured step needs it, when the task's batches and loss allow one (fixed
+  // shapes); nullopt: every step runs eagerly.
+  virtual std::optional<CapturableLoss> capturable_loss() { return std::nullopt; }
 
   // --- Evaluation after each complete epoch (model in training mode on entry and exit).
   // `workers`: concurrent chunks for decoding on the CPU.

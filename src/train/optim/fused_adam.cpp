@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <type_traits>
 
@@ -14,22 +13,11 @@
 #include <torch/torch.h>
 
 #include "dls/util/parallel_chunks.h"
+#include "train/optim/adam_state.h"
 
 namespace dls::train {
 
 namespace {
-
-// The key of a parameter's state: a string in LibTorch 1.x, the TensorImpl pointer in 2.x.
-template <typename Map>
-typename Map::key_type state_key(const Map&, const torch::Tensor& p) {
-  if constexpr (std::is_same_v<typename Map::key_type, std::string>) {
-    std::ostringstream key;  // what LibTorch 1.x writes: c10::guts::to_string of the pointer
-    key << p.unsafeGetTensorImpl();
-    return key.str();
-  } else {
-    return p.unsafeGetTensorImpl();
-  }
-}
 
 struct AdamScalars {
   float beta1, one_minus_beta1, beta2, one_minus_beta2;
@@ -177,9 +165,7 @@ torch::Tensor FusedAdamOf<Base, Options>::step(torch::optim::Optimizer::LossClos
     loss = closure();
   }
   constexpr bool decoupled = std::is_same_v<Base, torch::optim::AdamW>;
-  // The state's own type: LibTorch's AdamW saves, loads and steps AdamWParamState (a sibling
-  // of AdamParamState, not a base), so the other type would be undefined behaviour there.
-  using ParamState = std::conditional_t<decoupled, torch::optim::AdamWParamState, torch::optim::AdamParamState>;
+  using ParamState = AdamStateOf<Base>;
   fused_step<Options, ParamState>(this->param_groups_, this->state_, decoupled, threads_);
   return loss;
 }

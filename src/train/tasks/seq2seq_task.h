@@ -53,6 +53,9 @@ class Seq2SeqTask : public TrainingTask {
   void start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) override;
   std::optional<TrainingBatch> next_batch() override;
   ChunkLossFn loss_share(const TrainingBatch& batch) override;
+  // With static shapes: the masked loss sum over every output row, over the batch's rows
+  // (DLStudio's loss) or real target tokens.
+  std::optional<CapturableLoss> capturable_loss() override;
   double loss_weight(const TrainingBatch&) const override { return 1.0; }  // the mean over steps
   EpochEvaluation evaluate(int workers) override;
   const std::vector<std::string>& metrics_header() const override;

@@ -8,6 +8,8 @@
 #include "dls/checkpoint/checkpoint_files.h"
 #include "train/tasks/seq2seq_task.h"
 #include "dls/train/run_start.h"
+#include "dls/train/step_plan.h"
+#include "train/device_graph.h"
 
 namespace dls::train {
 
@@ -25,8 +27,14 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const settings::Seq2SeqTr
     spdlog::info("resuming from {} (epoch {}, {} steps into it, {} steps in all)", run.resume->path(),
                  checkpoint.progress.epoch, checkpoint.progress.step_in_epoch, checkpoint.progress.global_step);
   }
+  // A step replayed as CUDA graphs needs static-shape batches: they come with it.
+  auto effective = settings;
+  const auto plan = plan_step(parse_cuda_graphs(settings.run.cuda_graphs), run.placement.device,
+                              DeviceGraph::available(), run.placement.dist.world_size(), settings.run.precision,
+                              settings.run.parallel.accum_steps, /*loss_capturable=*/true);
+  if (plan.captured) effective.static_shapes = true;
   const auto task = run.build_task([&] {
-    return std::make_unique<Seq2SeqTask>(std::move(config), settings, run.resume ? &checkpoint : nullptr,
+    return std::make_unique<Seq2SeqTask>(std::move(config), effective, run.resume ? &checkpoint : nullptr,
                                          run.resume ? run.resume->path() : "", run.placement.device,
                                          run.placement.workers);
   });

@@ -1,0 +1,78 @@
+// Adam and AdamW whose whole step -- gradient clipping included -- is device work on flat
+// tensors, with nothing in its kernels that changes from step to step: the learning rate and
+// the step count live in device scalars. A CUDA graph can therefore record one step and replay
+// it for every later one (train/captured_step.h), and on a GPU the step is ~15 elementwise
+// kernels over all parameters at once instead of ~10 per parameter tensor.
+//
+//   gradients (GradientBuffer) [N]:  | g0 | g1 | ... |    every parameter's grad() a view
+//   moments m, v [N]:                | m0 | m1 | ... |    AdamParamState::exp_avg() a view
+//
+// The state stays LibTorch's (AdamParamState / AdamWParamState: step, exp_avg, exp_avg_sq)
+// with its moments as views of the flat ones, so checkpoints written by it and by
+// torch::optim::Adam / AdamW (or FusedAdam) load in each other. The same update as
+// torch::optim::Adam / AdamW followed by clip_grad_norm_ before it, up to float32 rounding
+// (GraphSafeAdam.*EqualsLibTorchs*).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
+#include <torch/serialize/input-archive.h>
+
+namespace dls::train {
+
+class GradientBuffer;
+
+// What a step needs from outside a capture, and the capturable rest.
+class GraphSafeOptimizer {
+ public:
+  virtual ~GraphSafeOptimizer() = default;
+  // Host, before each step: the learning rate into its device scalar; the state bound to the
+  // flat moments the first time (and after a load).
+  virtual void prepare() = 0;
+  // Device only: clipping, moments, parameters -- what a CUDA graph records.
+  virtual void update_on_device() = 0;
+  // Host, after each step: every parameter's step counter (what a checkpoint saves) + 1.
+  virtual void count_step() = 0;
+};
+
+// Base: torch::optim::Adam (L2 weight decay added to the gradient) or torch::optim::AdamW
+// (decoupled weight decay); Options: its options type.
+template <typename Base, typename Options>
+class GraphSafeAdamOf : public Base, public GraphSafeOptimizer {
+ public:
+  // `gradients`: the flat buffer whose views are the grad() of `params` (the same tensors,
+  // in its order), kept alive by the optimizer. clip_norm > 0: the global gradient norm is
+  // clipped to it first, as torch::nn::utils::clip_grad_norm_ does. One parameter group.
+  GraphSafeAdamOf(std::vector<torch::Tensor> params, Options options, std::shared_ptr<GradientBuffer> gradients,
+                  double clip_norm);
+
+  void prepare() override;
+  void update_on_device() override;
+  void count_step() override;
+  // prepare(), update_on_device(), count_step().
+  torch::Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr) override;
+  // LibTorch's load, then the loaded moments are copied into the flat ones at the next step.
+  void load(torch::serialize::InputArchive& archive) override;
+
+  const GradientBuffer& gradients() const { return *gradients_; }
+
+ private:
+  // The state's moments into the flat ones (fresh state: zeros, step 0) and back as views.
+  void bind_state();
+
+  std::shared_ptr<GradientBuffer> gradients_;
+  double clip_norm_;
+  bool bound_ = false;
+  torch::Tensor exp_avg_, exp_avg_sq_;                      // [N] float32
+  torch::Tensor step_;                                      // float64 scalar: steps taken
+  torch::Tensor lr_;                                        // float64 scalar: this step's learning rate
+  std::vector<torch::optim::OptimizerParamState*> states_;  // parameter i's, for count_step
+};
+
+using GraphSafeAdam = GraphSafeAdamOf<torch::optim::Adam, torch::optim::AdamOptions>;
+using GraphSafeAdamW = GraphSafeAdamOf<torch::optim::AdamW, torch::optim::AdamWOptions>;
+
+}  // namespace dls::train

@@ -1,0 +1,155 @@
+#include "dls/train/optim/graph_safe_adam.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <sstream>
+
+#include <torch/torch.h>
+
+#include "dls/settings/optimizer_settings.h"
+#include "dls/train/optim/optimizer.h"
+#include "dls/train/parallel/gradient_buffer.h"
+
+namespace dls::train::graph_safe_adam_test {
+namespace {
+
+using settings::OptimizerKind;
+using settings::OptimizerSettings;
+
+std::vector<torch::Tensor> make_parameters() {
+  torch::manual_seed(3);
+  std::vector<torch::Tensor> params;
+  for (const auto& shape : std::vector<std::vector<std::int64_t>>{{3}, {17, 5}, {40, 33}, {1, 1, 8}}) {
+    params.push_back(torch::randn(shape).requires_grad_(true));
+  }
+  return params;
+}
+
+std::vector<torch::Tensor> clones(const std::vector<torch::Tensor>& params) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : params) out.push_back(p.detach().clone().requires_grad_(true));
+  return out;
+}
+
+// The same pseudo-random gradients on both lists: into the graph-safe side's views (which
+// must stay its grad()), as fresh tensors on LibTorch's side. Odd steps are large, so that
+// clipping to 1 applies; even ones small, so that it does not.
+void set_gradients(std::vector<torch::Tensor>& views_side, std::vector<torch::Tensor>& plain_side, int step) {
+  torch::manual_seed(100 + step);
+  for (std::size_t i = 0; i < views_side.size(); ++i) {
+    const auto g = torch::randn_like(plain_side[i]) * (step % 2 == 1 ? 10.0 : 1e-3);
+    views_side[i].mutable_grad().copy_(g);
+    plain_side[i].mutable_grad() = g.clone();
+  }
+}
+
+void expect_close(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b, const std::string& what) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(a[i], b[i], /*rtol=*/1e-5, /*atol=*/1e-6))
+        << what << ": parameter " << i << ", max difference " << (a[i] - b[i]).abs().max().item<double>();
+  }
+}
+
+// Both optimizers from the same settings: the graph-safe one over a gradient buffer of
+// `params`, LibTorch's plain one (fused off) over `plain`, clip_grad_norm_ before its step.
+struct Pair {
+  std::shared_ptr<GradientBuffer> gradients;
+  std::unique_ptr<torch::optim::Optimizer> graph_safe, plain;
+};
+
+Pair make_pair(std::vector<torch::Tensor>& params, std::vector<torch::Tensor>& plain, OptimizerSettings options) {
+  Pair pair;
+  pair.gradients = std::make_shared<GradientBuffer>(params);
+  pair.graph_safe = make_graph_safe_optimizer(pair.gradients, options, 0.01);
+  options.fused = false;
+  pair.plain = make_optimizer(plain, options, 0.01);
+  return pair;
+}
+
+void run_steps(Pair& pair, std::vector<torch::Tensor>& params, std::vector<torch::Tensor>& plain,
+               const OptimizerSettings& options, int first, int last) {
+  for (int step = first; step <= last; ++step) {
+    set_gradients(params, plain, step);
+    const double lr = 0.01 / step;  // the schedule changes the rate every step
+    set_learning_rate(*pair.graph_safe, lr);
+    set_learning_rate(*pair.plain, lr);
+    pair.graph_safe->step();
+    if (options.clip_grad_norm > 0) torch::nn::utils::clip_grad_norm_(plain, options.clip_grad_norm);
+    pair.plain->step();
+  }
+}
+
+TEST(GraphSafeAdam, EqualsLibTorchsAdamAndAdamWWithClippingAndWeightDecay) {
+  for (const auto kind : {OptimizerKind::kAdam, OptimizerKind::kAdamW}) {
+    for (const double decay : {0.0, 0.1}) {
+      OptimizerSettings options;
+      options.kind = kind;
+      options.weight_decay = decay;
+      options.clip_grad_norm = 1.0;
+      auto params = make_parameters();
+      auto plain = clones(params);
+      auto pair = make_pair(params, plain, options);
+      run_steps(pair, params, plain, options, 1, 6);
+      expect_close(params, plain, settings::to_string(kind) + " decay " + std::to_string(decay));
+      for (std::size_t i = 0; i < params.size(); ++i) {
+        EXPECT_TRUE(params[i].grad().is_same(pair.gradients->view(i))) << "gradient " << i << " left the buffer";
+      }
+    }
+  }
+}
+
+// Saves `from`'s state and loads it into `to` (through LibTorch's archives, as checkpoints).
+void transfer(const torch::optim::Optimizer& from, torch::optim::Optimizer& to) {
+  torch::serialize::OutputArchive out;
+  from.save(out);
+  std::ostringstream bytes;
+  out.save_to(bytes);
+  std::istringstream in_bytes(bytes.str());
+  torch::serialize::InputArchive in;
+  in.load_from(in_bytes);
+  to.load(in);
+}
+
+TEST(GraphSafeAdam, ItsStateLoadsIntoLibTorchsAdamAndBack) {
+  OptimizerSettings options;
+  options.clip_grad_norm = 1.0;
+  auto params = make_parameters();
+  auto plain = clones(params);
+  auto pair = make_pair(params, plain, options);
+  run_steps(pair, params, plain, options, 1, 3);
+
+  // Graph-safe -> LibTorch: a fresh LibTorch Adam with the graph-safe state continues as the
+  // one that took the steps.
+  auto reloaded = clones(params);
+  auto reloaded_plain = make_optimizer(
+      reloaded,
+      [&] {
+        auto o = options;
+        o.fused = false;
+        return o;
+      }(),
+      0.01);
+  transfer(*pair.graph_safe, *reloaded_plain);
+  // LibTorch -> graph-safe: a fresh graph-safe Adam with LibTorch's state.
+  auto again = clones(plain);
+  auto again_gradients = std::make_shared<GradientBuffer>(again);
+  auto again_graph_safe = make_graph_safe_optimizer(again_gradients, options, 0.01);
+  transfer(*pair.plain, *again_graph_safe);
+
+  run_steps(pair, params, plain, options, 4, 6);
+  Pair loaded{again_gradients, std::move(again_graph_safe), std::move(reloaded_plain)};
+  run_steps(loaded, again, reloaded, options, 4, 6);
+  expect_close(reloaded, plain, "LibTorch's Adam from the graph-safe state");
+  expect_close(again, params, "graph-safe Adam from LibTorch's state");
+}
+
+TEST(GraphSafeAdam, RefusesParametersThatAreNotTheBuffers) {
+  auto params = make_parameters();
+  auto gradients = std::make_shared<GradientBuffer>(params);
+  EXPECT_THROW(GraphSafeAdam(clones(params), torch::optim::AdamOptions(0.1), gradients, 0), c10::Error);
+}
+
+}  // namespace
+}  // namespace dls::train::graph_safe_adam_test
