@@ -57,8 +57,8 @@ torch::Tensor sequence_loss_share(const torch::Tensor& log_probs, const torch::T
                                   const LossOptions& options, const LossDenominators& batch);
 
 // The same loss from the decoder's final states [B, L-1, M] (Seq2SeqTransformer::final_states)
-// and its output layer (decoder.scores): when padding is ignored, only the rows of real target tokens go
-// through the output layer and the log-softmax. Equals
+// and its output layer (decoder.scores): when padding is ignored, only the rows of real target
+// tokens go through the output layer and the log-softmax. Equals
 // sequence_loss(log_softmax(out(states)), targets, options) in value and gradients; a third
 // of a typical batch's rows are padding, and the output layer over the ~21k Spanish words
 // is the largest product of a vaswani training step.
@@ -67,11 +67,12 @@ torch::Tensor sequence_loss_from_states(MasterDecoderWithMaskingImpl& decoder, c
 
 // The sum over the targets the loss counts of their per-token losses, from the decoder's
 // final states [b, L-1, M] and its output layer: the (label-smoothed) NLL of every target
-// that is not options.pad_index nor one the decoder never predicts. The standard loss divides it by the batch's real
-// tokens; DLStudio's by the batch's rows, and there no target of real data is <pad> (its padding is EOS, counted as a
-// target): only the fully masked rows of a static-shape batch hold <pad>, so they count nowhere in either loss. Divided
-// by a whole batch's denominators (loss_from_sum) it is the batch's loss, and over disjoint row chunks the shares add
-// up.
+// that is not options.pad_index nor one the decoder never predicts. The standard loss divides
+// it by the batch's real tokens; DLStudio's by the batch's rows, and there no target of real
+// data is <pad> (its padding is EOS, counted as a target): only the fully masked rows of a
+// static-shape batch hold <pad>, so they count nowhere in either loss. Divided by a whole
+// batch's denominators (loss_from_sum) it is the batch's loss, and over disjoint row chunks
+// the shares add up.
 torch::Tensor sequence_loss_sum_from_states(MasterDecoderWithMaskingImpl& decoder, const torch::Tensor& states,
                                             const torch::Tensor& targets, const LossOptions& options);
 

@@ -170,7 +170,7 @@ std::optional<CapturableLoss> Seq2SeqTask::capturable_loss() {
   if (!options_.static_shapes) return std::nullopt;  // (then the loss keeps only counted rows: a nonzero())
   CapturableLoss loss;
   loss.sum = [this](const torch::Tensor& src, const torch::Tensor& tgt) {
-    return sequence_loss_sum_from_states(model_->master_decoder->out, model_->final_states(src, tgt),
+    return sequence_loss_sum_from_states(*model_->master_decoder, model_->final_states(src, tgt),
                                          tgt.narrow(1, 1, tgt.size(1) - 1), loss_options_);
   };
   loss.denominator = [this] { return loss_options_.dlstudio ? denominators_.rows : denominators_.real_tokens; };
