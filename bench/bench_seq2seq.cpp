@@ -120,7 +120,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
       captured = std::make_unique<train::CapturedStep>(
           device, *gradients, dynamic_cast<train::GraphSafeOptimizer&>(*optimizer),
           [&model, sum_options](const torch::Tensor& s, const torch::Tensor& t) {
-            return sequence_loss_sum_from_states(model->master_decoder->out, model->final_states(s, t),
+            return sequence_loss_sum_from_states(*model->master_decoder, model->final_states(s, t),
                                                  t.narrow(1, 1, t.size(1) - 1), sum_options);
           },
           autocast, /*record=*/device.is_cuda());

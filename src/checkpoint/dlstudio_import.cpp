@@ -23,7 +23,7 @@ using dlstudio::tensor_at;
 
 namespace {
 
-constexpr double kNeverPredicted = -1e4;  // output score of the inserted <pad>/<unk> rows
+constexpr double kNeverPredicted = -1e4;  // bias of the inserted <pad>/<unk> rows (out of the softmax anyway)
 
 // DLStudio's words with this project's <pad> and <unk> at 2 and 3.
 std::vector<std::string> with_specials(const std::vector<std::string>& dlstudio_words) {
@@ -142,7 +142,8 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
       .num_decoders(count_indices(decoder, "basic_decoder_arr."))
       .src_vocab_size(static_cast<std::int64_t>(english.size()) + 2)
       .tgt_vocab_size(static_cast<std::int64_t>(spanish.size()) + 2)
-      .pad_index(data::Vocabulary::kPad);
+      .pad_index(data::Vocabulary::kPad)
+      .dlstudio_outputs(true);  // DLStudio's words only, as in the files
   config.validate();
   Seq2SeqTransformer model(config);
   model->eval();

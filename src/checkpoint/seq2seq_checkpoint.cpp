@@ -47,6 +47,9 @@ Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
     Seq2SeqCheckpointInfo info;
     info.model = Seq2SeqConfig::from_settings(s.section("model"));
     info.training = settings::Seq2SeqTrainSettings::from_settings(s.section("training"));
+    // Written before the model said so: DLStudio's loss meant DLStudio's outputs then too
+    // (its <pad>/<unk> columns, never a target, now out of the softmax as in the export).
+    if (!s.section("model").has("dlstudio_outputs")) info.model.dlstudio_outputs(info.training.dlstudio_loss);
     info.split.seed = std::stoull(s.get("split.seed"));
     info.split.validation_pairs = std::stoull(s.get("split.validation_pairs"));
     info.split.corpus_pairs = std::stoull(s.get("split.corpus_pairs"));

@@ -83,7 +83,7 @@ Generation generate(LanguageModel& model, const std::vector<std::int64_t>& promp
       fed = sequence.size();
     } else {
       const auto states = model->final_states(row(0));  // [1, T, M]
-      logits = model->master_decoder->out(states.select(1, states.size(1) - 1)).to(torch::kFloat).squeeze(0);
+      logits = model->master_decoder->scores(states.select(1, states.size(1) - 1)).to(torch::kFloat).squeeze(0);
     }
     logits = logits.to(torch::kCPU);
     const auto token = choose(logits, options, rng);

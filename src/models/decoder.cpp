@@ -1,6 +1,7 @@
 #include "dls/models/decoder.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <torch/torch.h>
 
@@ -137,7 +138,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::forward(const torch::Tensor& target,
                                                     const torch::Tensor& memory_padding,
                                                     const torch::Tensor& target_padding, AttentionTrace* trace) {
   // In fp32 under autocast too (--precision bf16): the loss and beam scores add these up.
-  return torch::log_softmax(out(final_states(target, encoder_out, memory_padding, target_padding, trace)), -1,
+  return torch::log_softmax(scores(final_states(target, encoder_out, memory_padding, target_padding, trace)), -1,
                             torch::kFloat);  // [B, L-1, V]
 }
 
@@ -179,6 +180,16 @@ torch::Tensor MasterDecoderWithMaskingImpl::final_states(const torch::Tensor& ta
   return run_stack(target.narrow(1, 0, steps), memories, masks, trace, 0);  // [B, L-1, M]
 }
 
+torch::Tensor MasterDecoderWithMaskingImpl::scores(const torch::Tensor& states) {
+  auto logits = out(states);  // [..., V]
+  // -inf is exact in fp16/bf16 too; log_softmax then gives these columns -inf and the others
+  // the softmax over the remaining words, and their gradient is 0. Filled in place: no index
+  // tensor from the host (a captured CUDA graph replays it), and the output layer's backward
+  // does not read its own output.
+  for (const auto column : never_predicted) logits.select(-1, column).fill_(-INFINITY);
+  return logits;
+}
+
 torch::Tensor MasterDecoderWithMaskingImpl::forward_prefix_loop(const torch::Tensor& target,
                                                                 const torch::Tensor& encoder_out) {
   TORCH_CHECK(config_.dlstudio_family(), "the prefix loop is DLStudio's layouts'");
@@ -202,7 +213,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::predict_word(const torch::Tensor& ta
     masks.last_ffn_rows = prefix_ffn_rows(k, 1, batch, length, true);
   }
   auto x = run_stack(target, memories, masks, trace, 0);
-  const auto logits = out(x.select(1, k)).to(torch::kFloat);  // [B, V], fp32 under autocast too
+  const auto logits = scores(x.select(1, k)).to(torch::kFloat);  // [B, V], fp32 under autocast too
   return log_probabilities ? torch::log_softmax(logits, -1) : logits;
 }
 
@@ -217,7 +228,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::predict_next(const torch::Tensor& x_
     x = basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward_cached(x, memories[i], memory_mask, caches[i],
                                                                                 capacity);
   }
-  const auto logits = out(x.select(1, x.size(1) - 1)).to(torch::kFloat);  // [B, V], fp32 under autocast too
+  const auto logits = scores(x.select(1, x.size(1) - 1)).to(torch::kFloat);  // [B, V], fp32 under autocast too
   return log_probabilities ? torch::log_softmax(logits, -1) : logits;
 }
 

@@ -62,7 +62,7 @@ torch::Tensor LanguageModelImpl::final_states(const torch::Tensor& tokens) {
 
 torch::Tensor LanguageModelImpl::forward(const torch::Tensor& tokens) {
   // In fp32 under autocast too: perplexities add these up.
-  return torch::log_softmax(master_decoder->out(final_states(tokens)), -1, torch::kFloat);  // [B, T, V]
+  return torch::log_softmax(master_decoder->scores(final_states(tokens)), -1, torch::kFloat);  // [B, T, V]
 }
 
 torch::Tensor LanguageModelImpl::next_logits(const torch::Tensor& tokens_new, std::vector<KeyValueCache>& caches) {

@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "dls/data/vocabulary.h"
 #include "dls/layers/feed_forward.h"
 
 namespace dls {
@@ -17,6 +18,8 @@ void Seq2SeqConfig::validate() const {
   TORCH_CHECK(!tie_embeddings_ || transformer_.layout() == Layout::kVaswani, "tied embeddings need the vaswani layout");
   TORCH_CHECK(!tie_embeddings_ || src_vocab_size_ == tgt_vocab_size_,
               "tied embeddings need one vocabulary for both languages");
+  TORCH_CHECK(!dlstudio_outputs_ || tgt_vocab_size_ > data::Vocabulary::kSpecialCount,
+              "DLStudio's outputs need target words besides the special tokens");
 }
 
 util::KeyValues Seq2SeqConfig::to_settings() const {
@@ -29,6 +32,7 @@ util::KeyValues Seq2SeqConfig::to_settings() const {
   settings.set("pad_index", pad_index_);
   settings.set("masking", masking_);
   settings.set("tie_embeddings", tie_embeddings_);
+  settings.set("dlstudio_outputs", dlstudio_outputs_);
   return settings;
 }
 
@@ -43,6 +47,8 @@ Seq2SeqConfig Seq2SeqConfig::from_settings(const util::KeyValues& settings) {
   // Checkpoints written before the flag existed were all trained with masking.
   if (settings.has("masking")) config.masking(settings.get_bool("masking"));
   if (settings.has("tie_embeddings")) config.tie_embeddings(settings.get_bool("tie_embeddings"));
+  // (Older checkpoints: read_seq2seq_info sets it from the run's loss.)
+  if (settings.has("dlstudio_outputs")) config.dlstudio_outputs(settings.get_bool("dlstudio_outputs"));
   return config;
 }
 
@@ -56,6 +62,7 @@ std::string Seq2SeqConfig::summary() const {
   if (transformer_.effective_dropout() > 0) out << " dropout=" << transformer_.dropout();
   if (!masking_) out << " no-masking";
   if (tie_embeddings_) out << " tied-embeddings";
+  if (dlstudio_outputs_) out << " dlstudio-outputs";
   return out.str();
 }
 
@@ -85,6 +92,7 @@ Seq2SeqTransformerImpl::Seq2SeqTransformerImpl(const Seq2SeqConfig& config) : co
     master_decoder = register_module("master_decoder", decoder);
   }
   master_decoder->masking = config.masking();
+  if (config.dlstudio_outputs()) master_decoder->never_predicted = {data::Vocabulary::kPad, data::Vocabulary::kUnk};
 }
 
 torch::Tensor Seq2SeqTransformerImpl::padding_of(const torch::Tensor& tokens) const {
@@ -106,7 +114,7 @@ EncodedSource Seq2SeqTransformerImpl::encode(const torch::Tensor& src, const tor
 
 torch::Tensor Seq2SeqTransformerImpl::forward(const torch::Tensor& src, const torch::Tensor& tgt, AttentionTrace* trace,
                                               const torch::Tensor& src_padding) {
-  return torch::log_softmax(master_decoder->out(final_states(src, tgt, trace, src_padding)), -1, torch::kFloat);
+  return torch::log_softmax(master_decoder->scores(final_states(src, tgt, trace, src_padding)), -1, torch::kFloat);
 }
 
 torch::Tensor Seq2SeqTransformerImpl::final_states(const torch::Tensor& src, const torch::Tensor& tgt,

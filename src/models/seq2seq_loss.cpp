@@ -12,7 +12,7 @@ torch::Tensor model_loss_share(Seq2SeqTransformer& model, const torch::Tensor& s
   // synchronisation on a GPU).
   const auto targets = tgt.narrow(1, 1, tgt.size(1) - 1);
   return loss_from_sum(
-      sequence_loss_sum_from_states(model->master_decoder->out, model->final_states(src, tgt), targets, options), batch,
+      sequence_loss_sum_from_states(*model->master_decoder, model->final_states(src, tgt), targets, options), batch,
       options);
 }
 
@@ -28,7 +28,7 @@ double dataset_loss(Seq2SeqTransformer& model, const data::EncodedPairs& pairs, 
     const std::int64_t rows = std::min(batch_size, n - start);
     const auto src = pairs.src.narrow(0, start, rows).to(device);
     const auto tgt = pairs.tgt.narrow(0, start, rows).to(device);
-    const auto loss = sequence_loss_from_states(model->master_decoder->out, model->final_states(src, tgt),
+    const auto loss = sequence_loss_from_states(*model->master_decoder, model->final_states(src, tgt),
                                                 tgt.narrow(1, 1, tgt.size(1) - 1), options);
     total += loss.item<double>() * static_cast<double>(rows);
   }

@@ -102,19 +102,27 @@ std::optional<AvailableMemory> cgroup_headroom(const fs::path& root) {
   return smallest;
 }
 
+// The number after `name` at the start of one of the text's lines, in bytes: with unit "kB"
+// the number is KiB; with unit "" a byte count ("unlimited" gives std::nullopt).
+std::optional<std::uint64_t> line_value(const std::string& text, const std::string& name, const std::string& unit) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(name, 0) != 0) continue;
+    std::istringstream fields(line.substr(name.size()));
+    std::uint64_t value = 0;
+    std::string found_unit;
+    if (!(fields >> value)) return std::nullopt;
+    if (unit.empty()) return value;
+    if (!(fields >> found_unit) || found_unit != unit || value > (~std::uint64_t{0} >> 10)) return std::nullopt;
+    return value << 10;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> parse_mem_available(const std::string& meminfo) {
-  std::istringstream lines(meminfo);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("MemAvailable:", 0) != 0) continue;
-    std::istringstream fields(line.substr(13));
-    std::uint64_t kib = 0;
-    std::string unit;
-    if (!(fields >> kib >> unit) || unit != "kB" || kib > (~std::uint64_t{0} >> 10)) return std::nullopt;
-    return kib << 10;
-  }
-  return std::nullopt;
+  return line_value(meminfo, "MemAvailable:", "kB");
 }
 
 std::optional<std::uint64_t> parse_cgroup_headroom(const std::string& limit, const std::string& usage) {
@@ -124,12 +132,26 @@ std::optional<std::uint64_t> parse_cgroup_headroom(const std::string& limit, con
   return *max > *used ? *max - *used : 0;
 }
 
+std::optional<std::uint64_t> parse_address_space_headroom(const std::string& limits, const std::string& status) {
+  // "Max address space         4294967296           unlimited            bytes" (soft, hard)
+  const auto limit = line_value(limits, "Max address space", "");
+  const auto mapped = line_value(status, "VmSize:", "kB");  // "VmSize:\t 3892 kB"
+  if (!limit || !mapped || *limit >= kNoLimit) return std::nullopt;
+  return *limit > *mapped ? *limit - *mapped : 0;
+}
+
 std::optional<AvailableMemory> available_memory(const std::string& root) {
   std::optional<AvailableMemory> available = cgroup_headroom(root);
+  const auto take_if_smaller = [&](std::optional<std::uint64_t> bytes, const char* source) {
+    if (bytes && (!available || *bytes < available->bytes)) available = AvailableMemory{*bytes, source};
+  };
   if (const auto meminfo = read_small_file(fs::path(root) / "proc/meminfo")) {
-    if (const auto bytes = parse_mem_available(*meminfo); bytes && (!available || *bytes < available->bytes)) {
-      available = AvailableMemory{*bytes, "MemAvailable"};
-    }
+    take_if_smaller(parse_mem_available(*meminfo), "MemAvailable");
+  }
+  const auto limits = read_small_file(fs::path(root) / "proc/self/limits");
+  const auto status = read_small_file(fs::path(root) / "proc/self/status");
+  if (limits && status) {
+    take_if_smaller(parse_address_space_headroom(*limits, *status), "address-space limit (ulimit -v)");
   }
   return available;
 }

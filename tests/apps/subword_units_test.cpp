@@ -3,15 +3,20 @@
 // combinations that are refused.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
 #include <regex>
 #include <string>
 
+#include "dls/util/file_io.h"
 #include "support/program_run.h"
 #include "util/sentencepiece_available.h"
 #include "util/temp_files.h"
 
 namespace dls {
 namespace {
+
+namespace fs = std::filesystem;
 
 const std::string kSubwordCorpus = dls::testing::source_dir() + "/data/sample_en_es.tsv";
 const std::string kSubwordSmall =
@@ -96,6 +101,41 @@ TEST(SubwordUnitsApp, BadFlagCombinationsAreOneLineErrors) {
   }
   test::expect_one_line_error(seq2seq_train("--tokenizer words --dry-run", "bad_name", false), "--tokenizer",
                               test::kAnyFailure);
+}
+
+// Issue #39's probe: a corpus with a 50 MB "word" got seq2seq_train SIGKILLed in SentencePiece's
+// training (about 12 GB to train on it and encode it). Under an address-space limit of 6 GiB
+// (the shell's ulimit -v: RLIMIT_AS, no cgroup needed) the program refuses before training, in
+// one line naming the estimate and what the limit leaves, exits 1, and leaves no run directory.
+// (Two such pairs of different English sentences: the split cannot hold both out. On the CPU:
+// a GPU's driver would map far more address space than the limit leaves.)
+TEST(SubwordUnitsApp, AFiftyMegabyteWordIsRefusedUnderAMemoryLimit) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
+  const auto dir = test::fresh_temp_dir("subword_units_huge_word");
+  const std::string word(std::size_t{50} << 20, 'a');
+  test::write_bytes(dir / "corpus.tsv",
+                    util::read_file(kSubwordCorpus) + word + "\tuna palabra\n" + word + " again\totra vez\n");
+  const auto run_dir = dir / "new" / "run";
+  const auto started = std::chrono::steady_clock::now();
+  const auto refused = test::run_program(
+      "apps/seq2seq_train",
+      "--threads 1 --device cpu --data " + (dir / "corpus.tsv").string() +
+          " --preset cpu --embedding-size 32 --heads 2 --encoders 1 --decoders 1 --validation-pairs 100"
+          " --tokenizer sentencepiece --vocab-size 200 --epochs 1 --run-dir " +
+          run_dir.string(),
+      "subword_units_huge_word", "", "ulimit -v " + std::to_string(6 << 20) + " && ");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  test::expect_one_line_error(refused, "sentencepiece: training on ");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      refused.err, m,
+      std::regex(R"(, the longest 50(\.0)? MiB\) and encoding them need about ([0-9.]+) GiB, ([0-9.]+) (GiB|MiB) )"
+                 R"(available \(address-space limit \(ulimit -v\)\); shorten the corpus's longest sentences)")))
+      << refused.err;
+  EXPECT_GT(std::stod(m[2].str()), 10.0) << "the estimate, GiB";
+  EXPECT_LT(std::stod(m[3].str()), m[4].str() == "GiB" ? 6.0 : 6144.0) << "what the 6 GiB limit leaves";
+  EXPECT_FALSE(fs::exists(run_dir.parent_path())) << "no run directory left behind";
+  EXPECT_LT(seconds, 60) << "refused before training";
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Seq2seq checkpoints with subword units: the SentencePiece models travel inside the
-// checkpoint, come back bit for bit, and a resumed run keeps them.
+// checkpoint, come back bit for bit, and a resumed run keeps them; older checkpoints' settings.
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 
 #include <gtest/gtest.h>
@@ -32,6 +32,38 @@ TEST(Seq2SeqCheckpoint, TextEntriesHoldAnyBytes) {
   writer.add_text("model", bytes);
   writer.save(path.string());
   EXPECT_EQ(checkpoint::CheckpointReader(path.string(), "toy").text("model"), bytes);
+}
+
+// A checkpoint written before the model section said `dlstudio_outputs`: a DLStudio-loss run's
+// model is read with DLStudio's outputs (as such runs train, evaluate and export now, and so a
+// resume sees the model it asks for), any other run's without.
+TEST(Seq2SeqCheckpoint, OlderCheckpointsOfDLStudioLossRunsReadWithDLStudioOutputs) {
+  const auto dir = test::fresh_temp_dir("seq2seq_checkpoint_older");
+  for (const bool dlstudio_loss : {true, false}) {
+    checkpoint::Seq2SeqCheckpointInfo info;
+    info.model.transformer().embedding_size(8).num_heads(2).max_seq_length(4);
+    info.model.src_vocab_size(5).tgt_vocab_size(5);
+    info.english_words = info.spanish_words = {"SOS", "EOS", "<pad>", "<unk>", "casa"};
+    info.training.dlstudio_loss = dlstudio_loss;
+    checkpoint::CheckpointWriter now(checkpoint::kSeq2SeqKind);
+    checkpoint::describe_seq2seq_checkpoint(now, info);
+    now.save((dir / "now.pt").string());
+    const checkpoint::CheckpointReader written((dir / "now.pt").string());
+    util::KeyValues older;
+    for (const auto& [key, value] : written.settings().entries()) {
+      if (key != "model.dlstudio_outputs") older.set(key, value);
+    }
+    ASSERT_EQ(older.entries().size() + 1, written.settings().entries().size());
+    checkpoint::CheckpointWriter before(checkpoint::kSeq2SeqKind);
+    before.set_settings(older);
+    before.add_text("vocab_en", written.text("vocab_en"));
+    before.add_text("vocab_es", written.text("vocab_es"));
+    before.save((dir / "older.pt").string());
+    const auto read = checkpoint::read_seq2seq_info(checkpoint::CheckpointReader((dir / "older.pt").string()));
+    EXPECT_EQ(read.model.dlstudio_outputs(), dlstudio_loss);
+    // A checkpoint that says it keeps what it says.
+    EXPECT_FALSE(checkpoint::read_seq2seq_info(written).model.dlstudio_outputs());
+  }
 }
 
 TEST(Seq2SeqCheckpoint, SubwordModelsComeBackBitForBitAndResumingKeepsThem) {

@@ -190,6 +190,32 @@ TEST_P(Decoding, OneShotReadsEveryPositionOfOnePass) {
   }
 }
 
+// A model with DLStudio's outputs never emits <pad> or <unk>, by any method, even when
+// their output scores are the highest by far: it decodes as the same weights do with those
+// two scores pushed to -1e4 (what importing DLStudio's files did before).
+TEST_P(Decoding, DLStudioOutputsNeverEmitPadOrUnk) {
+  const auto config = testing::small_config(GetParam().variant, GetParam().layout);
+  torch::manual_seed(7);
+  Seq2SeqTransformer words_only(Seq2SeqConfig(config).dlstudio_outputs(true));
+  torch::manual_seed(7);
+  Seq2SeqTransformer pushed_down(config);  // the same weights
+  {
+    torch::NoGradGuard no_grad;
+    words_only->master_decoder->out->bias.narrow(0, kPad, 2).fill_(100.0);
+    pushed_down->master_decoder->out->bias.narrow(0, kPad, 2).fill_(-1e4);
+  }
+  for (const auto method : {DecodeMethod::kGreedy, DecodeMethod::kBeam, DecodeMethod::kDLStudioOneShot}) {
+    SCOPED_TRACE(static_cast<int>(method));
+    DecodeOptions options;
+    options.method = method;
+    const auto decoded = decode_batch(words_only, src_, kSos, kEos, options);
+    for (const auto& sentence : decoded) {
+      for (const auto id : sentence) EXPECT_TRUE(id != kPad && id != kPad + 1) << "chose " << id;
+    }
+    EXPECT_EQ(decoded, decode_batch(pushed_down, src_, kSos, kEos, options));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(All, Decoding, ::testing::ValuesIn(testing::kAllVariantLayouts), testing::name_of);
 
 }  // namespace

@@ -1,6 +1,7 @@
 // eval::Translator: batched translation equals one sentence at a time, a sentence that cannot
 // be translated does not disturb the others, scores are the model's log-probabilities, a run
-// directory means its best checkpoint, and the attention of a translation has its shapes.
+// directory means its best checkpoint, and the attention of a translation has its shapes and
+// is that of the sentence padded as the model was trained.
 #include "dls/eval/translator.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,8 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/data/vocabulary.h"
+#include "dls/models/attention_trace.h"
 #include "support/seq2seq_runs.h"
 
 namespace dls::eval {
@@ -106,6 +109,41 @@ TEST(Translator, AttentionHasEveryLayerAndHeadCroppedToTheTokens) {
   SentenceTranslation failed;
   failed.error = "too long";
   EXPECT_THROW(translator.attention(failed), std::invalid_argument);
+}
+
+// --attention-maps pads as the model was trained: for a DLStudio-loss run (EOS padding) in the
+// flattened layout, where every padding row changes every output, the maps are those of the
+// EOS-padded pair, not of the <pad>-padded one.
+TEST(Translator, AttentionPadsAsTheModelWasTrained) {
+  const auto dir = test::fresh_temp_dir("translator_attention_padding");
+  auto setup = test::tiny_seq2seq_setup(dir);
+  setup.model.transformer().layout(Layout::kDLStudio);
+  auto& t = setup.training;
+  t.dlstudio_loss = true;
+  t.epochs = 1;
+  t.samples = 0;
+  t.bleu_sentences = 0;
+  train::train_seq2seq(setup.model, t);
+  auto translator = Translator::load(dir.string());
+  const auto sentence = translator.translate("I want to go home.");
+  ASSERT_TRUE(sentence.ok());
+  const auto maps = translator.attention(sentence);
+  const auto& loaded = translator.model();
+  auto model = loaded.model;
+  const int length = translator.max_source_tokens() + 2;
+  const auto rows = static_cast<std::int64_t>(maps.target.size()), cols = static_cast<std::int64_t>(maps.source.size());
+  // The first decoder layer's cross-attention [H, rows, cols] of the pair padded one way.
+  const auto cross_attention = [&](data::Vocabulary::Padding padding) {
+    const auto src = torch::tensor(loaded.english.encode(sentence.tokens, length, padding), torch::kLong);
+    const auto tgt = torch::tensor(loaded.spanish.encode(sentence.output_tokens, length, padding), torch::kLong);
+    AttentionTrace trace;
+    torch::NoGradGuard no_grad;
+    model->forward(src.unsqueeze(0), tgt.unsqueeze(0), &trace);
+    return trace.decoder_cross[0][0].narrow(1, 0, rows).narrow(2, 0, cols).to(torch::kFloat);
+  };
+  ASSERT_LE(sentence.output_tokens.size() + 2, static_cast<std::size_t>(length));
+  EXPECT_TRUE(torch::allclose(maps.cross[0], cross_attention(data::Vocabulary::Padding::kEos), 1e-5, 1e-6));
+  EXPECT_FALSE(torch::allclose(maps.cross[0], cross_attention(data::Vocabulary::Padding::kPad), 1e-5, 1e-6));
 }
 
 }  // namespace

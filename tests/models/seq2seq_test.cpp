@@ -17,6 +17,15 @@ using testing::random_tokens;
 using testing::small_config;
 using testing::VariantLayout;
 
+// A config's settings as a checkpoint written before `key` existed has them.
+util::KeyValues without_key(const util::KeyValues& settings, const std::string& key) {
+  util::KeyValues old;
+  for (const auto& [name, value] : settings.entries()) {
+    if (name != key) old.set(name, value);
+  }
+  return old;
+}
+
 TEST(Seq2Seq, ParameterCountsOfTheSlides) {
   // The slides' configuration: M = 256, L = 10, H = 4, 4 encoders, 4 decoders, Spanish
   // vocabulary of 21,823 words, sequence-flattened layout, FG.
@@ -128,11 +137,7 @@ TEST_P(Seq2SeqModels, WithoutMaskingEveryPredictionSeesTheWholeTarget) {
   const auto settings = config.to_settings();
   EXPECT_FALSE(Seq2SeqConfig::from_settings(settings).masking());
   EXPECT_NE(config.summary().find("no-masking"), std::string::npos);
-  util::KeyValues old;
-  for (const auto& [key, value] : settings.entries()) {
-    if (key != "masking") old.set(key, value);
-  }
-  EXPECT_TRUE(Seq2SeqConfig::from_settings(old).masking());
+  EXPECT_TRUE(Seq2SeqConfig::from_settings(without_key(settings, "masking")).masking());
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Seq2SeqModels, ::testing::ValuesIn(kAllVariantLayouts), testing::name_of);
@@ -217,6 +222,55 @@ TEST(Seq2Seq, InvalidConfigsAreRejected) {
   EXPECT_THROW(Seq2SeqTransformer{config}, c10::Error);
   config = small_config(Variant::kFG, Layout::kDLStudio).tgt_vocab_size(23).tie_embeddings(true);
   EXPECT_THROW(Seq2SeqTransformer{config}, c10::Error);
+  // DLStudio's outputs need a word besides SOS, EOS, <pad> and <unk>.
+  config = small_config(Variant::kFG, Layout::kDLStudio).tgt_vocab_size(4).dlstudio_outputs(true);
+  EXPECT_THROW(Seq2SeqTransformer{config}, c10::Error);
+}
+
+// [..., V] -> [..., V - 2]: the columns of DLStudio's words (SOS, EOS, then words from 4).
+torch::Tensor without_pad_and_unk(const torch::Tensor& columns) {
+  return torch::cat({columns.narrow(-1, 0, 2), columns.narrow(-1, 4, columns.size(-1) - 4)}, -1);
+}
+
+// With DLStudio's outputs the log-softmax runs over DLStudio's words only: <pad> and <unk>
+// score -inf, the other columns are the softmax of the same weights without those two
+// output rows (what the exported model computes), in forward() and in every decoding step.
+TEST(Seq2Seq, DLStudioOutputsLeavePadAndUnkOutOfTheSoftmax) {
+  for (const auto& vl : kAllVariantLayouts) {
+    SCOPED_TRACE(testing::name_of({vl, 0}));
+    auto config = small_config(vl.variant, vl.layout);
+    torch::manual_seed(31);
+    Seq2SeqTransformer plain(config);
+    torch::manual_seed(31);
+    Seq2SeqTransformer words_only(config.dlstudio_outputs(true));  // the same weights
+    plain->eval();
+    words_only->eval();
+    torch::NoGradGuard no_grad;
+    const auto src = random_tokens(3, 6, 23), tgt = random_tokens(3, 6, 29);
+    const auto log_probs = words_only(src, tgt);  // [3, 5, 29]
+    EXPECT_TRUE(torch::isneginf(log_probs.narrow(-1, 2, 2)).all().item<bool>());
+    const auto expected =
+        torch::log_softmax(without_pad_and_unk(plain->master_decoder->scores(plain->final_states(src, tgt))), -1);
+    EXPECT_TRUE(torch::allclose(without_pad_and_unk(log_probs), expected, 1e-5, 1e-6));
+    // One decoding step (the dlstudio layouts' prefix step, vaswani's cached step).
+    const auto encoded = words_only->encode(src);
+    torch::Tensor step;
+    if (vl.layout == Layout::kVaswani) {
+      std::vector<KeyValueCache> caches(words_only->master_decoder->basic_decoder_arr->size());
+      step = words_only->master_decoder->predict_next(words_only->embeddings_generator_es(tgt.narrow(1, 0, 1)),
+                                                      encoded.memories, torch::Tensor(), caches, 6);
+    } else {
+      step = words_only->master_decoder->predict_word(words_only->embeddings_generator_es(tgt), encoded.memories, 1);
+    }
+    EXPECT_TRUE(torch::isneginf(step.narrow(-1, 2, 2)).all().item<bool>());
+    EXPECT_TRUE(torch::allclose(without_pad_and_unk(step), expected.select(1, 0), 1e-5, 1e-6));
+  }
+  // Part of the model's self-description; a model section without it has all outputs.
+  const auto config = small_config(Variant::kFG, Layout::kDLStudio).dlstudio_outputs(true);
+  const auto settings = config.to_settings();
+  EXPECT_TRUE(Seq2SeqConfig::from_settings(settings).dlstudio_outputs());
+  EXPECT_NE(config.summary().find("dlstudio-outputs"), std::string::npos);
+  EXPECT_FALSE(Seq2SeqConfig::from_settings(without_key(settings, "dlstudio_outputs")).dlstudio_outputs());
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <torch/torch.h>
 
 #include "dls/models/seq2seq.h"
@@ -48,7 +50,7 @@ TEST_P(LossFromStates, EqualsTheLossOfTheFullLogProbabilities) {
     options.pad_index = 2;
     const auto full = sequence_loss(model(src, tgt), targets, options);
     const auto packed =
-        sequence_loss_from_states(model->master_decoder->out, model->final_states(src, tgt), targets, options);
+        sequence_loss_from_states(*model->master_decoder, model->final_states(src, tgt), targets, options);
     EXPECT_NEAR(packed.item<double>(), full.item<double>(), 1e-6) << "smoothing " << smoothing;
     const auto expected = gradients_of(model, full);
     const auto got = gradients_of(model, packed);
@@ -87,11 +89,55 @@ TEST(LossFromStates, AllPaddingGivesZero) {
   LossOptions options;
   options.pad_index = 2;
   const auto targets = tgt.narrow(1, 1, 5);
-  const auto loss =
-      sequence_loss_from_states(model->master_decoder->out, model->final_states(src, tgt), targets, options);
+  const auto loss = sequence_loss_from_states(*model->master_decoder, model->final_states(src, tgt), targets, options);
   EXPECT_EQ(loss.item<double>(), 0.0);
   EXPECT_EQ(sequence_loss(model(src, tgt), targets, options).item<double>(), 0.0);
   for (const auto& g : gradients_of(model, loss)) EXPECT_EQ(g.abs().max().item<double>(), 0.0);
+}
+
+// A model with DLStudio's outputs (<pad>, <unk> out of the softmax): DLStudio's loss, from
+// the states as from the log-probabilities and over every output row (static shapes) too,
+// is the NLL over DLStudio's words, finite although <unk> (a validation word unseen in
+// training) and <pad> (a static-shape batch's masked rows) targets score -inf: they count
+// nowhere. The gradients are finite, and 0 for the <pad>/<unk> rows of the output layer.
+TEST(LossFromStates, DLStudioOutputsCountNoUnknownTargetAndStayFinite) {
+  torch::manual_seed(14);
+  for (const auto layout : {Layout::kDLStudio, Layout::kVaswani}) {
+    SCOPED_TRACE(to_string(layout));
+    Seq2SeqTransformer model(testing::small_config(Variant::kFG, layout).dlstudio_outputs(true));
+    const auto src = testing::random_tokens(7, 6, 23);
+    auto tgt = padded_targets();  // <pad> in rows 0-2 and all of row 4
+    tgt.index_put_({5, 2}, data::Vocabulary::kUnk);
+    tgt.index_put_({6, 4}, data::Vocabulary::kUnk);
+    const auto targets = tgt.narrow(1, 1, 5);
+    LossOptions options;
+    options.dlstudio = true;
+    const auto log_probs = model(src, tgt);  // [7, 5, 29]
+    // By hand: -log p of each counted target, summed, over the 7 rows.
+    const auto counted = targets.ge(4).logical_or(targets.lt(2));
+    const auto nll = -log_probs.gather(2, targets.unsqueeze(2)).squeeze(2);
+    const double expected = torch::where(counted, nll, torch::zeros_like(nll)).sum().item<double>() / 7.0;
+    ASSERT_TRUE(std::isfinite(expected));
+    auto with_unknown = options;
+    with_unknown.never_predicted = {data::Vocabulary::kPad, data::Vocabulary::kUnk};
+    EXPECT_NEAR(sequence_loss(log_probs, targets, with_unknown).item<double>(), expected, 1e-5);
+    const auto states = model->final_states(src, tgt);
+    const auto from_states = sequence_loss_from_states(*model->master_decoder, states, targets, options);
+    EXPECT_NEAR(from_states.item<double>(), expected, 1e-5);
+    auto all_rows = options;
+    all_rows.all_output_rows = true;
+    const auto sum = sequence_loss_sum_from_states(*model->master_decoder, states, targets, all_rows);
+    EXPECT_NEAR(sum.item<double>() / 7.0, expected, 1e-5);
+    const auto grads = gradients_of(model, from_states);
+    for (const auto& g : grads) EXPECT_TRUE(torch::isfinite(g).all().item<bool>());
+    EXPECT_EQ(model->master_decoder->out->weight.grad().narrow(0, 2, 2).abs().max().item<double>(), 0.0);
+    EXPECT_GT(model->master_decoder->out->weight.grad().narrow(0, 4, 25).abs().max().item<double>(), 0.0);
+    // Label smoothing would average -inf columns in: refused, not a silent inf.
+    auto smoothed = options;
+    smoothed.dlstudio = false;
+    smoothed.label_smoothing = 0.1;
+    EXPECT_THROW(sequence_loss_from_states(*model->master_decoder, states, targets, smoothed), c10::Error);
+  }
 }
 
 }  // namespace

@@ -88,6 +88,28 @@ TEST(AvailableMemory, ReadsACgroupV1MemoryLimitBesideAHybridV2) {
   EXPECT_EQ(available->source, "cgroup memory.limit_in_bytes");
 }
 
+TEST(AvailableMemory, AnAddressSpaceLimitLeavesItsLimitLessWhatIsMapped) {
+  const char* const limited =
+      "Limit                     Soft Limit           Hard Limit           Units     \n"
+      "Max data size             unlimited            unlimited            bytes     \n"
+      "Max address space         4294967296           unlimited            bytes     \n";
+  const char* const status = "Name:\tseq2seq_train\nVmPeak:\t 3000000 kB\nVmSize:\t 1048576 kB\nVmRSS:\t 1000 kB\n";
+  EXPECT_EQ(parse_address_space_headroom(limited, status), std::uint64_t{3} << 30);
+  EXPECT_EQ(parse_address_space_headroom(limited, "VmSize:\t 8388608 kB\n"), std::uint64_t{0});  // over it
+  EXPECT_EQ(parse_address_space_headroom("Max address space  unlimited  unlimited  bytes\n", status), std::nullopt);
+  EXPECT_EQ(parse_address_space_headroom(limited, "Name:\tx\n"), std::nullopt);
+  EXPECT_EQ(parse_address_space_headroom("", status), std::nullopt);
+  // The smallest of the three: here the address space.
+  const auto root = test::fresh_temp_dir("available_memory_as");
+  write_fixture_file(root / "proc/meminfo", kMeminfoFixture);
+  write_fixture_file(root / "proc/self/limits", limited);
+  write_fixture_file(root / "proc/self/status", status);
+  const auto available = available_memory(root.string());
+  ASSERT_TRUE(available.has_value());
+  EXPECT_EQ(available->bytes, std::uint64_t{3} << 30);
+  EXPECT_EQ(available->source, "address-space limit (ulimit -v)");
+}
+
 TEST(AvailableMemory, UnknownWithoutProcAndMeasuredOnThisMachine) {
   EXPECT_EQ(available_memory(test::fresh_temp_dir("available_memory_none").string()), std::nullopt);
   const auto here = available_memory();

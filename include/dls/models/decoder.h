@@ -111,8 +111,16 @@ class MasterDecoderWithMaskingImpl : public torch::nn::Module {
                              const torch::Tensor& memory_mask, std::vector<KeyValueCache>& caches,
                              std::int64_t capacity, bool log_probabilities = true);
 
+  // The output layer's scores of final states [..., M] -> [..., V], with the columns of
+  // never_predicted at -inf (in place: they get no gradient). Every log-probability and
+  // logit this decoder gives, and the losses from its final states, come from here.
+  torch::Tensor scores(const torch::Tensor& states);
+
   torch::nn::ModuleList basic_decoder_arr{nullptr};
   torch::nn::Linear out{nullptr};
+  // Output columns never predicted (Seq2SeqConfig::dlstudio_outputs: <pad> and <unk>,
+  // which DLStudio's vocabularies lack); empty: the softmax runs over all of them.
+  std::vector<std::int64_t> never_predicted;
   // dlstudio layout: W2 computes only the outputs that a later step reads (the same
   // result, ~20 % fewer FLOPs in DLStudio's config). false: compute them all (for A/B timing).
   bool skip_unread_ffn_outputs = true;

@@ -44,7 +44,7 @@ class LanguageModelImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& tokens);
 
   // The same pass without the output layer: final states [B, T, M], with
-  // forward() = log_softmax(master_decoder->out(states)).
+  // forward() = log_softmax(master_decoder->scores(states)).
   torch::Tensor final_states(const torch::Tensor& tokens);
 
   // Incremental decoding: tokens_new [B, T] at positions caches[0].length .. +T-1 attend to

@@ -39,6 +39,11 @@ struct Seq2SeqConfig {
   // output layer (Press & Wolf 2017; Vaswani et al. 3.4): needs one vocabulary for both
   // languages (src_vocab_size == tgt_vocab_size) and the vaswani layout.
   TORCH_ARG(bool, tie_embeddings) = false;
+  // DLStudio's output layer: the log-softmax runs over its words only. <pad> and <unk>,
+  // which DLStudio's vocabularies lack, score -inf (never predicted); their rows of the
+  // output layer stay as initialised. Set for runs trained with DLStudio's loss, so that
+  // their loss and translations are those of the exported model in DLStudio.
+  TORCH_ARG(bool, dlstudio_outputs) = false;
 
  public:  // TORCH_ARG leaves the section private
   void validate() const;
@@ -66,7 +71,7 @@ class Seq2SeqTransformerImpl : public torch::nn::Module {
                         const torch::Tensor& src_padding = {});
 
   // The same pass without the decoder's output layer: final states [B, L-1, M], with
-  // forward() = log_softmax(master_decoder->out(states)).
+  // forward() = log_softmax(master_decoder->scores(states)).
   torch::Tensor final_states(const torch::Tensor& src, const torch::Tensor& tgt, AttentionTrace* trace = nullptr,
                              const torch::Tensor& src_padding = {});
 

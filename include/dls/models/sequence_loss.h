@@ -6,11 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
-#include <torch/nn/modules/linear.h>
 #include <torch/types.h>
 
 #include "dls/data/vocabulary.h"
+#include "dls/models/decoder.h"
 
 namespace dls {
 
@@ -22,6 +23,10 @@ struct LossOptions {
   bool dlstudio = false;
   double label_smoothing = 0.0;  // (1 - e) * NLL + e * mean over the vocabulary of -log p
   std::int64_t pad_index = data::Vocabulary::kPad;
+  // Targets the model never predicts (their log-probability is -inf: <pad> and <unk> of a
+  // model with DLStudio's outputs, MasterDecoderWithMasking::never_predicted) count nowhere,
+  // as <pad>: <unk> in validation sentences. The *_from_states losses add their decoder's.
+  std::vector<std::int64_t> never_predicted;
   // sequence_loss_sum_from_states: every row of the decoder's states through the output layer
   // and the masked ones multiplied by 0 (fixed shapes, no host synchronisation: static-shape
   // batches, CUDA graphs), instead of only the rows of counted targets (fewer FLOPs on the
@@ -52,22 +57,23 @@ torch::Tensor sequence_loss_share(const torch::Tensor& log_probs, const torch::T
                                   const LossOptions& options, const LossDenominators& batch);
 
 // The same loss from the decoder's final states [B, L-1, M] (Seq2SeqTransformer::final_states)
-// and its output layer: when padding is ignored, only the rows of real target tokens go
-// through the output layer and the log-softmax. Equals
+// and its output layer (decoder.scores): when padding is ignored, only the rows of real target
+// tokens go through the output layer and the log-softmax. Equals
 // sequence_loss(log_softmax(out(states)), targets, options) in value and gradients; a third
 // of a typical batch's rows are padding, and the output layer over the ~21k Spanish words
 // is the largest product of a vaswani training step.
-torch::Tensor sequence_loss_from_states(torch::nn::Linear& out, const torch::Tensor& states,
+torch::Tensor sequence_loss_from_states(MasterDecoderWithMaskingImpl& decoder, const torch::Tensor& states,
                                         const torch::Tensor& targets, const LossOptions& options);
 
 // The sum over the targets the loss counts of their per-token losses, from the decoder's
 // final states [b, L-1, M] and its output layer: the (label-smoothed) NLL of every target
-// that is not options.pad_index. The standard loss divides it by the batch's real tokens;
-// DLStudio's by the batch's rows, and there no target of real data is <pad> (its padding is
-// EOS, counted as a target): only the fully masked rows of a static-shape batch hold <pad>,
-// so they count nowhere in either loss. Divided by a whole batch's denominators
-// (loss_from_sum) it is the batch's loss, and over disjoint row chunks the shares add up.
-torch::Tensor sequence_loss_sum_from_states(torch::nn::Linear& out, const torch::Tensor& states,
+// that is not options.pad_index nor one the decoder never predicts. The standard loss divides
+// it by the batch's real tokens; DLStudio's by the batch's rows, and there no target of real
+// data is <pad> (its padding is EOS, counted as a target): only the fully masked rows of a
+// static-shape batch hold <pad>, so they count nowhere in either loss. Divided by a whole
+// batch's denominators (loss_from_sum) it is the batch's loss, and over disjoint row chunks
+// the shares add up.
+torch::Tensor sequence_loss_sum_from_states(MasterDecoderWithMaskingImpl& decoder, const torch::Tensor& states,
                                             const torch::Tensor& targets, const LossOptions& options);
 
 // sum / batch.rows (DLStudio's loss) or sum / batch.real_tokens (the standard one; the sum

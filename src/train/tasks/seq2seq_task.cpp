@@ -30,6 +30,8 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const settings::Seq2SeqTrainSetti
   for (const auto& line : data::describe_seq2seq_dataset(data_, options_.data.max_words)) spdlog::info("{}", line);
   config_.src_vocab_size(data_.english.size()).tgt_vocab_size(data_.spanish.size());
   config_.transformer().max_seq_length(data_.max_len);
+  // DLStudio's loss trains DLStudio's model: no <pad>/<unk> outputs (Seq2SeqConfig::dlstudio_outputs).
+  config_.dlstudio_outputs(options_.dlstudio_loss);
   if (resumed != nullptr && config_.to_settings().to_text() != resumed->model.to_settings().to_text()) {
     throw std::runtime_error(resumed_path + ": the checkpoint's model (" + resumed->model.summary() +
                              ") differs from the one asked for (" + config_.summary() + ")");
@@ -224,7 +226,7 @@ std::optional<CapturableLoss> Seq2SeqTask::capturable_loss() {
   if (!options_.static_shapes) return std::nullopt;  // (then the loss keeps only counted rows: a nonzero())
   CapturableLoss loss;
   loss.sum = [this](const torch::Tensor& src, const torch::Tensor& tgt) {
-    return sequence_loss_sum_from_states(model_->master_decoder->out, model_->final_states(src, tgt),
+    return sequence_loss_sum_from_states(*model_->master_decoder, model_->final_states(src, tgt),
                                          tgt.narrow(1, 1, tgt.size(1) - 1), loss_options_);
   };
   loss.denominator = [this] { return loss_options_.dlstudio ? denominators_.rows : denominators_.real_tokens; };
