@@ -105,7 +105,8 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
     const bool graph_safe = o.graph_safe_adam || o.cuda_graphs;
     if (graph_safe) {
       gradients = std::make_shared<train::GradientBuffer>(model->parameters());
-      optimizer = train::make_graph_safe_optimizer(gradients, optimizer_options, preset.training.schedule.base_lr);
+      optimizer = train::make_graph_safe_optimizer(gradients->parameters(), gradients->flat(), optimizer_options,
+                                                   preset.training.schedule.base_lr);
       for (auto& [key, value] : result.config) {
         if (key == "adam") value = "graph-safe";
       }

@@ -54,7 +54,8 @@ TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, Distr
                 dist_.world_size(), options_.run.precision, options_.run.parallel.accum_steps, capturable.has_value());
   if (plan_.graph_safe_optimizer) {
     if (!gradients_) gradients_ = std::make_shared<GradientBuffer>(model.parameters());
-    optimizer_ = make_graph_safe_optimizer(gradients_, options_.optimizer, task_.schedule().base_lr);
+    optimizer_ = make_graph_safe_optimizer(gradients_->parameters(), gradients_->flat(), options_.optimizer,
+                                           task_.schedule().base_lr);
   } else {
     optimizer_ = make_optimizer(model.parameters(), options_.optimizer, task_.schedule().base_lr);
   }

@@ -61,7 +61,7 @@ std::pair<std::vector<double>, std::vector<torch::Tensor>> train_captured(const 
   auto net = std::make_shared<Net>();
   net->to(device);
   auto gradients = std::make_shared<GradientBuffer>(net->parameters());
-  auto optimizer = make_graph_safe_optimizer(gradients, optimizer_settings(), 0.05);
+  auto optimizer = make_graph_safe_optimizer(gradients->parameters(), gradients->flat(), optimizer_settings(), 0.05);
   CapturedStep step(
       device, *gradients, dynamic_cast<GraphSafeOptimizer&>(*optimizer),
       [&](const torch::Tensor& x, const torch::Tensor& y) { return loss_sum(*net, x, y); }, util::AutocastState{},

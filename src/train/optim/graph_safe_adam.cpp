@@ -7,25 +7,27 @@
 
 #include <torch/torch.h>
 
-#include "dls/train/parallel/gradient_buffer.h"
 #include "train/optim/adam_state.h"
 
 namespace dls::train {
 
 template <typename Base, typename Options>
 GraphSafeAdamOf<Base, Options>::GraphSafeAdamOf(std::vector<torch::Tensor> params, Options options,
-                                                std::shared_ptr<GradientBuffer> gradients, double clip_norm)
-    : Base(std::move(params), std::move(options)), gradients_(std::move(gradients)), clip_norm_(clip_norm) {
-  TORCH_CHECK(gradients_ != nullptr && this->param_groups_.size() == 1, "GraphSafeAdam: one parameter group");
+                                                torch::Tensor flat_gradients, double clip_norm)
+    : Base(std::move(params), std::move(options)), gradients_(std::move(flat_gradients)), clip_norm_(clip_norm) {
+  TORCH_CHECK(this->param_groups_.size() == 1, "GraphSafeAdam: one parameter group");
   TORCH_CHECK(!static_cast<const Options&>(this->param_groups_[0].options()).amsgrad(), "GraphSafeAdam: no AMSGrad");
-  const auto& mine = this->param_groups_[0].params();
-  const auto& buffered = gradients_->parameters();
-  TORCH_CHECK(mine.size() == buffered.size(), "GraphSafeAdam: the parameters must be the gradient buffer's");
-  for (std::size_t i = 0; i < mine.size(); ++i) {
-    TORCH_CHECK(mine[i].is_same(buffered[i]), "GraphSafeAdam: parameter ", i, " is not the gradient buffer's");
+  TORCH_CHECK(gradients_.dim() == 1 && gradients_.scalar_type() == torch::kFloat32, "GraphSafeAdam: float32 gradients");
+  // Every grad() must be its slice of the flat tensor, or the update would not see it.
+  std::int64_t offset = 0;
+  const auto* base = gradients_.data_ptr<float>();
+  for (const auto& p : this->param_groups_[0].params()) {
+    TORCH_CHECK(p.grad().defined() && p.grad().data_ptr() == base + offset,
+                "GraphSafeAdam: a parameter's gradient is not its slice of the flat gradients");
+    offset += p.numel();
   }
-  TORCH_CHECK(gradients_->flat().scalar_type() == torch::kFloat32, "GraphSafeAdam: float32 parameters");
-  const auto scalar = torch::TensorOptions(torch::kDouble).device(gradients_->flat().device());
+  TORCH_CHECK(offset == gradients_.numel(), "GraphSafeAdam: the flat gradients are not the parameters'");
+  const auto scalar = torch::TensorOptions(torch::kDouble).device(gradients_.device());
   step_ = torch::zeros({}, scalar);
   lr_ = torch::zeros({}, scalar);
 }
@@ -34,7 +36,7 @@ template <typename Base, typename Options>
 void GraphSafeAdamOf<Base, Options>::bind_state() {
   using State = AdamStateOf<Base>;
   torch::NoGradGuard no_grad;
-  const auto& flat = gradients_->flat();
+  const auto& flat = gradients_;
   exp_avg_ = torch::zeros_like(flat);
   exp_avg_sq_ = torch::zeros_like(flat);
   states_.clear();
@@ -83,7 +85,7 @@ void GraphSafeAdamOf<Base, Options>::update_on_device() {
   const double beta1 = std::get<0>(options.betas()), beta2 = std::get<1>(options.betas());
   const double decay = options.weight_decay();
   const auto& params = this->param_groups_[0].params();
-  const auto& g = gradients_->flat();  // [N]
+  const auto& g = gradients_;  // [N]
   if (clip_norm_ > 0) {
     // clip_grad_norm_: multiplied by max_norm / (norm + 1e-6) when that is below 1.
     g.mul_((clip_norm_ / (g.norm(2).to(torch::kDouble) + 1e-6)).clamp_max(1.0));

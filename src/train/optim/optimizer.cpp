@@ -4,7 +4,6 @@
 
 #include "dls/train/optim/fused_adam.h"
 #include "dls/train/optim/graph_safe_adam.h"
-#include "dls/train/parallel/gradient_buffer.h"
 
 namespace dls::train {
 
@@ -40,15 +39,15 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tenso
   return std::make_unique<torch::optim::Adam>(std::move(parameters), adam_options(options, lr));
 }
 
-std::unique_ptr<torch::optim::Optimizer> make_graph_safe_optimizer(std::shared_ptr<GradientBuffer> gradients,
+std::unique_ptr<torch::optim::Optimizer> make_graph_safe_optimizer(std::vector<torch::Tensor> parameters,
+                                                                   torch::Tensor flat_gradients,
                                                                    const settings::OptimizerSettings& options,
                                                                    double lr) {
-  auto parameters = gradients->parameters();
   if (options.kind == settings::OptimizerKind::kAdamW) {
-    return std::make_unique<GraphSafeAdamW>(std::move(parameters), adamw_options(options, lr), std::move(gradients),
-                                            options.clip_grad_norm);
+    return std::make_unique<GraphSafeAdamW>(std::move(parameters), adamw_options(options, lr),
+                                            std::move(flat_gradients), options.clip_grad_norm);
   }
-  return std::make_unique<GraphSafeAdam>(std::move(parameters), adam_options(options, lr), std::move(gradients),
+  return std::make_unique<GraphSafeAdam>(std::move(parameters), adam_options(options, lr), std::move(flat_gradients),
                                          options.clip_grad_norm);
 }
 

@@ -62,7 +62,7 @@ struct Pair {
 Pair make_pair(std::vector<torch::Tensor>& params, std::vector<torch::Tensor>& plain, OptimizerSettings options) {
   Pair pair;
   pair.gradients = std::make_shared<GradientBuffer>(params);
-  pair.graph_safe = make_graph_safe_optimizer(pair.gradients, options, 0.01);
+  pair.graph_safe = make_graph_safe_optimizer(params, pair.gradients->flat(), options, 0.01);
   options.fused = false;
   pair.plain = make_optimizer(plain, options, 0.01);
   return pair;
@@ -135,7 +135,7 @@ TEST(GraphSafeAdam, ItsStateLoadsIntoLibTorchsAdamAndBack) {
   // LibTorch -> graph-safe: a fresh graph-safe Adam with LibTorch's state.
   auto again = clones(plain);
   auto again_gradients = std::make_shared<GradientBuffer>(again);
-  auto again_graph_safe = make_graph_safe_optimizer(again_gradients, options, 0.01);
+  auto again_graph_safe = make_graph_safe_optimizer(again, again_gradients->flat(), options, 0.01);
   transfer(*pair.plain, *again_graph_safe);
 
   run_steps(pair, params, plain, options, 4, 6);
@@ -145,10 +145,10 @@ TEST(GraphSafeAdam, ItsStateLoadsIntoLibTorchsAdamAndBack) {
   expect_close(again, params, "graph-safe Adam from LibTorch's state");
 }
 
-TEST(GraphSafeAdam, RefusesParametersThatAreNotTheBuffers) {
+TEST(GraphSafeAdam, RefusesParametersWhoseGradientsAreNotTheFlatOnes) {
   auto params = make_parameters();
-  auto gradients = std::make_shared<GradientBuffer>(params);
-  EXPECT_THROW(GraphSafeAdam(clones(params), torch::optim::AdamOptions(0.1), gradients, 0), c10::Error);
+  const GradientBuffer gradients(params);
+  EXPECT_THROW(GraphSafeAdam(clones(params), torch::optim::AdamOptions(0.1), gradients.flat(), 0), c10::Error);
 }
 
 }  // namespace

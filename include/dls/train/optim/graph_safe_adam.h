@@ -4,7 +4,8 @@
 // it for every later one (train/captured_step.h), and on a GPU the step is ~15 elementwise
 // kernels over all parameters at once instead of ~10 per parameter tensor.
 //
-//   gradients (GradientBuffer) [N]:  | g0 | g1 | ... |    every parameter's grad() a view
+//   gradients [N]:                   | g0 | g1 | ... |    every parameter's grad() a view
+//                                                          (train/parallel/gradient_buffer.h)
 //   moments m, v [N]:                | m0 | m1 | ... |    AdamParamState::exp_avg() a view
 //
 // The state stays LibTorch's (AdamParamState / AdamWParamState: step, exp_avg, exp_avg_sq)
@@ -14,7 +15,6 @@
 // (GraphSafeAdam.*EqualsLibTorchs*).
 #pragma once
 
-#include <memory>
 #include <vector>
 
 #include <torch/optim/adam.h>
@@ -22,8 +22,6 @@
 #include <torch/serialize/input-archive.h>
 
 namespace dls::train {
-
-class GradientBuffer;
 
 // What a step needs from outside a capture, and the capturable rest.
 class GraphSafeOptimizer {
@@ -43,11 +41,11 @@ class GraphSafeOptimizer {
 template <typename Base, typename Options>
 class GraphSafeAdamOf : public Base, public GraphSafeOptimizer {
  public:
-  // `gradients`: the flat buffer whose views are the grad() of `params` (the same tensors,
-  // in its order), kept alive by the optimizer. clip_norm > 0: the global gradient norm is
-  // clipped to it first, as torch::nn::utils::clip_grad_norm_ does. One parameter group.
-  GraphSafeAdamOf(std::vector<torch::Tensor> params, Options options, std::shared_ptr<GradientBuffer> gradients,
-                  double clip_norm);
+  // `flat_gradients` [N] float32: the tensor whose consecutive slices, in the order of
+  // `params`, are their grad() (a GradientBuffer's flat(); checked). clip_norm > 0: the global
+  // gradient norm is clipped to it first, as torch::nn::utils::clip_grad_norm_ does. One
+  // parameter group.
+  GraphSafeAdamOf(std::vector<torch::Tensor> params, Options options, torch::Tensor flat_gradients, double clip_norm);
 
   void prepare() override;
   void update_on_device() override;
@@ -57,13 +55,11 @@ class GraphSafeAdamOf : public Base, public GraphSafeOptimizer {
   // LibTorch's load, then the loaded moments are copied into the flat ones at the next step.
   void load(torch::serialize::InputArchive& archive) override;
 
-  const GradientBuffer& gradients() const { return *gradients_; }
-
  private:
   // The state's moments into the flat ones (fresh state: zeros, step 0) and back as views.
   void bind_state();
 
-  std::shared_ptr<GradientBuffer> gradients_;
+  torch::Tensor gradients_;  // [N]
   double clip_norm_;
   bool bound_ = false;
   torch::Tensor exp_avg_, exp_avg_sq_;                      // [N] float32

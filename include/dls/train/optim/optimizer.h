@@ -12,16 +12,16 @@
 
 namespace dls::train {
 
-class GradientBuffer;
-
 // lr is only the starting value: the trainers set it every step from their schedule.
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tensor> parameters,
                                                         const settings::OptimizerSettings& options, double lr);
 
-// Adam or AdamW as GraphSafeAdam(W) (optim/graph_safe_adam.h) over the parameters whose
-// gradients `gradients` holds, clipping to options.clip_grad_norm itself (the caller does
-// not clip). The result is also a GraphSafeOptimizer (dynamic_cast).
-std::unique_ptr<torch::optim::Optimizer> make_graph_safe_optimizer(std::shared_ptr<GradientBuffer> gradients,
+// Adam or AdamW as GraphSafeAdam(W) (optim/graph_safe_adam.h) over `parameters` whose grad()
+// are the consecutive slices of `flat_gradients` (a GradientBuffer's), clipping to
+// options.clip_grad_norm itself (the caller does not clip). The result is also a
+// GraphSafeOptimizer (dynamic_cast).
+std::unique_ptr<torch::optim::Optimizer> make_graph_safe_optimizer(std::vector<torch::Tensor> parameters,
+                                                                   torch::Tensor flat_gradients,
                                                                    const settings::OptimizerSettings& options,
                                                                    double lr);
 
