@@ -24,6 +24,7 @@ function showVit(model) {
   $("vit-panel").hidden = false;
   $("vit-size").textContent = `${model.image_size}×${model.image_size}${model.channels === 1 ? ", grey" : ""}`;
   $("endpoints").textContent = "POST /classify, GET /model, GET /health";
+  $("keyboard-hint").hidden = true;
 }
 
 // An image (Blob) drawn on a canvas of the model's size, black behind any transparency.
