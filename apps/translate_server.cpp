@@ -1,10 +1,13 @@
 // translate_server: serves a trained seq2seq checkpoint over HTTP -- translations (greedy or
 // beam, batched dynamically across clients), the attention weights of a translation, the
-// model's settings -- and the web page that shows them (docs/serving.md).
+// model's settings -- and the web page that shows them (docs/serving.md). Given a ViT
+// checkpoint it serves image classification and the ViT's attention instead: the kind is
+// read from the checkpoint, so one program (and one page) serves both.
 //
 //   translate_server runs/seq2seq                      127.0.0.1:8080, the run's best checkpoint
 //   translate_server runs/seq2seq/checkpoints/epoch_0010.pt --port 0   a free port (printed)
 //   curl -s localhost:8080/translate -d '{"sentences": ["I am hungry."]}'
+//   translate_server runs/vit; curl -s localhost:8080/classify --data-binary @shirt.png
 #include <unistd.h>
 
 #include <iostream>
@@ -14,6 +17,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/eval/image_classifier.h"
 #include "dls/eval/translator.h"
 #include "dls/serve/page_files.h"
 #include "dls/serve/stop_signals.h"
@@ -33,7 +39,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Serve a trained English->Spanish seq2seq checkpoint over HTTP: POST /translate, POST /attention,\n"
       "GET /health, GET /model, and the page at GET / (docs/serving.md). Requests of several clients\n"
-      "are decoded together. Prints 'listening on http://HOST:PORT' when ready; SIGTERM or SIGINT\n"
+      "are decoded together. A ViT checkpoint is served too: POST /classify (a PNG's bytes).\n"
+      "Prints 'listening on http://HOST:PORT' when ready; SIGTERM or SIGINT\n"
       "stops it after the requests in flight are answered.\n"};
   app.footer("Exit status: 0 stopped by SIGTERM/SIGINT, 1 error (one line on stderr).");
   app.get_formatter()->column_width(40);
@@ -43,7 +50,8 @@ int main(int argc, char** argv) {
   dls::serve::ServeSettings settings;
   auto& limits = settings.limits;
   auto& batching = settings.batching;
-  app.add_option("checkpoint", checkpoint, "a seq2seq checkpoint, or a run directory (its best.pt, else its newest)")
+  app.add_option("checkpoint", checkpoint,
+                 "a seq2seq or ViT checkpoint, or a run directory (its best.pt, else its newest)")
       ->required();
   const std::string net = "Network";
   app.add_option("--host", settings.host, "address to listen on")->capture_default_str()->group(net);
@@ -121,12 +129,23 @@ int main(int argc, char** argv) {
     runtime.log_level = log_level;
     dls::util::configure_runtime(runtime);
     if (no_batching) batching.wait_ms = 0, batching.max_batch = 1;
+    const auto which =
+        weights == "trained" ? dls::checkpoint::Weights::kTrained : dls::checkpoint::Weights::kEvaluation;
+    settings.page_dir = dls::serve::find_page_dir(page_dir, "/proc/self/exe", DLS_SOURCE_PAGE_DIR);
+    const auto file = dls::checkpoint::best_or_latest_checkpoint(checkpoint);
+    if (dls::checkpoint::CheckpointReader(file).kind() == "vit") {
+      auto classifier = dls::eval::ImageClassifier::load(file, device, which);
+      settings.checkpoint_file = file;
+      spdlog::info("serving {} ({}) on {}; page: {}", file, classifier.config().summary(), classifier.device().str(),
+                   settings.page_dir.empty() ? "none" : settings.page_dir);
+      dls::serve::serve_until_signalled(classifier, settings, std::cout);
+      return 0;
+    }
     dls::eval::TranslatorOptions options;
     options.device = device;
-    options.weights = weights == "trained" ? dls::checkpoint::Weights::kTrained : dls::checkpoint::Weights::kEvaluation;
-    auto translator = dls::eval::Translator::load(checkpoint, options);
+    options.weights = which;
+    auto translator = dls::eval::Translator::load(file, options);
     settings.checkpoint_file = translator.checkpoint_file();
-    settings.page_dir = dls::serve::find_page_dir(page_dir, "/proc/self/exe", DLS_SOURCE_PAGE_DIR);
     spdlog::info("serving {} ({}) on {}; page: {}", translator.checkpoint_file(),
                  translator.model().info.model.summary(), translator.device().str(),
                  settings.page_dir.empty() ? "none" : settings.page_dir);

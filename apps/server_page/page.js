@@ -103,6 +103,7 @@ async function loadModel() {
     }
     $("model-details").hidden = false;
     document.body.dataset.model = "loaded";
+    if (model.kind === "vit") showVit(model);  // vit.js
   } catch (e) {
     $("model-summary").textContent = `The model's description is not available (${e.message}).`;
     document.body.dataset.model = "error";
@@ -512,13 +513,12 @@ function start() {
     $("decoding-beam").checked = true;
     $("beam-width").value = String(beam);
   }
-  const model = loadModel();
-  if (sentence) {
-    $("sentences").value = sentence;
-    model.then(() => translate());  // "done" comes after the model's description is in
-  } else {
-    model.then(() => setState("idle"));
-  }
+  if (sentence) $("sentences").value = sentence;
+  // "done" comes after the model's description is in (which says whether it is a ViT).
+  loadModel().then(() => {
+    if (document.body.dataset.kind === "vit") return startVit(params);  // vit.js
+    return sentence ? translate() : setState("idle");
+  });
 }
 
 start();

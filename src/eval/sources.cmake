@@ -20,4 +20,5 @@ list(APPEND DLS_SOURCES
   eval/lm_checkpoint_report.cpp
   eval/lm_evaluation.cpp
   eval/lm_generation.cpp
+  eval/image_classifier.cpp
 )

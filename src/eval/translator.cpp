@@ -1,7 +1,6 @@
 #include "dls/eval/translator.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <stdexcept>
 
 #include <spdlog/fmt/fmt.h>
@@ -17,20 +16,7 @@
 
 namespace dls::eval {
 
-namespace fs = std::filesystem;
-
 namespace {
-
-// A run directory's best.pt (beside checkpoints/), else its newest checkpoint; a file as it is.
-std::string checkpoint_of(const std::string& checkpoint_or_run) {
-  const fs::path path(checkpoint_or_run);
-  std::error_code error;
-  if (fs::is_directory(path, error)) {
-    const auto run = path.filename() == "checkpoints" ? path.parent_path() : path;
-    if (fs::is_regular_file(run / "best.pt", error)) return (run / "best.pt").string();
-  }
-  return checkpoint::latest_checkpoint(checkpoint_or_run);
-}
 
 // The rows one after another (each [L]): the data of an [N, L] tensor.
 std::vector<std::int64_t> flatten(const std::vector<std::vector<std::int64_t>>& rows) {
@@ -42,7 +28,7 @@ std::vector<std::int64_t> flatten(const std::vector<std::vector<std::int64_t>>& 
 }  // namespace
 
 Translator Translator::load(const std::string& checkpoint_or_run, const TranslatorOptions& options) {
-  const auto file = checkpoint_of(checkpoint_or_run);
+  const auto file = checkpoint::best_or_latest_checkpoint(checkpoint_or_run);
   return Translator(checkpoint::load_seq2seq_checkpoint(file, options.weights), file, options);
 }
 

@@ -145,13 +145,10 @@ std::string model_answer(const eval::Translator& translator) {
   const auto& loaded = translator.model();
   const auto& config = loaded.info.model;
   const auto& progress = loaded.info.progress;
-  const json answer = {
+  json answer = {
+      {"kind", "seq2seq"},
       {"checkpoint", translator.checkpoint_file()},
       {"summary", config.summary()},
-      {"variant", to_string(config.transformer().variant())},
-      {"layout", to_string(config.transformer().layout())},
-      {"embedding_size", config.transformer().embedding_size()},
-      {"heads", config.transformer().num_heads()},
       {"encoder_layers", config.num_encoders()},
       {"decoder_layers", config.num_decoders()},
       {"max_source_tokens", translator.max_source_tokens()},
@@ -166,7 +163,15 @@ std::string model_answer(const eval::Translator& translator) {
         {"global_step", progress.global_step},
         {"val_loss", number_or_null(progress.val_loss)},
         {"val_bleu", number_or_null(progress.val_bleu)}}}};
+  answer.update(transformer_fields(config.transformer()));
   return answer.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+json transformer_fields(const TransformerConfig& transformer) {
+  return {{"variant", to_string(transformer.variant())},
+          {"layout", to_string(transformer.layout())},
+          {"embedding_size", transformer.embedding_size()},
+          {"heads", transformer.num_heads()}};
 }
 
 std::string health_answer(std::size_t queued) { return json({{"status", "ok"}, {"queued", queued}}).dump(); }

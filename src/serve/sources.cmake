@@ -5,4 +5,5 @@ list(APPEND DLS_SERVE_SOURCES
   serve/page_files.cpp
   serve/stop_signals.cpp
   serve/translate_server.cpp
+  serve/vit_api_json.cpp
 )

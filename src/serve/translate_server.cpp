@@ -18,6 +18,8 @@
 #include "dls/serve/batcher.h"
 #include "dls/serve/page_files.h"
 #include "dls/serve/stop_signals.h"
+#include "dls/serve/vit_api_json.h"
+#include "dls/util/png_image.h"
 
 namespace dls::serve {
 
@@ -87,13 +89,15 @@ double ms_since(Clock::time_point start) {
 
 }  // namespace
 
+// One model, either kind: the routes of the other kind are not added (404).
 struct TranslateServer::Impl {
-  Impl(eval::Translator& t, ServeSettings s)
+  Impl(eval::Translator* t, eval::ImageClassifier* c, ServeSettings s)
       : translator(t),
+        classifier(c),
         settings(std::move(s)),
-        model_json(model_answer(t)),
+        model_json(t != nullptr ? model_answer(*t) : vit_model_answer(*c)),
         batcher([this](const std::vector<std::string>& sentences,
-                       int beam) { return translator.translate(sentences, decode_options(beam, sentences.size())); },
+                       int beam) { return translator->translate(sentences, decode_options(beam, sentences.size())); },
                 settings.batching) {}
 
   std::chrono::milliseconds timeout() const {
@@ -113,13 +117,32 @@ struct TranslateServer::Impl {
     const auto traced = batcher.run_alone<Traced>(
         [this, call] {
           Traced out;
-          out.first = translator.translate(call.sentence, decode_options(call.beam, 1));
-          if (out.first.ok()) out.second = translator.attention(out.first);
+          out.first = translator->translate(call.sentence, decode_options(call.beam, 1));
+          if (out.first.ok()) out.second = translator->attention(out.first);
           return out;
         },
         timeout());
     if (!traced.first.ok()) throw ApiError(400, traced.first.error);
     reply(res, 200, attention_answer(traced.first, traced.second, call.beam));
+  }
+
+  // The body is the PNG's bytes (no multipart form); its size is checked from the header
+  // before it is decoded, so a small file claiming a huge image costs nothing.
+  void classify(const httplib::Request& req, httplib::Response& res) {
+    const auto start = Clock::now();
+    const int top_k = parse_top_k(req.get_param_value("top"), static_cast<int>(classifier->class_names().size()));
+    std::vector<std::uint8_t> pixels;
+    try {
+      const auto size = util::read_png_size(req.body);
+      eval::check_image_size(size.width, size.height, classifier->config());
+      pixels = eval::model_pixels(util::decode_png(req.body), classifier->config());
+    } catch (const std::invalid_argument& e) {
+      throw ApiError(400, e.what());
+    }
+    const double decode_ms = ms_since(start);
+    const auto result = batcher.run_alone<eval::ImageClassification>(
+        [this, pixels] { return classifier->classify(pixels); }, timeout());
+    reply(res, 200, classify_answer(result, *classifier, top_k, decode_ms, ms_since(start)));
   }
 
   void page(const httplib::Request& req, httplib::Response& res) {
@@ -135,7 +158,8 @@ struct TranslateServer::Impl {
   // Another method than the path's: 405 naming the one it takes; an unknown path: 404.
   void wrong_method(const httplib::Request& req, httplib::Response& res) {
     std::string allowed;
-    if (req.path == "/translate" || req.path == "/attention") allowed = "POST";
+    if (translator != nullptr && (req.path == "/translate" || req.path == "/attention")) allowed = "POST";
+    if (classifier != nullptr && req.path == "/classify") allowed = "POST";
     if (req.path == "/health" || req.path == "/model" || !page_file(settings.page_dir, req.path).empty())
       allowed = "GET";
     if (allowed.empty()) throw ApiError(404, "not found: " + req.path);
@@ -144,13 +168,18 @@ struct TranslateServer::Impl {
   }
 
   void add_routes() {
-    http.Post("/translate", guarded([this](const auto& req, auto& res) { translate(req, res); }));
-    http.Post("/attention", guarded([this](const auto& req, auto& res) { attention(req, res); }));
+    const auto wrong = guarded([this](const auto& req, auto& res) { wrong_method(req, res); });
+    if (translator != nullptr) {
+      http.Post("/translate", guarded([this](const auto& req, auto& res) { translate(req, res); }));
+      http.Post("/attention", guarded([this](const auto& req, auto& res) { attention(req, res); }));
+      http.Get("/translate", wrong);
+      http.Get("/attention", wrong);
+    } else {
+      http.Post("/classify", guarded([this](const auto& req, auto& res) { classify(req, res); }));
+      http.Get("/classify", wrong);
+    }
     http.Get("/health", guarded([this](const auto&, auto& res) { reply(res, 200, health_answer(batcher.queued())); }));
     http.Get("/model", guarded([this](const auto&, auto& res) { reply(res, 200, model_json); }));
-    const auto wrong = guarded([this](const auto& req, auto& res) { wrong_method(req, res); });
-    http.Get("/translate", wrong);
-    http.Get("/attention", wrong);
     http.Get(".*", guarded([this](const auto& req, auto& res) { page(req, res); }));
     http.Post(".*", wrong);
     http.Put(".*", wrong);
@@ -172,7 +201,8 @@ struct TranslateServer::Impl {
     });
   }
 
-  eval::Translator& translator;
+  eval::Translator* translator;       // the seq2seq model, or null
+  eval::ImageClassifier* classifier;  // the ViT, or null
   ServeSettings settings;
   std::string model_json;  // GET /model: fixed once loaded
   DynamicBatcher batcher;
@@ -182,7 +212,12 @@ struct TranslateServer::Impl {
 };
 
 TranslateServer::TranslateServer(eval::Translator& translator, ServeSettings settings)
-    : impl_(std::make_unique<Impl>(translator, std::move(settings))) {
+    : TranslateServer(std::make_unique<Impl>(&translator, nullptr, std::move(settings))) {}
+
+TranslateServer::TranslateServer(eval::ImageClassifier& classifier, ServeSettings settings)
+    : TranslateServer(std::make_unique<Impl>(nullptr, &classifier, std::move(settings))) {}
+
+TranslateServer::TranslateServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
   auto& http = impl_->http;
   const auto connections = std::max<std::size_t>(2, impl_->settings.connections);
   http.new_task_queue = [connections] { return new httplib::ThreadPool(connections); };
@@ -237,14 +272,27 @@ void TranslateServer::stop() {
   impl_->http.stop();
 }
 
-int serve_until_signalled(eval::Translator& translator, const ServeSettings& settings, std::ostream& ready) {
-  TranslateServer server(translator, settings);
+namespace {
+
+int serve_and_wait(TranslateServer& server, const ServeSettings& settings, std::ostream& ready) {
   const int port = server.bind();
   StopSignalWatcher watcher([&server] { server.stop(); });
   ready << "listening on http://" << settings.host << ":" << port << std::endl;
   server.serve();
   spdlog::info("stopped{}", watcher.signal() != 0 ? " by signal " + std::to_string(watcher.signal()) : "");
   return watcher.signal();
+}
+
+}  // namespace
+
+int serve_until_signalled(eval::Translator& translator, const ServeSettings& settings, std::ostream& ready) {
+  TranslateServer server(translator, settings);
+  return serve_and_wait(server, settings, ready);
+}
+
+int serve_until_signalled(eval::ImageClassifier& classifier, const ServeSettings& settings, std::ostream& ready) {
+  TranslateServer server(classifier, settings);
+  return serve_and_wait(server, settings, ready);
 }
 
 }  // namespace dls::serve

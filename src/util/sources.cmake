@@ -20,4 +20,5 @@ list(APPEND DLS_SOURCES
   util/utf8.cpp
   util/available_memory.cpp
   util/memory_check.cpp
+  util/png_image.cpp
 )

@@ -3,6 +3,8 @@
 // /?sentence=...; the translation it shows is checkpoint_eval --translate's, every heat map
 // (kind x layer x head) is drawn with the attention the library computes, and in a
 // screenshot the cells have the colours of the library's colour scale for their weights.
+// Serving a tiny ViT run, the page opened at /?image=FILE classifies that image as the
+// library does and draws the class token's attention of every layer and head over it.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -18,13 +20,17 @@
 
 #include <torch/torch.h>
 
+#include "dls/eval/image_classifier.h"
 #include "dls/eval/translator.h"
+#include "dls/eval/vit_evaluation.h"
+#include "dls/util/canvas.h"
 #include "dls/util/colormap.h"
 #include "dls/util/file_io.h"
 #include "support/child_processes.h"
 #include "support/outside_needs.h"
 #include "support/program_run.h"
 #include "support/seq2seq_runs.h"
+#include "support/vit_runs.h"
 #include "support/test_paths.h"
 #include "util/png_reader.h"
 #include "util/temp_files.h"
@@ -94,18 +100,21 @@ std::string text_if_any(const fs::path& path) {
   return fs::exists(path, error) ? util::read_file(path.string()) : "";
 }
 
-// translate_server on a free port of 127.0.0.1, serving the page from the source tree.
+// translate_server on a free port of 127.0.0.1 serving `run` (the tiny seq2seq run unless
+// given), with the page from the source tree (or `page_dir`).
 class PageServer {
  public:
-  PageServer(ChildProcesses& children, const fs::path& dir) : children_(children) {
+  PageServer(ChildProcesses& children, const fs::path& dir, const std::string& run = "",
+             const std::string& page_dir = "")
+      : children_(children) {
     const std::vector<std::string> argv = {testing::binary_dir() + "/apps/translate_server",
-                                           trained_seq2seq_run().string(),
+                                           run.empty() ? trained_seq2seq_run().string() : run,
                                            "--port",
                                            "0",
                                            "--threads",
                                            "1",
                                            "--page-dir",
-                                           testing::source_dir() + "/apps/server_page"};
+                                           page_dir.empty() ? testing::source_dir() + "/apps/server_page" : page_dir};
     index_ = children_.start(argv, {}, dir, "server");
     const std::regex listening(R"(listening on (http://127\.0\.0\.1:[0-9]+))");
     const auto deadline = std::chrono::steady_clock::now() + seconds(60);
@@ -314,6 +323,72 @@ TEST(ServerPage, ChromiumShowsTheTranslationAndDrawsEveryHeatMap) {
 
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   EXPECT_LT(took, 240) << "the browser test is bounded";
+}
+
+// The ViT maps of a dumped DOM: <canvas class="vit-map" ...> with their attributes.
+std::vector<HeatMap> vit_maps(const std::string& dom) {
+  static const std::regex canvas(R"(<canvas class="vit-map"[^>]*>)");
+  std::vector<HeatMap> maps;
+  for (std::sregex_iterator it(dom.begin(), dom.end(), canvas), end; it != end; ++it) {
+    maps.push_back({attributes(it->str())});
+  }
+  return maps;
+}
+
+TEST(ServerPage, ChromiumClassifiesAnImageAndDrawsEveryViTAttentionMap) {
+  DLS_REQUIRE_OUTSIDE("/usr/bin/chromium");
+  // A tiny Fashion-MNIST run (28x28 grey, 4x4 patches, 1 layer of 2 heads), one epoch.
+  const auto run = train_tiny_vit_run("server_page_vit", 1);
+
+  // The page's files and a test image beside them (/?image=image.png fetches it).
+  const auto dir = fresh_temp_dir("server_page_vit");
+  const auto page_dir = dir / "page";
+  fs::copy(testing::source_dir() + "/apps/server_page", page_dir, fs::copy_options::recursive);
+  auto classifier = eval::ImageClassifier::load(run.string());
+  const auto test_set = eval::load_test_images(classifier.contents().settings, {});
+  util::Canvas image(test_set.width, test_set.height);
+  const auto* pixels = test_set.image(0);
+  for (int y = 0; y < test_set.height; ++y)
+    for (int x = 0; x < test_set.width; ++x) {
+      const auto v = pixels[y * test_set.width + x];
+      image.set_pixel(x, y, util::Rgb{v, v, v});
+    }
+  image.save_png((page_dir / "image.png").string());
+  const auto expected = classifier.classify(std::vector<std::uint8_t>(pixels, pixels + test_set.image_bytes()));
+
+  ChildProcesses children;
+  PageServer server(children, dir, run.string(), page_dir.string());
+  ASSERT_FALSE(server.url().empty()) << "translate_server did not say where it listens: " << server.log();
+  const std::string dom = chromium(children, dir, "vit_dom", server.url() + "/?image=image.png", "--dump-dom");
+  ASSERT_NE(dom.find("data-state=\"done\""), std::string::npos)
+      << "the page did not finish: " << dom.substr(0, 3000) << "\nserver: " << server.log();
+  EXPECT_NE(dom.find("data-kind=\"vit\""), std::string::npos);
+  EXPECT_EQ(text_of_id(dom, "vit-class"), classifier.class_names()[expected.predicted]);
+
+  const auto maps = vit_maps(dom);
+  std::size_t heads = 0;
+  for (std::size_t layer = 0; layer < expected.attention.size(); ++layer) {
+    for (std::size_t head = 0; head < expected.attention[layer].size(); ++head, ++heads) {
+      SCOPED_TRACE("layer " + std::to_string(layer) + " head " + std::to_string(head));
+      const HeatMap* map = nullptr;
+      for (const auto& m : maps) {
+        if (m.number("data-layer") == int(layer) && m.number("data-head") == int(head)) map = &m;
+      }
+      ASSERT_NE(map, nullptr) << "no heat map drawn";
+      EXPECT_EQ(map->at.at("data-drawn"), "1");
+      const auto values = numbers(map->at.at("data-values"));
+      const auto& want = expected.attention[layer][head];
+      ASSERT_EQ(values.size(), want.size());
+      for (std::size_t p = 0; p < want.size(); ++p) EXPECT_NEAR(values[p], want[p], 2e-3) << "patch " << p;
+    }
+  }
+  EXPECT_EQ(heads, 2u) << "the tiny run: one layer of two heads";
+  EXPECT_EQ(maps.size(), heads + 1) << "and the rollout";
+
+  // The screenshot for docs/serving_page.md's ViT picture; it must at least exist.
+  const auto shot = dir / "vit_page.png";
+  chromium(children, dir, "vit_screenshot", server.url() + "/?image=image.png", "--screenshot=" + shot.string());
+  EXPECT_TRUE(fs::exists(shot)) << "no screenshot";
 }
 
 }  // namespace

@@ -4,4 +4,5 @@ list(APPEND DLS_TEST_SOURCES
   serve/batcher_test.cpp
   serve/page_files_test.cpp
   serve/translate_server_test.cpp
+  serve/vit_server_test.cpp
 )

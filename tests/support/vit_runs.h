@@ -52,4 +52,14 @@ inline std::filesystem::path tiny_fashion_dir(const std::string& name) {
   return dir;
 }
 
+// A tiny run of `epochs` epochs on a tiny_fashion_dir, in fresh folders named after `name`.
+inline std::filesystem::path train_tiny_vit_run(const std::string& name, int epochs) {
+  const auto data = tiny_fashion_dir(name);
+  const auto dir = fresh_temp_dir(name + "_run");
+  auto settings = tiny_vit_settings(data);
+  settings.epochs = epochs;
+  train_vit_with(settings, tiny_vit_run(dir));
+  return dir;
+}
+
 }  // namespace dls::test

@@ -19,4 +19,5 @@ list(APPEND DLS_TEST_SOURCES
   util/utf8_test.cpp
   util/available_memory_test.cpp
   util/memory_check_test.cpp
+  util/png_image_test.cpp
 )

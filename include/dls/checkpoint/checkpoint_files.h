@@ -30,4 +30,8 @@ std::vector<std::string> find_checkpoints(const std::string& dir_or_file);
 // The newest of find_checkpoints(dir_or_file).
 std::string latest_checkpoint(const std::string& dir_or_file);
 
+// What a program serving one model loads: a run directory's best.pt (beside checkpoints/),
+// else its newest checkpoint; a file as it is.
+std::string best_or_latest_checkpoint(const std::string& checkpoint_or_run);
+
 }  // namespace dls::checkpoint

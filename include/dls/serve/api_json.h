@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "dls/eval/translator.h"
+#include "dls/layers/transformer_config.h"
 #include "dls/serve/batcher.h"
 #include "dls/serve/serve_settings.h"
 
@@ -45,8 +48,10 @@ std::string translate_answer(const BatchResult& result, int beam, double total_m
 //  "decoder_self", "cross"}: weights [layer][head][row][col], 5 significant digits.
 std::string attention_answer(const eval::SentenceTranslation& translation, const eval::TranslationAttention& maps,
                              int beam);
-// GET /model: the checkpoint, its model settings, vocabulary sizes and scores.
+// GET /model: {"kind": "seq2seq"}, the checkpoint, its model settings, vocabulary sizes and scores.
 std::string model_answer(const eval::Translator& translator);
+// The encoder's settings both kinds of GET /model report: variant, layout, embedding_size, heads.
+nlohmann::json transformer_fields(const TransformerConfig& transformer);
 std::string health_answer(std::size_t queued);
 std::string error_answer(const std::string& message);
 

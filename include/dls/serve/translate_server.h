@@ -1,9 +1,11 @@
 // translate_server's HTTP server: the routes of the API (docs/serving.md) over one
-// eval::Translator, whose model work all goes through one DynamicBatcher worker.
+// eval::Translator or one eval::ImageClassifier, whose model work all goes through one
+// DynamicBatcher worker.
 //
-//   POST /translate  {"sentences": [...], "beam": K}  -> translations, scores, timings
-//   POST /attention  {"sentence": "...", "beam": K}   -> every layer's and head's weights
-//   GET  /health, GET /model, GET / and GET /<file> (the page)
+//   seq2seq: POST /translate  {"sentences": [...], "beam": K}  -> translations, scores, timings
+//            POST /attention  {"sentence": "...", "beam": K}   -> every layer's and head's weights
+//   ViT:     POST /classify?top=K  the PNG's bytes  -> classes, probabilities, attention, timings
+//   both:    GET  /health, GET /model, GET / and GET /<file> (the page)
 //
 // cpp-httplib stays inside src/serve/translate_server.cpp.
 #pragma once
@@ -11,6 +13,7 @@
 #include <iosfwd>
 #include <memory>
 
+#include "dls/eval/image_classifier.h"
 #include "dls/eval/translator.h"
 #include "dls/serve/serve_settings.h"
 
@@ -19,6 +22,7 @@ namespace dls::serve {
 class TranslateServer {
  public:
   TranslateServer(eval::Translator& translator, ServeSettings settings);
+  TranslateServer(eval::ImageClassifier& classifier, ServeSettings settings);
   ~TranslateServer();
   TranslateServer(const TranslateServer&) = delete;
   TranslateServer& operator=(const TranslateServer&) = delete;
@@ -33,6 +37,7 @@ class TranslateServer {
 
  private:
   struct Impl;
+  explicit TranslateServer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
@@ -40,5 +45,6 @@ class TranslateServer {
 // serves until SIGTERM or SIGINT (block_stop_signals() first, in main), lets the requests
 // in flight finish. Returns the signal that stopped it.
 int serve_until_signalled(eval::Translator& translator, const ServeSettings& settings, std::ostream& ready);
+int serve_until_signalled(eval::ImageClassifier& classifier, const ServeSettings& settings, std::ostream& ready);
 
 }  // namespace dls::serve

@@ -1,0 +1,73 @@
+// A trained visTransformer ready to classify one image at a time, with the attention that
+// led to its answer: what translate_server serves for a ViT checkpoint (POST /classify),
+// as eval::Translator is for a seq2seq one.
+//
+//   auto classifier = dls::eval::ImageClassifier::load("runs/vit");  // a run or one .pt file
+//   auto pixels = dls::eval::model_pixels(dls::util::decode_png(bytes), classifier.config());
+//   auto result = classifier.classify(pixels);  // result.probabilities, result.attention
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/models/vit.h"
+#include "dls/util/png_image.h"
+
+namespace dls::eval {
+
+struct ImageClassification {
+  std::vector<double> probabilities;  // [classes], softmax of the logits
+  std::int64_t predicted = 0;         // argmax
+  // The class token's attention over the patches (vit.h class_token_attention), row-major
+  // on the grid x grid patches: [layer][head][P].
+  std::vector<std::vector<std::vector<double>>> attention;
+  // Attention rollout (Abnar & Zuidema 2020): per layer the heads' mean plus the residual
+  // (0.5 A + 0.5 I, rows renormalised), multiplied from the first layer up; the class
+  // token's row over the patches, renormalised to sum 1: [P].
+  std::vector<double> rollout;
+  double model_ms = 0;  // the forward pass
+};
+
+// The model's input bytes (planar [C, H, W], as data::ImageSet holds them) for a decoded
+// image. Throws std::invalid_argument with one line when its size is not the model's, or
+// when a grey model (1 channel) is given a colour image; a grey image for a colour model is
+// repeated in the 3 channels.
+std::vector<std::uint8_t> model_pixels(const util::RgbImage& image, const ViTConfig& model);
+// The same check on the size alone (before decoding): throws the same line.
+void check_image_size(int width, int height, const ViTConfig& model);
+
+class ImageClassifier {
+ public:
+  // A checkpoint file, or a run directory: its best.pt when there is one, else its newest.
+  // Throws (CheckpointError, one line) when it is not a ViT checkpoint of this project.
+  static ImageClassifier load(const std::string& checkpoint_or_run, const std::string& device = "cpu",
+                              checkpoint::Weights weights = checkpoint::Weights::kEvaluation);
+
+  // pixels: what model_pixels returns. The model runs under torch::NoGradGuard, in
+  // evaluation mode; one call at a time (the server's batcher serialises them).
+  ImageClassification classify(const std::vector<std::uint8_t>& pixels);
+
+  const ViTConfig& config() const { return contents_.settings.model; }
+  const checkpoint::ViTCheckpointContents& contents() const { return contents_; }
+  // The dataset's class names ("T-shirt/top", ...), or "class <i>" when they do not match.
+  const std::vector<std::string>& class_names() const { return class_names_; }
+  const std::string& checkpoint_file() const { return checkpoint_file_; }
+  const torch::Device& device() const { return device_; }
+
+ private:
+  ImageClassifier(std::string file, checkpoint::ViTCheckpointContents contents, visTransformer model,
+                  torch::Device device);
+
+  std::string checkpoint_file_;
+  checkpoint::ViTCheckpointContents contents_;
+  visTransformer model_;
+  torch::Device device_;
+  std::vector<std::string> class_names_;
+};
+
+}  // namespace dls::eval
