@@ -37,20 +37,6 @@ std::string run_dir_of(const std::string& resume) {
   return path.empty() ? "." : path.string();
 }
 
-void move_optimizer_state(torch::optim::Optimizer& optimizer, const torch::Device& device) {
-  for (auto& entry : optimizer.state()) {
-    if (auto* adam = dynamic_cast<torch::optim::AdamParamState*>(entry.second.get())) {
-      adam->exp_avg(adam->exp_avg().to(device));
-      adam->exp_avg_sq(adam->exp_avg_sq().to(device));
-      if (adam->max_exp_avg_sq().defined()) adam->max_exp_avg_sq(adam->max_exp_avg_sq().to(device));
-    } else if (auto* adamw = dynamic_cast<torch::optim::AdamWParamState*>(entry.second.get())) {
-      adamw->exp_avg(adamw->exp_avg().to(device));
-      adamw->exp_avg_sq(adamw->exp_avg_sq().to(device));
-      if (adamw->max_exp_avg_sq().defined()) adamw->max_exp_avg_sq(adamw->max_exp_avg_sq().to(device));
-    }
-  }
-}
-
 namespace {
 
 // Adam's and AdamW's state types are siblings: the same three tensors under either.
@@ -66,15 +52,27 @@ void for_adam_state(torch::optim::OptimizerParamState* state, Fn&& fn) {
   with_adam_state<torch::optim::AdamParamState>(state, fn) || with_adam_state<torch::optim::AdamWParamState>(state, fn);
 }
 
+// The moments of one parameter's state onto `device`.
+template <typename State>
+void move_moments(State& s, const torch::Device& device) {
+  s.exp_avg(s.exp_avg().to(device));
+  s.exp_avg_sq(s.exp_avg_sq().to(device));
+  if (s.max_exp_avg_sq().defined()) s.max_exp_avg_sq(s.max_exp_avg_sq().to(device));
+}
+
 }  // namespace
+
+void move_optimizer_state(torch::optim::Optimizer& optimizer, const torch::Device& device) {
+  for (auto& entry : optimizer.state()) {
+    for_adam_state(entry.second.get(), [&](auto& s) { move_moments(s, device); });
+  }
+}
 
 OptimizerStateOnCpu::OptimizerStateOnCpu(torch::optim::Optimizer& optimizer) {
   for (auto& entry : optimizer.state()) {
     for_adam_state(entry.second.get(), [&](auto& s) {
       held_.push_back({entry.second.get(), s.exp_avg(), s.exp_avg_sq(), s.max_exp_avg_sq()});
-      s.exp_avg(s.exp_avg().to(torch::kCPU));
-      s.exp_avg_sq(s.exp_avg_sq().to(torch::kCPU));
-      if (s.max_exp_avg_sq().defined()) s.max_exp_avg_sq(s.max_exp_avg_sq().to(torch::kCPU));
+      move_moments(s, torch::kCPU);
     });
   }
 }
