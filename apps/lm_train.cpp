@@ -24,9 +24,10 @@
 #include "error_line.h"
 #include "run_flags.h"
 #include "selection_flags.h"
+#include "training_flags.h"
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/settings/seq2seq_settings.h"  // dls::settings::parse_tokenizer
-#include "dls/models/batch_chunks.h"
+#include "dls/util/thread_policy.h"
 #include "dls/train/tasks/lm_presets.h"
 #include "dls/train/tasks/lm_trainer.h"
 #include "dls/train/stop_signals.h"
@@ -56,8 +57,6 @@ void print_json(const dls::train::LmTrainResult& r, const std::string& precision
   json.begin_object()
       .key("sentences_per_s")
       .value(r.sentences_per_s)
-      .key("final_loss")
-      .value(r.final_loss)
       .key("initial_val_perplexity")
       .value(r.initial_val_perplexity)
       .key("val_loss")
@@ -66,26 +65,9 @@ void print_json(const dls::train::LmTrainResult& r, const std::string& precision
       .value(r.val_perplexity)
       .key("val_word_perplexity")
       .value(r.val_word_perplexity)
-      .key("epochs")
-      .value(r.epochs)
-      .key("iterations")
-      .value(r.iterations)
-      .key("wall_s")
-      .value(r.wall_s)
-      .key("parameters")
-      .value(r.parameters)
       .key("vocab_size")
-      .value(r.vocab_size)
-      .key("stopped_by")
-      .value(r.stopped_by)
-      .key("precision")
-      .value(precision)
-      .key("run_dir")
-      .value(r.run_dir);
-  dls::apps::add_parallel_json(json, r.parallel);
-  json.key("checkpoints").begin_array();
-  for (const auto& path : r.checkpoints) json.value(path);
-  json.end_array().end_object();
+      .value(r.vocab_size);
+  dls::apps::end_run_json(json, r, precision);
   std::cout << json.str() << std::endl;
 }
 
@@ -154,25 +136,12 @@ int main(int argc, char** argv) {
       ->group(data);
 
   const std::string model = "Model";
-  setting(
-      app, overrides, "--embedding-size", "M, width of every token",
-      [](auto& s) -> auto& { return s.model.transformer().embedding_size(); })
-      ->check(dls::apps::in_range(1, 65536))
-      ->group(model);
-  setting(
-      app, overrides, "--heads", "attention heads (M divisible by it)",
-      [](auto& s) -> auto& { return s.model.transformer().num_heads(); })
-      ->check(dls::apps::in_range(1, 1024))
-      ->group(model);
+  dls::apps::add_transformer_flags(
+      app, overrides, [](auto& s) -> auto& { return s.model.transformer(); }, model);
   setting(
       app, overrides, "--decoders", "decoder blocks (self-attention + FFN)",
       [](auto& s) -> auto& { return s.model.num_decoders(); })
       ->check(dls::apps::in_range(1, 1000))
-      ->group(model);
-  setting(
-      app, overrides, "--ffn-multiplier", "FFN hidden width in units of M",
-      [](auto& s) -> auto& { return s.model.transformer().ffn_multiplier(); })
-      ->check(dls::apps::in_range(1, 64))
       ->group(model);
   setting<std::string>(
       app, overrides, "--variant", "FG (post-LN) or PreLN",
@@ -180,33 +149,15 @@ int main(int argc, char** argv) {
       [](const auto& s) { return dls::to_string(s.model.transformer().variant()); })
       ->check(CLI::IsMember({"FG", "PreLN"}, CLI::ignore_case))
       ->group(model);
-  setting(
-      app, overrides, "--dropout", "dropout on attention weights, sublayer outputs and embeddings",
-      [](auto& s) -> auto& { return s.model.transformer().dropout(); })
-      ->check(dls::apps::in_range(0, 0.99))
-      ->group(model);
 
   const std::string training = "Training";
+  const auto self = [](auto& s) -> auto& { return s; };  // the optimisation's fields are the settings' own
   app.add_option("--preset", preset, "cpu (a small model for a 2-core CPU) or tiny (smoke tests)")
       ->capture_default_str()
       ->check(CLI::IsMember(dls::train::lm_preset_names()))
       ->group(training);
   overrides.record("--preset", [](const auto& s) { return s.preset; });
-  setting(
-      app, overrides, "--epochs", "epochs in all (a resumed run counts those done)",
-      [](auto& s) -> auto& { return s.epochs; })
-      ->check(dls::apps::in_range(1, 1000000))
-      ->group(training);
-  setting(
-      app, overrides, "--batch-size", "sentences per step", [](auto& s) -> auto& { return s.batch_size; })
-      ->check(dls::apps::in_range(1, 1000000))
-      ->group(training);
-  setting<std::string>(
-      app, overrides, "--optimizer", "adam or adamw",
-      [](auto& s, auto v) { s.optimizer.kind = dls::settings::parse_optimizer(v); },
-      [](const auto& s) { return dls::settings::to_string(s.optimizer.kind); })
-      ->check(dls::apps::optimizers())
-      ->group(training);
+  dls::apps::add_epoch_flags(app, overrides, self, "sentences", training);
   setting(
       app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s) -> auto& { return s.lr; })
       ->check(dls::apps::in_range(1e-12, 100))
@@ -226,25 +177,7 @@ int main(int argc, char** argv) {
       app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s) -> auto& { return s.min_lr; })
       ->check(dls::apps::in_range(0, 100))
       ->group(training);
-  setting(
-      app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)",
-      [](auto& s) -> auto& { return s.optimizer.weight_decay; })
-      ->check(dls::apps::in_range(0, 10))
-      ->group(training);
-  setting(
-      app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)",
-      [](auto& s) -> auto& { return s.optimizer.clip_grad_norm; })
-      ->check(dls::apps::in_range(0, 1000000))
-      ->group(training);
-  setting(
-      app, overrides, "--label-smoothing", "label smoothing of the training loss",
-      [](auto& s) -> auto& { return s.label_smoothing; })
-      ->check(dls::apps::in_range(0, 0.99))
-      ->group(training);
-  setting(
-      app, overrides, "--seed", "seed of initialisation, data order, dropout", [](auto& s) -> auto& { return s.seed; })
-      ->check(dls::apps::in_range(0, 18446744073709551615.0))
-      ->group(training);
+  dls::apps::add_optimizer_flags(app, overrides, self, "initialisation, data order, dropout", training);
 
   const std::string output = "Output";
   dls::apps::add_selection_flags<dls::settings::LmTrainSettings>(
@@ -280,7 +213,7 @@ int main(int argc, char** argv) {
     check_subword_flags(settings.data, !invocation.resume.empty());
     settings.model.transformer().validate();  // before the data are read
     dls::apps::finish_run_settings(app, settings.run, invocation,
-                                   dls::default_batch_chunks(dls::Layout::kVaswani, threads),
+                                   dls::util::default_batch_chunks(settings.model.transformer().flattened(), threads),
                                    dls::apps::resolved_config(overrides, settings, "lm_train"));
     const auto result = dls::train::train_lm(settings);
     if (invocation.json && result.parallel.rank == 0)

@@ -24,9 +24,10 @@
 #include "default_corpus.h"
 #include "run_flags.h"
 #include "selection_flags.h"
+#include "training_flags.h"
 #include "dls/settings/lr_schedule.h"
 #include "dls/settings/optimizer_settings.h"
-#include "dls/models/batch_chunks.h"
+#include "dls/util/thread_policy.h"
 #include "dls/train/tasks/seq2seq_presets.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
 #include "dls/util/json.h"
@@ -70,8 +71,6 @@ void print_json(const dls::train::Seq2SeqTrainResult& r, const std::string& prec
   json.begin_object()
       .key("pairs_per_s")
       .value(r.pairs_per_s)
-      .key("final_loss")
-      .value(r.final_loss)
       .key("val_loss")
       .value(r.val_loss)
       .key("val_bleu")
@@ -90,28 +89,11 @@ void print_json(const dls::train::Seq2SeqTrainResult& r, const std::string& prec
       .key("signature")
       .value(r.chrf_signature)
       .end_object()
-      .key("epochs")
-      .value(r.epochs)
-      .key("iterations")
-      .value(r.iterations)
-      .key("wall_s")
-      .value(r.wall_s)
-      .key("parameters")
-      .value(r.parameters)
       .key("encoder_parameters")
       .value(r.encoder_parameters)
       .key("decoder_parameters")
-      .value(r.decoder_parameters)
-      .key("stopped_by")
-      .value(r.stopped_by)
-      .key("precision")
-      .value(precision)
-      .key("run_dir")
-      .value(r.run_dir);
-  dls::apps::add_parallel_json(json, r.parallel);
-  json.key("checkpoints").begin_array();
-  for (const auto& path : r.checkpoints) json.value(path);
-  json.end_array().end_object();
+      .value(r.decoder_parameters);
+  dls::apps::end_run_json(json, r, precision);
   std::cout << json.str() << std::endl;
 }
 
@@ -221,16 +203,8 @@ int main(int argc, char** argv) {
       [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); },
       [](const auto& s) { return dls::to_string(s.model.transformer().layout()); })
       ->group(model);
-  setting(
-      app, overrides, "--embedding-size", "M, width of every token",
-      [](auto& s) -> auto& { return s.model.transformer().embedding_size(); })
-      ->check(dls::apps::in_range(1, 65536))
-      ->group(model);
-  setting(
-      app, overrides, "--heads", "attention heads (M divisible by it)",
-      [](auto& s) -> auto& { return s.model.transformer().num_heads(); })
-      ->check(dls::apps::in_range(1, 1024))
-      ->group(model);
+  dls::apps::add_transformer_flags(
+      app, overrides, [](auto& s) -> auto& { return s.model.transformer(); }, model);
   setting(
       app, overrides, "--encoders", "number of BasicEncoders", [](auto& s) -> auto& { return s.model.num_encoders(); })
       ->check(dls::apps::in_range(1, 1000))
@@ -240,32 +214,15 @@ int main(int argc, char** argv) {
       [](auto& s) -> auto& { return s.model.num_decoders(); })
       ->check(dls::apps::in_range(1, 1000))
       ->group(model);
-  setting(
-      app, overrides, "--ffn-multiplier", "FFN hidden width in units of M (positionwise, vaswani)",
-      [](auto& s) -> auto& { return s.model.transformer().ffn_multiplier(); })
-      ->check(dls::apps::in_range(1, 64))
-      ->group(model);
   flag_setting(
       app, overrides, "--tie-embeddings",
       "one matrix for both embeddings and the output layer (needs --joint-vocab and the vaswani layout)",
       [](auto& s) { s.model.tie_embeddings(true); }, [](const auto& s) { return s.model.tie_embeddings(); })
       ->group(model);
-  setting(
-      app, overrides, "--dropout", "dropout on attention weights and sublayer outputs (vaswani)",
-      [](auto& s) -> auto& { return s.model.transformer().dropout(); })
-      ->check(dls::apps::in_range(0, 0.99))
-      ->group(model);
 
   const std::string training = "Training";
-  setting(
-      app, overrides, "--epochs", "epochs in all (a resumed run counts those done)",
-      [](auto& s) -> auto& { return s.training.epochs; })
-      ->check(dls::apps::in_range(1, 1000000))
-      ->group(training);
-  setting(
-      app, overrides, "--batch-size", "pairs per step", [](auto& s) -> auto& { return s.training.batch_size; })
-      ->check(dls::apps::in_range(1, 1000000))
-      ->group(training);
+  const auto training_settings = [](auto& s) -> auto& { return s.training; };
+  dls::apps::add_epoch_flags(app, overrides, training_settings, "pairs", training);
   setting(
       app, overrides, "--max-tokens",
       "batches of pairs of similar length filled to N tokens (rows x longest side) instead of --batch-size pairs; "
@@ -294,44 +251,8 @@ int main(int argc, char** argv) {
       [](auto& s) -> auto& { return s.training.schedule.min_lr; })
       ->check(dls::apps::in_range(0, 100))
       ->group(training);
-  setting<std::string>(
-      app, overrides, "--optimizer", "adam or adamw",
-      [](auto& s, auto v) { s.training.optimizer.kind = dls::settings::parse_optimizer(v); },
-      [](const auto& s) { return dls::settings::to_string(s.training.optimizer.kind); })
-      ->check(dls::apps::optimizers())
-      ->group(training);
-  setting(
-      app, overrides, "--beta1", "Adam beta1", [](auto& s) -> auto& { return s.training.optimizer.beta1; })
-      ->check(dls::apps::in_range(0, 0.999999))
-      ->group(training);
-  setting(
-      app, overrides, "--beta2", "Adam beta2", [](auto& s) -> auto& { return s.training.optimizer.beta2; })
-      ->check(dls::apps::in_range(0, 0.999999))
-      ->group(training);
-  setting(
-      app, overrides, "--eps", "Adam epsilon", [](auto& s) -> auto& { return s.training.optimizer.eps; })
-      ->check(dls::apps::in_range(1e-30, 1))
-      ->group(training);
-  setting(
-      app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)",
-      [](auto& s) -> auto& { return s.training.optimizer.weight_decay; })
-      ->check(dls::apps::in_range(0, 10))
-      ->group(training);
-  setting(
-      app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)",
-      [](auto& s) -> auto& { return s.training.optimizer.clip_grad_norm; })
-      ->check(dls::apps::in_range(0, 1000000))
-      ->group(training);
-  setting(
-      app, overrides, "--label-smoothing", "label smoothing of the loss (0: off)",
-      [](auto& s) -> auto& { return s.training.label_smoothing; })
-      ->check(dls::apps::in_range(0, 0.99))
-      ->group(training);
-  setting(
-      app, overrides, "--seed", "seed of initialisation, batch order and dropout",
-      [](auto& s) -> auto& { return s.training.seed; })
-      ->check(dls::apps::in_range(0, 18446744073709551615.0))
-      ->group(training);
+  dls::apps::add_optimizer_flags(app, overrides, training_settings, "initialisation, batch order and dropout",
+                                 training);
   const std::string output = "Output";
   setting(
       app, overrides, "--samples", "validation pairs translated and printed at the end",
@@ -384,9 +305,10 @@ int main(int argc, char** argv) {
            "--tgt-column", "--src-lang", "--tgt-lang", "--reverse", "--max-tokens"});
     }
     check_subword_flags(setup, resuming);
-    const auto layout = setup.model.transformer().layout();
-    if (dls::keeps_freed_memory(layout)) dls::util::keep_freed_memory();
-    dls::apps::finish_run_settings(app, setup.training.run, invocation, dls::default_batch_chunks(layout, threads),
+    const bool flattened = setup.model.transformer().flattened();
+    if (dls::util::keeps_freed_memory(flattened)) dls::util::keep_freed_memory();
+    dls::apps::finish_run_settings(app, setup.training.run, invocation,
+                                   dls::util::default_batch_chunks(flattened, threads),
                                    dls::apps::resolved_config(overrides, setup, "seq2seq_train"));
     const auto result = dls::train::train_seq2seq(setup.model, setup.training, dlstudio_vocab);
     if (invocation.json && result.parallel.rank == 0) {

@@ -20,6 +20,7 @@
 #include "config_file.h"
 #include "run_flags.h"
 #include "selection_flags.h"
+#include "training_flags.h"
 #include "dls/settings/lr_schedule.h"
 #include "dls/settings/optimizer_settings.h"
 #include "dls/checkpoint/vit_checkpoint.h"
@@ -45,24 +46,9 @@ void print_json(const dls::train::ViTTrainResult& r, const std::string& precisio
       .value(r.images_per_s)
       .key("test_accuracy")
       .value(r.test_accuracy)
-      .key("final_loss")
-      .value(r.final_loss)
-      .key("epochs")
-      .value(r.epochs)
-      .key("iterations")
-      .value(r.iterations)
-      .key("wall_s")
-      .value(r.wall_s)
-      .key("parameters")
-      .value(r.parameters)
-      .key("stopped_by")
-      .value(r.stopped_by)
-      .key("precision")
-      .value(precision);
-  dls::apps::add_parallel_json(json, r.parallel);
-  json.key("checkpoints").begin_array();
-  for (const auto& path : r.checkpoints) json.value(path);
-  json.end_array().end_object();
+      .key("test_loss")
+      .value(r.test_loss);
+  dls::apps::end_run_json(json, r, precision);
   std::cout << json.str() << std::endl;
 }
 
@@ -130,24 +116,11 @@ int main(int argc, char** argv) {
       [](auto& s) -> auto& { return s.model.patch_size(); })
       ->check(dls::apps::in_range(1, 4096))
       ->group(model);
-  setting(
-      app, overrides, "--embedding-size", "M, width of every token",
-      [](auto& s) -> auto& { return s.model.transformer().embedding_size(); })
-      ->check(dls::apps::in_range(1, 65536))
-      ->group(model);
-  setting(
-      app, overrides, "--heads", "attention heads (M divisible by it)",
-      [](auto& s) -> auto& { return s.model.transformer().num_heads(); })
-      ->check(dls::apps::in_range(1, 1024))
-      ->group(model);
+  dls::apps::add_transformer_flags(
+      app, overrides, [](auto& s) -> auto& { return s.model.transformer(); }, model);
   setting(
       app, overrides, "--encoders", "number of BasicEncoders", [](auto& s) -> auto& { return s.model.num_encoders(); })
       ->check(dls::apps::in_range(1, 1000))
-      ->group(model);
-  setting(
-      app, overrides, "--ffn-multiplier", "FFN hidden width in units of M",
-      [](auto& s) -> auto& { return s.model.transformer().ffn_multiplier(); })
-      ->check(dls::apps::in_range(1, 64))
       ->group(model);
   setting<std::string>(
       app, overrides, "--variant", "FG (post-LN, DLStudio) or PreLN",
@@ -158,11 +131,6 @@ int main(int argc, char** argv) {
       app, overrides, "--layout", "positionwise (DLStudio >= 2.5), vaswani or dlstudio (flattened)",
       [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); },
       [](const auto& s) { return dls::to_string(s.model.transformer().layout()); })
-      ->group(model);
-  setting(
-      app, overrides, "--dropout", "dropout inside the encoder (vaswani layout only)",
-      [](auto& s) -> auto& { return s.model.transformer().dropout(); })
-      ->check(dls::apps::in_range(0, 0.99))
       ->group(model);
   setting(
       app, overrides, "--conv-patch-embedding", "project patches with Conv2d instead of Linear",
@@ -195,26 +163,13 @@ int main(int argc, char** argv) {
 
   // Training.
   const std::string training = "Training";
+  const auto self = [](auto& s) -> auto& { return s; };  // the optimisation's fields are the settings' own
   app.add_option("--preset", preset,
                  "dlstudio (DLStudio's CIFAR-10 example) or fashion (Fashion-MNIST on a small CPU); default by dataset")
       ->group(training)
       ->check(CLI::IsMember(dls::train::vit_preset_names()));
   overrides.record("--preset", [](const auto& s) { return s.preset; });
-  setting(
-      app, overrides, "--epochs", "epochs in all (a resumed run counts those done)",
-      [](auto& s) -> auto& { return s.epochs; })
-      ->check(dls::apps::in_range(1, 1000000))
-      ->group(training);
-  setting(
-      app, overrides, "--batch-size", "images per step", [](auto& s) -> auto& { return s.batch_size; })
-      ->check(dls::apps::in_range(1, 1000000))
-      ->group(training);
-  setting<std::string>(
-      app, overrides, "--optimizer", "adam or adamw",
-      [](auto& s, auto v) { s.optimizer.kind = dls::settings::parse_optimizer(v); },
-      [](const auto& s) { return dls::settings::to_string(s.optimizer.kind); })
-      ->check(dls::apps::optimizers())
-      ->group(training);
+  dls::apps::add_epoch_flags(app, overrides, self, "images", training);
   setting(
       app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s) -> auto& { return s.lr; })
       ->check(dls::apps::in_range(1e-12, 100))
@@ -234,38 +189,7 @@ int main(int argc, char** argv) {
       app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s) -> auto& { return s.min_lr; })
       ->check(dls::apps::in_range(0, 100))
       ->group(training);
-  setting(
-      app, overrides, "--beta1", "Adam beta1", [](auto& s) -> auto& { return s.optimizer.beta1; })
-      ->check(dls::apps::in_range(0, 0.999999))
-      ->group(training);
-  setting(
-      app, overrides, "--beta2", "Adam beta2", [](auto& s) -> auto& { return s.optimizer.beta2; })
-      ->check(dls::apps::in_range(0, 0.999999))
-      ->group(training);
-  setting(
-      app, overrides, "--eps", "Adam epsilon", [](auto& s) -> auto& { return s.optimizer.eps; })
-      ->check(dls::apps::in_range(1e-30, 1))
-      ->group(training);
-  setting(
-      app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)",
-      [](auto& s) -> auto& { return s.optimizer.weight_decay; })
-      ->check(dls::apps::in_range(0, 10))
-      ->group(training);
-  setting(
-      app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)",
-      [](auto& s) -> auto& { return s.optimizer.clip_grad_norm; })
-      ->check(dls::apps::in_range(0, 1000000))
-      ->group(training);
-  setting(
-      app, overrides, "--label-smoothing", "cross-entropy label smoothing",
-      [](auto& s) -> auto& { return s.label_smoothing; })
-      ->check(dls::apps::in_range(0, 0.99))
-      ->group(training);
-  setting(
-      app, overrides, "--seed", "seed of initialisation, data order, augmentation, dropout",
-      [](auto& s) -> auto& { return s.seed; })
-      ->check(dls::apps::in_range(0, 18446744073709551615.0))
-      ->group(training);
+  dls::apps::add_optimizer_flags(app, overrides, self, "initialisation, data order, augmentation, dropout", training);
 
   // Output.
   const std::string output = "Output";

@@ -11,7 +11,7 @@
 #include "dls/data/vocabulary.h"
 #include "dls/eval/decoding.h"
 #include "dls/models/seq2seq_loss.h"
-#include "dls/models/batch_chunks.h"
+#include "dls/util/thread_policy.h"
 #include "dls/train/captured_step.h"
 #include "dls/train/optim/graph_safe_adam.h"
 #include "dls/train/optim/optimizer.h"
@@ -81,11 +81,11 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
                    {"precision", o.precision}};
   // Chunks per batch as seq2seq_train chooses them.
   const int threads = torch::get_num_threads();
-  const int workers = batch_chunk_workers(  // chunks on CPU threads only, as the programs
-      device, o.workers > 0 ? o.workers : default_batch_chunks(config.transformer().layout(), threads));
+  const int workers = util::batch_chunk_workers(  // chunks on CPU threads only, as the programs
+      device, o.workers > 0 ? o.workers : util::default_batch_chunks(config.transformer().flattened(), threads));
   result.config.emplace_back("workers", std::to_string(workers));
   const bool keep_memory = o.keep_freed_memory == "on" || (o.keep_freed_memory == "auto" && o.task == "seq2seq-train" &&
-                                                           keeps_freed_memory(config.transformer().layout()));
+                                                           util::keeps_freed_memory(config.transformer().flattened()));
   if (keep_memory) util::keep_freed_memory();
   result.config.emplace_back("keep_freed_memory", keep_memory ? "on" : "off");
   model->master_decoder->skip_unread_ffn_outputs = !o.full_ffn;

@@ -7,7 +7,7 @@
 
 #include "bench_profile.h"
 #include "bench_tasks.h"
-#include "dls/models/batch_chunks.h"
+#include "dls/util/thread_policy.h"
 #include "dls/models/vit.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/train/parallel/split_batch.h"
@@ -46,7 +46,7 @@ BenchResult run_vit_bench(const BenchOptions& o) {
   result.config = {
       {"preset", preset_name}, {"summary", m.summary()}, {"batch", std::to_string(batch)}, {"precision", o.precision}};
   // As vit_train: one chunk per thread on the CPU, the whole batch on a GPU.
-  const int workers = batch_chunk_workers(device, o.workers > 0 ? o.workers : torch::get_num_threads());
+  const int workers = util::batch_chunk_workers(device, o.workers > 0 ? o.workers : torch::get_num_threads());
   if (o.task == "vit-train") result.config.emplace_back("workers", std::to_string(workers));
   if (o.keep_freed_memory == "on") util::keep_freed_memory();
   std::function<void(int)> step;

@@ -18,7 +18,7 @@
 #include "dls/data/token_batches.h"
 #include "dls/eval/seq2seq_evaluation.h"
 #include "dls/models/seq2seq_loss.h"
-#include "dls/models/batch_chunks.h"
+#include "dls/util/thread_policy.h"
 #include "dls/util/csv.h"
 #include "dls/util/file_io.h"
 #include "dls/util/json.h"
@@ -239,11 +239,11 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   Evaluated e;
   e.summary.path = path;
   e.summary.val_loss = dataset_loss(loaded.model, encoded, loss_options);
-  // One chunk per thread, but one in all for the dlstudio layout (default_batch_chunks) and
-  // off the CPU (batch_chunk_workers).
+  // One chunk per thread, but one in all for the dlstudio layout and off the CPU
+  // (util/thread_policy.h).
   auto decode = request.decode;
-  decode.workers =
-      batch_chunk_workers(device, default_batch_chunks(loaded.model->config().transformer().layout(), decode.workers));
+  decode.workers = util::batch_chunk_workers(
+      device, util::default_batch_chunks(loaded.model->config().transformer().flattened(), decode.workers));
   auto translated = translate_and_score(loaded.model, encoded.src, loaded.spanish, references, decode,
                                         loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr);
   e.summary.bleu = translated.bleu.bleu;

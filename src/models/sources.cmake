@@ -1,6 +1,5 @@
 # Sources of src/models, relative to src/.
 list(APPEND DLS_SOURCES
-  models/batch_chunks.cpp
   models/decoder.cpp
   models/decoder_session.cpp
   models/encoder.cpp

@@ -16,7 +16,7 @@
 #include "train/checkpoint_policy.h"
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/rng_state.h"
-#include "dls/models/batch_chunks.h"
+#include "dls/util/thread_policy.h"
 #include "dls/train/budgeted_schedule.h"
 #include "dls/train/parallel/distributed.h"
 #include "dls/train/optim/optimizer.h"
@@ -148,7 +148,7 @@ class Loop {
       bar.emplace(task_.examples_per_epoch(), "epoch " + std::to_string(epoch) + "/" + std::to_string(options_.epochs),
                   bar_options);
     }
-    const int workers = batch_chunk_workers(options_.device, options_.workers);
+    const int workers = util::batch_chunk_workers(options_.device, options_.workers);
     double epoch_seconds = 0;
     std::int64_t epoch_examples = 0;
     bool stop = false;
@@ -284,7 +284,7 @@ class Loop {
   void evaluate_final_weights() {
     const util::AutocastScope precision(util::autocast_for(options_.run.precision, options_.device));
     const auto weights = selection_->evaluation_weights();
-    const auto evaluation = task_.evaluate(batch_chunk_workers(options_.device, options_.workers));
+    const auto evaluation = task_.evaluate(util::batch_chunk_workers(options_.device, options_.workers));
     spdlog::info("the final weights (step {}, mid-epoch): {}", state_.global_step, evaluation.summary);
   }
 
@@ -296,7 +296,7 @@ class Loop {
       {
         const util::AutocastScope precision(util::autocast_for(options_.run.precision, options_.device));
         const auto weights = selection_->evaluation_weights();  // --ema-decay: the average
-        evaluation = task_.evaluate(batch_chunk_workers(options_.device, options_.workers));
+        evaluation = task_.evaluate(util::batch_chunk_workers(options_.device, options_.workers));
       }
       if (std::isfinite(evaluation.loss)) verdict = selection_->judge(epoch, evaluation);
     }

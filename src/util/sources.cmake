@@ -21,4 +21,5 @@ list(APPEND DLS_SOURCES
   util/available_memory.cpp
   util/memory_check.cpp
   util/png_image.cpp
+  util/thread_policy.cpp
 )

@@ -69,7 +69,7 @@ TEST(LanguagePairsApp, GermanParallelFilesTrainScoreAndTranslate) {
   const auto files = [&](const char* part) {
     return (dir / (std::string(part) + ".de")).string() + " + " + (dir / (std::string(part) + ".en")).string();
   };
-  for (const std::string text :
+  for (const std::string& text :
        {files("train") + ": ", files("valid") + ": ", std::string("(the validation files)"),
         std::string("with SOS EOS <pad> <unk>): German "), std::string("longest German sentence"),
         std::string("longest English sentence"), "test set " + files("test"), std::string("The input sentence pair:"),

@@ -98,10 +98,13 @@ TEST(VitTrainApp, TinyRunPrintsJson) {
                                  "tiny");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(test::count_lines(run.out), 1u) << run.out;
-  for (const char* key : {"\"images_per_s\":", "\"test_accuracy\":", "\"checkpoints\":[",
-                          "\"final_loss\":", "\"epochs\":2", "\"iterations\":4", "\"wall_s\":"}) {
+  for (const char* key :
+       {"\"images_per_s\":", "\"test_accuracy\":", "\"checkpoints\":[", "\"final_loss\":", "\"epochs\":2",
+        "\"iterations\":4", "\"wall_s\":", "\"test_loss\":", "\"stopped_by\":\"epochs\"", "\"world_size\":1"}) {
     EXPECT_NE(run.out.find(key), std::string::npos) << key << "\n" << run.out;
   }
+  // The run directory, as seq2seq_train and lm_train report it (the same end of the line).
+  EXPECT_NE(run.out.find("\"run_dir\":\"" + run_dir.string() + "\""), std::string::npos) << run.out;
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
   EXPECT_TRUE(fs::exists(run_dir / "metrics.csv"));
 

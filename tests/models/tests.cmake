@@ -1,6 +1,5 @@
 # Tests of src/models, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
-  models/batch_chunks_test.cpp
   models/decoder_test.cpp
   models/dlstudio_reference_test.cpp
   models/encoder_test.cpp

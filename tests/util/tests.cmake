@@ -20,4 +20,5 @@ list(APPEND DLS_TEST_SOURCES
   util/available_memory_test.cpp
   util/memory_check_test.cpp
   util/png_image_test.cpp
+  util/thread_policy_test.cpp
 )

@@ -28,7 +28,7 @@ struct RunSettings {
   util::Precision precision = util::Precision::kFp32;  // autocast of the forward passes; weights stay fp32
   // > 1 (CPU): each step's batch is cut into this many chunks trained concurrently, one thread
   // each (train/parallel/split_batch.h), the same gradient up to rounding; 0: the model's
-  // default for the threads (train/thread_policy.h). One on a GPU.
+  // default for the threads (util/thread_policy.h). One on a GPU.
   int workers = 0;
   ParallelSettings parallel;
   // The training step replayed as CUDA graphs: auto (whenever the device and the run allow

@@ -8,7 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
-#include "dls/models/batch_chunks.h"
+#include "dls/util/thread_policy.h"
 #include "dls/util/device.h"
 
 namespace dls::train {
@@ -57,7 +57,7 @@ TrainingPlacement place_training(const std::string& device, util::Precision prec
                                  const settings::ParallelSettings& parallel, const EnvLookup& lookup, int gpus) {
   TrainingPlacement placement;
   placement.device = training_device(device, lookup, gpus);
-  placement.workers = batch_chunk_workers(placement.device, workers);
+  placement.workers = util::batch_chunk_workers(placement.device, workers);
   util::check_precision(precision, placement.device);
   placement.dist = join_process_group(parallel, placement.device, lookup);
   return placement;

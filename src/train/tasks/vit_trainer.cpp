@@ -28,6 +28,7 @@ ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
     ViTTrainResult result;
     result.parameters = count_parameters(task->model()).parameters;
     result.stopped_by = "dry-run";
+    result.run_dir = run.run.run_dir;
     return result;
   }
   const auto loop = run.loop_options(settings.epochs, settings.optimizer, settings.selection);
@@ -43,6 +44,7 @@ ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
   result.wall_s = done.wall_s;
   result.checkpoints = done.checkpoints;
   result.parameters = count_parameters(task->model()).parameters;
+  result.run_dir = run.run.run_dir;
   result.stopped_by = done.stopped_by;
   result.parallel = {done.world_size, done.rank, done.backend, done.all_reduce_s};
   return result;

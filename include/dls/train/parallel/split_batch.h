@@ -1,7 +1,7 @@
 // Data parallelism inside one process: a batch cut into consecutive chunks whose forward and
 // backward passes run concurrently (util::for_each_chunk: one thread per chunk, one intra-op
 // thread each), and the chunks' gradients summed into the parameters' grad(). How many
-// chunks suit a model: models/batch_chunks.h.
+// chunks suit a model: util/thread_policy.h.
 #pragma once
 
 #include <functional>

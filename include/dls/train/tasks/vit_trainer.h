@@ -26,7 +26,8 @@ struct ViTTrainResult {
   double wall_s = 0;                     // wall time of this invocation
   std::vector<std::string> checkpoints;  // written by this invocation
   std::int64_t parameters = 0;
-  std::string stopped_by;   // "epochs", "max-iters", "time-limit" or "dry-run"
+  std::string stopped_by;  // "epochs", "max-iters", "time-limit" or "dry-run"
+  std::string run_dir;
   ParallelReport parallel;  // world size, rank, backend, all-reduce time
 };
 
