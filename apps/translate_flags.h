@@ -15,7 +15,7 @@ namespace dls::apps {
 inline void add_translate_flags(CLI::App& app, eval::TranslateRequest& request, std::string& attention_maps) {
   const std::string group = "Seq2seq checkpoints";
   app.add_option("--translate", request.sentences,
-                 "translate this English sentence (repeatable) with the newest checkpoint")
+                 "translate this sentence, in the run's source language (repeatable), with the newest checkpoint")
       ->group(group);
   app.add_flag("--interactive", request.interactive, "translate sentences read from standard input, one per line")
       ->group(group);

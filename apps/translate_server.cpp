@@ -19,6 +19,7 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/data/languages.h"
 #include "dls/eval/image_classifier.h"
 #include "dls/eval/translator.h"
 #include "dls/serve/page_files.h"
@@ -37,9 +38,11 @@ int main(int argc, char** argv) {
   // Before any thread starts: SIGTERM and SIGINT are waited for, not handled (a clean stop).
   dls::serve::block_stop_signals();
   CLI::App app{
-      "Serve a trained English->Spanish seq2seq checkpoint over HTTP: POST /translate, POST /attention,\n"
-      "GET /health, GET /model, and the page at GET / (docs/serving.md). Requests of several clients\n"
-      "are decoded together. A ViT checkpoint is served too: POST /classify (a PNG's bytes).\n"
+      "Serve a trained seq2seq checkpoint over HTTP, translating in the direction its run trained\n"
+      "(seq2seq_train's --src-lang, --tgt-lang, --reverse; GET /model names the languages):\n"
+      "POST /translate, POST /attention, GET /health, GET /model, and the page at GET /\n"
+      "(docs/serving.md). Requests of several clients are decoded together. A ViT checkpoint\n"
+      "is served too: POST /classify (a PNG's bytes).\n"
       "Prints 'listening on http://HOST:PORT' when ready; SIGTERM or SIGINT\n"
       "stops it after the requests in flight are answered.\n"};
   app.footer("Exit status: 0 stopped by SIGTERM/SIGINT, 1 error (one line on stderr).");
@@ -146,8 +149,10 @@ int main(int argc, char** argv) {
     options.weights = which;
     auto translator = dls::eval::Translator::load(file, options);
     settings.checkpoint_file = translator.checkpoint_file();
-    spdlog::info("serving {} ({}) on {}; page: {}", translator.checkpoint_file(),
-                 translator.model().info.model.summary(), translator.device().str(),
+    const auto& languages = translator.model().info.training.data;
+    spdlog::info("serving {} ({}, {} -> {}) on {}; page: {}", translator.checkpoint_file(),
+                 translator.model().info.model.summary(), dls::data::language_name(languages.source_language()),
+                 dls::data::language_name(languages.target_language()), translator.device().str(),
                  settings.page_dir.empty() ? "none" : settings.page_dir);
     dls::serve::serve_until_signalled(translator, settings, std::cout);
     return 0;

@@ -26,12 +26,13 @@ const KINDS = [
     axes: "Rows: each target token (query); columns: the source tokens it attends to." },
 ];
 
-const LANGUAGES = { en: "English", es: "Spanish", fr: "French", de: "German", it: "Italian", pt: "Portuguese" };
+// The language of index.html's example sentences (the text box's placeholder): a model with
+// another source language gets a placeholder naming its own.
+const EXAMPLE_LANGUAGE = "en";
 
 const $ = (id) => document.getElementById(id);
-const state = { attention: null, selected: -1, sentences: [], beam: 1, targetLanguage: "es" };
-
-const languageName = (code) => LANGUAGES[code] || code;
+// sourceLanguage, targetLanguage: the model's ISO codes once GET /model has answered.
+const state = { attention: null, selected: -1, sentences: [], beam: 1, sourceLanguage: "", targetLanguage: "" };
 
 function setState(name) { document.body.dataset.state = name; }
 
@@ -81,17 +82,41 @@ function describeValue(v) {
   return String(v);
 }
 
+// The model's languages from GET /model: ISO codes ("" when absent or not a code) and the
+// server's names for them (the C++ printouts' table, data/languages.h), else the code.
+function modelLanguages(model) {
+  const code = (v) => (typeof v === "string" && /^[a-z]{2,3}$/.test(v) ? v : "");
+  const name = (v, fallback) => (typeof v === "string" && v.length > 0 ? v : fallback);
+  const source = code(model.source_language), target = code(model.target_language);
+  return { source, target, sourceName: name(model.source_language_name, source),
+           targetName: name(model.target_language_name, target) };
+}
+
+// The page names the model's pair: its title and heading, the text box's label, language and
+// placeholder. Returns " · Spanish → English" for the header's summary ("" without languages).
+function showLanguages(model) {
+  const { source, target, sourceName, targetName } = modelLanguages(model);
+  if (!source || !target) return "";
+  state.sourceLanguage = source;
+  state.targetLanguage = target;
+  const pair = `${sourceName} → ${targetName}`;
+  document.title = `dlstudio-cpp translator: ${pair}`;
+  $("page-title").textContent = document.title;
+  $("source-language").textContent = sourceName;
+  const box = $("sentences");
+  box.lang = source;
+  if (source !== EXAMPLE_LANGUAGE) box.placeholder = `${sourceName} sentences, one per line`;
+  return ` · ${pair}`;
+}
+
 async function loadModel() {
   try {
     const model = await requestJson("GET", "/model");
     const pick = (...names) => names.map((n) => model[n]).find((v) => v !== undefined && v !== null);
     const summary = pick("summary", "variant") || "seq2seq transformer";
-    const from = pick("source_language"), to = pick("target_language");
-    const languages = from && to ? ` · ${languageName(from)} → ${languageName(to)}` : "";
-    if (typeof to === "string" && /^[a-z]{2,3}$/.test(to)) state.targetLanguage = to;
+    const languages = model.kind === "vit" ? "" : showLanguages(model);
     const checkpoint = pick("checkpoint");
     $("model-summary").textContent = `${summary}${languages}${checkpoint ? ` · ${checkpoint}` : ""}`;
-    if (from) $("source-language").textContent = languageName(from);
     const fields = $("model-fields");
     fields.replaceChildren();
     for (const [key, value] of Object.entries(model)) {
@@ -122,6 +147,7 @@ function beamWidth() {
 function sourceWithUnknown(item) {
   const p = document.createElement("span");
   p.className = "source-text";
+  if (state.sourceLanguage) p.lang = state.sourceLanguage;
   const unknown = new Set(item.unknown_words || []);
   const normalised = item.normalised;
   const words = Array.isArray(normalised) ? normalised : typeof normalised === "string" ? normalised.split(/\s+/) : null;
@@ -164,7 +190,7 @@ function showTranslations(data) {
       const text = document.createElement("span");
       text.className = "translation";
       text.id = `translation-${index}`;
-      text.lang = state.targetLanguage;
+      if (state.targetLanguage) text.lang = state.targetLanguage;
       text.title = "the translation (empty: the model wrote no words)";
       text.textContent = item.translation;
       const score = document.createElement("span");

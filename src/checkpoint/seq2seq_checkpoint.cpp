@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "dls/data/languages.h"
 #include "word_lines.h"
 
 namespace dls::checkpoint {
@@ -92,8 +93,10 @@ LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path, Weights weights) 
         Seq2SeqTransformer(info.model),
         data::Vocabulary::from_words(info.english_words),
         data::Vocabulary::from_words(info.spanish_words),
-        data::stored_subword_model(info.english_subwords, info.english_words, "English SentencePiece"),
-        data::stored_subword_model(info.spanish_subwords, info.spanish_words, "Spanish SentencePiece")};
+        data::stored_subword_model(info.english_subwords, info.english_words,
+                                   data::language_name(info.training.data.source_language()) + " SentencePiece"),
+        data::stored_subword_model(info.spanish_subwords, info.spanish_words,
+                                   data::language_name(info.training.data.target_language()) + " SentencePiece")};
     reader.load_module(weights_module(reader, weights), *loaded.model);
     loaded.model->eval();
     return loaded;

@@ -77,7 +77,7 @@ CorpusSplit split_by_english(const std::vector<SentencePair>& pairs, std::uint64
   }
   if (taken == pairs.size()) {
     throw std::invalid_argument("split: " + std::to_string(validation_pairs) +
-                                " validation pairs take every English sentence of the corpus");
+                                " validation pairs take every source sentence of the corpus");
   }
 
   CorpusSplit split;

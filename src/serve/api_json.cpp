@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "dls/data/languages.h"
 #include "dls/data/normalize.h"
 #include "dls/layers/transformer_config.h"
 
@@ -145,6 +146,7 @@ std::string model_answer(const eval::Translator& translator) {
   const auto& loaded = translator.model();
   const auto& config = loaded.info.model;
   const auto& progress = loaded.info.progress;
+  const auto& languages = loaded.info.training.data;
   json answer = {
       {"kind", "seq2seq"},
       {"checkpoint", translator.checkpoint_file()},
@@ -155,8 +157,12 @@ std::string model_answer(const eval::Translator& translator) {
       {"tokens", loaded.english_subwords ? "sentencepiece" : "words"},
       {"source_vocabulary_size", loaded.english.size()},
       {"target_vocabulary_size", loaded.spanish.size()},
-      {"source_language", "en"},
-      {"target_language", "es"},
+      // The run's languages (--src-lang/--tgt-lang/--reverse; a checkpoint from before
+      // them: en -> es), with the names the C++ printouts use (data/languages.h).
+      {"source_language", languages.source_language()},
+      {"target_language", languages.target_language()},
+      {"source_language_name", data::language_name(languages.source_language())},
+      {"target_language_name", data::language_name(languages.target_language())},
       {"device", translator.device().str()},
       {"scores",
        {{"epoch", progress.step_in_epoch > 0 ? progress.epoch : progress.epoch - 1},  // completed (or in progress)

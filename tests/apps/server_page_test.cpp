@@ -222,6 +222,8 @@ TEST(ServerPage, ChromiumShowsTheTranslationAndDrawsEveryHeatMap) {
       << "the page did not finish: " << dom.substr(0, 2000) << "\nserver: " << server.log();
   EXPECT_EQ(text_of_id(dom, "translation-0"), expected);
   EXPECT_NE(dom.find("data-model=\"loaded\""), std::string::npos) << "the header has the model's description";
+  EXPECT_EQ(text_of_id(dom, "page-title"), "dlstudio-cpp translator: English \xE2\x86\x92 Spanish");
+  EXPECT_NE(dom.find("placeholder=\"i am hungry"), std::string::npos) << "an English source: the example sentences";
 
   const auto attention = library_attention(sentence);
   const auto maps = heat_maps(dom);
@@ -323,6 +325,42 @@ TEST(ServerPage, ChromiumShowsTheTranslationAndDrawsEveryHeatMap) {
 
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   EXPECT_LT(took, 240) << "the browser test is bounded";
+}
+
+// The attributes of the first start tag that matches `pattern` (a regular expression).
+std::map<std::string, std::string> tag_attributes(const std::string& dom, const std::string& pattern) {
+  std::smatch m;
+  return std::regex_search(dom, m, std::regex(pattern)) ? attributes(m.str()) : std::map<std::string, std::string>{};
+}
+
+// A run trained Spanish -> English (--reverse): the page names that pair with the server's
+// names (title, heading, the header's summary, the text box's label and placeholder) and marks
+// the source sentence and its translation with their languages.
+TEST(ServerPage, ChromiumNamesTheLanguagesOfAReversedRun) {
+  DLS_REQUIRE_OUTSIDE("/usr/bin/chromium");
+  const auto dir = fresh_temp_dir("server_page_reversed");
+  ChildProcesses children;
+  PageServer server(children, dir, reversed_seq2seq_run().string());
+  ASSERT_FALSE(server.url().empty()) << "translate_server did not say where it listens: " << server.log();
+  const std::string dom =
+      chromium(children, dir, "reversed_dom", server.url() + "/?sentence=" + url_encoded("¿Dónde está la estación?"),
+               "--dump-dom");
+  ASSERT_NE(dom.find("data-state=\"done\""), std::string::npos)
+      << "the page did not finish: " << dom.substr(0, 2000) << "\nserver: " << server.log();
+  const std::string pair = "Spanish \xE2\x86\x92 English";
+  EXPECT_NE(dom.find("<title>dlstudio-cpp translator: " + pair + "</title>"), std::string::npos) << dom.substr(0, 800);
+  EXPECT_EQ(text_of_id(dom, "page-title"), "dlstudio-cpp translator: " + pair);
+  EXPECT_NE(text_of_id(dom, "model-summary").find(" \xC2\xB7 " + pair + " \xC2\xB7 "), std::string::npos)
+      << text_of_id(dom, "model-summary");
+  EXPECT_EQ(text_of_id(dom, "source-language"), "Spanish");
+  const auto box = tag_attributes(dom, "<textarea[^>]*id=\"sentences\"[^>]*>");
+  EXPECT_EQ(box.count("lang") ? box.at("lang") : "", "es");
+  EXPECT_EQ(box.count("placeholder") ? box.at("placeholder") : "", "Spanish sentences, one per line");
+  EXPECT_EQ(tag_attributes(dom, "<span class=\"source-text\"[^>]*>")["lang"], "es");
+  EXPECT_EQ(tag_attributes(dom, "<span[^>]*id=\"translation-0\"[^>]*>")["lang"], "en");
+  for (const auto* english_spanish : {"English \xE2\x86\x92 Spanish", "i am hungry"}) {
+    EXPECT_EQ(dom.find(english_spanish), std::string::npos) << english_spanish;
+  }
 }
 
 // The ViT maps of a dumped DOM: <canvas class="vit-map" ...> with their attributes.

@@ -77,6 +77,8 @@ TEST(TranslateServerApp, EveryEndpoint) {
   EXPECT_EQ(model["variant"], "PreLN");
   EXPECT_EQ(model["source_language"], "en");
   EXPECT_EQ(model["target_language"], "es");
+  EXPECT_EQ(model["source_language_name"], "English");
+  EXPECT_EQ(model["target_language_name"], "Spanish");
   EXPECT_GT(model["source_vocabulary_size"].get<int>(), 10);
   EXPECT_GT(model["target_vocabulary_size"].get<int>(), 10);
   EXPECT_EQ(model["scores"]["epoch"], 3);
@@ -146,6 +148,31 @@ TEST(TranslateServerApp, EveryEndpoint) {
   expect_error(client->Post("/translate", "{bad", "application/json"), 400, "not valid JSON");
   expect_error(client->Post("/translate", R"({"sentence": ["a"]})", "application/json"), 400, "\"sentences\"");
   expect_error(client->Post("/translate", R"({"sentences": ["a"], "beam": "x"})", "application/json"), 400, "beam");
+}
+
+// A run trained Spanish -> English (--reverse) is served that way: /model gives its languages'
+// codes and names, a Spanish sentence is normalised by Spanish's rules and its translation
+// written by English's (no opening "¿"), and the start-up line names the pair.
+TEST(TranslateServerApp, AReversedRunIsServedSpanishToEnglish) {
+  const auto checkpoint = checkpoint::latest_checkpoint(test::reversed_seq2seq_run().string());
+  test::TranslateServerProcess server(checkpoint, {}, "reversed", "info");
+  ASSERT_GT(server.port(), 0) << server.process().stderr_text();
+  const auto model = json::parse(server.client()->Get("/model")->body);
+  EXPECT_EQ(model["source_language"], "es");
+  EXPECT_EQ(model["target_language"], "en");
+  EXPECT_EQ(model["source_language_name"], "Spanish");
+  EXPECT_EQ(model["target_language_name"], "English");
+
+  int status = 0;
+  const auto translated = post_json(server, "/translate", {{"sentences", {"¿Dónde está la estación?"}}}, &status);
+  EXPECT_EQ(status, 200) << translated;
+  const auto& t = translated["translations"][0];
+  EXPECT_FALSE(t.contains("error")) << translated;
+  EXPECT_EQ(t["normalised"], "dónde está la estación");
+  EXPECT_EQ(t["translation"].get<std::string>().find("¿"), std::string::npos) << translated;
+
+  const auto log = server.process().stderr_text();
+  EXPECT_NE(log.find(", Spanish -> English) on cpu; page: "), std::string::npos) << log;
 }
 
 TEST(TranslateServerApp, LimitsAnswer400And413) {

@@ -48,4 +48,23 @@ inline const std::filesystem::path& trained_seq2seq_run() {
   return run;
 }
 
+// The tiny model trained the other way round, Spanish -> English (--reverse): the same
+// corpus, 20 steps of one epoch -- a run whose languages are not DLStudio's, for the tests of
+// what names them (translate_server's /model, its page). Trained once per process, on first use.
+inline const std::filesystem::path& reversed_seq2seq_run() {
+  static const std::filesystem::path run = [] {
+    const auto dir = fresh_temp_dir("reversed_seq2seq_run");
+    auto setup = tiny_seq2seq_setup(dir);
+    auto& t = setup.training;
+    t.data.reverse = true;
+    t.epochs = 1;
+    t.run.max_iters = 20;
+    t.samples = 0;
+    t.bleu_sentences = 0;
+    train::train_seq2seq(setup.model, t);
+    return dir;
+  }();
+  return run;
+}
+
 }  // namespace dls::test

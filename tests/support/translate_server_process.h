@@ -20,13 +20,15 @@ namespace dls::test {
 
 class TranslateServerProcess {
  public:
-  // Starts translate_server on `checkpoint` with `args` (after --port 0 --threads 1) and
-  // waits up to a minute for its "listening on" line; port() is 0 when it never came.
-  TranslateServerProcess(const std::string& checkpoint, const std::vector<std::string>& args, const std::string& name) {
+  // Starts translate_server on `checkpoint` with `args` (after --port 0 --threads 1), logging
+  // at `log_level`, and waits up to a minute for its "listening on" line; port() is 0 when it
+  // never came.
+  TranslateServerProcess(const std::string& checkpoint, const std::vector<std::string>& args, const std::string& name,
+                         const std::string& log_level = "warn") {
     std::vector<std::string> argv = {
         testing::binary_dir() + "/apps/translate_server", checkpoint, "--port", "0", "--threads", "1"};
     argv.insert(argv.end(), args.begin(), args.end());
-    index_ = children_.start(argv, {"DLS_LOG_LEVEL=warn"}, fresh_temp_dir("server_" + name), "server");
+    index_ = children_.start(argv, {"DLS_LOG_LEVEL=" + log_level}, fresh_temp_dir("server_" + name), "server");
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     const std::string prefix = "listening on http://127.0.0.1:";
     while (std::chrono::steady_clock::now() < deadline && !children_.exited(index_)) {

@@ -48,7 +48,8 @@ std::string translate_answer(const BatchResult& result, int beam, double total_m
 //  "decoder_self", "cross"}: weights [layer][head][row][col], 5 significant digits.
 std::string attention_answer(const eval::SentenceTranslation& translation, const eval::TranslationAttention& maps,
                              int beam);
-// GET /model: {"kind": "seq2seq"}, the checkpoint, its model settings, vocabulary sizes and scores.
+// GET /model: {"kind": "seq2seq"}, the checkpoint, its model settings, vocabulary sizes, the
+// run's languages ("source_language": "es", "source_language_name": "Spanish", ...) and scores.
 std::string model_answer(const eval::Translator& translator);
 // The encoder's settings both kinds of GET /model report: variant, layout, embedding_size, heads.
 nlohmann::json transformer_fields(const TransformerConfig& transformer);
