@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
     auto translator = dls::eval::Translator::load(file, options);
     settings.checkpoint_file = translator.checkpoint_file();
     spdlog::info("serving {} ({}) on {}; page: {}", translator.checkpoint_file(),
-                 translator.model().info.model.summary(), translator.device().str(),
+                 translator.model().info.settings.model.summary(), translator.device().str(),
                  settings.page_dir.empty() ? "none" : settings.page_dir);
     dls::serve::serve_until_signalled(translator, settings, std::cout);
     return 0;

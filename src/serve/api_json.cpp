@@ -143,7 +143,7 @@ std::string attention_answer(const eval::SentenceTranslation& t, const eval::Tra
 
 std::string model_answer(const eval::Translator& translator) {
   const auto& loaded = translator.model();
-  const auto& config = loaded.info.model;
+  const auto& config = loaded.info.settings.model;
   const auto& progress = loaded.info.progress;
   json answer = {
       {"kind", "seq2seq"},
