@@ -11,20 +11,21 @@
 #include "cli_overrides.h"
 #include "config_file.h"
 #include "dls/data/languages.h"
-#include "dls/train/tasks/seq2seq_presets.h"
+#include "dls/settings/seq2seq_settings.h"
 
 namespace dls::apps {
 
 // The flags, in `group`; file paths are recorded absolute (a resume from another folder finds them).
-inline void add_corpus_flags(CLI::App& app, Overrides<train::Seq2SeqPreset>& overrides, const std::string& group) {
+inline void add_corpus_flags(CLI::App& app, Overrides<settings::Seq2SeqTrainSettings>& overrides,
+                             const std::string& group) {
   setting(
       app, overrides, "--src-column", "TSV: the 1-based column of the source sentence, as cut -f counts (default 1)",
-      [](auto& s) -> auto& { return s.training.data.src_column; })
+      [](auto& s) -> auto& { return s.data.src_column; })
       ->check(in_range(1, 1000))
       ->group(group);
   setting(
       app, overrides, "--tgt-column", "TSV: the 1-based column of the target sentence (default 2)",
-      [](auto& s) -> auto& { return s.training.data.tgt_column; })
+      [](auto& s) -> auto& { return s.data.tgt_column; })
       ->check(in_range(1, 1000))
       ->group(group);
   const auto file = [&](const char* flag, const std::string& help, auto field) {
@@ -35,39 +36,39 @@ inline void add_corpus_flags(CLI::App& app, Overrides<train::Seq2SeqPreset>& ove
   };
   file(
       "--train-src", "parallel files instead of --data: source sentences, one a line (gzip read too)",
-      [](auto& s) -> auto& { return s.training.data.train_src; });
+      [](auto& s) -> auto& { return s.data.train_src; });
   file(
       "--train-tgt", "parallel files: the target sentences, line n translating --train-src's line n",
-      [](auto& s) -> auto& { return s.training.data.train_tgt; });
+      [](auto& s) -> auto& { return s.data.train_tgt; });
   file(
       "--valid-src", "parallel validation files (source) instead of splitting the training pairs",
-      [](auto& s) -> auto& { return s.training.data.valid_src; });
+      [](auto& s) -> auto& { return s.data.valid_src; });
   file(
-      "--valid-tgt", "parallel validation files (target)", [](auto& s) -> auto& { return s.training.data.valid_tgt; });
+      "--valid-tgt", "parallel validation files (target)", [](auto& s) -> auto& { return s.data.valid_tgt; });
   file(
       "--test-src", "parallel test files (source), scored with the final weights at the end",
-      [](auto& s) -> auto& { return s.training.data.test_src; });
+      [](auto& s) -> auto& { return s.data.test_src; });
   file(
-      "--test-tgt", "parallel test files (target)", [](auto& s) -> auto& { return s.training.data.test_tgt; });
+      "--test-tgt", "parallel test files (target)", [](auto& s) -> auto& { return s.data.test_tgt; });
   setting(
       app, overrides, "--src-lang",
       "ISO 639-1 code of the source column/files: its name in printouts and its normalisation (default en)",
-      [](auto& s) -> auto& { return s.training.data.src_lang; })
+      [](auto& s) -> auto& { return s.data.src_lang; })
       ->group(group);
   setting(
       app, overrides, "--tgt-lang", "ISO 639-1 code of the target column/files (default es)",
-      [](auto& s) -> auto& { return s.training.data.tgt_lang; })
+      [](auto& s) -> auto& { return s.data.tgt_lang; })
       ->group(group);
   flag_setting(
       app, overrides, "--reverse", "train the other direction: target column/files -> source (recorded)",
-      [](auto& s) { s.training.data.reverse = true; }, [](const auto& s) { return s.training.data.reverse; })
+      [](auto& s) { s.data.reverse = true; }, [](const auto& s) { return s.data.reverse; })
       ->group(group);
 }
 
 // The corpus flags' checks, one line each, after the flags are applied. A --train-src run
 // drops the default corpus that the preset put in --data's place.
-inline void check_corpus_flags(const CLI::App& app, train::Seq2SeqPreset& setup) {
-  auto& data = setup.training.data;
+inline void check_corpus_flags(const CLI::App& app, settings::Seq2SeqTrainSettings& setup) {
+  auto& data = setup.data;
   const auto both = [](const std::string& src, const std::string& tgt, const char* name) {
     if (src.empty() != tgt.empty()) {
       throw std::runtime_error(std::string("--") + name + (src.empty() ? "-tgt needs --" : "-src needs --") + name +

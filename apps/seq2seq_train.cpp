@@ -37,18 +37,18 @@
 
 namespace {
 
-using dls::train::Seq2SeqPreset;
-using Overrides = dls::apps::Overrides<Seq2SeqPreset>;
+using dls::settings::Seq2SeqTrainSettings;
+using Overrides = dls::apps::Overrides<Seq2SeqTrainSettings>;
 
 using dls::apps::flag_setting;
 using dls::apps::setting;
 
 // Refuses subword flags that would be ignored or cannot hold (one line each).
-void check_subword_flags(const Seq2SeqPreset& setup, bool resuming) {
+void check_subword_flags(const Seq2SeqTrainSettings& setup, bool resuming) {
   // By value, not by count: a config.toml written by a word-level run lists them at their defaults.
   const dls::data::SubwordOptions defaults;
-  const auto& subwords = setup.training.data.subwords;
-  if (!setup.training.data.subword_units) {
+  const auto& subwords = setup.data.subwords;
+  if (!setup.data.subword_units) {
     if (subwords.joint) throw std::runtime_error("--joint-vocab: needs --tokenizer sentencepiece");
     if (subwords.kind != defaults.kind) throw std::runtime_error("--spm-model: needs --tokenizer sentencepiece");
     if (subwords.vocab_size != defaults.vocab_size) {
@@ -56,7 +56,7 @@ void check_subword_flags(const Seq2SeqPreset& setup, bool resuming) {
     }
   }
   if (!setup.model.tie_embeddings() || resuming) return;
-  if (!setup.training.data.subword_units || !setup.training.data.subwords.joint) {
+  if (!setup.data.subword_units || !setup.data.subwords.joint) {
     throw std::runtime_error(
         "--tie-embeddings: needs one vocabulary for both languages (--tokenizer sentencepiece "
         "--joint-vocab)");
@@ -119,66 +119,65 @@ int main(int argc, char** argv) {
       "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive (.tar.gz pickle); " +
           std::string(dls::apps::kDefaultCorpusHelp),
       // Recorded absolute: a resume from another folder finds it.
-      [](auto& s, auto v) { s.training.data.data_path = dls::apps::absolute_path(v); },
-      [](const auto& s) { return dls::apps::absolute_path(s.training.data.data_path); })
+      [](auto& s, auto v) { s.data.data_path = dls::apps::absolute_path(v); },
+      [](const auto& s) { return dls::apps::absolute_path(s.data.data_path); })
       ->group(data);
   dls::apps::add_corpus_flags(app, overrides, data);
   setting(
       app, overrides, "--max-words",
       "longest sentence kept, per side, in words (L = max-words + 2; sentencepiece: L = the longest kept side "
       "in pieces + 2)",
-      [](auto& s) -> auto& { return s.training.data.max_words; })
+      [](auto& s) -> auto& { return s.data.max_words; })
       ->check(dls::apps::in_range(1, 1000))
       ->group(data);
   setting(
       app, overrides, "--split-seed", "seed of the validation split (default 1234)",
-      [](auto& s) -> auto& { return s.training.data.split_seed; })
+      [](auto& s) -> auto& { return s.data.split_seed; })
       ->check(dls::apps::in_range(0, 18446744073709551615.0))
       ->group(data);
   setting(
       app, overrides, "--validation-pairs", "held-out pairs, split by source sentence (default 2000)",
-      [](auto& s) -> auto& { return s.training.data.validation_pairs; })
+      [](auto& s) -> auto& { return s.data.validation_pairs; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(data);
   flag_setting(
       app, overrides, "--length-buckets",
       "batches of similar lengths, each padded to its own longest sentence, not to L (vaswani layout; recorded in "
       "the checkpoint)",
-      [](auto& s) { s.training.length_buckets = true; }, [](const auto& s) { return s.training.length_buckets; })
+      [](auto& s) { s.length_buckets = true; }, [](const auto& s) { return s.length_buckets; })
       ->group(data);
   flag_setting(
       app, overrides, "--static-shapes",
       "every batch --batch rows (the last filled with masked rows) and, with --length-buckets, 4, 8, ... or L "
       "columns; the same loss and gradients, for a captured step's replay (CUDA graphs); off by default",
-      [](auto& s) { s.training.static_shapes = true; }, [](const auto& s) { return s.training.static_shapes; })
+      [](auto& s) { s.static_shapes = true; }, [](const auto& s) { return s.static_shapes; })
       ->group(data);
   setting<std::string>(
       app, overrides, "--tokenizer",
       "word (DLStudio's) or sentencepiece (subword units trained on the training split, kept in the checkpoint)",
-      [](auto& s, auto v) { s.training.data.subword_units = dls::settings::parse_tokenizer(v); },
-      [](const auto& s) { return s.training.data.subword_units ? "sentencepiece" : "word"; })
+      [](auto& s, auto v) { s.data.subword_units = dls::settings::parse_tokenizer(v); },
+      [](const auto& s) { return s.data.subword_units ? "sentencepiece" : "word"; })
       ->check(CLI::IsMember({"word", "sentencepiece"}))
       ->group(data);
   setting<std::string>(
       app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe",
-      [](auto& s, auto v) { s.training.data.subwords.kind = dls::data::parse_subword_kind(v); },
-      [](const auto& s) { return dls::data::to_string(s.training.data.subwords.kind); })
+      [](auto& s, auto v) { s.data.subwords.kind = dls::data::parse_subword_kind(v); },
+      [](const auto& s) { return dls::data::to_string(s.data.subwords.kind); })
       ->check(CLI::IsMember({"unigram", "bpe"}))
       ->group(data);
   setting(
       app, overrides, "--vocab-size", "sentencepiece: pieces per model, specials included (default 8000)",
-      [](auto& s) -> auto& { return s.training.data.subwords.vocab_size; })
+      [](auto& s) -> auto& { return s.data.subwords.vocab_size; })
       ->check(dls::apps::in_range(8, 1000000))
       ->group(data);
   flag_setting(
       app, overrides, "--joint-vocab",
       "sentencepiece: one model and vocabulary for both languages (default: one per language)",
-      [](auto& s) { s.training.data.subwords.joint = true; },
-      [](const auto& s) { return s.training.data.subwords.joint; })
+      [](auto& s) { s.data.subwords.joint = true; }, [](const auto& s) { return s.data.subwords.joint; })
       ->group(data);
   setting(
       app, overrides, "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions",
-      [](auto& s) -> auto& { return s.training.dlstudio_loss; })
+      [](auto& s) -> auto& { return s.dlstudio_loss; })
       ->group(data);
 
   const std::string model = "Model";
@@ -221,57 +220,55 @@ int main(int argc, char** argv) {
       ->group(model);
 
   const std::string training = "Training";
-  const auto training_settings = [](auto& s) -> auto& { return s.training; };
-  dls::apps::add_epoch_flags(app, overrides, training_settings, "pairs", training);
+  const auto self = [](auto& s) -> auto& { return s; };  // the optimisation's fields are the settings' own
+  dls::apps::add_epoch_flags(app, overrides, self, "pairs", training);
   setting(
       app, overrides, "--max-tokens",
       "batches of pairs of similar length filled to N tokens (rows x longest side) instead of --batch-size pairs; "
       "the loss per token; vaswani layout (0: off)",
-      [](auto& s) -> auto& { return s.training.max_tokens; })
+      [](auto& s) -> auto& { return s.max_tokens; })
       ->check(dls::apps::in_range(0, 100000000))
       ->group(training);
   setting<std::string>(
       app, overrides, "--schedule", "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine",
-      [](auto& s, auto v) { s.training.schedule.kind = dls::settings::parse_schedule(v); },
-      [](const auto& s) { return dls::settings::to_string(s.training.schedule.kind); })
+      [](auto& s, auto v) { s.schedule.kind = dls::settings::parse_schedule(v); },
+      [](const auto& s) { return dls::settings::to_string(s.schedule.kind); })
       ->check(CLI::IsMember({"constant", "dlstudio-warmup", "cosine"}))
       ->group(training);
   setting(
       app, overrides, "--lr", "learning rate (constant) or peak (cosine)",
-      [](auto& s) -> auto& { return s.training.schedule.base_lr; })
+      [](auto& s) -> auto& { return s.schedule.base_lr; })
       ->check(dls::apps::in_range(1e-12, 100))
       ->group(training);
   setting(
       app, overrides, "--warmup", "warm-up steps (dlstudio-warmup, cosine)",
-      [](auto& s) -> auto& { return s.training.schedule.warmup_steps; })
+      [](auto& s) -> auto& { return s.schedule.warmup_steps; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(training);
   setting(
-      app, overrides, "--min-lr", "cosine: final learning rate",
-      [](auto& s) -> auto& { return s.training.schedule.min_lr; })
+      app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s) -> auto& { return s.schedule.min_lr; })
       ->check(dls::apps::in_range(0, 100))
       ->group(training);
-  dls::apps::add_optimizer_flags(app, overrides, training_settings, "initialisation, batch order and dropout",
-                                 training);
+  dls::apps::add_optimizer_flags(app, overrides, self, "initialisation, batch order and dropout", training);
   const std::string output = "Output";
   setting(
       app, overrides, "--samples", "validation pairs translated and printed at the end",
-      [](auto& s) -> auto& { return s.training.samples; })
+      [](auto& s) -> auto& { return s.samples; })
       ->check(dls::apps::in_range(0, 1000000))
       ->group(output);
   setting(
       app, overrides, "--bleu-sentences", "validation sentences decoded for BLEU each epoch (0: all)",
-      [](auto& s) -> auto& { return s.training.bleu_sentences; })
+      [](auto& s) -> auto& { return s.bleu_sentences; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(output);
-  dls::apps::add_selection_flags<Seq2SeqPreset>(
-      app, overrides, {"bleu", "loss"}, [](auto& s) -> auto& { return s.training.selection; }, output);
+  dls::apps::add_selection_flags<Seq2SeqTrainSettings>(
+      app, overrides, {"bleu", "loss"}, [](auto& s) -> auto& { return s.selection; }, output);
   std::string dlstudio_vocab;
   app.add_option("--dlstudio-vocab", dlstudio_vocab,
                  "DLStudio archive: also print DLStudio's parameter counts with its vocabularies (no <pad>/<unk>)")
       ->group(output);
-  dls::apps::add_run_flags<Seq2SeqPreset>(
-      app, overrides, invocation, [](auto& s) -> auto& { return s.training.run; }, "runs/seq2seq", training, output);
+  dls::apps::add_run_flags<Seq2SeqTrainSettings>(
+      app, overrides, invocation, [](auto& s) -> auto& { return s.run; }, "runs/seq2seq", training, output);
 
   dls::apps::add_version_flag(app, "seq2seq_train");
   dls::apps::keep_invocation_flags_out_of_config(app);
@@ -281,20 +278,18 @@ int main(int argc, char** argv) {
   try {
     const int threads = dls::apps::configure_invocation(invocation);
     const bool resuming = !invocation.resume.empty();
-    Seq2SeqPreset setup;
+    Seq2SeqTrainSettings setup;
     if (resuming) {
-      const auto info = dls::train::resume_info(invocation.resume);
-      setup.model = info.model;
-      setup.training = info.training;
-      setup.training.run = setup.training.run.resume_defaults();
+      setup = dls::train::resume_info(invocation.resume).settings;
+      setup.run = setup.run.resume_defaults();
     } else {
       setup = dls::train::seq2seq_preset(preset, dls::parse_variant(variant));
-      setup.training.data.data_path = dls::apps::default_corpus();
+      setup.data.data_path = dls::apps::default_corpus();
     }
-    const Seq2SeqPreset before_flags = setup;
+    const Seq2SeqTrainSettings before_flags = setup;
     dls::apps::apply_overrides(overrides, setup);
     dls::apps::check_corpus_flags(app, setup);
-    if (setup.training.data.data_path.empty() && setup.training.data.train_src.empty()) {
+    if (setup.data.data_path.empty() && setup.data.train_src.empty()) {
       throw std::runtime_error(dls::apps::no_corpus_message());
     }
     if (resuming) {
@@ -307,12 +302,11 @@ int main(int argc, char** argv) {
     check_subword_flags(setup, resuming);
     const bool flattened = setup.model.transformer().flattened();
     if (dls::util::keeps_freed_memory(flattened)) dls::util::keep_freed_memory();
-    dls::apps::finish_run_settings(app, setup.training.run, invocation,
-                                   dls::util::default_batch_chunks(flattened, threads),
+    dls::apps::finish_run_settings(app, setup.run, invocation, dls::util::default_batch_chunks(flattened, threads),
                                    dls::apps::resolved_config(overrides, setup, "seq2seq_train"));
-    const auto result = dls::train::train_seq2seq(setup.model, setup.training, dlstudio_vocab);
+    const auto result = dls::train::train_seq2seq(setup, dlstudio_vocab);
     if (invocation.json && result.parallel.rank == 0) {
-      print_json(result, dls::util::precision_name(setup.training.run.precision));
+      print_json(result, dls::util::precision_name(setup.run.precision));
     }
     return 0;
   } catch (const dls::train::TrainingInterrupted& stopped) {

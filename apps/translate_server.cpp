@@ -149,9 +149,10 @@ int main(int argc, char** argv) {
     options.weights = which;
     auto translator = dls::eval::Translator::load(file, options);
     settings.checkpoint_file = translator.checkpoint_file();
-    const auto& languages = translator.model().info.training.data;
+    const auto& languages = translator.model().info.settings.data;
     spdlog::info("serving {} ({}, {} -> {}) on {}; page: {}", translator.checkpoint_file(),
-                 translator.model().info.model.summary(), dls::data::language_name(languages.source_language()),
+                 translator.model().info.settings.model.summary(),
+                 dls::data::language_name(languages.source_language()),
                  dls::data::language_name(languages.target_language()), translator.device().str(),
                  settings.page_dir.empty() ? "none" : settings.page_dir);
     dls::serve::serve_until_signalled(translator, settings, std::cout);

@@ -50,7 +50,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   auto& config = preset.model;
   if (!o.layout.empty()) config.transformer().layout(parse_layout(o.layout));
   config.src_vocab_size(o.src_vocab).tgt_vocab_size(o.tgt_vocab);
-  const std::int64_t batch = o.batch > 0 ? o.batch : preset.training.batch_size;
+  const std::int64_t batch = o.batch > 0 ? o.batch : preset.batch_size;
   const std::int64_t L = config.transformer().max_seq_length();
   torch::manual_seed(o.seed);
   Seq2SeqTransformer model(config);
@@ -64,8 +64,8 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   constexpr int kBatches = 4;  // training cycles through a few distinct batches
   std::vector<std::pair<torch::Tensor, torch::Tensor>> batches;
   LossOptions loss_options;
-  loss_options.dlstudio = preset.training.dlstudio_loss;
-  loss_options.label_smoothing = preset.training.label_smoothing;
+  loss_options.dlstudio = preset.dlstudio_loss;
+  loss_options.label_smoothing = preset.label_smoothing;
   std::vector<LossDenominators> denominators;  // counted on the host, as the trainer's
   for (int i = 0; i < kBatches; ++i) {
     auto src = random_sentences(rng, batch, L, o.src_vocab);
@@ -98,7 +98,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   if (o.task == "seq2seq-train") {
     result.unit = "pairs/s";
     model->train();
-    auto optimizer_options = preset.training.optimizer;
+    auto optimizer_options = preset.optimizer;
     optimizer_options.fused = !o.plain_adam;
     result.config.emplace_back("adam", o.plain_adam ? "plain" : "fused");
     if (o.all_output_rows) result.config.emplace_back("output_rows", "all");
@@ -106,12 +106,12 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
     if (graph_safe) {
       gradients = std::make_shared<train::GradientBuffer>(model->parameters());
       optimizer = train::make_graph_safe_optimizer(gradients->parameters(), gradients->flat(), optimizer_options,
-                                                   preset.training.schedule.base_lr);
+                                                   preset.schedule.base_lr);
       for (auto& [key, value] : result.config) {
         if (key == "adam") value = "graph-safe";
       }
     } else {
-      optimizer = train::make_optimizer(model->parameters(), optimizer_options, preset.training.schedule.base_lr);
+      optimizer = train::make_optimizer(model->parameters(), optimizer_options, preset.schedule.base_lr);
     }
     if (workers > 1) single_thread.emplace(1);  // as train_seq2seq does
     if (o.cuda_graphs) {
@@ -145,8 +145,8 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
             return model_loss_share(model, s, t, loss_options, batch_denominators);
           },
           graph_safe ? train::GradientOutput::kIntoExisting : train::GradientOutput::kReplace, /*read_loss=*/false);
-      if (preset.training.optimizer.clip_grad_norm > 0 && !graph_safe) {  // (the graph-safe one clips itself)
-        torch::nn::utils::clip_grad_norm_(model->parameters(), preset.training.optimizer.clip_grad_norm);
+      if (preset.optimizer.clip_grad_norm > 0 && !graph_safe) {  // (the graph-safe one clips itself)
+        torch::nn::utils::clip_grad_norm_(model->parameters(), preset.optimizer.clip_grad_norm);
       }
       optimizer->step();
     };

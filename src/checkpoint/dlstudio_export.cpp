@@ -50,11 +50,11 @@ std::string epoch_suffix(std::int64_t epoch) { return "_" + std::to_string(epoch
 
 std::vector<std::string> export_seq2seq(const std::string& path, const std::filesystem::path& dir, Weights weights) {
   const auto loaded = load_seq2seq_checkpoint(path, weights);
-  const auto& config = loaded.info.model;
+  const auto& config = loaded.info.settings.model;
   check_blocks(config.transformer(), path);
   // DLStudio pads with EOS and has no <pad>/<unk>: a run that trained a <pad> (the standard
   // loss) pads, embeds and normalises differently, so DLStudio would run another model.
-  if (!loaded.info.training.dlstudio_loss) {
+  if (!loaded.info.settings.dlstudio_loss) {
     throw std::runtime_error(
         path +
         ": trained with <pad> padding, not DLStudio's loss; its <pad>/<unk> rows and padding differ from "

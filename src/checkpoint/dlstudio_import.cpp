@@ -178,19 +178,19 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
                             embed_name, files.embeddings_es);
 
   Seq2SeqCheckpointInfo info;
-  info.model = config;
-  info.training.data.data_path = files.vocab_archive;
-  info.training.data.max_words = static_cast<int>(config.transformer().max_seq_length()) - 2;
-  info.training.dlstudio_loss = true;  // EOS padding, as the model was trained
+  info.settings.model = config;
+  info.settings.data.data_path = files.vocab_archive;
+  info.settings.data.max_words = static_cast<int>(config.transformer().max_seq_length()) - 2;
+  info.settings.dlstudio_loss = true;  // EOS padding, as the model was trained
   data::CorpusOptions corpus_options;
-  corpus_options.max_words = info.training.data.max_words;
+  corpus_options.max_words = info.settings.data.max_words;
   const auto corpus = data::read_corpus(files.vocab_archive, corpus_options);
   // DLStudio trained on every pair; the held-out split here (2000 pairs, fewer for a small
   // archive) is only the default set checkpoint_eval scores.
-  info.training.data.validation_pairs =
-      std::min<std::int64_t>(info.training.data.validation_pairs, static_cast<std::int64_t>(corpus.pairs.size() / 10));
-  info.split = data::split_by_english(corpus.pairs, info.training.data.split_seed,
-                                      static_cast<std::size_t>(info.training.data.validation_pairs))
+  info.settings.data.validation_pairs =
+      std::min<std::int64_t>(info.settings.data.validation_pairs, static_cast<std::int64_t>(corpus.pairs.size() / 10));
+  info.split = data::split_by_english(corpus.pairs, info.settings.data.split_seed,
+                                      static_cast<std::size_t>(info.settings.data.validation_pairs))
                    .definition;
   info.english_words = with_specials(english);
   info.spanish_words = with_specials(spanish);

@@ -26,9 +26,7 @@ util::KeyValues progress_settings(const TrainingProgress& p) {
 }  // namespace
 
 void describe_seq2seq_checkpoint(CheckpointWriter& writer, const Seq2SeqCheckpointInfo& info) {
-  util::KeyValues settings;
-  settings.merge(info.model.to_settings(), "model");
-  settings.merge(info.training.to_settings(), "training");
+  util::KeyValues settings = info.settings.to_settings();  // "model.*", "training.*"
   settings.set("split.seed", std::to_string(info.split.seed));
   settings.set("split.validation_pairs", std::to_string(info.split.validation_pairs));
   settings.set("split.corpus_pairs", std::to_string(info.split.corpus_pairs));
@@ -46,11 +44,7 @@ Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
   try {
     const auto& s = reader.settings();
     Seq2SeqCheckpointInfo info;
-    info.model = Seq2SeqConfig::from_settings(s.section("model"));
-    info.training = settings::Seq2SeqTrainSettings::from_settings(s.section("training"));
-    // Written before the model said so: DLStudio's loss meant DLStudio's outputs then too
-    // (its <pad>/<unk> columns, never a target, now out of the softmax as in the export).
-    if (!s.section("model").has("dlstudio_outputs")) info.model.dlstudio_outputs(info.training.dlstudio_loss);
+    info.settings = settings::Seq2SeqTrainSettings::from_settings(s);
     info.split.seed = std::stoull(s.get("split.seed"));
     info.split.validation_pairs = std::stoull(s.get("split.validation_pairs"));
     info.split.corpus_pairs = std::stoull(s.get("split.corpus_pairs"));
@@ -65,12 +59,12 @@ Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
     info.progress.wall_s = p.get_double("wall_s");
     info.english_words = words_of_lines(reader.text("vocab_en"));
     info.spanish_words = words_of_lines(reader.text("vocab_es"));
-    if (info.training.data.subword_units) {
+    if (info.settings.data.subword_units) {
       info.english_subwords = reader.text("subwords_en");
       info.spanish_subwords = reader.text("subwords_es");
     }
-    if (static_cast<std::int64_t>(info.english_words.size()) != info.model.src_vocab_size() ||
-        static_cast<std::int64_t>(info.spanish_words.size()) != info.model.tgt_vocab_size()) {
+    if (static_cast<std::int64_t>(info.english_words.size()) != info.settings.model.src_vocab_size() ||
+        static_cast<std::int64_t>(info.spanish_words.size()) != info.settings.model.tgt_vocab_size()) {
       throw std::runtime_error("vocabulary sizes do not match the model's");
     }
     return info;
@@ -90,13 +84,13 @@ LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path, Weights weights) 
   try {
     LoadedSeq2Seq loaded{
         info,
-        Seq2SeqTransformer(info.model),
+        Seq2SeqTransformer(info.settings.model),
         data::Vocabulary::from_words(info.english_words),
         data::Vocabulary::from_words(info.spanish_words),
         data::stored_subword_model(info.english_subwords, info.english_words,
-                                   data::language_name(info.training.data.source_language()) + " SentencePiece"),
+                                   data::language_name(info.settings.data.source_language()) + " SentencePiece"),
         data::stored_subword_model(info.spanish_subwords, info.spanish_words,
-                                   data::language_name(info.training.data.target_language()) + " SentencePiece")};
+                                   data::language_name(info.settings.data.target_language()) + " SentencePiece")};
     reader.load_module(weights_module(reader, weights), *loaded.model);
     loaded.model->eval();
     return loaded;
@@ -111,7 +105,7 @@ data::Seq2SeqStoredData seq2seq_stored_data(const Seq2SeqCheckpointInfo& info) {
   data::Seq2SeqStoredData stored{info.split, data::Vocabulary::from_words(info.english_words),
                                  data::Vocabulary::from_words(info.spanish_words), std::nullopt, std::nullopt};
   // As a resumed run always read them: the models of a subword-unit run, nothing otherwise.
-  if (info.training.data.subword_units) {
+  if (info.settings.data.subword_units) {
     stored.english_subwords = data::SubwordModel::from_proto(info.english_subwords);
     stored.spanish_subwords = data::SubwordModel::from_proto(info.spanish_subwords);
   }

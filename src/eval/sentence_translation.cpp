@@ -193,7 +193,8 @@ std::size_t translate_sentences(const std::string& checkpoint_file, const Transl
   auto input_file = request.input_file.empty() ? std::ifstream() : open_input(request);
   auto translator = Translator(checkpoint::load_seq2seq_checkpoint(checkpoint_file, request.translator.weights),
                                checkpoint_file, request.translator);
-  messages << "translating with " << checkpoint_file << " (" << translator.model().info.model.summary() << ")\n";
+  messages << "translating with " << checkpoint_file << " (" << translator.model().info.settings.model.summary()
+           << ")\n";
   if (!request.input_file.empty()) {
     return translate_file(translator, request, request.input_file == "-" ? input : input_file, out, messages);
   }
@@ -221,7 +222,7 @@ std::size_t translate_sentences(const std::string& checkpoint_file, const Transl
   };
   if (!request.sentences.empty()) handle(request.sentences);
   // "english> " for DLStudio's English -> Spanish: the source language's name.
-  const std::string prompt = data::language_label(translator.model().info.training.data.source_language()) + "> ";
+  const std::string prompt = data::language_label(translator.model().info.settings.data.source_language()) + "> ";
   if (request.interactive) {
     std::string line;
     while (true) {

@@ -107,14 +107,14 @@ class CorpusCache {
 class DatasetCache {
  public:
   const data::Seq2SeqDataset& get(const checkpoint::Seq2SeqCheckpointInfo& info, const std::string& path) {
-    auto settings = info.training.data;
+    auto settings = info.settings.data;
     if (settings.train_src.empty()) settings.data_path = path;
     settings.test_src.clear();  // the validation split needs no test files
     settings.test_tgt.clear();
     const auto key = key_of(info, settings);
     auto it = datasets_.find(key);
     if (it == datasets_.end()) {
-      it = datasets_.emplace(key, checkpoint::seq2seq_dataset(settings, info.training.padding(), &info)).first;
+      it = datasets_.emplace(key, checkpoint::seq2seq_dataset(settings, info.settings.padding(), &info)).first;
       spdlog::info("{}: {}", path, it->second.corpus.stats.summary(settings.max_words));
     }
     return it->second;
@@ -125,7 +125,7 @@ class DatasetCache {
   static std::string key_of(const checkpoint::Seq2SeqCheckpointInfo& info, const data::Seq2SeqDataSettings& settings) {
     const auto& s = info.split;
     std::string key = fmt::format("{}\n{}\n{}\n{}\n{} {} {} {}\n{}\n{}\n", settings.corpus_name(), settings.max_words,
-                                  settings.subword_units, info.training.dlstudio_loss, s.seed, s.validation_pairs,
+                                  settings.subword_units, info.settings.dlstudio_loss, s.seed, s.validation_pairs,
                                   s.corpus_pairs, s.corpus_fingerprint, info.english_subwords, info.spanish_subwords);
     for (const auto* words : {&info.english_words, &info.spanish_words}) {
       for (const auto& w : *words) key += w + "\n";
@@ -140,13 +140,13 @@ class DatasetCache {
 ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, const Seq2SeqEvalRequest& request,
                               CorpusCache& cache, DatasetCache& datasets) {
   ScoredSentences out;
-  const int max_words = info.training.data.max_words;
+  const int max_words = info.settings.data.max_words;
   if (!request.test_file.empty() || !request.test_src.empty()) {
-    const auto& corpus = cache.get(request, info.training.data);
+    const auto& corpus = cache.get(request, info.settings.data);
     out.pairs = corpus.pairs;
     out.description = "test file " + corpus.source + " [" + corpus.stats.summary(max_words) + "]";
   } else {
-    const auto& data = info.training.data;
+    const auto& data = info.settings.data;
     if (!data.train_src.empty() && !request.data_path.empty()) {
       throw std::runtime_error("--data: the run trained on parallel files (" + data.corpus_name() +
                                "), not one corpus file");
@@ -164,12 +164,12 @@ ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, con
     const auto& dataset = datasets.get(info, path);
     for (const auto i : dataset.split.validation) out.pairs.push_back(dataset.corpus.pairs[i]);
     out.training_pairs = static_cast<std::int64_t>(dataset.split.training.size());
-    const auto batch = std::max<std::int64_t>(1, info.training.batch_size);
+    const auto batch = std::max<std::int64_t>(1, info.settings.batch_size);
     out.training_steps =
-        info.training.max_tokens > 0  // the run's token batches, planned again
+        info.settings.max_tokens > 0  // the run's token batches, planned again
             ? static_cast<std::int64_t>(
                   data::plan_token_batches(data::longer_side_lengths(dataset.train, data::Vocabulary::kPad),
-                                           info.training.max_tokens, info.training.seed)
+                                           info.settings.max_tokens, info.settings.seed)
                       .size())
             : (out.training_pairs + batch - 1) / batch;
     out.description = "validation split of " + (data.train_src.empty() ? path : data.corpus_name());
@@ -225,7 +225,7 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   auto loaded = checkpoint::load_seq2seq_checkpoint(path, request.weights);
   loaded.model->to(device);
   *sentences = sentences_for(loaded.info, request, cache, datasets);
-  const auto& options = loaded.info.training;
+  const auto& options = loaded.info.settings;
   const auto padding = options.padding();
   const auto encoded =
       data::encode_pairs(model_tokens(loaded, *sentences), {}, loaded.english, loaded.spanish,
@@ -254,7 +254,7 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   e.score = translated.bleu;
   e.sacrebleu = translated.sacrebleu;
   e.chrf = translated.chrf;
-  e.model_name = model_name(loaded.info.model);
+  e.model_name = model_name(loaded.info.settings.model);
   e.hypotheses = std::move(translated.hypotheses);
   return e;
 }

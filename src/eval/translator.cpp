@@ -50,7 +50,7 @@ void Translator::prepare(SentenceTranslation& t, std::vector<std::int64_t>& ids)
     t.error = "the sentence is not valid UTF-8";
     return;
   }
-  t.words = data::normalize_words(t.input, data::language_rules(loaded_.info.training.data.source_language()));
+  t.words = data::normalize_words(t.input, data::language_rules(loaded_.info.settings.data.source_language()));
   if (t.words.empty()) {
     t.error = "no words left after normalisation";
     return;
@@ -68,7 +68,7 @@ void Translator::prepare(SentenceTranslation& t, std::vector<std::int64_t>& ids)
     return;
   }
   // Padded as the model was trained (an EOS-trained model never learnt <pad>'s embedding).
-  ids = loaded_.english.encode(t.tokens, max_tokens + 2, loaded_.info.training.padding(), &t.unknown);
+  ids = loaded_.english.encode(t.tokens, max_tokens + 2, loaded_.info.settings.padding(), &t.unknown);
 }
 
 std::vector<SentenceTranslation> Translator::translate(const std::vector<std::string>& sentences,
@@ -96,7 +96,7 @@ std::vector<SentenceTranslation> Translator::translate(const std::vector<std::st
     t.output_words = loaded_.spanish_subwords ? loaded_.spanish_subwords->decode(t.output_tokens) : t.output_tokens;
     t.raw = data::join_words(t.output_words);
     t.text =
-        data::detokenize(t.output_words, t.input, data::language_rules(loaded_.info.training.data.target_language()));
+        data::detokenize(t.output_words, t.input, data::language_rules(loaded_.info.settings.data.target_language()));
   }
   if (scores_) score(translatable, src, std::max<std::int64_t>(1, decode.batch_size));
   return results;
@@ -115,7 +115,7 @@ torch::Tensor Translator::target_ids(const std::vector<std::string>& output_toke
     for (int i = 0; i < length - 1; ++i) ids.push_back(loaded_.spanish.index_of(tokens[static_cast<std::size_t>(i)]));
     return torch::tensor(ids, torch::kLong);
   }
-  return torch::tensor(loaded_.spanish.encode(tokens, length, loaded_.info.training.padding()), torch::kLong);
+  return torch::tensor(loaded_.spanish.encode(tokens, length, loaded_.info.settings.padding()), torch::kLong);
 }
 
 void Translator::score(const std::vector<SentenceTranslation*>& done, const torch::Tensor& src,
@@ -148,7 +148,7 @@ TranslationAttention Translator::attention(const SentenceTranslation& t) {
   const int length = max_source_tokens() + 2;
   auto output = t.output_tokens;
   if (static_cast<int>(output.size()) > length - 2) output.resize(static_cast<std::size_t>(length - 2));
-  const auto padding = loaded_.info.training.padding();
+  const auto padding = loaded_.info.settings.padding();
   const auto src = torch::tensor(loaded_.english.encode(t.tokens, length, padding), torch::kLong).unsqueeze(0);
   const auto tgt = torch::tensor(loaded_.spanish.encode(output, length, padding), torch::kLong).unsqueeze(0);
   AttentionTrace trace;

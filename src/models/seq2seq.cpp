@@ -47,7 +47,7 @@ Seq2SeqConfig Seq2SeqConfig::from_settings(const util::KeyValues& settings) {
   // Checkpoints written before the flag existed were all trained with masking.
   if (settings.has("masking")) config.masking(settings.get_bool("masking"));
   if (settings.has("tie_embeddings")) config.tie_embeddings(settings.get_bool("tie_embeddings"));
-  // (Older checkpoints: read_seq2seq_info sets it from the run's loss.)
+  // (Older checkpoints: Seq2SeqTrainSettings::from_settings sets it from the run's loss.)
   if (settings.has("dlstudio_outputs")) config.dlstudio_outputs(settings.get_bool("dlstudio_outputs"));
   return config;
 }

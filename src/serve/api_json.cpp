@@ -144,9 +144,9 @@ std::string attention_answer(const eval::SentenceTranslation& t, const eval::Tra
 
 std::string model_answer(const eval::Translator& translator) {
   const auto& loaded = translator.model();
-  const auto& config = loaded.info.model;
+  const auto& config = loaded.info.settings.model;
   const auto& progress = loaded.info.progress;
-  const auto& languages = loaded.info.training.data;
+  const auto& languages = loaded.info.settings.data;
   json answer = {
       {"kind", "seq2seq"},
       {"checkpoint", translator.checkpoint_file()},

@@ -11,7 +11,7 @@ bool parse_tokenizer(const std::string& name) {
 }
 
 util::KeyValues Seq2SeqTrainSettings::to_settings() const {
-  util::KeyValues s;
+  util::KeyValues s;  // all but the model, under "training."
   s.set("data_path", data.data_path);
   s.set("train_src", data.train_src);
   s.set("train_tgt", data.train_tgt);
@@ -50,11 +50,17 @@ util::KeyValues Seq2SeqTrainSettings::to_settings() const {
   s.set("samples", samples);
   s.set("bleu_sentences", bleu_sentences);
   s.merge(run.to_settings(), "run");
-  return s;
+  util::KeyValues all;
+  all.merge(model.to_settings(), "model");
+  all.merge(s, "training");
+  return all;
 }
 
-Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& s) {
+Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& all) {
   Seq2SeqTrainSettings o;
+  const auto model_keys = all.section("model");
+  const auto s = all.section("training");
+  o.model = Seq2SeqConfig::from_settings(model_keys);
   o.data.data_path = s.get("data_path");
   // Checkpoints written before other languages and parallel files: English -> Spanish, one TSV file.
   if (s.has("src_lang")) {
@@ -71,6 +77,9 @@ Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& 
   o.data.split_seed = std::stoull(s.get("split_seed"));
   o.data.validation_pairs = s.get_int("validation_pairs");
   o.dlstudio_loss = s.get_bool("dlstudio_loss");
+  // Written before the model said so: DLStudio's loss meant DLStudio's outputs then too
+  // (its <pad>/<unk> columns, never a target, now out of the softmax as in the export).
+  if (!model_keys.has("dlstudio_outputs")) o.model.dlstudio_outputs(o.dlstudio_loss);
   // Checkpoints written before subword units were all word level.
   if (s.has("tokenizer")) {
     o.data.subword_units = parse_tokenizer(s.get("tokenizer"));

@@ -71,10 +71,10 @@ TEST(CheckpointEvalApp, WeightsTrainedScoresTheWeightsAnEmaRunTrained) {
   const auto train_tiny = [](const std::string& name, double ema_decay) {
     const auto dir = test::fresh_temp_dir(name);
     auto setup = test::tiny_seq2seq_setup(dir);
-    setup.training.epochs = 1;
-    setup.training.samples = 0;
-    setup.training.selection.ema_decay = ema_decay;
-    train::train_seq2seq(setup.model, setup.training);
+    setup.epochs = 1;
+    setup.samples = 0;
+    setup.selection.ema_decay = ema_decay;
+    train::train_seq2seq(setup);
     return dir.string();
   };
   const auto plain = train_tiny("checkpoint_eval_no_ema", 0.0);

@@ -88,7 +88,7 @@ TEST_P(DLStudioSeq2SeqImport, GivesThePythonModelsLogProbabilities) {
   const auto output = test::fresh_temp_dir("dlstudio_import") / "imported.pt";
   import_dlstudio_seq2seq(seq2seq_files(GetParam().layout, GetParam().variant), output.string());
   auto loaded = load_seq2seq_checkpoint(output.string());
-  EXPECT_EQ(loaded.info.model.transformer().layout(), parse_layout(GetParam().layout));
+  EXPECT_EQ(loaded.info.settings.model.transformer().layout(), parse_layout(GetParam().layout));
   EXPECT_EQ(loaded.english.word_at(4), "a");  // DLStudio's first word, after SOS EOS <pad> <unk>
   const auto reference =
       testing::load_torch_fixture(std::string("dlstudio_interop/") + GetParam().layout + "/reference.pt");
@@ -285,15 +285,14 @@ std::string tiny_dlstudio_layout_checkpoint(const std::string& name, bool dlstud
   auto setup = test::tiny_seq2seq_setup(test::fresh_temp_dir(name));
   setup.model.transformer().variant(Variant::kFG).layout(Layout::kDLStudio).embedding_size(16).num_heads(2);
   setup.model.transformer().ffn_multiplier(4).dropout(0.0);
-  auto& t = setup.training;
-  t.dlstudio_loss = dlstudio_loss;
-  t.label_smoothing = 0.0;
-  t.epochs = 1;
-  t.samples = 0;
-  t.bleu_sentences = 0;
-  t.run.max_iters = max_iters;
-  train::train_seq2seq(setup.model, t);
-  return latest_checkpoint(t.run.run_dir);
+  setup.dlstudio_loss = dlstudio_loss;
+  setup.label_smoothing = 0.0;
+  setup.epochs = 1;
+  setup.samples = 0;
+  setup.bleu_sentences = 0;
+  setup.run.max_iters = max_iters;
+  train::train_seq2seq(setup);
+  return latest_checkpoint(setup.run.run_dir);
 }
 
 // A run that trained a <pad> (the standard loss) is not DLStudio's model: refused, one line.

@@ -1,5 +1,6 @@
 // Seq2seq checkpoints with subword units: the SentencePiece models travel inside the
-// checkpoint, come back bit for bit, and a resumed run keeps them; older checkpoints' settings.
+// checkpoint, come back bit for bit, and a resumed run keeps them; older checkpoints' settings
+// and keys.
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include "dls/train/tasks/seq2seq_trainer.h"
 #include "dls/util/file_io.h"
 #include "support/seq2seq_runs.h"
+#include "support/test_paths.h"
 #include "util/sentencepiece_available.h"
 
 namespace dls {
@@ -41,10 +43,10 @@ TEST(Seq2SeqCheckpoint, OlderCheckpointsOfDLStudioLossRunsReadWithDLStudioOutput
   const auto dir = test::fresh_temp_dir("seq2seq_checkpoint_older");
   for (const bool dlstudio_loss : {true, false}) {
     checkpoint::Seq2SeqCheckpointInfo info;
-    info.model.transformer().embedding_size(8).num_heads(2).max_seq_length(4);
-    info.model.src_vocab_size(5).tgt_vocab_size(5);
+    info.settings.model.transformer().embedding_size(8).num_heads(2).max_seq_length(4);
+    info.settings.model.src_vocab_size(5).tgt_vocab_size(5);
     info.english_words = info.spanish_words = {"SOS", "EOS", "<pad>", "<unk>", "casa"};
-    info.training.dlstudio_loss = dlstudio_loss;
+    info.settings.dlstudio_loss = dlstudio_loss;
     checkpoint::CheckpointWriter now(checkpoint::kSeq2SeqKind);
     checkpoint::describe_seq2seq_checkpoint(now, info);
     now.save((dir / "now.pt").string());
@@ -60,45 +62,91 @@ TEST(Seq2SeqCheckpoint, OlderCheckpointsOfDLStudioLossRunsReadWithDLStudioOutput
     before.add_text("vocab_es", written.text("vocab_es"));
     before.save((dir / "older.pt").string());
     const auto read = checkpoint::read_seq2seq_info(checkpoint::CheckpointReader((dir / "older.pt").string()));
-    EXPECT_EQ(read.model.dlstudio_outputs(), dlstudio_loss);
+    EXPECT_EQ(read.settings.model.dlstudio_outputs(), dlstudio_loss);
     // A checkpoint that says it keeps what it says.
-    EXPECT_FALSE(checkpoint::read_seq2seq_info(written).model.dlstudio_outputs());
+    EXPECT_FALSE(checkpoint::read_seq2seq_info(written).settings.model.dlstudio_outputs());
   }
+}
+
+// The settings of a checkpoint written at fe0f833, before the model config moved into
+// Seq2SeqTrainSettings (tests/fixtures/seq2seq_checkpoint/settings.txt): such a checkpoint
+// reads back and is described again with every line as it was, in its order, and a checkpoint
+// of today's defaults has each of its keys in that order. (Later keys may come beside them,
+// with defaults for the older files; these may not change.)
+TEST(Seq2SeqCheckpoint, KeepsTheKeysAndValuesOfEarlierCheckpoints) {
+  const auto dir = test::fresh_temp_dir("seq2seq_checkpoint_keys");
+  const auto text = util::read_file(testing::fixtures_dir() + "/seq2seq_checkpoint/settings.txt");
+  checkpoint::CheckpointWriter earlier(checkpoint::kSeq2SeqKind);
+  earlier.set_settings(util::KeyValues::from_text(text, "settings.txt"));
+  earlier.add_text("vocab_en", "SOS\nEOS\n<pad>\n<unk>\nhaus\n");
+  earlier.add_text("vocab_es", "SOS\nEOS\n<pad>\n<unk>\nhouse\nhome\n");
+  earlier.save((dir / "earlier.pt").string());
+  const auto info = checkpoint::read_seq2seq_info(checkpoint::CheckpointReader((dir / "earlier.pt").string()));
+  EXPECT_EQ(info.settings.data.source_language(), "en") << "reversed";
+  EXPECT_EQ(info.settings.model.tgt_vocab_size(), 6);
+
+  // Each line of `before` in `after`, in its order: the first one missing, or "".
+  const auto first_missing = [](const std::string& before, const std::string& after) {
+    std::istringstream old_lines(before), new_lines(after);
+    std::string old_line, new_line;
+    while (std::getline(old_lines, old_line)) {
+      bool found = false;
+      while (!found && std::getline(new_lines, new_line)) found = new_line == old_line;
+      if (!found) return old_line;
+    }
+    return std::string();
+  };
+  const auto described = [&dir](const checkpoint::Seq2SeqCheckpointInfo& written, const std::string& name) {
+    checkpoint::CheckpointWriter writer(checkpoint::kSeq2SeqKind);
+    checkpoint::describe_seq2seq_checkpoint(writer, written);
+    writer.save((dir / name).string());
+    return checkpoint::CheckpointReader((dir / name).string()).settings();
+  };
+  const auto again = described(info, "again.pt").to_text();
+  EXPECT_EQ(first_missing(text, again), "") << again;
+
+  const auto keys = [](const util::KeyValues& settings) {
+    std::string lines;
+    for (const auto& [key, value] : settings.entries()) lines += key + "\n";
+    return lines;
+  };
+  checkpoint::Seq2SeqCheckpointInfo defaults;
+  EXPECT_EQ(first_missing(keys(util::KeyValues::from_text(text, "settings.txt")), keys(described(defaults, "now.pt"))),
+            "");
 }
 
 TEST(Seq2SeqCheckpoint, SubwordModelsComeBackBitForBitAndResumingKeepsThem) {
   DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const auto dir = test::fresh_temp_dir("seq2seq_checkpoint_subwords");
   auto setup = test::tiny_seq2seq_setup(dir);
-  auto& t = setup.training;
-  t.data.subword_units = true;
-  t.data.subwords.vocab_size = 200;
-  t.data.subwords.joint = true;
+  setup.data.subword_units = true;
+  setup.data.subwords.vocab_size = 200;
+  setup.data.subwords.joint = true;
   setup.model.tie_embeddings(true);
-  t.epochs = 1;
-  t.samples = 0;
-  const auto first = train::train_seq2seq(setup.model, t, {});
+  setup.epochs = 1;
+  setup.samples = 0;
+  const auto first = train::train_seq2seq(setup, {});
   ASSERT_EQ(first.checkpoints.size(), 1u);
 
   const auto loaded = checkpoint::load_seq2seq_checkpoint(first.checkpoints.back());
   ASSERT_TRUE(loaded.english_subwords && loaded.spanish_subwords);
-  EXPECT_TRUE(loaded.info.training.data.subword_units);
-  EXPECT_TRUE(loaded.info.model.tie_embeddings());
+  EXPECT_TRUE(loaded.info.settings.data.subword_units);
+  EXPECT_TRUE(loaded.info.settings.model.tie_embeddings());
   // Joint: one model, one vocabulary (its pieces), one table.
   EXPECT_EQ(loaded.english_subwords->serialized_proto(), loaded.spanish_subwords->serialized_proto());
   EXPECT_EQ(loaded.english.words(), loaded.english_subwords->pieces());
   EXPECT_EQ(loaded.english.words(), loaded.spanish.words());
-  EXPECT_EQ(loaded.info.model.src_vocab_size(), loaded.english.size());
+  EXPECT_EQ(loaded.info.settings.model.src_vocab_size(), loaded.english.size());
   // L from the longest side in pieces: more than the 8 words + 2 of word level.
-  EXPECT_GT(loaded.info.model.transformer().max_seq_length(), t.data.max_words + 2);
+  EXPECT_GT(loaded.info.settings.model.transformer().max_seq_length(), setup.data.max_words + 2);
 
   // The same sentence gets the same ids from the model trained in the run (its checkpoint)
   // and from the one a resumed run stores again.
-  auto resumed = train::resume_info(dir.string());
-  resumed.training.run = resumed.training.run.resume_defaults();
-  resumed.training.run.resume = dir.string();
-  resumed.training.epochs = 2;
-  const auto second = train::train_seq2seq(resumed.model, resumed.training);
+  auto resumed = train::resume_info(dir.string()).settings;
+  resumed.run = resumed.run.resume_defaults();
+  resumed.run.resume = dir.string();
+  resumed.epochs = 2;
+  const auto second = train::train_seq2seq(resumed);
   ASSERT_EQ(second.epochs, 2);
   const auto reloaded = checkpoint::load_seq2seq_checkpoint(second.checkpoints.back());
   EXPECT_EQ(reloaded.english_subwords->serialized_proto(), loaded.english_subwords->serialized_proto());
@@ -116,19 +164,18 @@ TEST(Seq2SeqCheckpoint, SubwordModelsComeBackBitForBitAndResumingKeepsThem) {
 TEST(Seq2SeqCheckpoint, EvaluationDatasetHoldsOutTrainingsValidationPairs) {
   const auto dir = test::fresh_temp_dir("seq2seq_checkpoint_eval_split");
   auto setup = test::tiny_seq2seq_setup(dir);
-  auto& t = setup.training;
-  t.data.split_seed = 4242;
-  t.data.validation_pairs = 150;
-  t.epochs = 1;
-  t.samples = 0;
-  t.bleu_sentences = 0;  // every validation pair translated: validation_translations.tsv lists them all
-  const auto trained = train::train_seq2seq(setup.model, t, {});
+  setup.data.split_seed = 4242;
+  setup.data.validation_pairs = 150;
+  setup.epochs = 1;
+  setup.samples = 0;
+  setup.bleu_sentences = 0;  // every validation pair translated: validation_translations.tsv lists them all
+  const auto trained = train::train_seq2seq(setup, {});
   ASSERT_EQ(trained.checkpoints.size(), 1u);
   const auto info = checkpoint::load_seq2seq_checkpoint(trained.checkpoints.back()).info;
   EXPECT_EQ(info.split.seed, 4242u);
   EXPECT_EQ(info.split.validation_pairs, 150u);
 
-  const auto evaluated = checkpoint::seq2seq_dataset(info.training.data, info.training.padding(), &info);
+  const auto evaluated = checkpoint::seq2seq_dataset(info.settings.data, info.settings.padding(), &info);
   // Training's validation pairs, in its order: the English column of the file it wrote.
   std::vector<std::string> trained_english;
   std::istringstream tsv(util::read_file((dir / "validation_translations.tsv").string()));
@@ -141,13 +188,13 @@ TEST(Seq2SeqCheckpoint, EvaluationDatasetHoldsOutTrainingsValidationPairs) {
     EXPECT_EQ(data::join_words(evaluated.corpus.pairs[evaluated.split.validation[i]].english), trained_english[i]);
   }
   // The same split a fresh run of these settings makes, and not the default seed's.
-  const auto fresh = checkpoint::seq2seq_dataset(t.data, t.padding(), nullptr);
+  const auto fresh = checkpoint::seq2seq_dataset(setup.data, setup.padding(), nullptr);
   EXPECT_EQ(evaluated.split.validation, fresh.split.validation);
   EXPECT_TRUE(torch::equal(evaluated.validation.src, fresh.validation.src));
   EXPECT_TRUE(torch::equal(evaluated.validation.tgt, fresh.validation.tgt));
-  auto default_seed = t.data;
+  auto default_seed = setup.data;
   default_seed.split_seed = settings::Seq2SeqTrainSettings{}.data.split_seed;
-  EXPECT_NE(checkpoint::seq2seq_dataset(default_seed, t.padding(), nullptr).split.validation,
+  EXPECT_NE(checkpoint::seq2seq_dataset(default_seed, setup.padding(), nullptr).split.validation,
             evaluated.split.validation);
 
   eval::Seq2SeqEvalRequest request;

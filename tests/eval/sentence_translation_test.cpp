@@ -49,11 +49,11 @@ TEST_P(TranslationPadding, TranslateEqualsEvaluationsDecoding) {
   const auto dir = test::fresh_temp_dir("translation_padding");
   auto setup = test::tiny_seq2seq_setup(dir);
   setup.model.transformer().layout(layout);
-  setup.training.dlstudio_loss = dlstudio_loss;
-  setup.training.epochs = 2;
-  setup.training.samples = 0;
-  setup.training.bleu_sentences = 20;
-  train::train_seq2seq(setup.model, setup.training);
+  setup.dlstudio_loss = dlstudio_loss;
+  setup.epochs = 2;
+  setup.samples = 0;
+  setup.bleu_sentences = 20;
+  train::train_seq2seq(setup);
   const auto file = checkpoint::latest_checkpoint(dir.string());
 
   TranslateRequest request;
@@ -67,7 +67,7 @@ TEST_P(TranslationPadding, TranslateEqualsEvaluationsDecoding) {
   for (std::string line; std::getline(lines, line);) translated.push_back(line);
 
   auto loaded = checkpoint::load_seq2seq_checkpoint(file);
-  const auto trained = loaded.info.training.padding();
+  const auto trained = loaded.info.settings.padding();
   EXPECT_EQ(trained, dlstudio_loss ? data::Vocabulary::Padding::kEos : data::Vocabulary::Padding::kPad);
   EXPECT_EQ(translated, evaluation_decoding(loaded, trained));
   if (layout == Layout::kDLStudio) {
@@ -86,12 +86,12 @@ TEST(SentenceTranslation, ThePromptNamesTheSourceLanguage) {
   for (const bool reverse : {false, true}) {
     const auto dir = test::fresh_temp_dir(std::string("translation_prompt_") + (reverse ? "es" : "en"));
     auto setup = test::tiny_seq2seq_setup(dir);
-    setup.training.data.reverse = reverse;
-    setup.training.epochs = 1;
-    setup.training.run.max_iters = 2;
-    setup.training.samples = 0;
-    setup.training.bleu_sentences = 10;
-    train::train_seq2seq(setup.model, setup.training);
+    setup.data.reverse = reverse;
+    setup.epochs = 1;
+    setup.run.max_iters = 2;
+    setup.samples = 0;
+    setup.bleu_sentences = 10;
+    train::train_seq2seq(setup);
     TranslateRequest request;
     request.interactive = true;
     request.prompt = true;

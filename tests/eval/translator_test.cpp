@@ -67,7 +67,7 @@ TEST(Translator, TheScoreIsTheSumOfTheModelsLogProbabilities) {
   // Teacher-forced by hand: SOS, the output, EOS; the sum of log p of each word after SOS.
   const auto& loaded = translator.model();
   const int length = translator.max_source_tokens() + 2;
-  const auto padding = loaded.info.training.padding();
+  const auto padding = loaded.info.settings.padding();
   const auto src = torch::tensor(loaded.english.encode(t.tokens, length, padding), torch::kLong).unsqueeze(0);
   const auto tgt = torch::tensor(loaded.spanish.encode(t.output_tokens, length, padding), torch::kLong).unsqueeze(0);
   torch::NoGradGuard no_grad;
@@ -118,12 +118,11 @@ TEST(Translator, AttentionPadsAsTheModelWasTrained) {
   const auto dir = test::fresh_temp_dir("translator_attention_padding");
   auto setup = test::tiny_seq2seq_setup(dir);
   setup.model.transformer().layout(Layout::kDLStudio);
-  auto& t = setup.training;
-  t.dlstudio_loss = true;
-  t.epochs = 1;
-  t.samples = 0;
-  t.bleu_sentences = 0;
-  train::train_seq2seq(setup.model, t);
+  setup.dlstudio_loss = true;
+  setup.epochs = 1;
+  setup.samples = 0;
+  setup.bleu_sentences = 0;
+  train::train_seq2seq(setup);
   auto translator = Translator::load(dir.string());
   const auto sentence = translator.translate("I want to go home.");
   ASSERT_TRUE(sentence.ok());

@@ -100,15 +100,15 @@ TEST(RunSettings, OlderSeq2SeqCheckpointsStillLoad) {
   auto saved = Seq2SeqTrainSettings{}.to_settings();
   util::KeyValues older;
   for (const auto& [key, value] : saved.entries()) {
-    if (key.rfind("run.", 0) != 0) older.set(key, value);
+    if (key.rfind("training.run.", 0) != 0) older.set(key, value);
   }
-  older.set("device", "cuda");
-  older.set("checkpoint_every", std::int64_t{3});
-  older.set("keep_last", 4);
-  older.set("log_every", std::int64_t{9});
-  older.set("run_dir", "runs/old");
-  older.set("max_iters", std::int64_t{0});
-  older.set("time_limit_s", 0.0);
+  older.set("training.device", "cuda");
+  older.set("training.checkpoint_every", std::int64_t{3});
+  older.set("training.keep_last", 4);
+  older.set("training.log_every", std::int64_t{9});
+  older.set("training.run_dir", "runs/old");
+  older.set("training.max_iters", std::int64_t{0});
+  older.set("training.time_limit_s", 0.0);
   const auto read = Seq2SeqTrainSettings::from_settings(older);
   EXPECT_EQ(read.run.device, "cuda");
   EXPECT_EQ(read.run.checkpoint_every, 3);

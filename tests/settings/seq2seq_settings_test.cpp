@@ -38,8 +38,10 @@ TEST(Seq2SeqSettings, AnOlderCheckpointReadsAsEnglishToSpanish) {
                                     "src_column", "tgt_column", "src_lang",  "tgt_lang",  "reverse",  "max_tokens"};
   util::KeyValues older;
   const auto current = s.to_settings();
-  for (const auto& [key, value] : current.entries()) {
-    if (newer.count(key) == 0) older.set(key, value);
+  older.merge(current.section("model"), "model");
+  const auto training = current.section("training");
+  for (const auto& [key, value] : training.entries()) {
+    if (newer.count(key) == 0) older.set("training." + key, value);
   }
   const auto back = Seq2SeqTrainSettings::from_settings(older);
   EXPECT_EQ(back.data.source_language(), "en");

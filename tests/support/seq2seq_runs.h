@@ -14,22 +14,21 @@ namespace dls::test {
 // A small standard transformer on the sample corpus (the cpu preset's dropout stays on, so
 // that resuming must restore the random generator): 3 epochs of batches of 32, a checkpoint
 // after each, writing into `run_dir`.
-inline train::Seq2SeqPreset tiny_seq2seq_setup(const std::filesystem::path& run_dir) {
+inline settings::Seq2SeqTrainSettings tiny_seq2seq_setup(const std::filesystem::path& run_dir) {
   auto setup = train::seq2seq_preset("cpu", Variant::kPreLN);
   setup.model.transformer().embedding_size(32).num_heads(2).ffn_multiplier(2);
   setup.model.num_encoders(1).num_decoders(1);
-  auto& t = setup.training;
-  t.data.data_path = dls::testing::source_dir() + "/data/sample_en_es.tsv";
-  t.data.validation_pairs = 100;
-  t.batch_size = 32;
-  t.epochs = 3;
-  t.schedule.warmup_steps = 20;
-  t.schedule.base_lr = 3e-3;
-  t.run.run_dir = run_dir.string();
-  t.run.checkpoint_every = 1;
-  t.run.log_every = 10;
-  t.samples = 5;
-  t.bleu_sentences = 50;
+  setup.data.data_path = dls::testing::source_dir() + "/data/sample_en_es.tsv";
+  setup.data.validation_pairs = 100;
+  setup.batch_size = 32;
+  setup.epochs = 3;
+  setup.schedule.warmup_steps = 20;
+  setup.schedule.base_lr = 3e-3;
+  setup.run.run_dir = run_dir.string();
+  setup.run.checkpoint_every = 1;
+  setup.run.log_every = 10;
+  setup.samples = 5;
+  setup.bleu_sentences = 50;
   return setup;
 }
 
@@ -39,10 +38,9 @@ inline const std::filesystem::path& trained_seq2seq_run() {
   static const std::filesystem::path run = [] {
     const auto dir = fresh_temp_dir("checkpoint_eval_run");
     auto setup = tiny_seq2seq_setup(dir);
-    auto& t = setup.training;
-    t.samples = 0;
-    t.bleu_sentences = 0;
-    train::train_seq2seq(setup.model, t);
+    setup.samples = 0;
+    setup.bleu_sentences = 0;
+    train::train_seq2seq(setup);
     return dir;
   }();
   return run;
@@ -55,13 +53,12 @@ inline const std::filesystem::path& reversed_seq2seq_run() {
   static const std::filesystem::path run = [] {
     const auto dir = fresh_temp_dir("reversed_seq2seq_run");
     auto setup = tiny_seq2seq_setup(dir);
-    auto& t = setup.training;
-    t.data.reverse = true;
-    t.epochs = 1;
-    t.run.max_iters = 20;
-    t.samples = 0;
-    t.bleu_sentences = 0;
-    train::train_seq2seq(setup.model, t);
+    setup.data.reverse = true;
+    setup.epochs = 1;
+    setup.run.max_iters = 20;
+    setup.samples = 0;
+    setup.bleu_sentences = 0;
+    train::train_seq2seq(setup);
     return dir;
   }();
   return run;

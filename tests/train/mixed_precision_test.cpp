@@ -99,13 +99,12 @@ fs::path mixed_seq2seq_run(Precision precision, const std::string& name) {
   const auto dir = test::fresh_temp_dir(name);
   auto setup = test::tiny_seq2seq_setup(dir);
   setup.model.transformer().dropout(0.0);  // differences from precision alone
-  auto& t = setup.training;
-  t.run.max_iters = 8;
-  t.run.log_every = 1;
-  t.samples = 0;
-  t.bleu_sentences = 20;
-  t.run.precision = precision;
-  train::train_seq2seq(setup.model, t);
+  setup.run.max_iters = 8;
+  setup.run.log_every = 1;
+  setup.samples = 0;
+  setup.bleu_sentences = 20;
+  setup.run.precision = precision;
+  train::train_seq2seq(setup);
   return dir;
 }
 

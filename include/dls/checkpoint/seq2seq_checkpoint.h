@@ -35,8 +35,7 @@ struct TrainingProgress {
 };
 
 struct Seq2SeqCheckpointInfo {
-  Seq2SeqConfig model;
-  settings::Seq2SeqTrainSettings training;
+  settings::Seq2SeqTrainSettings settings;  // the model config (vocabulary sizes set) and the run's settings
   data::SplitDefinition split;
   std::vector<std::string> english_words;  // vocabularies, index order (words or pieces)
   std::vector<std::string> spanish_words;

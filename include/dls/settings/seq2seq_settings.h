@@ -1,5 +1,6 @@
-// Everything that defines a seq2seq training run besides the model's shape, as its
-// checkpoints record it ("training.*"). The presets that fill it in: train/tasks/seq2seq_presets.h.
+// Everything that defines a seq2seq training run -- model config, data, optimizer, schedule,
+// seed -- as its checkpoints record it ("model.*", and "training.*" for all the rest). The
+// presets that fill it in: train/tasks/seq2seq_presets.h.
 #pragma once
 
 #include <cstdint>
@@ -11,11 +12,13 @@
 #include "dls/settings/selection_settings.h"
 #include "dls/data/seq2seq_dataset.h"
 #include "dls/data/vocabulary.h"
+#include "dls/models/seq2seq.h"
 #include "dls/util/key_values.h"
 
 namespace dls::settings {
 
 struct Seq2SeqTrainSettings {
+  Seq2SeqConfig model;  // vocabulary sizes (and L) are filled in from the data
   // Data: the corpus, its split, words or pieces (data/seq2seq_dataset.h). Its checkpoint
   // keys stay beside the others ("training.data_path", "training.max_words", ...).
   data::Seq2SeqDataSettings data;
@@ -59,11 +62,14 @@ struct Seq2SeqTrainSettings {
     return dlstudio_loss ? data::Vocabulary::Padding::kEos : data::Vocabulary::Padding::kPad;
   }
 
+  // The model under "model." and everything else under "training." (the keys seq2seq
+  // checkpoints have always had).
   util::KeyValues to_settings() const;
+  // Throws on a missing or malformed setting (KeyValues' errors name it).
   static Seq2SeqTrainSettings from_settings(const util::KeyValues& settings);
 };
 
-// "word" -> false, "sentencepiece" -> true (Seq2SeqTrainSettings::subword_units); throws
+// "word" -> false, "sentencepiece" -> true (Seq2SeqDataSettings::subword_units); throws
 // std::invalid_argument otherwise.
 bool parse_tokenizer(const std::string& name);
 

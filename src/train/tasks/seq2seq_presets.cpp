@@ -9,10 +9,9 @@ namespace dls::train {
 using settings::OptimizerKind;
 using settings::ScheduleKind;
 
-Seq2SeqPreset seq2seq_preset(const std::string& name, Variant variant) {
-  Seq2SeqPreset preset;
+settings::Seq2SeqTrainSettings seq2seq_preset(const std::string& name, Variant variant) {
+  settings::Seq2SeqTrainSettings preset;
   auto& model = preset.model;
-  auto& training = preset.training;
   model.pad_index(data::Vocabulary::kPad);
   if (name == "dlstudio") {
     model.transformer()
@@ -23,21 +22,21 @@ Seq2SeqPreset seq2seq_preset(const std::string& name, Variant variant) {
         .max_seq_length(10)
         .dropout(0.0);
     model.num_encoders(4).num_decoders(4);
-    training.batch_size = 50;
-    training.epochs = 40;
-    training.run.checkpoint_every = 5;
-    training.optimizer.beta1 = 0.9;
-    training.optimizer.beta2 = 0.98;
-    training.optimizer.eps = 1e-6;
+    preset.batch_size = 50;
+    preset.epochs = 40;
+    preset.run.checkpoint_every = 5;
+    preset.optimizer.beta1 = 0.9;
+    preset.optimizer.beta2 = 0.98;
+    preset.optimizer.eps = 1e-6;
     if (variant == Variant::kFG) {
-      training.schedule.kind = settings::ScheduleKind::kDLStudioWarmup;
-      training.schedule.warmup_steps = 4000;
-      training.schedule.embedding_size = 256;
+      preset.schedule.kind = settings::ScheduleKind::kDLStudioWarmup;
+      preset.schedule.warmup_steps = 4000;
+      preset.schedule.embedding_size = 256;
     } else {
-      training.schedule.kind = settings::ScheduleKind::kConstant;
-      training.schedule.base_lr = 1e-5;
-      training.optimizer.beta2 = 0.999;
-      training.optimizer.eps = 1e-8;
+      preset.schedule.kind = settings::ScheduleKind::kConstant;
+      preset.schedule.base_lr = 1e-5;
+      preset.optimizer.beta2 = 0.999;
+      preset.optimizer.eps = 1e-8;
     }
     return preset;
   }
@@ -51,21 +50,21 @@ Seq2SeqPreset seq2seq_preset(const std::string& name, Variant variant) {
         .ffn_multiplier(4)
         .dropout(0.1);
     model.num_encoders(3).num_decoders(3);
-    training.batch_size = 64;
-    training.epochs = 8;
-    training.run.checkpoint_every = 1;
-    training.optimizer.kind = settings::OptimizerKind::kAdamW;
-    training.optimizer.beta1 = 0.9;
-    training.optimizer.beta2 = 0.98;
-    training.optimizer.eps = 1e-9;
-    training.optimizer.weight_decay = 0.01;
-    training.optimizer.clip_grad_norm = 1.0;
-    training.schedule.kind = settings::ScheduleKind::kWarmupCosine;
-    training.schedule.base_lr = 1e-3;
-    training.schedule.warmup_steps = 1000;
-    training.schedule.min_lr = 1e-5;
-    training.label_smoothing = 0.1;
-    training.run.log_every = 200;
+    preset.batch_size = 64;
+    preset.epochs = 8;
+    preset.run.checkpoint_every = 1;
+    preset.optimizer.kind = settings::OptimizerKind::kAdamW;
+    preset.optimizer.beta1 = 0.9;
+    preset.optimizer.beta2 = 0.98;
+    preset.optimizer.eps = 1e-9;
+    preset.optimizer.weight_decay = 0.01;
+    preset.optimizer.clip_grad_norm = 1.0;
+    preset.schedule.kind = settings::ScheduleKind::kWarmupCosine;
+    preset.schedule.base_lr = 1e-3;
+    preset.schedule.warmup_steps = 1000;
+    preset.schedule.min_lr = 1e-5;
+    preset.label_smoothing = 0.1;
+    preset.run.log_every = 200;
     return preset;
   }
   throw std::invalid_argument("unknown preset '" + name + "' (expected dlstudio or cpu)");

@@ -13,7 +13,7 @@
 namespace dls::train {
 
 void write_samples(Seq2SeqTransformer& model, const data::Seq2SeqDataset& data,
-                   const settings::Seq2SeqTrainSettings& options, const Seq2SeqConfig& config, const RunDirectory& run,
+                   const settings::Seq2SeqTrainSettings& settings, const RunDirectory& run,
                    const eval::TranslationResult* last) {
   const auto n = data.split.validation.size();
   if (n == 0) return;
@@ -29,9 +29,9 @@ void write_samples(Seq2SeqTransformer& model, const data::Seq2SeqDataset& data,
       }
       util::write_text_atomically(run.file("validation_translations.tsv"), tsv);
     }
-    if (options.samples <= 0) return;
-    const auto picks =
-        eval::sample_indices(n, static_cast<std::size_t>(options.samples), util::derive_seed(options.seed, 0x5a3b1e5));
+    if (settings.samples <= 0) return;
+    const auto picks = eval::sample_indices(n, static_cast<std::size_t>(settings.samples),
+                                            util::derive_seed(settings.seed, 0x5a3b1e5));
     std::vector<std::int64_t> rows(picks.begin(), picks.end());
     std::vector<std::vector<std::string>> references;
     for (const auto i : picks) references.push_back(data.corpus.pairs[data.split.validation[i]].spanish);
@@ -42,7 +42,8 @@ void write_samples(Seq2SeqTransformer& model, const data::Seq2SeqDataset& data,
     int correct = 0;
     for (std::size_t k = 0; k < picks.size(); ++k) {
       const auto& pair = data.corpus.pairs[data.split.validation[picks[k]]];
-      text += eval::format_sample(pair.english, pair.spanish, result.hypotheses[k], eval::model_name(config)) + "\n\n";
+      text += eval::format_sample(pair.english, pair.spanish, result.hypotheses[k], eval::model_name(settings.model)) +
+              "\n\n";
       correct += result.hypotheses[k] == pair.spanish ? 1 : 0;
     }
     text += std::to_string(correct) + " of " + std::to_string(picks.size()) +

@@ -9,12 +9,12 @@
 
 namespace dls::train {
 
-// Prints options.samples random validation pairs (greedy decoding) in DLStudio's format and
+// Prints settings.samples random validation pairs (greedy decoding) in DLStudio's format and
 // saves them to <run>/translations.txt; with `last` (the last epoch's validation decoding)
 // also writes every validation translation to <run>/validation_translations.tsv
 // (english, reference, translation, correct).
 void write_samples(Seq2SeqTransformer& model, const data::Seq2SeqDataset& data,
-                   const settings::Seq2SeqTrainSettings& options, const Seq2SeqConfig& config, const RunDirectory& run,
+                   const settings::Seq2SeqTrainSettings& settings, const RunDirectory& run,
                    const eval::TranslationResult* last);
 
 }  // namespace dls::train

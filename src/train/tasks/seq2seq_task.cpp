@@ -21,28 +21,26 @@
 
 namespace dls::train {
 
-Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const settings::Seq2SeqTrainSettings& options,
-                         const Seq2SeqCheckpointInfo* resumed, const std::string& resumed_path,
-                         const torch::Device& device, int workers)
-    : config_(std::move(config)),
-      options_(options),
-      data_(checkpoint::seq2seq_dataset(options.data, options.padding(), resumed)) {
-  for (const auto& line : data::describe_seq2seq_dataset(data_, options_.data.max_words)) spdlog::info("{}", line);
-  config_.src_vocab_size(data_.english.size()).tgt_vocab_size(data_.spanish.size());
-  config_.transformer().max_seq_length(data_.max_len);
+Seq2SeqTask::Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqCheckpointInfo* resumed,
+                         const std::string& resumed_path, const torch::Device& device, int workers)
+    : settings_(std::move(settings)), data_(checkpoint::seq2seq_dataset(settings_.data, settings_.padding(), resumed)) {
+  for (const auto& line : data::describe_seq2seq_dataset(data_, settings_.data.max_words)) spdlog::info("{}", line);
+  settings_.model.src_vocab_size(data_.english.size()).tgt_vocab_size(data_.spanish.size());
+  settings_.model.transformer().max_seq_length(data_.max_len);
   // DLStudio's loss trains DLStudio's model: no <pad>/<unk> outputs (Seq2SeqConfig::dlstudio_outputs).
-  config_.dlstudio_outputs(options_.dlstudio_loss);
-  if (resumed != nullptr && config_.to_settings().to_text() != resumed->model.to_settings().to_text()) {
-    throw std::runtime_error(resumed_path + ": the checkpoint's model (" + resumed->model.summary() +
-                             ") differs from the one asked for (" + config_.summary() + ")");
+  settings_.model.dlstudio_outputs(settings_.dlstudio_loss);
+  if (resumed != nullptr &&
+      settings_.model.to_settings().to_text() != resumed->settings.model.to_settings().to_text()) {
+    throw std::runtime_error(resumed_path + ": the checkpoint's model (" + resumed->settings.model.summary() +
+                             ") differs from the one asked for (" + settings_.model.summary() + ")");
   }
   if (resumed != nullptr) {
     val_loss_ = resumed->progress.val_loss;
     val_bleu_ = resumed->progress.val_bleu;
   }
-  std::int64_t batch = options_.batch_size;
+  std::int64_t batch = settings_.batch_size;
   steps_per_epoch_ = (data_.train.size() + batch - 1) / batch;
-  if (options_.max_tokens > 0) {
+  if (settings_.max_tokens > 0) {
     plan_token_batches();
     steps_per_epoch_ = static_cast<std::int64_t>(token_batches_.size());
     batch = 0;  // the memory estimate below takes the most rows of any batch
@@ -50,35 +48,35 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqConfig config, const settings::Seq2SeqTrainSetti
       batch = std::max<std::int64_t>(batch, static_cast<std::int64_t>(rows.size()));
   }
 
-  check_training_memory(seq2seq_training_memory(config_, batch), batch, device,
+  check_training_memory(seq2seq_training_memory(settings_.model, batch), batch, device,
                         "lower --embedding-size, --encoders, --decoders, --batch-size or --max-words");
-  torch::manual_seed(options_.seed);
-  model_ = Seq2SeqTransformer(config_);
-  spdlog::info("{}: {}", eval::model_name(config_), config_.summary());
+  torch::manual_seed(settings_.seed);
+  model_ = Seq2SeqTransformer(settings_.model);
+  spdlog::info("{}: {}", eval::model_name(settings_.model), settings_.model.summary());
   // DLStudio's printout: parameters, and its "number of layers" (parameter tensors:
   // 128 and 234 for the slides' model).
   const auto encoder = count_parameters(*model_->master_encoder), decoder = count_parameters(*model_->master_decoder);
   spdlog::info("Number of learnable params in Master Encoder: {}", encoder.parameters);
   spdlog::info("Number of learnable params in Master Decoder: {}", decoder.parameters);
   spdlog::info("Number of layers in Master Encoder: {}; in Master Decoder: {} (parameter tensors, {} and {} blocks)",
-               encoder.tensors, decoder.tensors, config_.num_encoders(), config_.num_decoders());
+               encoder.tensors, decoder.tensors, settings_.model.num_encoders(), settings_.model.num_decoders());
   spdlog::info("Number of learnable params in the whole model (embeddings included): {}",
                count_parameters(*model_).parameters);
   spdlog::info("{} steps per epoch of {} {}, {} epochs, device {}{}", steps_per_epoch_,
-               options_.max_tokens > 0 ? options_.max_tokens : batch,
-               options_.max_tokens > 0 ? "tokens at most" : "pairs", options_.epochs, device.str(),
+               settings_.max_tokens > 0 ? settings_.max_tokens : batch,
+               settings_.max_tokens > 0 ? "tokens at most" : "pairs", settings_.epochs, device.str(),
                workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks" : std::string());
 
-  schedule_ = options_.schedule;
-  schedule_.embedding_size = config_.transformer().embedding_size();
-  if (schedule_.total_steps <= 0) schedule_.total_steps = options_.epochs * steps_per_epoch_;
-  loss_options_.dlstudio = options_.dlstudio_loss;
-  loss_options_.label_smoothing = options_.label_smoothing;
-  loss_options_.all_output_rows = options_.static_shapes;  // fixed shapes in the loss too
-  if (options_.length_buckets) plan_length_buckets();
-  if (options_.static_shapes) {
+  schedule_ = settings_.schedule;
+  schedule_.embedding_size = settings_.model.transformer().embedding_size();
+  if (schedule_.total_steps <= 0) schedule_.total_steps = settings_.epochs * steps_per_epoch_;
+  loss_options_.dlstudio = settings_.dlstudio_loss;
+  loss_options_.label_smoothing = settings_.label_smoothing;
+  loss_options_.all_output_rows = settings_.static_shapes;  // fixed shapes in the loss too
+  if (settings_.length_buckets) plan_length_buckets();
+  if (settings_.static_shapes) {
     spdlog::info("static shapes: every batch {} rows{}, the loss over every output row", batch,
-                 options_.length_buckets ? " and 4, 8, ... or L columns" : " and L columns");
+                 settings_.length_buckets ? " and 4, 8, ... or L columns" : " and L columns");
   }
 }
 
@@ -87,9 +85,9 @@ namespace {
 // Only the vaswani layout masks padding, so only there a batch cut to its longest sentence
 // computes what the batch padded to L does; DLStudio's loss counts EOS padding as targets
 // (and averages over rows, where --max-tokens needs the loss per token).
-void check_cut_batches(const Seq2SeqConfig& config, const settings::Seq2SeqTrainSettings& options, const char* flag) {
-  if (config.transformer().layout() != Layout::kVaswani || options.dlstudio_loss ||
-      config.pad_index() != data::Vocabulary::kPad) {
+void check_cut_batches(const settings::Seq2SeqTrainSettings& settings, const char* flag) {
+  if (settings.model.transformer().layout() != Layout::kVaswani || settings.dlstudio_loss ||
+      settings.model.pad_index() != data::Vocabulary::kPad) {
     throw std::runtime_error(std::string(flag) +
                              ": needs the vaswani layout and the standard loss (the dlstudio and "
                              "positionwise layouts and --dlstudio-loss compute over all L positions)");
@@ -99,24 +97,24 @@ void check_cut_batches(const Seq2SeqConfig& config, const settings::Seq2SeqTrain
 }  // namespace
 
 void Seq2SeqTask::plan_length_buckets() {
-  check_cut_batches(config_, options_, "--length-buckets");
+  check_cut_batches(settings_, "--length-buckets");
   pair_lengths_ = data::longer_side_lengths(data_.train, data::Vocabulary::kPad);
   spdlog::info("length-bucketed batches: each batch padded to its own longest sentence, not to L = {}",
-               config_.transformer().max_seq_length());
+               settings_.model.transformer().max_seq_length());
 }
 
 void Seq2SeqTask::plan_token_batches() {
-  check_cut_batches(config_, options_, "--max-tokens");
-  if (options_.length_buckets || options_.static_shapes) {
+  check_cut_batches(settings_, "--max-tokens");
+  if (settings_.length_buckets || settings_.static_shapes) {
     throw std::runtime_error("--max-tokens: its batches are already bucketed by length, and vary in rows: drop " +
-                             std::string(options_.length_buckets ? "--length-buckets" : "--static-shapes"));
+                             std::string(settings_.length_buckets ? "--length-buckets" : "--static-shapes"));
   }
   pair_lengths_ = data::longer_side_lengths(data_.train, data::Vocabulary::kPad);
-  token_batches_ = data::plan_token_batches(pair_lengths_, options_.max_tokens, options_.seed);
+  token_batches_ = data::plan_token_batches(pair_lengths_, settings_.max_tokens, settings_.seed);
   std::size_t fewest = data_.train.size(), most = 0;
   for (const auto& rows : token_batches_) fewest = std::min(fewest, rows.size()), most = std::max(most, rows.size());
   spdlog::info("token batches: {} per epoch of at most {} tokens, {:.1f} pairs on average ({} to {})",
-               token_batches_.size(), options_.max_tokens,
+               token_batches_.size(), settings_.max_tokens,
                static_cast<double>(data_.train.size()) / static_cast<double>(token_batches_.size()), fewest, most);
 }
 
@@ -125,9 +123,9 @@ void Seq2SeqTask::log_dlstudio_counts(const std::string& archive_path) const {
   const auto english = static_cast<std::int64_t>(vocabularies.english.size());
   const auto spanish = static_cast<std::int64_t>(vocabularies.spanish.size());
   // Only the decoder's output layer Linear(M, V) depends on a vocabulary: (M + 1) per word.
-  const auto per_word = config_.transformer().embedding_size() + 1;
+  const auto per_word = settings_.model.transformer().embedding_size() + 1;
   const auto decoder =
-      count_parameters(*model_->master_decoder).parameters + (spanish - config_.tgt_vocab_size()) * per_word;
+      count_parameters(*model_->master_decoder).parameters + (spanish - settings_.model.tgt_vocab_size()) * per_word;
   spdlog::info("DLStudio's vocabularies ({}, without <pad>/<unk>): English {}, Spanish {}", archive_path, english,
                spanish);
   spdlog::info("With them, as DLStudio prints: Number of learnable params in Master Encoder: {}",
@@ -147,9 +145,9 @@ LoopState Seq2SeqTask::loop_state(const TrainingProgress& progress) const {
   state.epoch_loss_sum = progress.step_in_epoch > 0 && std::isfinite(progress.train_loss)
                              ? progress.train_loss * state.epoch_loss_weight
                              : 0.0;
-  state.epoch_examples = std::min(data_.train.size(), progress.step_in_epoch * options_.batch_size);
+  state.epoch_examples = std::min(data_.train.size(), progress.step_in_epoch * settings_.batch_size);
   if (!token_batches_.empty()) {  // the rows of the epoch's batches done
-    const auto order = data::token_batch_order(token_batches_.size(), options_.seed, progress.epoch);
+    const auto order = data::token_batch_order(token_batches_.size(), settings_.seed, progress.epoch);
     state.epoch_examples = 0;
     for (std::int64_t k = 0; k < std::min<std::int64_t>(progress.step_in_epoch, steps_per_epoch_); ++k) {
       state.epoch_examples += static_cast<std::int64_t>(token_batches_[static_cast<std::size_t>(order[k])].size());
@@ -162,13 +160,13 @@ void Seq2SeqTask::start_epoch(std::int64_t epoch, std::int64_t steps_done, const
   share_ = share;
   next_step_ = steps_done;
   if (!token_batches_.empty()) {
-    order_ = data::token_batch_order(token_batches_.size(), options_.seed, epoch);
+    order_ = data::token_batch_order(token_batches_.size(), settings_.seed, epoch);
     return;
   }
-  order_ = options_.length_buckets
-               ? data::bucketed_epoch_order(pair_lengths_, options_.batch_size, options_.seed, epoch)
-               : data::epoch_order(data_.train.size(), options_.seed, epoch);
-  sampler_.emplace(data_.train.size(), options_.batch_size, share.world_size, share.rank);
+  order_ = settings_.length_buckets
+               ? data::bucketed_epoch_order(pair_lengths_, settings_.batch_size, settings_.seed, epoch)
+               : data::epoch_order(data_.train.size(), settings_.seed, epoch);
+  sampler_.emplace(data_.train.size(), settings_.batch_size, share.world_size, share.rank);
 }
 
 std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
@@ -188,7 +186,7 @@ std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
     rows = data::batch_indices(order_, sampler_->global_begin(step), count);
     if (share_.world_size > 1) mine = sampler_->take(order_, step);
   }
-  const bool cut = options_.length_buckets || !token_batches_.empty();
+  const bool cut = settings_.length_buckets || !token_batches_.empty();
   // The whole global batch's denominators, so that the shares of every chunk on every
   // process add up to the batch's loss.
   const auto sources = data_.train.src.index_select(0, rows), targets = data_.train.tgt.index_select(0, rows);
@@ -197,7 +195,7 @@ std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
   std::int64_t src_width = cut ? data::used_columns(sources, pad) : sources.size(1);
   std::int64_t tgt_width = cut ? data::used_columns(targets, pad) : targets.size(1);
   denominators_ = loss_denominators(targets.narrow(1, 1, tgt_width - 1), loss_options_);
-  if (options_.static_shapes && options_.length_buckets) {  // one width of a few for both sides
+  if (settings_.static_shapes && settings_.length_buckets) {  // one width of a few for both sides
     src_width = tgt_width = data::static_width(std::max(src_width, tgt_width), sources.size(1));
   }
   padding_.fed += count * (src_width + tgt_width);
@@ -211,10 +209,10 @@ std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
   }
   batch.inputs = batch.inputs.narrow(1, 0, src_width);
   batch.targets = batch.targets.narrow(1, 0, tgt_width);
-  if (options_.static_shapes) {
+  if (settings_.static_shapes) {
     // This process's share of a full batch, the short last one filled with masked rows.
     const std::int64_t world = share_.world_size;
-    const std::int64_t fixed_rows = (options_.batch_size + world - 1) / world;
+    const std::int64_t fixed_rows = (settings_.batch_size + world - 1) / world;
     std::tie(batch.inputs, batch.targets) =
         data::pad_rows_masked(batch.inputs, batch.targets, fixed_rows, data_.train.src[0].narrow(0, 0, src_width),
                               data_.train.tgt[0].narrow(0, 0, tgt_width), pad);
@@ -223,7 +221,7 @@ std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
 }
 
 std::optional<CapturableLoss> Seq2SeqTask::capturable_loss() {
-  if (!options_.static_shapes) return std::nullopt;  // (then the loss keeps only counted rows: a nonzero())
+  if (!settings_.static_shapes) return std::nullopt;  // (then the loss keeps only counted rows: a nonzero())
   CapturableLoss loss;
   loss.sum = [this](const torch::Tensor& src, const torch::Tensor& tgt) {
     return sequence_loss_sum_from_states(*model_->master_decoder, model_->final_states(src, tgt),
@@ -246,12 +244,12 @@ EpochEvaluation Seq2SeqTask::evaluate(int workers) {
     return {{}, "no validation pairs", 0.0, {}};
   }
   LossOptions loss_options;
-  loss_options.dlstudio = options_.dlstudio_loss;  // no label smoothing: report the NLL
+  loss_options.dlstudio = settings_.dlstudio_loss;  // no label smoothing: report the NLL
   val_loss_ = dataset_loss(model_, data_.validation, loss_options);
   auto indices = data_.split.validation;
   std::int64_t rows = data_.validation.size();
-  if (options_.bleu_sentences > 0 && options_.bleu_sentences < rows) {
-    rows = options_.bleu_sentences;
+  if (settings_.bleu_sentences > 0 && settings_.bleu_sentences < rows) {
+    rows = settings_.bleu_sentences;
     indices.resize(static_cast<std::size_t>(rows));
   }
   last_workers_ = workers;
@@ -276,7 +274,7 @@ EpochEvaluation Seq2SeqTask::evaluate(int workers) {
 const std::vector<std::string>& Seq2SeqTask::metrics_header() const { return seq2seq_metrics_header(); }
 
 void Seq2SeqTask::write_plots(const std::string& metrics_path, const std::string& run_dir) const {
-  save_run_plots(seq2seq_run_plots(metrics_path, options_.label_smoothing), run_dir);
+  save_run_plots(seq2seq_run_plots(metrics_path, settings_.label_smoothing), run_dir);
 }
 
 std::string Seq2SeqTask::checkpoint_kind() const { return checkpoint::kSeq2SeqKind; }
@@ -291,19 +289,18 @@ void Seq2SeqTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, cons
   progress.train_loss = state.train_loss;
   progress.wall_s = state.wall_s;
   checkpoint::describe_seq2seq_checkpoint(
-      writer, {config_, options_, data_.split.definition, data_.english.words(), data_.spanish.words(),
+      writer, {settings_, data_.split.definition, data_.english.words(), data_.spanish.words(),
                data_.english_subwords ? data_.english_subwords->serialized_proto() : std::string(),
                data_.spanish_subwords ? data_.spanish_subwords->serialized_proto() : std::string(), progress});
 }
 
 void Seq2SeqTask::finish(const std::string& run_dir) {
-  if (padding_.fed > 0 && !options_.dlstudio_loss) {
+  if (padding_.fed > 0 && !settings_.dlstudio_loss) {
     spdlog::info("padding: {:.1f}% of the tokens fed this invocation (padded to L: {:.1f}%)",
                  100.0 * static_cast<double>(padding_.fed - padding_.real) / static_cast<double>(padding_.fed),
                  100.0 * static_cast<double>(padding_.full - padding_.real) / static_cast<double>(padding_.full));
   }
-  write_samples(model_, data_, options_, config_, RunDirectory(run_dir),
-                last_translations_ ? &*last_translations_ : nullptr);
+  write_samples(model_, data_, settings_, RunDirectory(run_dir), last_translations_ ? &*last_translations_ : nullptr);
   if (data_.test_tokens.size() > 0) score_test_set(last_workers_);
 }
 

@@ -23,10 +23,10 @@ using settings::Seq2SeqTrainSettings;
 
 class Seq2SeqTask : public TrainingTask {
  public:
-  // Reads the data, builds the model (vocabulary sizes and L from the data) and logs
+  // Reads the data, builds settings.model (vocabulary sizes and L from the data) and logs
   // DLStudio's start-up report. `resumed`: the checkpoint's description, whose split and
-  // vocabularies are reused and whose model must equal `config`.
-  Seq2SeqTask(Seq2SeqConfig config, const settings::Seq2SeqTrainSettings& options, const Seq2SeqCheckpointInfo* resumed,
+  // vocabularies are reused and whose model must equal the one built.
+  Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqCheckpointInfo* resumed,
               const std::string& resumed_path, const torch::Device& device, int workers);
 
   // DLStudio's start-up printout with the vocabularies of its archive at `archive_path`
@@ -35,7 +35,6 @@ class Seq2SeqTask : public TrainingTask {
 
   // The loop's state at the checkpoint's progress (LoopState{} for a fresh run).
   LoopState loop_state(const TrainingProgress& progress) const;
-  const Seq2SeqConfig& config() const { return config_; }
   Seq2SeqTransformer& transformer() { return model_; }
   double val_loss() const { return val_loss_; }
   double val_bleu() const { return val_bleu_; }
@@ -70,8 +69,7 @@ class Seq2SeqTask : public TrainingTask {
   void plan_token_batches();
   void score_test_set(int workers);
 
-  Seq2SeqConfig config_;
-  settings::Seq2SeqTrainSettings options_;
+  settings::Seq2SeqTrainSettings settings_;  // its model with the data's vocabulary sizes and L
   data::Seq2SeqDataset data_;
   Seq2SeqTransformer model_{nullptr};
   settings::LrSchedule schedule_;

@@ -18,8 +18,7 @@ Seq2SeqCheckpointInfo resume_info(const std::string& dir_or_file) {
   return checkpoint::read_seq2seq_info(reader);
 }
 
-Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const settings::Seq2SeqTrainSettings& settings,
-                                 const std::string& dlstudio_vocab) {
+Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings, const std::string& dlstudio_vocab) {
   auto run = start_run(settings.run, "runs/seq2seq", checkpoint::kSeq2SeqKind);
   Seq2SeqCheckpointInfo checkpoint;
   if (run.resume) {
@@ -35,7 +34,7 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig config, const settings::Seq2SeqTr
                               settings.run.parallel.accum_steps, /*loss_capturable=*/settings.max_tokens == 0);
   if (plan.captured) effective.static_shapes = true;
   const auto task = run.build_task([&] {
-    return std::make_unique<Seq2SeqTask>(std::move(config), effective, run.resume ? &checkpoint : nullptr,
+    return std::make_unique<Seq2SeqTask>(effective, run.resume ? &checkpoint : nullptr,
                                          run.resume ? run.resume->path() : "", run.placement.device,
                                          run.placement.workers);
   });

@@ -99,7 +99,7 @@ void expect_same_metrics(const fs::path& a_dir, const fs::path& b_dir) {
 TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
   const auto run = test::fresh_temp_dir("seq2seq_trainer_learns");
   const auto setup = test::tiny_seq2seq_setup(run);
-  const auto result = train_seq2seq(setup.model, setup.training, {});
+  const auto result = train_seq2seq(setup, {});
   EXPECT_EQ(result.stopped_by, "epochs");
   EXPECT_EQ(result.epochs, 3);
   const auto pairs_per_epoch = 1264 - 100;  // at least 100 validation pairs are held out
@@ -140,8 +140,8 @@ TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
   EXPECT_EQ(loaded.info.progress.epoch, 4);  // three epochs complete
   EXPECT_EQ(loaded.info.progress.step_in_epoch, 0);
   EXPECT_NEAR(loaded.info.progress.val_bleu, result.val_bleu, 1e-12);
-  EXPECT_EQ(loaded.english.size(), loaded.info.model.src_vocab_size());
-  EXPECT_EQ(loaded.info.training.data.data_path, kSampleCorpus);
+  EXPECT_EQ(loaded.english.size(), loaded.info.settings.model.src_vocab_size());
+  EXPECT_EQ(loaded.info.settings.data.data_path, kSampleCorpus);
   EXPECT_EQ(find_checkpoints(run.string()).size(), 3u);
 }
 
@@ -149,27 +149,27 @@ TEST(Seq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
   const auto straight = test::fresh_temp_dir("seq2seq_trainer_straight");
   const auto split = test::fresh_temp_dir("seq2seq_trainer_split");
   auto setup = test::tiny_seq2seq_setup(straight);
-  setup.training.epochs = 2;
-  setup.training.samples = 0;
-  setup.training.bleu_sentences = 20;
-  const auto full = train_seq2seq(setup.model, setup.training, {});
+  setup.epochs = 2;
+  setup.samples = 0;
+  setup.bleu_sentences = 20;
+  const auto full = train_seq2seq(setup, {});
 
   // The same run stopped inside the first epoch, then resumed twice (once inside the
   // second epoch) until the end.
-  setup.training.run.run_dir = split.string();
-  setup.training.run.max_iters = 13;
-  const auto first = train_seq2seq(setup.model, setup.training, {});
+  setup.run.run_dir = split.string();
+  setup.run.max_iters = 13;
+  const auto first = train_seq2seq(setup, {});
   EXPECT_EQ(first.stopped_by, "max-iters");
   EXPECT_EQ(first.iterations, 13);
   // A row written after the checkpoint by an interrupted run is dropped on resume.
   std::ofstream(split / "metrics.csv", std::ios::app) << "step,1,14,9.9,0.001,1,,,1.0,,\n";
   std::ofstream(split / "loss_steps.csv", std::ios::app) << "14,9.9\n";
-  setup.training.run.resume = split.string();
-  setup.training.run.max_iters = full.iterations - 5;
-  const auto second = train_seq2seq(setup.model, setup.training);
+  setup.run.resume = split.string();
+  setup.run.max_iters = full.iterations - 5;
+  const auto second = train_seq2seq(setup);
   EXPECT_EQ(second.iterations, full.iterations - 5);
-  setup.training.run.max_iters = 0;
-  const auto third = train_seq2seq(setup.model, setup.training);
+  setup.run.max_iters = 0;
+  const auto third = train_seq2seq(setup);
   EXPECT_EQ(third.stopped_by, "epochs");
   EXPECT_EQ(third.iterations, full.iterations);
 
@@ -186,20 +186,20 @@ TEST(Seq2SeqTrainer, TokenBatchesResumeExactly) {
   const auto straight = test::fresh_temp_dir("seq2seq_tokens_straight");
   const auto split = test::fresh_temp_dir("seq2seq_tokens_split");
   auto setup = test::tiny_seq2seq_setup(straight);
-  setup.training.epochs = 2;
-  setup.training.samples = 0;
-  setup.training.bleu_sentences = 20;
-  setup.training.max_tokens = 200;
-  const auto full = train_seq2seq(setup.model, setup.training, {});
+  setup.epochs = 2;
+  setup.samples = 0;
+  setup.bleu_sentences = 20;
+  setup.max_tokens = 200;
+  const auto full = train_seq2seq(setup, {});
   EXPECT_EQ(full.iterations % 2, 0) << "the same batches every epoch";
 
-  setup.training.run.run_dir = split.string();
-  setup.training.run.max_iters = 7;
-  const auto first = train_seq2seq(setup.model, setup.training, {});
+  setup.run.run_dir = split.string();
+  setup.run.max_iters = 7;
+  const auto first = train_seq2seq(setup, {});
   EXPECT_EQ(first.iterations, 7);
-  setup.training.run.resume = split.string();
-  setup.training.run.max_iters = 0;
-  const auto second = train_seq2seq(setup.model, setup.training);
+  setup.run.resume = split.string();
+  setup.run.max_iters = 0;
+  const auto second = train_seq2seq(setup);
   EXPECT_EQ(second.iterations, full.iterations);
   expect_same_checkpoint_weights(full.checkpoints.back(), second.checkpoints.back());
   EXPECT_NEAR(full.val_loss, second.val_loss, 1e-5);
@@ -221,15 +221,14 @@ TEST(Seq2SeqTrainer, StaticShapesTrainToTheSameWeights) {
       const auto run = test::fresh_temp_dir(std::string("seq2seq_static_") + c.name + (static_shapes ? "_on" : "_off"));
       auto setup = test::tiny_seq2seq_setup(run);
       setup.model.transformer().dropout(0.0);
-      auto& t = setup.training;
-      t.epochs = 1;
-      t.samples = 0;
-      t.bleu_sentences = 10;
-      t.dlstudio_loss = c.dlstudio_loss;
-      t.length_buckets = !c.dlstudio_loss;  // (refused with DLStudio's loss)
-      t.label_smoothing = c.dlstudio_loss ? 0.0 : 0.1;
-      t.static_shapes = static_shapes;
-      results.push_back(train_seq2seq(setup.model, t, {}));
+      setup.epochs = 1;
+      setup.samples = 0;
+      setup.bleu_sentences = 10;
+      setup.dlstudio_loss = c.dlstudio_loss;
+      setup.length_buckets = !c.dlstudio_loss;  // (refused with DLStudio's loss)
+      setup.label_smoothing = c.dlstudio_loss ? 0.0 : 0.1;
+      setup.static_shapes = static_shapes;
+      results.push_back(train_seq2seq(setup, {}));
     }
     ASSERT_EQ(results[0].iterations, results[1].iterations) << c.name;
     EXPECT_NEAR(results[0].final_loss, results[1].final_loss, 1e-5 * results[0].final_loss) << c.name;
@@ -258,12 +257,11 @@ TEST(Seq2SeqTrainer, LossesReadAtTheEpochsEndEqualThoseReadEveryStep) {
   for (const std::int64_t log_every : {1, 0}) {
     runs.push_back(test::fresh_temp_dir("seq2seq_loss_read_" + std::to_string(log_every)));
     auto setup = test::tiny_seq2seq_setup(runs.back());
-    auto& t = setup.training;
-    t.epochs = 2;
-    t.samples = 0;
-    t.bleu_sentences = 10;
-    t.run.log_every = log_every;
-    results.push_back(train_seq2seq(setup.model, t, {}));
+    setup.epochs = 2;
+    setup.samples = 0;
+    setup.bleu_sentences = 10;
+    setup.run.log_every = log_every;
+    results.push_back(train_seq2seq(setup, {}));
   }
   const auto every = metric_rows(runs[0], "loss_steps.csv"), end = metric_rows(runs[1], "loss_steps.csv");
   ASSERT_EQ(every.size(), static_cast<std::size_t>(results[0].iterations) + 1);
@@ -294,11 +292,11 @@ TEST(Seq2SeqTrainer, LossesReadAtTheEpochsEndEqualThoseReadEveryStep) {
 TEST(Seq2SeqTrainer, ResumeRewritesAnOlderMetricsHeader) {
   const auto run = test::fresh_temp_dir("seq2seq_trainer_old_metrics");
   auto setup = test::tiny_seq2seq_setup(run);
-  setup.training.epochs = 2;
-  setup.training.samples = 0;
-  setup.training.bleu_sentences = 20;
-  setup.training.run.max_iters = 40;  // into the second epoch of about 37 steps
-  train_seq2seq(setup.model, setup.training, {});
+  setup.epochs = 2;
+  setup.samples = 0;
+  setup.bleu_sentences = 20;
+  setup.run.max_iters = 40;  // into the second epoch of about 37 steps
+  train_seq2seq(setup, {});
   // The file as an older run wrote it: every row without its last two fields.
   std::string old_text;
   for (auto row : metric_rows(run)) {
@@ -308,9 +306,9 @@ TEST(Seq2SeqTrainer, ResumeRewritesAnOlderMetricsHeader) {
   util::write_text_atomically((run / "metrics.csv").string(), old_text);
   const auto old_rows = metric_rows(run);
 
-  setup.training.run.resume = run.string();
-  setup.training.run.max_iters = 0;
-  const auto resumed = train_seq2seq(setup.model, setup.training);
+  setup.run.resume = run.string();
+  setup.run.max_iters = 0;
+  const auto resumed = train_seq2seq(setup);
   EXPECT_EQ(resumed.stopped_by, "epochs");
   const auto rows = metric_rows(run);
   ASSERT_EQ(rows.front().size(), 11u);
@@ -333,13 +331,13 @@ TEST(Seq2SeqTrainer, ResumeRewritesAnOlderMetricsHeader) {
 TEST(Seq2SeqTrainer, ResumeRefusesAnotherModel) {
   const auto run = test::fresh_temp_dir("seq2seq_trainer_other_model");
   auto setup = test::tiny_seq2seq_setup(run);
-  setup.training.run.max_iters = 2;
-  setup.training.samples = 0;
-  train_seq2seq(setup.model, setup.training, {});
+  setup.run.max_iters = 2;
+  setup.samples = 0;
+  train_seq2seq(setup, {});
   setup.model.transformer().embedding_size(64);
-  setup.training.run.resume = run.string();
+  setup.run.resume = run.string();
   try {
-    train_seq2seq(setup.model, setup.training);
+    train_seq2seq(setup);
     FAIL() << "expected an error";
   } catch (const std::runtime_error& error) {
     EXPECT_NE(std::string(error.what()).find("differs"), std::string::npos) << error.what();
@@ -349,8 +347,8 @@ TEST(Seq2SeqTrainer, ResumeRefusesAnotherModel) {
 TEST(Seq2SeqTrainer, DryRunReportsSizesAndWritesNoCheckpoint) {
   const auto run = test::fresh_temp_dir("seq2seq_trainer_dry");
   auto setup = test::tiny_seq2seq_setup(run);
-  setup.training.run.dry_run = true;
-  const auto result = train_seq2seq(setup.model, setup.training);
+  setup.run.dry_run = true;
+  const auto result = train_seq2seq(setup);
   EXPECT_EQ(result.stopped_by, "dry-run");
   EXPECT_EQ(result.iterations, 0);
   EXPECT_TRUE(result.checkpoints.empty());
@@ -364,19 +362,19 @@ TEST(Seq2SeqTrainer, DryRunReportsSizesAndWritesNoCheckpoint) {
 TEST(Seq2SeqTrainer, DivergenceStopsWithTheLastGoodCheckpoint) {
   const auto run = test::fresh_temp_dir("seq2seq_trainer_diverges");
   auto setup = test::tiny_seq2seq_setup(run);
-  setup.training.epochs = 4;
-  setup.training.samples = 0;
-  setup.training.run.max_iters = 3;
-  const auto before = train_seq2seq(setup.model, setup.training, {});
+  setup.epochs = 4;
+  setup.samples = 0;
+  setup.run.max_iters = 3;
+  const auto before = train_seq2seq(setup, {});
   ASSERT_EQ(before.checkpoints.size(), 1u);
   // Resume with an absurd learning rate: the weights blow up within a few steps.
-  setup.training.run.max_iters = 0;
-  setup.training.schedule.kind = settings::ScheduleKind::kConstant;
-  setup.training.schedule.base_lr = 1e30;
-  setup.training.optimizer.clip_grad_norm = 0;
-  setup.training.run.resume = run.string();
+  setup.run.max_iters = 0;
+  setup.schedule.kind = settings::ScheduleKind::kConstant;
+  setup.schedule.base_lr = 1e30;
+  setup.optimizer.clip_grad_norm = 0;
+  setup.run.resume = run.string();
   try {
-    train_seq2seq(setup.model, setup.training);
+    train_seq2seq(setup);
     FAIL() << "expected the loss to become NaN or infinite";
   } catch (const Seq2SeqDiverged& error) {
     EXPECT_NE(std::string(error.what()).find(before.checkpoints.back()), std::string::npos) << error.what();
@@ -408,25 +406,24 @@ BudgetedRun budgeted_run(const fs::path& run_dir, const std::string& checkpoint)
   return run;
 }
 
-Seq2SeqPreset budgeted_setup(const fs::path& run_dir, double limit_s) {
+settings::Seq2SeqTrainSettings budgeted_setup(const fs::path& run_dir, double limit_s) {
   auto setup = test::tiny_seq2seq_setup(run_dir);
-  auto& t = setup.training;
-  t.epochs = 1000;  // 37 steps each: far more than fit
-  t.schedule.warmup_steps = 5;
-  t.run.time_limit_s = limit_s;
-  t.run.log_every = 1;
-  t.samples = 0;
-  t.bleu_sentences = 10;
-  t.run.keep_last = 1;
+  setup.epochs = 1000;  // 37 steps each: far more than fit
+  setup.schedule.warmup_steps = 5;
+  setup.run.time_limit_s = limit_s;
+  setup.run.log_every = 1;
+  setup.samples = 0;
+  setup.bleu_sentences = 10;
+  setup.run.keep_last = 1;
   return setup;
 }
 
 TEST(Seq2SeqTrainer, TimeLimitEndsTheCosineAtItsFloor) {
   const auto run = test::fresh_temp_dir("seq2seq_trainer_budget");
   const auto setup = budgeted_setup(run, 5.0);
-  const auto result = train_seq2seq(setup.model, setup.training, {});
+  const auto result = train_seq2seq(setup, {});
   ASSERT_EQ(result.stopped_by, "time-limit");
-  const double peak = setup.training.schedule.base_lr;
+  const double peak = setup.schedule.base_lr;
   const auto budget = budgeted_run(run, result.checkpoints.back());
   EXPECT_GT(budget.peak_lr, 0.5 * peak) << "warmed up";
   EXPECT_LT(budget.last_lr, 0.1 * peak) << "ended near the floor, " << result.iterations << " steps";
@@ -441,23 +438,23 @@ TEST(Seq2SeqTrainer, TimeLimitEndsTheCosineAtItsFloor) {
 TEST(Seq2SeqTrainer, ResumeKeepsTheRunsTimeBudget) {
   const auto run = test::fresh_temp_dir("seq2seq_trainer_budget_resume");
   auto setup = budgeted_setup(run, 6.0);
-  setup.training.run.max_iters = 30;  // stopped early, as by a signal
-  const auto first = train_seq2seq(setup.model, setup.training, {});
+  setup.run.max_iters = 30;  // stopped early, as by a signal
+  const auto first = train_seq2seq(setup, {});
   ASSERT_EQ(first.stopped_by, "max-iters");
   EXPECT_EQ(budgeted_run(run, first.checkpoints.back()).limit_s, 6.0);
 
-  setup.training.run.max_iters = 0;
-  setup.training.run.time_limit_s = 0;  // not given: the run's
-  setup.training.run.resume = run.string();
-  const auto second = train_seq2seq(setup.model, setup.training);
+  setup.run.max_iters = 0;
+  setup.run.time_limit_s = 0;  // not given: the run's
+  setup.run.resume = run.string();
+  const auto second = train_seq2seq(setup);
   ASSERT_EQ(second.stopped_by, "time-limit");
   EXPECT_LT(second.wall_s, 6.0) << "only what was left of the run's budget";
   const auto budget = budgeted_run(run, second.checkpoints.back());
   EXPECT_EQ(budget.limit_s, 6.0);
-  EXPECT_LT(budget.last_lr, 0.1 * setup.training.schedule.base_lr);
+  EXPECT_LT(budget.last_lr, 0.1 * setup.schedule.base_lr);
 
-  setup.training.run.time_limit_s = 1.0;  // already spent: one step, then stop
-  const auto third = train_seq2seq(setup.model, setup.training);
+  setup.run.time_limit_s = 1.0;  // already spent: one step, then stop
+  const auto third = train_seq2seq(setup);
   EXPECT_EQ(third.stopped_by, "time-limit");
   EXPECT_EQ(third.iterations, second.iterations + 1);
   EXPECT_EQ(budgeted_run(run, third.checkpoints.back()).limit_s, 1.0);

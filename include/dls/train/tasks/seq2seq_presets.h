@@ -5,20 +5,15 @@
 #include <string>
 
 #include "dls/settings/seq2seq_settings.h"
-#include "dls/models/seq2seq.h"
+#include "dls/models/seq2seq.h"  // Variant
 
 namespace dls::train {
-
-struct Seq2SeqPreset {
-  Seq2SeqConfig model;  // vocabulary sizes are filled in from the data
-  settings::Seq2SeqTrainSettings training;
-};
 
 // "dlstudio": DLStudio's example script -- FG (or PreLN), dlstudio layout, M = 256,
 //   4 encoders, 4 decoders, 4 heads, L = 10, batch 50, 40 epochs; FG: Adam(0.9, 0.98, 1e-6)
 //   with the warm-up schedule (4000 steps); PreLN: plain Adam at 1e-5.
 // "cpu": a small standard transformer that learns in minutes on 2 cores (see README).
 // Throws std::invalid_argument for an unknown name.
-Seq2SeqPreset seq2seq_preset(const std::string& name, Variant variant);
+settings::Seq2SeqTrainSettings seq2seq_preset(const std::string& name, Variant variant);
 
 }  // namespace dls::train

@@ -13,7 +13,6 @@
 
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/settings/seq2seq_settings.h"
-#include "dls/models/seq2seq.h"
 #include "dls/train/parallel/data_parallel.h"
 #include "dls/train/training_loop.h"
 
@@ -44,17 +43,18 @@ struct Seq2SeqTrainResult {
 // Thrown when the loss becomes NaN or infinite; names the last good checkpoint.
 using Seq2SeqDiverged = TrainingDiverged;
 
-// Trains `model` (its vocabulary sizes and L are set from the data) with `settings`. When
-// settings.run.resume is set, the checkpoint's model config must equal `model`'s (vocabulary
-// sizes aside) and its vocabularies and split are reused; `settings` then continue the run
-// (resume_info() gives the checkpoint's own, to start from). With a DLStudio archive as
+// Trains settings.model (its vocabulary sizes and L are set from the data) with `settings`.
+// When settings.run.resume is set, the checkpoint's model config must equal settings.model
+// (vocabulary sizes aside) and its vocabularies and split are reused; `settings` then continue
+// the run (resume_info() gives the checkpoint's own, to start from). With a DLStudio archive as
 // `dlstudio_vocab`, the start-up report also gives DLStudio's parameter counts with its
 // vocabularies (no <pad>/<unk>), e.g. 124,583,936 and 149,886,015 for the slides' model.
 // Errors in data or checkpoints propagate as std::runtime_error with one-line messages.
-Seq2SeqTrainResult train_seq2seq(Seq2SeqConfig model, const settings::Seq2SeqTrainSettings& settings,
+Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
                                  const std::string& dlstudio_vocab = "");
 
-// The model config and options stored in the newest checkpoint of `dir_or_file`.
+// What the newest checkpoint of `dir_or_file` stores: its settings (the model config
+// included), split, vocabularies and progress.
 checkpoint::Seq2SeqCheckpointInfo resume_info(const std::string& dir_or_file);
 
 }  // namespace dls::train
