@@ -9,6 +9,8 @@ namespace dls::util {
 
 int visible_gpus() { return torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0; }
 
+int visible_gpus_for(const std::string& name) { return name == "cpu" ? 0 : visible_gpus(); }
+
 torch::Device choose_device(const std::string& name, int gpus, int local_rank) {
   if (name != "cpu" && name != "cuda" && name != "auto") {
     throw std::invalid_argument("--device: unknown device '" + name + "' (expected cpu, cuda or auto)");
@@ -25,6 +27,6 @@ torch::Device choose_device(const std::string& name, int gpus, int local_rank) {
   return {torch::kCUDA, static_cast<c10::DeviceIndex>(index)};
 }
 
-torch::Device select_device(const std::string& name) { return choose_device(name, visible_gpus()); }
+torch::Device select_device(const std::string& name) { return choose_device(name, visible_gpus_for(name)); }
 
 }  // namespace dls::util

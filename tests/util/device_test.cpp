@@ -61,5 +61,14 @@ TEST(SelectDevice, FollowsTheVisibleGpus) {
   }
 }
 
+// --device cpu counts no GPU (CUDA is never asked: under `ulimit -v` a GPU machine's driver
+// failed to start and LibTorch printed a warning into a CPU run's one-line error); the
+// others count what LibTorch sees.
+TEST(SelectDevice, TheCpuCountsNoGpu) {
+  EXPECT_EQ(visible_gpus_for("cpu"), 0);
+  EXPECT_EQ(visible_gpus_for("cuda"), visible_gpus());
+  EXPECT_EQ(visible_gpus_for("auto"), visible_gpus());
+}
+
 }  // namespace
 }  // namespace dls::util

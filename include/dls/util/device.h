@@ -11,6 +11,10 @@ namespace dls::util {
 // The GPUs this process can use: 0 when LibTorch was built without CUDA or none is visible
 // (CUDA_VISIBLE_DEVICES narrows what it sees).
 int visible_gpus();
+// visible_gpus() where --device `name` needs the count, 0 for cpu without asking CUDA: a CPU
+// run never starts the driver, which maps gigabytes of address space (under `ulimit -v` its
+// start fails, and LibTorch prints a warning line into the program's output).
+int visible_gpus_for(const std::string& name);
 
 // The device for --device `name` on a machine where `gpus` GPUs are visible, for the
 // process of local rank `local_rank` (torchrun's LOCAL_RANK; 0 for a lone process):

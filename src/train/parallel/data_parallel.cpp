@@ -50,7 +50,7 @@ DistributedContext join_process_group(const settings::ParallelSettings& options,
 
 torch::Device training_device(const std::string& device, const EnvLookup& lookup, int gpus) {
   const auto env = read_distributed_environment(lookup);
-  return util::choose_device(device, gpus < 0 ? util::visible_gpus() : gpus, env ? env->local_rank : 0);
+  return util::choose_device(device, gpus < 0 ? util::visible_gpus_for(device) : gpus, env ? env->local_rank : 0);
 }
 
 TrainingPlacement place_training(const std::string& device, util::Precision precision, int workers,
