@@ -105,6 +105,17 @@ TEST(Seq2SeqTrainApp, DryRunPrintsDLStudiosCountsWithItsVocabularies) {
         "as DLStudio prints: Number of learnable params in Master Decoder: 149886015"}) {
     EXPECT_NE(run.err.find(text), std::string::npos) << text << "\n" << run.err;
   }
+  // Spanish -> English: the decoder's output layer has English's 11,258 words, 10,565 fewer
+  // rows of M + 1 = 257 parameters; the encoder has no vocabulary-sized layer.
+  const auto reversed =
+      run_seq2seq_train("--data " + kSampleCorpus + " --reverse --validation-pairs 100 --dry-run --run-dir " +
+                            (dir / "reversed").string() + " --dlstudio-vocab " + (dir / "archive.pkl").string(),
+                        "dlstudio_vocab_reversed");
+  EXPECT_EQ(reversed.status, 0) << reversed.err;
+  for (const auto* text : {"as DLStudio prints: Number of learnable params in Master Encoder: 124583936",
+                           "as DLStudio prints: Number of learnable params in Master Decoder: 147170810"}) {
+    EXPECT_NE(reversed.err.find(text), std::string::npos) << text << "\n" << reversed.err;
+  }
   test::write_bytes(dir / "bad.pkl", "\x80\x02]\x85.");
   const auto bad = test::run_program("apps/seq2seq_train",
                                      "--threads 1 --data " + kSampleCorpus +

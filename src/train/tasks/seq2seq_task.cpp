@@ -122,10 +122,12 @@ void Seq2SeqTask::log_dlstudio_counts(const std::string& archive_path) const {
   const auto vocabularies = data::read_dlstudio_vocabularies(archive_path);
   const auto english = static_cast<std::int64_t>(vocabularies.english.size());
   const auto spanish = static_cast<std::int64_t>(vocabularies.spanish.size());
-  // Only the decoder's output layer Linear(M, V) depends on a vocabulary: (M + 1) per word.
+  // Only the decoder's output layer Linear(M, V) depends on a vocabulary: (M + 1) per word of
+  // the target's (English in a --reverse run).
+  const auto target = settings_.data.reverse ? english : spanish;
   const auto per_word = settings_.model.transformer().embedding_size() + 1;
   const auto decoder =
-      count_parameters(*model_->master_decoder).parameters + (spanish - settings_.model.tgt_vocab_size()) * per_word;
+      count_parameters(*model_->master_decoder).parameters + (target - settings_.model.tgt_vocab_size()) * per_word;
   spdlog::info("DLStudio's vocabularies ({}, without <pad>/<unk>): English {}, Spanish {}", archive_path, english,
                spanish);
   spdlog::info("With them, as DLStudio prints: Number of learnable params in Master Encoder: {}",
