@@ -26,7 +26,6 @@
 #include "selection_flags.h"
 #include "training_flags.h"
 #include "dls/checkpoint/lm_checkpoint.h"
-#include "dls/settings/seq2seq_settings.h"  // dls::settings::parse_tokenizer
 #include "dls/util/thread_policy.h"
 #include "dls/train/tasks/lm_presets.h"
 #include "dls/train/tasks/lm_trainer.h"
@@ -78,9 +77,7 @@ int main(int argc, char** argv) {
       "Train a decoder-only (GPT-style) language model: DLStudio's MasterDecoderWithMasking without\n"
       "cross-attention, on next-token prediction over sentences. A preset gives every setting; each\n"
       "flag below overrides one."};
-  app.footer(
-      "Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
-      "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
+  app.footer(dls::apps::kTrainerExitStatus);
   app.get_formatter()->column_width(36);
   Overrides overrides;
   std::string preset = "cpu";
@@ -105,24 +102,7 @@ int main(int argc, char** argv) {
       [](auto& s) -> auto& { return s.data.max_words; })
       ->check(dls::apps::in_range(1, 1000))
       ->group(data);
-  setting<std::string>(
-      app, overrides, "--tokenizer",
-      "word, or sentencepiece (subword units trained on the training split, kept in the checkpoint)",
-      [](auto& s, auto v) { s.data.subword_units = dls::settings::parse_tokenizer(v); },
-      [](const auto& s) { return s.data.subword_units ? "sentencepiece" : "word"; })
-      ->check(CLI::IsMember({"word", "sentencepiece"}))
-      ->group(data);
-  setting<std::string>(
-      app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe",
-      [](auto& s, auto v) { s.data.subwords.kind = dls::data::parse_subword_kind(v); },
-      [](const auto& s) { return dls::data::to_string(s.data.subwords.kind); })
-      ->check(CLI::IsMember({"unigram", "bpe"}))
-      ->group(data);
-  setting(
-      app, overrides, "--vocab-size", "sentencepiece: pieces, specials included (default 8000)",
-      [](auto& s) -> auto& { return s.data.subwords.vocab_size; })
-      ->check(dls::apps::in_range(8, 1000000))
-      ->group(data);
+  dls::apps::add_subword_flags(app, overrides, data);
   setting(
       app, overrides, "--validation-sentences",
       "held-out sentences for the perplexity (a repeated sentence stays on one side)",
@@ -158,24 +138,11 @@ int main(int argc, char** argv) {
       ->group(training);
   overrides.record("--preset", [](const auto& s) { return s.preset; });
   dls::apps::add_epoch_flags(app, overrides, self, "sentences", training);
-  setting(
-      app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s) -> auto& { return s.lr; })
-      ->check(dls::apps::in_range(1e-12, 100))
-      ->group(training);
-  setting<std::string>(
-      app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)",
-      [](auto& s, auto v) { s.schedule = dls::settings::parse_schedule(v); },
-      [](const auto& s) { return dls::settings::to_string(s.schedule); })
-      ->check(CLI::IsMember({"constant", "cosine"}))
-      ->group(training);
+  dls::apps::add_cosine_schedule_flags(app, overrides, training);
   setting(
       app, overrides, "--warmup-steps", "cosine: warm-up length in steps",
       [](auto& s) -> auto& { return s.warmup_steps; })
       ->check(dls::apps::in_range(0, 1000000000))
-      ->group(training);
-  setting(
-      app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s) -> auto& { return s.min_lr; })
-      ->check(dls::apps::in_range(0, 100))
       ->group(training);
   dls::apps::add_optimizer_flags(app, overrides, self, "initialisation, data order, dropout", training);
 

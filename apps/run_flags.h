@@ -24,6 +24,11 @@
 
 namespace dls::apps {
 
+// The end of every trainer's --help: how it exits (error_line.h, train/stop_signals.h).
+inline constexpr const char* kTrainerExitStatus =
+    "Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
+    "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).";
+
 // What a program needs of the command line before its settings exist.
 struct InvocationFlags {
   std::string resume;  // --resume: checkpoint file or run directory

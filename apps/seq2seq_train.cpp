@@ -26,7 +26,6 @@
 #include "selection_flags.h"
 #include "training_flags.h"
 #include "dls/settings/lr_schedule.h"
-#include "dls/settings/optimizer_settings.h"
 #include "dls/util/thread_policy.h"
 #include "dls/train/tasks/seq2seq_presets.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
@@ -105,9 +104,7 @@ int main(int argc, char** argv) {
       "any language pair in either direction (--src-lang, --tgt-lang, --reverse).\n"
       "A preset gives every setting; each flag below overrides one. With --resume the\n"
       "checkpoint's settings are the starting point instead of the preset.\n"};
-  app.footer(
-      "Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
-      "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
+  app.footer(dls::apps::kTrainerExitStatus);
   app.get_formatter()->column_width(38);
   Overrides overrides;
   std::string preset = "dlstudio", variant = "FG";
@@ -152,24 +149,7 @@ int main(int argc, char** argv) {
       "columns; the same loss and gradients, for a captured step's replay (CUDA graphs); off by default",
       [](auto& s) { s.static_shapes = true; }, [](const auto& s) { return s.static_shapes; })
       ->group(data);
-  setting<std::string>(
-      app, overrides, "--tokenizer",
-      "word (DLStudio's) or sentencepiece (subword units trained on the training split, kept in the checkpoint)",
-      [](auto& s, auto v) { s.data.subword_units = dls::settings::parse_tokenizer(v); },
-      [](const auto& s) { return s.data.subword_units ? "sentencepiece" : "word"; })
-      ->check(CLI::IsMember({"word", "sentencepiece"}))
-      ->group(data);
-  setting<std::string>(
-      app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe",
-      [](auto& s, auto v) { s.data.subwords.kind = dls::data::parse_subword_kind(v); },
-      [](const auto& s) { return dls::data::to_string(s.data.subwords.kind); })
-      ->check(CLI::IsMember({"unigram", "bpe"}))
-      ->group(data);
-  setting(
-      app, overrides, "--vocab-size", "sentencepiece: pieces per model, specials included (default 8000)",
-      [](auto& s) -> auto& { return s.data.subwords.vocab_size; })
-      ->check(dls::apps::in_range(8, 1000000))
-      ->group(data);
+  dls::apps::add_subword_flags(app, overrides, data);
   flag_setting(
       app, overrides, "--joint-vocab",
       "sentencepiece: one model and vocabulary for both languages (default: one per language)",

@@ -8,7 +8,10 @@
 #include <CLI/CLI.hpp>
 
 #include "cli_overrides.h"
+#include "dls/data/subword_model.h"
+#include "dls/settings/lr_schedule.h"
 #include "dls/settings/optimizer_settings.h"
+#include "dls/settings/seq2seq_settings.h"  // settings::parse_tokenizer
 
 namespace dls::apps {
 
@@ -37,6 +40,51 @@ void add_transformer_flags(CLI::App& app, Overrides<Settings>& overrides, Transf
       app, overrides, "--dropout", "dropout on attention weights, sublayer outputs and embeddings (vaswani layout)",
       [transformer](auto& s) -> auto& { return transformer(s).dropout(); })
       ->check(in_range(0, 0.99))
+      ->group(group);
+}
+
+// --tokenizer, --spm-model, --vocab-size, for the trainers of text: their settings' `data`
+// holds subword_units and subwords (data::SubwordOptions).
+template <typename Settings>
+void add_subword_flags(CLI::App& app, Overrides<Settings>& overrides, const std::string& group) {
+  setting<std::string>(
+      app, overrides, "--tokenizer",
+      "word (DLStudio's) or sentencepiece (subword units trained on the training split, kept in the checkpoint)",
+      [](auto& s, auto v) { s.data.subword_units = settings::parse_tokenizer(v); },
+      [](const auto& s) { return s.data.subword_units ? "sentencepiece" : "word"; })
+      ->check(CLI::IsMember({"word", "sentencepiece"}))
+      ->group(group);
+  setting<std::string>(
+      app, overrides, "--spm-model", "sentencepiece: unigram (default) or bpe",
+      [](auto& s, auto v) { s.data.subwords.kind = data::parse_subword_kind(v); },
+      [](const auto& s) { return data::to_string(s.data.subwords.kind); })
+      ->check(CLI::IsMember({"unigram", "bpe"}))
+      ->group(group);
+  setting(
+      app, overrides, "--vocab-size", "sentencepiece: pieces per model, specials included (default 8000)",
+      [](auto& s) -> auto& { return s.data.subwords.vocab_size; })
+      ->check(in_range(8, 1000000))
+      ->group(group);
+}
+
+// --lr, --schedule (constant or cosine) and --min-lr, for the trainers whose settings hold
+// lr, schedule (settings::ScheduleKind) and min_lr themselves (lm_train, vit_train; seq2seq's
+// schedule also has DLStudio's warm-up). Each adds its own warm-up flag (steps or epochs).
+template <typename Settings>
+void add_cosine_schedule_flags(CLI::App& app, Overrides<Settings>& overrides, const std::string& group) {
+  setting(
+      app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s) -> auto& { return s.lr; })
+      ->check(in_range(1e-12, 100))
+      ->group(group);
+  setting<std::string>(
+      app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)",
+      [](auto& s, auto v) { s.schedule = settings::parse_schedule(v); },
+      [](const auto& s) { return settings::to_string(s.schedule); })
+      ->check(CLI::IsMember({"constant", "cosine"}))
+      ->group(group);
+  setting(
+      app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s) -> auto& { return s.min_lr; })
+      ->check(in_range(0, 100))
       ->group(group);
 }
 

@@ -21,8 +21,6 @@
 #include "run_flags.h"
 #include "selection_flags.h"
 #include "training_flags.h"
-#include "dls/settings/lr_schedule.h"
-#include "dls/settings/optimizer_settings.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/train/tasks/vit_presets.h"
 #include "dls/train/tasks/vit_trainer.h"
@@ -58,9 +56,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Train DLStudio's visTransformer (vision transformer) on Fashion-MNIST or CIFAR-10.\n"
       "A preset gives every setting; each flag below overrides one."};
-  app.footer(
-      "Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
-      "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).");
+  app.footer(dls::apps::kTrainerExitStatus);
   app.get_formatter()->column_width(36);
   Overrides overrides;
   std::string dataset = "fashion-mnist", data_dir, preset;
@@ -170,24 +166,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(dls::train::vit_preset_names()));
   overrides.record("--preset", [](const auto& s) { return s.preset; });
   dls::apps::add_epoch_flags(app, overrides, self, "images", training);
-  setting(
-      app, overrides, "--lr", "learning rate (cosine: the peak)", [](auto& s) -> auto& { return s.lr; })
-      ->check(dls::apps::in_range(1e-12, 100))
-      ->group(training);
-  setting<std::string>(
-      app, overrides, "--schedule", "constant or cosine (linear warm-up, cosine decay)",
-      [](auto& s, auto v) { s.schedule = dls::settings::parse_schedule(v); },
-      [](const auto& s) { return dls::settings::to_string(s.schedule); })
-      ->check(CLI::IsMember({"constant", "cosine"}))
-      ->group(training);
+  dls::apps::add_cosine_schedule_flags(app, overrides, training);
   setting(
       app, overrides, "--warmup-epochs", "cosine: warm-up length in epochs",
       [](auto& s) -> auto& { return s.warmup_epochs; })
       ->check(dls::apps::in_range(0, 1000000))
-      ->group(training);
-  setting(
-      app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s) -> auto& { return s.min_lr; })
-      ->check(dls::apps::in_range(0, 100))
       ->group(training);
   dls::apps::add_optimizer_flags(app, overrides, self, "initialisation, data order, augmentation, dropout", training);
 
