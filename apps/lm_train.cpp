@@ -116,8 +116,7 @@ int main(int argc, char** argv) {
       ->group(data);
 
   const std::string model = "Model";
-  dls::apps::add_transformer_flags(
-      app, overrides, [](auto& s) -> auto& { return s.model.transformer(); }, model);
+  dls::apps::add_transformer_flags(app, overrides, model);
   setting(
       app, overrides, "--decoders", "decoder blocks (self-attention + FFN)",
       [](auto& s) -> auto& { return s.model.num_decoders(); })
@@ -131,20 +130,19 @@ int main(int argc, char** argv) {
       ->group(model);
 
   const std::string training = "Training";
-  const auto self = [](auto& s) -> auto& { return s; };  // the optimisation's fields are the settings' own
   app.add_option("--preset", preset, "cpu (a small model for a 2-core CPU) or tiny (smoke tests)")
       ->capture_default_str()
       ->check(CLI::IsMember(dls::train::lm_preset_names()))
       ->group(training);
   overrides.record("--preset", [](const auto& s) { return s.preset; });
-  dls::apps::add_epoch_flags(app, overrides, self, "sentences", training);
+  dls::apps::add_epoch_flags(app, overrides, "sentences", training);
   dls::apps::add_cosine_schedule_flags(app, overrides, training);
   setting(
       app, overrides, "--warmup-steps", "cosine: warm-up length in steps",
       [](auto& s) -> auto& { return s.warmup_steps; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(training);
-  dls::apps::add_optimizer_flags(app, overrides, self, "initialisation, data order, dropout", training);
+  dls::apps::add_optimizer_flags(app, overrides, "initialisation, data order, dropout", training);
 
   const std::string output = "Output";
   dls::apps::add_selection_flags<dls::settings::LmTrainSettings>(

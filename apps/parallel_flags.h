@@ -1,4 +1,4 @@
-// The data-parallel flags the training programs take, and the --json keys every run reports.
+// The data-parallel flags both training programs take, and their --json keys.
 #pragma once
 
 #include <functional>
@@ -55,33 +55,6 @@ inline void add_parallel_json(util::JsonWriter& json, const train::ParallelRepor
       .value(report.backend)
       .key("all_reduce_s")
       .value(report.all_reduce_s);
-}
-
-// The end of a trainer's --json line, what every run reports (the three results name these
-// fields alike): final_loss, epochs, iterations, wall_s, parameters, stopped_by, precision,
-// run_dir, the data parallelism, the checkpoints written; closes the object.
-template <typename Result>
-void end_run_json(util::JsonWriter& json, const Result& r, const std::string& precision) {
-  json.key("final_loss")
-      .value(r.final_loss)
-      .key("epochs")
-      .value(r.epochs)
-      .key("iterations")
-      .value(r.iterations)
-      .key("wall_s")
-      .value(r.wall_s)
-      .key("parameters")
-      .value(r.parameters)
-      .key("stopped_by")
-      .value(r.stopped_by)
-      .key("precision")
-      .value(precision)
-      .key("run_dir")
-      .value(r.run_dir);
-  add_parallel_json(json, r.parallel);
-  json.key("checkpoints").begin_array();
-  for (const auto& path : r.checkpoints) json.value(path);
-  json.end_array().end_object();
 }
 
 }  // namespace dls::apps

@@ -29,6 +29,33 @@ inline constexpr const char* kTrainerExitStatus =
     "Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
     "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).";
 
+// The end of a trainer's --json line, what every run reports (the three results name these
+// fields alike): final_loss, epochs, iterations, wall_s, parameters, stopped_by, precision,
+// run_dir, the data parallelism, the checkpoints written; closes the object.
+template <typename Result>
+void end_run_json(util::JsonWriter& json, const Result& r, const std::string& precision) {
+  json.key("final_loss")
+      .value(r.final_loss)
+      .key("epochs")
+      .value(r.epochs)
+      .key("iterations")
+      .value(r.iterations)
+      .key("wall_s")
+      .value(r.wall_s)
+      .key("parameters")
+      .value(r.parameters)
+      .key("stopped_by")
+      .value(r.stopped_by)
+      .key("precision")
+      .value(precision)
+      .key("run_dir")
+      .value(r.run_dir);
+  add_parallel_json(json, r.parallel);
+  json.key("checkpoints").begin_array();
+  for (const auto& path : r.checkpoints) json.value(path);
+  json.end_array().end_object();
+}
+
 // What a program needs of the command line before its settings exist.
 struct InvocationFlags {
   std::string resume;  // --resume: checkpoint file or run directory

@@ -182,8 +182,7 @@ int main(int argc, char** argv) {
       [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); },
       [](const auto& s) { return dls::to_string(s.model.transformer().layout()); })
       ->group(model);
-  dls::apps::add_transformer_flags(
-      app, overrides, [](auto& s) -> auto& { return s.model.transformer(); }, model);
+  dls::apps::add_transformer_flags(app, overrides, model);
   setting(
       app, overrides, "--encoders", "number of BasicEncoders", [](auto& s) -> auto& { return s.model.num_encoders(); })
       ->check(dls::apps::in_range(1, 1000))
@@ -200,8 +199,7 @@ int main(int argc, char** argv) {
       ->group(model);
 
   const std::string training = "Training";
-  const auto self = [](auto& s) -> auto& { return s; };  // the optimisation's fields are the settings' own
-  dls::apps::add_epoch_flags(app, overrides, self, "pairs", training);
+  dls::apps::add_epoch_flags(app, overrides, "pairs", training);
   setting(
       app, overrides, "--max-tokens",
       "batches of pairs of similar length filled to N tokens (rows x longest side) instead of --batch-size pairs; "
@@ -229,7 +227,7 @@ int main(int argc, char** argv) {
       app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s) -> auto& { return s.schedule.min_lr; })
       ->check(dls::apps::in_range(0, 100))
       ->group(training);
-  dls::apps::add_optimizer_flags(app, overrides, self, "initialisation, batch order and dropout", training);
+  dls::apps::add_optimizer_flags(app, overrides, "initialisation, batch order and dropout", training);
   const std::string output = "Output";
   setting(
       app, overrides, "--samples", "validation pairs translated and printed at the end",

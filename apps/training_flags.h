@@ -1,6 +1,7 @@
-// The flags the three trainers share for their model's transformer blocks and their
-// optimisation, in one place: each program names where its settings keep them (a generic
-// lambda returning a reference, as add_selection_flags) and adds its own flags around them.
+// The flags the trainers share, in one place: the three task settings (settings/) name these
+// fields alike (model.transformer(), epochs, batch_size, optimizer, label_smoothing, seed,
+// data.subwords, ...), so each block reads them directly; each program adds its own flags
+// around them.
 #pragma once
 
 #include <string>
@@ -15,30 +16,28 @@
 
 namespace dls::apps {
 
-// --embedding-size, --heads, --ffn-multiplier, --dropout. `transformer(settings)` is the
-// model's TransformerConfig.
-template <typename Settings, typename Transformer>
-void add_transformer_flags(CLI::App& app, Overrides<Settings>& overrides, Transformer transformer,
-                           const std::string& group) {
+// --embedding-size, --heads, --ffn-multiplier, --dropout: the model's TransformerConfig.
+template <typename Settings>
+void add_transformer_flags(CLI::App& app, Overrides<Settings>& overrides, const std::string& group) {
   setting(
-      app, overrides, "--embedding-size",
-      "M, width of every token", [transformer](auto& s) -> auto& { return transformer(s).embedding_size(); })
+      app, overrides, "--embedding-size", "M, width of every token",
+      [](auto& s) -> auto& { return s.model.transformer().embedding_size(); })
       ->check(in_range(1, 65536))
       ->group(group);
   setting(
-      app, overrides, "--heads",
-      "attention heads (M divisible by it)", [transformer](auto& s) -> auto& { return transformer(s).num_heads(); })
+      app, overrides, "--heads", "attention heads (M divisible by it)",
+      [](auto& s) -> auto& { return s.model.transformer().num_heads(); })
       ->check(in_range(1, 1024))
       ->group(group);
   setting(
       app, overrides, "--ffn-multiplier",
       "FFN hidden width in units of M (positionwise, vaswani; the dlstudio layout's is 2*L*M)",
-      [transformer](auto& s) -> auto& { return transformer(s).ffn_multiplier(); })
+      [](auto& s) -> auto& { return s.model.transformer().ffn_multiplier(); })
       ->check(in_range(1, 64))
       ->group(group);
   setting(
       app, overrides, "--dropout", "dropout on attention weights, sublayer outputs and embeddings (vaswani layout)",
-      [transformer](auto& s) -> auto& { return transformer(s).dropout(); })
+      [](auto& s) -> auto& { return s.model.transformer().dropout(); })
       ->check(in_range(0, 0.99))
       ->group(group);
 }
@@ -89,64 +88,62 @@ void add_cosine_schedule_flags(CLI::App& app, Overrides<Settings>& overrides, co
 }
 
 // --epochs and --batch-size (`examples`: what a batch counts, "pairs", "sentences",
-// "images"). `training(settings)` holds epochs and batch_size.
-template <typename Settings, typename Training>
-void add_epoch_flags(CLI::App& app, Overrides<Settings>& overrides, Training training, const std::string& examples,
+// "images").
+template <typename Settings>
+void add_epoch_flags(CLI::App& app, Overrides<Settings>& overrides, const std::string& examples,
                      const std::string& group) {
   setting(
-      app, overrides, "--epochs",
-      "epochs in all (a resumed run counts those done)", [training](auto& s) -> auto& { return training(s).epochs; })
+      app, overrides, "--epochs", "epochs in all (a resumed run counts those done)",
+      [](auto& s) -> auto& { return s.epochs; })
       ->check(in_range(1, 1000000))
       ->group(group);
   setting(
-      app, overrides, "--batch-size",
-      examples + " per step", [training](auto& s) -> auto& { return training(s).batch_size; })
+      app, overrides, "--batch-size", examples + " per step", [](auto& s) -> auto& { return s.batch_size; })
       ->check(in_range(1, 1000000))
       ->group(group);
 }
 
 // --optimizer, --beta1, --beta2, --eps, --weight-decay, --clip-grad-norm, --label-smoothing
-// and --seed (`seeded`: what the seed draws). `training(settings)` holds optimizer
-// (settings::OptimizerSettings), label_smoothing and seed.
-template <typename Settings, typename Training>
-void add_optimizer_flags(CLI::App& app, Overrides<Settings>& overrides, Training training, const std::string& seeded,
+// and --seed (`seeded`: what the seed draws).
+template <typename Settings>
+void add_optimizer_flags(CLI::App& app, Overrides<Settings>& overrides, const std::string& seeded,
                          const std::string& group) {
   setting<std::string>(
       app, overrides, "--optimizer", "adam or adamw",
-      [training](auto& s, auto v) { training(s).optimizer.kind = settings::parse_optimizer(v); },
-      [training](const auto& s) { return settings::to_string(training(s).optimizer.kind); })
+      [](auto& s, auto v) { s.optimizer.kind = settings::parse_optimizer(v); },
+      [](const auto& s) { return settings::to_string(s.optimizer.kind); })
       ->check(optimizers())
       ->group(group);
   setting(
-      app, overrides, "--beta1", "Adam beta1", [training](auto& s) -> auto& { return training(s).optimizer.beta1; })
+      app, overrides, "--beta1", "Adam beta1", [](auto& s) -> auto& { return s.optimizer.beta1; })
       ->check(in_range(0, 0.999999))
       ->group(group);
   setting(
-      app, overrides, "--beta2", "Adam beta2", [training](auto& s) -> auto& { return training(s).optimizer.beta2; })
+      app, overrides, "--beta2", "Adam beta2", [](auto& s) -> auto& { return s.optimizer.beta2; })
       ->check(in_range(0, 0.999999))
       ->group(group);
   setting(
-      app, overrides, "--eps", "Adam epsilon", [training](auto& s) -> auto& { return training(s).optimizer.eps; })
+      app, overrides, "--eps", "Adam epsilon", [](auto& s) -> auto& { return s.optimizer.eps; })
       ->check(in_range(1e-30, 1))
       ->group(group);
   setting(
-      app, overrides, "--weight-decay",
-      "weight decay (AdamW: decoupled)", [training](auto& s) -> auto& { return training(s).optimizer.weight_decay; })
+      app, overrides, "--weight-decay", "weight decay (AdamW: decoupled)",
+      [](auto& s) -> auto& { return s.optimizer.weight_decay; })
       ->check(in_range(0, 10))
       ->group(group);
   setting(
       app, overrides, "--clip-grad-norm", "clip the gradient norm to this (0: off)",
-      [training](auto& s) -> auto& { return training(s).optimizer.clip_grad_norm; })
+      [](auto& s) -> auto& { return s.optimizer.clip_grad_norm; })
       ->check(in_range(0, 1000000))
       ->group(group);
   setting(
       app, overrides, "--label-smoothing",
       "label smoothing of the training loss (0: off; validation reports the plain loss)",
-      [training](auto& s) -> auto& { return training(s).label_smoothing; })
+      [](auto& s) -> auto& { return s.label_smoothing; })
       ->check(in_range(0, 0.99))
       ->group(group);
   setting(
-      app, overrides, "--seed", "seed of " + seeded, [training](auto& s) -> auto& { return training(s).seed; })
+      app, overrides, "--seed", "seed of " + seeded, [](auto& s) -> auto& { return s.seed; })
       ->check(in_range(0, 18446744073709551615.0))
       ->group(group);
 }

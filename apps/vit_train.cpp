@@ -112,8 +112,7 @@ int main(int argc, char** argv) {
       [](auto& s) -> auto& { return s.model.patch_size(); })
       ->check(dls::apps::in_range(1, 4096))
       ->group(model);
-  dls::apps::add_transformer_flags(
-      app, overrides, [](auto& s) -> auto& { return s.model.transformer(); }, model);
+  dls::apps::add_transformer_flags(app, overrides, model);
   setting(
       app, overrides, "--encoders", "number of BasicEncoders", [](auto& s) -> auto& { return s.model.num_encoders(); })
       ->check(dls::apps::in_range(1, 1000))
@@ -159,20 +158,19 @@ int main(int argc, char** argv) {
 
   // Training.
   const std::string training = "Training";
-  const auto self = [](auto& s) -> auto& { return s; };  // the optimisation's fields are the settings' own
   app.add_option("--preset", preset,
                  "dlstudio (DLStudio's CIFAR-10 example) or fashion (Fashion-MNIST on a small CPU); default by dataset")
       ->group(training)
       ->check(CLI::IsMember(dls::train::vit_preset_names()));
   overrides.record("--preset", [](const auto& s) { return s.preset; });
-  dls::apps::add_epoch_flags(app, overrides, self, "images", training);
+  dls::apps::add_epoch_flags(app, overrides, "images", training);
   dls::apps::add_cosine_schedule_flags(app, overrides, training);
   setting(
       app, overrides, "--warmup-epochs", "cosine: warm-up length in epochs",
       [](auto& s) -> auto& { return s.warmup_epochs; })
       ->check(dls::apps::in_range(0, 1000000))
       ->group(training);
-  dls::apps::add_optimizer_flags(app, overrides, self, "initialisation, data order, augmentation, dropout", training);
+  dls::apps::add_optimizer_flags(app, overrides, "initialisation, data order, augmentation, dropout", training);
 
   // Output.
   const std::string output = "Output";
