@@ -66,14 +66,38 @@ int main(int argc, char** argv) {
                  "the web page's folder (default: share/dlstudio-cpp/page beside the program, else the source "
                  "tree's apps/server_page)")
       ->group(net);
-  app.add_option("--connections", settings.connections, "HTTP connections served at once (a thread each)")
+  auto& http = settings.http;
+  app.add_option("--allow-host", http.allowed_hosts,
+                 "a name this server answers to besides localhost names and IP addresses (repeatable; \"*\": any "
+                 "Host). Other Host headers: 403, against DNS rebinding")
+      ->group(net);
+  app.add_option("--connections", http.connections,
+                 "connections open at once; one more closes the oldest idle or slow one, else it gets 503")
       ->capture_default_str()
       ->check(dls::apps::in_range(2, 4096))
       ->group(net);
+  app.add_option("--read-timeout-s", http.read_timeout_s,
+                 "a request's head and body arrive within this, or the connection is closed")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(0.1, 3600))
+      ->group(net);
+  app.add_option("--idle-timeout-s", http.idle_timeout_s, "a keep-alive connection without a request closes after this")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(0.1, 3600))
+      ->group(net);
   const std::string limit = "Limits";
-  app.add_option("--max-body-bytes", limits.max_body_bytes, "larger request bodies are refused (413)")
+  app.add_option("--max-body-bytes", http.max_body_bytes,
+                 "larger request bodies are refused (413), whatever their framing, before they are read")
       ->capture_default_str()
       ->check(dls::apps::in_range(64, 1 << 30))
+      ->group(limit);
+  app.add_option("--max-header-bytes", http.max_header_bytes, "a larger request line and header: 431")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(1024, 1 << 20))
+      ->group(limit);
+  app.add_option("--max-headers", http.max_headers, "more header fields: 431")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(8, 10000))
       ->group(limit);
   app.add_option("--max-sentences", limits.max_sentences, "sentences per /translate request; more: 400")
       ->capture_default_str()

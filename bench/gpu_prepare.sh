@@ -14,7 +14,7 @@ packages=(libcli11-dev libspdlog-dev libspdlog1.10 libfmt-dev libfmt9 libgtest-d
           libcairo2-dev libcairo2 libpixman-1-0 libfontconfig1 libfreetype6 libpng16-16 libxcb-shm0 libxcb1
           libxcb-render0 libxrender1 libx11-6 libx11-data libxext6 libexpat1 libbrotli1 libxau6 libxdmcp6
           libbsd0 libmd0 fontconfig-config fonts-dejavu-core pkgconf pkgconf-bin libpkgconf3
-          libcpp-httplib-dev libcpp-httplib0.11 libssl-dev libssl3 libbrotli-dev)
+          libcpp-httplib-dev libcpp-httplib0.11 libssl-dev libssl3 libbrotli-dev libboost1.74-dev)
 (cd .deps/debs && rm -f ./*.deb && apt-get download "${packages[@]}")
 corpus=${DLS_DATA_DIR:-../shared/data}/spa-eng/spa.txt
 [ -f "$corpus" ] && cp "$corpus" .deps/data/spa-eng/ || echo "no $corpus: the GPU runs on the real corpus will be skipped"

@@ -82,7 +82,18 @@ if(DLS_BUILD_TESTS)
   include(GoogleTest)
 endif()
 
-# The HTTP server and client of translate_server and its tests (src/serve/): cpp-httplib
+# translate_server's HTTP server (src/serve/http_server.cpp): Boost.Beast over Boost.Asio,
+# header-only (Debian: libboost-dev). It gives the control over every connection that a
+# server facing hostile input needs: deadlines, head and body limits while reading,
+# pipelining, many slow connections on one thread.
+find_path(DLS_BOOST_INCLUDE_DIR boost/beast/http.hpp REQUIRED)
+add_library(dls_beast INTERFACE IMPORTED)
+set_target_properties(dls_beast PROPERTIES
+  INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${DLS_BOOST_INCLUDE_DIR}"
+  INTERFACE_INCLUDE_DIRECTORIES "${DLS_BOOST_INCLUDE_DIR}"
+  INTERFACE_LINK_LIBRARIES Threads::Threads)
+
+# The HTTP client of translate_server's tests and benchmark: cpp-httplib
 # (Debian: libcpp-httplib-dev, a compiled library with a pkg-config file). The class layouts
 # depend on the macros it was built with (its Cflags: OpenSSL, zlib, Brotli support), so
 # dls_httplib.h (generated into the build folder) defines them before <httplib.h>: the

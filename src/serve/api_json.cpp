@@ -27,13 +27,17 @@ json parse_object(const std::string& body) {
 int read_beam(const json& body, const ServeLimits& limits) {
   if (!body.contains("beam") || body["beam"].is_null()) return 1;
   const auto& beam = body["beam"];
+  const std::string range = "\"beam\" must be between 0 and " + std::to_string(limits.max_beam) + ", not ";
+  // Past 2^64 JSON's integer arrives as a float: out of range, not "not an integer".
+  if (beam.is_number_float() && std::abs(beam.get<double>()) >= 1.8e19) throw ApiError(400, range + beam.dump());
   if (!beam.is_number_integer())
     throw ApiError(400, "\"beam\" must be an integer (0 or 1: greedy, K > 1: beam search)");
-  const auto k = beam.get<long long>();
-  if (k < 0 || k > limits.max_beam)
-    throw ApiError(400,
-                   "\"beam\" must be between 0 and " + std::to_string(limits.max_beam) + ", not " + std::to_string(k));
-  return static_cast<int>(std::max<long long>(1, k));
+  // Above 2^63 - 1 JSON's number is unsigned: compared as such, reported as the client wrote it.
+  const bool in_range = beam.is_number_unsigned()
+                            ? beam.get<unsigned long long>() <= static_cast<unsigned>(limits.max_beam)
+                            : beam.get<long long>() >= 0 && beam.get<long long>() <= limits.max_beam;
+  if (!in_range) throw ApiError(400, range + beam.dump());
+  return static_cast<int>(std::max<long long>(1, beam.get<long long>()));
 }
 
 void check_sentence(const std::string& sentence, const ServeLimits& limits, const std::string& which) {

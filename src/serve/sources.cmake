@@ -2,6 +2,8 @@
 list(APPEND DLS_SERVE_SOURCES
   serve/api_json.cpp
   serve/batcher.cpp
+  serve/host_check.cpp
+  serve/http_server.cpp
   serve/page_files.cpp
   serve/stop_signals.cpp
   serve/translate_server.cpp

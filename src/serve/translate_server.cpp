@@ -1,21 +1,16 @@
 #include "dls/serve/translate_server.h"
 
-#include <sys/socket.h>
-
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <ostream>
 #include <sstream>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 
-#include "dls_httplib.h"  // cpp-httplib as Debian built it (cmake/DlsDependencies.cmake)
-
 #include "dls/serve/api_json.h"
 #include "dls/serve/batcher.h"
+#include "dls/serve/http_server.h"
 #include "dls/serve/page_files.h"
 #include "dls/serve/stop_signals.h"
 #include "dls/serve/vit_api_json.h"
@@ -35,61 +30,34 @@ eval::DecodeOptions decode_options(int beam, std::size_t sentences) {
   return decode;
 }
 
-void reply(httplib::Response& res, int status, const std::string& json) {
-  res.status = status;
-  res.set_content(json, "application/json");
+HttpResponse json_response(int status, std::string json) {
+  HttpResponse response;
+  response.status = status;
+  response.body = std::move(json);
+  return response;
 }
 
-void reply_error(httplib::Response& res, int status, const std::string& message) {
-  reply(res, status, error_answer(message));
-}
-
-const char* status_line(int status) {
-  switch (status) {
-    case 400:
-      return "bad request";
-    case 404:
-      return "not found";
-    case 405:
-      return "method not allowed";
-    case 413:
-      return "the request body is too large";
-    case 414:
-      return "the request URI is too long";
-    case 503:
-      return "the server is busy";
-    default:
-      return status >= 500 ? "internal server error" : "request refused";
-  }
-}
-
-// Runs a route; every failure becomes {"error": ...} with its status.
-template <class Route>
-httplib::Server::Handler guarded(Route route) {
-  return [route](const httplib::Request& req, httplib::Response& res) {
-    try {
-      route(req, res);
-    } catch (const ApiError& e) {
-      reply_error(res, e.status(), e.what());
-    } catch (const QueueFull& e) {
-      res.set_header("Retry-After", "1");
-      reply_error(res, 503, e.what());
-    } catch (const RequestTimedOut& e) {
-      reply_error(res, 504, e.what());
-    } catch (const std::exception& e) {
-      spdlog::error("{} {}: {}", req.method, req.path, e.what());
-      reply_error(res, 500, e.what());
-    }
-  };
+HttpResponse error_response(int status, const std::string& message) {
+  auto response = json_response(status, error_answer(message));
+  if (status == 503) response.headers.emplace_back("Retry-After", "1");
+  return response;
 }
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+// The model work waits for the worker threads: one more than the requests that may wait on
+// the model, so that a full queue answers 503 rather than a thread pool queueing in silence.
+HttpLimits http_limits(const ServeSettings& settings) {
+  auto limits = settings.http;
+  limits.workers = settings.batching.max_queued + 2;
+  return limits;
+}
+
 }  // namespace
 
-// One model, either kind: the routes of the other kind are not added (404).
+// One model, either kind: the routes of the other kind are not there (404, saying so).
 struct TranslateServer::Impl {
   Impl(eval::Translator* t, eval::ImageClassifier* c, ServeSettings s)
       : translator(t),
@@ -98,20 +66,21 @@ struct TranslateServer::Impl {
         model_json(t != nullptr ? model_answer(*t) : vit_model_answer(*c)),
         batcher([this](const std::vector<std::string>& sentences,
                        int beam) { return translator->translate(sentences, decode_options(beam, sentences.size())); },
-                settings.batching) {}
+                settings.batching),
+        http(handlers(), http_limits(settings)) {}
 
   std::chrono::milliseconds timeout() const {
     return std::chrono::milliseconds(static_cast<long long>(settings.limits.request_timeout_s * 1000));
   }
 
-  void translate(const httplib::Request& req, httplib::Response& res) {
+  HttpResponse translate(const HttpRequest& req) {
     const auto start = Clock::now();
     const auto call = parse_translate_call(req.body, settings.limits);
     const auto result = batcher.submit(call.sentences, call.beam).wait(timeout());
-    reply(res, 200, translate_answer(result, call.beam, ms_since(start)));
+    return json_response(200, translate_answer(result, call.beam, ms_since(start)));
   }
 
-  void attention(const httplib::Request& req, httplib::Response& res) {
+  HttpResponse attention(const HttpRequest& req) {
     const auto call = parse_attention_call(req.body, settings.limits);
     using Traced = std::pair<eval::SentenceTranslation, eval::TranslationAttention>;
     const auto traced = batcher.run_alone<Traced>(
@@ -123,14 +92,14 @@ struct TranslateServer::Impl {
         },
         timeout());
     if (!traced.first.ok()) throw ApiError(400, traced.first.error);
-    reply(res, 200, attention_answer(traced.first, traced.second, call.beam));
+    return json_response(200, attention_answer(traced.first, traced.second, call.beam));
   }
 
   // The body is the PNG's bytes (no multipart form); its size is checked from the header
   // before it is decoded, so a small file claiming a huge image costs nothing.
-  void classify(const httplib::Request& req, httplib::Response& res) {
+  HttpResponse classify(const HttpRequest& req) {
     const auto start = Clock::now();
-    const int top_k = parse_top_k(req.get_param_value("top"), static_cast<int>(classifier->class_names().size()));
+    const int top_k = parse_top_k(req.query_value("top"), static_cast<int>(classifier->class_names().size()));
     std::vector<std::uint8_t> pixels;
     try {
       const auto size = util::read_png_size(req.body);
@@ -142,63 +111,68 @@ struct TranslateServer::Impl {
     const double decode_ms = ms_since(start);
     const auto result = batcher.run_alone<eval::ImageClassification>(
         [this, pixels] { return classifier->classify(pixels); }, timeout());
-    reply(res, 200, classify_answer(result, *classifier, top_k, decode_ms, ms_since(start)));
+    return json_response(200, classify_answer(result, *classifier, top_k, decode_ms, ms_since(start)));
   }
 
-  void page(const httplib::Request& req, httplib::Response& res) {
-    if (settings.page_dir.empty()) throw ApiError(404, "no page is served (--page-dir)");
+  HttpResponse page(const HttpRequest& req) const {
     const auto file = page_file(settings.page_dir, req.path);
-    if (file.empty()) throw ApiError(404, "not found: " + req.path);
     std::ifstream in(file, std::ios::binary);
     std::ostringstream content;
     content << in.rdbuf();
-    res.set_content(content.str(), content_type(file).c_str());
+    if (!in) throw std::runtime_error("cannot read " + file);
+    HttpResponse response;
+    response.content_type = content_type(file);
+    response.body = content.str();
+    return response;
   }
 
-  // Another method than the path's: 405 naming the one it takes; an unknown path: 404.
-  void wrong_method(const httplib::Request& req, httplib::Response& res) {
-    std::string allowed;
-    if (translator != nullptr && (req.path == "/translate" || req.path == "/attention")) allowed = "POST";
-    if (classifier != nullptr && req.path == "/classify") allowed = "POST";
-    if (req.path == "/health" || req.path == "/model" || !page_file(settings.page_dir, req.path).empty())
-      allowed = "GET";
-    if (allowed.empty()) throw ApiError(404, "not found: " + req.path);
-    res.set_header("Allow", allowed);
-    throw ApiError(405, req.method + " " + req.path + ": this resource takes " + allowed);
+  bool is_model_path(const std::string& path) const {
+    if (translator != nullptr) return path == "/translate" || path == "/attention";
+    return path == "/classify";
   }
 
-  void add_routes() {
-    const auto wrong = guarded([this](const auto& req, auto& res) { wrong_method(req, res); });
-    if (translator != nullptr) {
-      http.Post("/translate", guarded([this](const auto& req, auto& res) { translate(req, res); }));
-      http.Post("/attention", guarded([this](const auto& req, auto& res) { attention(req, res); }));
-      http.Get("/translate", wrong);
-      http.Get("/attention", wrong);
-    } else {
-      http.Post("/classify", guarded([this](const auto& req, auto& res) { classify(req, res); }));
-      http.Get("/classify", wrong);
+  std::string method_of(const std::string& path) const {
+    if (is_model_path(path)) return "POST";
+    if (path == "/health" || path == "/model") return "GET";
+    if (!settings.page_dir.empty() && !page_file(settings.page_dir, path).empty()) return "GET";
+    return "";
+  }
+
+  std::string missing(const std::string& path) const {
+    if (translator != nullptr && path == "/classify")
+      return "not found: /classify classifies images with a ViT checkpoint; this server translates (POST /translate)";
+    if (classifier != nullptr && (path == "/translate" || path == "/attention"))
+      return "not found: " + path + " needs a seq2seq checkpoint; this server classifies images (POST /classify)";
+    if (settings.page_dir.empty() && (path == "/" || path == "/index.html")) return "no page is served (--page-dir)";
+    return "not found: " + path;
+  }
+
+  // Every failure becomes {"error": ...} with its status.
+  HttpResponse handle(const HttpRequest& req) {
+    try {
+      if (req.path == "/translate") return translate(req);
+      if (req.path == "/attention") return attention(req);
+      if (req.path == "/classify") return classify(req);
+      if (req.path == "/health") return json_response(200, health_answer(batcher.queued()));
+      if (req.path == "/model") return json_response(200, model_json);
+      return page(req);
+    } catch (const ApiError& e) {
+      return error_response(e.status(), e.what());
+    } catch (const QueueFull& e) {
+      return error_response(503, e.what());
+    } catch (const RequestTimedOut& e) {
+      return error_response(504, e.what());
     }
-    http.Get("/health", guarded([this](const auto&, auto& res) { reply(res, 200, health_answer(batcher.queued())); }));
-    http.Get("/model", guarded([this](const auto&, auto& res) { reply(res, 200, model_json); }));
-    http.Get(".*", guarded([this](const auto& req, auto& res) { page(req, res); }));
-    http.Post(".*", wrong);
-    http.Put(".*", wrong);
-    http.Patch(".*", wrong);
-    http.Delete(".*", wrong);
-    // httplib's own refusals (413 over --max-body-bytes, 404, a malformed request) as JSON too.
-    const auto max_body = settings.limits.max_body_bytes;
-    http.set_error_handler(
-        httplib::Server::HandlerWithResponse([max_body](const httplib::Request&, httplib::Response& res) {
-          if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-          const std::string message = res.status == 413 ? "the request body is larger than " +
-                                                              std::to_string(max_body) + " bytes (--max-body-bytes)"
-                                                        : status_line(res.status);
-          reply(res, res.status, error_answer(message));
-          return httplib::Server::HandlerResponse::Handled;
-        }));
-    http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-      spdlog::debug("{} {} -> {}", req.method, req.path, res.status);
-    });
+  }
+
+  HttpHandlers handlers() {
+    HttpHandlers h;
+    h.method_of = [this](const std::string& path) { return method_of(path); };
+    h.missing = [this](const std::string& path) { return missing(path); };
+    h.is_model_work = [this](const std::string& path) { return is_model_path(path); };
+    h.handle = [this](const HttpRequest& req) { return handle(req); };
+    h.error = error_response;
+    return h;
   }
 
   eval::Translator* translator;       // the seq2seq model, or null
@@ -206,71 +180,28 @@ struct TranslateServer::Impl {
   ServeSettings settings;
   std::string model_json;  // GET /model: fixed once loaded
   DynamicBatcher batcher;
-  httplib::Server http;
-  std::atomic<bool> serve_started{false}, stop_requested{false}, serve_done{false};
-  int listen_socket = -1;  // the socket bind() made (its backlog is raised)
+  HttpServer http;
 };
 
 TranslateServer::TranslateServer(eval::Translator& translator, ServeSettings settings)
-    : TranslateServer(std::make_unique<Impl>(&translator, nullptr, std::move(settings))) {}
+    : impl_(std::make_unique<Impl>(&translator, nullptr, std::move(settings))) {}
 
 TranslateServer::TranslateServer(eval::ImageClassifier& classifier, ServeSettings settings)
-    : TranslateServer(std::make_unique<Impl>(nullptr, &classifier, std::move(settings))) {}
-
-TranslateServer::TranslateServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
-  auto& http = impl_->http;
-  const auto connections = std::max<std::size_t>(2, impl_->settings.connections);
-  http.new_task_queue = [connections] { return new httplib::ThreadPool(connections); };
-  http.set_payload_max_length(impl_->settings.limits.max_body_bytes);
-  // SO_REUSEADDR alone: cpp-httplib's default adds SO_REUSEPORT, with which a second server
-  // on a busy port binds too and silently shares its connections.
-  auto& listen_socket = impl_->listen_socket;
-  http.set_socket_options([&listen_socket](socket_t sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    listen_socket = sock;
-  });
-  http.set_keep_alive_max_count(1000);
-  http.set_keep_alive_timeout(5);  // an idle connection holds a thread (and delays a stop) this long
-  http.set_read_timeout(10);
-  impl_->add_routes();
-}
+    : impl_(std::make_unique<Impl>(nullptr, &classifier, std::move(settings))) {}
 
 TranslateServer::~TranslateServer() {
   stop();
   impl_->batcher.stop();
 }
 
-int TranslateServer::bind() {
-  const auto& s = impl_->settings;
-  int port = s.port;
-  if (port == 0) {
-    port = impl_->http.bind_to_any_port(s.host);
-  } else if (!impl_->http.bind_to_port(s.host, port)) {
-    port = -1;
-  }
-  // cpp-httplib 0.11 listens with a backlog of 5: many clients connecting at once would see
-  // their handshakes dropped and retried (seconds). A second listen() raises it.
-  if (port > 0 && impl_->listen_socket >= 0) ::listen(impl_->listen_socket, SOMAXCONN);
-  if (port <= 0)
-    throw std::runtime_error("cannot listen on " + s.host + ":" + std::to_string(s.port) +
-                             " (in use, or not an address of this machine)");
-  return port;
-}
+int TranslateServer::bind() { return impl_->http.bind(impl_->settings.host, impl_->settings.port); }
 
 void TranslateServer::serve() {
-  impl_->serve_started = true;
-  if (!impl_->stop_requested) impl_->http.listen_after_bind();  // returns when every connection is done
-  impl_->serve_done = true;
+  impl_->http.serve();    // returns when every connection is done
   impl_->batcher.stop();  // the requests still queued are answered first
 }
 
-void TranslateServer::stop() {
-  impl_->stop_requested = true;
-  if (!impl_->serve_started) return;  // serve() will see stop_requested
-  while (!impl_->serve_done && !impl_->http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  impl_->http.stop();
-}
+void TranslateServer::stop() { impl_->http.stop(); }
 
 namespace {
 

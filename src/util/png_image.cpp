@@ -1,6 +1,7 @@
 #include "dls/util/png_image.h"
 
 #include <cairo.h>
+#include <zlib.h>
 
 #include <cstring>
 #include <memory>
@@ -31,6 +32,30 @@ cairo_status_t read_bytes(void* closure, unsigned char* data, unsigned int lengt
   return CAIRO_STATUS_SUCCESS;
 }
 
+// Walks the chunks after the signature (length, type, data, CRC-32 of type and data) up to
+// IEND. cairo reports every libpng error as "out of memory", so damage is named here first:
+// a flipped byte fails its chunk's CRC, a cut file ends inside a chunk.
+void check_chunks(const std::string& bytes) {
+  std::size_t at = 8;
+  while (true) {
+    if (bytes.size() - at < 12)
+      throw std::invalid_argument("not a readable PNG image: it ends at byte " + std::to_string(bytes.size()) +
+                                  " before its IEND chunk (truncated)");
+    const std::size_t length = big_endian(bytes, at);
+    const std::string type = bytes.substr(at + 4, 4);
+    if (length > bytes.size() - at - 12)
+      throw std::invalid_argument("not a readable PNG image: its " + type + " chunk at byte " + std::to_string(at) +
+                                  " runs past the end of the file (truncated)");
+    const auto* data = reinterpret_cast<const Bytef*>(bytes.data() + at + 4);
+    const auto crc = crc32(crc32(0L, Z_NULL, 0), data, static_cast<uInt>(length + 4));
+    if (crc != big_endian(bytes, at + 8 + length))
+      throw std::invalid_argument("not a readable PNG image: its " + type + " chunk at byte " + std::to_string(at) +
+                                  " fails its checksum (the file is damaged)");
+    if (type == "IEND") return;
+    at += 12 + length;
+  }
+}
+
 }  // namespace
 
 PngSize read_png_size(const std::string& bytes) {
@@ -53,10 +78,15 @@ bool RgbImage::is_grey() const {
 
 RgbImage decode_png(const std::string& bytes) {
   read_png_size(bytes);
+  check_chunks(bytes);
   Reader reader{&bytes};
   std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> surface(
       cairo_image_surface_create_from_png_stream(read_bytes, &reader), cairo_surface_destroy);
   const auto status = cairo_surface_status(surface.get());
+  // Its chunks are whole, so what libpng refused (reported by cairo as "out of memory") is
+  // their content: a crafted stream with correct checksums.
+  if (status == CAIRO_STATUS_NO_MEMORY)
+    throw std::invalid_argument("not a readable PNG image: its pixel data cannot be decoded");
   if (status != CAIRO_STATUS_SUCCESS)
     throw std::invalid_argument(std::string("not a readable PNG image: ") + cairo_status_to_string(status));
   // Painted onto an opaque RGB24 surface: whatever format cairo chose (16-bit PNGs come as

@@ -17,7 +17,7 @@ namespace {
 ServeSettings in_process_settings() {
   ServeSettings settings;
   settings.port = 0;
-  settings.connections = 4;
+  settings.http.connections = 4;
   return settings;
 }
 

@@ -45,7 +45,7 @@ std::string png_of(const data::ImageSet& set, std::size_t i) {
 struct Serving {
   explicit Serving(eval::ImageClassifier& classifier, ServeSettings settings = {}) {
     settings.port = 0;
-    settings.connections = 4;
+    settings.http.connections = 4;
     server = std::make_unique<TranslateServer>(classifier, settings);
     port = server->bind();
     thread = std::thread([this] { server->serve(); });
@@ -119,7 +119,7 @@ TEST(VitServer, ClassifiesAnUploadedImageAsCheckpointEvalDoes) {
 TEST(VitServer, EveryRefusalIsAOneLineJsonError) {
   auto classifier = eval::ImageClassifier::load(vit_run().string());
   ServeSettings settings;
-  settings.limits.max_body_bytes = 4096;
+  settings.http.max_body_bytes = 4096;
   Serving serving(classifier, settings);
   httplib::Client client("127.0.0.1", serving.port);
   const auto expect_error = [](const httplib::Result& res, int status, const std::string& part) {

@@ -37,5 +37,32 @@ TEST(PngImage, RefusesWhatIsNotAPng) {
   EXPECT_THROW(decode_png(png.substr(0, 40)), std::invalid_argument);  // but not the pixels
 }
 
+std::string decode_error(const std::string& png) {
+  try {
+    decode_png(png);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "decoded";
+}
+
+// cairo calls every libpng error "out of memory": a damaged file is named as damaged.
+TEST(PngImage, NamesADamagedOrTruncatedFile) {
+  Canvas canvas(16, 16, Rgb{10, 20, 30});
+  canvas.set_pixel(3, 3, Rgb{200, 0, 0});
+  const auto png = canvas.encode_png();
+  const auto idat = png.find("IDAT");
+  ASSERT_NE(idat, std::string::npos);
+  for (std::size_t at : {idat + 6, png.size() - 20}) {
+    auto flipped = png;
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
+    const auto message = decode_error(flipped);
+    EXPECT_NE(message.find("fails its checksum (the file is damaged)"), std::string::npos) << at << ": " << message;
+  }
+  EXPECT_NE(decode_error(png.substr(0, png.size() - 6)).find("(truncated)"), std::string::npos);
+  EXPECT_NE(decode_error(png.substr(0, idat + 10)).find("runs past the end of the file (truncated)"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace dls::util

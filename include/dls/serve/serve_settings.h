@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <string>
 
+#include "dls/serve/http_server.h"
+
 namespace dls::serve {
 
 // How requests from several clients are decoded together (serve/batcher.h).
@@ -15,7 +17,6 @@ struct BatchingSettings {
 };
 
 struct ServeLimits {
-  std::size_t max_body_bytes = 1 << 20;   // a larger request body: 413
   std::size_t max_sentences = 64;         // sentences in one /translate request; more: 400
   std::size_t max_sentence_chars = 2000;  // bytes of one sentence; more: 400
   int max_beam = 16;                      // "beam" above this: 400
@@ -24,10 +25,10 @@ struct ServeLimits {
 
 struct ServeSettings {
   std::string host = "127.0.0.1";
-  int port = 8080;                // 0: a free port, chosen by the system
-  std::string page_dir;           // the web page's files (GET /, GET /<file>); empty: none
-  std::string checkpoint_file;    // what GET /model names
-  std::size_t connections = 128;  // HTTP connections served at once (one thread each)
+  int port = 8080;              // 0: a free port, chosen by the system
+  std::string page_dir;         // the web page's files (GET /, GET /<file>); empty: none
+  std::string checkpoint_file;  // what GET /model names
+  HttpLimits http;              // connections, deadlines, head and body sizes, Host names
   ServeLimits limits;
   BatchingSettings batching;
 };

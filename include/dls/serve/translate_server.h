@@ -7,7 +7,7 @@
 //   ViT:     POST /classify?top=K  the PNG's bytes  -> classes, probabilities, attention, timings
 //   both:    GET  /health, GET /model, GET / and GET /<file> (the page)
 //
-// cpp-httplib stays inside src/serve/translate_server.cpp.
+// The HTTP transport, and what it withstands, is serve/http_server.h.
 #pragma once
 
 #include <iosfwd>
@@ -37,7 +37,6 @@ class TranslateServer {
 
  private:
   struct Impl;
-  explicit TranslateServer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
