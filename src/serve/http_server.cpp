@@ -66,14 +66,15 @@ constexpr auto kLingerTime = std::chrono::seconds(2);  // reading what a refused
 }  // namespace
 
 std::string HttpRequest::query_value(const std::string& name) const {
-  std::string_view rest = query;
-  while (!rest.empty()) {
-    const auto end = std::min(rest.find('&'), rest.size());
-    const auto pair = rest.substr(0, end);
-    const auto equals = std::min(pair.find('='), pair.size());
-    if (percent_decode(pair.substr(0, equals)) == name)
-      return equals < pair.size() ? percent_decode(pair.substr(equals + 1)) : std::string();
-    rest = end < rest.size() ? rest.substr(end + 1) : std::string_view();
+  std::size_t at = 0;
+  while (at <= query.size()) {
+    auto end = query.find('&', at);
+    if (end == std::string::npos) end = query.size();
+    const auto equals = query.find('=', at);
+    const auto key_end = equals < end ? equals : end;
+    if (percent_decode(std::string_view(query).substr(at, key_end - at)) == name)
+      return key_end < end ? percent_decode(std::string_view(query).substr(key_end + 1, end - key_end - 1)) : "";
+    at = end + 1;
   }
   return {};
 }

@@ -16,6 +16,7 @@
 
 #include "dls/checkpoint/checkpoint_files.h"
 #include "support/program_run.h"
+#include "support/raw_http.h"
 #include "support/seq2seq_runs.h"
 #include "support/translate_server_process.h"
 #include "util/temp_files.h"
@@ -192,6 +193,35 @@ TEST(TranslateServerApp, LimitsAnswer400And413) {
                                  "application/json");
   ASSERT_TRUE(fine);
   EXPECT_EQ(fine->status, 200);
+}
+
+// The program's own flags reach its HTTP server (the transport's behaviour itself:
+// tests/serve/http_server_test.cpp): a foreign Host is refused unless --allow-host names
+// it, every method a path does not take is 405 with Allow, a compressed body is refused,
+// and a translation server says what /classify needs.
+TEST(TranslateServerApp, HostMethodsAndEncodingsAreChecked) {
+  test::TranslateServerProcess server(served_checkpoint(), {"--allow-host", "translate.example.org"}, "transport");
+  ASSERT_GT(server.port(), 0) << server.process().stderr_text();
+  const auto ask = [&](const std::string& request) {
+    test::RawConnection connection(server.port());
+    EXPECT_TRUE(connection.send(request));
+    return connection.read_answer().value_or(test::RawAnswer{});
+  };
+  const auto foreign = ask("GET /model HTTP/1.1\r\nHost: rebind.evil.example\r\n\r\n");
+  EXPECT_EQ(foreign.status, 403);
+  EXPECT_EQ(foreign.body.find(served_checkpoint()), std::string::npos);
+  EXPECT_EQ(ask("GET /model HTTP/1.1\r\nHost: translate.example.org:80\r\n\r\n").status, 200);
+  const auto options = ask("OPTIONS /translate HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  EXPECT_EQ(options.status, 405);
+  EXPECT_EQ(options.header("allow"), "POST");
+  EXPECT_EQ(ask("DELETE /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").header("allow"), "GET, HEAD");
+  EXPECT_EQ(ask("POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\n\r\n"
+                "{}")
+                .status,
+            415);
+  const auto classify = ask("POST /classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n");
+  EXPECT_EQ(classify.status, 404);
+  EXPECT_NE(classify.body.find("ViT checkpoint"), std::string::npos) << classify.body;
 }
 
 TEST(TranslateServerApp, AFullQueueAnswers503AndASlowRequest504) {

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""What translate_server withstands, measured: the hostile and odd requests of issue 47 sent
+over loopback to a running server, with its answer, the time taken and the server's memory
+(VmRSS now, VmHWM the peak, from /proc/PID/status). Prints a Markdown table.
+
+  build/apps/translate_server RUN --port 0 --threads 1 &   # prints its port
+  python3 bench/serve_probes.py --port PORT --pid $!
+"""
+import argparse
+import gzip
+import json
+import socket
+import statistics
+import threading
+import time
+
+
+def memory_mb(pid):
+    fields = {}
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            name, _, value = line.partition(":")
+            if name in ("VmRSS", "VmHWM"):
+                fields[name] = int(value.split()[0]) / 1024
+    return fields["VmRSS"], fields["VmHWM"]
+
+
+def connect(port, timeout=10.0):
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+def read_answer(s, deadline=10.0):
+    """Status line and the bytes read until the head and its Content-Length body are in."""
+    s.settimeout(deadline)
+    data = b""
+    try:
+        while b"\r\n\r\n" not in data:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        while len(body) < length:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            body += chunk
+        return head.decode(errors="replace"), body[:length].decode(errors="replace")
+    except (socket.timeout, ConnectionError):
+        return None, None
+
+
+def status_of(head):
+    return head.split("\r\n")[0].split(" ", 2)[1] if head else "no answer"
+
+
+def header(head, name):
+    for line in (head or "").split("\r\n")[1:]:
+        key, _, value = line.partition(":")
+        if key.strip().lower() == name:
+            return value.strip()
+    return ""
+
+
+def send_until_answered(s, first, piece, total):
+    """Sends `first`, then `piece` until `total` bytes or an answer; returns bytes sent."""
+    s.sendall(first)
+    sent = 0
+    s.setblocking(False)
+    while sent < total:
+        try:
+            if s.recv(1, socket.MSG_PEEK):
+                break
+        except BlockingIOError:
+            pass
+        except ConnectionError:
+            break
+        try:
+            sent += s.send(piece)
+        except BlockingIOError:
+            time.sleep(0.001)
+        except (BrokenPipeError, ConnectionError):
+            break
+    s.setblocking(True)
+    return sent
+
+
+def post_head(path, extra):
+    return f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode()
+
+
+def exchange(port, request, half_close=False):
+    """One request on a new connection: the answer's head and body."""
+    s = connect(port)
+    s.sendall(request)
+    if half_close:
+        s.shutdown(socket.SHUT_WR)
+    return read_answer(s)
+
+
+def post_json(path, body):
+    return post_head(path, f"Content-Length: {len(body)}\r\n") + body
+
+
+def probe(name, run, pid, rows):
+    rss0, hwm0 = memory_mb(pid)
+    start = time.monotonic()
+    outcome = run()
+    seconds = time.monotonic() - start
+    time.sleep(0.3)
+    rss1, hwm1 = memory_mb(pid)
+    rows.append((name, outcome, f"{seconds:.2f}", f"{hwm1 - hwm0:+.1f}", f"{rss1 - rss0:+.1f}"))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--pid", type=int, required=True, help="the server's process id (for its memory)")
+    parser.add_argument("--slow", type=int, default=150, help="slow clients in the flood")
+    args = parser.parse_args()
+    port, pid, rows = args.port, args.pid, []
+
+    def gzip_bomb():
+        bomb = gzip.compress(b'{"sentences": ["' + b"a" * (100 << 20) + b'"]}', 9)
+        head, _ = exchange(port, post_head("/translate", f"Content-Encoding: gzip\r\nContent-Length: {len(bomb)}\r\n") + bomb)
+        return f"{status_of(head)} ({len(bomb) // 1024} KB inflating to 100 MiB)"
+
+    def chunked_flood():
+        s = connect(port)
+        chunk = b"10000\r\n" + b"a" * 65536 + b"\r\n"
+        sent = send_until_answered(s, post_head("/translate", "Transfer-Encoding: chunked\r\n"), chunk, 100 << 20)
+        head, _ = read_answer(s)
+        return f"{status_of(head)} after {sent / 2**20:.1f} MiB of 100 MiB sent"
+
+    def no_length():
+        head, _ = exchange(port, post_head("/translate", "") + b'{"sentences": ["' + b"a" * 100000)
+        return status_of(head)
+
+    def header_flood():
+        s = connect(port)
+        sent = send_until_answered(s, b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+                                   b"X-Header-Of-Fifty-Bytes: abcdefghijklmnopqrstuvwx\r\n", 20_000_000)
+        head, _ = read_answer(s)
+        return f"{status_of(head)} after {sent // 1024} KB of 20 MB sent"
+
+    def slow_flood():
+        slow = []
+        for _ in range(args.slow):
+            try:
+                c = connect(port)
+                c.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+                slow.append(c)
+            except OSError:
+                pass
+        stop = threading.Event()
+
+        def trickle():
+            while not stop.is_set():
+                for c in slow:
+                    try:
+                        c.send(b"a")
+                    except OSError:
+                        pass
+                stop.wait(1.0)
+
+        thread = threading.Thread(target=trickle)
+        thread.start()
+        latencies, answered = [], 0
+        for _ in range(10):
+            start = time.monotonic()
+            c = connect(port)
+            c.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            head, _ = read_answer(c, 5)
+            if status_of(head) == "200":
+                answered += 1
+                latencies.append((time.monotonic() - start) * 1000)
+            c.close()
+            time.sleep(0.2)
+        stop.set()
+        thread.join()
+        for c in slow:
+            c.close()
+        median = f"{statistics.median(latencies):.1f}" if latencies else "-"
+        worst = f"{max(latencies):.1f}" if latencies else "-"
+        return f"/health answered {answered}/10 while {len(slow)} trickle (median {median} ms, max {worst} ms)"
+
+    def foreign_host():
+        head, body = exchange(port, b"GET /model HTTP/1.1\r\nHost: rebind.evil.example\r\n\r\n")
+        return f"{status_of(head)}: {json.loads(body)['error'] if body else ''}"
+
+    def pipelined():
+        s = connect(port)
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 3)
+        answered = sum(1 for _ in range(3) if status_of(read_answer(s, 5)[0]) == "200")
+        return f"{answered} of 3 answered"
+
+    def half_closed():
+        head, _ = exchange(port, post_json("/translate", b'{"sentences": ["I am hungry."]}'), half_close=True)
+        return status_of(head)
+
+    def options():
+        head, _ = exchange(port, b"OPTIONS /translate HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        return f"{status_of(head)}, Allow: {header(head, 'allow')}"
+
+    def huge_beam():
+        head, text = exchange(port, post_json("/translate", b'{"sentences": ["hi"], "beam": 9223372036854775808}'))
+        return f"{status_of(head)}: {json.loads(text)['error']}"
+
+    def idle_close():
+        s = connect(port)
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        read_answer(s)
+        start = time.monotonic()
+        s.settimeout(30)
+        try:
+            s.recv(1)
+        except OSError:
+            pass
+        return f"closed after {time.monotonic() - start:.2f} s idle"
+
+    def connection_flood():
+        held = []
+        for _ in range(1000):
+            try:
+                held.append(connect(port, 2))
+            except OSError:
+                break
+        start = time.monotonic()
+        c = connect(port)
+        c.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        head, _ = read_answer(c, 5)
+        ms = (time.monotonic() - start) * 1000
+        for h in held:
+            h.close()
+        return f"{len(held)} idle connections held: /health {status_of(head)} in {ms:.1f} ms"
+
+    for name, run in [("gzip body (Content-Encoding: gzip)", gzip_bomb), ("chunked body of 100 MiB", chunked_flood),
+                      ("POST without Content-Length or chunking", no_length),
+                      ("400,000 headers", header_flood), (f"{args.slow} slow clients, a byte a second", slow_flood),
+                      ("1,000 connections opened at once", connection_flood),
+                      ("Host: rebind.evil.example", foreign_host), ("3 pipelined requests", pipelined),
+                      ("request, then half-close", half_closed), ("OPTIONS /translate", options),
+                      ('"beam": 9223372036854775808', huge_beam), ("idle keep-alive connection", idle_close)]:
+        probe(name, run, pid, rows)
+
+    print("| probe | answer | seconds | peak RSS (MB) | RSS after (MB) |")
+    print("| --- | --- | --- | --- | --- |")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()
