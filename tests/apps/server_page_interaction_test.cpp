@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <string>
@@ -110,7 +111,11 @@ Box point(const json& p) {
 // "row → column: weight" as the translation page's tooltip says it.
 void expect_weight_text(const std::string& text, const std::string& tokens, double weight) {
   ASSERT_EQ(text.substr(0, tokens.size()), tokens) << text;
-  EXPECT_NEAR(std::stod(text.substr(tokens.size())), weight, 2e-3) << text;
+  const std::string number = text.substr(tokens.size());
+  char* end = nullptr;
+  const double said = std::strtod(number.c_str(), &end);
+  ASSERT_TRUE(!number.empty() && *end == '\0') << "no weight: " << text;
+  EXPECT_NEAR(said, weight, 2e-3) << text;
 }
 
 const char* const kArrow = " \xE2\x86\x92 ";  // →
@@ -147,9 +152,9 @@ TEST(ServerPageInteraction, ChromiumReadoutFollowsThePointerAndTheArrowKeys) {
     const auto& seen = keys[k];
     SCOPED_TRACE("key " + std::to_string(k) + " " + seen.value("key", ""));
     EXPECT_TRUE(seen.value("prevented", false)) << "the arrow key scrolled the page instead";
-    ASSERT_EQ(text(seen, "highlight"), cells[k]);
+    EXPECT_EQ(text(seen, "highlight"), cells[k]);
     const int i = cells[k][0] - '0', j = cells[k][2] - '0';
-    expect_weight_text(text(seen, "text"), attention.target.at(i) + kArrow + attention.source.at(j),
+    expect_weight_text(text(seen, "text"), attention.target.at(i) + kArrow + attention.source.at(j) + ": ",
                        attention.cross[0][1][i][j].item<double>());
     const Box cell = box_of(field(seen, "cell"));
     expect_readout_at(seen, cell, cell);
@@ -165,7 +170,7 @@ TEST(ServerPageInteraction, ChromiumReadoutFollowsThePointerAndTheArrowKeys) {
     SCOPED_TRACE(map + " cell " + std::to_string(i) + "," + std::to_string(j));
     const auto kind = kinds.at(map.substr(0, map.find(':')));
     const int layer = map[map.size() - 3] - '0', head = map.back() - '0';
-    expect_weight_text(text(seen, "text"), kind.rows->at(i) + kArrow + kind.cols->at(j),
+    expect_weight_text(text(seen, "text"), kind.rows->at(i) + kArrow + kind.cols->at(j) + ": ",
                        (*kind.layers)[layer][head][i][j].item<double>());
     EXPECT_EQ(text(seen, "highlight"), std::to_string(i) + "," + std::to_string(j));
     expect_readout_at(seen, point(field(seen, "pointer")), box_of(field(seen, "cell")));
@@ -269,7 +274,7 @@ TEST(ServerPageInteraction, ChromiumViTPageHasALegendASampleTheArrowKeysAndClear
     SCOPED_TRACE("key " + std::to_string(k) + " " + seen.value("key", ""));
     EXPECT_TRUE(seen.value("prevented", false)) << "the arrow key scrolled the page instead";
     const auto [r, c] = cells[k];
-    ASSERT_EQ(text(seen, "highlight"), std::to_string(r) + "," + std::to_string(c));
+    EXPECT_EQ(text(seen, "highlight"), std::to_string(r) + "," + std::to_string(c));
     expect_patch_text(text(seen, "text"), r, c);
     const Box cell = box_of(field(seen, "cell"));
     expect_readout_at(seen, cell, cell);
