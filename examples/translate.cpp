@@ -2,7 +2,12 @@
 // installed library (docs/library.md):
 //
 //   translate runs/seq2seq "I want to go home." "Where is the station?"
-//   translate runs/seq2seq/checkpoints/best.pt < sentences.txt      # one sentence a line
+//   translate runs/seq2seq/best.pt < sentences.txt      # one sentence a line
+//   translate runs/seq2seq/checkpoints/checkpoint_epoch_0001.pt "I am hungry."
+//
+// The first argument is what dls::eval::Translator::load takes: a run directory (its best.pt,
+// else its newest checkpoint), its checkpoints/ folder, or one checkpoint file -- best.pt
+// sits in the run directory itself, beside checkpoints/ (docs/training.md).
 //
 // One output line per sentence: its translation, or an empty line for one that cannot be
 // translated (the reason on standard error). Exit status 1 when any could not.

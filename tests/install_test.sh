@@ -3,9 +3,11 @@
 # then, as a user of the installed tree would:
 #  1. the installed seq2seq_train trains a tiny model with SentencePiece (whose module it
 #     must find in ../lib beside bin/) on the sample corpus, one epoch;
+#  0. every program the README lists (dls_bench included) and the page are installed, and
+#     each program answers --version;
 #  2. examples/ (a project of its own) is configured with find_package(dlstudio_cpp) against
 #     the prefix and built; its translation of a sentence must equal the installed
-#     checkpoint_eval --translate's.
+#     checkpoint_eval --translate's, for each form of the run its header comment shows.
 # The example is configured as the project was (compiler, flags, where LibTorch, spdlog, fmt
 # and pkg-config are), taken from BUILD_DIR's CMakeCache.txt, and compiled through the same
 # ccache; the fixed folder lets the cache hit on a second run.
@@ -20,11 +22,19 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$cmake" --install "$build" --prefix "$prefix" >/dev/null
-for file in bin/seq2seq_train bin/vit_train bin/checkpoint_eval bin/lm_train lib/libdls_sentencepiece.so lib/libdls.a \
+# Every program the README lists (dls_bench when the build has it), the library, the page.
+programs="seq2seq_train vit_train checkpoint_eval lm_train translate_server"
+if [ "$(sed -n 's/^DLS_BUILD_BENCH:BOOL=//p' "$build/CMakeCache.txt")" != OFF ]; then programs="$programs dls_bench"; fi
+for file in $(printf 'bin/%s ' $programs) lib/libdls_sentencepiece.so lib/libdls.a \
             include/dls/eval/translator.h lib/cmake/dlstudio_cpp/dlstudio_cppConfig.cmake \
-            lib/cmake/dlstudio_cpp/dlstudio_cppConfigVersion.cmake lib/cmake/dlstudio_cpp/dlstudio_cppTargets.cmake; do
+            lib/cmake/dlstudio_cpp/dlstudio_cppConfigVersion.cmake lib/cmake/dlstudio_cpp/dlstudio_cppTargets.cmake \
+            share/dlstudio-cpp/page/index.html share/dlstudio-cpp/page/readout.js share/dlstudio-cpp/page/sample.png; do
   [ -e "$prefix/$file" ] || fail "$file not installed"
 done
+for program in $programs; do
+  "$prefix/bin/$program" --version >/dev/null 2>&1 || fail "the installed $program --version failed"
+done
+echo "installed: $programs, each runs"
 
 # 1. Training with the installed program.
 "$prefix/bin/seq2seq_train" --data "$corpus" --preset cpu --tokenizer sentencepiece --vocab-size 200 \
@@ -61,3 +71,14 @@ got=$("$work/example/translate" "$work/run" "$sentence")
 got=$(printf '%s\n' "$sentence" | "$work/example/translate" "$work/run")
 [ "$got" = "$expected" ] || fail "examples/translate on stdin says '$got', checkpoint_eval --translate '$expected'"
 echo "examples/translate and checkpoint_eval --translate agree: '$sentence' -> '$got'"
+# Each first argument that examples/translate.cpp's comment shows (runs/seq2seq, its best.pt,
+# a checkpoint file) is one the installed run has and the example takes.
+shown=$(sed -n 's|^//   translate \(runs/seq2seq[^ ]*\).*|\1|p' "$source/examples/translate.cpp")
+[ -n "$shown" ] || fail "examples/translate.cpp's comment shows no command"
+for arg in $shown; do
+  path=$work/run${arg#runs/seq2seq}
+  [ -e "$path" ] || fail "examples/translate.cpp's comment shows '$arg', which a run does not have"
+  got=$(printf '%s\n' "$sentence" | "$work/example/translate" "$path") || fail "examples/translate $arg failed"
+  [ "$got" = "$expected" ] || fail "examples/translate $arg says '$got', checkpoint_eval --translate '$expected'"
+done
+echo "examples/translate.cpp's commands work:" $shown

@@ -396,6 +396,7 @@ function drawAll() {
   const cell = parseInt($("cell-size").value, 10);
   const stretch = $("stretch").checked;
   const maps = $("maps");
+  hideReadout();
   maps.replaceChildren();
   for (const kind of KINDS) {
     const layers = data[kind.key] || [];
@@ -438,6 +439,7 @@ function drawAll() {
 
 function applyFilters() {
   const kind = $("filter-kind").value, layer = $("filter-layer").value, head = $("filter-head").value;
+  hideReadout();
   document.querySelectorAll("#maps .kind-section").forEach((s) => { s.hidden = kind !== "all" && s.dataset.kind !== kind; });
   document.querySelectorAll("#maps figure.map").forEach((f) => {
     f.hidden = (layer !== "all" && f.dataset.layer !== layer) || (head !== "all" && f.dataset.head !== head);
@@ -455,8 +457,9 @@ function recordPositions() {
   });
 }
 
-function drawLegend(stretch) {
-  const canvas = $("legend");
+// A colour scale on `canvas`: the bar, ticks at 0, 1/4, ..., 1 labelled labelOf(t), and the
+// stops in data-stops. The translation page's legend and the ViT page's share it.
+function drawScale(canvas, labelOf) {
   const ctx = canvas.getContext("2d");
   const w = canvas.width, bar = 16, x0 = 10, x1 = w - 10;
   ctx.fillStyle = "#ffffff";
@@ -473,49 +476,33 @@ function drawLegend(stretch) {
     const x = x0 + t * (x1 - x0 - 1);
     ctx.fillRect(Math.round(x), 2 + bar, 1, 4);
     ctx.textAlign = t === 0 ? "left" : t === 1 ? "right" : "center";
-    ctx.fillText(stretch ? (t === 1 ? "max" : `${t * 100}% of max`) : t.toFixed(2), x, 8 + bar);
+    ctx.fillText(labelOf(t), x, 8 + bar);
   }
   canvas.dataset.stops = STOPS.join(" ");
+}
+
+function drawLegend(stretch) {
+  drawScale($("legend"), (t) => (stretch ? (t === 1 ? "max" : `${t * 100}% of max`) : t.toFixed(2)));
   $("legend-caption").textContent = stretch
     ? "Colour scale: attention weight relative to each map's largest (dark purple 0, yellow the largest)."
     : "Colour scale: attention weight from 0 (dark purple) to 1 (yellow); each row of a map sums to 1.";
 }
 
-// Hover (or the arrow keys on a focused map) shows the cell's row token, column token and weight.
+// Hover, or the arrow keys on a focused map, read a cell: its row token, column token and
+// weight (readout.js: the outline on the cell, the tooltip beside it inside the map's figure).
 function attachHover(canvas) {
-  const tip = $("tooltip");
-  let focus = [0, 0];
-  const cellAt = (event) => {
-    const d = canvas.dataset, cell = Number(d.cell);
-    const r = canvas.getBoundingClientRect();
-    const j = Math.floor((event.clientX - r.left - Number(d.originX)) / cell);
-    const i = Math.floor((event.clientY - r.top - Number(d.originY)) / cell);
-    return i >= 0 && j >= 0 && i < Number(d.rows) && j < Number(d.cols) ? [i, j] : null;
-  };
-  const show = ([i, j], pageX, pageY) => {
-    const v = canvas.matrix[i][j];
-    tip.textContent = `${canvas.rowLabels[i]} → ${canvas.colLabels[j]}: ${v.toFixed(4)}`;
-    tip.hidden = false;
-    const panel = $("attention-panel").getBoundingClientRect();
-    tip.style.left = `${pageX - (panel.left + window.scrollX) + 14}px`;
-    tip.style.top = `${pageY - (panel.top + window.scrollY) + 14}px`;
-  };
-  canvas.addEventListener("mousemove", (event) => {
-    const at = cellAt(event);
-    if (at) show(at, event.pageX, event.pageY); else tip.hidden = true;
-  });
-  canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
-  canvas.addEventListener("blur", () => { tip.hidden = true; });
-  canvas.addEventListener("keydown", (event) => {
-    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-    if (!moves[event.key]) return;
-    event.preventDefault();
-    const d = canvas.dataset;
-    focus = [Math.min(Number(d.rows) - 1, Math.max(0, focus[0] + moves[event.key][0])),
-             Math.min(Number(d.cols) - 1, Math.max(0, focus[1] + moves[event.key][1]))];
-    const r = canvas.getBoundingClientRect(), cell = Number(d.cell);
-    show(focus, r.left + window.scrollX + Number(d.originX) + (focus[1] + 1) * cell,
-         r.top + window.scrollY + Number(d.originY) + (focus[0] + 1) * cell);
+  const d = canvas.dataset;
+  attachReadout(canvas, {
+    rows: () => Number(d.rows),
+    cols: () => Number(d.cols),
+    cellAt: (x, y) => {
+      const cell = Number(d.cell);
+      const j = Math.floor((x - Number(d.originX)) / cell), i = Math.floor((y - Number(d.originY)) / cell);
+      return i >= 0 && j >= 0 && i < Number(d.rows) && j < Number(d.cols) ? [i, j] : null;
+    },
+    cellRect: (i, j) => ({ left: Number(d.originX) + j * Number(d.cell), top: Number(d.originY) + i * Number(d.cell),
+                           width: Number(d.cell), height: Number(d.cell) }),
+    text: (i, j) => `${canvas.rowLabels[i]} → ${canvas.colLabels[j]}: ${canvas.matrix[i][j].toFixed(4)}`,
   });
 }
 
@@ -524,13 +511,23 @@ function attachHover(canvas) {
 function start() {
   $("translate-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    translate();
+    if (!$("translate-button").disabled) translate();  // not a second time while one runs
+  });
+  // Enter starts a new line of the text box (one sentence a line); Ctrl+Enter, or Cmd+Enter
+  // on a Mac, translates from anywhere in the form.
+  $("translate-form").addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || event.isComposing) return;
+    event.preventDefault();
+    $("translate-form").requestSubmit();
   });
   $("beam-width").addEventListener("input", () => { $("decoding-beam").checked = true; });
   for (const id of ["filter-kind", "filter-layer", "filter-head"]) $(id).addEventListener("change", applyFilters);
   $("cell-size").addEventListener("input", drawAll);
   $("stretch").addEventListener("change", drawAll);
-  window.addEventListener("resize", recordPositions);
+  window.addEventListener("resize", () => {
+    recordPositions();
+    replaceReadout();
+  });
 
   const params = new URLSearchParams(window.location.search);
   const sentence = params.get("sentence");

@@ -3,7 +3,10 @@
 // size -- grey for a one-channel model, as its training images were -- sent as a PNG to
 // POST /classify, and the answer shown: the top classes, and the class token's attention
 // over the patches of every layer and head, and the attention rollout, as heat maps laid
-// over the image. Uses page.js's helpers ($, setState, colourOf); loaded before it.
+// over the image, with their colour scale; the pointer or the arrow keys read a patch
+// (readout.js). A failed classification clears the previous answer and says why. The sample
+// button classifies sample.png (data/make_sample_image.py). Uses page.js's helpers ($,
+// setState, colourOf, drawScale) and readout.js's; loaded before page.js.
 "use strict";
 
 const vit = { model: null, answer: null, image: null };
@@ -24,12 +27,17 @@ function showVit(model) {
   $("vit-panel").hidden = false;
   $("vit-size").textContent = `${model.image_size}×${model.image_size}${model.channels === 1 ? ", grey" : ""}`;
   $("endpoints").textContent = "POST /classify, GET /model, GET /health";
-  $("keyboard-hint").hidden = true;
+  $("keyboard-hint").textContent = "Keyboard: focus an attention map and use the arrow keys to read its patches.";
 }
 
 // An image (Blob) drawn on a canvas of the model's size, black behind any transparency.
 async function imageAtModelSize(blob) {
-  const bitmap = await createImageBitmap(blob);
+  let bitmap;
+  try {
+    bitmap = await createImageBitmap(blob);
+  } catch (e) {
+    throw new Error(`${blob.name || "the file"} is not an image this browser can read`);
+  }
   const side = vit.model.image_size;
   const canvas = document.createElement("canvas");
   canvas.width = side;
@@ -66,9 +74,20 @@ async function classify(blob) {
     vitStatus("");
     setState("done");
   } catch (e) {
+    clearVitResult();  // not the previous image's answer under this one's error
     vitStatus(`Could not classify the image: ${e.message}`, true);
     setState("error");
   }
+}
+
+function clearVitResult() {
+  hideReadout();
+  vit.answer = null;
+  $("vit-result").hidden = true;
+  $("vit-class").textContent = "";
+  $("vit-classes").replaceChildren();
+  $("vit-timings").textContent = "";
+  $("vit-maps").replaceChildren();
 }
 
 function showClasses(data) {
@@ -104,6 +123,7 @@ function vitMap(values, title, attrs) {
   canvas.className = "vit-map";
   canvas.width = canvas.height = vit.model.image_size * scale;
   canvas.tabIndex = 0;
+  canvas.setAttribute("role", "img");
   const max = Math.max(...values) || 1;
   const ctx = canvas.getContext("2d");
   ctx.imageSmoothingEnabled = false;
@@ -116,12 +136,17 @@ function vitMap(values, title, attrs) {
   });
   Object.assign(canvas.dataset, attrs, {
     title, values: values.join(" "), grid: String(grid), scaleMax: String(max), drawn: "1" });
-  canvas.setAttribute("aria-label", `${title}: attention over ${grid}×${grid} patches`);
-  canvas.addEventListener("mousemove", (event) => {
-    const rect = canvas.getBoundingClientRect();
-    const c = Math.min(grid - 1, Math.floor(((event.clientX - rect.left) / rect.width) * grid));
-    const r = Math.min(grid - 1, Math.floor(((event.clientY - rect.top) / rect.height) * grid));
-    canvas.title = `${title}, patch row ${r + 1} column ${c + 1}: ${values[r * grid + c].toFixed(4)}`;
+  canvas.setAttribute("aria-label", `${title}: attention over ${grid}×${grid} patches. Arrow keys read the patches.`);
+  // The canvas is drawn at its CSS size: a patch is `cell` CSS pixels wide.
+  attachReadout(canvas, {
+    rows: () => grid,
+    cols: () => grid,
+    cellAt: (x, y) => {
+      const c = Math.floor(x / cell), r = Math.floor(y / cell);
+      return r >= 0 && c >= 0 && r < grid && c < grid ? [r, c] : null;
+    },
+    cellRect: (r, c) => ({ left: c * cell, top: r * cell, width: cell, height: cell }),
+    text: (r, c) => `${title}, patch row ${r + 1} column ${c + 1}: ${values[r * grid + c].toFixed(4)}`,
   });
   const figure = document.createElement("figure");
   figure.className = "map";
@@ -145,7 +170,11 @@ function vitSection(heading, figures) {
 
 function drawVitMaps() {
   const maps = $("vit-maps");
+  hideReadout();
   maps.replaceChildren();
+  drawScale($("vit-legend"), (t) => (t === 0 ? "0" : t === 1 ? "largest" : `${t * 100}%`));
+  $("vit-legend-caption").textContent = "Colour scale: a patch's weight relative to its map's largest, from 0 " +
+    "(dark purple) to the largest (yellow), laid over the image at 60 % opacity.";
   const answer = vit.answer;
   maps.append(vitSection("Attention rollout (every layer, heads averaged, with the residual path)",
     [vitMap(answer.rollout, "rollout", { kind: "rollout" })]));
@@ -155,14 +184,8 @@ function drawVitMaps() {
   });
 }
 
-// After GET /model: the file picker, and /?image=FILE (a file beside the page) at once.
-function startVit(params) {
-  $("vit-file").addEventListener("change", () => {
-    const file = $("vit-file").files[0];
-    if (file) classify(file);
-  });
-  const image = params.get("image");
-  if (!image) return setState("idle");
+// An image served beside the page (sample.png, /?image=FILE), classified.
+function classifyServed(image) {
   return fetch(image)
     .then((response) => {
       if (!response.ok) throw new Error(`${image}: ${response.status} ${response.statusText}`);
@@ -170,7 +193,20 @@ function startVit(params) {
     })
     .then(classify)
     .catch((e) => {
+      clearVitResult();
       vitStatus(`Could not load the image: ${e.message}`, true);
       setState("error");
     });
+}
+
+// After GET /model: the file picker, the sample button, and /?image=FILE at once.
+function startVit(params) {
+  $("vit-file").addEventListener("change", () => {
+    const file = $("vit-file").files[0];
+    if (file) classify(file);
+  });
+  $("vit-sample").addEventListener("click", () => classifyServed($("vit-sample").dataset.src));
+  const image = params.get("image");
+  if (!image) return setState("idle");
+  return classifyServed(image);
 }

@@ -343,13 +343,17 @@ void write_seq2seq_json(std::ostream& out, const std::vector<Evaluated>& all, st
   out << json.str() << std::endl;
 }
 
+// The NLTK BLEU column's header: its scale beside its name, as the 0-100 columns have theirs
+// (a 0.8965 beside a sacreBLEU of 100.0 read as a bug when both said just "BLEU").
+constexpr const char* kNltkBleuHeader = "NLTK BLEU 0-1";
+
 void write_seq2seq_table(std::ostream& out, const std::vector<Evaluated>& all,
                          const std::vector<CheckpointBleu>& results, std::size_t best, const ScoredSentences& sentences,
                          const Seq2SeqEvalRequest& request, const std::vector<std::string>& files,
                          const std::vector<std::string>& skipped) {
   out << "Scored on the " << sentences.description << ", " << to_string(request.decode.method) << " decoding\n";
   util::Table table(
-      {"checkpoint", "epochs", "step", "BLEU", "sacreBLEU", "chrF2", "val loss", "sent/s", ""},
+      {"checkpoint", "epochs", "step", kNltkBleuHeader, "sacreBLEU 0-100", "chrF2 0-100", "val loss", "sent/s", ""},
       {util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kRight, util::Align::kRight,
        util::Align::kRight, util::Align::kRight, util::Align::kRight, util::Align::kLeft});
   for (std::size_t i = 0; i < all.size(); ++i) {
@@ -359,9 +363,12 @@ void write_seq2seq_table(std::ostream& out, const std::vector<Evaluated>& all,
                    fixed_or_nan(r.val_loss, 4), fixed_or_nan(r.sentences_per_s, 0), status_of(results, i, best)});
   }
   out << table.to_string();
-  // What the columns are: the two 0-100 scores are sacreBLEU's, of this project's code, on
-  // the normalised words (lowercase, no punctuation) joined by spaces.
-  out << "BLEU: NLTK's corpus BLEU (0-1). sacreBLEU and chrF2 (0-100) on the normalised words, signatures:\n"
+  // What the columns are: NLTK's BLEU on its 0-1 scale, and the two 0-100 scores, sacreBLEU's
+  // (of this project's code), on the normalised words (lowercase, no punctuation) joined by
+  // spaces. The scales differ by 100 and the two BLEUs on short sentences (docs/evaluation.md).
+  out << "NLTK BLEU: NLTK's corpus BLEU, 0-1 (DLStudio's number). It counts the missing 3- and 4-grams of\n"
+      << "  sentences under 4 words as misses: short sentences keep it below 1 even when word for word.\n"
+      << "sacreBLEU, chrF2: sacreBLEU's BLEU and chrF2, 0-100, on the normalised words; signatures:\n"
       << "  sacreBLEU " << all[best].sacrebleu.signature << "\n"
       << "  chrF2     " << all[best].chrf.signature << "\n";
   const auto diverged = std::count_if(results.begin(), results.end(), [](const auto& r) { return r.diverged; });
@@ -369,8 +376,8 @@ void write_seq2seq_table(std::ostream& out, const std::vector<Evaluated>& all,
     out << diverged << " checkpoint(s) diverged: BLEU fell below a fifth of an earlier best\n";
   }
   for (const auto& path : skipped) out << "skipped (unreadable): " << path << "\n";
-  out << "Best checkpoint: " << results[best].path << " (BLEU " << fixed_or_nan(results[best].bleu, 4) << ")\n  "
-      << all[best].sacrebleu.line() << ", " << all[best].chrf.line() << "\n";
+  out << "Best checkpoint: " << results[best].path << " (NLTK BLEU " << fixed_or_nan(results[best].bleu, 4)
+      << " of 1)\n  sacreBLEU: " << all[best].sacrebleu.line() << ", " << all[best].chrf.line() << "\n";
   for (const auto& f : files) out << "wrote " << f << "\n";
   if (request.samples > 0) {
     out << "\nSample translations by the best checkpoint:\n\n";

@@ -17,4 +17,5 @@ list(APPEND DLS_TEST_SOURCES
   apps/language_pairs_test.cpp
   apps/translate_server_test.cpp
   apps/server_page_test.cpp
+  apps/server_page_interaction_test.cpp
 )

@@ -13,6 +13,8 @@
 
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/eval/bleu.h"
+#include "dls/eval/sacrebleu.h"
 #include "dls/util/file_io.h"
 #include "support/seq2seq_runs.h"
 
@@ -65,6 +67,13 @@ TEST(CheckpointEval, BleuAndLossOfEveryCheckpointEqualTrainingsOwn) {
   // The table names every checkpoint and the best; three samples in DLStudio's format.
   for (const auto& file : files) EXPECT_NE(out.find(fs::path(file).filename().string()), std::string::npos);
   EXPECT_NE(out.find("Best checkpoint: "), std::string::npos) << out;
+  // Each score says its scale: NLTK's 0-1 BLEU is not sacreBLEU's 0-100 one.
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(\n\| checkpoint .*NLTK BLEU 0-1 .*sacreBLEU 0-100 .*chrF2 0-100 )")))
+      << out;
+  EXPECT_TRUE(std::regex_search(
+      out, std::regex(R"(Best checkpoint: .* \(NLTK BLEU [01]\.[0-9]{4} of 1\)\n  sacreBLEU: BLEU = )")))
+      << out;
+  EXPECT_NE(out.find("NLTK BLEU: NLTK's corpus BLEU, 0-1"), std::string::npos) << out;
   EXPECT_NE(out.find("BLEU = "), std::string::npos) << out;  // sacreBLEU's line of the best
   EXPECT_NE(out.find(" sacreBLEU "), std::string::npos) << out;
   EXPECT_NE(out.find(" chrF2 "), std::string::npos) << out;
@@ -74,6 +83,28 @@ TEST(CheckpointEval, BleuAndLossOfEveryCheckpointEqualTrainingsOwn) {
   EXPECT_EQ(samples, 3) << out;
   const std::regex input_line("The input sentence pair: ");
   EXPECT_EQ(std::distance(std::sregex_iterator(out.begin(), out.end(), input_line), std::sregex_iterator()), 3);
+}
+
+// What the table's footnote says: word-for-word translations of sentences under 4 words keep
+// NLTK's BLEU below 1 (it counts their missing 3- and 4-grams as misses) while sacreBLEU
+// gives 100 -- the 0.8965 beside 100.0 of a memorised sample corpus.
+TEST(CheckpointEval, PerfectShortSentencesScoreBelowOneInNltkBleuAndHundredInSacreBleu) {
+  const std::vector<std::string> lines = {"tengo hambre", "yo como pan", "quiero ir a casa", "ella bebe agua fria hoy"};
+  std::vector<std::vector<Tokens>> references;
+  std::vector<Tokens> hypotheses;
+  std::vector<std::vector<std::string>> reference_lines;
+  for (const auto& line : lines) {
+    std::istringstream words(line);
+    Tokens tokens;
+    for (std::string w; words >> w;) tokens.push_back(w);
+    references.push_back({tokens});
+    hypotheses.push_back(tokens);
+    reference_lines.push_back({line});
+  }
+  const double nltk = corpus_bleu(references, hypotheses).bleu;
+  EXPECT_LT(nltk, 0.95);
+  EXPECT_GT(nltk, 0.5);
+  EXPECT_DOUBLE_EQ(sacrebleu_corpus(lines, reference_lines).score, 100.0);
 }
 
 TEST(CheckpointEval, DivergenceIsACollapseAfterARealScore) {
