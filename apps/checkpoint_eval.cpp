@@ -48,7 +48,11 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Evaluate the checkpoints of a seq2seq or ViT run (the checkpoint says which), translate\n"
       "sentences, or score a translation file. Models are rebuilt from the checkpoints alone.\n"};
-  app.footer("Exit status: 0 done, 1 error, usage errors included (one line on stderr).");
+  app.footer(
+      "Exit status: 0 done, 1 error, usage errors included (one line on stderr); --translate and --input:\n"
+      "1 also when a sentence could not be translated (blank --input lines are left empty, not errors).\n"
+      "A signal (SIGINT, SIGTERM, SIGHUP) while writing --output leaves no file and ends the program by\n"
+      "that signal (a shell reports 128+N: 130 for Ctrl-C).");
   app.get_formatter()->column_width(40);
   std::string path, score_file, smoothing = "none", log_level = "info", device = "cpu", precision = "fp32";
   std::vector<std::string> ref_files;

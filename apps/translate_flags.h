@@ -20,8 +20,9 @@ inline void add_translate_flags(CLI::App& app, eval::TranslateRequest& request, 
   app.add_flag("--interactive", request.interactive, "translate sentences read from standard input, one per line")
       ->group(group);
   app.add_option("--input", request.input_file,
-                 "translate every line of FILE (- for standard input): exactly one output line per input line "
-                 "(empty for an empty or untranslatable one, reported with its line number), in batches")
+                 "translate every line of FILE (- for standard input; a pipe or FIFO too, read once): exactly one "
+                 "output line per input line (empty for a blank or untranslatable one, reported with its line "
+                 "number; blank lines are not errors), in batches")
       ->group(group);
   app.add_flag("--raw", request.raw,
                "translations as the model writes and BLEU scores them (lowercase words), not capitalised and "

@@ -1,163 +1,21 @@
 #include "dls/eval/sentence_translation.h"
 
-#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <istream>
 #include <ostream>
-#include <stdexcept>
+#include <optional>
 
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
 
 #include "dls/data/languages.h"
 #include "dls/data/normalize.h"
-#include "dls/util/file_io.h"
 #include "dls/util/heat_map.h"
-#include "dls/util/json.h"
-#include "dls/util/progress.h"
+#include "eval/file_translation.h"
 
 namespace dls::eval {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-constexpr std::size_t kUnknownLinesShown = 5;  // --input: lines whose unknown words are listed
-
-std::string translation_json(const SentenceTranslation& t) {
-  util::JsonWriter json;
-  json.begin_object().key("input").value(t.input);
-  if (t.ok()) {
-    json.key("normalised").value(data::join_words(t.words)).key("unknown_words").begin_array();
-    for (const auto& w : t.unknown) json.value(w);
-    json.end_array().key("translation").value(t.text).key("raw").value(t.raw);
-    json.key("log_probability").value(t.log_probability);
-  } else {
-    json.key("error").value(t.error);
-  }
-  json.end_object();
-  return json.str();
-}
-
-// The one line written for `t`: its JSON object, its translation, or "" when it failed.
-std::string output_line(const SentenceTranslation& t, const TranslateRequest& request) {
-  if (request.json) return translation_json(t);
-  if (!t.ok()) return "";
-  return request.raw ? t.raw : t.text;
-}
-
-// Translates one batch of lines read from the --input file and writes a line for each.
-class FileTranslation {
- public:
-  FileTranslation(Translator& translator, const TranslateRequest& request, std::ostream& out, std::ostream& messages)
-      : translator_(translator), request_(request), out_(out), messages_(messages) {}
-
-  // `lines` start at line number `first_line` (1-based).
-  void translate(const std::vector<std::string>& lines, std::size_t first_line) {
-    // An empty line is one the model cannot translate: its output line stays empty.
-    auto results = translator_.translate(lines, request_.decode);
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const auto line = first_line + i;
-      const auto& t = results[i];
-      if (!t.ok()) {
-        ++failures_;
-        const bool blank = lines[i].find_first_not_of(" \t\r") == std::string::npos;
-        messages_ << "line " << line << ": " << (blank ? "empty, left empty" : "error: " + t.error) << "\n";
-      } else if (!t.unknown.empty() && ++unknown_lines_ <= kUnknownLinesShown) {
-        messages_ << "line " << line << ": unknown words (translated as <unk>): " << data::join_words(t.unknown)
-                  << "\n";
-      }
-      out_ << output_line(t, request_) << "\n";
-    }
-    out_.flush();
-    if (!out_) throw std::runtime_error("cannot write the translations (disk full?)");
-  }
-
-  std::size_t failures() const { return failures_; }
-  std::size_t unknown_lines() const { return unknown_lines_; }
-
- private:
-  Translator& translator_;
-  const TranslateRequest& request_;
-  std::ostream& out_;
-  std::ostream& messages_;
-  std::size_t failures_ = 0;
-  std::size_t unknown_lines_ = 0;
-};
-
-std::size_t count_lines(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::size_t lines = 0;
-  std::string line;
-  while (std::getline(in, line)) ++lines;
-  return lines;
-}
-
-// --input: every line of `in` translated into `out`, a batch at a time, with a progress line.
-std::size_t translate_lines(Translator& translator, const TranslateRequest& request, std::istream& in,
-                            std::int64_t total, std::ostream& out, std::ostream& messages) {
-  FileTranslation translation(translator, request, out, messages);
-  util::ProgressOptions progress_options;
-  progress_options.unit = "sentences";
-  util::ProgressBar progress(total, "translate", progress_options);
-  const auto batch = static_cast<std::size_t>(std::max<std::int64_t>(1, request.decode.batch_size));
-  std::vector<std::string> lines;
-  std::size_t done = 0;
-  const auto flush = [&] {
-    translation.translate(lines, done + 1);
-    done += lines.size();
-    lines.clear();
-    progress.update(static_cast<std::int64_t>(done));
-  };
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(std::move(line));
-    if (lines.size() == batch) flush();
-  }
-  if (!lines.empty()) flush();
-  progress.finish();
-  if (translation.unknown_lines() > kUnknownLinesShown) {
-    messages << translation.unknown_lines() << " lines had unknown words (the first " << kUnknownLinesShown
-             << " are listed above)\n";
-  }
-  messages << "translated " << done - translation.failures() << " of " << done << " lines\n";
-  return translation.failures();
-}
-
-// --input's file ("-": none), opened before any work; refused when --output would replace it.
-std::ifstream open_input(const TranslateRequest& request) {
-  std::ifstream file;
-  if (request.input_file == "-") return file;
-  file.open(request.input_file, std::ios::binary);
-  if (!file) throw std::runtime_error(request.input_file + ": cannot open (--input)");
-  std::error_code error;
-  if (!request.output_file.empty() && request.output_file != "-" &&
-      fs::equivalent(request.input_file, request.output_file, error)) {
-    throw std::runtime_error(request.output_file + ": --output is the --input file; write the translations elsewhere");
-  }
-  return file;
-}
-
-std::size_t translate_file(Translator& translator, const TranslateRequest& request, std::istream& in, std::ostream& out,
-                           std::ostream& messages) {
-  const auto total =
-      request.input_file == "-" ? std::int64_t{0} : static_cast<std::int64_t>(count_lines(request.input_file));
-  if (request.output_file.empty() || request.output_file == "-") {
-    return translate_lines(translator, request, in, total, out, messages);
-  }
-  // Written whole or not at all: a killed or failed run leaves no half-written file behind.
-  std::size_t failures = 0;
-  util::write_file_atomically(request.output_file, [&](const std::string& tmp) {
-    std::ofstream file_out(tmp, std::ios::binary);
-    if (!file_out) throw std::runtime_error(request.output_file + ": cannot write (--output)");
-    failures = translate_lines(translator, request, in, total, file_out, messages);
-  });
-  messages << "wrote " << request.output_file << "\n";
-  return failures;
-}
-
-}  // namespace
 
 std::vector<std::string> save_attention_maps(const TranslationAttention& maps, const std::string& dir) {
   fs::create_directories(dir);
@@ -190,14 +48,14 @@ std::vector<std::string> save_attention_maps(const TranslationAttention& maps, c
 
 std::size_t translate_sentences(const std::string& checkpoint_file, const TranslateRequest& request,
                                 std::istream& input, std::ostream& out, std::ostream& messages) {
-  auto input_file = request.input_file.empty() ? std::ifstream() : open_input(request);
+  // --input/--output checked and opened before the model is loaded.
+  std::optional<TranslationFiles> files;
+  if (!request.input_file.empty()) files.emplace(request, input);
   auto translator = Translator(checkpoint::load_seq2seq_checkpoint(checkpoint_file, request.translator.weights),
                                checkpoint_file, request.translator);
   messages << "translating with " << checkpoint_file << " (" << translator.model().info.settings.model.summary()
            << ")\n";
-  if (!request.input_file.empty()) {
-    return translate_file(translator, request, request.input_file == "-" ? input : input_file, out, messages);
-  }
+  if (files) return translate_file(translator, request, *files, out, messages);
 
   std::size_t failures = 0;
   bool first = true;
@@ -206,7 +64,7 @@ std::size_t translate_sentences(const std::string& checkpoint_file, const Transl
       if (!t.ok()) {
         ++failures;
         messages << "error: \"" << t.input << "\": " << t.error << "\n";
-        if (request.json) out << translation_json(t) << std::endl;
+        if (request.json) out << output_line(t, request) << std::endl;
         first = false;
         continue;
       }

@@ -21,4 +21,5 @@ list(APPEND DLS_SOURCES
   eval/lm_evaluation.cpp
   eval/lm_generation.cpp
   eval/image_classifier.cpp
+  eval/file_translation.cpp
 )

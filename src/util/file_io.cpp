@@ -133,9 +133,14 @@ std::vector<std::string> remove_stale_temporaries(const std::string& dir) {
   return removed;
 }
 
-FileWriter::FileWriter(const std::string& path, std::string name) : name_(name.empty() ? path : std::move(name)) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error(name_ + ": cannot create (" + std::strerror(errno) + ")");
+FileWriter::FileWriter(const std::string& path, std::string name, Open open)
+    : name_(name.empty() ? path : std::move(name)) {
+  const int flags = open == Open::kCreate ? O_CREAT | O_TRUNC : O_APPEND;
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | flags, 0644);
+  if (fd_ < 0) {
+    throw std::runtime_error(name_ + ": cannot " + (open == Open::kCreate ? "create" : "open") + " (" +
+                             std::strerror(errno) + ")");
+  }
 }
 
 FileWriter::~FileWriter() {

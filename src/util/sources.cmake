@@ -22,4 +22,6 @@ list(APPEND DLS_SOURCES
   util/memory_check.cpp
   util/png_image.cpp
   util/thread_policy.cpp
+  util/output_file.cpp
+  util/remove_on_signal.cpp
 )

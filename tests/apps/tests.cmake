@@ -2,6 +2,7 @@
 list(APPEND DLS_TEST_SOURCES
   apps/checkpoint_eval_test.cpp
   apps/translate_file_test.cpp
+  apps/translate_file_faults_test.cpp
   apps/command_line_test.cpp
   apps/config_toml_test.cpp
   apps/data_parallel_test.cpp

@@ -22,16 +22,23 @@ struct ProgramRun {
   std::string out, err;
 };
 
+// How run_program gives the program `input`: a file (`program <file`) or a pipe (`cat file |
+// program`), whose bytes can be read only once.
+enum class Stdin { kFile, kPipe };
+
 // Runs `program` (a path below the build folder, e.g. "apps/vit_train") with `args`, its
 // stdin read from `input`; `name` names the temporary folder of its output files.
 // `env` (e.g. "DLS_LOG_LEVEL=info ") is put before the command.
 inline ProgramRun run_program(const std::string& program, const std::string& args, const std::string& name,
-                              const std::string& input = "", const std::string& env = "") {
+                              const std::string& input = "", const std::string& env = "",
+                              Stdin stdin_kind = Stdin::kFile) {
   const auto dir = fresh_temp_dir(name + "_io");
   const auto in = dir / "stdin", out = dir / "stdout", err = dir / "stderr";
   write_bytes(in, input);
-  const std::string command = env + testing::binary_dir() + "/" + program + " " + args + " <" + in.string() + " >" +
-                              out.string() + " 2>" + err.string();
+  const std::string command_line = env + testing::binary_dir() + "/" + program + " " + args;
+  const std::string command = (stdin_kind == Stdin::kPipe ? "cat " + in.string() + " | (" + command_line + ")"
+                                                          : command_line + " <" + in.string()) +
+                              " >" + out.string() + " 2>" + err.string();
   ProgramRun run;
   const int raw = std::system(command.c_str());
   run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

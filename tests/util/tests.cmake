@@ -5,6 +5,8 @@ list(APPEND DLS_TEST_SOURCES
   util/csv_test.cpp
   util/device_test.cpp
   util/file_io_test.cpp
+  util/output_file_test.cpp
+  util/remove_on_signal_test.cpp
   util/heat_map_test.cpp
   util/image_panel_test.cpp
   util/json_test.cpp

@@ -16,9 +16,11 @@ struct TranslateRequest {
   std::vector<std::string> sentences;  // --translate, in order
   bool interactive = false;            // then one sentence per line of `input`, blank lines skipped
   bool prompt = false;                 // interactive: "english> " on `messages` before each line
-  // --input: every line of this file ("-": `input`) translated, exactly one line written to
-  // `output_file` ("-" or empty: `out`) per line read; an empty or untranslatable line gives
-  // an empty line and a message naming its line number.
+  // --input: every line of this file ("-": `input`; a pipe, FIFO or /dev/stdin too, read
+  // once) translated, exactly one line written to `output_file` ("-" or empty: `out`) per line
+  // read; a blank or untranslatable line gives an empty line and a message naming its line
+  // number. Both files are checked before the model is loaded; `output_file` is written whole
+  // or not at all (util::write_output_file).
   std::string input_file;
   std::string output_file;
   bool raw = false;  // lowercase words as the model writes and BLEU scores them, not the display form
@@ -31,7 +33,8 @@ struct TranslateRequest {
 // Translates with `checkpoint_file` (a seq2seq checkpoint). Unknown words are reported on
 // `messages` and become <unk>; a sentence that cannot be translated gets a one-line
 // "error: ..." on `messages` and the others go on. Returns the number of sentences not
-// translated. Throws (one line) when the checkpoint or a file cannot be used at all.
+// translated (--input's blank lines, left empty by design, are not counted). Throws (one
+// line) when the checkpoint or a file cannot be used at all.
 std::size_t translate_sentences(const std::string& checkpoint_file, const TranslateRequest& request,
                                 std::istream& input, std::ostream& out, std::ostream& messages);
 

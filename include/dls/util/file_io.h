@@ -63,9 +63,11 @@ std::vector<std::string> remove_stale_temporaries(const std::string& dir);
 // throw: write() returns false instead, and finish() throws the first failure.
 class FileWriter {
  public:
-  // Creates or truncates `path`; throws when it cannot. Messages name `name` (default:
-  // `path`), e.g. the file that a temporary becomes.
-  explicit FileWriter(const std::string& path, std::string name = "");
+  // kCreate: creates or truncates `path`. kAppend: appends to the existing `path` (a FIFO, a
+  // device, /dev/stdout), which is never created or truncated. Throws when it cannot open.
+  // Messages name `name` (default: `path`), e.g. the file that a temporary becomes.
+  enum class Open { kCreate, kAppend };
+  explicit FileWriter(const std::string& path, std::string name = "", Open open = Open::kCreate);
   ~FileWriter();
   FileWriter(const FileWriter&) = delete;
   FileWriter& operator=(const FileWriter&) = delete;

@@ -1,0 +1,194 @@
+#include "eval/file_translation.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <istream>
+#include <ostream>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "dls/data/normalize.h"
+#include "dls/util/json.h"
+#include "dls/util/progress.h"
+
+namespace dls::eval {
+
+namespace {
+
+constexpr std::size_t kUnknownLinesShown = 5;  // lines whose unknown words are listed
+
+std::string translation_json(const SentenceTranslation& t) {
+  util::JsonWriter json;
+  json.begin_object().key("input").value(t.input);
+  if (t.ok()) {
+    json.key("normalised").value(data::join_words(t.words)).key("unknown_words").begin_array();
+    for (const auto& w : t.unknown) json.value(w);
+    json.end_array().key("translation").value(t.text).key("raw").value(t.raw);
+    json.key("log_probability").value(t.log_probability);
+  } else {
+    json.key("error").value(t.error);
+  }
+  json.end_object();
+  return json.str();
+}
+
+bool blank(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
+
+// Where a batch's output lines go; throws when they cannot be written.
+using LineSink = std::function<void(const std::string& text)>;
+
+// Translates one batch of input lines at a time, writing a line for each.
+class FileTranslation {
+ public:
+  FileTranslation(Translator& translator, const TranslateRequest& request, LineSink sink, std::ostream& messages)
+      : translator_(translator), request_(request), sink_(std::move(sink)), messages_(messages) {}
+
+  // `lines` start at line number `first_line` (1-based).
+  void translate(const std::vector<std::string>& lines, std::size_t first_line) {
+    // A blank line is one the model cannot translate: its output line stays empty.
+    const auto results = translator_.translate(lines, request_.decode);
+    std::string text;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const auto line = first_line + i;
+      const auto& t = results[i];
+      if (!t.ok() && blank(lines[i])) {
+        ++blank_;
+        messages_ << "line " << line << ": empty, left empty\n";
+      } else if (!t.ok()) {
+        ++failures_;
+        messages_ << "line " << line << ": error: " << t.error << "\n";
+      } else if (!t.unknown.empty() && ++unknown_lines_ <= kUnknownLinesShown) {
+        messages_ << "line " << line << ": unknown words (translated as <unk>): " << data::join_words(t.unknown)
+                  << "\n";
+      }
+      text += output_line(t, request_) + "\n";
+    }
+    sink_(text);
+  }
+
+  std::size_t failures() const { return failures_; }
+  std::size_t blank_lines() const { return blank_; }
+  std::size_t unknown_lines() const { return unknown_lines_; }
+
+ private:
+  Translator& translator_;
+  const TranslateRequest& request_;
+  LineSink sink_;
+  std::ostream& messages_;
+  std::size_t failures_ = 0;
+  std::size_t blank_ = 0;
+  std::size_t unknown_lines_ = 0;
+};
+
+// Every line of the input translated into `sink`, a batch at a time, with a progress line: in
+// bytes of a regular file (its size known before reading), in sentences of anything else.
+std::size_t translate_lines(Translator& translator, const TranslateRequest& request, TranslationFiles& files,
+                            LineSink sink, std::ostream& messages) {
+  FileTranslation translation(translator, request, std::move(sink), messages);
+  const bool by_bytes = files.input_size() > 0;
+  util::ProgressOptions progress_options;
+  progress_options.unit = by_bytes ? "bytes" : "sentences";
+  util::ProgressBar progress(files.input_size(), "translate", progress_options);
+  const auto batch = static_cast<std::size_t>(std::max<std::int64_t>(1, request.decode.batch_size));
+  std::vector<std::string> lines;
+  std::size_t done = 0;
+  std::int64_t bytes = 0;
+  const auto flush = [&] {
+    translation.translate(lines, done + 1);
+    done += lines.size();
+    lines.clear();
+    const util::ProgressFields fields = {{"sentences", std::to_string(done)}};
+    progress.update(by_bytes ? std::min(bytes, files.input_size()) : static_cast<std::int64_t>(done),
+                    by_bytes ? fields : util::ProgressFields{});
+  };
+  auto& in = files.input();
+  for (std::string line; std::getline(in, line);) {
+    bytes += static_cast<std::int64_t>(line.size()) + 1;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+    if (lines.size() == batch) flush();
+  }
+  if (in.bad())
+    throw std::runtime_error(files.input_name() + ": read error (--input), after " + std::to_string(done) + " lines");
+  if (!lines.empty()) flush();
+  progress.finish();
+  if (translation.unknown_lines() > kUnknownLinesShown) {
+    messages << translation.unknown_lines() << " lines had unknown words (the first " << kUnknownLinesShown
+             << " are listed above)\n";
+  }
+  messages << "translated " << done - translation.failures() - translation.blank_lines() << " of " << done << " lines";
+  if (translation.blank_lines() > 0) messages << " (" << translation.blank_lines() << " blank, left empty)";
+  messages << "\n";
+  return translation.failures();
+}
+
+}  // namespace
+
+std::string output_line(const SentenceTranslation& t, const TranslateRequest& request) {
+  if (request.json) return translation_json(t);
+  if (!t.ok()) return "";
+  return request.raw ? t.raw : t.text;
+}
+
+TranslationFiles::TranslationFiles(const TranslateRequest& request, std::istream& standard_input)
+    : input_name_(request.input_file) {
+  if (!request.output_file.empty() && request.output_file != "-")
+    output_ = util::check_output_file(request.output_file);
+  if (request.input_file == "-") {
+    input_ = &standard_input;
+    return;
+  }
+  struct stat status {};
+  if (::stat(request.input_file.c_str(), &status) == 0) {
+    if (S_ISDIR(status.st_mode))
+      throw std::runtime_error(request.input_file + ": is a directory; --input takes a file");
+    if (S_ISREG(status.st_mode)) input_size_ = static_cast<std::int64_t>(status.st_size);
+    std::error_code error;
+    if (S_ISREG(status.st_mode) && output_ && std::filesystem::equivalent(request.input_file, output_->path, error)) {
+      throw std::runtime_error(request.output_file +
+                               ": --output is the --input file; write the translations elsewhere");
+    }
+  }
+  // A FIFO waits here for its writer, as it does for `cat`.
+  file_.open(request.input_file, std::ios::binary);
+  if (!file_) {
+    throw std::runtime_error(request.input_file + ": cannot open --input (" + std::strerror(errno) + ")");
+  }
+  input_ = &file_;
+}
+
+std::size_t translate_file(Translator& translator, const TranslateRequest& request, TranslationFiles& files,
+                           std::ostream& out, std::ostream& messages) {
+  if (!files.output()) {
+    return translate_lines(
+        translator, request, files,
+        [&out](const std::string& text) {
+          errno = 0;
+          out << text << std::flush;
+          if (!out) {
+            throw std::runtime_error(std::string("standard output: cannot write (") +
+                                     (errno != 0 ? std::strerror(errno) : "stream error") + ")");
+          }
+        },
+        messages);
+  }
+  std::size_t failures = 0;
+  util::write_output_file(*files.output(), [&](util::FileWriter& writer) {
+    failures = translate_lines(
+        translator, request, files,
+        [&writer](const std::string& text) {
+          if (!writer.write(text.data(), text.size())) throw std::runtime_error(writer.error());
+        },
+        messages);
+  });
+  messages << "wrote " << request.output_file << "\n";
+  return failures;
+}
+
+}  // namespace dls::eval

@@ -1,0 +1,55 @@
+// translate_sentences' file mode (checkpoint_eval --input FILE --output FILE): both files
+// checked and opened before the model is loaded, so that a refusal costs nothing and writes
+// nothing; then the input, read once as it streams (a pipe, a FIFO and /dev/stdin are read
+// as files are), translated a batch at a time into exactly one output line per input line.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "dls/eval/sentence_translation.h"
+#include "dls/util/output_file.h"
+
+namespace dls::eval {
+
+// The one line written for `t` in every mode: its JSON object, its translation, or "" when
+// it failed.
+std::string output_line(const SentenceTranslation& t, const TranslateRequest& request);
+
+// --input and --output of `request`, ready before any work.
+class TranslationFiles {
+ public:
+  // Throws (one line naming the file) when the output cannot be written
+  // (util::check_output_file) or is the input, or when the input is a directory or cannot be
+  // opened. The output is checked first: an unwritable one is refused without waiting for a
+  // FIFO's writer. "-" as input reads `standard_input`.
+  TranslationFiles(const TranslateRequest& request, std::istream& standard_input);
+
+  std::istream& input() { return *input_; }
+  const std::string& input_name() const { return input_name_; }
+  // A regular input file's size in bytes (the progress line's total); 0 for pipes, FIFOs and
+  // terminals, whose length is known only at their end.
+  std::int64_t input_size() const { return input_size_; }
+  // The file to write; none: standard output.
+  const std::optional<util::OutputFile>& output() const { return output_; }
+
+ private:
+  std::ifstream file_;
+  std::istream* input_ = nullptr;
+  std::string input_name_;
+  std::int64_t input_size_ = 0;
+  std::optional<util::OutputFile> output_;
+};
+
+// Translates every line of `files`' input, writing one line each to its output (or to `out`)
+// and the per-line reports and a summary to `messages`. Returns the number of lines that could
+// not be translated; blank lines are left empty by design and are not counted. Write errors
+// name the file and the system's reason.
+std::size_t translate_file(Translator& translator, const TranslateRequest& request, TranslationFiles& files,
+                           std::ostream& out, std::ostream& messages);
+
+}  // namespace dls::eval
