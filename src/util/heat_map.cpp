@@ -6,19 +6,21 @@
 #include <stdexcept>
 
 #include "dls/util/ticks.h"
+#include "util/plot_style.h"
 
 namespace dls::util {
 
 namespace {
 
-constexpr Rgb kFrame{90, 90, 90};
+using plot_style::kFrame;
+using plot_style::kTitleScale;
+
 constexpr Rgb kMissing{200, 200, 200};
-constexpr int kTitleScale = 2;
 constexpr int kMaxExtent = 640;  // the matrix fits in about this many pixels each way
 constexpr int kMinCell = 16, kMaxCell = 64;
 constexpr int kMinMatrix = 120;  // a matrix is never thinner than this
 constexpr int kMaxLabel = 160;   // longer labels are cut with ".."
-constexpr int kBarGap = 16, kBarWidth = 16, kTick = 4;
+constexpr int kBarGap = 16, kColorBarWidth = 16, kTick = 4;
 
 std::string fit_label(const std::string& label) { return fit_text(label, kMaxLabel); }
 
@@ -113,13 +115,13 @@ HeatMap::Layout HeatMap::layout() const {
   l.matrix.h = rows_ * l.cell_h;
   l.height = l.matrix.y + l.matrix.h + col_label_h + (x_label_.empty() ? 0 : line + 6) + 10;
   // Colour bar and its tick labels.
-  l.color_bar = {l.matrix.x + l.matrix.w + kBarGap, l.matrix.y, kBarWidth, l.matrix.h};
+  l.color_bar = {l.matrix.x + l.matrix.w + kBarGap, l.matrix.y, kColorBarWidth, l.matrix.h};
   const int max_ticks = std::max(2, l.matrix.h / 48);
   const double step = nice_step(l.lo, l.hi, max_ticks);
   l.bar_ticks = nice_ticks(l.lo, l.hi, max_ticks);
   for (double t : l.bar_ticks) l.bar_labels.push_back(format_tick(t, step));
   const int tick_label_w = widest(l.bar_labels);
-  l.width = l.color_bar.x + kBarWidth + kTick + 3 + tick_label_w + 12;
+  l.width = l.color_bar.x + kColorBarWidth + kTick + 3 + tick_label_w + 12;
   if (!title_.empty()) {  // a long title widens the image rather than being cut
     const int title_w = text_width(title_, kTitleScale);
     l.width = std::max(l.width, std::max(10, l.matrix.x + (l.matrix.w - title_w) / 2) + title_w + 10);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "dls/util/ticks.h"
+#include "util/plot_style.h"
 
 namespace dls::util {
 
@@ -16,12 +17,13 @@ struct LinePlotRange {
 
 namespace {
 
+using plot_style::kFrame;
+using plot_style::kTitleScale;
+
 using Range = LinePlotRange;
 
-constexpr Rgb kFrame{90, 90, 90};
 constexpr Rgb kGrid{228, 228, 228};
 constexpr Rgb kMinorGrid{240, 240, 240};
-constexpr int kTitleScale = 2;
 constexpr int kTickLength = 5;
 constexpr int kMarkerLimit = 40;  // series with at most this many points get markers
 

@@ -13,7 +13,7 @@ namespace dls::util {
 
 namespace {
 
-constexpr int kBarWidth = 20;
+constexpr int kProgressBarWidth = 20;
 
 int terminal_columns(std::FILE* stream) {
   winsize size{};
@@ -124,7 +124,7 @@ std::string ProgressBar::line() const {
   snapshot.elapsed_s = seconds_since(start_);
   snapshot.unit = options_.unit;
   snapshot.fields = fields_;
-  snapshot.bar_width = interactive_ ? kBarWidth : 0;
+  snapshot.bar_width = interactive_ ? kProgressBarWidth : 0;
   snapshot.finished = finished_;
   return format_progress(snapshot);
 }
