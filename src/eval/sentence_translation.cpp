@@ -24,8 +24,10 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::size_t kUnknownLinesShown = 5;  // --input: lines whose unknown words are listed
+constexpr std::size_t kNoteLinesShown = 5;     // --input: lines whose note is shown
 
-std::string translation_json(const SentenceTranslation& t) {
+// `checkpoint`: the file translated with.
+std::string translation_json(const SentenceTranslation& t, const std::string& checkpoint) {
   util::JsonWriter json;
   json.begin_object().key("input").value(t.input);
   if (t.ok()) {
@@ -33,16 +35,18 @@ std::string translation_json(const SentenceTranslation& t) {
     for (const auto& w : t.unknown) json.value(w);
     json.end_array().key("translation").value(t.text).key("raw").value(t.raw);
     json.key("log_probability").value(t.log_probability);
+    if (!t.note.empty()) json.key("note").value(t.note);
   } else {
     json.key("error").value(t.error);
   }
+  json.key("checkpoint").value(checkpoint);
   json.end_object();
   return json.str();
 }
 
 // The one line written for `t`: its JSON object, its translation, or "" when it failed.
-std::string output_line(const SentenceTranslation& t, const TranslateRequest& request) {
-  if (request.json) return translation_json(t);
+std::string output_line(const SentenceTranslation& t, const TranslateRequest& request, const std::string& checkpoint) {
+  if (request.json) return translation_json(t, checkpoint);
   if (!t.ok()) return "";
   return request.raw ? t.raw : t.text;
 }
@@ -68,7 +72,9 @@ class FileTranslation {
         messages_ << "line " << line << ": unknown words (translated as <unk>): " << data::join_words(t.unknown)
                   << "\n";
       }
-      out_ << output_line(t, request_) << "\n";
+      if (!t.note.empty() && ++note_lines_ <= kNoteLinesShown)
+        messages_ << "line " << line << ": note: " << t.note << "\n";
+      out_ << output_line(t, request_, translator_.checkpoint_file()) << "\n";
     }
     out_.flush();
     if (!out_) throw std::runtime_error("cannot write the translations (disk full?)");
@@ -76,6 +82,7 @@ class FileTranslation {
 
   std::size_t failures() const { return failures_; }
   std::size_t unknown_lines() const { return unknown_lines_; }
+  std::size_t note_lines() const { return note_lines_; }
 
  private:
   Translator& translator_;
@@ -84,6 +91,7 @@ class FileTranslation {
   std::ostream& messages_;
   std::size_t failures_ = 0;
   std::size_t unknown_lines_ = 0;
+  std::size_t note_lines_ = 0;  // longer than the model was trained on
 };
 
 std::size_t count_lines(const std::string& path) {
@@ -120,6 +128,10 @@ std::size_t translate_lines(Translator& translator, const TranslateRequest& requ
   if (translation.unknown_lines() > kUnknownLinesShown) {
     messages << translation.unknown_lines() << " lines had unknown words (the first " << kUnknownLinesShown
              << " are listed above)\n";
+  }
+  if (translation.note_lines() > kNoteLinesShown) {
+    messages << translation.note_lines() << " lines were longer than the model was trained on (the first "
+             << kNoteLinesShown << " are noted above)\n";
   }
   messages << "translated " << done - translation.failures() << " of " << done << " lines\n";
   return translation.failures();
@@ -188,13 +200,13 @@ std::vector<std::string> save_attention_maps(const TranslationAttention& maps, c
   return written;
 }
 
-std::size_t translate_sentences(const std::string& checkpoint_file, const TranslateRequest& request,
+std::size_t translate_sentences(const std::string& checkpoint_or_run, const TranslateRequest& request,
                                 std::istream& input, std::ostream& out, std::ostream& messages) {
   auto input_file = request.input_file.empty() ? std::ifstream() : open_input(request);
-  auto translator = Translator(checkpoint::load_seq2seq_checkpoint(checkpoint_file, request.translator.weights),
-                               checkpoint_file, request.translator);
-  messages << "translating with " << checkpoint_file << " (" << translator.model().info.settings.model.summary()
-           << ")\n";
+  auto translator = Translator::load(checkpoint_or_run, request.translator);
+  const auto& model = translator.model().info;
+  messages << "translating with " << translator.checkpoint_file() << " ("
+           << checkpoint::progress_summary(model.progress) << "; " << model.settings.model.summary() << ")\n";
   if (!request.input_file.empty()) {
     return translate_file(translator, request, request.input_file == "-" ? input : input_file, out, messages);
   }
@@ -206,13 +218,14 @@ std::size_t translate_sentences(const std::string& checkpoint_file, const Transl
       if (!t.ok()) {
         ++failures;
         messages << "error: \"" << t.input << "\": " << t.error << "\n";
-        if (request.json) out << translation_json(t) << std::endl;
+        if (request.json) out << translation_json(t, translator.checkpoint_file()) << std::endl;
         first = false;
         continue;
       }
       if (!t.unknown.empty())
         messages << "unknown words (translated as <unk>): " << data::join_words(t.unknown) << "\n";
-      out << output_line(t, request) << std::endl;
+      if (!t.note.empty()) messages << "note: " << t.note << "\n";
+      out << output_line(t, request, translator.checkpoint_file()) << std::endl;
       if (first && !request.attention_maps_dir.empty()) {
         const auto files = save_attention_maps(translator.attention(t), request.attention_maps_dir);
         messages << "wrote " << files.size() << " attention maps to " << request.attention_maps_dir << "\n";
