@@ -137,7 +137,6 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
   const auto vocabulary = Vocabulary::from_words(contents.words);
   const auto tokenizer = checkpoint::lm_tokenizer(contents);
   const auto language = data::parse_side(contents.settings.data.side);
-  messages << "generating with " << path << "\n";
   util::JsonWriter json;
   json.begin_object().key("checkpoint").value(path).key("generated").begin_array();
   for (const auto& prompt : request.prompts) {
