@@ -257,7 +257,11 @@ int main(int argc, char** argv) {
     }
     if (kind.empty())
       throw std::runtime_error(path + ": none of its " + std::to_string(files.size()) + " checkpoints is readable");
+    // One model for everything that translates or generates: RUN's best.pt, else its newest
+    // checkpoint (the rule of Translator::load and translate_server), or the average just written.
+    const auto one_model = average > 0 ? files.back() : path;
     if (kind == "lm") {
+      if (!lm.prompts.empty()) files = {dls::checkpoint::best_or_latest_checkpoint(one_model)};
       lm.test_file = seq2seq.test_file;
       lm.data_path = seq2seq.data_path;
       lm.limit = seq2seq.limit;
@@ -307,7 +311,7 @@ int main(int argc, char** argv) {
       translation.translator.device = device;
       translation.translator.weights = weights_read;
       translation.translator.scores = json;  // the log-probabilities only appear in JSON: no extra pass otherwise
-      return dls::eval::translate_sentences(files.back(), translation, std::cin, std::cout, std::cerr) == 0 ? 0 : 1;
+      return dls::eval::translate_sentences(one_model, translation, std::cin, std::cout, std::cerr) == 0 ? 0 : 1;
     }
     if (!attention_maps.empty()) throw std::runtime_error("--attention-maps needs a sentence: add --translate \"...\"");
     seq2seq.json = json;

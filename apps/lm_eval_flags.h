@@ -16,7 +16,8 @@ inline void add_lm_eval_flags(CLI::App& app, eval::LmEvalRequest& request) {
   const std::string group = "Language-model checkpoints";
   app.add_option(
          "--generate", request.prompts,
-         "continue this prompt (repeatable; \"\" for none) with the newest checkpoint, using cached keys/values")
+         "continue this prompt (repeatable; \"\" for none) with RUN's best.pt, else its newest checkpoint, using "
+         "cached keys/values")
       ->group(group);
   auto* generate = app.get_option("--generate");
   app.add_option("--temperature", request.sampling.temperature, "--generate: divides the logits (0: greedy)")

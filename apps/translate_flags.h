@@ -14,8 +14,10 @@ namespace dls::apps {
 // goes into `attention_maps`.
 inline void add_translate_flags(CLI::App& app, eval::TranslateRequest& request, std::string& attention_maps) {
   const std::string group = "Seq2seq checkpoints";
-  app.add_option("--translate", request.sentences,
-                 "translate this sentence, in the run's source language (repeatable), with the newest checkpoint")
+  app.add_option(
+         "--translate", request.sentences,
+         "translate this sentence, in the run's source language (repeatable), with RUN's best.pt, else its newest "
+         "checkpoint")
       ->group(group);
   app.add_flag("--interactive", request.interactive, "translate sentences read from standard input, one per line")
       ->group(group);

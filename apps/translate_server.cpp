@@ -19,6 +19,7 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/data/languages.h"
 #include "dls/eval/image_classifier.h"
 #include "dls/eval/translator.h"
@@ -159,6 +160,7 @@ int main(int argc, char** argv) {
     const auto which =
         weights == "trained" ? dls::checkpoint::Weights::kTrained : dls::checkpoint::Weights::kEvaluation;
     settings.page_dir = dls::serve::find_page_dir(page_dir, "/proc/self/exe", DLS_SOURCE_PAGE_DIR);
+    // The rule of every program that translates (Translator::load, checkpoint_eval --translate).
     const auto file = dls::checkpoint::best_or_latest_checkpoint(checkpoint);
     if (dls::checkpoint::CheckpointReader(file).kind() == "vit") {
       auto classifier = dls::eval::ImageClassifier::load(file, device, which);
@@ -174,7 +176,8 @@ int main(int argc, char** argv) {
     auto translator = dls::eval::Translator::load(file, options);
     settings.checkpoint_file = translator.checkpoint_file();
     const auto& languages = translator.model().info.settings.data;
-    spdlog::info("serving {} ({}, {} -> {}) on {}; page: {}", translator.checkpoint_file(),
+    spdlog::info("serving {} ({}; {}, {} -> {}) on {}; page: {}", translator.checkpoint_file(),
+                 dls::checkpoint::progress_summary(translator.model().info.progress),
                  translator.model().info.settings.model.summary(),
                  dls::data::language_name(languages.source_language()),
                  dls::data::language_name(languages.target_language()), translator.device().str(),

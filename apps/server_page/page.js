@@ -199,6 +199,7 @@ function showTranslations(data) {
       if (typeof item.log_probability === "number") parts.push(`log-probability ${item.log_probability.toFixed(3)}`);
       if (item.raw !== undefined && item.raw !== item.translation) parts.push(`model's words: ${item.raw}`);
       if (item.unknown_words && item.unknown_words.length) parts.push(`unknown: ${item.unknown_words.join(", ")}`);
+      if (item.note) parts.push(item.note);  // a sentence longer than the model was trained on
       score.textContent = parts.join(" · ");
       const actions = document.createElement("span");
       actions.className = "actions";

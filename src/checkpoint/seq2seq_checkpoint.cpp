@@ -1,5 +1,8 @@
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 
+#include <cmath>
+#include <cstdio>
+
 #include <torch/torch.h>
 
 #include "dls/data/languages.h"
@@ -24,6 +27,22 @@ util::KeyValues progress_settings(const TrainingProgress& p) {
 }
 
 }  // namespace
+
+std::string progress_summary(const TrainingProgress& p) {
+  std::string text = p.step_in_epoch == 0
+                         ? "epoch " + std::to_string(p.epoch - 1)
+                         : "epoch " + std::to_string(p.epoch) + " unfinished, step " + std::to_string(p.global_step);
+  char number[32];
+  if (std::isfinite(p.val_bleu)) {
+    std::snprintf(number, sizeof(number), "%.3f", p.val_bleu);
+    text += std::string(", validation BLEU ") + number;
+  }
+  if (std::isfinite(p.val_loss)) {
+    std::snprintf(number, sizeof(number), "%.3g", p.val_loss);
+    text += std::string(std::isfinite(p.val_bleu) ? ", loss " : ", validation loss ") + number;
+  }
+  return text;
+}
 
 void describe_seq2seq_checkpoint(CheckpointWriter& writer, const Seq2SeqCheckpointInfo& info) {
   util::KeyValues settings = info.settings.to_settings();  // "model.*", "training.*"

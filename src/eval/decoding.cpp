@@ -30,8 +30,9 @@ void collect(const DecoderSession& session, const torch::Tensor& rows, const tor
   }
 }
 
-std::vector<TokenIds> greedy(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos, std::int64_t eos) {
-  DecoderSession session(model, src, sos);
+std::vector<TokenIds> greedy(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
+                             std::int64_t max_length) {
+  DecoderSession session(model, src, sos, {}, max_length);
   std::vector<TokenIds> result(static_cast<std::size_t>(src.size(0)));
   // Session row i decodes sentence[i]. A sentence leaves the session with its EOS, so each
   // later step computes only the unfinished ones: the output layer over the vocabulary,
@@ -57,7 +58,7 @@ std::vector<TokenIds> greedy(Seq2SeqTransformer& model, const torch::Tensor& src
 std::vector<TokenIds> beam_search(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos,
                                   std::int64_t eos, const DecodeOptions& options) {
   const std::int64_t batch = src.size(0);
-  DecoderSession session(model, src, sos);
+  DecoderSession session(model, src, sos, {}, options.max_length);
   auto log_probs = session.step();  // [B, V]
   const std::int64_t vocab = log_probs.size(1);
   const std::int64_t beams = std::min(options.beam_size, vocab);
@@ -98,9 +99,9 @@ std::vector<TokenIds> beam_search(Seq2SeqTransformer& model, const torch::Tensor
   return result;
 }
 
-std::vector<TokenIds> one_shot(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos,
-                               std::int64_t eos) {
-  const std::int64_t length = model->config().transformer().max_seq_length();
+std::vector<TokenIds> one_shot(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
+                               std::int64_t max_length) {
+  const std::int64_t length = max_length > 0 ? max_length : model->config().transformer().max_seq_length();
   auto target = torch::full({src.size(0), length}, eos, src.options().dtype(torch::kLong));
   target.select(1, 0).fill_(sos);
   const auto predicted = model(src, target).argmax(-1);  // [B, L-1] words 1..L-1
@@ -126,13 +127,13 @@ std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tenso
     auto& result = parts[static_cast<std::size_t>(k)];
     switch (options.method) {
       case DecodeMethod::kGreedy:
-        result = greedy(model, rows, sos, eos);
+        result = greedy(model, rows, sos, eos, options.max_length);
         break;
       case DecodeMethod::kBeam:
         result = beam_search(model, rows, sos, eos, options);
         break;
       case DecodeMethod::kDLStudioOneShot:
-        result = one_shot(model, rows, sos, eos);
+        result = one_shot(model, rows, sos, eos, options.max_length);
         break;
     }
   });

@@ -22,8 +22,10 @@ namespace dls::eval {
 namespace {
 
 constexpr std::size_t kUnknownLinesShown = 5;  // lines whose unknown words are listed
+constexpr std::size_t kNoteLinesShown = 5;     // lines whose note is shown
 
-std::string translation_json(const SentenceTranslation& t) {
+// `checkpoint`: the file translated with.
+std::string translation_json(const SentenceTranslation& t, const std::string& checkpoint) {
   util::JsonWriter json;
   json.begin_object().key("input").value(t.input);
   if (t.ok()) {
@@ -31,9 +33,11 @@ std::string translation_json(const SentenceTranslation& t) {
     for (const auto& w : t.unknown) json.value(w);
     json.end_array().key("translation").value(t.text).key("raw").value(t.raw);
     json.key("log_probability").value(t.log_probability);
+    if (!t.note.empty()) json.key("note").value(t.note);
   } else {
     json.key("error").value(t.error);
   }
+  json.key("checkpoint").value(checkpoint);
   json.end_object();
   return json.str();
 }
@@ -67,7 +71,9 @@ class FileTranslation {
         messages_ << "line " << line << ": unknown words (translated as <unk>): " << data::join_words(t.unknown)
                   << "\n";
       }
-      text += output_line(t, request_) + "\n";
+      if (!t.note.empty() && ++note_lines_ <= kNoteLinesShown)
+        messages_ << "line " << line << ": note: " << t.note << "\n";
+      text += output_line(t, request_, translator_.checkpoint_file()) + "\n";
     }
     sink_(text);
   }
@@ -75,6 +81,7 @@ class FileTranslation {
   std::size_t failures() const { return failures_; }
   std::size_t blank_lines() const { return blank_; }
   std::size_t unknown_lines() const { return unknown_lines_; }
+  std::size_t note_lines() const { return note_lines_; }
 
  private:
   Translator& translator_;
@@ -84,6 +91,7 @@ class FileTranslation {
   std::size_t failures_ = 0;
   std::size_t blank_ = 0;
   std::size_t unknown_lines_ = 0;
+  std::size_t note_lines_ = 0;  // longer than the model was trained on
 };
 
 // Every line of the input translated into `sink`, a batch at a time, with a progress line: in
@@ -122,6 +130,10 @@ std::size_t translate_lines(Translator& translator, const TranslateRequest& requ
     messages << translation.unknown_lines() << " lines had unknown words (the first " << kUnknownLinesShown
              << " are listed above)\n";
   }
+  if (translation.note_lines() > kNoteLinesShown) {
+    messages << translation.note_lines() << " lines were longer than the model was trained on (the first "
+             << kNoteLinesShown << " are noted above)\n";
+  }
   messages << "translated " << done - translation.failures() - translation.blank_lines() << " of " << done << " lines";
   if (translation.blank_lines() > 0) messages << " (" << translation.blank_lines() << " blank, left empty)";
   messages << "\n";
@@ -130,8 +142,8 @@ std::size_t translate_lines(Translator& translator, const TranslateRequest& requ
 
 }  // namespace
 
-std::string output_line(const SentenceTranslation& t, const TranslateRequest& request) {
-  if (request.json) return translation_json(t);
+std::string output_line(const SentenceTranslation& t, const TranslateRequest& request, const std::string& checkpoint) {
+  if (request.json) return translation_json(t, checkpoint);
   if (!t.ok()) return "";
   return request.raw ? t.raw : t.text;
 }

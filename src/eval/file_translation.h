@@ -16,9 +16,9 @@
 
 namespace dls::eval {
 
-// The one line written for `t` in every mode: its JSON object, its translation, or "" when
-// it failed.
-std::string output_line(const SentenceTranslation& t, const TranslateRequest& request);
+// The one line written for `t` in every mode: its JSON object (naming `checkpoint`, the file
+// translated with), its translation, or "" when it failed.
+std::string output_line(const SentenceTranslation& t, const TranslateRequest& request, const std::string& checkpoint);
 
 // --input and --output of `request`, ready before any work.
 class TranslationFiles {

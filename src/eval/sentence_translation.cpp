@@ -46,15 +46,15 @@ std::vector<std::string> save_attention_maps(const TranslationAttention& maps, c
   return written;
 }
 
-std::size_t translate_sentences(const std::string& checkpoint_file, const TranslateRequest& request,
+std::size_t translate_sentences(const std::string& checkpoint_or_run, const TranslateRequest& request,
                                 std::istream& input, std::ostream& out, std::ostream& messages) {
   // --input/--output checked and opened before the model is loaded.
   std::optional<TranslationFiles> files;
   if (!request.input_file.empty()) files.emplace(request, input);
-  auto translator = Translator(checkpoint::load_seq2seq_checkpoint(checkpoint_file, request.translator.weights),
-                               checkpoint_file, request.translator);
-  messages << "translating with " << checkpoint_file << " (" << translator.model().info.settings.model.summary()
-           << ")\n";
+  auto translator = Translator::load(checkpoint_or_run, request.translator);
+  const auto& model = translator.model().info;
+  messages << "translating with " << translator.checkpoint_file() << " ("
+           << checkpoint::progress_summary(model.progress) << "; " << model.settings.model.summary() << ")\n";
   if (files) return translate_file(translator, request, *files, out, messages);
 
   std::size_t failures = 0;
@@ -64,13 +64,14 @@ std::size_t translate_sentences(const std::string& checkpoint_file, const Transl
       if (!t.ok()) {
         ++failures;
         messages << "error: \"" << t.input << "\": " << t.error << "\n";
-        if (request.json) out << output_line(t, request) << std::endl;
+        if (request.json) out << output_line(t, request, translator.checkpoint_file()) << std::endl;
         first = false;
         continue;
       }
       if (!t.unknown.empty())
         messages << "unknown words (translated as <unk>): " << data::join_words(t.unknown) << "\n";
-      out << output_line(t, request) << std::endl;
+      if (!t.note.empty()) messages << "note: " << t.note << "\n";
+      out << output_line(t, request, translator.checkpoint_file()) << std::endl;
       if (first && !request.attention_maps_dir.empty()) {
         const auto files = save_attention_maps(translator.attention(t), request.attention_maps_dir);
         messages << "wrote " << files.size() << " attention maps to " << request.attention_maps_dir << "\n";

@@ -6,6 +6,7 @@ list(APPEND DLS_SOURCES
   eval/chrf.cpp
   eval/confusion_matrix.cpp
   eval/decoding.cpp
+  eval/long_sentences.cpp
   eval/sacrebleu.cpp
   eval/score_json.cpp
   eval/sentence_translation.cpp

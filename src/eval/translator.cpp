@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
@@ -10,6 +11,7 @@
 #include "dls/data/detokenize.h"
 #include "dls/data/languages.h"
 #include "dls/data/normalize.h"
+#include "dls/eval/long_sentences.h"
 #include "dls/models/attention_trace.h"
 #include "dls/util/device.h"
 #include "dls/util/utf8.h"
@@ -23,6 +25,44 @@ std::vector<std::int64_t> flatten(const std::vector<std::vector<std::int64_t>>& 
   std::vector<std::int64_t> flat;
   for (const auto& row : rows) flat.insert(flat.end(), row.begin(), row.end());
   return flat;
+}
+
+// Where a decoded row's output goes: a sentence translated whole, or one part of it.
+struct RowOwner {
+  SentenceTranslation* sentence;
+  int part;  // -1: the whole sentence
+  Translator::TokenList& output() const {
+    return part < 0 ? sentence->output_tokens : sentence->parts[static_cast<std::size_t>(part)].output_tokens;
+  }
+};
+
+// Per layer [H, r_k, c_k] maps of each part -> [H, sum r, sum c], the parts along the diagonal.
+std::vector<torch::Tensor> block_diagonal(const std::vector<std::vector<torch::Tensor>>& parts) {
+  std::vector<torch::Tensor> layers;
+  for (std::size_t layer = 0; layer < parts.front().size(); ++layer) {
+    std::int64_t rows = 0, cols = 0;
+    for (const auto& part : parts) rows += part[layer].size(1), cols += part[layer].size(2);
+    auto joined = torch::zeros({parts.front()[layer].size(0), rows, cols}, torch::kFloat);
+    std::int64_t r = 0, c = 0;
+    for (const auto& part : parts) {
+      const auto& block = part[layer];
+      joined.narrow(1, r, block.size(1)).narrow(2, c, block.size(2)).copy_(block);
+      r += block.size(1), c += block.size(2);
+    }
+    layers.push_back(joined);
+  }
+  return layers;
+}
+
+// "sentence ends, clause marks": where split_to_fit() cut.
+std::string cut_places(const SplitSource& split) {
+  std::vector<std::string> places;
+  if (split.at_sentences) places.emplace_back("sentence ends");
+  if (split.at_clauses) places.emplace_back("clause marks");
+  if (split.at_word_limit || places.empty()) places.emplace_back("the word limit");
+  std::string text;
+  for (const auto& place : places) text += (text.empty() ? "" : ", ") + place;
+  return text;
 }
 
 }  // namespace
@@ -45,7 +85,9 @@ int Translator::max_source_tokens() const {
   return static_cast<int>(loaded_.model->config().transformer().max_seq_length()) - 2;
 }
 
-void Translator::prepare(SentenceTranslation& t, std::vector<std::int64_t>& ids) const {
+bool Translator::splits_long_sentences() const { return loaded_.model->config().transformer().flattened(); }
+
+void Translator::prepare(SentenceTranslation& t) const {
   if (!util::is_valid_utf8(t.input)) {
     t.error = "the sentence is not valid UTF-8";
     return;
@@ -56,101 +98,190 @@ void Translator::prepare(SentenceTranslation& t, std::vector<std::int64_t>& ids)
     return;
   }
   t.tokens = loaded_.english_subwords ? loaded_.english_subwords->encode(t.words) : t.words;
-  const int max_tokens = max_source_tokens();
-  if (static_cast<int>(t.tokens.size()) > max_tokens) {
-    const char* what = loaded_.english_subwords ? "pieces" : "words";
-    t.error = fmt::format(
-        "{} {}, but this model translates at most {} (its positional range L = {} holds SOS, the {} and EOS; "
-        "train with a larger --max-words)",
-        t.tokens.size(), loaded_.english_subwords ? "subword pieces" : "words", max_tokens, max_tokens + 2, what);
-    t.tokens.clear();
-    t.words.clear();
-    return;
-  }
+}
+
+std::vector<std::int64_t> Translator::source_ids(const TokenList& tokens, std::vector<std::string>* unknown) const {
   // Padded as the model was trained (an EOS-trained model never learnt <pad>'s embedding).
-  ids = loaded_.english.encode(t.tokens, max_tokens + 2, loaded_.info.settings.padding(), &t.unknown);
+  const int length = std::max(max_source_tokens(), static_cast<int>(tokens.size())) + 2;
+  return loaded_.english.encode(tokens, length, loaded_.info.settings.padding(), unknown);
 }
 
 std::vector<SentenceTranslation> Translator::translate(const std::vector<std::string>& sentences,
                                                        const DecodeOptions& decode) {
   std::vector<SentenceTranslation> results(sentences.size());
-  std::vector<std::vector<std::int64_t>> rows;  // source ids of the translatable sentences
-  std::vector<SentenceTranslation*> translatable;
+  std::vector<SplitSource> splits(sentences.size());  // the sentences translated in parts
+  std::vector<std::vector<std::int64_t>> rows;        // [L] source ids of what fits the model
+  std::vector<RowOwner> owners;                       // whose output each row is
+  std::vector<SentenceTranslation*> whole;            // longer than L - 2, decoded alone
   for (std::size_t i = 0; i < sentences.size(); ++i) {
-    results[i].input = sentences[i];
-    std::vector<std::int64_t> ids;
-    prepare(results[i], ids);
-    if (!results[i].ok()) continue;
-    rows.push_back(std::move(ids));
-    translatable.push_back(&results[i]);
+    auto& t = results[i];
+    t.input = sentences[i];
+    prepare(t);
+    if (!t.ok()) continue;
+    if (static_cast<int>(t.tokens.size()) <= max_source_tokens()) {
+      rows.push_back(source_ids(t.tokens, &t.unknown));
+      owners.push_back({&t, -1});
+    } else if (!splits_long_sentences()) {
+      whole.push_back(&t);
+    } else {
+      auto part_rows = split_rows(t, splits[i]);
+      for (std::size_t k = 0; k < part_rows.size(); ++k) {
+        rows.push_back(std::move(part_rows[k]));
+        owners.push_back({&t, static_cast<int>(k)});
+      }
+    }
   }
-  if (translatable.empty()) return results;
-  const auto length = static_cast<std::int64_t>(rows.front().size());
-  const auto src = torch::tensor(flatten(rows), torch::kLong)
-                       .view({static_cast<std::int64_t>(rows.size()), length})
-                       .to(device_);  // [N, L]
-  const auto outputs = eval::translate(loaded_.model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, decode);
-  for (std::size_t k = 0; k < translatable.size(); ++k) {
-    auto& t = *translatable[k];
-    t.output_tokens = loaded_.spanish.decode(outputs[k]);
-    t.output_words = loaded_.spanish_subwords ? loaded_.spanish_subwords->decode(t.output_tokens) : t.output_tokens;
-    t.raw = data::join_words(t.output_words);
-    t.text =
-        data::detokenize(t.output_words, t.input, data::language_rules(loaded_.info.settings.data.target_language()));
+  if (!rows.empty()) {
+    const auto length = static_cast<std::int64_t>(rows.front().size());
+    const auto src = torch::tensor(flatten(rows), torch::kLong)
+                         .view({static_cast<std::int64_t>(rows.size()), length})
+                         .to(device_);  // [N, L]
+    const auto outputs = eval::translate(loaded_.model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, decode);
+    std::vector<const TokenList*> written;
+    for (std::size_t k = 0; k < owners.size(); ++k) {
+      owners[k].output() = loaded_.spanish.decode(outputs[k]);
+      written.push_back(&owners[k].output());
+    }
+    if (scores_) {
+      const auto scores = log_probabilities(src, written, length, std::max<std::int64_t>(1, decode.batch_size));
+      for (std::size_t k = 0; k < owners.size(); ++k) {
+        auto& total = owners[k].sentence->log_probability;
+        total = owners[k].part <= 0 ? scores[k] : total + scores[k];
+      }
+    }
   }
-  if (scores_) score(translatable, src, std::max<std::int64_t>(1, decode.batch_size));
+  for (auto* t : whole) translate_whole(*t, decode);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (results[i].ok()) finish(results[i], splits[i]);
+  }
   return results;
+}
+
+std::vector<std::vector<std::int64_t>> Translator::split_rows(SentenceTranslation& t, SplitSource& split) const {
+  const auto language = data::language_rules(loaded_.info.settings.data.source_language());
+  const auto tokenize = [&](std::string_view text) {
+    const auto words = data::normalize_words(text, language);
+    return loaded_.english_subwords ? loaded_.english_subwords->encode(words) : words;
+  };
+  const auto limit = static_cast<std::size_t>(max_source_tokens());
+  split = split_to_fit(t.input, tokenize, limit);
+  std::vector<std::vector<std::int64_t>> rows;
+  for (const auto& part : split.parts) {
+    rows.push_back(source_ids(part.tokens, &t.unknown));
+    t.parts.push_back({part.tokens, {}});
+  }
+  t.note = fmt::format(
+      "{} {}, more than the {} this model reads at once (its dlstudio layout spans L = {} positions): "
+      "translated in {} parts, cut at {}, and joined",
+      t.tokens.size(), loaded_.english_subwords ? "subword pieces" : "words", limit, limit + 2, t.parts.size(),
+      cut_places(split));
+  return rows;
+}
+
+void Translator::finish(SentenceTranslation& t, const SplitSource& split) const {
+  const auto target = data::language_rules(loaded_.info.settings.data.target_language());
+  const auto words_of = [&](const TokenList& tokens) {
+    return loaded_.spanish_subwords ? loaded_.spanish_subwords->decode(tokens) : tokens;
+  };
+  if (t.parts.empty()) {
+    t.output_words = words_of(t.output_tokens);
+    t.text = data::detokenize(t.output_words, t.input, target);
+  } else {
+    std::vector<std::vector<std::string>> part_words;
+    for (const auto& part : t.parts) {
+      t.output_tokens.insert(t.output_tokens.end(), part.output_tokens.begin(), part.output_tokens.end());
+      part_words.push_back(words_of(part.output_tokens));
+      t.output_words.insert(t.output_words.end(), part_words.back().begin(), part_words.back().end());
+    }
+    t.text = join_parts(split, part_words, target);
+  }
+  t.raw = data::join_words(t.output_words);
+}
+
+void Translator::translate_whole(SentenceTranslation& t, const DecodeOptions& decode) {
+  const auto n = static_cast<std::int64_t>(t.tokens.size());
+  auto options = decode;
+  options.max_length = decode_positions(n, max_source_tokens() + 2);
+  const auto src = torch::tensor(source_ids(t.tokens, &t.unknown), torch::kLong).unsqueeze(0).to(device_);  // [1, n+2]
+  t.output_tokens = loaded_.spanish.decode(
+      eval::translate(loaded_.model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, options).front());
+  if (scores_) t.log_probability = log_probabilities(src, {&t.output_tokens}, options.max_length, 1).front();
+  t.note = fmt::format("{} {}, more than the {} this model was trained on: translated whole (up to {} {} out)", n,
+                       loaded_.english_subwords ? "subword pieces" : "words", max_source_tokens(),
+                       options.max_length - 2, loaded_.spanish_subwords ? "pieces" : "words");
 }
 
 SentenceTranslation Translator::translate(const std::string& sentence, const DecodeOptions& decode) {
   return std::move(translate(std::vector<std::string>{sentence}, decode).front());
 }
 
-torch::Tensor Translator::target_ids(const std::vector<std::string>& output_tokens) const {
-  const int length = max_source_tokens() + 2;
+torch::Tensor Translator::target_ids(const TokenList& output_tokens, std::int64_t max_length) const {
+  // As many positions as the model was trained on, more for a longer output (up to max_length).
+  const auto wanted = static_cast<std::int64_t>(output_tokens.size()) + 2;
+  const auto length = static_cast<int>(std::max<std::int64_t>(max_source_tokens() + 2, std::min(wanted, max_length)));
   // A translation that filled every position has no EOS: SOS and as many tokens as fit.
-  auto tokens = output_tokens;
-  if (static_cast<int>(tokens.size()) > length - 2) {
+  if (wanted > length) {
     std::vector<std::int64_t> ids{data::Vocabulary::kSos};
-    for (int i = 0; i < length - 1; ++i) ids.push_back(loaded_.spanish.index_of(tokens[static_cast<std::size_t>(i)]));
+    for (int i = 0; i < length - 1; ++i)
+      ids.push_back(loaded_.spanish.index_of(output_tokens[static_cast<std::size_t>(i)]));
     return torch::tensor(ids, torch::kLong);
   }
-  return torch::tensor(loaded_.spanish.encode(tokens, length, loaded_.info.settings.padding()), torch::kLong);
+  return torch::tensor(loaded_.spanish.encode(output_tokens, length, loaded_.info.settings.padding()), torch::kLong);
 }
 
-void Translator::score(const std::vector<SentenceTranslation*>& done, const torch::Tensor& src,
-                       std::int64_t batch_size) {
+std::vector<double> Translator::log_probabilities(const torch::Tensor& src,
+                                                  const std::vector<const TokenList*>& outputs, std::int64_t max_length,
+                                                  std::int64_t batch_size) {
   torch::NoGradGuard no_grad;
-  const auto rows = static_cast<std::int64_t>(done.size());
+  std::vector<double> result;
+  const auto rows = static_cast<std::int64_t>(outputs.size());
   for (std::int64_t first = 0; first < rows; first += batch_size) {
     const auto count = std::min(batch_size, rows - first);
     std::vector<torch::Tensor> targets;
     for (std::int64_t k = first; k < first + count; ++k) {
-      targets.push_back(target_ids(done[static_cast<std::size_t>(k)]->output_tokens));
+      targets.push_back(target_ids(*outputs[static_cast<std::size_t>(k)], max_length));
     }
-    const auto tgt = torch::stack(targets).to(device_);                               // [n, L]
-    const auto log_probs = loaded_.model->forward(src.narrow(0, first, count), tgt);  // [n, L-1, V]
-    // log p of target words 1..L-1, read at the target's own ids: [n, L-1]
+    const auto tgt = torch::stack(targets).to(device_);                               // [n, T]
+    const auto log_probs = loaded_.model->forward(src.narrow(0, first, count), tgt);  // [n, T-1, V]
+    // log p of target words 1..T-1, read at the target's own ids: [n, T-1]
     const auto picked = log_probs.gather(2, tgt.narrow(1, 1, tgt.size(1) - 1).unsqueeze(2)).squeeze(2);
     const auto picked_cpu = picked.to(torch::kCPU).to(torch::kDouble).contiguous();
     for (std::int64_t k = 0; k < count; ++k) {
-      auto& t = *done[static_cast<std::size_t>(first + k)];
       // The output tokens and the EOS after them (when it fitted).
-      const auto counted =
-          std::min<std::int64_t>(static_cast<std::int64_t>(t.output_tokens.size()) + 1, picked_cpu.size(1));
-      t.log_probability = picked_cpu[k].narrow(0, 0, counted).sum().item<double>();
+      const auto counted = std::min<std::int64_t>(
+          static_cast<std::int64_t>(outputs[static_cast<std::size_t>(first + k)]->size()) + 1, picked_cpu.size(1));
+      result.push_back(picked_cpu[k].narrow(0, 0, counted).sum().item<double>());
     }
   }
+  return result;
 }
 
 TranslationAttention Translator::attention(const SentenceTranslation& t) {
   if (!t.ok()) throw std::invalid_argument("no attention for a sentence not translated: " + t.error);
-  const int length = max_source_tokens() + 2;
-  auto output = t.output_tokens;
-  if (static_cast<int>(output.size()) > length - 2) output.resize(static_cast<std::size_t>(length - 2));
-  const auto padding = loaded_.info.settings.padding();
-  const auto src = torch::tensor(loaded_.english.encode(t.tokens, length, padding), torch::kLong).unsqueeze(0);
-  const auto tgt = torch::tensor(loaded_.spanish.encode(output, length, padding), torch::kLong).unsqueeze(0);
+  if (t.parts.empty()) return attention_of(t.tokens, t.output_tokens);
+  TranslationAttention maps;
+  std::vector<std::vector<torch::Tensor>> encoder_self, decoder_self, cross;
+  for (const auto& part : t.parts) {
+    auto one = attention_of(part.tokens, part.output_tokens);
+    maps.source.insert(maps.source.end(), one.source.begin(), one.source.end());
+    maps.target.insert(maps.target.end(), one.target.begin(), one.target.end());
+    encoder_self.push_back(std::move(one.encoder_self));
+    decoder_self.push_back(std::move(one.decoder_self));
+    cross.push_back(std::move(one.cross));
+  }
+  maps.encoder_self = block_diagonal(encoder_self);
+  maps.decoder_self = block_diagonal(decoder_self);
+  maps.cross = block_diagonal(cross);
+  return maps;
+}
+
+TranslationAttention Translator::attention_of(const TokenList& tokens, const TokenList& output_tokens) {
+  // The positions decoding had: L, more for a longer sentence (decode_positions()).
+  const auto capacity = decode_positions(static_cast<std::int64_t>(tokens.size()), max_source_tokens() + 2);
+  auto output = output_tokens;
+  if (static_cast<std::int64_t>(output.size()) > capacity - 2) output.resize(static_cast<std::size_t>(capacity - 2));
+  const auto src = torch::tensor(source_ids(tokens), torch::kLong).unsqueeze(0);
+  const auto tgt = target_ids(output, capacity).unsqueeze(0);
   AttentionTrace trace;
   {
     torch::NoGradGuard no_grad;
@@ -158,7 +289,7 @@ TranslationAttention Translator::attention(const SentenceTranslation& t) {
   }
   TranslationAttention maps;
   maps.source = {"SOS"};
-  maps.source.insert(maps.source.end(), t.tokens.begin(), t.tokens.end());
+  maps.source.insert(maps.source.end(), tokens.begin(), tokens.end());
   maps.source.push_back("EOS");
   maps.target = {"SOS"};
   maps.target.insert(maps.target.end(), output.begin(), output.end());

@@ -1,5 +1,7 @@
 #include "dls/models/decoder_session.h"
 
+#include <algorithm>
+
 #include <torch/torch.h>
 
 #include "dls/layers/feed_forward.h"
@@ -7,11 +9,15 @@
 namespace dls {
 
 DecoderSession::DecoderSession(Seq2SeqTransformer model, const torch::Tensor& src, std::int64_t sos,
-                               const torch::Tensor& src_padding)
+                               const torch::Tensor& src_padding, std::int64_t max_length)
     : model_(std::move(model)) {
   const auto& config = model_->config().transformer();
   cached_ = config.layout() == Layout::kVaswani;
-  capacity_ = config.max_seq_length();
+  trained_ = config.max_seq_length();
+  capacity_ = max_length > 0 ? max_length : trained_;
+  TORCH_CHECK(!config.flattened() || capacity_ == trained_, "the dlstudio layout decodes exactly L = ", trained_,
+              " positions, not ", capacity_);
+  TORCH_CHECK(capacity_ > 1, "a translation needs at least 2 positions (SOS and one word)");
   TORCH_CHECK(src.dim() == 2, "source tokens must be [B, L]");
   auto encoded = model_->encode(src, src_padding);
   memories_ = std::move(encoded.memories);
@@ -28,7 +34,10 @@ torch::Tensor DecoderSession::step(bool log_probabilities) {
     const auto x = model_->embeddings_generator_es(tokens_.narrow(1, length_ - 1, 1), length_ - 1);
     return model_->master_decoder->predict_next(x, memories_, memory_mask_, caches_, capacity_, log_probabilities);
   }
-  const auto target = model_->embeddings_generator_es(tokens_);  // [R, L, M]
+  // The prefix and zeroed rows after it: L rows as in training (the same numbers as ever for
+  // a translation within L), past L the prefix and the position predicted only.
+  const auto rows = std::min(capacity_, std::max(trained_, length_ + 1));
+  const auto target = model_->embeddings_generator_es(tokens_.narrow(1, 0, rows));  // [R, rows, M]
   return model_->master_decoder->predict_word(target, memories_, length_, nullptr, log_probabilities);
 }
 

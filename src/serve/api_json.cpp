@@ -82,6 +82,7 @@ json translation_json(const eval::SentenceTranslation& t) {
   out["normalised"] = data::join_words(t.words);
   out["unknown_words"] = t.unknown;
   out["log_probability"] = number_or_null(t.log_probability);
+  if (!t.note.empty()) out["note"] = t.note;  // longer than the model was trained on: how it was translated
   return out;
 }
 
@@ -158,6 +159,8 @@ std::string model_answer(const eval::Translator& translator) {
       {"encoder_layers", config.num_encoders()},
       {"decoder_layers", config.num_decoders()},
       {"max_source_tokens", translator.max_source_tokens()},
+      // How a longer sentence is translated: "parts" (the dlstudio layout) or "whole".
+      {"long_sentences", translator.splits_long_sentences() ? "parts" : "whole"},
       {"tokens", loaded.english_subwords ? "sentencepiece" : "words"},
       {"source_vocabulary_size", loaded.english.size()},
       {"target_vocabulary_size", loaded.spanish.size()},

@@ -39,13 +39,19 @@ TEST(CheckpointEvalApp, TranslatesSentencesAndReportsUnknownWords) {
   EXPECT_NE(run.err.find("unknown words (translated as <unk>): zyxwv"), std::string::npos) << run.err;
 
   // The same sentences typed into the interactive mode give the same translations; a
-  // sentence too long for the model is an error for that line only.
+  // sentence longer than the model was trained on is translated too, with a note.
   const auto interactive = run_checkpoint_eval(trained_seq2seq_run().string() + " --interactive", "interactive",
                                                "I'm here.\n\none two three four five six seven eight nine\n"
                                                "the zyxwv is here\n");
-  EXPECT_EQ(interactive.status, 1);
-  EXPECT_EQ(interactive.out, first + "\n" + second + "\n");
-  EXPECT_NE(interactive.err.find("9 words, but this model translates at most 8"), std::string::npos) << interactive.err;
+  EXPECT_EQ(interactive.status, 0) << interactive.err;
+  const auto typed = test::lines_of(interactive.out);
+  ASSERT_EQ(typed.size(), 3u) << interactive.out;
+  EXPECT_EQ(typed[0], first);
+  EXPECT_FALSE(typed[1].empty());
+  EXPECT_EQ(typed[2], second);
+  EXPECT_NE(interactive.err.find("note: 9 words, more than the 8 this model was trained on: translated whole"),
+            std::string::npos)
+      << interactive.err;
 }
 
 TEST(CheckpointEvalApp, AveragesTheNewestCheckpointsAndEvaluatesTheAverage) {

@@ -101,16 +101,18 @@
       return { ctrl: await submitWith({ ctrlKey: true }, "I do not drink tea."),
                meta: await submitWith({ metaKey: true }, "i am hungry") };
     },
-    // A sentence longer than the model takes, translated with the button: how its error is laid out.
+    // A sentence longer than the model was trained on, translated with the button: the note
+    // that says how, and how the sentence and its translation are laid out.
     async long() {
       $("sentences").value = Array.from({ length: 60 }, (_, i) => ["the", "cat", "eats", "bread"][i % 4]).join(" ");
       $("translate-button").click();
       const settledAs = await finished();
-      const item = $("result-0"), error = $("translation-0");
-      const source = item ? item.querySelector(".source-text") : null;
-      const lineHeight = error ? parseFloat(getComputedStyle(error).lineHeight) || 20 : 0;
-      return { state: settledAs, status: item ? item.dataset.status : null, error: box(error),
-               errorText: error ? error.textContent : null, source: box(source), item: box(item), lineHeight };
+      const item = $("result-0"), translation = $("translation-0");
+      const source = item ? item.querySelector(".source-text") : null, score = item ? item.querySelector(".score") : null;
+      const lineHeight = source ? parseFloat(getComputedStyle(source).lineHeight) || 20 : 0;
+      return { state: settledAs, status: item ? item.dataset.status : null, translation: box(translation),
+               scoreText: score ? score.textContent : null, score: box(score), source: box(source), item: box(item),
+               lineHeight };
     },
     // The ViT page: the legend, the sample image, the arrow keys on the first head's map, a hovered patch.
     vit() {

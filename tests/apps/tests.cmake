@@ -1,6 +1,7 @@
 # End-to-end tests of the programs in apps/, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
   apps/checkpoint_eval_test.cpp
+  apps/checkpoint_choice_test.cpp
   apps/translate_file_test.cpp
   apps/translate_file_faults_test.cpp
   apps/command_line_test.cpp

@@ -216,6 +216,29 @@ TEST_P(Decoding, DLStudioOutputsNeverEmitPadOrUnk) {
   }
 }
 
+// A source longer than L with more positions to decode (DecodeOptions::max_length): the
+// layouts with per-position weights decode it (vaswani: as the plain loop over the longer
+// target); the dlstudio layout, whose weights span L, refuses.
+TEST_P(Decoding, ALongerSourceDecodesPastLOutsideTheDLStudioLayout) {
+  const auto src = sources(4, 12, 23);  // L = 6
+  DecodeOptions options;
+  options.max_length = 12;
+  if (GetParam().layout == Layout::kDLStudio) {
+    EXPECT_THROW(decode_batch(model_, src, kSos, kEos, options), c10::Error);
+    return;
+  }
+  for (const auto method : {DecodeMethod::kGreedy, DecodeMethod::kBeam, DecodeMethod::kDLStudioOneShot}) {
+    options.method = method;
+    const auto decoded = decode_batch(model_, src, kSos, kEos, options);
+    ASSERT_EQ(decoded.size(), 4u);
+    for (const auto& sentence : decoded) EXPECT_LE(sentence.size(), 11u);
+  }
+  if (GetParam().layout == Layout::kVaswani) {
+    options.method = DecodeMethod::kGreedy;
+    EXPECT_EQ(decode_batch(model_, src, kSos, kEos, options), plain_greedy(model_, src));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(All, Decoding, ::testing::ValuesIn(testing::kAllVariantLayouts), testing::name_of);
 
 }  // namespace

@@ -1,11 +1,14 @@
 // eval::Translator: batched translation equals one sentence at a time, a sentence that cannot
 // be translated does not disturb the others, scores are the model's log-probabilities, a run
 // directory means its best checkpoint, and the attention of a translation has its shapes and
-// is that of the sentence padded as the model was trained.
+// is that of the sentence padded as the model was trained. A sentence longer than the model
+// was trained on is translated in every layout: whole where the layout reads any length, in
+// parts by the dlstudio layout; sentences within the length translate as they always did.
 #include "dls/eval/translator.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -14,7 +17,9 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/data/normalize.h"
 #include "dls/data/vocabulary.h"
+#include "dls/eval/decoding.h"
 #include "dls/models/attention_trace.h"
 #include "support/seq2seq_runs.h"
 
@@ -49,10 +54,11 @@ TEST(Translator, ABatchTranslatesAsOneSentenceAtATimeAndErrorsStayWithTheirSente
       EXPECT_NEAR(batch[i].log_probability, alone.log_probability, 1e-4) << i;
     }
   }
-  EXPECT_NE(batch[1].error.find("9 words, but this model translates at most 8"), std::string::npos) << batch[1].error;
+  EXPECT_NE(batch[1].note.find("9 words, more than the 8 this model was trained on"), std::string::npos)
+      << batch[1].note;
   EXPECT_EQ(batch[3].error, "no words left after normalisation");
   EXPECT_EQ(batch[5].error, "the sentence is not valid UTF-8");
-  for (const std::size_t ok : {0, 2, 4, 6}) {
+  for (const std::size_t ok : {0, 1, 2, 4, 6}) {
     EXPECT_TRUE(batch[ok].ok()) << batch[ok].error;
     EXPECT_FALSE(batch[ok].raw.empty());
     EXPECT_LT(batch[ok].log_probability, 0.0);
@@ -143,6 +149,108 @@ TEST(Translator, AttentionPadsAsTheModelWasTrained) {
   ASSERT_LE(sentence.output_tokens.size() + 2, static_cast<std::size_t>(length));
   EXPECT_TRUE(torch::allclose(maps.cross[0], cross_attention(data::Vocabulary::Padding::kEos), 1e-5, 1e-6));
   EXPECT_FALSE(torch::allclose(maps.cross[0], cross_attention(data::Vocabulary::Padding::kPad), 1e-5, 1e-6));
+}
+
+// Twenty words of the sample corpus, more than the 8 the tiny runs were trained on, in five clauses.
+const std::string kTwentyWords =
+    "I want the newspaper, you see the book, he wants the fish, she needs the water, we drink the water.";
+
+TEST(Translator, ALongSentenceIsDecodedWholeWhereTheLayoutReadsAnyLength) {
+  for (const auto& run : {test::trained_seq2seq_run(), test::seq2seq_run_in_layout(Layout::kPositionwise)}) {
+    auto translator = Translator::load(run.string());
+    ASSERT_FALSE(translator.splits_long_sentences());
+    for (const auto method : {DecodeMethod::kGreedy, DecodeMethod::kBeam}) {
+      DecodeOptions decode;
+      decode.method = method;
+      decode.beam_size = 3;
+      SCOPED_TRACE(run.string() + ", " + to_string(method));
+      const auto t = translator.translate(kTwentyWords, decode);
+      ASSERT_TRUE(t.ok()) << t.error;
+      EXPECT_EQ(t.tokens.size(), 20u);
+      EXPECT_FALSE(t.raw.empty());
+      EXPECT_FALSE(t.text.empty());
+      EXPECT_TRUE(t.parts.empty()) << "decoded whole, not split";
+      EXPECT_NE(t.note.find("20 words, more than the 8 this model was trained on: translated whole (up to 40 words"),
+                std::string::npos)
+          << t.note;
+      EXPECT_LE(t.output_tokens.size(), 41u);
+      EXPECT_TRUE(std::isfinite(t.log_probability));
+    }
+    const auto t = translator.translate(kTwentyWords);
+    const auto maps = translator.attention(t);
+    EXPECT_EQ(maps.source.size(), 22u);
+    EXPECT_EQ(maps.cross[0].size(2), 22);
+    EXPECT_EQ(maps.cross[0].size(1), static_cast<std::int64_t>(std::min<std::size_t>(t.output_tokens.size(), 40) + 2));
+  }
+}
+
+TEST(Translator, ALongSentenceIsTranslatedInPartsByTheDLStudioLayout) {
+  auto translator = Translator::load(test::seq2seq_run_in_layout(Layout::kDLStudio).string());
+  ASSERT_TRUE(translator.splits_long_sentences());
+  const auto t = translator.translate(kTwentyWords);
+  ASSERT_TRUE(t.ok()) << t.error;
+  EXPECT_FALSE(t.raw.empty());
+  EXPECT_FALSE(t.text.empty());
+  ASSERT_GE(t.parts.size(), 3u);
+  EXPECT_NE(t.note.find("20 words, more than the 8 this model reads at once"), std::string::npos) << t.note;
+  EXPECT_NE(t.note.find("translated in " + std::to_string(t.parts.size()) + " parts, cut at clause marks"),
+            std::string::npos)
+      << t.note;
+  // Each part is what that part alone translates to, and the whole keeps their order.
+  std::vector<std::string> source, output;
+  double log_probability = 0;
+  for (const auto& part : t.parts) {
+    EXPECT_LE(part.tokens.size(), 8u);
+    const auto alone = translator.translate(data::join_words(part.tokens));
+    ASSERT_TRUE(alone.ok()) << alone.error;
+    EXPECT_EQ(part.output_tokens, alone.output_tokens) << data::join_words(part.tokens);
+    log_probability += alone.log_probability;
+    source.insert(source.end(), part.tokens.begin(), part.tokens.end());
+    output.insert(output.end(), part.output_tokens.begin(), part.output_tokens.end());
+  }
+  EXPECT_EQ(source, t.tokens);
+  EXPECT_EQ(output, t.output_tokens);
+  EXPECT_NEAR(t.log_probability, log_probability, 1e-3);
+  // The attention: each part's maps on the diagonal, nothing across parts.
+  const auto maps = translator.attention(t);
+  ASSERT_EQ(maps.source.size(), t.tokens.size() + 2 * t.parts.size());
+  const auto first = translator.attention(translator.translate(data::join_words(t.parts[0].tokens)));
+  const auto rows = first.cross[0].size(1), cols = first.cross[0].size(2);
+  EXPECT_TRUE(torch::allclose(maps.cross[0].narrow(1, 0, rows).narrow(2, 0, cols), first.cross[0]));
+  EXPECT_EQ(maps.cross[0].narrow(1, 0, rows).narrow(2, cols, maps.cross[0].size(2) - cols).abs().sum().item<float>(),
+            0.0f);
+}
+
+// Sentences within the training length: the translations of the plain decoding of the
+// sentence padded to L (the code path before long sentences were translated), in every layout.
+TEST(Translator, ShortSentencesTranslateAsBefore) {
+  const std::vector<std::string> sentences = {"I want to go home.", "Where is my dog?",
+                                              "She does not want the red car.",
+                                              "one two three four five six seven eight"};
+  for (const auto& run : {test::trained_seq2seq_run(), test::seq2seq_run_in_layout(Layout::kDLStudio),
+                          test::seq2seq_run_in_layout(Layout::kPositionwise)}) {
+    auto translator = Translator::load(run.string());
+    const auto& loaded = translator.model();
+    const int length = translator.max_source_tokens() + 2;
+    for (const auto method : {DecodeMethod::kGreedy, DecodeMethod::kBeam}) {
+      DecodeOptions decode;
+      decode.method = method;
+      const auto translated = translator.translate(sentences, decode);
+      std::vector<std::int64_t> ids;
+      for (const auto& t : translated) {
+        ASSERT_TRUE(t.ok()) << t.error;
+        EXPECT_TRUE(t.note.empty() && t.parts.empty()) << t.input;
+        const auto row = loaded.english.encode(t.tokens, length, loaded.info.settings.padding());
+        ids.insert(ids.end(), row.begin(), row.end());
+      }
+      auto model = loaded.model;
+      const auto src = torch::tensor(ids, torch::kLong).view({static_cast<std::int64_t>(sentences.size()), length});
+      const auto plain = eval::translate(model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, decode);
+      for (std::size_t i = 0; i < sentences.size(); ++i) {
+        EXPECT_EQ(translated[i].output_tokens, loaded.spanish.decode(plain[i])) << run << ": " << sentences[i];
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -39,6 +39,26 @@ TEST(EmbeddingsGenerator, AddsTheEncodingAtTheRightOffset) {
   EXPECT_THROW(generator(tokens, 3), c10::Error);
 }
 
+// Layouts with per-position weights read past L (a sentence longer than the training
+// length, translated whole): the rows past the table are the formula's; the table is not
+// changed (nor what a checkpoint saves). The dlstudio layout's weights span L: it refuses.
+TEST(EmbeddingsGenerator, PositionsPastLFollowTheFormulaOutsideTheDLStudioLayout) {
+  const auto pe = sinusoidal_positional_encoding(9, 8);
+  EXPECT_TRUE(torch::equal(sinusoidal_positional_encoding(4, 8, 5), pe.narrow(0, 5, 4)));
+  for (const auto layout : {Layout::kPositionwise, Layout::kVaswani}) {
+    TransformerConfig config;
+    config.layout(layout).embedding_size(8).num_heads(2).max_seq_length(5);
+    EmbeddingsGenerator generator(11, config);
+    const auto tokens = torch::tensor({{3, 4, 5}}, torch::kLong);
+    const auto words = generator->embedding(tokens);
+    EXPECT_TRUE(torch::allclose(generator(tokens, 3), words + pe.narrow(0, 3, 3)));  // across the end of the table
+    EXPECT_TRUE(torch::allclose(generator(tokens, 6), words + pe.narrow(0, 6, 3)));  // all past it
+    const auto long_tokens = torch::tensor({{3, 4, 5, 6, 7, 8, 9, 10, 3}}, torch::kLong);
+    EXPECT_TRUE(torch::allclose(generator(long_tokens), generator->embedding(long_tokens) + pe));
+    EXPECT_EQ(generator->named_buffers()["positional_encoding"].size(0), 5);
+  }
+}
+
 TEST(EmbeddingsGenerator, EmbeddingIsTrainable) {
   TransformerConfig config;
   config.embedding_size(8).num_heads(2).max_seq_length(5);

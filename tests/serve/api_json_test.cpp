@@ -101,6 +101,7 @@ TEST(ApiJson, WritesTranslationsErrorsAndTimings) {
   EXPECT_EQ(t[0]["normalised"], "i am hungry");
   EXPECT_EQ(t[0]["unknown_words"], nlohmann::json::array({"hungry"}));
   EXPECT_DOUBLE_EQ(t[0]["log_probability"].get<double>(), -1.25);
+  EXPECT_FALSE(t[0].contains("note"));  // within the length the model was trained on
   EXPECT_EQ(t[1]["error"], "no words left after normalisation");
   EXPECT_FALSE(t[1].contains("translation"));
   EXPECT_EQ(answer["beam"], 4);
@@ -108,6 +109,9 @@ TEST(ApiJson, WritesTranslationsErrorsAndTimings) {
   EXPECT_DOUBLE_EQ(answer["timings"]["queue_ms"].get<double>(), 1.5);
   EXPECT_DOUBLE_EQ(answer["timings"]["decode_ms"].get<double>(), 20);
   EXPECT_DOUBLE_EQ(answer["timings"]["total_ms"].get<double>(), 22.5);
+  // A sentence longer than the model was trained on: its note says how it was translated.
+  ok.note = "20 words, more than the 8 this model reads at once: translated in 3 parts";
+  EXPECT_EQ(nlohmann::json::parse(translate_answer(result, 1, 1))["translations"][0]["note"], ok.note);
   // Not UTF-8 in an input: replaced, never an exception.
   result.translations[1].input = "bad \xff";
   EXPECT_NO_THROW(nlohmann::json::parse(translate_answer(result, 1, 1)));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "dls/train/tasks/seq2seq_presets.h"
@@ -62,6 +63,22 @@ inline const std::filesystem::path& reversed_seq2seq_run() {
     return dir;
   }();
   return run;
+}
+
+// Three epochs of the tiny model in `layout` (DLStudio's flattened one, the position-wise one, ...),
+// without dropout: the tests of what differs between the layouts (sentences longer than L).
+// Trained once per process and layout, on first use.
+inline const std::filesystem::path& seq2seq_run_in_layout(Layout layout) {
+  static std::map<Layout, std::filesystem::path> runs;
+  auto found = runs.find(layout);
+  if (found != runs.end()) return found->second;
+  const auto dir = fresh_temp_dir("seq2seq_run_" + to_string(layout));
+  auto setup = tiny_seq2seq_setup(dir);
+  setup.model.transformer().layout(layout).dropout(0.0);
+  setup.samples = 0;
+  setup.bleu_sentences = 0;
+  train::train_seq2seq(setup);
+  return runs.emplace(layout, dir).first->second;
 }
 
 }  // namespace dls::test

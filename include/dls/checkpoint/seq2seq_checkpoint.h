@@ -34,6 +34,11 @@ struct TrainingProgress {
   double wall_s = 0;        // training wall time of the run so far, all invocations
 };
 
+// How far a run had trained, for the line that names a checkpoint: "epoch 3, validation BLEU
+// 0.210, loss 2.31" ("epoch 4 unfinished, step 1250" for a checkpoint written within an
+// epoch; scores not measured are left out).
+std::string progress_summary(const TrainingProgress& progress);
+
 struct Seq2SeqCheckpointInfo {
   settings::Seq2SeqTrainSettings settings;  // the model config (vocabulary sizes set) and the run's settings
   data::SplitDefinition split;

@@ -21,6 +21,10 @@ struct DecodeOptions {
   std::int64_t beam_size = 4;     // kBeam
   double length_penalty = 0.0;    // kBeam: GNMT's alpha, score / ((5 + n) / 6)^alpha; 0 = none
   std::int64_t batch_size = 256;  // sentences decoded together (translate())
+  // Positions of a translation, SOS and EOS included: at most max_length - 1 words follow
+  // SOS (0: the model's L). Another value only for the layouts that are not dlstudio
+  // (DecoderSession), e.g. for a source longer than the training length.
+  std::int64_t max_length = 0;
   // > 1: a batch's sentences decoded in this many chunks concurrently, one thread each
   // (util::for_each_chunk); the same translations (each sentence is decoded on its own).
   int workers = 1;
@@ -29,8 +33,8 @@ struct DecodeOptions {
 // One translation per source row: the word ids after SOS, EOS excluded.
 using TokenIds = std::vector<std::int64_t>;
 
-// src [B, L] -> B translations. Runs under NoGradGuard; the model is put in eval mode
-// and restored afterwards.
+// src [B, S] -> B translations (S = L, or any length for the layouts that are not dlstudio). Runs under NoGradGuard;
+// the model is put in eval mode and restored afterwards.
 std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos,
                                    std::int64_t eos, const DecodeOptions& options = {});
 

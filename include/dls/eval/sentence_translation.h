@@ -30,12 +30,16 @@ struct TranslateRequest {
   TranslatorOptions translator;    // device, weights
 };
 
-// Translates with `checkpoint_file` (a seq2seq checkpoint). Unknown words are reported on
-// `messages` and become <unk>; a sentence that cannot be translated gets a one-line
-// "error: ..." on `messages` and the others go on. Returns the number of sentences not
-// translated (--input's blank lines, left empty by design, are not counted). Throws (one
-// line) when the checkpoint or a file cannot be used at all.
-std::size_t translate_sentences(const std::string& checkpoint_file, const TranslateRequest& request,
+// Translates with `checkpoint_or_run`: a seq2seq checkpoint, or a run directory's best.pt, else
+// its newest checkpoint (Translator::load, the rule translate_server follows too), named on
+// `messages` with its epoch and validation scores ("translating with runs/x/best.pt (epoch 3,
+// validation BLEU 0.210, loss 2.31; FG/dlstudio M=256 ...)") and in each JSON object. Unknown
+// words are reported on `messages` and become <unk>; a sentence longer than the model was
+// trained on is translated with a "note: ..." there (and "note" in JSON); a sentence that
+// cannot be translated gets a one-line "error: ..." there and the others go on. Returns the
+// number of sentences not translated (--input's blank lines, left empty by design, are not
+// counted). Throws (one line) when the checkpoint or a file cannot be used at all.
+std::size_t translate_sentences(const std::string& checkpoint_or_run, const TranslateRequest& request,
                                 std::istream& input, std::ostream& out, std::ostream& messages);
 
 // The PNG heat maps of every layer and head (encoder self-attention, decoder self-attention,

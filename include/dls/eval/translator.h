@@ -7,8 +7,10 @@
 //
 // Sentences are normalised as the training data was, encoded (words or SentencePiece pieces),
 // padded as the model was trained (<pad>, or EOS for --dlstudio-loss runs) and decoded
-// together in batches. One sentence that cannot be translated (too long for the model's
-// positional range, no words, invalid UTF-8) gets its `error`; the others go on.
+// together in batches. A sentence longer than the model was trained on is translated too
+// (long_sentences.h): whole by the positionwise and vaswani layouts, in parts that fit by
+// the dlstudio layout; its `note` says which. One sentence that cannot be translated (no
+// words, invalid UTF-8) gets its `error`; the others go on.
 // Not thread-safe: one Translator serves one thread at a time (translate_server funnels its
 // requests through one worker).
 #pragma once
@@ -22,6 +24,7 @@
 
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/eval/decoding.h"
+#include "dls/eval/long_sentences.h"
 
 namespace dls::eval {
 
@@ -29,6 +32,12 @@ struct TranslatorOptions {
   std::string device = "cpu";                                      // cpu, cuda, auto
   checkpoint::Weights weights = checkpoint::Weights::kEvaluation;  // the moving average when saved
   bool scores = true;  // also score each translation (one teacher-forced pass more per batch)
+};
+
+// One part of a sentence translated in parts (the dlstudio layout, a sentence too long for it).
+struct TranslatedPart {
+  std::vector<std::string> tokens;         // its source tokens, at most max_source_tokens()
+  std::vector<std::string> output_tokens;  // their translation
 };
 
 struct SentenceTranslation {
@@ -40,13 +49,18 @@ struct SentenceTranslation {
   std::vector<std::string> output_words;   // those as words (pieces joined), lowercase as trained
   std::string raw;                         // output_words joined by spaces: what BLEU scores
   std::string text;                        // for people: capitalised, punctuation as the source's
-  double log_probability = NAN;            // sum over the output tokens and EOS (scores on)
-  std::string error;                       // non-empty: not translated, the rest is empty
+  double log_probability = NAN;            // sum over the output tokens and EOS (scores on; parts: their sum)
+  // Non-empty for a sentence longer than the model was trained on: how it was translated
+  // ("20 words, more than the 8 ...: translated in 3 parts, ...").
+  std::string note;
+  std::vector<TranslatedPart> parts;  // translated in parts: each, in order (empty: translated whole)
+  std::string error;                  // non-empty: not translated, the rest is empty
   bool ok() const { return error.empty(); }
 };
 
 // Attention weights of one translation, cropped to the real tokens; each tensor is
-// [layers][H, rows, cols] in float on the CPU.
+// [layers][H, rows, cols] in float on the CPU. A translation in parts: each part's maps
+// along the diagonal (a part attends only to itself), zero elsewhere.
 struct TranslationAttention {
   std::vector<std::string> source;          // "SOS", the source tokens, "EOS"
   std::vector<std::string> target;          // "SOS", the output tokens, "EOS"
@@ -57,9 +71,12 @@ struct TranslationAttention {
 
 class Translator {
  public:
+  using TokenList = std::vector<std::string>;
+
   // A checkpoint file, or a run directory (or its checkpoints/ folder): its best.pt when there
-  // is one, else its newest checkpoint. Throws one line naming the file when it is not a
-  // usable seq2seq checkpoint.
+  // is one, else its newest checkpoint (checkpoint::best_or_latest_checkpoint(), the rule of
+  // every program that translates). Throws one line naming the file when it is not a usable
+  // seq2seq checkpoint.
   static Translator load(const std::string& checkpoint_or_run, const TranslatorOptions& options = {});
   Translator(checkpoint::LoadedSeq2Seq loaded, std::string checkpoint_file, const TranslatorOptions& options);
 
@@ -73,19 +90,40 @@ class Translator {
   TranslationAttention attention(const SentenceTranslation& translation);
 
   const checkpoint::LoadedSeq2Seq& model() const { return loaded_; }
+  // The file loaded; checkpoint::progress_summary(model().info.progress) says how far its run
+  // had trained ("epoch 3, validation BLEU 0.210, loss 2.31").
   const std::string& checkpoint_file() const { return checkpoint_file_; }
   const torch::Device& device() const { return device_; }
-  // The most source tokens one sentence may have: L minus SOS and EOS.
+  // The source tokens the model was trained on at most (L minus SOS and EOS), and so reads
+  // at once: a longer sentence is decoded whole or in parts (splits_long_sentences()).
   int max_source_tokens() const;
+  // True for the dlstudio layout, whose weights span exactly L positions: a longer sentence
+  // is translated in parts. Otherwise it is decoded whole.
+  bool splits_long_sentences() const;
 
  private:
-  // Normalises and encodes `t.input` into `ids` ([L] source ids); sets t.error instead when
-  // the sentence cannot be translated.
-  void prepare(SentenceTranslation& t, std::vector<std::int64_t>& ids) const;
-  // Fills log_probability for rows translated from `src` [N, L], `batch_size` rows per pass
-  // (a pass holds [rows, L-1, V] log-probabilities).
-  void score(const std::vector<SentenceTranslation*>& done, const torch::Tensor& src, std::int64_t batch_size);
-  torch::Tensor target_ids(const std::vector<std::string>& output_tokens) const;  // [L]
+  // Normalises and encodes `t.input` into t.words and t.tokens; sets t.error instead when the
+  // sentence cannot be translated.
+  void prepare(SentenceTranslation& t) const;
+  // Source ids [max(L, tokens + 2)] as the model was trained: SOS, tokens, EOS, padding to L.
+  std::vector<std::int64_t> source_ids(const std::vector<std::string>& tokens,
+                                       std::vector<std::string>* unknown = nullptr) const;
+  // The dlstudio layout, a sentence longer than L - 2 tokens: `split` into parts that fit
+  // (long_sentences.h), t.parts and t.note set; returns the parts' source ids, [L] each.
+  std::vector<std::vector<std::int64_t>> split_rows(SentenceTranslation& t, SplitSource& split) const;
+  // After decoding: t's output words, raw and display text (in parts: from those of `split`).
+  void finish(SentenceTranslation& t, const SplitSource& split) const;
+  // A sentence longer than L - 2 tokens in a layout that reads any length: decoded alone,
+  // up to decode_positions() positions.
+  void translate_whole(SentenceTranslation& t, const DecodeOptions& decode);
+  // log p of each output (its tokens and the EOS after them, when it fitted) given the
+  // source rows `src` [N, S], `batch_size` rows per pass (a pass holds [rows, T-1, V]
+  // log-probabilities); targets of max(L, tokens + 2) positions, at most `max_length`.
+  std::vector<double> log_probabilities(const torch::Tensor& src, const std::vector<const TokenList*>& outputs,
+                                        std::int64_t max_length, std::int64_t batch_size);
+  torch::Tensor target_ids(const TokenList& output_tokens, std::int64_t max_length) const;  // [T]
+  // The maps of one source and its output, as attention() describes.
+  TranslationAttention attention_of(const TokenList& tokens, const TokenList& output);
 
   checkpoint::LoadedSeq2Seq loaded_;
   std::string checkpoint_file_;

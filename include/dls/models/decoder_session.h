@@ -19,10 +19,12 @@ namespace dls {
 
 class DecoderSession {
  public:
-  // src [B, L] int64; every row starts with the token `sos`. Call under torch::NoGradGuard
-  // with the model in eval mode.
+  // src [B, S] int64 (S = L, or any length for the layouts that are not dlstudio); every
+  // row starts with the token `sos`. max_length: positions of a translation, SOS included
+  // (0: the model's L; another value only for the layouts that are not dlstudio, whose
+  // weights do not span L). Call under torch::NoGradGuard with the model in eval mode.
   DecoderSession(Seq2SeqTransformer model, const torch::Tensor& src, std::int64_t sos,
-                 const torch::Tensor& src_padding = {});
+                 const torch::Tensor& src_padding = {}, std::int64_t max_length = 0);
 
   // Log-probabilities [R, V] of the next word of every row, given the tokens so far.
   // Call once per position, then append() the chosen words. log_probabilities = false:
@@ -36,17 +38,18 @@ class DecoderSession {
   void select_rows(const torch::Tensor& index);
 
   std::int64_t length() const { return length_; }        // tokens per row, SOS included
-  std::int64_t max_length() const { return capacity_; }  // L
+  std::int64_t max_length() const { return capacity_; }  // L unless given
   std::int64_t rows() const { return tokens_.size(0); }
-  const torch::Tensor& tokens() const { return tokens_; }  // [R, L], valid up to length()
+  const torch::Tensor& tokens() const { return tokens_; }  // [R, max_length], valid up to length()
 
  private:
   Seq2SeqTransformer model_;
   bool cached_;            // vaswani: incremental with key/value caches
-  std::int64_t capacity_;  // L
+  std::int64_t trained_;   // L: the positions the model was trained on
+  std::int64_t capacity_;  // max_length
   std::int64_t length_ = 1;
-  torch::Tensor tokens_;                   // [R, L]
-  torch::Tensor memory_mask_;              // vaswani: [R, 1, 1, L] additive, or undefined
+  torch::Tensor tokens_;                   // [R, max_length]
+  torch::Tensor memory_mask_;              // vaswani: [R, 1, 1, S] additive, or undefined
   std::vector<AttentionMemory> memories_;  // per decoder layer, rows follow tokens_
   std::vector<KeyValueCache> caches_;      // vaswani: per decoder layer
 };

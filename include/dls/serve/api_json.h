@@ -42,14 +42,17 @@ struct AttentionCall {
 TranslateCall parse_translate_call(const std::string& body, const ServeLimits& limits);
 AttentionCall parse_attention_call(const std::string& body, const ServeLimits& limits);
 
-// {"translations": [...], "beam": K, "timings": {...}, "batch_sentences": N}
+// {"translations": [...], "beam": K, "timings": {...}, "batch_sentences": N}; a translation
+// of a sentence longer than the model was trained on has a "note" saying how it was made.
 std::string translate_answer(const BatchResult& result, int beam, double total_ms);
 // {"input", "translation", "raw", "unknown_words", "source", "target", "encoder_self",
 //  "decoder_self", "cross"}: weights [layer][head][row][col], 5 significant digits.
 std::string attention_answer(const eval::SentenceTranslation& translation, const eval::TranslationAttention& maps,
                              int beam);
-// GET /model: {"kind": "seq2seq"}, the checkpoint, its model settings, vocabulary sizes, the
-// run's languages ("source_language": "es", "source_language_name": "Spanish", ...) and scores.
+// GET /model: {"kind": "seq2seq"}, the checkpoint, its model settings, vocabulary sizes, how
+// a sentence longer than max_source_tokens is translated ("long_sentences": "parts" or
+// "whole"), the run's languages ("source_language": "es", "source_language_name": "Spanish",
+// ...) and scores.
 std::string model_answer(const eval::Translator& translator);
 // The encoder's settings both kinds of GET /model report: variant, layout, embedding_size, heads.
 nlohmann::json transformer_fields(const TransformerConfig& transformer);
