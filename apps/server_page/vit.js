@@ -30,14 +30,32 @@ function showVit(model) {
   $("keyboard-hint").textContent = "Keyboard: focus an attention map and use the arrow keys to read its patches.";
 }
 
+// An image (Blob) as a loaded <img>. Loaded as a resource, not decoded by createImageBitmap: a
+// resource load is work the browser waits for, where headless Chromium's virtual time (the
+// page's tests) ran past createImageBitmap's and toBlob's off-thread work and found the page
+// still "classifying".
+function loadedImage(blob) {
+  return new Promise((resolve, reject) => {
+    const url = URL.createObjectURL(blob);
+    const image = new Image();
+    image.onload = () => { URL.revokeObjectURL(url); resolve(image); };
+    image.onerror = () => {
+      URL.revokeObjectURL(url);
+      reject(new Error(`${blob.name || "the file"} is not an image this browser can read`));
+    };
+    image.src = url;
+  });
+}
+
+// A canvas as a PNG Blob, encoded at once (toDataURL) rather than on another thread (toBlob).
+function pngOf(canvas) {
+  const base64 = canvas.toDataURL("image/png").split(",")[1];
+  return new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type: "image/png" });
+}
+
 // An image (Blob) drawn on a canvas of the model's size, black behind any transparency.
 async function imageAtModelSize(blob) {
-  let bitmap;
-  try {
-    bitmap = await createImageBitmap(blob);
-  } catch (e) {
-    throw new Error(`${blob.name || "the file"} is not an image this browser can read`);
-  }
+  const image = await loadedImage(blob);
   const side = vit.model.image_size;
   const canvas = document.createElement("canvas");
   canvas.width = side;
@@ -45,7 +63,7 @@ async function imageAtModelSize(blob) {
   const ctx = canvas.getContext("2d");
   ctx.fillStyle = "#000";
   ctx.fillRect(0, 0, side, side);
-  ctx.drawImage(bitmap, 0, 0, side, side);
+  ctx.drawImage(image, 0, 0, side, side);
   if (vit.model.channels === 1) {  // luma, so that r = g = b (the server refuses colour)
     const data = ctx.getImageData(0, 0, side, side);
     const p = data.data;
@@ -64,8 +82,7 @@ async function classify(blob) {
   vitStatus("Classifying…");
   try {
     vit.image = await imageAtModelSize(blob);
-    const png = await new Promise((resolve) => vit.image.toBlob(resolve, "image/png"));
-    const response = await fetch("/classify?top=5", { method: "POST", headers: { "Content-Type": "image/png" }, body: png });
+    const response = await fetch("/classify?top=5", { method: "POST", headers: { "Content-Type": "image/png" }, body: pngOf(vit.image) });
     const data = await response.json().catch(() => null);
     if (!response.ok) throw new Error(data && data.error ? data.error : `${response.status} ${response.statusText}`);
     vit.answer = data;
