@@ -208,8 +208,8 @@ TEST(ServerPageInteraction, ChromiumTranslatesOnCtrlEnterAndWrapsALongSentence) 
             translation = box_of(field(long_sentence, "translation")), score = box_of(field(long_sentence, "score"));
   const double line = long_sentence.value("lineHeight", 20.0);
   ASSERT_GT(item.right - item.left, 600) << describe(item);
-  for (const auto& [what, part] : {std::pair{"source", source}, std::pair{"translation", translation},
-                                   std::pair{"note", score}}) {
+  for (const auto& [what, part] :
+       {std::pair{"source", source}, std::pair{"translation", translation}, std::pair{"note", score}}) {
     SCOPED_TRACE(what);
     EXPECT_GE(part.right - part.left, 0.6 * (item.right - item.left)) << describe(part) << " in " << describe(item);
     EXPECT_LE(part.bottom - part.top, 6 * line) << describe(part);
