@@ -7,6 +7,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
 
 #include "cli_overrides.h"
 #include "config_file.h"
@@ -52,17 +53,45 @@ inline void add_corpus_flags(CLI::App& app, Overrides<settings::Seq2SeqTrainSett
       "--test-tgt", "parallel test files (target)", [](auto& s) -> auto& { return s.data.test_tgt; });
   setting(
       app, overrides, "--src-lang",
-      "ISO 639-1 code of the source column/files: its name in printouts and its normalisation (default en)",
+      "ISO 639-1 code of the source column/files: its name in printouts and its normalisation (default: the "
+      "--train-src file's extension when it is a language code, train.de, else en)",
       [](auto& s) -> auto& { return s.data.src_lang; })
       ->group(group);
   setting(
-      app, overrides, "--tgt-lang", "ISO 639-1 code of the target column/files (default es)",
+      app, overrides, "--tgt-lang",
+      "ISO 639-1 code of the target column/files (default: --train-tgt's extension as above, else es)",
       [](auto& s) -> auto& { return s.data.tgt_lang; })
       ->group(group);
   flag_setting(
       app, overrides, "--reverse", "train the other direction: target column/files -> source (recorded)",
       [](auto& s) { s.data.reverse = true; }, [](const auto& s) { return s.data.reverse; })
       ->group(group);
+}
+
+// A fresh run on parallel files: a side whose --src-lang/--tgt-lang is not given takes the
+// language its --train-src/--train-tgt file's name gives (train.es -> es), so that Spanish
+// is not read, and normalised, as the default English; a side whose file names none keeps
+// the default, and one warning says which codes were assumed. A flag always wins.
+inline void languages_from_file_names(const CLI::App& app, settings::Seq2SeqTrainSettings& setup) {
+  auto& data = setup.data;
+  if (data.train_src.empty() || data.train_tgt.empty()) return;  // check_corpus_flags refuses half a pair
+  std::string named, assumed;
+  const auto side = [&](const char* flag, const std::string& file, std::string& code) {
+    if (app.count(flag) > 0) return;
+    const auto from_name = data::language_of_file(file);
+    if (!from_name.empty()) code = from_name;
+    auto& said = from_name.empty() ? assumed : named;
+    said += (said.empty() ? "" : ", ") + std::string(flag) + " " + code;
+  };
+  side("--src-lang", data.train_src, data.src_lang);
+  side("--tgt-lang", data.train_tgt, data.tgt_lang);
+  if (!named.empty()) spdlog::info("languages from the file names: {}", named);
+  if (!assumed.empty()) {
+    spdlog::warn(
+        "the file names name no language (a code such as .de or .en, data/languages.h): assumed {}; give "
+        "the flag to say otherwise",
+        assumed);
+  }
 }
 
 // The corpus flags' checks, one line each, after the flags are applied. A --train-src run

@@ -138,7 +138,9 @@ void add_run_flags(CLI::App& app, Overrides<Settings>& overrides, InvocationFlag
       ->group(output);
   setting(
       app, overrides, "--keep-last",
-      "keep only the newest K checkpoints of this run (0: all)", [run](auto& s) -> auto& { return run(s).keep_last; })
+      "keep only the newest K checkpoints of this run, and the one best.pt names (default 5; 0: all; a resume "
+      "keeps the run's)",
+      [run](auto& s) -> auto& { return run(s).keep_last; })
       ->check(in_range(0, 1000000))
       ->group(output);
   setting(

@@ -2,8 +2,8 @@
 // TransformerPreLN) on the Tatoeba/Anki TSV corpus or a DLStudio archive; or any language
 // pair, either direction, from TSV columns or parallel files (corpus_flags.h).
 //
-//   seq2seq_train --data spa.txt                     DLStudio's example (FG, 40 epochs)
-//   seq2seq_train --data spa.txt --preset cpu        the small preset for a 2-core CPU
+//   seq2seq_train --data spa.txt                     the preset for the device: cpu on a CPU
+//   seq2seq_train --data spa.txt --preset dlstudio   DLStudio's example (FG, 40 epochs)
 //   seq2seq_train --resume runs/seq2seq              continue the newest checkpoint of a run
 //   seq2seq_train --data spa.txt --reverse           Spanish -> English
 //   seq2seq_train --train-src train.de --train-tgt train.en --src-lang de --tgt-lang en
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   app.footer(dls::apps::kTrainerExitStatus);
   app.get_formatter()->column_width(38);
   Overrides overrides;
-  std::string preset = "dlstudio", variant = "FG";
+  std::string preset, variant = "FG";  // preset "": chosen for the device
   dls::apps::InvocationFlags invocation;
 
   const std::string data = "Data";
@@ -127,13 +127,13 @@ int main(int argc, char** argv) {
       [](auto& s) -> auto& { return s.data.max_words; })
       ->check(dls::apps::in_range(1, 1000))
       ->group(data);
+  dls::apps::add_validation_split_flags(
+      app, overrides,
+      "share of the pairs held out for validation, split by source sentence, at most --validation-pairs of them "
+      "(default 0.1; 0: exactly --validation-pairs)",
+      data);
   setting(
-      app, overrides, "--split-seed", "seed of the validation split (default 1234)",
-      [](auto& s) -> auto& { return s.data.split_seed; })
-      ->check(dls::apps::in_range(0, 18446744073709551615.0))
-      ->group(data);
-  setting(
-      app, overrides, "--validation-pairs", "held-out pairs, split by source sentence (default 2000)",
+      app, overrides, "--validation-pairs", "the most pairs held out (default 2000)",
       [](auto& s) -> auto& { return s.data.validation_pairs; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(data);
@@ -161,8 +161,9 @@ int main(int argc, char** argv) {
       ->group(data);
 
   const std::string model = "Model";
-  app.add_option("--preset", preset, "dlstudio (DLStudio's example script) or cpu (small, for a 2-core CPU)")
-      ->capture_default_str()
+  app.add_option("--preset", preset,
+                 "dlstudio (DLStudio's example script) or cpu (small, for a 2-core CPU); default: cpu on a CPU, "
+                 "dlstudio on a GPU")
       ->group(model)
       ->check(CLI::IsMember({"dlstudio", "cpu"}));
   overrides.record("--preset", [&preset](const auto&) { return preset; });
@@ -261,11 +262,21 @@ int main(int argc, char** argv) {
       setup = dls::train::resume_info(invocation.resume).settings;
       setup.run = setup.run.resume_defaults();
     } else {
+      std::string why;  // when no --preset named it
+      if (preset.empty()) {
+        Seq2SeqTrainSettings flags_alone;  // the device the flags ask for
+        dls::apps::apply_overrides(overrides, flags_alone);
+        const auto chosen = dls::train::default_seq2seq_preset(flags_alone.run.device);
+        preset = chosen.name;
+        why = chosen.reason;
+      }
       setup = dls::train::seq2seq_preset(preset, dls::parse_variant(variant));
+      setup.preset_note = "preset " + preset + (why.empty() ? " (--preset)" : ": " + why);
       setup.data.data_path = dls::apps::default_corpus();
     }
     const Seq2SeqTrainSettings before_flags = setup;
     dls::apps::apply_overrides(overrides, setup);
+    if (!resuming) dls::apps::languages_from_file_names(app, setup);
     dls::apps::check_corpus_flags(app, setup);
     if (setup.data.data_path.empty() && setup.data.train_src.empty()) {
       throw std::runtime_error(dls::apps::no_corpus_message());
@@ -273,9 +284,9 @@ int main(int argc, char** argv) {
     if (resuming) {
       dls::apps::check_fixed_on_resume(
           app, overrides, before_flags, setup,
-          {"--preset", "--variant", "--max-words", "--split-seed", "--validation-pairs", "--dlstudio-loss",
-           "--tokenizer", "--spm-model", "--vocab-size", "--joint-vocab", "--tie-embeddings", "--src-column",
-           "--tgt-column", "--src-lang", "--tgt-lang", "--reverse", "--max-tokens"});
+          {"--preset", "--variant", "--max-words", "--split-seed", "--validation-fraction", "--validation-pairs",
+           "--dlstudio-loss", "--tokenizer", "--spm-model", "--vocab-size", "--joint-vocab", "--tie-embeddings",
+           "--src-column", "--tgt-column", "--src-lang", "--tgt-lang", "--reverse", "--max-tokens"});
     }
     check_subword_flags(setup, resuming);
     const bool flattened = setup.model.transformer().flattened();

@@ -42,6 +42,24 @@ void add_transformer_flags(CLI::App& app, Overrides<Settings>& overrides, const 
       ->group(group);
 }
 
+// --validation-fraction and --split-seed: the share of the data held out for validation
+// (`fraction_help` says of what, and what chooses by it) and the seed that draws it; the
+// settings' `data` holds validation_fraction and split_seed.
+template <typename Settings>
+void add_validation_split_flags(CLI::App& app, Overrides<Settings>& overrides, const std::string& fraction_help,
+                                const std::string& group) {
+  setting(
+      app, overrides, "--validation-fraction", fraction_help,
+      [](auto& s) -> auto& { return s.data.validation_fraction; })
+      ->check(in_range(0, 0.9))
+      ->group(group);
+  setting(
+      app, overrides, "--split-seed", "seed of the validation split (default 1234)",
+      [](auto& s) -> auto& { return s.data.split_seed; })
+      ->check(in_range(0, 18446744073709551615.0))
+      ->group(group);
+}
+
 // --tokenizer, --spm-model, --vocab-size, for the trainers of text: their settings' `data`
 // holds subword_units and subwords (data::SubwordOptions).
 template <typename Settings>

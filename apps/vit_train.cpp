@@ -45,7 +45,11 @@ void print_json(const dls::train::ViTTrainResult& r, const std::string& precisio
       .key("test_accuracy")
       .value(r.test_accuracy)
       .key("test_loss")
-      .value(r.test_loss);
+      .value(r.test_loss)
+      .key("val_accuracy")
+      .value(r.val_accuracy)
+      .key("val_loss")
+      .value(r.val_loss);
   dls::apps::end_run_json(json, r, precision);
   std::cout << json.str() << std::endl;
 }
@@ -84,6 +88,11 @@ int main(int argc, char** argv) {
       [](auto& s) -> auto& { return s.data.test_subset; })
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(data);
+  dls::apps::add_validation_split_flags(
+      app, overrides,
+      "share of the training images held out for validation, which best.pt and --patience judge (the test images "
+      "are only reported; default 0.1, 0: none)",
+      data);
   setting(
       app, overrides, "--normalization", "dlstudio ((x-0.5)/0.5) or dataset (training mean/std)",
       [](auto& s) -> auto& { return s.data.normalization; })
@@ -200,8 +209,9 @@ int main(int argc, char** argv) {
     const ViTTrainSettings before_flags = settings;
     dls::apps::apply_overrides(overrides, settings);
     if (!invocation.resume.empty()) {
-      dls::apps::check_fixed_on_resume(app, overrides, before_flags, settings,
-                                       {"--preset", "--dataset", "--normalization"});
+      dls::apps::check_fixed_on_resume(
+          app, overrides, before_flags, settings,
+          {"--preset", "--dataset", "--normalization", "--validation-fraction", "--split-seed"});
     }
     settings.model.validate();
     // On a CPU, chunks of the batch on threads of their own beat one pass with several

@@ -326,7 +326,8 @@ if [ "$part" = lecture ]; then
       how=(--resume "$lecture")
       say "lecture: resuming $lecture"
     else
-      how=(--preset dlstudio --data "$corpus" --max-words 8 --run-dir "$lecture" --overwrite "${new_run[@]}")
+      # --keep-last 0: every checkpoint stays, for the BLEU of each (DLStudio's table).
+      how=(--preset dlstudio --data "$corpus" --max-words 8 --run-dir "$lecture" --overwrite --keep-last 0 "${new_run[@]}")
     fi
     # Leaves 300 s of the part for the evaluation and the ViT. Stopped by the limit (SIGTERM),
     # the trainer ends its step and writes a checkpoint (a minute's grace: 3.4 GB with Adam's

@@ -185,12 +185,12 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
   data::CorpusOptions corpus_options;
   corpus_options.max_words = info.settings.data.max_words;
   const auto corpus = data::read_corpus(files.vocab_archive, corpus_options);
-  // DLStudio trained on every pair; the held-out split here (2000 pairs, fewer for a small
-  // archive) is only the default set checkpoint_eval scores.
-  info.settings.data.validation_pairs =
-      std::min<std::int64_t>(info.settings.data.validation_pairs, static_cast<std::int64_t>(corpus.pairs.size() / 10));
-  info.split = data::split_by_english(corpus.pairs, info.settings.data.split_seed,
-                                      static_cast<std::size_t>(info.settings.data.validation_pairs))
+  // DLStudio trained on every pair; the held-out split here (a tenth of the pairs, at most
+  // 2000: the training programs' default) is only the default set checkpoint_eval scores.
+  const auto& data_settings = info.settings.data;
+  info.split = data::split_by_english(corpus.pairs, data_settings.split_seed,
+                                      data::validation_size(corpus.pairs.size(), data_settings.validation_fraction,
+                                                            static_cast<std::size_t>(data_settings.validation_pairs)))
                    .definition;
   info.english_words = with_specials(english);
   info.spanish_words = with_specials(spanish);

@@ -50,6 +50,7 @@ util::KeyValues ViTTrainState::to_settings() const {
   s.set("wall_s", wall_s);
   s.set("train_loss", train_loss);
   s.set("test_accuracy", test_accuracy);
+  s.set("val_accuracy", val_accuracy);
   s.set("images_per_s", images_per_s);
   s.set("epoch_loss_sum", epoch_loss_sum);
   s.set("epoch_correct", epoch_correct);
@@ -66,6 +67,7 @@ ViTTrainState ViTTrainState::from_settings(const util::KeyValues& s) {
   state.wall_s = s.get_double("wall_s");
   state.train_loss = s.get_double("train_loss");
   state.test_accuracy = s.get_double("test_accuracy");
+  state.val_accuracy = s.has("val_accuracy") ? s.get_double("val_accuracy") : -1;  // before the validation split
   state.images_per_s = s.get_double("images_per_s");
   state.epoch_loss_sum = s.get_double("epoch_loss_sum");
   state.epoch_correct = s.get_int("epoch_correct");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <stdexcept>
 #include <utility>
 
@@ -56,6 +57,13 @@ bool written_without_spaces(const std::string& code) {
     if (code == c) return true;
   }
   return false;
+}
+
+std::string language_of_file(const std::string& path) {
+  std::filesystem::path name = std::filesystem::path(path).filename();
+  if (name.extension() == ".gz") name = name.stem();
+  const std::string code = name.extension().string().substr(name.has_extension() ? 1 : 0);
+  return !name.stem().empty() && language_name(code) != code ? code : "";
 }
 
 }  // namespace dls::data

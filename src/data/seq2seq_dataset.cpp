@@ -60,9 +60,10 @@ std::pair<Corpus, CorpusSplit> read_and_split(const Seq2SeqDataSettings& setting
   auto corpus = settings.train_src.empty() ? read_corpus(settings.data_path, options)
                                            : read_parallel_corpus(settings.train_src, settings.train_tgt, options);
   if (settings.valid_src.empty()) {
+    const auto held_out = validation_size(corpus.pairs.size(), settings.validation_fraction,
+                                          static_cast<std::size_t>(settings.validation_pairs));
     auto split = stored != nullptr ? apply_split_definition(stored->split, corpus.pairs, corpus.source)
-                                   : split_by_english(corpus.pairs, settings.split_seed,
-                                                      static_cast<std::size_t>(settings.validation_pairs));
+                                   : split_by_english(corpus.pairs, settings.split_seed, held_out);
     return {std::move(corpus), std::move(split)};
   }
   auto valid = read_parallel_corpus(settings.valid_src, settings.valid_tgt, options);

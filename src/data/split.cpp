@@ -1,6 +1,7 @@
 #include "dls/data/split.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <random>
 #include <stdexcept>
@@ -46,6 +47,12 @@ std::uint64_t corpus_fingerprint(const std::vector<SentencePair>& pairs) {
     fnv1a(hash, join_words(pair.english) + '\t' + join_words(pair.spanish) + '\n');
   }
   return hash;
+}
+
+std::size_t validation_size(std::size_t pairs, double fraction, std::size_t cap) {
+  if (fraction <= 0) return cap;
+  const auto share = static_cast<std::size_t>(std::llround(fraction * static_cast<double>(pairs)));
+  return std::min(cap, std::max<std::size_t>(share, pairs > 1 ? 1 : 0));
 }
 
 CorpusSplit split_by_english(const std::vector<SentencePair>& pairs, std::uint64_t seed, std::size_t validation_pairs) {

@@ -1,6 +1,10 @@
 #include "dls/data/vit_dataset.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
+
+#include "dls/util/random.h"
 
 namespace dls::data {
 
@@ -25,9 +29,28 @@ Normalization resolve_vit_normalization(const ViTDataSettings& settings, const I
   throw std::invalid_argument("unknown normalisation '" + settings.normalization + "' (expected dlstudio or dataset)");
 }
 
+ImageSplit split_training_images(std::size_t images, double fraction, std::uint64_t seed) {
+  std::size_t held_out = 0;
+  if (fraction > 0 && images > 1) {
+    const auto share = static_cast<std::size_t>(std::llround(fraction * static_cast<double>(images)));
+    held_out = std::clamp<std::size_t>(share, 1, images - 1);
+  }
+  util::Rng rng(seed);
+  auto order = util::random_permutation(images, rng);
+  ImageSplit split;
+  split.validation.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(held_out));
+  split.training.assign(order.begin() + static_cast<std::ptrdiff_t>(held_out), order.end());
+  std::sort(split.validation.begin(), split.validation.end());
+  std::sort(split.training.begin(), split.training.end());
+  return split;
+}
+
 ViTDataset load_vit_training_dataset(const ViTDataSettings& settings, const Normalization* stored) {
   ViTDataset dataset;
-  dataset.train = std::make_shared<const ImageSet>(load_vit_images(settings, Split::kTrain));
+  const auto all = load_vit_images(settings, Split::kTrain);
+  const auto split = split_training_images(all.size(), settings.validation_fraction, settings.split_seed);
+  dataset.train = std::make_shared<const ImageSet>(select_images(all, split.training));
+  dataset.validation = std::make_shared<const ImageSet>(select_images(all, split.validation));
   dataset.test = std::make_shared<const ImageSet>(load_vit_images(settings, Split::kTest));
   dataset.normalization = stored != nullptr ? *stored : resolve_vit_normalization(settings, *dataset.train);
   return dataset;

@@ -25,7 +25,8 @@ RunSettings RunSettings::from_settings(const util::KeyValues& settings, const Ru
     }
   }
   if (settings.has("checkpoint_every")) run.checkpoint_every = settings.get_int("checkpoint_every");
-  if (settings.has("keep_last")) run.keep_last = static_cast<int>(settings.get_int("keep_last"));
+  // Not the default's: a run whose checkpoints do not say kept every checkpoint, and still does.
+  run.keep_last = settings.has("keep_last") ? static_cast<int>(settings.get_int("keep_last")) : 0;
   if (settings.has("log_every")) run.log_every = settings.get_int("log_every");
   return run;
 }

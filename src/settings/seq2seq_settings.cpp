@@ -27,6 +27,7 @@ util::KeyValues Seq2SeqTrainSettings::to_settings() const {
   s.set("max_words", data.max_words);
   s.set("split_seed", std::to_string(data.split_seed));
   s.set("validation_pairs", data.validation_pairs);
+  s.set("validation_fraction", data.validation_fraction);
   s.set("dlstudio_loss", dlstudio_loss);
   s.set("tokenizer", data.subword_units ? "sentencepiece" : "word");
   s.set("subwords.model", data::to_string(data.subwords.kind));
@@ -76,6 +77,8 @@ Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& 
   o.data.max_words = static_cast<int>(s.get_int("max_words"));
   o.data.split_seed = std::stoull(s.get("split_seed"));
   o.data.validation_pairs = s.get_int("validation_pairs");
+  // Checkpoints written before the fraction held out validation_pairs exactly.
+  o.data.validation_fraction = s.has("validation_fraction") ? s.get_double("validation_fraction") : 0.0;
   o.dlstudio_loss = s.get_bool("dlstudio_loss");
   // Written before the model said so: DLStudio's loss meant DLStudio's outputs then too
   // (its <pad>/<unk> columns, never a target, now out of the softmax as in the export).
@@ -108,9 +111,9 @@ Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& 
   RunSettings legacy = o.run;
   if (s.has("device")) legacy.device = s.get("device");
   if (s.has("checkpoint_every")) legacy.checkpoint_every = s.get_int("checkpoint_every");
-  if (s.has("keep_last")) legacy.keep_last = static_cast<int>(s.get_int("keep_last"));
   if (s.has("log_every")) legacy.log_every = s.get_int("log_every");
   o.run = RunSettings::from_settings(s.section("run"), legacy);
+  if (s.has("keep_last")) o.run.keep_last = static_cast<int>(s.get_int("keep_last"));
   return o;
 }
 

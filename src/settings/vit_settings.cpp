@@ -14,6 +14,8 @@ util::KeyValues data_settings(const data::ViTDataSettings& data) {
   s.set("data_dir", data.data_dir);
   s.set("train_subset", static_cast<std::int64_t>(data.train_subset));
   s.set("test_subset", static_cast<std::int64_t>(data.test_subset));
+  s.set("validation_fraction", data.validation_fraction);
+  s.set("split_seed", std::to_string(data.split_seed));
   s.set("normalization", data.normalization);
   s.set("augment_pad", data.augment.pad);
   s.set("augment_flip", data.augment.flip);
@@ -27,6 +29,9 @@ data::ViTDataSettings data_from_settings(const util::KeyValues& s) {
   data.data_dir = s.get("data_dir");
   data.train_subset = static_cast<std::size_t>(s.get_int("train_subset"));
   data.test_subset = static_cast<std::size_t>(s.get_int("test_subset"));
+  // Checkpoints written before the validation split trained on every training image.
+  data.validation_fraction = s.has("validation_fraction") ? s.get_double("validation_fraction") : 0.0;
+  if (s.has("split_seed")) data.split_seed = std::stoull(s.get("split_seed"));
   data.normalization = s.get("normalization");
   data.augment.pad = static_cast<int>(s.get_int("augment_pad"));
   data.augment.flip = s.get_bool("augment_flip");
@@ -96,6 +101,8 @@ std::string ViTTrainSettings::describe() const {
       << " flip=" << (data.augment.flip ? "on" : "off") << " erase=" << data.augment.erase;
   if (data.train_subset > 0) out << ", train subset " << data.train_subset;
   if (data.test_subset > 0) out << ", test subset " << data.test_subset;
+  out << ", validation " << data.validation_fraction << " of the training images (split seed " << data.split_seed
+      << ")";
   out << "\n"
       << "optimizer " << to_string(optimizer.kind) << " lr=" << lr << " betas=" << optimizer.beta1 << "/"
       << optimizer.beta2 << " eps=" << optimizer.eps << " weight_decay=" << optimizer.weight_decay

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include <spdlog/fmt/fmt.h>
+
 #include "dls/util/key_values.h"
 
 namespace dls::train {
@@ -42,5 +44,10 @@ void BestCheckpoint::restore(const std::string& text, const std::string& source)
 }
 
 bool higher_is_better(const std::string& metric) { return metric != "loss"; }
+
+std::string score_text(const std::string& metric, double value) {
+  if (metric == "accuracy") return fmt::format("accuracy {:.2f}%", 100 * value);
+  return fmt::format("{} {:.4g}", metric, value);
+}
 
 }  // namespace dls::train

@@ -70,9 +70,11 @@ void CheckpointPolicy::check_finite_weights(const LoopState& state) const {
   }
 }
 
+// Once per better score, never for an epoch that did not better it.
 void CheckpointPolicy::announce_best() const {
   const auto* best = selection_->best();
-  spdlog::info("best checkpoint {} (validation {} {:.4f})", run_->file("best.pt"), best->metric(), best->best_value());
+  spdlog::info("{}: epoch {}, the best validation {} so far", run_->file("best.pt"), best->best_epoch(),
+               score_text(best->metric(), best->best_value()));
 }
 
 // Rank 0 writes the checkpoint of `state` from CPU copies (so that any machine reads it),

@@ -64,10 +64,14 @@ RunSelection::Verdict RunSelection::judge(std::int64_t epoch, const EpochEvaluat
   Verdict verdict;
   verdict.improved = best_->observe(epoch, *score);
   verdict.out_of_patience = best_->out_of_patience();
-  if (!verdict.improved) {
-    spdlog::info("no better validation {} for {} evaluation(s): the best is {:.4f}, epoch {}{}", best_->metric(),
-                 best_->evaluations_without_improvement(), best_->best_value(), best_->best_epoch(),
-                 verdict.out_of_patience ? "; out of patience, stopping" : "");
+  // The best score is logged when it changes (checkpoint_policy.cpp); an epoch that did not
+  // better it says so only as the countdown of --patience.
+  if (!verdict.improved && best_->patience() > 0) {
+    spdlog::info("no better validation {} for {} of --patience {} evaluations{}", best_->metric(),
+                 best_->evaluations_without_improvement(), best_->patience(),
+                 verdict.out_of_patience ? ": stopping" : "");
+  } else if (!verdict.improved) {
+    spdlog::debug("validation {}: no better than epoch {}'s", score_text(best_->metric(), *score), best_->best_epoch());
   }
   return verdict;
 }

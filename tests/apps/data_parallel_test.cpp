@@ -81,16 +81,42 @@ std::size_t start_torchrun(test::ChildProcesses& children, const std::vector<std
   return children.start(argv, {}, dir, name);
 }
 
+// Why torchrun cannot start a worker on this machine, "" when it can. Debian's torchrun is a
+// Python script: installed without a Python that imports torch, or with an agent that cannot
+// start, it fails before the program it launches runs, and a test would fail for the
+// machine's sake. Probed by launching `vit_train --version` as one worker.
+std::string torchrun_cannot_start(const fs::path& dir) {
+  test::ChildProcesses children;
+  const std::vector<std::string> launch{"--nproc_per_node", "1", "--master_port",
+                                        std::to_string(test::free_local_port())};
+  const auto i = start_torchrun(children, launch, "vit_train", "--version", dir, "torchrun_probe");
+  if (!children.wait(i, 60s)) return "torchrun did not start one worker (vit_train --version) within 60 s";
+  if (children[i].exit_code == 0) return "";
+  std::istringstream lines(children[i].stderr_text());
+  std::string line, last;
+  while (std::getline(lines, line)) {
+    if (line.find_first_not_of(" \t") != std::string::npos) last = line;
+  }
+  return "torchrun cannot start a worker here (" + kTorchrun + " exited " + std::to_string(children[i].exit_code) +
+         (last.empty() ? "" : ": " + last) + ")";
+}
+
+// In a test body: skips, naming what is missing, where torchrun is absent or cannot start.
+#define DLS_REQUIRE_TORCHRUN(dir)                                                           \
+  DLS_REQUIRE_OUTSIDE("/usr/bin/torchrun");                                                 \
+  if (const std::string dls_torchrun_ = torchrun_cannot_start(dir); !dls_torchrun_.empty()) \
+  GTEST_SKIP() << dls_torchrun_
+
 void expect_finished(test::ChildProcesses& children, std::size_t i) {
   ASSERT_TRUE(children.wait(i, 180s)) << "process " << i << " did not finish";
   ASSERT_EQ(children[i].exit_code, 0) << children[i].stderr_text();
 }
 
-// 40 fake Fashion-MNIST images in global batches of 12 (the last batch has 4, two per rank),
-// a tiny model, no dropout; `dir`/data holds the images.
+// 40 fake Fashion-MNIST images (44, 4 of them held out for validation) in global batches of
+// 12 (the last batch has 4, two per rank), a tiny model, no dropout; `dir`/data holds them.
 std::string tiny_vit_args(const fs::path& dir) {
   fs::create_directories(dir / "data");
-  test::write_fake_fashion_mnist(dir / "data", 40, 10);
+  test::write_fake_fashion_mnist(dir / "data", 44, 10);
   return "--data-dir " + (dir / "data").string() +
          " --epochs 1 --embedding-size 16 --heads 2 --encoders 1 --stem 4,8/2 --patch-size 7"
          " --batch-size 12 --dropout 0 --head-dropout 0 --threads 1 --workers 1 --log-level warn";
@@ -189,8 +215,8 @@ TEST(ViTDataParallel, TwoRanksAndAccumulationEqualOneProcess) {
 // torchrun starts both ranks (its agent hosts the store); the result equals one process's.
 TEST(Seq2SeqDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
-  DLS_REQUIRE_OUTSIDE("/usr/bin/torchrun");
   const auto dir = test::fresh_temp_dir("dp_torchrun");
+  DLS_REQUIRE_TORCHRUN(dir);
   const std::string args = kSeq2Seq + " --layout vaswani";
   run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
   test::ChildProcesses children;
@@ -203,8 +229,8 @@ TEST(Seq2SeqDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
 
 TEST(ViTDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
-  DLS_REQUIRE_OUTSIDE("/usr/bin/torchrun");
   const auto dir = test::fresh_temp_dir("dp_vit_torchrun");
+  DLS_REQUIRE_TORCHRUN(dir);
   const auto args = tiny_vit_args(dir);
   run_ranks("vit_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
   test::ChildProcesses children;
@@ -219,8 +245,8 @@ TEST(ViTDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
 // 0's rendezvous endpoint (static rendezvous, as on real machines with --master_addr).
 TEST(Seq2SeqDataParallelTorchrun, TwoNodesOfOneWorkerEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
-  DLS_REQUIRE_OUTSIDE("/usr/bin/torchrun");
   const auto dir = test::fresh_temp_dir("dp_two_nodes");
+  DLS_REQUIRE_TORCHRUN(dir);
   const std::string args = kSeq2Seq + " --layout vaswani";
   run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
   test::ChildProcesses children;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 #include "dls/util/file_io.h"
@@ -209,10 +210,56 @@ TEST(LanguagePairsApp, CorpusErrorsAreOneLine) {
                               "--src-lang and --tgt-lang: both are en");
   test::expect_one_line_error(pair_train(tsv + " --src-column 2", "same_column", false),
                               "--src-column and --tgt-column: both are column 2");
-  test::expect_one_line_error(pair_train(tsv + " --max-tokens 100", "tokens_layout", false),
+  test::expect_one_line_error(pair_train(tsv + " --preset dlstudio --max-tokens 100", "tokens_layout", false),
                               "--max-tokens: needs the vaswani layout");
   test::expect_one_line_error(pair_train(tsv + " --preset cpu --max-tokens 5", "tokens_small", false),
                               "--max-tokens 5 is less than the longest pair's");
+}
+
+// The sample corpus as parallel files dir/<stem>.<src_ext> (Spanish) and dir/<stem>.<tgt_ext>
+// (English); returns the --train-src/--train-tgt flags.
+std::string spanish_english_files(const fs::path& dir, const std::string& stem, const std::string& src_ext,
+                                  const std::string& tgt_ext) {
+  std::istringstream lines(util::read_file(dls::testing::source_dir() + "/data/sample_en_es.tsv"));
+  std::string english, spanish;
+  for (std::string line; std::getline(lines, line);) {
+    const auto tab = line.find('\t');
+    english += line.substr(0, tab) + "\n";
+    spanish += line.substr(tab + 1, line.find('\t', tab + 1) - tab - 1) + "\n";
+  }
+  const auto src = dir / (stem + "." + src_ext), tgt = dir / (stem + "." + tgt_ext);
+  test::write_bytes(src, spanish);
+  test::write_bytes(tgt, english);
+  return " --train-src " + src.string() + " --train-tgt " + tgt.string();
+}
+
+// Parallel files named by their languages (train.es, train.en) train Spanish -> English
+// without --src-lang/--tgt-lang: Spanish is not read, nor normalised, as English. Files
+// named otherwise keep en -> es with one warning naming the codes assumed; a flag wins.
+TEST(LanguagePairsApp, ParallelFilesNameTheirLanguages) {
+  const auto dir = test::fresh_temp_dir("language_pairs_file_names");
+  const std::string dry = " --dry-run --run-dir " + (dir / "run").string();
+  const auto named = pair_train(spanish_english_files(dir, "train", "es", "en") + dry, "file_names");
+  ASSERT_EQ(named.status, 0) << named.err;
+  for (const auto* text : {"languages from the file names: --src-lang es, --tgt-lang en", "<unk>): Spanish ",
+                           " words, English ", "longest Spanish sentence"}) {
+    expect_in_pair_output(named.err, text);
+  }
+  EXPECT_EQ(named.err.find("assumed"), std::string::npos) << named.err;
+
+  const auto flag = pair_train(spanish_english_files(dir, "train", "es", "en") + " --src-lang pt" + dry, "file_flag");
+  ASSERT_EQ(flag.status, 0) << flag.err;
+  expect_in_pair_output(flag.err, "languages from the file names: --tgt-lang en");
+  expect_in_pair_output(flag.err, "longest Portuguese sentence");
+
+  const auto unnamed = pair_train(spanish_english_files(dir, "pairs", "a.txt", "b.txt") + dry, "file_unnamed");
+  ASSERT_EQ(unnamed.status, 0) << unnamed.err;
+  expect_in_pair_output(unnamed.err, "assumed --src-lang en, --tgt-lang es");
+  expect_in_pair_output(unnamed.err, "longest English sentence");
+  // One line: the warning alone, at the level the test environment shows (warn).
+  const auto quiet = pair_train(spanish_english_files(dir, "pairs", "a.txt", "b.txt") + dry, "file_quiet", false);
+  ASSERT_EQ(quiet.status, 0) << quiet.err;
+  EXPECT_EQ(test::count_lines(quiet.err), 1u) << quiet.err;
 }
 
 // DLStudio's English -> Spanish the other way round: the same corpus, the names swapped.

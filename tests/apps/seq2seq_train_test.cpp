@@ -95,9 +95,10 @@ std::string archive_with_vocabulary_sizes(int english, int spanish) {
 TEST(Seq2SeqTrainApp, DryRunPrintsDLStudiosCountsWithItsVocabularies) {
   const auto dir = test::fresh_temp_dir("seq2seq_train_app_dlstudio_vocab");
   test::write_bytes(dir / "archive.pkl", archive_with_vocabulary_sizes(11258, 21823));
-  const auto run = run_seq2seq_train("--data " + kSampleCorpus + " --validation-pairs 100 --dry-run --run-dir " +
-                                         (dir / "run").string() + " --dlstudio-vocab " + (dir / "archive.pkl").string(),
-                                     "dlstudio_vocab");
+  const auto run =
+      run_seq2seq_train("--data " + kSampleCorpus + " --preset dlstudio --validation-pairs 100 --dry-run --run-dir " +
+                            (dir / "run").string() + " --dlstudio-vocab " + (dir / "archive.pkl").string(),
+                        "dlstudio_vocab");
   EXPECT_EQ(run.status, 0) << run.err;
   // The slides' numbers for the flattened layout, M 256, L 10, 4 + 4 blocks, 4 heads.
   for (const auto* text :
@@ -107,10 +108,10 @@ TEST(Seq2SeqTrainApp, DryRunPrintsDLStudiosCountsWithItsVocabularies) {
   }
   // Spanish -> English: the decoder's output layer has English's 11,258 words, 10,565 fewer
   // rows of M + 1 = 257 parameters; the encoder has no vocabulary-sized layer.
-  const auto reversed =
-      run_seq2seq_train("--data " + kSampleCorpus + " --reverse --validation-pairs 100 --dry-run --run-dir " +
-                            (dir / "reversed").string() + " --dlstudio-vocab " + (dir / "archive.pkl").string(),
-                        "dlstudio_vocab_reversed");
+  const auto reversed = run_seq2seq_train(
+      "--data " + kSampleCorpus + " --preset dlstudio --reverse --validation-pairs 100 --dry-run --run-dir " +
+          (dir / "reversed").string() + " --dlstudio-vocab " + (dir / "archive.pkl").string(),
+      "dlstudio_vocab_reversed");
   EXPECT_EQ(reversed.status, 0) << reversed.err;
   for (const auto* text : {"as DLStudio prints: Number of learnable params in Master Encoder: 124583936",
                            "as DLStudio prints: Number of learnable params in Master Decoder: 147170810"}) {

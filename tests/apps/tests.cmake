@@ -14,6 +14,7 @@ list(APPEND DLS_TEST_SOURCES
   apps/reliability_test.cpp
   apps/seq2seq_train_test.cpp
   apps/subword_units_test.cpp
+  apps/training_doc_test.cpp
   apps/vit_train_test.cpp
   apps/lm_train_test.cpp
   apps/language_pairs_test.cpp

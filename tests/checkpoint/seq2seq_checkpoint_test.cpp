@@ -165,6 +165,7 @@ TEST(Seq2SeqCheckpoint, EvaluationDatasetHoldsOutTrainingsValidationPairs) {
   const auto dir = test::fresh_temp_dir("seq2seq_checkpoint_eval_split");
   auto setup = test::tiny_seq2seq_setup(dir);
   setup.data.split_seed = 4242;
+  setup.data.validation_fraction = 0;  // exactly validation_pairs
   setup.data.validation_pairs = 150;
   setup.epochs = 1;
   setup.samples = 0;

@@ -28,6 +28,21 @@ TEST(Languages, NamesAndRulesByCode) {
   EXPECT_FALSE(written_without_spaces("de"));
 }
 
+// Parallel files named by language (train.de, news.es.gz) give their codes; other
+// extensions (.txt, .tsv, a code the table does not know) give none.
+TEST(Languages, FileNamesGiveTheirLanguage) {
+  EXPECT_EQ(language_of_file("train.es"), "es");
+  EXPECT_EQ(language_of_file("/data/europarl/news-commentary.de"), "de");
+  EXPECT_EQ(language_of_file("corpus/train.en.gz"), "en");
+  EXPECT_EQ(language_of_file("train.txt"), "");
+  EXPECT_EQ(language_of_file("pairs.tsv"), "");
+  EXPECT_EQ(language_of_file("train.xx"), "") << "not a code of the table";
+  EXPECT_EQ(language_of_file("train.gz"), "");
+  EXPECT_EQ(language_of_file("de"), "");
+  EXPECT_EQ(language_of_file(".de"), "") << "a hidden file's name, not an extension";
+  EXPECT_EQ(language_of_file("dir.de/train"), "") << "the file's own name counts, not its folder's";
+}
+
 TEST(Languages, CodesAreTwoOrThreeLowercaseLetters) {
   EXPECT_NO_THROW(check_language_code("de", "--src-lang"));
   EXPECT_NO_THROW(check_language_code("ast", "--src-lang"));

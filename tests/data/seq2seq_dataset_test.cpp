@@ -46,6 +46,20 @@ TEST(Seq2SeqDataset, StoredDataRedoesTheSplitAndKeepsTheVocabularies) {
             fresh.split.validation);
 }
 
+// The defaults hold out a tenth of the 1,264-pair sample, not the 2,000 pairs (the cap) that
+// it does not have; asking for exactly the cap (--validation-fraction 0) is refused.
+TEST(Seq2SeqDataset, TheDefaultsHoldOutATenthOfASmallCorpus) {
+  Seq2SeqDataSettings settings;
+  settings.data_path = testing::source_dir() + "/data/sample_en_es.tsv";
+  const auto data = prepare_seq2seq_dataset(settings, Vocabulary::Padding::kPad, nullptr);
+  const auto pairs = data.corpus.pairs.size();
+  EXPECT_EQ(data.split.definition.validation_pairs, validation_size(pairs, 0.1, 2000));
+  EXPECT_GE(data.split.validation.size(), pairs / 10);
+  EXPECT_LT(data.split.validation.size(), pairs / 10 + 10) << "whole groups of one source sentence";
+  settings.validation_fraction = 0;
+  EXPECT_THROW(prepare_seq2seq_dataset(settings, Vocabulary::Padding::kPad, nullptr), std::invalid_argument);
+}
+
 TEST(Seq2SeqDataset, AnotherCorpusThanTheStoredSplitsIsRefused) {
   const auto settings = sample_seq2seq_settings();
   const auto fresh = prepare_seq2seq_dataset(settings, Vocabulary::Padding::kPad, nullptr);

@@ -86,6 +86,17 @@ TEST(Split, SizeLimits) {
   EXPECT_THROW(split_by_english(corpus(10, 5), 1, 6), std::invalid_argument);
 }
 
+// The held-out count: a share of the corpus, capped; fraction 0 asks for the cap itself.
+TEST(Split, ValidationSizeIsAFractionWithACap) {
+  EXPECT_EQ(validation_size(1264, 0.1, 2000), 126u);
+  EXPECT_EQ(validation_size(88594, 0.1, 2000), 2000u) << "the real corpus keeps its 2,000 pairs";
+  EXPECT_EQ(validation_size(88594, 0.0, 2000), 2000u);
+  EXPECT_EQ(validation_size(1264, 0.0, 100), 100u);
+  EXPECT_EQ(validation_size(3, 0.1, 2000), 1u) << "at least one pair of a corpus of two or more";
+  EXPECT_EQ(validation_size(1, 0.1, 2000), 0u);
+  EXPECT_EQ(validation_size(1000, 0.5, 0), 0u) << "a cap of 0: no validation split";
+}
+
 TEST(Split, FingerprintIsFnv1aOfTheNormalisedPairs) {
   // FNV-1a 64 of "" is the offset basis; of "a\tb\n" computed by hand with the same
   // constants (offset 0xcbf29ce484222325, prime 0x100000001b3).

@@ -17,4 +17,5 @@ list(APPEND DLS_TEST_SOURCES
   data/sentence_corpus_test.cpp
   data/lm_dataset_test.cpp
   data/seq2seq_dataset_test.cpp
+  data/vit_dataset_test.cpp
 )

@@ -33,7 +33,8 @@ TEST(RunSettings, SavesWhatAResumeKeepsAndNothingOfTheInvocation) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : saved.entries()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"device", "precision", "checkpoint_every", "keep_last", "log_every"}));
-  const auto read = RunSettings::from_settings(saved, RunSettings{});
+  const RunSettings defaults;
+  const auto read = RunSettings::from_settings(saved, defaults);
   EXPECT_EQ(read.device, "auto");
   EXPECT_EQ(read.precision, util::Precision::kBf16);
   EXPECT_EQ(read.checkpoint_every, 7);
@@ -41,6 +42,24 @@ TEST(RunSettings, SavesWhatAResumeKeepsAndNothingOfTheInvocation) {
   EXPECT_EQ(read.log_every, 13);
   EXPECT_EQ(read.max_iters, 0);
   EXPECT_TRUE(read.run_dir.empty());
+}
+
+// Checkpoints pile up no more by default; a run whose checkpoints do not record keep_last
+// kept them all, and a resume goes on keeping them all.
+TEST(RunSettings, KeepLastDefaultsToFiveButOlderRunsKeepAll) {
+  const RunSettings defaults;
+  const Seq2SeqTrainSettings seq2seq;
+  const ViTTrainSettings vit;
+  const LmTrainSettings lm;
+  EXPECT_EQ(defaults.keep_last, 5);
+  EXPECT_EQ(seq2seq.run.keep_last, 5);
+  EXPECT_EQ(vit.run.keep_last, 5);
+  EXPECT_EQ(lm.run.keep_last, 5);
+  util::KeyValues older;
+  older.set("device", "cpu");
+  EXPECT_EQ(RunSettings::from_settings(older, defaults).keep_last, 0);
+  older.set("keep_last", 3);
+  EXPECT_EQ(RunSettings::from_settings(older, defaults).keep_last, 3);
 }
 
 TEST(RunSettings, AResumeStartsFromTheSavedFieldsOnly) {

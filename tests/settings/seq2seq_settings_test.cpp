@@ -53,5 +53,23 @@ TEST(Seq2SeqSettings, AnOlderCheckpointReadsAsEnglishToSpanish) {
   EXPECT_EQ(back.data.corpus_name(), "/data/spa.txt");
 }
 
+// The validation fraction travels with the run; a checkpoint written before it held out
+// exactly validation_pairs, and reads back so (fraction 0).
+TEST(Seq2SeqSettings, ValidationFractionRoundTripsAndOlderRunsHoldOutTheCount) {
+  Seq2SeqTrainSettings s;
+  EXPECT_DOUBLE_EQ(s.data.validation_fraction, 0.1);
+  s.data.validation_fraction = 0.05;
+  s.data.validation_pairs = 300;
+  const auto saved = s.to_settings();
+  const auto back = Seq2SeqTrainSettings::from_settings(saved);
+  EXPECT_DOUBLE_EQ(back.data.validation_fraction, 0.05);
+  EXPECT_EQ(back.data.validation_pairs, 300);
+  util::KeyValues older;
+  for (const auto& [key, value] : saved.entries()) {
+    if (key != "training.validation_fraction") older.set(key, value);
+  }
+  EXPECT_EQ(Seq2SeqTrainSettings::from_settings(older).data.validation_fraction, 0.0);
+}
+
 }  // namespace
 }  // namespace dls::settings

@@ -3,4 +3,5 @@ list(APPEND DLS_TEST_SOURCES
   settings/lr_schedule_test.cpp
   settings/run_settings_test.cpp
   settings/seq2seq_settings_test.cpp
+  settings/vit_settings_test.cpp
 )

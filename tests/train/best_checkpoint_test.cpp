@@ -49,6 +49,15 @@ TEST(BestCheckpoint, PatienceCountsEvaluationsInARowWithoutImprovement) {
   EXPECT_FALSE(patient.out_of_patience()) << "patience 0 never stops";
 }
 
+// The log shows a score with the digits it has: a BLEU of 3e-5 is not "0.0000".
+TEST(BestCheckpoint, ScoresAreLoggedWithTheirDigits) {
+  EXPECT_EQ(score_text("bleu", 0.33051), "bleu 0.3305");
+  EXPECT_EQ(score_text("bleu", 3.2e-5), "bleu 3.2e-05");
+  EXPECT_EQ(score_text("bleu", 0.0), "bleu 0");
+  EXPECT_EQ(score_text("loss", 2.06412), "loss 2.064");
+  EXPECT_EQ(score_text("accuracy", 0.9125), "accuracy 91.25%");
+}
+
 TEST(BestCheckpoint, ItsStateRoundTripsThroughText) {
   BestCheckpoint best("loss", false, 3);
   best.observe(1, 2.5);

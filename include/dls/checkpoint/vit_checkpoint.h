@@ -27,6 +27,7 @@ struct ViTTrainState {
   double wall_s = 0;             // training wall time in all invocations
   double train_loss = 0;         // mean training loss of the latest (partial) epoch
   double test_accuracy = -1;     // latest per-epoch test accuracy, fraction (-1: none)
+  double val_accuracy = -1;      // latest per-epoch validation accuracy, fraction (-1: none)
   double images_per_s = 0;       // training throughput of the latest epoch
   // Sums over the steps done in the epoch in progress (a resumed epoch's metrics cover it all).
   double epoch_loss_sum = 0;       // sum of batch losses x batch sizes

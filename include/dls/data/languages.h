@@ -31,4 +31,9 @@ Language language_rules(const std::string& code);
 // True for the languages written without spaces between words (see above).
 bool written_without_spaces(const std::string& code);
 
+// The language code a file's name gives, "" for none: its extension, after an optional
+// ".gz" ("train.de", "news.de.gz" -> "de"), when it is a code whose name printouts know
+// (so "train.txt" or "corpus.tsv" name no language). Parallel corpora are named so.
+std::string language_of_file(const std::string& path);
+
 }  // namespace dls::data

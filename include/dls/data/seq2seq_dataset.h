@@ -27,12 +27,16 @@ struct Seq2SeqDataSettings {
   std::string test_src, test_tgt;    // parallel test files scored at the end of training (optional)
   int src_column = 1;                // TSV: 1-based columns of the source and target sentences
   int tgt_column = 2;
-  std::string src_lang = "en";           // ISO code of the source column/file (languages.h)
-  std::string tgt_lang = "es";           // ISO code of the target column/file
-  bool reverse = false;                  // train tgt_lang -> src_lang
-  int max_words = 8;                     // longest sentence per side; L = max_words + 2
-  std::uint64_t split_seed = 1234;       // validation split, by source sentence
-  std::int64_t validation_pairs = 2000;  // held-out pairs (at least)
+  std::string src_lang = "en";      // ISO code of the source column/file (languages.h)
+  std::string tgt_lang = "es";      // ISO code of the target column/file
+  bool reverse = false;             // train tgt_lang -> src_lang
+  int max_words = 8;                // longest sentence per side; L = max_words + 2
+  std::uint64_t split_seed = 1234;  // validation split, by source sentence
+  // The held-out share of the pairs, at most validation_pairs of them (split.h:
+  // validation_size), so that a small corpus keeps most of its pairs for training. 0: exactly
+  // validation_pairs (checkpoints written before the fraction read back so).
+  double validation_fraction = kDefaultValidationFraction;
+  std::int64_t validation_pairs = 2000;  // the cap; at least this many with fraction 0
   bool subword_units = false;            // SentencePiece pieces (`subwords`) instead of words
   SubwordOptions subwords;               // trained on the training split, kept in the checkpoint
 

@@ -24,6 +24,14 @@ namespace dls::data {
 
 constexpr std::uint64_t kDefaultSplitSeed = 1234;
 constexpr std::size_t kDefaultValidationPairs = 2000;
+// A tenth of the pairs, at most kDefaultValidationPairs: the real corpus (88,594 pairs of
+// up to 8 words) keeps its 2,000 held-out pairs, the 1,264-pair sample holds out 126.
+constexpr double kDefaultValidationFraction = 0.1;
+
+// The validation pairs to ask split_by_english for: round(fraction x pairs), at least one
+// (for a corpus of two or more pairs), at most `cap`. fraction <= 0: `cap` itself (how runs
+// asked before the fraction existed).
+std::size_t validation_size(std::size_t pairs, double fraction, std::size_t cap);
 
 // Everything needed to redo a split, e.g. stored in a checkpoint.
 struct SplitDefinition {

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "dls/data/image_dataset.h"
 #include "dls/data/image_transform.h"
@@ -18,6 +20,11 @@ struct ViTDataSettings {
   std::string data_dir;                   // empty: Fashion-MNIST's Debian folder (CIFAR-10: required)
   std::size_t train_subset = 0;           // > 0: only the first N training images
   std::size_t test_subset = 0;            // > 0: only the first N test images
+  // The share of the training images held out for validation: the score best.pt and
+  // --patience judge, so that the test images never choose a model. 0: none (checkpoints
+  // written before the split read back so: those runs trained on every image).
+  double validation_fraction = 0.1;
+  std::uint64_t split_seed = 1234;  // which images are held out
   // "dlstudio": (x - 0.5) / 0.5 per channel; "dataset": the training images' own mean/std.
   std::string normalization = "dlstudio";
   AugmentOptions augment;  // random crop (pad) and horizontal flip
@@ -31,17 +38,31 @@ ImageSet load_vit_images(const ViTDataSettings& settings, Split split);
 // "dlstudio": (x - 0.5) / 0.5; "dataset": mean and std of `train` (per channel).
 Normalization resolve_vit_normalization(const ViTDataSettings& settings, const ImageSet& train);
 
+// The training images split into those trained on and those held out for validation.
+struct ImageSplit {
+  std::vector<std::size_t> training;    // indices, ascending
+  std::vector<std::size_t> validation;  // indices, ascending
+};
+
+// Holds out round(fraction x images) of `images` (at least one of two or more when
+// fraction > 0, never all), drawn by util::random_permutation from `seed`: the same split for
+// the same count, fraction and seed on any machine, so that a resumed run trains on the
+// same images.
+ImageSplit split_training_images(std::size_t images, double fraction, std::uint64_t seed);
+
 // A training run's images. An evaluation reads the test set alone, through load_vit_images
 // with the checkpoint's settings (eval/vit_evaluation.h), and normalises it as the
 // checkpoint's run did.
 struct ViTDataset {
-  std::shared_ptr<const ImageSet> train;
+  std::shared_ptr<const ImageSet> train;       // the images trained on
+  std::shared_ptr<const ImageSet> validation;  // held out of the training images (may be empty)
   std::shared_ptr<const ImageSet> test;
-  Normalization normalization;  // of both sets
+  Normalization normalization;  // of every set
 };
 
-// A training run's images: both sets, normalised as `stored` (a resumed run: its
-// checkpoint's) or as settings.normalization resolves on the training images (a new run).
+// A training run's images: the training images split by settings.validation_fraction and
+// split_seed, and the test images, normalised as `stored` (a resumed run: its checkpoint's)
+// or as settings.normalization resolves on the images trained on (a new run).
 ViTDataset load_vit_training_dataset(const ViTDataSettings& settings, const Normalization* stored);
 
 }  // namespace dls::data

@@ -21,6 +21,10 @@ struct ParallelSettings {
   double bucket_mb = 25;         // gradient bucket size (MiB) for overlapping all-reduce with backward; 0: none
 };
 
+// --keep-last's default: enough for checkpoint_eval --average 5 and for a resume to fall back
+// on an earlier checkpoint.
+constexpr int kDefaultKeepLast = 5;
+
 struct RunSettings {
   // Where it runs (saved: device, precision). The intra-op threads are the process's
   // (--threads, util/runtime.h), set before any settings exist.
@@ -39,8 +43,10 @@ struct RunSettings {
   // Where it writes (saved: the three intervals).
   std::string run_dir;                // "": the resumed checkpoint's run, else the task's runs/<task>
   std::int64_t checkpoint_every = 1;  // epochs between checkpoints (the last one is always saved)
-  int keep_last = 0;                  // > 0: keep only the newest K checkpoints this run wrote
-  std::int64_t log_every = 100;       // steps between log lines and metrics.csv rows
+  // > 0: keep only the newest K checkpoints this run wrote (and the one best.pt names), so
+  // that a long run does not fill the disk; 0: all.
+  int keep_last = kDefaultKeepLast;
+  std::int64_t log_every = 100;  // steps between log lines and metrics.csv rows
 
   // When it stops, besides the task's epochs (not saved: limits of one invocation; the time
   // budget travels in the loop's own state).
@@ -59,7 +65,8 @@ struct RunSettings {
   // store them under "run.").
   util::KeyValues to_settings() const;
   // Reads what to_settings() wrote; a key that is missing (checkpoints written before these
-  // keys) keeps `defaults`' value. Throws std::runtime_error naming a malformed key.
+  // keys) keeps `defaults`' value, but for keep_last: 0, every checkpoint kept, as such runs
+  // did. Throws std::runtime_error naming a malformed key.
   static RunSettings from_settings(const util::KeyValues& settings, const RunSettings& defaults);
   // The starting point of a resume: the checkpoint's saved settings, nothing of the
   // invocation, no per-invocation limit (max_iters, time_limit_s: 0), and run_dir "" (the

@@ -45,6 +45,10 @@ struct Seq2SeqTrainSettings {
   // Output
   std::int64_t samples = 20;        // translations printed at the end
   std::int64_t bleu_sentences = 0;  // validation sentences translated per epoch; 0 = all
+  // The preset a fresh run started from and, when no --preset named it, why: the start-up
+  // report logs it after the data is read, so that a bad corpus is still one error line.
+  // Not saved: the settings themselves are.
+  std::string preset_note;
   // Where it runs, where it writes, when it stops: what every run has. Checkpoints every 5
   // epochs, DLStudio-style log lines every 200 steps.
   RunSettings run = [] {

@@ -33,6 +33,7 @@ class BestCheckpoint {
   double best_value() const { return best_value_; }
   std::int64_t best_epoch() const { return best_epoch_; }
   std::int64_t evaluations_without_improvement() const { return evaluations_without_improvement_; }
+  std::int64_t patience() const { return patience_; }
 
   // The state as "key=value" lines, for the checkpoint, and back. restore() ignores a state
   // kept for another metric (the run changed --best-metric: the tracking starts afresh) and
@@ -53,5 +54,9 @@ class BestCheckpoint {
 // Whether `metric` is better when higher: "loss" is lower-better, every other score
 // ("bleu", "accuracy") higher-better.
 bool higher_is_better(const std::string& metric);
+
+// A score as the log shows it, with the digits it has: "accuracy 91.25%", "bleu 0.3305",
+// "bleu 3.2e-05" (not 0.0000), "loss 2.064".
+std::string score_text(const std::string& metric, double value);
 
 }  // namespace dls::train

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "dls/data/vocabulary.h"
+#include "dls/util/device.h"
 
 namespace dls::train {
 
@@ -68,6 +69,15 @@ settings::Seq2SeqTrainSettings seq2seq_preset(const std::string& name, Variant v
     return preset;
   }
   throw std::invalid_argument("unknown preset '" + name + "' (expected dlstudio or cpu)");
+}
+
+PresetChoice default_seq2seq_preset(const std::string& device) {
+  if (device == "cpu" || (device == "auto" && util::visible_gpus_for(device) == 0)) {
+    return {"cpu",
+            "the default on a CPU (--preset dlstudio: DLStudio's example, whose 40 epochs of a model of "
+            "hundreds of millions of parameters take days on a CPU)"};
+  }
+  return {"dlstudio", "the default on a GPU: DLStudio's example (--preset cpu: the small recipe)"};
 }
 
 }  // namespace dls::train

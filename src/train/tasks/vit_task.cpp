@@ -33,6 +33,9 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
   test_options.shuffle = false;
   test_options.normalization = normalization_;
   test_loader_ = std::make_unique<data::ImageLoader>(test_set, test_options);
+  if (images.validation->size() > 0) {
+    validation_loader_ = std::make_unique<data::ImageLoader>(images.validation, test_options);
+  }
   steps_per_epoch_ = static_cast<std::int64_t>(train_loader_->num_batches());
   if (resumed != nullptr && resumed->state.steps_per_epoch != steps_per_epoch_) {
     throw std::runtime_error(resumed_path + ": the checkpoint's epochs had " +
@@ -40,6 +43,7 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
                              std::to_string(steps_per_epoch_));
   }
   if (resumed != nullptr && resumed->state.test_accuracy >= 0) test_accuracy_ = resumed->state.test_accuracy;
+  if (resumed != nullptr && resumed->state.val_accuracy >= 0) val_accuracy_ = resumed->state.val_accuracy;
 
   check_training_memory(vit_training_memory(settings.model, settings.batch_size), settings.batch_size, device,
                         "lower --embedding-size, --encoders, --batch-size or raise --patch-size");
@@ -55,10 +59,18 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
   const auto count = count_parameters(*model_);
   spdlog::info("visTransformer: {} learnable parameters in {} tensors", count.parameters, count.tensors);
   spdlog::info("{}", settings.describe());
-  spdlog::info("{} training and {} test images, {} steps per epoch, device {}{}", train_set->size(), test_set->size(),
-               steps_per_epoch_, device.str(),
-               device.is_cpu() && workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks"
-                                              : std::string());
+  spdlog::info(
+      "{} training, {} validation (held out of the training images) and {} test images, {} steps per "
+      "epoch, device {}{}",
+      train_set->size(), images.validation->size(), test_set->size(), steps_per_epoch_, device.str(),
+      device.is_cpu() && workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks"
+                                     : std::string());
+  if (!validation_loader_) {
+    spdlog::warn(
+        "no validation images (validation fraction {}): best.pt and --patience judge nothing, and the test "
+        "accuracy is only reported",
+        settings.data.validation_fraction);
+  }
 }
 
 LoopState ViTTask::loop_state(const checkpoint::ViTTrainState& s) {
@@ -123,18 +135,28 @@ std::optional<std::int64_t> ViTTask::correct_predictions(const TrainingBatch& ba
   return (outputs.argmax(1) == batch.targets).sum().item<std::int64_t>();
 }
 
+// The scores best.pt and --patience judge are the validation images' alone: the test images
+// are scored for the report and never choose a model.
 EpochEvaluation ViTTask::evaluate(int) {
+  EpochEvaluation evaluation;
+  if (validation_loader_) {
+    const auto validated = eval::predict(model_, *validation_loader_, device_);
+    val_accuracy_ = validated.accuracy();
+    val_loss_ = validated.mean_loss;
+    evaluation.metrics = {{"val_accuracy", number_text(val_accuracy_)}, {"val_loss", number_text(val_loss_)}};
+    evaluation.summary =
+        fmt::format("validation loss {:.4f}, validation accuracy {:.2f}%; ", val_loss_, 100 * val_accuracy_);
+    evaluation.loss = val_loss_;
+    evaluation.scores = {{"accuracy", val_accuracy_}, {"loss", val_loss_}};
+  }
   const auto tested = eval::predict(model_, *test_loader_, device_);
   test_accuracy_ = tested.accuracy();
-  EpochEvaluation evaluation{
-      {{"test_accuracy", number_text(test_accuracy_)}},
-      fmt::format("test loss {:.4f}, test accuracy {:.2f}%", tested.mean_loss, 100 * test_accuracy_),
-      tested.size() > 0 ? tested.mean_loss : 0.0,  // no test images: nothing to judge
-      {}};
+  evaluation.metrics.emplace_back("test_accuracy", number_text(test_accuracy_));
+  evaluation.summary += fmt::format("test loss {:.4f}, test accuracy {:.2f}%", tested.mean_loss, 100 * test_accuracy_);
   if (tested.size() > 0) {
     test_loss_ = tested.mean_loss;
     evaluation.metrics.emplace_back("test_loss", number_text(test_loss_));
-    evaluation.scores = {{"accuracy", test_accuracy_}, {"loss", tested.mean_loss}};
+    if (!validation_loader_) evaluation.loss = test_loss_;  // divergence shows in it all the same
   }
   return evaluation;
 }
@@ -156,6 +178,7 @@ void ViTTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const Lo
   s.wall_s = state.wall_s;
   s.train_loss = state.train_loss;
   s.test_accuracy = std::isnan(test_accuracy_) ? -1 : test_accuracy_;
+  s.val_accuracy = std::isnan(val_accuracy_) ? -1 : val_accuracy_;
   s.images_per_s = state.examples_per_s;
   s.epoch_loss_sum = state.epoch_loss_sum;
   s.epoch_correct = state.epoch_correct;

@@ -1,6 +1,8 @@
 // Image classification with the visTransformer as a task of the shared training loop
 // (private to src/train): the image sets and loaders, the model, cross-entropy with label
-// smoothing, the training accuracy, and the test accuracy after every epoch.
+// smoothing, the training accuracy, and after every epoch the validation accuracy (the
+// held-out training images, which best.pt and --patience judge) and the test accuracy
+// (reported, never used to choose).
 #pragma once
 
 #include <cmath>
@@ -31,6 +33,8 @@ class ViTTask : public TrainingTask {
   static LoopState loop_state(const checkpoint::ViTTrainState& state);
   double test_accuracy() const { return test_accuracy_; }
   double test_loss() const { return test_loss_; }  // of the latest test in this process (NaN before one)
+  double val_accuracy() const { return val_accuracy_; }
+  double val_loss() const { return val_loss_; }  // of the latest validation in this process (NaN before one)
 
   torch::nn::Module& model() override { return *model_; }
   settings::LrSchedule schedule() const override { return schedule_; }
@@ -55,6 +59,7 @@ class ViTTask : public TrainingTask {
   torch::Device device_;
   data::Normalization normalization_;
   std::unique_ptr<data::ImageLoader> train_loader_, test_loader_;
+  std::unique_ptr<data::ImageLoader> validation_loader_;  // null without validation images
   visTransformer model_{nullptr};
   settings::LrSchedule schedule_;
   std::int64_t steps_per_epoch_ = 0;
@@ -65,6 +70,8 @@ class ViTTask : public TrainingTask {
   std::int64_t epoch_ = 0, next_step_ = 0;
   double test_accuracy_ = NAN;  // of the latest test (or the checkpoint's)
   double test_loss_ = NAN;
+  double val_accuracy_ = NAN;  // of the latest validation (or the checkpoint's)
+  double val_loss_ = NAN;
 };
 
 }  // namespace dls::train

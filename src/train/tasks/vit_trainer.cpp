@@ -38,6 +38,8 @@ ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
   result.images_per_s = done.examples_per_s;
   result.test_accuracy = task->test_accuracy();
   result.test_loss = task->test_loss();
+  result.val_accuracy = task->val_accuracy();
+  result.val_loss = task->val_loss();
   result.final_loss = done.final_loss;
   result.epochs = done.epochs;
   result.iterations = done.iterations;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -14,6 +15,7 @@
 #include "dls/train/tasks/vit_presets.h"
 #include "dls/util/csv.h"
 #include "dls/util/file_io.h"
+#include "dls/util/key_values.h"
 #include "support/vit_runs.h"
 
 namespace dls::train {
@@ -66,14 +68,16 @@ void expect_test_loss_column(const fs::path& run_dir, const ViTTrainResult& resu
   std::size_t pos = 0;
   bool complete = true;
   const auto header = util::parse_csv_record(text, &pos, &complete);
-  ASSERT_EQ(header.size(), 10u);
+  ASSERT_EQ(header.size(), 12u);
   EXPECT_EQ(header[9], "test_loss");
+  EXPECT_EQ(header[10], "val_accuracy");
+  EXPECT_EQ(header[11], "val_loss");
   std::vector<std::string> last_epoch;
   while (pos < text.size()) {
     auto fields = util::parse_csv_record(text, &pos, &complete);
     if (fields.at(0) == "epoch") last_epoch = std::move(fields);
   }
-  ASSERT_EQ(last_epoch.size(), 10u);
+  ASSERT_EQ(last_epoch.size(), 12u);
   ASSERT_TRUE(std::isfinite(result.test_loss));
   EXPECT_NEAR(std::stod(last_epoch[9]), result.test_loss, 1e-5 * result.test_loss);
 }
@@ -117,6 +121,43 @@ TEST(ViTTrainer, ResumedRunEqualsStraightRun) {
   EXPECT_EQ(pieces_rows.size(), 1u + 12u + 3u);  // header, step rows, epoch rows
   EXPECT_TRUE(fs::exists(pieces_dir / "loss.png"));
   EXPECT_TRUE(fs::exists(pieces_dir / "accuracy.png"));
+}
+
+// best.pt is chosen by the images held out of the training set, never by the test images.
+// The stand-in: test labels that contradict the training labels, so that the two losses
+// disagree. best.pt's score is the lowest validation loss of the run and names its epoch;
+// that epoch's test loss is another number.
+TEST(ViTTrainer, BestCheckpointIsChosenByValidationNotTest) {
+  SingleThread single;
+  const auto data = test::tiny_fashion_dir("vit_best_by_validation");
+  std::vector<int> contradicting;
+  for (int i = 0; i < 20; ++i) contradicting.push_back((i % 10 + 5) % 10);
+  test::write_bytes(data / "t10k-labels-idx1-ubyte", test::idx_labels(contradicting));
+  auto settings = test::tiny_vit_settings(data);
+  settings.selection.best_metric = "loss";
+  const auto dir = test::fresh_temp_dir("vit_best_by_validation_run");
+  const auto result = test::train_vit_with(settings, test::tiny_vit_run(dir));
+  ASSERT_TRUE(std::isfinite(result.val_loss));
+  EXPECT_NE(result.val_loss, result.test_loss);
+
+  std::vector<double> val_losses, test_losses;  // by epoch, from 1
+  const std::string text = util::read_file((dir / "metrics.csv").string());
+  std::size_t pos = 0;
+  bool complete = true;
+  (void)util::parse_csv_record(text, &pos, &complete);
+  while (pos < text.size()) {
+    const auto fields = util::parse_csv_record(text, &pos, &complete);
+    if (fields.at(0) != "epoch") continue;
+    val_losses.push_back(std::stod(fields.at(11)));
+    test_losses.push_back(std::stod(fields.at(9)));
+  }
+  ASSERT_EQ(val_losses.size(), 3u);
+  const auto lowest = std::min_element(val_losses.begin(), val_losses.end()) - val_losses.begin();
+  const auto best = util::KeyValues::from_text(CheckpointReader((dir / "best.pt").string()).text("best"), "best.pt");
+  EXPECT_EQ(best.get_int("epoch"), lowest + 1);
+  const double value = best.get_double("value");
+  EXPECT_NEAR(value, val_losses[lowest], 1e-5 * val_losses[lowest]);
+  EXPECT_GT(std::abs(value - test_losses[lowest]), 1e-3) << "the test loss chose it";
 }
 
 TEST(ViTTrainer, DivergenceStopsAndKeepsTheLastGoodCheckpoint) {

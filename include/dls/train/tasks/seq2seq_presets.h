@@ -16,4 +16,14 @@ namespace dls::train {
 // Throws std::invalid_argument for an unknown name.
 settings::Seq2SeqTrainSettings seq2seq_preset(const std::string& name, Variant variant);
 
+// The preset of a run that names none, and why, for the log.
+struct PresetChoice {
+  std::string name;
+  std::string reason;
+};
+// By the device --device names ("cpu", "cuda", "auto": cuda when a GPU is visible):
+// "cpu" on a CPU, where DLStudio's example (a 269 M-parameter model on the Tatoeba corpus,
+// 40 epochs) would take days; "dlstudio" on a GPU, where the lectures ran it.
+PresetChoice default_seq2seq_preset(const std::string& device);
+
 }  // namespace dls::train

@@ -1,5 +1,5 @@
 // Training of the visTransformer on CIFAR-10 or Fashion-MNIST: the training loop (progress
-// line, per-epoch test accuracy, metrics.csv, loss/accuracy plots, resumable checkpoints,
+// line, per-epoch validation and test accuracy, metrics.csv, loss/accuracy plots, resumable checkpoints,
 // divergence check). The settings that travel in checkpoints: settings/vit_settings.h;
 // presets: vit_presets.h.
 #pragma once
@@ -20,6 +20,8 @@ struct ViTTrainResult {
   double images_per_s = 0;               // training images per second over this invocation
   double test_accuracy = 0;              // after the last epoch evaluated (fraction; NaN if none)
   double test_loss = NAN;                // its plain cross-entropy (NaN if no epoch was evaluated here)
+  double val_accuracy = NAN;             // of the held-out training images, after the last epoch evaluated
+  double val_loss = NAN;                 // its plain cross-entropy (NaN without validation images)
   double final_loss = 0;                 // mean training loss of the last epoch (or partial epoch)
   std::int64_t epochs = 0;               // epochs completed in all
   std::int64_t iterations = 0;           // optimizer steps in all

@@ -1,0 +1,65 @@
+// The images of a ViT run: the validation split held out of the training images is disjoint
+// from what is trained on, covers every image, and is the same for the same seed.
+#include "dls/data/vit_dataset.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iterator>
+
+#include "support/idx_files.h"
+#include "util/temp_files.h"
+
+namespace dls::data {
+namespace {
+
+TEST(ViTDataset, ValidationSplitIsDisjointCompleteAndReproducible) {
+  const auto split = split_training_images(1000, 0.1, 7);
+  EXPECT_EQ(split.validation.size(), 100u);
+  EXPECT_EQ(split.training.size(), 900u);
+  EXPECT_TRUE(std::is_sorted(split.training.begin(), split.training.end()));
+  EXPECT_TRUE(std::is_sorted(split.validation.begin(), split.validation.end()));
+  std::vector<std::size_t> both;
+  std::set_intersection(split.training.begin(), split.training.end(), split.validation.begin(), split.validation.end(),
+                        std::back_inserter(both));
+  EXPECT_TRUE(both.empty()) << "an image both trained on and validated";
+  std::merge(split.training.begin(), split.training.end(), split.validation.begin(), split.validation.end(),
+             std::back_inserter(both));
+  for (std::size_t i = 0; i < both.size(); ++i) ASSERT_EQ(both[i], i) << "every image on one side";
+
+  const auto again = split_training_images(1000, 0.1, 7);
+  EXPECT_EQ(again.validation, split.validation) << "a resumed run holds out the same images";
+  EXPECT_NE(split_training_images(1000, 0.1, 8).validation, split.validation);
+  // Not the first images: the held-out ones are spread over the file.
+  EXPECT_GT(split.validation.back() - split.validation.front(), 500u);
+}
+
+TEST(ViTDataset, ValidationSplitSizes) {
+  EXPECT_TRUE(split_training_images(60000, 0.0, 1).validation.empty()) << "fraction 0: every image trained";
+  EXPECT_EQ(split_training_images(60000, 0.0, 1).training.size(), 60000u);
+  EXPECT_EQ(split_training_images(60000, 0.1, 1).validation.size(), 6000u);
+  EXPECT_EQ(split_training_images(5, 0.01, 1).validation.size(), 1u) << "at least one";
+  EXPECT_EQ(split_training_images(5, 0.9, 1).training.size(), 1u);
+  EXPECT_EQ(split_training_images(2, 0.9, 1).training.size(), 1u) << "never every image";
+  EXPECT_TRUE(split_training_images(1, 0.5, 1).validation.empty());
+}
+
+// A run's images: the held-out ones leave the training set, the test set stays whole.
+TEST(ViTDataset, TrainingRunHoldsOutItsValidationImages) {
+  const auto dir = test::fresh_temp_dir("vit_dataset_split");
+  test::write_fake_fashion_mnist(dir, 40, 10);
+  ViTDataSettings settings;
+  settings.data_dir = dir.string();
+  settings.validation_fraction = 0.25;
+  const auto images = load_vit_training_dataset(settings, nullptr);
+  EXPECT_EQ(images.train->size(), 30u);
+  EXPECT_EQ(images.validation->size(), 10u);
+  EXPECT_EQ(images.test->size(), 10u);
+  settings.validation_fraction = 0;
+  const auto all = load_vit_training_dataset(settings, nullptr);
+  EXPECT_EQ(all.train->size(), 40u);
+  EXPECT_EQ(all.validation->size(), 0u);
+}
+
+}  // namespace
+}  // namespace dls::data
