@@ -34,6 +34,7 @@
 #include "dls/eval/text_scoring.h"
 #include "dls/eval/vit_checkpoint_report.h"
 #include "dls/util/precision.h"
+#include "dls/util/blas_kernels.h"
 #include "dls/util/runtime.h"
 #include "dls/util/device.h"
 #include "command_line.h"
@@ -45,6 +46,7 @@
 #include "precision_flag.h"
 
 int main(int argc, char** argv) {
+  dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
   CLI::App app{
       "Evaluate the checkpoints of a seq2seq or ViT run (the checkpoint says which), translate\n"
       "sentences, or score a translation file. Models are rebuilt from the checkpoints alone.\n"};

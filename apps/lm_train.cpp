@@ -31,6 +31,7 @@
 #include "dls/train/tasks/lm_trainer.h"
 #include "dls/train/stop_signals.h"
 #include "dls/util/json.h"
+#include "dls/util/blas_kernels.h"
 #include "dls/util/runtime.h"
 
 namespace {
@@ -73,6 +74,7 @@ void print_json(const dls::train::LmTrainResult& r, const std::string& precision
 }  // namespace
 
 int main(int argc, char** argv) {
+  dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
   CLI::App app{
       "Train a decoder-only (GPT-style) language model: DLStudio's MasterDecoderWithMasking without\n"
       "cross-attention, on next-token prediction over sentences. A preset gives every setting; each\n"

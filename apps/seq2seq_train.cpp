@@ -30,6 +30,7 @@
 #include "dls/train/tasks/seq2seq_presets.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
 #include "dls/util/json.h"
+#include "dls/util/blas_kernels.h"
 #include "dls/util/runtime.h"
 #include "dls/train/stop_signals.h"
 #include "error_line.h"
@@ -99,6 +100,7 @@ void print_json(const dls::train::Seq2SeqTrainResult& r, const std::string& prec
 }  // namespace
 
 int main(int argc, char** argv) {
+  dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
   CLI::App app{
       "Train DLStudio's English-to-Spanish transformer (TransformerFG or TransformerPreLN), or\n"
       "any language pair in either direction (--src-lang, --tgt-lang, --reverse).\n"

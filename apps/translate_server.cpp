@@ -26,6 +26,7 @@
 #include "dls/serve/page_files.h"
 #include "dls/serve/stop_signals.h"
 #include "dls/serve/translate_server.h"
+#include "dls/util/blas_kernels.h"
 #include "dls/util/runtime.h"
 #include "cli_overrides.h"
 #include "command_line.h"
@@ -36,6 +37,7 @@
 #endif
 
 int main(int argc, char** argv) {
+  dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
   // Before any thread starts: SIGTERM and SIGINT are waited for, not handled (a clean stop).
   dls::serve::block_stop_signals();
   CLI::App app{

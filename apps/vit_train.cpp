@@ -25,6 +25,7 @@
 #include "dls/train/tasks/vit_presets.h"
 #include "dls/train/tasks/vit_trainer.h"
 #include "dls/util/json.h"
+#include "dls/util/blas_kernels.h"
 #include "dls/util/runtime.h"
 #include "dls/train/stop_signals.h"
 #include "error_line.h"
@@ -57,6 +58,7 @@ void print_json(const dls::train::ViTTrainResult& r, const std::string& precisio
 }  // namespace
 
 int main(int argc, char** argv) {
+  dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
   CLI::App app{
       "Train DLStudio's visTransformer (vision transformer) on Fashion-MNIST or CIFAR-10.\n"
       "A preset gives every setting; each flag below overrides one."};

@@ -11,6 +11,8 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include "bench_measure.h"
@@ -18,6 +20,7 @@
 #include "dls/layers/small_batched_matmul.h"
 #include "dls/util/device.h"
 #include "dls/util/json.h"
+#include "dls/util/blas_kernels.h"
 #include "dls/util/runtime.h"
 #include "../apps/cli_overrides.h"
 #include "../apps/command_line.h"
@@ -58,6 +61,8 @@ void print_json(const std::string& task, const dls::bench::BenchResult& r, doubl
       .value(gemm_gflops > 0 ? gflops / gemm_gflops : 0.0)
       .key("threads")
       .value(threads)
+      .key("blas_kernels")
+      .value(dls::util::openblas_core_in_use())
       .key("device")
       .value(device)
       .key("torch_version")
@@ -69,6 +74,7 @@ void print_json(const std::string& task, const dls::bench::BenchResult& r, doubl
 }  // namespace
 
 int main(int argc, char** argv) {
+  dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
   using dls::apps::in_range;
   CLI::App app{"Throughput of dlstudio-cpp's models on synthetic data of the real shapes."};
   dls::bench::BenchOptions options;
@@ -139,6 +145,7 @@ int main(int argc, char** argv) {
       ->check(in_range(0, 100000));
   dls::apps::add_version_flag(app, "dls_bench");
   if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
+  spdlog::set_default_logger(spdlog::stderr_color_mt("dls_bench"));  // stdout holds the JSON records
   try {
     dls::util::RuntimeOptions runtime;
     runtime.threads = threads;
@@ -150,9 +157,11 @@ int main(int argc, char** argv) {
     const auto device = dls::util::select_device(options.device);
     options.device = device.is_cuda() ? "cuda" : "cpu";
     const double gemm = dls::bench::measure_gemm_gflops(gemm_size, 7, device.is_cuda());
-    std::fprintf(stderr, "%s: matrix product %dx%dx%d at %.1f GFLOP/s on %s\n", options.task.c_str(), gemm_size,
+    const std::string kernels = dls::util::openblas_core_in_use();
+    std::fprintf(stderr, "%s: matrix product %dx%dx%d at %.1f GFLOP/s on %s%s\n", options.task.c_str(), gemm_size,
                  gemm_size, gemm_size, gemm,
-                 device.is_cuda() ? "the GPU" : (std::to_string(threads) + " threads").c_str());
+                 device.is_cuda() ? "the GPU" : (std::to_string(threads) + " threads").c_str(),
+                 device.is_cuda() || kernels.empty() ? "" : (", OpenBLAS " + kernels + " kernels").c_str());
     if (options.task == "gemm") {
       dls::util::JsonWriter json;
       json.begin_object()
@@ -166,6 +175,8 @@ int main(int argc, char** argv) {
           .value(gemm)
           .key("threads")
           .value(threads)
+          .key("blas_kernels")  // OpenBLAS's core ("Haswell", blas_kernels.h); "" for another BLAS
+          .value(dls::util::openblas_core_in_use())
           .key("device")
           .value(options.device)
           .end_object();

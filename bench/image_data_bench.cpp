@@ -12,6 +12,7 @@
 #include "dls/data/image_loader.h"
 #include "dls/data/image_transform.h"
 #include "dls/util/random.h"
+#include "dls/util/blas_kernels.h"
 #include "dls/util/runtime.h"
 #include "../apps/error_line.h"
 
@@ -49,6 +50,7 @@ void loader_throughput(const std::string& name, std::shared_ptr<const dls::data:
 }  // namespace
 
 int main(int argc, char** argv) {
+  dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
   const std::string dir = argc > 1 ? argv[1] : dls::data::kFashionMnistDir;
   const std::string batch_text = argc > 2 ? argv[2] : "48";
   if (argc > 3 || batch_text.empty() || batch_text.size() > 7 ||

@@ -47,6 +47,12 @@ gemm_size=()
 [ -n "${GEMM_SIZE:-}" ] && gemm_size=(--gemm-size "$GEMM_SIZE")
 [ "$device" = cuda ] && [ -z "${GEMM_SIZE:-}" ] && gemm_size=(--gemm-size 8192)
 "$bench" --task gemm --device "$device" --threads "$threads" "${gemm_size[@]}" > "$out/gemm.json"
+# The Python references load the same OpenBLAS, which reads OPENBLAS_CORETYPE only while it
+# loads: they get the kernels that dls_bench runs on (which it may have restarted itself to
+# get, util/blas_kernels.h), unless the caller chose some.
+kernels=$(sed -n 's/.*"blas_kernels":"\([^"]*\)".*/\1/p' "$out/gemm.json")
+if [ -z "${OPENBLAS_CORETYPE+set}" ] && [ -n "$kernels" ]; then export OPENBLAS_CORETYPE=$kernels; fi
+echo "openblas kernels: ${kernels:-none} (OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset})" >> "$out/machine.txt"
 
 # name | dls_bench flags | Python impl and flags
 # Sizes: DLStudio's example (M 256, 4/4/4, L 10, batch 50); the cpu preset (vaswani, M 256,

@@ -2,6 +2,7 @@
 // timings do not depend on the machine's defaults.
 #include <gtest/gtest.h>
 
+#include "dls/util/blas_kernels.h"
 #include "dls/util/runtime.h"
 #include "support/outside_needs.h"
 
@@ -15,6 +16,7 @@ class ForgetOutsideNeeds : public ::testing::EmptyTestEventListener {
 }  // namespace
 
 int main(int argc, char** argv) {
+  dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
   ::testing::InitGoogleTest(&argc, argv);
   ::testing::UnitTest::GetInstance()->listeners().Append(new ForgetOutsideNeeds);
   dls::util::RuntimeOptions options;

@@ -14,6 +14,8 @@
 #include <spdlog/spdlog.h>
 #include <torch/utils.h>
 
+#include "dls/util/blas_kernels.h"
+
 namespace dls::util {
 
 namespace {
@@ -72,6 +74,7 @@ int default_threads() {
 
 RuntimeInfo configure_runtime(const RuntimeOptions& options) {
   set_log_level(options.log_level);
+  log_blas_kernel_choice();  // what choose_blas_kernels did at the start of main, once
   if (options.keep_freed_memory) keep_freed_memory();
   RuntimeInfo info = detect_blas();
   info.threads = options.threads > 0 ? options.threads : default_threads();

@@ -1,5 +1,6 @@
 # Sources of src/util, relative to src/.
 list(APPEND DLS_SOURCES
+  util/blas_kernels.cpp
   util/canvas.cpp
   util/colormap.cpp
   util/parallel_chunks.cpp

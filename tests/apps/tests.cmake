@@ -1,5 +1,6 @@
 # End-to-end tests of the programs in apps/, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
+  apps/blas_kernels_app_test.cpp
   apps/checkpoint_eval_test.cpp
   apps/checkpoint_choice_test.cpp
   apps/translate_file_test.cpp

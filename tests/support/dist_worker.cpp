@@ -29,6 +29,7 @@
 #include "dls/train/parallel/distributed.h"
 #include "dls/train/parallel/gradient_buckets.h"
 #include "dls/train/parallel/gradient_buffer.h"
+#include "dls/util/blas_kernels.h"
 #include "dls/util/runtime.h"
 
 namespace {
@@ -278,6 +279,7 @@ int bench(DistributedContext& dist, std::int64_t numel, int reps) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
   const std::string mode = argc > 1 ? argv[1] : "";
   try {
     dls::util::RuntimeOptions runtime;

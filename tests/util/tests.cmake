@@ -1,5 +1,6 @@
 # Tests of src/util, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
+  util/blas_kernels_test.cpp
   util/canvas_test.cpp
   util/colormap_test.cpp
   util/csv_test.cpp

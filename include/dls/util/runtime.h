@@ -24,7 +24,8 @@ struct RuntimeInfo {
   bool slow_blas = false;  // the netlib reference BLAS is loaded
 };
 
-// Applies the options; logs one warning line when the slow reference BLAS is in use.
+// Applies the options; logs one warning line when the slow reference BLAS is in use, and
+// what choose_blas_kernels (blas_kernels.h) did at the start of main.
 RuntimeInfo configure_runtime(const RuntimeOptions& options);
 
 // glibc serves blocks above 32 MB with mmap and unmaps them on free, and trims the heap's
