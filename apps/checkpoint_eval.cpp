@@ -92,12 +92,22 @@ int main(int argc, char** argv) {
   app.add_option("--length-penalty", seq2seq.decode.length_penalty, "beam search: GNMT length penalty alpha (0: none)")
       ->check(dls::apps::in_range(0, 10))
       ->group(s2s);
+  app.add_option("--n-best", seq2seq.decode.n_best,
+                 "with --beam K: the N best translations of each sentence (N <= K), a line 'sentence ||| translation "
+                 "||| log p' each, sentences from 0 (JSON: \"n_best\")")
+      ->check(CLI::Range(1, 64))
+      ->group(s2s);
+  bool sample = false;
+  app.add_flag("--sample", sample,
+               "draw each word from the model's distribution (back-translation) as --temperature, --top-k and --top-p "
+               "say, with --seed")
+      ->group(s2s);
   app.add_flag("--dlstudio-decode", dlstudio_decode, "DLStudio's one-shot decoding, for comparison")->group(s2s);
   app.add_option("--samples", seq2seq.samples,
                  "print N random pairs translated by the best checkpoint, DLStudio's format")
       ->check(dls::apps::in_range(0, 1000000))
       ->group(s2s);
-  app.add_option("--seed", seq2seq.seed, "which samples")
+  app.add_option("--seed", seq2seq.seed, "which samples (--samples, --generate) and sampled words (--sample)")
       ->check(dls::apps::in_range(0, 18446744073709551615.0))
       ->group(s2s);
   dls::eval::TranslateRequest translation;
@@ -201,6 +211,11 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("checkpoint_eval"));
   spdlog::set_level(spdlog::level::from_str(log_level));
   try {
+    for (const auto* setting : {"--temperature", "--top-k", "--top-p"}) {
+      if (app.count(setting) > 0 && lm.prompts.empty() && !sample)
+        throw std::runtime_error(std::string(setting) +
+                                 ": with --generate (language models) or --sample (translations)");
+    }
     if (!score_file.empty()) {
       dls::eval::ScoreRequest request;
       request.hypotheses = score_file;
@@ -262,6 +277,8 @@ int main(int argc, char** argv) {
     // One model for everything that translates or generates: RUN's best.pt, else its newest
     // checkpoint (the rule of Translator::load and translate_server), or the average just written.
     const auto one_model = average > 0 ? files.back() : path;
+    if (sample && kind != "seq2seq")
+      throw std::runtime_error("--sample: " + files.back() + " is not a translation model's checkpoint");
     if (kind == "lm") {
       if (!lm.prompts.empty()) files = {dls::checkpoint::best_or_latest_checkpoint(one_model)};
       lm.test_file = seq2seq.test_file;
@@ -277,6 +294,7 @@ int main(int argc, char** argv) {
     }
     if (!lm.prompts.empty())
       throw std::runtime_error("--generate: " + files.back() + " is not a language model's checkpoint");
+
     if (kind == "vit") {
       vit.json = json;
       vit.attention_maps_dir = attention_maps;
@@ -295,11 +313,30 @@ int main(int argc, char** argv) {
     if (!seq2seq.test_src.empty() && !seq2seq.test_file.empty()) {
       throw std::runtime_error("--test and --test-src: give one test set, a TSV/archive file or parallel files");
     }
+    if (sample + (beam > 0) + dlstudio_decode > 1)
+      throw std::runtime_error("--sample, --beam and --dlstudio-decode: choose one way to decode");
+    if (seq2seq.decode.n_best > 1 && beam < seq2seq.decode.n_best) {
+      throw std::runtime_error("--n-best " + std::to_string(seq2seq.decode.n_best) +
+                               ": needs --beam K with K >= N (beam search keeps K hypotheses)");
+    }
     seq2seq.decode.method = dlstudio_decode ? dls::eval::DecodeMethod::kDLStudioOneShot
                             : beam > 0      ? dls::eval::DecodeMethod::kBeam
+                            : sample        ? dls::eval::DecodeMethod::kSample
                                             : dls::eval::DecodeMethod::kGreedy;
     if (beam > 0) seq2seq.decode.beam_size = beam;
-    if (!translation.sentences.empty() || translation.interactive || !translation.input_file.empty()) {
+    seq2seq.decode.sampling = lm.sampling;
+    seq2seq.decode.sampling.seed = seq2seq.seed;
+    const bool translating =
+        !translation.sentences.empty() || translation.interactive || !translation.input_file.empty();
+    if (!translating) {
+      for (const auto* only : {"--ensemble", "--alignments", "--n-best"}) {
+        if (app.count(only) > 0)
+          throw std::runtime_error(std::string(only) + ": with --translate, --input or --interactive");
+      }
+    }
+    if (translation.alignments && seq2seq.decode.n_best > 1)
+      throw std::runtime_error("--alignments: not with --n-best (the alignment is the best translation's)");
+    if (translating) {
       if (average > 0 && !translation.input_file.empty())
         throw std::runtime_error("--input: give --output for the translations, not with --average");
       dls::util::RuntimeOptions runtime;

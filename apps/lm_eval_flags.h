@@ -1,5 +1,6 @@
 // checkpoint_eval's flags for language-model runs (kind "lm"): --generate with its sampling
-// settings (--seed, --test, --data, --limit are shared with seq2seq runs).
+// settings, which seq2seq runs' --sample shares (--seed, --test, --data, --limit are shared
+// with seq2seq runs too).
 #pragma once
 
 #include <string>
@@ -11,7 +12,8 @@
 
 namespace dls::apps {
 
-// --generate, --temperature, --top-k, --top-p, --count into `request` (group "Language-model checkpoints").
+// --generate, --temperature, --top-k, --top-p, --count into `request` (group "Language-model
+// checkpoints"); checkpoint_eval refuses the sampling flags without --generate or --sample.
 inline void add_lm_eval_flags(CLI::App& app, eval::LmEvalRequest& request) {
   const std::string group = "Language-model checkpoints";
   app.add_option(
@@ -19,27 +21,25 @@ inline void add_lm_eval_flags(CLI::App& app, eval::LmEvalRequest& request) {
          "continue this prompt (repeatable; \"\" for none) with RUN's best.pt, else its newest checkpoint, using "
          "cached keys/values")
       ->group(group);
-  auto* generate = app.get_option("--generate");
-  app.add_option("--temperature", request.sampling.temperature, "--generate: divides the logits (0: greedy)")
+  app.add_option("--temperature", request.sampling.temperature, "--generate, --sample: divides the logits (0: greedy)")
       ->capture_default_str()
       ->check(in_range(0, 100))
-      ->needs(generate)
       ->group(group);
-  app.add_option("--top-k", request.sampling.top_k, "--generate: sample among the K most probable words (0: all)")
+  app.add_option("--top-k", request.sampling.top_k,
+                 "--generate, --sample: sample among the K most probable words (0: all)")
       ->capture_default_str()
       ->check(in_range(0, 1000000000))
-      ->needs(generate)
       ->group(group);
   app.add_option("--top-p", request.sampling.top_p,
-                 "--generate: sample among the fewest most probable words whose probability reaches P (1: all)")
+                 "--generate, --sample: sample among the fewest most probable words whose probability reaches P (1: "
+                 "all)")
       ->capture_default_str()
       ->check(in_range(1e-9, 1))
-      ->needs(generate)
       ->group(group);
   app.add_option("--count", request.samples, "--generate: texts per prompt (sample i draws with --seed + i)")
       ->capture_default_str()
       ->check(in_range(1, 10000))
-      ->needs(generate)
+      ->needs(app.get_option("--generate"))
       ->group(group);
 }
 

@@ -1,5 +1,6 @@
 // checkpoint_eval's flags for translating with a seq2seq checkpoint: --translate,
-// --interactive, --input (with --output, shared with --average), --raw, --attention-maps.
+// --interactive, --input (with --output, shared with --average), --raw, --ensemble,
+// --alignments, --attention-maps.
 #pragma once
 
 #include <string>
@@ -29,6 +30,14 @@ inline void add_translate_flags(CLI::App& app, eval::TranslateRequest& request, 
   app.add_flag("--raw", request.raw,
                "translations as the model writes and BLEU scores them (lowercase words), not capitalised and "
                "punctuated")
+      ->group(group);
+  app.add_option("--ensemble", request.translator.ensemble,
+                 "decode with these checkpoints too (runs or files, same vocabularies and L), their "
+                 "log-probabilities averaged at each step with RUN's")
+      ->group(group);
+  app.add_flag("--alignments", request.alignments,
+               "each translation's word alignment from the last layer's cross-attention, 'source-target' pairs "
+               "from 0 after ' ||| ' (JSON: \"alignment\")")
       ->group(group);
   app.add_option("--attention-maps", attention_maps,
                  "seq2seq: attention heat maps of the first --translate sentence; "

@@ -1,5 +1,6 @@
 #include "dls/eval/decoding.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <torch/torch.h>
@@ -19,46 +20,105 @@ TokenIds words_of(const torch::Tensor& row, std::int64_t length, std::int64_t eo
   return words;
 }
 
-// Writes the words of session rows `rows` (a [K] index) to result[sentence[row]].
-void collect(const DecoderSession& session, const torch::Tensor& rows, const torch::Tensor& sentence, std::int64_t eos,
-             std::vector<TokenIds>& result) {
+// The decoding state of every model of an ensemble, stepped together: each model gets the
+// same words and row selections, and step() averages their log-probabilities. With one
+// model it is that model's DecoderSession (its logits when asked for them).
+class EnsembleSession {
+ public:
+  EnsembleSession(const Models& models, const torch::Tensor& src, std::int64_t sos, std::int64_t max_length) {
+    for (const auto& model : models) sessions_.emplace_back(model, src, sos, torch::Tensor{}, max_length);
+  }
+  // [R, V]: log-probabilities (averaged over the models), or one model's logits.
+  torch::Tensor step(bool log_probabilities = true) {
+    if (sessions_.size() == 1) return sessions_.front().step(log_probabilities);
+    auto sum = sessions_.front().step();
+    for (std::size_t i = 1; i < sessions_.size(); ++i) sum = sum + sessions_[i].step();
+    return sum / static_cast<double>(sessions_.size());
+  }
+  void append(const torch::Tensor& words) {
+    for (auto& session : sessions_) session.append(words);
+  }
+  void select_rows(const torch::Tensor& index) {
+    for (auto& session : sessions_) session.select_rows(index);
+  }
+  std::int64_t length() const { return sessions_.front().length(); }
+  std::int64_t max_length() const { return sessions_.front().max_length(); }
+  std::int64_t rows() const { return sessions_.front().rows(); }
+  const torch::Tensor& tokens() const { return sessions_.front().tokens(); }
+
+ private:
+  std::vector<DecoderSession> sessions_;
+};
+
+using NBest = std::vector<std::vector<Hypothesis>>;
+
+// Writes the words of session rows `rows` (a [K] index) to result[sentence[row] - first].
+void collect(const EnsembleSession& session, const torch::Tensor& rows, const torch::Tensor& sentence,
+             std::int64_t first, std::int64_t eos, NBest& result) {
   const auto tokens = session.tokens().index_select(0, rows).to(torch::kCPU).contiguous();  // read on the host
   const auto ids = sentence.index_select(0, rows).to(torch::kCPU).contiguous();
   const auto* id = ids.data_ptr<std::int64_t>();
   for (std::int64_t k = 0; k < rows.size(0); ++k) {
-    result[static_cast<std::size_t>(id[k])] = words_of(tokens[k], session.length(), eos);
+    result[static_cast<std::size_t>(id[k] - first)] = {{words_of(tokens[k], session.length(), eos), NAN}};
   }
 }
 
-std::vector<TokenIds> greedy(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
-                             std::int64_t max_length) {
-  DecoderSession session(model, src, sos, {}, max_length);
-  std::vector<TokenIds> result(static_cast<std::size_t>(src.size(0)));
+// A number in [0, 1) that depends only on (seed, row, position): SplitMix64's finaliser over
+// their mix, so a sampled word does not depend on which rows shared a batch.
+double uniform(std::uint64_t seed, std::uint64_t row, std::uint64_t position) {
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (row + 1) + 0xD1B54A32D192ED03ull * (position + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+// One word per row [R] drawn from logits [R, V] as options.sampling says; rows [R] are the
+// rows' numbers in the call (the draws' keys), `position` the word's.
+torch::Tensor draw(const torch::Tensor& logits, const torch::Tensor& rows, std::int64_t position,
+                   const DecodeOptions& options) {
+  const auto ids = rows.to(torch::kCPU).contiguous();
+  std::vector<double> uniforms;
+  for (std::int64_t r = 0; r < ids.size(0); ++r) {
+    uniforms.push_back(uniform(options.sampling.seed, static_cast<std::uint64_t>(ids.data_ptr<std::int64_t>()[r]),
+                               static_cast<std::uint64_t>(position)));
+  }
+  return sample_rows(logits, options.sampling, uniforms).to(logits.device());
+}
+
+// Greedy decoding (`options` without kSample) or sampling; rows of src are the call's rows
+// first, first + 1, ...
+NBest greedy_or_sample(const Models& models, const torch::Tensor& src, std::int64_t first, std::int64_t sos,
+                       std::int64_t eos, const DecodeOptions& options) {
+  EnsembleSession session(models, src, sos, options.max_length);
+  NBest result(static_cast<std::size_t>(src.size(0)));
+  const bool sample = options.method == DecodeMethod::kSample;
   // Session row i decodes sentence[i]. A sentence leaves the session with its EOS, so each
   // later step computes only the unfinished ones: the output layer over the vocabulary,
   // most of a step's cost, shrinks as sentences end (most translations are shorter than L).
-  auto sentence = torch::arange(src.size(0), src.options().dtype(torch::kLong));
+  auto sentence = torch::arange(first, first + src.size(0), src.options().dtype(torch::kLong));
   while (session.length() < session.max_length()) {
-    // argmax of the logits: the same word as of the log-probabilities, one pass over the
-    // vocabulary instead of four (log_softmax's max, exp-sum, subtraction, then argmax).
-    const auto words = session.step(/*log_probabilities=*/false).argmax(-1);  // [R]
+    // Greedy: argmax of the logits, the same word as of the log-probabilities, one pass over
+    // the vocabulary instead of four (log_softmax's max, exp-sum, subtraction, then argmax).
+    const auto scores = session.step(/*log_probabilities=*/false);                                      // [R, V]
+    const auto words = sample ? draw(scores, sentence, session.length(), options) : scores.argmax(-1);  // [R]
     session.append(words);
     const auto finished = words == eos;
     if (!finished.any().item<bool>()) continue;
-    collect(session, finished.nonzero().squeeze(1), sentence, eos, result);
+    collect(session, finished.nonzero().squeeze(1), sentence, first, eos, result);
     const auto unfinished = (~finished).nonzero().squeeze(1);
     if (unfinished.numel() == 0) return result;
     session.select_rows(unfinished);
     sentence = sentence.index_select(0, unfinished);
   }
-  collect(session, torch::arange(session.rows(), sentence.options()), sentence, eos, result);
+  collect(session, torch::arange(session.rows(), sentence.options()), sentence, first, eos, result);
   return result;
 }
 
-std::vector<TokenIds> beam_search(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos,
-                                  std::int64_t eos, const DecodeOptions& options) {
+NBest beam_search(const Models& models, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
+                  const DecodeOptions& options) {
   const std::int64_t batch = src.size(0);
-  DecoderSession session(model, src, sos, {}, options.max_length);
+  EnsembleSession session(models, src, sos, options.max_length);
   auto log_probs = session.step();  // [B, V]
   const std::int64_t vocab = log_probs.size(1);
   const std::int64_t beams = std::min(options.beam_size, vocab);
@@ -90,69 +150,105 @@ std::vector<TokenIds> beam_search(Seq2SeqTransformer& model, const torch::Tensor
   if (options.length_penalty != 0.0) {
     ranked = ranked / ((generated.to(torch::kFloat) + 5.0) / 6.0).pow(options.length_penalty);
   }
-  const auto choice = ranked.view({batch, beams}).argmax(-1);         // [B]
+  // Each sentence's beams best first by their ranking; the n best that are real hypotheses
+  // (a beam wider than the words that can follow holds -inf rows).
+  const auto order = ranked.view({batch, beams}).argsort(-1, /*descending=*/true).to(torch::kCPU).contiguous();
   const auto tokens = session.tokens().to(torch::kCPU).contiguous();  // read on the host
-  std::vector<TokenIds> result;
+  const auto sums = scores.reshape({-1}).to(torch::kCPU, torch::kDouble).contiguous();
+  const auto keep = std::max<std::int64_t>(1, std::min(options.n_best, beams));
+  NBest result(static_cast<std::size_t>(batch));
   for (std::int64_t b = 0; b < batch; ++b) {
-    result.push_back(words_of(tokens[b * beams + choice[b].item<std::int64_t>()], session.length(), eos));
+    for (std::int64_t k = 0; k < beams && static_cast<std::int64_t>(result[b].size()) < keep; ++k) {
+      const auto row = b * beams + order[b][k].item<std::int64_t>();
+      const double sum = sums.data_ptr<double>()[row];
+      if (!std::isfinite(sum) && !result[b].empty()) break;
+      result[b].push_back({words_of(tokens[row], session.length(), eos), sum});
+    }
   }
   return result;
 }
 
-std::vector<TokenIds> one_shot(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
-                               std::int64_t max_length) {
-  const std::int64_t length = max_length > 0 ? max_length : model->config().transformer().max_seq_length();
+NBest one_shot(const Models& models, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
+               std::int64_t max_length) {
+  const std::int64_t length = max_length > 0 ? max_length : models.front()->config().transformer().max_seq_length();
   auto target = torch::full({src.size(0), length}, eos, src.options().dtype(torch::kLong));
   target.select(1, 0).fill_(sos);
-  const auto predicted = model(src, target).argmax(-1);  // [B, L-1] words 1..L-1
+  torch::Tensor scores;        // [B, L-1, V]: one model's logits, or the ensemble's mean log-probabilities
+  for (auto model : models) {  // a holder: copies share the module
+    auto out = models.size() == 1 ? model->forward(src, target) : model->forward(src, target).log_softmax(-1);
+    scores = scores.defined() ? scores + out : out;
+  }
+  const auto predicted = scores.argmax(-1);  // [B, L-1] words 1..L-1
   // Prepend a column so words_of() can skip position 0 as for the other methods.
   const auto tokens = torch::cat({target.narrow(1, 0, 1), predicted}, 1).to(torch::kCPU).contiguous();
-  std::vector<TokenIds> result;
-  for (std::int64_t b = 0; b < src.size(0); ++b) result.push_back(words_of(tokens[b], length, eos));
+  NBest result;
+  for (std::int64_t b = 0; b < src.size(0); ++b) result.push_back({{words_of(tokens[b], length, eos), NAN}});
   return result;
 }
 
-}  // namespace
-
-std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos,
-                                   std::int64_t eos, const DecodeOptions& options) {
+// Rows first.. of the call in src [B, L], each as its method decodes it.
+NBest decode_rows(const Models& models, const torch::Tensor& src, std::int64_t first, std::int64_t sos,
+                  std::int64_t eos, const DecodeOptions& options) {
   TORCH_CHECK(src.dim() == 2, "source tokens must be [B, L]");
-  const bool was_training = model->is_training();
-  model->eval();
-  std::vector<std::vector<TokenIds>> parts(
-      static_cast<std::size_t>(util::effective_chunks(src.size(0), options.workers)));
+  TORCH_CHECK(!models.empty(), "decoding needs a model");
+  std::vector<bool> was_training;
+  for (auto model : models) {  // a holder: copies share the module
+    was_training.push_back(model->is_training());
+    model->eval();
+  }
+  std::vector<NBest> parts(static_cast<std::size_t>(util::effective_chunks(src.size(0), options.workers)));
   util::for_each_chunk(src.size(0), options.workers, [&](int k, std::int64_t begin, std::int64_t end) {
     torch::NoGradGuard no_grad;  // grad mode is per thread
     const auto rows = src.slice(0, begin, end);
     auto& result = parts[static_cast<std::size_t>(k)];
     switch (options.method) {
       case DecodeMethod::kGreedy:
-        result = greedy(model, rows, sos, eos, options.max_length);
+      case DecodeMethod::kSample:
+        result = greedy_or_sample(models, rows, first + begin, sos, eos, options);
         break;
       case DecodeMethod::kBeam:
-        result = beam_search(model, rows, sos, eos, options);
+        result = beam_search(models, rows, sos, eos, options);
         break;
       case DecodeMethod::kDLStudioOneShot:
-        result = one_shot(model, rows, sos, eos, options.max_length);
+        result = one_shot(models, rows, sos, eos, options.max_length);
         break;
     }
   });
-  model->train(was_training);
-  std::vector<TokenIds> result;
+  for (std::size_t i = 0; i < models.size(); ++i) Seq2SeqTransformer(models[i])->train(was_training[i]);
+  NBest result;
   for (auto& part : parts) std::move(part.begin(), part.end(), std::back_inserter(result));
   return result;
 }
 
-std::vector<TokenIds> translate(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
-                                const DecodeOptions& options) {
-  std::vector<TokenIds> all;
+std::vector<TokenIds> best_of(NBest n_best) {
+  std::vector<TokenIds> best;
+  best.reserve(n_best.size());
+  for (auto& hypotheses : n_best) best.push_back(std::move(hypotheses.front().words));
+  return best;
+}
+
+}  // namespace
+
+std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos,
+                                   std::int64_t eos, const DecodeOptions& options) {
+  return best_of(decode_rows({model}, src, 0, sos, eos, options));
+}
+
+std::vector<std::vector<Hypothesis>> translate_n_best(const Models& models, const torch::Tensor& src, std::int64_t sos,
+                                                      std::int64_t eos, const DecodeOptions& options) {
+  NBest all;
   all.reserve(static_cast<std::size_t>(src.size(0)));
   for (std::int64_t start = 0; start < src.size(0); start += options.batch_size) {
     const auto rows = std::min(options.batch_size, src.size(0) - start);
-    auto part = decode_batch(model, src.narrow(0, start, rows), sos, eos, options);
+    auto part = decode_rows(models, src.narrow(0, start, rows), start, sos, eos, options);
     std::move(part.begin(), part.end(), std::back_inserter(all));
   }
   return all;
+}
+
+std::vector<TokenIds> translate(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
+                                const DecodeOptions& options) {
+  return best_of(translate_n_best({model}, src, sos, eos, options));
 }
 
 std::string to_string(DecodeMethod method) {
@@ -163,6 +259,8 @@ std::string to_string(DecodeMethod method) {
       return "beam";
     case DecodeMethod::kDLStudioOneShot:
       return "dlstudio";
+    case DecodeMethod::kSample:
+      return "sample";
   }
   return "?";
 }

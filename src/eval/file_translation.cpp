@@ -13,7 +13,10 @@
 #include <utility>
 #include <vector>
 
+#include <spdlog/fmt/fmt.h>
+
 #include "dls/data/normalize.h"
+#include "dls/eval/word_alignment.h"
 #include "dls/util/json.h"
 #include "dls/util/progress.h"
 
@@ -25,7 +28,8 @@ constexpr std::size_t kUnknownLinesShown = 5;  // lines whose unknown words are 
 constexpr std::size_t kNoteLinesShown = 5;     // lines whose note is shown
 
 // `checkpoint`: the file translated with.
-std::string translation_json(const SentenceTranslation& t, const std::string& checkpoint) {
+std::string translation_json(const SentenceTranslation& t, const std::vector<AlignmentPoint>& alignment,
+                             const TranslateRequest& request, const std::string& checkpoint) {
   util::JsonWriter json;
   json.begin_object().key("input").value(t.input);
   if (t.ok()) {
@@ -34,6 +38,15 @@ std::string translation_json(const SentenceTranslation& t, const std::string& ch
     json.end_array().key("translation").value(t.text).key("raw").value(t.raw);
     json.key("log_probability").value(t.log_probability);
     if (!t.note.empty()) json.key("note").value(t.note);
+    if (request.decode.n_best > 1) {
+      json.key("n_best").begin_array();
+      for (const auto& a : t.n_best) {
+        json.begin_object().key("translation").value(a.text).key("raw").value(a.raw);
+        json.key("log_probability").value(a.log_probability).end_object();
+      }
+      json.end_array();
+    }
+    if (request.alignments) json.key("alignment").value(alignment_text(alignment));
   } else {
     json.key("error").value(t.error);
   }
@@ -73,7 +86,8 @@ class FileTranslation {
       }
       if (!t.note.empty() && ++note_lines_ <= kNoteLinesShown)
         messages_ << "line " << line << ": note: " << t.note << "\n";
-      text += output_line(t, request_, translator_.checkpoint_file()) + "\n";
+      const auto alignment = request_.alignments && t.ok() ? translator_.alignment(t) : std::vector<AlignmentPoint>{};
+      text += output_lines(t, line - 1, alignment, request_, translator_.checkpoint_file());
     }
     sink_(text);
   }
@@ -142,10 +156,19 @@ std::size_t translate_lines(Translator& translator, const TranslateRequest& requ
 
 }  // namespace
 
-std::string output_line(const SentenceTranslation& t, const TranslateRequest& request, const std::string& checkpoint) {
-  if (request.json) return translation_json(t, checkpoint);
-  if (!t.ok()) return "";
-  return request.raw ? t.raw : t.text;
+std::string output_lines(const SentenceTranslation& t, std::size_t number, const std::vector<AlignmentPoint>& alignment,
+                         const TranslateRequest& request, const std::string& checkpoint) {
+  if (request.json) return translation_json(t, alignment, request, checkpoint) + "\n";
+  if (!t.ok()) return request.decode.n_best > 1 ? "" : "\n";
+  if (request.decode.n_best > 1) {
+    std::string lines;
+    for (const auto& a : t.n_best) {
+      lines += std::to_string(number) + " ||| " + (request.raw ? a.raw : a.text) + " ||| " +
+               fmt::format("{:.4f}", a.log_probability) + "\n";
+    }
+    return lines;
+  }
+  return (request.raw ? t.raw : t.text) + (request.alignments ? " ||| " + alignment_text(alignment) : "") + "\n";
 }
 
 TranslationFiles::TranslationFiles(const TranslateRequest& request, std::istream& standard_input)

@@ -10,15 +10,20 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dls/eval/sentence_translation.h"
 #include "dls/util/output_file.h"
 
 namespace dls::eval {
 
-// The one line written for `t` in every mode: its JSON object (naming `checkpoint`, the file
-// translated with), its translation, or "" when it failed.
-std::string output_line(const SentenceTranslation& t, const TranslateRequest& request, const std::string& checkpoint);
+// What is written for `t`, sentence `number` (0-based), newline included, in every mode: its
+// JSON object (naming `checkpoint`, the file translated with; "n_best" and "alignment" when
+// asked), its translation (" ||| " and `alignment`'s pairs after it with --alignments), or an
+// empty line when it failed; with --n-best N, a line "number ||| translation ||| log p" for each
+// of its n best (none when it failed), as Moses and Marian write n-best lists.
+std::string output_lines(const SentenceTranslation& t, std::size_t number, const std::vector<AlignmentPoint>& alignment,
+                         const TranslateRequest& request, const std::string& checkpoint);
 
 // --input and --output of `request`, ready before any work.
 class TranslationFiles {

@@ -1,6 +1,5 @@
 #include "dls/eval/lm_generation.h"
 
-#include <limits>
 #include <random>
 
 #include <torch/torch.h>
@@ -15,44 +14,10 @@ double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) *
 // The token chosen from logits [V].
 std::int64_t choose(const torch::Tensor& logits, const SamplingOptions& options, std::mt19937_64& rng) {
   if (options.temperature <= 0) return logits.argmax().item<std::int64_t>();
-  // In double and shifted so that the largest is 0: a tiny temperature (1e-40) then sends the
-  // others to -inf, not every logit to +inf (whose softmax is NaN), and sampling tends to
-  // the greedy choice as it should.
-  const auto scores = logits.to(torch::kDouble);
-  const auto shifted = (scores - scores.max()) / options.temperature;
-  auto filtered = top_p_filter(top_k_filter(shifted, options.top_k), options.top_p);
-  const auto probs = torch::softmax(filtered.to(torch::kDouble), -1).contiguous();
-  const auto* p = probs.data_ptr<double>();
-  const double u = uniform(rng);
-  double cumulative = 0;
-  std::int64_t last = 0;
-  for (std::int64_t i = 0; i < probs.size(0); ++i) {
-    if (p[i] <= 0) continue;
-    last = i;
-    cumulative += p[i];
-    if (u < cumulative) return i;
-  }
-  return last;  // rounding left u above the total
+  return sample_rows(logits.unsqueeze(0), options, {uniform(rng)})[0].item<std::int64_t>();
 }
 
 }  // namespace
-
-torch::Tensor top_k_filter(const torch::Tensor& logits, std::int64_t k) {
-  if (k <= 0 || k >= logits.size(-1)) return logits;
-  const auto kth = std::get<0>(logits.topk(k, -1)).narrow(-1, k - 1, 1);  // [..., 1]
-  return logits.masked_fill(logits < kth, -std::numeric_limits<double>::infinity());
-}
-
-torch::Tensor top_p_filter(const torch::Tensor& logits, double p) {
-  if (p >= 1) return logits;
-  const auto [sorted, order] = logits.sort(-1, /*descending=*/true);
-  const auto cumulative = torch::softmax(sorted.to(torch::kDouble), -1).cumsum(-1);
-  // Drop a token when the tokens before it already reach p: the first always stays.
-  const auto before = cumulative - torch::softmax(sorted.to(torch::kDouble), -1);
-  const auto drop_sorted = before >= p;
-  const auto drop = torch::zeros_like(drop_sorted).scatter(-1, order, drop_sorted);
-  return logits.masked_fill(drop, -std::numeric_limits<double>::infinity());
-}
 
 Generation generate(LanguageModel& model, const std::vector<std::int64_t>& prompt, std::int64_t eos,
                     const SamplingOptions& options, bool cached) {

@@ -58,20 +58,23 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
   if (files) return translate_file(translator, request, *files, out, messages);
 
   std::size_t failures = 0;
+  std::size_t number = 0;  // of the sentence, from 0: the n-best lists' first field
   bool first = true;
   const auto handle = [&](const std::vector<std::string>& sentences) {
     for (const auto& t : translator.translate(sentences, request.decode)) {
+      const auto this_number = number++;
       if (!t.ok()) {
         ++failures;
         messages << "error: \"" << t.input << "\": " << t.error << "\n";
-        if (request.json) out << output_line(t, request, translator.checkpoint_file()) << std::endl;
+        if (request.json) out << output_lines(t, this_number, {}, request, translator.checkpoint_file()) << std::flush;
         first = false;
         continue;
       }
       if (!t.unknown.empty())
         messages << "unknown words (translated as <unk>): " << data::join_words(t.unknown) << "\n";
       if (!t.note.empty()) messages << "note: " << t.note << "\n";
-      out << output_line(t, request, translator.checkpoint_file()) << std::endl;
+      const auto alignment = request.alignments ? translator.alignment(t) : std::vector<AlignmentPoint>{};
+      out << output_lines(t, this_number, alignment, request, translator.checkpoint_file()) << std::flush;
       if (first && !request.attention_maps_dir.empty()) {
         const auto files = save_attention_maps(translator.attention(t), request.attention_maps_dir);
         messages << "wrote " << files.size() << " attention maps to " << request.attention_maps_dir << "\n";

@@ -6,6 +6,7 @@ list(APPEND DLS_SOURCES
   eval/chrf.cpp
   eval/confusion_matrix.cpp
   eval/decoding.cpp
+  eval/word_alignment.cpp
   eval/long_sentences.cpp
   eval/sacrebleu.cpp
   eval/score_json.cpp
@@ -21,6 +22,7 @@ list(APPEND DLS_SOURCES
   eval/lm_checkpoint_report.cpp
   eval/lm_evaluation.cpp
   eval/lm_generation.cpp
+  eval/sampling.cpp
   eval/image_classifier.cpp
   eval/file_translation.cpp
 )

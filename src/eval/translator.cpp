@@ -1,6 +1,7 @@
 #include "dls/eval/translator.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <string_view>
 
@@ -12,6 +13,7 @@
 #include "dls/data/languages.h"
 #include "dls/data/normalize.h"
 #include "dls/eval/long_sentences.h"
+#include "dls/eval/word_alignment.h"
 #include "dls/models/attention_trace.h"
 #include "dls/util/device.h"
 #include "dls/util/utf8.h"
@@ -78,6 +80,33 @@ Translator::Translator(checkpoint::LoadedSeq2Seq loaded, std::string checkpoint_
       device_(util::select_device(options.device)),
       scores_(options.scores) {
   loaded_.model->to(device_);
+  models_.push_back(loaded_.model);
+  for (const auto& other : options.ensemble) {
+    const auto file = checkpoint::best_or_latest_checkpoint(other);
+    auto member = checkpoint::load_seq2seq_checkpoint(file, options.weights);
+    const auto subwords = [](const std::optional<data::SubwordModel>& model) {
+      return model ? model->serialized_proto() : std::string();
+    };
+    const char* differs = member.english.words() != loaded_.english.words()   ? "source vocabulary"
+                          : member.spanish.words() != loaded_.spanish.words() ? "target vocabulary"
+                          : subwords(member.english_subwords) != subwords(loaded_.english_subwords) ||
+                                  subwords(member.spanish_subwords) != subwords(loaded_.spanish_subwords)
+                              ? "subword model"
+                          : member.model->config().transformer().max_seq_length() !=
+                                  loaded_.model->config().transformer().max_seq_length()
+                              ? "length L"
+                          : member.model->config().transformer().flattened() != splits_long_sentences() ? "layout"
+                          : member.info.settings.padding() != loaded_.info.settings.padding()           ? "padding"
+                                                                                                        : nullptr;
+    if (differs != nullptr) {
+      throw std::invalid_argument(file + ": its " + std::string(differs) + " differs from " + checkpoint_file_ +
+                                  "'s; an ensemble needs checkpoints of one run (or runs on the same data)");
+    }
+    member.model->to(device_);
+    member.model->eval();
+    models_.push_back(member.model);
+    ensemble_files_.push_back(file);
+  }
   loaded_.model->eval();
 }
 
@@ -109,10 +138,11 @@ std::vector<std::int64_t> Translator::source_ids(const TokenList& tokens, std::v
 std::vector<SentenceTranslation> Translator::translate(const std::vector<std::string>& sentences,
                                                        const DecodeOptions& decode) {
   std::vector<SentenceTranslation> results(sentences.size());
-  std::vector<SplitSource> splits(sentences.size());  // the sentences translated in parts
-  std::vector<std::vector<std::int64_t>> rows;        // [L] source ids of what fits the model
-  std::vector<RowOwner> owners;                       // whose output each row is
-  std::vector<SentenceTranslation*> whole;            // longer than L - 2, decoded alone
+  std::vector<SplitSource> splits(sentences.size());               // the sentences translated in parts
+  std::vector<std::vector<std::int64_t>> rows;                     // [L] source ids of what fits the model
+  std::vector<RowOwner> owners;                                    // whose output each row is
+  std::vector<SentenceTranslation*> whole;                         // longer than L - 2, decoded alone
+  std::map<SentenceTranslation*, std::vector<Hypothesis>> n_best;  // decode.n_best > 1: the hypotheses
   for (std::size_t i = 0; i < sentences.size(); ++i) {
     auto& t = results[i];
     t.input = sentences[i];
@@ -136,11 +166,12 @@ std::vector<SentenceTranslation> Translator::translate(const std::vector<std::st
     const auto src = torch::tensor(flatten(rows), torch::kLong)
                          .view({static_cast<std::int64_t>(rows.size()), length})
                          .to(device_);  // [N, L]
-    const auto outputs = eval::translate(loaded_.model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, decode);
+    auto outputs = this->decode(src, decode);
     std::vector<const TokenList*> written;
     for (std::size_t k = 0; k < owners.size(); ++k) {
-      owners[k].output() = loaded_.spanish.decode(outputs[k]);
+      owners[k].output() = loaded_.spanish.decode(outputs[k].front().words);
       written.push_back(&owners[k].output());
+      if (owners[k].part < 0 && decode.n_best > 1) n_best[owners[k].sentence] = std::move(outputs[k]);
     }
     if (scores_) {
       const auto scores = log_probabilities(src, written, length, std::max<std::int64_t>(1, decode.batch_size));
@@ -150,11 +181,31 @@ std::vector<SentenceTranslation> Translator::translate(const std::vector<std::st
       }
     }
   }
-  for (auto* t : whole) translate_whole(*t, decode);
+  for (auto* t : whole) n_best[t] = translate_whole(*t, decode);
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (results[i].ok()) finish(results[i], splits[i]);
   }
+  for (auto& [t, hypotheses] : n_best) {
+    if (decode.n_best <= 1) continue;
+    for (const auto& h : hypotheses) {
+      t->n_best.push_back(alternative(*t, h.words));
+      t->n_best.back().log_probability = h.log_probability;
+    }
+  }
   return results;
+}
+
+std::vector<std::vector<Hypothesis>> Translator::decode(const torch::Tensor& src, const DecodeOptions& decode) const {
+  return translate_n_best(models_, src, data::Vocabulary::kSos, data::Vocabulary::kEos, decode);
+}
+
+Alternative Translator::alternative(const SentenceTranslation& t, const TokenIds& ids) const {
+  const auto tokens = loaded_.spanish.decode(ids);
+  const auto words = loaded_.spanish_subwords ? loaded_.spanish_subwords->decode(tokens) : tokens;
+  Alternative a;
+  a.raw = data::join_words(words);
+  a.text = data::detokenize(words, t.input, data::language_rules(loaded_.info.settings.data.target_language()));
+  return a;
 }
 
 std::vector<std::vector<std::int64_t>> Translator::split_rows(SentenceTranslation& t, SplitSource& split) const {
@@ -198,17 +249,18 @@ void Translator::finish(SentenceTranslation& t, const SplitSource& split) const 
   t.raw = data::join_words(t.output_words);
 }
 
-void Translator::translate_whole(SentenceTranslation& t, const DecodeOptions& decode) {
+std::vector<Hypothesis> Translator::translate_whole(SentenceTranslation& t, const DecodeOptions& decode) {
   const auto n = static_cast<std::int64_t>(t.tokens.size());
   auto options = decode;
   options.max_length = decode_positions(n, max_source_tokens() + 2);
   const auto src = torch::tensor(source_ids(t.tokens, &t.unknown), torch::kLong).unsqueeze(0).to(device_);  // [1, n+2]
-  t.output_tokens = loaded_.spanish.decode(
-      eval::translate(loaded_.model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, options).front());
+  auto hypotheses = std::move(this->decode(src, options).front());
+  t.output_tokens = loaded_.spanish.decode(hypotheses.front().words);
   if (scores_) t.log_probability = log_probabilities(src, {&t.output_tokens}, options.max_length, 1).front();
   t.note = fmt::format("{} {}, more than the {} this model was trained on: translated whole (up to {} {} out)", n,
                        loaded_.english_subwords ? "subword pieces" : "words", max_source_tokens(),
                        options.max_length - 2, loaded_.spanish_subwords ? "pieces" : "words");
+  return hypotheses;
 }
 
 SentenceTranslation Translator::translate(const std::string& sentence, const DecodeOptions& decode) {
@@ -255,6 +307,8 @@ std::vector<double> Translator::log_probabilities(const torch::Tensor& src,
   }
   return result;
 }
+
+std::vector<AlignmentPoint> Translator::alignment(const SentenceTranslation& t) { return hard_alignment(attention(t)); }
 
 TranslationAttention Translator::attention(const SentenceTranslation& t) {
   if (!t.ok()) throw std::invalid_argument("no attention for a sentence not translated: " + t.error);

@@ -111,6 +111,18 @@ TranslateCall parse_translate_call(const std::string& body, const ServeLimits& l
     check_sentence(call.sentences.back(), limits, "sentence " + std::to_string(i + 1));
   }
   call.beam = read_beam(request, limits);
+  if (request.contains("n_best") && !request["n_best"].is_null()) {
+    const auto& n = request["n_best"];
+    if (!n.is_number_integer() || n.get<long long>() < 1 || n.get<long long>() > call.beam) {
+      throw ApiError(
+          400, "\"n_best\" must be an integer from 1 to the beam (" + std::to_string(call.beam) + "), not " + n.dump());
+    }
+    call.n_best = static_cast<int>(n.get<long long>());
+  }
+  if (request.contains("alignment") && !request["alignment"].is_null()) {
+    if (!request["alignment"].is_boolean()) throw ApiError(400, "\"alignment\" must be true or false");
+    call.alignment = request["alignment"].get<bool>();
+  }
   return call;
 }
 
@@ -125,9 +137,24 @@ AttentionCall parse_attention_call(const std::string& body, const ServeLimits& l
   return call;
 }
 
-std::string translate_answer(const BatchResult& result, int beam, double total_ms) {
+std::string translate_answer(const BatchResult& result, int beam, double total_ms, int n_best,
+                             const std::vector<std::string>& alignments) {
   json translations = json::array();
-  for (const auto& t : result.translations) translations.push_back(translation_json(t));
+  for (std::size_t i = 0; i < result.translations.size(); ++i) {
+    const auto& t = result.translations[i];
+    auto one = translation_json(t);
+    if (t.ok() && n_best > 1) {
+      json list = json::array();
+      for (std::size_t k = 0; k < t.n_best.size() && k < static_cast<std::size_t>(n_best); ++k) {
+        const auto& a = t.n_best[k];
+        list.push_back(
+            {{"translation", a.text}, {"raw", a.raw}, {"log_probability", number_or_null(a.log_probability)}});
+      }
+      one["n_best"] = std::move(list);
+    }
+    if (t.ok() && i < alignments.size()) one["alignment"] = alignments[i];
+    translations.push_back(std::move(one));
+  }
   const json answer = {
       {"translations", std::move(translations)},
       {"beam", beam},

@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "dls/eval/word_alignment.h"
 #include "dls/serve/api_json.h"
 #include "dls/serve/batcher.h"
 #include "dls/serve/http_server.h"
@@ -26,6 +27,7 @@ eval::DecodeOptions decode_options(int beam, std::size_t sentences) {
   eval::DecodeOptions decode;
   decode.method = beam > 1 ? eval::DecodeMethod::kBeam : eval::DecodeMethod::kGreedy;
   decode.beam_size = std::max(1, beam);
+  decode.n_best = decode.beam_size;  // beam search holds them all: a request's "n_best" costs nothing more
   decode.batch_size = static_cast<std::int64_t>(std::max<std::size_t>(1, sentences));  // the batch in one pass
   return decode;
 }
@@ -77,7 +79,18 @@ struct TranslateServer::Impl {
     const auto start = Clock::now();
     const auto call = parse_translate_call(req.body, settings.limits);
     const auto result = batcher.submit(call.sentences, call.beam).wait(timeout());
-    return json_response(200, translate_answer(result, call.beam, ms_since(start)));
+    std::vector<std::string> alignments;
+    if (call.alignment) {  // one teacher-forced pass per translation, on the model's thread
+      alignments = batcher.run_alone<std::vector<std::string>>(
+          [this, translations = result.translations] {  // a copy: the task may outlive a timed-out wait
+            std::vector<std::string> texts;
+            for (const auto& t : translations)
+              texts.push_back(t.ok() ? eval::alignment_text(translator->alignment(t)) : "");
+            return texts;
+          },
+          timeout());
+    }
+    return json_response(200, translate_answer(result, call.beam, ms_since(start), call.n_best, alignments));
   }
 
   HttpResponse attention(const HttpRequest& req) {

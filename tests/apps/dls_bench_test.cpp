@@ -100,7 +100,8 @@ TEST(BenchApp, ProfileAndPlainProducts) {
   const auto table = run.err.find("operator profile: ");
   ASSERT_NE(table, std::string::npos) << run.err;
   // Header, column titles, then exactly three operator rows, the largest self time first.
-  const std::regex row(R"(\n(\S+) +(\d+) +([0-9.]+) +([0-9.]+) +([0-9.]+)%)");
+  // Operator names may hold spaces ("autograd::engine::evaluate_function: AddBackward0").
+  const std::regex row(R"(\n(\S.*?) +(\d+) +([0-9.]+) +([0-9.]+) +([0-9.]+)%)");
   std::vector<double> self_ms;
   const std::string rest = run.err.substr(table);
   for (auto it = std::sregex_iterator(rest.begin(), rest.end(), row); it != std::sregex_iterator(); ++it) {

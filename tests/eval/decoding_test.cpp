@@ -21,18 +21,6 @@ using testing::VariantLayout;
 
 constexpr std::int64_t kSos = 0, kEos = 1, kPad = 2;
 
-// [B, L] sources: SOS, 1..L-2 random words, EOS, padding.
-torch::Tensor sources(std::int64_t batch, std::int64_t length, std::int64_t vocab) {
-  auto src = torch::full({batch, length}, kPad, torch::kLong);
-  for (std::int64_t b = 0; b < batch; ++b) {
-    const std::int64_t n = 1 + b % (length - 2);
-    src[b][0] = kSos;
-    src[b].narrow(0, 1, n).copy_(testing::random_tokens(1, n, vocab)[0]);
-    src[b][n + 1] = kEos;
-  }
-  return src;
-}
-
 // The textbook loop: run the full model on the prefix decoded so far (later positions
 // hold padding, which the causal masking hides) and take the argmax at the last position.
 std::vector<TokenIds> plain_greedy(Seq2SeqTransformer& model, const torch::Tensor& src) {
@@ -64,7 +52,7 @@ class Decoding : public ::testing::TestWithParam<VariantLayout> {
     torch::manual_seed(7);
     model_ = Seq2SeqTransformer(testing::small_config(GetParam().variant, GetParam().layout));
     model_->eval();
-    src_ = sources(6, 6, 23);
+    src_ = testing::source_rows(6, 6, 23);
   }
   Seq2SeqTransformer model_{nullptr};
   torch::Tensor src_;
@@ -83,7 +71,7 @@ TEST_P(Decoding, GreedyEqualsRerunningTheModelOnThePrefix) {
 // the EOS bias raised until sentences end at three or more different steps, each still gets
 // the words of the plain loop, which runs every sentence to the end.
 TEST_P(Decoding, FinishedSentencesLeaveWithoutChangingTheOthers) {
-  const auto src = sources(16, 6, 23);
+  const auto src = testing::source_rows(16, 6, 23);
   auto bias = model_->master_decoder->out->bias;
   const double eos_bias = bias[kEos].item<double>();
   std::vector<TokenIds> fast;
@@ -159,7 +147,7 @@ TEST_P(Decoding, BeamAsWideAsTheVocabularyIsExhaustiveForTwoWords) {
 // The fast path: sentences decoded in concurrent chunks give the plain loop's translations,
 // for every method, with even and uneven chunks and more workers than sentences.
 TEST_P(Decoding, ChunksOnThreadsEqualThePlainLoop) {
-  const auto src = sources(13, 6, 23);
+  const auto src = testing::source_rows(13, 6, 23);
   for (const auto method : {DecodeMethod::kGreedy, DecodeMethod::kBeam, DecodeMethod::kDLStudioOneShot}) {
     DecodeOptions options;
     options.method = method;
@@ -220,7 +208,7 @@ TEST_P(Decoding, DLStudioOutputsNeverEmitPadOrUnk) {
 // layouts with per-position weights decode it (vaswani: as the plain loop over the longer
 // target); the dlstudio layout, whose weights span L, refuses.
 TEST_P(Decoding, ALongerSourceDecodesPastLOutsideTheDLStudioLayout) {
-  const auto src = sources(4, 12, 23);  // L = 6
+  const auto src = testing::source_rows(4, 12, 23);  // L = 6
   DecodeOptions options;
   options.max_length = 12;
   if (GetParam().layout == Layout::kDLStudio) {

@@ -5,6 +5,8 @@ list(APPEND DLS_TEST_SOURCES
   eval/chrf_test.cpp
   eval/confusion_matrix_test.cpp
   eval/decoding_test.cpp
+  eval/decoding_options_test.cpp
+  eval/word_alignment_test.cpp
   eval/long_sentences_test.cpp
   eval/sacrebleu_test.cpp
   eval/seq2seq_checkpoint_report_test.cpp

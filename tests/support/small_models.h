@@ -34,6 +34,19 @@ inline torch::Tensor random_tokens(std::int64_t batch, std::int64_t length, std:
   return torch::randint(3, vocab, {batch, length}, torch::kLong);
 }
 
+// [B, L] sources as decoding reads them: SOS (0), 1 to L-2 random words (row b has
+// 1 + b % (L-2)), EOS (1), then padding (2).
+inline torch::Tensor source_rows(std::int64_t batch, std::int64_t length, std::int64_t vocab) {
+  auto src = torch::full({batch, length}, 2, torch::kLong);
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const std::int64_t n = 1 + b % (length - 2);
+    src[b][0] = 0;
+    src[b].narrow(0, 1, n).copy_(random_tokens(1, n, vocab)[0]);
+    src[b][n + 1] = 1;
+  }
+  return src;
+}
+
 struct VariantLayout {
   Variant variant;
   Layout layout;

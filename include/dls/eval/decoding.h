@@ -1,7 +1,9 @@
 // Translating with a trained Seq2SeqTransformer: greedy and beam-search decoding, both
 // autoregressive (each chosen word is fed back), and DLStudio's one-shot decoding for
 // comparison (the decoder is given SOS followed by EOS everywhere and every position is
-// read at once -- what DLStudio's evaluation does).
+// read at once -- what DLStudio's evaluation does); sampling (top-k, top-p, temperature:
+// back-translation's noisy outputs); beam search's n best; and an ensemble of models whose
+// log-probabilities are averaged at every step.
 #pragma once
 
 #include <cstdint>
@@ -10,16 +12,23 @@
 
 #include <torch/types.h>
 
+#include "dls/eval/sampling.h"
 #include "dls/models/seq2seq.h"
 
 namespace dls::eval {
 
-enum class DecodeMethod { kGreedy, kBeam, kDLStudioOneShot };
+enum class DecodeMethod { kGreedy, kBeam, kDLStudioOneShot, kSample };
 
 struct DecodeOptions {
   DecodeMethod method = DecodeMethod::kGreedy;
-  std::int64_t beam_size = 4;     // kBeam
-  double length_penalty = 0.0;    // kBeam: GNMT's alpha, score / ((5 + n) / 6)^alpha; 0 = none
+  std::int64_t beam_size = 4;   // kBeam
+  double length_penalty = 0.0;  // kBeam: GNMT's alpha, score / ((5 + n) / 6)^alpha; 0 = none
+  std::int64_t n_best = 1;      // kBeam: hypotheses returned per sentence, best first (at most beam_size)
+  // kSample: each word drawn from the model's distribution as `sampling` says (temperature,
+  // top-k, top-p; a temperature <= 0 is greedy). The draws are a function of sampling.seed,
+  // the sentence's row in the call and the position, so the same rows and seed give the same
+  // samples whatever the batch size or workers.
+  SamplingOptions sampling;
   std::int64_t batch_size = 256;  // sentences decoded together (translate())
   // Positions of a translation, SOS and EOS included: at most max_length - 1 words follow
   // SOS (0: the model's L). Another value only for the layouts that are not dlstudio
@@ -33,6 +42,17 @@ struct DecodeOptions {
 // One translation per source row: the word ids after SOS, EOS excluded.
 using TokenIds = std::vector<std::int64_t>;
 
+// One of beam search's n best: its words and the sum of their log-probabilities (the EOS's
+// included when it was written), as the search scored them.
+struct Hypothesis {
+  TokenIds words;
+  double log_probability = 0.0;
+};
+
+// The models an ensemble decodes with: one, or several with the same vocabularies, whose
+// log-probabilities are averaged at each step (as fairseq and Marian ensemble checkpoints).
+using Models = std::vector<Seq2SeqTransformer>;
+
 // src [B, S] -> B translations (S = L, or any length for the layouts that are not dlstudio). Runs under NoGradGuard;
 // the model is put in eval mode and restored afterwards.
 std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos,
@@ -42,7 +62,12 @@ std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tenso
 std::vector<TokenIds> translate(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
                                 const DecodeOptions& options = {});
 
-// "greedy", "beam", "dlstudio"
+// All rows of src [N, L] with an ensemble, each row's hypotheses best first: options.n_best
+// of beam search's (fewer when the vocabulary is smaller), or the one of the other methods.
+std::vector<std::vector<Hypothesis>> translate_n_best(const Models& models, const torch::Tensor& src, std::int64_t sos,
+                                                      std::int64_t eos, const DecodeOptions& options = {});
+
+// "greedy", "beam", "dlstudio", "sample"
 std::string to_string(DecodeMethod method);
 
 }  // namespace dls::eval

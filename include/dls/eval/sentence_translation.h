@@ -23,8 +23,9 @@ struct TranslateRequest {
   // or not at all (util::write_output_file).
   std::string input_file;
   std::string output_file;
-  bool raw = false;  // lowercase words as the model writes and BLEU scores them, not the display form
-  DecodeOptions decode;
+  bool raw = false;         // lowercase words as the model writes and BLEU scores them, not the display form
+  DecodeOptions decode;     // n_best > 1: n-best lists (file_translation.h's output_lines says how they are written)
+  bool alignments = false;  // each translation's word alignment (Translator::alignment), "0-0 1-2 ..."
   std::string attention_maps_dir;  // non-empty: heat maps of the first sentence's translation
   bool json = false;               // one JSON object per sentence (a line each)
   TranslatorOptions translator;    // device, weights

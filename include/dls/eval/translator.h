@@ -32,6 +32,24 @@ struct TranslatorOptions {
   std::string device = "cpu";                                      // cpu, cuda, auto
   checkpoint::Weights weights = checkpoint::Weights::kEvaluation;  // the moving average when saved
   bool scores = true;  // also score each translation (one teacher-forced pass more per batch)
+  // More checkpoints decoded with the loaded one as an ensemble (their log-probabilities
+  // averaged at each step); each must have the same vocabularies and length L. Scores and
+  // attention stay the loaded model's.
+  std::vector<std::string> ensemble;
+};
+
+// One of a sentence's n best translations (DecodeOptions::n_best, beam search), best first.
+struct Alternative {
+  std::string text;              // for people, as SentenceTranslation::text
+  std::string raw;               // as SentenceTranslation::raw
+  double log_probability = NAN;  // the beam's sum of log-probabilities (the ensemble's mean)
+};
+
+// A source word and the target word it is aligned to (0-based word positions).
+struct AlignmentPoint {
+  int source = 0;
+  int target = 0;
+  bool operator==(const AlignmentPoint& other) const { return source == other.source && target == other.target; }
 };
 
 // One part of a sentence translated in parts (the dlstudio layout, a sentence too long for it).
@@ -54,7 +72,10 @@ struct SentenceTranslation {
   // ("20 words, more than the 8 ...: translated in 3 parts, ...").
   std::string note;
   std::vector<TranslatedPart> parts;  // translated in parts: each, in order (empty: translated whole)
-  std::string error;                  // non-empty: not translated, the rest is empty
+  // DecodeOptions::n_best > 1 with beam search: the n best, best first; the first is this
+  // translation. A sentence translated in parts has only its own (the parts' best joined).
+  std::vector<Alternative> n_best;
+  std::string error;  // non-empty: not translated, the rest is empty
   bool ok() const { return error.empty(); }
 };
 
@@ -89,7 +110,15 @@ class Translator {
   // teacher-forced pass over its output). Throws for one that is not.
   TranslationAttention attention(const SentenceTranslation& translation);
 
+  // Word alignment of a translation that ok(): each output word with the source word the last
+  // decoder layer's cross-attention (its heads averaged) weighs most, as fairseq's
+  // --print-alignment and Marian's --alignment 'hard' read it; subword pieces are merged to
+  // their words. Sorted by target word. Throws for one that is not ok().
+  std::vector<AlignmentPoint> alignment(const SentenceTranslation& translation);
+
   const checkpoint::LoadedSeq2Seq& model() const { return loaded_; }
+  // The checkpoints decoded as an ensemble with model(): none unless TranslatorOptions::ensemble.
+  const std::vector<std::string>& ensemble_files() const { return ensemble_files_; }
   // The file loaded; checkpoint::progress_summary(model().info.progress) says how far its run
   // had trained ("epoch 3, validation BLEU 0.210, loss 2.31").
   const std::string& checkpoint_file() const { return checkpoint_file_; }
@@ -114,8 +143,8 @@ class Translator {
   // After decoding: t's output words, raw and display text (in parts: from those of `split`).
   void finish(SentenceTranslation& t, const SplitSource& split) const;
   // A sentence longer than L - 2 tokens in a layout that reads any length: decoded alone,
-  // up to decode_positions() positions.
-  void translate_whole(SentenceTranslation& t, const DecodeOptions& decode);
+  // up to decode_positions() positions; returns its hypotheses.
+  std::vector<Hypothesis> translate_whole(SentenceTranslation& t, const DecodeOptions& decode);
   // log p of each output (its tokens and the EOS after them, when it fitted) given the
   // source rows `src` [N, S], `batch_size` rows per pass (a pass holds [rows, T-1, V]
   // log-probabilities); targets of max(L, tokens + 2) positions, at most `max_length`.
@@ -125,7 +154,14 @@ class Translator {
   // The maps of one source and its output, as attention() describes.
   TranslationAttention attention_of(const TokenList& tokens, const TokenList& output);
 
+  // The decoding of rows src [N, L] by every model: each row's hypotheses, best first.
+  std::vector<std::vector<Hypothesis>> decode(const torch::Tensor& src, const DecodeOptions& decode) const;
+  // A decoded hypothesis's words, raw and display text, for `t`'s source.
+  Alternative alternative(const SentenceTranslation& t, const TokenIds& ids) const;
+
   checkpoint::LoadedSeq2Seq loaded_;
+  std::vector<std::string> ensemble_files_;
+  Models models_;  // loaded_.model, then the ensemble's
   std::string checkpoint_file_;
   torch::Device device_;
   bool scores_;

@@ -26,10 +26,14 @@ class ApiError : public std::runtime_error {
   int status_;
 };
 
-// POST /translate {"sentences": ["..."], "beam": K}; beam absent, 0 or 1: greedy.
+// POST /translate {"sentences": ["..."], "beam": K, "n_best": N, "alignment": true}; beam
+// absent, 0 or 1: greedy; n_best (at most K) the N best of beam search; alignment: each
+// translation's word alignment.
 struct TranslateCall {
   std::vector<std::string> sentences;
   int beam = 1;
+  int n_best = 1;
+  bool alignment = false;
 };
 // POST /attention {"sentence": "...", "beam": K}
 struct AttentionCall {
@@ -43,8 +47,11 @@ TranslateCall parse_translate_call(const std::string& body, const ServeLimits& l
 AttentionCall parse_attention_call(const std::string& body, const ServeLimits& limits);
 
 // {"translations": [...], "beam": K, "timings": {...}, "batch_sentences": N}; a translation
-// of a sentence longer than the model was trained on has a "note" saying how it was made.
-std::string translate_answer(const BatchResult& result, int beam, double total_ms);
+// of a sentence longer than the model was trained on has a "note" saying how it was made;
+// n_best > 1: each translation's "n_best" (at most n_best of its SentenceTranslation::n_best);
+// `alignments` (one per translation, "0-0 1-2"): each translation's "alignment".
+std::string translate_answer(const BatchResult& result, int beam, double total_ms, int n_best = 1,
+                             const std::vector<std::string>& alignments = {});
 // {"input", "translation", "raw", "unknown_words", "source", "target", "encoder_self",
 //  "decoder_self", "cross"}: weights [layer][head][row][col], 5 significant digits.
 std::string attention_answer(const eval::SentenceTranslation& translation, const eval::TranslationAttention& maps,

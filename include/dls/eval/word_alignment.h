@@ -1,0 +1,23 @@
+// Word alignment read from a translation's cross-attention: for each output word, the source
+// word the last decoder layer attended to most (its heads averaged) at the step that wrote
+// the word (the row of the token before it), the "hard" alignment that fairseq's
+// --print-alignment and Marian's --alignment print as "0-0 1-2 ...".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dls/eval/translator.h"
+
+namespace dls::eval {
+
+// From `maps` (Translator::attention): rows and columns named "SOS" or "EOS" are skipped (a
+// translation in parts has one pair per part), and SentencePiece pieces ("▁" starts a word)
+// are merged to their words: a target word is aligned to each source word one of its pieces
+// is aligned to. Sorted by target word, then source word, without repeats.
+std::vector<AlignmentPoint> hard_alignment(const TranslationAttention& maps);
+
+// "0-0 1-2 2-1": source-target pairs as fairseq and Marian print them.
+std::string alignment_text(const std::vector<AlignmentPoint>& points);
+
+}  // namespace dls::eval

@@ -1,0 +1,71 @@
+#include "dls/eval/word_alignment.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+namespace dls::eval {
+
+namespace {
+
+// The positions of `tokens` that are real tokens (not SOS or EOS), and for each its word's
+// number: a list with "▁"-marked pieces is SentencePiece's (a piece without the mark
+// continues the word before it); otherwise every token is a word.
+struct TokenWords {
+  std::vector<std::int64_t> positions;
+  std::vector<int> word;
+};
+
+TokenWords token_words(const std::vector<std::string>& tokens) {
+  static const std::string kWordStart = "\xE2\x96\x81";  // U+2581, SentencePiece's word mark
+  const bool pieces = std::any_of(tokens.begin(), tokens.end(), [](const std::string& t) {
+    return t.compare(0, kWordStart.size(), kWordStart) == 0;
+  });
+  TokenWords words;
+  int word = -1;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const auto& token = tokens[i];
+    if (token == "SOS" || token == "EOS") continue;
+    if (!pieces || word < 0 || token.compare(0, kWordStart.size(), kWordStart) == 0) ++word;
+    words.positions.push_back(static_cast<std::int64_t>(i));
+    words.word.push_back(word);
+  }
+  return words;
+}
+
+}  // namespace
+
+std::vector<AlignmentPoint> hard_alignment(const TranslationAttention& maps) {
+  if (maps.cross.empty()) throw std::invalid_argument("word alignment: no cross-attention");
+  const auto source = token_words(maps.source), target = token_words(maps.target);
+  if (source.positions.empty() || target.positions.empty()) return {};
+  const auto index = [](const std::vector<std::int64_t>& p) { return torch::tensor(p, torch::kLong); };
+  // A word is written by the step whose query is the token before it (SOS for the first):
+  // that row of the last layer, its heads averaged, over the real source tokens.
+  std::vector<std::int64_t> writers;
+  for (const auto p : target.positions) writers.push_back(p - 1);
+  const auto weights =
+      maps.cross.back().mean(0).index_select(0, index(writers)).index_select(1, index(source.positions));
+  const auto best = weights.argmax(1).contiguous();  // [target tokens]
+  std::vector<AlignmentPoint> points;
+  for (std::size_t t = 0; t < target.positions.size(); ++t) {
+    points.push_back({source.word[static_cast<std::size_t>(best[static_cast<std::int64_t>(t)].item<std::int64_t>())],
+                      target.word[t]});
+  }
+  std::sort(points.begin(), points.end(), [](const AlignmentPoint& a, const AlignmentPoint& b) {
+    return a.target != b.target ? a.target < b.target : a.source < b.source;
+  });
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  return points;
+}
+
+std::string alignment_text(const std::vector<AlignmentPoint>& points) {
+  std::string text;
+  for (const auto& p : points)
+    text += (text.empty() ? "" : " ") + std::to_string(p.source) + "-" + std::to_string(p.target);
+  return text;
+}
+
+}  // namespace dls::eval
