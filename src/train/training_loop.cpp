@@ -18,6 +18,7 @@
 #include "dls/checkpoint/rng_state.h"
 #include "dls/util/thread_policy.h"
 #include "dls/train/budgeted_schedule.h"
+#include "dls/train/run_plots.h"
 #include "dls/train/parallel/distributed.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/train/run_directory.h"
@@ -69,6 +70,8 @@ class Loop {
                          resume != nullptr ? resume->path() : std::string());
     if (main_) {
       log_.emplace(task_, run_->file("metrics.csv"), options_.epochs, resume != nullptr, state_.global_step);
+      save_learning_rate_plot();  // the plan, before the first step
+      warn_of_a_long_warm_up();
     }
     resume.reset();  // before training: it holds the whole file
     result_.world_size = dist_->world_size();
@@ -316,7 +319,31 @@ class Loop {
     if (main_) log_->write_epoch_row(epoch, state_, lr_, evaluation);
     state_.epoch_loss_sum = state_.epoch_loss_weight = 0;
     state_.epoch_examples = state_.epoch_correct = 0;
-    if (main_) task_.write_plots(log_->metrics_path(), run_->path());
+    if (main_) {
+      task_.write_plots(log_->metrics_path(), run_->path());
+      save_learning_rate_plot();
+    }
+  }
+
+  // A warm-up longer than half the run (a preset's on a small corpus) leaves the rate below
+  // its peak for most or all of it: said once, with the way out.
+  void warn_of_a_long_warm_up() const {
+    const auto planned = task_.schedule();
+    const auto total = options_.epochs * task_.steps_per_epoch();
+    if (planned.kind == settings::ScheduleKind::kConstant || total <= 0 || 2 * planned.warmup_steps <= total) return;
+    spdlog::warn(
+        "the learning-rate warm-up of {} steps is longer than half of this run's {} steps: the rate {} (see {}); "
+        "a shorter warm-up suits a run this short (seq2seq_train --warmup, lm_train --warmup-steps, vit_train "
+        "--warmup-epochs)",
+        planned.warmup_steps, total,
+        planned.warmup_steps >= total ? "never reaches its peak" : "peaks only late in the run",
+        run_->file("learning_rate.png"));
+  }
+
+  void save_learning_rate_plot() const {
+    save_run_plots(
+        {learning_rate_plot(log_->metrics_path(), task_.schedule(), options_.epochs * task_.steps_per_epoch())},
+        run_->path());
   }
 
   TrainingTask& task_;

@@ -123,5 +123,32 @@ TEST(RunPlots, LmLossLegendNamesTheSmoothing) {
   EXPECT_EQ(run_plot_named(plots, "perplexity.png").series().at(0).y, (std::vector<double>{90.0171}));
 }
 
+TEST(RunPlots, LearningRateShowsThePlanAndTheRatesUsed) {
+  settings::LrSchedule cosine;
+  cosine.kind = settings::ScheduleKind::kWarmupCosine;
+  cosine.base_lr = 1e-3;
+  cosine.warmup_steps = 100;
+  cosine.total_steps = 1000;
+  const auto path = run_plots_metrics_file("run_plots_lr",
+                                           "kind,epoch,step,loss,lr,pairs_per_s,val_loss,val_bleu,wall_s\n"
+                                           "step,1,50,4.5,0.0005,100,,,1.0\n"
+                                           "epoch,1,100,4.0,0.001,100,3.5,0.25,2.0\n"
+                                           "step,2,150,3.5,0.00099,100,,,3.0\n");
+  const auto plot = learning_rate_plot(path, cosine, 1000).plot;
+  ASSERT_EQ(run_plot_legend(plot), (std::vector<std::string>{"planned (cosine)", "used (logged steps)"}));
+  const auto& planned = plot.series()[0];
+  EXPECT_EQ(planned.x.front(), 1);
+  EXPECT_EQ(planned.x.back(), 1000);
+  EXPECT_LE(planned.x.size(), 402u) << "sampled, not one point a step";
+  for (std::size_t i = 0; i < planned.x.size(); ++i) {
+    EXPECT_DOUBLE_EQ(planned.y[i], cosine.at(static_cast<std::int64_t>(planned.x[i])));
+  }
+  EXPECT_EQ(plot.series()[1].x, (std::vector<double>{50, 150}));
+  EXPECT_EQ(plot.series()[1].y, (std::vector<double>{0.0005, 0.00099}));
+  // Before the first step: the plan alone.
+  const auto before = learning_rate_plot((fs::path(path).parent_path() / "none.csv").string(), cosine, 1000).plot;
+  EXPECT_EQ(run_plot_legend(before), (std::vector<std::string>{"planned (cosine)"}));
+}
+
 }  // namespace
 }  // namespace dls::train

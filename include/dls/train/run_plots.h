@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/settings/lr_schedule.h"
 #include "dls/util/line_plot.h"
 
 namespace dls::train {
@@ -34,6 +35,12 @@ std::vector<RunPlot> vit_run_plots(const std::string& metrics_path, double label
 // loss.png (training loss per step, validation NLL per epoch) and perplexity.png (validation
 // perplexity per epoch).
 std::vector<RunPlot> lm_run_plots(const std::string& metrics_path, double label_smoothing);
+
+// learning_rate.png: the schedule planned for the run (`planned` at steps 1..total_steps,
+// drawn before the first step too) and the rate the logged steps used (metrics.csv's step
+// rows: a --time-limit run's budgeted schedule, or a resumed run's whole history).
+RunPlot learning_rate_plot(const std::string& metrics_path, const settings::LrSchedule& planned,
+                           std::int64_t total_steps);
 
 // Saves each plot that has a series into `run_dir`; a failure is a warning in the log, not
 // an error (the plots are a convenience beside metrics.csv).
