@@ -326,13 +326,14 @@ class Loop {
   }
 
   // A warm-up longer than half the run (a preset's on a small corpus) leaves the rate below
-  // its peak for most or all of it: said once, with the way out.
+  // its peak for most or all of it: said once in the start-up lines, with the way out (an
+  // info line: a run that asked for this is not at fault, and warnings are for faults).
   void warn_of_a_long_warm_up() const {
     const auto planned = task_.schedule();
     const auto total = options_.epochs * task_.steps_per_epoch();
     if (planned.kind == settings::ScheduleKind::kConstant || total <= 0 || 2 * planned.warmup_steps <= total) return;
-    spdlog::warn(
-        "the learning-rate warm-up of {} steps is longer than half of this run's {} steps: the rate {} (see {}); "
+    spdlog::info(
+        "note: the learning-rate warm-up of {} steps is longer than half of this run's {} steps: the rate {} (see {}); "
         "a shorter warm-up suits a run this short (seq2seq_train --warmup, lm_train --warmup-steps, vit_train "
         "--warmup-epochs)",
         planned.warmup_steps, total,
