@@ -67,6 +67,25 @@ std::string cut_places(const SplitSource& split) {
   return text;
 }
 
+// What keeps `member` from decoding in an ensemble with `model` (they must read and write the
+// same tokens, at the same positions, padded alike), or nullptr when nothing does.
+const char* ensemble_mismatch(const checkpoint::LoadedSeq2Seq& member, const checkpoint::LoadedSeq2Seq& model) {
+  const auto proto = [](const std::optional<data::SubwordModel>& subwords) {
+    return subwords ? subwords->serialized_proto() : std::string();
+  };
+  const auto& a = member.model->config().transformer();
+  const auto& b = model.model->config().transformer();
+  if (member.english.words() != model.english.words()) return "source vocabulary";
+  if (member.spanish.words() != model.spanish.words()) return "target vocabulary";
+  if (proto(member.english_subwords) != proto(model.english_subwords) ||
+      proto(member.spanish_subwords) != proto(model.spanish_subwords))
+    return "subword model";
+  if (a.max_seq_length() != b.max_seq_length()) return "length L";
+  if (a.flattened() != b.flattened()) return "layout";
+  if (member.info.settings.padding() != model.info.settings.padding()) return "padding";
+  return nullptr;
+}
+
 }  // namespace
 
 Translator Translator::load(const std::string& checkpoint_or_run, const TranslatorOptions& options) {
@@ -84,20 +103,7 @@ Translator::Translator(checkpoint::LoadedSeq2Seq loaded, std::string checkpoint_
   for (const auto& other : options.ensemble) {
     const auto file = checkpoint::best_or_latest_checkpoint(other);
     auto member = checkpoint::load_seq2seq_checkpoint(file, options.weights);
-    const auto subwords = [](const std::optional<data::SubwordModel>& model) {
-      return model ? model->serialized_proto() : std::string();
-    };
-    const char* differs = member.english.words() != loaded_.english.words()   ? "source vocabulary"
-                          : member.spanish.words() != loaded_.spanish.words() ? "target vocabulary"
-                          : subwords(member.english_subwords) != subwords(loaded_.english_subwords) ||
-                                  subwords(member.spanish_subwords) != subwords(loaded_.spanish_subwords)
-                              ? "subword model"
-                          : member.model->config().transformer().max_seq_length() !=
-                                  loaded_.model->config().transformer().max_seq_length()
-                              ? "length L"
-                          : member.model->config().transformer().flattened() != splits_long_sentences() ? "layout"
-                          : member.info.settings.padding() != loaded_.info.settings.padding()           ? "padding"
-                                                                                                        : nullptr;
+    const char* differs = ensemble_mismatch(member, loaded_);
     if (differs != nullptr) {
       throw std::invalid_argument(file + ": its " + std::string(differs) + " differs from " + checkpoint_file_ +
                                   "'s; an ensemble needs checkpoints of one run (or runs on the same data)");
