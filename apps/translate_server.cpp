@@ -132,6 +132,18 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(dls::apps::in_range(1, 100000))
       ->group(batch);
+  app.add_option("--max-batch-tokens", batching.max_batch_tokens,
+                 "source tokens (words or subword pieces) decoded together at most; 0: no limit (one request is "
+                 "never split)")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(0, 100000000))
+      ->group(batch);
+  app.add_option("--decode-workers", batching.decode_workers,
+                 "cut each batch into N chunks decoded on N threads of one intra-op thread each (CPU; 1: one pass "
+                 "with --threads intra-op threads; docs/serving.md measures the split)")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(1, 256))
+      ->group(batch);
   app.add_flag("--no-batching", no_batching, "every request decoded on its own (--batch-wait-ms 0 --max-batch 1)")
       ->group(batch);
   const std::string model = "Model";

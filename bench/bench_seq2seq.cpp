@@ -49,6 +49,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   auto preset = train::seq2seq_preset(preset_name, parse_variant(o.variant.empty() ? "FG" : o.variant));
   auto& config = preset.model;
   if (!o.layout.empty()) config.transformer().layout(parse_layout(o.layout));
+  if (o.embedding_size > 0) config.transformer().embedding_size(o.embedding_size);
   config.src_vocab_size(o.src_vocab).tgt_vocab_size(o.tgt_vocab);
   const std::int64_t batch = o.batch > 0 ? o.batch : preset.batch_size;
   const std::int64_t L = config.transformer().max_seq_length();
@@ -169,6 +170,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   result.config.emplace_back("attention_products", o.plain_bmm ? "matmul" : "small_batched_matmul");
   result.timing = time_steps(step, o.warmup, o.repeats, o.iters, static_cast<double>(batch), result.unit);
   result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);
+  result.ops_per_step = count_operators([&] { step(0); });
   if (o.profile_rows > 0) {
     print_operator_profile(
         [&] {

@@ -12,18 +12,21 @@
 namespace dls::bench {
 
 struct BenchOptions {
-  std::string task;                // seq2seq-train|seq2seq-greedy|seq2seq-beam|vit-train|vit-infer
-  std::string preset;              // seq2seq: dlstudio|cpu; vit: dlstudio|fashion (empty: dlstudio)
-  std::string layout;              // override the preset's layout (dlstudio|positionwise|vaswani)
-  std::string variant;             // FG|PreLN (empty: the preset's; seq2seq presets take FG)
-  std::int64_t batch = 0;          // 0: the preset's
-  std::int64_t src_vocab = 11258;  // DLStudio's en_es_xformer_8_90000 vocabularies
+  std::string task;                 // seq2seq-train|seq2seq-greedy|seq2seq-beam|translate-latency|vit-train|vit-infer
+  std::string preset;               // seq2seq: dlstudio|cpu; vit: dlstudio|fashion (empty: dlstudio)
+  std::string layout;               // override the preset's layout (dlstudio|positionwise|vaswani)
+  std::string variant;              // FG|PreLN (empty: the preset's; seq2seq presets take FG)
+  std::int64_t batch = 0;           // 0: the preset's
+  std::int64_t embedding_size = 0;  // seq2seq: M (0: the preset's)
+  std::int64_t src_vocab = 11258;   // DLStudio's en_es_xformer_8_90000 vocabularies
   std::int64_t tgt_vocab = 21823;
   std::int64_t beam = 4;
   int warmup = 1, repeats = 3, iters = 2;
   int workers = 0;                         // concurrent chunks per batch (split_batch.h); 0: as the programs
   bool plain_adam = false;                 // LibTorch's Adam/AdamW step instead of the fused one
   bool plain_bmm = false;                  // torch::matmul for attention's small products (small_batched_matmul.h)
+  bool plain_decoder_step = false;         // decoding: attention by the general operators, not the step kernels
+  bool plain_linear = false;               // one-row linear layers through GEMM, not GEMV (row_linear.h)
   bool full_ffn = false;                   // dlstudio layout: compute every W2 output, read or not
   bool all_output_rows = false;            // seq2seq training: padding rows through the output layer too
   bool graph_safe_adam = false;            // seq2seq training: GraphSafeAdam over flat gradients
@@ -33,17 +36,24 @@ struct BenchOptions {
   std::string device = "cpu";      // cpu|cuda|auto (util::select_device)
   std::string precision = "fp32";  // fp32|bf16|fp16: forward passes under autocast (util/precision.h)
   int profile_rows = 0;            // > 0: after timing, the operators with the most self time
+  // translate-latency
+  std::string checkpoint;                       // a seq2seq run or checkpoint (empty: a random model)
+  std::string sentence = "I want to go home.";  // the sentence translated
+  std::string method = "greedy";                // greedy|beam (--beam beams)
+  bool scores = false;                          // also score the translation (translate_server, --json)
 };
 
 struct BenchResult {
   std::string unit;                                         // pairs/s, sentences/s, images/s
   std::vector<std::pair<std::string, std::string>> config;  // what was measured
   Timing timing;
-  double flops_per_item = 0;  // matrix-product FLOPs per pair, sentence or image
+  double flops_per_item = 0;    // matrix-product FLOPs per pair, sentence or image
+  OperatorCounts ops_per_step;  // what one step dispatches (count_operators)
 };
 
 // Throws std::invalid_argument for an unknown task, preset or layout.
 BenchResult run_seq2seq_bench(const BenchOptions& options);
 BenchResult run_vit_bench(const BenchOptions& options);
+BenchResult run_translate_latency_bench(const BenchOptions& options);
 
 }  // namespace dls::bench

@@ -89,6 +89,7 @@ BenchResult run_vit_bench(const BenchOptions& o) {
   result.config.emplace_back("attention_products", o.plain_bmm ? "matmul" : "small_batched_matmul");
   result.timing = time_steps(step, o.warmup, o.repeats, o.iters, static_cast<double>(batch), result.unit);
   result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);
+  result.ops_per_step = count_operators([&] { step(0); });
   if (o.profile_rows > 0) {
     print_operator_profile(
         [&] {

@@ -17,6 +17,8 @@
 
 #include "bench_measure.h"
 #include "bench_tasks.h"
+#include "dls/layers/attention.h"
+#include "dls/layers/row_linear.h"
 #include "dls/layers/small_batched_matmul.h"
 #include "dls/util/device.h"
 #include "dls/util/json.h"
@@ -59,6 +61,12 @@ void print_json(const std::string& task, const dls::bench::BenchResult& r, doubl
       .value(gemm_gflops)
       .key("fraction_of_gemm")
       .value(gemm_gflops > 0 ? gflops / gemm_gflops : 0.0)
+      .key("aten_ops_per_step")
+      .value(r.ops_per_step.aten_ops)
+      .key("top_level_ops_per_step")
+      .value(r.ops_per_step.top_level_ops)
+      .key("autograd_nodes_per_step")
+      .value(r.ops_per_step.autograd_nodes)
       .key("threads")
       .value(threads)
       .key("blas_kernels")
@@ -79,9 +87,11 @@ int main(int argc, char** argv) {
   CLI::App app{"Throughput of dlstudio-cpp's models on synthetic data of the real shapes."};
   dls::bench::BenchOptions options;
   int threads = 0, gemm_size = 1024;
-  app.add_option("--task", options.task, "seq2seq-train, seq2seq-greedy, seq2seq-beam, vit-train, vit-infer or gemm")
+  app.add_option("--task", options.task,
+                 "seq2seq-train, seq2seq-greedy, seq2seq-beam, translate-latency, vit-train, vit-infer or gemm")
       ->required()
-      ->check(CLI::IsMember({"seq2seq-train", "seq2seq-greedy", "seq2seq-beam", "vit-train", "vit-infer", "gemm"}));
+      ->check(CLI::IsMember(
+          {"seq2seq-train", "seq2seq-greedy", "seq2seq-beam", "translate-latency", "vit-train", "vit-infer", "gemm"}));
   app.add_option("--preset", options.preset, "seq2seq: dlstudio or cpu; vit: dlstudio or fashion (default dlstudio)")
       ->check(CLI::IsMember({"dlstudio", "cpu", "fashion"}));
   app.add_option("--layout", options.layout, "override the preset's layout: dlstudio, positionwise or vaswani")
@@ -89,13 +99,27 @@ int main(int argc, char** argv) {
   app.add_option("--variant", options.variant, "override the preset's variant: FG or PreLN")
       ->check(CLI::IsMember({"FG", "PreLN"}));
   app.add_option("--batch", options.batch, "batch size (default: the preset's)")->check(in_range(1, 1000000));
+  app.add_option("--embedding-size", options.embedding_size, "seq2seq: override the preset's M (heads must divide it)")
+      ->check(in_range(1, 65536));
   app.add_option("--src-vocab", options.src_vocab, "seq2seq: English vocabulary size")
       ->capture_default_str()
       ->check(in_range(4, 10000000));
   app.add_option("--tgt-vocab", options.tgt_vocab, "seq2seq: Spanish vocabulary size")
       ->capture_default_str()
       ->check(in_range(4, 10000000));
-  app.add_option("--beam", options.beam, "seq2seq-beam: beams")->capture_default_str()->check(in_range(1, 64));
+  app.add_option("--beam", options.beam, "seq2seq-beam, translate-latency --method beam: beams")
+      ->capture_default_str()
+      ->check(in_range(1, 64));
+  app.add_option("--checkpoint", options.checkpoint,
+                 "translate-latency: a seq2seq run directory or checkpoint, translated through eval::Translator as "
+                 "checkpoint_eval --translate does (default: a random model of --preset, cpu)");
+  app.add_option("--sentence", options.sentence, "translate-latency: the sentence (with --checkpoint)")
+      ->capture_default_str();
+  app.add_option("--method", options.method, "translate-latency: greedy or beam")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"greedy", "beam"}));
+  app.add_flag("--scores", options.scores,
+               "translate-latency: also score the translation (one teacher-forced pass, as translate_server)");
   app.add_option("--warmup", options.warmup, "untimed steps first")->capture_default_str()->check(in_range(0, 1000000));
   app.add_option("--repeats", options.repeats, "timed repeats (median and spread over them)")
       ->capture_default_str()
@@ -120,6 +144,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_flag("--plain-adam", options.plain_adam,
                "training: LibTorch's Adam/AdamW step instead of the fused one (fused_adam.h)");
+  app.add_flag("--plain-decoder-step", options.plain_decoder_step,
+               "decoding: each attention layer of a one-position step by the general operators, not the step kernels "
+               "(attention.h)");
+  app.add_flag("--plain-linear", options.plain_linear,
+               "linear layers of one row through GEMM like any other, not GEMV (row_linear.h)");
   app.add_flag("--plain-bmm", options.plain_bmm,
                "attention's small batched products by torch::matmul instead of small_batched_matmul.h's kernels");
   app.add_flag("--full-ffn", options.full_ffn,
@@ -152,6 +181,8 @@ int main(int argc, char** argv) {
     dls::util::configure_runtime(runtime);
     threads = torch::get_num_threads();
     options.workers = workers;
+    dls::set_attention_step_kernels_enabled(!options.plain_decoder_step);
+    dls::set_row_gemv_enabled(!options.plain_linear);
     dls::set_small_batched_matmul_enabled(
         !options.plain_bmm);  // 0: each benchmark's default, as the programs choose it
     const auto device = dls::util::select_device(options.device);
@@ -183,13 +214,17 @@ int main(int argc, char** argv) {
       std::cout << json.str() << std::endl;
       return 0;
     }
-    const auto result =
-        options.task.rfind("vit", 0) == 0 ? dls::bench::run_vit_bench(options) : dls::bench::run_seq2seq_bench(options);
+    const auto result = options.task.rfind("vit", 0) == 0     ? dls::bench::run_vit_bench(options)
+                        : options.task == "translate-latency" ? dls::bench::run_translate_latency_bench(options)
+                                                              : dls::bench::run_seq2seq_bench(options);
     std::fprintf(stderr,
                  "%s: median %.3f %s (min %.3f, max %.3f), %.2f matmul GFLOP/s = %.0f%% of GEMM, peak RSS %.0f MB\n",
                  options.task.c_str(), result.timing.median, result.unit.c_str(), result.timing.min, result.timing.max,
                  result.timing.median * result.flops_per_item / 1e9,
                  100 * result.timing.median * result.flops_per_item / 1e9 / gemm, dls::bench::peak_rss_mb());
+    std::fprintf(stderr, "%s: one step dispatches %ld ATen operators (%ld top-level) and %ld autograd nodes\n",
+                 options.task.c_str(), result.ops_per_step.aten_ops, result.ops_per_step.top_level_ops,
+                 result.ops_per_step.autograd_nodes);
     print_json(options.task, result, gemm, threads, options.device);
     return 0;
   } catch (const std::exception& error) {

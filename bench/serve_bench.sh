@@ -2,10 +2,13 @@
 # translate_server under load on loopback, with and without dynamic batching: starts the
 # server on RUN (a run directory or a checkpoint), runs dls_serve_bench at 1, 8 and 64
 # clients (one sentence per request, bounded by REQUESTS and SECONDS per run), stops it with
-# SIGTERM; then checkpoint_eval --input on the same sentences for the offline rate.
+# SIGTERM; then checkpoint_eval --input on the same sentences for the offline rate. With
+# SPLIT=threads, the rows are the ways of sharing the cores instead (--threads intra-op
+# threads against --decode-workers chunks of one thread each), and no offline rate.
 #
 #   bench/serve_bench.sh BUILD_DIR RUN CORPUS [REQUESTS] [SECONDS]
 #   bench/serve_bench.sh build runs/cpu_real data/spa-eng/spa.txt 400 60
+#   SPLIT=threads bench/serve_bench.sh build runs/cpu_real data/spa-eng/spa.txt 400 60
 set -euo pipefail
 if [ $# -lt 3 ]; then
   echo "usage: $0 BUILD_DIR RUN CORPUS [REQUESTS] [SECONDS]" >&2
@@ -46,6 +49,14 @@ serve() {  # LABEL SERVER-FLAGS...
   server_pid=
 }
 
+if [ "${SPLIT:-}" = threads ]; then
+  cores=$(nproc)
+  serve "$cores intra-op threads, 1 decode worker" --threads "$cores" --decode-workers 1
+  serve "1 intra-op thread, $cores decode workers" --threads 1 --decode-workers "$cores" | tail -n +3
+  serve "1 intra-op thread, 1 decode worker" --threads 1 --decode-workers 1 | tail -n +3
+  cat "$work/records.jsonl"
+  exit 0
+fi
 serve "dynamic batching (5 ms, 64)"
 serve "no batching" --no-batching | tail -n +3
 cat "$work/records.jsonl"

@@ -135,6 +135,13 @@ void Translator::prepare(SentenceTranslation& t) const {
   t.tokens = loaded_.english_subwords ? loaded_.english_subwords->encode(t.words) : t.words;
 }
 
+std::size_t Translator::count_source_tokens(const std::string& sentence) const {
+  SentenceTranslation t;
+  t.input = sentence;
+  prepare(t);
+  return t.tokens.size();
+}
+
 std::vector<std::int64_t> Translator::source_ids(const TokenList& tokens, std::vector<std::string>* unknown) const {
   // Padded as the model was trained (an EOS-trained model never learnt <pad>'s embedding).
   const int length = std::max(max_source_tokens(), static_cast<int>(tokens.size())) + 2;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "dls/layers/attention.h"
+#include "dls/layers/row_linear.h"
 #include "dls/layers/small_batched_matmul.h"
 
 namespace dls::detail {
@@ -59,8 +60,7 @@ torch::Tensor project_heads(const torch::Tensor& x, const StackedWeights& stacke
     return y.view({heads, batch, n, length, s}).permute({2, 0, 1, 3, 4});
   }
   // [B, L, M] x [M, H*n*s] -> [B, L, H, n, s] -> [n, B, H, L, s]
-  auto y = torch::nn::functional::linear(x, stacked.weight.reshape({heads * n * s, -1}),
-                                         stacked.bias.reshape({heads * n * s}));
+  auto y = row_linear(x, stacked.weight.reshape({heads * n * s, -1}), stacked.bias.reshape({heads * n * s}));
   return y.view({batch, length, heads, n, s}).permute({3, 0, 2, 1, 4});
 }
 

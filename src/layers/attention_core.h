@@ -22,7 +22,8 @@ enum class Projection { kQ = 0, kK = 1, kV = 2 };
 
 // The chosen projections of every head, stacked: weight [H, n*rows, cols] (for each head
 // the n projections one after the other), bias [H, n*rows]. A copy, made per forward so
-// that each head keeps its own DLStudio-named parameters.
+// that each head keeps its own DLStudio-named parameters; a decoding session makes it once
+// (KeyValueCache::qkv_weight, AttentionMemory::query_weight).
 struct StackedWeights {
   torch::Tensor weight, bias;
 };

@@ -1,7 +1,9 @@
 #include <torch/torch.h>
 
 #include "attention_core.h"
+#include "attention_step.h"
 #include "dls/layers/attention.h"
+#include "dls/layers/row_linear.h"
 
 namespace dls {
 
@@ -23,7 +25,8 @@ AttentionMemory CrossAttentionImpl::project_memory(const torch::Tensor& encoder_
   using detail::Projection;
   const auto stacked = detail::stack_heads(attention_heads_arr, {Projection::kK, Projection::kV});
   const auto kv = detail::project_heads(encoder_out, stacked, config_, 2);
-  return {kv[0], kv[1]};
+  const auto queries = detail::stack_heads(attention_heads_arr, {Projection::kQ});
+  return {kv[0], kv[1], queries.weight, queries.bias};
 }
 
 torch::Tensor CrossAttentionImpl::attend(const torch::Tensor& x, const AttentionMemory& memory,
@@ -35,8 +38,19 @@ torch::Tensor CrossAttentionImpl::attend(const torch::Tensor& x, const Attention
   const std::int64_t rows = x.size(0), length = x.size(1);
   TORCH_CHECK(rows % batch == 0, "decoder rows ", rows, " are not a multiple of the encoder batch ", batch);
   const std::int64_t copies = rows / batch;
+  if (length == 1 && copies == 1 && weights == nullptr && !dlstudio && !is_training() &&
+      memory.query_weight.defined() && config_.layout() == Layout::kVaswani && detail::attention_step_applies(x) &&
+      (!mask.defined() || mask.numel() == rows * memory.keys.size(2))) {
+    // One decoding position per row: [R, M] -> [R, H*s] queries, then one kernel.
+    const auto q = row_linear(x.reshape({rows, heads * s}), memory.query_weight.view({heads * s, -1}),
+                              memory.query_bias.view({heads * s}));
+    const auto z = detail::cross_attention_step(q, memory.keys, memory.values,
+                                                mask.defined() ? mask.contiguous() : mask, heads);  // [R, M]
+    return row_linear(z.view({rows, 1, heads * s}), W_O);
+  }
   using detail::Projection;
-  const auto stacked = detail::stack_heads(attention_heads_arr, {Projection::kQ});
+  const auto stacked = memory.query_weight.defined() ? detail::StackedWeights{memory.query_weight, memory.query_bias}
+                                                     : detail::stack_heads(attention_heads_arr, {Projection::kQ});
   auto q = detail::project_heads(x, stacked, config_, 1)[0];  // [H, B', Lq, s] | [B', H, Lq, s]
   auto keys = memory.keys, values = memory.values;
   if (copies > 1) {
@@ -57,7 +71,7 @@ torch::Tensor CrossAttentionImpl::attend(const torch::Tensor& x, const Attention
   }
   if (weights != nullptr) *weights = detail::weights_batch_first(*weights, config_);
   auto out = detail::merge_heads(z, config_);
-  return W_O ? W_O(out) : out;
+  return W_O ? row_linear(out, W_O) : out;
 }
 
 torch::Tensor CrossAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& encoder_out,
@@ -83,7 +97,7 @@ torch::Tensor CrossAttentionImpl::forward_per_head(const torch::Tensor& x, const
   }
   if (weights != nullptr) *weights = torch::stack(head_weights, 1);
   auto out = torch::cat(outputs, 2);
-  return W_O ? W_O(out) : out;
+  return W_O ? row_linear(out, W_O) : out;
 }
 
 }  // namespace dls

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "dls/layers/row_linear.h"
 #include "dls/util/precision.h"
 
 namespace dls {
@@ -122,7 +123,7 @@ torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch:
     }
     return W2(hidden).view(x.sizes());
   }
-  return W2(dropout(torch::relu(W1(x))));  // [B, L, M] -> [B, L, f*M] -> [B, L, M]
+  return row_linear(dropout(torch::relu(row_linear(x, W1))), W2);  // [B, L, M] -> [B, L, f*M] -> [B, L, M]
 }
 
 torch::Tensor key_padding_mask(const torch::Tensor& key_padding) {

@@ -1,7 +1,9 @@
 #include <torch/torch.h>
 
 #include "attention_core.h"
+#include "attention_step.h"
 #include "dls/layers/attention.h"
+#include "dls/layers/row_linear.h"
 
 namespace dls {
 
@@ -34,7 +36,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Te
   auto z = detail::scaled_attention(qkv[0], qkv[1], qkv[2], config_.layout(), mask, attention_dropout_, weights);
   if (weights != nullptr) *weights = detail::weights_batch_first(*weights, config_);
   auto out = detail::merge_heads(z, config_);  // [B, L, M]
-  return W_O ? W_O(out) : out;
+  return W_O ? row_linear(out, W_O) : out;
 }
 
 torch::Tensor SelfAttentionImpl::forward_per_head(const torch::Tensor& x, const torch::Tensor& mask,
@@ -51,7 +53,7 @@ torch::Tensor SelfAttentionImpl::forward_per_head(const torch::Tensor& x, const 
   }
   if (weights != nullptr) *weights = torch::stack(head_weights, 1);  // [B, H, Lq, Lk]
   auto out = torch::cat(outputs, 2);                                 // [B, L, M]
-  return W_O ? W_O(out) : out;
+  return W_O ? row_linear(out, W_O) : out;
 }
 
 torch::Tensor SelfAttentionImpl::forward_cached(const torch::Tensor& x_new, KeyValueCache& cache, std::int64_t capacity,
@@ -61,8 +63,26 @@ torch::Tensor SelfAttentionImpl::forward_cached(const torch::Tensor& x_new, KeyV
   const std::int64_t batch = x_new.size(0), steps = x_new.size(1), start = cache.length;
   TORCH_CHECK(start + steps <= capacity, "key/value cache capacity ", capacity, " exceeded");
   using detail::Projection;
-  const auto stacked = detail::stack_heads(attention_heads_arr, {Projection::kQ, Projection::kK, Projection::kV});
-  const auto qkv = detail::project_heads(x_new, stacked, config_, 3);  // [3, B, H, T, s]
+  if (!cache.qkv_weight.defined()) {
+    const auto stacked = detail::stack_heads(attention_heads_arr, {Projection::kQ, Projection::kK, Projection::kV});
+    cache.qkv_weight = stacked.weight;
+    cache.qkv_bias = stacked.bias;
+  }
+  const std::int64_t heads = config_.num_heads(), s = config_.head_size(), dim = config_.embedding_size();
+  if (steps == 1 && weights == nullptr && !key_mask.defined() && !is_training() &&
+      detail::attention_step_applies(x_new)) {
+    // One position per row: [R, M] x [H*3*s, M]^T -> [R, H*3*s], each head's Q, K, V in turn.
+    const auto qkv = row_linear(x_new.reshape({batch, dim}), cache.qkv_weight.view({heads * 3 * s, dim}),
+                                cache.qkv_bias.view({heads * 3 * s}));
+    if (!cache.keys.defined()) {
+      cache.keys = torch::zeros({batch, heads, capacity, s}, x_new.options());
+      cache.values = torch::zeros_like(cache.keys);
+    }
+    const auto z = detail::self_attention_step(qkv, cache, start, heads);  // [R, M]
+    cache.length = start + 1;
+    return row_linear(z.view({batch, 1, dim}), W_O);
+  }
+  const auto qkv = detail::project_heads(x_new, {cache.qkv_weight, cache.qkv_bias}, config_, 3);  // [3, B, H, T, s]
   if (!cache.keys.defined()) {
     cache.keys = torch::zeros({batch, config_.num_heads(), capacity, config_.head_size()}, x_new.options());
     cache.values = torch::zeros_like(cache.keys);
@@ -81,7 +101,7 @@ torch::Tensor SelfAttentionImpl::forward_cached(const torch::Tensor& x_new, KeyV
     mask = mask.defined() ? mask + additive : additive;
   }
   auto z = detail::scaled_attention(qkv[0], keys, values, config_.layout(), mask, attention_dropout_, weights);
-  return W_O(detail::merge_heads(z, config_));
+  return row_linear(detail::merge_heads(z, config_), W_O);
 }
 
 }  // namespace dls

@@ -2,11 +2,13 @@
 list(APPEND DLS_SOURCES
   layers/attention_core.cpp
   layers/attention_head.cpp
+  layers/attention_step.cpp
   layers/cross_attention.cpp
   layers/embeddings.cpp
   layers/feed_forward.cpp
   layers/patch_embedding.cpp
   layers/pixel_attention.cpp
+  layers/row_linear.cpp
   layers/self_attention.cpp
   layers/small_batched_matmul.cpp
   layers/transformer_config.cpp

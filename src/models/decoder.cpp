@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "dls/layers/feed_forward.h"
+#include "dls/layers/row_linear.h"
 
 namespace dls {
 
@@ -181,7 +182,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::final_states(const torch::Tensor& ta
 }
 
 torch::Tensor MasterDecoderWithMaskingImpl::scores(const torch::Tensor& states) {
-  auto logits = out(states);  // [..., V]
+  auto logits = row_linear(states, out);  // [..., V]
   // -inf is exact in fp16/bf16 too; log_softmax then gives these columns -inf and the others
   // the softmax over the remaining words, and their gradient is 0. Filled in place: no index
   // tensor from the host (a captured CUDA graph replays it), and the output layer's backward

@@ -9,6 +9,7 @@ namespace detail {
 // One queued request: sentences to translate, or a task to run alone.
 struct Job {
   std::vector<std::string> sentences;
+  std::size_t tokens = 0;  // the sentences' source tokens (when counted)
   int beam = 1;
   std::function<void()> task;  // set: run alone, not batched
   std::chrono::steady_clock::time_point queued_at = std::chrono::steady_clock::now();
@@ -39,8 +40,8 @@ BatchResult Ticket::wait(std::chrono::milliseconds limit) {
   return std::move(job_->result);
 }
 
-DynamicBatcher::DynamicBatcher(TranslateBatch translate, BatchingSettings settings)
-    : translate_(std::move(translate)), settings_(settings) {
+DynamicBatcher::DynamicBatcher(TranslateBatch translate, BatchingSettings settings, CountTokens count_tokens)
+    : translate_(std::move(translate)), settings_(settings), count_tokens_(std::move(count_tokens)) {
   settings_.max_batch = std::max<std::size_t>(1, settings_.max_batch);
   worker_ = std::thread([this] { work(); });
 }
@@ -50,6 +51,9 @@ DynamicBatcher::~DynamicBatcher() { stop(); }
 Ticket DynamicBatcher::submit(std::vector<std::string> sentences, int beam) {
   auto job = std::make_shared<detail::Job>();
   job->sentences = std::move(sentences);
+  if (settings_.max_batch_tokens > 0 && count_tokens_) {
+    for (const auto& sentence : job->sentences) job->tokens += count_tokens_(sentence);
+  }
   job->beam = std::max(1, beam);
   return enqueue(std::move(job));
 }
@@ -86,15 +90,23 @@ void DynamicBatcher::stop() {
   if (worker_.joinable()) worker_.join();
 }
 
-void DynamicBatcher::gather(std::vector<std::shared_ptr<detail::Job>>& batch, std::size_t& sentences, int beam) {
-  for (auto it = queue_.begin(); it != queue_.end() && sentences < settings_.max_batch;) {
+bool DynamicBatcher::has_room(const BatchSize& size) const {
+  return size.sentences < settings_.max_batch &&
+         (settings_.max_batch_tokens == 0 || size.tokens < settings_.max_batch_tokens);
+}
+
+void DynamicBatcher::gather(std::vector<std::shared_ptr<detail::Job>>& batch, BatchSize& size, int beam) {
+  for (auto it = queue_.begin(); it != queue_.end() && has_room(size);) {
     auto& job = *it;
     if (job->abandoned) {
       it = queue_.erase(it);
       continue;
     }
-    if (!job->task && job->beam == beam && sentences + job->sentences.size() <= settings_.max_batch) {
-      sentences += job->sentences.size();
+    const bool fits = size.sentences + job->sentences.size() <= settings_.max_batch &&
+                      (settings_.max_batch_tokens == 0 || size.tokens + job->tokens <= settings_.max_batch_tokens);
+    if (!job->task && job->beam == beam && fits) {
+      size.sentences += job->sentences.size();
+      size.tokens += job->tokens;
       batch.push_back(std::move(job));
       it = queue_.erase(it);
     } else {
@@ -147,20 +159,19 @@ void DynamicBatcher::work() {
       continue;
     }
     const int beam = first->beam;
-    std::size_t sentences = first->sentences.size();
+    BatchSize size{first->sentences.size(), first->tokens};  // the first request is taken whatever its size
     std::vector<std::shared_ptr<detail::Job>> batch{std::move(first)};
     const auto deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double, std::milli>(std::max(0.0, settings_.wait_ms)));
-    gather(batch, sentences, beam);
+    gather(batch, size, beam);
     // Wait for others to join while there is room, until the deadline (none when stopping).
-    while (sentences < settings_.max_batch && !stopping_ &&
-           arrived_.wait_until(lock, deadline) != std::cv_status::timeout) {
-      gather(batch, sentences, beam);
+    while (has_room(size) && !stopping_ && arrived_.wait_until(lock, deadline) != std::cv_status::timeout) {
+      gather(batch, size, beam);
     }
-    gather(batch, sentences, beam);
+    gather(batch, size, beam);
     lock.unlock();
-    decode(batch, sentences, beam);
+    decode(batch, size.sentences, beam);
     lock.lock();
   }
 }

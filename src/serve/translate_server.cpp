@@ -23,8 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-eval::DecodeOptions decode_options(int beam, std::size_t sentences) {
+eval::DecodeOptions decode_options(int beam, std::size_t sentences, int workers = 1) {
   eval::DecodeOptions decode;
+  decode.workers = std::max(1, workers);
   decode.method = beam > 1 ? eval::DecodeMethod::kBeam : eval::DecodeMethod::kGreedy;
   decode.beam_size = std::max(1, beam);
   decode.n_best = decode.beam_size;  // beam search holds them all: a request's "n_best" costs nothing more
@@ -66,9 +67,13 @@ struct TranslateServer::Impl {
         classifier(c),
         settings(std::move(s)),
         model_json(t != nullptr ? model_answer(*t) : vit_model_answer(*c)),
-        batcher([this](const std::vector<std::string>& sentences,
-                       int beam) { return translator->translate(sentences, decode_options(beam, sentences.size())); },
-                settings.batching),
+        batcher(
+            [this](const std::vector<std::string>& sentences, int beam) {
+              return translator->translate(sentences,
+                                           decode_options(beam, sentences.size(), settings.batching.decode_workers));
+            },
+            settings.batching,
+            [this](const std::string& sentence) { return translator ? translator->count_source_tokens(sentence) : 0; }),
         http(handlers(), http_limits(settings)) {}
 
   std::chrono::milliseconds timeout() const {

@@ -11,6 +11,7 @@
 
 #include <torch/torch.h>
 
+#include "dls/layers/row_linear.h"
 #include "dls/models/decoder_session.h"
 #include "support/small_models.h"
 
@@ -65,6 +66,26 @@ TEST_P(Decoding, GreedyEqualsRerunningTheModelOnThePrefix) {
   std::size_t words = 0;
   for (const auto& t : fast) words += t.size();
   EXPECT_GT(words, 0u);
+}
+
+// One sentence at a time, every linear layer of a step gets one row and takes the GEMV path
+// (row_linear.h): the words are still those of the whole model on the prefix, and a step's
+// logits those of the plain GEMM to float rounding.
+TEST_P(Decoding, OneSentenceAtATimeTakesTheOneRowPathToTheSameWords) {
+  ASSERT_TRUE(row_gemv_enabled());
+  for (std::int64_t b = 0; b < src_.size(0); ++b) {
+    const auto one = src_.narrow(0, b, 1);
+    EXPECT_EQ(decode_batch(model_, one, kSos, kEos), plain_greedy(model_, one)) << "sentence " << b;
+  }
+  torch::NoGradGuard no_grad;
+  const auto one = src_.narrow(0, 0, 1);
+  DecoderSession gemv(model_, one, kSos);
+  const auto fast = gemv.step(/*log_probabilities=*/false);
+  set_row_gemv_enabled(false);
+  DecoderSession gemm(model_, one, kSos);
+  const auto plain = gemm.step(/*log_probabilities=*/false);
+  set_row_gemv_enabled(true);
+  EXPECT_TRUE(torch::allclose(fast, plain, 1e-4, 1e-5)) << (fast - plain).abs().max().item<double>();
 }
 
 // Finished sentences leave the session, so that later steps compute only the others: with

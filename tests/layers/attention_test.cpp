@@ -141,6 +141,57 @@ TEST(Attention, CachedStepsEqualTheCausalPass) {
   EXPECT_THROW(attention->forward_cached(x.narrow(1, 0, 2), cache, 6), c10::Error);
 }
 
+// The one-position step kernels (attention_step.h) against the general operators: the same
+// outputs and caches, one position at a time from the first, with rows reordered and
+// repeated between steps as beam search does.
+TEST(Attention, SelfAttentionStepKernelsEqualTheGeneralOperators) {
+  SelfAttention attention(config_for(Layout::kVaswani));
+  attention->eval();
+  torch::NoGradGuard no_grad;
+  const auto x = torch::randn({3, 5, 16});
+  const auto reorder = torch::tensor({2, 0, 0}, torch::kLong);
+  std::vector<torch::Tensor> outputs[2];
+  KeyValueCache caches[2];
+  for (const bool kernels : {true, false}) {
+    set_attention_step_kernels_enabled(kernels);
+    auto& cache = caches[kernels ? 0 : 1];
+    auto rows = x;
+    for (std::int64_t t = 0; t < 5; ++t) {
+      if (t == 3) {
+        cache.reorder(reorder);
+        rows = rows.index_select(0, reorder);
+      }
+      outputs[kernels ? 0 : 1].push_back(attention->forward_cached(rows.narrow(1, t, 1), cache, 6));
+    }
+  }
+  set_attention_step_kernels_enabled(true);
+  for (std::size_t t = 0; t < 5; ++t) EXPECT_TRUE(torch::allclose(outputs[0][t], outputs[1][t], 1e-5, 1e-6)) << t;
+  EXPECT_TRUE(torch::allclose(caches[0].keys, caches[1].keys, 1e-5, 1e-6));
+  EXPECT_TRUE(torch::allclose(caches[0].values, caches[1].values, 1e-5, 1e-6));
+}
+
+TEST(Attention, CrossAttentionStepKernelEqualsTheGeneralOperatorsWithPadding) {
+  CrossAttention attention(config_for(Layout::kVaswani));
+  attention->eval();
+  torch::NoGradGuard no_grad;
+  const auto memory = attention->project_memory(torch::randn({3, 5, 16}));
+  const auto padding = torch::tensor({0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1}, torch::kBool).view({3, 5});
+  const auto mask = key_padding_mask(padding);  // [3, 1, 1, 5]
+  const auto x = torch::randn({3, 1, 16});
+  const auto fast = attention->attend(x, memory, mask);
+  set_attention_step_kernels_enabled(false);
+  const auto plain = attention->attend(x, memory, mask);
+  set_attention_step_kernels_enabled(true);
+  EXPECT_TRUE(torch::allclose(fast, plain, 1e-5, 1e-6));
+  // Asking for the weights takes the general path, which returns them.
+  torch::Tensor weights;
+  EXPECT_TRUE(torch::allclose(attention->attend(x, memory, mask, &weights), plain, 1e-5, 1e-6));
+  EXPECT_EQ(weights.sizes(), (std::vector<std::int64_t>{3, 4, 1, 5}));
+  // Padded positions get no weight: row 0's last two, row 2's last three.
+  EXPECT_EQ(weights.select(0, 0).narrow(-1, 3, 2).max().item<float>(), 0.0f);
+  EXPECT_EQ(weights.select(0, 2).narrow(-1, 2, 3).max().item<float>(), 0.0f);
+}
+
 // The vaswani layout's self-attention is the standard one: with the heads' WQ/WK/WV stacked
 // into in_proj_weight (head h's rows h*s .. h*s+s-1 of each third) and W_O as out_proj,
 // torch::nn::MultiheadAttention computes the same values and the same per-head weights,

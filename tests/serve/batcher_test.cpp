@@ -4,6 +4,7 @@
 // request that waited too long times out, stop() answers what was queued.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -129,6 +130,33 @@ TEST(DynamicBatcher, WithoutBatchingEachRequestIsDecodedAlone) {
   for (auto& t : tickets) EXPECT_EQ(t.wait(10s).batch_sentences, 1u);
   ASSERT_EQ(model.batches.size(), 5u);
   for (int i = 0; i < 5; ++i) EXPECT_EQ(model.batches[i].first.at(0), "s" + std::to_string(i));  // in arrival order
+}
+
+// --max-batch-tokens: requests join a batch while their source tokens fit (counted by the
+// given function, here the words), a request larger than the limit is still decoded (alone),
+// and one that does not fit waits for the next batch without losing its place.
+TEST(DynamicBatcher, ABatchHoldsAtMostMaxBatchTokens) {
+  RecordingModel model;
+  model.blocked = true;
+  auto settings = batcher_settings(20, 64);
+  settings.max_batch_tokens = 6;
+  const auto words = [](const std::string& sentence) {
+    return static_cast<std::size_t>(std::count(sentence.begin(), sentence.end(), ' ') + 1);
+  };
+  DynamicBatcher batcher(model.function(), settings, words);
+  auto first = batcher.submit({"first"}, 1);
+  std::this_thread::sleep_for(50ms);  // the worker holds "first" (blocked)
+  std::vector<Ticket> tickets;
+  for (const std::string s : {"a b c", "d e", "f g h i", "j", "k l m n o p q r", "s t"})
+    tickets.push_back(batcher.submit({s}, 1));
+  model.blocked = false;
+  first.wait(10s);
+  for (auto& t : tickets) t.wait(10s);
+  // 3 + 2 words, then "j" (1) fills six; "f g h i" (4) + "s t" (2); the eight-word request alone.
+  ASSERT_EQ(model.batches.size(), 4u);
+  EXPECT_EQ(model.batches[1].first, (std::vector<std::string>{"a b c", "d e", "j"}));
+  EXPECT_EQ(model.batches[2].first, (std::vector<std::string>{"f g h i", "s t"}));
+  EXPECT_EQ(model.batches[3].first, (std::vector<std::string>{"k l m n o p q r"}));
 }
 
 TEST(DynamicBatcher, ALoneRequestWaitsAtMostTheBatchWait) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace dls::test {
 
@@ -30,11 +31,35 @@ inline void remove_tree(const std::filesystem::path& path) {
       FTW_DEPTH | FTW_PHYS);
 }
 
-// An empty directory of this process under the temporary directory (emptied if it existed).
+// The directories fresh_temp_dir() made, removed when the test process exits: ctest runs
+// every test in a process of its own, and the runs trained once per process (a few MB each)
+// would otherwise pile up in /tmp by the gigabyte. Only by the process that made them: a
+// forked child that exits must not take its parent's files.
+class TempDirsRemovedAtExit {
+ public:
+  static TempDirsRemovedAtExit& instance() {
+    static TempDirsRemovedAtExit dirs;
+    return dirs;
+  }
+  void add(const std::filesystem::path& dir) { dirs_.push_back(dir); }
+  ~TempDirsRemovedAtExit() {
+    if (::getpid() != owner_) return;
+    for (const auto& dir : dirs_) remove_tree(dir);
+  }
+
+ private:
+  TempDirsRemovedAtExit() = default;
+  const pid_t owner_ = ::getpid();
+  std::vector<std::filesystem::path> dirs_;
+};
+
+// An empty directory of this process under the temporary directory (emptied if it existed),
+// removed when the process exits normally.
 inline std::filesystem::path fresh_temp_dir(const std::string& name) {
   const std::filesystem::path dir = process_temp_path(name);
   remove_tree(dir);
   std::filesystem::create_directories(dir);
+  TempDirsRemovedAtExit::instance().add(dir);
   return dir;
 }
 

@@ -126,6 +126,10 @@ class Translator {
   // The source tokens the model was trained on at most (L minus SOS and EOS), and so reads
   // at once: a longer sentence is decoded whole or in parts (splits_long_sentences()).
   int max_source_tokens() const;
+  // The tokens the encoder would read for `sentence` (words or pieces; 0 when it has none):
+  // what translate_server's --max-batch-tokens counts. Reads no model state: safe to call
+  // from any thread while another translates.
+  std::size_t count_source_tokens(const std::string& sentence) const;
   // True for the dlstudio layout, whose weights span exactly L positions: a longer sentence
   // is translated in parts. Otherwise it is decoded whole.
   bool splits_long_sentences() const;

@@ -57,6 +57,9 @@ TORCH_MODULE(CrossAttentionHead);
 struct AttentionMemory {
   torch::Tensor keys;    // dlstudio: [H, B, Lk, s]; vaswani: [B, H, Lk, s]
   torch::Tensor values;  // same shape as keys
+  // The heads' query projections stacked when the memory was made (weight [H, rows, cols],
+  // bias [H, rows]), so that the steps that read the memory do not restack them each time.
+  torch::Tensor query_weight, query_bias;
 };
 
 // Growing keys/values of a decoder self-attention layer for step-by-step decoding
@@ -64,6 +67,9 @@ struct AttentionMemory {
 struct KeyValueCache {
   torch::Tensor keys, values;
   std::int64_t length = 0;
+  // The heads' Q/K/V projections stacked at the first step ([H, 3s, M], [H, 3s]) and reused
+  // by the later ones: a decoding session holds the weights fixed.
+  torch::Tensor qkv_weight, qkv_bias;
   // Reorders the batch rows (beam search): rows = index [B'].
   void reorder(const torch::Tensor& index);
 };
@@ -120,5 +126,12 @@ class CrossAttentionImpl : public torch::nn::Module {
   torch::nn::Dropout attention_dropout_{nullptr};
 };
 TORCH_MODULE(CrossAttention);
+
+// A decoding step of one position per row (eval mode, no gradient, fp32 on the CPU) runs
+// each attention layer's scores, softmax and weighted sum as one kernel over raw floats
+// instead of some twenty small operators. On by default; off: the general operators (the
+// plain path that the tests and `dls_bench --plain-decoder-step` compare with).
+void set_attention_step_kernels_enabled(bool enabled);
+bool attention_step_kernels_enabled();
 
 }  // namespace dls

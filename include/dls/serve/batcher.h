@@ -1,7 +1,8 @@
 // Dynamic batching: requests from many HTTP threads go into one bounded queue, and one
 // worker thread -- the only one that touches the model (eval::Translator is not
 // thread-safe) -- decodes them together. After a first request the worker waits up to
-// `wait_ms` for others with the same beam setting to join, up to `max_batch` sentences;
+// `wait_ms` for others with the same beam setting to join, up to `max_batch` sentences and
+// `max_batch_tokens` source tokens (counted by `count_tokens` when a request arrives);
 // requests that arrive while a batch decodes form the next one.
 //
 //   DynamicBatcher batcher([&](const auto& sentences, int beam) { return translate(sentences, beam); },
@@ -68,7 +69,11 @@ class DynamicBatcher {
   using TranslateBatch =
       std::function<std::vector<eval::SentenceTranslation>(const std::vector<std::string>& sentences, int beam)>;
 
-  DynamicBatcher(TranslateBatch translate, BatchingSettings settings);
+  // The source tokens of one sentence (what --max-batch-tokens counts); called on the
+  // submitting thread, so it must not touch the model.
+  using CountTokens = std::function<std::size_t(const std::string& sentence)>;
+
+  DynamicBatcher(TranslateBatch translate, BatchingSettings settings, CountTokens count_tokens = {});
   ~DynamicBatcher();  // stop()
   DynamicBatcher(const DynamicBatcher&) = delete;
   DynamicBatcher& operator=(const DynamicBatcher&) = delete;
@@ -95,11 +100,16 @@ class DynamicBatcher {
   Ticket enqueue(std::shared_ptr<detail::Job> job);
   void work();
   // Takes queued requests that can join `batch` (same beam, room left); under the lock.
-  void gather(std::vector<std::shared_ptr<detail::Job>>& batch, std::size_t& sentences, int beam);
+  struct BatchSize {
+    std::size_t sentences = 0, tokens = 0;
+  };
+  void gather(std::vector<std::shared_ptr<detail::Job>>& batch, BatchSize& size, int beam);
+  bool has_room(const BatchSize& size) const;
   void decode(std::vector<std::shared_ptr<detail::Job>>& batch, std::size_t sentences, int beam);
 
   TranslateBatch translate_;
   BatchingSettings settings_;
+  CountTokens count_tokens_;
   mutable std::mutex mutex_;
   std::condition_variable arrived_;
   std::deque<std::shared_ptr<detail::Job>> queue_;
