@@ -40,6 +40,29 @@ StackedWeights stack_heads(const torch::nn::ModuleList& heads, std::initializer_
   return {torch::stack(weights), torch::stack(biases)};
 }
 
+StackedWeights StackedHeadsCache::get(const torch::nn::ModuleList& heads, std::initializer_list<Projection> parts) {
+  // Only on the CPU: a CUDA graph's replay writes the weights without moving their versions.
+  const auto& first = (*heads->begin())->as<AttentionHeadImpl>()->WQ->weight;
+  if (torch::GradMode::is_enabled() || !first.device().is_cpu()) return stack_heads(heads, parts);
+  std::vector<std::pair<const void*, std::int64_t>> sources;
+  sources.reserve(heads->size() * parts.size() * 2);
+  for (const auto& module : *heads) {
+    auto& head = *module->as<AttentionHeadImpl>();
+    const torch::nn::Linear* linear[3] = {&head.WQ, &head.WK, &head.WV};
+    for (const Projection part : parts) {
+      for (const auto& t : {(*linear[static_cast<int>(part)])->weight, (*linear[static_cast<int>(part)])->bias}) {
+        sources.emplace_back(t.data_ptr(), t._version());
+      }
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (sources != sources_) {
+    stacked_ = stack_heads(heads, parts);
+    sources_ = std::move(sources);
+  }
+  return stacked_;
+}
+
 torch::Tensor project_heads(const torch::Tensor& x, const StackedWeights& stacked, const TransformerConfig& config,
                             std::int64_t n) {
   const std::int64_t batch = x.size(0), length = x.size(1);

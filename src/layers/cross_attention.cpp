@@ -17,16 +17,17 @@ CrossAttentionImpl::CrossAttentionImpl(const TransformerConfig& config) : config
     W_O = register_module("W_O", torch::nn::Linear(config.embedding_size(), config.embedding_size()));
   }
   attention_dropout_ = register_module("attention_dropout", torch::nn::Dropout(config.effective_dropout()));
+  queries_ = std::make_shared<detail::StackedHeadsCache>();
+  keys_values_ = std::make_shared<detail::StackedHeadsCache>();
 }
 
 AttentionMemory CrossAttentionImpl::project_memory(const torch::Tensor& encoder_out) {
   TORCH_CHECK(encoder_out.dim() == 3 && encoder_out.size(2) == config_.embedding_size(),
               "expected the encoder output as [B, L, M]");
   using detail::Projection;
-  const auto stacked = detail::stack_heads(attention_heads_arr, {Projection::kK, Projection::kV});
+  const auto stacked = keys_values_->get(attention_heads_arr, {Projection::kK, Projection::kV});
   const auto kv = detail::project_heads(encoder_out, stacked, config_, 2);
-  const auto queries = detail::stack_heads(attention_heads_arr, {Projection::kQ});
-  return {kv[0], kv[1], queries.weight, queries.bias};
+  return {kv[0], kv[1]};
 }
 
 torch::Tensor CrossAttentionImpl::attend(const torch::Tensor& x, const AttentionMemory& memory,
@@ -38,19 +39,17 @@ torch::Tensor CrossAttentionImpl::attend(const torch::Tensor& x, const Attention
   const std::int64_t rows = x.size(0), length = x.size(1);
   TORCH_CHECK(rows % batch == 0, "decoder rows ", rows, " are not a multiple of the encoder batch ", batch);
   const std::int64_t copies = rows / batch;
-  if (length == 1 && copies == 1 && weights == nullptr && !dlstudio && !is_training() &&
-      memory.query_weight.defined() && config_.layout() == Layout::kVaswani && detail::attention_step_applies(x) &&
-      (!mask.defined() || mask.numel() == rows * memory.keys.size(2))) {
+  using detail::Projection;
+  const auto stacked = queries_->get(attention_heads_arr, {Projection::kQ});
+  if (length == 1 && copies == 1 && weights == nullptr && !is_training() && config_.layout() == Layout::kVaswani &&
+      detail::attention_step_applies(x) && (!mask.defined() || mask.numel() == rows * memory.keys.size(2))) {
     // One decoding position per row: [R, M] -> [R, H*s] queries, then one kernel.
-    const auto q = row_linear(x.reshape({rows, heads * s}), memory.query_weight.view({heads * s, -1}),
-                              memory.query_bias.view({heads * s}));
+    const auto q =
+        row_linear(x.reshape({rows, heads * s}), stacked.weight.view({heads * s, -1}), stacked.bias.view({heads * s}));
     const auto z = detail::cross_attention_step(q, memory.keys, memory.values,
                                                 mask.defined() ? mask.contiguous() : mask, heads);  // [R, M]
     return row_linear(z.view({rows, 1, heads * s}), W_O);
   }
-  using detail::Projection;
-  const auto stacked = memory.query_weight.defined() ? detail::StackedWeights{memory.query_weight, memory.query_bias}
-                                                     : detail::stack_heads(attention_heads_arr, {Projection::kQ});
   auto q = detail::project_heads(x, stacked, config_, 1)[0];  // [H, B', Lq, s] | [B', H, Lq, s]
   auto keys = memory.keys, values = memory.values;
   if (copies > 1) {

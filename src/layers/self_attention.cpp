@@ -24,6 +24,7 @@ SelfAttentionImpl::SelfAttentionImpl(const TransformerConfig& config) : config_(
     W_O = register_module("W_O", torch::nn::Linear(config.embedding_size(), config.embedding_size()));
   }
   attention_dropout_ = register_module("attention_dropout", torch::nn::Dropout(config.effective_dropout()));
+  qkv_ = std::make_shared<detail::StackedHeadsCache>();
 }
 
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& mask, torch::Tensor* weights) {
@@ -31,7 +32,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Te
   TORCH_CHECK(!config_.flattened() || x.size(1) == config_.max_seq_length(),
               "the dlstudio layout needs sentences of exactly L = ", config_.max_seq_length(), " positions");
   using detail::Projection;
-  const auto stacked = detail::stack_heads(attention_heads_arr, {Projection::kQ, Projection::kK, Projection::kV});
+  const auto stacked = qkv_->get(attention_heads_arr, {Projection::kQ, Projection::kK, Projection::kV});
   const auto qkv = detail::project_heads(x, stacked, config_, 3);  // [3, H|B, B|H, L, s]
   auto z = detail::scaled_attention(qkv[0], qkv[1], qkv[2], config_.layout(), mask, attention_dropout_, weights);
   if (weights != nullptr) *weights = detail::weights_batch_first(*weights, config_);
@@ -63,17 +64,13 @@ torch::Tensor SelfAttentionImpl::forward_cached(const torch::Tensor& x_new, KeyV
   const std::int64_t batch = x_new.size(0), steps = x_new.size(1), start = cache.length;
   TORCH_CHECK(start + steps <= capacity, "key/value cache capacity ", capacity, " exceeded");
   using detail::Projection;
-  if (!cache.qkv_weight.defined()) {
-    const auto stacked = detail::stack_heads(attention_heads_arr, {Projection::kQ, Projection::kK, Projection::kV});
-    cache.qkv_weight = stacked.weight;
-    cache.qkv_bias = stacked.bias;
-  }
+  const auto stacked = qkv_->get(attention_heads_arr, {Projection::kQ, Projection::kK, Projection::kV});
   const std::int64_t heads = config_.num_heads(), s = config_.head_size(), dim = config_.embedding_size();
   if (steps == 1 && weights == nullptr && !key_mask.defined() && !is_training() &&
       detail::attention_step_applies(x_new)) {
     // One position per row: [R, M] x [H*3*s, M]^T -> [R, H*3*s], each head's Q, K, V in turn.
-    const auto qkv = row_linear(x_new.reshape({batch, dim}), cache.qkv_weight.view({heads * 3 * s, dim}),
-                                cache.qkv_bias.view({heads * 3 * s}));
+    const auto qkv = row_linear(x_new.reshape({batch, dim}), stacked.weight.view({heads * 3 * s, dim}),
+                                stacked.bias.view({heads * 3 * s}));
     if (!cache.keys.defined()) {
       cache.keys = torch::zeros({batch, heads, capacity, s}, x_new.options());
       cache.values = torch::zeros_like(cache.keys);
@@ -82,7 +79,7 @@ torch::Tensor SelfAttentionImpl::forward_cached(const torch::Tensor& x_new, KeyV
     cache.length = start + 1;
     return row_linear(z.view({batch, 1, dim}), W_O);
   }
-  const auto qkv = detail::project_heads(x_new, {cache.qkv_weight, cache.qkv_bias}, config_, 3);  // [3, B, H, T, s]
+  const auto qkv = detail::project_heads(x_new, stacked, config_, 3);  // [3, B, H, T, s]
   if (!cache.keys.defined()) {
     cache.keys = torch::zeros({batch, config_.num_heads(), capacity, config_.head_size()}, x_new.options());
     cache.values = torch::zeros_like(cache.keys);

@@ -47,8 +47,11 @@ TEST(DecodingOptionsApp, NBestListsStartWithTheBeamsTranslation) {
     EXPECT_EQ(lines[i].substr(0, first_bar), std::to_string(i / 3));
     const double score = std::stod(lines[i].substr(last_bar + 5));
     EXPECT_LE(score, 0.0);
-    if (i % 3 == 0) EXPECT_EQ(lines[i].substr(first_bar + 5, last_bar - first_bar - 5), best[i / 3]);
-    if (i % 3 > 0) EXPECT_LE(score, std::stod(lines[i - 1].substr(lines[i - 1].rfind(" ||| ") + 5)) + 1e-4);
+    if (i % 3 == 0) {
+      EXPECT_EQ(lines[i].substr(first_bar + 5, last_bar - first_bar - 5), best[i / 3]);
+    } else {
+      EXPECT_LE(score, std::stod(lines[i - 1].substr(lines[i - 1].rfind(" ||| ") + 5)) + 1e-4);
+    }
   }
   const auto as_json =
       test::run_program("apps/checkpoint_eval", translate_args("--beam 4 --n-best 2 --json"), "nbest_json");

@@ -144,6 +144,29 @@ TEST(Attention, CachedStepsEqualTheCausalPass) {
 // The one-position step kernels (attention_step.h) against the general operators: the same
 // outputs and caches, one position at a time from the first, with rows reordered and
 // repeated between steps as beam search does.
+// Without gradients the heads' stacked weights are kept between forwards; a weight changed
+// in place (a checkpoint loaded, an optimizer step) or replaced is seen by the next one.
+TEST(Attention, StackedHeadsFollowTheirWeightsWithoutGradients) {
+  auto config = config_for(Layout::kVaswani);
+  SelfAttention self(config);
+  CrossAttention cross(config);
+  self->eval();
+  cross->eval();
+  torch::NoGradGuard no_grad;
+  const auto x = torch::randn({2, 5, 16}), memory = torch::randn({2, 4, 16});
+  const auto check = [&](const std::string& when) {
+    EXPECT_TRUE(torch::allclose(self(x), self->forward_per_head(x), 1e-5, 1e-6)) << when;
+    EXPECT_TRUE(torch::allclose(cross(x, memory), cross->forward_per_head(x, memory), 1e-5, 1e-6)) << when;
+  };
+  check("first");
+  for (auto& p : self->parameters()) p.mul_(1.5);
+  for (auto& p : cross->parameters()) p.add_(0.25);
+  check("after in-place changes");
+  auto& head = *self->attention_heads_arr[2]->as<AttentionHeadImpl>();
+  head.WV->weight = head.WV->weight * 2;  // a new tensor, not registered anew: forward_per_head reads it too
+  check("after a replaced weight");
+}
+
 TEST(Attention, SelfAttentionStepKernelsEqualTheGeneralOperators) {
   SelfAttention attention(config_for(Layout::kVaswani));
   attention->eval();

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include <torch/nn/module.h>
@@ -19,6 +20,10 @@
 #include "dls/layers/transformer_config.h"
 
 namespace dls {
+
+namespace detail {
+class StackedHeadsCache;  // the heads' weights stacked for the batched forward (attention_core.h)
+}
 
 // One head's projections. dlstudio layout: WQ/WK/WV = Linear(L*s, L*s) over the head's
 // flattened slice [B, L*s]; vaswani layout: Linear(M, s) per position.
@@ -57,9 +62,6 @@ TORCH_MODULE(CrossAttentionHead);
 struct AttentionMemory {
   torch::Tensor keys;    // dlstudio: [H, B, Lk, s]; vaswani: [B, H, Lk, s]
   torch::Tensor values;  // same shape as keys
-  // The heads' query projections stacked when the memory was made (weight [H, rows, cols],
-  // bias [H, rows]), so that the steps that read the memory do not restack them each time.
-  torch::Tensor query_weight, query_bias;
 };
 
 // Growing keys/values of a decoder self-attention layer for step-by-step decoding
@@ -67,9 +69,6 @@ struct AttentionMemory {
 struct KeyValueCache {
   torch::Tensor keys, values;
   std::int64_t length = 0;
-  // The heads' Q/K/V projections stacked at the first step ([H, 3s, M], [H, 3s]) and reused
-  // by the later ones: a decoding session holds the weights fixed.
-  torch::Tensor qkv_weight, qkv_bias;
   // Reorders the batch rows (beam search): rows = index [B'].
   void reorder(const torch::Tensor& index);
 };
@@ -97,6 +96,7 @@ class SelfAttentionImpl : public torch::nn::Module {
  private:
   TransformerConfig config_;
   torch::nn::Dropout attention_dropout_{nullptr};
+  std::shared_ptr<detail::StackedHeadsCache> qkv_;  // Q, K and V of every head
 };
 TORCH_MODULE(SelfAttention);
 
@@ -124,6 +124,7 @@ class CrossAttentionImpl : public torch::nn::Module {
  private:
   TransformerConfig config_;
   torch::nn::Dropout attention_dropout_{nullptr};
+  std::shared_ptr<detail::StackedHeadsCache> queries_, keys_values_;
 };
 TORCH_MODULE(CrossAttention);
 

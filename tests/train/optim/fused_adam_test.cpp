@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "dls/layers/attention.h"
 #include "dls/train/optim/optimizer.h"
 
 namespace dls::train {
@@ -157,6 +158,32 @@ TEST(FusedAdam, MakeOptimizerChoosesByOption) {
   options.kind = settings::OptimizerKind::kAdam;
   options.fused = true;
   EXPECT_NE(dynamic_cast<FusedAdam*>(make_optimizer(params, options, 1e-3).get()), nullptr);
+}
+
+// The step writes the weights through raw pointers and moves their version counters by hand:
+// an attention layer's heads stacked for an evaluation before the step are stacked again
+// after it (attention_core.h), so that the evaluation sees the trained weights.
+TEST(FusedAdam, EvaluationAfterAStepSeesTheNewWeights) {
+  torch::manual_seed(5);
+  TransformerConfig config;
+  config.layout(Layout::kVaswani).embedding_size(16).num_heads(4).max_seq_length(6);
+  SelfAttention attention(config);
+  const auto x = torch::randn({2, 5, 16});
+  const auto evaluate = [&] {
+    torch::NoGradGuard no_grad;
+    attention->eval();
+    auto fast = attention(x), plain = attention->forward_per_head(x);
+    attention->train();
+    return std::make_pair(fast, plain);
+  };
+  const auto before = evaluate();
+  EXPECT_TRUE(torch::allclose(before.first, before.second, 1e-5, 1e-6));
+  FusedAdam optimizer(attention->parameters(), torch::optim::AdamOptions(0.1), 1);
+  attention(x).pow(2).sum().backward();
+  optimizer.step();
+  const auto after = evaluate();
+  EXPECT_FALSE(torch::allclose(after.second, before.second, 1e-3, 1e-3));  // the step changed the layer
+  EXPECT_TRUE(torch::allclose(after.first, after.second, 1e-5, 1e-6));
 }
 
 }  // namespace
