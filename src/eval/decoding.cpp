@@ -52,14 +52,17 @@ class EnsembleSession {
 
 using NBest = std::vector<std::vector<Hypothesis>>;
 
-// Writes the words of session rows `rows` (a [K] index) to result[sentence[row] - first].
+// Writes the words of session rows `rows` (a [K] index) and their log-probabilities (from
+// `total` [R]) to result[sentence[row] - first].
 void collect(const EnsembleSession& session, const torch::Tensor& rows, const torch::Tensor& sentence,
-             std::int64_t first, std::int64_t eos, NBest& result) {
+             const torch::Tensor& total, std::int64_t first, std::int64_t eos, NBest& result) {
   const auto tokens = session.tokens().index_select(0, rows).to(torch::kCPU).contiguous();  // read on the host
   const auto ids = sentence.index_select(0, rows).to(torch::kCPU).contiguous();
+  const auto sums = total.index_select(0, rows).to(torch::kCPU).contiguous();
   const auto* id = ids.data_ptr<std::int64_t>();
   for (std::int64_t k = 0; k < rows.size(0); ++k) {
-    result[static_cast<std::size_t>(id[k] - first)] = {{words_of(tokens[k], session.length(), eos), NAN}};
+    result[static_cast<std::size_t>(id[k] - first)] = {
+        {words_of(tokens[k], session.length(), eos), sums.data_ptr<double>()[k]}};
   }
 }
 
@@ -97,21 +100,27 @@ NBest greedy_or_sample(const Models& models, const torch::Tensor& src, std::int6
   // later step computes only the unfinished ones: the output layer over the vocabulary,
   // most of a step's cost, shrinks as sentences end (most translations are shorter than L).
   auto sentence = torch::arange(first, first + src.size(0), src.options().dtype(torch::kLong));
+  // log p of each row's words so far (EOS included once written): the score that would
+  // otherwise take a teacher-forced pass over the translation (Translator's scores).
+  auto total = torch::zeros({src.size(0)}, src.options().dtype(torch::kDouble));
   while (session.length() < session.max_length()) {
     // Greedy: argmax of the logits, the same word as of the log-probabilities, one pass over
     // the vocabulary instead of four (log_softmax's max, exp-sum, subtraction, then argmax).
     const auto scores = session.step(/*log_probabilities=*/false);                                      // [R, V]
     const auto words = sample ? draw(scores, sentence, session.length(), options) : scores.argmax(-1);  // [R]
     session.append(words);
+    // log softmax at the chosen word only: its logit less the log-sum-exp of its row.
+    total += (scores.gather(1, words.unsqueeze(1)).squeeze(1) - scores.logsumexp(-1)).to(torch::kDouble);
     const auto finished = words == eos;
     if (!finished.any().item<bool>()) continue;
-    collect(session, finished.nonzero().squeeze(1), sentence, first, eos, result);
+    collect(session, finished.nonzero().squeeze(1), sentence, total, first, eos, result);
     const auto unfinished = (~finished).nonzero().squeeze(1);
     if (unfinished.numel() == 0) return result;
     session.select_rows(unfinished);
     sentence = sentence.index_select(0, unfinished);
+    total = total.index_select(0, unfinished);
   }
-  collect(session, torch::arange(session.rows(), sentence.options()), sentence, first, eos, result);
+  collect(session, torch::arange(session.rows(), sentence.options()), sentence, total, first, eos, result);
   return result;
 }
 

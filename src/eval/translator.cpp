@@ -181,12 +181,19 @@ std::vector<SentenceTranslation> Translator::translate(const std::vector<std::st
                          .to(device_);  // [N, L]
     auto outputs = this->decode(src, decode);
     std::vector<const TokenList*> written;
+    std::vector<double> decoded_scores;  // each row's best, before n_best takes its hypotheses
     for (std::size_t k = 0; k < owners.size(); ++k) {
       owners[k].output() = loaded_.spanish.decode(outputs[k].front().words);
+      decoded_scores.push_back(outputs[k].front().log_probability);
       written.push_back(&owners[k].output());
       if (owners[k].part < 0 && decode.n_best > 1) n_best[owners[k].sentence] = std::move(outputs[k]);
     }
-    if (scores_) {
+    if (scores_ && decoded_scores_apply(decode)) {
+      for (std::size_t k = 0; k < owners.size(); ++k) {
+        auto& total = owners[k].sentence->log_probability;
+        total = owners[k].part <= 0 ? decoded_scores[k] : total + decoded_scores[k];
+      }
+    } else if (scores_) {
       const auto scores = log_probabilities(src, written, length, std::max<std::int64_t>(1, decode.batch_size));
       for (std::size_t k = 0; k < owners.size(); ++k) {
         auto& total = owners[k].sentence->log_probability;
@@ -206,6 +213,10 @@ std::vector<SentenceTranslation> Translator::translate(const std::vector<std::st
     }
   }
   return results;
+}
+
+bool Translator::decoded_scores_apply(const DecodeOptions& decode) const {
+  return models_.size() == 1 && decode.method != DecodeMethod::kDLStudioOneShot;
 }
 
 std::vector<std::vector<Hypothesis>> Translator::decode(const torch::Tensor& src, const DecodeOptions& decode) const {
@@ -269,7 +280,11 @@ std::vector<Hypothesis> Translator::translate_whole(SentenceTranslation& t, cons
   const auto src = torch::tensor(source_ids(t.tokens, &t.unknown), torch::kLong).unsqueeze(0).to(device_);  // [1, n+2]
   auto hypotheses = std::move(this->decode(src, options).front());
   t.output_tokens = loaded_.spanish.decode(hypotheses.front().words);
-  if (scores_) t.log_probability = log_probabilities(src, {&t.output_tokens}, options.max_length, 1).front();
+  if (scores_) {
+    t.log_probability = decoded_scores_apply(decode)
+                            ? hypotheses.front().log_probability
+                            : log_probabilities(src, {&t.output_tokens}, options.max_length, 1).front();
+  }
   t.note = fmt::format("{} {}, more than the {} this model was trained on: translated whole (up to {} {} out)", n,
                        loaded_.english_subwords ? "subword pieces" : "words", max_source_tokens(),
                        options.max_length - 2, loaded_.spanish_subwords ? "pieces" : "words");

@@ -88,6 +88,34 @@ TEST_P(Decoding, OneSentenceAtATimeTakesTheOneRowPathToTheSameWords) {
   EXPECT_TRUE(torch::allclose(fast, plain, 1e-4, 1e-5)) << (fast - plain).abs().max().item<double>();
 }
 
+// The sums of log-probabilities that greedy decoding and beam search return are those of a
+// teacher-forced pass over the same words (and the EOS after them, when it was written):
+// Translator reports them as each translation's score instead of running that pass.
+TEST_P(Decoding, DecodedScoresEqualATeacherForcedPass) {
+  torch::NoGradGuard no_grad;
+  const auto L = src_.size(1);
+  for (const auto method : {DecodeMethod::kGreedy, DecodeMethod::kBeam}) {
+    DecodeOptions options;
+    options.method = method;
+    options.beam_size = 3;
+    const auto hypotheses = translate_n_best({model_}, src_, kSos, kEos, options);
+    for (std::int64_t b = 0; b < src_.size(0); ++b) {
+      const auto& best = hypotheses[static_cast<std::size_t>(b)].front();
+      auto tgt = torch::full({1, L}, kPad, torch::kLong);
+      tgt[0][0] = kSos;
+      std::int64_t position = 1;
+      for (const auto word : best.words) tgt[0][position++] = word;
+      if (position < L) tgt[0][position++] = kEos;  // written when it fitted
+      model_->eval();
+      const auto log_probs = model_->forward(src_.narrow(0, b, 1), tgt)[0];  // [L-1, V]
+      double expected = 0;
+      for (std::int64_t k = 1; k < position; ++k)
+        expected += log_probs[k - 1][tgt[0][k].item<std::int64_t>()].item<double>();
+      EXPECT_NEAR(best.log_probability, expected, 1e-4) << to_string(method) << " sentence " << b;
+    }
+  }
+}
+
 // Finished sentences leave the session, so that later steps compute only the others: with
 // the EOS bias raised until sentences end at three or more different steps, each still gets
 // the words of the plain loop, which runs every sentence to the end.

@@ -42,8 +42,10 @@ struct DecodeOptions {
 // One translation per source row: the word ids after SOS, EOS excluded.
 using TokenIds = std::vector<std::int64_t>;
 
-// One of beam search's n best: its words and the sum of their log-probabilities (the EOS's
-// included when it was written), as the search scored them.
+// One of beam search's n best, or the translation of greedy decoding or sampling: its words
+// and the sum of their log-probabilities (the EOS's included when it was written), as the
+// decoding scored them (an ensemble: its averaged log-probabilities; DLStudio's one-shot
+// decoding: NaN).
 struct Hypothesis {
   TokenIds words;
   double log_probability = 0.0;
