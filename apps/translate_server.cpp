@@ -13,6 +13,7 @@
 #include <iostream>
 #include <string>
 
+#include <ATen/Parallel.h>
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -28,6 +29,7 @@
 #include "dls/serve/translate_server.h"
 #include "dls/util/blas_kernels.h"
 #include "dls/util/runtime.h"
+#include "dls/util/thread_policy.h"
 #include "cli_overrides.h"
 #include "command_line.h"
 #include "error_line.h"
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
   app.get_formatter()->column_width(40);
   std::string checkpoint, device = "cpu", weights = "ema", log_level = "info", page_dir;
   int threads = 0;
+  int decode_workers = 0;  // 0: one per intra-op thread
   bool no_batching = false;
   dls::serve::ServeSettings settings;
   auto& limits = settings.limits;
@@ -138,10 +141,9 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(dls::apps::in_range(0, 100000000))
       ->group(batch);
-  app.add_option("--decode-workers", batching.decode_workers,
+  app.add_option("--decode-workers", decode_workers,
                  "cut each batch into N chunks decoded on N threads of one intra-op thread each (CPU; 1: one pass "
-                 "with --threads intra-op threads; docs/serving.md measures the split)")
-      ->capture_default_str()
+                 "with --threads intra-op threads; default: one per core, which docs/serving.md measures best)")
       ->check(dls::apps::in_range(1, 256))
       ->group(batch);
   app.add_flag("--no-batching", no_batching, "every request decoded on its own (--batch-wait-ms 0 --max-batch 1)")
@@ -151,7 +153,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->group(model);
-  app.add_option("--threads", threads, "intra-op threads (default: all cores)")
+  app.add_option("--threads", threads,
+                 "intra-op threads (default: all cores; translating on the CPU: 1, and --decode-workers one per core)")
       ->check(dls::apps::in_range(1, 256))
       ->group(model);
   app.add_option("--weights", weights, "runs with --ema-decay: ema (the moving average) or trained")
@@ -189,6 +192,12 @@ int main(int argc, char** argv) {
     options.weights = which;
     auto translator = dls::eval::Translator::load(file, options);
     settings.checkpoint_file = translator.checkpoint_file();
+    // Measured best on 2 cores (docs/serving.md): a batch's chunks on one thread each and, unless
+    // --threads says otherwise, one intra-op thread (a lone sentence too: OpenMP's hand-offs
+    // cost it more than the second core gives).
+    batching.decode_workers = dls::util::batch_chunk_workers(
+        translator.device(), decode_workers > 0 ? decode_workers : at::get_num_threads());
+    if (threads == 0 && translator.device().is_cpu()) at::set_num_threads(1);
     const auto& languages = translator.model().info.settings.data;
     spdlog::info("serving {} ({}; {}, {} -> {}) on {}; page: {}", translator.checkpoint_file(),
                  dls::checkpoint::progress_summary(translator.model().info.progress),

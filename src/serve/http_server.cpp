@@ -336,6 +336,9 @@ void HttpServer::Impl::accept() {
 }
 
 void HttpServer::Impl::admit(tcp::socket socket) {
+  // Answers are small and written whole: sent at once, not held by Nagle's algorithm for an ACK.
+  beast::error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
   const auto open = static_cast<std::size_t>(
       std::count_if(sessions.begin(), sessions.end(), [](const Session* s) { return !s->closing(); }));
   if (open < limits.connections || evict_one()) {

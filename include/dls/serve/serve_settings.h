@@ -14,8 +14,9 @@ struct BatchingSettings {
   double wait_ms = 5;                // the worker waits this long after a first request for others to join
   std::size_t max_batch = 64;        // sentences decoded together at most (one request is never split)
   std::size_t max_batch_tokens = 0;  // source tokens (words or pieces) decoded together at most; 0: no limit
-  int decode_workers = 1;            // a batch cut into this many chunks, decoded on as many threads
-  std::size_t max_queued = 64;       // requests waiting for the worker; one more is refused (503)
+  int decode_workers =
+      1;  // a batch cut into this many chunks, decoded on as many threads (translate_server: one per intra-op thread)
+  std::size_t max_queued = 64;  // requests waiting for the worker; one more is refused (503)
 };
 
 struct ServeLimits {
