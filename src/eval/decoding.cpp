@@ -102,15 +102,16 @@ NBest greedy_or_sample(const Models& models, const torch::Tensor& src, std::int6
   auto sentence = torch::arange(first, first + src.size(0), src.options().dtype(torch::kLong));
   // log p of each row's words so far (EOS included once written): the score that would
   // otherwise take a teacher-forced pass over the translation (Translator's scores).
-  auto total = torch::zeros({src.size(0)}, src.options().dtype(torch::kDouble));
+  auto total = torch::full({src.size(0)}, options.scores ? 0.0 : NAN, src.options().dtype(torch::kDouble));
   while (session.length() < session.max_length()) {
     // Greedy: argmax of the logits, the same word as of the log-probabilities, one pass over
     // the vocabulary instead of four (log_softmax's max, exp-sum, subtraction, then argmax).
     const auto scores = session.step(/*log_probabilities=*/false);                                      // [R, V]
     const auto words = sample ? draw(scores, sentence, session.length(), options) : scores.argmax(-1);  // [R]
     session.append(words);
-    // log softmax at the chosen word only: its logit less the log-sum-exp of its row.
-    total += (scores.gather(1, words.unsqueeze(1)).squeeze(1) - scores.logsumexp(-1)).to(torch::kDouble);
+    if (options.scores) {  // log softmax at the chosen word only: its logit less the log-sum-exp of its row
+      total += (scores.gather(1, words.unsqueeze(1)).squeeze(1) - scores.logsumexp(-1)).to(torch::kDouble);
+    }
     const auto finished = words == eos;
     if (!finished.any().item<bool>()) continue;
     collect(session, finished.nonzero().squeeze(1), sentence, total, first, eos, result);

@@ -220,7 +220,9 @@ bool Translator::decoded_scores_apply(const DecodeOptions& decode) const {
 }
 
 std::vector<std::vector<Hypothesis>> Translator::decode(const torch::Tensor& src, const DecodeOptions& decode) const {
-  return translate_n_best(models_, src, data::Vocabulary::kSos, data::Vocabulary::kEos, decode);
+  auto options = decode;
+  options.scores = scores_ && decoded_scores_apply(decode);
+  return translate_n_best(models_, src, data::Vocabulary::kSos, data::Vocabulary::kEos, options);
 }
 
 Alternative Translator::alternative(const SentenceTranslation& t, const TokenIds& ids) const {

@@ -22,38 +22,47 @@ torch::Tensor scaled_attention(const torch::Tensor& q, const torch::Tensor& k, c
   return small_batched_matmul(probabilities, v) * scale;
 }
 
-StackedWeights stack_heads(const torch::nn::ModuleList& heads, std::initializer_list<Projection> parts) {
-  std::vector<torch::Tensor> weights, biases;
-  weights.reserve(heads->size());
-  biases.reserve(heads->size());
+namespace {
+
+// The chosen projections of every head, head by head: heads x parts layers.
+std::vector<const torch::nn::Linear*> head_projections(const torch::nn::ModuleList& heads,
+                                                       std::initializer_list<Projection> parts) {
+  std::vector<const torch::nn::Linear*> layers;
+  layers.reserve(heads->size() * parts.size());
   for (const auto& module : *heads) {
     auto& head = *module->as<AttentionHeadImpl>();
     const torch::nn::Linear* linear[3] = {&head.WQ, &head.WK, &head.WV};
+    for (const Projection part : parts) layers.push_back(linear[static_cast<int>(part)]);
+  }
+  return layers;
+}
+
+}  // namespace
+
+StackedWeights stack_heads(const torch::nn::ModuleList& heads, std::initializer_list<Projection> parts) {
+  const auto layers = head_projections(heads, parts);
+  const std::size_t n = parts.size();
+  std::vector<torch::Tensor> weights, biases;
+  for (std::size_t first = 0; first < layers.size(); first += n) {  // one head's n projections
     std::vector<torch::Tensor> w, b;
-    for (const Projection part : parts) {
-      w.push_back((*linear[static_cast<int>(part)])->weight);
-      b.push_back((*linear[static_cast<int>(part)])->bias);
+    for (std::size_t i = first; i < first + n; ++i) {
+      w.push_back((*layers[i])->weight);
+      b.push_back((*layers[i])->bias);
     }
-    weights.push_back(w.size() == 1 ? w[0] : torch::cat(w, 0));
-    biases.push_back(b.size() == 1 ? b[0] : torch::cat(b, 0));
+    weights.push_back(n == 1 ? w[0] : torch::cat(w, 0));
+    biases.push_back(n == 1 ? b[0] : torch::cat(b, 0));
   }
   return {torch::stack(weights), torch::stack(biases)};
 }
 
 StackedWeights StackedHeadsCache::get(const torch::nn::ModuleList& heads, std::initializer_list<Projection> parts) {
+  const auto layers = head_projections(heads, parts);
   // Only on the CPU: a CUDA graph's replay writes the weights without moving their versions.
-  const auto& first = (*heads->begin())->as<AttentionHeadImpl>()->WQ->weight;
-  if (torch::GradMode::is_enabled() || !first.device().is_cpu()) return stack_heads(heads, parts);
+  if (torch::GradMode::is_enabled() || !(*layers.front())->weight.device().is_cpu()) return stack_heads(heads, parts);
   std::vector<std::pair<const void*, std::int64_t>> sources;
-  sources.reserve(heads->size() * parts.size() * 2);
-  for (const auto& module : *heads) {
-    auto& head = *module->as<AttentionHeadImpl>();
-    const torch::nn::Linear* linear[3] = {&head.WQ, &head.WK, &head.WV};
-    for (const Projection part : parts) {
-      for (const auto& t : {(*linear[static_cast<int>(part)])->weight, (*linear[static_cast<int>(part)])->bias}) {
-        sources.emplace_back(t.data_ptr(), t._version());
-      }
-    }
+  sources.reserve(layers.size() * 2);
+  for (const auto* layer : layers) {
+    for (const auto& t : {(*layer)->weight, (*layer)->bias}) sources.emplace_back(t.data_ptr(), t._version());
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (sources != sources_) {

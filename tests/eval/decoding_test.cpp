@@ -98,6 +98,7 @@ TEST_P(Decoding, DecodedScoresEqualATeacherForcedPass) {
     DecodeOptions options;
     options.method = method;
     options.beam_size = 3;
+    options.scores = true;
     const auto hypotheses = translate_n_best({model_}, src_, kSos, kEos, options);
     for (std::int64_t b = 0; b < src_.size(0); ++b) {
       const auto& best = hypotheses[static_cast<std::size_t>(b)].front();

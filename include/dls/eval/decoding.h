@@ -37,6 +37,10 @@ struct DecodeOptions {
   // > 1: a batch's sentences decoded in this many chunks concurrently, one thread each
   // (util::for_each_chunk); the same translations (each sentence is decoded on its own).
   int workers = 1;
+  // kGreedy, kSample: also sum the chosen words' log-probabilities (Hypothesis::log_probability,
+  // NaN without): a log-sum-exp over the vocabulary per row and step, which scoring needs and
+  // BLEU evaluation does not. Beam search always has them.
+  bool scores = false;
 };
 
 // One translation per source row: the word ids after SOS, EOS excluded.
@@ -44,8 +48,8 @@ using TokenIds = std::vector<std::int64_t>;
 
 // One of beam search's n best, or the translation of greedy decoding or sampling: its words
 // and the sum of their log-probabilities (the EOS's included when it was written), as the
-// decoding scored them (an ensemble: its averaged log-probabilities; DLStudio's one-shot
-// decoding: NaN).
+// decoding scored them (an ensemble: its averaged log-probabilities; greedy decoding and
+// sampling without DecodeOptions::scores, DLStudio's one-shot decoding: NaN).
 struct Hypothesis {
   TokenIds words;
   double log_probability = 0.0;
