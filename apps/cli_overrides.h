@@ -1,7 +1,8 @@
 // Command-line flags that change one setting after a preset (or a resumed checkpoint's
 // settings) is in place: each given flag queues a change, applied in order later. Each
 // setting flag also records how to read its value back from the settings, so that a run's
-// config.toml can list every setting it ran with (config_file.h).
+// config.toml can list every setting it ran with (config_file.h). The flags themselves come
+// from the settings' declarations (declared_flags.h).
 #pragma once
 
 #include <cmath>
@@ -27,6 +28,7 @@ struct Overrides {
   };
   std::vector<std::function<void(Settings&)>> changes;  // queued by the flags given
   std::vector<Recorded> recorded;                       // every setting flag, in the order of --help
+  std::vector<std::string> fixed;                       // the flags of settings a resume may not change
 
   void push_back(std::function<void(Settings&)> change) { changes.push_back(std::move(change)); }
   // config.toml writes `flag`'s value as toml_value(get(settings)).
@@ -35,46 +37,6 @@ struct Overrides {
     recorded.push_back({flag, [get](const Settings& s) { return toml_value(get(s)); }});
   }
 };
-
-// Registers --name; when given, `apply(settings, value)` runs at apply_overrides(). Not
-// recorded for config.toml: for flags about how one invocation runs (parallel_flags.h).
-template <typename T, typename Settings, typename Apply>
-CLI::Option* queue_change(CLI::App& app, Overrides<Settings>& overrides, const std::string& name,
-                          const std::string& help, Apply apply) {
-  return app.add_option_function<T>(
-      name,
-      [&overrides, apply](const T& value) { overrides.push_back([apply, value](Settings& s) { apply(s, value); }); },
-      help);
-}
-
-// A setting: --name runs `apply(settings, value)`; `get(settings)` reads the value back.
-template <typename T, typename Settings, typename Apply, typename Get>
-CLI::Option* setting(CLI::App& app, Overrides<Settings>& overrides, const std::string& name, const std::string& help,
-                     Apply apply, Get get) {
-  overrides.record(name, std::move(get));
-  return queue_change<T>(app, overrides, name, help, std::move(apply));
-}
-
-// A setting held in one field: `field(settings)` returns a reference to it (a generic
-// lambda, `[](auto& s) -> auto& { return s.epochs; }`, so that it also reads const settings).
-template <typename Settings, typename Field>
-CLI::Option* setting(CLI::App& app, Overrides<Settings>& overrides, const std::string& name, const std::string& help,
-                     Field field) {
-  using T = std::decay_t<decltype(field(std::declval<Settings&>()))>;
-  return setting<T>(
-      app, overrides, name, help, [field](Settings& s, const T& value) { field(s) = value; },
-      [field](const Settings& s) { return field(s); });
-}
-
-// A flag (no value) that turns something on: `apply(settings)`; config.toml writes
-// `get(settings)` as true or false (false reads back as "not given").
-template <typename Settings, typename Apply, typename Get>
-CLI::Option* flag_setting(CLI::App& app, Overrides<Settings>& overrides, const std::string& name,
-                          const std::string& help, Apply apply, Get get) {
-  overrides.record(name, [get](const Settings& s) { return static_cast<bool>(get(s)); });
-  return app.add_flag_callback(
-      name, [&overrides, apply] { overrides.push_back(apply); }, help);
-}
 
 // A number in [lo, hi]. Unlike CLI::Range it refuses NaN and infinities, and it sees the text
 // before conversion, so that 99999999999999999999 is refused rather than saturated.
@@ -98,9 +60,6 @@ inline CLI::Validator in_range(double lo, double hi) {
       },
       "", "in_range");
 }
-
-// The values of --optimizer (dls::settings::parse_optimizer).
-inline CLI::Validator optimizers() { return CLI::IsMember({"adam", "adamw"}); }
 
 // The values of --log-level (spdlog's level names).
 inline CLI::Validator log_levels() {

@@ -74,19 +74,23 @@ std::string resolved_config(const Overrides<Settings>& overrides, const Settings
   return toml;
 }
 
-// On resume, the settings the checkpoint fixes (`fixed`, by flag): one given on the command
-// line is refused; one from the config file must have the checkpoint's value (`resumed`:
-// the settings before the flags; `asked`: after), as a run's own config.toml has.
+// On resume, the settings the checkpoint fixes (those declared fixed, settings/declared.h,
+// and the program's own `also_fixed`, by flag): one given on the command line is refused;
+// one from the config file must have the checkpoint's value (`resumed`: the settings before
+// the flags; `asked`: after), as a run's own config.toml has.
 template <typename Settings>
 void check_fixed_on_resume(const CLI::App& app, const Overrides<Settings>& overrides, const Settings& resumed,
-                           const Settings& asked, std::initializer_list<const char*> fixed) {
+                           const Settings& asked, std::initializer_list<const char*> also_fixed = {}) {
   for (const auto& setting : overrides.recorded) {
     bool is_fixed = false;
-    for (const char* flag : fixed) is_fixed = is_fixed || setting.flag == flag;
+    for (const auto& flag : overrides.fixed) is_fixed = is_fixed || setting.flag == flag;
+    for (const char* flag : also_fixed) is_fixed = is_fixed || setting.flag == flag;
     if (!is_fixed || app.count(setting.flag) == 0) continue;
-    if (!from_config_file(app, setting.flag))
-      throw std::runtime_error(setting.flag + ": fixed by the checkpoint when resuming");
     const auto theirs = setting.toml(resumed), ours = setting.toml(asked);
+    if (!from_config_file(app, setting.flag)) {
+      throw std::runtime_error(setting.flag + ": fixed by the checkpoint when resuming (the run has " + theirs +
+                               (ours == theirs ? "" : ", asked " + ours) + ")");
+    }
     if (ours != theirs) {
       throw std::runtime_error(config_label(app) + ": " + setting.flag.substr(2) + "=" + ours +
                                ", but the checkpoint has " + theirs + " (fixed by the checkpoint when resuming)");

@@ -1,6 +1,7 @@
-// seq2seq_train's corpus flags beyond --data: which TSV columns, or parallel files for the
-// training, validation and test pairs; the languages and the direction (data/corpus.h,
-// data/languages.h). DLStudio's default (--data spa.txt, English -> Spanish) needs none.
+// seq2seq_train's corpus flags (declared in settings/seq2seq_settings.h) where they depend on
+// each other: the languages that parallel files' names give, and the checks one line each
+// (data/corpus.h, data/languages.h). DLStudio's default (--data spa.txt, English -> Spanish)
+// needs none.
 #pragma once
 
 #include <stdexcept>
@@ -9,64 +10,11 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include "cli_overrides.h"
 #include "config_file.h"
 #include "dls/data/languages.h"
 #include "dls/settings/seq2seq_settings.h"
 
 namespace dls::apps {
-
-// The flags, in `group`; file paths are recorded absolute (a resume from another folder finds them).
-inline void add_corpus_flags(CLI::App& app, Overrides<settings::Seq2SeqTrainSettings>& overrides,
-                             const std::string& group) {
-  setting(
-      app, overrides, "--src-column", "TSV: the 1-based column of the source sentence, as cut -f counts (default 1)",
-      [](auto& s) -> auto& { return s.data.src_column; })
-      ->check(in_range(1, 1000))
-      ->group(group);
-  setting(
-      app, overrides, "--tgt-column", "TSV: the 1-based column of the target sentence (default 2)",
-      [](auto& s) -> auto& { return s.data.tgt_column; })
-      ->check(in_range(1, 1000))
-      ->group(group);
-  const auto file = [&](const char* flag, const std::string& help, auto field) {
-    setting<std::string>(
-        app, overrides, flag, help, [field](auto& s, const std::string& v) { field(s) = absolute_path(v); },
-        [field](const auto& s) { return absolute_path(field(s)); })
-        ->group(group);
-  };
-  file(
-      "--train-src", "parallel files instead of --data: source sentences, one a line (gzip read too)",
-      [](auto& s) -> auto& { return s.data.train_src; });
-  file(
-      "--train-tgt", "parallel files: the target sentences, line n translating --train-src's line n",
-      [](auto& s) -> auto& { return s.data.train_tgt; });
-  file(
-      "--valid-src", "parallel validation files (source) instead of splitting the training pairs",
-      [](auto& s) -> auto& { return s.data.valid_src; });
-  file(
-      "--valid-tgt", "parallel validation files (target)", [](auto& s) -> auto& { return s.data.valid_tgt; });
-  file(
-      "--test-src", "parallel test files (source), scored with the final weights at the end",
-      [](auto& s) -> auto& { return s.data.test_src; });
-  file(
-      "--test-tgt", "parallel test files (target)", [](auto& s) -> auto& { return s.data.test_tgt; });
-  setting(
-      app, overrides, "--src-lang",
-      "ISO 639-1 code of the source column/files: its name in printouts and its normalisation (default: the "
-      "--train-src file's extension when it is a language code, train.de, else en)",
-      [](auto& s) -> auto& { return s.data.src_lang; })
-      ->group(group);
-  setting(
-      app, overrides, "--tgt-lang",
-      "ISO 639-1 code of the target column/files (default: --train-tgt's extension as above, else es)",
-      [](auto& s) -> auto& { return s.data.tgt_lang; })
-      ->group(group);
-  flag_setting(
-      app, overrides, "--reverse", "train the other direction: target column/files -> source (recorded)",
-      [](auto& s) { s.data.reverse = true; }, [](const auto& s) { return s.data.reverse; })
-      ->group(group);
-}
 
 // A fresh run on parallel files: a side whose --src-lang/--tgt-lang is not given takes the
 // language its --train-src/--train-tgt file's name gives (train.es -> es), so that Spanish

@@ -9,12 +9,20 @@
 #include <string>
 #include <system_error>
 
+#include <CLI/CLI.hpp>
+
 namespace dls::apps {
 
 // For --data's help: where the default corpus is looked for.
 inline constexpr char kDefaultCorpusHelp[] =
     "default: $DLS_DATA_DIR/spa-eng/spa.txt, else the folder `make data` fills, "
     "${XDG_DATA_HOME:-~/.local/share}/dlstudio-cpp/spa-eng/spa.txt";
+
+// Adds where the default corpus is looked for to --data's help (its declaration says what it reads).
+inline void mention_default_corpus(CLI::App& app) {
+  auto* data = app.get_option("--data");
+  data->description(data->get_description() + "; " + kDefaultCorpusHelp);
+}
 
 namespace default_corpus_detail {
 inline const char* env(const char* name) {

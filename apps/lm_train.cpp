@@ -23,8 +23,7 @@
 #include "default_corpus.h"
 #include "error_line.h"
 #include "run_flags.h"
-#include "selection_flags.h"
-#include "training_flags.h"
+#include "declared_flags.h"
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/util/thread_policy.h"
 #include "dls/train/tasks/lm_presets.h"
@@ -38,9 +37,6 @@ namespace {
 
 using dls::settings::LmTrainSettings;
 using Overrides = dls::apps::Overrides<dls::settings::LmTrainSettings>;
-
-using dls::apps::flag_setting;
-using dls::apps::setting;
 
 // Refuses subword flags that would be ignored (one line each).
 void check_subword_flags(const dls::data::LmDataSettings& data, bool resuming) {
@@ -85,72 +81,14 @@ int main(int argc, char** argv) {
   std::string preset = "cpu";
   dls::apps::InvocationFlags invocation;
 
-  const std::string data = "Data";
-  setting<std::string>(
-      app, overrides, "--data",
-      "sentences: plain text (one per line), a Tatoeba/Anki TSV or a DLStudio archive; " +
-          std::string(dls::apps::kDefaultCorpusHelp),
-      [](auto& s, auto v) { s.data.path = dls::apps::absolute_path(v); },  // a resume elsewhere finds it
-      [](const auto& s) { return dls::apps::absolute_path(s.data.path); })
-      ->group(data);
-  setting(
-      app, overrides, "--side", "es or en: the TSV side, and the normalisation rules of plain text",
-      [](auto& s) -> auto& { return s.data.side; })
-      ->check(CLI::IsMember({"es", "en"}))
-      ->group(data);
-  setting(
-      app, overrides, "--max-words",
-      "longest sentence kept, in words (L = max-words + 2; sentencepiece: L = the longest kept sentence in pieces + 2)",
-      [](auto& s) -> auto& { return s.data.max_words; })
-      ->check(dls::apps::in_range(1, 1000))
-      ->group(data);
-  dls::apps::add_subword_flags(app, overrides, data);
-  setting(
-      app, overrides, "--validation-sentences",
-      "held-out sentences for the perplexity (a repeated sentence stays on one side)",
-      [](auto& s) -> auto& { return s.data.validation_sentences; })
-      ->check(dls::apps::in_range(0, 1000000000))
-      ->group(data);
-  setting(
-      app, overrides, "--split-seed", "seed of the validation split",
-      [](auto& s) -> auto& { return s.data.split_seed; })
-      ->check(dls::apps::in_range(0, 18446744073709551615.0))
-      ->group(data);
-
-  const std::string model = "Model";
-  dls::apps::add_transformer_flags(app, overrides, model);
-  setting(
-      app, overrides, "--decoders", "decoder blocks (self-attention + FFN)",
-      [](auto& s) -> auto& { return s.model.num_decoders(); })
-      ->check(dls::apps::in_range(1, 1000))
-      ->group(model);
-  setting<std::string>(
-      app, overrides, "--variant", "FG (post-LN) or PreLN",
-      [](auto& s, auto v) { s.model.transformer().variant(dls::parse_variant(v)); },
-      [](const auto& s) { return dls::to_string(s.model.transformer().variant()); })
-      ->check(CLI::IsMember({"FG", "PreLN"}, CLI::ignore_case))
-      ->group(model);
-
-  const std::string training = "Training";
+  dls::apps::add_declared_flags(app, overrides, "Data");
+  dls::apps::mention_default_corpus(app);
   app.add_option("--preset", preset, "cpu (a small model for a 2-core CPU) or tiny (smoke tests)")
       ->capture_default_str()
       ->check(CLI::IsMember(dls::train::lm_preset_names()))
-      ->group(training);
+      ->group("Training");
   overrides.record("--preset", [](const auto& s) { return s.preset; });
-  dls::apps::add_epoch_flags(app, overrides, "sentences", training);
-  dls::apps::add_cosine_schedule_flags(app, overrides, training);
-  setting(
-      app, overrides, "--warmup-steps", "cosine: warm-up length in steps",
-      [](auto& s) -> auto& { return s.warmup_steps; })
-      ->check(dls::apps::in_range(0, 1000000000))
-      ->group(training);
-  dls::apps::add_optimizer_flags(app, overrides, "initialisation, data order, dropout", training);
-
-  const std::string output = "Output";
-  dls::apps::add_selection_flags<dls::settings::LmTrainSettings>(
-      app, overrides, {"loss"}, [](auto& s) -> auto& { return s.selection; }, output);
-  dls::apps::add_run_flags<LmTrainSettings>(
-      app, overrides, invocation, [](auto& s) -> auto& { return s.run; }, "runs/lm", training, output);
+  dls::apps::add_invocation_flags(app, invocation, "Training", "Output");
 
   dls::apps::add_version_flag(app, "lm_train");
   dls::apps::keep_invocation_flags_out_of_config(app);
@@ -173,9 +111,7 @@ int main(int argc, char** argv) {
       throw std::runtime_error(dls::apps::no_corpus_message());
     }
     if (!invocation.resume.empty()) {
-      dls::apps::check_fixed_on_resume(app, overrides, before_flags, settings,
-                                       {"--preset", "--side", "--max-words", "--split-seed", "--validation-sentences",
-                                        "--tokenizer", "--spm-model", "--vocab-size"});
+      dls::apps::check_fixed_on_resume(app, overrides, before_flags, settings, {"--preset"});
     }
     check_subword_flags(settings.data, !invocation.resume.empty());
     settings.model.transformer().validate();  // before the data are read

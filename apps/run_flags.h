@@ -1,8 +1,8 @@
-// The flags every training program takes for its RunSettings (settings/run_settings.h), in
-// one place: where it runs (--device, --precision, --threads, --workers, the data-parallel
-// flags), where it writes (--run-dir, --checkpoint-every, --keep-last, --log-every), when it
-// stops (--max-iters, --time-limit), and this invocation's own (--resume, --overwrite,
-// --dry-run, --json, --log-level).
+// What every training program adds to its settings' flags: this invocation's own (--resume,
+// --threads, --workers, --overwrite, --dry-run, --json, --log-level), its exit status and
+// the end of its --json line. The RunSettings' flags (--device, --precision, --run-dir, the
+// intervals, the limits, the data-parallel flags) are declared with it
+// (settings/run_settings.h).
 //
 // One rule for every setting on resume: the settings start from the preset, or from the
 // resumed checkpoint's (RunSettings::resume_defaults() for the run's), and each flag given
@@ -19,7 +19,6 @@
 #include "config_file.h"
 #include "parallel_flags.h"
 #include "dls/settings/run_settings.h"
-#include "dls/util/precision.h"
 #include "dls/util/runtime.h"
 
 namespace dls::apps {
@@ -67,25 +66,11 @@ struct InvocationFlags {
   int workers = 0;  // --workers; 0: the program's default for its model and threads
 };
 
-// Adds the flags to `app` in the groups `training` and `output`. `run` finds the RunSettings
-// inside the program's settings (a generic lambda returning a reference); `default_run_dir`
-// is the task's (runs/<task>).
-template <typename Settings, typename Run>
-void add_run_flags(CLI::App& app, Overrides<Settings>& overrides, InvocationFlags& invocation, Run run,
-                   const std::string& default_run_dir, const std::string& training, const std::string& output) {
-  setting(
-      app, overrides, "--max-iters",
-      "stop once the run has made this many steps in all (0: no limit; a resume does not keep it)",
-      [run](auto& s) -> auto& { return run(s).max_iters; })
-      ->check(in_range(0, 1000000000000))
-      ->group(training);
-  setting(
-      app, overrides, "--time-limit",
-      "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid out to end there "
-      "(0: none; a resume keeps the run's)",
-      [run](auto& s) -> auto& { return run(s).time_limit_s; })
-      ->check(in_range(0, 1000000000))
-      ->group(training);
+// The flags of one invocation, in the groups `training` and `output`: what to resume, the
+// threads, and --overwrite, --dry-run, --json, --log-level. The RunSettings' own flags come
+// from its declaration (settings/run_settings.h, declared_flags.h).
+inline void add_invocation_flags(CLI::App& app, InvocationFlags& invocation, const std::string& training,
+                                 const std::string& output) {
   app.add_option("--resume", invocation.resume,
                  "continue from a checkpoint file or the newest one of a run directory: its settings are the "
                  "starting point, flags change them")
@@ -99,55 +84,6 @@ void add_run_flags(CLI::App& app, Overrides<Settings>& overrides, InvocationFlag
                  "default: the model's own for the threads)")
       ->check(in_range(1, 256))
       ->group(training);
-  setting(
-      app, overrides, "--device",
-      "cpu, cuda or auto (default cpu; a resume keeps the run's)", [run](auto& s) -> auto& { return run(s).device; })
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
-      ->group(training);
-  setting<std::string>(
-      app, overrides, "--precision",
-      "fp32, bf16 (autocast; fast on CPUs with AVX512-BF16/AMX, and CUDA) or fp16 (CUDA only, with loss scaling); "
-      "weights, optimizer state and checkpoints stay fp32 (default fp32; a resume keeps the run's)",
-      [run](Settings& s, const std::string& v) { run(s).precision = util::parse_precision(v); },
-      [run](const Settings& s) { return util::precision_name(run(s).precision); })
-      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}))
-      ->group(training);
-  setting<std::string>(
-      app, overrides, "--cuda-graphs",
-      "auto, on or off: the training step recorded as CUDA graphs and replayed (seq2seq on one GPU, fp32 or bf16; "
-      "turns --static-shapes on); auto: whenever the run allows it (default auto; not saved)",
-      [run](Settings& s, const std::string& v) { run(s).cuda_graphs = v; },
-      [run](const Settings& s) { return run(s).cuda_graphs; })
-      ->check(CLI::IsMember({"auto", "on", "off"}))
-      ->group(training);
-  add_parallel_flags<Settings>(
-      app, overrides, [run](Settings& s) -> settings::RunSettings& { return run(s); }, "Data parallelism (torchrun)");
-
-  setting<std::string>(
-      app, overrides, "--run-dir",
-      "run directory (default " + default_run_dir + "; with --resume, the checkpoint's run)",
-      [run](Settings& s, const std::string& v) { run(s).run_dir = v; },
-      [run, default_run_dir](const Settings& s) {
-        return absolute_path(run(s).run_dir.empty() ? default_run_dir : run(s).run_dir);
-      })
-      ->group(output);
-  setting(
-      app, overrides, "--checkpoint-every", "epochs between checkpoints; the last is always saved",
-      [run](auto& s) -> auto& { return run(s).checkpoint_every; })
-      ->check(in_range(0, 1000000))
-      ->group(output);
-  setting(
-      app, overrides, "--keep-last",
-      "keep only the newest K checkpoints of this run, and the one best.pt names (default 5; 0: all; a resume "
-      "keeps the run's)",
-      [run](auto& s) -> auto& { return run(s).keep_last; })
-      ->check(in_range(0, 1000000))
-      ->group(output);
-  setting(
-      app, overrides, "--log-every",
-      "steps between log lines and metrics.csv rows", [run](auto& s) -> auto& { return run(s).log_every; })
-      ->check(in_range(0, 1000000000))
-      ->group(output);
   app.add_flag("--overwrite", invocation.overwrite,
                "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is "
                "deleted)")

@@ -21,11 +21,9 @@
 #include "cli_overrides.h"
 #include "config_file.h"
 #include "corpus_flags.h"
+#include "declared_flags.h"
 #include "default_corpus.h"
 #include "run_flags.h"
-#include "selection_flags.h"
-#include "training_flags.h"
-#include "dls/settings/lr_schedule.h"
 #include "dls/util/thread_policy.h"
 #include "dls/train/tasks/seq2seq_presets.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
@@ -39,9 +37,6 @@ namespace {
 
 using dls::settings::Seq2SeqTrainSettings;
 using Overrides = dls::apps::Overrides<Seq2SeqTrainSettings>;
-
-using dls::apps::flag_setting;
-using dls::apps::setting;
 
 // Refuses subword flags that would be ignored or cannot hold (one line each).
 void check_subword_flags(const Seq2SeqTrainSettings& setup, bool resuming) {
@@ -112,56 +107,7 @@ int main(int argc, char** argv) {
   std::string preset, variant = "FG";  // preset "": chosen for the device
   dls::apps::InvocationFlags invocation;
 
-  const std::string data = "Data";
-  setting<std::string>(
-      app, overrides, "--data",
-      "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive (.tar.gz pickle); " +
-          std::string(dls::apps::kDefaultCorpusHelp),
-      // Recorded absolute: a resume from another folder finds it.
-      [](auto& s, auto v) { s.data.data_path = dls::apps::absolute_path(v); },
-      [](const auto& s) { return dls::apps::absolute_path(s.data.data_path); })
-      ->group(data);
-  dls::apps::add_corpus_flags(app, overrides, data);
-  setting(
-      app, overrides, "--max-words",
-      "longest sentence kept, per side, in words (L = max-words + 2; sentencepiece: L = the longest kept side "
-      "in pieces + 2)",
-      [](auto& s) -> auto& { return s.data.max_words; })
-      ->check(dls::apps::in_range(1, 1000))
-      ->group(data);
-  dls::apps::add_validation_split_flags(
-      app, overrides,
-      "share of the pairs held out for validation, split by source sentence, at most --validation-pairs of them "
-      "(default 0.1; 0: exactly --validation-pairs)",
-      data);
-  setting(
-      app, overrides, "--validation-pairs", "the most pairs held out (default 2000)",
-      [](auto& s) -> auto& { return s.data.validation_pairs; })
-      ->check(dls::apps::in_range(0, 1000000000))
-      ->group(data);
-  flag_setting(
-      app, overrides, "--length-buckets",
-      "batches of similar lengths, each padded to its own longest sentence, not to L (vaswani layout; recorded in "
-      "the checkpoint)",
-      [](auto& s) { s.length_buckets = true; }, [](const auto& s) { return s.length_buckets; })
-      ->group(data);
-  flag_setting(
-      app, overrides, "--static-shapes",
-      "every batch --batch rows (the last filled with masked rows) and, with --length-buckets, 4, 8, ... or L "
-      "columns; the same loss and gradients, for a captured step's replay (CUDA graphs); off by default",
-      [](auto& s) { s.static_shapes = true; }, [](const auto& s) { return s.static_shapes; })
-      ->group(data);
-  dls::apps::add_subword_flags(app, overrides, data);
-  flag_setting(
-      app, overrides, "--joint-vocab",
-      "sentencepiece: one model and vocabulary for both languages (default: one per language)",
-      [](auto& s) { s.data.subwords.joint = true; }, [](const auto& s) { return s.data.subwords.joint; })
-      ->group(data);
-  setting(
-      app, overrides, "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions",
-      [](auto& s) -> auto& { return s.dlstudio_loss; })
-      ->group(data);
-
+  // The Model group's first flags choose the preset; every other flag is a declared setting.
   const std::string model = "Model";
   app.add_option("--preset", preset,
                  "dlstudio (DLStudio's example script) or cpu (small, for a 2-core CPU); default: cpu on a CPU, "
@@ -174,82 +120,13 @@ int main(int argc, char** argv) {
       ->group(model)
       ->check(CLI::IsMember({"FG", "PreLN"}));
   overrides.record("--variant", [](const auto& s) { return dls::to_string(s.model.transformer().variant()); });
-  flag_setting(
-      app, overrides, "--no-masking",
-      "DLStudio's masking=False: the decoder sees the whole target sentence in training, the word it predicts "
-      "included (recorded in the checkpoint)",
-      [](auto& s) { s.model.masking(false); }, [](const auto& s) { return !s.model.masking(); })
-      ->group(model);
-  setting<std::string>(
-      app, overrides, "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani",
-      [](auto& s, auto v) { s.model.transformer().layout(dls::parse_layout(v)); },
-      [](const auto& s) { return dls::to_string(s.model.transformer().layout()); })
-      ->group(model);
-  dls::apps::add_transformer_flags(app, overrides, model);
-  setting(
-      app, overrides, "--encoders", "number of BasicEncoders", [](auto& s) -> auto& { return s.model.num_encoders(); })
-      ->check(dls::apps::in_range(1, 1000))
-      ->group(model);
-  setting(
-      app, overrides, "--decoders", "number of BasicDecoderWithMasking",
-      [](auto& s) -> auto& { return s.model.num_decoders(); })
-      ->check(dls::apps::in_range(1, 1000))
-      ->group(model);
-  flag_setting(
-      app, overrides, "--tie-embeddings",
-      "one matrix for both embeddings and the output layer (needs --joint-vocab and the vaswani layout)",
-      [](auto& s) { s.model.tie_embeddings(true); }, [](const auto& s) { return s.model.tie_embeddings(); })
-      ->group(model);
-
-  const std::string training = "Training";
-  dls::apps::add_epoch_flags(app, overrides, "pairs", training);
-  setting(
-      app, overrides, "--max-tokens",
-      "batches of pairs of similar length filled to N tokens (rows x longest side) instead of --batch-size pairs; "
-      "the loss per token; vaswani layout (0: off)",
-      [](auto& s) -> auto& { return s.max_tokens; })
-      ->check(dls::apps::in_range(0, 100000000))
-      ->group(training);
-  setting<std::string>(
-      app, overrides, "--schedule", "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine",
-      [](auto& s, auto v) { s.schedule.kind = dls::settings::parse_schedule(v); },
-      [](const auto& s) { return dls::settings::to_string(s.schedule.kind); })
-      ->check(CLI::IsMember({"constant", "dlstudio-warmup", "cosine"}))
-      ->group(training);
-  setting(
-      app, overrides, "--lr", "learning rate (constant) or peak (cosine)",
-      [](auto& s) -> auto& { return s.schedule.base_lr; })
-      ->check(dls::apps::in_range(1e-12, 100))
-      ->group(training);
-  setting(
-      app, overrides, "--warmup", "warm-up steps (dlstudio-warmup, cosine)",
-      [](auto& s) -> auto& { return s.schedule.warmup_steps; })
-      ->check(dls::apps::in_range(0, 1000000000))
-      ->group(training);
-  setting(
-      app, overrides, "--min-lr", "cosine: final learning rate", [](auto& s) -> auto& { return s.schedule.min_lr; })
-      ->check(dls::apps::in_range(0, 100))
-      ->group(training);
-  dls::apps::add_optimizer_flags(app, overrides, "initialisation, batch order and dropout", training);
-  const std::string output = "Output";
-  setting(
-      app, overrides, "--samples", "validation pairs translated and printed at the end",
-      [](auto& s) -> auto& { return s.samples; })
-      ->check(dls::apps::in_range(0, 1000000))
-      ->group(output);
-  setting(
-      app, overrides, "--bleu-sentences", "validation sentences decoded for BLEU each epoch (0: all)",
-      [](auto& s) -> auto& { return s.bleu_sentences; })
-      ->check(dls::apps::in_range(0, 1000000000))
-      ->group(output);
-  dls::apps::add_selection_flags<Seq2SeqTrainSettings>(
-      app, overrides, {"bleu", "loss"}, [](auto& s) -> auto& { return s.selection; }, output);
+  dls::apps::add_declared_flags(app, overrides, "Data");
+  dls::apps::mention_default_corpus(app);
   std::string dlstudio_vocab;
   app.add_option("--dlstudio-vocab", dlstudio_vocab,
                  "DLStudio archive: also print DLStudio's parameter counts with its vocabularies (no <pad>/<unk>)")
-      ->group(output);
-  dls::apps::add_run_flags<Seq2SeqTrainSettings>(
-      app, overrides, invocation, [](auto& s) -> auto& { return s.run; }, "runs/seq2seq", training, output);
+      ->group("Output");
+  dls::apps::add_invocation_flags(app, invocation, "Training", "Output");
 
   dls::apps::add_version_flag(app, "seq2seq_train");
   dls::apps::keep_invocation_flags_out_of_config(app);
@@ -284,11 +161,7 @@ int main(int argc, char** argv) {
       throw std::runtime_error(dls::apps::no_corpus_message());
     }
     if (resuming) {
-      dls::apps::check_fixed_on_resume(
-          app, overrides, before_flags, setup,
-          {"--preset", "--variant", "--max-words", "--split-seed", "--validation-fraction", "--validation-pairs",
-           "--dlstudio-loss", "--tokenizer", "--spm-model", "--vocab-size", "--joint-vocab", "--tie-embeddings",
-           "--src-column", "--tgt-column", "--src-lang", "--tgt-lang", "--reverse", "--max-tokens"});
+      dls::apps::check_fixed_on_resume(app, overrides, before_flags, setup, {"--preset", "--variant"});
     }
     check_subword_flags(setup, resuming);
     const bool flattened = setup.model.transformer().flattened();

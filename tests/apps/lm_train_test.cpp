@@ -237,7 +237,7 @@ TEST(LmTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
   test::expect_fixed_on_resume(
       run_lm_train, "--resume " + run_dir.string() + " --epochs 2",
       {"--preset cpu", "--side en", "--max-words 5", "--split-seed 99", "--validation-sentences 50",
-       "--tokenizer sentencepiece", "--spm-model bpe", "--vocab-size 100"});
+       "--tokenizer sentencepiece", "--spm-model bpe", "--vocab-size 100", "--decoders 5", "--embedding-size 64"});
   EXPECT_FALSE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt")) << "nothing trained when refused";
   const auto changed = run_lm_train("--resume " + run_dir.string() + " --epochs 2 --log-level warn", "fixed_allowed");
   ASSERT_EQ(changed.status, 0) << changed.err;

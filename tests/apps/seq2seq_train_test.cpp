@@ -327,9 +327,10 @@ TEST(Seq2SeqTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
   const auto first = run_seq2seq_train(
       "--data " + kSampleCorpus + kSmall + " --epochs 2 --max-iters 2 --run-dir " + run_dir.string(), "fixed_first");
   ASSERT_EQ(first.status, 0) << first.err;
-  test::expect_fixed_on_resume(run_seq2seq_train, "--resume " + run_dir.string() + " --max-iters 3",
-                               {"--preset dlstudio", "--variant PreLN", "--split-seed 99", "--validation-pairs 200",
-                                "--max-words 5", "--dlstudio-loss true"});
+  test::expect_fixed_on_resume(
+      run_seq2seq_train, "--resume " + run_dir.string() + " --max-iters 3",
+      {"--preset dlstudio", "--variant PreLN", "--split-seed 99", "--validation-pairs 200", "--max-words 5",
+       "--dlstudio-loss true", "--heads 8", "--layout dlstudio", "--no-masking"});
   const auto changed =
       run_seq2seq_train("--resume " + run_dir.string() + " --max-iters 3 --epochs 3 --log-every 1", "fixed_allowed");
   EXPECT_EQ(changed.status, 0) << "settings a resume can change are applied: " << changed.err;

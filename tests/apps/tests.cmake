@@ -8,6 +8,7 @@ list(APPEND DLS_TEST_SOURCES
   apps/translate_file_faults_test.cpp
   apps/command_line_test.cpp
   apps/config_toml_test.cpp
+  apps/declared_flags_test.cpp
   apps/data_parallel_test.cpp
   apps/default_corpus_test.cpp
   apps/dls_bench_test.cpp

@@ -153,8 +153,9 @@ TEST(VitTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
                                        " --patch-size 7 --batch-size 10 --log-level warn",
                                    "fixed_first");
   ASSERT_EQ(first.status, 0) << first.err;
-  test::expect_fixed_on_resume(run_vit_train, "--resume " + run_dir.string() + " --epochs 2",
-                               {"--preset dlstudio", "--dataset fashion-mnist", "--normalization dataset"});
+  test::expect_fixed_on_resume(
+      run_vit_train, "--resume " + run_dir.string() + " --epochs 2",
+      {"--preset dlstudio", "--dataset fashion-mnist", "--normalization dataset", "--patch-size 4", "--stem 8"});
   EXPECT_FALSE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt")) << "nothing trained when refused";
   const auto changed = run_vit_train("--resume " + run_dir.string() + " --epochs 2 --log-level warn", "fixed_allowed");
   ASSERT_EQ(changed.status, 0) << changed.err;

@@ -1,6 +1,7 @@
 // `--config FILE` on any text: the programs' TOML reader (apps/config_toml.h) with options
-// declared as the programs declare theirs (apps/cli_overrides.h's setting() and in_range(),
-// CLI::IsMember, flags, config extras refused, options kept out of config files). Whatever
+// declared as the programs declare theirs (a settings struct's declare(), settings/declared.h,
+// made into flags by apps/declared_flags.h; plain options, config extras refused, options kept
+// out of config files). Whatever
 // the file holds, the outcome is a parsed set of options or one CLI11 error, never a crash;
 // an accepted number must lie in its range; the settings written back as config.toml read
 // back to the same settings.
@@ -14,6 +15,7 @@
 
 #include "apps/cli_overrides.h"
 #include "apps/config_file.h"
+#include "apps/declared_flags.h"
 #include "fuzz_input.h"
 
 namespace {
@@ -24,6 +26,19 @@ struct Settings {
   double lr = 1e-4, dropout = 0.1;
   std::string schedule = "constant", optimizer = "adam", data;
   bool length_buckets = false;
+
+  template <typename Fields>
+  static void declare(Settings& s, Fields& f) {
+    using dls::settings::Setting;
+    f(s.data, Setting("data", "--data", "a path"));
+    f(s.batch_size, Setting("batch_size", "--batch-size", "").range(1, 1000000));
+    f(s.seed, Setting("seed", "--seed", "").range(0, 18446744073709551615.0));
+    f(s.lr, Setting("lr", "--lr", "").range(1e-12, 100));
+    f(s.dropout, Setting("dropout", "--dropout", "").range(0, 0.99));
+    f(s.schedule, Setting("schedule", "--schedule", "").one_of({"constant", "cosine"}));
+    f(s.optimizer, Setting("optimizer", "--optimizer", "").one_of({"adam", "adamw"}));
+    f(s.length_buckets, Setting("length_buckets", "--length-buckets", "").as_switch());
+  }
 };
 
 void check(bool holds) {
@@ -34,33 +49,10 @@ void check(bool holds) {
 void declare_fuzz_options(CLI::App& app, dls::apps::Overrides<Settings>& overrides, std::string& preset, int& threads,
                           bool& overwrite) {
   using dls::apps::in_range;
-  using dls::apps::setting;
-  setting<std::string>(
-      app, overrides, "--data", "a path", [](auto& s, auto v) { s.data = v; }, [](const auto& s) { return s.data; });
   app.add_option("--preset", preset, "a preset")->check(CLI::IsMember({"dlstudio", "cpu"}));
   app.add_option("--threads", threads, "threads")->check(in_range(0, 1024));
   dls::apps::not_in_config({app.add_flag("--overwrite", overwrite, "not in config files")});
-  setting(
-      app, overrides, "--batch-size", "", [](auto& s) -> auto& { return s.batch_size; })
-      ->check(in_range(1, 1000000));
-  setting(
-      app, overrides, "--seed", "", [](auto& s) -> auto& { return s.seed; })
-      ->check(in_range(0, 18446744073709551615.0));
-  setting(
-      app, overrides, "--lr", "", [](auto& s) -> auto& { return s.lr; })
-      ->check(in_range(1e-12, 100));
-  setting(
-      app, overrides, "--dropout", "", [](auto& s) -> auto& { return s.dropout; })
-      ->check(in_range(0, 0.99));
-  setting(
-      app, overrides, "--schedule", "", [](auto& s) -> auto& { return s.schedule; })
-      ->check(CLI::IsMember({"constant", "cosine"}));
-  setting(
-      app, overrides, "--optimizer", "", [](auto& s) -> auto& { return s.optimizer; })
-      ->check(dls::apps::optimizers());
-  dls::apps::flag_setting(
-      app, overrides, "--length-buckets", "", [](auto& s) { s.length_buckets = true; },
-      [](const auto& s) { return s.length_buckets; });
+  dls::apps::add_declared_flags(app, overrides, "Options");
   dls::apps::add_config_option(app);
 }
 

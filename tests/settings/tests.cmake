@@ -1,5 +1,6 @@
 # Tests of src/settings, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
+  settings/declared_test.cpp
   settings/lr_schedule_test.cpp
   settings/run_settings_test.cpp
   settings/seq2seq_settings_test.cpp

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "dls/settings/common_settings.h"
+#include "dls/settings/declared.h"
 #include "dls/settings/lr_schedule.h"
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
@@ -33,7 +35,51 @@ struct LmTrainSettings {
 
   // Where it runs, where it writes, when it stops: what every run has. Checkpoints every
   // epoch, log lines every 100 steps (RunSettings' defaults).
-  RunSettings run;
+  RunSettings run = [] {
+    RunSettings run;
+    run.run_dir = "runs/lm";
+    return run;
+  }();
+
+  // Every setting but the model's sizes, in checkpoints under "data.", "train.", "optimizer.",
+  // "selection." and "run." (the model config saves its own keys, under "model.").
+  template <typename Fields>
+  static void declare(LmTrainSettings& s, Fields& f) {
+    auto& d = s.data;
+    f.section("data", [&] {
+      f.group("Data");
+      f(d.path,
+        Setting("path", "--data", "sentences: plain text (one per line), a Tatoeba/Anki TSV or a DLStudio archive")
+            .as_path());
+      f(d.side, Setting("side", "--side", "es or en: the TSV side, and the normalisation rules of plain text")
+                    .one_of({"es", "en"})
+                    .fixed());
+      f(d.max_words, Setting("max_words", "--max-words",
+                             "longest sentence kept, in words (L = max-words + 2; sentencepiece: L = the longest kept "
+                             "sentence in pieces + 2)")
+                         .range(1, 1000)
+                         .fixed());
+      declare_tokenizer(d.subword_units, d.subwords, f);
+      f(d.validation_sentences, Setting("validation_sentences", "--validation-sentences",
+                                        "held-out sentences for the perplexity (a repeated sentence stays on one side)")
+                                    .range(0, 1000000000)
+                                    .fixed());
+      f(d.split_seed,
+        Setting("split_seed", "--split-seed", "seed of the validation split").range(0, 18446744073709551615.0).fixed());
+    });
+    f.group("Model");
+    declare_transformer_sizes(s.model.transformer(), f);
+    f(s.model.num_decoders(),
+      Setting("", "--decoders", "decoder blocks (self-attention + FFN)").range(1, 1000).fixed());
+    f.property(
+        Setting("", "--variant", "FG (post-LN) or PreLN").one_of({"FG", "PreLN"}).in_any_case().fixed(),
+        [&] { return to_string(s.model.transformer().variant()); },
+        [&](const std::string& name) { s.model.transformer().variant(parse_variant(name)); });
+    declare_training_and_output(s, f, "sentences", "initialisation, data order, dropout", {"loss"}, [&] {
+      f(s.warmup_steps,
+        Setting("warmup_steps", "--warmup-steps", "cosine: warm-up length in steps").range(0, 1000000000));
+    });
+  }
 
   util::KeyValues to_settings() const;
   // Throws std::runtime_error naming the missing or malformed setting.

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "dls/settings/declared.h"
+
 namespace dls::settings {
 
 enum class ScheduleKind {
@@ -11,6 +13,10 @@ enum class ScheduleKind {
   kDLStudioWarmup,  // DLStudio's FG: 2 * M^-0.5 * min(step^-0.5, step * warmup^-1.5)
   kWarmupCosine,    // linear warm-up to base_lr, then cosine decay to min_lr at total_steps
 };
+
+// "constant", "dlstudio-warmup", "cosine"; throws std::invalid_argument otherwise.
+ScheduleKind parse_schedule(const std::string& name);
+std::string to_string(ScheduleKind kind);
 
 struct LrSchedule {
   ScheduleKind kind = ScheduleKind::kConstant;
@@ -24,10 +30,20 @@ struct LrSchedule {
   double at(std::int64_t step) const;
   // kWarmupCosine after the warm-up: the rate at `progress` (0 to 1) of the cosine decay.
   double decayed(double progress) const;
-};
 
-// "constant", "dlstudio-warmup", "cosine"; throws std::invalid_argument otherwise.
-ScheduleKind parse_schedule(const std::string& name);
-std::string to_string(ScheduleKind kind);
+  template <typename Fields>
+  static void declare(LrSchedule& s, Fields& f) {
+    f.property(
+        Setting("kind", "--schedule", "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine")
+            .one_of({"constant", "dlstudio-warmup", "cosine"}),
+        [&] { return to_string(s.kind); }, [&](const std::string& name) { s.kind = parse_schedule(name); });
+    f(s.base_lr, Setting("base_lr", "--lr", "learning rate (constant) or peak (cosine)").range(1e-12, 100));
+    f(s.warmup_steps,
+      Setting("warmup_steps", "--warmup", "warm-up steps (dlstudio-warmup, cosine)").range(0, 1000000000));
+    f(s.total_steps, Setting("total_steps", "", ""));
+    f(s.min_lr, Setting("min_lr", "--min-lr", "cosine: final learning rate").range(0, 100));
+    f(s.embedding_size, Setting("embedding_size", "", ""));
+  }
+};
 
 }  // namespace dls::settings

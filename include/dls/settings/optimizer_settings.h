@@ -4,11 +4,16 @@
 
 #include <string>
 
+#include "dls/settings/declared.h"
 #include "dls/util/key_values.h"
 
 namespace dls::settings {
 
 enum class OptimizerKind { kAdam, kAdamW };
+
+// "adam" / "adamw"; throws std::invalid_argument otherwise.
+OptimizerKind parse_optimizer(const std::string& name);
+std::string to_string(OptimizerKind kind);
 
 struct OptimizerSettings {
   OptimizerKind kind = OptimizerKind::kAdam;
@@ -21,12 +26,24 @@ struct OptimizerSettings {
   // the same update. Not saved: a choice of implementation, not of training.
   bool fused = true;
 
-  util::KeyValues to_settings() const;
-  static OptimizerSettings from_settings(const util::KeyValues& settings);
+  template <typename Fields>
+  static void declare(OptimizerSettings& s, Fields& f) {
+    f.property(
+        Setting("kind", "--optimizer", "adam or adamw").one_of({"adam", "adamw"}), [&] { return to_string(s.kind); },
+        [&](const std::string& name) { s.kind = parse_optimizer(name); });
+    f(s.beta1, Setting("beta1", "--beta1", "Adam beta1").range(0, 0.999999));
+    f(s.beta2, Setting("beta2", "--beta2", "Adam beta2").range(0, 0.999999));
+    f(s.eps, Setting("eps", "--eps", "Adam epsilon").range(1e-30, 1));
+    f(s.weight_decay, Setting("weight_decay", "--weight-decay", "weight decay (AdamW: decoupled)").range(0, 10));
+    f(s.clip_grad_norm,
+      Setting("clip_grad_norm", "--clip-grad-norm", "clip the gradient norm to this (0: off)").range(0, 1000000));
+  }
+  util::KeyValues to_settings() const { return saved_settings(*this); }
+  static OptimizerSettings from_settings(const util::KeyValues& settings) {
+    OptimizerSettings read;
+    read_saved_settings(settings, read);
+    return read;
+  }
 };
-
-// "adam" / "adamw"; throws std::invalid_argument otherwise.
-OptimizerKind parse_optimizer(const std::string& name);
-std::string to_string(OptimizerKind kind);
 
 }  // namespace dls::settings

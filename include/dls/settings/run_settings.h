@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "dls/settings/declared.h"
 #include "dls/util/key_values.h"
 #include "dls/util/precision.h"
 
@@ -61,13 +62,88 @@ struct RunSettings {
   bool dry_run = false;     // read the data, build the model, print the report, stop
   std::string config_toml;  // the program's settings, written to a fresh run's directory as config.toml
 
-  // "device", "precision", "checkpoint_every", "keep_last", "log_every" (the tasks' settings
-  // store them under "run.").
-  util::KeyValues to_settings() const;
-  // Reads what to_settings() wrote; a key that is missing (checkpoints written before these
-  // keys) keeps `defaults`' value, but for keep_last: 0, every checkpoint kept, as such runs
-  // did. Throws std::runtime_error naming a malformed key.
-  static RunSettings from_settings(const util::KeyValues& settings, const RunSettings& defaults);
+  // Saved under "run." in the tasks' checkpoints: device, precision and the three intervals.
+  // Checkpoints written before these keys keep the defaults, but for keep_last: 0, every
+  // checkpoint kept, as such runs did. Groups: Training, Output (the trainers' --help).
+  template <typename Fields>
+  static void declare(RunSettings& s, Fields& f) {
+    f.group("Training");
+    f(s.max_iters, Setting("", "--max-iters",
+                           "stop once the run has made this many steps in all (0: no limit; a resume does not keep it)")
+                       .range(0, 1000000000000)
+                       .recipe());
+    f(s.time_limit_s, Setting("", "--time-limit",
+                              "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid "
+                              "out to end there (0: none; a resume keeps the run's)")
+                          .range(0, 1000000000)
+                          .recipe());
+    f(s.device, Setting("device", "--device", "cpu, cuda or auto (default cpu; a resume keeps the run's)")
+                    .one_of({"cpu", "cuda", "auto"})
+                    .default_when_absent());
+    f.property(
+        Setting("precision", "--precision",
+                "fp32, bf16 (autocast; fast on CPUs with AVX512-BF16/AMX, and CUDA) or fp16 (CUDA only, with "
+                "loss scaling); weights, optimizer state and checkpoints stay fp32 (default fp32; a resume "
+                "keeps the run's)")
+            .one_of({"fp32", "bf16", "fp16"})
+            .default_when_absent(),
+        [&] { return util::precision_name(s.precision); },
+        [&](const std::string& name) { s.precision = util::parse_precision(name); });
+    f(s.cuda_graphs, Setting("", "--cuda-graphs",
+                             "auto, on or off: the training step recorded as CUDA graphs and replayed (seq2seq on one "
+                             "GPU, fp32 or bf16; turns --static-shapes on); auto: whenever the run allows it (default "
+                             "auto; not saved)")
+                         .one_of({"auto", "on", "off"})
+                         .recipe());
+    f.group("Data parallelism (torchrun)");  // how one invocation spreads the work: not in config.toml
+    f(s.parallel.backend, Setting("", "--dist-backend",
+                                  "under torchrun (or RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT): gloo, nccl or auto "
+                                  "(default; NCCL for CUDA when available)")
+                              .one_of({"gloo", "nccl", "auto"})
+                              .invocation());
+    f(s.parallel.timeout_s,
+      Setting("", "--dist-timeout",
+              "seconds a rank waits for the others before the run ends with an error (default 300)")
+          .range(1, 86400)
+          .invocation());
+    f(s.parallel.accum_steps,
+      Setting("", "--accum-steps",
+              "micro-batches per step (gradient accumulation): the same step in less memory (default 1)")
+          .range(1, 4096)
+          .invocation());
+    f(s.parallel.bucket_mb, Setting("", "--bucket-mb",
+                                    "MiB of gradients per all-reduce bucket, started while backward runs (as DDP's "
+                                    "bucket_cap_mb); 0: one all-reduce after backward (default 25)")
+                                .range(0, 1e6)
+                                .invocation());
+    f.group("Output");
+    // The task's settings hold its default directory (runs/seq2seq, ...) until a checkpoint's
+    // run replaces it; --help shows the default.
+    f(s.run_dir,
+      Setting("", "--run-dir", "run directory (default " + s.run_dir + "; with --resume, the checkpoint's run)")
+          .as_path()
+          .recipe());
+    f(s.checkpoint_every,
+      Setting("checkpoint_every", "--checkpoint-every", "epochs between checkpoints; the last is always saved")
+          .range(0, 1000000)
+          .default_when_absent());
+    f(s.keep_last, Setting("keep_last", "--keep-last",
+                           "keep only the newest K checkpoints of this run, and the one best.pt names (default 5; 0: "
+                           "all; a resume keeps the run's)")
+                       .range(0, 1000000)
+                       .when_absent("0"));
+    f(s.log_every, Setting("log_every", "--log-every", "steps between log lines and metrics.csv rows")
+                       .range(0, 1000000000)
+                       .default_when_absent());
+  }
+  util::KeyValues to_settings() const { return saved_settings(*this); }
+  // Reads what to_settings() wrote over `defaults`; throws std::runtime_error naming a
+  // malformed key.
+  static RunSettings from_settings(const util::KeyValues& settings, const RunSettings& defaults) {
+    RunSettings run = defaults;
+    read_saved_settings(settings, run);
+    return run;
+  }
   // The starting point of a resume: the checkpoint's saved settings, nothing of the
   // invocation, no per-invocation limit (max_iters, time_limit_s: 0), and run_dir "" (the
   // checkpoint's run).

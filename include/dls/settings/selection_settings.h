@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "dls/settings/declared.h"
 #include "dls/util/key_values.h"
 
 namespace dls::settings {
@@ -20,9 +22,27 @@ struct SelectionSettings {
   // save it in the checkpoints (evaluation loads it); 0: off.
   double ema_decay = 0;
 
-  util::KeyValues to_settings() const;
-  // Keys missing (checkpoints written before these options) keep `defaults`' values.
-  static SelectionSettings from_settings(const util::KeyValues& settings, const SelectionSettings& defaults);
+  // `metrics`: the scores the task's evaluation reports, its default first ("none" is added).
+  // Checkpoints written before these options keep the task's defaults.
+  template <typename Fields>
+  static void declare(SelectionSettings& s, Fields& f, std::vector<std::string> metrics) {
+    std::string names;
+    for (const auto& metric : metrics) names += metric + ", ";
+    const std::string first = metrics.front();
+    metrics.push_back("none");
+    f(s.best_metric, Setting("best_metric", "--best-metric",
+                             "validation score that chooses RUN/best.pt: " + names + "or none (default " + first + ")")
+                         .one_of(metrics)
+                         .default_when_absent());
+    f(s.patience,
+      Setting("patience", "--patience", "stop after N evaluations in a row without a better --best-metric (0: never)")
+          .range(0, 1000000)
+          .default_when_absent());
+    f(s.ema_decay,
+      Setting("ema_decay", "--ema-decay", "keep ema = D*ema + (1-D)*w after every step; evaluate and save it (0: off)")
+          .range(0, 0.999999)
+          .default_when_absent());
+  }
 };
 
 }  // namespace dls::settings

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "dls/settings/common_settings.h"
+#include "dls/settings/declared.h"
 #include "dls/settings/lr_schedule.h"
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
@@ -53,6 +55,7 @@ struct Seq2SeqTrainSettings {
   // epochs, DLStudio-style log lines every 200 steps.
   RunSettings run = [] {
     RunSettings run;
+    run.run_dir = "runs/seq2seq";
     run.checkpoint_every = 5;
     run.log_every = 200;
     return run;
@@ -66,15 +69,155 @@ struct Seq2SeqTrainSettings {
     return dlstudio_loss ? data::Vocabulary::Padding::kEos : data::Vocabulary::Padding::kPad;
   }
 
+  // Every setting but the model's sizes, under "training." in checkpoints (the model config
+  // saves its own keys, under "model."). Checkpoints written before a key existed read as the
+  // runs that wrote them ran: English -> Spanish from one TSV file, all the pairs' share held
+  // out exactly (validation_fraction 0), words, padded to L.
+  template <typename Fields>
+  static void declare(Seq2SeqTrainSettings& s, Fields& f) {
+    f.section("training", [&] {
+      auto& d = s.data;
+      f.group("Data");
+      f(d.data_path, Setting("data_path", "--data",
+                             "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive (.tar.gz pickle)")
+                         .as_path());
+      const auto file = [&](std::string& path, const char* key, const char* flag, const char* help) {
+        f(path, Setting(key, flag, help).as_path().default_when_absent());
+      };
+      file(d.train_src, "train_src", "--train-src",
+           "parallel files instead of --data: source sentences, one a line (gzip read too)");
+      file(d.train_tgt, "train_tgt", "--train-tgt",
+           "parallel files: the target sentences, line n translating --train-src's line n");
+      file(d.valid_src, "valid_src", "--valid-src",
+           "parallel validation files (source) instead of splitting the training pairs");
+      file(d.valid_tgt, "valid_tgt", "--valid-tgt", "parallel validation files (target)");
+      file(d.test_src, "test_src", "--test-src",
+           "parallel test files (source), scored with the final weights at the end");
+      file(d.test_tgt, "test_tgt", "--test-tgt", "parallel test files (target)");
+      f(d.src_column, Setting("src_column", "--src-column",
+                              "TSV: the 1-based column of the source sentence, as cut -f counts (default 1)")
+                          .range(1, 1000)
+                          .default_when_absent()
+                          .fixed());
+      f(d.tgt_column,
+        Setting("tgt_column", "--tgt-column", "TSV: the 1-based column of the target sentence (default 2)")
+            .range(1, 1000)
+            .default_when_absent()
+            .fixed());
+      f(d.src_lang,
+        Setting("src_lang", "--src-lang",
+                "ISO 639-1 code of the source column/files: its name in printouts and its normalisation (default: "
+                "the --train-src file's extension when it is a language code, train.de, else en)")
+            .default_when_absent()
+            .fixed());
+      f(d.tgt_lang, Setting("tgt_lang", "--tgt-lang",
+                            "ISO 639-1 code of the target column/files (default: --train-tgt's extension as above, "
+                            "else es)")
+                        .default_when_absent()
+                        .fixed());
+      f(d.reverse,
+        Setting("reverse", "--reverse", "train the other direction: target column/files -> source (recorded)")
+            .as_switch()
+            .default_when_absent()
+            .fixed());
+      f(d.max_words, Setting("max_words", "--max-words",
+                             "longest sentence kept, per side, in words (L = max-words + 2; sentencepiece: L = the "
+                             "longest kept side in pieces + 2)")
+                         .range(1, 1000)
+                         .fixed());
+      f(d.split_seed, Setting("split_seed", "--split-seed", "seed of the validation split (default 1234)")
+                          .range(0, 18446744073709551615.0)
+                          .fixed());
+      f(d.validation_pairs, Setting("validation_pairs", "--validation-pairs", "the most pairs held out (default 2000)")
+                                .range(0, 1000000000)
+                                .fixed());
+      f(d.validation_fraction,
+        Setting("validation_fraction", "--validation-fraction",
+                "share of the pairs held out for validation, split by source sentence, at most --validation-pairs of "
+                "them (default 0.1; 0: exactly --validation-pairs)")
+            .range(0, 0.9)
+            .when_absent("0")
+            .fixed());
+      f(s.dlstudio_loss,
+        Setting("dlstudio_loss", "--dlstudio-loss", "DLStudio's loss: EOS padding counted, NLL summed over positions")
+            .fixed());
+      declare_tokenizer(d.subword_units, d.subwords, f);
+      f(d.subwords.joint,
+        Setting("subwords.joint", "--joint-vocab",
+                "sentencepiece: one model and vocabulary for both languages (default: one per language)")
+            .as_switch()
+            .default_when_absent()
+            .fixed());
+
+      auto& model = s.model;
+      f.group("Model");
+      f.property(
+          Setting("", "--no-masking",
+                  "DLStudio's masking=False: the decoder sees the whole target sentence in training, the word "
+                  "it predicts included (recorded in the checkpoint)")
+              .as_switch()
+              .fixed(),
+          [&] { return !model.masking(); }, [&](bool off) { model.masking(!off); });
+      f.property(
+          Setting("", "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani")
+              .one_of({"dlstudio", "positionwise", "vaswani"})
+              .in_any_case()
+              .fixed(),
+          [&] { return to_string(model.transformer().layout()); },
+          [&](const std::string& name) { model.transformer().layout(parse_layout(name)); });
+      declare_transformer_sizes(model.transformer(), f);
+      f(model.num_encoders(), Setting("", "--encoders", "number of BasicEncoders").range(1, 1000).fixed());
+      f(model.num_decoders(), Setting("", "--decoders", "number of BasicDecoderWithMasking").range(1, 1000).fixed());
+      f.property(
+          Setting("", "--tie-embeddings",
+                  "one matrix for both embeddings and the output layer (needs --joint-vocab and the vaswani "
+                  "layout)")
+              .as_switch()
+              .fixed(),
+          [&] { return model.tie_embeddings(); }, [&](bool tie) { model.tie_embeddings(tie); });
+
+      f.group("Training");
+      declare_epochs(s.epochs, s.batch_size, "pairs", f);
+      f(s.max_tokens, Setting("max_tokens", "--max-tokens",
+                              "batches of pairs of similar length filled to N tokens (rows x longest side) instead of "
+                              "--batch-size pairs; the loss per token; vaswani layout (0: off)")
+                          .range(0, 100000000)
+                          .default_when_absent()
+                          .fixed());
+      f(s.length_buckets,
+        Setting("length_buckets", "--length-buckets",
+                "batches of similar lengths, each padded to its own longest sentence, not to L (vaswani layout; "
+                "recorded in the checkpoint)")
+            .as_switch()
+            .default_when_absent()
+            .in_group("Data"));
+      f(s.static_shapes, Setting("static_shapes", "--static-shapes",
+                                 "every batch --batch rows (the last filled with masked rows) and, with "
+                                 "--length-buckets, 4, 8, ... or L columns; the same loss and gradients, for a "
+                                 "captured step's replay (CUDA graphs); off by default")
+                             .as_switch()
+                             .default_when_absent()
+                             .in_group("Data"));
+      f.section("schedule", [&] { LrSchedule::declare(s.schedule, f); });
+      f.section("optimizer", [&] { OptimizerSettings::declare(s.optimizer, f); });
+      declare_smoothing_and_seed(s.label_smoothing, s.seed, "initialisation, batch order and dropout", f);
+
+      f.group("Output");
+      f.section("selection", [&] { SelectionSettings::declare(s.selection, f, {"bleu", "loss"}); });
+      f(s.samples,
+        Setting("samples", "--samples", "validation pairs translated and printed at the end").range(0, 1000000));
+      f(s.bleu_sentences,
+        Setting("bleu_sentences", "--bleu-sentences", "validation sentences decoded for BLEU each epoch (0: all)")
+            .range(0, 1000000000));
+      f.section("run", [&] { RunSettings::declare(s.run, f); });
+    });
+  }
+
   // The model under "model." and everything else under "training." (the keys seq2seq
   // checkpoints have always had).
   util::KeyValues to_settings() const;
   // Throws on a missing or malformed setting (KeyValues' errors name it).
   static Seq2SeqTrainSettings from_settings(const util::KeyValues& settings);
 };
-
-// "word" -> false, "sentencepiece" -> true (Seq2SeqDataSettings::subword_units); throws
-// std::invalid_argument otherwise.
-bool parse_tokenizer(const std::string& name);
 
 }  // namespace dls::settings

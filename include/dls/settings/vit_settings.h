@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "dls/settings/common_settings.h"
+#include "dls/settings/declared.h"
 #include "dls/settings/lr_schedule.h"
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
@@ -37,10 +39,98 @@ struct ViTTrainSettings {
   // epochs, metrics.csv rows every 50 steps.
   RunSettings run = [] {
     RunSettings run;
+    run.run_dir = "runs/vit";
     run.checkpoint_every = 10;
     run.log_every = 50;
     return run;
   }();
+
+  // Every setting but the model's sizes, in checkpoints under "data.", "train.", "optimizer.",
+  // "selection." and "run." (the model config saves its own keys, under "model."). The dataset
+  // and its folder are the program's own flags (they choose the preset).
+  template <typename Fields>
+  static void declare(ViTTrainSettings& s, Fields& f) {
+    auto& d = s.data;
+    f.section("data", [&] {
+      f.group("Data");
+      f(d.dataset, Setting("dataset", "", ""));
+      f(d.data_dir, Setting("data_dir", "", ""));
+      f(d.train_subset,
+        Setting("train_subset", "--train-subset", "train on the first N training images only").range(0, 1000000000));
+      f(d.test_subset,
+        Setting("test_subset", "--test-subset", "test on the first N test images only").range(0, 1000000000));
+      // Checkpoints written before the validation split trained on every training image.
+      f(d.validation_fraction,
+        Setting("validation_fraction", "--validation-fraction",
+                "share of the training images held out for validation, which best.pt and --patience judge (the "
+                "test images are only reported; default 0.1, 0: none)")
+            .range(0, 0.9)
+            .when_absent("0")
+            .fixed());
+      f(d.split_seed, Setting("split_seed", "--split-seed", "seed of the validation split (default 1234)")
+                          .range(0, 18446744073709551615.0)
+                          .default_when_absent()
+                          .fixed());
+      f(d.normalization,
+        Setting("normalization", "--normalization", "dlstudio ((x-0.5)/0.5) or dataset (training mean/std)")
+            .one_of({"dlstudio", "dataset"})
+            .fixed());
+      f(d.augment.pad,
+        Setting("augment_pad", "--augment-pad", "random crop after zero padding by N pixels (0: off)").range(0, 64));
+      f(d.augment.flip,
+        Setting("augment_flip", "--flip", "random horizontal flips (--flip false for digit-like data)"));
+      // Checkpoints written before random erasing existed did not erase.
+      f(d.augment.erase, Setting("augment_erase", "--random-erase",
+                                 "probability of blanking a random rectangle of each training image (0: off)")
+                             .range(0, 1)
+                             .default_when_absent());
+    });
+    auto& m = s.model;
+    f.group("Model");
+    f(m.patch_size(), Setting("", "--patch-size",
+                              "patch side p, in pixels of the stem's output (of the image without a stem), which it "
+                              "must divide")
+                          .range(1, 4096)
+                          .fixed());
+    declare_transformer_sizes(m.transformer(), f);
+    f(m.num_encoders(), Setting("", "--encoders", "number of BasicEncoders").range(1, 1000).fixed());
+    f.property(
+        Setting("", "--variant", "FG (post-LN, DLStudio) or PreLN").one_of({"FG", "PreLN"}).in_any_case().fixed(),
+        [&] { return to_string(m.transformer().variant()); },
+        [&](const std::string& name) { m.transformer().variant(parse_variant(name)); });
+    f.property(
+        Setting("", "--layout", "positionwise (DLStudio >= 2.5), vaswani or dlstudio (flattened)")
+            .one_of({"positionwise", "vaswani", "dlstudio"})
+            .in_any_case()
+            .fixed(),
+        [&] { return to_string(m.transformer().layout()); },
+        [&](const std::string& name) { m.transformer().layout(parse_layout(name)); });
+    f(m.conv_patch_embedding(),
+      Setting("", "--conv-patch-embedding", "project patches with Conv2d instead of Linear").fixed());
+    f.property(
+        Setting("", "--stem",
+                "3x3 convolutions (GELU) before the patches are cut, as CHANNELS[/STRIDE] per layer, e.g. "
+                "32,64/2,128/2 (\"\": none, DLStudio's ViT); the patch size counts the last layer's pixels")
+            .fixed(),
+        [&] { return stem_to_string(m.stem()); }, [&](const std::string& text) { m.stem(parse_stem(text)); });
+    f.property(
+        Setting("", "--pixel-attention",
+                "an inter-pixel attention block (DLStudio's GenerativeDiffusion AttentionBlock) after stem "
+                "layer LAYER, as LAYER[:HEADS], e.g. 3 or 3:4 (\"\": none); that layer's channels must be a "
+                "multiple of 32")
+            .fixed(),
+        [&] { return pixel_attention_to_string(m.pixel_attention()); },
+        [&](const std::string& text) { m.pixel_attention(parse_pixel_attention(text)); });
+    f(m.head_hidden_size(),
+      Setting("", "--head-hidden", "hidden width of the classification head").range(1, 65536).fixed());
+    f(m.head_dropout(),
+      Setting("", "--head-dropout", "dropout before the head (training only)").range(0, 0.99).fixed());
+    declare_training_and_output(
+        s, f, "images", "initialisation, data order, augmentation, dropout", {"accuracy", "loss"}, [&] {
+          f(s.warmup_epochs,
+            Setting("warmup_epochs", "--warmup-epochs", "cosine: warm-up length in epochs").range(0, 1000000));
+        });
+  }
 
   util::KeyValues to_settings() const;
   // Throws std::runtime_error naming the missing or malformed setting.

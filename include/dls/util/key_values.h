@@ -39,6 +39,7 @@ class KeyValues {
   const std::vector<std::pair<std::string, std::string>>& entries() const { return entries_; }
   // Names the file the settings came from in error messages.
   void set_source(const std::string& source) { source_ = source; }
+  const std::string& source() const { return source_; }
 
  private:
   std::vector<std::pair<std::string, std::string>> entries_;

@@ -1,0 +1,161 @@
+// The flags of a settings struct, made from its declaration (settings/declared.h): one flag
+// per declared field that has one, with its help, --help group, range or values; each given
+// flag queues a change of that field (cli_overrides.h); config.toml lists every field that is
+// not of the invocation alone; a field the run fixes is refused on resume
+// (check_fixed_on_resume, config_file.h).
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+
+#include "cli_overrides.h"
+#include "config_file.h"
+#include "config_toml.h"
+#include "dls/settings/declared.h"
+
+namespace dls::apps {
+
+namespace detail {
+
+// `value` as the flag stores it: a path made absolute.
+template <typename T>
+T stored(const settings::Setting& s, T value) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (s.is_path) return absolute_path(value);
+  }
+  return value;
+}
+
+// Flags have no sections: a visitor of flags walks into every one.
+class EverySection {
+ public:
+  template <typename Body>
+  void section(const std::string&, Body body) {
+    body();
+  }
+  void group(const std::string&) {}
+};
+
+// Sets the field whose flag is `flag` to `value`.
+template <typename T>
+class FlagSetter : public EverySection {
+ public:
+  FlagSetter(const std::string& flag, const T& value) : flag_(flag), value_(value) {}
+  template <typename U>
+  void operator()(U& field, const settings::Setting& s) {
+    if constexpr (std::is_same_v<U, T>) {
+      if (s.flag == flag_) field = stored(s, value_);
+    }
+  }
+  template <typename Get, typename Set>
+  void property(const settings::Setting& s, Get get, Set set) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(get())>, T>) {
+      if (s.flag == flag_) set(stored(s, value_));
+    }
+  }
+
+ private:
+  const std::string& flag_;
+  const T& value_;
+};
+
+// The TOML value of the field whose flag is `flag`.
+class FlagReader : public EverySection {
+ public:
+  explicit FlagReader(const std::string& flag) : flag_(flag) {}
+  template <typename U>
+  void operator()(const U& field, const settings::Setting& s) {
+    if (s.flag == flag_) toml = toml_value(stored(s, field));
+  }
+  template <typename Get, typename Set>
+  void property(const settings::Setting& s, Get get, Set) {
+    if (s.flag == flag_) toml = toml_value(stored(s, get()));
+  }
+
+  std::string toml;
+
+ private:
+  const std::string& flag_;
+};
+
+// Adds a flag for each declared field that has one.
+template <typename Settings>
+class FlagAdder : public EverySection {
+ public:
+  FlagAdder(CLI::App& app, Overrides<Settings>& overrides, std::string group)
+      : app_(app), overrides_(overrides), group_(std::move(group)) {}
+  template <typename T>
+  void operator()(T&, const settings::Setting& s) {
+    add<T>(s);
+  }
+  template <typename Get, typename Set>
+  void property(const settings::Setting& s, Get get, Set) {
+    add<std::decay_t<decltype(get())>>(s);
+  }
+  // The --help group of the flags declared next.
+  void group(const std::string& name) { group_ = name; }
+
+ private:
+  template <typename T>
+  void add(const settings::Setting& s) {
+    if (s.flag.empty()) return;
+    auto& overrides = overrides_;
+    const std::string flag = s.flag;
+    CLI::Option* option = nullptr;
+    if constexpr (std::is_same_v<T, bool>) {
+      if (s.is_switch) {
+        option = app_.add_flag_callback(
+            flag, [&overrides, flag] { overrides.push_back([flag](Settings& x) { set_flag<bool>(x, flag, true); }); },
+            s.help);
+      }
+    }
+    if (option == nullptr) {
+      option = app_.add_option_function<T>(
+          flag,
+          [&overrides, flag](const T& value) {
+            overrides.push_back([flag, value](Settings& x) { set_flag<T>(x, flag, value); });
+          },
+          s.help);
+    }
+    if (std::isfinite(s.low) || std::isfinite(s.high)) option->check(in_range(s.low, s.high));
+    if (!s.values.empty()) {
+      option->check(s.any_case ? CLI::IsMember(s.values, CLI::ignore_case) : CLI::IsMember(s.values));
+    }
+    option->group(s.group.empty() ? group_ : s.group);
+    if (s.keep != settings::Keep::kInvocation) {
+      overrides.recorded.push_back({flag, [flag](const Settings& x) { return flag_toml(x, flag); }});
+    }
+    if (s.keep == settings::Keep::kFixed) overrides.fixed.push_back(flag);
+  }
+  template <typename T>
+  static void set_flag(Settings& settings, const std::string& flag, const T& value) {
+    FlagSetter<T> setter(flag, value);
+    Settings::declare(settings, setter);
+  }
+  static std::string flag_toml(const Settings& settings, const std::string& flag) {
+    FlagReader reader(flag);
+    Settings::declare(const_cast<Settings&>(settings), reader);  // the reader only reads
+    return reader.toml;
+  }
+
+  CLI::App& app_;
+  Overrides<Settings>& overrides_;
+  std::string group_;
+};
+
+}  // namespace detail
+
+// The flags of every field `Settings::declare` lists with one, in the order it lists them, in
+// `group` until the declaration names another.
+template <typename Settings>
+void add_declared_flags(CLI::App& app, Overrides<Settings>& overrides, const std::string& group) {
+  detail::FlagAdder<Settings> adder(app, overrides, group);
+  Settings probe;  // declare() walks fields; the flags change the program's settings later
+  Settings::declare(probe, adder);
+}
+
+}  // namespace dls::apps

@@ -1,0 +1,118 @@
+// Declarations (declared.h) that more than one task's settings share: the transformer's
+// sizes, the tokenizer, the epochs and batch, the seed and label smoothing. Each is called
+// from a task's own declare(), which gives the keys their section.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dls/data/subword_model.h"
+#include "dls/layers/transformer_config.h"
+#include "dls/settings/declared.h"
+#include "dls/settings/lr_schedule.h"
+#include "dls/settings/optimizer_settings.h"
+#include "dls/settings/run_settings.h"
+#include "dls/settings/selection_settings.h"
+
+namespace dls::settings {
+
+// --embedding-size, --heads, --ffn-multiplier, --dropout: flags only (the model config saves
+// its own keys), fixed by a run (its weights have these shapes).
+template <typename Fields>
+void declare_transformer_sizes(TransformerConfig& t, Fields& f) {
+  f(t.embedding_size(), Setting("", "--embedding-size", "M, width of every token").range(1, 65536).fixed());
+  f(t.num_heads(), Setting("", "--heads", "attention heads (M divisible by it)").range(1, 1024).fixed());
+  f(t.ffn_multiplier(), Setting("", "--ffn-multiplier",
+                                "FFN hidden width in units of M (positionwise, vaswani; the dlstudio layout's is "
+                                "2*L*M)")
+                            .range(1, 64)
+                            .fixed());
+  f(t.dropout(),
+    Setting("", "--dropout", "dropout on attention weights, sublayer outputs and embeddings (vaswani layout)")
+        .range(0, 0.99)
+        .fixed());
+}
+
+// "word" -> false, "sentencepiece" -> true; throws std::invalid_argument otherwise.
+bool parse_tokenizer(const std::string& name);
+
+// --tokenizer, --spm-model, --vocab-size (keys tokenizer, subwords.model, subwords.vocab_size),
+// fixed by a run (its vocabulary). Checkpoints written before subword units read as words.
+template <typename Fields>
+void declare_tokenizer(bool& subword_units, data::SubwordOptions& subwords, Fields& f) {
+  f.property(
+      Setting("tokenizer", "--tokenizer",
+              "word (DLStudio's) or sentencepiece (subword units trained on the training split, kept in the "
+              "checkpoint)")
+          .one_of({"word", "sentencepiece"})
+          .default_when_absent()
+          .fixed(),
+      [&] { return std::string(subword_units ? "sentencepiece" : "word"); },
+      [&](const std::string& name) { subword_units = parse_tokenizer(name); });
+  f.property(
+      Setting("subwords.model", "--spm-model", "sentencepiece: unigram (default) or bpe")
+          .one_of({"unigram", "bpe"})
+          .default_when_absent()
+          .fixed(),
+      [&] { return data::to_string(subwords.kind); },
+      [&](const std::string& name) { subwords.kind = data::parse_subword_kind(name); });
+  f(subwords.vocab_size,
+    Setting("subwords.vocab_size", "--vocab-size", "sentencepiece: pieces per model, specials included (default 8000)")
+        .range(8, 1000000)
+        .default_when_absent()
+        .fixed());
+}
+
+// --epochs and --batch-size (`examples`: what a batch counts, "pairs", "sentences", "images").
+template <typename Count, typename Fields>
+void declare_epochs(std::int64_t& epochs, Count& batch_size, const std::string& examples, Fields& f) {
+  f(epochs, Setting("epochs", "--epochs", "epochs in all (a resumed run counts those done)").range(1, 1000000));
+  f(batch_size, Setting("batch_size", "--batch-size", examples + " per step").range(1, 1000000));
+}
+
+// --schedule (constant or cosine), --lr, --min-lr for the tasks whose settings hold them
+// side by side (lm_train, vit_train; seq2seq's schedule is LrSchedule, with DLStudio's warm-up).
+template <typename Fields>
+void declare_cosine_schedule(ScheduleKind& schedule, double& lr, double& min_lr, Fields& f) {
+  f.property(
+      Setting("schedule", "--schedule", "constant or cosine (linear warm-up, cosine decay)")
+          .one_of({"constant", "cosine"}),
+      [&] { return to_string(schedule); }, [&](const std::string& name) { schedule = parse_schedule(name); });
+  f(lr, Setting("lr", "--lr", "learning rate (cosine: the peak)").range(1e-12, 100));
+  f(min_lr, Setting("min_lr", "--min-lr", "cosine: final learning rate").range(0, 100));
+}
+
+// --label-smoothing and --seed (`seeded`: what the seed draws).
+template <typename Fields>
+void declare_smoothing_and_seed(double& label_smoothing, std::uint64_t& seed, const std::string& seeded, Fields& f) {
+  f(label_smoothing, Setting("label_smoothing", "--label-smoothing",
+                             "label smoothing of the training loss (0: off; validation reports the plain loss)")
+                         .range(0, 0.99));
+  f(seed, Setting("seed", "--seed", "seed of " + seeded).range(0, 18446744073709551615.0));
+}
+
+// What lm_train and vit_train declare alike after their data and model: under "train." the
+// preset's name, --epochs, --batch-size (`examples` per step), the cosine schedule and the
+// task's warm-up (`declare_warmup()`), then "optimizer.", "train." --label-smoothing and
+// --seed (`seeded`: what it draws), and in the Output group "selection." (`metrics`) and
+// "run.". The task's settings name these fields alike (LmTrainSettings, ViTTrainSettings).
+template <typename TaskSettings, typename Fields, typename DeclareWarmup>
+void declare_training_and_output(TaskSettings& s, Fields& f, const std::string& examples, const std::string& seeded,
+                                 std::vector<std::string> metrics, DeclareWarmup declare_warmup) {
+  f.group("Training");
+  f.section("train", [&] {
+    f(s.preset, Setting("preset", "", ""));
+    declare_epochs(s.epochs, s.batch_size, examples, f);
+    declare_cosine_schedule(s.schedule, s.lr, s.min_lr, f);
+    declare_warmup();
+  });
+  f.section("optimizer", [&] { OptimizerSettings::declare(s.optimizer, f); });
+  f.section("train", [&] { declare_smoothing_and_seed(s.label_smoothing, s.seed, seeded, f); });
+  f.group("Output");
+  f.section("selection", [&] { SelectionSettings::declare(s.selection, f, std::move(metrics)); });
+  f.section("run", [&] { RunSettings::declare(s.run, f); });
+}
+
+}  // namespace dls::settings

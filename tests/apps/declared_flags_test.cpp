@@ -1,0 +1,141 @@
+// apps/declared_flags.h: the flags a settings declaration gives -- a value or a switch, a
+// property, its range and values refused in one line, a path recorded absolute, config.toml
+// listing every setting but the invocation's, and the resume check refusing a fixed one.
+#include "../../apps/declared_flags.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../../apps/command_line.h"
+
+namespace dls {
+namespace declared_flags_test {
+namespace {
+
+using settings::Setting;
+
+struct Inner {
+  double rate = 0.5;
+  template <typename Fields>
+  static void declare(Inner& s, Fields& f) {
+    f(s.rate, Setting("rate", "--rate", "a rate").range(0, 1));
+  }
+};
+
+struct Sample {
+  int heads = 4;
+  bool buckets = false;
+  bool masking = true;
+  std::string corpus;
+  std::string device = "cpu";
+  int accum = 1;
+  Inner inner;
+
+  template <typename Fields>
+  static void declare(Sample& s, Fields& f) {
+    f(s.heads, Setting("heads", "--heads", "heads").range(1, 64).fixed());
+    f(s.buckets, Setting("buckets", "--buckets", "length buckets").as_switch());
+    f.property(
+        Setting("", "--no-masking", "masking off").as_switch().fixed(), [&] { return !s.masking; },
+        [&](bool off) { s.masking = !off; });
+    f.group("Data");
+    f(s.corpus, Setting("corpus", "--corpus", "a file").as_path());
+    f(s.device, Setting("device", "--device", "where").one_of({"cpu", "cuda"}));
+    f(s.accum, Setting("", "--accum", "micro-batches").range(1, 8).invocation());
+    f.section("inner", [&] { Inner::declare(s.inner, f); });
+  }
+};
+
+struct Parsed {
+  Sample settings;
+  std::string config_toml;
+  std::vector<std::string> fixed;
+  std::string error;  // the usage error's line; "" when parsed
+  std::string heads_group, corpus_group;
+};
+
+Parsed parse(std::vector<std::string> args) {
+  CLI::App app{"test"};
+  apps::Overrides<Sample> overrides;
+  apps::add_declared_flags(app, overrides, "Model");
+  Parsed parsed;
+  args.insert(args.begin(), "test");
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::Error& error) {
+    parsed.error = apps::usage_error_line(app, error);
+    return parsed;
+  }
+  apps::apply_overrides(overrides, parsed.settings);
+  parsed.config_toml = apps::resolved_config(overrides, parsed.settings, "test");
+  parsed.fixed = overrides.fixed;
+  parsed.heads_group = app.get_option("--heads")->get_group();
+  parsed.corpus_group = app.get_option("--corpus")->get_group();
+  return parsed;
+}
+
+TEST(DeclaredFlags, EachFlagChangesItsField) {
+  const auto parsed = parse({"--heads", "8", "--buckets", "--no-masking", "--device", "cuda", "--accum", "2", "--rate",
+                             "0.25", "--corpus", "some/file.txt"});
+  ASSERT_EQ(parsed.error, "");
+  EXPECT_EQ(parsed.settings.heads, 8);
+  EXPECT_TRUE(parsed.settings.buckets);
+  EXPECT_FALSE(parsed.settings.masking);
+  EXPECT_EQ(parsed.settings.device, "cuda");
+  EXPECT_EQ(parsed.settings.accum, 2);
+  EXPECT_EQ(parsed.settings.inner.rate, 0.25);
+  EXPECT_EQ(parsed.settings.corpus, (std::filesystem::current_path() / "some/file.txt").string());
+  const auto untouched = parse({});
+  EXPECT_EQ(untouched.settings.heads, 4);
+  EXPECT_TRUE(untouched.settings.masking);
+  EXPECT_EQ(parsed.heads_group, "Model");
+  EXPECT_EQ(parsed.corpus_group, "Data");
+}
+
+TEST(DeclaredFlags, OutOfRangeAndUnknownValuesAreOneLine) {
+  EXPECT_NE(parse({"--heads", "65"}).error.find("65 is outside [1, 64]"), std::string::npos);
+  EXPECT_NE(parse({"--rate", "nan"}).error.find("nan"), std::string::npos);
+  EXPECT_NE(parse({"--device", "tpu"}).error.find("tpu"), std::string::npos);
+  EXPECT_EQ(parse({"--device", "tpu"}).error.find('\n'), std::string::npos);
+}
+
+TEST(DeclaredFlags, ConfigTomlListsEverySettingButTheInvocations) {
+  const auto parsed = parse({"--no-masking", "--heads", "2"});
+  const std::string expected_settings =
+      "heads=2\nbuckets=false\nno-masking=true\ncorpus=\"\"\ndevice=\"cpu\"\nrate=0.5\n";
+  EXPECT_NE(parsed.config_toml.find(expected_settings), std::string::npos) << parsed.config_toml;
+  EXPECT_EQ(parsed.config_toml.find("accum"), std::string::npos);  // how this invocation runs
+}
+
+TEST(DeclaredFlags, TheFixedSettingsAreTheDeclaredOnes) {
+  EXPECT_EQ(parse({}).fixed, (std::vector<std::string>{"--heads", "--no-masking"}));
+}
+
+TEST(DeclaredFlags, AResumeRefusesAFixedSettingAndTakesAnother) {
+  CLI::App app{"test"};
+  apps::Overrides<Sample> overrides;
+  apps::add_declared_flags(app, overrides, "Model");
+  std::vector<std::string> args = {"test", "--heads", "8", "--device", "cuda"};
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  const Sample resumed;
+  Sample asked = resumed;
+  apps::apply_overrides(overrides, asked);
+  try {
+    apps::check_fixed_on_resume(app, overrides, resumed, asked);
+    ADD_FAILURE() << "--heads was not refused";
+  } catch (const std::runtime_error& error) {
+    EXPECT_STREQ(error.what(), "--heads: fixed by the checkpoint when resuming (the run has 4, asked 8)");
+  }
+}
+
+}  // namespace
+}  // namespace declared_flags_test
+}  // namespace dls
