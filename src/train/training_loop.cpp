@@ -152,14 +152,16 @@ class Loop {
                   bar_options);
     }
     const int workers = util::batch_chunk_workers(options_.device, options_.workers);
-    double epoch_seconds = 0;
+    // The training rate is wall-clock, on the clock of metrics.csv's wall_s: from the epoch's
+    // first batch to its last loss read back (which waits for the device), batches, progress
+    // and log rows included; the evaluation after it is not training.
+    const double epoch_started = wall_now();
     std::int64_t epoch_examples = 0;
     bool stop = false;
     {
       std::optional<ScopedIntraOpThreads> single_thread;  // for the epoch's steps, not its evaluation
       if (workers > 1) single_thread.emplace(1);
       while (auto cpu_batch = task_.next_batch()) {
-        const auto step_start = TrainClock::now();
         double started_s = wall_now();
         const TrainingBatch batch{to_device(cpu_batch->inputs), to_device(cpu_batch->targets), cpu_batch->global_rows};
         lr_ = schedule_->at(state_.global_step + 1);
@@ -187,7 +189,6 @@ class Loop {
         // --ema-decay: the moving average only after a step taken.
         if (step_->apply(state_.global_step + 1) && selection_) selection_->after_step();
         const auto n = batch.global_rows;
-        epoch_seconds += seconds_since(step_start);
         epoch_examples += n;
         state_.global_step += 1;
         state_.step_in_epoch += 1;
@@ -205,7 +206,8 @@ class Loop {
           read_losses(epoch);
           const double elapsed = wall_now();
           if (bar) bar->clear_line();
-          log_->write_step_row(epoch, state_, lr_, ratio(static_cast<double>(epoch_examples), epoch_seconds), elapsed);
+          log_->write_step_row(epoch, state_, lr_, ratio(static_cast<double>(epoch_examples), elapsed - epoch_started),
+                               elapsed);
         }
         if (options_.run.max_iters > 0 && state_.global_step >= options_.run.max_iters) {
           result_.stopped_by = "max-iters";
@@ -222,6 +224,7 @@ class Loop {
       }
       read_losses(epoch, bar ? &*bar : nullptr);
     }
+    const double epoch_seconds = wall_now() - epoch_started;
     if (bar) {
       bar->update(state_.epoch_examples);
       // The epoch's final values, not the last ones drawn.

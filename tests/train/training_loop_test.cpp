@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <thread>
 
 #include <torch/torch.h>
 
@@ -40,6 +42,7 @@ class RegressionTask : public TrainingTask {
     schedule_.base_lr = 0.2;
   }
   int break_weights_at_step = -1;  // from this step on, `spare` holds a NaN
+  int batch_delay_ms = 0;          // each batch takes this long to make (a slow data pipeline)
   bool break_evaluation = false;
   std::vector<double> bleu_by_evaluation;  // scripted "bleu" scores, one per evaluation
   torch::Tensor evaluated_weight;          // the weights the latest evaluation saw
@@ -52,6 +55,7 @@ class RegressionTask : public TrainingTask {
   void start_epoch(std::int64_t, std::int64_t steps_done, const BatchShare&) override { step_ = steps_done; }
   std::optional<TrainingBatch> next_batch() override {
     if (step_ >= 4) return std::nullopt;
+    if (batch_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(batch_delay_ms));
     const auto rows = x_.narrow(0, 8 * step_, 8);
     const auto targets = y_.narrow(0, 8 * step_, 8);
     ++step_;
@@ -118,6 +122,19 @@ TEST(TrainingLoop, TrainsATaskOfItsOwnAndWritesTheRun) {
   EXPECT_LT(task.evaluate(1).loss, before / 2) << "the regression learns";
   EXPECT_EQ(checkpoint::find_checkpoints(run.string()).size(), 3u);
   EXPECT_TRUE(fs::exists(run / "metrics.csv"));
+}
+
+// The rate is wall-clock: a step that waits for its batch counts the wait (the rate a run
+// takes to finish), as metrics.csv's wall_s does.
+TEST(TrainingLoop, TheTrainingRateIsWallClock) {
+  const auto run = test::fresh_temp_dir("loop_wall_rate");
+  RegressionTask task;
+  task.batch_delay_ms = 25;  // 4 batches of 8 rows an epoch: at most 8 / 0.025 = 320 rows/s
+  auto options = options_for(run);
+  options.epochs = 2;
+  const auto result = run_training(task, {}, options, nullptr);
+  EXPECT_GT(result.examples_per_s, 0);
+  EXPECT_LE(result.examples_per_s, 320.0);
 }
 
 TEST(TrainingLoop, WeightsThatAreNotFiniteAreNeverSaved) {

@@ -39,7 +39,7 @@ struct LoopState {
   std::int64_t global_step = 0;       // optimizer steps done in all
   double wall_s = 0;                  // training wall time of the run, all invocations
   double train_loss = NAN;            // mean loss of the latest (possibly partial) epoch
-  double examples_per_s = 0;          // training throughput of the latest epoch
+  double examples_per_s = 0;          // training throughput of the latest epoch, wall-clock (its evaluation aside)
   // Sums over the steps done in the epoch in progress (a resumed epoch's means cover it all).
   double epoch_loss_sum = 0;        // Σ batch loss × loss_weight
   double epoch_loss_weight = 0;     // Σ loss_weight
@@ -95,7 +95,8 @@ struct LoopOptions {
 };
 
 struct LoopResult {
-  double examples_per_s = 0;             // training examples per second of training time, this invocation
+  double examples_per_s =
+      0;  // training examples per second of the epochs' wall time (evaluations aside), this invocation
   double final_loss = NAN;               // mean training loss of the last (possibly partial) epoch
   std::int64_t epochs = 0;               // epochs completed in all
   std::int64_t iterations = 0;           // optimizer steps in all

@@ -19,7 +19,7 @@
 namespace dls::train {
 
 struct Seq2SeqTrainResult {
-  double pairs_per_s = 0;   // training pairs per second of training time, this invocation
+  double pairs_per_s = 0;   // training pairs per second of the epochs' wall time (evaluations aside), this invocation
   double final_loss = NAN;  // mean training loss of the last (possibly partial) epoch
   double val_loss = NAN;    // after the last validated epoch
   double val_bleu = NAN;    // corpus BLEU (NLTK scale 0-1) after the last validated epoch
