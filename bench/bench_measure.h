@@ -1,6 +1,8 @@
 // Timing, FLOP counting and memory figures for dls_bench.
 #pragma once
 
+#include "dls/util/operator_count.h"
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -25,18 +27,9 @@ Timing time_steps(const std::function<void(int)>& step, int warmup, int repeats,
 // work is not counted, so rates computed from it are matrix-product FLOP rates.
 double count_matmul_flops(const std::function<void()>& fn);
 
-// What a piece of work dispatches, counted by RecordFunction callbacks (at::RecordFunctionCallback,
-// registered globally so that the chunks a batch is cut into count on their own threads too):
-// every ATen operator (`aten_ops`: views, the operators that composite ones call, and
-// dls::small_batched_matmul included), those not called from inside another operator
-// (`top_level_ops`: what the model's code, autograd's backward formulas and the optimizer ask
-// for), and the autograd nodes that backward runs (`autograd_nodes`).
-struct OperatorCounts {
-  long aten_ops = 0;
-  long top_level_ops = 0;
-  long autograd_nodes = 0;
-};
-OperatorCounts count_operators(const std::function<void()>& fn);
+// What a piece of work dispatches (util/operator_count.h).
+using util::count_operators;
+using util::OperatorCounts;
 
 // The machine's float32 matrix-product rate: median GFLOP/s of an n x n x n product, on
 // the CPU or (cuda = true) the current GPU.

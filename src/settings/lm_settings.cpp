@@ -1,8 +1,6 @@
 // LmTrainSettings: checkpoint settings, start-up description.
 #include "dls/settings/lm_settings.h"
 
-#include <sstream>
-
 namespace dls::settings {
 
 util::KeyValues LmTrainSettings::to_settings() const {
@@ -22,23 +20,9 @@ LmTrainSettings LmTrainSettings::from_settings(const util::KeyValues& s) {
 }
 
 std::string LmTrainSettings::describe() const {
-  std::ostringstream out;
-  out << "preset " << preset << "; model " << model.summary() << "\n"
-      << "data " << data.path << " (side " << data.side << ", at most " << data.max_words << " words, "
-      << data.validation_sentences << " validation sentences, split seed " << data.split_seed << "; ";
-  if (data.subword_units) {
-    out << "SentencePiece " << data::to_string(data.subwords.kind) << ", " << data.subwords.vocab_size << " pieces)\n";
-  } else {
-    out << "words)\n";
-  }
-  out << "optimizer " << to_string(optimizer.kind) << " lr=" << lr << " betas=" << optimizer.beta1 << "/"
-      << optimizer.beta2 << " eps=" << optimizer.eps << " weight_decay=" << optimizer.weight_decay
-      << " clip=" << optimizer.clip_grad_norm << "; schedule " << to_string(schedule);
-  if (schedule == ScheduleKind::kWarmupCosine)
-    out << " (warm-up " << warmup_steps << " steps, min_lr " << min_lr << ")";
-  out << "; batch " << batch_size << ", " << epochs << " epochs, label smoothing " << label_smoothing << ", seed "
-      << seed;
-  return out.str();
+  std::string text = "preset " + preset + "; model " + model.summary();
+  for (const auto& line : describe_settings(*this)) text += "\n" + line;
+  return text;
 }
 
 }  // namespace dls::settings

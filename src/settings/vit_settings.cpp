@@ -1,7 +1,6 @@
 // ViTTrainSettings: checkpoint settings, start-up description.
 #include "dls/settings/vit_settings.h"
 
-#include <sstream>
 #include <stdexcept>
 
 namespace dls::settings {
@@ -33,25 +32,9 @@ void ViTTrainSettings::adapt_model_to_dataset() {
 }
 
 std::string ViTTrainSettings::describe() const {
-  std::ostringstream out;
-  out << "preset " << preset << "; model " << model.summary() << "\n"
-      << "data " << data.dataset << (data.data_dir.empty() ? "" : " from " + data.data_dir) << ", normalisation "
-      << data.normalization << ", augmentation pad=" << data.augment.pad
-      << " flip=" << (data.augment.flip ? "on" : "off") << " erase=" << data.augment.erase;
-  if (data.train_subset > 0) out << ", train subset " << data.train_subset;
-  if (data.test_subset > 0) out << ", test subset " << data.test_subset;
-  out << ", validation " << data.validation_fraction << " of the training images (split seed " << data.split_seed
-      << ")";
-  out << "\n"
-      << "optimizer " << to_string(optimizer.kind) << " lr=" << lr << " betas=" << optimizer.beta1 << "/"
-      << optimizer.beta2 << " eps=" << optimizer.eps << " weight_decay=" << optimizer.weight_decay
-      << " clip=" << optimizer.clip_grad_norm << "; schedule " << to_string(schedule);
-  if (schedule == ScheduleKind::kWarmupCosine) {
-    out << " (warm-up " << warmup_epochs << " epochs, min_lr " << min_lr << ")";
-  }
-  out << "; batch " << batch_size << ", " << epochs << " epochs, label smoothing " << label_smoothing << ", seed "
-      << seed;
-  return out.str();
+  std::string text = "preset " + preset + "; model " + model.summary();
+  for (const auto& line : describe_settings(*this)) text += "\n" + line;
+  return text;
 }
 
 }  // namespace dls::settings

@@ -23,6 +23,7 @@ list(APPEND DLS_SOURCES
   util/memory_check.cpp
   util/png_image.cpp
   util/thread_policy.cpp
+  util/operator_count.cpp
   util/output_file.cpp
   util/remove_on_signal.cpp
 )

@@ -11,6 +11,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "dls/settings/lm_settings.h"
 #include "dls/settings/seq2seq_settings.h"
@@ -64,6 +65,7 @@ struct Sample {
     f(s.added_later, Setting("added_later", "--added-later", "").when_absent("0"));
     f(s.optional_one, Setting("optional_one", "--optional-one", "").default_when_absent());
     f(s.flag_only, Setting("", "--flag-only", ""));
+    f.group("Data");
     f.section("inner", [&] { Inner::declare(s.inner, f); });
   }
 };
@@ -150,6 +152,20 @@ TEST(DeclaredSettings, AMissingOrMalformedKeyIsNamed) {
             "run/checkpoints/epoch_0001.pt: setting 'inner.rate' = 'fast' is not a number");
   EXPECT_EQ(refusal("colour", "green"), "colour: unknown colour 'green'");
   EXPECT_EQ(refusal("count", "7"), "");
+}
+
+TEST(DeclaredSettings, TheStartUpDescriptionListsEachGroupsFlags) {
+  EXPECT_EQ(settings::describe_settings(changed()),
+            (std::vector<std::string>{": name a=b\nc, on, count -4, steps 1234567890123, seed 42, images 99, lr "
+                                      "0.30000000000000004, colour blue, added-later 5, optional-one 6, flag-only "
+                                      "changed",
+                                      "Data: rate 1e-300"}));
+  EXPECT_EQ(settings::describe_settings(Sample{})[0].find("on,"), std::string::npos) << "a switch that is off";
+  settings::ViTTrainSettings vit;
+  const auto lines = settings::describe_settings(vit);
+  ASSERT_EQ(lines.size(), 4u);  // Data, Model, Training, Output (the data-parallel flags are the invocation's)
+  EXPECT_EQ(lines[2].rfind("Training: epochs 60, batch-size 48, schedule constant, lr 0.0001, min-lr 0,", 0), 0u)
+      << lines[2];
 }
 
 std::set<std::string> keys_of(const util::KeyValues& settings, const std::string& skip_prefix) {

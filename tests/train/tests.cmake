@@ -16,6 +16,7 @@ list(APPEND DLS_TEST_SOURCES
   train/run_directory_test.cpp
   train/run_identity_test.cpp
   train/run_plots_test.cpp
+  train/step_operators_test.cpp
   train/step_plan_test.cpp
   train/tasks/bucketed_batch_test.cpp
   train/tasks/seq2seq_presets_test.cpp

@@ -234,7 +234,74 @@ class SavedReader : public SectionPrefix {
   const util::KeyValues& in_;
 };
 
+// Lists every field that has a flag and is not the invocation's, as "name value" (the flag's
+// name), one line per --help group.
+class DescriptionWriter : public SectionPrefix {
+ public:
+  template <typename T>
+  void operator()(const T& value, const Setting& s) {
+    add(s, value);
+  }
+  template <typename Get, typename Set>
+  void property(const Setting& s, Get get, Set /*set*/) {
+    add(s, get());
+  }
+  void group(const std::string& name) { group_ = name; }
+
+  std::vector<std::pair<std::string, std::string>> lines;  // group, "name value, ..."
+
+ private:
+  // A switch shows as its name when on, as on the command line, and not at all when off;
+  // empty text not at all.
+  template <typename T>
+  void add(const Setting& s, const T& value) {
+    if (s.flag.empty() || s.keep == Keep::kInvocation) return;
+    std::string text = s.flag.substr(2);
+    if constexpr (std::is_same_v<T, bool>) {
+      if (s.is_switch && !value) return;
+      if (!s.is_switch) text += " " + shown(value);
+    } else {
+      const auto value_text = shown(value);
+      if (value_text.empty()) return;  // text not given (no parallel files, no stem)
+      text += " " + value_text;
+    }
+    const auto& group = s.group.empty() ? group_ : s.group;
+    auto line = lines.begin();
+    while (line != lines.end() && line->first != group) ++line;
+    if (line == lines.end()) line = lines.insert(line, {group, ""});
+    line->second += (line->second.empty() ? "" : ", ") + text;
+  }
+
+  // Doubles as their shortest text that reads back the same (0.1, not 0.10000000000000001).
+  template <typename T>
+  static std::string shown(const T& value) {
+    if constexpr (std::is_floating_point_v<T>) {
+      char text[32];
+      for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
+        if (std::strtod(text, nullptr) == static_cast<double>(value)) break;
+      }
+      return text;
+    } else {
+      return saved_text(value);
+    }
+  }
+
+  std::string group_;
+};
+
 }  // namespace detail
+
+// The settings for a start-up log: "Group: name value, name value, ..." per --help group,
+// every field with a flag but the invocation's.
+template <typename Settings>
+std::vector<std::string> describe_settings(const Settings& settings) {
+  detail::DescriptionWriter writer;
+  Settings::declare(const_cast<Settings&>(settings), writer);  // the writer only reads
+  std::vector<std::string> lines;
+  for (const auto& [group, line] : writer.lines) lines.push_back(group + ": " + line);
+  return lines;
+}
 
 // The settings' keys and values as a checkpoint stores them: every declared field with a key.
 template <typename Settings>

@@ -84,7 +84,7 @@ struct LmTrainSettings {
   util::KeyValues to_settings() const;
   // Throws std::runtime_error naming the missing or malformed setting.
   static LmTrainSettings from_settings(const util::KeyValues& settings);
-  // Multi-line description for the start-up log.
+  // The start-up log's description: the preset and model, then describe_settings() (declared.h).
   std::string describe() const;
 };
 

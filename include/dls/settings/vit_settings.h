@@ -137,7 +137,7 @@ struct ViTTrainSettings {
   static ViTTrainSettings from_settings(const util::KeyValues& settings);
   // Sets the model's image size, channels and classes from the dataset's name.
   void adapt_model_to_dataset();
-  // Multi-line description for the start-up log.
+  // The start-up log's description: the preset and model, then describe_settings() (declared.h).
   std::string describe() const;
 };
 

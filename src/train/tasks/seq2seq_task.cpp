@@ -53,6 +53,7 @@ Seq2SeqTask::Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqC
   torch::manual_seed(settings_.seed);
   model_ = Seq2SeqTransformer(settings_.model);
   if (!settings_.preset_note.empty()) spdlog::info("{}", settings_.preset_note);
+  for (const auto& line : settings::describe_settings(settings_)) spdlog::info("{}", line);
   spdlog::info("{}: {}", eval::model_name(settings_.model), settings_.model.summary());
   // DLStudio's printout: parameters, and its "number of layers" (parameter tensors:
   // 128 and 234 for the slides' model).

@@ -1,0 +1,94 @@
+// How many operators one training step dispatches (forward, loss, backward, clipping, the
+// optimizer), as the trainer takes it for the cpu and dlstudio presets: the lever that
+// decides a launch-bound step on a GPU, counted here on the CPU (util/operator_count.h). The
+// counts are pinned: a change that makes the step dispatch over 10 % more fails, and one that
+// cuts it below 90 % asks for the baseline to follow it down. LibTorch's own operators
+// differ between versions, so the pins hold for Debian's LibTorch 1.13. The baselines are the
+// counts of 2026-11-29 (issue 50's "today"; its target is half of them).
+#include "dls/util/operator_count.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include "dls/data/vocabulary.h"
+#include "dls/models/seq2seq_loss.h"
+#include "dls/train/optim/optimizer.h"
+#include "dls/train/parallel/split_batch.h"
+#include "dls/train/tasks/seq2seq_presets.h"
+
+namespace dls {
+namespace step_operators_test {
+namespace {
+
+// Sentences [B, L]: SOS, words, EOS at the end.
+torch::Tensor sentences(std::int64_t batch, std::int64_t length, std::int64_t vocabulary) {
+  auto out = torch::randint(data::Vocabulary::kSpecialCount, vocabulary, {batch, length}, torch::kLong);
+  out.select(1, 0).fill_(data::Vocabulary::kSos);
+  out.select(1, length - 1).fill_(data::Vocabulary::kEos);
+  return out;
+}
+
+// One step of `preset` at small sizes (the count depends on the layers and heads, not the
+// widths), after a first one that creates the optimizer's state.
+util::OperatorCounts one_training_step(const std::string& preset) {
+  torch::manual_seed(5);
+  auto settings = train::seq2seq_preset(preset, Variant::kFG);
+  auto& config = settings.model;
+  config.src_vocab_size(40).tgt_vocab_size(40);
+  config.transformer().embedding_size(32);
+  const std::int64_t L = config.transformer().max_seq_length();
+  Seq2SeqTransformer model(config);
+  model->train();
+  const auto src = sentences(8, L, 40), tgt = sentences(8, L, 40);
+  LossOptions loss;
+  loss.dlstudio = settings.dlstudio_loss;
+  loss.label_smoothing = settings.label_smoothing;
+  const auto denominators = loss_denominators(tgt.narrow(1, 1, L - 1), loss);
+  auto optimizer = train::make_optimizer(model->parameters(), settings.optimizer, settings.schedule.base_lr);
+  const auto step = [&] {
+    train::split_forward_backward(
+        model->parameters(), src, tgt, /*chunks=*/1,
+        [&](const torch::Tensor& s, const torch::Tensor& t, torch::Tensor*) {
+          return model_loss_share(model, s, t, loss, denominators);
+        },
+        train::GradientOutput::kReplace, /*read_loss=*/false);
+    if (settings.optimizer.clip_grad_norm > 0) {
+      torch::nn::utils::clip_grad_norm_(model->parameters(), settings.optimizer.clip_grad_norm);
+    }
+    optimizer->step();
+  };
+  step();
+  return util::count_operators(step);
+}
+
+// Fails when `counted` moved more than 10 % from `baseline`, saying which way.
+void expect_near_baseline(long counted, long baseline, const std::string& what) {
+  EXPECT_LE(counted, baseline * 11 / 10) << what << ": " << counted << " per step, baseline " << baseline
+                                         << " -- the step dispatches more operators than it did";
+  EXPECT_GE(counted, baseline * 9 / 10) << what << ": " << counted << " per step, baseline " << baseline
+                                        << " -- fewer: lower the baseline to the new count";
+}
+
+bool debian_libtorch() { return TORCH_VERSION_MAJOR == 1 && TORCH_VERSION_MINOR == 13; }
+
+TEST(StepOperators, TheCpuPresetsStepStaysWithinTenPercentOfItsCount) {
+  if (!debian_libtorch()) GTEST_SKIP() << "the counts are pinned for LibTorch 1.13 (this is " TORCH_VERSION ")";
+  const auto counts = one_training_step("cpu");
+  expect_near_baseline(counts.aten_ops, 22237, "cpu preset, ATen operators");
+  expect_near_baseline(counts.autograd_nodes, 914, "cpu preset, autograd nodes");
+}
+
+TEST(StepOperators, TheDLStudioPresetsStepStaysWithinTenPercentOfItsCount) {
+  if (!debian_libtorch()) GTEST_SKIP() << "the counts are pinned for LibTorch 1.13 (this is " TORCH_VERSION ")";
+  const auto counts = one_training_step("dlstudio");
+  expect_near_baseline(counts.aten_ops, 132154, "dlstudio preset, ATen operators");
+  expect_near_baseline(counts.autograd_nodes, 1024, "dlstudio preset, autograd nodes");
+}
+
+}  // namespace
+}  // namespace step_operators_test
+}  // namespace dls
