@@ -9,7 +9,6 @@
 #include <functional>
 #include <sstream>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 

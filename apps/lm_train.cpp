@@ -83,7 +83,9 @@ int main(int argc, char** argv) {
 
   dls::apps::add_declared_flags(app, overrides, "Data");
   dls::apps::mention_default_corpus(app);
-  app.add_option("--preset", preset, "cpu (a small model for a 2-core CPU) or tiny (smoke tests)")
+  app.add_option("--preset", preset,
+                 "cpu (a small model for a 2-core CPU) or tiny (smoke tests), the files data/presets/lm/NAME.toml "
+                 "(your own: --config FILE)")
       ->capture_default_str()
       ->check(CLI::IsMember(dls::train::lm_preset_names()))
       ->group("Training");

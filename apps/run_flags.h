@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -116,10 +117,18 @@ inline int configure_invocation(const InvocationFlags& invocation) {
 // The invocation's own fields of `run`, once the settings are in place (after the
 // overrides): what to resume, --overwrite, --dry-run, and the batch-chunk
 // workers (`default_workers` unless --workers was given), and `config_toml`. A resume writes
-// into the checkpoint's run unless --run-dir is given on the command line (config_file.h).
+// into the checkpoint's run unless --run-dir is given on the command line (config_file.h),
+// and refuses --init-from on the command line (from the run's config.toml it is where the
+// run began, and dropped).
 inline void finish_run_settings(const CLI::App& app, settings::RunSettings& run, const InvocationFlags& invocation,
                                 int default_workers, std::string config_toml) {
   if (!invocation.resume.empty() && from_config_file(app, "--run-dir")) run.run_dir.clear();
+  if (!invocation.resume.empty() && !run.init_from.empty()) {
+    if (!from_config_file(app, "--init-from")) {
+      throw std::runtime_error("--init-from: starts a new run from another run's weights; --resume continues this one");
+    }
+    run.init_from.clear();  // the run's config.toml: it began there
+  }
   run.resume = invocation.resume;
   run.overwrite = invocation.overwrite;
   run.dry_run = invocation.dry_run;

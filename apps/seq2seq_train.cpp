@@ -110,10 +110,10 @@ int main(int argc, char** argv) {
   // The Model group's first flags choose the preset; every other flag is a declared setting.
   const std::string model = "Model";
   app.add_option("--preset", preset,
-                 "dlstudio (DLStudio's example script) or cpu (small, for a 2-core CPU); default: cpu on a CPU, "
-                 "dlstudio on a GPU")
+                 "dlstudio (DLStudio's example script) or cpu (small, for a 2-core CPU), the files "
+                 "data/presets/seq2seq/NAME.toml (your own: --config FILE); default: cpu on a CPU, dlstudio on a GPU")
       ->group(model)
-      ->check(CLI::IsMember({"dlstudio", "cpu"}));
+      ->check(CLI::IsMember(dls::train::seq2seq_preset_names()));
   overrides.record("--preset", [&preset](const auto&) { return preset; });
   app.add_option("--variant", variant, "FG (post-LN, TransformerFG) or PreLN (TransformerPreLN)")
       ->capture_default_str()

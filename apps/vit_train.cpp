@@ -77,7 +77,8 @@ int main(int argc, char** argv) {
   overrides.record("--data-dir", [](const auto& s) { return dls::apps::absolute_path(s.data.data_dir); });
   dls::apps::add_declared_flags(app, overrides, "Data");
   app.add_option("--preset", preset,
-                 "dlstudio (DLStudio's CIFAR-10 example) or fashion (Fashion-MNIST on a small CPU); default by dataset")
+                 "dlstudio (DLStudio's CIFAR-10 example) or fashion (Fashion-MNIST on a small CPU), the files "
+                 "data/presets/vit/NAME.toml (your own: --config FILE); default by dataset")
       ->group("Training")
       ->check(CLI::IsMember(dls::train::vit_preset_names()));
   overrides.record("--preset", [](const auto& s) { return s.preset; });

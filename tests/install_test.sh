@@ -28,7 +28,8 @@ if [ "$(sed -n 's/^DLS_BUILD_BENCH:BOOL=//p' "$build/CMakeCache.txt")" != OFF ];
 for file in $(printf 'bin/%s ' $programs) lib/libdls_sentencepiece.so lib/libdls.a \
             include/dls/eval/translator.h lib/cmake/dlstudio_cpp/dlstudio_cppConfig.cmake \
             lib/cmake/dlstudio_cpp/dlstudio_cppConfigVersion.cmake lib/cmake/dlstudio_cpp/dlstudio_cppTargets.cmake \
-            share/dlstudio-cpp/page/index.html share/dlstudio-cpp/page/readout.js share/dlstudio-cpp/page/sample.png; do
+            share/dlstudio-cpp/page/index.html share/dlstudio-cpp/page/readout.js share/dlstudio-cpp/page/sample.png \
+            share/dlstudio-cpp/presets/seq2seq/cpu.toml; do
   [ -e "$prefix/$file" ] || fail "$file not installed"
 done
 for program in $programs; do

@@ -6,8 +6,7 @@ namespace dls::settings {
 util::KeyValues LmTrainSettings::to_settings() const {
   util::KeyValues s;
   s.merge(model.to_settings(), "model");
-  const auto saved = saved_settings(*this);
-  for (const auto& [key, value] : saved.entries()) s.set(key, value);
+  s.merge(saved_settings(*this));
   return s;
 }
 

@@ -5,8 +5,7 @@ namespace dls::settings {
 util::KeyValues Seq2SeqTrainSettings::to_settings() const {
   util::KeyValues all;
   all.merge(model.to_settings(), "model");
-  const auto saved = saved_settings(*this);  // "training.*"
-  for (const auto& [key, value] : saved.entries()) all.set(key, value);
+  all.merge(saved_settings(*this));  // "training.*"
   return all;
 }
 

@@ -1,5 +1,6 @@
 # Sources of src/settings, relative to src/.
 list(APPEND DLS_SOURCES
+  settings/builtin_presets.cpp
   settings/common_settings.cpp
   settings/lm_settings.cpp
   settings/lr_schedule.cpp

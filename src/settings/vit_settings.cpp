@@ -8,8 +8,7 @@ namespace dls::settings {
 util::KeyValues ViTTrainSettings::to_settings() const {
   util::KeyValues s;
   s.merge(model.to_settings(), "model");
-  const auto saved = saved_settings(*this);
-  for (const auto& [key, value] : saved.entries()) s.set(key, value);
+  s.merge(saved_settings(*this));
   return s;
 }
 

@@ -19,6 +19,7 @@ list(APPEND DLS_SOURCES
   train/parallel/gradient_buffer.cpp
   train/parallel/process_group.cpp
   train/parallel/split_batch.cpp
+  train/init_from.cpp
   train/run_directory.cpp
   train/run_identity.cpp
   train/run_plots.cpp
@@ -26,6 +27,7 @@ list(APPEND DLS_SOURCES
   train/run_start.cpp
   train/step_plan.cpp
   train/stop_signals.cpp
+  train/tasks/init_plans.cpp
   train/tasks/lm_metrics.cpp
   train/tasks/lm_presets.cpp
   train/tasks/lm_task.cpp

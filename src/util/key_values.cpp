@@ -73,7 +73,7 @@ bool KeyValues::get_bool(const std::string& key) const {
 }
 
 void KeyValues::merge(const KeyValues& other, const std::string& prefix) {
-  for (const auto& [key, value] : other.entries_) set(prefix + "." + key, value);
+  for (const auto& [key, value] : other.entries_) set(prefix.empty() ? key : prefix + "." + key, value);
 }
 
 KeyValues KeyValues::section(const std::string& prefix) const {

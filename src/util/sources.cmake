@@ -11,6 +11,7 @@ list(APPEND DLS_SOURCES
   util/image_panel.cpp
   util/json.cpp
   util/key_values.cpp
+  util/toml_subset.cpp
   util/line_plot.cpp
   util/precision.cpp
   util/progress.cpp

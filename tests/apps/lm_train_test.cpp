@@ -244,5 +244,46 @@ TEST(LmTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
 }
 
+// --init-from: a new run from another run's weights, its summary in the log and its path in
+// config.toml; refused beside --resume on the command line, dropped when a resume reads it from
+// the run's own config.toml (the run began there).
+TEST(LmTrainApp, InitFromStartsANewRunFromAnothersWeights) {
+  const auto first_dir = test::fresh_temp_dir("lm_train_app_init_first");
+  const auto first = run_lm_train("--preset tiny --data " + sample_corpus() + " --run-dir " + first_dir.string() +
+                                      " --validation-sentences 100 --epochs 1 --log-level warn",
+                                  "init_first");
+  ASSERT_EQ(first.status, 0) << first.err;
+  const auto run_dir = test::fresh_temp_dir("lm_train_app_init_second");
+  const auto second =
+      run_lm_train_logged("--preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string() +
+                              " --validation-sentences 100 --epochs 1 --init-from " + first_dir.string(),
+                          "init_second");
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_NE(second.err.find("--init-from " + first_dir.string() + "/checkpoints/checkpoint_epoch_0001.pt (model): "),
+            std::string::npos)
+      << second.err;
+  EXPECT_NE(second.err.find("(100.0 %) from it; 0 tensors by token, 0 fresh"), std::string::npos)
+      << "the same corpus and split: the same vocabulary\n"
+      << second.err;
+  const auto config = util::read_file((run_dir / "config.toml").string());
+  EXPECT_NE(config.find("init-from=\"" + first_dir.string() + "\""), std::string::npos) << config;
+
+  test::expect_one_line_error(
+      run_lm_train("--resume " + run_dir.string() + " --init-from " + first_dir.string(), "init_resume"),
+      "--init-from: starts a new run from another run's weights; --resume continues this one");
+  const auto resumed = run_lm_train("--config " + (run_dir / "config.toml").string() + " --resume " + run_dir.string() +
+                                        " --epochs 2 --log-level warn",
+                                    "init_resume_config");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
+
+  test::expect_one_line_error(
+      run_lm_train("--preset tiny --embedding-size 64 --data " + sample_corpus() + " --run-dir " +
+                       (run_dir.string() + "_wider") + " --init-from " + first_dir.string(),
+                   "init_wider"),
+      " there and ");
+  EXPECT_FALSE(fs::exists(run_dir.string() + "_wider")) << "a refused run leaves no folder";
+}
+
 }  // namespace
 }  // namespace dls

@@ -14,6 +14,7 @@ list(APPEND DLS_TEST_SOURCES
   apps/dls_bench_test.cpp
   apps/dlstudio_interop_app_test.cpp
   apps/precision_flag_test.cpp
+  apps/preset_files_test.cpp
   apps/reliability_test.cpp
   apps/seq2seq_train_test.cpp
   apps/subword_units_test.cpp

@@ -18,9 +18,9 @@
 namespace dls {
 
 struct LanguageModelConfig {
-  // Variant and sizes of every block; the layout must be vaswani. max_seq_length is L,
-  // the longest token sequence (SOS and EOS included) the model sees.
-  TORCH_ARG(TransformerConfig, transformer);
+  // Variant and sizes of every block; the layout must be vaswani (the default here). max_seq_length
+  // is L, the longest token sequence (SOS and EOS included) the model sees.
+  TORCH_ARG(TransformerConfig, transformer) = TransformerConfig().layout(Layout::kVaswani);
   // Number of decoder blocks (self-attention + FFN).
   TORCH_ARG(std::int64_t, num_decoders) = 4;
   // Vocabulary size, special tokens included.

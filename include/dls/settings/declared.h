@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "dls/util/key_values.h"
+#include "dls/util/toml_subset.h"
 
 namespace dls::settings {
 
@@ -276,12 +277,7 @@ class DescriptionWriter : public SectionPrefix {
   template <typename T>
   static std::string shown(const T& value) {
     if constexpr (std::is_floating_point_v<T>) {
-      char text[32];
-      for (int digits = 1; digits <= 17; ++digits) {
-        std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
-        if (std::strtod(text, nullptr) == static_cast<double>(value)) break;
-      }
-      return text;
+      return util::toml_value(static_cast<double>(value));
     } else {
       return saved_text(value);
     }

@@ -55,6 +55,9 @@ struct RunSettings {
   // > 0: the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule
   // laid out to end there; a resume keeps its checkpoint's budget when this is 0.
   double time_limit_s = 0;
+  // A fresh run's starting weights (train/init_from.h): another run's checkpoint file or run
+  // directory. The recipe's (config.toml), not the checkpoints': a resume continues its own.
+  std::string init_from;
 
   // This invocation only: never saved, never in config.toml.
   std::string resume;       // checkpoint file or run directory (its newest checkpoint) to continue
@@ -77,6 +80,12 @@ struct RunSettings {
                               "out to end there (0: none; a resume keeps the run's)")
                           .range(0, 1000000000)
                           .recipe());
+    f(s.init_from, Setting("", "--init-from",
+                           "start a new run from the weights of CKPT (a checkpoint, or a run directory: its newest): "
+                           "every tensor that fits, embeddings and output rows by token; the optimizer, schedule "
+                           "and run are new (not with --resume)")
+                       .as_path()
+                       .recipe());
     f(s.device, Setting("device", "--device", "cpu, cuda or auto (default cpu; a resume keeps the run's)")
                     .one_of({"cpu", "cuda", "auto"})
                     .default_when_absent());

@@ -27,8 +27,8 @@ class KeyValues {
   double get_double(const std::string& key) const;
   bool get_bool(const std::string& key) const;
 
-  // Adds every entry of `other` under "prefix.key".
-  void merge(const KeyValues& other, const std::string& prefix);
+  // Adds every entry of `other` under "prefix.key" ("": under its own key).
+  void merge(const KeyValues& other, const std::string& prefix = "");
   // The entries under "prefix." with the prefix removed.
   KeyValues section(const std::string& prefix) const;
 

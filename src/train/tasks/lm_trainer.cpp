@@ -9,6 +9,7 @@
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/models/seq2seq.h"  // count_parameters
 #include "dls/train/run_start.h"
+#include "train/tasks/init_plans.h"
 #include "train/tasks/lm_task.h"
 
 namespace dls::train {
@@ -21,9 +22,15 @@ LmTrainResult train_lm(const settings::LmTrainSettings& settings) {
     spdlog::info("resuming from {} ({} epochs and {} steps done)", run.resume->path(), contents.state.completed_epochs,
                  contents.state.step_in_epoch);
   }
+  // --init-from inside the build: a refusal leaves no run directory behind.
   const auto task = run.build_task([&] {
-    return std::make_unique<LmTask>(settings, run.resume ? &contents : nullptr, run.resume ? run.resume->path() : "",
-                                    run.placement.device, run.placement.workers);
+    auto built =
+        std::make_unique<LmTask>(settings, run.resume ? &contents : nullptr, run.resume ? run.resume->path() : "",
+                                 run.placement.device, run.placement.workers);
+    if (!run.resume && !settings.run.init_from.empty()) {
+      log_init_report(init_lm_from(settings.run.init_from, built->model(), built->data().vocabulary.words()));
+    }
+    return built;
   });
   LmTrainResult result;
   result.parameters = count_parameters(task->model()).parameters;

@@ -36,6 +36,7 @@ class Seq2SeqTask : public TrainingTask {
   // The loop's state at the checkpoint's progress (LoopState{} for a fresh run).
   LoopState loop_state(const TrainingProgress& progress) const;
   Seq2SeqTransformer& transformer() { return model_; }
+  const data::Seq2SeqDataset& data() const { return data_; }
   double val_loss() const { return val_loss_; }
   double val_bleu() const { return val_bleu_; }
   // sacreBLEU's BLEU and chrF2 of the latest validation in this process (nullptr before one:

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "train/tasks/init_plans.h"
 #include "train/tasks/seq2seq_task.h"
 #include "dls/train/run_start.h"
 #include "dls/train/step_plan.h"
@@ -33,10 +34,16 @@ Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
                               DeviceGraph::available(), run.placement.dist.world_size(), settings.run.precision,
                               settings.run.parallel.accum_steps, /*loss_capturable=*/settings.max_tokens == 0);
   if (plan.captured) effective.static_shapes = true;
+  // --init-from inside the build: a refusal leaves no run directory behind.
   const auto task = run.build_task([&] {
-    return std::make_unique<Seq2SeqTask>(effective, run.resume ? &checkpoint : nullptr,
-                                         run.resume ? run.resume->path() : "", run.placement.device,
-                                         run.placement.workers);
+    auto built = std::make_unique<Seq2SeqTask>(effective, run.resume ? &checkpoint : nullptr,
+                                               run.resume ? run.resume->path() : "", run.placement.device,
+                                               run.placement.workers);
+    if (!run.resume && !settings.run.init_from.empty()) {
+      log_init_report(init_seq2seq_from(settings.run.init_from, built->model(), built->data().english.words(),
+                                        built->data().spanish.words()));
+    }
+    return built;
   });
   if (!dlstudio_vocab.empty()) task->log_dlstudio_counts(dlstudio_vocab);
   Seq2SeqTrainResult result;

@@ -8,6 +8,7 @@
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/models/seq2seq.h"  // count_parameters
 #include "dls/train/run_start.h"
+#include "train/tasks/init_plans.h"
 #include "train/tasks/vit_task.h"
 
 namespace dls::train {
@@ -20,9 +21,14 @@ ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
     spdlog::info("resuming from {} ({} epochs and {} steps done)", run.resume->path(), contents.state.completed_epochs,
                  contents.state.step_in_epoch);
   }
+  // --init-from inside the build: a refusal leaves no run directory behind.
   const auto task = run.build_task([&] {
-    return std::make_unique<ViTTask>(settings, run.resume ? &contents : nullptr, run.resume ? run.resume->path() : "",
-                                     run.placement.device, run.placement.workers);
+    auto built =
+        std::make_unique<ViTTask>(settings, run.resume ? &contents : nullptr, run.resume ? run.resume->path() : "",
+                                  run.placement.device, run.placement.workers);
+    if (!run.resume && !settings.run.init_from.empty())
+      log_init_report(init_vit_from(settings.run.init_from, built->model()));
+    return built;
   });
   if (settings.run.dry_run) {
     ViTTrainResult result;

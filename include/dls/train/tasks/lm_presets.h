@@ -1,4 +1,5 @@
-// The starting points of a language-model training run.
+// The starting points of a language-model training run: data/presets/lm/NAME.toml
+// (settings/builtin_presets.h).
 #pragma once
 
 #include <string>

@@ -1,0 +1,76 @@
+// --init-from CKPT: a new run that starts from another run's weights (fairseq's
+// --restore-file --reset-optimizer, OpenNMT's -train_from, nanoGPT's init_from): the model is
+// built as for a fresh run -- from its own data, settings and vocabularies -- and then takes
+// the checkpoint's tensors where they fit; the optimizer, schedule, progress and run directory
+// are the new run's own.
+//
+// How a tensor fits: by name (a plan may rename a prefix: a language model's
+// `embeddings_generator.` is a translation model's target side, `embeddings_generator_es.`),
+// and by shape. Tensors whose rows are tokens (embeddings, the output layer) are copied row by
+// row by token, so that a run on other data, whose vocabulary differs, keeps what the
+// checkpoint learned of every token both know; the rest of their rows keep their fresh
+// initialisation. A tensor the plan allows to start over (a classifier for another number of
+// classes) does so when its shape differs; any other difference in shape is refused in one
+// line, as is a checkpoint of which nothing fits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/nn/module.h>
+
+#include "dls/checkpoint/checkpoint.h"
+
+namespace dls::train {
+
+struct InitPlan {
+  // (checkpoint prefix, model prefix): a checkpoint tensor named prefix + rest is the model's
+  // model-prefix + rest. Unlisted names are the same in both.
+  std::vector<std::pair<std::string, std::string>> renames;
+  // A model tensor whose dim-0 rows are tokens: `ours` the model's vocabulary (words or
+  // pieces, index order), `theirs` the checkpoint's.
+  struct TokenRows {
+    std::string name;
+    const std::vector<std::string>* ours = nullptr;
+    const std::vector<std::string>* theirs = nullptr;
+  };
+  std::vector<TokenRows> token_rows;
+  // Model-name prefixes whose tensors start fresh when their shape differs.
+  std::vector<std::string> fresh_when_resized;
+};
+
+// What became of each of the model's parameters.
+struct InitLine {
+  std::string name;     // the model's
+  std::string shape;    // the model's: "[256, 1024]"
+  std::string outcome;  // "loaded", "by token: 4,210 of 5,000 rows", "fresh: not in the checkpoint", ...
+};
+
+struct InitReport {
+  std::string source;   // the checkpoint file
+  std::string weights;  // the checkpoint section read: "model" or "ema"
+  std::vector<InitLine> lines;
+  std::int64_t loaded = 0;          // values taken from the checkpoint (rows by token count theirs)
+  std::int64_t total = 0;           // values of the model's parameters
+  std::vector<std::string> unused;  // checkpoint tensors the model has no place for
+
+  // One line: "--init-from FILE (ema): 14.2 M of 18.9 M values (75.1 %) from it; 3 tensors by
+  // token, 2 fresh, 12 of its tensors unused".
+  std::string summary() const;
+  // What became of the parameters, as a table (util/table.h): every one, or those not
+  // loaded as they are (rows by token, fresh, tied) and a count of the others.
+  std::string table(bool every_parameter) const;
+};
+
+// Copies `theirs` (a checkpoint's tensors, named as its model names them) into `model`'s
+// parameters by `plan`, under no_grad, on the parameters' own device and type; buffers are
+// the model's own (positional encodings, masks). `source` names the checkpoint in the report
+// and in errors. Throws std::runtime_error "--init-from SOURCE: NAME is [a, b] there and
+// [c, d] here (...)" for a shape that differs outside the plan, and "--init-from SOURCE: no
+// tensor of it fits this model" when nothing loads.
+InitReport init_parameters(torch::nn::Module& model, const checkpoint::NamedTensors& theirs, const InitPlan& plan,
+                           const std::string& source);
+
+}  // namespace dls::train

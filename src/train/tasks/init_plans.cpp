@@ -1,0 +1,88 @@
+#include "train/tasks/init_plans.h"
+
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/lm_checkpoint.h"
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/checkpoint/vit_checkpoint.h"
+
+namespace dls::train {
+
+namespace {
+
+// The checkpoint `path` names, of one of `kinds`; refused in one line otherwise.
+checkpoint::CheckpointReader open_checkpoint(const std::string& path, const std::vector<std::string>& kinds,
+                                             const std::string& program) {
+  checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(path));
+  std::string listed;
+  for (const auto& kind : kinds) {
+    if (reader.kind() == kind) return reader;
+    listed += (listed.empty() ? "" : " or ") + kind;
+  }
+  throw std::runtime_error("--init-from " + reader.path() + ": a " + reader.kind() + " checkpoint; " + program +
+                           " starts from a " + listed + " checkpoint");
+}
+
+InitReport init_with(const checkpoint::CheckpointReader& reader, torch::nn::Module& model, const InitPlan& plan) {
+  const auto weights = checkpoint::weights_module(reader, checkpoint::Weights::kEvaluation);
+  auto report = init_parameters(model, reader.module_tensors(weights), plan, reader.path());
+  report.weights = weights;
+  return report;
+}
+
+}  // namespace
+
+InitReport init_seq2seq_from(const std::string& path, torch::nn::Module& model,
+                             const std::vector<std::string>& source_words,
+                             const std::vector<std::string>& target_words) {
+  const auto reader = open_checkpoint(path, {checkpoint::kSeq2SeqKind, checkpoint::kLmCheckpointKind}, "seq2seq_train");
+  InitPlan plan;
+  if (reader.kind() == checkpoint::kSeq2SeqKind) {
+    const auto info = checkpoint::read_seq2seq_info(reader);
+    plan.token_rows = {{"embeddings_generator_en.embedding.weight", &source_words, &info.english_words},
+                       {"embeddings_generator_es.embedding.weight", &target_words, &info.spanish_words},
+                       {"master_decoder.out.weight", &target_words, &info.spanish_words},
+                       {"master_decoder.out.bias", &target_words, &info.spanish_words}};
+    return init_with(reader, model, plan);
+  }
+  // A language model is a target side: its embeddings and decoder blocks (no cross-attention).
+  const auto contents = checkpoint::read_lm_contents(reader);
+  plan.renames = {{"embeddings_generator.", "embeddings_generator_es."}};
+  plan.token_rows = {{"embeddings_generator_es.embedding.weight", &target_words, &contents.words},
+                     {"master_decoder.out.weight", &target_words, &contents.words},
+                     {"master_decoder.out.bias", &target_words, &contents.words}};
+  return init_with(reader, model, plan);
+}
+
+InitReport init_lm_from(const std::string& path, torch::nn::Module& model, const std::vector<std::string>& words) {
+  const auto reader = open_checkpoint(path, {checkpoint::kLmCheckpointKind, checkpoint::kSeq2SeqKind}, "lm_train");
+  InitPlan plan;
+  std::vector<std::string> theirs;
+  if (reader.kind() == checkpoint::kLmCheckpointKind) {
+    theirs = checkpoint::read_lm_contents(reader).words;
+  } else {  // a translation model's target side and decoder
+    theirs = checkpoint::read_seq2seq_info(reader).spanish_words;
+    plan.renames = {{"embeddings_generator_es.", "embeddings_generator."}};
+  }
+  plan.token_rows = {{"embeddings_generator.embedding.weight", &words, &theirs},
+                     {"master_decoder.out.weight", &words, &theirs},
+                     {"master_decoder.out.bias", &words, &theirs}};
+  return init_with(reader, model, plan);
+}
+
+InitReport init_vit_from(const std::string& path, torch::nn::Module& model) {
+  const auto reader = open_checkpoint(path, {checkpoint::kViTCheckpointKind}, "vit_train");
+  InitPlan plan;
+  plan.fresh_when_resized = {"head_fc2."};  // another number of classes
+  return init_with(reader, model, plan);
+}
+
+void log_init_report(const InitReport& report) {
+  spdlog::info("{}\n{}", report.summary(), report.table(/*every_parameter=*/false));
+  spdlog::debug("--init-from, parameter by parameter:\n{}", report.table(/*every_parameter=*/true));
+}
+
+}  // namespace dls::train

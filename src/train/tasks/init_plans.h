@@ -1,0 +1,30 @@
+// --init-from for each task (train/init_from.h): which checkpoints a task starts from and
+// how their tensors map onto its model (private to src/train).
+//   seq2seq_train: a seq2seq checkpoint (both sides' rows by token), or an lm_train checkpoint
+//     into the target side -- the embeddings and the decoder blocks (the lecture's
+//     pre-train-then-fine-tune; the cross-attention starts fresh);
+//   lm_train: an lm checkpoint, or a seq2seq checkpoint's target side and decoder;
+//   vit_train: a vit checkpoint; a head for another number of classes starts fresh.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+
+#include "dls/train/init_from.h"
+
+namespace dls::train {
+
+// `path`: a checkpoint file or a run directory (its newest checkpoint). The weights read are
+// those an evaluation reads: the moving average when the checkpoint holds one.
+InitReport init_seq2seq_from(const std::string& path, torch::nn::Module& model,
+                             const std::vector<std::string>& source_words,
+                             const std::vector<std::string>& target_words);
+InitReport init_lm_from(const std::string& path, torch::nn::Module& model, const std::vector<std::string>& words);
+InitReport init_vit_from(const std::string& path, torch::nn::Module& model);
+
+// Logs the report: its summary and what was not loaded as it is; every parameter at debug level.
+void log_init_report(const InitReport& report);
+
+}  // namespace dls::train

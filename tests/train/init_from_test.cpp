@@ -1,0 +1,271 @@
+// train/init_from.h and --init-from on the trainers: tensors load by name and shape, rows of
+// token-indexed tensors by token (rows of tokens the checkpoint lacks keep their fresh
+// values), renamed prefixes, a head for other classes starting fresh, tied weights counted
+// once, and one-line refusals (another shape, nothing that fits, a checkpoint of another
+// kind). End to end: a language model's decoder into a translation model's target side (the
+// lecture's pre-train-then-fine-tune) and a translation model fine-tuned on new parallel
+// files, each checked tensor by tensor in the new run's checkpoint (trained at a learning
+// rate of 1e-12, so that its step leaves the weights as they started).
+#include "dls/train/init_from.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/lm_checkpoint.h"
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/train/tasks/lm_presets.h"
+#include "dls/train/tasks/lm_trainer.h"
+#include "support/seq2seq_runs.h"
+#include "support/test_paths.h"
+#include "support/vit_runs.h"
+#include "util/temp_files.h"
+
+namespace dls {
+namespace init_from_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TinyImpl : torch::nn::Module {
+  TinyImpl(std::int64_t vocab, std::int64_t width, std::int64_t classes) {
+    embedding = register_module("embedding", torch::nn::Embedding(vocab, width));
+    body = register_module("body", torch::nn::Linear(width, width));
+    head = register_module("head", torch::nn::Linear(width, classes));
+  }
+  torch::nn::Embedding embedding{nullptr};
+  torch::nn::Linear body{nullptr}, head{nullptr};
+};
+TORCH_MODULE(Tiny);
+
+checkpoint::NamedTensors tensors_of(torch::nn::Module& module, const std::string& prefix = "") {
+  checkpoint::NamedTensors tensors;
+  for (const auto& p : module.named_parameters()) tensors.emplace_back(prefix + p.key(), p.value().detach().clone());
+  return tensors;
+}
+
+std::string error_of(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const std::runtime_error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(InitFrom, LoadsByNameAndShapeAndRowsByToken) {
+  torch::manual_seed(1);
+  Tiny theirs(3, 4, 2), ours(4, 4, 2);
+  const std::vector<std::string> their_words{"c", "x", "a"}, our_words{"a", "b", "c", "d"};
+  const auto b_before = ours->embedding->weight[1].clone(), d_before = ours->embedding->weight[3].clone();
+  train::InitPlan plan;
+  plan.token_rows = {{"embedding.weight", &our_words, &their_words}};
+  const auto report = train::init_parameters(*ours, tensors_of(*theirs), plan, "run/x.pt");
+  EXPECT_TRUE(torch::equal(ours->body->weight, theirs->body->weight));
+  EXPECT_TRUE(torch::equal(ours->head->bias, theirs->head->bias));
+  EXPECT_TRUE(torch::equal(ours->embedding->weight[0], theirs->embedding->weight[2])) << "a";
+  EXPECT_TRUE(torch::equal(ours->embedding->weight[2], theirs->embedding->weight[0])) << "c";
+  EXPECT_TRUE(torch::equal(ours->embedding->weight[1], b_before)) << "b: not theirs, stays fresh";
+  EXPECT_TRUE(torch::equal(ours->embedding->weight[3], d_before));
+  ASSERT_EQ(report.lines.size(), 5u);
+  EXPECT_EQ(report.lines[0].name, "embedding.weight");
+  EXPECT_EQ(report.lines[0].shape, "[4, 4]");
+  EXPECT_EQ(report.lines[0].outcome, "by token: 2 of 4 rows");
+  EXPECT_EQ(report.lines[1].outcome, "loaded");
+  EXPECT_EQ(report.total, 16 + 20 + 10);
+  EXPECT_EQ(report.loaded, 8 + 20 + 10);
+  EXPECT_NE(report.summary().find("--init-from run/x.pt: "), std::string::npos) << report.summary();
+  EXPECT_NE(report.summary().find("1 tensors by token, 0 fresh"), std::string::npos) << report.summary();
+  EXPECT_NE(report.table(false).find("4 others"), std::string::npos) << report.table(false);
+  EXPECT_NE(report.table(true).find("body.weight"), std::string::npos);
+}
+
+TEST(InitFrom, RenamesPrefixesAndStartsAResizedHeadFresh) {
+  Tiny theirs(3, 4, 2), ours(3, 4, 5);
+  const auto head_before = ours->head->weight.clone();
+  train::InitPlan plan;
+  plan.renames = {{"lm.", ""}};
+  plan.fresh_when_resized = {"head."};
+  const auto report = train::init_parameters(*ours, tensors_of(*theirs, "lm."), plan, "x.pt");
+  EXPECT_TRUE(torch::equal(ours->embedding->weight, theirs->embedding->weight));
+  EXPECT_TRUE(torch::equal(ours->head->weight, head_before));
+  EXPECT_EQ(report.lines[3].outcome, "fresh: [2, 4] there");
+  EXPECT_TRUE(report.unused.empty());
+}
+
+TEST(InitFrom, RefusesAnotherShapeAndACheckpointOfWhichNothingFits) {
+  Tiny theirs(3, 4, 2), wider(3, 8, 2);
+  EXPECT_EQ(error_of([&] { train::init_parameters(*wider, tensors_of(*theirs), {}, "x.pt"); }),
+            "--init-from x.pt: embedding.weight is [3, 4] there and [3, 8] here (another model shape: --layout, "
+            "--embedding-size, --heads, ...)");
+  Tiny ours(3, 4, 2);
+  EXPECT_EQ(error_of([&] { train::init_parameters(*ours, tensors_of(*theirs, "other."), {}, "x.pt"); }),
+            "--init-from x.pt: no tensor of it fits this model");
+}
+
+struct TiedImpl : torch::nn::Module {
+  TiedImpl() {
+    const auto shared = torch::randn({2, 2});
+    register_parameter("first", shared);
+    register_parameter("second", shared);
+    register_parameter("bias", torch::randn({2}));
+  }
+};
+TORCH_MODULE(Tied);
+
+TEST(InitFrom, CountsTiedWeightsOnce) {
+  Tied theirs, ours;
+  const auto report = train::init_parameters(*ours, tensors_of(*theirs), {}, "x.pt");
+  EXPECT_EQ(report.total, 4 + 2);
+  EXPECT_EQ(report.loaded, report.total);
+  bool tied_line = false;
+  for (const auto& line : report.lines) tied_line = tied_line || line.outcome == "the same tensor as first";
+  EXPECT_TRUE(tied_line);
+}
+
+// The tensors of the newest checkpoint in `run` (its trained weights).
+std::map<std::string, torch::Tensor> checkpoint_tensors(const fs::path& run) {
+  const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(run.string()));
+  std::map<std::string, torch::Tensor> tensors;
+  for (const auto& [name, tensor] : reader.module_tensors("model")) {
+    if (tensor.defined()) tensors.emplace(name, tensor);  // undefined: a module's own entry
+  }
+  return tensors;
+}
+
+// Whether `a` and `b` are equal but for a step at a learning rate of 1e-12.
+bool same(const torch::Tensor& a, const torch::Tensor& b) { return torch::allclose(a, b, 0, 1e-6); }
+
+// A new run that starts from `from` and takes one step at a learning rate of 1e-12.
+void unmoving(settings::Seq2SeqTrainSettings& setup, const fs::path& from) {
+  setup.run.init_from = from.string();
+  setup.schedule.kind = settings::ScheduleKind::kConstant;
+  setup.schedule.base_lr = 1e-12;
+  setup.epochs = 1;
+  setup.run.max_iters = 1;
+  setup.samples = 0;
+  setup.bleu_sentences = 0;
+}
+
+TEST(InitFromRuns, ALanguageModelsDecoderIntoATranslationModel) {
+  const auto lm_dir = test::fresh_temp_dir("init_from_lm");
+  auto lm = train::lm_preset("tiny");  // M 32, 2 heads, FFN 4M, one PreLN block
+  lm.data.path = testing::source_dir() + "/data/sample_en_es.tsv";
+  lm.epochs = 1;
+  lm.run.run_dir = lm_dir.string();
+  train::train_lm(lm);
+
+  const auto dir = test::fresh_temp_dir("init_from_lm_seq2seq");
+  auto setup = test::tiny_seq2seq_setup(dir);
+  setup.model.transformer().ffn_multiplier(4).dropout(0);
+  unmoving(setup, lm_dir);
+  train::train_seq2seq(setup);
+
+  const auto theirs = checkpoint_tensors(lm_dir), ours = checkpoint_tensors(dir);
+  const std::string block = "master_decoder.basic_decoder_arr.0.";
+  for (const auto* name : {"W1.weight", "W2.bias", "norm1.weight", "self_attention_layer.qkv.weight"}) {
+    if (theirs.count(block + name) == 0) continue;  // a layout without fused Q/K/V
+    EXPECT_TRUE(same(ours.at(block + name), theirs.at(block + name))) << name;
+  }
+  EXPECT_TRUE(same(ours.at(block + "W1.weight"), theirs.at(block + "W1.weight")));
+  EXPECT_EQ(theirs.count(block + "norm2.weight"), 0u) << "a language model has no cross-attention";
+  // A word both vocabularies have: its target embedding and output row are the LM's.
+  const checkpoint::CheckpointReader lm_reader(checkpoint::latest_checkpoint(lm_dir.string()));
+  const auto lm_words = checkpoint::read_lm_contents(lm_reader).words;
+  const auto info = train::resume_info(dir.string());
+  const auto& es_words = info.spanish_words;
+  int compared = 0;
+  for (std::size_t i = 4; i < es_words.size() && compared < 5; ++i) {
+    const auto at = std::find(lm_words.begin(), lm_words.end(), es_words[i]);
+    if (at == lm_words.end()) continue;
+    const auto j = at - lm_words.begin();
+    EXPECT_TRUE(same(ours.at("embeddings_generator_es.embedding.weight")[static_cast<std::int64_t>(i)],
+                     theirs.at("embeddings_generator.embedding.weight")[j]))
+        << es_words[i];
+    EXPECT_TRUE(same(ours.at("master_decoder.out.weight")[static_cast<std::int64_t>(i)],
+                     theirs.at("master_decoder.out.weight")[j]));
+    ++compared;
+  }
+  EXPECT_EQ(compared, 5);
+}
+
+TEST(InitFromRuns, ATranslationModelFineTunedOnNewParallelFiles) {
+  const auto& trained = test::trained_seq2seq_run();
+  // New data: 300 pairs of the sample corpus as two parallel files.
+  const auto data = test::fresh_temp_dir("init_from_parallel");
+  std::ifstream tsv(testing::source_dir() + "/data/sample_en_es.tsv");
+  std::ofstream en(data / "train.en"), es(data / "train.es");
+  std::string line;
+  for (int i = 0; i < 300 && std::getline(tsv, line);) {
+    const auto tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    const auto second = line.find('\t', tab + 1);
+    en << line.substr(0, tab) << "\n";
+    es << line.substr(tab + 1, second == std::string::npos ? std::string::npos : second - tab - 1) << "\n";
+    ++i;
+  }
+  en.close();
+  es.close();
+  const auto dir = test::fresh_temp_dir("init_from_fine_tune");
+  auto setup = test::tiny_seq2seq_setup(dir);
+  setup.data.data_path.clear();
+  setup.data.train_src = (data / "train.en").string();
+  setup.data.train_tgt = (data / "train.es").string();
+  setup.data.src_lang = "en";
+  setup.data.tgt_lang = "es";
+  setup.data.validation_pairs = 50;
+  unmoving(setup, trained);
+  train::train_seq2seq(setup);
+  const auto theirs = checkpoint_tensors(trained), ours = checkpoint_tensors(dir);
+  for (const auto& [name, tensor] : theirs) {
+    if (name.find("embeddings_generator") != std::string::npos || name.rfind("master_decoder.out.", 0) == 0) continue;
+    EXPECT_TRUE(same(ours.at(name), tensor)) << name;
+  }
+}
+
+TEST(InitFromRuns, RefusesAnotherShapeOrKindInOneLine) {
+  const auto& trained = test::trained_seq2seq_run();
+  auto setup = test::tiny_seq2seq_setup(test::fresh_temp_dir("init_from_wider"));
+  setup.model.transformer().embedding_size(64);
+  unmoving(setup, trained);
+  const auto wider = error_of([&] { train::train_seq2seq(setup); });
+  EXPECT_NE(wider.find(" there and "), std::string::npos) << wider;
+  EXPECT_EQ(wider.find('\n'), std::string::npos) << wider;
+
+  const auto fashion = test::tiny_fashion_dir("init_from_vit_data");
+  const auto vit_dir = test::fresh_temp_dir("init_from_vit");
+  auto vit = test::tiny_vit_settings(fashion);
+  vit.epochs = 1;
+  test::train_vit_with(vit, test::tiny_vit_run(vit_dir));
+  auto other_kind = test::tiny_seq2seq_setup(test::fresh_temp_dir("init_from_kind"));
+  unmoving(other_kind, vit_dir);
+  const auto kind = error_of([&] { train::train_seq2seq(other_kind); });
+  EXPECT_NE(kind.find(": a vit checkpoint; seq2seq_train starts from a seq2seq or lm checkpoint"), std::string::npos)
+      << kind;
+
+  // vit into vit: every tensor loads.
+  auto again = test::tiny_vit_settings(fashion);
+  again.epochs = 1;
+  auto run = test::tiny_vit_run(test::fresh_temp_dir("init_from_vit_again"));
+  run.init_from = vit_dir.string();
+  run.max_iters = 1;
+  again.schedule = settings::ScheduleKind::kConstant;
+  again.lr = 1e-12;
+  test::train_vit_with(again, run);
+  const auto theirs = checkpoint_tensors(vit_dir), ours = checkpoint_tensors(run.run_dir);
+  for (const auto& [name, tensor] : theirs) EXPECT_TRUE(same(ours.at(name), tensor)) << name;
+}
+
+}  // namespace
+}  // namespace init_from_test
+}  // namespace dls
