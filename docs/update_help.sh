@@ -18,7 +18,7 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 fi
 build_dir=$1
 file=${2:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/programs.md}
-programs=(seq2seq_train vit_train lm_train checkpoint_eval translate_server)
+programs=(seq2seq_train vit_train lm_train checkpoint_eval translate_server compare_runs)
 
 [ -f "$file" ] || { echo "error: $file: no such file" >&2; exit 1; }
 help_dir=$(mktemp -d)

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-PROGRAMS = ("seq2seq_train", "vit_train", "lm_train", "checkpoint_eval", "translate_server")
+PROGRAMS = ("seq2seq_train", "vit_train", "lm_train", "checkpoint_eval", "translate_server", "compare_runs")
 LINK = re.compile(r"(?<!\!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
 
 

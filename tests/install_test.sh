@@ -23,7 +23,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$cmake" --install "$build" --prefix "$prefix" >/dev/null
 # Every program the README lists (dls_bench when the build has it), the library, the page.
-programs="seq2seq_train vit_train checkpoint_eval lm_train translate_server"
+programs="seq2seq_train vit_train checkpoint_eval lm_train translate_server compare_runs"
 if [ "$(sed -n 's/^DLS_BUILD_BENCH:BOOL=//p' "$build/CMakeCache.txt")" != OFF ]; then programs="$programs dls_bench"; fi
 for file in $(printf 'bin/%s ' $programs) lib/libdls_sentencepiece.so lib/libdls.a \
             include/dls/eval/translator.h lib/cmake/dlstudio_cpp/dlstudio_cppConfig.cmake \

@@ -20,6 +20,7 @@ list(APPEND DLS_SOURCES
   train/parallel/process_group.cpp
   train/parallel/split_batch.cpp
   train/init_from.cpp
+  train/run_comparison.cpp
   train/run_directory.cpp
   train/run_identity.cpp
   train/run_plots.cpp

@@ -1,5 +1,6 @@
 #include "dls/util/toml_subset.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -186,6 +187,10 @@ std::string toml_value(const std::string& text) {
 // The shortest text that reads back as the same double.
 std::string toml_value(double value) {
   char text[32];
+  if (value == std::floor(value) && std::fabs(value) < 1e15) {  // 420, not 4.2e+02
+    std::snprintf(text, sizeof text, "%.0f", value);
+    return text;
+  }
   for (int digits = 1; digits <= 17; ++digits) {
     std::snprintf(text, sizeof text, "%.*g", digits, value);
     if (std::strtod(text, nullptr) == value) break;

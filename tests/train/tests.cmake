@@ -4,6 +4,7 @@ list(APPEND DLS_TEST_SOURCES
   train/budgeted_schedule_test.cpp
   train/captured_step_test.cpp
   train/init_from_test.cpp
+  train/run_comparison_test.cpp
   train/mixed_precision_test.cpp
   train/optim/fused_adam_test.cpp
   train/optim/grad_scaler_test.cpp

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cctype>
-#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -79,18 +78,11 @@ class SettingTextReader {
       }
       if constexpr (!std::is_same_v<T, bool>) {
         if (static_cast<double>(*value) < s.low || static_cast<double>(*value) > s.high) {
-          fail(text + " is not in [" + bound_text(s.low) + ", " + bound_text(s.high) + "]");
+          fail(text + " is not in [" + util::toml_value(s.low) + ", " + util::toml_value(s.high) + "]");
         }
       }
       return *value;
     }
-  }
-  // 1000 as "1000", not "1e+03"; 1e-10 as it is.
-  static std::string bound_text(double bound) {
-    if (bound == static_cast<double>(static_cast<long long>(bound)) && std::abs(bound) < 1e15) {
-      return std::to_string(static_cast<long long>(bound));
-    }
-    return util::toml_value(bound);
   }
   static bool same_in_any_case(const std::string& a, const std::string& b) {
     if (a.size() != b.size()) return false;

@@ -32,7 +32,7 @@ std::vector<TomlItem> parse_toml_subset(const std::string& text, const std::stri
 
 // A value as TOML writes it, read back by parse_toml_subset as the same value: text as a
 // basic string ('"', '\' and control characters escaped, UTF-8 as it is), a double as its
-// shortest text that reads back the same (0.1, not 0.10000000000000001).
+// shortest text that reads back the same (0.1, not 0.10000000000000001; 420, not 4.2e+02).
 std::string toml_value(const std::string& text);
 inline std::string toml_value(const char* text) { return toml_value(std::string(text)); }
 inline std::string toml_value(bool value) { return value ? "true" : "false"; }

@@ -1,0 +1,69 @@
+// Several training runs side by side (the compare_runs program): each run's evaluations and
+// training loss from its metrics.csv, drawn against epoch, optimizer step and wall time in one
+// picture per metric; a table of each run's best scores; the settings in which the runs
+// differ (from their config.toml, else their newest checkpoint); and every row of every run
+// in one CSV. The lecture's comparisons (FG vs PreLN, warm-up or not, masking or not, a
+// pre-trained decoder or not) are this on two run directories.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dls/util/canvas.h"
+#include "dls/util/line_plot.h"
+
+namespace dls::train {
+
+// One run as metrics.csv has it.
+struct RunCurves {
+  std::string name;  // the run directory's name ("runs/fg" -> "fg")
+  std::string dir;
+  // metrics.csv's rows: kind ("step" or "epoch"), then the numbers by column (NaN: empty).
+  struct Row {
+    std::string kind;
+    std::map<std::string, double> values;  // epoch, step, wall_s, loss, val_loss, val_bleu, ...
+  };
+  std::vector<Row> rows;
+  // The run's settings, by name: config.toml's flags, else the newest checkpoint's keys
+  // (but its progress, state and split: where the run stood, not how it was set up).
+  std::vector<std::pair<std::string, std::string>> settings;
+  std::string settings_source;  // "config.toml" or the checkpoint file
+};
+
+// Reads `run_dir`. Throws std::runtime_error "RUN: no metrics.csv (not a training run's
+// directory)" and the like, in one line.
+RunCurves read_run_curves(const std::string& run_dir);
+
+// A metric the runs can be compared on: a column of their epoch rows (val_loss, val_bleu,
+// val_chrf, val_accuracy, val_perplexity, ...) or the step rows' training loss ("loss"), with
+// whether lower is better.
+struct ComparedMetric {
+  std::string column;
+  std::string label;  // "validation BLEU (NLTK x 100)"
+  bool from_steps = false;
+  bool lower_is_better = false;
+};
+// The metrics at least one run has a number for, in a fixed order.
+std::vector<ComparedMetric> compared_metrics(const std::vector<RunCurves>& runs);
+
+// One picture per metric: the runs against epoch (not for the step rows' loss), step and wall
+// time, side by side. `panels` are what is drawn, so that tests read legends and values.
+struct ComparisonPicture {
+  std::string file;  // "compare_val_bleu.png"
+  std::string title;
+  std::vector<util::LinePlot> panels;
+  util::Canvas render() const;
+};
+std::vector<ComparisonPicture> comparison_pictures(const std::vector<RunCurves>& runs);
+
+// Each run's steps, wall time and best score per metric (the epoch it came at), as a table.
+std::string best_scores_table(const std::vector<RunCurves>& runs);
+// The settings whose values differ between the runs (run-dir aside), as a table; a line
+// saying so when they are all the same.
+std::string settings_differences(const std::vector<RunCurves>& runs);
+// Every row of every run, a column per metric: run,kind,epoch,step,wall_s,...
+std::string comparison_csv(const std::vector<RunCurves>& runs);
+
+}  // namespace dls::train

@@ -1,0 +1,247 @@
+#include "dls/train/run_comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/util/csv.h"
+#include "dls/util/file_io.h"
+#include "dls/util/image_panel.h"
+#include "dls/util/table.h"
+#include "dls/util/toml_subset.h"
+#include "train/metrics_file.h"
+
+namespace dls::train {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The metrics a comparison knows, in the order it shows them: column, label, lower is better.
+struct KnownMetric {
+  const char* column;
+  const char* label;
+  bool lower_is_better;
+};
+constexpr KnownMetric kKnownMetrics[] = {
+    {"val_loss", "validation loss", true},
+    {"val_bleu", "validation BLEU (NLTK, 0-1)", false},
+    {"val_sacrebleu", "validation BLEU (sacreBLEU)", false},
+    {"val_chrf", "validation chrF2", false},
+    {"val_accuracy", "validation accuracy", false},
+    {"test_accuracy", "test accuracy", false},
+    {"test_loss", "test loss", true},
+    {"val_perplexity", "validation perplexity", true},
+    {"val_word_perplexity", "validation perplexity per word", true},
+};
+
+std::string shown(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
+// The rows of `run` a metric reads: the step rows for the training loss, else the epoch rows.
+bool reads(const ComparedMetric& metric, const RunCurves::Row& row) {
+  return row.kind == (metric.from_steps ? "step" : "epoch");
+}
+
+double value_of(const RunCurves::Row& row, const std::string& column) {
+  const auto found = row.values.find(column);
+  return found == row.values.end() ? NAN : found->second;
+}
+
+std::vector<std::pair<std::string, std::string>> settings_of(const fs::path& dir, std::string* source) {
+  std::vector<std::pair<std::string, std::string>> settings;
+  const auto config = dir / "config.toml";
+  if (fs::exists(config)) {
+    *source = config.string();
+    for (const auto& item : util::parse_toml_subset(util::read_file(config.string()), config.string())) {
+      std::string value;
+      for (const auto& each : item.values) value += (value.empty() ? "" : ",") + each;
+      settings.emplace_back(item.name, value);
+    }
+    return settings;
+  }
+  if (!fs::exists(dir / "checkpoints")) return settings;
+  const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(dir.string()));
+  *source = reader.path();
+  for (const auto& [key, value] : reader.settings().entries()) {
+    // Where the run stood, not how it was set up.
+    const bool progress = key.rfind("progress.", 0) == 0 || key.rfind("state.", 0) == 0 || key.rfind("split.", 0) == 0;
+    if (!progress) settings.emplace_back(key, value);
+  }
+  return settings;
+}
+
+}  // namespace
+
+RunCurves read_run_curves(const std::string& run_dir) {
+  const fs::path dir(run_dir);
+  const auto metrics = dir / "metrics.csv";
+  if (!fs::is_directory(dir)) throw std::runtime_error(run_dir + ": not a directory");
+  if (!fs::exists(metrics)) throw std::runtime_error(run_dir + ": no metrics.csv (not a training run's directory)");
+  RunCurves run;
+  run.dir = run_dir;
+  run.name = fs::absolute(dir).lexically_normal().filename().string();
+  if (run.name.empty()) run.name = fs::absolute(dir).lexically_normal().parent_path().filename().string();
+  const auto rows = read_metrics_rows(metrics.string());
+  if (rows.empty() || rows.front().empty() || rows.front().front() != "kind") {
+    throw std::runtime_error(metrics.string() + ": not a metrics.csv of this project (no 'kind' column)");
+  }
+  const auto& header = rows.front();
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    RunCurves::Row row;
+    row.kind = rows[i].empty() ? "" : rows[i].front();
+    for (std::size_t column = 1; column < header.size(); ++column) {
+      row.values[header[column]] = metric_number(rows[i], column);
+    }
+    run.rows.push_back(std::move(row));
+  }
+  run.settings = settings_of(dir, &run.settings_source);
+  return run;
+}
+
+std::vector<ComparedMetric> compared_metrics(const std::vector<RunCurves>& runs) {
+  std::vector<ComparedMetric> metrics;
+  const auto has_number = [&](const ComparedMetric& metric) {
+    for (const auto& run : runs) {
+      for (const auto& row : run.rows) {
+        if (reads(metric, row) && std::isfinite(value_of(row, metric.column))) return true;
+      }
+    }
+    return false;
+  };
+  for (const auto& known : kKnownMetrics) {
+    ComparedMetric metric{known.column, known.label, false, known.lower_is_better};
+    if (has_number(metric)) metrics.push_back(metric);
+  }
+  const ComparedMetric training{"loss", "training loss", true, true};
+  if (has_number(training)) metrics.push_back(training);
+  return metrics;
+}
+
+util::Canvas ComparisonPicture::render() const {
+  std::vector<util::Canvas> canvases;
+  for (const auto& panel : panels) canvases.push_back(panel.render(560, 400));
+  return util::tile_panels(canvases, static_cast<int>(canvases.size()), title);
+}
+
+std::vector<ComparisonPicture> comparison_pictures(const std::vector<RunCurves>& runs) {
+  std::vector<ComparisonPicture> pictures;
+  for (const auto& metric : compared_metrics(runs)) {
+    ComparisonPicture picture{"compare_" + metric.column + ".png", metric.label, {}};
+    std::vector<std::pair<std::string, std::string>> axes;  // column, label
+    if (!metric.from_steps) axes.emplace_back("epoch", "epoch");
+    axes.emplace_back("step", "optimizer step");
+    axes.emplace_back("wall_s", "wall time (s)");
+    for (const auto& [column, label] : axes) {
+      util::LinePlot plot("by " + label);
+      plot.x_label(label).y_label(metric.label);
+      for (const auto& run : runs) {
+        std::vector<double> x, y;
+        for (const auto& row : run.rows) {
+          if (!reads(metric, row)) continue;
+          x.push_back(value_of(row, column));
+          y.push_back(value_of(row, metric.column));
+        }
+        plot.add_series(run.name, std::move(x), std::move(y));
+      }
+      picture.panels.push_back(std::move(plot));
+    }
+    pictures.push_back(std::move(picture));
+  }
+  return pictures;
+}
+
+std::string best_scores_table(const std::vector<RunCurves>& runs) {
+  std::vector<ComparedMetric> metrics;
+  for (const auto& metric : compared_metrics(runs)) {
+    if (!metric.from_steps) metrics.push_back(metric);
+  }
+  std::vector<std::string> headers{"run", "steps", "wall (s)"};
+  for (const auto& metric : metrics) headers.push_back((metric.lower_is_better ? "lowest " : "best ") + metric.column);
+  util::Table table(headers, std::vector<util::Align>(headers.size(), util::Align::kRight));
+  for (const auto& run : runs) {
+    double steps = 0, wall = 0;
+    for (const auto& row : run.rows) {
+      if (std::isfinite(value_of(row, "step"))) steps = std::max(steps, value_of(row, "step"));
+      if (std::isfinite(value_of(row, "wall_s"))) wall = std::max(wall, value_of(row, "wall_s"));
+    }
+    std::vector<std::string> cells{run.name, shown(steps), shown(wall)};
+    for (const auto& metric : metrics) {
+      double best = NAN, epoch = NAN;
+      for (const auto& row : run.rows) {
+        const double value = value_of(row, metric.column);
+        if (!reads(metric, row) || !std::isfinite(value)) continue;
+        if (!std::isfinite(best) || (metric.lower_is_better ? value < best : value > best)) {
+          best = value;
+          epoch = value_of(row, "epoch");
+        }
+      }
+      cells.push_back(std::isfinite(best) ? shown(best) + " (epoch " + shown(epoch) + ")" : "-");
+    }
+    table.add_row(std::move(cells));
+  }
+  return table.to_string();
+}
+
+std::string settings_differences(const std::vector<RunCurves>& runs) {
+  std::vector<std::string> keys;
+  for (const auto& run : runs) {
+    for (const auto& [key, value] : run.settings) {
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    }
+  }
+  std::vector<std::string> headers{"setting"};
+  for (const auto& run : runs) headers.push_back(run.name);
+  util::Table table(headers);
+  for (const auto& key : keys) {
+    if (key == "run-dir") continue;  // a run's own folder
+    std::vector<std::string> cells{key};
+    for (const auto& run : runs) {
+      const auto found =
+          std::find_if(run.settings.begin(), run.settings.end(), [&](const auto& entry) { return entry.first == key; });
+      cells.push_back(found == run.settings.end() ? "(none)" : found->second);
+    }
+    if (std::all_of(cells.begin() + 1, cells.end(), [&](const std::string& cell) { return cell == cells[1]; })) {
+      continue;
+    }
+    table.add_row(std::move(cells));
+  }
+  if (table.rows() == 0) return "the runs' settings are the same (run-dir aside)\n";
+  return table.to_string();
+}
+
+std::string comparison_csv(const std::vector<RunCurves>& runs) {
+  std::vector<std::string> columns{"epoch", "step", "wall_s"};
+  for (const auto& run : runs) {
+    for (const auto& row : run.rows) {
+      for (const auto& [column, value] : row.values) {
+        if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
+      }
+    }
+  }
+  std::vector<std::string> header{"run", "kind"};
+  header.insert(header.end(), columns.begin(), columns.end());
+  std::string csv = util::csv_line(header);
+  for (const auto& run : runs) {
+    for (const auto& row : run.rows) {
+      std::vector<std::string> fields{run.name, row.kind};
+      for (const auto& column : columns) {
+        const double value = value_of(row, column);
+        char text[32] = "";
+        if (std::isfinite(value)) std::snprintf(text, sizeof text, "%.9g", value);
+        fields.emplace_back(text);
+      }
+      csv += util::csv_line(fields);
+    }
+  }
+  return csv;
+}
+
+}  // namespace dls::train

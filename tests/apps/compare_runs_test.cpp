@@ -1,0 +1,49 @@
+// compare_runs end to end: two runs (the tiny run and the same model trained the other way
+// round) give a picture per metric and compare.csv in --out, the best scores and the settings
+// that differ on stdout, or the files as JSON; a folder that is no run is one line, status 1.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "support/program_run.h"
+#include "support/seq2seq_runs.h"
+#include "util/temp_files.h"
+
+namespace dls {
+namespace compare_runs_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(CompareRunsApp, DrawsTablesAndWritesTheCsv) {
+  const auto out = test::fresh_temp_dir("compare_runs_out");
+  const std::string runs = test::trained_seq2seq_run().string() + " " + test::reversed_seq2seq_run().string();
+  const auto run = test::run_program("apps/compare_runs", runs + " --out " + out.string(), "compare_runs");
+  ASSERT_EQ(run.status, 0) << run.err;
+  for (const char* file : {"compare_val_loss.png", "compare_val_bleu.png", "compare_loss.png", "compare.csv"}) {
+    EXPECT_TRUE(fs::exists(out / file)) << file;
+  }
+  EXPECT_NE(run.out.find("Best scores"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("progress.global_step"), std::string::npos) << "where a run stood is no setting\n" << run.out;
+  EXPECT_NE(run.out.find("training.reverse"), std::string::npos) << run.out;
+
+  const auto json = test::run_program("apps/compare_runs", runs + " --json --out " + out.string(), "compare_runs_json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_NE(json.out.find("\"files\":["), std::string::npos) << json.out;
+  EXPECT_EQ(test::count_lines(json.out), 1u);
+}
+
+TEST(CompareRunsApp, AFolderThatIsNoRunIsOneLine) {
+  const auto empty = test::fresh_temp_dir("compare_runs_empty");
+  const auto run = test::run_program(
+      "apps/compare_runs",
+      test::trained_seq2seq_run().string() + " " + empty.string() + " --out " + (empty / "out").string(),
+      "compare_runs_empty");
+  test::expect_one_line_error(run, empty.string() + ": no metrics.csv (not a training run's directory)");
+  EXPECT_FALSE(fs::exists(empty / "out")) << "nothing written";
+}
+
+}  // namespace
+}  // namespace compare_runs_test
+}  // namespace dls

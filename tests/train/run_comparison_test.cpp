@@ -1,0 +1,132 @@
+// train/run_comparison.h on two tiny seq2seq runs that differ in their seed and epochs: the
+// runs' rows read back as metrics.csv has them, one picture per metric with a series per run
+// against epoch, step and wall time, the best scores with their epochs, the settings that
+// differ (from the newest checkpoints: library runs write no config.toml), every row in one
+// CSV; a folder that is no run is refused in one line.
+#include "dls/train/run_comparison.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "support/seq2seq_runs.h"
+#include "util/temp_files.h"
+
+namespace dls {
+namespace run_comparison_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path& second_run() {
+  static const fs::path run = [] {
+    const auto dir = test::fresh_temp_dir("run_comparison_second");
+    auto setup = test::tiny_seq2seq_setup(dir);
+    setup.epochs = 2;
+    setup.seed = 7;
+    setup.samples = 0;
+    setup.bleu_sentences = 0;
+    train::train_seq2seq(setup);
+    return dir;
+  }();
+  return run;
+}
+
+std::vector<train::RunCurves> both() {
+  return {train::read_run_curves(test::trained_seq2seq_run().string()), train::read_run_curves(second_run().string())};
+}
+
+TEST(RunComparison, ReadsEachRunsRows) {
+  const auto runs = both();
+  EXPECT_EQ(runs[0].name, test::trained_seq2seq_run().filename().string());
+  int epochs = 0;
+  for (const auto& row : runs[1].rows) epochs += row.kind == "epoch" ? 1 : 0;
+  EXPECT_EQ(epochs, 2);
+  EXPECT_NE(runs[1].settings_source.find("checkpoint_epoch_0002.pt"), std::string::npos) << runs[1].settings_source;
+}
+
+TEST(RunComparison, DrawsEachMetricAgainstEpochStepAndWallTime) {
+  const auto runs = both();
+  const auto pictures = train::comparison_pictures(runs);
+  std::vector<std::string> files;
+  for (const auto& picture : pictures) files.push_back(picture.file);
+  for (const char* file :
+       {"compare_val_loss.png", "compare_val_bleu.png", "compare_val_chrf.png", "compare_loss.png"}) {
+    EXPECT_NE(std::find(files.begin(), files.end(), file), files.end()) << file;
+  }
+  const auto bleu =
+      *std::find_if(pictures.begin(), pictures.end(), [](const auto& p) { return p.file == "compare_val_bleu.png"; });
+  ASSERT_EQ(bleu.panels.size(), 3u);
+  EXPECT_EQ(bleu.panels[0].x_label(), "epoch");
+  EXPECT_EQ(bleu.panels[1].x_label(), "optimizer step");
+  EXPECT_EQ(bleu.panels[2].x_label(), "wall time (s)");
+  ASSERT_EQ(bleu.panels[0].series().size(), 2u);
+  EXPECT_EQ(bleu.panels[0].series()[1].name, runs[1].name);
+  EXPECT_EQ(bleu.panels[0].series()[1].x, (std::vector<double>{1, 2}));
+  // The values are the run's rows.
+  std::vector<double> expected;
+  for (const auto& row : runs[1].rows) {
+    if (row.kind == "epoch") expected.push_back(row.values.at("val_bleu"));
+  }
+  EXPECT_EQ(bleu.panels[0].series()[1].y, expected);
+  const auto loss =
+      *std::find_if(pictures.begin(), pictures.end(), [](const auto& p) { return p.file == "compare_loss.png"; });
+  EXPECT_EQ(loss.panels.size(), 2u) << "the step rows' loss: by step and wall time";
+  const auto canvas = bleu.render();
+  EXPECT_GT(canvas.width(), 3 * 560);
+}
+
+TEST(RunComparison, TablesTheBestScoresAndTheSettingsThatDiffer) {
+  const auto runs = both();
+  double best = -1;
+  std::int64_t best_epoch = 0;
+  for (const auto& row : runs[0].rows) {
+    if (row.kind == "epoch" && row.values.at("val_bleu") > best) {
+      best = row.values.at("val_bleu");
+      best_epoch = static_cast<std::int64_t>(row.values.at("epoch"));
+    }
+  }
+  char cell[64];
+  std::snprintf(cell, sizeof cell, "%.4g (epoch %lld)", best, static_cast<long long>(best_epoch));
+  const auto table = train::best_scores_table(runs);
+  EXPECT_NE(table.find(cell), std::string::npos) << cell << "\n" << table;
+  EXPECT_NE(table.find("lowest val_loss"), std::string::npos) << table;
+  const auto differences = train::settings_differences(runs);
+  EXPECT_NE(differences.find("training.seed"), std::string::npos) << differences;
+  EXPECT_NE(differences.find("training.epochs"), std::string::npos) << differences;
+  EXPECT_EQ(differences.find("training.batch_size"), std::string::npos) << "the same in both\n" << differences;
+  const auto alone = train::settings_differences({runs[0], runs[0]});
+  EXPECT_EQ(alone, "the runs' settings are the same (run-dir aside)\n");
+}
+
+TEST(RunComparison, WritesEveryRowInOneCsv) {
+  const auto runs = both();
+  const auto csv = train::comparison_csv(runs);
+  std::istringstream lines(csv);
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_EQ(header.rfind("run,kind,epoch,step,wall_s,", 0), 0u) << header;
+  EXPECT_NE(header.find(",val_bleu"), std::string::npos);
+  std::size_t count = 0;
+  for (std::string line; std::getline(lines, line);) ++count;
+  EXPECT_EQ(count, runs[0].rows.size() + runs[1].rows.size());
+}
+
+TEST(RunComparison, AFolderThatIsNoRunIsRefusedInOneLine) {
+  const auto empty = test::fresh_temp_dir("run_comparison_empty");
+  try {
+    train::read_run_curves(empty.string());
+    FAIL() << "no error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_EQ(std::string(error.what()), empty.string() + ": no metrics.csv (not a training run's directory)");
+  }
+}
+
+}  // namespace
+}  // namespace run_comparison_test
+}  // namespace dls
