@@ -163,7 +163,7 @@ std::string best_scores_table(const std::vector<RunCurves>& runs) {
   for (const auto& metric : compared_metrics(runs)) {
     if (!metric.from_steps) metrics.push_back(metric);
   }
-  std::vector<std::string> headers{"run", "steps", "wall (s)"};
+  std::vector<std::string> headers{"run", "last step logged", "at wall (s)"};
   for (const auto& metric : metrics) headers.push_back((metric.lower_is_better ? "lowest " : "best ") + metric.column);
   util::Table table(headers, std::vector<util::Align>(headers.size(), util::Align::kRight));
   for (const auto& run : runs) {

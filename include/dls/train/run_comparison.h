@@ -58,7 +58,8 @@ struct ComparisonPicture {
 };
 std::vector<ComparisonPicture> comparison_pictures(const std::vector<RunCurves>& runs);
 
-// Each run's steps, wall time and best score per metric (the epoch it came at), as a table.
+// Each run's last logged step and its wall time, and its best score per metric (the epoch it
+// came at), as a table.
 std::string best_scores_table(const std::vector<RunCurves>& runs);
 // The settings whose values differ between the runs (run-dir aside), as a table; a line
 // saying so when they are all the same.
