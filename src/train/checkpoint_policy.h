@@ -10,7 +10,8 @@
 
 #include <torch/optim/optimizer.h>
 
-#include "dls/train/training_loop.h"
+#include "dls/train/loop_state.h"
+#include "dls/train/training_task.h"
 
 namespace dls::train {
 

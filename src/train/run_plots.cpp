@@ -1,10 +1,14 @@
 #include "dls/train/run_plots.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 
 #include <spdlog/spdlog.h>
 
+#include "dls/util/colormap.h"
+#include "dls/util/heat_map.h"
+#include "dls/util/image_panel.h"
 #include "train/metrics_file.h"
 
 namespace dls::train {
@@ -51,6 +55,49 @@ RunPlot learning_rate_plot(const std::string& metrics_path, const settings::LrSc
     if (!steps.empty()) plot.plot.add_series("used (logged steps)", std::move(steps), std::move(rates));
   }
   return plot;
+}
+
+util::Canvas positional_encoding_picture(const torch::Tensor& encodings) {
+  const auto table = encodings.detach().to(torch::kCPU, torch::kDouble).contiguous();
+  const auto positions = static_cast<int>(table.size(0)), dims = static_cast<int>(table.size(1));
+  // The matrix as an image about 1024 x 320 pixels: each value in [-1, 1] a colour.
+  const int cell_w = std::max(1, 1024 / dims), cell_h = std::max(1, 320 / positions);
+  const int width = dims * cell_w, height = positions * cell_h;
+  std::vector<std::uint8_t> pixels(static_cast<std::size_t>(width) * height * 3);
+  const auto values = table.accessor<double, 2>();
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const double t = std::clamp((values[y / cell_h][x / cell_w] + 1) / 2, 0.0, 1.0);
+      const auto colour = util::color_at(util::ColorMap::kViridis, t);
+      auto* pixel = &pixels[(static_cast<std::size_t>(y) * width + x) * 3];
+      pixel[0] = colour.r, pixel[1] = colour.g, pixel[2] = colour.b;
+    }
+  }
+  const auto matrix = util::image_panel(
+      {pixels.data(), height, width, 3}, 1,
+      fmt::format("positions 0-{} (down) x dimensions 0-{} (across); -1 to 1", positions - 1, dims - 1));
+  // P P^T: how alike two positions' encodings are.
+  const auto similarity = table.matmul(table.t());
+  std::vector<double> cells(similarity.data_ptr<double>(), similarity.data_ptr<double>() + similarity.numel());
+  std::vector<std::string> labels;
+  for (int i = 0; i < positions; ++i) labels.push_back(std::to_string(i));
+  util::HeatMap map(std::move(cells), positions, positions);
+  map.title("dot products of positions").x_label("position").y_label("position").row_labels(labels).col_labels(labels);
+  if (positions <= 16) map.annotate(0);
+  return util::tile_panels({matrix, map.render()}, 2,
+                           fmt::format("Sinusoidal positional encodings (L = {}, M = {})", positions, dims));
+}
+
+torch::Tensor sinusoidal_encodings_of(const torch::nn::Module& model) {
+  for (const auto& buffer : model.named_buffers()) {
+    const auto& name = buffer.key();
+    const std::string leaf = "positional_encoding";
+    if (name.size() >= leaf.size() && name.compare(name.size() - leaf.size(), leaf.size(), leaf) == 0 &&
+        buffer.value().dim() == 2) {
+      return buffer.value();
+    }
+  }
+  return {};
 }
 
 void save_run_plots(const std::vector<RunPlot>& plots, const std::string& run_dir) {

@@ -1,4 +1,5 @@
 #include "dls/train/run_start.h"
+#include "dls/train/training_loop.h"
 
 #include <filesystem>
 #include <system_error>

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "dls/train/training_loop.h"
+#include "dls/train/loop_state.h"
 #include "dls/train/training_task.h"
 #include "dls/util/csv.h"
 

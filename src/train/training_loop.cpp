@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -71,6 +72,7 @@ class Loop {
     if (main_) {
       log_.emplace(task_, run_->file("metrics.csv"), options_.epochs, resume != nullptr, state_.global_step);
       save_learning_rate_plot();  // the plan, before the first step
+      save_positional_encoding_picture();
       warn_of_a_long_warm_up();
     }
     resume.reset();  // before training: it holds the whole file
@@ -342,6 +344,18 @@ class Loop {
         planned.warmup_steps, total,
         planned.warmup_steps >= total ? "never reaches its peak" : "peaks only late in the run",
         run_->file("learning_rate.png"));
+  }
+
+  // The model's sinusoidal table, drawn once (the lectures' picture of what the positions add).
+  void save_positional_encoding_picture() const {
+    const auto table = sinusoidal_encodings_of(task_.model());
+    const auto path = run_->file("positional_encoding.png");
+    if (!table.defined() || std::filesystem::exists(path)) return;
+    try {
+      positional_encoding_picture(table).save_png(path);
+    } catch (const std::exception& error) {
+      spdlog::warn("could not write {}: {}", path, error.what());
+    }
   }
 
   void save_learning_rate_plot() const {

@@ -17,7 +17,7 @@
 #include <torch/optim/optimizer.h>
 
 #include "dls/train/step_plan.h"
-#include "dls/train/training_loop.h"
+#include "dls/train/loop_state.h"
 #include "dls/train/training_task.h"
 
 namespace dls::checkpoint {

@@ -9,7 +9,8 @@
 #include <torch/types.h>
 
 #include "dls/models/memory_estimate.h"
-#include "dls/train/training_loop.h"
+#include "dls/train/loop_state.h"
+#include "dls/train/training_task.h"
 
 namespace dls::train {
 

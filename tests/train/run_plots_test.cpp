@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "dls/layers/embeddings.h"
+#include "dls/models/seq2seq.h"
+#include "dls/models/vit.h"
+#include "support/small_models.h"
 #include "util/temp_files.h"
 
 namespace dls::train {
@@ -148,6 +152,22 @@ TEST(RunPlots, LearningRateShowsThePlanAndTheRatesUsed) {
   // Before the first step: the plan alone.
   const auto before = learning_rate_plot((fs::path(path).parent_path() / "none.csv").string(), cosine, 1000).plot;
   EXPECT_EQ(run_plot_legend(before), (std::vector<std::string>{"planned (cosine)"}));
+}
+
+// The positional encodings a run draws are the model's own table: found by name in a
+// translation model, none in a ViT (learned positions), and drawn as the matrix beside the
+// dot products of its positions.
+TEST(RunPlots, PositionalEncodingsAreTheModelsOwnTable) {
+  const auto config = testing::small_config(Variant::kFG, Layout::kVaswani);
+  Seq2SeqTransformer model(config);
+  const auto table = sinusoidal_encodings_of(*model);
+  ASSERT_TRUE(table.defined());
+  const auto L = config.transformer().max_seq_length(), M = config.transformer().embedding_size();
+  EXPECT_TRUE(torch::allclose(table, sinusoidal_positional_encoding(L, M)));
+  EXPECT_FALSE(sinusoidal_encodings_of(*visTransformer(ViTConfig::dlstudio())).defined());
+  const auto picture = positional_encoding_picture(sinusoidal_positional_encoding(10, 256));
+  EXPECT_GE(picture.width(), 1024 + 10 * 16) << "the matrix, about 1024 wide, and the 10 x 10 dot products";
+  EXPECT_GE(picture.height(), 320);
 }
 
 }  // namespace

@@ -7,7 +7,11 @@
 #include <string>
 #include <vector>
 
+#include <torch/nn/module.h>
+#include <torch/types.h>
+
 #include "dls/settings/lr_schedule.h"
+#include "dls/util/canvas.h"
 #include "dls/util/line_plot.h"
 
 namespace dls::train {
@@ -41,6 +45,15 @@ std::vector<RunPlot> lm_run_plots(const std::string& metrics_path, double label_
 // rows: a --time-limit run's budgeted schedule, or a resumed run's whole history).
 RunPlot learning_rate_plot(const std::string& metrics_path, const settings::LrSchedule& planned,
                            std::int64_t total_steps);
+
+// positional_encoding.png: the sinusoidal positional encodings a model adds to its token
+// embeddings (`encodings` [L, M], the model's own table), positions x dimensions as a picture
+// (low dimensions wave fast along the positions, high ones slowly), beside the dot products of
+// every two positions (P P^T [L, L]: a position is most like itself and its neighbours).
+util::Canvas positional_encoding_picture(const torch::Tensor& encodings);
+// The sinusoidal table of `model`: its first buffer named "positional_encoding" ([L, M]);
+// undefined when it has none (a ViT's positions are learned parameters).
+torch::Tensor sinusoidal_encodings_of(const torch::nn::Module& model);
 
 // Saves each plot that has a series into `run_dir`; a failure is a warning in the log, not
 // an error (the plots are a convenience beside metrics.csv).

@@ -15,7 +15,7 @@
 #include "dls/settings/run_settings.h"
 #include "dls/train/parallel/data_parallel.h"
 #include "dls/train/run_directory.h"
-#include "dls/train/training_loop.h"
+#include "dls/train/loop_state.h"
 
 namespace dls::train {
 

@@ -7,107 +7,17 @@
 // limits, and the summary.
 #pragma once
 
-#include <chrono>
-#include <cmath>
-#include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
-#include <torch/types.h>
-
-#include "dls/settings/optimizer_settings.h"
-#include "dls/settings/run_settings.h"
-#include "dls/settings/selection_settings.h"
+#include "dls/train/loop_state.h"
 #include "dls/train/training_task.h"
-#include "dls/util/precision.h"
 
 namespace dls::checkpoint {
 class CheckpointReader;
 }
 
 namespace dls::train {
-
-class DistributedContext;
-using settings::OptimizerSettings;
-
-// Where a run stands. Saved by each task in its checkpoints (in its own keys).
-struct LoopState {
-  std::int64_t completed_epochs = 0;  // whole epochs done
-  std::int64_t step_in_epoch = 0;     // steps done in epoch completed_epochs + 1
-  std::int64_t global_step = 0;       // optimizer steps done in all
-  double wall_s = 0;                  // training wall time of the run, all invocations
-  double train_loss = NAN;            // mean loss of the latest (possibly partial) epoch
-  double examples_per_s = 0;          // training throughput of the latest epoch, wall-clock (its evaluation aside)
-  // Sums over the steps done in the epoch in progress (a resumed epoch's means cover it all).
-  double epoch_loss_sum = 0;        // Σ batch loss × loss_weight
-  double epoch_loss_weight = 0;     // Σ loss_weight
-  std::int64_t epoch_examples = 0;  // examples trained
-  std::int64_t epoch_correct = 0;   // correct training predictions (tasks with an accuracy)
-
-  // The epoch a checkpoint of this state is named after: the one in progress, if any.
-  std::int64_t file_epoch() const { return step_in_epoch > 0 ? completed_epochs + 1 : completed_epochs; }
-};
-
-// Thrown when the loss becomes NaN or infinite; names the last good checkpoint.
-class TrainingDiverged : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// How one invocation of the loop runs: the run's settings (run_dir resolved) beside what
-// its task decides (epochs, optimizer, selection) and what start_run() placed (device,
-// workers, process group). train/run_start.h fills it.
-struct LoopOptions {
-  // When the invocation began (data loading included): wall times count from it.
-  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  // run_dir: checkpoints/, metrics.csv, plots. A fresh run (no resume) refuses a run directory
-  // that holds an earlier run, so that no run's checkpoints and metrics are overwritten or
-  // mixed with another's; with `overwrite` the earlier run is moved aside to <run_dir>.old-N
-  // (never deleted); it writes config_toml (when not empty) as the directory's config.toml.
-  // The intervals (checkpoint_every, keep_last, log_every), the limits (max_iters;
-  // time_limit_s, whose cosine schedule is laid out to end there -- budgeted_schedule.h),
-  // precision (bf16, fp16: forward passes and the evaluation under autocast; weights,
-  // gradients, optimizer state and loss stay fp32; fp16 scales the loss -- grad_scaler.h --
-  // and skips the optimizer step when a gradient is not finite) and parallel.accum_steps
-  // (micro-batches per step whose gradients add up) and bucket_mb (gradient buckets whose
-  // all-reduces start while backward is still running -- gradient_buckets.h; 0: one
-  // all-reduce after backward).
-  settings::RunSettings run;
-  std::int64_t epochs = 1;      // epochs of the whole run
-  OptimizerSettings optimizer;  // kind, betas, eps, weight decay, gradient clipping
-  // <run>/best.pt by a validation score, --patience, the weights' moving average
-  // (best_checkpoint.h, optim/weight_average.h).
-  settings::SelectionSettings selection;
-  torch::Device device = torch::kCPU;  // run.device as placed for this rank
-  // > 1 (CPU): each step's batch is cut into this many chunks trained concurrently, one
-  // thread each (parallel/split_batch.h); the same gradient up to rounding.
-  int workers = 1;
-  // The process group (parallel/distributed.h); nullptr or world size 1: this process alone.
-  // Every rank trains its share of each global batch, the gradients are summed by one
-  // all-reduce, and only rank 0 evaluates, logs progress, and writes metrics, plots and
-  // checkpoints.
-  DistributedContext* dist = nullptr;
-
-  // run.parallel.bucket_mb in bytes.
-  std::int64_t bucket_bytes() const { return static_cast<std::int64_t>(run.parallel.bucket_mb * (1 << 20)); }
-};
-
-struct LoopResult {
-  double examples_per_s =
-      0;  // training examples per second of the epochs' wall time (evaluations aside), this invocation
-  double final_loss = NAN;               // mean training loss of the last (possibly partial) epoch
-  std::int64_t epochs = 0;               // epochs completed in all
-  std::int64_t iterations = 0;           // optimizer steps in all
-  double wall_s = 0;                     // wall time of this invocation
-  std::vector<std::string> checkpoints;  // written by this invocation
-  std::string stopped_by;                // "epochs", "max-iters", "time-limit" or "patience"
-  int world_size = 1;                    // processes that trained
-  int rank = 0;                          // of this process
-  std::string backend = "none";          // of the process group
-  double all_reduce_s = 0;               // mean wait per step for the gradient all-reduce after backward (0 alone)
-};
 
 // A fresh run's check of its run directory (see LoopOptions::overwrite): throws
 // std::runtime_error when it holds an earlier run and `overwrite` is off, else moves that run

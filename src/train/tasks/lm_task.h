@@ -11,7 +11,8 @@
 
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/train/parallel/distributed_sampler.h"
-#include "dls/train/training_loop.h"
+#include "dls/train/loop_state.h"
+#include "dls/train/training_task.h"
 #include "dls/data/lm_dataset.h"
 #include "dls/eval/lm_evaluation.h"
 

@@ -12,7 +12,8 @@
 #include "dls/models/seq2seq_loss.h"
 #include "dls/train/parallel/distributed_sampler.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
-#include "dls/train/training_loop.h"
+#include "dls/train/loop_state.h"
+#include "dls/train/training_task.h"
 #include "dls/data/seq2seq_dataset.h"
 
 namespace dls::train {

@@ -9,6 +9,7 @@
 #include "train/tasks/init_plans.h"
 #include "train/tasks/seq2seq_task.h"
 #include "dls/train/run_start.h"
+#include "dls/train/training_loop.h"
 #include "dls/train/step_plan.h"
 #include "train/device_graph.h"
 

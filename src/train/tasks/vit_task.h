@@ -15,7 +15,8 @@
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/image_loader.h"
 #include "dls/train/parallel/distributed_sampler.h"
-#include "dls/train/training_loop.h"
+#include "dls/train/loop_state.h"
+#include "dls/train/training_task.h"
 #include "dls/train/tasks/vit_trainer.h"
 
 namespace dls::train {

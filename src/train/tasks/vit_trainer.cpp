@@ -8,6 +8,7 @@
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/models/seq2seq.h"  // count_parameters
 #include "dls/train/run_start.h"
+#include "dls/train/training_loop.h"
 #include "train/tasks/init_plans.h"
 #include "train/tasks/vit_task.h"
 

@@ -109,8 +109,8 @@ TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
   EXPECT_GT(result.val_bleu, 0.05);
   EXPECT_GT(result.pairs_per_s, 0.0);
   ASSERT_EQ(result.checkpoints.size(), 3u);
-  for (const auto* name : {"metrics.csv", "loss.png", "bleu.png", "learning_rate.png", "translations.txt",
-                           "validation_translations.tsv"}) {
+  for (const auto* name : {"metrics.csv", "loss.png", "bleu.png", "learning_rate.png", "positional_encoding.png",
+                           "translations.txt", "validation_translations.tsv"}) {
     EXPECT_TRUE(fs::exists(run / name)) << name;
   }
   EXPECT_EQ(util::read_file((run / "loss.png").string()).substr(1, 3), "PNG");

@@ -11,7 +11,7 @@
 
 #include "dls/settings/lm_settings.h"
 #include "dls/train/parallel/data_parallel.h"
-#include "dls/train/training_loop.h"
+#include "dls/train/loop_state.h"
 
 namespace dls::train {
 

@@ -14,7 +14,7 @@
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/settings/seq2seq_settings.h"
 #include "dls/train/parallel/data_parallel.h"
-#include "dls/train/training_loop.h"
+#include "dls/train/loop_state.h"
 
 namespace dls::train {
 

@@ -12,7 +12,7 @@
 
 #include "dls/settings/vit_settings.h"
 #include "dls/train/parallel/data_parallel.h"
-#include "dls/train/training_loop.h"
+#include "dls/train/loop_state.h"
 
 namespace dls::train {
 
