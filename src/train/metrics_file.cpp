@@ -55,8 +55,10 @@ std::unique_ptr<util::CsvWriter> open_metrics(const std::string& path, const std
     if (!rows.empty() && (rows.front() == header || older)) {
       std::string kept = util::csv_line(header);
       for (std::size_t i = 1; i < rows.size(); ++i) {
-        // Rows after the checkpoint (or without a step) are dropped.
+        // Rows after the checkpoint (or without a step) are dropped, and the evaluation a
+        // stopped run ended with: the run goes on, and its epoch rows will say the rest.
         if (!(metric_number(rows[i], step_column) <= static_cast<double>(resume_step))) continue;
+        if (!rows[i].empty() && rows[i][0] == "final") continue;
         auto row = rows[i];
         // An older run's row: the columns it had, then empty new ones.
         if (older && row.size() == rows.front().size()) row.resize(header.size());

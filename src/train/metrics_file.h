@@ -16,6 +16,11 @@ namespace dls::train {
 // Every complete record of the file (a last row cut off by a crash is left out).
 std::vector<std::vector<std::string>> read_metrics_rows(const std::string& path);
 
+// An "epoch" row, or the "final" row of a run stopped mid-epoch: the rows with an evaluation.
+inline bool is_evaluation_row(const std::vector<std::string>& row) {
+  return !row.empty() && (row[0] == "epoch" || row[0] == "final");
+}
+
 // The number in a field; NaN for an empty or malformed one.
 double metric_number(const std::string& text);
 // The number in column `column` of `row`; NaN when the row has no such column (a file
@@ -25,7 +30,7 @@ double metric_number(const std::vector<std::string>& row, std::size_t column);
 bool any_finite(const std::vector<double>& values);
 
 // Opens `path` with `header`. Fresh runs start a new file; resumed runs keep the rows whose
-// column `step_column` is at most `resume_step`, and append. A resumed file whose header is
+// column `step_column` is at most `resume_step` (but a "final" row), and append. A resumed file whose header is
 // the start of `header` (an older run's, before columns were appended) is rewritten under
 // `header`, its rows given empty fields for the new columns, so that the file keeps one
 // header; any other header is refused (util::CsvWriter).

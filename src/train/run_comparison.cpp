@@ -45,9 +45,10 @@ std::string shown(double value) {
   return text;
 }
 
-// The rows of `run` a metric reads: the step rows for the training loss, else the epoch rows.
+// The rows of `run` a metric reads: the step rows for the training loss, else the epoch rows
+// and the final one (a run stopped mid-epoch).
 bool reads(const ComparedMetric& metric, const RunCurves::Row& row) {
-  return row.kind == (metric.from_steps ? "step" : "epoch");
+  return metric.from_steps ? row.kind == "step" : row.kind == "epoch" || row.kind == "final";
 }
 
 double value_of(const RunCurves::Row& row, const std::string& column) {

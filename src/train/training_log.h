@@ -1,7 +1,8 @@
 // Rank 0's record of a run as it trains (private to src/train): metrics.csv, under the
 // task's columns -- a "step" row every --log-every steps and an "epoch" row per epoch, each
 // with its DLStudio-style log line -- and loss_steps.csv, the loss of every step
-// (metrics_file.h).
+// (metrics_file.h); with --tensorboard, the same rows as TensorBoard scalars in
+// RUN/tensorboard/events.out.tfevents.dls (util/tensorboard_events.h).
 #pragma once
 
 #include <cstdint>
@@ -11,15 +12,18 @@
 #include "dls/train/loop_state.h"
 #include "dls/train/training_task.h"
 #include "dls/util/csv.h"
+#include "dls/util/tensorboard_events.h"
 
 namespace dls::train {
 
 class TrainingLog {
  public:
   // Fresh runs start both files; resumed ones keep their rows up to `global_step` and append.
-  // `epochs`: the run's, for the log lines.
+  // `epochs`: the run's, for the log lines. `tensorboard_dir` ("": none): the event file's
+  // folder, whose file is written anew from metrics.csv's rows (those kept on resume), with
+  // wall times on the run's clock (`run_wall_s`: its wall_s now), then appended to.
   TrainingLog(const TrainingTask& task, std::string metrics_path, std::int64_t epochs, bool resume,
-              std::int64_t global_step);
+              std::int64_t global_step, const std::string& tensorboard_dir, double run_wall_s);
 
   const std::string& metrics_path() const { return metrics_path_; }
 
@@ -35,6 +39,10 @@ class TrainingLog {
   // An "epoch" row and log line: the epoch's training means in `state` (its sums not yet
   // cleared) and its evaluation.
   void write_epoch_row(std::int64_t epoch, const LoopState& state, double lr, const EpochEvaluation& evaluation);
+  // A "final" row: the evaluation of the weights a run stopped with mid-epoch (--max-iters,
+  // --time-limit), at its fractional epoch (2.25: a quarter into the third), with the partial
+  // epoch's training means in `state`, so that its plots and compare_runs show that score.
+  void write_final_row(double epoch, const LoopState& state, double lr, const EpochEvaluation& evaluation);
 
  private:
   // `values` placed under their columns of the task's header, the rest empty.
@@ -45,7 +53,9 @@ class TrainingLog {
   std::int64_t epochs_;
   bool has_accuracy_;  // the task has a training "accuracy" column
   std::unique_ptr<util::CsvWriter> metrics_;
-  std::unique_ptr<util::CsvWriter> step_losses_;  // loss_steps.csv: every step's loss, for the plot
+  std::unique_ptr<util::CsvWriter> step_losses_;     // loss_steps.csv: every step's loss, for the plot
+  std::unique_ptr<util::EventFileAppender> events_;  // --tensorboard
+  double wall_origin_ = 0;                           // Unix time at the run's wall_s = 0
   // The steps since the last step row: Σ loss × weight, Σ weight, correct predictions, examples.
   double window_loss_ = 0, window_weight_ = 0;
   std::int64_t window_correct_ = 0, window_examples_ = 0;

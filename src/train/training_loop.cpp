@@ -70,7 +70,8 @@ class Loop {
                          *schedule_, step_->optimizer(), std::move(run_id),
                          resume != nullptr ? resume->path() : std::string());
     if (main_) {
-      log_.emplace(task_, run_->file("metrics.csv"), options_.epochs, resume != nullptr, state_.global_step);
+      log_.emplace(task_, run_->file("metrics.csv"), options_.epochs, resume != nullptr, state_.global_step,
+                   options_.run.tensorboard ? run_->file("tensorboard") : std::string(), state_.wall_s);
       save_learning_rate_plot();  // the plan, before the first step
       save_positional_encoding_picture();
       warn_of_a_long_warm_up();
@@ -288,12 +289,20 @@ class Loop {
   }
 
   // Rank 0: the weights evaluation loads (--ema-decay: the average), evaluated once more;
-  // logged, not written to metrics.csv (not an epoch's row) nor judged (no best.pt, patience).
+  // logged and written as metrics.csv's "final" row at the fractional epoch, not judged
+  // (no best.pt, patience: not an epoch's evaluation).
   void evaluate_final_weights() {
-    const util::AutocastScope precision(util::autocast_for(options_.run.precision, options_.device));
-    const auto weights = selection_->evaluation_weights();
-    const auto evaluation = task_.evaluate(util::batch_chunk_workers(options_.device, options_.workers));
+    EpochEvaluation evaluation;
+    {
+      const util::AutocastScope precision(util::autocast_for(options_.run.precision, options_.device));
+      const auto weights = selection_->evaluation_weights();
+      evaluation = task_.evaluate(util::batch_chunk_workers(options_.device, options_.workers));
+    }
     spdlog::info("the final weights (step {}, mid-epoch): {}", state_.global_step, evaluation.summary);
+    const double epoch = static_cast<double>(state_.completed_epochs) +
+                         static_cast<double>(state_.step_in_epoch) / static_cast<double>(task_.steps_per_epoch());
+    log_->write_final_row(epoch, state_, lr_, evaluation);
+    task_.write_plots(log_->metrics_path(), run_->path());
   }
 
   // Evaluation (rank 0; the others wait), the epoch's metrics row, log line and plots.

@@ -12,6 +12,7 @@ list(APPEND DLS_SOURCES
   util/json.cpp
   util/key_values.cpp
   util/toml_subset.cpp
+  util/tensorboard_events.cpp
   util/line_plot.cpp
   util/precision.cpp
   util/progress.cpp

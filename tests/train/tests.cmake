@@ -26,4 +26,5 @@ list(APPEND DLS_TEST_SOURCES
   train/tasks/vit_trainer_test.cpp
   train/time_budget_test.cpp
   train/training_loop_test.cpp
+  train/tensorboard_log_test.cpp
 )

@@ -48,6 +48,9 @@ struct RunSettings {
   // that a long run does not fill the disk; 0: all.
   int keep_last = kDefaultKeepLast;
   std::int64_t log_every = 100;  // steps between log lines and metrics.csv rows
+  // metrics.csv's rows also as TensorBoard scalars in RUN/tensorboard (train/training_log.h);
+  // saved, so that a resumed run keeps writing them.
+  bool tensorboard = false;
 
   // When it stops, besides the task's epochs (not saved: limits of one invocation; the time
   // budget travels in the loop's own state).
@@ -65,7 +68,8 @@ struct RunSettings {
   bool dry_run = false;     // read the data, build the model, print the report, stop
   std::string config_toml;  // the program's settings, written to a fresh run's directory as config.toml
 
-  // Saved under "run." in the tasks' checkpoints: device, precision and the three intervals.
+  // Saved under "run." in the tasks' checkpoints: device, precision, the three intervals and
+  // --tensorboard.
   // Checkpoints written before these keys keep the defaults, but for keep_last: 0, every
   // checkpoint kept, as such runs did. Groups: Training, Output (the trainers' --help).
   template <typename Fields>
@@ -144,6 +148,11 @@ struct RunSettings {
     f(s.log_every, Setting("log_every", "--log-every", "steps between log lines and metrics.csv rows")
                        .range(0, 1000000000)
                        .default_when_absent());
+    f(s.tensorboard, Setting("tensorboard", "--tensorboard",
+                             "also write metrics.csv's rows as TensorBoard scalars (train/ per logged step, epoch/ "
+                             "per evaluation) to RUN/tensorboard: tensorboard --logdir RUN/tensorboard")
+                         .as_switch()
+                         .default_when_absent());
   }
   util::KeyValues to_settings() const { return saved_settings(*this); }
   // Reads what to_settings() wrote over `defaults`; throws std::runtime_error naming a

@@ -20,7 +20,7 @@ std::vector<RunPlot> lm_run_plots(const std::string& metrics_path, double label_
   const auto rows = read_metrics_rows(metrics_path);
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    if (r.size() < kOldColumns || r[0] != "epoch" || r[6].empty()) continue;
+    if (r.size() < kOldColumns || !is_evaluation_row(r) || r[6].empty()) continue;
     epoch_steps.push_back(metric_number(r[2]));
     val_losses.push_back(metric_number(r[6]));
     epochs.push_back(metric_number(r[1]));

@@ -18,7 +18,7 @@ std::vector<RunPlot> vit_run_plots(const std::string& metrics_path, double label
   const auto rows = read_metrics_rows(metrics_path);
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    if (r.size() < kOldColumns || r[0] != "epoch") continue;
+    if (r.size() < kOldColumns || !is_evaluation_row(r)) continue;
     epochs.push_back(metric_number(r[1]));
     train_acc.push_back(100 * metric_number(r[4]));
     test_acc.push_back(100 * metric_number(r[5]));
