@@ -6,6 +6,7 @@
 //   checkpoint_eval runs/seq2seq                       BLEU table over every checkpoint
 //   checkpoint_eval runs/seq2seq --translate "i am hungry"
 //   checkpoint_eval runs/vit                           accuracy and confusion matrix
+//   checkpoint_eval runs/vit --classify cat.jpg        top-5 classes of your own image
 //   checkpoint_eval runs/lm --generate "yo"            language model: text (no flag: perplexities)
 //   checkpoint_eval runs/seq2seq --average 3           average the newest 3, evaluate the average
 //   checkpoint_eval runs/seq2seq --weights trained     an --ema-decay run's trained weights, not the average
@@ -32,6 +33,7 @@
 #include "dls/eval/sentence_translation.h"
 #include "dls/eval/seq2seq_checkpoint_report.h"
 #include "dls/eval/text_scoring.h"
+#include "dls/eval/image_classes_report.h"
 #include "dls/eval/vit_checkpoint_report.h"
 #include "dls/util/precision.h"
 #include "dls/util/blas_kernels.h"
@@ -133,6 +135,14 @@ int main(int argc, char** argv) {
   app.add_option("--test-subset", vit.test_subset, "evaluate on the first N test images")
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(vit_group);
+  dls::eval::ClassifyRequest classify;
+  app.add_option("--classify", classify.images,
+                 "classify these images (PNG or JPEG, any size: resized to the model's) with RUN's best.pt (else its "
+                 "newest): the top classes with their probabilities")
+      ->group(vit_group);
+  app.add_option("--top", classify.top, "--classify: classes shown per image (default 5)")
+      ->group(vit_group)
+      ->check(CLI::Range(1, 1000));
   app.add_option("--attention-images", vit.attention_images, "test images in the attention maps")
       ->capture_default_str()
       ->check(dls::apps::in_range(0, 1000))
@@ -295,6 +305,15 @@ int main(int argc, char** argv) {
     if (!lm.prompts.empty())
       throw std::runtime_error("--generate: " + files.back() + " is not a language model's checkpoint");
 
+    if (!classify.images.empty() && kind != "vit")
+      throw std::runtime_error("--classify: " + files.back() + " is not a ViT checkpoint (vit_train's)");
+    if (kind == "vit" && !classify.images.empty()) {
+      classify.json = json;
+      classify.device = device;
+      classify.weights = weights_read;
+      dls::eval::report_image_classes(one_model, classify, std::cout);
+      return 0;
+    }
     if (kind == "vit") {
       vit.json = json;
       vit.attention_maps_dir = attention_maps;

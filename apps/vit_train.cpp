@@ -1,7 +1,8 @@
-// vit_train: trains DLStudio's visTransformer on Fashion-MNIST or CIFAR-10.
+// vit_train: trains DLStudio's visTransformer on Fashion-MNIST, CIFAR-10 or a folder of images.
 //
 //   vit_train                                   Fashion-MNIST, "fashion" preset
 //   vit_train --dataset cifar10 --data-dir D    CIFAR-10, DLStudio's example ("dlstudio")
+//   vit_train --image-folder D                  your own images, D/CLASS/*.jpg ("fashion" preset)
 //   vit_train --resume runs/vit                 continue the newest checkpoint of a run
 #include <algorithm>
 #include <cstdio>
@@ -56,25 +57,42 @@ void print_json(const dls::train::ViTTrainResult& r, const std::string& precisio
 int main(int argc, char** argv) {
   dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
   CLI::App app{
-      "Train DLStudio's visTransformer (vision transformer) on Fashion-MNIST or CIFAR-10.\n"
+      "Train DLStudio's visTransformer (vision transformer) on Fashion-MNIST, CIFAR-10 or your own images.\n"
       "A preset gives every setting; each flag below overrides one."};
   app.footer(dls::apps::kTrainerExitStatus);
   app.get_formatter()->column_width(36);
   Overrides overrides;
-  std::string dataset = "fashion-mnist", data_dir, preset;
+  std::string dataset = "fashion-mnist", data_dir, preset, image_folder;
+  int image_size = 32, channels = 3;
   dls::apps::InvocationFlags invocation;
 
   // The dataset chooses the preset; every other flag is a declared setting.
-  app.add_option("--dataset", dataset, "fashion-mnist or cifar10")
-      ->capture_default_str()
-      ->group("Data")
-      ->check(CLI::IsMember({"fashion-mnist", "cifar10"}));
+  auto* dataset_option = app.add_option("--dataset", dataset, "fashion-mnist, cifar10 or image-folder (--data-dir DIR)")
+                             ->capture_default_str()
+                             ->group("Data")
+                             ->check(CLI::IsMember({"fashion-mnist", "cifar10", "image-folder"}));
   overrides.record("--dataset", [](const auto& s) { return s.data.dataset; });
-  app.add_option(
-         "--data-dir", data_dir,
-         "dataset folder (default for Fashion-MNIST: /usr/share/datasets/fashion-mnist/; required for CIFAR-10)")
-      ->group("Data");
+  auto* data_dir_option =
+      app.add_option("--data-dir", data_dir,
+                     "dataset folder (default for Fashion-MNIST: /usr/share/datasets/fashion-mnist/; required for "
+                     "CIFAR-10 and an image folder)")
+          ->group("Data");
   overrides.record("--data-dir", [](const auto& s) { return dls::apps::absolute_path(s.data.data_dir); });
+  app.add_option("--image-folder", image_folder,
+                 "your own images: DIR/CLASS/*.png|*.jpg|*.jpeg, one sub-folder per class (or DIR/train/CLASS/... "
+                 "and DIR/test/CLASS/...), any size, resized to --image-size; the same as --dataset image-folder "
+                 "--data-dir DIR")
+      ->group("Data")
+      ->excludes(dataset_option)
+      ->excludes(data_dir_option);
+  app.add_option("--image-size", image_size, "an image folder's images resized to N x N pixels (default 32)")
+      ->group("Data")
+      ->check(CLI::Range(4, 1024));
+  overrides.record("--image-size", [](const auto& s) { return s.data.image_size; });
+  app.add_option("--channels", channels, "an image folder's images as 3 (colour, default) or 1 (grey) channels")
+      ->group("Data")
+      ->check(CLI::IsMember({1, 3}));
+  overrides.record("--channels", [](const auto& s) { return s.data.channels; });
   dls::apps::add_declared_flags(app, overrides, "Data");
   app.add_option("--preset", preset,
                  "dlstudio (DLStudio's CIFAR-10 example) or fashion (Fashion-MNIST on a small CPU), the files "
@@ -89,6 +107,10 @@ int main(int argc, char** argv) {
   dls::apps::add_config_option(app);
   if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("vit_train"));
+  if (!image_folder.empty()) {
+    dataset = "image-folder";
+    data_dir = image_folder;
+  }
   try {
     const int threads = dls::apps::configure_invocation(invocation);
     ViTTrainSettings settings;
@@ -99,13 +121,16 @@ int main(int argc, char** argv) {
       settings = dls::train::vit_preset(preset.empty() ? dls::train::default_vit_preset(dataset) : preset);
       settings.data.dataset = dataset;
       settings.data.data_dir = dls::apps::absolute_path(data_dir);  // a resume elsewhere finds it
+      settings.data.image_size = image_size;
+      settings.data.channels = channels;
       settings.adapt_model_to_dataset();
     }
     if (!data_dir.empty()) settings.data.data_dir = dls::apps::absolute_path(data_dir);
     const ViTTrainSettings before_flags = settings;
     dls::apps::apply_overrides(overrides, settings);
     if (!invocation.resume.empty()) {
-      dls::apps::check_fixed_on_resume(app, overrides, before_flags, settings, {"--preset", "--dataset"});
+      dls::apps::check_fixed_on_resume(app, overrides, before_flags, settings,
+                                       {"--preset", "--dataset", "--image-size", "--channels"});
     }
     settings.model.validate();
     // On a CPU, chunks of the batch on threads of their own beat one pass with several

@@ -1,5 +1,5 @@
-# utf8proc and cairo, found through pkg-config as the imported targets dls_utf8proc and
-# dls_cairo. The dls library links them privately; because it is a static library, a program
+# utf8proc, cairo and libjpeg, found through pkg-config as the imported targets dls_utf8proc,
+# dls_cairo and dls_jpeg. The dls library links them privately; because it is a static library, a program
 # that links it needs them too, so this file is installed with the CMake package and
 # dlstudio_cppConfig.cmake includes it as well. Sets DLS_LINK_DEPENDENCIES_MISSING to the
 # pkg-config modules not found (the caller decides whether that is fatal).
@@ -36,4 +36,16 @@ elseif(NOT TARGET dls_cairo)
   set_target_properties(dls_cairo PROPERTIES
     INTERFACE_INCLUDE_DIRECTORIES "${CAIRO_INCLUDE_DIRS}"
     INTERFACE_LINK_LIBRARIES "${CAIRO_LINK_LIBRARIES}")
+endif()
+
+# JPEG images (vit_train --image-folder, checkpoint_eval --classify): libjpeg-turbo's
+# decoder (Debian: libjpeg-dev). Used inside src/util/image_file.cpp only.
+pkg_check_modules(JPEG QUIET libjpeg)
+if(NOT JPEG_FOUND)
+  list(APPEND DLS_LINK_DEPENDENCIES_MISSING "libjpeg (Debian: libjpeg-dev)")
+elseif(NOT TARGET dls_jpeg)
+  add_library(dls_jpeg INTERFACE IMPORTED)
+  set_target_properties(dls_jpeg PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "${JPEG_INCLUDE_DIRS}"
+    INTERFACE_LINK_LIBRARIES "${JPEG_LINK_LIBRARIES}")
 endif()

@@ -14,12 +14,13 @@ print=${2:-}
 # nlohmann-json3-dev: the JSON that the programs write; libsentencepiece-dev: subword
 # units (seq2seq_train --tokenizer sentencepiece).
 # libcairo2-dev, fonts-dejavu-core: the pictures (lines, text in DejaVu Sans, PNG).
+# libjpeg-dev: JPEG images (vit_train --image-folder, checkpoint_eval --classify).
 # libboost-dev: translate_server's HTTP server (Boost.Beast, header-only);
 # libcpp-httplib-dev: the HTTP client of its tests and benchmark.
 # curl, ca-certificates, unzip: `make data` (data/fetch_data.sh) downloads and unpacks.
 packages=(cmake g++ make pkg-config zlib1g-dev ccache
           libtorch-dev libgloo-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev
-          libutf8proc-dev nlohmann-json3-dev libsentencepiece-dev libcairo2-dev fonts-dejavu-core
+          libutf8proc-dev nlohmann-json3-dev libsentencepiece-dev libcairo2-dev fonts-dejavu-core libjpeg-dev
           libboost-dev libcpp-httplib-dev
           curl ca-certificates unzip
           libopenblas0-openmp dataset-fashion-mnist)

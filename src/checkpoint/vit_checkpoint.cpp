@@ -83,6 +83,12 @@ void describe_vit_checkpoint(CheckpointWriter& writer, const ViTCheckpointConten
   settings.merge(norm, "normalization");
   settings.merge(contents.state.to_settings(), "state");
   writer.set_settings(settings);
+  if (!contents.class_names.empty()) {
+    std::string names;
+    for (const auto& name : contents.class_names) names += name + "\n";
+    writer.add_text("class_names", names);
+    writer.add_text("image_files", contents.image_files);
+  }
 }
 
 void write_vit_checkpoint(const std::string& path, const ViTCheckpointContents& contents, const visTransformer& model,
@@ -105,6 +111,13 @@ ViTCheckpointContents read_vit_contents(const CheckpointReader& reader) {
     contents.normalization.std = split_floats(norm.get("std"), "normalization.std");
     contents.state = ViTTrainState::from_settings(all.section("state"));
     contents.settings.model.validate();
+    if (reader.has_text("class_names")) {
+      const auto names = reader.text("class_names");
+      for (std::size_t at = 0, end; (end = names.find('\n', at)) != std::string::npos; at = end + 1) {
+        contents.class_names.push_back(names.substr(at, end - at));
+      }
+      contents.image_files = reader.text("image_files");
+    }
     return contents;
   } catch (const CheckpointError&) {
     throw;

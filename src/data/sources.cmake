@@ -5,6 +5,7 @@ list(APPEND DLS_SOURCES
   data/detokenize.cpp
   data/dlstudio_vocabularies.cpp
   data/idx_reader.cpp
+  data/image_folder.cpp
   data/image_loader.cpp
   data/image_set.cpp
   data/image_transform.cpp

@@ -2,22 +2,27 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "dls/util/random.h"
 
 namespace dls::data {
 
-ImageSet load_vit_images(const ViTDataSettings& settings, Split split) {
+ImageSet load_vit_images(const ViTDataSettings& settings, Split split, const ImageFolderListing* listing) {
   ImageSet images;
-  if (settings.dataset == "fashion-mnist") {
+  if (settings.dataset == "image-folder") {
+    images = read_image_folder(listing != nullptr ? *listing : list_image_folder(settings.data_dir), split,
+                               settings.channels, settings.image_size);
+  } else if (settings.dataset == "fashion-mnist") {
     images = read_fashion_mnist(settings.data_dir.empty() ? kFashionMnistDir : settings.data_dir, split);
   } else if (settings.dataset == "cifar10") {
     if (settings.data_dir.empty())
       throw std::invalid_argument("CIFAR-10 needs --data-dir (the folder of data_batch_1.bin ... test_batch.bin)");
     images = read_cifar10(settings.data_dir, split);
   } else {
-    throw std::invalid_argument("unknown dataset '" + settings.dataset + "' (expected cifar10 or fashion-mnist)");
+    throw std::invalid_argument("unknown dataset '" + settings.dataset +
+                                "' (expected cifar10, fashion-mnist or image-folder)");
   }
   const std::size_t subset = split == Split::kTrain ? settings.train_subset : settings.test_subset;
   return subset > 0 ? take_first(images, subset) : images;
@@ -47,11 +52,17 @@ ImageSplit split_training_images(std::size_t images, double fraction, std::uint6
 
 ViTDataset load_vit_training_dataset(const ViTDataSettings& settings, const Normalization* stored) {
   ViTDataset dataset;
-  const auto all = load_vit_images(settings, Split::kTrain);
+  std::optional<ImageFolderListing> listing;
+  if (settings.dataset == "image-folder") {
+    listing = list_image_folder(settings.data_dir);
+    dataset.image_files = listing->manifest();
+  }
+  const auto* folder = listing ? &*listing : nullptr;
+  const auto all = load_vit_images(settings, Split::kTrain, folder);
   const auto split = split_training_images(all.size(), settings.validation_fraction, settings.split_seed);
   dataset.train = std::make_shared<const ImageSet>(select_images(all, split.training));
   dataset.validation = std::make_shared<const ImageSet>(select_images(all, split.validation));
-  dataset.test = std::make_shared<const ImageSet>(load_vit_images(settings, Split::kTest));
+  dataset.test = std::make_shared<const ImageSet>(load_vit_images(settings, Split::kTest, folder));
   dataset.normalization = stored != nullptr ? *stored : resolve_vit_normalization(settings, *dataset.train);
   return dataset;
 }

@@ -1,6 +1,7 @@
 #include "dls/eval/image_classifier.h"
 
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 
 #include <torch/torch.h>
@@ -9,12 +10,14 @@
 #include "dls/data/image_dataset.h"
 #include "dls/data/image_transform.h"
 #include "dls/util/device.h"
+#include "dls/util/image_file.h"
 
 namespace dls::eval {
 
 namespace {
 
 std::vector<std::string> names_of(const checkpoint::ViTCheckpointContents& contents) {
+  if (!contents.class_names.empty()) return contents.class_names;  // an image folder's
   const auto& dataset = contents.settings.data.dataset;
   auto names = dataset == "cifar10" ? data::cifar10_class_names() : data::fashion_mnist_class_names();
   const auto classes = static_cast<std::size_t>(contents.settings.model.num_classes());
@@ -64,6 +67,18 @@ std::vector<std::uint8_t> model_pixels(const util::RgbImage& image, const ViTCon
     for (std::size_t p = 0; p < plane; ++p) pixels[c * plane + p] = image.rgb[p * 3 + c];
   }
   return pixels;
+}
+
+std::vector<std::uint8_t> resized_model_pixels(const util::RgbImage& image, const ViTConfig& model) {
+  auto resized = util::resize_image(image, model.image_size(), model.image_size());
+  if (model.channels() == 1 && !resized.is_grey()) {
+    for (std::size_t p = 0; p + 2 < resized.rgb.size(); p += 3) {
+      const auto* c = resized.rgb.data() + p;
+      const auto grey = static_cast<std::uint8_t>(std::lround(0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]));
+      resized.rgb[p] = resized.rgb[p + 1] = resized.rgb[p + 2] = grey;
+    }
+  }
+  return model_pixels(resized, model);
 }
 
 ImageClassifier ImageClassifier::load(const std::string& checkpoint_or_run, const std::string& device,

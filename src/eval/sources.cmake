@@ -24,5 +24,6 @@ list(APPEND DLS_SOURCES
   eval/lm_generation.cpp
   eval/sampling.cpp
   eval/image_classifier.cpp
+  eval/image_classes_report.cpp
   eval/file_translation.cpp
 )

@@ -1,6 +1,7 @@
 #include "dls/eval/vit_evaluation.h"
 
 #include <cmath>
+#include <stdexcept>
 #include <cstdio>
 #include <filesystem>
 
@@ -37,7 +38,13 @@ data::ImageSet load_test_images(const settings::ViTTrainSettings& settings, cons
   auto data = settings.data;
   if (!options.data_dir.empty()) data.data_dir = options.data_dir;
   if (options.test_subset > 0) data.test_subset = options.test_subset;
-  return data::load_vit_images(data, data::Split::kTest);
+  auto test = data::load_vit_images(data, data::Split::kTest);
+  if (test.size() == 0 && data.dataset == "image-folder") {
+    throw std::runtime_error(data.data_dir +
+                             ": no test/ folder (DIR/train/CLASS/... and DIR/test/CLASS/...): no test images to "
+                             "evaluate; the run's validation scores are in its metrics.csv");
+  }
+  return test;
 }
 
 ViTCheckpointResult evaluate_vit_checkpoint(const std::string& path, const data::ImageSet& test,

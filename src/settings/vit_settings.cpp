@@ -25,8 +25,12 @@ void ViTTrainSettings::adapt_model_to_dataset() {
     model.image_size(32).channels(3).num_classes(10);
   } else if (data.dataset == "fashion-mnist") {
     model.image_size(28).channels(1).num_classes(10);
+  } else if (data.dataset == "image-folder") {
+    const auto classes = data::list_image_folder(data.data_dir).class_names.size();
+    model.image_size(data.image_size).channels(data.channels).num_classes(static_cast<int>(classes));
   } else {
-    throw std::invalid_argument("unknown dataset '" + data.dataset + "' (expected cifar10 or fashion-mnist)");
+    throw std::invalid_argument("unknown dataset '" + data.dataset +
+                                "' (expected cifar10, fashion-mnist or image-folder)");
   }
 }
 

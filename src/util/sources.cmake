@@ -24,6 +24,7 @@ list(APPEND DLS_SOURCES
   util/available_memory.cpp
   util/memory_check.cpp
   util/png_image.cpp
+  util/image_file.cpp
   util/thread_policy.cpp
   util/operator_count.cpp
   util/output_file.cpp

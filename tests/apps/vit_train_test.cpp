@@ -7,6 +7,7 @@
 
 #include "dls/util/file_io.h"
 #include "support/idx_files.h"
+#include "support/image_files.h"
 #include "support/program_run.h"
 
 namespace dls {
@@ -160,6 +161,71 @@ TEST(VitTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
   const auto changed = run_vit_train("--resume " + run_dir.string() + " --epochs 2 --log-level warn", "fixed_allowed");
   ASSERT_EQ(changed.status, 0) << changed.err;
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
+}
+
+// Your own images: a folder of red and blue pictures of several sizes, PNG and JPEG, trained
+// on; config.toml records the folder; the model classifies new images (--classify, text and
+// JSON); a resume over a folder whose files changed, an empty class and a damaged image to
+// classify are one line each.
+TEST(VitTrainApp, AnImageFolderTrainsAndItsModelClassifiesImages) {
+  const auto images = test::red_and_blue_folder("vit_train_app_images", 24);
+  const auto run_dir = test::fresh_temp_dir("vit_train_app_images_run");
+  const std::string model_flags =
+      " --image-size 16 --epochs 8 --embedding-size 16 --heads 2 --encoders 1 --stem 8/2 --patch-size 2"
+      " --batch-size 8 --validation-fraction 0.25 --random-erase 0 --log-level warn";
+  const auto run = run_vit_train(
+      "--json --image-folder " + images.string() + " --run-dir " + run_dir.string() + model_flags, "images");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("\"val_accuracy\":1"), std::string::npos) << "red against blue is learned\n" << run.out;
+  EXPECT_NE(run.out.find("\"test_accuracy\":null"), std::string::npos) << "no test/ folder\n" << run.out;
+  const auto config = util::read_file((run_dir / "config.toml").string());
+  for (const std::string key : std::vector<std::string>{"\ndataset=\"image-folder\"\n", "\nimage-size=16\n",
+                                                        "\nchannels=3\n", "\ndata-dir=\"" + images.string() + "\"\n"}) {
+    EXPECT_NE(config.find(key), std::string::npos) << key << "\n" << config;
+  }
+
+  const auto fresh = test::fresh_temp_dir("vit_train_app_images_new");
+  test::write_image_files(fresh, {{"red.jpg", test::jpeg_of(test::solid_image(64, 48, 230, 20, 20))},
+                                  {"blue.png", test::png_of(test::solid_image(5, 9, 20, 20, 230))},
+                                  {"broken.jpg", test::jpeg_of(test::solid_image(64, 48, 1, 2, 3)).substr(0, 200)}});
+  const auto classify = [&](const std::string& args, const std::string& name) {
+    return test::run_program("apps/checkpoint_eval", run_dir.string() + " --threads 1 " + args,
+                             "vit_train_app_classify_" + name);
+  };
+  const auto text =
+      classify("--classify " + (fresh / "red.jpg").string() + " " + (fresh / "blue.png").string() + " --top 2", "text");
+  ASSERT_EQ(text.status, 0) << text.err;
+  const auto red_at = text.out.find("red.jpg (64x48):"), blue_at = text.out.find("blue.png (5x9):");
+  ASSERT_NE(red_at, std::string::npos) << text.out;
+  ASSERT_NE(blue_at, std::string::npos) << text.out;
+  // Each image's first row names its colour.
+  EXPECT_NE(text.out.find("1 | red", red_at), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("1 | blue", blue_at), std::string::npos) << text.out;
+  const auto json = classify("--json --classify " + (fresh / "red.jpg").string(), "json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_EQ(test::count_lines(json.out), 1u) << json.out;
+  EXPECT_NE(json.out.find("\"top\":[{\"class\":\"red\",\"probability\":"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"image_size\":16"), std::string::npos) << json.out;
+  test::expect_one_line_error(classify("--classify " + (fresh / "broken.jpg").string(), "broken"),
+                              (fresh / "broken.jpg").string() + ": a damaged JPEG image");
+  test::expect_one_line_error(classify("", "no_test"), "no test/ folder");
+
+  // The folder changed: a resume would redo another split, so it is refused.
+  test::write_bytes(images / "red" / "extra.png", test::png_of(test::solid_image(9, 9, 200, 0, 0)));
+  const auto resumed = run_vit_train("--resume " + run_dir.string() + " --epochs 9 --log-level warn", "images_changed");
+  expect_vit_train_error(resumed, "the image folder's files are not those the run began with");
+  EXPECT_FALSE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0009.pt"));
+
+  // An empty class: one line naming it, and no run directory.
+  fs::create_directories(fresh / "classes" / "cat");
+  fs::create_directories(fresh / "classes" / "dog");
+  test::write_bytes(fresh / "classes" / "cat" / "1.png", test::png_of(test::solid_image(9, 9, 1, 1, 1)));
+  const auto empty_run = fresh / "empty_run";
+  expect_vit_train_error(
+      run_vit_train("--image-folder " + (fresh / "classes").string() + " --run-dir " + empty_run.string() + model_flags,
+                    "images_empty"),
+      (fresh / "classes" / "dog").string() + ": no .png, .jpg or .jpeg images (an empty class)");
+  EXPECT_FALSE(fs::exists(empty_run));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@ list(APPEND DLS_TEST_SOURCES
   data/corpus_test.cpp
   data/detokenize_test.cpp
   data/image_dataset_test.cpp
+  data/image_folder_test.cpp
   data/image_loader_test.cpp
   data/image_transform_test.cpp
   data/languages_test.cpp

@@ -4,6 +4,7 @@ list(APPEND DLS_TEST_SOURCES
   util/canvas_test.cpp
   util/colormap_test.cpp
   util/csv_test.cpp
+  util/image_file_test.cpp
   util/tensorboard_events_test.cpp
   util/device_test.cpp
   util/file_io_test.cpp

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <torch/optim/optimizer.h>
 
@@ -47,6 +48,10 @@ struct ViTCheckpointContents {
   settings::ViTTrainSettings settings;
   data::Normalization normalization;
   ViTTrainState state;
+  // An image folder's (text sections "class_names", one per line, and "image_files", its
+  // listing's manifest); empty for the built-in datasets, whose names the code knows.
+  std::vector<std::string> class_names;
+  std::string image_files;
 };
 
 // Writes the settings (training settings, normalisation, state) into a writer of kind

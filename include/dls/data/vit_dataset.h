@@ -10,16 +10,21 @@
 #include <vector>
 
 #include "dls/data/image_dataset.h"
+#include "dls/data/image_folder.h"
 #include "dls/data/image_transform.h"
 
 namespace dls::data {
 
 // Which images and how they are prepared (checkpoint keys "data.*", settings/vit_settings.h).
 struct ViTDataSettings {
-  std::string dataset = "fashion-mnist";  // "fashion-mnist" or "cifar10"
-  std::string data_dir;                   // empty: Fashion-MNIST's Debian folder (CIFAR-10: required)
-  std::size_t train_subset = 0;           // > 0: only the first N training images
-  std::size_t test_subset = 0;            // > 0: only the first N test images
+  std::string dataset = "fashion-mnist";  // "fashion-mnist", "cifar10" or "image-folder" (image_folder.h)
+  std::string data_dir;                   // empty: Fashion-MNIST's Debian folder (CIFAR-10, image folder: required)
+  // An image folder's images are resized to image_size x image_size with `channels` (1 or 3);
+  // the other datasets have their own.
+  int image_size = 32;
+  int channels = 3;
+  std::size_t train_subset = 0;  // > 0: only the first N training images
+  std::size_t test_subset = 0;   // > 0: only the first N test images
   // The share of the training images held out for validation: the score best.pt and
   // --patience judge, so that the test images never choose a model. 0: none (checkpoints
   // written before the split read back so: those runs trained on every image).
@@ -32,8 +37,9 @@ struct ViTDataSettings {
 
 // The run's training or test images (first train_subset / test_subset of them). Throws
 // std::runtime_error (one line naming the file) for unreadable data, std::invalid_argument
-// for an unknown dataset or CIFAR-10 without a data_dir.
-ImageSet load_vit_images(const ViTDataSettings& settings, Split split);
+// for an unknown dataset or CIFAR-10 without a data_dir. An image folder without a test/
+// folder has no test images. `listing`: an image folder's, when the caller has it.
+ImageSet load_vit_images(const ViTDataSettings& settings, Split split, const ImageFolderListing* listing = nullptr);
 
 // "dlstudio": (x - 0.5) / 0.5; "dataset": mean and std of `train` (per channel).
 Normalization resolve_vit_normalization(const ViTDataSettings& settings, const ImageSet& train);
@@ -58,6 +64,7 @@ struct ViTDataset {
   std::shared_ptr<const ImageSet> validation;  // held out of the training images (may be empty)
   std::shared_ptr<const ImageSet> test;
   Normalization normalization;  // of every set
+  std::string image_files;      // an image folder's listing (ImageFolderListing::manifest), else ""
 };
 
 // A training run's images: the training images split by settings.validation_fraction and

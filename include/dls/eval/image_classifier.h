@@ -40,6 +40,10 @@ struct ImageClassification {
 std::vector<std::uint8_t> model_pixels(const util::RgbImage& image, const ViTConfig& model);
 // The same check on the size alone (before decoding): throws the same line.
 void check_image_size(int width, int height, const ViTConfig& model);
+// The model's input bytes for an image of any size: resized to the model's (stretched,
+// util::resize_image) and, for a grey model, its luminance (0.299 R + 0.587 G + 0.114 B), as
+// vit_train --image-folder prepares its images.
+std::vector<std::uint8_t> resized_model_pixels(const util::RgbImage& image, const ViTConfig& model);
 
 class ImageClassifier {
  public:

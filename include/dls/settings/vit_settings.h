@@ -55,6 +55,8 @@ struct ViTTrainSettings {
       f.group("Data");
       f(d.dataset, Setting("dataset", "", ""));
       f(d.data_dir, Setting("data_dir", "", ""));
+      f(d.image_size, Setting("image_size", "", "").default_when_absent());  // an image folder's: vit_train's flags
+      f(d.channels, Setting("channels", "", "").default_when_absent());
       f(d.train_subset,
         Setting("train_subset", "--train-subset", "train on the first N training images only").range(0, 1000000000));
       f(d.test_subset,
@@ -135,7 +137,8 @@ struct ViTTrainSettings {
   util::KeyValues to_settings() const;
   // Throws std::runtime_error naming the missing or malformed setting.
   static ViTTrainSettings from_settings(const util::KeyValues& settings);
-  // Sets the model's image size, channels and classes from the dataset's name.
+  // Sets the model's image size, channels and classes from the dataset's name (an image
+  // folder: data.image_size, data.channels and its class folders, listed).
   void adapt_model_to_dataset();
   // The start-up log's description: the preset and model, then describe_settings() (declared.h).
   std::string describe() const;

@@ -20,8 +20,20 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
   const auto& train_set = images.train;
   const auto& test_set = images.test;
   normalization_ = images.normalization;
+  if (!images.image_files.empty()) {
+    class_names_ = train_set->class_names;
+    image_files_ = images.image_files;
+    // The split is redone from the listing: the same files, or other images than the run's.
+    if (resumed != nullptr && resumed->image_files != image_files_) {
+      throw std::runtime_error(settings.data.data_dir +
+                               ": the image folder's files are not those the run began with (its checkpoint " +
+                               resumed_path + " lists them); a resume needs the same images");
+    }
+  }
   eval::check_images_fit(*train_set, settings.model, "the training images (" + settings.data.dataset + ")");
-  eval::check_images_fit(*test_set, settings.model, "the test images (" + settings.data.dataset + ")");
+  if (test_set->size() > 0) {
+    eval::check_images_fit(*test_set, settings.model, "the test images (" + settings.data.dataset + ")");
+  }
   data::ImageLoaderOptions train_options;
   train_options.batch_size = settings.batch_size;
   train_options.seed = settings.seed;
@@ -32,9 +44,14 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
   test_options.batch_size = 256;
   test_options.shuffle = false;
   test_options.normalization = normalization_;
-  test_loader_ = std::make_unique<data::ImageLoader>(test_set, test_options);
+  if (test_set->size() > 0) test_loader_ = std::make_unique<data::ImageLoader>(test_set, test_options);
   if (images.validation->size() > 0) {
     validation_loader_ = std::make_unique<data::ImageLoader>(images.validation, test_options);
+  }
+  if (!validation_loader_ && !test_loader_) {
+    throw std::runtime_error(settings.data.data_dir +
+                             ": no validation images (--validation-fraction 0) and no test/ folder: nothing to "
+                             "evaluate the run on");
   }
   steps_per_epoch_ = static_cast<std::int64_t>(train_loader_->num_batches());
   if (resumed != nullptr && resumed->state.steps_per_epoch != steps_per_epoch_) {
@@ -149,6 +166,10 @@ EpochEvaluation ViTTask::evaluate(int) {
     evaluation.loss = val_loss_;
     evaluation.scores = {{"accuracy", val_accuracy_}, {"loss", val_loss_}};
   }
+  if (!test_loader_) {  // an image folder without test/
+    if (!evaluation.summary.empty()) evaluation.summary.resize(evaluation.summary.size() - 2);  // its "; "
+    return evaluation;
+  }
   const auto tested = eval::predict(model_, *test_loader_, device_);
   test_accuracy_ = tested.accuracy();
   evaluation.metrics.emplace_back("test_accuracy", number_text(test_accuracy_));
@@ -183,7 +204,7 @@ void ViTTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const Lo
   s.epoch_loss_sum = state.epoch_loss_sum;
   s.epoch_correct = state.epoch_correct;
   s.epoch_seen = state.epoch_examples;
-  checkpoint::describe_vit_checkpoint(writer, {settings_, normalization_, s});
+  checkpoint::describe_vit_checkpoint(writer, {settings_, normalization_, s, class_names_, image_files_});
 }
 
 }  // namespace dls::train

@@ -59,6 +59,8 @@ class ViTTask : public TrainingTask {
   settings::ViTTrainSettings settings_;
   torch::Device device_;
   data::Normalization normalization_;
+  std::vector<std::string> class_names_;  // an image folder's, for the checkpoint (else empty)
+  std::string image_files_;               // an image folder's listing (data::ViTDataset::image_files)
   std::unique_ptr<data::ImageLoader> train_loader_, test_loader_;
   std::unique_ptr<data::ImageLoader> validation_loader_;  // null without validation images
   visTransformer model_{nullptr};

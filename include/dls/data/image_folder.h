@@ -1,0 +1,46 @@
+// A folder of one's own images, one sub-folder per class (torchvision's ImageFolder layout):
+//
+//   DIR/CLASS/*.png|*.jpg|*.jpeg               every image is a training image (validation:
+//                                              held out of them, vit_dataset.h)
+//   DIR/train/CLASS/...  and  DIR/test/CLASS/...   with a test set of its own
+//
+// Classes are the sub-folders' names in byte order; files are read in name order; other
+// files are counted and left out. Images of any size are resized to the model's (stretched:
+// util/image_file.h), grey models taking the luminance.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "dls/data/image_dataset.h"
+
+namespace dls::data {
+
+struct ImageFolderFile {
+  std::string path;  // relative to the folder: "cat/001.jpg", "train/cat/001.jpg"
+  std::uint8_t label = 0;
+};
+
+struct ImageFolderListing {
+  std::string dir;
+  std::vector<std::string> class_names;
+  std::vector<ImageFolderFile> train, test;  // test: empty without DIR/test
+  std::size_t skipped = 0;                   // files that are not .png/.jpg/.jpeg
+
+  // One line per file, "train<TAB>LABEL<TAB>PATH": what a checkpoint records, so that a
+  // resumed run or an evaluation can tell that the folder still holds the same images.
+  std::string manifest() const;
+};
+
+// Lists `dir`. Throws std::runtime_error with one line naming the folder at fault: not a
+// folder, fewer than two classes, a class without images ("DIR/cat: no .png, .jpg or .jpeg
+// images (an empty class)"), a test class the training images do not have, more than 256 classes.
+ImageFolderListing list_image_folder(const std::string& dir);
+
+// The images of `split` decoded, resized to size x size and converted to `channels` (1: the
+// luminance 0.299 R + 0.587 G + 0.114 B; 3: RGB). Throws std::runtime_error "FILE: what is
+// wrong" for a file that does not decode.
+ImageSet read_image_folder(const ImageFolderListing& listing, Split split, int channels, int size);
+
+}  // namespace dls::data

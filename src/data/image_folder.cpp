@@ -1,0 +1,130 @@
+#include "dls/data/image_folder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+#include "dls/util/file_io.h"
+#include "dls/util/image_file.h"
+
+namespace dls::data {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_image_name(const fs::path& path) {
+  auto ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
+}
+
+std::vector<fs::path> sorted_entries(const fs::path& dir, bool folders) {
+  std::vector<fs::path> entries;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const auto name = entry.path().filename().string();
+    if (name.empty() || name[0] == '.') continue;  // hidden files and folders
+    if (folders ? entry.is_directory() : entry.is_regular_file()) entries.push_back(entry.path());
+  }
+  std::sort(entries.begin(), entries.end());
+  return entries;
+}
+
+// The images of every class folder under `root` (classes: `names`, or all sub-folders when
+// `names` is empty, which it then fills).
+std::vector<ImageFolderFile> list_classes(const fs::path& root, const std::string& prefix,
+                                          std::vector<std::string>& names, std::size_t& skipped) {
+  const bool learn_names = names.empty();
+  std::vector<ImageFolderFile> files;
+  for (const auto& class_dir : sorted_entries(root, true)) {
+    const auto name = class_dir.filename().string();
+    auto found = std::find(names.begin(), names.end(), name);
+    if (found == names.end()) {
+      if (!learn_names) {
+        throw std::runtime_error(class_dir.string() + ": a test class the training images do not have (" +
+                                 std::to_string(names.size()) + " classes there)");
+      }
+      names.push_back(name);
+      found = names.end() - 1;
+    }
+    if (names.size() > 256) throw std::runtime_error(root.string() + ": more than 256 class folders");
+    const auto label = static_cast<std::uint8_t>(found - names.begin());
+    std::size_t images = 0;
+    for (const auto& file : sorted_entries(class_dir, false)) {
+      if (!is_image_name(file)) {
+        ++skipped;
+        continue;
+      }
+      files.push_back({prefix + name + "/" + file.filename().string(), label});
+      ++images;
+    }
+    if (images == 0) throw std::runtime_error(class_dir.string() + ": no .png, .jpg or .jpeg images (an empty class)");
+  }
+  return files;
+}
+
+}  // namespace
+
+std::string ImageFolderListing::manifest() const {
+  std::string text;
+  for (const auto* files : {&train, &test}) {
+    for (const auto& f : *files) {
+      text += (files == &train ? "train\t" : "test\t") + std::to_string(f.label) + "\t" + f.path + "\n";
+    }
+  }
+  return text;
+}
+
+ImageFolderListing list_image_folder(const std::string& dir) {
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) throw std::runtime_error(dir + ": not a folder (--image-folder)");
+  ImageFolderListing listing;
+  listing.dir = dir;
+  const fs::path root(dir);
+  const bool split = fs::is_directory(root / "train", error);
+  listing.train =
+      list_classes(split ? root / "train" : root, split ? "train/" : "", listing.class_names, listing.skipped);
+  if (listing.class_names.size() < 2) {
+    throw std::runtime_error((split ? root / "train" : root).string() + ": " +
+                             std::to_string(listing.class_names.size()) +
+                             " class folders; a classifier needs at least two (DIR/CLASS/image.png ...)");
+  }
+  if (split && fs::is_directory(root / "test", error)) {
+    listing.test = list_classes(root / "test", "test/", listing.class_names, listing.skipped);
+  }
+  return listing;
+}
+
+ImageSet read_image_folder(const ImageFolderListing& listing, Split split, int channels, int size) {
+  const auto& files = split == Split::kTrain ? listing.train : listing.test;
+  ImageSet set;
+  set.channels = channels;
+  set.height = set.width = size;
+  set.class_names = listing.class_names;
+  for (const auto& name : listing.class_names) set.display_names.push_back(name.substr(0, 7));
+  const std::size_t plane = static_cast<std::size_t>(size) * static_cast<std::size_t>(size);
+  set.pixels.resize(files.size() * plane * static_cast<std::size_t>(channels));
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto path = (fs::path(listing.dir) / files[i].path).string();
+    util::RgbImage image;
+    try {
+      image = util::resize_image(util::decode_image(util::read_file(path)), size, size);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + ": " + e.what());
+    }
+    auto* out = set.pixels.data() + i * plane * static_cast<std::size_t>(channels);
+    for (std::size_t p = 0; p < plane; ++p) {
+      const auto* rgb = image.rgb.data() + p * 3;
+      if (channels == 1) {
+        out[p] = static_cast<std::uint8_t>(std::lround(0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]));
+      } else {
+        for (int c = 0; c < 3; ++c) out[static_cast<std::size_t>(c) * plane + p] = rgb[c];
+      }
+    }
+    set.labels.push_back(files[i].label);
+  }
+  return set;
+}
+
+}  // namespace dls::data

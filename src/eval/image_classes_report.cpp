@@ -1,0 +1,81 @@
+#include "dls/eval/image_classes_report.h"
+
+#include <algorithm>
+#include <numeric>
+#include <ostream>
+#include <stdexcept>
+
+#include <spdlog/fmt/fmt.h>
+
+#include "dls/eval/image_classifier.h"
+#include "dls/util/file_io.h"
+#include "dls/util/image_file.h"
+#include "dls/util/json.h"
+#include "dls/util/table.h"
+
+namespace dls::eval {
+
+namespace {
+
+struct ClassifiedImage {
+  std::string file;
+  int width = 0, height = 0;
+  std::vector<std::size_t> top;  // class indices, most probable first
+  std::vector<double> probabilities;
+};
+
+}  // namespace
+
+void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRequest& request, std::ostream& out) {
+  std::vector<util::RgbImage> images;
+  for (const auto& file : request.images) {
+    try {
+      images.push_back(util::decode_image(util::read_file(file)));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(file + ": " + e.what());
+    }
+  }
+  auto classifier = ImageClassifier::load(checkpoint_or_run, request.device, request.weights);
+  const auto& names = classifier.class_names();
+  const auto top = std::min<std::size_t>(static_cast<std::size_t>(request.top), names.size());
+  std::vector<ClassifiedImage> results;
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    const auto classified = classifier.classify(resized_model_pixels(images[i], classifier.config()));
+    ClassifiedImage r{request.images[i], images[i].width, images[i].height, {}, classified.probabilities};
+    std::vector<std::size_t> order(names.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return r.probabilities[a] > r.probabilities[b]; });
+    r.top.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top));
+    results.push_back(std::move(r));
+  }
+  const int side = classifier.config().image_size();
+  if (request.json) {
+    util::JsonWriter json;
+    json.begin_object().key("checkpoint").value(classifier.checkpoint_file()).key("image_size").value(side);
+    json.key("images").begin_array();
+    for (const auto& r : results) {
+      json.begin_object().key("file").value(r.file).key("width").value(r.width).key("height").value(r.height);
+      json.key("top").begin_array();
+      for (const auto k : r.top) {
+        json.begin_object().key("class").value(names[k]).key("probability").value(r.probabilities[k]).end_object();
+      }
+      json.end_array().end_object();
+    }
+    json.end_array().end_object();
+    out << json.str() << "\n";
+    return;
+  }
+  out << fmt::format("{}: {} classes, images resized to {}x{}\n", classifier.checkpoint_file(), names.size(), side,
+                     side);
+  for (const auto& r : results) {
+    out << fmt::format("\n{} ({}x{}):\n", r.file, r.width, r.height);
+    util::Table table({"rank", "class", "probability"}, {util::Align::kRight, util::Align::kLeft, util::Align::kRight});
+    for (std::size_t j = 0; j < r.top.size(); ++j) {
+      table.add_row({std::to_string(j + 1), names[r.top[j]], fmt::format("{:.4f}", r.probabilities[r.top[j]])});
+    }
+    out << table.to_string();
+  }
+}
+
+}  // namespace dls::eval

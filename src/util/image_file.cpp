@@ -1,0 +1,176 @@
+#include "dls/util/image_file.h"
+
+#include <jpeglib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <csetjmp>
+#include <memory>
+#include <cstdio>
+#include <stdexcept>
+#include <vector>
+
+namespace dls::util {
+
+namespace {
+
+bool is_jpeg(const std::string& bytes) {
+  return bytes.size() >= 3 && static_cast<unsigned char>(bytes[0]) == 0xFF &&
+         static_cast<unsigned char>(bytes[1]) == 0xD8 && static_cast<unsigned char>(bytes[2]) == 0xFF;
+}
+
+// libjpeg reports errors through error_exit, which must not return: it jumps back to
+// decode_jpeg with the message kept. Warnings (a truncated file's "Premature end of JPEG
+// file") are errors here too, so that a damaged image is never trained on half grey.
+struct JpegErrors {
+  jpeg_error_mgr manager;
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX];
+};
+
+void jpeg_error_exit(j_common_ptr info) {
+  auto* errors = reinterpret_cast<JpegErrors*>(info->err);
+  (*info->err->format_message)(info, errors->message);
+  std::longjmp(errors->jump, 1);
+}
+
+void jpeg_warning(j_common_ptr info, int level) {
+  if (level < 0) jpeg_error_exit(info);  // level -1: a warning about damaged data
+}
+
+// Kept outside decode_jpeg's frame so that longjmp leaves no C++ object half-destroyed.
+struct JpegDecode {
+  jpeg_decompress_struct info{};
+  JpegErrors errors{};
+  RgbImage image;
+  std::vector<unsigned char> row;
+  std::string failure;
+};
+
+// C-style on purpose: no object with a destructor lives in a frame longjmp crosses.
+bool run_jpeg_decode(JpegDecode& d, const std::string& bytes) {
+  d.info.err = jpeg_std_error(&d.errors.manager);
+  d.errors.manager.error_exit = jpeg_error_exit;
+  d.errors.manager.emit_message = jpeg_warning;
+  if (setjmp(d.errors.jump) != 0) {
+    jpeg_destroy_decompress(&d.info);
+    return false;
+  }
+  jpeg_create_decompress(&d.info);
+  jpeg_mem_src(&d.info, reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<unsigned long>(bytes.size()));
+  jpeg_read_header(&d.info, TRUE);
+  if (static_cast<long long>(d.info.image_width) * d.info.image_height > kMaxImagePixels) {
+    std::snprintf(d.errors.message, sizeof d.errors.message, "a JPEG image of %ux%u pixels, larger than %lld",
+                  d.info.image_width, d.info.image_height, kMaxImagePixels);
+    jpeg_destroy_decompress(&d.info);
+    return false;
+  }
+  d.info.out_color_space = JCS_RGB;  // grey and CMYK/YCCK converted by libjpeg
+  jpeg_start_decompress(&d.info);
+  d.image.width = static_cast<int>(d.info.output_width);
+  d.image.height = static_cast<int>(d.info.output_height);
+  d.image.rgb.resize(static_cast<std::size_t>(d.image.width) * static_cast<std::size_t>(d.image.height) * 3);
+  while (d.info.output_scanline < d.info.output_height) {
+    unsigned char* row = d.image.rgb.data() + static_cast<std::size_t>(d.info.output_scanline) * d.image.width * 3;
+    jpeg_read_scanlines(&d.info, &row, 1);
+  }
+  jpeg_finish_decompress(&d.info);
+  jpeg_destroy_decompress(&d.info);
+  return true;
+}
+
+RgbImage decode_jpeg(const std::string& bytes) {
+  auto decode = std::make_unique<JpegDecode>();
+  if (!run_jpeg_decode(*decode, bytes)) {
+    const std::string message = decode->errors.message;
+    if (message.rfind("a JPEG image of", 0) == 0) throw std::invalid_argument(message);
+    throw std::invalid_argument("a damaged JPEG image (" + message + ")");
+  }
+  return std::move(decode->image);
+}
+
+// The source positions and weights of one output coordinate, for every output coordinate:
+// a triangle filter of half-width max(1, scale) around the output pixel's centre.
+struct Taps {
+  std::vector<int> first, count;
+  std::vector<double> weights;  // count[i] weights from offset[i]
+  std::vector<std::size_t> offset;
+};
+
+Taps filter_taps(int in_size, int out_size) {
+  const double scale = static_cast<double>(in_size) / out_size;
+  const double support = std::max(1.0, scale);
+  Taps taps;
+  for (int o = 0; o < out_size; ++o) {
+    const double centre = (o + 0.5) * scale;
+    const int lo = std::max(0, static_cast<int>(std::floor(centre - support)));
+    const int hi = std::min(in_size, static_cast<int>(std::ceil(centre + support)));
+    taps.first.push_back(lo);
+    taps.offset.push_back(taps.weights.size());
+    double total = 0;
+    for (int i = lo; i < hi; ++i) {
+      const double w = std::max(0.0, 1.0 - std::abs((i + 0.5 - centre) / support));
+      taps.weights.push_back(w);
+      total += w;
+    }
+    taps.count.push_back(hi - lo);
+    for (int i = 0; i < hi - lo; ++i) taps.weights[taps.offset.back() + i] /= total;
+  }
+  return taps;
+}
+
+}  // namespace
+
+RgbImage decode_image(const std::string& bytes) {
+  if (is_jpeg(bytes)) return decode_jpeg(bytes);
+  PngSize size;
+  try {
+    size = read_png_size(bytes);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("not a PNG or JPEG image");
+  }
+  if (static_cast<long long>(size.width) * size.height > kMaxImagePixels) {
+    throw std::invalid_argument("a PNG image of " + std::to_string(size.width) + "x" + std::to_string(size.height) +
+                                " pixels, larger than " + std::to_string(kMaxImagePixels));
+  }
+  return decode_png(bytes);
+}
+
+RgbImage resize_image(const RgbImage& image, int width, int height) {
+  if (image.width == width && image.height == height) return image;
+  // Separable: rows first into [H_in, W_out, 3] doubles, then columns.
+  const auto across = filter_taps(image.width, width), down = filter_taps(image.height, height);
+  std::vector<double> rows(static_cast<std::size_t>(image.height) * width * 3);
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      for (int c = 0; c < 3; ++c) {
+        double sum = 0;
+        for (int k = 0; k < across.count[x]; ++k) {
+          const auto source = (static_cast<std::size_t>(y) * image.width + across.first[x] + k) * 3 + c;
+          sum += across.weights[across.offset[x] + k] * image.rgb[source];
+        }
+        rows[(static_cast<std::size_t>(y) * width + x) * 3 + c] = sum;
+      }
+    }
+  }
+  RgbImage out;
+  out.width = width;
+  out.height = height;
+  out.rgb.resize(static_cast<std::size_t>(width) * height * 3);
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      for (int c = 0; c < 3; ++c) {
+        double sum = 0;
+        for (int k = 0; k < down.count[y]; ++k) {
+          sum += down.weights[down.offset[y] + k] *
+                 rows[((down.first[y] + k) * static_cast<std::size_t>(width) + x) * 3 + c];
+        }
+        out.rgb[(static_cast<std::size_t>(y) * width + x) * 3 + c] =
+            static_cast<std::uint8_t>(std::clamp(std::lround(sum), 0L, 255L));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace dls::util

@@ -1,0 +1,91 @@
+#include "dls/data/image_folder.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "support/image_files.h"
+
+namespace dls::data::image_folder_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+void expect_listing_error(const fs::path& dir, const std::string& part) {
+  try {
+    list_image_folder(dir.string());
+    ADD_FAILURE() << "no error; expected '" << part << "'";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+TEST(ImageFolder, ClassesAreSubFoldersAndImagesAreResized) {
+  const auto dir = test::red_and_blue_folder("image_folder_classes", 6);
+  test::write_bytes(dir / "red" / "notes.txt", "not an image");
+  test::write_bytes(dir / "red" / ".hidden.png", "ignored");
+  const auto listing = list_image_folder(dir.string());
+  ASSERT_EQ(listing.class_names, (std::vector<std::string>{"blue", "red"}));
+  ASSERT_EQ(listing.train.size(), 12u);
+  EXPECT_TRUE(listing.test.empty());
+  EXPECT_EQ(listing.skipped, 1u);
+  EXPECT_EQ(listing.train.front().path, "blue/100.jpg");  // classes, then names, in byte order
+  EXPECT_EQ(listing.train.front().label, 0);
+  EXPECT_EQ(listing.train.back().path, "red/105.jpg");
+  EXPECT_EQ(listing.manifest().substr(0, 19), "train\t0\tblue/100.jp");
+
+  const auto colour = read_image_folder(listing, Split::kTrain, 3, 16);
+  ASSERT_EQ(colour.size(), 12u);
+  EXPECT_EQ(colour.channels, 3);
+  EXPECT_EQ(colour.height, 16);
+  EXPECT_EQ(colour.class_names, listing.class_names);
+  // The last image is red: its red plane's far corner is bright, its blue plane dark.
+  const auto* red = colour.image(11);
+  EXPECT_GT(red[0 * 256 + 255], 150);
+  EXPECT_LT(red[2 * 256 + 255], 80);
+  EXPECT_EQ(colour.labels[11], 1);
+  const auto grey = read_image_folder(listing, Split::kTrain, 1, 8);
+  EXPECT_EQ(grey.channels, 1);
+  EXPECT_EQ(grey.pixels.size(), 12u * 64u);
+}
+
+TEST(ImageFolder, TrainAndTestFoldersGiveATestSet) {
+  const auto dir = test::fresh_temp_dir("image_folder_split");
+  const auto png = test::png_of(test::solid_image(10, 10, 1, 2, 3));
+  test::write_image_files(dir, {{"train/a/1.png", png}, {"train/b/1.png", png}, {"test/b/9.png", png}});
+  const auto listing = list_image_folder(dir.string());
+  EXPECT_EQ(listing.train.size(), 2u);
+  ASSERT_EQ(listing.test.size(), 1u);
+  EXPECT_EQ(listing.test[0].path, "test/b/9.png");
+  EXPECT_EQ(listing.test[0].label, 1);
+  EXPECT_EQ(read_image_folder(listing, Split::kTest, 3, 4).size(), 1u);
+}
+
+TEST(ImageFolder, BadFoldersAreOneLineNamingTheFolder) {
+  const auto png = test::png_of(test::solid_image(10, 10, 1, 2, 3));
+  expect_listing_error("/nonexistent/images", "/nonexistent/images: not a folder");
+  const auto one = test::fresh_temp_dir("image_folder_one_class");
+  test::write_image_files(one, {{"cat/1.png", png}});
+  expect_listing_error(one, "1 class folders; a classifier needs at least two");
+  const auto empty = test::fresh_temp_dir("image_folder_empty_class");
+  test::write_image_files(empty, {{"cat/1.png", png}, {"dog/readme.txt", "x"}});
+  expect_listing_error(empty, (empty / "dog").string() + ": no .png, .jpg or .jpeg images (an empty class)");
+  const auto stranger = test::fresh_temp_dir("image_folder_test_class");
+  test::write_image_files(stranger, {{"train/cat/1.png", png}, {"train/dog/1.png", png}, {"test/cow/1.png", png}});
+  expect_listing_error(stranger, "cow: a test class the training images do not have");
+  // A damaged JPEG is named when the images are read.
+  const auto damaged = test::fresh_temp_dir("image_folder_damaged");
+  const auto jpeg = test::jpeg_of(test::solid_image(16, 16, 9, 9, 9));
+  test::write_image_files(damaged, {{"cat/1.png", png}, {"dog/2.jpg", jpeg.substr(0, jpeg.size() / 2)}});
+  try {
+    read_image_folder(list_image_folder(damaged.string()), Split::kTrain, 3, 8);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind((damaged / "dog" / "2.jpg").string() + ": a damaged JPEG image", 0), 0u)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace dls::data::image_folder_test

@@ -1,0 +1,104 @@
+// Image files written by the tests: PNG through the project's canvas, JPEG through
+// libjpeg-turbo's encoder (the library itself only decodes), and folders of them in the
+// layout vit_train --image-folder reads.
+#pragma once
+
+#include <jpeglib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dls/util/canvas.h"
+#include "dls/util/png_image.h"
+#include "util/temp_files.h"
+
+namespace dls::test {
+
+// A width x height image of one colour, with a darker square in one corner so that it is not flat.
+inline util::RgbImage solid_image(int width, int height, std::uint8_t r, std::uint8_t g, std::uint8_t b) {
+  util::RgbImage image;
+  image.width = width;
+  image.height = height;
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const bool corner = x < width / 4 && y < height / 4;
+      for (const auto c : {r, g, b}) image.rgb.push_back(static_cast<std::uint8_t>(corner ? c / 2 : c));
+    }
+  }
+  return image;
+}
+
+inline std::string png_of(const util::RgbImage& image) {
+  util::Canvas canvas(image.width, image.height);
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const auto* p = image.rgb.data() + (static_cast<std::size_t>(y) * image.width + x) * 3;
+      canvas.set_pixel(x, y, {p[0], p[1], p[2]});
+    }
+  }
+  return canvas.encode_png();
+}
+
+inline std::string jpeg_of(const util::RgbImage& image, int quality = 95, bool grey = false) {
+  jpeg_compress_struct info{};
+  jpeg_error_mgr errors{};
+  info.err = jpeg_std_error(&errors);
+  jpeg_create_compress(&info);
+  unsigned char* buffer = nullptr;
+  unsigned long size = 0;
+  jpeg_mem_dest(&info, &buffer, &size);
+  info.image_width = static_cast<JDIMENSION>(image.width);
+  info.image_height = static_cast<JDIMENSION>(image.height);
+  info.input_components = grey ? 1 : 3;
+  info.in_color_space = grey ? JCS_GRAYSCALE : JCS_RGB;
+  jpeg_set_defaults(&info);
+  jpeg_set_quality(&info, quality, TRUE);
+  jpeg_start_compress(&info, TRUE);
+  std::vector<unsigned char> row(static_cast<std::size_t>(image.width) * (grey ? 1 : 3));
+  while (info.next_scanline < info.image_height) {
+    const auto* source = image.rgb.data() + static_cast<std::size_t>(info.next_scanline) * image.width * 3;
+    for (int x = 0; x < image.width; ++x) {
+      if (grey)
+        row[x] = source[x * 3];
+      else
+        for (int c = 0; c < 3; ++c) row[x * 3 + c] = source[x * 3 + c];
+    }
+    unsigned char* rows[] = {row.data()};
+    jpeg_write_scanlines(&info, rows, 1);
+  }
+  jpeg_finish_compress(&info);
+  jpeg_destroy_compress(&info);
+  std::string bytes(reinterpret_cast<char*>(buffer), size);
+  std::free(buffer);
+  return bytes;
+}
+
+// DIR/CLASS/NAME files: `files` maps "CLASS/NAME" (or "train/CLASS/NAME") to the bytes.
+inline void write_image_files(const std::filesystem::path& dir, const std::map<std::string, std::string>& files) {
+  for (const auto& [name, bytes] : files) {
+    std::filesystem::create_directories((dir / name).parent_path());
+    write_bytes(dir / name, bytes);
+  }
+}
+
+// Two classes that a tiny model tells apart: "red" and "blue" images of several sizes,
+// `per_class` of each, half PNG and half JPEG.
+inline std::filesystem::path red_and_blue_folder(const std::string& name, int per_class) {
+  const auto dir = fresh_temp_dir(name);
+  std::map<std::string, std::string> files;
+  for (int i = 0; i < per_class; ++i) {
+    const int w = 20 + 7 * (i % 5), h = 24 + 5 * (i % 3);
+    const auto shade = static_cast<std::uint8_t>(180 + 5 * (i % 10));
+    const auto red = solid_image(w, h, shade, 30, 40), blue = solid_image(h, w, 30, 40, shade);
+    const auto index = std::to_string(100 + i);
+    files["red/" + index + (i % 2 == 0 ? ".png" : ".jpg")] = i % 2 == 0 ? png_of(red) : jpeg_of(red);
+    files["blue/" + index + (i % 2 == 0 ? ".jpg" : ".PNG")] = i % 2 == 0 ? jpeg_of(blue) : png_of(blue);
+  }
+  write_image_files(dir, files);
+  return dir;
+}
+
+}  // namespace dls::test

@@ -1,0 +1,88 @@
+#include "dls/util/image_file.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "support/image_files.h"
+
+namespace dls::util::image_file_test {
+namespace {
+
+void expect_invalid(const std::string& bytes, const std::string& part) {
+  try {
+    decode_image(bytes);
+    ADD_FAILURE() << "no error; expected '" << part << "'";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+TEST(ImageFile, PngAndJpegDecodeToTheirPixels) {
+  const auto image = test::solid_image(13, 9, 200, 40, 90);
+  const auto png = decode_image(test::png_of(image));
+  EXPECT_EQ(png.width, 13);
+  EXPECT_EQ(png.height, 9);
+  EXPECT_EQ(png.rgb, image.rgb);
+  // JPEG is lossy (and subsamples colour at edges): a flat image comes back within a few levels.
+  auto flat = image;
+  for (std::size_t i = 0; i < flat.rgb.size(); i += 3) flat.rgb[i] = 200, flat.rgb[i + 1] = 40, flat.rgb[i + 2] = 90;
+  const auto jpeg = decode_image(test::jpeg_of(flat, 100));
+  ASSERT_EQ(jpeg.width, 13);
+  ASSERT_EQ(jpeg.height, 9);
+  ASSERT_EQ(jpeg.rgb.size(), flat.rgb.size());
+  for (std::size_t i = 0; i < flat.rgb.size(); ++i) EXPECT_NEAR(jpeg.rgb[i], flat.rgb[i], 4) << "byte " << i;
+  const auto grey = decode_image(test::jpeg_of(test::solid_image(8, 8, 120, 120, 120), 95, true));
+  EXPECT_TRUE(grey.is_grey());
+}
+
+TEST(ImageFile, DamagedOrForeignBytesAreOneLine) {
+  expect_invalid("GIF89a....", "not a PNG or JPEG image");
+  expect_invalid("", "not a PNG or JPEG image");
+  const auto jpeg = test::jpeg_of(test::solid_image(32, 32, 10, 200, 10));
+  expect_invalid(jpeg.substr(0, jpeg.size() / 2), "a damaged JPEG image");
+  // A header claiming 60000 x 60000 pixels: refused before anything is decoded.
+  auto huge = jpeg;
+  const auto sof = huge.find("\xFF\xC0");
+  ASSERT_NE(sof, std::string::npos);
+  for (const std::size_t at : {sof + 5, sof + 7}) {
+    huge[at] = static_cast<char>(0xEA);
+    huge[at + 1] = static_cast<char>(0x60);
+  }
+  expect_invalid(huge, "larger than");
+}
+
+TEST(ImageFile, ResizingKeepsFlatImagesFlatAndCornersInPlace) {
+  const auto flat = test::solid_image(40, 40, 77, 77, 77);
+  auto uniform = flat;
+  for (auto& v : uniform.rgb) v = 77;
+  for (const auto [w, h] : {std::pair{7, 5}, std::pair{40, 40}, std::pair{97, 33}}) {
+    const auto out = resize_image(uniform, w, h);
+    ASSERT_EQ(out.width, w);
+    ASSERT_EQ(out.height, h);
+    for (const auto v : out.rgb) ASSERT_EQ(v, 77);
+  }
+  // Enlarging 2x2 to 4x4: each corner keeps its pixel (bilinear at pixel centres).
+  RgbImage small;
+  small.width = small.height = 2;
+  small.rgb = {0, 0, 0, 255, 255, 255, 100, 100, 100, 200, 200, 200};
+  const auto big = resize_image(small, 4, 4);
+  EXPECT_EQ(big.rgb[0], 0);
+  EXPECT_EQ(big.rgb[3 * 3], 255);
+  EXPECT_EQ(big.rgb[12 * 3], 100);
+  EXPECT_EQ(big.rgb[15 * 3], 200);
+  // Shrinking averages: a fine checkerboard halves to grey, not to aliased black or white.
+  RgbImage checker;
+  checker.width = checker.height = 16;
+  for (int y = 0; y < 16; ++y) {
+    for (int x = 0; x < 16; ++x) {
+      for (int c = 0; c < 3; ++c) checker.rgb.push_back((x + y) % 2 == 0 ? 0 : 255);
+    }
+  }
+  for (const auto v : resize_image(checker, 4, 4).rgb) EXPECT_NEAR(v, 128, 16);
+  EXPECT_EQ(resize_image(flat, 40, 40).rgb, flat.rgb);
+}
+
+}  // namespace
+}  // namespace dls::util::image_file_test
