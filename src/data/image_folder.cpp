@@ -103,25 +103,16 @@ ImageSet read_image_folder(const ImageFolderListing& listing, Split split, int c
   set.height = set.width = size;
   set.class_names = listing.class_names;
   for (const auto& name : listing.class_names) set.display_names.push_back(name.substr(0, 7));
-  const std::size_t plane = static_cast<std::size_t>(size) * static_cast<std::size_t>(size);
-  set.pixels.resize(files.size() * plane * static_cast<std::size_t>(channels));
+  set.pixels.resize(files.size() * set.image_bytes());
   for (std::size_t i = 0; i < files.size(); ++i) {
     const auto path = (fs::path(listing.dir) / files[i].path).string();
-    util::RgbImage image;
+    std::vector<std::uint8_t> pixels;
     try {
-      image = util::resize_image(util::decode_image(util::read_file(path)), size, size);
+      pixels = util::planar_pixels(util::decode_image(util::read_file(path)), channels, size);
     } catch (const std::exception& e) {
       throw std::runtime_error(path + ": " + e.what());
     }
-    auto* out = set.pixels.data() + i * plane * static_cast<std::size_t>(channels);
-    for (std::size_t p = 0; p < plane; ++p) {
-      const auto* rgb = image.rgb.data() + p * 3;
-      if (channels == 1) {
-        out[p] = static_cast<std::uint8_t>(std::lround(0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]));
-      } else {
-        for (int c = 0; c < 3; ++c) out[static_cast<std::size_t>(c) * plane + p] = rgb[c];
-      }
-    }
+    std::copy(pixels.begin(), pixels.end(), set.pixels.begin() + static_cast<std::ptrdiff_t>(i * pixels.size()));
     set.labels.push_back(files[i].label);
   }
   return set;

@@ -40,7 +40,7 @@ void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRe
   const auto top = std::min<std::size_t>(static_cast<std::size_t>(request.top), names.size());
   std::vector<ClassifiedImage> results;
   for (std::size_t i = 0; i < images.size(); ++i) {
-    const auto classified = classifier.classify(resized_model_pixels(images[i], classifier.config()));
+    const auto classified = classifier.classify(model_pixels(images[i], classifier.config()));
     ClassifiedImage r{request.images[i], images[i].width, images[i].height, {}, classified.probabilities};
     std::vector<std::size_t> order(names.size());
     std::iota(order.begin(), order.end(), 0);

@@ -1,7 +1,6 @@
 #include "dls/eval/image_classifier.h"
 
 #include <chrono>
-#include <cmath>
 #include <stdexcept>
 
 #include <torch/torch.h>
@@ -10,7 +9,6 @@
 #include "dls/data/image_dataset.h"
 #include "dls/data/image_transform.h"
 #include "dls/util/device.h"
-#include "dls/util/image_file.h"
 
 namespace dls::eval {
 
@@ -48,37 +46,8 @@ std::vector<double> rollout_of(const std::vector<torch::Tensor>& weights) {
 
 }  // namespace
 
-void check_image_size(int width, int height, const ViTConfig& model) {
-  if (width == model.image_size() && height == model.image_size()) return;
-  throw std::invalid_argument("the image is " + std::to_string(width) + "x" + std::to_string(height) +
-                              " pixels; the model takes " + std::to_string(model.image_size()) + "x" +
-                              std::to_string(model.image_size()));
-}
-
 std::vector<std::uint8_t> model_pixels(const util::RgbImage& image, const ViTConfig& model) {
-  check_image_size(image.width, image.height, model);
-  if (model.channels() == 1 && !image.is_grey())
-    throw std::invalid_argument("the image has colour; the model takes grey images (1 channel)");
-  const std::size_t plane = static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height);
-  const auto channels = static_cast<std::size_t>(model.channels());
-  std::vector<std::uint8_t> pixels(plane * channels);
-  // [H, W, 3] interleaved -> [C, H, W] planar; one channel: the red (= green = blue) one.
-  for (std::size_t c = 0; c < channels; ++c) {
-    for (std::size_t p = 0; p < plane; ++p) pixels[c * plane + p] = image.rgb[p * 3 + c];
-  }
-  return pixels;
-}
-
-std::vector<std::uint8_t> resized_model_pixels(const util::RgbImage& image, const ViTConfig& model) {
-  auto resized = util::resize_image(image, model.image_size(), model.image_size());
-  if (model.channels() == 1 && !resized.is_grey()) {
-    for (std::size_t p = 0; p + 2 < resized.rgb.size(); p += 3) {
-      const auto* c = resized.rgb.data() + p;
-      const auto grey = static_cast<std::uint8_t>(std::lround(0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]));
-      resized.rgb[p] = resized.rgb[p + 1] = resized.rgb[p + 2] = grey;
-    }
-  }
-  return model_pixels(resized, model);
+  return util::planar_pixels(image, model.channels(), model.image_size());
 }
 
 ImageClassifier ImageClassifier::load(const std::string& checkpoint_or_run, const std::string& device,

@@ -15,7 +15,7 @@
 #include "dls/serve/page_files.h"
 #include "dls/serve/stop_signals.h"
 #include "dls/serve/vit_api_json.h"
-#include "dls/util/png_image.h"
+#include "dls/util/image_file.h"
 
 namespace dls::serve {
 
@@ -113,16 +113,15 @@ struct TranslateServer::Impl {
     return json_response(200, attention_answer(traced.first, traced.second, call.beam));
   }
 
-  // The body is the PNG's bytes (no multipart form); its size is checked from the header
-  // before it is decoded, so a small file claiming a huge image costs nothing.
+  // The body is a PNG's or JPEG's bytes (no multipart form), of any size: resized to the
+  // model's as checkpoint_eval --classify and vit_train --image-folder do. Its size is read
+  // from the header before it is decoded, so a small file claiming a huge image costs nothing.
   HttpResponse classify(const HttpRequest& req) {
     const auto start = Clock::now();
     const int top_k = parse_top_k(req.query_value("top"), static_cast<int>(classifier->class_names().size()));
     std::vector<std::uint8_t> pixels;
     try {
-      const auto size = util::read_png_size(req.body);
-      eval::check_image_size(size.width, size.height, classifier->config());
-      pixels = eval::model_pixels(util::decode_png(req.body), classifier->config());
+      pixels = eval::model_pixels(util::decode_image(req.body), classifier->config());
     } catch (const std::invalid_argument& e) {
       throw ApiError(400, e.what());
     }

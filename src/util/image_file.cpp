@@ -173,4 +173,19 @@ RgbImage resize_image(const RgbImage& image, int width, int height) {
   return out;
 }
 
+std::vector<std::uint8_t> planar_pixels(const RgbImage& image, int channels, int size) {
+  const auto resized = resize_image(image, size, size);
+  const std::size_t plane = static_cast<std::size_t>(size) * static_cast<std::size_t>(size);
+  std::vector<std::uint8_t> out(plane * static_cast<std::size_t>(channels));
+  for (std::size_t p = 0; p < plane; ++p) {
+    const auto* rgb = resized.rgb.data() + p * 3;
+    if (channels == 1) {
+      out[p] = static_cast<std::uint8_t>(std::lround(0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]));
+    } else {
+      for (std::size_t c = 0; c < 3; ++c) out[c * plane + p] = rgb[c];
+    }
+  }
+  return out;
+}
+
 }  // namespace dls::util

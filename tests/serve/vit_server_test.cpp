@@ -15,6 +15,7 @@
 #include "dls/serve/translate_server.h"
 #include "dls/util/canvas.h"
 #include "dls_httplib.h"
+#include "support/image_files.h"
 #include "support/vit_runs.h"
 
 namespace dls::serve {
@@ -131,13 +132,11 @@ TEST(VitServer, EveryRefusalIsAOneLineJsonError) {
     EXPECT_EQ(message.find('\n'), std::string::npos);
   };
   util::Canvas grey(28, 28, util::Rgb{90, 90, 90});
-  expect_error(client.Post("/classify", "this is text, not an image", "image/png"), 400, "not a PNG image");
-  expect_error(client.Post("/classify", "", "image/png"), 400, "not a PNG image");
+  expect_error(client.Post("/classify", "this is text, not an image", "image/png"), 400, "not a PNG or JPEG image");
+  expect_error(client.Post("/classify", "", "image/png"), 400, "not a PNG or JPEG image");
   expect_error(client.Post("/classify", grey.encode_png().substr(0, 60), "image/png"), 400, "PNG");
-  expect_error(client.Post("/classify", util::Canvas(32, 32).encode_png(), "image/png"), 400,
-               "the image is 32x32 pixels; the model takes 28x28");
-  util::Canvas colour(28, 28, util::Rgb{200, 30, 30});
-  expect_error(client.Post("/classify", colour.encode_png(), "image/png"), 400, "grey");
+  const auto jpeg = test::jpeg_of(test::solid_image(40, 30, 10, 10, 10));
+  expect_error(client.Post("/classify", jpeg.substr(0, jpeg.size() / 2), "image/jpeg"), 400, "a damaged JPEG image");
   expect_error(client.Post("/classify", std::string(5000, 'x'), "image/png"), 413, "larger than 4096 bytes");
   expect_error(client.Post("/classify?top=0", grey.encode_png(), "image/png"), 400, "\"top\"");
   expect_error(client.Get("/classify"), 405, "takes POST");
@@ -145,6 +144,13 @@ TEST(VitServer, EveryRefusalIsAOneLineJsonError) {
   const auto ok = client.Post("/classify", grey.encode_png(), "image/png");  // a grey image of the right size
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);
+  // Any size, colour for a grey model, and JPEG: resized and converted as --classify does.
+  for (const auto& body :
+       {util::Canvas(32, 32).encode_png(), util::Canvas(28, 28, util::Rgb{200, 30, 30}).encode_png(), jpeg}) {
+    const auto answered = client.Post("/classify", body, "image/png");
+    ASSERT_TRUE(answered);
+    EXPECT_EQ(answered->status, 200) << answered->body;
+  }
 }
 
 }  // namespace

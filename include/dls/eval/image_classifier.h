@@ -3,7 +3,7 @@
 // as eval::Translator is for a seq2seq one.
 //
 //   auto classifier = dls::eval::ImageClassifier::load("runs/vit");  // a run or one .pt file
-//   auto pixels = dls::eval::model_pixels(dls::util::decode_png(bytes), classifier.config());
+//   auto pixels = dls::eval::model_pixels(dls::util::decode_image(bytes), classifier.config());
 //   auto result = classifier.classify(pixels);  // result.probabilities, result.attention
 #pragma once
 
@@ -16,7 +16,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/models/vit.h"
-#include "dls/util/png_image.h"
+#include "dls/util/image_file.h"
 
 namespace dls::eval {
 
@@ -34,16 +34,9 @@ struct ImageClassification {
 };
 
 // The model's input bytes (planar [C, H, W], as data::ImageSet holds them) for a decoded
-// image. Throws std::invalid_argument with one line when its size is not the model's, or
-// when a grey model (1 channel) is given a colour image; a grey image for a colour model is
-// repeated in the 3 channels.
+// image of any size: resized to the model's and, for a grey model, its luminance
+// (util::planar_pixels), as vit_train --image-folder prepares its images.
 std::vector<std::uint8_t> model_pixels(const util::RgbImage& image, const ViTConfig& model);
-// The same check on the size alone (before decoding): throws the same line.
-void check_image_size(int width, int height, const ViTConfig& model);
-// The model's input bytes for an image of any size: resized to the model's (stretched,
-// util::resize_image) and, for a grey model, its luminance (0.299 R + 0.587 G + 0.114 B), as
-// vit_train --image-folder prepares its images.
-std::vector<std::uint8_t> resized_model_pixels(const util::RgbImage& image, const ViTConfig& model);
 
 class ImageClassifier {
  public:

@@ -3,7 +3,9 @@
 // resized to what a model takes.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "dls/util/png_image.h"
 
@@ -21,5 +23,10 @@ RgbImage decode_image(const std::string& bytes);
 // the scale when shrinking, as PIL and torchvision do), rounded to bytes. The same image
 // when the size is already that.
 RgbImage resize_image(const RgbImage& image, int width, int height);
+
+// What a model takes: `image` resized to size x size, as planar bytes [channels, size, size]
+// (data::ImageSet's layout); one channel: the luminance 0.299 R + 0.587 G + 0.114 B (a grey
+// image's own value), three: R, G, B.
+std::vector<std::uint8_t> planar_pixels(const RgbImage& image, int channels, int size);
 
 }  // namespace dls::util
