@@ -1,7 +1,7 @@
 # Set-up and entry points. On a fresh Debian 12 machine (as root):
 #   make demo   installs what is missing, builds, runs the main job
 #   make test   installs what is missing, builds, runs the whole test suite
-#   make data   downloads the real corpus and DLStudio's archive into $DLS_DATA_DIR
+#   make data   downloads the real corpus, DLStudio's archive and CIFAR-10 into $DLS_DATA_DIR
 #               (default ~/.local/share/dlstudio-cpp; see data/fetch_data.sh)
 #   make format formats the C++ files as .clang-format says (make test checks it)
 BUILD_DIR ?= build

@@ -6,6 +6,7 @@
 //   vit_train --resume runs/vit                 continue the newest checkpoint of a run
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <string>
@@ -19,6 +20,7 @@
 #include "command_line.h"
 #include "cli_overrides.h"
 #include "config_file.h"
+#include "default_corpus.h"
 #include "run_flags.h"
 #include "declared_flags.h"
 #include "dls/checkpoint/vit_checkpoint.h"
@@ -74,8 +76,8 @@ int main(int argc, char** argv) {
   overrides.record("--dataset", [](const auto& s) { return s.data.dataset; });
   auto* data_dir_option =
       app.add_option("--data-dir", data_dir,
-                     "dataset folder (default for Fashion-MNIST: /usr/share/datasets/fashion-mnist/; required for "
-                     "CIFAR-10 and an image folder)")
+                     "dataset folder (default for Fashion-MNIST: /usr/share/datasets/fashion-mnist/, for CIFAR-10: "
+                     "$DLS_DATA_DIR/cifar10, which `make data` fills; required for an image folder)")
           ->group("Data");
   overrides.record("--data-dir", [](const auto& s) { return dls::apps::absolute_path(s.data.data_dir); });
   app.add_option("--image-folder", image_folder,
@@ -110,6 +112,11 @@ int main(int argc, char** argv) {
   if (!image_folder.empty()) {
     dataset = "image-folder";
     data_dir = image_folder;
+  }
+  // CIFAR-10 where `make data` puts it (data/fetch_data.sh), when --data-dir does not say.
+  const auto fetched_cifar = dls::apps::default_data_dir() / "cifar10";
+  if (dataset == "cifar10" && data_dir.empty() && invocation.resume.empty() && std::filesystem::exists(fetched_cifar)) {
+    data_dir = fetched_cifar.string();
   }
   try {
     const int threads = dls::apps::configure_invocation(invocation);

@@ -5,7 +5,11 @@
 #   dlstudio/en_es_xformer_8_90000.tar.gz  DLStudio's 90,000-pair archive (and its
 #   dlstudio/en_es_xformer_8_10000.tar.gz  10,000-pair sibling), unpacked from DLStudio's
 #                                          en_es_corpus_for_learning_with_Transformers.tar.gz
-# The two sources are fetched independently: one failing does not stop the other; a summary
+#   cifar10/cifar-10-batches-bin/*.bin     CIFAR-10's binary version (vit_train --dataset
+#                                          cifar10 --data-dir $DLS_DATA_DIR/cifar10), from
+#                                          cifar-10-binary.tar.gz, checked against the MD5 its
+#                                          page publishes before it is unpacked
+# The three sources are fetched independently: one failing does not stop the other; a summary
 # ends the run, and the exit status is non-zero when any source failed.
 # A no-op for files already there and verified. Every file is downloaded and unpacked into
 # a temporary folder inside $DLS_DATA_DIR, checked, and only then renamed into place: an
@@ -38,9 +42,13 @@
 #                      releases are there); the full address of this archive is inferred
 #                      from the documentation's relative links, not confirmed: override it
 #                      when it moves.
+#   DLS_CIFAR10_URL    CIFAR-10's binary archive (default
+#                      https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz)
+#   DLS_CIFAR10_MD5    the archive's MD5 (default: the one https://www.cs.toronto.edu/~kriz/cifar.html
+#                      publishes, c32a1d4ab5d03f1284b67883e8d87530)
 #   DLS_DATA_MANIFEST  the file of known SHA-256 sums (default: data/SHA256SUMS)
 #   DLS_ACCEPT_UNKNOWN_EDITION=1  as --accept-unknown-edition
-# Outside programs: curl, unzip, sha256sum, tar, gzip, awk, grep, find, and coreutils.
+# Outside programs: curl, unzip, sha256sum, md5sum, tar, gzip, awk, grep, find, and coreutils.
 set -euo pipefail
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -49,6 +57,8 @@ data_dir=${DLS_DATA_DIR:-$default_data_dir}
 manifest=${DLS_DATA_MANIFEST:-$script_dir/SHA256SUMS}
 spa_url=${DLS_SPA_ENG_URL:-${DLS_DATA_BASE_URL:-https://www.manythings.org/anki}/spa-eng.zip}
 xformer_url=${DLS_XFORMER_URL:-${DLS_DATA_BASE_URL:-https://engineering.purdue.edu/kak/distDLS}/en_es_corpus_for_learning_with_Transformers.tar.gz}
+cifar_url=${DLS_CIFAR10_URL:-${DLS_DATA_BASE_URL:-https://www.cs.toronto.edu/~kriz}/cifar-10-binary.tar.gz}
+cifar_md5=${DLS_CIFAR10_MD5:-c32a1d4ab5d03f1284b67883e8d87530}
 recorded="$data_dir/SHA256SUMS"  # hashes recorded here (first downloads, accepted editions)
 accept_unknown=${DLS_ACCEPT_UNKNOWN_EDITION:-0}
 # manythings.org refuses clients that do not look like a browser.
@@ -66,7 +76,7 @@ for arg in "$@"; do
 done
 [ "$accept_unknown" = 0 ] || accept_unknown=1
 
-for tool in curl sha256sum unzip tar gzip awk grep find; do
+for tool in curl sha256sum md5sum unzip tar gzip awk grep find; do
   command -v "$tool" >/dev/null || die "'$tool' is not installed (Debian: make deps installs it)"
 done
 [ -r "$manifest" ] || die "cannot read the checksum list $manifest"
@@ -204,6 +214,39 @@ fetch_xformer() {
   say "DLStudio archives: installed in $data_dir/dlstudio"
 }
 
+# CIFAR-10's binary version: five training batches and the test batch of 10,000 records of
+# 3,073 bytes (a label byte, then 32x32x3 pixels), and the class names.
+cifar_files=(cifar10/cifar-10-batches-bin/data_batch_1.bin cifar10/cifar-10-batches-bin/data_batch_2.bin
+             cifar10/cifar-10-batches-bin/data_batch_3.bin cifar10/cifar-10-batches-bin/data_batch_4.bin
+             cifar10/cifar-10-batches-bin/data_batch_5.bin cifar10/cifar-10-batches-bin/test_batch.bin
+             cifar10/cifar-10-batches-bin/batches.meta.txt)
+fetch_cifar10() {
+  local file got size
+  if all_present "${cifar_files[@]}"; then
+    say "CIFAR-10: up to date in $data_dir/cifar10"
+    return
+  fi
+  download "$cifar_url" "$work/cifar-10-binary.tar.gz"
+  got=$(md5sum "$work/cifar-10-binary.tar.gz" | cut -d' ' -f1)
+  [ "$got" = "$cifar_md5" ] ||
+    die "CIFAR-10: $cifar_url has MD5 $got, not the published $cifar_md5 (a corrupted download, or" \
+        "another file at that address); nothing of CIFAR-10 was installed"
+  say "CIFAR-10: the archive's MD5 matches the published one"
+  mkdir -p "$work/cifar10"
+  tar -xzf "$work/cifar-10-binary.tar.gz" -C "$work/cifar10" || die "$cifar_url is not a gzip'd tar archive"
+  for file in "${cifar_files[@]}"; do
+    [ -f "$work/$file" ] || die "$cifar_url holds no ${file#cifar10/}"
+    size=$(wc -c <"$work/$file")
+    case $file in
+      *.bin) [ $((size % 3073)) -eq 0 ] && [ "$size" -gt 0 ] ||
+               die "${file#cifar10/} in $cifar_url is $size bytes, not records of 3,073" ;;
+    esac
+  done
+  verify CIFAR-10 "$cifar_url" "${cifar_files[@]}"
+  install_files "${cifar_files[@]}"
+  say "CIFAR-10: installed in $data_dir/cifar10 (vit_train --dataset cifar10 --data-dir $data_dir/cifar10)"
+}
+
 mkdir -p "$data_dir" || die "cannot create $data_dir"
 trap 'exit 130' INT TERM
 
@@ -233,11 +276,12 @@ run_source() {  # name function -> $? of the source in $source_status
 run_source "spa-eng (Tatoeba/Anki corpus)" fetch_spa_eng
 [ "$source_status" -ne 0 ] || spa_ok=1
 run_source "DLStudio archives" fetch_xformer
+run_source "CIFAR-10 (binary version)" fetch_cifar10
 
 say "summary ($data_dir):"
 printf '%s\n' "${results[@]}"
 if [ $failed -gt 0 ]; then
-  say "$failed of 2 sources failed"
+  say "$failed of 3 sources failed"
   if [ $spa_ok = 1 ]; then
     say "the Tatoeba corpus, all that make demo and the programs' default need, is in place"
   fi

@@ -18,7 +18,9 @@ ImageSet load_vit_images(const ViTDataSettings& settings, Split split, const Ima
     images = read_fashion_mnist(settings.data_dir.empty() ? kFashionMnistDir : settings.data_dir, split);
   } else if (settings.dataset == "cifar10") {
     if (settings.data_dir.empty())
-      throw std::invalid_argument("CIFAR-10 needs --data-dir (the folder of data_batch_1.bin ... test_batch.bin)");
+      throw std::invalid_argument(
+          "CIFAR-10 needs --data-dir (the folder of data_batch_1.bin ... test_batch.bin), or `make data` to fetch it "
+          "into $DLS_DATA_DIR/cifar10");
     images = read_cifar10(settings.data_dir, split);
   } else {
     throw std::invalid_argument("unknown dataset '" + settings.dataset +

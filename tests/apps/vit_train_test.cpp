@@ -228,5 +228,27 @@ TEST(VitTrainApp, AnImageFolderTrainsAndItsModelClassifiesImages) {
   EXPECT_FALSE(fs::exists(empty_run));
 }
 
+// CIFAR-10 without --data-dir: the folder `make data` fills ($DLS_DATA_DIR/cifar10), else
+// one line saying how to get it.
+TEST(VitTrainApp, Cifar10IsReadWhereMakeDataPutsIt) {
+  const auto data = test::fresh_temp_dir("vit_train_app_cifar_data");
+  const auto batches = data / "cifar10" / "cifar-10-batches-bin";
+  fs::create_directories(batches);
+  for (const char* batch :
+       {"data_batch_1", "data_batch_2", "data_batch_3", "data_batch_4", "data_batch_5", "test_batch"}) {
+    test::write_bytes(batches / (std::string(batch) + ".bin"), std::string(2 * 3073, '\0'));
+  }
+  const auto run_dir = test::fresh_temp_dir("vit_train_app_cifar_run");
+  const auto found =
+      test::run_program("apps/vit_train", "--threads 1 --dataset cifar10 --dry-run --run-dir " + run_dir.string(),
+                        "vit_train_app_cifar", "", "DLS_DATA_DIR=" + data.string() + " ");
+  ASSERT_EQ(found.status, 0) << found.err;
+  const auto empty = test::fresh_temp_dir("vit_train_app_cifar_none");
+  const auto missing =
+      test::run_program("apps/vit_train", "--threads 1 --dataset cifar10 --dry-run --run-dir " + run_dir.string(),
+                        "vit_train_app_cifar_none", "", "DLS_DATA_DIR=" + empty.string() + " ");
+  expect_vit_train_error(missing, "or `make data` to fetch it into $DLS_DATA_DIR/cifar10");
+}
+
 }  // namespace
 }  // namespace dls

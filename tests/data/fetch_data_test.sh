@@ -4,7 +4,8 @@
 # hashes), the no-op second run, an unknown edition of one source while the other still
 # succeeds, accepting it (environment and flag), a known second edition, an HTTP error,
 # one source failing while the other succeeds, being offline, a file changed after
-# installation, and a DLStudio archive other than the recorded one. No run may leave a
+# installation, a DLStudio archive other than the recorded one, and CIFAR-10's archive
+# checked by its MD5 (a wrong one, a batch that is not whole records). No run may leave a
 # partial file behind.
 # Outside programs: python3 (http.server, zipfile), gzip, tar, sha256sum, and those of
 # fetch_data.sh (curl, unzip, sha256sum, tar, gzip, awk, grep, find, coreutils).
@@ -38,13 +39,31 @@ make_site() {  # folder spa_text [pickle_suffix]
   printf 'pickle 90000%s' "$suffix" | gzip -nc >"$site/tar/data/en_es_xformer_8_90000.tar.gz"
   printf 'pickle 10000%s' "$suffix" | gzip -nc >"$site/tar/data/en_es_xformer_8_10000.tar.gz"
   tar -czf "$site/en_es_corpus_for_learning_with_Transformers.tar.gz" -C "$site/tar" data
-  rm -rf "$site/zip" "$site/tar"
+  # CIFAR-10's layout, two records of 3,073 bytes per batch.
+  mkdir -p "$site/cifar/cifar-10-batches-bin"
+  for batch in data_batch_1 data_batch_2 data_batch_3 data_batch_4 data_batch_5 test_batch; do
+    head -c 6146 /dev/zero >"$site/cifar/cifar-10-batches-bin/$batch.bin"
+  done
+  printf 'airplane\nautomobile\n' >"$site/cifar/cifar-10-batches-bin/batches.meta.txt"
+  tar -czf "$site/cifar-10-binary.tar.gz" -C "$site/cifar" cifar-10-batches-bin
+  rm -rf "$site/zip" "$site/tar" "$site/cifar"
 }
 good_text=$'Go.\tVe.\nI\'m here.\tEstoy aquí.\n'
 make_site "$tmp/www/good" "$good_text"
 new_text=$'Go.\tVe.\nI\'m here.\tEstoy aqui!\n'   # one byte changed: another edition
 make_site "$tmp/www/bad" "$new_text"
 make_site "$tmp/www/newdls" "$good_text" ' (another edition)'
+cifar_md5=$(md5sum "$tmp/www/good/cifar-10-binary.tar.gz" | cut -d' ' -f1)
+for site in bad newdls; do cp "$tmp/www/good/cifar-10-binary.tar.gz" "$tmp/www/$site/"; done
+# A CIFAR-10 archive whose test batch is not whole records.
+mkdir -p "$tmp/www/badcifar/cifar-10-batches-bin"
+for batch in data_batch_1 data_batch_2 data_batch_3 data_batch_4 data_batch_5; do
+  head -c 3073 /dev/zero >"$tmp/www/badcifar/cifar-10-batches-bin/$batch.bin"
+done
+head -c 3000 /dev/zero >"$tmp/www/badcifar/cifar-10-batches-bin/test_batch.bin"
+printf 'airplane\n' >"$tmp/www/badcifar/cifar-10-batches-bin/batches.meta.txt"
+tar -czf "$tmp/www/badcifar.tar.gz" -C "$tmp/www/badcifar" cifar-10-batches-bin
+badcifar_md5=$(md5sum "$tmp/www/badcifar.tar.gz" | cut -d' ' -f1)
 mkdir -p "$tmp/www/html"
 printf '<html>Moved</html>' >"$tmp/www/html/spa-eng.zip"
 
@@ -81,9 +100,10 @@ dead_port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 args=()
 run() {
   status=0
-  env -u DLS_SPA_ENG_URL -u DLS_XFORMER_URL -u DLS_ACCEPT_UNKNOWN_EDITION \
+  env -u DLS_SPA_ENG_URL -u DLS_XFORMER_URL -u DLS_CIFAR10_URL -u DLS_ACCEPT_UNKNOWN_EDITION \
       -u http_proxy -u https_proxy -u all_proxy -u HTTP_PROXY -u HTTPS_PROXY -u ALL_PROXY \
-      DLS_DATA_DIR="$1" DLS_DATA_BASE_URL="$2" DLS_DATA_MANIFEST="$tmp/SHA256SUMS" "${@:3}" \
+      DLS_DATA_DIR="$1" DLS_DATA_BASE_URL="$2" DLS_DATA_MANIFEST="$tmp/SHA256SUMS" \
+      DLS_CIFAR10_MD5="$cifar_md5" "${@:3}" \
       bash "$fetch" "${args[@]}" >"$tmp/out" 2>&1 || status=$?
 }
 has() {  # what pattern: the output holds the (basic) regular expression
@@ -106,7 +126,11 @@ grep -q "spa-eng/spa.txt: SHA-256 verified" "$tmp/out" || fail "no verification 
 grep -q "trust on first use" "$tmp/out" || fail "unverified files not reported: $(cat "$tmp/out")"
 has "good download" "export DLS_DATA_DIR=$tmp/data"
 has "good download" "DLStudio archives: in place"
-[ "$(wc -l <"$tmp/data/SHA256SUMS")" -eq 2 ] || fail "expected 2 recorded hashes"
+has "good download" "CIFAR-10: the archive's MD5 matches the published one"
+has "good download" "CIFAR-10 (binary version): in place"
+[ "$(wc -c <"$tmp/data/cifar10/cifar-10-batches-bin/test_batch.bin")" -eq 6146 ] || fail "CIFAR-10 test batch"
+# 2 DLStudio archives and 7 CIFAR-10 files, none with a published SHA-256.
+[ "$(wc -l <"$tmp/data/SHA256SUMS")" -eq 9 ] || fail "expected 9 recorded hashes"
 (cd "$tmp/data" && sha256sum --quiet -c SHA256SUMS) || fail "recorded hashes do not match the files"
 no_partial_files "$tmp/data"
 
@@ -115,7 +139,8 @@ run "$tmp/data" "http://127.0.0.1:$dead_port"
 [ $status -eq 0 ] || fail "second run was not a no-op: $(cat "$tmp/out")"
 grep -q "spa-eng: up to date" "$tmp/out" || fail "second run: $(cat "$tmp/out")"
 grep -q "DLStudio archives: up to date" "$tmp/out" || fail "second run: $(cat "$tmp/out")"
-[ "$(wc -l <"$tmp/data/SHA256SUMS")" -eq 2 ] || fail "records duplicated"
+grep -q "CIFAR-10: up to date" "$tmp/out" || fail "second run: $(cat "$tmp/out")"
+[ "$(wc -l <"$tmp/data/SHA256SUMS")" -eq 9 ] || fail "records duplicated"
 
 # 3. An unknown edition of spa-eng (or a corrupted download): one message naming the file,
 #    its hash, the known one and what to do; nothing of spa-eng installed, while the
@@ -128,7 +153,7 @@ has "unknown edition" "add the line(s) '$new_sha  spa-eng/spa.txt' to $tmp/SHA25
 [ "$(grep -c "error:" "$tmp/out")" -eq 1 ] || fail "not one message: $(cat "$tmp/out")"
 has "summary" "spa-eng (Tatoeba/Anki corpus): FAILED"
 has "summary" "DLStudio archives: in place"
-has "summary" "1 of 2 sources failed"
+has "summary" "1 of 3 sources failed"
 [ ! -e "$tmp/data3/spa-eng" ] || fail "files installed from an unknown edition"
 [ "$(gzip -dc "$tmp/data3/dlstudio/en_es_xformer_8_90000.tar.gz")" = "pickle 90000" ] ||
   fail "the DLStudio archives were not installed beside the failing source"
@@ -159,7 +184,7 @@ run "$tmp/data3d" "$base/bad" DLS_DATA_MANIFEST="$tmp/SHA256SUMS.two"
 [ $status -eq 0 ] || fail "a known second edition was refused: $(cat "$tmp/out")"
 has "second edition" "spa-eng/spa.txt: SHA-256 verified"
 cmp -s "$tmp/data3d/spa-eng/spa.txt" <(printf '%s' "$new_text") || fail "second edition: spa.txt differs"
-[ "$(wc -l <"$tmp/data3d/SHA256SUMS")" -eq 2 ] || fail "a known edition was recorded"
+[ "$(wc -l <"$tmp/data3d/SHA256SUMS")" -eq 9 ] || fail "a known edition was recorded"
 no_partial_files "$tmp/data3d"
 
 # 4. An HTTP error page and a missing file: clear errors, nothing installed.
@@ -186,8 +211,8 @@ no_partial_files "$tmp/data4b"
 run "$tmp/data5" "http://127.0.0.1:$dead_port"
 [ $status -ne 0 ] || fail "offline run succeeded"
 grep -q "Are you offline?" "$tmp/out" || fail "offline message: $(cat "$tmp/out")"
-[ "$(grep -c "Are you offline?" "$tmp/out")" -eq 2 ] || fail "each source tried: $(cat "$tmp/out")"
-has "offline" "2 of 2 sources failed"
+[ "$(grep -c "Are you offline?" "$tmp/out")" -eq 3 ] || fail "each source tried: $(cat "$tmp/out")"
+has "offline" "3 of 3 sources failed"
 [ ! -e "$tmp/data5/spa-eng" ] || fail "files installed while offline"
 no_partial_files "$tmp/data5"
 
@@ -207,5 +232,19 @@ has "other DLStudio archive" "DLStudio archives: .* is an edition this script do
 has "other DLStudio archive" "dlstudio/en_es_xformer_8_90000.tar.gz has SHA-256 .*, known: "
 [ ! -e "$tmp/data/dlstudio/en_es_xformer_8_90000.tar.gz" ] || fail "an unknown DLStudio archive was installed"
 no_partial_files "$tmp/data"
+
+# 8. CIFAR-10: an archive whose MD5 is not the published one, and one whose batch is not whole
+#    records: one line each, nothing of CIFAR-10 installed, the other sources unaffected.
+run "$tmp/data8" "$base/good" DLS_CIFAR10_MD5=0123456789abcdef0123456789abcdef
+[ $status -ne 0 ] || fail "a CIFAR-10 archive with another MD5 was accepted"
+has "CIFAR-10 MD5" "has MD5 $cifar_md5, not the published 0123456789abcdef0123456789abcdef"
+has "CIFAR-10 MD5" "spa-eng (Tatoeba/Anki corpus): in place"
+has "CIFAR-10 MD5" "CIFAR-10 (binary version): FAILED"
+[ ! -e "$tmp/data8/cifar10" ] || fail "CIFAR-10 files installed after a wrong MD5"
+run "$tmp/data8" "$base/good" DLS_CIFAR10_URL="$base/badcifar.tar.gz" DLS_CIFAR10_MD5="$badcifar_md5"
+[ $status -ne 0 ] || fail "a CIFAR-10 batch of partial records was accepted"
+has "CIFAR-10 records" "test_batch.bin in $base/badcifar.tar.gz is 3000 bytes, not records of 3,073"
+[ ! -e "$tmp/data8/cifar10" ] || fail "CIFAR-10 files installed from a bad archive"
+no_partial_files "$tmp/data8"
 
 echo "fetch_data.sh: all checks passed"
