@@ -8,6 +8,7 @@ list(APPEND DLS_SOURCES
   layers/feed_forward.cpp
   layers/patch_embedding.cpp
   layers/pixel_attention.cpp
+  layers/rnn_attention.cpp
   layers/row_linear.cpp
   layers/self_attention.cpp
   layers/small_batched_matmul.cpp

@@ -3,6 +3,7 @@ list(APPEND DLS_SOURCES
   models/decoder.cpp
   models/decoder_session.cpp
   models/encoder.cpp
+  models/rnn_seq2seq.cpp
   models/seq2seq.cpp
   models/vit.cpp
   models/language_model.cpp

@@ -4,6 +4,7 @@ list(APPEND DLS_TEST_SOURCES
   layers/embeddings_test.cpp
   layers/patch_embedding_test.cpp
   layers/pixel_attention_test.cpp
+  layers/rnn_attention_test.cpp
   layers/row_linear_test.cpp
   layers/small_batched_matmul_test.cpp
 )

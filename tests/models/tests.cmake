@@ -4,6 +4,7 @@ list(APPEND DLS_TEST_SOURCES
   models/dlstudio_reference_test.cpp
   models/encoder_test.cpp
   models/seq2seq_overfit_test.cpp
+  models/rnn_seq2seq_test.cpp
   models/seq2seq_test.cpp
   models/vit_test.cpp
   models/language_model_test.cpp
