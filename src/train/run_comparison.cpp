@@ -79,6 +79,37 @@ std::vector<std::pair<std::string, std::string>> settings_of(const fs::path& dir
   return settings;
 }
 
+// The wall time at `step`, on the line through the logged rows' (step, wall_s) points
+// (extended past the first and last), never below 0; NaN with fewer than two points.
+double wall_at(const std::vector<std::pair<double, double>>& points, double step) {
+  if (points.size() < 2) return NAN;
+  std::size_t i = 1;
+  while (i + 1 < points.size() && points[i].first < step) ++i;
+  const auto [s0, w0] = points[i - 1];
+  const auto [s1, w1] = points[i];
+  if (s1 == s0) return w1;
+  return std::max(0.0, w0 + (step - s0) * (w1 - w0) / (s1 - s0));
+}
+
+std::vector<RunCurves::Row> binned_step_losses(const std::string& metrics_path,
+                                               const std::vector<std::vector<std::string>>& metrics_rows,
+                                               const std::vector<RunCurves::Row>& rows) {
+  std::vector<RunCurves::Row> binned;
+  if (!fs::exists(step_loss_path(metrics_path))) return binned;
+  std::vector<std::pair<double, double>> clock;  // (step, wall_s) of the logged rows, by step
+  for (const auto& row : rows) {
+    const double step = value_of(row, "step"), wall = value_of(row, "wall_s");
+    if (std::isfinite(step) && std::isfinite(wall)) clock.emplace_back(step, wall);
+  }
+  std::sort(clock.begin(), clock.end());
+  const auto curve = training_loss_curve(metrics_path, metrics_rows, 300);
+  for (std::size_t i = 0; i < curve.steps.size(); ++i) {
+    binned.push_back(
+        {"step", {{"step", curve.steps[i]}, {"loss", curve.losses[i]}, {"wall_s", wall_at(clock, curve.steps[i])}}});
+  }
+  return binned;
+}
+
 }  // namespace
 
 RunCurves read_run_curves(const std::string& run_dir) {
@@ -103,6 +134,7 @@ RunCurves read_run_curves(const std::string& run_dir) {
     }
     run.rows.push_back(std::move(row));
   }
+  run.step_losses = binned_step_losses(metrics.string(), rows, run.rows);
   run.settings = settings_of(dir, &run.settings_source);
   return run;
 }
@@ -145,7 +177,9 @@ std::vector<ComparisonPicture> comparison_pictures(const std::vector<RunCurves>&
       plot.x_label(label).y_label(metric.label);
       for (const auto& run : runs) {
         std::vector<double> x, y;
-        for (const auto& row : run.rows) {
+        // The training loss: every step's, binned, where the run kept them.
+        const auto& rows = metric.from_steps && !run.step_losses.empty() ? run.step_losses : run.rows;
+        for (const auto& row : rows) {
           if (!reads(metric, row)) continue;
           x.push_back(value_of(row, column));
           y.push_back(value_of(row, metric.column));

@@ -50,6 +50,35 @@ TEST(RunComparison, ReadsEachRunsRows) {
   EXPECT_NE(runs[1].settings_source.find("checkpoint_epoch_0002.pt"), std::string::npos) << runs[1].settings_source;
 }
 
+// The training loss of every step (loss_steps.csv, binned), its wall time on the line
+// through the logged rows' times: more points than the step rows give.
+TEST(RunComparison, TheTrainingLossIsEveryStepsWithItsWallTime) {
+  const auto runs = both();
+  const auto& run = runs[1];
+  std::size_t step_rows = 0;
+  std::vector<std::pair<double, double>> logged;  // (step, wall_s)
+  for (const auto& row : run.rows) {
+    step_rows += row.kind == "step" ? 1 : 0;
+    if (row.kind != "step") continue;
+    logged.emplace_back(row.values.at("step"), row.values.at("wall_s"));
+  }
+  ASSERT_GT(run.step_losses.size(), step_rows);
+  double last_step = 0, last_wall = 0;
+  for (const auto& row : run.step_losses) {
+    const double step = row.values.at("step"), wall = row.values.at("wall_s");
+    EXPECT_GT(step, last_step);
+    EXPECT_GE(wall, last_wall);
+    EXPECT_TRUE(std::isfinite(row.values.at("loss")));
+    last_step = step;
+    last_wall = wall;
+  }
+  // At a logged step, the interpolated wall time is that row's.
+  ASSERT_GE(logged.size(), 2u);
+  for (const auto& row : run.step_losses) {
+    if (row.values.at("step") == logged[1].first) EXPECT_NEAR(row.values.at("wall_s"), logged[1].second, 1e-9);
+  }
+}
+
 TEST(RunComparison, DrawsEachMetricAgainstEpochStepAndWallTime) {
   const auto runs = both();
   const auto pictures = train::comparison_pictures(runs);

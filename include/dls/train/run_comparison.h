@@ -26,6 +26,10 @@ struct RunCurves {
     std::map<std::string, double> values;  // epoch, step, wall_s, loss, val_loss, val_bleu, ...
   };
   std::vector<Row> rows;
+  // The training loss of every step (loss_steps.csv), binned to at most 300 points, each with
+  // its step, loss and wall_s (interpolated between the logged rows' wall times); empty for a
+  // run without that file, whose "step" rows then draw the curve.
+  std::vector<Row> step_losses;
   // The run's settings, by name: config.toml's flags, else the newest checkpoint's keys
   // (but its progress, state and split: where the run stood, not how it was set up).
   std::vector<std::pair<std::string, std::string>> settings;
