@@ -289,6 +289,8 @@ int main(int argc, char** argv) {
     const auto one_model = average > 0 ? files.back() : path;
     if (sample && kind != "seq2seq")
       throw std::runtime_error("--sample: " + files.back() + " is not a translation model's checkpoint");
+    if (!classify.images.empty() && kind != "vit")
+      throw std::runtime_error("--classify: " + files.back() + " is not a ViT checkpoint (vit_train's)");
     if (kind == "lm") {
       if (!lm.prompts.empty()) files = {dls::checkpoint::best_or_latest_checkpoint(one_model)};
       lm.test_file = seq2seq.test_file;
@@ -305,8 +307,6 @@ int main(int argc, char** argv) {
     if (!lm.prompts.empty())
       throw std::runtime_error("--generate: " + files.back() + " is not a language model's checkpoint");
 
-    if (!classify.images.empty() && kind != "vit")
-      throw std::runtime_error("--classify: " + files.back() + " is not a ViT checkpoint (vit_train's)");
     if (kind == "vit" && !classify.images.empty()) {
       classify.json = json;
       classify.device = device;

@@ -195,6 +195,9 @@ TEST(CheckpointEvalApp, BadInputIsAOneLineError) {
   const auto moved = run_checkpoint_eval(real + " --data " + (dir / "missing.tsv").string(), "moved");
   test::expect_one_line_error(moved, "missing.tsv");
   test::expect_one_line_error(run_checkpoint_eval(real + " --attention-maps " + dir.string(), "maps"), "--translate");
+  // --classify is for image classifiers.
+  test::expect_one_line_error(run_checkpoint_eval(real + " --classify photo.jpg", "classify"),
+                              "--classify: " + real + " is not a ViT checkpoint");
 }
 
 TEST(CheckpointEvalApp, ACorruptCheckpointAmongGoodOnesIsSkipped) {

@@ -192,7 +192,7 @@ std::set<std::string> joined(std::initializer_list<std::set<std::string>> parts)
 TEST(DeclaredSettings, EachTaskWritesTheKeysItsCheckpointsHaveAlwaysHad) {
   const auto optimizer = {"kind", "beta1", "beta2", "eps", "weight_decay", "clip_grad_norm"};
   const auto selection = {"best_metric", "patience", "ema_decay"};
-  const auto run = {"device", "precision", "checkpoint_every", "keep_last", "log_every"};
+  const auto run = {"device", "precision", "checkpoint_every", "keep_last", "log_every", "tensorboard"};
   EXPECT_EQ(keys_of(settings::Seq2SeqTrainSettings{}.to_settings(), "model."),
             joined({prefixed("training.", {"data_path",      "train_src",     "train_tgt",        "valid_src",
                                            "valid_tgt",      "test_src",      "test_tgt",         "src_column",
@@ -218,7 +218,8 @@ TEST(DeclaredSettings, EachTaskWritesTheKeysItsCheckpointsHaveAlwaysHad) {
   vit_train.insert("train.warmup_epochs");
   EXPECT_EQ(
       keys_of(settings::ViTTrainSettings{}.to_settings(), "model."),
-      joined({prefixed("data.", {"dataset", "data_dir", "train_subset", "test_subset", "validation_fraction",
+      joined({prefixed("data.", {"dataset", "data_dir", "image_size", "channels", "train_subset", "test_subset",
+                                 "validation_fraction",
                                  "split_seed", "normalization", "augment_pad", "augment_flip", "augment_erase"}),
               vit_train, prefixed("optimizer.", optimizer), prefixed("selection.", selection), prefixed("run.", run)}));
 }

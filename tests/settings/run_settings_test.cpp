@@ -19,6 +19,7 @@ RunSettings unusual_run() {
   run.checkpoint_every = 7;
   run.keep_last = 2;
   run.log_every = 13;
+  run.tensorboard = true;
   run.max_iters = 99;
   run.time_limit_s = 60;
   run.resume = "/somewhere/run";
@@ -32,7 +33,8 @@ TEST(RunSettings, SavesWhatAResumeKeepsAndNothingOfTheInvocation) {
   const auto saved = unusual_run().to_settings();
   std::vector<std::string> keys;
   for (const auto& [key, value] : saved.entries()) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"device", "precision", "checkpoint_every", "keep_last", "log_every"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"device", "precision", "checkpoint_every", "keep_last", "log_every",
+                                            "tensorboard"}));
   const RunSettings defaults;
   const auto read = RunSettings::from_settings(saved, defaults);
   EXPECT_EQ(read.device, "auto");
@@ -40,6 +42,7 @@ TEST(RunSettings, SavesWhatAResumeKeepsAndNothingOfTheInvocation) {
   EXPECT_EQ(read.checkpoint_every, 7);
   EXPECT_EQ(read.keep_last, 2);
   EXPECT_EQ(read.log_every, 13);
+  EXPECT_TRUE(read.tensorboard);
   EXPECT_EQ(read.max_iters, 0);
   EXPECT_TRUE(read.run_dir.empty());
 }
