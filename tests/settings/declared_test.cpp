@@ -219,8 +219,8 @@ TEST(DeclaredSettings, EachTaskWritesTheKeysItsCheckpointsHaveAlwaysHad) {
   EXPECT_EQ(
       keys_of(settings::ViTTrainSettings{}.to_settings(), "model."),
       joined({prefixed("data.", {"dataset", "data_dir", "image_size", "channels", "train_subset", "test_subset",
-                                 "validation_fraction",
-                                 "split_seed", "normalization", "augment_pad", "augment_flip", "augment_erase"}),
+                                 "validation_fraction", "split_seed", "normalization", "augment_pad", "augment_flip",
+                                 "augment_erase"}),
               vit_train, prefixed("optimizer.", optimizer), prefixed("selection.", selection), prefixed("run.", run)}));
 }
 
