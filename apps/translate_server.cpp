@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
       "(seq2seq_train's --src-lang, --tgt-lang, --reverse; GET /model names the languages):\n"
       "POST /translate, POST /attention, GET /health, GET /model, and the page at GET /\n"
       "(docs/serving.md). Requests of several clients are decoded together. A ViT checkpoint\n"
-      "is served too: POST /classify (a PNG's bytes).\n"
+      "is served too: POST /classify (a PNG's or JPEG's bytes).\n"
       "Prints 'listening on http://HOST:PORT' when ready; SIGTERM or SIGINT\n"
       "stops it after the requests in flight are answered.\n"};
   app.footer("Exit status: 0 stopped by SIGTERM/SIGINT, 1 error (one line on stderr).");
@@ -116,6 +116,12 @@ int main(int argc, char** argv) {
   app.add_option("--max-beam", limits.max_beam, "the largest \"beam\" accepted; more: 400")
       ->capture_default_str()
       ->check(dls::apps::in_range(1, 64))
+      ->group(limit);
+  app.add_option("--max-image-pixels", limits.max_image_pixels,
+                 "width x height an image sent to /classify may claim (read from its header before decoding); "
+                 "more: 413")
+      ->capture_default_str()
+      ->check(dls::apps::in_range(1LL, 1LL << 30))
       ->group(limit);
   app.add_option("--queue", batching.max_queued, "requests waiting for the model at most; more: 503 with Retry-After")
       ->capture_default_str()

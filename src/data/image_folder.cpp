@@ -108,7 +108,9 @@ ImageSet read_image_folder(const ImageFolderListing& listing, Split split, int c
     const auto path = (fs::path(listing.dir) / files[i].path).string();
     std::vector<std::uint8_t> pixels;
     try {
-      pixels = util::planar_pixels(util::decode_image(util::read_file(path)), channels, size);
+      util::ImageDecoding decoding;  // as eval::model_pixels decodes an image to classify
+      decoding.min_side = size;
+      pixels = util::planar_pixels(util::decode_image(util::read_file(path), decoding), channels, size);
     } catch (const std::exception& e) {
       throw std::runtime_error(path + ": " + e.what());
     }

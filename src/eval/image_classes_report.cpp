@@ -27,10 +27,14 @@ struct ClassifiedImage {
 }  // namespace
 
 void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRequest& request, std::ostream& out) {
-  std::vector<util::RgbImage> images;
+  // Every file is read and its header checked before the model loads; each is decoded at
+  // the size the model needs (model_pixels), after it loads.
+  std::vector<std::string> files;
+  std::vector<util::PngSize> sizes;
   for (const auto& file : request.images) {
     try {
-      images.push_back(util::decode_image(util::read_file(file)));
+      files.push_back(util::read_file(file));
+      sizes.push_back(util::read_image_size(files.back()));
     } catch (const std::exception& e) {
       throw std::runtime_error(file + ": " + e.what());
     }
@@ -39,9 +43,15 @@ void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRe
   const auto& names = classifier.class_names();
   const auto top = std::min<std::size_t>(static_cast<std::size_t>(request.top), names.size());
   std::vector<ClassifiedImage> results;
-  for (std::size_t i = 0; i < images.size(); ++i) {
-    const auto classified = classifier.classify(model_pixels(images[i], classifier.config()));
-    ClassifiedImage r{request.images[i], images[i].width, images[i].height, {}, classified.probabilities};
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    std::vector<std::uint8_t> pixels;
+    try {
+      pixels = model_pixels(files[i], classifier.config());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(request.images[i] + ": " + e.what());
+    }
+    const auto classified = classifier.classify(pixels);
+    ClassifiedImage r{request.images[i], sizes[i].width, sizes[i].height, {}, classified.probabilities};
     std::vector<std::size_t> order(names.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),

@@ -46,8 +46,12 @@ std::vector<double> rollout_of(const std::vector<torch::Tensor>& weights) {
 
 }  // namespace
 
-std::vector<std::uint8_t> model_pixels(const util::RgbImage& image, const ViTConfig& model) {
-  return util::planar_pixels(image, model.channels(), model.image_size());
+std::vector<std::uint8_t> model_pixels(const std::string& image_file_bytes, const ViTConfig& model,
+                                       long long max_pixels) {
+  util::ImageDecoding decoding;
+  decoding.max_pixels = max_pixels;
+  decoding.min_side = model.image_size();
+  return util::planar_pixels(util::decode_image(image_file_bytes, decoding), model.channels(), model.image_size());
 }
 
 ImageClassifier ImageClassifier::load(const std::string& checkpoint_or_run, const std::string& device,

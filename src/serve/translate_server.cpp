@@ -113,22 +113,32 @@ struct TranslateServer::Impl {
     return json_response(200, attention_answer(traced.first, traced.second, call.beam));
   }
 
-  // The body is a PNG's or JPEG's bytes (no multipart form), of any size: resized to the
-  // model's as checkpoint_eval --classify and vit_train --image-folder do. Its size is read
-  // from the header before it is decoded, so a small file claiming a huge image costs nothing.
+  // The body is a PNG's or JPEG's bytes (no multipart form), of any size up to
+  // --max-image-pixels: resized to the model's as checkpoint_eval --classify and vit_train
+  // --image-folder do. Its size is read from the header before anything is decoded (a small
+  // file may claim a huge image: 413), a JPEG is decoded near the model's size, and images
+  // are decoded on the model's worker one at a time, so that many uploads at once cannot
+  // hold many decoded images in memory.
   HttpResponse classify(const HttpRequest& req) {
     const auto start = Clock::now();
     const int top_k = parse_top_k(req.query_value("top"), static_cast<int>(classifier->class_names().size()));
-    std::vector<std::uint8_t> pixels;
-    try {
-      pixels = eval::model_pixels(util::decode_image(req.body), classifier->config());
-    } catch (const std::invalid_argument& e) {
-      throw ApiError(400, e.what());
-    }
-    const double decode_ms = ms_since(start);
-    const auto result = batcher.run_alone<eval::ImageClassification>(
-        [this, pixels] { return classifier->classify(pixels); }, timeout());
-    return json_response(200, classify_answer(result, *classifier, top_k, decode_ms, ms_since(start)));
+    using Classified = std::pair<eval::ImageClassification, double>;  // and the decoding's milliseconds
+    const auto done = batcher.run_alone<Classified>(
+        [this, body = req.body] {  // a copy: a request that timed out is gone while this may still run
+          const auto decode_start = Clock::now();
+          std::vector<std::uint8_t> pixels;
+          try {
+            pixels = eval::model_pixels(body, classifier->config(), settings.limits.max_image_pixels);
+          } catch (const util::ImageTooLarge& e) {
+            throw ApiError(413, std::string(e.what()) + " (--max-image-pixels)");
+          } catch (const std::invalid_argument& e) {
+            throw ApiError(400, e.what());
+          }
+          const double decode_ms = ms_since(decode_start);
+          return Classified{classifier->classify(pixels), decode_ms};
+        },
+        timeout());
+    return json_response(200, classify_answer(done.first, *classifier, top_k, done.second, ms_since(start)));
   }
 
   HttpResponse page(const HttpRequest& req) const {

@@ -42,10 +42,23 @@ void jpeg_warning(j_common_ptr info, int level) {
 struct JpegDecode {
   jpeg_decompress_struct info{};
   JpegErrors errors{};
-  RgbImage image;
-  std::vector<unsigned char> row;
-  std::string failure;
+  ImageDecoding decoding;
+  bool header_only = false;
+  bool too_large = false;
+  RgbImage image;  // header_only: its width and height only
 };
+
+// The scale k/8 (k = 1..8) whose output keeps both sides >= min_side; libjpeg rounds up.
+unsigned int scale_eighths(unsigned int width, unsigned int height, int min_side) {
+  if (min_side <= 0) return 8;
+  const auto side = static_cast<unsigned long long>(min_side);
+  for (unsigned int k = 1; k < 8; ++k) {
+    if ((width * static_cast<unsigned long long>(k) + 7) / 8 >= side &&
+        (height * static_cast<unsigned long long>(k) + 7) / 8 >= side)
+      return k;
+  }
+  return 8;
+}
 
 // C-style on purpose: no object with a destructor lives in a frame longjmp crosses.
 bool run_jpeg_decode(JpegDecode& d, const std::string& bytes) {
@@ -59,13 +72,22 @@ bool run_jpeg_decode(JpegDecode& d, const std::string& bytes) {
   jpeg_create_decompress(&d.info);
   jpeg_mem_src(&d.info, reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&d.info, TRUE);
-  if (static_cast<long long>(d.info.image_width) * d.info.image_height > kMaxImagePixels) {
+  d.image.width = static_cast<int>(d.info.image_width);
+  d.image.height = static_cast<int>(d.info.image_height);
+  if (d.header_only) {
+    jpeg_destroy_decompress(&d.info);
+    return true;
+  }
+  if (static_cast<long long>(d.info.image_width) * d.info.image_height > d.decoding.max_pixels) {
     std::snprintf(d.errors.message, sizeof d.errors.message, "a JPEG image of %ux%u pixels, larger than %lld",
-                  d.info.image_width, d.info.image_height, kMaxImagePixels);
+                  d.info.image_width, d.info.image_height, d.decoding.max_pixels);
+    d.too_large = true;
     jpeg_destroy_decompress(&d.info);
     return false;
   }
   d.info.out_color_space = JCS_RGB;  // grey and CMYK/YCCK converted by libjpeg
+  d.info.scale_num = scale_eighths(d.info.image_width, d.info.image_height, d.decoding.min_side);
+  d.info.scale_denom = 8;
   jpeg_start_decompress(&d.info);
   d.image.width = static_cast<int>(d.info.output_width);
   d.image.height = static_cast<int>(d.info.output_height);
@@ -79,11 +101,13 @@ bool run_jpeg_decode(JpegDecode& d, const std::string& bytes) {
   return true;
 }
 
-RgbImage decode_jpeg(const std::string& bytes) {
+RgbImage decode_jpeg(const std::string& bytes, const ImageDecoding& decoding, bool header_only) {
   auto decode = std::make_unique<JpegDecode>();
+  decode->decoding = decoding;
+  decode->header_only = header_only;
   if (!run_jpeg_decode(*decode, bytes)) {
     const std::string message = decode->errors.message;
-    if (message.rfind("a JPEG image of", 0) == 0) throw std::invalid_argument(message);
+    if (decode->too_large) throw ImageTooLarge(message);
     throw std::invalid_argument("a damaged JPEG image (" + message + ")");
   }
   return std::move(decode->image);
@@ -121,17 +145,24 @@ Taps filter_taps(int in_size, int out_size) {
 
 }  // namespace
 
-RgbImage decode_image(const std::string& bytes) {
-  if (is_jpeg(bytes)) return decode_jpeg(bytes);
-  PngSize size;
+PngSize read_image_size(const std::string& bytes) {
+  if (is_jpeg(bytes)) {
+    const auto header = decode_jpeg(bytes, {}, true);
+    return {header.width, header.height};
+  }
   try {
-    size = read_png_size(bytes);
+    return read_png_size(bytes);
   } catch (const std::invalid_argument&) {
     throw std::invalid_argument("not a PNG or JPEG image");
   }
-  if (static_cast<long long>(size.width) * size.height > kMaxImagePixels) {
-    throw std::invalid_argument("a PNG image of " + std::to_string(size.width) + "x" + std::to_string(size.height) +
-                                " pixels, larger than " + std::to_string(kMaxImagePixels));
+}
+
+RgbImage decode_image(const std::string& bytes, const ImageDecoding& decoding) {
+  if (is_jpeg(bytes)) return decode_jpeg(bytes, decoding, false);
+  const auto size = read_image_size(bytes);
+  if (static_cast<long long>(size.width) * size.height > decoding.max_pixels) {
+    throw ImageTooLarge("a PNG image of " + std::to_string(size.width) + "x" + std::to_string(size.height) +
+                        " pixels, larger than " + std::to_string(decoding.max_pixels));
   }
   return decode_png(bytes);
 }

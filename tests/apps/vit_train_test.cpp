@@ -179,8 +179,9 @@ TEST(VitTrainApp, AnImageFolderTrainsAndItsModelClassifiesImages) {
   EXPECT_NE(run.out.find("\"val_accuracy\":1"), std::string::npos) << "red against blue is learned\n" << run.out;
   EXPECT_NE(run.out.find("\"test_accuracy\":null"), std::string::npos) << "no test/ folder\n" << run.out;
   const auto config = util::read_file((run_dir / "config.toml").string());
-  for (const std::string key : std::vector<std::string>{"\ndataset=\"image-folder\"\n", "\nimage-size=16\n",
-                                                        "\nchannels=3\n", "\ndata-dir=\"" + images.string() + "\"\n"}) {
+  for (const std::string& key :
+       std::vector<std::string>{"\ndataset=\"image-folder\"\n", "\nimage-size=16\n", "\nchannels=3\n",
+                                "\ndata-dir=\"" + images.string() + "\"\n"}) {
     EXPECT_NE(config.find(key), std::string::npos) << key << "\n" << config;
   }
 

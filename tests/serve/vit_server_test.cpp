@@ -138,6 +138,12 @@ TEST(VitServer, EveryRefusalIsAOneLineJsonError) {
   const auto jpeg = test::jpeg_of(test::solid_image(40, 30, 10, 10, 10));
   expect_error(client.Post("/classify", jpeg.substr(0, jpeg.size() / 2), "image/jpeg"), 400, "a damaged JPEG image");
   expect_error(client.Post("/classify", std::string(5000, 'x'), "image/png"), 413, "larger than 4096 bytes");
+  // A small file claiming a huge image: refused from its header, nothing allocated for it.
+  expect_error(client.Post("/classify", test::claiming_size(jpeg, 8000, 8000), "image/jpeg"), 413,
+               "a JPEG image of 8000x8000 pixels, larger than 16777216 (--max-image-pixels)");
+  // Within the limit but with its data missing: decoded near the model's size, found damaged.
+  expect_error(client.Post("/classify", test::claiming_size(jpeg, 4000, 4000), "image/jpeg"), 400,
+               "a damaged JPEG image");
   expect_error(client.Post("/classify?top=0", grey.encode_png(), "image/png"), 400, "\"top\"");
   expect_error(client.Get("/classify"), 405, "takes POST");
   expect_error(client.Post("/translate", R"({"sentences": ["a"]})", "application/json"), 404, "not found");
@@ -151,6 +157,21 @@ TEST(VitServer, EveryRefusalIsAOneLineJsonError) {
     ASSERT_TRUE(answered);
     EXPECT_EQ(answered->status, 200) << answered->body;
   }
+}
+
+TEST(VitServer, TheImageSizeLimitIsTheServersSetting) {
+  auto classifier = eval::ImageClassifier::load(vit_run().string());
+  ServeSettings settings;
+  settings.limits.max_image_pixels = 40 * 30 - 1;
+  Serving serving(classifier, settings);
+  httplib::Client client("127.0.0.1", serving.port);
+  const auto refused = client.Post("/classify", test::jpeg_of(test::solid_image(40, 30, 10, 10, 10)), "image/jpeg");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 413);
+  EXPECT_NE(refused->body.find("a JPEG image of 40x30 pixels, larger than 1199"), std::string::npos) << refused->body;
+  const auto taken = client.Post("/classify", test::jpeg_of(test::solid_image(39, 30, 10, 10, 10)), "image/jpeg");
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->status, 200) << taken->body;
 }
 
 }  // namespace

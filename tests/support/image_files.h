@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,17 @@ inline std::string jpeg_of(const util::RgbImage& image, int quality = 95, bool g
   std::string bytes(reinterpret_cast<char*>(buffer), size);
   std::free(buffer);
   return bytes;
+}
+
+// `jpeg` with its frame header (SOF0) claiming width x height: a small file that says it is a
+// huge image, as an attacker would send it. Its data ends long before such an image would.
+inline std::string claiming_size(std::string jpeg, int width, int height) {
+  const auto sof = jpeg.find("\xFF\xC0");
+  if (sof == std::string::npos || sof + 9 > jpeg.size()) throw std::invalid_argument("no baseline frame header");
+  // FF C0, length (2 bytes), precision (1), height (2, big-endian), width (2)
+  jpeg[sof + 5] = static_cast<char>(height >> 8), jpeg[sof + 6] = static_cast<char>(height & 0xFF);
+  jpeg[sof + 7] = static_cast<char>(width >> 8), jpeg[sof + 8] = static_cast<char>(width & 0xFF);
+  return jpeg;
 }
 
 // DIR/CLASS/NAME files: `files` maps "CLASS/NAME" (or "train/CLASS/NAME") to the bytes.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -43,21 +44,66 @@ TEST(ImageFile, DamagedOrForeignBytesAreOneLine) {
   const auto jpeg = test::jpeg_of(test::solid_image(32, 32, 10, 200, 10));
   expect_invalid(jpeg.substr(0, jpeg.size() / 2), "a damaged JPEG image");
   // A header claiming 60000 x 60000 pixels: refused before anything is decoded.
-  auto huge = jpeg;
-  const auto sof = huge.find("\xFF\xC0");
-  ASSERT_NE(sof, std::string::npos);
-  for (const std::size_t at : {sof + 5, sof + 7}) {
-    huge[at] = static_cast<char>(0xEA);
-    huge[at + 1] = static_cast<char>(0x60);
+  const auto huge = test::claiming_size(jpeg, 60000, 60000);
+  EXPECT_THROW(decode_image(huge), ImageTooLarge);
+  expect_invalid(huge, "a JPEG image of 60000x60000 pixels, larger than 67108864");
+  EXPECT_EQ(read_image_size(huge).width, 60000);  // the header alone is read
+  // A caller's own limit, for PNG and JPEG alike.
+  ImageDecoding small;
+  small.max_pixels = 32 * 32 - 1;
+  EXPECT_THROW(decode_image(jpeg, small), ImageTooLarge);
+  EXPECT_THROW(decode_image(test::png_of(test::solid_image(32, 32, 1, 2, 3)), small), ImageTooLarge);
+  small.max_pixels = 32 * 32;
+  EXPECT_EQ(decode_image(jpeg, small).width, 32);
+}
+
+// A smooth picture (colour ramps), as photos mostly are between their edges.
+RgbImage ramps(int width, int height) {
+  RgbImage image;
+  image.width = width;
+  image.height = height;
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      image.rgb.push_back(static_cast<std::uint8_t>(255 * x / width));
+      image.rgb.push_back(static_cast<std::uint8_t>(255 * y / height));
+      image.rgb.push_back(static_cast<std::uint8_t>(128 + 100 * (x > width / 2) - 60 * (y > height / 2)));
+    }
   }
-  expect_invalid(huge, "larger than");
+  return image;
+}
+
+TEST(ImageFile, AJpegIsDecodedNoLargerThanAskedAndLooksTheSameResized) {
+  const auto jpeg = test::jpeg_of(ramps(200, 120), 95);
+  EXPECT_EQ(read_image_size(jpeg).width, 200);
+  EXPECT_EQ(read_image_size(jpeg).height, 120);
+  const auto full = decode_image(jpeg);
+  EXPECT_EQ(full.width, 200);
+  ImageDecoding near32;
+  near32.min_side = 32;
+  const auto reduced = decode_image(jpeg, near32);
+  // The smallest k/8 keeping both sides >= 32: 3/8 (120 * 2/8 = 30 is too short).
+  EXPECT_EQ(reduced.width, 75);
+  EXPECT_EQ(reduced.height, 45);
+  near32.min_side = 200;  // larger than the image: full size, never enlarged by libjpeg
+  EXPECT_EQ(decode_image(jpeg, near32).height, 120);
+  // What the model sees differs from the full decode by rounding, not by content.
+  const auto a = planar_pixels(full, 3, 32), b = planar_pixels(reduced, 3, 32);
+  ASSERT_EQ(a.size(), b.size());
+  int worst = 0;
+  double total = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    worst = std::max(worst, std::abs(a[i] - b[i]));
+    total += std::abs(a[i] - b[i]);
+  }
+  EXPECT_LE(total / a.size(), 1.5);
+  EXPECT_LE(worst, 24);  // at the ramps' sharp steps
 }
 
 TEST(ImageFile, ResizingKeepsFlatImagesFlatAndCornersInPlace) {
   const auto flat = test::solid_image(40, 40, 77, 77, 77);
   auto uniform = flat;
   for (auto& v : uniform.rgb) v = 77;
-  for (const auto [w, h] : {std::pair{7, 5}, std::pair{40, 40}, std::pair{97, 33}}) {
+  for (const auto& [w, h] : {std::pair{7, 5}, std::pair{40, 40}, std::pair{97, 33}}) {
     const auto out = resize_image(uniform, w, h);
     ASSERT_EQ(out.width, w);
     ASSERT_EQ(out.height, h);

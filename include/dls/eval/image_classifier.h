@@ -3,7 +3,7 @@
 // as eval::Translator is for a seq2seq one.
 //
 //   auto classifier = dls::eval::ImageClassifier::load("runs/vit");  // a run or one .pt file
-//   auto pixels = dls::eval::model_pixels(dls::util::decode_image(bytes), classifier.config());
+//   auto pixels = dls::eval::model_pixels(file_bytes, classifier.config());  // a PNG or JPEG
 //   auto result = classifier.classify(pixels);  // result.probabilities, result.attention
 #pragma once
 
@@ -33,10 +33,13 @@ struct ImageClassification {
   double model_ms = 0;  // the forward pass
 };
 
-// The model's input bytes (planar [C, H, W], as data::ImageSet holds them) for a decoded
-// image of any size: resized to the model's and, for a grey model, its luminance
-// (util::planar_pixels), as vit_train --image-folder prepares its images.
-std::vector<std::uint8_t> model_pixels(const util::RgbImage& image, const ViTConfig& model);
+// The model's input bytes (planar [C, H, W], as data::ImageSet holds them) for a PNG's or
+// JPEG's bytes of any size: decoded no larger than the model needs (util::ImageDecoding),
+// resized to the model's size and, for a grey model, its luminance (util::planar_pixels), as
+// vit_train --image-folder prepares its images. Throws util::ImageTooLarge when the header
+// claims more than max_pixels, std::invalid_argument when the bytes are not such an image.
+std::vector<std::uint8_t> model_pixels(const std::string& image_file_bytes, const ViTConfig& model,
+                                       long long max_pixels = util::kMaxImagePixels);
 
 class ImageClassifier {
  public:

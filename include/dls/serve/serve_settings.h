@@ -20,10 +20,11 @@ struct BatchingSettings {
 };
 
 struct ServeLimits {
-  std::size_t max_sentences = 64;         // sentences in one /translate request; more: 400
-  std::size_t max_sentence_chars = 2000;  // bytes of one sentence; more: 400
-  int max_beam = 16;                      // "beam" above this: 400
-  double request_timeout_s = 30;          // a request not answered by then: 504
+  std::size_t max_sentences = 64;              // sentences in one /translate request; more: 400
+  std::size_t max_sentence_chars = 2000;       // bytes of one sentence; more: 400
+  int max_beam = 16;                           // "beam" above this: 400
+  double request_timeout_s = 30;               // a request not answered by then: 504
+  long long max_image_pixels = 4096LL * 4096;  // width x height an uploaded image's header may claim; more: 413
 };
 
 struct ServeSettings {

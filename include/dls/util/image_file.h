@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,10 +15,32 @@ namespace dls::util {
 // Larger images are refused before they are decoded: a small file may claim a huge size.
 inline constexpr long long kMaxImagePixels = 64LL * 1024 * 1024;
 
+// How much of an image is decoded.
+struct ImageDecoding {
+  // Width x height as the file's header claims it; a larger image is refused (ImageTooLarge)
+  // before anything is allocated for it.
+  long long max_pixels = kMaxImagePixels;
+  // > 0: a JPEG is decoded at the smallest of libjpeg's scales 1/8, 2/8, ..., 8/8 that keeps
+  // both sides at least this long (its inverse DCT does the first shrink, as PIL's draft mode
+  // does; resize_image the rest), so a photo for a 32-pixel model costs 1/64 of its pixels.
+  // 0: full size. PNGs are always decoded at full size.
+  int min_side = 0;
+};
+
+// An image whose header claims more than ImageDecoding::max_pixels.
+struct ImageTooLarge : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// Width and height as a PNG's or JPEG's header gives them, nothing decoded. Throws
+// std::invalid_argument as decode_image does.
+PngSize read_image_size(const std::string& bytes);
+
 // The pixels of a PNG or JPEG file's bytes, RGB interleaved (grey JPEGs come back with
 // r = g = b). Throws std::invalid_argument with one line ("not a PNG or JPEG image", "a
-// damaged JPEG image (Premature end of JPEG file)", "... larger than ... pixels").
-RgbImage decode_image(const std::string& bytes);
+// damaged JPEG image (Premature end of JPEG file)"), ImageTooLarge ("a JPEG image of
+// 8000x8000 pixels, larger than ...").
+RgbImage decode_image(const std::string& bytes, const ImageDecoding& decoding = {});
 
 // `image` resized to width x height: bilinear with antialiasing (a triangle filter as wide as
 // the scale when shrinking, as PIL and torchvision do), rounded to bytes. The same image
