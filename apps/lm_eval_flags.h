@@ -12,7 +12,7 @@
 
 namespace dls::apps {
 
-// --generate, --temperature, --top-k, --top-p, --count into `request` (group "Language-model
+// --generate, --temperature, --top-k, --top-p, --tokens, --count into `request` (group "Language-model
 // checkpoints"); checkpoint_eval refuses the sampling flags without --generate or --sample.
 inline void add_lm_eval_flags(CLI::App& app, eval::LmEvalRequest& request) {
   const std::string group = "Language-model checkpoints";
@@ -35,6 +35,13 @@ inline void add_lm_eval_flags(CLI::App& app, eval::LmEvalRequest& request) {
                  "all)")
       ->capture_default_str()
       ->check(in_range(1e-9, 1))
+      ->group(group);
+  app.add_option("--tokens", request.tokens,
+                 "--generate on a running-text run (--block-size): tokens (characters, words or pieces) to generate; "
+                 "past the model's block it reads the latest block")
+      ->capture_default_str()
+      ->check(in_range(1, 1000000))
+      ->needs(app.get_option("--generate"))
       ->group(group);
   app.add_option("--count", request.samples, "--generate: texts per prompt (sample i draws with --seed + i)")
       ->capture_default_str()

@@ -4,6 +4,8 @@
 //   lm_train --data sentences.txt                 one sentence per line, Spanish normalisation
 //   lm_train --data spa.txt --side en             the English side of a TSV corpus
 //   lm_train --tokenizer sentencepiece            subword units (SentencePiece, kept in the checkpoint)
+//   lm_train --data book.txt --block-size 256 --tokenizer char
+//                                                 running text in context windows, characters as tokens
 //   lm_train --resume runs/lm                     continue the newest checkpoint of a run
 //   checkpoint_eval runs/lm --generate "yo"       perplexity table, then text
 #include <cstdio>
@@ -73,8 +75,9 @@ int main(int argc, char** argv) {
   dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
   CLI::App app{
       "Train a decoder-only (GPT-style) language model: DLStudio's MasterDecoderWithMasking without\n"
-      "cross-attention, on next-token prediction over sentences. A preset gives every setting; each\n"
-      "flag below overrides one."};
+      "cross-attention, on next-token prediction over sentences, or over running text in context\n"
+      "windows (--block-size; characters as tokens with --tokenizer char). A preset gives every\n"
+      "setting; each flag below overrides one."};
   app.footer(dls::apps::kTrainerExitStatus);
   app.get_formatter()->column_width(36);
   Overrides overrides;

@@ -56,8 +56,12 @@ TEST(OutsideNeeds, ListIsWellFormed) {
   for (const auto& need : outside_needs()) {
     EXPECT_FALSE(need.package.empty()) << need.name;
     EXPECT_FALSE(need.why.empty()) << need.name;
+    EXPECT_TRUE(need.kind == "program" || need.kind == "file" || need.kind == "python-module") << need.kind;
     if (need.kind == "program") {
       EXPECT_EQ(need.name.rfind("/usr/bin/", 0), 0u) << need.name << ": an absolute path";
+    }
+    if (need.kind == "file") {
+      EXPECT_EQ(need.name.rfind("/usr/share/", 0), 0u) << need.name << ": an absolute path";
     }
   }
   EXPECT_NE(find_outside_need("torch"), nullptr);

@@ -1,8 +1,10 @@
 #include "dls/checkpoint/lm_checkpoint.h"
 
+#include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/util/utf8.h"
 #include "word_lines.h"
 
 namespace dls::checkpoint {
@@ -39,6 +41,44 @@ LmTrainState LmTrainState::from_settings(const util::KeyValues& s) {
   return state;
 }
 
+namespace {
+
+// A character vocabulary holds "\n", " " and "\t", which a line per word cannot: its
+// characters are kept as their code points ("U+000A"), the specials as they are.
+std::string character_lines(const std::vector<std::string>& words) {
+  std::string text;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (i < static_cast<std::size_t>(data::Vocabulary::kSpecialCount)) {
+      text += words[i] + "\n";
+      continue;
+    }
+    const auto code_points = util::nfc_code_points(words[i]);
+    if (code_points.size() != 1) throw std::runtime_error("a character vocabulary holds '" + words[i] + "'");
+    text += fmt::format("U+{:04X}\n", static_cast<std::uint32_t>(code_points[0]));
+  }
+  return text;
+}
+
+std::vector<std::string> characters_of_lines(const std::string& text) {
+  auto words = words_of_lines(text);
+  for (std::size_t i = data::Vocabulary::kSpecialCount; i < words.size(); ++i) {
+    const auto& line = words[i];
+    std::size_t used = 0;
+    unsigned long code_point = 0;
+    try {
+      code_point = line.rfind("U+", 0) == 0 ? std::stoul(line.substr(2), &used, 16) : 0;
+    } catch (const std::exception&) {
+    }
+    if (used == 0 || used + 2 != line.size() || code_point > 0x10FFFF)
+      throw std::runtime_error("its character vocabulary's line " + std::to_string(i + 1) + " is not U+XXXX: '" + line +
+                               "'");
+    words[i] = util::encode_utf8(static_cast<char32_t>(code_point));
+  }
+  return words;
+}
+
+}  // namespace
+
 void describe_lm_checkpoint(CheckpointWriter& writer, const LmCheckpointContents& contents) {
   util::KeyValues settings = contents.settings.to_settings();
   util::KeyValues split;
@@ -49,7 +89,8 @@ void describe_lm_checkpoint(CheckpointWriter& writer, const LmCheckpointContents
   settings.merge(split, "split");
   settings.merge(contents.state.to_settings(), "state");
   writer.set_settings(settings);
-  writer.add_text("vocab", lines_of(contents.words));
+  writer.add_text("vocab",
+                  contents.settings.data.char_units ? character_lines(contents.words) : lines_of(contents.words));
   if (!contents.subwords.empty()) writer.add_text("subwords", contents.subwords);
 }
 
@@ -64,7 +105,8 @@ LmCheckpointContents read_lm_contents(const CheckpointReader& reader) {
     contents.split.corpus_pairs = std::stoull(split.get("corpus_sentences"));
     contents.split.corpus_fingerprint = std::stoull(split.get("corpus_fingerprint"));
     contents.state = LmTrainState::from_settings(all.section("state"));
-    contents.words = words_of_lines(reader.text("vocab"));
+    const auto vocab = reader.text("vocab");
+    contents.words = contents.settings.data.char_units ? characters_of_lines(vocab) : words_of_lines(vocab);
     if (contents.settings.data.subword_units) contents.subwords = reader.text("subwords");
     contents.settings.model.validate();
     if (static_cast<std::int64_t>(contents.words.size()) != contents.settings.model.vocab_size()) {
@@ -89,7 +131,9 @@ LmCheckpointContents read_lm_checkpoint(const std::string& dir_or_file) {
 }
 
 data::LmTokenizer lm_tokenizer(const LmCheckpointContents& contents) {
-  return {data::stored_subword_model(contents.subwords, contents.words, "SentencePiece")};
+  data::LmTokenizer tokenizer{data::stored_subword_model(contents.subwords, contents.words, "SentencePiece")};
+  tokenizer.characters = contents.settings.data.char_units;
+  return tokenizer;
 }
 
 data::LmStoredData lm_stored_data(const LmCheckpointContents& contents) {

@@ -5,15 +5,37 @@
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
 
+#include "dls/data/normalize.h"
 #include "dls/data/pair_tensors.h"  // check_token_rows_fit
+#include "dls/data/running_text.h"
+#include "dls/util/utf8.h"
 
 namespace dls::data {
 
+std::vector<std::string> characters_of(std::string_view text) {
+  std::vector<std::string> characters;
+  for (const auto code_point : util::nfc_code_points(text)) characters.push_back(util::encode_utf8(code_point));
+  return characters;
+}
+
 std::vector<std::string> LmTokenizer::tokens(const std::vector<std::string>& words) const {
+  if (characters) return characters_of(join_words(words));
   return subwords ? subwords->encode(words) : words;
 }
 
 std::vector<std::string> LmTokenizer::words(const std::vector<std::string>& tokens) const {
+  if (characters) {
+    std::string text;
+    for (const auto& t : tokens) text += t;
+    std::vector<std::string> words;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const auto end = std::min(text.find(' ', start), text.size());
+      if (end > start) words.push_back(text.substr(start, end - start));
+      start = end + 1;
+    }
+    return words;
+  }
   return subwords ? subwords->decode(tokens) : tokens;
 }
 
@@ -69,9 +91,17 @@ int longest_row(const SentenceCorpus& corpus, const LmTokenizer& tokenizer) {
   return static_cast<int>(longest) + 2;
 }
 
+std::vector<std::vector<std::string>> character_sentences(const std::vector<std::vector<std::string>>& sentences) {
+  std::vector<std::vector<std::string>> characters;
+  characters.reserve(sentences.size());
+  for (const auto& words : sentences) characters.push_back(characters_of(join_words(words)));
+  return characters;
+}
+
 }  // namespace
 
 LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData* stored) {
+  if (settings.block_size > 0) return prepare_running_text(settings, stored);
   auto corpus = read_sentence_corpus(settings.path, parse_side(settings.side), settings.max_words);
   // The split groups pairs by their English sentence: sentences stand in for it, so that
   // a sentence repeated in the corpus is never both trained on and validated.
@@ -84,13 +114,16 @@ LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData*
     tokenizer = stored->tokenizer;
   } else if (settings.subword_units) {
     tokenizer.subwords = SubwordModel::train(training_sentences(corpus, split), settings.subwords);
+  } else {
+    tokenizer.characters = settings.char_units;
   }
-  auto vocabulary = stored != nullptr    ? stored->vocabulary
-                    : tokenizer.subwords ? Vocabulary::from_words(tokenizer.subwords->pieces())
-                                         : Vocabulary::build(training_sentences(corpus, split));
-  const int max_len = stored != nullptr    ? stored->max_len
-                      : tokenizer.subwords ? longest_row(corpus, tokenizer)
-                                           : settings.max_words + 2;
+  auto vocabulary = stored != nullptr      ? stored->vocabulary
+                    : tokenizer.subwords   ? Vocabulary::from_words(tokenizer.subwords->pieces())
+                    : tokenizer.characters ? Vocabulary::build(character_sentences(training_sentences(corpus, split)))
+                                           : Vocabulary::build(training_sentences(corpus, split));
+  const int max_len = stored != nullptr                            ? stored->max_len
+                      : tokenizer.subwords || tokenizer.characters ? longest_row(corpus, tokenizer)
+                                                                   : settings.max_words + 2;
   check_token_rows_fit(split.training.size() + split.validation.size(), max_len);
   auto train = encode_sentences(corpus.sentences, split.training, tokenizer, vocabulary, max_len);
   auto validation = encode_sentences(corpus.sentences, split.validation, tokenizer, vocabulary, max_len);
@@ -99,16 +132,41 @@ LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData*
                              " sentences are longer than the model's " + std::to_string(max_len - 2) + " " +
                              tokenizer.unit() + " (another corpus than the run's?)");
   }
-  return LmDataset{std::move(corpus), std::move(split), std::move(tokenizer), std::move(vocabulary),
-                   max_len,           std::move(train), std::move(validation)};
+  return LmDataset{std::move(corpus),
+                   std::move(split),
+                   std::move(tokenizer),
+                   std::move(vocabulary),
+                   max_len,
+                   std::move(train),
+                   std::move(validation),
+                   {},
+                   {},
+                   0,
+                   {}};
 }
 
 std::vector<std::string> describe_lm_dataset(const LmDataset& d, const LmDataSettings& settings) {
+  if (d.block_size > 0) {
+    return {d.text_summary,
+            fmt::format("windows of {} + 1 {}: {} training windows an epoch of the {} training {} (their offset drawn "
+                        "anew each epoch), {} validation windows ({} {} predicted)",
+                        d.block_size, d.tokenizer.unit(), d.train.rows.size(0), d.train_stream.size(),
+                        d.tokenizer.unit(), d.validation.rows.size(0), d.validation.tokens, d.tokenizer.unit()),
+            fmt::format("vocabulary (training text, with SOS EOS <pad> <unk>): {} {}; L = {}", d.vocabulary.size(),
+                        d.tokenizer.unit(), d.max_len),
+            fmt::format("validation <unk> rate: {:.3f} % ({} of {} {})", 100.0 * d.validation.unknown_rate(),
+                        d.validation.unknown, d.validation.tokens, d.tokenizer.unit())};
+  }
   std::vector<std::string> lines{
       d.corpus.source + ": " + d.corpus.summary(parse_side(settings.side), settings.max_words),
       fmt::format("sentences: {} training, {} validation (split seed {}; a repeated sentence stays on one side)",
                   d.split.training.size(), d.split.validation.size(), d.split.definition.seed)};
-  if (d.tokenizer.subwords) {
+  if (d.tokenizer.characters) {
+    lines.push_back(
+        fmt::format("vocabulary (training split, with SOS EOS <pad> <unk>): {} characters; L = {} (the "
+                    "longest sentence: {} characters)",
+                    d.vocabulary.size(), d.max_len, d.max_len - 2));
+  } else if (d.tokenizer.subwords) {
     lines.push_back(
         fmt::format("vocabulary: {} pieces of a SentencePiece {} model trained on the training split "
                     "(SOS EOS <pad> <unk> included); L = {} (the longest sentence: {} pieces)",

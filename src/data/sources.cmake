@@ -23,6 +23,7 @@ list(APPEND DLS_SOURCES
   data/vocabulary.cpp
   data/sentence_corpus.cpp
   data/lm_dataset.cpp
+  data/running_text.cpp
   data/seq2seq_dataset.cpp
   data/vit_dataset.cpp
 )

@@ -13,6 +13,7 @@
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/data/normalize.h"
 #include "dls/data/lm_dataset.h"
+#include "dls/data/running_text.h"
 #include "dls/eval/lm_evaluation.h"
 #include "dls/util/json.h"
 #include "dls/util/device.h"
@@ -34,9 +35,11 @@ struct Scored {
 };
 
 struct Scoring {
-  data::LmRows sentences;  // [N, L] rows, and the words they hold
-  std::string what;        // "validation split of FILE" or the test file
-  bool pieces = false;     // SentencePiece tokens (else words)
+  data::LmRows sentences;          // [N, L] rows, and the words they hold
+  std::string what;                // "validation split of FILE" or the test file
+  std::string tokenizer = "word";  // "word", "char", "sentencepiece" (LmTokenizer::name)
+  std::string rows = "sentences";  // what a row is: "sentences", or "windows" of running text
+  bool per_word() const { return tokenizer != "word"; }
 };
 
 // The sentences every checkpoint is scored on: the run's validation split, or
@@ -51,7 +54,15 @@ Scoring sentences_to_score(const checkpoint::LmCheckpointContents& contents, con
     auto d = checkpoint::lm_dataset(data_settings, &contents);
     scoring.sentences = std::move(d.validation);
     scoring.what = "validation split of " + data_settings.path;
-    scoring.pieces = d.tokenizer.subwords.has_value();
+    scoring.tokenizer = d.tokenizer.name();
+    if (d.block_size > 0) scoring.rows = "windows";
+  } else if (data_settings.block_size > 0) {
+    const auto tokenizer = checkpoint::lm_tokenizer(contents);
+    scoring.sentences = data::running_text_rows(request.test_file, tokenizer, Vocabulary::from_words(contents.words),
+                                                data::parse_side(data_settings.side), data_settings.block_size);
+    scoring.what = request.test_file;
+    scoring.tokenizer = tokenizer.name();
+    scoring.rows = "windows";
   } else {
     const auto corpus =
         data::read_sentence_corpus(request.test_file, data::parse_side(data_settings.side), data_settings.max_words);
@@ -66,7 +77,7 @@ Scoring sentences_to_score(const checkpoint::LmCheckpointContents& contents, con
                << " sentences longer than the model's " << max_len - 2 << " " << tokenizer.unit() << " left out\n";
     }
     scoring.what = request.test_file;
-    scoring.pieces = tokenizer.subwords.has_value();
+    scoring.tokenizer = tokenizer.name();
   }
   if (request.limit > 0) scoring.sentences.keep_first(request.limit);
   const auto& rows = scoring.sentences.rows;
@@ -76,12 +87,13 @@ Scoring sentences_to_score(const checkpoint::LmCheckpointContents& contents, con
 }
 
 void print_table(const std::vector<Scored>& scored, const Scoring& scoring, std::ostream& out) {
-  const bool pieces = scoring.pieces;
-  std::vector<std::string> header{"checkpoint", "epoch", "step", pieces ? "NLL/piece" : "NLL/token",
-                                  pieces ? "perplexity/piece" : "perplexity"};
+  const bool per_word = scoring.per_word();
+  const std::string unit = scoring.tokenizer == "sentencepiece" ? "piece" : scoring.tokenizer == "char" ? "char" : "";
+  std::vector<std::string> header{"checkpoint", "epoch", "step", per_word ? "NLL/" + unit : "NLL/token",
+                                  per_word ? "perplexity/" + unit : "perplexity"};
   std::vector<util::Align> align{util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kRight,
                                  util::Align::kRight};
-  if (pieces) {
+  if (per_word) {
     header.push_back("perplexity/word");
     align.push_back(util::Align::kRight);
   }
@@ -90,19 +102,21 @@ void print_table(const std::vector<Scored>& scored, const Scoring& scoring, std:
     std::vector<std::string> row{s.path, std::to_string(s.state.completed_epochs), std::to_string(s.state.global_step),
                                  fmt::format("{:.4f}", s.likelihood.mean_nll()),
                                  fmt::format("{:.2f}", s.likelihood.perplexity())};
-    if (pieces) row.push_back(fmt::format("{:.2f}", s.likelihood.perplexity_per(scoring.sentences.words())));
+    if (per_word) row.push_back(fmt::format("{:.2f}", s.likelihood.perplexity_per(scoring.sentences.words())));
     table.add_row(row);
   }
-  out << "Perplexity on " << scoring.sentences.rows.size(0) << " sentences (" << scored.front().likelihood.tokens
-      << " tokens";
-  if (pieces) out << ", " << scoring.sentences.words() << " words with each EOS";
+  out << "Perplexity on " << scoring.sentences.rows.size(0) << " " << scoring.rows << " ("
+      << scored.front().likelihood.tokens << " tokens";
+  if (per_word)
+    out << ", " << scoring.sentences.words()
+        << (scoring.rows == "windows" ? " words and line breaks" : " words with each EOS");
   out << ") of the " << scoring.what << "\n" << table.to_string();
 }
 
 void print_json(const std::vector<Scored>& scored, const Scoring& scoring, std::ostream& out) {
   util::JsonWriter json;
   json.begin_object().key("scored").value(scoring.what).key("sentences").value(scoring.sentences.rows.size(0));
-  json.key("tokenizer").value(scoring.pieces ? "sentencepiece" : "word");
+  json.key("tokenizer").value(scoring.tokenizer).key("rows").value(scoring.rows);
   json.key("checkpoints").begin_array();
   for (const auto& s : scored) {
     json.begin_object()
@@ -128,6 +142,38 @@ void print_json(const std::vector<Scored>& scored, const Scoring& scoring, std::
   out << json.str() << "\n";
 }
 
+// One entry of --generate --json's "generated".
+void add_generated(util::JsonWriter& json, const std::string& prompt, const std::string& text, std::int64_t tokens) {
+  json.begin_object().key("prompt").value(prompt).key("text").value(text).key("generated_tokens").value(tokens);
+  json.end_object();
+}
+
+// --generate for a running-text run: each sample is `request.tokens` tokens after the prompt.
+void continue_running_texts(LanguageModel& model, const checkpoint::LmCheckpointContents& contents,
+                            const std::string& prompt, const LmEvalRequest& request, std::ostream& out,
+                            util::JsonWriter& json, std::ostream& messages) {
+  const auto vocabulary = Vocabulary::from_words(contents.words);
+  const auto tokenizer = checkpoint::lm_tokenizer(contents);
+  for (std::int64_t i = 0; i < request.samples; ++i) {
+    auto sampling = request.sampling;
+    sampling.seed += static_cast<std::uint64_t>(i);
+    std::vector<std::string> unknown;
+    const auto text = continue_running_text(model, tokenizer, vocabulary, data::parse_side(contents.settings.data.side),
+                                            prompt, request.tokens, sampling, i == 0 ? &unknown : nullptr);
+    if (!unknown.empty()) {
+      messages << "warning: " << unknown.size() << " " << tokenizer.unit()
+               << " of the prompt not in the vocabulary (<unk>), the first: '" << unknown.front() << "'\n";
+    }
+    if (request.json) {
+      add_generated(json, prompt, text, request.tokens);
+    } else {
+      out << "--- \"" << prompt << "\", sample " << i + 1 << " (seed " << sampling.seed << ", " << request.tokens << " "
+          << tokenizer.unit() << "):\n"
+          << text << "\n";
+    }
+  }
+}
+
 void generate_from_prompts(const std::string& path, const LmEvalRequest& request, const torch::Device& device,
                            std::ostream& out, std::ostream& messages) {
   const CheckpointReader reader(path, kLmCheckpointKind);
@@ -140,6 +186,10 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
   util::JsonWriter json;
   json.begin_object().key("checkpoint").value(path).key("generated").begin_array();
   for (const auto& prompt : request.prompts) {
+    if (contents.settings.data.block_size > 0) {
+      continue_running_texts(model, contents, prompt, request, out, json, messages);
+      continue;
+    }
     const auto words = data::normalize_words(prompt, language);
     const auto prompt_tokens = tokenizer.tokens(words);
     std::vector<std::int64_t> tokens{Vocabulary::kSos};
@@ -172,14 +222,7 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
         text = data::join_words(words) + (words.empty() || continuation.empty() ? "" : " ") + continuation;
       }
       if (request.json) {
-        json.begin_object()
-            .key("prompt")
-            .value(prompt)
-            .key("text")
-            .value(text)
-            .key("generated_tokens")
-            .value(static_cast<std::int64_t>(generated.tokens.size()))
-            .end_object();
+        add_generated(json, prompt, text, static_cast<std::int64_t>(generated.tokens.size()));
       } else {
         out << prompt << " -> " << text << "\n";
       }

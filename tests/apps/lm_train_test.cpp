@@ -244,6 +244,57 @@ TEST(LmTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
 }
 
+// Running text (--block-size) with characters as tokens: trained in windows, resumed (its
+// character vocabulary, "\n" and " " included, read back from the checkpoint), scored per
+// checkpoint and per word, continued past its block by --generate.
+TEST(LmTrainApp, RunningTextTrainsInWindowsAndGeneratesPastItsBlock) {
+  const auto dir = test::fresh_temp_dir("lm_train_app_text");
+  std::string text;
+  for (int i = 0; i < 240; ++i) {
+    text += "Line " + std::to_string(i % 7) + ": the quick brown fox jumps over the lazy dog.\n";
+    if (i % 10 == 9) text += "\n";  // paragraphs
+  }
+  test::write_bytes(dir / "text.txt", text);
+  const auto run_dir = dir / "run";
+  const std::string start = "--preset tiny --data " + (dir / "text.txt").string() + " --run-dir " + run_dir.string() +
+                            " --tokenizer char --block-size 32 --log-level warn";
+  const auto run = run_lm_train(start + " --epochs 2 --json", "text_run");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto result = nlohmann::json::parse(run.out);
+  EXPECT_LT(result["val_perplexity"].get<double>(), 12.0) << run.out;  // of ~40 characters
+  EXPECT_GT(result["val_word_perplexity"].get<double>(), result["val_perplexity"].get<double>());
+
+  const auto resumed = run_lm_train("--resume " + run_dir.string() + " --epochs 3 --log-level warn", "text_resume");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  test::expect_fixed_on_resume(run_lm_train, "--resume " + run_dir.string() + " --epochs 4",
+                               {"--block-size 16", "--tokenizer word", "--validation-fraction 0.3"});
+
+  const auto table = run_lm_eval((run_dir / "checkpoints").string(), "text_table");
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find(" windows ("), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("perplexity/word"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("checkpoint_epoch_0003.pt"), std::string::npos) << table.out;
+  const auto on_file = run_lm_eval(run_dir.string() + " --test " + (dir / "text.txt").string(), "text_test_file");
+  ASSERT_EQ(on_file.status, 0) << on_file.err;
+  EXPECT_NE(on_file.out.find("windows ("), std::string::npos) << on_file.out;
+
+  // 100 characters, greedy: more than the block of 32; deterministic.
+  const std::string generate = run_dir.string() + " --generate \"Line 3: the \" --tokens 100 --temperature 0";
+  const auto generated = run_lm_eval(generate + " --json", "text_generate");
+  ASSERT_EQ(generated.status, 0) << generated.err;
+  const auto texts = nlohmann::json::parse(generated.out)["generated"];
+  ASSERT_EQ(texts.size(), 1u);
+  const auto continued = texts[0]["text"].get<std::string>();
+  EXPECT_EQ(continued.rfind("Line 3: the ", 0), 0u) << continued;
+  EXPECT_EQ(continued.size(), 12u + 100u) << continued;  // ASCII: a character is a byte
+  EXPECT_EQ(texts[0]["generated_tokens"], 100);
+  EXPECT_EQ(run_lm_eval(generate + " --json", "text_generate_again").out, generated.out);
+  const auto plain = run_lm_eval(generate, "text_generate_plain");
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_EQ(plain.out.rfind("--- \"Line 3: the \", sample 1 (seed ", 0), 0u) << plain.out;
+  EXPECT_NE(plain.out.find(continued), std::string::npos) << plain.out;
+}
+
 // --init-from: a new run from another run's weights, its summary in the log and its path in
 // config.toml; refused beside --resume on the command line, dropped when a resume reads it from
 // the run's own config.toml (the run began there).

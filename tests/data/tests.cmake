@@ -17,6 +17,7 @@ list(APPEND DLS_TEST_SOURCES
   data/vocabulary_test.cpp
   data/sentence_corpus_test.cpp
   data/lm_dataset_test.cpp
+  data/running_text_test.cpp
   data/seq2seq_dataset_test.cpp
   data/vit_dataset_test.cpp
 )

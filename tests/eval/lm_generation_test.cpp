@@ -134,5 +134,37 @@ TEST(Generate, StopsAtEos) {
   EXPECT_EQ(stopped.tokens.back(), eos);
 }
 
+// Running text continues past the model's L (12): the cached steps while the text fits its
+// block of 11, then the last 11 tokens again each step -- equal to running the window every
+// step, and to the same window fed through the plain pass by hand.
+TEST(ContinueText, PastTheBlockTheLatestBlockIsRead) {
+  auto model = generation_model();
+  SamplingOptions greedy;
+  greedy.temperature = 0;
+  const std::vector<std::int64_t> prompt{4, 5, 6};
+  const auto cached = continue_text(model, prompt, 30, greedy, true);
+  const auto full = continue_text(model, prompt, 30, greedy, false);
+  ASSERT_EQ(cached.tokens.size(), 30u);  // exactly as many as asked, EOS (1) or not
+  EXPECT_EQ(cached.tokens, full.tokens);
+  for (std::size_t i = 0; i < cached.logits.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(cached.logits[i], full.logits[i], 1e-4, 1e-5)) << "step " << i;
+  }
+  // Step 20 by hand: the 11 tokens before it, the logits of the last position.
+  std::vector<std::int64_t> sequence = prompt;
+  sequence.insert(sequence.end(), cached.tokens.begin(), cached.tokens.end());
+  const std::size_t step = 20, end = prompt.size() + step;
+  model->eval();
+  torch::NoGradGuard no_grad;
+  const auto window = torch::tensor(std::vector<std::int64_t>(sequence.begin() + static_cast<std::ptrdiff_t>(end - 11),
+                                                              sequence.begin() + static_cast<std::ptrdiff_t>(end)))
+                          .unsqueeze(0);
+  const auto states = model->final_states(window);
+  const auto logits = model->master_decoder->scores(states.select(1, 10)).squeeze(0);
+  EXPECT_TRUE(torch::allclose(cached.logits[step], logits, 1e-4, 1e-5));
+  // A prompt longer than the block is read from its end.
+  std::vector<std::int64_t> long_prompt(25, 7);
+  EXPECT_EQ(continue_text(model, long_prompt, 3, greedy).tokens.size(), 3u);
+}
+
 }  // namespace
 }  // namespace dls::eval

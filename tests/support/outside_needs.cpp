@@ -38,6 +38,8 @@ bool present(const OutsideNeed& need) {
   bool here = false;
   if (need.kind == "program") {
     here = ::access(need.name.c_str(), X_OK) == 0;
+  } else if (need.kind == "file") {
+    here = ::access(need.name.c_str(), R_OK) == 0;
   } else {
     here = ::access(kPython, X_OK) == 0 &&
            std::system((std::string(kPython) + " -c 'import " + need.name + "' >/dev/null 2>&1").c_str()) == 0;
@@ -46,8 +48,8 @@ bool present(const OutsideNeed& need) {
 }
 
 std::string missing_line(const OutsideNeed& need) {
-  return (need.kind == "program" ? need.name : "Python module " + need.name) + " is not installed (Debian package " +
-         need.package + ", which `make test` installs): skipped";
+  return (need.kind == "python-module" ? "Python module " + need.name : need.name) +
+         " is not installed (Debian package " + need.package + ", which `make test` installs): skipped";
 }
 
 // The standard library's top-level modules, from /usr/bin/python3 itself.
@@ -182,8 +184,8 @@ const std::vector<OutsideNeed>& outside_needs() {
       std::vector<std::string> fields;
       std::istringstream columns(line);
       for (std::string field; std::getline(columns, field, '\t');) fields.push_back(field);
-      if (fields.size() != 4 || (fields[1] != "program" && fields[1] != "python-module")) {
-        ADD_FAILURE() << kListFile << ": not 'name<TAB>program|python-module<TAB>package<TAB>why': " << line;
+      if (fields.size() != 4 || (fields[1] != "program" && fields[1] != "file" && fields[1] != "python-module")) {
+        ADD_FAILURE() << kListFile << ": not 'name<TAB>program|file|python-module<TAB>package<TAB>why': " << line;
         continue;
       }
       out.push_back({fields[0], fields[1], fields[2], fields[3]});

@@ -13,8 +13,8 @@
 namespace dls::test {
 
 struct OutsideNeed {
-  std::string name;     // a program's absolute path, or a Python module's top-level name
-  std::string kind;     // "program" or "python-module"
+  std::string name;     // a program's or a data file's absolute path, or a Python module's top-level name
+  std::string kind;     // "program", "file" (data a package installs) or "python-module"
   std::string package;  // the Debian package that provides it
   std::string why;      // what needs it
 };

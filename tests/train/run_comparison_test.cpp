@@ -75,7 +75,9 @@ TEST(RunComparison, TheTrainingLossIsEveryStepsWithItsWallTime) {
   // At a logged step, the interpolated wall time is that row's.
   ASSERT_GE(logged.size(), 2u);
   for (const auto& row : run.step_losses) {
-    if (row.values.at("step") == logged[1].first) EXPECT_NEAR(row.values.at("wall_s"), logged[1].second, 1e-9);
+    if (row.values.at("step") == logged[1].first) {
+      EXPECT_NEAR(row.values.at("wall_s"), logged[1].second, 1e-9);
+    }
   }
 }
 

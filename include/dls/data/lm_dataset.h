@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <torch/types.h>
@@ -26,19 +27,29 @@ struct LmDataSettings {
   std::string side = "es";                    // TSV/archive: which language; text: its normalisation rules
   int max_words = 12;                         // longest sentence kept, in words (word level: L = max_words + 2)
   bool subword_units = false;                 // SentencePiece pieces (`subwords`) instead of words
+  bool char_units = false;                    // characters (code points) instead of words
   SubwordOptions subwords;                    // trained on the training split, kept in the checkpoint (`joint` unused)
   std::uint64_t validation_sentences = 1000;  // held out (at least this many; 0: none)
   std::uint64_t split_seed = kDefaultSplitSeed;
+  // > 0: the file is running text, cut into windows of block_size + 1 tokens
+  // (running_text.h); 0: one sentence per line.
+  int block_size = 0;
+  double validation_fraction = 0.1;  // running text: its last lines holding this share of it are held out
 };
 
 // The step between a run's words and the tokens its vocabulary indexes.
 struct LmTokenizer {
-  std::optional<SubwordModel> subwords;  // nullopt: the tokens are the words
+  std::optional<SubwordModel> subwords;  // nullopt: the tokens are the words, or characters
+  bool characters = false;               // the tokens are the characters of the words joined by spaces
 
   std::vector<std::string> tokens(const std::vector<std::string>& words) const;
   std::vector<std::string> words(const std::vector<std::string>& tokens) const;  // detokenised
-  const char* unit() const { return subwords ? "pieces" : "words"; }
+  const char* unit() const { return subwords ? "pieces" : characters ? "characters" : "words"; }
+  const char* name() const { return subwords ? "sentencepiece" : characters ? "char" : "word"; }
 };
+
+// The characters (NFC code points, each as its UTF-8 bytes) of `text`.
+std::vector<std::string> characters_of(std::string_view text);
 
 // Encoded sentences and what perplexity per word needs.
 struct LmRows {
@@ -67,13 +78,19 @@ struct LmStoredData {
 };
 
 struct LmDataset {
-  SentenceCorpus corpus;
+  SentenceCorpus corpus;  // sentences (empty for running text)
   CorpusSplit split;
   LmTokenizer tokenizer;
   Vocabulary vocabulary;
   int max_len = 0;  // L: max_words + 2 (words), or the corpus's longest sentence in pieces + 2
   LmRows train;
   LmRows validation;  // rows [n, L] (n = 0: no validation)
+  // Running text (block_size > 0): the training text's tokens, which `train` cuts into
+  // windows anew every epoch (running_text.h), and what the file held.
+  std::vector<std::int64_t> train_stream;
+  std::vector<std::uint8_t> train_word_marks;  // per token: 1 where a word (or line) is counted
+  int block_size = 0;
+  std::string text_summary;  // "jargon.txt.gz: running text, 41630 lines, 1,681,817 characters"
 };
 
 // Reads settings.path. A fresh run (stored == nullptr) splits the sentences (repeated

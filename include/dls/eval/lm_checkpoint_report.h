@@ -19,6 +19,7 @@ struct LmEvalRequest {
   std::int64_t limit = 0;  // > 0: the first N sentences only
   std::vector<std::string> prompts;  // non-empty: generate from each instead of the table
   std::int64_t samples = 1;          // texts per prompt
+  std::int64_t tokens = 300;         // running-text runs: tokens generated per text
   SamplingOptions sampling;          // temperature, top-k, top-p, seed (sample i uses seed + i)
   bool json = false;                 // one JSON object on `out` instead of the text report
   int threads = 0;                   // intra-op threads (0: all cores)

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <torch/types.h>
 
+#include "dls/data/lm_dataset.h"
+#include "dls/data/normalize.h"
 #include "dls/eval/sampling.h"
 #include "dls/models/language_model.h"
 
@@ -24,5 +27,23 @@ struct Generation {
 // reference). The model is used in eval mode without gradients and put back.
 Generation generate(LanguageModel& model, const std::vector<std::int64_t>& prompt, std::int64_t eos,
                     const SamplingOptions& options, bool cached = true);
+
+// Running text (lm_train --block-size): continues `prompt` (at least one token) by exactly
+// `count` tokens, EOS or not. The model reads at most the last L - 1 tokens (the block it was
+// trained on): while the text fits, each step runs only the new token through the cached
+// keys/values; past that, each step runs the last L - 1 tokens again (positions move, so a
+// cache cannot slide). cached = false: the whole window every step (the plain reference).
+Generation continue_text(LanguageModel& model, const std::vector<std::int64_t>& prompt, std::int64_t count,
+                         const SamplingOptions& options, bool cached = true);
+
+// Running text as text: `prompt` (as a user types it) tokenised as the run reads its text,
+// after a line break (so "" starts a new line), continued by `count` tokens; returns the
+// prompt and its continuation as text -- characters as they are, words and pieces joined by
+// spaces with a line break for each EOS. Prompt tokens not in the vocabulary are appended to
+// *unknown (they are read as <unk>).
+std::string continue_running_text(LanguageModel& model, const data::LmTokenizer& tokenizer,
+                                  const data::Vocabulary& vocabulary, data::Language language,
+                                  const std::string& prompt, std::int64_t count, const SamplingOptions& options,
+                                  std::vector<std::string>* unknown = nullptr);
 
 }  // namespace dls::eval

@@ -40,17 +40,27 @@ bool parse_tokenizer(const std::string& name);
 
 // --tokenizer, --spm-model, --vocab-size (keys tokenizer, subwords.model, subwords.vocab_size),
 // fixed by a run (its vocabulary). Checkpoints written before subword units read as words.
+// char_units (language models): "char" is offered too, characters as tokens.
 template <typename Fields>
-void declare_tokenizer(bool& subword_units, data::SubwordOptions& subwords, Fields& f) {
+void declare_tokenizer(bool& subword_units, data::SubwordOptions& subwords, Fields& f, bool* char_units = nullptr) {
+  const bool chars = char_units != nullptr;
   f.property(
       Setting("tokenizer", "--tokenizer",
-              "word (DLStudio's) or sentencepiece (subword units trained on the training split, kept in the "
-              "checkpoint)")
-          .one_of({"word", "sentencepiece"})
+              chars ? "word (DLStudio's), char (characters, as written in running text) or sentencepiece (subword "
+                      "units trained on the training split, kept in the checkpoint)"
+                    : "word (DLStudio's) or sentencepiece (subword units trained on the training split, kept in the "
+                      "checkpoint)")
+          .one_of(chars ? std::vector<std::string>{"word", "char", "sentencepiece"}
+                        : std::vector<std::string>{"word", "sentencepiece"})
           .default_when_absent()
           .fixed(),
-      [&] { return std::string(subword_units ? "sentencepiece" : "word"); },
-      [&](const std::string& name) { subword_units = parse_tokenizer(name); });
+      [&subword_units, char_units] {
+        return std::string(subword_units ? "sentencepiece" : char_units != nullptr && *char_units ? "char" : "word");
+      },
+      [&subword_units, char_units](const std::string& name) {
+        if (char_units != nullptr) *char_units = name == "char";
+        subword_units = name != "char" && parse_tokenizer(name);
+      });
   f.property(
       Setting("subwords.model", "--spm-model", "sentencepiece: unigram (default) or bpe")
           .one_of({"unigram", "bpe"})

@@ -59,7 +59,18 @@ struct LmTrainSettings {
                              "sentence in pieces + 2)")
                          .range(1, 1000)
                          .fixed());
-      declare_tokenizer(d.subword_units, d.subwords, f);
+      declare_tokenizer(d.subword_units, d.subwords, f, &d.char_units);
+      f(d.block_size, Setting("block_size", "--block-size",
+                              "> 0: the file is running text, read as context windows of this many tokens (a GPT's "
+                              "block; L = block-size + 1), not sentences")
+                          .range(0, 100000)
+                          .default_when_absent()
+                          .fixed());
+      f(d.validation_fraction, Setting("validation_fraction", "--validation-fraction",
+                                       "--block-size: the last lines holding this share of the text are held out")
+                                   .range(0, 0.5)
+                                   .default_when_absent()
+                                   .fixed());
       f(d.validation_sentences, Setting("validation_sentences", "--validation-sentences",
                                         "held-out sentences for the perplexity (a repeated sentence stays on one side)")
                                     .range(0, 1000000000)

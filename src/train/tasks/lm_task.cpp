@@ -5,6 +5,7 @@
 
 #include "dls/data/normalize.h"
 #include "dls/data/pair_tensors.h"  // epoch_order, batch_indices
+#include "dls/data/running_text.h"
 #include "dls/eval/lm_evaluation.h"
 #include "dls/eval/lm_generation.h"
 #include "dls/models/language_model_loss.h"
@@ -81,6 +82,11 @@ LoopState LmTask::loop_state(const checkpoint::LmTrainState& s) {
 }
 
 void LmTask::start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) {
+  if (data_.block_size > 0) {  // running text: the epoch's windows, at their own offset
+    data_.train =
+        data::text_windows(data_.train_stream, data_.train_word_marks, data_.block_size,
+                           data::window_offset(settings_.seed, epoch, data_.block_size), data_.train.rows.size(0));
+  }
   order_ = data::epoch_order(data_.train.rows.size(0), settings_.seed, epoch);
   sampler_.emplace(data_.train.rows.size(0), settings_.batch_size, share.world_size, share.rank);
   next_step_ = steps_done;
@@ -154,11 +160,17 @@ void LmTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const Loo
 }
 
 void LmTask::finish(const std::string&) {
-  // A few sentences sampled from the trained model, in the log.
+  // A few sentences (or passages of running text) sampled from the trained model, in the log.
   eval::SamplingOptions sampling;
   sampling.top_k = 40;
   for (std::uint64_t i = 0; i < 3; ++i) {
     sampling.seed = settings_.seed + i;
+    if (data_.block_size > 0) {
+      const auto text = eval::continue_running_text(model_, data_.tokenizer, data_.vocabulary,
+                                                    data::parse_side(settings_.data.side), "", 200, sampling);
+      spdlog::info("sample {}:\n{}", i + 1, text);
+      continue;
+    }
     const auto generated = eval::generate(model_, {Vocabulary::kSos}, Vocabulary::kEos, sampling);
     spdlog::info("sample {}: {}", i + 1,
                  data::join_words(data_.tokenizer.words(data_.vocabulary.decode(generated.tokens))));

@@ -1,0 +1,234 @@
+#include "dls/data/running_text.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <spdlog/fmt/fmt.h>
+#include <torch/torch.h>
+
+#include "dls/data/normalize.h"
+#include "dls/util/file_io.h"
+#include "dls/util/utf8.h"
+
+namespace dls::data {
+
+namespace {
+
+const std::string kLineEndWord = Vocabulary::kSpecialWords[Vocabulary::kEos];
+const std::string kLineEndCharacter = "\n";
+
+bool is_blank(const std::string& character) { return character == " " || character == "\t" || character == "\n"; }
+
+// SentencePiece marks a piece that starts a word with U+2581 ("▁").
+bool starts_word_piece(const std::string& piece) { return piece.rfind("\xE2\x96\x81", 0) == 0; }
+
+std::vector<std::int64_t> ids_of(const std::vector<std::string>& tokens, const Vocabulary& vocabulary) {
+  std::vector<std::int64_t> ids;
+  ids.reserve(tokens.size());
+  for (const auto& token : tokens) ids.push_back(vocabulary.index_of(token));
+  return ids;
+}
+
+// The normalised words of lines [begin, end), one entry per line.
+std::vector<std::vector<std::string>> line_words(const RunningText& text, std::size_t begin, std::size_t end,
+                                                 Language language) {
+  std::vector<std::vector<std::string>> words;
+  words.reserve(end - begin);
+  for (std::size_t i = begin; i < end; ++i) words.push_back(normalize_words(text.lines[i], language));
+  return words;
+}
+
+// The held-out lines: the fewest last lines holding at least `fraction` of the characters.
+std::size_t held_out_lines(const RunningText& text, double fraction) {
+  if (fraction <= 0) return 0;
+  const double wanted = fraction * static_cast<double>(text.characters);
+  double held = 0;
+  std::size_t lines = 0;
+  while (lines + 1 < text.lines.size() && held < wanted) {
+    held += static_cast<double>(characters_of(text.lines[text.lines.size() - 1 - lines]).size() + 1);
+    ++lines;
+  }
+  return lines;
+}
+
+std::string thousands(std::size_t n) {
+  auto digits = std::to_string(n);
+  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) digits.insert(static_cast<std::size_t>(at), ",");
+  return digits;
+}
+
+}  // namespace
+
+RunningText read_running_text(const std::string& path) {
+  const auto bytes = util::read_maybe_gzip_file(path);
+  RunningText text;
+  text.source = path;
+  std::uint64_t hash = 1469598103934665603ULL;
+  std::size_t start = 0;
+  bool any_word = false;
+  while (start < bytes.size()) {
+    auto end = bytes.find('\n', start);
+    if (end == std::string::npos) end = bytes.size();
+    std::string line = bytes.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!util::is_valid_utf8(line)) {
+      throw std::runtime_error(path + ": line " + std::to_string(text.lines.size() + 1) + " is not valid UTF-8");
+    }
+    for (const char c : line + "\n") hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    any_word = any_word || line.find_first_not_of(" \t") != std::string::npos;
+    text.characters += characters_of(line).size() + 1;
+    text.lines.push_back(std::move(line));
+    start = end + 1;
+  }
+  if (!any_word) throw std::runtime_error(path + ": no text (empty, or blank lines only)");
+  text.fingerprint = hash;
+  return text;
+}
+
+std::vector<std::string> running_tokens(const RunningText& text, std::size_t begin, std::size_t end,
+                                        const LmTokenizer& tokenizer, Language language,
+                                        std::vector<std::uint8_t>* word_marks) {
+  std::vector<std::string> tokens;
+  std::vector<std::uint8_t> marks;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (tokenizer.characters) {
+      for (auto& character : characters_of(text.lines[i])) {
+        const bool after_blank = tokens.empty() || is_blank(tokens.back());
+        marks.push_back(!is_blank(character) && after_blank ? 1 : 0);
+        tokens.push_back(std::move(character));
+      }
+      tokens.push_back(kLineEndCharacter);
+    } else {
+      for (auto& token : tokenizer.tokens(normalize_words(text.lines[i], language))) {
+        marks.push_back(!tokenizer.subwords || starts_word_piece(token) ? 1 : 0);
+        tokens.push_back(std::move(token));
+      }
+      tokens.push_back(kLineEndWord);
+    }
+    marks.push_back(1);  // the line break
+  }
+  if (word_marks != nullptr) *word_marks = std::move(marks);
+  return tokens;
+}
+
+std::int64_t training_windows(std::size_t tokens, int block_size) {
+  const auto block = static_cast<std::int64_t>(block_size);
+  const auto n = static_cast<std::int64_t>(tokens);
+  return n > block ? (n - block) / block : 0;
+}
+
+LmRows text_windows(const std::vector<std::int64_t>& stream, const std::vector<std::uint8_t>& word_marks,
+                    int block_size, std::int64_t offset, std::int64_t count) {
+  const std::int64_t width = block_size + 1;
+  TORCH_CHECK(
+      count == 0 || (offset >= 0 && offset + count * block_size + 1 <= static_cast<std::int64_t>(stream.size())),
+      "windows past the end of the text");
+  LmRows rows;
+  std::vector<std::int64_t> ids(static_cast<std::size_t>(count * width));
+  for (std::int64_t w = 0; w < count; ++w) {
+    const auto first = static_cast<std::size_t>(offset + w * block_size);
+    std::copy_n(stream.begin() + static_cast<std::ptrdiff_t>(first), width,
+                ids.begin() + static_cast<std::ptrdiff_t>(w * width));
+    std::int64_t words = 0;
+    for (std::size_t p = first + 1; p < first + static_cast<std::size_t>(width); ++p) {
+      words += word_marks[p];
+      rows.unknown += stream[p] == Vocabulary::kUnk ? 1 : 0;
+    }
+    rows.row_words.push_back(words);
+  }
+  rows.tokens = count * block_size;
+  rows.rows = torch::tensor(ids, torch::kInt64).view({count, width});
+  return rows;
+}
+
+std::int64_t window_offset(std::uint64_t seed, std::int64_t epoch, int block_size) {
+  // splitmix64 of the seed and the epoch: fixed by its arithmetic, the same everywhere.
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(epoch + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return static_cast<std::int64_t>(z % static_cast<std::uint64_t>(block_size));
+}
+
+LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredData* stored) {
+  const auto text = read_running_text(settings.path);
+  const auto language = parse_side(settings.side);
+  const int block = settings.block_size;
+  SplitDefinition split;
+  if (stored != nullptr) {
+    split = stored->split;
+    if (split.corpus_pairs != text.lines.size() || split.corpus_fingerprint != text.fingerprint) {
+      throw std::runtime_error(text.source + ": not the text the run trained on (it had " +
+                               std::to_string(split.corpus_pairs) + " lines, this file has " +
+                               std::to_string(text.lines.size()) +
+                               (split.corpus_pairs == text.lines.size() ? ", with other contents)" : ")"));
+    }
+  } else {
+    split.seed = settings.split_seed;
+    split.validation_pairs = held_out_lines(text, settings.validation_fraction);
+    split.corpus_pairs = text.lines.size();
+    split.corpus_fingerprint = text.fingerprint;
+  }
+  const std::size_t training_lines = text.lines.size() - split.validation_pairs;
+
+  LmTokenizer tokenizer;
+  if (stored != nullptr) {
+    tokenizer = stored->tokenizer;
+  } else if (settings.subword_units) {
+    tokenizer.subwords = SubwordModel::train(line_words(text, 0, training_lines, language), settings.subwords);
+  } else {
+    tokenizer.characters = settings.char_units;
+  }
+  std::vector<std::uint8_t> train_marks, validation_marks;
+  const auto train_tokens = running_tokens(text, 0, training_lines, tokenizer, language, &train_marks);
+  const auto validation_tokens =
+      running_tokens(text, training_lines, text.lines.size(), tokenizer, language, &validation_marks);
+  auto vocabulary = stored != nullptr      ? stored->vocabulary
+                    : tokenizer.subwords   ? Vocabulary::from_words(tokenizer.subwords->pieces())
+                    : tokenizer.characters ? Vocabulary::build({train_tokens})
+                                           : Vocabulary::build(line_words(text, 0, training_lines, language));
+  const int max_len = block + 1;
+  if (stored != nullptr && stored->max_len != max_len) {
+    throw std::runtime_error("the run's windows are " + std::to_string(stored->max_len) + " tokens, --block-size " +
+                             std::to_string(block) + " asks " + std::to_string(max_len));
+  }
+  auto train_ids = ids_of(train_tokens, vocabulary);
+  const auto windows = training_windows(train_ids.size(), block);
+  if (windows < 1) {
+    throw std::runtime_error(fmt::format("{}: the training text is {} {}, too short for windows of --block-size {}",
+                                         text.source, train_ids.size(), tokenizer.unit(), block));
+  }
+  const auto validation_ids = ids_of(validation_tokens, vocabulary);
+  const auto validation_windows =
+      validation_ids.empty() ? 0 : (static_cast<std::int64_t>(validation_ids.size()) - 1) / block;
+  if (split.validation_pairs > 0 && validation_windows < 1) {
+    throw std::runtime_error(fmt::format(
+        "{}: the held-out text is {} {}, less than one window of --block-size {} (raise --validation-fraction)",
+        text.source, validation_ids.size(), tokenizer.unit(), block));
+  }
+  CorpusSplit corpus_split;
+  corpus_split.definition = split;
+  SentenceCorpus corpus;
+  corpus.source = text.source;
+  corpus.format = "running text";
+  corpus.lines_read = text.lines.size();
+  auto train = text_windows(train_ids, train_marks, block, 0, windows);
+  auto validation = text_windows(validation_ids, validation_marks, block, 0, validation_windows);
+  auto summary =
+      fmt::format("{}: running text, {} lines, {} characters; the last {} lines held out", text.source,
+                  thousands(text.lines.size()), thousands(text.characters), thousands(split.validation_pairs));
+  return LmDataset{std::move(corpus), std::move(corpus_split), std::move(tokenizer), std::move(vocabulary),  max_len,
+                   std::move(train),  std::move(validation),   std::move(train_ids), std::move(train_marks), block,
+                   std::move(summary)};
+}
+
+LmRows running_text_rows(const std::string& path, const LmTokenizer& tokenizer, const Vocabulary& vocabulary,
+                         Language language, int block_size) {
+  const auto text = read_running_text(path);
+  std::vector<std::uint8_t> marks;
+  const auto ids = ids_of(running_tokens(text, 0, text.lines.size(), tokenizer, language, &marks), vocabulary);
+  const auto count = (static_cast<std::int64_t>(ids.size()) - 1) / block_size;
+  return text_windows(ids, marks, block_size, 0, std::max<std::int64_t>(0, count));
+}
+
+}  // namespace dls::data

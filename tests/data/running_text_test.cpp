@@ -1,0 +1,185 @@
+// Running text for a GPT (lm_train --block-size): the stream of tokens, the held-out end,
+// the windows and their offsets, what a checkpoint keeps, and the refusals.
+#include "dls/data/running_text.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+#include "support/outside_needs.h"
+#include "util/temp_files.h"
+
+namespace dls::data::running_text_test {
+namespace {
+
+// Ten lines of 19 characters each with its line break: 190 characters.
+const std::string kTenLines =
+    "Line 0 of the text\nLine 1 of the text\nLine 2 of the text\nLine 3 of the text\nLine 4 of the text\n"
+    "Line 5 of the text\nLine 6 of the text\nLine 7 of the text\nLine 8 of the text\nLine 9 of the text\n";
+
+std::string text_file(const std::string& name, const std::string& bytes) {
+  const auto dir = test::fresh_temp_dir("running_text_" + name);
+  const auto path = (dir / "text.txt").string();
+  test::write_bytes(path, bytes);
+  return path;
+}
+
+LmDataSettings char_settings(const std::string& path, int block) {
+  LmDataSettings settings;
+  settings.path = path;
+  settings.side = "en";
+  settings.char_units = true;
+  settings.block_size = block;
+  settings.validation_fraction = 0.2;
+  return settings;
+}
+
+// The characters of window row `row` ([L] ids) of `data`.
+std::string window_text(const LmDataset& data, const torch::Tensor& rows, std::int64_t row) {
+  std::string text;
+  for (std::int64_t i = 0; i < rows.size(1); ++i) text += data.vocabulary.word_at(rows[row][i].item<std::int64_t>());
+  return text;
+}
+
+TEST(RunningText, CharactersAreCutIntoWindowsAndTheEndIsHeldOut) {
+  const auto data = prepare_lm_dataset(char_settings(text_file("chars", kTenLines), 8), nullptr);
+  EXPECT_EQ(data.block_size, 8);
+  EXPECT_EQ(data.max_len, 9);
+  // The last 2 lines (38 of 190 characters) are held out; 152 characters train.
+  EXPECT_EQ(data.split.definition.validation_pairs, 2u);
+  EXPECT_EQ(data.split.definition.corpus_pairs, 10u);
+  ASSERT_EQ(data.train_stream.size(), 152u);
+  // Windows of 9 characters, each starting 8 after the previous: (152 - 8) / 8 = 18 of them.
+  ASSERT_EQ(data.train.rows.sizes(), (std::vector<std::int64_t>{18, 9}));
+  EXPECT_EQ(window_text(data, data.train.rows, 0), "Line 0 of");
+  EXPECT_EQ(window_text(data, data.train.rows, 1), "f the tex");
+  EXPECT_EQ(window_text(data, data.train.rows, 2), "xt\nLine 1");
+  // Validation: the held-out lines at offset 0, (38 - 1) / 8 = 4 windows, 32 predicted characters.
+  ASSERT_EQ(data.validation.rows.size(0), 4);
+  EXPECT_EQ(window_text(data, data.validation.rows, 0), "Line <unk> of");  // "8" is in no training line
+  EXPECT_EQ(data.validation.tokens, 32);
+  // Words counted for perplexity per word: word starts and line breaks among the predicted
+  // characters: "ine 8 of" starts "8" and "of", " the tex" "the" and "text", "t\nLine 9"
+  // has the line break, "Line" and "9", " of the " "of" and "the".
+  EXPECT_EQ(data.validation.row_words, (std::vector<std::int64_t>{2, 2, 3, 2}));
+  // The vocabulary: the training text's characters after the four specials, "\n" among them.
+  EXPECT_EQ(data.vocabulary.word_at(4), "\n");
+  EXPECT_TRUE(data.vocabulary.contains("L"));
+  EXPECT_FALSE(data.vocabulary.contains("9"));  // only in the held-out lines, as "8" is
+  EXPECT_EQ(data.validation.unknown, 2);        // that "8" and "9", predicted once each
+}
+
+TEST(RunningText, EveryEpochHasItsOwnOffsetAndTheWindowsStayInTheText) {
+  std::set<std::int64_t> offsets;
+  for (std::int64_t epoch = 1; epoch <= 40; ++epoch) {
+    const auto offset = window_offset(7, epoch, 8);
+    ASSERT_GE(offset, 0);
+    ASSERT_LT(offset, 8);
+    EXPECT_EQ(offset, window_offset(7, epoch, 8));  // the same on resume
+    offsets.insert(offset);
+  }
+  EXPECT_GE(offsets.size(), 6u);
+  const auto data = prepare_lm_dataset(char_settings(text_file("offsets", kTenLines), 8), nullptr);
+  const auto count = training_windows(data.train_stream.size(), 8);
+  for (std::int64_t offset = 0; offset < 8; ++offset) {
+    const auto rows = text_windows(data.train_stream, data.train_word_marks, 8, offset, count);
+    EXPECT_EQ(rows.rows[0][0].item<std::int64_t>(), data.train_stream[static_cast<std::size_t>(offset)]);
+    EXPECT_EQ(rows.rows[count - 1][8].item<std::int64_t>(),
+              data.train_stream[static_cast<std::size_t>(offset + count * 8)]);
+  }
+}
+
+TEST(RunningText, WordsEndEachLineWithEos) {
+  auto settings = char_settings(text_file("words", kTenLines), 4);
+  settings.char_units = false;
+  const auto data = prepare_lm_dataset(settings, nullptr);
+  // "line 0 of the text" EOS: 6 tokens a line, 8 lines train.
+  ASSERT_EQ(data.train_stream.size(), 48u);
+  EXPECT_EQ(data.train_stream[5], Vocabulary::kEos);
+  EXPECT_EQ(data.vocabulary.word_at(data.train_stream[0]), "line");
+  EXPECT_EQ(data.train.rows.size(1), 5);
+  // Every word and EOS counts: perplexity per word is perplexity per token.
+  EXPECT_EQ(data.validation.words(), data.validation.tokens);
+}
+
+TEST(RunningText, StoredDataRedoesTheRunAndAnotherTextIsRefused) {
+  const auto path = text_file("stored", kTenLines);
+  const auto fresh = prepare_lm_dataset(char_settings(path, 8), nullptr);
+  const LmStoredData stored{fresh.split.definition, fresh.tokenizer, fresh.vocabulary, fresh.max_len};
+  auto other = char_settings(path, 8);
+  other.validation_fraction = 0.5;  // the stored split wins
+  const auto again = prepare_lm_dataset(other, &stored);
+  EXPECT_EQ(again.train_stream, fresh.train_stream);
+  EXPECT_TRUE(torch::equal(again.validation.rows, fresh.validation.rows));
+  const auto changed = text_file("changed", kTenLines.substr(0, kTenLines.size() - 2) + "X\n");
+  try {
+    prepare_lm_dataset(char_settings(changed, 8), &stored);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not the text the run trained on (it had 10 lines, this file has 10, with "
+                                         "other contents)"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    prepare_lm_dataset(char_settings(path, 16), &stored);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the run's windows are 9 tokens, --block-size 16 asks 17"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(RunningText, BadTextsAreOneLineNamingTheFile) {
+  const auto expect_error = [](const std::string& bytes, int block, const std::string& part) {
+    const auto path = text_file("bad", bytes);
+    try {
+      prepare_lm_dataset(char_settings(path, block), nullptr);
+      ADD_FAILURE() << "no error; expected " << part;
+    } catch (const std::runtime_error& e) {
+      const std::string message = e.what();
+      EXPECT_EQ(message.rfind(path + ": ", 0), 0u) << message;
+      EXPECT_NE(message.find(part), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+  };
+  expect_error("", 8, "no text (empty, or blank lines only)");
+  expect_error("\n  \n\n", 8, "no text");
+  expect_error("fine\nbad \xC3\x28 byte\n", 8, "line 2 is not valid UTF-8");
+  expect_error(kTenLines, 200, "the training text is 152 characters, too short for windows of --block-size 200");
+  expect_error(kTenLines, 64, "the held-out text is 38 characters, less than one window of --block-size 64");
+}
+
+TEST(RunningText, CharactersOfSentencesRoundTrip) {
+  LmTokenizer tokenizer;
+  tokenizer.characters = true;
+  const std::vector<std::string> words{"él", "dijo", "¿qué?"};
+  const auto tokens = tokenizer.tokens(words);
+  EXPECT_EQ(tokens.size(), 13u);
+  EXPECT_EQ(tokens[0], "é");
+  EXPECT_EQ(tokens[2], " ");
+  EXPECT_EQ(tokenizer.words(tokens), words);
+  EXPECT_STREQ(tokenizer.unit(), "characters");
+}
+
+// The demo corpus: the Jargon File as Debian's jargon-text installs it (gzip-compressed).
+TEST(RunningText, TheJargonFileIsADemoCorpus) {
+  const std::string jargon = "/usr/share/doc/jargon-text/jargon.txt.gz";
+  DLS_REQUIRE_OUTSIDE(jargon);
+  LmDataSettings settings = char_settings(jargon, 256);
+  settings.validation_fraction = 0.1;
+  const auto data = prepare_lm_dataset(settings, nullptr);
+  EXPECT_GT(data.train_stream.size(), 1000000u);
+  EXPECT_LT(data.vocabulary.size(), 300);  // characters, not words
+  const double held_out =
+      static_cast<double>(data.validation.tokens) /
+      static_cast<double>(data.validation.tokens + static_cast<std::int64_t>(data.train_stream.size()));
+  EXPECT_NEAR(held_out, 0.1, 0.01);
+  EXPECT_LT(data.validation.unknown_rate(), 0.001);
+}
+
+}  // namespace
+}  // namespace dls::data::running_text_test
