@@ -50,6 +50,18 @@ void check_subword_flags(const dls::data::LmDataSettings& data, bool resuming) {
     throw std::runtime_error("--vocab-size: needs --tokenizer sentencepiece");
 }
 
+// Refuses flags that the data's form would ignore: sentence flags on running text and back.
+// By value, not by count: a config.toml lists every setting at its value.
+void check_running_text_flags(const dls::data::LmDataSettings& before, const dls::data::LmDataSettings& data) {
+  const bool running = data.block_size > 0;
+  if (running && data.max_words != before.max_words)
+    throw std::runtime_error("--max-words: sentences only; running text (--block-size) is read in windows");
+  if (running && data.validation_sentences != before.validation_sentences)
+    throw std::runtime_error("--validation-sentences: sentences only; running text holds out --validation-fraction");
+  if (!running && data.validation_fraction != before.validation_fraction)
+    throw std::runtime_error("--validation-fraction: needs --block-size (sentences hold out --validation-sentences)");
+}
+
 void print_json(const dls::train::LmTrainResult& r, const std::string& precision) {
   dls::util::JsonWriter json;
   json.begin_object()
@@ -119,6 +131,7 @@ int main(int argc, char** argv) {
       dls::apps::check_fixed_on_resume(app, overrides, before_flags, settings, {"--preset"});
     }
     check_subword_flags(settings.data, !invocation.resume.empty());
+    check_running_text_flags(before_flags.data, settings.data);
     settings.model.transformer().validate();  // before the data are read
     dls::apps::finish_run_settings(app, settings.run, invocation,
                                    dls::util::default_batch_chunks(settings.model.transformer().flattened(), threads),

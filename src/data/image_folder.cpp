@@ -4,9 +4,11 @@
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
 
 #include "dls/util/file_io.h"
 #include "dls/util/image_file.h"
+#include "dls/util/parallel_chunks.h"
 
 namespace dls::data {
 
@@ -96,6 +98,18 @@ ImageFolderListing list_image_folder(const std::string& dir) {
   return listing;
 }
 
+namespace {
+
+// One file as a model takes it: decoded no larger than needed, resized, planar (as
+// eval::model_pixels prepares an image to classify).
+std::vector<std::uint8_t> model_input(const std::string& path, int channels, int size) {
+  util::ImageDecoding decoding;
+  decoding.min_side = size;
+  return util::planar_pixels(util::decode_image(util::read_file(path), decoding), channels, size);
+}
+
+}  // namespace
+
 ImageSet read_image_folder(const ImageFolderListing& listing, Split split, int channels, int size) {
   const auto& files = split == Split::kTrain ? listing.train : listing.test;
   ImageSet set;
@@ -104,19 +118,27 @@ ImageSet read_image_folder(const ImageFolderListing& listing, Split split, int c
   set.class_names = listing.class_names;
   for (const auto& name : listing.class_names) set.display_names.push_back(name.substr(0, 7));
   set.pixels.resize(files.size() * set.image_bytes());
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const auto path = (fs::path(listing.dir) / files[i].path).string();
-    std::vector<std::uint8_t> pixels;
-    try {
-      util::ImageDecoding decoding;  // as eval::model_pixels decodes an image to classify
-      decoding.min_side = size;
-      pixels = util::planar_pixels(util::decode_image(util::read_file(path), decoding), channels, size);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(path + ": " + e.what());
-    }
-    std::copy(pixels.begin(), pixels.end(), set.pixels.begin() + static_cast<std::ptrdiff_t>(i * pixels.size()));
-    set.labels.push_back(files[i].label);
+  // Decoded on every core, each file into its own slot; a file that does not decode is
+  // reported after all are tried, the first in the listing's order, whichever thread found it.
+  std::vector<std::string> errors(files.size());
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  util::for_each_chunk(static_cast<std::int64_t>(files.size()), threads,
+                       [&](int, std::int64_t begin, std::int64_t end) {
+                         for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i) {
+                           const auto path = (fs::path(listing.dir) / files[i].path).string();
+                           try {
+                             const auto pixels = model_input(path, channels, size);
+                             std::copy(pixels.begin(), pixels.end(),
+                                       set.pixels.begin() + static_cast<std::ptrdiff_t>(i * pixels.size()));
+                           } catch (const std::exception& e) {
+                             errors[i] = path + ": " + e.what();
+                           }
+                         }
+                       });
+  for (const auto& error : errors) {
+    if (!error.empty()) throw std::runtime_error(error);
   }
+  for (const auto& file : files) set.labels.push_back(file.label);
   return set;
 }
 

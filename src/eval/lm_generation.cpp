@@ -1,6 +1,7 @@
 #include "dls/eval/lm_generation.h"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 
 #include <torch/torch.h>
@@ -38,7 +39,7 @@ class TokenStepper {
 
   // Chooses the next token and appends it to `out`. cached: only the tokens not yet in the
   // caches run; else the last `window` tokens of the sequence run whole.
-  std::int64_t step(bool cached, std::size_t window, Generation& out) {
+  std::int64_t step(bool cached, std::size_t window, Generation& out, const std::vector<std::int64_t>& never = {}) {
     torch::Tensor logits;  // [V]
     if (cached) {
       logits = model_->next_logits(row(fed_), caches_).squeeze(0);
@@ -49,6 +50,7 @@ class TokenStepper {
       logits = model_->master_decoder->scores(states.select(1, states.size(1) - 1)).to(torch::kFloat).squeeze(0);
     }
     logits = logits.to(torch::kCPU);
+    for (const auto id : never) logits[id] = -std::numeric_limits<float>::infinity();
     const auto token = choose(logits, options_, rng_);
     out.logits.push_back(logits);
     out.tokens.push_back(token);
@@ -93,12 +95,12 @@ Generation generate(LanguageModel& model, const std::vector<std::int64_t>& promp
 }
 
 Generation continue_text(LanguageModel& model, const std::vector<std::int64_t>& prompt, std::int64_t count,
-                         const SamplingOptions& options, bool cached) {
+                         const SamplingOptions& options, bool cached, const std::vector<std::int64_t>& never) {
   TORCH_CHECK(!prompt.empty(), "continuing a text needs at least one token");
   const auto block = static_cast<std::size_t>(model->config().transformer().max_seq_length() - 1);
   Generation out;
   TokenStepper stepper(model, prompt, options);
-  for (std::int64_t i = 0; i < count; ++i) stepper.step(cached && stepper.length() <= block, block, out);
+  for (std::int64_t i = 0; i < count; ++i) stepper.step(cached && stepper.length() <= block, block, out, never);
   return out;
 }
 
@@ -116,7 +118,12 @@ std::string continue_running_text(LanguageModel& model, const data::LmTokenizer&
     ids.push_back(vocabulary.index_of(token));
     if (ids.back() == data::Vocabulary::kUnk && unknown != nullptr) unknown->push_back(token);
   }
-  for (const auto id : continue_text(model, ids, count, options).tokens) tokens.push_back(vocabulary.word_at(id));
+  // What running text never holds: SOS, <pad>, <unk> (every character or word trained on is in
+  // the vocabulary) and, between characters, EOS.
+  std::vector<std::int64_t> never{data::Vocabulary::kSos, data::Vocabulary::kPad, data::Vocabulary::kUnk};
+  if (tokenizer.characters) never.push_back(data::Vocabulary::kEos);
+  for (const auto id : continue_text(model, ids, count, options, true, never).tokens)
+    tokens.push_back(vocabulary.word_at(id));
   std::string text;
   if (tokenizer.characters) {
     for (std::size_t i = 1; i < tokens.size(); ++i) text += tokens[i];

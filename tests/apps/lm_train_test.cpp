@@ -268,6 +268,12 @@ TEST(LmTrainApp, RunningTextTrainsInWindowsAndGeneratesPastItsBlock) {
   ASSERT_EQ(resumed.status, 0) << resumed.err;
   test::expect_fixed_on_resume(run_lm_train, "--resume " + run_dir.string() + " --epochs 4",
                                {"--block-size 16", "--tokenizer word", "--validation-fraction 0.3"});
+  // Flags of the other form of data would be ignored: refused.
+  test::expect_one_line_error(run_lm_train(start + " --max-words 8", "text_max_words"),
+                              "--max-words: sentences only; running text (--block-size) is read in windows");
+  test::expect_one_line_error(
+      run_lm_train("--preset tiny --data " + sample_corpus() + " --validation-fraction 0.2", "text_fraction"),
+      "--validation-fraction: needs --block-size");
 
   const auto table = run_lm_eval((run_dir / "checkpoints").string(), "text_table");
   ASSERT_EQ(table.status, 0) << table.err;

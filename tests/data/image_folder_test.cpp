@@ -74,10 +74,17 @@ TEST(ImageFolder, BadFoldersAreOneLineNamingTheFolder) {
   const auto stranger = test::fresh_temp_dir("image_folder_test_class");
   test::write_image_files(stranger, {{"train/cat/1.png", png}, {"train/dog/1.png", png}, {"test/cow/1.png", png}});
   expect_listing_error(stranger, "cow: a test class the training images do not have");
-  // A damaged JPEG is named when the images are read.
+  // A damaged JPEG is named when the images are read: the first in the listing's order,
+  // though the files are decoded on several threads and another chunk holds one too.
   const auto damaged = test::fresh_temp_dir("image_folder_damaged");
   const auto jpeg = test::jpeg_of(test::solid_image(16, 16, 9, 9, 9));
-  test::write_image_files(damaged, {{"cat/1.png", png}, {"dog/2.jpg", jpeg.substr(0, jpeg.size() / 2)}});
+  const auto half = jpeg.substr(0, jpeg.size() / 2);
+  test::write_image_files(damaged, {{"cat/1.png", png},
+                                    {"cat/2.png", png},
+                                    {"dog/2.jpg", half},
+                                    {"dog/3.jpg", jpeg},
+                                    {"dog/4.jpg", jpeg},
+                                    {"dog/5.jpg", half}});
   try {
     read_image_folder(list_image_folder(damaged.string()), Split::kTrain, 3, 8);
     ADD_FAILURE() << "no error";

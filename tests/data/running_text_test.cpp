@@ -4,12 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
 #include <torch/torch.h>
 
 #include "support/outside_needs.h"
+#include "util/sentencepiece_available.h"
 #include "util/temp_files.h"
 
 namespace dls::data::running_text_test {
@@ -103,6 +105,27 @@ TEST(RunningText, WordsEndEachLineWithEos) {
   EXPECT_EQ(data.train.rows.size(1), 5);
   // Every word and EOS counts: perplexity per word is perplexity per token.
   EXPECT_EQ(data.validation.words(), data.validation.tokens);
+}
+
+// Pieces: a line's pieces then EOS; a word is counted where a piece starts one ("▁").
+TEST(RunningText, PiecesCountTheirWordsForPerplexityPerWord) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += "the quick brown fox number " + std::to_string(i % 9) + " jumps\n";
+  auto settings = char_settings(text_file("pieces", text), 8);
+  settings.char_units = false;
+  settings.subword_units = true;
+  settings.subwords.vocab_size = 40;
+  const auto data = prepare_lm_dataset(settings, nullptr);
+  ASSERT_TRUE(data.tokenizer.subwords.has_value());
+  EXPECT_STREQ(data.tokenizer.unit(), "pieces");
+  // Every line: 7 words and its EOS; 48 lines train (the last 12 hold a fifth of the text).
+  EXPECT_EQ(data.split.definition.validation_pairs, 12u);
+  std::int64_t counted = 0;
+  for (const auto mark : data.train_word_marks) counted += mark;
+  EXPECT_EQ(counted, 48 * 8);
+  EXPECT_GT(static_cast<std::int64_t>(data.train_stream.size()), counted);  // more pieces than words
+  EXPECT_EQ(std::count(data.train_stream.begin(), data.train_stream.end(), Vocabulary::kEos), 48);
 }
 
 TEST(RunningText, StoredDataRedoesTheRunAndAnotherTextIsRefused) {

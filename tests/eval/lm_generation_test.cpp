@@ -161,6 +161,11 @@ TEST(ContinueText, PastTheBlockTheLatestBlockIsRead) {
   const auto states = model->final_states(window);
   const auto logits = model->master_decoder->scores(states.select(1, 10)).squeeze(0);
   EXPECT_TRUE(torch::allclose(cached.logits[step], logits, 1e-4, 1e-5));
+  // Tokens never to be chosen are not, whatever their logits.
+  SamplingOptions hot;
+  hot.temperature = 50;
+  for (const auto token : continue_text(model, prompt, 40, hot, true, {0, 1, 2, 3, 4, 5, 6, 7}).tokens)
+    EXPECT_EQ(token, 8);
   // A prompt longer than the block is read from its end.
   std::vector<std::int64_t> long_prompt(25, 7);
   EXPECT_EQ(continue_text(model, long_prompt, 3, greedy).tokens.size(), 3u);

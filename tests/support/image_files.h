@@ -3,9 +3,12 @@
 // layout vit_train --image-folder reads.
 #pragma once
 
+// jpeglib.h uses size_t and FILE without including their headers.
+#include <cstddef>
+#include <cstdio>
+
 #include <jpeglib.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <stdexcept>

@@ -33,8 +33,11 @@ Generation generate(LanguageModel& model, const std::vector<std::int64_t>& promp
 // trained on): while the text fits, each step runs only the new token through the cached
 // keys/values; past that, each step runs the last L - 1 tokens again (positions move, so a
 // cache cannot slide). cached = false: the whole window every step (the plain reference).
+// `never`: tokens never chosen (the specials a running text does not hold: its model has
+// never been taught not to draw them).
 Generation continue_text(LanguageModel& model, const std::vector<std::int64_t>& prompt, std::int64_t count,
-                         const SamplingOptions& options, bool cached = true);
+                         const SamplingOptions& options, bool cached = true,
+                         const std::vector<std::int64_t>& never = {});
 
 // Running text as text: `prompt` (as a user types it) tokenised as the run reads its text,
 // after a line break (so "" starts a new line), continued by `count` tokens; returns the

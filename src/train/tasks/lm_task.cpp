@@ -62,7 +62,8 @@ LmTask::LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpoin
   spdlog::info("decoder-only language model: {} learnable parameters in {} tensors (decoder stack {})",
                count.parameters, count.tensors, count_parameters(*model_->master_decoder).parameters);
   spdlog::info("{}", settings_.describe());
-  spdlog::info("{} steps per epoch of {} sentences, device {}{}", steps_per_epoch_, settings_.batch_size, device.str(),
+  spdlog::info("{} steps per epoch of {} {}, device {}{}", steps_per_epoch_, settings_.batch_size,
+               data_.block_size > 0 ? "windows" : "sentences", device.str(),
                device.is_cpu() && workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks"
                                               : std::string());
 }
