@@ -1,6 +1,7 @@
 #include "dls/data/running_text.h"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include <spdlog/fmt/fmt.h>
@@ -22,11 +23,53 @@ bool is_blank(const std::string& character) { return character == " " || charact
 // SentencePiece marks a piece that starts a word with U+2581 ("▁").
 bool starts_word_piece(const std::string& piece) { return piece.rfind("\xE2\x96\x81", 0) == 0; }
 
-std::vector<std::int64_t> ids_of(const std::vector<std::string>& tokens, const Vocabulary& vocabulary) {
+// Calls fn(token, counts) for every token of lines [begin, end) as `tokenizer` cuts them, each
+// line closed by "\n" (characters) or "EOS" (words, pieces); counts: the token starts a word
+// or is a line break (what perplexity per word divides by). One token at a time, so that a
+// long text is never held as strings.
+template <typename Fn>
+void for_each_token(const RunningText& text, std::size_t begin, std::size_t end, const LmTokenizer& tokenizer,
+                    Language language, Fn&& fn) {
+  for (std::size_t i = begin; i < end; ++i) {
+    if (tokenizer.characters) {
+      bool after_blank = true;  // a line starts a word
+      for (const auto& character : characters_of(text.lines[i])) {
+        const bool blank = is_blank(character);
+        fn(character, !blank && after_blank);
+        after_blank = blank;
+      }
+      fn(kLineEndCharacter, true);
+    } else {
+      for (const auto& token : tokenizer.tokens(normalize_words(text.lines[i], language)))
+        fn(token, !tokenizer.subwords || starts_word_piece(token));
+      fn(kLineEndWord, true);
+    }
+  }
+}
+
+struct EncodedText {
   std::vector<std::int64_t> ids;
-  ids.reserve(tokens.size());
-  for (const auto& token : tokens) ids.push_back(vocabulary.index_of(token));
-  return ids;
+  std::vector<std::uint8_t> word_marks;  // 1 where a word or a line break is counted
+};
+
+EncodedText encode_lines(const RunningText& text, std::size_t begin, std::size_t end, const LmTokenizer& tokenizer,
+                         Language language, const Vocabulary& vocabulary) {
+  EncodedText encoded;
+  for_each_token(text, begin, end, tokenizer, language, [&](const std::string& token, bool counts) {
+    encoded.ids.push_back(vocabulary.index_of(token));
+    encoded.word_marks.push_back(counts ? 1 : 0);
+  });
+  return encoded;
+}
+
+// The training lines' characters or words, each once (a vocabulary's words).
+std::vector<std::string> distinct_tokens(const RunningText& text, std::size_t end, const LmTokenizer& tokenizer,
+                                         Language language) {
+  std::set<std::string> seen;
+  for_each_token(text, 0, end, tokenizer, language, [&](const std::string& token, bool) {
+    if (token != kLineEndWord) seen.insert(token);
+  });
+  return {seen.begin(), seen.end()};
 }
 
 // The normalised words of lines [begin, end), one entry per line.
@@ -83,32 +126,6 @@ RunningText read_running_text(const std::string& path) {
   if (!any_word) throw std::runtime_error(path + ": no text (empty, or blank lines only)");
   text.fingerprint = hash;
   return text;
-}
-
-std::vector<std::string> running_tokens(const RunningText& text, std::size_t begin, std::size_t end,
-                                        const LmTokenizer& tokenizer, Language language,
-                                        std::vector<std::uint8_t>* word_marks) {
-  std::vector<std::string> tokens;
-  std::vector<std::uint8_t> marks;
-  for (std::size_t i = begin; i < end; ++i) {
-    if (tokenizer.characters) {
-      for (auto& character : characters_of(text.lines[i])) {
-        const bool after_blank = tokens.empty() || is_blank(tokens.back());
-        marks.push_back(!is_blank(character) && after_blank ? 1 : 0);
-        tokens.push_back(std::move(character));
-      }
-      tokens.push_back(kLineEndCharacter);
-    } else {
-      for (auto& token : tokenizer.tokens(normalize_words(text.lines[i], language))) {
-        marks.push_back(!tokenizer.subwords || starts_word_piece(token) ? 1 : 0);
-        tokens.push_back(std::move(token));
-      }
-      tokens.push_back(kLineEndWord);
-    }
-    marks.push_back(1);  // the line break
-  }
-  if (word_marks != nullptr) *word_marks = std::move(marks);
-  return tokens;
 }
 
 std::int64_t training_windows(std::size_t tokens, int block_size) {
@@ -179,26 +196,24 @@ LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredDat
   } else {
     tokenizer.characters = settings.char_units;
   }
-  std::vector<std::uint8_t> train_marks, validation_marks;
-  const auto train_tokens = running_tokens(text, 0, training_lines, tokenizer, language, &train_marks);
-  const auto validation_tokens =
-      running_tokens(text, training_lines, text.lines.size(), tokenizer, language, &validation_marks);
-  auto vocabulary = stored != nullptr      ? stored->vocabulary
-                    : tokenizer.subwords   ? Vocabulary::from_words(tokenizer.subwords->pieces())
-                    : tokenizer.characters ? Vocabulary::build({train_tokens})
-                                           : Vocabulary::build(line_words(text, 0, training_lines, language));
+  auto vocabulary = stored != nullptr ? stored->vocabulary
+                    : tokenizer.subwords
+                        ? Vocabulary::from_words(tokenizer.subwords->pieces())
+                        : Vocabulary::build({distinct_tokens(text, training_lines, tokenizer, language)});
   const int max_len = block + 1;
   if (stored != nullptr && stored->max_len != max_len) {
     throw std::runtime_error("the run's windows are " + std::to_string(stored->max_len) + " tokens, --block-size " +
                              std::to_string(block) + " asks " + std::to_string(max_len));
   }
-  auto train_ids = ids_of(train_tokens, vocabulary);
+  auto training = encode_lines(text, 0, training_lines, tokenizer, language, vocabulary);
+  const auto held_out = encode_lines(text, training_lines, text.lines.size(), tokenizer, language, vocabulary);
+  auto& train_ids = training.ids;
+  const auto& validation_ids = held_out.ids;
   const auto windows = training_windows(train_ids.size(), block);
   if (windows < 1) {
     throw std::runtime_error(fmt::format("{}: the training text is {} {}, too short for windows of --block-size {}",
                                          text.source, train_ids.size(), tokenizer.unit(), block));
   }
-  const auto validation_ids = ids_of(validation_tokens, vocabulary);
   const auto validation_windows =
       validation_ids.empty() ? 0 : (static_cast<std::int64_t>(validation_ids.size()) - 1) / block;
   if (split.validation_pairs > 0 && validation_windows < 1) {
@@ -212,23 +227,23 @@ LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredDat
   corpus.source = text.source;
   corpus.format = "running text";
   corpus.lines_read = text.lines.size();
-  auto train = text_windows(train_ids, train_marks, block, 0, windows);
-  auto validation = text_windows(validation_ids, validation_marks, block, 0, validation_windows);
+  auto train = text_windows(train_ids, training.word_marks, block, 0, windows);
+  auto validation = text_windows(validation_ids, held_out.word_marks, block, 0, validation_windows);
   auto summary =
       fmt::format("{}: running text, {} lines, {} characters; the last {} lines held out", text.source,
                   thousands(text.lines.size()), thousands(text.characters), thousands(split.validation_pairs));
-  return LmDataset{std::move(corpus), std::move(corpus_split), std::move(tokenizer), std::move(vocabulary),  max_len,
-                   std::move(train),  std::move(validation),   std::move(train_ids), std::move(train_marks), block,
-                   std::move(summary)};
+  return LmDataset{
+      std::move(corpus), std::move(corpus_split), std::move(tokenizer), std::move(vocabulary),          max_len,
+      std::move(train),  std::move(validation),   std::move(train_ids), std::move(training.word_marks), block,
+      std::move(summary)};
 }
 
 LmRows running_text_rows(const std::string& path, const LmTokenizer& tokenizer, const Vocabulary& vocabulary,
                          Language language, int block_size) {
   const auto text = read_running_text(path);
-  std::vector<std::uint8_t> marks;
-  const auto ids = ids_of(running_tokens(text, 0, text.lines.size(), tokenizer, language, &marks), vocabulary);
-  const auto count = (static_cast<std::int64_t>(ids.size()) - 1) / block_size;
-  return text_windows(ids, marks, block_size, 0, std::max<std::int64_t>(0, count));
+  const auto encoded = encode_lines(text, 0, text.lines.size(), tokenizer, language, vocabulary);
+  const auto count = (static_cast<std::int64_t>(encoded.ids.size()) - 1) / block_size;
+  return text_windows(encoded.ids, encoded.word_marks, block_size, 0, std::max<std::int64_t>(0, count));
 }
 
 }  // namespace dls::data

@@ -32,14 +32,6 @@ struct RunningText {
 // holds nothing but blank lines.
 RunningText read_running_text(const std::string& path);
 
-// The tokens of lines [begin, end) as `tokenizer` cuts them, each line closed by "\n"
-// (characters) or "EOS" (words, pieces); `language` normalises words. word_marks (when given)
-// gets, per token, 1 where a word or a line break is counted for perplexity per word (a
-// character starting a word, a word, a piece starting one, each line break), else 0.
-std::vector<std::string> running_tokens(const RunningText& text, std::size_t begin, std::size_t end,
-                                        const LmTokenizer& tokenizer, Language language,
-                                        std::vector<std::uint8_t>* word_marks = nullptr);
-
 // Training windows of a stream: as many as fit at any offset below block_size,
 // (tokens - block_size) / block_size.
 std::int64_t training_windows(std::size_t tokens, int block_size);
