@@ -54,6 +54,14 @@ void print_json(const dls::train::ViTTrainResult& r, const std::string& precisio
   std::cout << json.str() << std::endl;
 }
 
+// Refuses --image-size and --channels for the datasets, whose images have their own (by
+// value, not by count: a config.toml lists every setting).
+void check_image_folder_flags(const dls::data::ViTDataSettings& before, const dls::data::ViTDataSettings& data) {
+  if (data.dataset == "image-folder") return;
+  if (data.image_size != before.image_size) throw std::runtime_error("--image-size: only for an image folder");
+  if (data.channels != before.channels) throw std::runtime_error("--channels: only for an image folder");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,7 +73,6 @@ int main(int argc, char** argv) {
   app.get_formatter()->column_width(36);
   Overrides overrides;
   std::string dataset = "fashion-mnist", data_dir, preset, image_folder;
-  int image_size = 32, channels = 3;
   dls::apps::InvocationFlags invocation;
 
   // The dataset chooses the preset; every other flag is a declared setting.
@@ -87,14 +94,6 @@ int main(int argc, char** argv) {
       ->group("Data")
       ->excludes(dataset_option)
       ->excludes(data_dir_option);
-  app.add_option("--image-size", image_size, "an image folder's images resized to N x N pixels (default 32)")
-      ->group("Data")
-      ->check(CLI::Range(4, 1024));
-  overrides.record("--image-size", [](const auto& s) { return s.data.image_size; });
-  app.add_option("--channels", channels, "an image folder's images as 3 (colour, default) or 1 (grey) channels")
-      ->group("Data")
-      ->check(CLI::IsMember({1, 3}));
-  overrides.record("--channels", [](const auto& s) { return s.data.channels; });
   dls::apps::add_declared_flags(app, overrides, "Data");
   app.add_option("--preset", preset,
                  "dlstudio (DLStudio's CIFAR-10 example) or fashion (Fashion-MNIST on a small CPU), the files "
@@ -128,16 +127,15 @@ int main(int argc, char** argv) {
       settings = dls::train::vit_preset(preset.empty() ? dls::train::default_vit_preset(dataset) : preset);
       settings.data.dataset = dataset;
       settings.data.data_dir = dls::apps::absolute_path(data_dir);  // a resume elsewhere finds it
-      settings.data.image_size = image_size;
-      settings.data.channels = channels;
-      settings.adapt_model_to_dataset();
     }
     if (!data_dir.empty()) settings.data.data_dir = dls::apps::absolute_path(data_dir);
     const ViTTrainSettings before_flags = settings;
     dls::apps::apply_overrides(overrides, settings);
     if (!invocation.resume.empty()) {
-      dls::apps::check_fixed_on_resume(app, overrides, before_flags, settings,
-                                       {"--preset", "--dataset", "--image-size", "--channels"});
+      dls::apps::check_fixed_on_resume(app, overrides, before_flags, settings, {"--preset", "--dataset"});
+    } else {
+      check_image_folder_flags(before_flags.data, settings.data);
+      settings.adapt_model_to_dataset();  // after the flags: an image folder's size and channels
     }
     settings.model.validate();
     // On a CPU, chunks of the batch on threads of their own beat one pass with several

@@ -69,6 +69,12 @@ TEST(VitTrainApp, BadDataIsAOneLineError) {
   test::write_bytes(test_size / "t10k-images-idx3-ubyte", test::idx_images(10, 32, 32));
   expect_vit_train_error(run_vit_train(args + test_size.string(), "test_size"),
                          "the test images (fashion-mnist) are 32x32x1 images in 10 classes; the model expects 28x28x1");
+  // An image folder's flags on a dataset with images of its own would be ignored: refused.
+  const auto fashion = data_with("folder_flags", "", "");
+  expect_vit_train_error(run_vit_train(args + fashion.string() + " --image-size 16", "image_size"),
+                         "--image-size: only for an image folder");
+  expect_vit_train_error(run_vit_train(args + fashion.string() + " --channels 1", "channels"),
+                         "--channels: only for an image folder");
 }
 
 TEST(VitTrainApp, CorruptCheckpointIsAOneLineError) {
@@ -154,9 +160,9 @@ TEST(VitTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
                                        " --patch-size 7 --batch-size 10 --log-level warn",
                                    "fixed_first");
   ASSERT_EQ(first.status, 0) << first.err;
-  test::expect_fixed_on_resume(
-      run_vit_train, "--resume " + run_dir.string() + " --epochs 2",
-      {"--preset dlstudio", "--dataset fashion-mnist", "--normalization dataset", "--patch-size 4", "--stem 8"});
+  test::expect_fixed_on_resume(run_vit_train, "--resume " + run_dir.string() + " --epochs 2",
+                               {"--preset dlstudio", "--dataset fashion-mnist", "--normalization dataset",
+                                "--patch-size 4", "--stem 8", "--image-size 16", "--channels 1"});
   EXPECT_FALSE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt")) << "nothing trained when refused";
   const auto changed = run_vit_train("--resume " + run_dir.string() + " --epochs 2 --log-level warn", "fixed_allowed");
   ASSERT_EQ(changed.status, 0) << changed.err;
@@ -180,7 +186,7 @@ TEST(VitTrainApp, AnImageFolderTrainsAndItsModelClassifiesImages) {
   EXPECT_NE(run.out.find("\"test_accuracy\":null"), std::string::npos) << "no test/ folder\n" << run.out;
   const auto config = util::read_file((run_dir / "config.toml").string());
   for (const std::string& key :
-       std::vector<std::string>{"\ndataset=\"image-folder\"\n", "\nimage-size=16\n", "\nchannels=3\n",
+       std::vector<std::string>{"\ndataset=\"image-folder\"\n", "\nimage-size=16\n", "\nchannels=\"3\"\n",
                                 "\ndata-dir=\"" + images.string() + "\"\n"}) {
     EXPECT_NE(config.find(key), std::string::npos) << key << "\n" << config;
   }

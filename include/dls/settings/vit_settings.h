@@ -55,8 +55,17 @@ struct ViTTrainSettings {
       f.group("Data");
       f(d.dataset, Setting("dataset", "", ""));
       f(d.data_dir, Setting("data_dir", "", ""));
-      f(d.image_size, Setting("image_size", "", "").default_when_absent());  // an image folder's: vit_train's flags
-      f(d.channels, Setting("channels", "", "").default_when_absent());
+      f(d.image_size, Setting("image_size", "--image-size",
+                              "an image folder's images resized to N x N pixels (the datasets have their own)")
+                          .range(4, 1024)
+                          .default_when_absent()
+                          .fixed());
+      f.property(
+          Setting("channels", "--channels", "an image folder's images as 3 (colour) or 1 (grey) channels")
+              .one_of({"1", "3"})
+              .default_when_absent()
+              .fixed(),
+          [&] { return std::to_string(d.channels); }, [&](const std::string& n) { d.channels = std::stoi(n); });
       f(d.train_subset,
         Setting("train_subset", "--train-subset", "train on the first N training images only").range(0, 1000000000));
       f(d.test_subset,
