@@ -57,27 +57,43 @@ RunPlot learning_rate_plot(const std::string& metrics_path, const settings::LrSc
   return plot;
 }
 
-util::Canvas positional_encoding_picture(const torch::Tensor& encodings) {
-  const auto table = encodings.detach().to(torch::kCPU, torch::kDouble).contiguous();
-  const auto positions = static_cast<int>(table.size(0)), dims = static_cast<int>(table.size(1));
-  // The matrix as an image about 1024 x 320 pixels: each value in [-1, 1] a colour.
-  const int cell_w = std::max(1, 1024 / dims), cell_h = std::max(1, 320 / positions);
-  const int width = dims * cell_w, height = positions * cell_h;
+// A rows x cols matrix of doubles [rows, cols] as an image of cells cell_w x cell_h pixels,
+// each value mapped from [lo, hi] into viridis, with `caption` under it.
+util::Canvas matrix_panel(const torch::Tensor& matrix, int cell_w, int cell_h, double lo, double hi,
+                          const std::string& caption) {
+  const auto rows = static_cast<int>(matrix.size(0)), cols = static_cast<int>(matrix.size(1));
+  const int width = cols * cell_w, height = rows * cell_h;
   std::vector<std::uint8_t> pixels(static_cast<std::size_t>(width) * height * 3);
-  const auto values = table.accessor<double, 2>();
+  const auto values = matrix.accessor<double, 2>();
   for (int y = 0; y < height; ++y) {
     for (int x = 0; x < width; ++x) {
-      const double t = std::clamp((values[y / cell_h][x / cell_w] + 1) / 2, 0.0, 1.0);
+      const double t = std::clamp((values[y / cell_h][x / cell_w] - lo) / (hi - lo), 0.0, 1.0);
       const auto colour = util::color_at(util::ColorMap::kViridis, t);
       auto* pixel = &pixels[(static_cast<std::size_t>(y) * width + x) * 3];
       pixel[0] = colour.r, pixel[1] = colour.g, pixel[2] = colour.b;
     }
   }
-  const auto matrix = util::image_panel(
-      {pixels.data(), height, width, 3}, 1,
-      fmt::format("positions 0-{} (down) x dimensions 0-{} (across); -1 to 1", positions - 1, dims - 1));
-  // P P^T: how alike two positions' encodings are.
-  const auto similarity = table.matmul(table.t());
+  return util::image_panel({pixels.data(), height, width, 3}, 1, caption);
+}
+
+util::Canvas positional_encoding_picture(const torch::Tensor& encodings) {
+  const auto table = encodings.detach().to(torch::kCPU, torch::kDouble).contiguous();
+  const auto positions = static_cast<int>(table.size(0)), dims = static_cast<int>(table.size(1));
+  // The matrix as an image about 1024 wide and at least 320 high: each value in [-1, 1] a colour.
+  const auto matrix =
+      matrix_panel(table, std::max(1, 1024 / dims), std::max(1, std::max(320, 3 * positions) / positions), -1, 1,
+                   fmt::format("positions 0-{} (down) x dimensions 0-{} (across); -1 to 1", positions - 1, dims - 1));
+  // P P^T: how alike two positions' encodings are. A labelled heat map for a few positions;
+  // for a GPT's block (hundreds) the same matrix as an image, as tall as the one beside it.
+  const auto similarity = table.matmul(table.t()).contiguous();
+  if (positions > 32) {
+    const int cell = std::max(1, std::max(320, 3 * positions) / positions);
+    return util::tile_panels(
+        {matrix, matrix_panel(similarity, cell, cell, similarity.min().item<double>(), similarity.max().item<double>(),
+                              fmt::format("dot products of positions 0-{} (down and across); lowest to highest",
+                                          positions - 1))},
+        2, fmt::format("Sinusoidal positional encodings (L = {}, M = {})", positions, dims));
+  }
   std::vector<double> cells(similarity.data_ptr<double>(), similarity.data_ptr<double>() + similarity.numel());
   std::vector<std::string> labels;
   for (int i = 0; i < positions; ++i) labels.push_back(std::to_string(i));

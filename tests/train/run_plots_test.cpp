@@ -168,6 +168,12 @@ TEST(RunPlots, PositionalEncodingsAreTheModelsOwnTable) {
   const auto picture = positional_encoding_picture(sinusoidal_positional_encoding(10, 256));
   EXPECT_GE(picture.width(), 1024 + 10 * 16) << "the matrix, about 1024 wide, and the 10 x 10 dot products";
   EXPECT_GE(picture.height(), 320);
+  // A GPT's block of 257 positions: both panels drawn as images of the same height (3 pixels a
+  // position), not a heat map with a label per position 16 pixels apart (4,400 pixels wide).
+  const auto block = positional_encoding_picture(sinusoidal_positional_encoding(257, 128));
+  EXPECT_LE(block.width(), 2 * 1024 + 100) << block.width();  // two cells as wide as the matrix
+  EXPECT_LE(block.height(), 257 * 3 + 200) << block.height();
+  EXPECT_GE(block.height(), 257 * 3);
 }
 
 }  // namespace
