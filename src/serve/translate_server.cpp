@@ -115,13 +115,20 @@ struct TranslateServer::Impl {
 
   // The body is a PNG's or JPEG's bytes (no multipart form), of any size up to
   // --max-image-pixels: resized to the model's as checkpoint_eval --classify and vit_train
-  // --image-folder do. Its size is read from the header before anything is decoded (a small
-  // file may claim a huge image: 413), a JPEG is decoded near the model's size, and images
-  // are decoded on the model's worker one at a time, so that many uploads at once cannot
-  // hold many decoded images in memory.
+  // --image-folder do. Its size is read from the header on this thread before anything is
+  // decoded or queued (a small file may claim a huge image: 413), a JPEG is decoded near the
+  // model's size, and images are decoded on the model's worker one at a time, so that many
+  // uploads at once cannot hold many decoded images in memory.
   HttpResponse classify(const HttpRequest& req) {
     const auto start = Clock::now();
     const int top_k = parse_top_k(req.query_value("top"), static_cast<int>(classifier->class_names().size()));
+    try {  // the header first, here: a file claiming too much is refused without waiting in the queue
+      util::check_image_size(req.body, settings.limits.max_image_pixels);
+    } catch (const util::ImageTooLarge& e) {
+      throw ApiError(413, std::string(e.what()) + " (--max-image-pixels)");
+    } catch (const std::invalid_argument& e) {
+      throw ApiError(400, e.what());
+    }
     using Classified = std::pair<eval::ImageClassification, double>;  // and the decoding's milliseconds
     const auto done = batcher.run_alone<Classified>(
         [this, body = req.body] {  // a copy: a request that timed out is gone while this may still run
@@ -129,9 +136,7 @@ struct TranslateServer::Impl {
           std::vector<std::uint8_t> pixels;
           try {
             pixels = eval::model_pixels(body, classifier->config(), settings.limits.max_image_pixels);
-          } catch (const util::ImageTooLarge& e) {
-            throw ApiError(413, std::string(e.what()) + " (--max-image-pixels)");
-          } catch (const std::invalid_argument& e) {
+          } catch (const std::invalid_argument& e) {  // damaged past its header
             throw ApiError(400, e.what());
           }
           const double decode_ms = ms_since(decode_start);

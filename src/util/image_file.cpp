@@ -157,13 +157,17 @@ PngSize read_image_size(const std::string& bytes) {
   }
 }
 
-RgbImage decode_image(const std::string& bytes, const ImageDecoding& decoding) {
-  if (is_jpeg(bytes)) return decode_jpeg(bytes, decoding, false);
+void check_image_size(const std::string& bytes, long long max_pixels) {
   const auto size = read_image_size(bytes);
-  if (static_cast<long long>(size.width) * size.height > decoding.max_pixels) {
-    throw ImageTooLarge("a PNG image of " + std::to_string(size.width) + "x" + std::to_string(size.height) +
-                        " pixels, larger than " + std::to_string(decoding.max_pixels));
+  if (static_cast<long long>(size.width) * size.height > max_pixels) {
+    throw ImageTooLarge(std::string(is_jpeg(bytes) ? "a JPEG" : "a PNG") + " image of " + std::to_string(size.width) +
+                        "x" + std::to_string(size.height) + " pixels, larger than " + std::to_string(max_pixels));
   }
+}
+
+RgbImage decode_image(const std::string& bytes, const ImageDecoding& decoding) {
+  if (is_jpeg(bytes)) return decode_jpeg(bytes, decoding, false);  // checks its size as it reads its header
+  check_image_size(bytes, decoding.max_pixels);
   return decode_png(bytes);
 }
 

@@ -55,6 +55,16 @@ TEST(ImageFile, DamagedOrForeignBytesAreOneLine) {
   EXPECT_THROW(decode_image(test::png_of(test::solid_image(32, 32, 1, 2, 3)), small), ImageTooLarge);
   small.max_pixels = 32 * 32;
   EXPECT_EQ(decode_image(jpeg, small).width, 32);
+  // The header alone, as translate_server checks an upload before queueing it.
+  EXPECT_NO_THROW(check_image_size(jpeg, 32 * 32));
+  EXPECT_THROW(check_image_size(huge, kMaxImagePixels), ImageTooLarge);
+  try {
+    check_image_size(test::png_of(test::solid_image(40, 30, 1, 2, 3)), 1000);
+    ADD_FAILURE() << "no error";
+  } catch (const ImageTooLarge& e) {
+    EXPECT_STREQ(e.what(), "a PNG image of 40x30 pixels, larger than 1000");
+  }
+  EXPECT_THROW(check_image_size("GIF89a", 1000), std::invalid_argument);
 }
 
 // A smooth picture (colour ramps), as photos mostly are between their edges.

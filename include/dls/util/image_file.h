@@ -36,6 +36,10 @@ struct ImageTooLarge : std::invalid_argument {
 // std::invalid_argument as decode_image does.
 PngSize read_image_size(const std::string& bytes);
 
+// Throws ImageTooLarge when the header claims more than max_pixels, std::invalid_argument
+// when the bytes are not a PNG or JPEG (what decode_image would say first); decodes nothing.
+void check_image_size(const std::string& bytes, long long max_pixels);
+
 // The pixels of a PNG or JPEG file's bytes, RGB interleaved (grey JPEGs come back with
 // r = g = b). Throws std::invalid_argument with one line ("not a PNG or JPEG image", "a
 // damaged JPEG image (Premature end of JPEG file)"), ImageTooLarge ("a JPEG image of
