@@ -88,7 +88,7 @@ std::size_t held_out_lines(const RunningText& text, double fraction) {
   double held = 0;
   std::size_t lines = 0;
   while (lines + 1 < text.lines.size() && held < wanted) {
-    held += static_cast<double>(characters_of(text.lines[text.lines.size() - 1 - lines]).size() + 1);
+    held += static_cast<double>(text.line_characters[text.lines.size() - 1 - lines]);
     ++lines;
   }
   return lines;
@@ -119,7 +119,8 @@ RunningText read_running_text(const std::string& path) {
     }
     for (const char c : line + "\n") hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
     any_word = any_word || line.find_first_not_of(" \t") != std::string::npos;
-    text.characters += characters_of(line).size() + 1;
+    text.line_characters.push_back(characters_of(line).size() + 1);
+    text.characters += text.line_characters.back();
     text.lines.push_back(std::move(line));
     start = end + 1;
   }

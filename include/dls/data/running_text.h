@@ -22,10 +22,11 @@
 namespace dls::data {
 
 struct RunningText {
-  std::string source;              // the file read
-  std::vector<std::string> lines;  // line breaks ("\n", "\r\n") removed
-  std::uint64_t fingerprint = 0;   // 64-bit FNV-1a over the lines, each followed by "\n"
-  std::size_t characters = 0;      // code points, line breaks included
+  std::string source;                        // the file read
+  std::vector<std::string> lines;            // line breaks ("\n", "\r\n") removed
+  std::uint64_t fingerprint = 0;             // 64-bit FNV-1a over the lines, each followed by "\n"
+  std::size_t characters = 0;                // code points, line breaks included
+  std::vector<std::size_t> line_characters;  // per line: its code points and its line break
 };
 
 // Throws std::runtime_error naming the file when it is missing, empty, not UTF-8 (the line) or
