@@ -98,6 +98,7 @@ int main(int argc, char** argv) {
   dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
   CLI::App app{
       "Train DLStudio's English-to-Spanish transformer (TransformerFG or TransformerPreLN), or\n"
+      "the RNN encoder-decoder with attention before it (--preset rnn-bahdanau, rnn-luong), on\n"
       "any language pair in either direction (--src-lang, --tgt-lang, --reverse).\n"
       "A preset gives every setting; each flag below overrides one. With --resume the\n"
       "checkpoint's settings are the starting point instead of the preset.\n"};
@@ -110,7 +111,8 @@ int main(int argc, char** argv) {
   // The Model group's first flags choose the preset; every other flag is a declared setting.
   const std::string model = "Model";
   app.add_option("--preset", preset,
-                 "dlstudio (DLStudio's example script) or cpu (small, for a 2-core CPU), the files "
+                 "dlstudio (DLStudio's example script), cpu (small, for a 2-core CPU), rnn-bahdanau or rnn-luong "
+                 "(RNN encoder-decoders with attention), the files "
                  "data/presets/seq2seq/NAME.toml (your own: --config FILE); default: cpu on a CPU, dlstudio on a GPU")
       ->group(model)
       ->check(CLI::IsMember(dls::train::seq2seq_preset_names()));
@@ -164,7 +166,8 @@ int main(int argc, char** argv) {
       dls::apps::check_fixed_on_resume(app, overrides, before_flags, setup, {"--preset", "--variant"});
     }
     check_subword_flags(setup, resuming);
-    const bool flattened = setup.model.transformer().flattened();
+    const bool flattened =
+        setup.architecture == dls::Architecture::kTransformer && setup.model.transformer().flattened();
     if (dls::util::keeps_freed_memory(flattened)) dls::util::keep_freed_memory();
     dls::apps::finish_run_settings(app, setup.run, invocation, dls::util::default_batch_chunks(flattened, threads),
                                    dls::apps::resolved_config(overrides, setup, "seq2seq_train"));

@@ -207,7 +207,7 @@ int main(int argc, char** argv) {
     const auto& languages = translator.model().info.settings.data;
     spdlog::info("serving {} ({}; {}, {} -> {}) on {}; page: {}", translator.checkpoint_file(),
                  dls::checkpoint::progress_summary(translator.model().info.progress),
-                 translator.model().info.settings.model.summary(),
+                 translator.model().info.settings.model_summary(),
                  dls::data::language_name(languages.source_language()),
                  dls::data::language_name(languages.target_language()), translator.device().str(),
                  settings.page_dir.empty() ? "none" : settings.page_dir);

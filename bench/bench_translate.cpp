@@ -77,7 +77,7 @@ BenchResult run_translate_latency_bench(const BenchOptions& o) {
     eval::TranslatorOptions translator_options;
     translator_options.scores = o.scores;
     translator.emplace(eval::Translator::load(o.checkpoint, translator_options));
-    model = translator->model().model;
+    model = translator->model().model.transformer();  // the transformer's session is what this times
     const auto t = translator->translate(o.sentence, decode);
     if (!t.ok()) throw std::invalid_argument("cannot translate \"" + o.sentence + "\": " + t.error);
     const auto& loaded = translator->model();
@@ -88,7 +88,7 @@ BenchResult run_translate_latency_bench(const BenchOptions& o) {
     std::fprintf(stderr, "translate-latency: \"%s\" -> \"%s\" (%zu output tokens)\n", o.sentence.c_str(),
                  t.text.c_str(), t.output_tokens.size());
     result.config = {{"checkpoint", translator->checkpoint_file()},
-                     {"summary", loaded.info.settings.model.summary()},
+                     {"summary", loaded.info.settings.model_summary()},
                      {"sentence", o.sentence},
                      {"translation", t.raw},
                      {"scores", o.scores ? "on" : "off"}};

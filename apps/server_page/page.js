@@ -401,6 +401,7 @@ function drawAll() {
   maps.replaceChildren();
   for (const kind of KINDS) {
     const layers = data[kind.key] || [];
+    if (layers.length === 0) continue;  // an RNN's model: cross-attention only
     const section = document.createElement("section");
     section.className = "kind-section";
     section.dataset.kind = kind.key;

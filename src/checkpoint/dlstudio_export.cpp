@@ -50,6 +50,9 @@ std::string epoch_suffix(std::int64_t epoch) { return "_" + std::to_string(epoch
 
 std::vector<std::string> export_seq2seq(const std::string& path, const std::filesystem::path& dir, Weights weights) {
   const auto loaded = load_seq2seq_checkpoint(path, weights);
+  if (loaded.model.is_rnn()) {
+    throw std::runtime_error(path + ": an RNN encoder-decoder; DLStudio's Transformers module reads transformers only");
+  }
   const auto& config = loaded.info.settings.model;
   check_blocks(config.transformer(), path);
   // DLStudio pads with EOS and has no <pad>/<unk>: a run that trained a <pad> (the standard
@@ -69,17 +72,17 @@ std::vector<std::string> export_seq2seq(const std::string& path, const std::file
     return name == "embedding.weight" ? std::string("embed.weight") : name;
   };
   const std::vector<std::pair<std::string, StateDict>> files{
-      {"encoder_" + tag, dlstudio::dlstudio_state(*loaded.model->master_encoder, dlstudio::same_name)},
+      {"encoder_" + tag, dlstudio::dlstudio_state(*loaded.model.transformer()->master_encoder, dlstudio::same_name)},
       {"decoder_" + tag,
-       without_special_rows(
-           without_special_rows(dlstudio::dlstudio_state(*loaded.model->master_decoder, dlstudio::same_name),
-                                "out.weight"),
-           "out.bias")},
+       without_special_rows(without_special_rows(dlstudio::dlstudio_state(*loaded.model.transformer()->master_decoder,
+                                                                          dlstudio::same_name),
+                                                 "out.weight"),
+                            "out.bias")},
       {"embeddings_generator_en_" + tag,
-       without_special_rows(dlstudio::dlstudio_state(*loaded.model->embeddings_generator_en, embed_name),
+       without_special_rows(dlstudio::dlstudio_state(*loaded.model.transformer()->embeddings_generator_en, embed_name),
                             "embed.weight")},
       {"embeddings_generator_es_" + tag,
-       without_special_rows(dlstudio::dlstudio_state(*loaded.model->embeddings_generator_es, embed_name),
+       without_special_rows(dlstudio::dlstudio_state(*loaded.model.transformer()->embeddings_generator_es, embed_name),
                             "embed.weight")},
   };
   std::vector<std::string> written;

@@ -103,15 +103,15 @@ LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path, Weights weights) 
   try {
     LoadedSeq2Seq loaded{
         info,
-        Seq2SeqTransformer(info.settings.model),
+        info.settings.build_model(),
         data::Vocabulary::from_words(info.english_words),
         data::Vocabulary::from_words(info.spanish_words),
         data::stored_subword_model(info.english_subwords, info.english_words,
                                    data::language_name(info.settings.data.source_language()) + " SentencePiece"),
         data::stored_subword_model(info.spanish_subwords, info.spanish_words,
                                    data::language_name(info.settings.data.target_language()) + " SentencePiece")};
-    reader.load_module(weights_module(reader, weights), *loaded.model);
-    loaded.model->eval();
+    reader.load_module(weights_module(reader, weights), loaded.model.module());
+    loaded.model.module().eval();
     return loaded;
   } catch (const CheckpointError&) {
     throw;

@@ -5,7 +5,6 @@
 
 #include <torch/torch.h>
 
-#include "dls/models/decoder_session.h"
 #include "dls/util/parallel_chunks.h"
 
 namespace dls::eval {
@@ -22,32 +21,32 @@ TokenIds words_of(const torch::Tensor& row, std::int64_t length, std::int64_t eo
 
 // The decoding state of every model of an ensemble, stepped together: each model gets the
 // same words and row selections, and step() averages their log-probabilities. With one
-// model it is that model's DecoderSession (its logits when asked for them).
+// model it is that model's session (its logits when asked for them).
 class EnsembleSession {
  public:
   EnsembleSession(const Models& models, const torch::Tensor& src, std::int64_t sos, std::int64_t max_length) {
-    for (const auto& model : models) sessions_.emplace_back(model, src, sos, torch::Tensor{}, max_length);
+    for (const auto& model : models) sessions_.push_back(model.start_decoding(src, sos, max_length));
   }
   // [R, V]: log-probabilities (averaged over the models), or one model's logits.
   torch::Tensor step(bool log_probabilities = true) {
-    if (sessions_.size() == 1) return sessions_.front().step(log_probabilities);
-    auto sum = sessions_.front().step();
-    for (std::size_t i = 1; i < sessions_.size(); ++i) sum = sum + sessions_[i].step();
+    if (sessions_.size() == 1) return sessions_.front()->step(log_probabilities);
+    auto sum = sessions_.front()->step();
+    for (std::size_t i = 1; i < sessions_.size(); ++i) sum = sum + sessions_[i]->step();
     return sum / static_cast<double>(sessions_.size());
   }
   void append(const torch::Tensor& words) {
-    for (auto& session : sessions_) session.append(words);
+    for (auto& session : sessions_) session->append(words);
   }
   void select_rows(const torch::Tensor& index) {
-    for (auto& session : sessions_) session.select_rows(index);
+    for (auto& session : sessions_) session->select_rows(index);
   }
-  std::int64_t length() const { return sessions_.front().length(); }
-  std::int64_t max_length() const { return sessions_.front().max_length(); }
-  std::int64_t rows() const { return sessions_.front().rows(); }
-  const torch::Tensor& tokens() const { return sessions_.front().tokens(); }
+  std::int64_t length() const { return sessions_.front()->length(); }
+  std::int64_t max_length() const { return sessions_.front()->max_length(); }
+  std::int64_t rows() const { return sessions_.front()->rows(); }
+  const torch::Tensor& tokens() const { return sessions_.front()->tokens(); }
 
  private:
-  std::vector<DecoderSession> sessions_;
+  std::vector<std::unique_ptr<DecodingSession>> sessions_;
 };
 
 using NBest = std::vector<std::vector<Hypothesis>>;
@@ -180,12 +179,16 @@ NBest beam_search(const Models& models, const torch::Tensor& src, std::int64_t s
 
 NBest one_shot(const Models& models, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
                std::int64_t max_length) {
-  const std::int64_t length = max_length > 0 ? max_length : models.front()->config().transformer().max_seq_length();
+  for (const auto& model : models) {
+    if (model.is_rnn()) throw std::invalid_argument("DLStudio's one-shot decoding reads a transformer's outputs only");
+  }
+  const std::int64_t length = max_length > 0 ? max_length : models.front().max_seq_length();
   auto target = torch::full({src.size(0), length}, eos, src.options().dtype(torch::kLong));
   target.select(1, 0).fill_(sos);
-  torch::Tensor scores;        // [B, L-1, V]: one model's logits, or the ensemble's mean log-probabilities
-  for (auto model : models) {  // a holder: copies share the module
-    auto out = models.size() == 1 ? model->forward(src, target) : model->forward(src, target).log_softmax(-1);
+  torch::Tensor scores;  // [B, L-1, V]: one model's logits, or the ensemble's mean log-probabilities
+  for (const auto& model : models) {
+    auto out = model.transformer()->forward(src, target);  // log-probabilities
+    if (models.size() > 1) out = out.log_softmax(-1);
     scores = scores.defined() ? scores + out : out;
   }
   const auto predicted = scores.argmax(-1);  // [B, L-1] words 1..L-1
@@ -202,9 +205,9 @@ NBest decode_rows(const Models& models, const torch::Tensor& src, std::int64_t f
   TORCH_CHECK(src.dim() == 2, "source tokens must be [B, L]");
   TORCH_CHECK(!models.empty(), "decoding needs a model");
   std::vector<bool> was_training;
-  for (auto model : models) {  // a holder: copies share the module
-    was_training.push_back(model->is_training());
-    model->eval();
+  for (const auto& model : models) {
+    was_training.push_back(model.module().is_training());
+    model.module().eval();
   }
   std::vector<NBest> parts(static_cast<std::size_t>(util::effective_chunks(src.size(0), options.workers)));
   util::for_each_chunk(src.size(0), options.workers, [&](int k, std::int64_t begin, std::int64_t end) {
@@ -224,7 +227,7 @@ NBest decode_rows(const Models& models, const torch::Tensor& src, std::int64_t f
         break;
     }
   });
-  for (std::size_t i = 0; i < models.size(); ++i) Seq2SeqTransformer(models[i])->train(was_training[i]);
+  for (std::size_t i = 0; i < models.size(); ++i) models[i].module().train(was_training[i]);
   NBest result;
   for (auto& part : parts) std::move(part.begin(), part.end(), std::back_inserter(result));
   return result;
@@ -239,7 +242,7 @@ std::vector<TokenIds> best_of(NBest n_best) {
 
 }  // namespace
 
-std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos,
+std::vector<TokenIds> decode_batch(const TranslationModel& model, const torch::Tensor& src, std::int64_t sos,
                                    std::int64_t eos, const DecodeOptions& options) {
   return best_of(decode_rows({model}, src, 0, sos, eos, options));
 }
@@ -256,8 +259,8 @@ std::vector<std::vector<Hypothesis>> translate_n_best(const Models& models, cons
   return all;
 }
 
-std::vector<TokenIds> translate(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
-                                const DecodeOptions& options) {
+std::vector<TokenIds> translate(const TranslationModel& model, const torch::Tensor& src, std::int64_t sos,
+                                std::int64_t eos, const DecodeOptions& options) {
   return best_of(translate_n_best({model}, src, sos, eos, options));
 }
 

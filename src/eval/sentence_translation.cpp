@@ -42,7 +42,8 @@ std::vector<std::string> save_attention_maps(const TranslationAttention& maps, c
   };
   save(maps.encoder_self, "encoder_self", maps.source, maps.source);
   save(maps.decoder_self, "decoder_self", maps.target, maps.target);
-  save(maps.cross, "cross", maps.target, maps.source);
+  // An RNN's one map is the notes' alignment table: alignment_layer1_head1.png.
+  save(maps.cross, maps.recurrent ? "alignment" : "cross", maps.target, maps.source);
   return written;
 }
 
@@ -52,9 +53,10 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
   std::optional<TranslationFiles> files;
   if (!request.input_file.empty()) files.emplace(request, input);
   auto translator = Translator::load(checkpoint_or_run, request.translator);
+  translator.check_decoding(request.decode);
   const auto& model = translator.model().info;
   messages << "translating with " << translator.checkpoint_file() << " ("
-           << checkpoint::progress_summary(model.progress) << "; " << model.settings.model.summary() << ")\n";
+           << checkpoint::progress_summary(model.progress) << "; " << model.settings.model_summary() << ")\n";
   if (files) return translate_file(translator, request, *files, out, messages);
 
   std::size_t failures = 0;

@@ -192,7 +192,7 @@ double epochs_done(const checkpoint::Seq2SeqCheckpointInfo& info, std::int64_t s
 std::vector<data::SentencePair> model_tokens(const checkpoint::LoadedSeq2Seq& loaded, ScoredSentences& sentences) {
   auto tokens = data::tokenize_pairs(sentences.pairs, loaded.english_subwords ? &*loaded.english_subwords : nullptr,
                                      loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr);
-  const auto most = static_cast<std::size_t>(loaded.model->config().transformer().max_seq_length() - 2);
+  const auto most = static_cast<std::size_t>(loaded.model.max_seq_length() - 2);
   std::size_t kept = 0;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (tokens[i].english.size() > most || tokens[i].spanish.size() > most) continue;
@@ -223,13 +223,12 @@ struct Evaluated {
 Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& request, const torch::Device& device,
                        CorpusCache& cache, DatasetCache& datasets, ScoredSentences* sentences) {
   auto loaded = checkpoint::load_seq2seq_checkpoint(path, request.weights);
-  loaded.model->to(device);
+  loaded.model.module().to(device);
   *sentences = sentences_for(loaded.info, request, cache, datasets);
   const auto& options = loaded.info.settings;
   const auto padding = options.padding();
-  const auto encoded =
-      data::encode_pairs(model_tokens(loaded, *sentences), {}, loaded.english, loaded.spanish,
-                         static_cast<int>(loaded.model->config().transformer().max_seq_length()), padding);
+  const auto encoded = data::encode_pairs(model_tokens(loaded, *sentences), {}, loaded.english, loaded.spanish,
+                                          static_cast<int>(loaded.model.max_seq_length()), padding);
   LossOptions loss_options;
   loss_options.dlstudio = options.dlstudio_loss;
   std::vector<std::vector<std::string>> references;
@@ -243,7 +242,9 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   // (util/thread_policy.h).
   auto decode = request.decode;
   decode.workers = util::batch_chunk_workers(
-      device, util::default_batch_chunks(loaded.model->config().transformer().flattened(), decode.workers));
+      device,
+      util::default_batch_chunks(
+          !loaded.model.is_rnn() && loaded.model.transformer()->config().transformer().flattened(), decode.workers));
   auto translated = translate_and_score(loaded.model, encoded.src, loaded.spanish, references, decode,
                                         loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr);
   e.summary.bleu = translated.bleu.bleu;
@@ -254,7 +255,7 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   e.score = translated.bleu;
   e.sacrebleu = translated.sacrebleu;
   e.chrf = translated.chrf;
-  e.model_name = model_name(loaded.info.settings.model);
+  e.model_name = loaded.model.name();
   e.hypotheses = std::move(translated.hypotheses);
   return e;
 }
@@ -376,8 +377,9 @@ void write_seq2seq_table(std::ostream& out, const std::vector<Evaluated>& all,
     out << diverged << " checkpoint(s) diverged: BLEU fell below a fifth of an earlier best\n";
   }
   for (const auto& path : skipped) out << "skipped (unreadable): " << path << "\n";
-  out << "Best checkpoint: " << results[best].path << " (NLTK BLEU " << fixed_or_nan(results[best].bleu, 4)
-      << " of 1)\n  sacreBLEU: " << all[best].sacrebleu.line() << ", " << all[best].chrf.line() << "\n";
+  out << "Best checkpoint: " << results[best].path << " (NLTK BLEU " << fixed_or_nan(results[best].bleu, 4) << " of 1; "
+      << all[best].model_name << ")\n  sacreBLEU: " << all[best].sacrebleu.line() << ", " << all[best].chrf.line()
+      << "\n";
   for (const auto& f : files) out << "wrote " << f << "\n";
   if (request.samples > 0) {
     out << "\nSample translations by the best checkpoint:\n\n";

@@ -10,12 +10,12 @@
 
 namespace dls::eval {
 
-TranslationResult translate_and_score(Seq2SeqTransformer& model, const torch::Tensor& src,
+TranslationResult translate_and_score(const TranslationModel& model, const torch::Tensor& src,
                                       const data::Vocabulary& spanish,
                                       const std::vector<std::vector<std::string>>& references,
                                       const DecodeOptions& options, const data::SubwordModel* subwords) {
   TORCH_CHECK(static_cast<std::size_t>(src.size(0)) == references.size(), "one reference per source sentence");
-  const auto device = model->parameters().front().device();
+  const auto device = model.module().parameters().front().device();
   const auto start = std::chrono::steady_clock::now();
   const auto ids = translate(model, src.to(device), data::Vocabulary::kSos, data::Vocabulary::kEos, options);
   TranslationResult result;
@@ -53,10 +53,6 @@ std::string format_sample(const std::vector<std::string>& english, const std::ve
   return "The input sentence pair:  ['" + wrap(english) + "'] ['" + wrap(reference) +
          "']\nThe translation produced by " + model_name + ":  " + wrap(translation) + "   " +
          (correct ? "[CORRECT]" : "[WRONG]");
-}
-
-std::string model_name(const Seq2SeqConfig& config) {
-  return config.transformer().variant() == Variant::kFG ? "TransformerFG" : "TransformerPreLN";
 }
 
 std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed) {

@@ -67,21 +67,24 @@ std::string cut_places(const SplitSource& split) {
   return text;
 }
 
+// The dlstudio layout: weights that span exactly L positions.
+bool flattened(const TranslationModel& model) {
+  return !model.is_rnn() && model.transformer()->config().transformer().flattened();
+}
+
 // What keeps `member` from decoding in an ensemble with `model` (they must read and write the
 // same tokens, at the same positions, padded alike), or nullptr when nothing does.
 const char* ensemble_mismatch(const checkpoint::LoadedSeq2Seq& member, const checkpoint::LoadedSeq2Seq& model) {
   const auto proto = [](const std::optional<data::SubwordModel>& subwords) {
     return subwords ? subwords->serialized_proto() : std::string();
   };
-  const auto& a = member.model->config().transformer();
-  const auto& b = model.model->config().transformer();
   if (member.english.words() != model.english.words()) return "source vocabulary";
   if (member.spanish.words() != model.spanish.words()) return "target vocabulary";
   if (proto(member.english_subwords) != proto(model.english_subwords) ||
       proto(member.spanish_subwords) != proto(model.spanish_subwords))
     return "subword model";
-  if (a.max_seq_length() != b.max_seq_length()) return "length L";
-  if (a.flattened() != b.flattened()) return "layout";
+  if (member.model.max_seq_length() != model.model.max_seq_length()) return "length L";
+  if (flattened(member.model) != flattened(model.model)) return "layout";
   if (member.info.settings.padding() != model.info.settings.padding()) return "padding";
   return nullptr;
 }
@@ -98,7 +101,7 @@ Translator::Translator(checkpoint::LoadedSeq2Seq loaded, std::string checkpoint_
       checkpoint_file_(std::move(checkpoint_file)),
       device_(util::select_device(options.device)),
       scores_(options.scores) {
-  loaded_.model->to(device_);
+  loaded_.model.module().to(device_);
   models_.push_back(loaded_.model);
   for (const auto& other : options.ensemble) {
     const auto file = checkpoint::best_or_latest_checkpoint(other);
@@ -108,19 +111,24 @@ Translator::Translator(checkpoint::LoadedSeq2Seq loaded, std::string checkpoint_
       throw std::invalid_argument(file + ": its " + std::string(differs) + " differs from " + checkpoint_file_ +
                                   "'s; an ensemble needs checkpoints of one run (or runs on the same data)");
     }
-    member.model->to(device_);
-    member.model->eval();
+    member.model.module().to(device_);
+    member.model.module().eval();
     models_.push_back(member.model);
     ensemble_files_.push_back(file);
   }
-  loaded_.model->eval();
+  loaded_.model.module().eval();
 }
 
-int Translator::max_source_tokens() const {
-  return static_cast<int>(loaded_.model->config().transformer().max_seq_length()) - 2;
+void Translator::check_decoding(const DecodeOptions& decode) const {
+  if (decode.method == DecodeMethod::kDLStudioOneShot && loaded_.model.is_rnn()) {
+    throw std::invalid_argument("DLStudio's one-shot decoding reads a transformer's outputs only (" +
+                                loaded_.model.name() + ")");
+  }
 }
 
-bool Translator::splits_long_sentences() const { return loaded_.model->config().transformer().flattened(); }
+int Translator::max_source_tokens() const { return static_cast<int>(loaded_.model.max_seq_length()) - 2; }
+
+bool Translator::splits_long_sentences() const { return flattened(loaded_.model); }
 
 void Translator::prepare(SentenceTranslation& t) const {
   if (!util::is_valid_utf8(t.input)) {
@@ -150,6 +158,7 @@ std::vector<std::int64_t> Translator::source_ids(const TokenList& tokens, std::v
 
 std::vector<SentenceTranslation> Translator::translate(const std::vector<std::string>& sentences,
                                                        const DecodeOptions& decode) {
+  check_decoding(decode);
   std::vector<SentenceTranslation> results(sentences.size());
   std::vector<SplitSource> splits(sentences.size());               // the sentences translated in parts
   std::vector<std::vector<std::int64_t>> rows;                     // [L] source ids of what fits the model
@@ -323,8 +332,8 @@ std::vector<double> Translator::log_probabilities(const torch::Tensor& src,
     for (std::int64_t k = first; k < first + count; ++k) {
       targets.push_back(target_ids(*outputs[static_cast<std::size_t>(k)], max_length));
     }
-    const auto tgt = torch::stack(targets).to(device_);                               // [n, T]
-    const auto log_probs = loaded_.model->forward(src.narrow(0, first, count), tgt);  // [n, T-1, V]
+    const auto tgt = torch::stack(targets).to(device_);                                        // [n, T]
+    const auto log_probs = loaded_.model.log_probabilities(src.narrow(0, first, count), tgt);  // [n, T-1, V]
     // log p of target words 1..T-1, read at the target's own ids: [n, T-1]
     const auto picked = log_probs.gather(2, tgt.narrow(1, 1, tgt.size(1) - 1).unsqueeze(2)).squeeze(2);
     const auto picked_cpu = picked.to(torch::kCPU).to(torch::kDouble).contiguous();
@@ -367,11 +376,19 @@ TranslationAttention Translator::attention_of(const TokenList& tokens, const Tok
   const auto src = torch::tensor(source_ids(tokens), torch::kLong).unsqueeze(0);
   const auto tgt = target_ids(output, capacity).unsqueeze(0);
   AttentionTrace trace;
+  torch::Tensor rnn_weights;  // an RNN's one attention per step: [1, T-1, S]
   {
     torch::NoGradGuard no_grad;
-    loaded_.model->forward(src.to(device_), tgt.to(device_), &trace);
+    if (loaded_.model.is_rnn()) {
+      loaded_.model.rnn()->forward_with_attention(src.to(device_), tgt.narrow(1, 0, tgt.size(1) - 1).to(device_),
+                                                  &rnn_weights);
+      trace.decoder_cross.push_back(rnn_weights.unsqueeze(1));  // as one layer of one head: [1, 1, T-1, S]
+    } else {
+      loaded_.model.transformer()->forward(src.to(device_), tgt.to(device_), &trace);
+    }
   }
   TranslationAttention maps;
+  maps.recurrent = loaded_.model.is_rnn();
   maps.source = {"SOS"};
   maps.source.insert(maps.source.end(), tokens.begin(), tokens.end());
   maps.source.push_back("EOS");

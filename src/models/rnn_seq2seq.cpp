@@ -177,21 +177,33 @@ RnnEncodedSource RnnSeq2SeqImpl::encode(const torch::Tensor& source, RnnState* s
 
 torch::Tensor RnnSeq2SeqImpl::forward(const torch::Tensor& source, const torch::Tensor& target_in,
                                       double teacher_forcing) {
+  return run(source, target_in, teacher_forcing, nullptr);
+}
+
+torch::Tensor RnnSeq2SeqImpl::forward_with_attention(const torch::Tensor& source, const torch::Tensor& target_in,
+                                                     torch::Tensor* weights) {
+  return run(source, target_in, 1.0, weights);
+}
+
+torch::Tensor RnnSeq2SeqImpl::run(const torch::Tensor& source, const torch::Tensor& target_in, double teacher_forcing,
+                                  torch::Tensor* weights) {
   RnnState state;
   const auto encoded = encode(source, &state);
   auto carry = decoder->start(state, source.size(0));
   auto previous = target_in.select(1, 0);
-  std::vector<torch::Tensor> logits;
+  std::vector<torch::Tensor> logits, attention;
   const auto T = target_in.size(1);
   for (std::int64_t t = 0; t < T; ++t) {
     carry = decoder->step(previous, carry, encoded);
     logits.push_back(carry.logits);
+    if (weights != nullptr) attention.push_back(carry.weights);
     if (t + 1 == T) break;
     const bool gold =
         teacher_forcing >= 1.0 || (teacher_forcing > 0 && torch::rand({1}).item<double>() < teacher_forcing);
     previous = gold ? target_in.select(1, t + 1) : carry.logits.argmax(-1).detach();
   }
-  return torch::stack(logits, 1);  // [B, T, V]
+  if (weights != nullptr) *weights = torch::stack(attention, 1);  // [B, T, S]
+  return torch::stack(logits, 1);                                 // [B, T, V]
 }
 
 std::pair<torch::Tensor, torch::Tensor> RnnSeq2SeqImpl::greedy(const torch::Tensor& source, std::int64_t max_len) {

@@ -4,6 +4,8 @@ list(APPEND DLS_SOURCES
   models/decoder_session.cpp
   models/encoder.cpp
   models/rnn_seq2seq.cpp
+  models/rnn_decoder_session.cpp
+  models/translation_model.cpp
   models/seq2seq.cpp
   models/vit.cpp
   models/language_model.cpp

@@ -5,8 +5,30 @@ namespace dls::settings {
 util::KeyValues Seq2SeqTrainSettings::to_settings() const {
   util::KeyValues all;
   all.merge(model.to_settings(), "model");
-  all.merge(saved_settings(*this));  // "training.*"
+  // "training.*", and "rnn.*" for an RNN's run only (a transformer's checkpoints keep the keys they always had).
+  const bool rnn = architecture == Architecture::kRnnAttention;
+  const auto saved = saved_settings(*this);
+  for (const auto& [key, value] : saved.entries()) {
+    if (rnn || key.rfind("rnn.", 0) != 0) all.set(key, value);
+  }
   return all;
+}
+
+RnnSeq2SeqConfig Seq2SeqTrainSettings::rnn_config() const {
+  auto config = rnn;
+  config.source_vocab = model.src_vocab_size();
+  config.target_vocab = model.tgt_vocab_size();
+  config.max_seq_length = model.transformer().max_seq_length();
+  return config;
+}
+
+TranslationModel Seq2SeqTrainSettings::build_model() const {
+  if (architecture == Architecture::kRnnAttention) return RnnSeq2Seq(rnn_config());
+  return Seq2SeqTransformer(model);
+}
+
+std::string Seq2SeqTrainSettings::model_summary() const {
+  return architecture == Architecture::kRnnAttention ? rnn.summary() : model.summary();
 }
 
 Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& all) {

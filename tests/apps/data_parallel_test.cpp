@@ -125,7 +125,7 @@ std::string tiny_vit_args(const fs::path& dir) {
 std::map<std::string, torch::Tensor> seq2seq_weights(const fs::path& run) {
   const auto loaded = checkpoint::load_seq2seq_checkpoint(checkpoint::latest_checkpoint(run.string()));
   std::map<std::string, torch::Tensor> weights;
-  for (const auto& p : loaded.model->named_parameters()) weights[p.key()] = p.value().detach().clone();
+  for (const auto& p : loaded.model.module().named_parameters()) weights[p.key()] = p.value().detach().clone();
   return weights;
 }
 

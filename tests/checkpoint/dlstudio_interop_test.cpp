@@ -96,7 +96,7 @@ TEST_P(DLStudioSeq2SeqImport, GivesThePythonModelsLogProbabilities) {
   const auto tgt = project_ids(entry(reference, "tgt").toTensor());
   const auto expected = entry(entry(reference, "log_probs").toGenericDict(), to_string(GetParam().variant)).toTensor();
   torch::NoGradGuard no_grad;
-  const auto log_probs = loaded.model->forward(src, tgt);
+  const auto log_probs = loaded.model.transformer()->forward(src, tgt);
   ASSERT_EQ(log_probs.size(2), expected.size(2) + 2);
   EXPECT_LT((dlstudio_columns(log_probs) - expected).abs().max().item().toDouble(), kTolerance);
   // The inserted <pad>/<unk> words are never predicted (DLStudio's outputs).
@@ -317,7 +317,7 @@ TEST(DLStudioExport, ExportedDLStudioLossRunTranslatesAsTheProgram) {
   export_dlstudio(checkpoint, (dir / "out").string());
 
   auto loaded = load_seq2seq_checkpoint(checkpoint);
-  const auto& config = loaded.model->config().transformer();
+  const auto& config = loaded.model.transformer()->config().transformer();
   const int max_len = static_cast<int>(config.max_seq_length());
   // Sentences of the corpus with known words that fit, every 20th line.
   std::vector<std::int64_t> src_ids, tgt_ids;
@@ -354,7 +354,8 @@ TEST(DLStudioExport, ExportedDLStudioLossRunTranslatesAsTheProgram) {
   util::write_text_atomically((dir / "pairs.txt").string(), pairs);
 
   // The program: greedy translations and its loss (checkpoint_eval's val_loss).
-  EXPECT_TRUE(loaded.model->config().dlstudio_outputs()) << "a --dlstudio-loss run has DLStudio's outputs";
+  EXPECT_TRUE(loaded.model.transformer()->config().dlstudio_outputs())
+      << "a --dlstudio-loss run has DLStudio's outputs";
   const auto translations = eval::decode_batch(loaded.model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, {});
   LossOptions dlstudio;
   dlstudio.dlstudio = true;
@@ -362,10 +363,11 @@ TEST(DLStudioExport, ExportedDLStudioLossRunTranslatesAsTheProgram) {
 
   const auto output = dir / "python_out.txt";
   const std::string command =
-      test::outside_command({kPython, fixture("translate_export.py"), (dir / "out").string(), "dlstudio", "FG",
-                             std::to_string(config.embedding_size()), std::to_string(config.num_heads()),
-                             std::to_string(max_len), std::to_string(loaded.model->config().num_encoders()),
-                             std::to_string(loaded.model->config().num_decoders()), (dir / "pairs.txt").string()}) +
+      test::outside_command(
+          {kPython, fixture("translate_export.py"), (dir / "out").string(), "dlstudio", "FG",
+           std::to_string(config.embedding_size()), std::to_string(config.num_heads()), std::to_string(max_len),
+           std::to_string(loaded.model.transformer()->config().num_encoders()),
+           std::to_string(loaded.model.transformer()->config().num_decoders()), (dir / "pairs.txt").string()}) +
       " >" + output.string();
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   std::istringstream python(util::read_file(output.string()));

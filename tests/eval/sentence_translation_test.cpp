@@ -28,7 +28,7 @@ const std::vector<std::string> kSentences = {
 std::vector<std::string> evaluation_decoding(checkpoint::LoadedSeq2Seq& loaded, data::Vocabulary::Padding padding) {
   std::vector<data::SentencePair> pairs;
   for (const auto& sentence : kSentences) pairs.push_back({data::normalize_english(sentence), {"x"}});
-  const int max_len = static_cast<int>(loaded.model->config().transformer().max_seq_length());
+  const int max_len = static_cast<int>(loaded.model.transformer()->config().transformer().max_seq_length());
   const auto encoded = data::encode_pairs(pairs, {}, loaded.english, loaded.spanish, max_len, padding);
   std::vector<std::string> out;
   for (const auto& ids : translate(loaded.model, encoded.src, data::Vocabulary::kSos, data::Vocabulary::kEos)) {

@@ -71,7 +71,9 @@ TEST(CheckpointEval, BleuAndLossOfEveryCheckpointEqualTrainingsOwn) {
   EXPECT_TRUE(std::regex_search(out, std::regex(R"(\n\| checkpoint .*NLTK BLEU 0-1 .*sacreBLEU 0-100 .*chrF2 0-100 )")))
       << out;
   EXPECT_TRUE(std::regex_search(
-      out, std::regex(R"(Best checkpoint: .* \(NLTK BLEU [01]\.[0-9]{4} of 1\)\n  sacreBLEU: BLEU = )")))
+      out,
+      std::regex(
+          R"(Best checkpoint: .* \(NLTK BLEU [01]\.[0-9]{4} of 1; Transformer(FG|PreLN)\)\n  sacreBLEU: BLEU = )")))
       << out;
   EXPECT_NE(out.find("NLTK BLEU: NLTK's corpus BLEU, 0-1"), std::string::npos) << out;
   EXPECT_NE(out.find("BLEU = "), std::string::npos) << out;  // sacreBLEU's line of the best

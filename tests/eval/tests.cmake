@@ -6,6 +6,7 @@ list(APPEND DLS_TEST_SOURCES
   eval/confusion_matrix_test.cpp
   eval/decoding_test.cpp
   eval/decoding_options_test.cpp
+  eval/rnn_decoding_test.cpp
   eval/word_alignment_test.cpp
   eval/long_sentences_test.cpp
   eval/sacrebleu_test.cpp

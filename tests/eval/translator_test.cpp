@@ -77,7 +77,7 @@ TEST(Translator, TheScoreIsTheSumOfTheModelsLogProbabilities) {
   const auto src = torch::tensor(loaded.english.encode(t.tokens, length, padding), torch::kLong).unsqueeze(0);
   const auto tgt = torch::tensor(loaded.spanish.encode(t.output_tokens, length, padding), torch::kLong).unsqueeze(0);
   torch::NoGradGuard no_grad;
-  auto model = loaded.model;                        // a handle to the same module
+  auto model = loaded.model.transformer();          // a handle to the same module
   const auto log_probs = model->forward(src, tgt);  // [1, L-1, V]
   double expected = 0;
   for (std::size_t k = 0; k <= t.output_tokens.size(); ++k) {
@@ -101,7 +101,7 @@ TEST(Translator, AttentionHasEveryLayerAndHeadCroppedToTheTokens) {
   const auto t = translator.translate("I want to go home.");
   ASSERT_TRUE(t.ok());
   const auto maps = translator.attention(t);
-  const auto& config = translator.model().model->config();
+  const auto& config = translator.model().model.transformer()->config();
   const auto heads = config.transformer().num_heads();
   ASSERT_EQ(maps.source.size(), t.tokens.size() + 2);
   ASSERT_EQ(maps.target.size(), t.output_tokens.size() + 2);
@@ -134,7 +134,7 @@ TEST(Translator, AttentionPadsAsTheModelWasTrained) {
   ASSERT_TRUE(sentence.ok());
   const auto maps = translator.attention(sentence);
   const auto& loaded = translator.model();
-  auto model = loaded.model;
+  auto model = loaded.model.transformer();
   const int length = translator.max_source_tokens() + 2;
   const auto rows = static_cast<std::int64_t>(maps.target.size()), cols = static_cast<std::int64_t>(maps.source.size());
   // The first decoder layer's cross-attention [H, rows, cols] of the pair padded one way.
@@ -243,7 +243,7 @@ TEST(Translator, ShortSentencesTranslateAsBefore) {
         const auto row = loaded.english.encode(t.tokens, length, loaded.info.settings.padding());
         ids.insert(ids.end(), row.begin(), row.end());
       }
-      auto model = loaded.model;
+      auto model = loaded.model.transformer();
       const auto src = torch::tensor(ids, torch::kLong).view({static_cast<std::int64_t>(sentences.size()), length});
       const auto plain = eval::translate(model, src, data::Vocabulary::kSos, data::Vocabulary::kEos, decode);
       for (std::size_t i = 0; i < sentences.size(); ++i) {

@@ -65,6 +65,32 @@ inline const std::filesystem::path& reversed_seq2seq_run() {
   return run;
 }
 
+// The tiny run's settings with a small RNN encoder-decoder instead (--preset rnn-bahdanau's
+// architecture: a bidirectional GRU, additive attention before each step), E = H = 32.
+inline settings::Seq2SeqTrainSettings tiny_rnn_setup(const std::filesystem::path& run_dir) {
+  auto setup = tiny_seq2seq_setup(run_dir);
+  const auto preset = train::seq2seq_preset("rnn-bahdanau", Variant::kFG);
+  setup.architecture = preset.architecture;
+  setup.rnn = preset.rnn;
+  setup.rnn.embedding_size = 32;
+  setup.rnn.hidden_size = 32;
+  return setup;
+}
+
+// Three epochs of the tiny RNN on the sample corpus, a checkpoint after each. Trained once
+// per process, on first use.
+inline const std::filesystem::path& trained_rnn_seq2seq_run() {
+  static const std::filesystem::path run = [] {
+    const auto dir = fresh_temp_dir("rnn_seq2seq_run");
+    auto setup = tiny_rnn_setup(dir);
+    setup.samples = 0;
+    setup.bleu_sentences = 0;
+    train::train_seq2seq(setup);
+    return dir;
+  }();
+  return run;
+}
+
 // Three epochs of the tiny model in `layout` (DLStudio's flattened one, the position-wise one, ...),
 // without dropout: the tests of what differs between the layouts (sentences longer than L).
 // Trained once per process and layout, on first use.

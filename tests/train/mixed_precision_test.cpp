@@ -115,7 +115,7 @@ TEST(MixedPrecision, Bf16Seq2SeqTrainingFollowsFp32) {
   expect_mixed_losses_follow(mixed_step_losses(fp32), mixed_step_losses(bf16));
   // Master weights: the checkpoint of the bf16 run holds fp32 weights.
   const auto loaded = checkpoint::load_seq2seq_checkpoint(checkpoint::latest_checkpoint(bf16.string()));
-  for (const auto& p : loaded.model->parameters()) EXPECT_EQ(p.scalar_type(), torch::kFloat);
+  for (const auto& p : loaded.model.module().parameters()) EXPECT_EQ(p.scalar_type(), torch::kFloat);
 }
 
 fs::path mixed_vit_run(Precision precision, const fs::path& data, const std::string& name) {

@@ -23,6 +23,7 @@ list(APPEND DLS_TEST_SOURCES
   train/tasks/bucketed_batch_test.cpp
   train/tasks/seq2seq_presets_test.cpp
   train/tasks/seq2seq_trainer_test.cpp
+  train/tasks/rnn_seq2seq_trainer_test.cpp
   train/tasks/vit_trainer_test.cpp
   train/time_budget_test.cpp
   train/training_loop_test.cpp

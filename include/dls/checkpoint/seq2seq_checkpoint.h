@@ -18,7 +18,7 @@
 #include "dls/data/split.h"
 #include "dls/data/subword_model.h"
 #include "dls/data/vocabulary.h"
-#include "dls/models/seq2seq.h"
+#include "dls/models/translation_model.h"
 
 namespace dls::checkpoint {
 
@@ -64,7 +64,7 @@ Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader);
 // A model rebuilt from a checkpoint, with its vocabularies, ready to evaluate.
 struct LoadedSeq2Seq {
   Seq2SeqCheckpointInfo info;
-  Seq2SeqTransformer model{nullptr};
+  TranslationModel model{Seq2SeqTransformer{nullptr}};  // the transformer or the RNN the run trained
   data::Vocabulary english;
   data::Vocabulary spanish;
   std::optional<data::SubwordModel> english_subwords;  // empty at word level

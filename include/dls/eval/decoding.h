@@ -1,6 +1,7 @@
-// Translating with a trained Seq2SeqTransformer: greedy and beam-search decoding, both
+// Translating with a trained model, a transformer or an RNN encoder-decoder
+// (models/translation_model.h): greedy and beam-search decoding, both
 // autoregressive (each chosen word is fed back), and DLStudio's one-shot decoding for
-// comparison (the decoder is given SOS followed by EOS everywhere and every position is
+// comparison (transformers only: the decoder is given SOS followed by EOS everywhere and every position is
 // read at once -- what DLStudio's evaluation does); sampling (top-k, top-p, temperature:
 // back-translation's noisy outputs); beam search's n best; and an ensemble of models whose
 // log-probabilities are averaged at every step.
@@ -13,7 +14,7 @@
 #include <torch/types.h>
 
 #include "dls/eval/sampling.h"
-#include "dls/models/seq2seq.h"
+#include "dls/models/translation_model.h"
 
 namespace dls::eval {
 
@@ -57,16 +58,16 @@ struct Hypothesis {
 
 // The models an ensemble decodes with: one, or several with the same vocabularies, whose
 // log-probabilities are averaged at each step (as fairseq and Marian ensemble checkpoints).
-using Models = std::vector<Seq2SeqTransformer>;
+using Models = std::vector<TranslationModel>;
 
 // src [B, S] -> B translations (S = L, or any length for the layouts that are not dlstudio). Runs under NoGradGuard;
 // the model is put in eval mode and restored afterwards.
-std::vector<TokenIds> decode_batch(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos,
+std::vector<TokenIds> decode_batch(const TranslationModel& model, const torch::Tensor& src, std::int64_t sos,
                                    std::int64_t eos, const DecodeOptions& options = {});
 
 // All rows of src [N, L], in batches of options.batch_size.
-std::vector<TokenIds> translate(Seq2SeqTransformer& model, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
-                                const DecodeOptions& options = {});
+std::vector<TokenIds> translate(const TranslationModel& model, const torch::Tensor& src, std::int64_t sos,
+                                std::int64_t eos, const DecodeOptions& options = {});
 
 // All rows of src [N, L] with an ensemble, each row's hypotheses best first: options.n_best
 // of beam search's (fewer when the vocabulary is smaller), or the one of the other methods.

@@ -35,7 +35,7 @@ struct TranslationResult {
 // sentence (SOS/EOS/<pad> stripped from both sides). With subword units (`subwords` not
 // nullptr) the decoded pieces are detokenised into words first, so that the scores compare
 // with word-level runs'.
-TranslationResult translate_and_score(Seq2SeqTransformer& model, const torch::Tensor& src,
+TranslationResult translate_and_score(const TranslationModel& model, const torch::Tensor& src,
                                       const data::Vocabulary& spanish,
                                       const std::vector<std::vector<std::string>>& references,
                                       const DecodeOptions& options = {}, const data::SubwordModel* subwords = nullptr);
@@ -46,9 +46,6 @@ TranslationResult translate_and_score(Seq2SeqTransformer& model, const torch::Te
 //   The translation produced by TransformerFG:  SOS estoy aquí EOS   [CORRECT]
 std::string format_sample(const std::vector<std::string>& english, const std::vector<std::string>& reference,
                           const std::vector<std::string>& translation, const std::string& model_name);
-
-// "TransformerFG" / "TransformerPreLN"
-std::string model_name(const Seq2SeqConfig& config);
 
 // `count` distinct indices below n drawn from seed (all of 0..n-1 when count >= n).
 std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed);

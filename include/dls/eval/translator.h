@@ -89,6 +89,9 @@ struct TranslationAttention {
   std::vector<torch::Tensor> encoder_self;  // [H, source, source]
   std::vector<torch::Tensor> decoder_self;  // [H, target, target]
   std::vector<torch::Tensor> cross;         // [H, target, source]
+  // An RNN encoder-decoder's: no self-attention, and one attention per decoding step -- the
+  // alignment table of the attention notes -- as `cross`, one layer of one head.
+  bool recurrent = false;
 };
 
 class Translator {
@@ -116,6 +119,10 @@ class Translator {
   // --print-alignment and Marian's --alignment 'hard' read it; subword pieces are merged to
   // their words. Sorted by target word. Throws for one that is not ok().
   std::vector<AlignmentPoint> alignment(const SentenceTranslation& translation);
+
+  // Throws std::invalid_argument, one line, for decoding this model cannot do (DLStudio's
+  // one-shot decoding of an RNN). translate() checks too; a program checks before it starts.
+  void check_decoding(const DecodeOptions& decode) const;
 
   const checkpoint::LoadedSeq2Seq& model() const { return loaded_; }
   // The checkpoints decoded as an ensemble with model(): none unless TranslatorOptions::ensemble.

@@ -13,11 +13,12 @@
 #include <torch/types.h>
 
 #include "dls/layers/attention.h"
+#include "dls/models/decoding_session.h"
 #include "dls/models/seq2seq.h"
 
 namespace dls {
 
-class DecoderSession {
+class DecoderSession : public DecodingSession {
  public:
   // src [B, S] int64 (S = L, or any length for the layouts that are not dlstudio); every
   // row starts with the token `sos`. max_length: positions of a translation, SOS included
@@ -29,18 +30,18 @@ class DecoderSession {
   // Log-probabilities [R, V] of the next word of every row, given the tokens so far.
   // Call once per position, then append() the chosen words. log_probabilities = false:
   // the logits, whose argmax is the same word without normalising over the vocabulary.
-  torch::Tensor step(bool log_probabilities = true);
+  torch::Tensor step(bool log_probabilities = true) override;
 
   // Appends one word per row: words [R] int64.
-  void append(const torch::Tensor& words);
+  void append(const torch::Tensor& words) override;
 
   // Keeps, reorders or repeats rows: row i becomes old row index[i] (beam search).
-  void select_rows(const torch::Tensor& index);
+  void select_rows(const torch::Tensor& index) override;
 
-  std::int64_t length() const { return length_; }        // tokens per row, SOS included
-  std::int64_t max_length() const { return capacity_; }  // L unless given
-  std::int64_t rows() const { return tokens_.size(0); }
-  const torch::Tensor& tokens() const { return tokens_; }  // [R, max_length], valid up to length()
+  std::int64_t length() const override { return length_; }        // tokens per row, SOS included
+  std::int64_t max_length() const override { return capacity_; }  // L unless given
+  std::int64_t rows() const override { return tokens_.size(0); }
+  const torch::Tensor& tokens() const override { return tokens_; }  // [R, max_length], valid up to length()
 
  private:
   Seq2SeqTransformer model_;

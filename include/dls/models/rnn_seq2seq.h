@@ -49,6 +49,9 @@ struct RnnSeq2SeqConfig {
   AttentionPlacement placement = AttentionPlacement::kBahdanau;
   std::int64_t attention_size = 0;  // additive: A (0: H)
   double dropout = 0.1;             // on the embeddings and on what the output layer reads
+  // L: the positions of the training data's sentences (SOS and EOS included). The weights
+  // do not depend on it; decoding writes at most L positions unless told otherwise.
+  std::int64_t max_seq_length = 0;
 
   std::int64_t encoder_output_size() const { return hidden_size * (bidirectional ? 2 : 1); }  // He
   // Throws std::invalid_argument with one line naming the setting at fault.
@@ -125,6 +128,10 @@ class RnnSeq2SeqImpl : public torch::nn::Module {
   // running.
   torch::Tensor forward(const torch::Tensor& source, const torch::Tensor& target_in, double teacher_forcing = 1.0);
 
+  // Training and scoring: forward() with the attention of every position, weights [B, T, S].
+  torch::Tensor forward_with_attention(const torch::Tensor& source, const torch::Tensor& target_in,
+                                       torch::Tensor* weights);
+
   // Greedy decoding of `max_len` positions at most (every row stops at EOS): tokens
   // [B, T'] (EOS included where reached) and the attention of every step [B, T', S].
   std::pair<torch::Tensor, torch::Tensor> greedy(const torch::Tensor& source, std::int64_t max_len);
@@ -136,6 +143,9 @@ class RnnSeq2SeqImpl : public torch::nn::Module {
   AttnDecoderRNN decoder{nullptr};
 
  private:
+  torch::Tensor run(const torch::Tensor& source, const torch::Tensor& target_in, double teacher_forcing,
+                    torch::Tensor* weights);
+
   RnnSeq2SeqConfig config_;
 };
 TORCH_MODULE(RnnSeq2Seq);

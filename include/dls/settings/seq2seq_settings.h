@@ -15,12 +15,20 @@
 #include "dls/data/seq2seq_dataset.h"
 #include "dls/data/vocabulary.h"
 #include "dls/models/seq2seq.h"
+#include "dls/models/translation_model.h"
 #include "dls/util/key_values.h"
 
 namespace dls::settings {
 
 struct Seq2SeqTrainSettings {
-  Seq2SeqConfig model;  // vocabulary sizes (and L) are filled in from the data
+  // What translates: the transformer (`model`) or an RNN encoder-decoder with attention (`rnn`).
+  Architecture architecture = Architecture::kTransformer;
+  Seq2SeqConfig model;  // vocabulary sizes (and L) are filled in from the data, for either architecture
+  // rnn-attention: the RNN's sizes and attention (vocabulary sizes and L from the data), and
+  // the probability that a training position reads the gold previous word rather than the
+  // model's own prediction (1: plain teacher forcing).
+  RnnSeq2SeqConfig rnn;
+  double teacher_forcing = 1.0;
   // Data: the corpus, its split, words or pieces (data/seq2seq_dataset.h). Its checkpoint
   // keys stay beside the others ("training.data_path", "training.max_words", ...).
   data::Seq2SeqDataSettings data;
@@ -68,6 +76,13 @@ struct Seq2SeqTrainSettings {
   data::Vocabulary::Padding padding() const {
     return dlstudio_loss ? data::Vocabulary::Padding::kEos : data::Vocabulary::Padding::kPad;
   }
+
+  // The model these settings describe, freshly initialised from torch's generator: the
+  // transformer of `model`, or the RNN of `rnn` with model's vocabulary sizes and L.
+  TranslationModel build_model() const;
+  RnnSeq2SeqConfig rnn_config() const;  // rnn with the vocabulary sizes and L of `model`
+  // "FG/vaswani M=256 ..." or "GRU, bidirectional, ..." as the architecture has it.
+  std::string model_summary() const;
 
   // Every setting but the model's sizes, under "training." in checkpoints (the model config
   // saves its own keys, under "model."). Checkpoints written before a key existed read as the
@@ -152,6 +167,15 @@ struct Seq2SeqTrainSettings {
       auto& model = s.model;
       f.group("Model");
       f.property(
+          Setting("architecture", "--architecture",
+                  "transformer (DLStudio's), or rnn-attention: the RNN encoder-decoder with attention that "
+                  "came before it (--rnn-*, --attention-*; --preset rnn-bahdanau, rnn-luong)")
+              .one_of({"transformer", "rnn-attention"})
+              .when_absent("transformer")
+              .fixed(),
+          [&] { return to_string(s.architecture); },
+          [&](const std::string& name) { s.architecture = parse_architecture(name); });
+      f.property(
           Setting("", "--no-masking",
                   "DLStudio's masking=False: the decoder sees the whole target sentence in training, the word "
                   "it predicts included (recorded in the checkpoint)")
@@ -211,6 +235,64 @@ struct Seq2SeqTrainSettings {
             .range(0, 1000000000));
       f.section("run", [&] { RunSettings::declare(s.run, f); });
     });
+    // Written only by rnn-attention runs (to_settings), read as these defaults otherwise.
+    f.section("rnn", [&] { declare_rnn(s, f); });
+  }
+
+  template <typename Fields>
+  static void declare_rnn(Seq2SeqTrainSettings& s, Fields& f) {
+    auto& rnn = s.rnn;
+    f.group("RNN encoder-decoder (--architecture rnn-attention)");
+    f.property(
+        Setting("cell", "--rnn-cell", "gru or lstm, in the encoder and the decoder")
+            .one_of({"gru", "lstm"})
+            .default_when_absent()
+            .fixed(),
+        [&] { return to_string(rnn.cell); }, [&](const std::string& name) { rnn.cell = parse_rnn_cell(name); });
+    f(rnn.bidirectional, Setting("bidirectional", "--rnn-bidirectional",
+                                 "true: the encoder reads both ways, its outputs 2H wide (false: one way)")
+                             .default_when_absent()
+                             .fixed());
+    f(rnn.embedding_size, Setting("embedding_size", "--rnn-embedding-size", "E, each word's embedding")
+                              .range(1, 65536)
+                              .default_when_absent()
+                              .fixed());
+    f(rnn.hidden_size, Setting("hidden_size", "--rnn-hidden-size", "H, the state of every RNN layer")
+                           .range(1, 65536)
+                           .default_when_absent()
+                           .fixed());
+    f(rnn.layers,
+      Setting("layers", "--rnn-layers", "stacked RNN layers, each side").range(1, 64).default_when_absent().fixed());
+    f.property(
+        Setting("score", "--attention-score",
+                "dot, scaled-dot (need a one-way encoder), general (bilinear) or additive (Bahdanau's "
+                "v.tanh(W k + V q))")
+            .one_of({"dot", "scaled-dot", "general", "additive"})
+            .default_when_absent()
+            .fixed(),
+        [&] { return to_string(rnn.score); },
+        [&](const std::string& name) { rnn.score = parse_attention_score(name); });
+    f.property(
+        Setting("placement", "--attention-placement",
+                "bahdanau (attention before the RNN step) or luong (after it, with input feeding)")
+            .one_of({"bahdanau", "luong"})
+            .default_when_absent()
+            .fixed(),
+        [&] { return to_string(rnn.placement); },
+        [&](const std::string& name) { rnn.placement = parse_attention_placement(name); });
+    f(rnn.attention_size, Setting("attention_size", "--attention-size", "additive attention's width A (0: H)")
+                              .range(0, 65536)
+                              .default_when_absent()
+                              .fixed());
+    f(rnn.dropout, Setting("dropout", "--rnn-dropout", "dropout on the embeddings and on what the output layer reads")
+                       .range(0, 0.99)
+                       .default_when_absent()
+                       .fixed());
+    f(s.teacher_forcing, Setting("teacher_forcing", "--teacher-forcing",
+                                 "probability that a training position reads the gold previous word, not the "
+                                 "model's own prediction (1: always)")
+                             .range(0, 1)
+                             .default_when_absent());
   }
 
   // The model under "model." and everything else under "training." (the keys seq2seq

@@ -12,7 +12,7 @@
 
 namespace dls::train {
 
-void write_samples(Seq2SeqTransformer& model, const data::Seq2SeqDataset& data,
+void write_samples(const TranslationModel& model, const data::Seq2SeqDataset& data,
                    const settings::Seq2SeqTrainSettings& settings, const RunDirectory& run,
                    const eval::TranslationResult* last) {
   const auto n = data.split.validation.size();
@@ -42,8 +42,7 @@ void write_samples(Seq2SeqTransformer& model, const data::Seq2SeqDataset& data,
     int correct = 0;
     for (std::size_t k = 0; k < picks.size(); ++k) {
       const auto& pair = data.corpus.pairs[data.split.validation[picks[k]]];
-      text += eval::format_sample(pair.english, pair.spanish, result.hypotheses[k], eval::model_name(settings.model)) +
-              "\n\n";
+      text += eval::format_sample(pair.english, pair.spanish, result.hypotheses[k], model.name()) + "\n\n";
       correct += result.hypotheses[k] == pair.spanish ? 1 : 0;
     }
     text += std::to_string(correct) + " of " + std::to_string(picks.size()) +

@@ -13,7 +13,7 @@ namespace dls::train {
 // saves them to <run>/translations.txt; with `last` (the last epoch's validation decoding)
 // also writes every validation translation to <run>/validation_translations.tsv
 // (english, reference, translation, correct).
-void write_samples(Seq2SeqTransformer& model, const data::Seq2SeqDataset& data,
+void write_samples(const TranslationModel& model, const data::Seq2SeqDataset& data,
                    const settings::Seq2SeqTrainSettings& settings, const RunDirectory& run,
                    const eval::TranslationResult* last);
 

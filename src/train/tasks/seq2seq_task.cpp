@@ -30,9 +30,11 @@ Seq2SeqTask::Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqC
   // DLStudio's loss trains DLStudio's model: no <pad>/<unk> outputs (Seq2SeqConfig::dlstudio_outputs).
   settings_.model.dlstudio_outputs(settings_.dlstudio_loss);
   if (resumed != nullptr &&
-      settings_.model.to_settings().to_text() != resumed->settings.model.to_settings().to_text()) {
-    throw std::runtime_error(resumed_path + ": the checkpoint's model (" + resumed->settings.model.summary() +
-                             ") differs from the one asked for (" + settings_.model.summary() + ")");
+      (settings_.model.to_settings().to_text() != resumed->settings.model.to_settings().to_text() ||
+       settings_.architecture != resumed->settings.architecture ||
+       settings_.rnn_config().summary() != resumed->settings.rnn_config().summary())) {
+    throw std::runtime_error(resumed_path + ": the checkpoint's model (" + resumed->settings.model_summary() +
+                             ") differs from the one asked for (" + settings_.model_summary() + ")");
   }
   if (resumed != nullptr) {
     val_loss_ = resumed->progress.val_loss;
@@ -48,29 +50,27 @@ Seq2SeqTask::Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqC
       batch = std::max<std::int64_t>(batch, static_cast<std::int64_t>(rows.size()));
   }
 
-  check_training_memory(seq2seq_training_memory(settings_.model, batch), batch, device,
-                        "lower --embedding-size, --encoders, --decoders, --batch-size or --max-words");
+  const bool rnn = settings_.architecture == Architecture::kRnnAttention;
+  if (rnn && settings_.dlstudio_loss) {
+    throw std::runtime_error("--dlstudio-loss: the transformer's loss (an RNN's sources are padded with <pad>)");
+  }
+  if (!rnn) {
+    check_training_memory(seq2seq_training_memory(settings_.model, batch), batch, device,
+                          "lower --embedding-size, --encoders, --decoders, --batch-size or --max-words");
+  }
   torch::manual_seed(settings_.seed);
-  model_ = Seq2SeqTransformer(settings_.model);
+  model_ = settings_.build_model();
   if (!settings_.preset_note.empty()) spdlog::info("{}", settings_.preset_note);
-  for (const auto& line : settings::describe_settings(settings_)) spdlog::info("{}", line);
-  spdlog::info("{}: {}", eval::model_name(settings_.model), settings_.model.summary());
-  // DLStudio's printout: parameters, and its "number of layers" (parameter tensors:
-  // 128 and 234 for the slides' model).
-  const auto encoder = count_parameters(*model_->master_encoder), decoder = count_parameters(*model_->master_decoder);
-  spdlog::info("Number of learnable params in Master Encoder: {}", encoder.parameters);
-  spdlog::info("Number of learnable params in Master Decoder: {}", decoder.parameters);
-  spdlog::info("Number of layers in Master Encoder: {}; in Master Decoder: {} (parameter tensors, {} and {} blocks)",
-               encoder.tensors, decoder.tensors, settings_.model.num_encoders(), settings_.model.num_decoders());
-  spdlog::info("Number of learnable params in the whole model (embeddings included): {}",
-               count_parameters(*model_).parameters);
-  spdlog::info("{} steps per epoch of {} {}, {} epochs, device {}{}", steps_per_epoch_,
-               settings_.max_tokens > 0 ? settings_.max_tokens : batch,
-               settings_.max_tokens > 0 ? "tokens at most" : "pairs", settings_.epochs, device.str(),
-               workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks" : std::string());
+  for (const auto& line : settings::describe_settings(settings_)) {
+    // The other architecture's settings say nothing about this run.
+    if (!rnn && line.rfind("RNN", 0) == 0) continue;
+    spdlog::info("{}", rnn && line.rfind("Model:", 0) == 0 ? "Model: architecture rnn-attention" : line);
+  }
+  log_model_report(device, batch, workers);
 
   schedule_ = settings_.schedule;
-  schedule_.embedding_size = settings_.model.transformer().embedding_size();
+  // The inverse-square-root schedule's width: the transformer's M, an RNN's H.
+  schedule_.embedding_size = rnn ? settings_.rnn.hidden_size : settings_.model.transformer().embedding_size();
   if (schedule_.total_steps <= 0) schedule_.total_steps = settings_.epochs * steps_per_epoch_;
   loss_options_.dlstudio = settings_.dlstudio_loss;
   loss_options_.label_smoothing = settings_.label_smoothing;
@@ -88,6 +88,7 @@ namespace {
 // computes what the batch padded to L does; DLStudio's loss counts EOS padding as targets
 // (and averages over rows, where --max-tokens needs the loss per token).
 void check_cut_batches(const settings::Seq2SeqTrainSettings& settings, const char* flag) {
+  if (settings.architecture == Architecture::kRnnAttention && !settings.dlstudio_loss) return;  // packed: masks padding
   if (settings.model.transformer().layout() != Layout::kVaswani || settings.dlstudio_loss ||
       settings.model.pad_index() != data::Vocabulary::kPad) {
     throw std::runtime_error(std::string(flag) +
@@ -120,7 +121,44 @@ void Seq2SeqTask::plan_token_batches() {
                static_cast<double>(data_.train.size()) / static_cast<double>(token_batches_.size()), fewest, most);
 }
 
+std::int64_t Seq2SeqTask::encoder_parameters() const {
+  if (model_.is_rnn()) return count_parameters(*model_.rnn()->encoder).parameters;
+  return count_parameters(*model_.transformer()->master_encoder).parameters;
+}
+
+std::int64_t Seq2SeqTask::decoder_parameters() const {
+  if (model_.is_rnn()) return count_parameters(*model_.rnn()->decoder).parameters;
+  return count_parameters(*model_.transformer()->master_decoder).parameters;
+}
+
+void Seq2SeqTask::log_model_report(const torch::Device& device, std::int64_t batch, int workers) const {
+  spdlog::info("{}: {}", model_.name(), model_.summary());
+  if (model_.is_rnn()) {
+    // DLStudio's Seq2SeqLearning names: EncoderRNN and AttnDecoderRNN, embeddings included.
+    spdlog::info("Number of learnable params in EncoderRNN: {}", encoder_parameters());
+    spdlog::info("Number of learnable params in AttnDecoderRNN: {}", decoder_parameters());
+  } else {
+    // DLStudio's printout: parameters, and its "number of layers" (parameter tensors:
+    // 128 and 234 for the slides' model).
+    auto transformer = model_.transformer();
+    const auto encoder = count_parameters(*transformer->master_encoder);
+    const auto decoder = count_parameters(*transformer->master_decoder);
+    spdlog::info("Number of learnable params in Master Encoder: {}", encoder.parameters);
+    spdlog::info("Number of learnable params in Master Decoder: {}", decoder.parameters);
+    spdlog::info("Number of layers in Master Encoder: {}; in Master Decoder: {} (parameter tensors, {} and {} blocks)",
+                 encoder.tensors, decoder.tensors, settings_.model.num_encoders(), settings_.model.num_decoders());
+  }
+  spdlog::info("Number of learnable params in the whole model (embeddings included): {}",
+               count_parameters(model_.module()).parameters);
+  spdlog::info("{} steps per epoch of {} {}, {} epochs, device {}{}", steps_per_epoch_,
+               settings_.max_tokens > 0 ? settings_.max_tokens : batch,
+               settings_.max_tokens > 0 ? "tokens at most" : "pairs", settings_.epochs, device.str(),
+               workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks" : std::string());
+}
+
 void Seq2SeqTask::log_dlstudio_counts(const std::string& archive_path) const {
+  if (model_.is_rnn()) throw std::runtime_error("--dlstudio-vocab: DLStudio's counts are of its transformer");
+  auto transformer = model_.transformer();
   const auto vocabularies = data::read_dlstudio_vocabularies(archive_path);
   const auto english = static_cast<std::int64_t>(vocabularies.english.size());
   const auto spanish = static_cast<std::int64_t>(vocabularies.spanish.size());
@@ -128,12 +166,12 @@ void Seq2SeqTask::log_dlstudio_counts(const std::string& archive_path) const {
   // the target's (English in a --reverse run).
   const auto target = settings_.data.reverse ? english : spanish;
   const auto per_word = settings_.model.transformer().embedding_size() + 1;
-  const auto decoder =
-      count_parameters(*model_->master_decoder).parameters + (target - settings_.model.tgt_vocab_size()) * per_word;
+  const auto decoder = count_parameters(*transformer->master_decoder).parameters +
+                       (target - settings_.model.tgt_vocab_size()) * per_word;
   spdlog::info("DLStudio's vocabularies ({}, without <pad>/<unk>): English {}, Spanish {}", archive_path, english,
                spanish);
   spdlog::info("With them, as DLStudio prints: Number of learnable params in Master Encoder: {}",
-               count_parameters(*model_->master_encoder).parameters);
+               count_parameters(*transformer->master_encoder).parameters);
   spdlog::info("With them, as DLStudio prints: Number of learnable params in Master Decoder: {}", decoder);
 }
 
@@ -225,10 +263,11 @@ std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
 }
 
 std::optional<CapturableLoss> Seq2SeqTask::capturable_loss() {
-  if (!settings_.static_shapes) return std::nullopt;  // (then the loss keeps only counted rows: a nonzero())
+  if (!settings_.static_shapes || model_.is_rnn()) return std::nullopt;  // (the loss keeps counted rows: a nonzero())
   CapturableLoss loss;
   loss.sum = [this](const torch::Tensor& src, const torch::Tensor& tgt) {
-    return sequence_loss_sum_from_states(*model_->master_decoder, model_->final_states(src, tgt),
+    auto transformer = model_.transformer();
+    return sequence_loss_sum_from_states(*transformer->master_decoder, transformer->final_states(src, tgt),
                                          tgt.narrow(1, 1, tgt.size(1) - 1), loss_options_);
   };
   loss.denominator = [this] { return loss_options_.dlstudio ? denominators_.rows : denominators_.real_tokens; };
@@ -237,7 +276,7 @@ std::optional<CapturableLoss> Seq2SeqTask::capturable_loss() {
 
 ChunkLossFn Seq2SeqTask::loss_share(const TrainingBatch&) {
   return [this, denominators = denominators_](const torch::Tensor& src, const torch::Tensor& tgt, torch::Tensor*) {
-    return model_loss_share(model_, src, tgt, loss_options_, denominators);
+    return model_loss_share(model_, src, tgt, loss_options_, denominators, settings_.teacher_forcing);
   };
 }
 

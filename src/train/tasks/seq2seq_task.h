@@ -1,6 +1,7 @@
 // Translation (DLStudio's English->Spanish by default, any pair: data/languages.h) as a task of the shared training
 // loop (private to src/train): the corpus and its split, the Seq2SeqTransformer, batches of pairs, the sequence loss,
-// and per-epoch validation (loss and greedy-decoding BLEU).
+// and per-epoch validation (loss and greedy-decoding BLEU). The model is the transformer or the
+// RNN encoder-decoder with attention (--architecture), through one TranslationModel.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +37,11 @@ class Seq2SeqTask : public TrainingTask {
 
   // The loop's state at the checkpoint's progress (LoopState{} for a fresh run).
   LoopState loop_state(const TrainingProgress& progress) const;
-  Seq2SeqTransformer& transformer() { return model_; }
+  const TranslationModel& translation_model() const { return model_; }
+  // Learnable parameters of the encoder and the decoder (embeddings of each side included
+  // for an RNN; the transformer's embeddings are counted apart, as DLStudio does).
+  std::int64_t encoder_parameters() const;
+  std::int64_t decoder_parameters() const;
   const data::Seq2SeqDataset& data() const { return data_; }
   double val_loss() const { return val_loss_; }
   double val_bleu() const { return val_bleu_; }
@@ -46,7 +51,7 @@ class Seq2SeqTask : public TrainingTask {
     return last_translations_ && !last_translations_->hypotheses.empty() ? &*last_translations_ : nullptr;
   }
 
-  torch::nn::Module& model() override { return *model_; }
+  torch::nn::Module& model() override { return model_.module(); }
   settings::LrSchedule schedule() const override { return schedule_; }
   std::int64_t steps_per_epoch() const override { return steps_per_epoch_; }
   std::int64_t examples_per_epoch() const override { return data_.train.size(); }
@@ -67,13 +72,14 @@ class Seq2SeqTask : public TrainingTask {
   void finish(const std::string& run_dir) override;
 
  private:
+  void log_model_report(const torch::Device& device, std::int64_t batch, int workers) const;
   void plan_length_buckets();
   void plan_token_batches();
   void score_test_set(int workers);
 
   settings::Seq2SeqTrainSettings settings_;  // its model with the data's vocabulary sizes and L
   data::Seq2SeqDataset data_;
-  Seq2SeqTransformer model_{nullptr};
+  TranslationModel model_{Seq2SeqTransformer{nullptr}};
   settings::LrSchedule schedule_;
   LossOptions loss_options_;
   std::int64_t steps_per_epoch_ = 0;

@@ -41,6 +41,9 @@ Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
                                                run.resume ? run.resume->path() : "", run.placement.device,
                                                run.placement.workers);
     if (!run.resume && !settings.run.init_from.empty()) {
+      if (built->translation_model().is_rnn()) {
+        throw std::runtime_error("--init-from: reads a transformer's weights, not into an RNN");
+      }
       log_init_report(init_seq2seq_from(settings.run.init_from, built->model(), built->data().english.words(),
                                         built->data().spanish.words()));
     }
@@ -48,8 +51,8 @@ Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
   });
   if (!dlstudio_vocab.empty()) task->log_dlstudio_counts(dlstudio_vocab);
   Seq2SeqTrainResult result;
-  result.encoder_parameters = count_parameters(*task->transformer()->master_encoder).parameters;
-  result.decoder_parameters = count_parameters(*task->transformer()->master_decoder).parameters;
+  result.encoder_parameters = task->encoder_parameters();
+  result.decoder_parameters = task->decoder_parameters();
   result.parameters = count_parameters(task->model()).parameters;
   result.run_dir = run.run.run_dir;
   result.val_loss = task->val_loss();

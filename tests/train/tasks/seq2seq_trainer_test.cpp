@@ -37,7 +37,7 @@ const std::string kSampleCorpus = dls::testing::source_dir() + "/data/sample_en_
 std::vector<torch::Tensor> weights_of(const std::string& checkpoint) {
   const auto loaded = load_seq2seq_checkpoint(checkpoint);
   std::vector<torch::Tensor> out;
-  for (const auto& p : loaded.model->parameters()) out.push_back(p.detach().clone());
+  for (const auto& p : loaded.model.module().parameters()) out.push_back(p.detach().clone());
   return out;
 }
 
@@ -234,8 +234,8 @@ TEST(Seq2SeqTrainer, StaticShapesTrainToTheSameWeights) {
     ASSERT_EQ(results[0].iterations, results[1].iterations) << c.name;
     EXPECT_NEAR(results[0].final_loss, results[1].final_loss, 1e-5 * results[0].final_loss) << c.name;
     EXPECT_NEAR(results[0].val_loss, results[1].val_loss, 1e-4 * results[0].val_loss) << c.name;
-    const auto a = load_seq2seq_checkpoint(results[0].checkpoints.back()).model->named_parameters();
-    const auto b = load_seq2seq_checkpoint(results[1].checkpoints.back()).model->named_parameters();
+    const auto a = load_seq2seq_checkpoint(results[0].checkpoints.back()).model.module().named_parameters();
+    const auto b = load_seq2seq_checkpoint(results[1].checkpoints.back()).model.module().named_parameters();
     ASSERT_EQ(a.size(), b.size());
     for (std::size_t i = 0; i < a.size(); ++i) {
       // A key's bias adds the same number to all of a query's scores, which the softmax
