@@ -142,7 +142,7 @@ DecoderStep AttnDecoderRNNImpl::start(const RnnState& encoder_state, std::int64_
 }
 
 DecoderStep AttnDecoderRNNImpl::step(const torch::Tensor& previous, const DecoderStep& carry,
-                                     const RnnEncodedSource& source) {
+                                     const RnnEncodedSource& source, bool logits) {
   const auto e = dropout(embedding(previous));  // [B, E]
   DecoderStep next;
   next.state = carry.state;
@@ -150,16 +150,17 @@ DecoderStep AttnDecoderRNNImpl::step(const torch::Tensor& previous, const Decode
     // Attention before the step: the query is the previous state's top layer.
     auto [context, weights] = attention(carry.state.h[-1], source.outputs, source.prepared, source.padding);
     const auto s = run_rnn(gru, lstm, torch::cat({e, context}, -1).unsqueeze(1), next.state).squeeze(1);  // [B, H]
-    next.logits = W_o(dropout(torch::cat({s, context}, -1)));
+    next.features = dropout(torch::cat({s, context}, -1));
     next.weights = weights;
   } else {
     // Attention after it, the previous attentional vector fed in with the word.
     const auto s = run_rnn(gru, lstm, torch::cat({e, carry.feed}, -1).unsqueeze(1), next.state).squeeze(1);
     auto [context, weights] = attention(s, source.outputs, source.prepared, source.padding);
     next.feed = torch::tanh(W_c(torch::cat({context, s}, -1)));  // h~_t [B, H]
-    next.logits = W_o(dropout(next.feed));
+    next.features = dropout(next.feed);
     next.weights = weights;
   }
+  if (logits) next.logits = W_o(next.features);
   return next;
 }
 
@@ -185,8 +186,12 @@ torch::Tensor RnnSeq2SeqImpl::forward_with_attention(const torch::Tensor& source
   return run(source, target_in, 1.0, weights);
 }
 
+torch::Tensor RnnSeq2SeqImpl::output_features(const torch::Tensor& source, const torch::Tensor& target_in) {
+  return run(source, target_in, 1.0, nullptr, /*features_only=*/true);
+}
+
 torch::Tensor RnnSeq2SeqImpl::run(const torch::Tensor& source, const torch::Tensor& target_in, double teacher_forcing,
-                                  torch::Tensor* weights) {
+                                  torch::Tensor* weights, bool features_only) {
   RnnState state;
   const auto encoded = encode(source, &state);
   auto carry = decoder->start(state, source.size(0));
@@ -194,8 +199,8 @@ torch::Tensor RnnSeq2SeqImpl::run(const torch::Tensor& source, const torch::Tens
   std::vector<torch::Tensor> logits, attention;
   const auto T = target_in.size(1);
   for (std::int64_t t = 0; t < T; ++t) {
-    carry = decoder->step(previous, carry, encoded);
-    logits.push_back(carry.logits);
+    carry = decoder->step(previous, carry, encoded, !features_only);
+    logits.push_back(features_only ? carry.features : carry.logits);
     if (weights != nullptr) attention.push_back(carry.weights);
     if (t + 1 == T) break;
     const bool gold =
@@ -203,7 +208,7 @@ torch::Tensor RnnSeq2SeqImpl::run(const torch::Tensor& source, const torch::Tens
     previous = gold ? target_in.select(1, t + 1) : carry.logits.argmax(-1).detach();
   }
   if (weights != nullptr) *weights = torch::stack(attention, 1);  // [B, T, S]
-  return torch::stack(logits, 1);                                 // [B, T, V]
+  return torch::stack(logits, 1);                                 // [B, T, V] or [B, T, F]
 }
 
 std::pair<torch::Tensor, torch::Tensor> RnnSeq2SeqImpl::greedy(const torch::Tensor& source, std::int64_t max_len) {

@@ -75,24 +75,30 @@ torch::Tensor sequence_loss_from_states(MasterDecoderWithMaskingImpl& decoder, c
 
 torch::Tensor sequence_loss_sum_from_states(MasterDecoderWithMaskingImpl& decoder, const torch::Tensor& states,
                                             const torch::Tensor& targets, const LossOptions& loss_options) {
-  TORCH_CHECK(
-      states.dim() == 3 && targets.dim() == 2 && states.size(0) == targets.size(0) && states.size(1) == targets.size(1),
-      "expected final states [B, L-1, M] and targets [B, L-1]");
+  return sequence_loss_sum_from_features([&decoder](const torch::Tensor& rows) { return decoder.scores(rows); }, states,
+                                         targets, with_outputs_of(decoder, loss_options));
+}
+
+torch::Tensor sequence_loss_sum_from_features(const OutputLayer& output, const torch::Tensor& features,
+                                              const torch::Tensor& targets, const LossOptions& options) {
+  TORCH_CHECK(features.dim() == 3 && targets.dim() == 2 && features.size(0) == targets.size(0) &&
+                  features.size(1) == targets.size(1),
+              "expected features [B, T, F] and targets [B, T]");
   // DLStudio's loss is the plain NLL, smoothing or not (as sequence_loss).
-  LossOptions per_token = with_outputs_of(decoder, loss_options);
+  LossOptions per_token = options;
   if (per_token.dlstudio) per_token.label_smoothing = 0;
-  const auto counted = counted_targets(targets, per_token);  // [B, L-1]
+  const auto counted = counted_targets(targets, per_token);  // [B, T]
   if (per_token.all_output_rows || per_token.dlstudio) {     // (DLStudio's loss counts nearly every target)
-    // [B, L-1, M] -> log-probabilities [B, L-1, V] in fp32 (under autocast too), masked.
-    const auto loss = per_token_loss(torch::log_softmax(decoder.scores(states), -1, torch::kFloat), targets, per_token);
+    // [B, T, F] -> log-probabilities [B, T, V] in fp32 (under autocast too), masked.
+    const auto loss = per_token_loss(torch::log_softmax(output(features), -1, torch::kFloat), targets, per_token);
     return only_counted(loss, counted).sum();
   }
-  // Rows of counted targets only: [B, L-1, M] -> [N, M] -> log-probabilities [N, V].
+  // Rows of counted targets only: [B, T, F] -> [N, F] -> log-probabilities [N, V].
   const auto rows = counted.reshape({-1}).nonzero().squeeze(1);
-  if (rows.numel() == 0) return states.sum() * 0.0;  // nothing counted: 0, with a graph to every state
-  const auto picked = states.reshape({-1, states.size(2)}).index_select(0, rows);
+  if (rows.numel() == 0) return features.sum() * 0.0;  // nothing counted: 0, with a graph to every feature
+  const auto picked = features.reshape({-1, features.size(2)}).index_select(0, rows);
   const auto picked_targets = targets.reshape({-1}).index_select(0, rows);
-  return per_token_loss(torch::log_softmax(decoder.scores(picked), -1, torch::kFloat), picked_targets, per_token).sum();
+  return per_token_loss(torch::log_softmax(output(picked), -1, torch::kFloat), picked_targets, per_token).sum();
 }
 
 torch::Tensor loss_from_sum(const torch::Tensor& sum, const LossDenominators& batch, const LossOptions& options) {

@@ -179,6 +179,30 @@ TEST(TranslateServerApp, AReversedRunIsServedSpanishToEnglish) {
   EXPECT_NE(log.find(", Spanish -> English) on cpu; page: "), std::string::npos) << log;
 }
 
+// An RNN encoder-decoder's run is served as a transformer's: its translations are
+// checkpoint_eval's, and /attention answers its one attention per step (the alignment table)
+// as one layer of one head of cross-attention, with no self-attention.
+TEST(TranslateServerApp, AnRnnRunIsServedWithItsAlignmentTable) {
+  const auto run = test::trained_rnn_seq2seq_run().string();
+  const auto expected =
+      test::run_program("apps/checkpoint_eval", "--threads 1 " + run + " --translate \"I have a car.\"", "rnn_served");
+  ASSERT_EQ(expected.status, 0) << expected.err;
+  test::TranslateServerProcess server(run, {}, "rnn");
+  ASSERT_GT(server.port(), 0) << server.process().stderr_text();
+  int status = 0;
+  const auto translated = post_json(server, "/translate", {{"sentences", {"I have a car."}}}, &status);
+  EXPECT_EQ(status, 200) << translated;
+  EXPECT_EQ(translated["translations"][0]["translation"].get<std::string>() + "\n", expected.out) << translated;
+  const auto attention = post_json(server, "/attention", {{"sentence", "I have a car."}}, &status);
+  EXPECT_EQ(status, 200) << attention;
+  EXPECT_EQ(attention["encoder_self"].size(), 0u);
+  EXPECT_EQ(attention["decoder_self"].size(), 0u);
+  ASSERT_EQ(attention["cross"].size(), 1u);     // one layer
+  ASSERT_EQ(attention["cross"][0].size(), 1u);  // of one head
+  EXPECT_EQ(attention["cross"][0][0].size(), attention["target"].size());
+  EXPECT_EQ(attention["cross"][0][0][0].size(), attention["source"].size());
+}
+
 TEST(TranslateServerApp, LimitsAnswer400And413) {
   test::TranslateServerProcess server(
       served_checkpoint(), {"--max-body-bytes", "300", "--max-sentences", "2", "--max-sentence-chars", "40"}, "limits");

@@ -2,6 +2,7 @@
 // model's own output equals free running, a checkpoint round-trips, and a reversal task is
 // learned to 100 % in seconds with either placement of the attention.
 #include "dls/models/rnn_seq2seq.h"
+#include "dls/models/seq2seq_loss.h"
 
 #include <gtest/gtest.h>
 
@@ -152,3 +153,44 @@ TEST(RnnSeq2Seq, DotAttentionRefusesABidirectionalEncoder) {
 
 }  // namespace
 }  // namespace dls::rnn_seq2seq_test
+
+namespace dls::rnn_seq2seq_loss_test {
+namespace {
+
+// Teacher-forced, the training loss applies the output layer to the rows of real target
+// words only (RnnSeq2Seq::output_features): the same loss and gradients as log-softmax over
+// every row's logits.
+TEST(RnnSeq2SeqLoss, TheOutputLayerOverRealTargetsOnlyGivesTheFullLoss) {
+  torch::manual_seed(21);
+  RnnSeq2SeqConfig config;
+  config.source_vocab = config.target_vocab = 12;
+  config.embedding_size = 8;
+  config.hidden_size = 16;
+  config.dropout = 0.0;
+  for (const auto placement : {AttentionPlacement::kBahdanau, AttentionPlacement::kLuong}) {
+    config.placement = placement;
+    RnnSeq2Seq model(config);
+    // SOS, words, EOS, <pad>: rows of 2 to 5 target words.
+    const auto src = torch::randint(4, 12, {4, 6}, torch::kInt64);
+    auto tgt = torch::randint(4, 12, {4, 7}, torch::kInt64);
+    tgt.select(1, 0).fill_(0);
+    for (std::int64_t r = 0; r < 4; ++r) {
+      tgt[r][r + 3] = 1;
+      tgt[r].narrow(0, r + 4, 3 - r).fill_(2);
+    }
+    LossOptions options;
+    options.label_smoothing = 0.1;
+    const auto targets = tgt.narrow(1, 1, 6);
+    const auto plain = sequence_loss(model->forward(src, tgt.narrow(1, 0, 6)).log_softmax(-1), targets, options);
+    const auto plain_grads = torch::autograd::grad({plain}, model->parameters());
+    const auto fast = model_loss_share(model, src, tgt, options, loss_denominators(targets, options));
+    const auto fast_grads = torch::autograd::grad({fast}, model->parameters());
+    EXPECT_NEAR(fast.item<double>(), plain.item<double>(), 1e-5) << to_string(placement);
+    for (std::size_t i = 0; i < plain_grads.size(); ++i) {
+      EXPECT_TRUE(torch::allclose(fast_grads[i], plain_grads[i], 1e-4, 1e-6)) << to_string(placement) << " " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dls::rnn_seq2seq_loss_test

@@ -84,9 +84,10 @@ TORCH_MODULE(EncoderRNN);
 // What the decoder carries from one target position to the next.
 struct DecoderStep {
   RnnState state;
-  torch::Tensor feed;     // luong: h~_t [B, H] (input feeding); bahdanau: undefined
-  torch::Tensor logits;   // [B, V]
-  torch::Tensor weights;  // attention [B, S]
+  torch::Tensor feed;      // luong: h~_t [B, H] (input feeding); bahdanau: undefined
+  torch::Tensor features;  // what the output layer reads: [B, H + He] (bahdanau) or [B, H] (luong), dropout applied
+  torch::Tensor logits;    // [B, V] = W_o(features) (undefined when the step was asked for features only)
+  torch::Tensor weights;   // attention [B, S]
 };
 
 // The encoder's outputs as every decoding step reads them.
@@ -101,8 +102,13 @@ class AttnDecoderRNNImpl : public torch::nn::Module {
   explicit AttnDecoderRNNImpl(const RnnSeq2SeqConfig& config);
   // The first step's carry: the encoder's state, and a zero h~ for input feeding.
   DecoderStep start(const RnnState& encoder_state, std::int64_t batch) const;
-  // One target position: previous tokens [B] and the previous step's carry.
-  DecoderStep step(const torch::Tensor& previous, const DecoderStep& carry, const RnnEncodedSource& source);
+  // One target position: previous tokens [B] and the previous step's carry. logits = false:
+  // the features only (a teacher-forced training pass applies the output layer afterwards,
+  // to the rows of real target words alone).
+  DecoderStep step(const torch::Tensor& previous, const DecoderStep& carry, const RnnEncodedSource& source,
+                   bool logits = true);
+  // The output layer: features [..., F] -> logits [..., V].
+  torch::Tensor output(const torch::Tensor& features) { return W_o(features); }
 
   RnnAttention attention{nullptr};
 
@@ -128,6 +134,12 @@ class RnnSeq2SeqImpl : public torch::nn::Module {
   // running.
   torch::Tensor forward(const torch::Tensor& source, const torch::Tensor& target_in, double teacher_forcing = 1.0);
 
+  // Teacher-forced training without the output layer: the features [B, T, F] that
+  // decoder->output() turns into forward()'s logits. The loss applies it to the rows of real
+  // target words only (sequence_loss_sum_from_features): over a 20,000-word vocabulary the
+  // output layer is most of an RNN step's arithmetic, and a third of the rows are padding.
+  torch::Tensor output_features(const torch::Tensor& source, const torch::Tensor& target_in);
+
   // Training and scoring: forward() with the attention of every position, weights [B, T, S].
   torch::Tensor forward_with_attention(const torch::Tensor& source, const torch::Tensor& target_in,
                                        torch::Tensor* weights);
@@ -143,8 +155,9 @@ class RnnSeq2SeqImpl : public torch::nn::Module {
   AttnDecoderRNN decoder{nullptr};
 
  private:
+  // The decoder over target_in: logits [B, T, V] (features_only: the features [B, T, F]).
   torch::Tensor run(const torch::Tensor& source, const torch::Tensor& target_in, double teacher_forcing,
-                    torch::Tensor* weights);
+                    torch::Tensor* weights, bool features_only = false);
 
   RnnSeq2SeqConfig config_;
 };

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <torch/types.h>
@@ -75,6 +76,14 @@ torch::Tensor sequence_loss_from_states(MasterDecoderWithMaskingImpl& decoder, c
 // the shares add up.
 torch::Tensor sequence_loss_sum_from_states(MasterDecoderWithMaskingImpl& decoder, const torch::Tensor& states,
                                             const torch::Tensor& targets, const LossOptions& options);
+
+// The same sum from any model's output features [B, T, F] and its output layer (features
+// [N, F] -> scores [N, V]): what an RNN decoder's teacher-forced pass gives
+// (RnnSeq2Seq::output_features). sequence_loss_sum_from_states is this with the
+// transformer decoder's output layer and its never-predicted columns.
+using OutputLayer = std::function<torch::Tensor(const torch::Tensor& features)>;
+torch::Tensor sequence_loss_sum_from_features(const OutputLayer& output, const torch::Tensor& features,
+                                              const torch::Tensor& targets, const LossOptions& options);
 
 // sum / batch.rows (DLStudio's loss) or sum / batch.real_tokens (the standard one; the sum
 // itself, 0, when the batch has no real token).
