@@ -56,6 +56,28 @@ TEST(Seq2SeqTrainApp, BadInputIsAOneLineError) {
   EXPECT_FALSE(fs::exists(dir / "checkpoints")) << "nothing written for a failed start";
 }
 
+// The RNN encoder-decoder from the command line: its start-up report with DLStudio's class
+// names, and the other architecture's flags refused rather than ignored.
+TEST(Seq2SeqTrainApp, AnRnnRunReportsItsModelAndRefusesTheTransformersFlags) {
+  const auto dir = test::fresh_temp_dir("seq2seq_train_app_rnn");
+  const std::string data = " --data " + kSampleCorpus + " --run-dir " + (dir / "run").string();
+  const auto dry =
+      run_seq2seq_train("--preset rnn-luong --rnn-hidden-size 32 --rnn-embedding-size 16 --dry-run" + data, "rnn_dry");
+  ASSERT_EQ(dry.status, 0) << dry.err;
+  EXPECT_NE(dry.err.find("RNN with Luong attention: GRU, bidirectional, 1 layer, E 16, H 32, general attention"),
+            std::string::npos)
+      << dry.err;
+  EXPECT_NE(dry.err.find("Number of learnable params in EncoderRNN: "), std::string::npos) << dry.err;
+  EXPECT_NE(dry.err.find("Model: architecture rnn-attention\n"), std::string::npos) << dry.err;
+  test::expect_one_line_error(run_seq2seq_train("--preset rnn-bahdanau --heads 8 --dry-run" + data, "rnn_heads"),
+                              "this run trains an RNN");
+  test::expect_one_line_error(run_seq2seq_train("--preset cpu --attention-score dot --dry-run" + data, "tf_rnn_flag"),
+                              "add --architecture rnn-attention");
+  test::expect_one_line_error(
+      run_seq2seq_train("--architecture rnn-attention --attention-score dot --dry-run" + data, "rnn_dot_two_way"),
+      "one size");
+}
+
 TEST(Seq2SeqTrainApp, DryRunPrintsTheStartUpReport) {
   const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_dry");
   const auto run = run_seq2seq_train(
