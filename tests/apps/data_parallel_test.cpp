@@ -189,6 +189,23 @@ INSTANTIATE_TEST_SUITE_P(LayoutsAndVariants, Seq2SeqDataParallel,
                                            std::make_pair("dlstudio", "FG"), std::make_pair("dlstudio", "PreLN")),
                          [](const auto& info) { return info.param.first + "_" + info.param.second; });
 
+// The RNN encoder-decoder through the same loop: two ranks, and one process in two
+// micro-batches, train the weights of one process (teacher-forced, no dropout).
+TEST(Seq2SeqDataParallelRnn, TwoRanksAndAccumulationEqualOneProcess) {
+  if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
+  const auto dir = test::fresh_temp_dir("dp_seq2seq_rnn");
+  const std::string args = "--data " + testing::source_dir() +
+                           "/data/sample_en_es.tsv --preset rnn-luong --rnn-embedding-size 16 --rnn-hidden-size 32"
+                           " --rnn-dropout 0 --validation-pairs 100 --bleu-sentences 10 --samples 0 --epochs 1"
+                           " --max-iters 3 --batch-size 24 --threads 1 --workers 1 --log-level warn";
+  run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
+  run_ranks("seq2seq_train", args + " --run-dir " + (dir / "two").string(), 2, dir);
+  run_ranks("seq2seq_train", args + " --accum-steps 2 --run-dir " + (dir / "accum").string(), 1, dir);
+  const auto one = seq2seq_weights(dir / "one");
+  expect_same_weights(one, seq2seq_weights(dir / "two"), "RNN, 2 ranks");
+  expect_same_weights(one, seq2seq_weights(dir / "accum"), "RNN, --accum-steps 2");
+}
+
 // --max-tokens: every rank takes a strided share of each token batch (data/token_batches.h)
 // and the loss is over the whole batch's target tokens: the weights of one process.
 TEST(Seq2SeqDataParallelTokens, TwoRanksEqualOneProcess) {
