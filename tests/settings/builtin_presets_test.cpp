@@ -27,7 +27,8 @@ std::vector<std::string> sorted(std::vector<std::string> names) {
 }
 
 TEST(BuiltinPresets, EachTaskListsItsNames) {
-  EXPECT_EQ(sorted(train::seq2seq_preset_names()), (std::vector<std::string>{"cpu", "dlstudio", "rnn-bahdanau", "rnn-luong"}));
+  EXPECT_EQ(sorted(train::seq2seq_preset_names()),
+            (std::vector<std::string>{"cpu", "dlstudio", "rnn-bahdanau", "rnn-luong"}));
   EXPECT_EQ(sorted(train::lm_preset_names()), (std::vector<std::string>{"cpu", "tiny"}));
   EXPECT_EQ(sorted(train::vit_preset_names()), (std::vector<std::string>{"dlstudio", "fashion"}));
   EXPECT_NE(settings::builtin_preset_text("seq2seq", "dlstudio.PreLN"), nullptr);
