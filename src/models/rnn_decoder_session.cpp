@@ -8,30 +8,21 @@ RnnDecoderSession::RnnDecoderSession(RnnSeq2Seq model, const torch::Tensor& src,
                                      std::int64_t max_length)
     : model_(std::move(model)) {
   TORCH_CHECK(src.dim() == 2, "source tokens must be [B, S]");
-  capacity_ = max_length > 0 ? max_length : model_->config().max_seq_length;
-  TORCH_CHECK(capacity_ > 1, "a translation needs at least 2 positions (SOS and one word)");
+  start_tokens(src, sos, max_length > 0 ? max_length : model_->config().max_seq_length);
   RnnState state;
   source_ = model_->encode(src, &state);
   carry_ = model_->decoder->start(state, src.size(0));
-  tokens_ = torch::full({src.size(0), capacity_}, sos, src.options().dtype(torch::kLong));
 }
 
 torch::Tensor RnnDecoderSession::step(bool log_probabilities) {
-  TORCH_CHECK(length_ < capacity_, "the sentence is already at its maximum length ", capacity_);
+  check_room();
   // The newest token [R] moves the carry one position; its logits predict the next word.
-  carry_ = model_->decoder->step(tokens_.select(1, length_ - 1), carry_, source_);
+  carry_ = model_->decoder->step(tokens().select(1, length() - 1), carry_, source_);
   return log_probabilities ? carry_.logits.log_softmax(-1) : carry_.logits;
 }
 
-void RnnDecoderSession::append(const torch::Tensor& words) {
-  TORCH_CHECK(length_ < capacity_, "the sentence is already at its maximum length ", capacity_);
-  TORCH_CHECK(words.dim() == 1 && words.size(0) == tokens_.size(0), "need one word per row");
-  tokens_.select(1, length_).copy_(words);
-  ++length_;
-}
-
 void RnnDecoderSession::select_rows(const torch::Tensor& index) {
-  tokens_ = tokens_.index_select(0, index);
+  select_token_rows(index);
   const auto rows = [&index](torch::Tensor& t, std::int64_t dim) {
     if (t.defined()) t = t.index_select(dim, index);
   };

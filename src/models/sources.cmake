@@ -2,6 +2,7 @@
 list(APPEND DLS_SOURCES
   models/decoder.cpp
   models/decoder_session.cpp
+  models/decoding_session.cpp
   models/encoder.cpp
   models/rnn_seq2seq.cpp
   models/rnn_decoder_session.cpp

@@ -29,7 +29,7 @@ StepPlan plan_step(CudaGraphs wanted, const torch::Device& device, bool graphs_b
   } else if (accum_steps > 1) {
     plan.why_not = "--accum-steps runs several micro-batches per step";
   } else if (!loss_capturable) {
-    plan.why_not = "the task's loss cannot be recorded: no fixed shapes (seq2seq can, without --max-tokens)";
+    plan.why_not = "the task's loss cannot be recorded (a seq2seq transformer's can, without --max-tokens)";
   }
   plan.captured = plan.why_not.empty();
   if (wanted == CudaGraphs::kOn && !plan.captured) {

@@ -39,7 +39,7 @@ TEST(StepPlan, WhatAReplayCannotDoKeepsTheStepEagerOnCuda) {
       {plan(CudaGraphs::kAuto, kCuda, true, /*world=*/2), "data-parallel"},
       {plan(CudaGraphs::kAuto, kCuda, true, 1, Precision::kFp16), "fp16"},
       {plan(CudaGraphs::kAuto, kCuda, true, 1, Precision::kFp32, /*accum=*/2), "--accum-steps"},
-      {plan(CudaGraphs::kAuto, kCuda, true, 1, Precision::kFp32, 1, /*capturable=*/false), "fixed shapes"},
+      {plan(CudaGraphs::kAuto, kCuda, true, 1, Precision::kFp32, 1, /*capturable=*/false), "cannot be recorded"},
   };
   for (const auto& [p, reason] : cases) {
     EXPECT_FALSE(p.captured) << reason;

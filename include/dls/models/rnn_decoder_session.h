@@ -21,21 +21,13 @@ class RnnDecoderSession : public DecodingSession {
   RnnDecoderSession(RnnSeq2Seq model, const torch::Tensor& src, std::int64_t sos, std::int64_t max_length = 0);
 
   torch::Tensor step(bool log_probabilities = true) override;
-  void append(const torch::Tensor& words) override;
   void select_rows(const torch::Tensor& index) override;
 
-  std::int64_t length() const override { return length_; }
-  std::int64_t max_length() const override { return capacity_; }
-  std::int64_t rows() const override { return tokens_.size(0); }
-  const torch::Tensor& tokens() const override { return tokens_; }
   // The attention weights [R, S] of the latest step (undefined before one).
   const torch::Tensor& latest_attention() const { return carry_.weights; }
 
  private:
   RnnSeq2Seq model_;
-  std::int64_t capacity_;
-  std::int64_t length_ = 1;
-  torch::Tensor tokens_;  // [R, capacity]
   RnnEncodedSource source_;
   DecoderStep carry_;  // after the tokens before the newest one (the state step() continues)
 };

@@ -263,7 +263,8 @@ std::optional<TrainingBatch> Seq2SeqTask::next_batch() {
 }
 
 std::optional<CapturableLoss> Seq2SeqTask::capturable_loss() {
-  if (!settings_.static_shapes || model_.is_rnn()) return std::nullopt;  // (the loss keeps counted rows: a nonzero())
+  // (without static shapes the loss keeps counted rows: a nonzero())
+  if (!settings_.static_shapes || !seq2seq_loss_capturable(settings_)) return std::nullopt;
   CapturableLoss loss;
   loss.sum = [this](const torch::Tensor& src, const torch::Tensor& tgt) {
     auto transformer = model_.transformer();

@@ -20,6 +20,10 @@ Seq2SeqCheckpointInfo resume_info(const std::string& dir_or_file) {
   return checkpoint::read_seq2seq_info(reader);
 }
 
+bool seq2seq_loss_capturable(const settings::Seq2SeqTrainSettings& settings) {
+  return settings.max_tokens == 0 && settings.architecture == Architecture::kTransformer;
+}
+
 Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings, const std::string& dlstudio_vocab) {
   auto run = start_run(settings.run, "runs/seq2seq", checkpoint::kSeq2SeqKind);
   Seq2SeqCheckpointInfo checkpoint;
@@ -33,7 +37,7 @@ Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
   auto effective = settings;
   const auto plan = plan_step(parse_cuda_graphs(settings.run.cuda_graphs), run.placement.device,
                               DeviceGraph::available(), run.placement.dist.world_size(), settings.run.precision,
-                              settings.run.parallel.accum_steps, /*loss_capturable=*/settings.max_tokens == 0);
+                              settings.run.parallel.accum_steps, seq2seq_loss_capturable(settings));
   if (plan.captured) effective.static_shapes = true;
   // --init-from inside the build: a refusal leaves no run directory behind.
   const auto task = run.build_task([&] {

@@ -112,6 +112,17 @@ TEST(RnnSeq2SeqTrainer, RefusesWhatAnRnnCannotDo) {
   }
 }
 
+// On a GPU, --cuda-graphs auto pads a run's batches to static shapes only when its loss can
+// then be recorded: never an RNN's (packed by length on the host) nor token batches.
+TEST(RnnSeq2SeqTrainer, ItsLossIsNeverCapturedSoItsBatchesKeepTheirShapes) {
+  auto setup = test::tiny_rnn_setup(test::fresh_temp_dir("rnn_trainer_capturable"));
+  EXPECT_FALSE(train::seq2seq_loss_capturable(setup));
+  setup.architecture = Architecture::kTransformer;
+  EXPECT_TRUE(train::seq2seq_loss_capturable(setup));
+  setup.max_tokens = 500;
+  EXPECT_FALSE(train::seq2seq_loss_capturable(setup));
+}
+
 TEST(RnnSeq2SeqTranslator, TranslatesAndReadsTheAlignmentTable) {
   auto translator = eval::Translator::load(test::trained_rnn_seq2seq_run().string());
   EXPECT_FALSE(translator.splits_long_sentences());

@@ -53,6 +53,11 @@ using Seq2SeqDiverged = TrainingDiverged;
 Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
                                  const std::string& dlstudio_vocab = "");
 
+// Whether a run's loss can be recorded in a CUDA graph once its batches have static shapes:
+// a transformer's without --max-tokens (an RNN packs its sequences by length on the host).
+// Where it cannot, --cuda-graphs auto trains eager without padding batches to static shapes.
+bool seq2seq_loss_capturable(const settings::Seq2SeqTrainSettings& settings);
+
 // What the newest checkpoint of `dir_or_file` stores: its settings (the model config
 // included), split, vocabularies and progress.
 checkpoint::Seq2SeqCheckpointInfo resume_info(const std::string& dir_or_file);
