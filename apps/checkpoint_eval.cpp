@@ -46,6 +46,7 @@
 #include "lm_eval_flags.h"
 #include "translate_flags.h"
 #include "precision_flag.h"
+#include "quantize_flag.h"
 
 int main(int argc, char** argv) {
   dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
@@ -58,7 +59,8 @@ int main(int argc, char** argv) {
       "A signal (SIGINT, SIGTERM, SIGHUP) while writing --output leaves no file and ends the program by\n"
       "that signal (a shell reports 128+N: 130 for Ctrl-C).");
   app.get_formatter()->column_width(40);
-  std::string path, score_file, smoothing = "none", log_level = "info", device = "cpu", precision = "fp32";
+  std::string path, score_file, smoothing = "none", log_level = "info", device = "cpu", precision = "fp32",
+                                quantize = "none";
   std::vector<std::string> ref_files;
   bool sentence_bleu = false, json = false, dlstudio_decode = false;
   int threads = 0;
@@ -210,6 +212,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->group(output);
   dls::apps::add_precision_flag(app, precision, output);
+  dls::apps::add_quantize_flag(app, quantize, output);
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
       ->capture_default_str()
       ->check(dls::apps::log_levels())
@@ -284,6 +287,7 @@ int main(int argc, char** argv) {
     }
     if (kind.empty())
       throw std::runtime_error(path + ": none of its " + std::to_string(files.size()) + " checkpoints is readable");
+    dls::apps::apply_quantize(quantize, kind, target, precision_kind != dls::util::Precision::kFp32);
     // One model for everything that translates or generates: RUN's best.pt, else its newest
     // checkpoint (the rule of Translator::load and translate_server), or the average just written.
     const auto one_model = average > 0 ? files.back() : path;

@@ -28,11 +28,13 @@
 #include "dls/serve/stop_signals.h"
 #include "dls/serve/translate_server.h"
 #include "dls/util/blas_kernels.h"
+#include "dls/util/device.h"
 #include "dls/util/runtime.h"
 #include "dls/util/thread_policy.h"
 #include "cli_overrides.h"
 #include "command_line.h"
 #include "error_line.h"
+#include "quantize_flag.h"
 
 #ifndef DLS_SOURCE_PAGE_DIR
 #define DLS_SOURCE_PAGE_DIR ""
@@ -52,7 +54,7 @@ int main(int argc, char** argv) {
       "stops it after the requests in flight are answered.\n"};
   app.footer("Exit status: 0 stopped by SIGTERM/SIGINT, 1 error (one line on stderr).");
   app.get_formatter()->column_width(40);
-  std::string checkpoint, device = "cpu", weights = "ema", log_level = "info", page_dir;
+  std::string checkpoint, device = "cpu", weights = "ema", log_level = "info", page_dir, quantize = "none";
   int threads = 0;
   int decode_workers = 0;  // 0: one per intra-op thread
   bool no_batching = false;
@@ -167,6 +169,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"ema", "trained"}))
       ->group(model);
+  dls::apps::add_quantize_flag(app, quantize, model);
   app.add_option("--log-level", log_level, "trace, debug (every request), info, warn, error or off")
       ->capture_default_str()
       ->check(dls::apps::log_levels())
@@ -185,7 +188,9 @@ int main(int argc, char** argv) {
     settings.page_dir = dls::serve::find_page_dir(page_dir, "/proc/self/exe", DLS_SOURCE_PAGE_DIR);
     // The rule of every program that translates (Translator::load, checkpoint_eval --translate).
     const auto file = dls::checkpoint::best_or_latest_checkpoint(checkpoint);
-    if (dls::checkpoint::CheckpointReader(file).kind() == "vit") {
+    const auto kind = dls::checkpoint::CheckpointReader(file).kind();
+    dls::apps::apply_quantize(quantize, kind, dls::util::select_device(device), /*autocast=*/false);
+    if (kind == "vit") {
       auto classifier = dls::eval::ImageClassifier::load(file, device, which);
       settings.checkpoint_file = file;
       spdlog::info("serving {} ({}) on {}; page: {}", file, classifier.config().summary(), classifier.device().str(),
@@ -198,6 +203,12 @@ int main(int argc, char** argv) {
     options.weights = which;
     auto translator = dls::eval::Translator::load(file, options);
     settings.checkpoint_file = translator.checkpoint_file();
+    if (dls::int8_linear_enabled()) {
+      translator.translate("warm up");  // makes every weight's int8 form before the first request
+      const auto made = dls::int8_weight_stats();
+      spdlog::info("int8 weights: {} matrices, {:.1f} MB ({:.1f} MB as fp32)", made.matrices, 1e-6 * made.int8_bytes,
+                   1e-6 * made.fp32_bytes);
+    }
     // Measured best on 2 cores (docs/serving.md): a batch's chunks on one thread each and, unless
     // --threads says otherwise, one intra-op thread (a lone sentence too: OpenMP's hand-offs
     // cost it more than the second core gives).

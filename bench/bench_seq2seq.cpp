@@ -167,6 +167,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
     throw std::invalid_argument("unknown seq2seq task '" + o.task + "'");
   }
   step = finishing_on_device(std::move(step), device.is_cuda());
+  if (o.task != "seq2seq-train") result.config.emplace_back("linear_weights", o.int8_linear ? "int8" : "fp32");
   result.config.emplace_back("attention_products", o.plain_bmm ? "matmul" : "small_batched_matmul");
   result.timing = time_steps(step, o.warmup, o.repeats, o.iters, static_cast<double>(batch), result.unit);
   result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);

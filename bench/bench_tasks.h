@@ -12,9 +12,9 @@
 namespace dls::bench {
 
 struct BenchOptions {
-  std::string task;                 // seq2seq-train|seq2seq-greedy|seq2seq-beam|translate-latency|vit-train|vit-infer
-  std::string preset;               // seq2seq: dlstudio|cpu; vit: dlstudio|fashion (empty: dlstudio)
-  std::string layout;               // override the preset's layout (dlstudio|positionwise|vaswani)
+  std::string task;    // seq2seq-train|seq2seq-greedy|seq2seq-beam|translate-latency|translate-file|vit-train|vit-infer
+  std::string preset;  // seq2seq: dlstudio|cpu; vit: dlstudio|fashion (empty: dlstudio)
+  std::string layout;  // override the preset's layout (dlstudio|positionwise|vaswani)
   std::string variant;              // FG|PreLN (empty: the preset's; seq2seq presets take FG)
   std::int64_t batch = 0;           // 0: the preset's
   std::int64_t embedding_size = 0;  // seq2seq: M (0: the preset's)
@@ -26,6 +26,7 @@ struct BenchOptions {
   bool plain_adam = false;                 // LibTorch's Adam/AdamW step instead of the fused one
   bool plain_bmm = false;                  // torch::matmul for attention's small products (small_batched_matmul.h)
   bool plain_decoder_step = false;         // decoding: attention by the general operators, not the step kernels
+  bool int8_linear = false;                // linear layers of inference on int8 weights (int8_linear.h)
   bool plain_linear = false;               // one-row linear layers through GEMM, not GEMV (row_linear.h)
   bool full_ffn = false;                   // dlstudio layout: compute every W2 output, read or not
   bool all_output_rows = false;            // seq2seq training: padding rows through the output layer too
@@ -41,6 +42,9 @@ struct BenchOptions {
   std::string sentence = "I want to go home.";  // the sentence translated
   std::string method = "greedy";                // greedy|beam (--beam beams)
   bool scores = false;                          // also score the translation (translate_server, --json)
+  // translate-file (with checkpoint): every line of this file through Translator::translate in
+  // batches of --batch sentences, one chunk per intra-op thread (as checkpoint_eval --input)
+  std::string sentences_file;
 };
 
 struct BenchResult {
@@ -55,5 +59,6 @@ struct BenchResult {
 BenchResult run_seq2seq_bench(const BenchOptions& options);
 BenchResult run_vit_bench(const BenchOptions& options);
 BenchResult run_translate_latency_bench(const BenchOptions& options);
+BenchResult run_translate_file_bench(const BenchOptions& options);
 
 }  // namespace dls::bench

@@ -5,6 +5,7 @@
 // random sentence (a random model never ends early: L-1 steps).
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <cstdio>
 #include <optional>
 #include <random>
@@ -18,8 +19,10 @@
 #include "dls/data/vocabulary.h"
 #include "dls/eval/decoding.h"
 #include "dls/eval/translator.h"
+#include "dls/layers/int8_linear.h"
 #include "dls/models/decoder_session.h"
 #include "dls/train/tasks/seq2seq_presets.h"
+#include "dls/util/thread_policy.h"
 
 namespace dls::bench {
 
@@ -113,7 +116,10 @@ BenchResult run_translate_latency_bench(const BenchOptions& o) {
   }
   result.config.emplace_back("method", eval::to_string(decode.method));
   result.config.emplace_back("decoder_step", o.plain_decoder_step ? "operators" : "step_kernels");
-  result.config.emplace_back("one_row_linear", o.plain_linear ? "gemm" : "gemv");
+  result.config.emplace_back("one_row_linear", o.int8_linear    ? "int8 " + int8_gemv_kernel()
+                                               : o.plain_linear ? "gemm"
+                                                                : "gemv");
+  result.config.emplace_back("linear_weights", o.int8_linear ? "int8" : "fp32");
   if (decode.method == eval::DecodeMethod::kBeam) result.config.emplace_back("beam", std::to_string(o.beam));
 
   // The library call (with a checkpoint: the whole Translator::translate; without: decoding).
@@ -167,6 +173,40 @@ BenchResult run_translate_latency_bench(const BenchOptions& o) {
         },
         o.profile_rows);
   }
+  return result;
+}
+
+BenchResult run_translate_file_bench(const BenchOptions& o) {
+  if (o.checkpoint.empty() || o.sentences_file.empty()) {
+    throw std::invalid_argument("translate-file: give --checkpoint RUN and --sentences FILE");
+  }
+  std::vector<std::string> sentences;
+  std::ifstream in(o.sentences_file);
+  if (!in) throw std::invalid_argument(o.sentences_file + ": cannot be read");
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) sentences.push_back(line);
+  }
+  if (sentences.empty()) throw std::invalid_argument(o.sentences_file + ": no sentences");
+  auto translator = eval::Translator::load(o.checkpoint);
+  eval::DecodeOptions decode;
+  decode.method = o.method == "beam" ? eval::DecodeMethod::kBeam : eval::DecodeMethod::kGreedy;
+  decode.beam_size = o.beam;
+  decode.batch_size = o.batch > 0 ? o.batch : 256;
+  // As checkpoint_eval --input: a batch's chunks on one thread each (--workers: that many).
+  decode.workers = util::batch_chunk_workers(translator.device(), o.workers > 0 ? o.workers : at::get_num_threads());
+  BenchResult result;
+  result.unit = "sentences/s";
+  result.config = {
+      {"checkpoint", translator.checkpoint_file()},       {"summary", translator.model().info.settings.model_summary()},
+      {"sentences", std::to_string(sentences.size())},    {"batch", std::to_string(decode.batch_size)},
+      {"workers", std::to_string(decode.workers)},        {"method", eval::to_string(decode.method)},
+      {"linear_weights", o.int8_linear ? "int8" : "fp32"}};
+  const auto n = static_cast<double>(sentences.size());
+  const std::function<void(int)> translate = [&](int) { translator.translate(sentences, decode); };
+  result.timing = time_steps(translate, o.warmup, o.repeats, o.iters, n, result.unit);
+  result.flops_per_item = count_matmul_flops([&] { translate(0); }) / n;
+  result.ops_per_step = count_operators([&] { translate(0); });
+  if (o.profile_rows > 0) print_operator_profile([&] { translate(0); }, o.profile_rows);
   return result;
 }
 

@@ -18,6 +18,7 @@
 #include "bench_measure.h"
 #include "bench_tasks.h"
 #include "dls/layers/attention.h"
+#include "dls/layers/int8_linear.h"
 #include "dls/layers/row_linear.h"
 #include "dls/layers/small_batched_matmul.h"
 #include "dls/util/device.h"
@@ -87,11 +88,14 @@ int main(int argc, char** argv) {
   CLI::App app{"Throughput of dlstudio-cpp's models on synthetic data of the real shapes."};
   dls::bench::BenchOptions options;
   int threads = 0, gemm_size = 1024;
-  app.add_option("--task", options.task,
-                 "seq2seq-train, seq2seq-greedy, seq2seq-beam, translate-latency, vit-train, vit-infer or gemm")
+  std::string quantize = "none";
+  app.add_option(
+         "--task", options.task,
+         "seq2seq-train, seq2seq-greedy, seq2seq-beam, translate-latency, translate-file, vit-train, vit-infer or "
+         "gemm")
       ->required()
-      ->check(CLI::IsMember(
-          {"seq2seq-train", "seq2seq-greedy", "seq2seq-beam", "translate-latency", "vit-train", "vit-infer", "gemm"}));
+      ->check(CLI::IsMember({"seq2seq-train", "seq2seq-greedy", "seq2seq-beam", "translate-latency", "translate-file",
+                             "vit-train", "vit-infer", "gemm"}));
   app.add_option("--preset", options.preset, "seq2seq: dlstudio or cpu; vit: dlstudio or fashion (default dlstudio)")
       ->check(CLI::IsMember({"dlstudio", "cpu", "fashion"}));
   app.add_option("--layout", options.layout, "override the preset's layout: dlstudio, positionwise or vaswani")
@@ -115,7 +119,9 @@ int main(int argc, char** argv) {
                  "checkpoint_eval --translate does (default: a random model of --preset, cpu)");
   app.add_option("--sentence", options.sentence, "translate-latency: the sentence (with --checkpoint)")
       ->capture_default_str();
-  app.add_option("--method", options.method, "translate-latency: greedy or beam")
+  app.add_option("--sentences", options.sentences_file,
+                 "translate-file: a file of sentences, one per line, translated in batches of --batch (default 256)");
+  app.add_option("--method", options.method, "translate-latency, translate-file: greedy or beam")
       ->capture_default_str()
       ->check(CLI::IsMember({"greedy", "beam"}));
   app.add_flag("--scores", options.scores,
@@ -149,6 +155,11 @@ int main(int argc, char** argv) {
                "(attention.h)");
   app.add_flag("--plain-linear", options.plain_linear,
                "linear layers of one row through GEMM like any other, not GEMV (row_linear.h)");
+  app.add_option("--quantize", quantize,
+                 "translate-latency, seq2seq-greedy, seq2seq-beam: none or int8 (the linear layers on int8 weights, "
+                 "as checkpoint_eval --quantize int8)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "int8"}));
   app.add_flag("--plain-bmm", options.plain_bmm,
                "attention's small batched products by torch::matmul instead of small_batched_matmul.h's kernels");
   app.add_flag("--full-ffn", options.full_ffn,
@@ -183,6 +194,13 @@ int main(int argc, char** argv) {
     options.workers = workers;
     dls::set_attention_step_kernels_enabled(!options.plain_decoder_step);
     dls::set_row_gemv_enabled(!options.plain_linear);
+    options.int8_linear = quantize == "int8";
+    if (options.int8_linear && options.task != "translate-latency" && options.task != "translate-file" &&
+        options.task != "seq2seq-greedy" && options.task != "seq2seq-beam") {
+      throw std::invalid_argument(
+          "--quantize int8: for translate-latency, translate-file, seq2seq-greedy and seq2seq-beam");
+    }
+    dls::set_int8_linear_enabled(options.int8_linear);
     dls::set_small_batched_matmul_enabled(
         !options.plain_bmm);  // 0: each benchmark's default, as the programs choose it
     const auto device = dls::util::select_device(options.device);
@@ -216,6 +234,7 @@ int main(int argc, char** argv) {
     }
     const auto result = options.task.rfind("vit", 0) == 0     ? dls::bench::run_vit_bench(options)
                         : options.task == "translate-latency" ? dls::bench::run_translate_latency_bench(options)
+                        : options.task == "translate-file"    ? dls::bench::run_translate_file_bench(options)
                                                               : dls::bench::run_seq2seq_bench(options);
     std::fprintf(stderr,
                  "%s: median %.3f %s (min %.3f, max %.3f), %.2f matmul GFLOP/s = %.0f%% of GEMM, peak RSS %.0f MB\n",

@@ -4,12 +4,15 @@
 # clients (one sentence per request, bounded by REQUESTS and SECONDS per run), stops it with
 # SIGTERM; then checkpoint_eval --input on the same sentences for the offline rate. With
 # SPLIT=threads, the rows are the ways of sharing the cores instead (--threads intra-op
-# threads against --decode-workers chunks of one thread each), and no offline rate.
+# threads against --decode-workers chunks of one thread each), and no offline rate. FLAGS
+# go to translate_server and checkpoint_eval alike (FLAGS='--quantize int8').
 #
 #   bench/serve_bench.sh BUILD_DIR RUN CORPUS [REQUESTS] [SECONDS]
 #   bench/serve_bench.sh build runs/cpu_real data/spa-eng/spa.txt 400 60
 #   SPLIT=threads bench/serve_bench.sh build runs/cpu_real data/spa-eng/spa.txt 400 60
+#   FLAGS='--quantize int8' bench/serve_bench.sh build runs/cpu_real data/spa-eng/spa.txt 400 60
 set -euo pipefail
+read -r -a flags <<<"${FLAGS:-}"
 if [ $# -lt 3 ]; then
   echo "usage: $0 BUILD_DIR RUN CORPUS [REQUESTS] [SECONDS]" >&2
   exit 2
@@ -32,7 +35,7 @@ echo "$(wc -l <"$work/sentences.txt") sentences; host: $(nproc) cores, $(grep -m
 serve() {  # LABEL SERVER-FLAGS...
   local label=$1
   shift
-  "$build/apps/translate_server" "$model" --port 0 --queue 1024 --request-timeout-s 300 --log-level warn "$@" \
+  "$build/apps/translate_server" "$model" --port 0 --queue 1024 --request-timeout-s 300 --log-level warn "${flags[@]}" "$@" \
     >"$work/$label.out" 2>"$work/$label.err" &
   server_pid=$!
   for _ in $(seq 600); do
@@ -66,7 +69,7 @@ cat "$work/records.jsonl"
 timed() {  # INPUT: seconds checkpoint_eval --input takes
   local start end
   start=$(date +%s.%N)
-  "$build/apps/checkpoint_eval" "$model" --input "$1" --output "$work/out.txt" --log-level warn 2>/dev/null
+  "$build/apps/checkpoint_eval" "$model" --input "$1" --output "$work/out.txt" --log-level warn "${flags[@]}" 2>/dev/null
   end=$(date +%s.%N)
   awk -v s="$start" -v e="$end" 'BEGIN { print e - s }'
 }

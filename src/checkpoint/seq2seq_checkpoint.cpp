@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "dls/data/languages.h"
+#include "dls/layers/int8_linear.h"
 #include "word_lines.h"
 
 namespace dls::checkpoint {
@@ -100,6 +101,10 @@ Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
 LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path, Weights weights) {
   CheckpointReader reader(path, kSeq2SeqKind);
   auto info = read_seq2seq_info(reader);
+  if (int8_linear_enabled() && info.settings.architecture == Architecture::kRnnAttention) {
+    throw CheckpointError(path + ": int8 linear layers (--quantize int8) are for transformers; an RNN's recurrent " +
+                          "layers have no int8 form here");
+  }
   try {
     LoadedSeq2Seq loaded{
         info,

@@ -10,6 +10,7 @@
 
 #include "dls/data/languages.h"
 #include "dls/data/normalize.h"
+#include "dls/layers/int8_linear.h"
 #include "dls/util/heat_map.h"
 #include "eval/file_translation.h"
 
@@ -56,7 +57,8 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
   translator.check_decoding(request.decode);
   const auto& model = translator.model().info;
   messages << "translating with " << translator.checkpoint_file() << " ("
-           << checkpoint::progress_summary(model.progress) << "; " << model.settings.model_summary() << ")\n";
+           << checkpoint::progress_summary(model.progress) << "; " << model.settings.model_summary()
+           << (int8_linear_enabled() ? "; int8 linear layers" : "") << ")\n";
   if (files) return translate_file(translator, request, *files, out, messages);
 
   std::size_t failures = 0;

@@ -5,6 +5,7 @@
 #include <torch/nn/functional/linear.h>
 #include <torch/torch.h>
 
+#include "dls/layers/int8_linear.h"
 #include "dls/util/precision.h"
 
 namespace dls {
@@ -18,6 +19,10 @@ bool row_gemv_enabled() { return g_row_gemv; }
 
 torch::Tensor row_linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
   const std::int64_t in = weight.size(1);
+  if (int8_linear_enabled() && x.device().is_cpu() && x.scalar_type() == torch::kFloat &&
+      weight.scalar_type() == torch::kFloat && !torch::GradMode::is_enabled() && !util::autocast_active(x.device())) {
+    return int8_linear(x, *int8_weight_of(weight), bias);
+  }
   // Under autocast the product runs in the autocast type, which addmv does not follow.
   const bool one_row = x.numel() == in && x.device().is_cpu() && x.scalar_type() == weight.scalar_type() &&
                        g_row_gemv.load(std::memory_order_relaxed) && !util::autocast_active(x.device());

@@ -6,6 +6,8 @@ list(APPEND DLS_SOURCES
   layers/cross_attention.cpp
   layers/embeddings.cpp
   layers/feed_forward.cpp
+  layers/int8_gemv.cpp
+  layers/int8_linear.cpp
   layers/patch_embedding.cpp
   layers/pixel_attention.cpp
   layers/rnn_attention.cpp

@@ -5,6 +5,7 @@ list(APPEND DLS_TEST_SOURCES
   apps/checkpoint_choice_test.cpp
   apps/compare_runs_test.cpp
   apps/decoding_options_app_test.cpp
+  apps/quantize_app_test.cpp
   apps/translate_file_test.cpp
   apps/translate_file_faults_test.cpp
   apps/command_line_test.cpp

@@ -5,6 +5,7 @@ list(APPEND DLS_TEST_SOURCES
   eval/chrf_test.cpp
   eval/confusion_matrix_test.cpp
   eval/decoding_test.cpp
+  eval/int8_decoding_test.cpp
   eval/decoding_options_test.cpp
   eval/rnn_decoding_test.cpp
   eval/word_alignment_test.cpp

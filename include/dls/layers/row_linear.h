@@ -4,7 +4,8 @@
 // LibTorch hands that to BLAS as a GEMM with m = 1, and OpenBLAS's GEMM packs the whole
 // weight matrix before multiplying: measured on the 2-core development VM, 3-5x slower than
 // GEMV for the decoder's layers (a 20714 x 256 output layer: 2.0 ms against 0.4-0.7 ms).
-// Two or more rows keep GEMM, where the packing pays off.
+// Two or more rows keep GEMM, where the packing pays off. With int8 linear layers switched
+// on (int8_linear.h), inference products on the CPU run on int8 weights instead.
 #pragma once
 
 #include <torch/nn/modules/linear.h>

@@ -1,0 +1,175 @@
+#include "dls/layers/int8_linear.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+#include <ATen/Context.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/torch.h>
+
+namespace dls {
+
+namespace {
+
+std::atomic<bool> g_int8_linear{false};
+
+bool has_onednn_engine() {
+  const auto& engines = at::globalContext().supportedQEngines();
+  return std::find(engines.begin(), engines.end(), at::QEngine::ONEDNN) != engines.end();
+}
+
+const c10::OperatorHandle& linear_prepack_op() {
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear_prepack", "");
+  return op;
+}
+
+const c10::OperatorHandle& linear_dynamic_op() {
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear_dynamic", "");
+  return op;
+}
+
+// Where a weight lives and how it is viewed: the stacked heads' weights are reshaped views
+// made anew each step over one cached storage.
+using WeightKey = std::tuple<const void*, std::int64_t, std::vector<std::int64_t>, std::vector<std::int64_t>>;
+
+struct CachedInt8Weight {
+  // Held weakly: keeps the storage's address from being reused by another weight while
+  // this entry exists, without keeping its memory.
+  c10::weak_intrusive_ptr<c10::StorageImpl> storage;
+  std::int64_t version = 0;
+  std::shared_ptr<const Int8Weight> weight;
+};
+
+std::mutex g_cache_mutex;
+std::map<WeightKey, CachedInt8Weight> g_cache;
+
+// onednn makes (and caches) a kernel per input shape, at 1-7 ms each on the development VM
+// against 0.03-2 ms for the product itself, and a decoding batch shrinks as its sentences end:
+// rows are padded with zeros to a few sizes (8, multiples of 16 to 256, then of 64) so that
+// its kernels are made once and reused.
+std::int64_t padded_rows(std::int64_t rows) {
+  if (rows <= 8) return 8;
+  const std::int64_t step = rows <= 256 ? 16 : 64;
+  return (rows + step - 1) / step * step;
+}
+
+std::int64_t version_of(const torch::Tensor& t) {
+  return t.is_inference() ? 0 : static_cast<std::int64_t>(t._version());
+}
+
+}  // namespace
+
+Int8Weight quantize_rows(const torch::Tensor& weight, bool pack) {
+  TORCH_CHECK(weight.dim() == 2 && weight.scalar_type() == torch::kFloat && weight.device().is_cpu(),
+              "int8 weights are made from an fp32 [out, in] matrix on the CPU");
+  torch::NoGradGuard no_grad;
+  const auto w = weight.detach().contiguous();                          // [out, in]
+  auto scales = w.abs().amax(1).div(127.0f);                            // [out]
+  scales = torch::where(scales > 0, scales, torch::ones_like(scales));  // rows of zeros
+  Int8Weight out;
+  out.values = w.div(scales.unsqueeze(1)).round().clamp(-127, 127).to(torch::kChar).contiguous();
+  out.scales = scales.contiguous();
+  if (pack) {
+    TORCH_CHECK(int8_engine_problem().empty(), int8_engine_problem());
+    at::globalContext().setQEngine(at::QEngine::ONEDNN);
+    const auto quantized = at::_make_per_channel_quantized_tensor(out.values, out.scales.to(torch::kDouble),
+                                                                  torch::zeros({w.size(0)}, torch::kLong), /*axis=*/0);
+    std::vector<c10::IValue> stack{quantized, c10::optional<at::Tensor>()};
+    linear_prepack_op().callBoxed(&stack);
+    out.packed = std::move(stack.at(0));
+  }
+  return out;
+}
+
+torch::Tensor int8_linear(const torch::Tensor& x, const Int8Weight& weight, const torch::Tensor& bias) {
+  const std::int64_t out_features = weight.values.size(0), in = weight.values.size(1);
+  TORCH_CHECK(x.size(-1) == in, "int8_linear: input of ", x.size(-1), " features for a weight of ", in);
+  auto sizes = x.sizes().vec();
+  sizes.back() = out_features;
+  const std::int64_t rows = x.numel() / in;
+  if (rows == 0) return torch::empty(sizes, x.options());
+  const auto flat = x.reshape({rows, in}).contiguous();  // [rows, in]
+  if (rows == 1) {
+    auto y = torch::empty({out_features}, x.options());
+    const auto b = bias.defined() ? bias.contiguous() : bias;
+    int8_gemv(weight, flat.data_ptr<float>(), b.defined() ? b.data_ptr<float>() : nullptr, y.data_ptr<float>());
+    return y.view(sizes);
+  }
+  torch::Tensor y;  // [rows, out]
+  if (weight.packed.isNone()) {
+    y = torch::nn::functional::linear(flat, weight.values.to(torch::kFloat) * weight.scales.unsqueeze(1), bias);
+  } else {
+    const auto padded = padded_rows(rows);
+    auto input = flat;  // [padded, in]
+    if (padded != rows) {
+      input = torch::zeros({padded, in}, flat.options());
+      input.narrow(0, 0, rows).copy_(flat);
+    }
+    std::vector<c10::IValue> stack{input, weight.packed, /*reduce_range=*/false};
+    linear_dynamic_op().callBoxed(&stack);
+    y = stack.at(0).toTensor().narrow(0, 0, rows);
+    if (bias.defined()) y.add_(bias);
+  }
+  return y.view(sizes);
+}
+
+std::string int8_engine_problem() {
+  if (has_onednn_engine()) return "";
+  std::string engines;
+  for (const auto engine : at::globalContext().supportedQEngines()) {
+    if (engine == at::QEngine::NoQEngine) continue;
+    engines += (engines.empty() ? "" : ", ") + c10::toString(engine);
+  }
+  return "int8 linear layers need LibTorch's onednn quantized engine; this LibTorch has " +
+         (engines.empty() ? std::string("none") : engines);
+}
+
+void set_int8_linear_enabled(bool enabled) {
+  if (enabled) {
+    const auto problem = int8_engine_problem();
+    if (!problem.empty()) throw std::runtime_error(problem);
+    at::globalContext().setQEngine(at::QEngine::ONEDNN);
+  }
+  g_int8_linear = enabled;
+}
+
+bool int8_linear_enabled() { return g_int8_linear.load(std::memory_order_relaxed); }
+
+std::shared_ptr<const Int8Weight> int8_weight_of(const torch::Tensor& weight) {
+  const auto storage = weight.storage();
+  WeightKey key{storage.unsafeGetStorageImpl(), weight.storage_offset(), weight.sizes().vec(), weight.strides().vec()};
+  const auto version = version_of(weight);
+  std::lock_guard<std::mutex> lock(g_cache_mutex);
+  const auto found = g_cache.find(key);
+  if (found != g_cache.end() && found->second.version == version && !found->second.storage.expired()) {
+    return found->second.weight;
+  }
+  // Forget the weights of storages freed since (a model unloaded, a weight replaced).
+  for (auto it = g_cache.begin(); it != g_cache.end();) {
+    it = it->second.storage.expired() ? g_cache.erase(it) : std::next(it);
+  }
+  CachedInt8Weight entry{storage.getWeakStorageImpl(), version,
+                         std::make_shared<const Int8Weight>(quantize_rows(weight))};
+  auto made = entry.weight;
+  g_cache.insert_or_assign(std::move(key), std::move(entry));
+  return made;
+}
+
+Int8WeightStats int8_weight_stats() {
+  std::lock_guard<std::mutex> lock(g_cache_mutex);
+  Int8WeightStats stats;
+  for (const auto& [key, entry] : g_cache) {
+    if (entry.storage.expired()) continue;
+    ++stats.matrices;
+    stats.int8_bytes += entry.weight->values.nbytes() + entry.weight->scales.nbytes();
+    stats.fp32_bytes += entry.weight->values.numel() * static_cast<std::int64_t>(sizeof(float));
+  }
+  return stats;
+}
+
+}  // namespace dls
