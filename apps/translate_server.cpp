@@ -34,6 +34,7 @@
 #include "cli_overrides.h"
 #include "command_line.h"
 #include "error_line.h"
+#include "precision_flag.h"
 #include "quantize_flag.h"
 
 #ifndef DLS_SOURCE_PAGE_DIR
@@ -54,7 +55,8 @@ int main(int argc, char** argv) {
       "stops it after the requests in flight are answered.\n"};
   app.footer("Exit status: 0 stopped by SIGTERM/SIGINT, 1 error (one line on stderr).");
   app.get_formatter()->column_width(40);
-  std::string checkpoint, device = "cpu", weights = "ema", log_level = "info", page_dir, quantize = "none";
+  std::string checkpoint, device = "cpu", weights = "ema", log_level = "info", page_dir, quantize = "none",
+                          precision = "fp32";
   int threads = 0;
   int decode_workers = 0;  // 0: one per intra-op thread
   bool no_batching = false;
@@ -169,6 +171,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"ema", "trained"}))
       ->group(model);
+  dls::apps::add_precision_flag(app, precision, model);
   dls::apps::add_quantize_flag(app, quantize, model);
   app.add_option("--log-level", log_level, "trace, debug (every request), info, warn, error or off")
       ->capture_default_str()
@@ -189,7 +192,11 @@ int main(int argc, char** argv) {
     // The rule of every program that translates (Translator::load, checkpoint_eval --translate).
     const auto file = dls::checkpoint::best_or_latest_checkpoint(checkpoint);
     const auto kind = dls::checkpoint::CheckpointReader(file).kind();
-    dls::apps::apply_quantize(quantize, kind, dls::util::select_device(device), /*autocast=*/false);
+    const auto precision_kind = dls::util::parse_precision(precision);
+    const auto target = dls::util::select_device(device);
+    dls::util::check_precision(precision_kind, target);
+    batching.autocast = dls::util::autocast_for(precision_kind, target);
+    dls::apps::apply_quantize(quantize, kind, target, precision_kind != dls::util::Precision::kFp32);
     if (kind == "vit") {
       auto classifier = dls::eval::ImageClassifier::load(file, device, which);
       settings.checkpoint_file = file;

@@ -240,13 +240,12 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   e.summary.path = path;
   e.summary.val_loss = dataset_loss(loaded.model, encoded, loss_options);
   // One chunk per thread, but one in all for the dlstudio layout and off the CPU
-  // (util/thread_policy.h), and with int8 linear layers, whose onednn products spread over
-  // the intra-op threads themselves (the cpu preset's validation set on 2 threads: 2,027
-  // sentences/s in one chunk, 1,755 in two).
+  // (util/thread_policy.h).
   auto decode = request.decode;
-  const bool large_products = int8_linear_enabled() || (!loaded.model.is_rnn() &&
-                                                        loaded.model.transformer()->config().transformer().flattened());
-  decode.workers = util::batch_chunk_workers(device, util::default_batch_chunks(large_products, decode.workers));
+  decode.workers = util::batch_chunk_workers(
+      device,
+      util::default_batch_chunks(
+          !loaded.model.is_rnn() && loaded.model.transformer()->config().transformer().flattened(), decode.workers));
   auto translated = translate_and_score(loaded.model, encoded.src, loaded.spanish, references, decode,
                                         loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr);
   e.summary.bleu = translated.bleu.bleu;

@@ -140,6 +140,7 @@ void DynamicBatcher::decode(std::vector<std::shared_ptr<detail::Job>>& batch, st
 }
 
 void DynamicBatcher::work() {
+  const util::AutocastScope precision(settings_.autocast);  // all model work runs on this thread (and its chunks)
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
     arrived_.wait(lock, [this] { return stopping_ || !queue_.empty(); });

@@ -1,7 +1,8 @@
 // --quantize int8 end to end on the tiny trained run: checkpoint_eval translates as the
 // library does with int8 linear layers, reads a file, and scores the validation set nearly as
 // fp32 (BLEU within a few points; eval/int8_decoding_test.cpp compares the translations),
-// translate_server answers with them, and what int8 is not for is refused in one line.
+// translate_server answers with them (and under --precision bf16), and what int8 is not for
+// is refused in one line.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -12,6 +13,7 @@
 
 #include "dls/eval/translator.h"
 #include "dls/layers/int8_linear.h"
+#include "dls/util/precision.h"
 #include "support/program_run.h"
 #include "support/seq2seq_runs.h"
 #include "support/translate_server_process.h"
@@ -80,6 +82,23 @@ TEST_F(QuantizeApp, TheServerTranslatesWithInt8) {
   ASSERT_TRUE(answer && answer->status == 200) << (answer ? answer->body : "no answer");
   EXPECT_EQ(json::parse(answer->body)["translations"].size(), kSentences.size());
   EXPECT_NE(server.process().stderr_text().find("int8 weights: "), std::string::npos) << server.process().stderr_text();
+}
+
+// The server's --precision bf16: decoding under autocast on the model's thread and its chunks.
+TEST(ServerPrecision, TheServerTranslatesUnderBf16AutocastAsAsked) {
+  test::TranslateServerProcess server(test::trained_seq2seq_run().string(), {"--precision", "bf16"}, "bf16_server");
+  ASSERT_GT(server.port(), 0) << server.process().stderr_text();
+  const auto answer = server.client()->Post("/translate", json({{"sentences", kSentences}}).dump(), "application/json");
+  ASSERT_TRUE(answer && answer->status == 200) << (answer ? answer->body : "no answer");
+  const auto translations = json::parse(answer->body)["translations"];
+  ASSERT_EQ(translations.size(), kSentences.size());
+  auto translator = eval::Translator::load(test::trained_seq2seq_run().string());
+  std::vector<eval::SentenceTranslation> expected;
+  {
+    const util::AutocastScope bf16(util::autocast_for(util::Precision::kBf16, c10::Device(c10::kCPU)));
+    expected = translator.translate(kSentences);
+  }
+  for (std::size_t i = 0; i < kSentences.size(); ++i) EXPECT_EQ(translations[i]["translation"], expected[i].text);
 }
 
 TEST_F(QuantizeApp, WhatInt8IsNotForIsRefusedInOneLine) {

@@ -1,7 +1,8 @@
 // DynamicBatcher without HTTP or a model: a fake translation that records each batch it is
 // given. Several producers get their own results in their order, a batch never mixes beam
 // settings, requests wait at most wait_ms to be batched, the bounded queue refuses, a
-// request that waited too long times out, stop() answers what was queued.
+// request that waited too long times out, stop() answers what was queued, the model runs in
+// the precision the settings ask.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "dls/serve/batcher.h"
+#include "dls/util/precision.h"
 
 namespace dls::serve {
 namespace {
@@ -216,6 +218,24 @@ TEST(DynamicBatcher, WorkRunAloneAndErrorsReachTheirRequest) {
   EXPECT_THROW(batcher.submit({"x"}, 1).wait(10s), std::runtime_error);
   fail = false;
   EXPECT_EQ(batcher.submit({"y"}, 1).wait(10s).translations.size(), 1u);
+}
+
+TEST(DynamicBatcher, TheModelRunsUnderTheAutocastAsked) {
+  for (const bool bf16 : {false, true}) {
+    std::atomic<bool> seen_enabled{!bf16};
+    auto settings = batcher_settings(0, 4);
+    settings.autocast =
+        util::autocast_for(bf16 ? util::Precision::kBf16 : util::Precision::kFp32, c10::Device(c10::kCPU));
+    DynamicBatcher batcher(
+        [&](const std::vector<std::string>& sentences, int) {
+          seen_enabled = util::current_autocast().cpu_enabled;
+          return std::vector<eval::SentenceTranslation>(sentences.size());
+        },
+        settings);
+    batcher.submit({"a"}, 1).wait(5000ms);
+    EXPECT_EQ(seen_enabled.load(), bf16);
+  }
+  EXPECT_FALSE(util::current_autocast().cpu_enabled);  // the caller's thread is left as it was
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "dls/serve/http_server.h"
+#include "dls/util/precision.h"
 
 namespace dls::serve {
 
@@ -16,7 +17,8 @@ struct BatchingSettings {
   std::size_t max_batch_tokens = 0;  // source tokens (words or pieces) decoded together at most; 0: no limit
   int decode_workers =
       1;  // a batch cut into this many chunks, decoded on as many threads (translate_server: one per intra-op thread)
-  std::size_t max_queued = 64;  // requests waiting for the worker; one more is refused (503)
+  std::size_t max_queued = 64;   // requests waiting for the worker; one more is refused (503)
+  util::AutocastState autocast;  // the model's precision on its thread (translate_server --precision bf16)
 };
 
 struct ServeLimits {
