@@ -96,6 +96,11 @@ int main(int argc, char** argv) {
   app.add_option("--length-penalty", seq2seq.decode.length_penalty, "beam search: GNMT length penalty alpha (0: none)")
       ->check(dls::apps::in_range(0, 10))
       ->group(s2s);
+  app.add_option("--coverage-penalty", seq2seq.decode.coverage_penalty,
+                 "beam search: GNMT coverage penalty beta, the finished beams ranked with beta * sum over source words "
+                 "of log(min(attention received, 1)) (0: none)")
+      ->check(dls::apps::in_range(0, 10))
+      ->group(s2s);
   app.add_option("--n-best", seq2seq.decode.n_best,
                  "with --beam K: the N best translations of each sentence (N <= K), a line 'sentence ||| translation "
                  "||| log p' each, sentences from 0 (JSON: \"n_best\")")
@@ -338,6 +343,9 @@ int main(int argc, char** argv) {
     }
     if (sample + (beam > 0) + dlstudio_decode > 1)
       throw std::runtime_error("--sample, --beam and --dlstudio-decode: choose one way to decode");
+    for (const auto* beam_only : {"--length-penalty", "--coverage-penalty"}) {
+      if (app.count(beam_only) > 0 && beam == 0) throw std::runtime_error(std::string(beam_only) + ": with --beam K");
+    }
     if (seq2seq.decode.n_best > 1 && beam < seq2seq.decode.n_best) {
       throw std::runtime_error("--n-best " + std::to_string(seq2seq.decode.n_best) +
                                ": needs --beam K with K >= N (beam search keeps K hypotheses)");

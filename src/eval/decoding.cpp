@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "dls/data/vocabulary.h"
 #include "dls/util/parallel_chunks.h"
 
 namespace dls::eval {
@@ -124,6 +125,19 @@ NBest greedy_or_sample(const Models& models, const torch::Tensor& src, std::int6
   return result;
 }
 
+// GNMT's coverage term of each row: sum_i log(min(sum_j a_ji, 1)) over the real source
+// tokens i of src [R, S] (not <pad>), a_ji the attention of the step that wrote word j of
+// tokens [R, C] (SOS, `generated` [R] words, EOS included, then EOS) -> [R], <= 0.
+torch::Tensor coverage_log_sums(const TranslationModel& model, const torch::Tensor& src, const torch::Tensor& tokens,
+                                const torch::Tensor& generated) {
+  const auto weights = model.cross_attention(src, tokens).to(torch::kFloat);  // [R, C-1, S]
+  const auto steps = torch::arange(weights.size(1), generated.options()).unsqueeze(0);
+  const auto writing = (steps < generated.unsqueeze(1)).to(weights.dtype());  // [R, C-1]
+  const auto coverage = (weights * writing.unsqueeze(2)).sum(1);              // [R, S]
+  const auto logs = coverage.clamp(1e-10, 1.0).log();
+  return (logs * (src != data::Vocabulary::kPad).to(logs.dtype())).sum(1);
+}
+
 NBest beam_search(const Models& models, const torch::Tensor& src, std::int64_t sos, std::int64_t eos,
                   const DecodeOptions& options) {
   const std::int64_t batch = src.size(0);
@@ -158,6 +172,13 @@ NBest beam_search(const Models& models, const torch::Tensor& src, std::int64_t s
   auto ranked = scores.reshape({-1});
   if (options.length_penalty != 0.0) {
     ranked = ranked / ((generated.to(torch::kFloat) + 5.0) / 6.0).pow(options.length_penalty);
+  }
+  if (options.coverage_penalty != 0.0) {
+    // Each row's SOS and written words, EOS after them (what a finished row appends).
+    const auto positions = torch::arange(session.max_length(), on_device).unsqueeze(0);
+    const auto written = torch::where(positions <= generated.unsqueeze(1), session.tokens(), eos);
+    ranked = ranked + options.coverage_penalty *
+                          coverage_log_sums(models.front(), src.repeat_interleave(beams, 0), written, generated);
   }
   // Each sentence's beams best first by their ranking; the n best that are real hypotheses
   // (a beam wider than the words that can follow holds -inf rows).

@@ -68,6 +68,20 @@ torch::Tensor TranslationModel::log_probabilities(const torch::Tensor& src, cons
   return rnn()->forward(src, tgt.narrow(1, 0, tgt.size(1) - 1)).log_softmax(-1);  // [B, T-1, V]
 }
 
+torch::Tensor TranslationModel::cross_attention(const torch::Tensor& src, const torch::Tensor& tgt) const {
+  torch::NoGradGuard no_grad;
+  const auto target_in = tgt.narrow(1, 0, tgt.size(1) - 1);  // [B, T-1]
+  if (rnn_) {
+    torch::Tensor weights;  // [B, T-1, S]
+    rnn()->forward_with_attention(src, target_in, &weights);
+    return weights;
+  }
+  AttentionTrace trace;
+  transformer()->forward(src, tgt, &trace);
+  // [B, H, T', S] with T' >= T-1 (the dlstudio layout's L rows): the queries of target_in.
+  return trace.decoder_cross.back().mean(1).narrow(1, 0, target_in.size(1));
+}
+
 std::unique_ptr<DecodingSession> TranslationModel::start_decoding(const torch::Tensor& src, std::int64_t sos,
                                                                   std::int64_t max_length) const {
   if (rnn_) return std::make_unique<RnnDecoderSession>(rnn_, src, sos, max_length);

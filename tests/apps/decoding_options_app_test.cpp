@@ -98,6 +98,13 @@ TEST(DecodingOptionsApp, SamplesFollowTheSeedAndAnEnsembleOfTheRunWithItselfIsTh
   EXPECT_EQ(ensemble.out, plain.out);
 }
 
+TEST(DecodingOptionsApp, ACoveragePenaltyTranslatesWithBeamSearch) {
+  const auto run =
+      test::run_program("apps/checkpoint_eval", translate_args("--beam 4 --coverage-penalty 0.4"), "coverage");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(test::lines_of(run.out).size(), kSentences.size()) << run.out;
+}
+
 TEST(DecodingOptionsApp, MisusesAreRefusedInOneLine) {
   const std::string run = test::trained_seq2seq_run().string() + " --threads 1 ";
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -108,6 +115,8 @@ TEST(DecodingOptionsApp, MisusesAreRefusedInOneLine) {
       {"--translate hi --beam 4 --n-best 2 --alignments", "--alignments: not with --n-best"},
       {"--alignments", "--alignments: with --translate, --input or --interactive"},
       {"--translate hi --ensemble /nonexistent/run", "/nonexistent/run"},
+      {"--translate hi --coverage-penalty 1", "--coverage-penalty: with --beam K"},
+      {"--translate hi --length-penalty 1", "--length-penalty: with --beam K"},
   };
   for (const auto& [flags, said] : cases) {
     SCOPED_TRACE(flags);

@@ -2,7 +2,8 @@
 // beam search's n best start with its one best and are ordered by score; an ensemble of one
 // model, or of two copies of it, decodes as the model does; sampling is a function of the
 // seed and each sentence alone (not of the batch or the workers), tends to greedy as its
-// temperature or top-k shrinks, and different seeds give different samples.
+// temperature or top-k shrinks, and different seeds give different samples; a coverage
+// penalty ranks the beams by score plus beta times their coverage, recomputed here.
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
@@ -52,6 +53,38 @@ TEST_P(DecodingOptions, NBestStartsWithTheBeamsBestAndIsOrderedByScore) {
   }
   beam.n_best = 9;  // more than the beam holds: the beam's K
   EXPECT_EQ(translate_n_best({model_}, src_, kSos, kEos, beam).front().size(), 4u);
+}
+
+// GNMT's coverage of one hypothesis, from a teacher-forced pass of its own:
+// sum_i log(min(sum_j a_ji, 1)) over the source's real tokens.
+double coverage_of(const Seq2SeqTransformer& model, const torch::Tensor& src_row, const TokenIds& words) {
+  const std::int64_t capacity = model->config().transformer().max_seq_length();
+  auto tgt = torch::full({1, capacity}, kEos, torch::kLong);
+  tgt[0][0] = kSos;
+  for (std::size_t j = 0; j < words.size(); ++j) tgt[0][static_cast<std::int64_t>(j) + 1] = words[j];
+  const auto written = std::min<std::int64_t>(static_cast<std::int64_t>(words.size()) + 1, capacity - 1);
+  const auto weights = TranslationModel(model).cross_attention(src_row.unsqueeze(0), tgt)[0];  // [C-1, S]
+  const auto coverage = weights.narrow(0, 0, written).sum(0).clamp(1e-10, 1.0).log();          // [S]
+  return (coverage * (src_row != kPad).to(coverage.dtype())).sum().item<double>();
+}
+
+TEST_P(DecodingOptions, ACoveragePenaltyRanksTheBeamsByScorePlusBetaTimesCoverage) {
+  DecodeOptions beam;
+  beam.method = DecodeMethod::kBeam;
+  beam.beam_size = 4;
+  beam.n_best = 4;
+  beam.coverage_penalty = 2.0;
+  const auto ranked = translate_n_best({model_}, src_, kSos, kEos, beam);
+  for (std::size_t b = 0; b < ranked.size(); ++b) {
+    SCOPED_TRACE("sentence " + std::to_string(b));
+    ASSERT_GE(ranked[b].size(), 2u);
+    double previous = INFINITY;
+    for (const auto& h : ranked[b]) {
+      const double key = h.log_probability + 2.0 * coverage_of(model_, src_[static_cast<std::int64_t>(b)], h.words);
+      EXPECT_LE(key, previous + 1e-4);
+      previous = key;
+    }
+  }
 }
 
 TEST_P(DecodingOptions, AnEnsembleOfOneOrOfTwoCopiesDecodesAsTheModel) {

@@ -90,6 +90,35 @@ TEST(RnnDecoding, BeamOfOneIsGreedyAndNBestsFirstIsBeamsOutput) {
   }
 }
 
+// The coverage penalty reads an RNN's one attention: the beams ranked by score + beta * coverage.
+TEST(RnnDecoding, ACoveragePenaltyRanksTheBeamsWithTheRnnsAttention) {
+  torch::manual_seed(13);
+  auto model = untrained_model(AttentionPlacement::kLuong, RnnCell::kLstm);
+  const auto src = sources();
+  eval::DecodeOptions beam;
+  beam.method = eval::DecodeMethod::kBeam;
+  beam.beam_size = 4;
+  beam.n_best = 4;
+  beam.coverage_penalty = 1.5;
+  const auto lists = eval::translate_n_best({model}, src, kSos, kEos, beam);
+  const std::int64_t capacity = model->config().max_seq_length;
+  for (std::size_t b = 0; b < lists.size(); ++b) {
+    double previous = INFINITY;
+    for (const auto& h : lists[b]) {
+      auto tgt = torch::full({1, capacity}, kEos, torch::kLong);
+      tgt[0][0] = kSos;
+      for (std::size_t j = 0; j < h.words.size(); ++j) tgt[0][static_cast<std::int64_t>(j) + 1] = h.words[j];
+      const auto written = std::min<std::int64_t>(static_cast<std::int64_t>(h.words.size()) + 1, capacity - 1);
+      const auto row = src[static_cast<std::int64_t>(b)];
+      const auto weights = TranslationModel(model).cross_attention(row.unsqueeze(0), tgt)[0];  // [C-1, S]
+      const auto logs = weights.narrow(0, 0, written).sum(0).clamp(1e-10, 1.0).log();
+      const double key = h.log_probability + 1.5 * (logs * (row != kPad).to(logs.dtype())).sum().item<double>();
+      EXPECT_LE(key, previous + 1e-4) << b;
+      previous = key;
+    }
+  }
+}
+
 TEST(RnnDecoding, AnEnsembleOfOneIsTheModelAndTwoAverageTheirLogProbabilities) {
   torch::manual_seed(13);
   auto model = untrained_model(AttentionPlacement::kLuong, RnnCell::kGru);

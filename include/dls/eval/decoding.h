@@ -25,6 +25,12 @@ struct DecodeOptions {
   std::int64_t beam_size = 4;   // kBeam
   double length_penalty = 0.0;  // kBeam: GNMT's alpha, score / ((5 + n) / 6)^alpha; 0 = none
   std::int64_t n_best = 1;      // kBeam: hypotheses returned per sentence, best first (at most beam_size)
+  // kBeam: GNMT's coverage penalty beta (0 = none). The finished beams are ranked by
+  // score / lp + beta * sum_i log(min(sum_j a_ji, 1)) over the source tokens i, a_ji the
+  // attention of the step that wrote word j (a teacher-forced pass of the first model: a
+  // transformer's last layer, heads averaged), so that a translation that leaves source
+  // words unattended ranks lower (OpenNMT's --coverage_penalty wu --beta, applied at the end).
+  double coverage_penalty = 0.0;
   // kSample: each word drawn from the model's distribution as `sampling` says (temperature,
   // top-k, top-p; a temperature <= 0 is greedy). The draws are a function of sampling.seed,
   // the sentence's row in the call and the position, so the same rows and seed give the same

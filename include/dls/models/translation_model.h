@@ -49,6 +49,11 @@ class TranslationModel {
   // words 1..T-1, each predicted from the source and the gold words before it.
   torch::Tensor log_probabilities(const torch::Tensor& src, const torch::Tensor& tgt) const;
 
+  // The cross-attention of a teacher-forced pass: src [B, S], tgt [B, T] (SOS first) ->
+  // weights [B, T-1, S], row j the attention of the step that predicts word j+1 (a
+  // transformer's last layer, its heads averaged; an RNN's one attention).
+  torch::Tensor cross_attention(const torch::Tensor& src, const torch::Tensor& tgt) const;
+
   // Word-by-word decoding of src [B, S] from `sos`; max_length: positions of a translation,
   // SOS included (0: L). Call under torch::NoGradGuard with the model in eval mode.
   std::unique_ptr<DecodingSession> start_decoding(const torch::Tensor& src, std::int64_t sos,
