@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -38,6 +39,54 @@ int read_beam(const json& body, const ServeLimits& limits) {
                             : beam.get<long long>() >= 0 && beam.get<long long>() <= limits.max_beam;
   if (!in_range) throw ApiError(400, range + beam.dump());
   return static_cast<int>(std::max<long long>(1, beam.get<long long>()));
+}
+
+// A number of `field` of `object` within [low, high] (absent or null: `fallback`).
+double read_number(const json& object, const std::string& field, double low, double high, double fallback) {
+  if (!object.contains(field) || object[field].is_null()) return fallback;
+  const auto& value = object[field];
+  if (!value.is_number() || !(value.get<double>() >= low && value.get<double>() <= high)) {
+    std::ostringstream range;
+    range << low << " to " << high;
+    throw ApiError(400, "\"" + field + "\" must be a number from " + range.str() + ", not " + value.dump());
+  }
+  return value.get<double>();
+}
+
+// "length_penalty" and "coverage_penalty" (GNMT's alpha and beta), with beam search only.
+void read_beam_penalties(const json& request, DecodeSetting& decode) {
+  for (const auto* field : {"length_penalty", "coverage_penalty"}) {
+    const double value = read_number(request, field, 0.0, 10.0, 0.0);
+    if (value != 0.0 && decode.beam <= 1) throw ApiError(400, std::string("\"") + field + "\" needs \"beam\" > 1");
+    (std::string(field) == "length_penalty" ? decode.length_penalty : decode.coverage_penalty) = value;
+  }
+}
+
+// "sample": true or {"temperature": T, "top_k": K, "top_p": P, "seed": S} (checkpoint_eval
+// --sample's --temperature, --top-k, --top-p, --seed), instead of greedy or beam search.
+void read_sampling(const json& request, DecodeSetting& decode) {
+  if (!request.contains("sample") || request["sample"].is_null()) return;
+  const auto& sample = request["sample"];
+  if (sample.is_boolean()) {
+    decode.sample = sample.get<bool>();
+  } else if (sample.is_object()) {
+    decode.sample = true;
+    for (const auto& [key, value] : sample.items()) {
+      if (key != "temperature" && key != "top_k" && key != "top_p" && key != "seed")
+        throw ApiError(400, "\"sample\" has no field \"" + key + "\" (temperature, top_k, top_p, seed)");
+    }
+    decode.sampling.temperature = read_number(sample, "temperature", 0.0, 100.0, decode.sampling.temperature);
+    decode.sampling.top_p = read_number(sample, "top_p", 0.0, 1.0, decode.sampling.top_p);
+    decode.sampling.top_k = static_cast<std::int64_t>(read_number(sample, "top_k", 0.0, 1e9, 0.0));
+    decode.sampling.seed = static_cast<std::uint64_t>(read_number(sample, "seed", 0.0, 9007199254740992.0, 0.0));
+    for (const auto* whole : {"top_k", "seed"}) {
+      if (sample.contains(whole) && !sample[whole].is_null() && !sample[whole].is_number_integer())
+        throw ApiError(400, std::string("\"") + whole + "\" must be an integer, not " + sample[whole].dump());
+    }
+  } else {
+    throw ApiError(400, "\"sample\" must be true, false or an object {temperature, top_k, top_p, seed}");
+  }
+  if (decode.sample && decode.beam > 1) throw ApiError(400, "\"sample\" and \"beam\" > 1: choose one way to decode");
 }
 
 void check_sentence(const std::string& sentence, const ServeLimits& limits, const std::string& which) {
@@ -110,12 +159,13 @@ TranslateCall parse_translate_call(const std::string& body, const ServeLimits& l
     call.sentences.push_back(sentences[i].get<std::string>());
     check_sentence(call.sentences.back(), limits, "sentence " + std::to_string(i + 1));
   }
-  call.beam = read_beam(request, limits);
+  call.decode.beam = read_beam(request, limits);
+  const int beam = call.decode.beam;
   if (request.contains("n_best") && !request["n_best"].is_null()) {
     const auto& n = request["n_best"];
-    if (!n.is_number_integer() || n.get<long long>() < 1 || n.get<long long>() > call.beam) {
+    if (!n.is_number_integer() || n.get<long long>() < 1 || n.get<long long>() > beam) {
       throw ApiError(
-          400, "\"n_best\" must be an integer from 1 to the beam (" + std::to_string(call.beam) + "), not " + n.dump());
+          400, "\"n_best\" must be an integer from 1 to the beam (" + std::to_string(beam) + "), not " + n.dump());
     }
     call.n_best = static_cast<int>(n.get<long long>());
   }
@@ -123,6 +173,8 @@ TranslateCall parse_translate_call(const std::string& body, const ServeLimits& l
     if (!request["alignment"].is_boolean()) throw ApiError(400, "\"alignment\" must be true or false");
     call.alignment = request["alignment"].get<bool>();
   }
+  read_beam_penalties(request, call.decode);
+  read_sampling(request, call.decode);
   return call;
 }
 

@@ -10,7 +10,7 @@ namespace detail {
 struct Job {
   std::vector<std::string> sentences;
   std::size_t tokens = 0;  // the sentences' source tokens (when counted)
-  int beam = 1;
+  DecodeSetting setting;
   std::function<void()> task;  // set: run alone, not batched
   std::chrono::steady_clock::time_point queued_at = std::chrono::steady_clock::now();
   std::atomic<bool> abandoned{false};  // its client stopped waiting: skip it
@@ -48,13 +48,14 @@ DynamicBatcher::DynamicBatcher(TranslateBatch translate, BatchingSettings settin
 
 DynamicBatcher::~DynamicBatcher() { stop(); }
 
-Ticket DynamicBatcher::submit(std::vector<std::string> sentences, int beam) {
+Ticket DynamicBatcher::submit(std::vector<std::string> sentences, const DecodeSetting& setting) {
   auto job = std::make_shared<detail::Job>();
   job->sentences = std::move(sentences);
   if (settings_.max_batch_tokens > 0 && count_tokens_) {
     for (const auto& sentence : job->sentences) job->tokens += count_tokens_(sentence);
   }
-  job->beam = std::max(1, beam);
+  job->setting = setting;
+  job->setting.beam = std::max(1, setting.beam);
   return enqueue(std::move(job));
 }
 
@@ -95,7 +96,8 @@ bool DynamicBatcher::has_room(const BatchSize& size) const {
          (settings_.max_batch_tokens == 0 || size.tokens < settings_.max_batch_tokens);
 }
 
-void DynamicBatcher::gather(std::vector<std::shared_ptr<detail::Job>>& batch, BatchSize& size, int beam) {
+void DynamicBatcher::gather(std::vector<std::shared_ptr<detail::Job>>& batch, BatchSize& size,
+                            const DecodeSetting& setting) {
   for (auto it = queue_.begin(); it != queue_.end() && has_room(size);) {
     auto& job = *it;
     if (job->abandoned) {
@@ -104,7 +106,7 @@ void DynamicBatcher::gather(std::vector<std::shared_ptr<detail::Job>>& batch, Ba
     }
     const bool fits = size.sentences + job->sentences.size() <= settings_.max_batch &&
                       (settings_.max_batch_tokens == 0 || size.tokens + job->tokens <= settings_.max_batch_tokens);
-    if (!job->task && job->beam == beam && fits) {
+    if (!job->task && job->setting.shares_batch_with(setting) && fits) {
       size.sentences += job->sentences.size();
       size.tokens += job->tokens;
       batch.push_back(std::move(job));
@@ -115,13 +117,14 @@ void DynamicBatcher::gather(std::vector<std::shared_ptr<detail::Job>>& batch, Ba
   }
 }
 
-void DynamicBatcher::decode(std::vector<std::shared_ptr<detail::Job>>& batch, std::size_t sentences, int beam) {
+void DynamicBatcher::decode(std::vector<std::shared_ptr<detail::Job>>& batch, std::size_t sentences,
+                            const DecodeSetting& setting) {
   std::vector<std::string> all;
   all.reserve(sentences);
   for (const auto& job : batch) all.insert(all.end(), job->sentences.begin(), job->sentences.end());
   const auto start = Clock::now();
   try {
-    auto translations = all.empty() ? std::vector<eval::SentenceTranslation>{} : translate_(all, beam);
+    auto translations = all.empty() ? std::vector<eval::SentenceTranslation>{} : translate_(all, setting);
     if (translations.size() != all.size())
       throw std::logic_error("the batch's translations do not match its sentences");
     const double decode_ms = ms_between(start, Clock::now());
@@ -159,20 +162,20 @@ void DynamicBatcher::work() {
       lock.lock();
       continue;
     }
-    const int beam = first->beam;
+    const DecodeSetting setting = first->setting;
     BatchSize size{first->sentences.size(), first->tokens};  // the first request is taken whatever its size
     std::vector<std::shared_ptr<detail::Job>> batch{std::move(first)};
     const auto deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double, std::milli>(std::max(0.0, settings_.wait_ms)));
-    gather(batch, size, beam);
+    gather(batch, size, setting);
     // Wait for others to join while there is room, until the deadline (none when stopping).
     while (has_room(size) && !stopping_ && arrived_.wait_until(lock, deadline) != std::cv_status::timeout) {
-      gather(batch, size, beam);
+      gather(batch, size, setting);
     }
-    gather(batch, size, beam);
+    gather(batch, size, setting);
     lock.unlock();
-    decode(batch, size.sentences, beam);
+    decode(batch, size.sentences, setting);
     lock.lock();
   }
 }

@@ -23,12 +23,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-eval::DecodeOptions decode_options(int beam, std::size_t sentences, int workers = 1) {
+eval::DecodeOptions decode_options(const DecodeSetting& setting, std::size_t sentences, int workers = 1) {
   eval::DecodeOptions decode;
   decode.workers = std::max(1, workers);
-  decode.method = beam > 1 ? eval::DecodeMethod::kBeam : eval::DecodeMethod::kGreedy;
-  decode.beam_size = std::max(1, beam);
+  decode.method = setting.sample     ? eval::DecodeMethod::kSample
+                  : setting.beam > 1 ? eval::DecodeMethod::kBeam
+                                     : eval::DecodeMethod::kGreedy;
+  decode.beam_size = std::max(1, setting.beam);
   decode.n_best = decode.beam_size;  // beam search holds them all: a request's "n_best" costs nothing more
+  decode.length_penalty = setting.length_penalty;
+  decode.coverage_penalty = setting.coverage_penalty;
+  decode.sampling = setting.sampling;
   decode.batch_size = static_cast<std::int64_t>(std::max<std::size_t>(1, sentences));  // the batch in one pass
   return decode;
 }
@@ -68,9 +73,9 @@ struct TranslateServer::Impl {
         settings(std::move(s)),
         model_json(t != nullptr ? model_answer(*t) : vit_model_answer(*c)),
         batcher(
-            [this](const std::vector<std::string>& sentences, int beam) {
+            [this](const std::vector<std::string>& sentences, const DecodeSetting& setting) {
               return translator->translate(sentences,
-                                           decode_options(beam, sentences.size(), settings.batching.decode_workers));
+                                           decode_options(setting, sentences.size(), settings.batching.decode_workers));
             },
             settings.batching,
             [this](const std::string& sentence) { return translator ? translator->count_source_tokens(sentence) : 0; }),
@@ -83,7 +88,7 @@ struct TranslateServer::Impl {
   HttpResponse translate(const HttpRequest& req) {
     const auto start = Clock::now();
     const auto call = parse_translate_call(req.body, settings.limits);
-    const auto result = batcher.submit(call.sentences, call.beam).wait(timeout());
+    const auto result = batcher.submit(call.sentences, call.decode).wait(timeout());
     std::vector<std::string> alignments;
     if (call.alignment) {  // one teacher-forced pass per translation, on the model's thread
       alignments = batcher.run_alone<std::vector<std::string>>(
@@ -95,7 +100,7 @@ struct TranslateServer::Impl {
           },
           timeout());
     }
-    return json_response(200, translate_answer(result, call.beam, ms_since(start), call.n_best, alignments));
+    return json_response(200, translate_answer(result, call.decode.beam, ms_since(start), call.n_best, alignments));
   }
 
   HttpResponse attention(const HttpRequest& req) {

@@ -155,5 +155,39 @@ TEST(DecodingOptionsApp, TheServerGivesNBestListsAndAlignments) {
   EXPECT_NE(too_many->body.find("n_best"), std::string::npos) << too_many->body;
 }
 
+// Sampling and beam search's penalties through the server: what the library gives for the
+// same sentences and options (a sampled request is decoded alone, its rows its own).
+TEST(DecodingOptionsApp, TheServerSamplesAndPenalisesAsTheLibrary) {
+  auto translator = eval::Translator::load(test::trained_seq2seq_run().string());
+  eval::DecodeOptions sample;
+  sample.method = eval::DecodeMethod::kSample;
+  sample.sampling.temperature = 0.8;
+  sample.sampling.top_k = 5;
+  sample.sampling.seed = 17;
+  const auto sampled = translator.translate(kSentences, sample);
+  eval::DecodeOptions penalised;
+  penalised.method = eval::DecodeMethod::kBeam;
+  penalised.beam_size = 4;
+  penalised.length_penalty = 0.6;
+  penalised.coverage_penalty = 0.4;
+  const auto beamed = translator.translate(kSentences, penalised);
+
+  test::TranslateServerProcess server(test::trained_seq2seq_run().string(), {}, "decoding_options_sampling");
+  ASSERT_GT(server.port(), 0) << server.process().stderr_text();
+  const auto ask = [&](const json& request) {
+    const auto answer = server.client()->Post("/translate", request.dump(), "application/json");
+    EXPECT_TRUE(answer && answer->status == 200) << (answer ? answer->body : "no answer");
+    return answer ? json::parse(answer->body)["translations"] : json::array();
+  };
+  const auto drawn = ask({{"sentences", kSentences}, {"sample", {{"temperature", 0.8}, {"top_k", 5}, {"seed", 17}}}});
+  const auto ranked = ask({{"sentences", kSentences}, {"beam", 4}, {"length_penalty", 0.6}, {"coverage_penalty", 0.4}});
+  ASSERT_EQ(drawn.size(), kSentences.size());
+  ASSERT_EQ(ranked.size(), kSentences.size());
+  for (std::size_t i = 0; i < kSentences.size(); ++i) {
+    EXPECT_EQ(drawn[i]["translation"], sampled[i].text) << kSentences[i];
+    EXPECT_EQ(ranked[i]["translation"], beamed[i].text) << kSentences[i];
+  }
+}
+
 }  // namespace
 }  // namespace dls::apps::decoding_options_app_test

@@ -37,10 +37,25 @@ std::pair<int, std::string> refusal(const std::string& body, bool attention = fa
 TEST(ApiJson, ReadsTranslateAndAttentionCalls) {
   const auto call = parse_translate_call(R"({"sentences": ["I am.", "Go!"], "beam": 4})", small_limits());
   EXPECT_EQ(call.sentences, (std::vector<std::string>{"I am.", "Go!"}));
-  EXPECT_EQ(call.beam, 4);
+  EXPECT_EQ(call.decode.beam, 4);
+  EXPECT_FALSE(call.decode.sample);
   for (const char* greedy : {R"({"sentences": ["a"]})", R"({"sentences": ["a"], "beam": 0})",
                              R"({"sentences": ["a"], "beam": 1})", R"({"sentences": ["a"], "beam": null})"})
-    EXPECT_EQ(parse_translate_call(greedy, small_limits()).beam, 1) << greedy;
+    EXPECT_EQ(parse_translate_call(greedy, small_limits()).decode.beam, 1) << greedy;
+  const auto penalised = parse_translate_call(
+      R"({"sentences": ["a"], "beam": 4, "length_penalty": 0.6, "coverage_penalty": 0.2})", small_limits());
+  EXPECT_DOUBLE_EQ(penalised.decode.length_penalty, 0.6);
+  EXPECT_DOUBLE_EQ(penalised.decode.coverage_penalty, 0.2);
+  const auto sampled = parse_translate_call(
+      R"({"sentences": ["a"], "sample": {"temperature": 0.7, "top_k": 20, "top_p": 0.9, "seed": 42}})", small_limits());
+  EXPECT_TRUE(sampled.decode.sample);
+  EXPECT_DOUBLE_EQ(sampled.decode.sampling.temperature, 0.7);
+  EXPECT_EQ(sampled.decode.sampling.top_k, 20);
+  EXPECT_DOUBLE_EQ(sampled.decode.sampling.top_p, 0.9);
+  EXPECT_EQ(sampled.decode.sampling.seed, 42u);
+  const auto defaults = parse_translate_call(R"({"sentences": ["a"], "sample": true})", small_limits());
+  EXPECT_TRUE(defaults.decode.sample);
+  EXPECT_DOUBLE_EQ(defaults.decode.sampling.temperature, 1.0);
   const auto one = parse_attention_call(R"({"sentence": "Hi.", "beam": 2})", small_limits());
   EXPECT_EQ(one.sentence, "Hi.");
   EXPECT_EQ(one.beam, 2);
@@ -64,6 +79,14 @@ TEST(ApiJson, RefusesBadBodiesWithOneLine400) {
       {R"({"sentences": ["a"], "beam": 18446744073709551615})", "between 0 and 8, not 18446744073709551615"},
       {R"({"sentences": ["a"], "beam": -9223372036854775808})", "between 0 and 8, not -9223372036854775808"},
       {R"({"sentences": ["a"], "beam": 100000000000000000000000})", "between 0 and 8, not 9.999999999999999e+22"},
+      {R"({"sentences": ["a"], "coverage_penalty": 0.5})", "\"coverage_penalty\" needs \"beam\" > 1"},
+      {R"({"sentences": ["a"], "beam": 4, "length_penalty": -1})", "\"length_penalty\" must be a number from 0"},
+      {R"({"sentences": ["a"], "beam": 4, "length_penalty": "x"})", "\"length_penalty\" must be a number"},
+      {R"({"sentences": ["a"], "beam": 4, "sample": true})", "choose one way to decode"},
+      {R"({"sentences": ["a"], "sample": 3})", "\"sample\" must be true, false or an object"},
+      {R"({"sentences": ["a"], "sample": {"temp": 1}})", "\"sample\" has no field \"temp\""},
+      {R"({"sentences": ["a"], "sample": {"top_p": 2}})", "\"top_p\" must be a number from 0 to 1"},
+      {R"({"sentences": ["a"], "sample": {"seed": 1.5}})", "\"seed\" must be an integer"},
   };
   for (const auto& [body, part] : cases) {
     const auto [status, message] = refusal(body);

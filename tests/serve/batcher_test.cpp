@@ -29,7 +29,8 @@ struct RecordingModel {
   std::atomic<bool> blocked{false};  // while set, a batch waits (the queue fills behind it)
 
   DynamicBatcher::TranslateBatch function() {
-    return [this](const std::vector<std::string>& sentences, int beam) {
+    return [this](const std::vector<std::string>& sentences, const DecodeSetting& setting) {
+      const int beam = setting.beam;
       while (blocked) std::this_thread::sleep_for(1ms);
       std::this_thread::sleep_for(delay);
       {
@@ -207,7 +208,7 @@ TEST(DynamicBatcher, StopAnswersWhatWasQueuedThenRefuses) {
 TEST(DynamicBatcher, WorkRunAloneAndErrorsReachTheirRequest) {
   std::atomic<bool> fail{false};
   DynamicBatcher batcher(
-      [&](const std::vector<std::string>& s, int) {
+      [&](const std::vector<std::string>& s, const DecodeSetting&) {
         if (fail) throw std::runtime_error("model failed");
         return std::vector<eval::SentenceTranslation>(s.size());
       },
@@ -220,6 +221,33 @@ TEST(DynamicBatcher, WorkRunAloneAndErrorsReachTheirRequest) {
   EXPECT_EQ(batcher.submit({"y"}, 1).wait(10s).translations.size(), 1u);
 }
 
+TEST(DynamicBatcher, OnlyRequestsAskingTheSameDecodingShareABatchAndSamplesGoAlone) {
+  RecordingModel model;
+  model.blocked = true;  // all requests queue behind the first batch
+  DynamicBatcher batcher(model.function(), batcher_settings(0, 64));
+  auto first = batcher.submit({"first"}, 4);
+  std::this_thread::sleep_for(20ms);  // the worker holds the first batch, blocked
+  DecodeSetting penalised(4);
+  penalised.coverage_penalty = 0.5;
+  DecodeSetting sampled;
+  sampled.sample = true;
+  std::vector<Ticket> tickets;
+  tickets.push_back(batcher.submit({"a"}, 4));
+  tickets.push_back(batcher.submit({"b"}, penalised));
+  tickets.push_back(batcher.submit({"c"}, 4));
+  tickets.push_back(batcher.submit({"d"}, penalised));
+  tickets.push_back(batcher.submit({"e"}, sampled));
+  tickets.push_back(batcher.submit({"f"}, sampled));
+  model.blocked = false;
+  first.wait(10s);
+  for (auto& t : tickets) t.wait(10s);
+  std::lock_guard<std::mutex> lock(model.mutex);
+  std::vector<std::vector<std::string>> batches;
+  for (const auto& [sentences, beam] : model.batches) batches.push_back(sentences);
+  const std::vector<std::vector<std::string>> expected = {{"first"}, {"a", "c"}, {"b", "d"}, {"e"}, {"f"}};
+  EXPECT_EQ(batches, expected);
+}
+
 TEST(DynamicBatcher, TheModelRunsUnderTheAutocastAsked) {
   for (const bool bf16 : {false, true}) {
     std::atomic<bool> seen_enabled{!bf16};
@@ -227,7 +255,7 @@ TEST(DynamicBatcher, TheModelRunsUnderTheAutocastAsked) {
     settings.autocast =
         util::autocast_for(bf16 ? util::Precision::kBf16 : util::Precision::kFp32, c10::Device(c10::kCPU));
     DynamicBatcher batcher(
-        [&](const std::vector<std::string>& sentences, int) {
+        [&](const std::vector<std::string>& sentences, const DecodeSetting&) {
           seen_enabled = util::current_autocast().cpu_enabled;
           return std::vector<eval::SentenceTranslation>(sentences.size());
         },

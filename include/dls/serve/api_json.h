@@ -26,12 +26,14 @@ class ApiError : public std::runtime_error {
   int status_;
 };
 
-// POST /translate {"sentences": ["..."], "beam": K, "n_best": N, "alignment": true}; beam
-// absent, 0 or 1: greedy; n_best (at most K) the N best of beam search; alignment: each
-// translation's word alignment.
+// POST /translate {"sentences": ["..."], "beam": K, "n_best": N, "alignment": true,
+// "length_penalty": A, "coverage_penalty": B, "sample": {"temperature": T, "top_k": K,
+// "top_p": P, "seed": S}}; beam absent, 0 or 1: greedy; n_best (at most K) the N best of
+// beam search; alignment: each translation's word alignment; the penalties with beam search
+// only; sample (true, or an object with any of its fields) instead of greedy or beam search.
 struct TranslateCall {
   std::vector<std::string> sentences;
-  int beam = 1;
+  DecodeSetting decode;
   int n_best = 1;
   bool alignment = false;
 };

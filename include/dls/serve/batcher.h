@@ -1,11 +1,11 @@
 // Dynamic batching: requests from many HTTP threads go into one bounded queue, and one
 // worker thread -- the only one that touches the model (eval::Translator is not
 // thread-safe) -- decodes them together. After a first request the worker waits up to
-// `wait_ms` for others with the same beam setting to join, up to `max_batch` sentences and
+// `wait_ms` for others with the same decoding setting to join, up to `max_batch` sentences and
 // `max_batch_tokens` source tokens (counted by `count_tokens` when a request arrives);
 // requests that arrive while a batch decodes form the next one.
 //
-//   DynamicBatcher batcher([&](const auto& sentences, int beam) { return translate(sentences, beam); },
+//   DynamicBatcher batcher([&](const auto& sentences, const DecodeSetting& setting) { ... },
 //                          settings.batching);
 //   auto ticket = batcher.submit({"I am hungry."}, 1);   // throws QueueFull (-> 503)
 //   BatchResult r = ticket.wait(std::chrono::seconds(30));  // throws RequestTimedOut (-> 504)
@@ -47,6 +47,23 @@ struct BatchResult {
   std::size_t batch_sentences = 0;                      // sentences decoded in that batch, this request's included
 };
 
+// What a request asks of decoding. Requests share a batch only when they ask the same; a
+// sampled request is decoded alone, so that its draws (keyed by the seed and each
+// sentence's row in the call) are those of checkpoint_eval --sample on the same sentences.
+struct DecodeSetting {
+  DecodeSetting() = default;
+  DecodeSetting(int beam_size) : beam(beam_size) {}  // NOLINT: a beam alone converts
+  int beam = 1;                                      // 1: greedy (or sampling), K > 1: beam search
+  double length_penalty = 0.0;                       // beam search: GNMT's alpha
+  double coverage_penalty = 0.0;                     // beam search: GNMT's beta
+  bool sample = false;                               // each word drawn as `sampling` says
+  eval::SamplingOptions sampling;
+  bool shares_batch_with(const DecodeSetting& other) const {
+    return !sample && !other.sample && beam == other.beam && length_penalty == other.length_penalty &&
+           coverage_penalty == other.coverage_penalty;
+  }
+};
+
 namespace detail {
 struct Job;
 }
@@ -65,9 +82,9 @@ class Ticket {
 
 class DynamicBatcher {
  public:
-  // Translates sentences with one beam setting (1: greedy), one result per sentence in order.
-  using TranslateBatch =
-      std::function<std::vector<eval::SentenceTranslation>(const std::vector<std::string>& sentences, int beam)>;
+  // Translates sentences with one decoding setting, one result per sentence in order.
+  using TranslateBatch = std::function<std::vector<eval::SentenceTranslation>(const std::vector<std::string>& sentences,
+                                                                              const DecodeSetting& setting)>;
 
   // The source tokens of one sentence (what --max-batch-tokens counts); called on the
   // submitting thread, so it must not touch the model.
@@ -80,7 +97,7 @@ class DynamicBatcher {
 
   // Queues a request (one or more sentences, decoded in one batch, never split). Throws
   // QueueFull when `max_queued` requests wait already, or after stop().
-  Ticket submit(std::vector<std::string> sentences, int beam);
+  Ticket submit(std::vector<std::string> sentences, const DecodeSetting& setting);
 
   // Runs `work` on the worker thread, alone (other model work: attention weights); queued
   // and limited like a request. Throws QueueFull, RequestTimedOut, or what `work` threw.
@@ -99,13 +116,13 @@ class DynamicBatcher {
   Ticket submit_task(std::function<void()> task);
   Ticket enqueue(std::shared_ptr<detail::Job> job);
   void work();
-  // Takes queued requests that can join `batch` (same beam, room left); under the lock.
+  // Takes queued requests that can join `batch` (the same setting, room left); under the lock.
   struct BatchSize {
     std::size_t sentences = 0, tokens = 0;
   };
-  void gather(std::vector<std::shared_ptr<detail::Job>>& batch, BatchSize& size, int beam);
+  void gather(std::vector<std::shared_ptr<detail::Job>>& batch, BatchSize& size, const DecodeSetting& setting);
   bool has_room(const BatchSize& size) const;
-  void decode(std::vector<std::shared_ptr<detail::Job>>& batch, std::size_t sentences, int beam);
+  void decode(std::vector<std::shared_ptr<detail::Job>>& batch, std::size_t sentences, const DecodeSetting& setting);
 
   TranslateBatch translate_;
   BatchingSettings settings_;
