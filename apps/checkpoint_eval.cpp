@@ -41,6 +41,7 @@
 #include "dls/util/device.h"
 #include "command_line.h"
 #include "config_file.h"
+#include "decode_flags.h"
 #include "cli_overrides.h"
 #include "error_line.h"
 #include "lm_eval_flags.h"
@@ -62,13 +63,12 @@ int main(int argc, char** argv) {
   std::string path, score_file, smoothing = "none", log_level = "info", device = "cpu", precision = "fp32",
                                 quantize = "none";
   std::vector<std::string> ref_files;
-  bool sentence_bleu = false, json = false, dlstudio_decode = false;
+  bool sentence_bleu = false, json = false;
   int threads = 0;
   dls::eval::Seq2SeqEvalRequest seq2seq;
   dls::eval::VitEvalRequest vit;
   dls::eval::LmEvalRequest lm;
   std::string attention_maps;
-  std::int64_t beam = 0;
   int average = 0;
   std::string weights = "ema";
   std::string average_output;
@@ -92,26 +92,8 @@ int main(int argc, char** argv) {
   app.add_option("--limit", seq2seq.limit, "score the first N sentences only")
       ->check(dls::apps::in_range(0, 1000000000))
       ->group(s2s);
-  app.add_option("--beam", beam, "beam search with K beams (default: greedy)")->group(s2s)->check(CLI::Range(1, 64));
-  app.add_option("--length-penalty", seq2seq.decode.length_penalty, "beam search: GNMT length penalty alpha (0: none)")
-      ->check(dls::apps::in_range(0, 10))
-      ->group(s2s);
-  app.add_option("--coverage-penalty", seq2seq.decode.coverage_penalty,
-                 "beam search: GNMT coverage penalty beta, the finished beams ranked with beta * sum over source words "
-                 "of log(min(attention received, 1)) (0: none)")
-      ->check(dls::apps::in_range(0, 10))
-      ->group(s2s);
-  app.add_option("--n-best", seq2seq.decode.n_best,
-                 "with --beam K: the N best translations of each sentence (N <= K), a line 'sentence ||| translation "
-                 "||| log p' each, sentences from 0 (JSON: \"n_best\")")
-      ->check(CLI::Range(1, 64))
-      ->group(s2s);
-  bool sample = false;
-  app.add_flag("--sample", sample,
-               "draw each word from the model's distribution (back-translation) as --temperature, --top-k and --top-p "
-               "say, with --seed")
-      ->group(s2s);
-  app.add_flag("--dlstudio-decode", dlstudio_decode, "DLStudio's one-shot decoding, for comparison")->group(s2s);
+  dls::apps::DecodeFlags decoding;
+  dls::apps::add_decode_flags(app, seq2seq.decode, decoding, s2s);
   app.add_option("--samples", seq2seq.samples,
                  "print N random pairs translated by the best checkpoint, DLStudio's format")
       ->check(dls::apps::in_range(0, 1000000))
@@ -230,7 +212,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(log_level));
   try {
     for (const auto* setting : {"--temperature", "--top-k", "--top-p"}) {
-      if (app.count(setting) > 0 && lm.prompts.empty() && !sample)
+      if (app.count(setting) > 0 && lm.prompts.empty() && !decoding.sample)
         throw std::runtime_error(std::string(setting) +
                                  ": with --generate (language models) or --sample (translations)");
     }
@@ -296,7 +278,7 @@ int main(int argc, char** argv) {
     // One model for everything that translates or generates: RUN's best.pt, else its newest
     // checkpoint (the rule of Translator::load and translate_server), or the average just written.
     const auto one_model = average > 0 ? files.back() : path;
-    if (sample && kind != "seq2seq")
+    if (decoding.sample && kind != "seq2seq")
       throw std::runtime_error("--sample: " + files.back() + " is not a translation model's checkpoint");
     if (!classify.images.empty() && kind != "vit")
       throw std::runtime_error("--classify: " + files.back() + " is not a ViT checkpoint (vit_train's)");
@@ -341,20 +323,7 @@ int main(int argc, char** argv) {
     if (!seq2seq.test_src.empty() && !seq2seq.test_file.empty()) {
       throw std::runtime_error("--test and --test-src: give one test set, a TSV/archive file or parallel files");
     }
-    if (sample + (beam > 0) + dlstudio_decode > 1)
-      throw std::runtime_error("--sample, --beam and --dlstudio-decode: choose one way to decode");
-    for (const auto* beam_only : {"--length-penalty", "--coverage-penalty"}) {
-      if (app.count(beam_only) > 0 && beam == 0) throw std::runtime_error(std::string(beam_only) + ": with --beam K");
-    }
-    if (seq2seq.decode.n_best > 1 && beam < seq2seq.decode.n_best) {
-      throw std::runtime_error("--n-best " + std::to_string(seq2seq.decode.n_best) +
-                               ": needs --beam K with K >= N (beam search keeps K hypotheses)");
-    }
-    seq2seq.decode.method = dlstudio_decode ? dls::eval::DecodeMethod::kDLStudioOneShot
-                            : beam > 0      ? dls::eval::DecodeMethod::kBeam
-                            : sample        ? dls::eval::DecodeMethod::kSample
-                                            : dls::eval::DecodeMethod::kGreedy;
-    if (beam > 0) seq2seq.decode.beam_size = beam;
+    dls::apps::apply_decode_flags(app, decoding, seq2seq.decode);
     seq2seq.decode.sampling = lm.sampling;
     seq2seq.decode.sampling.seed = seq2seq.seed;
     const bool translating =
