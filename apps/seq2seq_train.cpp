@@ -61,39 +61,6 @@ void check_subword_flags(const Seq2SeqTrainSettings& setup, bool resuming) {
   }
 }
 
-// Refuses settings of the architecture the run does not train: a transformer's sizes given to
-// an RNN run, or an RNN's to a transformer run, would be ignored without a word. Compared by
-// value with the preset (or checkpoint) before the flags, as a config.toml repeats them.
-void check_architecture_flags(const Seq2SeqTrainSettings& before_flags, const Seq2SeqTrainSettings& setup) {
-  const bool rnn = setup.architecture == dls::Architecture::kRnnAttention;
-  if (rnn && setup.model.to_settings().to_text() != before_flags.model.to_settings().to_text()) {
-    throw std::runtime_error(
-        "--layout, --embedding-size, --heads, --encoders, --decoders, --dropout, --tie-embeddings ...: a "
-        "transformer's settings; this run trains an RNN (--architecture rnn-attention: --rnn-*, --attention-*)");
-  }
-  if (rnn) {  // before the data is read (the vocabulary sizes come from it)
-    auto config = setup.rnn;
-    config.source_vocab = config.target_vocab = 5;
-    try {
-      config.validate();
-    } catch (const std::invalid_argument& error) {
-      throw std::runtime_error(std::string("--architecture rnn-attention: ") + error.what());
-    }
-  }
-  const auto rnn_text = [](const Seq2SeqTrainSettings& s) {
-    return s.to_settings().section("rnn").to_text() + std::to_string(s.teacher_forcing);
-  };
-  if (!rnn && setup.architecture == before_flags.architecture) {
-    auto asked = setup, preset = before_flags;
-    asked.architecture = preset.architecture = dls::Architecture::kRnnAttention;  // so that rnn.* is written
-    if (rnn_text(asked) != rnn_text(preset)) {
-      throw std::runtime_error(
-          "--rnn-*, --attention-*, --teacher-forcing: an RNN's settings; add --architecture "
-          "rnn-attention (or --preset rnn-bahdanau, rnn-luong)");
-    }
-  }
-}
-
 void print_json(const dls::train::Seq2SeqTrainResult& r, const std::string& precision) {
   dls::util::JsonWriter json;
   json.begin_object()
@@ -198,7 +165,7 @@ int main(int argc, char** argv) {
     if (resuming) {
       dls::apps::check_fixed_on_resume(app, overrides, before_flags, setup, {"--preset", "--variant"});
     }
-    check_architecture_flags(before_flags, setup);
+    setup.check_architecture(before_flags);
     check_subword_flags(setup, resuming);
     const bool flattened =
         setup.architecture == dls::Architecture::kTransformer && setup.model.transformer().flattened();

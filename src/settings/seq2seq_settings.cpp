@@ -1,5 +1,8 @@
 #include "dls/settings/seq2seq_settings.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace dls::settings {
 
 util::KeyValues Seq2SeqTrainSettings::to_settings() const {
@@ -29,6 +32,36 @@ TranslationModel Seq2SeqTrainSettings::build_model() const {
 
 std::string Seq2SeqTrainSettings::model_summary() const {
   return architecture == Architecture::kRnnAttention ? rnn.summary() : model.summary();
+}
+
+void Seq2SeqTrainSettings::check_architecture(const Seq2SeqTrainSettings& preset) const {
+  const bool rnn_run = architecture == Architecture::kRnnAttention;
+  if (rnn_run && model.to_settings().to_text() != preset.model.to_settings().to_text()) {
+    throw std::runtime_error(
+        "--layout, --embedding-size, --heads, --encoders, --decoders, --dropout, --tie-embeddings ...: a "
+        "transformer's settings; this run trains an RNN (--architecture rnn-attention: --rnn-*, --attention-*)");
+  }
+  if (rnn_run) {  // the vocabulary sizes come with the data: any will do to check the rest
+    auto config = rnn;
+    config.source_vocab = config.target_vocab = 5;
+    try {
+      config.validate();
+    } catch (const std::invalid_argument& error) {
+      throw std::runtime_error(std::string("--architecture rnn-attention: ") + error.what());
+    }
+    return;
+  }
+  if (architecture != preset.architecture) return;  // a transformer asked over an RNN preset
+  // rnn.* is written for an RNN run only: compare both as one.
+  const auto rnn_text = [](Seq2SeqTrainSettings s) {
+    s.architecture = Architecture::kRnnAttention;
+    return s.to_settings().section("rnn").to_text() + std::to_string(s.teacher_forcing);
+  };
+  if (rnn_text(*this) != rnn_text(preset)) {
+    throw std::runtime_error(
+        "--rnn-*, --attention-*, --teacher-forcing: an RNN's settings; add --architecture rnn-attention (or "
+        "--preset rnn-bahdanau, rnn-luong)");
+  }
 }
 
 Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& all) {

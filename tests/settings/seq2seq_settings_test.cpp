@@ -1,5 +1,6 @@
 // Seq2SeqTrainSettings as checkpoint keys: the languages, direction, corpus files and token
-// budget round-trip, and a checkpoint written before them reads as DLStudio's English -> Spanish.
+// budget round-trip, and a checkpoint written before them reads as DLStudio's English -> Spanish;
+// what the command line asks of the architecture a run does not train is refused.
 #include "dls/settings/seq2seq_settings.h"
 
 #include <gtest/gtest.h>
@@ -69,6 +70,36 @@ TEST(Seq2SeqSettings, ValidationFractionRoundTripsAndOlderRunsHoldOutTheCount) {
     if (key != "training.validation_fraction") older.set(key, value);
   }
   EXPECT_EQ(Seq2SeqTrainSettings::from_settings(older).data.validation_fraction, 0.0);
+}
+
+TEST(Seq2SeqSettings, SettingsOfTheArchitectureARunDoesNotTrainAreRefused) {
+  Seq2SeqTrainSettings transformer;  // the defaults: a transformer run
+  Seq2SeqTrainSettings rnn;
+  rnn.architecture = Architecture::kRnnAttention;
+  const auto refused = [](const Seq2SeqTrainSettings& asked, const Seq2SeqTrainSettings& preset) {
+    try {
+      asked.check_architecture(preset);
+    } catch (const std::runtime_error& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refused(transformer, transformer), "");
+  EXPECT_EQ(refused(rnn, rnn), "");
+  EXPECT_EQ(refused(transformer, rnn), "");  // --architecture transformer over an RNN preset
+  auto sized = rnn;
+  sized.model.num_encoders(sized.model.num_encoders() + 1);
+  EXPECT_NE(refused(sized, rnn).find("a transformer's settings"), std::string::npos);
+  auto recurrent = transformer;
+  recurrent.rnn.hidden_size += 1;
+  EXPECT_NE(refused(recurrent, transformer).find("an RNN's settings"), std::string::npos);
+  recurrent = transformer;
+  recurrent.teacher_forcing = 0.5;
+  EXPECT_NE(refused(recurrent, transformer).find("--teacher-forcing"), std::string::npos);
+  auto unbuildable = rnn;  // dot attention needs the encoder's and decoder's sizes equal
+  unbuildable.rnn.score = AttentionScore::kDot;
+  unbuildable.rnn.bidirectional = true;
+  EXPECT_NE(refused(unbuildable, unbuildable).find("--architecture rnn-attention: "), std::string::npos);
 }
 
 }  // namespace

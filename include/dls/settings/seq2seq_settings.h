@@ -83,6 +83,11 @@ struct Seq2SeqTrainSettings {
   RnnSeq2SeqConfig rnn_config() const;  // rnn with the vocabulary sizes and L of `model`
   // "FG/vaswani M=256 ..." or "GRU, bidirectional, ..." as the architecture has it.
   std::string model_summary() const;
+  // Refuses, in one line, what the command line asked of the architecture this run does not
+  // train: a transformer's sizes for an RNN run, --rnn-*/--attention-*/--teacher-forcing for a
+  // transformer's (compared by value with `preset`, the settings before the command line, as
+  // a config.toml repeats them all), and an RNN that cannot be built -- before data is read.
+  void check_architecture(const Seq2SeqTrainSettings& preset) const;
 
   // Every setting but the model's sizes, under "training." in checkpoints (the model config
   // saves its own keys, under "model."). Checkpoints written before a key existed read as the
