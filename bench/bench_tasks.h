@@ -43,7 +43,7 @@ struct BenchOptions {
   std::string method = "greedy";                // greedy|beam (--beam beams)
   bool scores = false;                          // also score the translation (translate_server, --json)
   // translate-file (with checkpoint): every line of this file through Translator::translate in
-  // batches of --batch sentences, one chunk per intra-op thread (as checkpoint_eval --input)
+  // batches of --batch sentences, one chunk per intra-op thread (as checkpoint_eval's report)
   std::string sentences_file;
 };
 

@@ -192,7 +192,7 @@ BenchResult run_translate_file_bench(const BenchOptions& o) {
   decode.method = o.method == "beam" ? eval::DecodeMethod::kBeam : eval::DecodeMethod::kGreedy;
   decode.beam_size = o.beam;
   decode.batch_size = o.batch > 0 ? o.batch : 256;
-  // As checkpoint_eval --input: a batch's chunks on one thread each (--workers: that many).
+  // As checkpoint_eval's BLEU report: a batch's chunks on one thread each (--workers: that many).
   decode.workers = util::batch_chunk_workers(translator.device(), o.workers > 0 ? o.workers : at::get_num_threads());
   BenchResult result;
   result.unit = "sentences/s";

@@ -87,7 +87,8 @@ Int8Weight quantize_rows(const torch::Tensor& weight, bool pack) {
   out.values = w.div(scales.unsqueeze(1)).round().clamp(-127, 127).to(torch::kChar).contiguous();
   out.scales = scales.contiguous();
   if (pack) {
-    TORCH_CHECK(int8_engine_problem().empty(), int8_engine_problem());
+    const auto problem = int8_engine_problem();
+    TORCH_CHECK(problem.empty(), problem);
     at::globalContext().setQEngine(at::QEngine::ONEDNN);
     const auto quantized = at::_make_per_channel_quantized_tensor(out.values, out.scales.to(torch::kDouble),
                                                                   torch::zeros({w.size(0)}, torch::kLong), /*axis=*/0);

@@ -53,13 +53,11 @@ double read_number(const json& object, const std::string& field, double low, dou
   return value.get<double>();
 }
 
-// "length_penalty" and "coverage_penalty" (GNMT's alpha and beta), with beam search only.
-void read_beam_penalties(const json& request, DecodeSetting& decode) {
-  for (const auto* field : {"length_penalty", "coverage_penalty"}) {
-    const double value = read_number(request, field, 0.0, 10.0, 0.0);
-    if (value != 0.0 && decode.beam <= 1) throw ApiError(400, std::string("\"") + field + "\" needs \"beam\" > 1");
-    (std::string(field) == "length_penalty" ? decode.length_penalty : decode.coverage_penalty) = value;
-  }
+// "length_penalty" or "coverage_penalty" (GNMT's alpha and beta), with beam search only.
+double read_beam_penalty(const json& request, const std::string& field, int beam) {
+  const double value = read_number(request, field, 0.0, 10.0, 0.0);
+  if (value != 0.0 && beam <= 1) throw ApiError(400, "\"" + field + "\" needs \"beam\" > 1");
+  return value;
 }
 
 // "sample": true or {"temperature": T, "top_k": K, "top_p": P, "seed": S} (checkpoint_eval
@@ -173,7 +171,8 @@ TranslateCall parse_translate_call(const std::string& body, const ServeLimits& l
     if (!request["alignment"].is_boolean()) throw ApiError(400, "\"alignment\" must be true or false");
     call.alignment = request["alignment"].get<bool>();
   }
-  read_beam_penalties(request, call.decode);
+  call.decode.length_penalty = read_beam_penalty(request, "length_penalty", beam);
+  call.decode.coverage_penalty = read_beam_penalty(request, "coverage_penalty", beam);
   read_sampling(request, call.decode);
   return call;
 }

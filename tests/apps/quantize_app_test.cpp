@@ -14,6 +14,7 @@
 #include "dls/eval/translator.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/util/precision.h"
+#include "../../apps/quantize_flag.h"
 #include "support/program_run.h"
 #include "support/seq2seq_runs.h"
 #include "support/translate_server_process.h"
@@ -82,6 +83,30 @@ TEST_F(QuantizeApp, TheServerTranslatesWithInt8) {
   ASSERT_TRUE(answer && answer->status == 200) << (answer ? answer->body : "no answer");
   EXPECT_EQ(json::parse(answer->body)["translations"].size(), kSentences.size());
   EXPECT_NE(server.process().stderr_text().find("int8 weights: "), std::string::npos) << server.process().stderr_text();
+}
+
+// The programs' decision, on any machine: int8 for a translation model on the CPU only (a GPU
+// run, another kind of checkpoint or bf16/fp16 autocast is refused before anything loads).
+TEST(QuantizeFlag, Int8IsSwitchedOnForATranslationModelOnTheCpuOnly) {
+  const torch::Device cpu(torch::kCPU), cuda(torch::kCUDA, 0);
+  const auto refusal = [](const std::string& kind, const torch::Device& device, bool autocast) {
+    try {
+      apply_quantize("int8", kind, device, autocast);
+    } catch (const std::runtime_error& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  apply_quantize("none", "seq2seq", cuda, true);  // nothing asked, nothing refused
+  EXPECT_FALSE(int8_linear_enabled());
+  EXPECT_NE(refusal("seq2seq", cuda, false).find("--quantize int8: on the CPU, not cuda:0"), std::string::npos);
+  EXPECT_NE(refusal("vit", cpu, false).find("for translation models, not a vit checkpoint"), std::string::npos);
+  EXPECT_NE(refusal("seq2seq", cpu, true).find("not with --precision bf16 or fp16"), std::string::npos);
+  EXPECT_FALSE(int8_linear_enabled());
+  if (!int8_engine_problem().empty()) GTEST_SKIP() << int8_engine_problem();
+  EXPECT_EQ(refusal("seq2seq", cpu, false), "");
+  EXPECT_TRUE(int8_linear_enabled());
+  set_int8_linear_enabled(false);
 }
 
 // The server's --precision bf16: decoding under autocast on the model's thread and its chunks.

@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "dls/eval/decoding.h"
+#include "support/beam_coverage.h"
 #include "support/small_models.h"
 
 namespace dls::eval::decoding_options_test {
@@ -55,19 +56,6 @@ TEST_P(DecodingOptions, NBestStartsWithTheBeamsBestAndIsOrderedByScore) {
   EXPECT_EQ(translate_n_best({model_}, src_, kSos, kEos, beam).front().size(), 4u);
 }
 
-// GNMT's coverage of one hypothesis, from a teacher-forced pass of its own:
-// sum_i log(min(sum_j a_ji, 1)) over the source's real tokens.
-double coverage_of(const Seq2SeqTransformer& model, const torch::Tensor& src_row, const TokenIds& words) {
-  const std::int64_t capacity = model->config().transformer().max_seq_length();
-  auto tgt = torch::full({1, capacity}, kEos, torch::kLong);
-  tgt[0][0] = kSos;
-  for (std::size_t j = 0; j < words.size(); ++j) tgt[0][static_cast<std::int64_t>(j) + 1] = words[j];
-  const auto written = std::min<std::int64_t>(static_cast<std::int64_t>(words.size()) + 1, capacity - 1);
-  const auto weights = TranslationModel(model).cross_attention(src_row.unsqueeze(0), tgt)[0];  // [C-1, S]
-  const auto coverage = weights.narrow(0, 0, written).sum(0).clamp(1e-10, 1.0).log();          // [S]
-  return (coverage * (src_row != kPad).to(coverage.dtype())).sum().item<double>();
-}
-
 TEST_P(DecodingOptions, ACoveragePenaltyRanksTheBeamsByScorePlusBetaTimesCoverage) {
   DecodeOptions beam;
   beam.method = DecodeMethod::kBeam;
@@ -80,7 +68,9 @@ TEST_P(DecodingOptions, ACoveragePenaltyRanksTheBeamsByScorePlusBetaTimesCoverag
     ASSERT_GE(ranked[b].size(), 2u);
     double previous = INFINITY;
     for (const auto& h : ranked[b]) {
-      const double key = h.log_probability + 2.0 * coverage_of(model_, src_[static_cast<std::int64_t>(b)], h.words);
+      const double coverage = test::coverage_of(model_, src_[static_cast<std::int64_t>(b)], h.words,
+                                                model_->config().transformer().max_seq_length(), kSos, kEos, kPad);
+      const double key = h.log_probability + 2.0 * coverage;
       EXPECT_LE(key, previous + 1e-4);
       previous = key;
     }

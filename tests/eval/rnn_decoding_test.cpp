@@ -10,6 +10,7 @@
 
 #include "dls/eval/decoding.h"
 #include "dls/models/translation_model.h"
+#include "support/beam_coverage.h"
 
 namespace dls::rnn_decoding_test {
 namespace {
@@ -105,14 +106,8 @@ TEST(RnnDecoding, ACoveragePenaltyRanksTheBeamsWithTheRnnsAttention) {
   for (std::size_t b = 0; b < lists.size(); ++b) {
     double previous = INFINITY;
     for (const auto& h : lists[b]) {
-      auto tgt = torch::full({1, capacity}, kEos, torch::kLong);
-      tgt[0][0] = kSos;
-      for (std::size_t j = 0; j < h.words.size(); ++j) tgt[0][static_cast<std::int64_t>(j) + 1] = h.words[j];
-      const auto written = std::min<std::int64_t>(static_cast<std::int64_t>(h.words.size()) + 1, capacity - 1);
-      const auto row = src[static_cast<std::int64_t>(b)];
-      const auto weights = TranslationModel(model).cross_attention(row.unsqueeze(0), tgt)[0];  // [C-1, S]
-      const auto logs = weights.narrow(0, 0, written).sum(0).clamp(1e-10, 1.0).log();
-      const double key = h.log_probability + 1.5 * (logs * (row != kPad).to(logs.dtype())).sum().item<double>();
+      const double key = h.log_probability + 1.5 * test::coverage_of(model, src[static_cast<std::int64_t>(b)], h.words,
+                                                                     capacity, kSos, kEos, kPad);
       EXPECT_LE(key, previous + 1e-4) << b;
       previous = key;
     }
