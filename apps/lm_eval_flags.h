@@ -12,42 +12,50 @@
 
 namespace dls::apps {
 
-// --generate, --temperature, --top-k, --top-p, --tokens, --count into `request` (group "Language-model
-// checkpoints"); checkpoint_eval refuses the sampling flags without --generate or --sample.
-inline void add_lm_eval_flags(CLI::App& app, eval::LmEvalRequest& request) {
-  const std::string group = "Language-model checkpoints";
-  app.add_option(
-         "--generate", request.prompts,
-         "continue this prompt (repeatable; \"\" for none) with RUN's best.pt, else its newest checkpoint, using "
-         "cached keys/values")
-      ->group(group);
-  app.add_option("--temperature", request.sampling.temperature, "--generate, --sample: divides the logits (0: greedy)")
+inline const std::string kLmGroup = "Language-model checkpoints";
+
+// --temperature, --top-k, --top-p: how words are drawn (--generate, --sample).
+inline void add_sampling_flags(CLI::App& app, eval::SamplingOptions& sampling) {
+  app.add_option("--temperature", sampling.temperature, "--generate, --sample: divides the logits (0: greedy)")
       ->capture_default_str()
       ->check(in_range(0, 100))
-      ->group(group);
-  app.add_option("--top-k", request.sampling.top_k,
-                 "--generate, --sample: sample among the K most probable words (0: all)")
+      ->group(kLmGroup);
+  app.add_option("--top-k", sampling.top_k, "--generate, --sample: sample among the K most probable words (0: all)")
       ->capture_default_str()
       ->check(in_range(0, 1000000000))
-      ->group(group);
-  app.add_option("--top-p", request.sampling.top_p,
+      ->group(kLmGroup);
+  app.add_option("--top-p", sampling.top_p,
                  "--generate, --sample: sample among the fewest most probable words whose probability reaches P (1: "
                  "all)")
       ->capture_default_str()
       ->check(in_range(1e-9, 1))
-      ->group(group);
-  app.add_option("--tokens", request.tokens,
-                 "--generate on a running-text run (--block-size): tokens (characters, words or pieces) to generate; "
-                 "past the model's block it reads the latest block")
-      ->capture_default_str()
-      ->check(in_range(1, 1000000))
-      ->needs(app.get_option("--generate"))
-      ->group(group);
-  app.add_option("--count", request.samples, "--generate: texts per prompt (sample i draws with --seed + i)")
-      ->capture_default_str()
-      ->check(in_range(1, 10000))
-      ->needs(app.get_option("--generate"))
-      ->group(group);
+      ->group(kLmGroup);
+}
+
+// The sampling flags, --tokens and --count; returns the last two, which the one-command form
+// ties to --generate.
+inline std::vector<CLI::Option*> add_generation_flags(CLI::App& app, eval::LmEvalRequest& request) {
+  add_sampling_flags(app, request.sampling);
+  return {app.add_option("--tokens", request.tokens,
+                         "--generate on a running-text run (--block-size): tokens (characters, words or pieces) to "
+                         "generate; past the model's block it reads the latest block")
+              ->capture_default_str()
+              ->check(in_range(1, 1000000))
+              ->group(kLmGroup),
+          app.add_option("--count", request.samples, "--generate: texts per prompt (sample i draws with --seed + i)")
+              ->capture_default_str()
+              ->check(in_range(1, 10000))
+              ->group(kLmGroup)};
+}
+
+// --generate and the generation flags into `request`; checkpoint_eval refuses the sampling
+// flags without --generate or --sample.
+inline void add_lm_eval_flags(CLI::App& app, eval::LmEvalRequest& request) {
+  auto* generate = app.add_option("--generate", request.prompts,
+                                  "continue this prompt (repeatable; \"\" for none) with RUN's best.pt, else its "
+                                  "newest checkpoint, using cached keys/values")
+                       ->group(kLmGroup);
+  for (auto* option : add_generation_flags(app, request)) option->needs(generate);
 }
 
 }  // namespace dls::apps

@@ -18,14 +18,19 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 fi
 build_dir=$1
 file=${2:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/programs.md}
+# checkpoint_eval's subcommands have a block each ("checkpoint_eval translate": its --help).
 programs=(seq2seq_train vit_train lm_train checkpoint_eval translate_server compare_runs)
+for verb in report translate classify generate score average import export; do
+  programs+=("checkpoint_eval $verb")
+done
 
 [ -f "$file" ] || { echo "error: $file: no such file" >&2; exit 1; }
 help_dir=$(mktemp -d)
 trap 'rm -rf "$help_dir"' EXIT
 
 for program in "${programs[@]}"; do
-  bin=$build_dir/apps/$program
+  read -r name verb <<<"$program"
+  bin=$build_dir/apps/$name
   [ -x "$bin" ] || { echo "error: $bin: missing or not executable" >&2; exit 1; }
   # A fixed environment and argv[0], so that the text does not depend on the machine, the
   # user or the build folder: the usage line names the program alone, a default taken from
@@ -33,8 +38,8 @@ for program in "${programs[@]}"; do
   # folder reads as for a user whose home is /home/user.
   if ! (unset DLS_DATA_DIR XDG_DATA_HOME
         export OMP_NUM_THREADS=2 HOME=/home/user LC_ALL=C COLUMNS=80
-        exec -a "$program" "$bin" --help) >"$help_dir/$program" 2>"$help_dir/$program.err"; then
-    echo "error: $bin --help failed:" >&2
+        exec -a "$name" "$bin" $verb --help) >"$help_dir/$program" 2>"$help_dir/$program.err"; then
+    echo "error: $bin $verb --help failed:" >&2
     cat "$help_dir/$program.err" >&2
     exit 1
   fi

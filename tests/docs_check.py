@@ -19,6 +19,8 @@ import tempfile
 from pathlib import Path
 
 PROGRAMS = ("seq2seq_train", "vit_train", "lm_train", "checkpoint_eval", "translate_server", "compare_runs")
+# checkpoint_eval's subcommands, each with its own options.
+EVAL_VERBS = ("report", "translate", "classify", "generate", "score", "average", "import", "export")
 LINK = re.compile(r"(?<!\!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
 
 
@@ -67,10 +69,11 @@ def code_blocks(text):
 
 def help_options(build):
     options = {}
-    for program in PROGRAMS:
-        text = subprocess.run([str(build / "apps" / program), "--help"], capture_output=True,
+    for command in list(PROGRAMS) + [f"checkpoint_eval {verb}" for verb in EVAL_VERBS]:
+        program, *verb = command.split()
+        text = subprocess.run([str(build / "apps" / program), *verb, "--help"], capture_output=True,
                               text=True, check=True).stdout
-        options[program] = set(re.findall(r"(--[a-z0-9][a-z0-9-]*)", text))
+        options[command] = set(re.findall(r"(--[a-z0-9][a-z0-9-]*)", text))
     return options
 
 
@@ -81,7 +84,10 @@ def check_commands(path, options, problems):
             program = word.rsplit("/", 1)[-1]
             if program not in PROGRAMS:
                 continue
-            for arg in words[i + 1:]:
+            args = words[i + 1:]
+            if program == "checkpoint_eval" and args and args[0] in EVAL_VERBS:
+                program, args = f"{program} {args[0]}", args[1:]
+            for arg in args:
                 if arg in ("|", "&&", ";", "||") or arg[0] in "<>#" or arg.startswith("2>"):
                     break
                 flag = arg.split("=", 1)[0]

@@ -53,6 +53,22 @@ TEST(DLStudioInteropApp, ImportsTranslatesScoresAndExports) {
                            "embeddings_generator_es_PreLN_0", "vocab_en.txt", "vocab_es.txt"}) {
     EXPECT_TRUE(fs::exists(dir / "out" / name)) << name;
   }
+  // The subcommands: import writes the checkpoint (and evaluates nothing), export writes the
+  // same files as --export-dlstudio.
+  const auto by_verb = (dir / "by_verb.pt").string();
+  const auto verb = [](const std::string& args, const std::string& name) {
+    return test::run_program("apps/checkpoint_eval", args, "dlstudio_interop_app_" + name, "", "DLS_LOG_LEVEL=info ");
+  };
+  const auto imported_by_verb =
+      verb("import" + seq2seq_flags() + " --variant PreLN --dlstudio-output " + by_verb, "import_verb");
+  ASSERT_EQ(imported_by_verb.status, 0) << imported_by_verb.err;
+  EXPECT_TRUE(imported_by_verb.out.empty()) << imported_by_verb.out;
+  EXPECT_NE(imported_by_verb.err.find("checkpoint_eval report " + by_verb), std::string::npos) << imported_by_verb.err;
+  const auto exported_by_verb = verb("export " + by_verb + " " + (dir / "out2").string(), "export_verb");
+  ASSERT_EQ(exported_by_verb.status, 0) << exported_by_verb.err;
+  for (const auto* name : {"encoder_PreLN_0", "decoder_PreLN_0", "vocab_en.txt", "vocab_es.txt"}) {
+    EXPECT_EQ(util::read_file((dir / "out2" / name).string()), util::read_file((dir / "out" / name).string())) << name;
+  }
 }
 
 // A visTransformer trained in Python for Fashion-MNIST's shape, imported and evaluated on a

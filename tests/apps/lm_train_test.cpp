@@ -72,6 +72,13 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
   const auto greedy = run_lm_eval(run_dir.string() + " --generate \"tengo\" --temperature 0", "greedy");
   ASSERT_EQ(greedy.status, 0) << greedy.err;
   EXPECT_EQ(greedy.out.rfind("tengo -> tengo", 0), 0u) << greedy.out;
+  // The subcommand generates the same, and names no other form.
+  const auto verb =
+      test::run_program("apps/checkpoint_eval", "generate " + run_dir.string() + " tengo --temperature 0 --threads 1",
+                        "lm_eval_generate_verb", "", "DLS_LOG_LEVEL=info ");
+  ASSERT_EQ(verb.status, 0) << verb.err;
+  EXPECT_EQ(verb.out, greedy.out);
+  EXPECT_EQ(verb.err.find("note: this job is now"), std::string::npos) << verb.err;
   const std::string sample_args = run_dir.string() + " --generate \"\" --top-k 5 --top-p 0.9 --seed 4 --count 3";
   const auto sampled = run_lm_eval(sample_args, "sampled");
   ASSERT_EQ(sampled.status, 0) << sampled.err;

@@ -208,6 +208,12 @@ TEST(VitTrainApp, AnImageFolderTrainsAndItsModelClassifiesImages) {
   // Each image's first row names its colour.
   EXPECT_NE(text.out.find("1 | red", red_at), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("1 | blue", blue_at), std::string::npos) << text.out;
+  const auto verb = test::run_program("apps/checkpoint_eval",
+                                      "classify " + run_dir.string() + " " + (fresh / "red.jpg").string() + " " +
+                                          (fresh / "blue.png").string() + " --top 2 --threads 1",
+                                      "vit_train_app_classify_verb");
+  ASSERT_EQ(verb.status, 0) << verb.err;
+  EXPECT_EQ(verb.out, text.out) << "the subcommand classifies as --classify does";
   const auto json = classify("--json --classify " + (fresh / "red.jpg").string(), "json");
   ASSERT_EQ(json.status, 0) << json.err;
   EXPECT_EQ(test::count_lines(json.out), 1u) << json.out;

@@ -1,0 +1,266 @@
+// checkpoint_eval's jobs over a parsed EvalCommand: each subcommand's job, and the
+// one-command form's, whose flags say which job it is (as they always did).
+#pragma once
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "decode_flags.h"
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/checkpoint_average.h"
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/dlstudio_interop.h"
+#include "dls/eval/bleu.h"
+#include "dls/eval/text_scoring.h"
+#include "dls/util/device.h"
+#include "dls/util/precision.h"
+#include "dls/util/runtime.h"
+#include "eval_flags.h"
+#include "quantize_flag.h"
+
+namespace dls::apps {
+
+// How often `flag` was given; 0 where this form of the command does not take it.
+inline std::size_t given(const CLI::App& app, const std::string& flag) {
+  const auto* option = app.get_option_no_throw(flag);
+  return option == nullptr ? 0 : option->count();
+}
+
+inline checkpoint::Weights weights_read(const EvalCommand& command) {
+  return command.weights == "trained" ? checkpoint::Weights::kTrained : checkpoint::Weights::kEvaluation;
+}
+
+inline void score_files(const EvalCommand& command) {
+  eval::ScoreRequest request;
+  request.hypotheses = command.score_file;
+  request.references = command.ref_files;
+  request.sentence = command.sentence_bleu;
+  request.json = command.json;
+  request.bleu.smoothing = eval::parse_smoothing(command.smoothing);
+  eval::report_text_scores(request, std::cout);
+}
+
+// Writes the element-wise mean of the newest `command.average` of `files`; returns its path.
+inline std::string write_average(const EvalCommand& command, const std::vector<std::string>& files) {
+  const auto n = static_cast<std::size_t>(command.average);
+  if (files.size() < n) {
+    throw std::runtime_error(command.path + ": " + std::to_string(files.size()) + " checkpoints, --average " +
+                             std::to_string(n) + " needs that many");
+  }
+  auto output = command.output;
+  if (output.empty()) {
+    auto run = std::filesystem::path(files.back()).parent_path();
+    if (run.filename() == "checkpoints") run = run.parent_path();
+    output = (run / ("average_last_" + std::to_string(n) + ".pt")).string();
+  }
+  const std::vector<std::string> newest(files.end() - static_cast<std::ptrdiff_t>(n), files.end());
+  checkpoint::average_checkpoints(newest, output, weights_read(command));
+  spdlog::info("wrote {}, the average of {} to {}", output, newest.front(), newest.back());
+  return output;
+}
+
+// The kind of a run: that of its newest readable checkpoint (an unreadable one among several
+// is reported and skipped later; a single one is an error here).
+inline std::string checkpoints_kind(const std::string& path, const std::vector<std::string>& files) {
+  for (auto it = files.rbegin(); it != files.rend(); ++it) {
+    try {
+      return checkpoint::CheckpointReader(*it).kind();
+    } catch (const checkpoint::CheckpointError&) {
+      if (files.size() == 1) throw;
+    }
+  }
+  throw std::runtime_error(path + ": none of its " + std::to_string(files.size()) + " checkpoints is readable");
+}
+
+// The job a model's checkpoints are asked for: the subcommand's, or, in the one-command form,
+// what the flags ask of this kind of run.
+inline EvalJob model_job(EvalJob job, const std::string& kind, const EvalCommand& command) {
+  const auto& translation = command.translation;
+  const bool translating = !translation.sentences.empty() || translation.interactive || !translation.input_file.empty();
+  if (job == EvalJob::kAny) {
+    if (command.decoding.sample && kind != "seq2seq")
+      throw std::runtime_error("--sample: " + command.path + " is not a translation model's checkpoint");
+    if (!command.classify.images.empty() && kind != "vit")
+      throw std::runtime_error("--classify: " + command.path + " is not a ViT checkpoint (vit_train's)");
+    if (!command.lm.prompts.empty() && kind != "lm")
+      throw std::runtime_error("--generate: " + command.path + " is not a language model's checkpoint");
+    if (kind == "lm" && !command.lm.prompts.empty()) return EvalJob::kGenerate;
+    if (kind == "vit" && !command.classify.images.empty()) return EvalJob::kClassify;
+    if (kind == "seq2seq" && translating) return EvalJob::kTranslate;
+    return EvalJob::kReport;
+  }
+  const char* needed = job == EvalJob::kTranslate ? "seq2seq" : job == EvalJob::kClassify ? "vit" : "lm";
+  if (job != EvalJob::kReport && kind != needed) {
+    throw std::runtime_error(std::string(job == EvalJob::kTranslate  ? "translate"
+                                         : job == EvalJob::kClassify ? "classify"
+                                                                     : "generate") +
+                             ": " + command.path + " is a " + kind + " run's, not a " + needed + " run's");
+  }
+  if (job == EvalJob::kTranslate && !translating)
+    throw std::runtime_error("translate: give sentences, --input FILE or --interactive");
+  return job;
+}
+
+// Checks a seq2seq job's flags and sets its decoding from them.
+inline void settle_seq2seq_flags(const CLI::App& app, EvalJob job, EvalCommand& command) {
+  auto& seq2seq = command.seq2seq;
+  if (seq2seq.test_src.empty() != seq2seq.test_tgt.empty())
+    throw std::runtime_error(seq2seq.test_src.empty() ? "--test-tgt needs --test-src" : "--test-src needs --test-tgt");
+  if (!seq2seq.test_src.empty() && !seq2seq.test_file.empty())
+    throw std::runtime_error("--test and --test-src: give one test set, a TSV/archive file or parallel files");
+  apply_decode_flags(app, command.decoding, seq2seq.decode);
+  seq2seq.decode.sampling = command.lm.sampling;
+  seq2seq.decode.sampling.seed = seq2seq.seed;
+  if (job != EvalJob::kTranslate) {
+    for (const auto* only : {"--ensemble", "--alignments", "--n-best"}) {
+      if (given(app, only) > 0)
+        throw std::runtime_error(std::string(only) + ": with --translate, --input or --interactive");
+    }
+    if (!command.attention_maps.empty())
+      throw std::runtime_error("--attention-maps needs a sentence: add --translate \"...\"");
+    return;
+  }
+  if (command.translation.alignments && seq2seq.decode.n_best > 1)
+    throw std::runtime_error("--alignments: not with --n-best (the alignment is the best translation's)");
+  if (command.average > 0 && !command.translation.input_file.empty())
+    throw std::runtime_error("--input: give --output for the translations, not with --average");
+}
+
+inline int translate(const std::string& model, EvalCommand& command) {
+  util::RuntimeOptions runtime;
+  runtime.threads = command.threads;
+  util::configure_runtime(runtime);
+  auto& translation = command.translation;
+  translation.prompt = ::isatty(STDIN_FILENO) != 0;
+  translation.output_file = command.output;
+  translation.decode = command.seq2seq.decode;
+  translation.attention_maps_dir = command.attention_maps;
+  translation.json = command.json;
+  translation.translator.device = command.device;
+  translation.translator.weights = weights_read(command);
+  translation.translator.scores = command.json;  // the log-probabilities only appear in JSON: no extra pass otherwise
+  return eval::translate_sentences(model, translation, std::cin, std::cout, std::cerr) == 0 ? 0 : 1;
+}
+
+// The report, classification or generation over a language model's or a ViT's checkpoints.
+inline void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string& model,
+                               const std::vector<std::string>& files, EvalCommand& command) {
+  if (kind == "lm") {
+    auto& lm = command.lm;
+    lm.test_file = command.seq2seq.test_file;
+    lm.data_path = command.seq2seq.data_path;
+    lm.limit = static_cast<std::int64_t>(command.seq2seq.limit);
+    lm.sampling.seed = command.seq2seq.seed;
+    lm.json = command.json;
+    lm.threads = command.threads;
+    lm.device = command.device;
+    lm.weights = weights_read(command);
+    const auto generating = std::vector<std::string>{checkpoint::best_or_latest_checkpoint(model)};
+    eval::report_lm_checkpoints(job == EvalJob::kGenerate ? generating : files, lm, std::cout, std::cerr);
+  } else if (job == EvalJob::kClassify) {
+    command.classify.json = command.json;
+    command.classify.device = command.device;
+    command.classify.weights = weights_read(command);
+    eval::report_image_classes(model, command.classify, std::cout);
+  } else {
+    auto& vit = command.vit;
+    vit.json = command.json;
+    vit.attention_maps_dir = command.attention_maps;
+    vit.output_dir = command.seq2seq.output_dir;
+    vit.threads = command.threads;
+    vit.device = command.device;
+    vit.weights = weights_read(command);
+    eval::report_vit_checkpoints(files, vit, std::cout, std::cerr);
+  }
+}
+
+struct EvalOutcome {
+  int status = 0;
+  EvalJob job = EvalJob::kReport;  // the job done (the one-command form's, as its flags said)
+};
+
+// Does `job` (kAny: as the flags say) and returns the exit status. Throws std::runtime_error
+// (one line) for anything the user can mend.
+inline EvalOutcome run_eval(const CLI::App& app, EvalJob job, EvalCommand& command) {
+  const bool any = job == EvalJob::kAny;
+  for (const auto* setting : {"--temperature", "--top-k", "--top-p"}) {
+    if (given(app, setting) > 0 && job != EvalJob::kGenerate && command.lm.prompts.empty() && !command.decoding.sample)
+      throw std::runtime_error(std::string(setting) + ": with --generate (language models) or --sample (translations)");
+  }
+  if (job == EvalJob::kScore || (any && !command.score_file.empty())) {
+    score_files(command);
+    return {0, EvalJob::kScore};
+  }
+  if (job == EvalJob::kImport || (any && command.dlstudio_import.requested())) {
+    if (!command.path.empty())
+      throw std::runtime_error(command.path + ": give a run or DLStudio's files (--dlstudio-*), not both");
+    if (!command.dlstudio_import.requested()) throw std::runtime_error("import: give DLStudio's files (--dlstudio-*)");
+    command.dlstudio_import.seq2seq.variant = parse_variant(command.dlstudio_variant);
+    command.path = checkpoint::import_dlstudio(command.dlstudio_import);
+    if (!any) {
+      spdlog::info("evaluate it with: checkpoint_eval report {}", command.path);
+      return {0, EvalJob::kImport};
+    }
+  }
+  if (command.path.empty()) throw std::runtime_error("give a run directory or checkpoint (or --score FILE --ref FILE)");
+  // Decoding and evaluation under autocast (--precision bf16); the fp32 checkpoints load as they are.
+  const auto precision = util::parse_precision(command.precision);
+  const auto target = util::select_device(command.device);
+  util::check_precision(precision, target);
+  const util::AutocastScope autocast(util::autocast_for(precision, target));
+  auto files = checkpoint::find_checkpoints(command.path);
+  if (job == EvalJob::kExport || (any && !command.export_dir.empty())) {
+    for (const auto& written : checkpoint::export_dlstudio(files.back(), command.export_dir, weights_read(command)))
+      spdlog::info("wrote {}", written);
+    return {0, EvalJob::kExport};
+  }
+  if (command.average > 0) {
+    files = {write_average(command, files)};
+    if (!any) return {0, EvalJob::kAverage};
+  } else if (any && !command.output.empty() && command.translation.input_file.empty()) {
+    throw std::runtime_error("--output: only with --average N or --input FILE");
+  } else if (job == EvalJob::kTranslate && !command.output.empty() && command.translation.input_file.empty()) {
+    throw std::runtime_error("--output: with --input FILE");
+  }
+  const auto kind = checkpoints_kind(command.path, files);
+  apply_quantize(command.quantize, kind, target, precision != util::Precision::kFp32);
+  const auto done = model_job(job, kind, command);
+  // One model for everything that translates or generates: RUN's best.pt, else its newest
+  // checkpoint (the rule of Translator::load and translate_server), or the average just written.
+  const auto model = command.average > 0 ? files.back() : command.path;
+  if (kind == "lm" || kind == "vit") {
+    evaluate_lm_or_vit(done, kind, model, files, command);
+    return {0, done};
+  }
+  if (kind != "seq2seq") throw std::runtime_error(files.back() + ": a checkpoint of kind '" + kind + "'");
+  settle_seq2seq_flags(app, done, command);
+  if (done == EvalJob::kTranslate) return {translate(model, command), done};
+  auto& seq2seq = command.seq2seq;
+  seq2seq.json = command.json;
+  seq2seq.threads = command.threads;
+  seq2seq.device = command.device;
+  seq2seq.weights = weights_read(command);
+  eval::report_seq2seq_checkpoints(files, seq2seq, std::cout, std::cerr);
+  return {0, done};
+}
+
+// The one-line note after a job done in the one-command form: the subcommand that does it.
+inline std::string one_command_form_note(EvalJob job) {
+  for (const auto& verb : kEvalVerbs) {
+    if (verb.job != job || job == EvalJob::kReport) continue;
+    const std::string usage = verb.help;
+    return std::string("note: this job is now `checkpoint_eval ") + verb.name + " " + usage.substr(0, usage.find(':')) +
+           "` (its own --help); the flags used here keep working";
+  }
+  return "";
+}
+
+}  // namespace dls::apps

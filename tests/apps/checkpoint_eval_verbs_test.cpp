@@ -1,0 +1,110 @@
+// checkpoint_eval's subcommands (report, translate, score, average) on a seq2seq run: each
+// prints what the one-command form of the same job prints, that form names its subcommand in
+// a note, and a subcommand asked for the wrong kind of run or without what it needs stops
+// with one line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "dls/util/file_io.h"
+#include "support/program_run.h"
+#include "support/seq2seq_runs.h"
+#include "util/temp_files.h"
+
+namespace dls::apps::eval_verbs_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Logs at info level, so that the note the one-command form ends with is seen. Scoring and
+// averaging run no model and take no --threads.
+test::ProgramRun checkpoint_eval(const std::string& args, const std::string& name) {
+  const bool no_model = args.find("score ") == 0 || args.find("--score ") == 0 || args.find("average ") == 0;
+  return test::run_program("apps/checkpoint_eval", args + (no_model ? "" : " --threads 1"),
+                           "checkpoint_eval_verb_" + name, "", "DLS_LOG_LEVEL=info ");
+}
+
+const std::string kNote = "note: this job is now `checkpoint_eval ";
+
+// The BLEU of every checkpoint a --json report scored.
+std::vector<double> report_bleu(const test::ProgramRun& run) {
+  std::vector<double> bleu;
+  for (const auto& checkpoint : nlohmann::json::parse(run.out)["checkpoints"]) bleu.push_back(checkpoint["bleu"]);
+  return bleu;
+}
+
+TEST(EvalSubcommands, EachPrintsWhatTheOneCommandFormPrints) {
+  const auto run = test::trained_seq2seq_run().string();
+  const auto legacy = checkpoint_eval(run + " --translate \"I'm here.\" --translate \"the zyxwv is here\"", "legacy");
+  ASSERT_EQ(legacy.status, 0) << legacy.err;
+  EXPECT_NE(legacy.err.find(kNote + "translate RUN SENTENCE...` (its own --help)"), std::string::npos) << legacy.err;
+  const auto translated = checkpoint_eval("translate " + run + " \"I'm here.\" \"the zyxwv is here\"", "translate");
+  ASSERT_EQ(translated.status, 0) << translated.err;
+  EXPECT_EQ(translated.out, legacy.out);
+  EXPECT_EQ(translated.err.find(kNote), std::string::npos) << translated.err;
+
+  const auto dir = test::fresh_temp_dir("checkpoint_eval_verbs");
+  test::write_bytes(dir / "src.txt", "I'm here.\n\nthe zyxwv is here\n");
+  const auto file = checkpoint_eval("translate " + run + " --beam 2 --input " + (dir / "src.txt").string() +
+                                        " --output " + (dir / "hyp.txt").string(),
+                                    "input");
+  ASSERT_EQ(file.status, 0) << file.err;
+  const auto legacy_file = checkpoint_eval(run + " --beam 2 --input " + (dir / "src.txt").string(), "legacy_input");
+  ASSERT_EQ(legacy_file.status, 0) << legacy_file.err;
+  EXPECT_EQ(util::read_file((dir / "hyp.txt").string()), legacy_file.out);
+
+  const auto report = checkpoint_eval("report " + run + " --limit 20 --json", "report");
+  ASSERT_EQ(report.status, 0) << report.err;
+  const auto legacy_report = checkpoint_eval(run + " --limit 20 --json", "legacy_report");
+  ASSERT_EQ(legacy_report.status, 0) << legacy_report.err;
+  EXPECT_EQ(report_bleu(report), report_bleu(legacy_report));
+  EXPECT_EQ(legacy_report.err.find(kNote), std::string::npos) << "RUN alone is the report\n" << legacy_report.err;
+
+  // score: the hypotheses are its positional.
+  test::write_bytes(dir / "ref.txt", "i am here\n\nthe zyxwv is here\n");
+  const std::string files = (dir / "hyp.txt").string() + " --ref " + (dir / "ref.txt").string();
+  const auto scored = checkpoint_eval("score " + files, "score");
+  ASSERT_EQ(scored.status, 0) << scored.err;
+  const auto legacy_scored = checkpoint_eval("--score " + files, "legacy_score");
+  EXPECT_EQ(scored.out, legacy_scored.out);
+  EXPECT_NE(legacy_scored.err.find(kNote + "score HYPOTHESES --ref REFERENCES`"), std::string::npos)
+      << legacy_scored.err;
+
+  // average writes the average and nothing else; reporting it scores what --average scored.
+  const auto average = (dir / "average.pt").string();
+  const auto averaged = checkpoint_eval("average " + run + " 2 --output " + average, "average");
+  ASSERT_EQ(averaged.status, 0) << averaged.err;
+  EXPECT_TRUE(averaged.out.empty()) << averaged.out;
+  EXPECT_TRUE(fs::exists(average));
+  const auto legacy_average =
+      checkpoint_eval(run + " --average 2 --limit 20 --json --output " + (dir / "legacy.pt").string(), "legacy_avg");
+  ASSERT_EQ(legacy_average.status, 0) << legacy_average.err;
+  EXPECT_EQ(report_bleu(checkpoint_eval("report " + average + " --limit 20 --json", "report_average")),
+            report_bleu(legacy_average));
+}
+
+TEST(EvalSubcommands, WhatASubcommandCannotDoIsOneLine) {
+  const auto run = test::trained_seq2seq_run().string();
+  const auto refused = [&](const std::string& args, const std::string& part, const std::string& name) {
+    test::expect_one_line_error(test::run_program("apps/checkpoint_eval", args, "checkpoint_eval_verb_no_" + name),
+                                part);
+  };
+  refused("classify " + run + " x.png", "classify: " + run + " is a seq2seq run's, not a vit run's", "classify");
+  refused("generate " + run + " hola", "generate: " + run + " is a seq2seq run's, not a lm run's", "generate");
+  refused("translate " + run, "translate: give sentences, --input FILE or --interactive", "nothing");
+  refused("translate " + run + " hi --output x.txt", "--output: with --input FILE", "output");
+  refused("translate " + run + " hi --n-best 2", "--n-best 2: needs --beam K", "n_best");
+  refused("report " + run + " --alignments", "unknown option --alignments", "report_alignments");
+  refused("score hyp.txt", "--ref is required", "score_ref");
+  refused("average " + run, "N is required", "average_n");
+  refused("average " + run + " 99", "--average 99 needs that many", "average_99");
+  refused("export " + run, "DIR is required", "export_dir");
+  refused("import", "import: give DLStudio's files (--dlstudio-*)", "import");
+  refused("report", "RUN is required", "report_run");
+}
+
+}  // namespace
+}  // namespace dls::apps::eval_verbs_test
