@@ -41,6 +41,18 @@ inline std::filesystem::path default_data_dir() {
   return {};
 }
 
+// vit_train's images: --image-folder DIR is --dataset image-folder --data-dir DIR, and a new
+// run's CIFAR-10 without --data-dir is read where `make data` puts it (default_data_dir()/
+// cifar10, data/fetch_data.sh) when it is there.
+inline void default_image_data(std::string& dataset, std::string& data_dir, const std::string& image_folder,
+                               bool resuming) {
+  if (!image_folder.empty()) dataset = "image-folder", data_dir = image_folder;
+  const auto fetched_cifar = default_data_dir() / "cifar10";
+  std::error_code error;
+  if (dataset == "cifar10" && data_dir.empty() && !resuming && std::filesystem::exists(fetched_cifar, error))
+    data_dir = fetched_cifar.string();
+}
+
 // default_data_dir()/spa-eng/spa.txt when that file exists, else "". No fallback: with
 // DLS_DATA_DIR set, only that folder is looked in.
 inline std::string default_corpus() {

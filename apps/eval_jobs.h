@@ -24,7 +24,7 @@
 #include "dls/util/precision.h"
 #include "dls/util/runtime.h"
 #include "eval_flags.h"
-#include "quantize_flag.h"
+#include "dls/layers/int8_linear.h"
 
 namespace dls::apps {
 

@@ -1,6 +1,6 @@
 // What every training program adds to its settings' flags: this invocation's own (--resume,
-// --threads, --workers, --overwrite, --dry-run, --json, --log-level), its exit status and
-// the end of its --json line. The RunSettings' flags (--device, --precision, --run-dir, the
+// --threads, --workers, --overwrite, --dry-run, --json, --log-level), the settings a run
+// starts from, and its exit status. The RunSettings' flags (--device, --precision, --run-dir, the
 // intervals, the limits, the data-parallel flags) are declared with it
 // (settings/run_settings.h).
 //
@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 
@@ -18,7 +20,9 @@
 
 #include "cli_overrides.h"
 #include "config_file.h"
-#include "parallel_flags.h"
+#include "error_line.h"
+#include "dls/train/loop_state.h"
+#include "dls/train/stop_signals.h"
 #include "dls/settings/run_settings.h"
 #include "dls/util/runtime.h"
 
@@ -28,33 +32,6 @@ namespace dls::apps {
 inline constexpr const char* kTrainerExitStatus =
     "Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
     "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).";
-
-// The end of a trainer's --json line, what every run reports (the three results name these
-// fields alike): final_loss, epochs, iterations, wall_s, parameters, stopped_by, precision,
-// run_dir, the data parallelism, the checkpoints written; closes the object.
-template <typename Result>
-void end_run_json(util::JsonWriter& json, const Result& r, const std::string& precision) {
-  json.key("final_loss")
-      .value(r.final_loss)
-      .key("epochs")
-      .value(r.epochs)
-      .key("iterations")
-      .value(r.iterations)
-      .key("wall_s")
-      .value(r.wall_s)
-      .key("parameters")
-      .value(r.parameters)
-      .key("stopped_by")
-      .value(r.stopped_by)
-      .key("precision")
-      .value(precision)
-      .key("run_dir")
-      .value(r.run_dir);
-  add_parallel_json(json, r.parallel);
-  json.key("checkpoints").begin_array();
-  for (const auto& path : r.checkpoints) json.value(path);
-  json.end_array().end_object();
-}
 
 // What a program needs of the command line before its settings exist.
 struct InvocationFlags {
@@ -134,6 +111,51 @@ inline void finish_run_settings(const CLI::App& app, settings::RunSettings& run,
   run.dry_run = invocation.dry_run;
   run.workers = invocation.workers > 0 ? invocation.workers : default_workers;
   run.config_toml = std::move(config_toml);
+}
+
+// The settings of a run before and after its flags: `fresh()` gives a new run's (a preset),
+// `resumed(path)` a resumed one's from its checkpoint (with RunSettings::resume_defaults());
+// each flag given then changes one setting, and a resume refuses in one line a flag whose
+// setting the checkpoint fixes (`also_fixed`: the flags that choose the preset).
+template <typename Settings>
+struct FlaggedSettings {
+  Settings preset;    // before the flags: the preset's or the checkpoint's
+  Settings settings;  // after them
+};
+
+template <typename Settings, typename Resumed, typename Fresh>
+FlaggedSettings<Settings> settings_from_flags(const CLI::App& app, const Overrides<Settings>& overrides,
+                                              const InvocationFlags& invocation, Resumed resumed, Fresh fresh,
+                                              std::initializer_list<const char*> also_fixed) {
+  FlaggedSettings<Settings> flagged;
+  if (invocation.resume.empty()) {
+    flagged.preset = fresh();
+  } else {
+    flagged.preset = resumed(invocation.resume);
+    flagged.preset.run = flagged.preset.run.resume_defaults();
+  }
+  flagged.settings = flagged.preset;
+  apply_overrides(overrides, flagged.settings);
+  if (!invocation.resume.empty()) check_fixed_on_resume(app, overrides, flagged.preset, flagged.settings, also_fixed);
+  return flagged;
+}
+
+// Runs `train` (the program after its command line: returns the exit status) and ends as
+// kTrainerExitStatus says: a signal's interruption with 128+N after its line, a diverged
+// run with 3, any other error with its one line and 1.
+template <typename Train>
+int exit_status_of_training(Train train) {
+  try {
+    return train();
+  } catch (const train::TrainingInterrupted& stopped) {
+    std::fprintf(stderr, "interrupted: %s\n", stopped.what());
+    return stopped.exit_status();
+  } catch (const train::TrainingDiverged& error) {
+    std::fprintf(stderr, "error: %s\n", error.what());
+    return 3;
+  } catch (const std::exception& error) {
+    return print_error_line(error);
+  }
 }
 
 }  // namespace dls::apps

@@ -7,9 +7,6 @@
 //   seq2seq_train --resume runs/seq2seq              continue the newest checkpoint of a run
 //   seq2seq_train --data spa.txt --reverse           Spanish -> English
 //   seq2seq_train --train-src train.de --train-tgt train.en --src-lang de --tgt-lang en
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -18,81 +15,16 @@
 #include <spdlog/spdlog.h>
 
 #include "command_line.h"
-#include "cli_overrides.h"
-#include "config_file.h"
 #include "corpus_flags.h"
 #include "declared_flags.h"
 #include "default_corpus.h"
-#include "run_flags.h"
-#include "dls/util/thread_policy.h"
 #include "dls/train/tasks/seq2seq_presets.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
-#include "dls/util/json.h"
 #include "dls/util/blas_kernels.h"
-#include "dls/util/runtime.h"
-#include "dls/train/stop_signals.h"
-#include "error_line.h"
-
-namespace {
+#include "dls/util/thread_policy.h"
+#include "run_flags.h"
 
 using dls::settings::Seq2SeqTrainSettings;
-using Overrides = dls::apps::Overrides<Seq2SeqTrainSettings>;
-
-// Refuses subword flags that would be ignored or cannot hold (one line each).
-void check_subword_flags(const Seq2SeqTrainSettings& setup, bool resuming) {
-  // By value, not by count: a config.toml written by a word-level run lists them at their defaults.
-  const dls::data::SubwordOptions defaults;
-  const auto& subwords = setup.data.subwords;
-  if (!setup.data.subword_units) {
-    if (subwords.joint) throw std::runtime_error("--joint-vocab: needs --tokenizer sentencepiece");
-    if (subwords.kind != defaults.kind) throw std::runtime_error("--spm-model: needs --tokenizer sentencepiece");
-    if (subwords.vocab_size != defaults.vocab_size) {
-      throw std::runtime_error("--vocab-size: needs --tokenizer sentencepiece");
-    }
-  }
-  if (!setup.model.tie_embeddings() || resuming) return;
-  if (!setup.data.subword_units || !setup.data.subwords.joint) {
-    throw std::runtime_error(
-        "--tie-embeddings: needs one vocabulary for both languages (--tokenizer sentencepiece "
-        "--joint-vocab)");
-  }
-  if (setup.model.transformer().layout() != dls::Layout::kVaswani) {
-    throw std::runtime_error("--tie-embeddings: needs the vaswani layout (--preset cpu or --layout vaswani)");
-  }
-}
-
-void print_json(const dls::train::Seq2SeqTrainResult& r, const std::string& precision) {
-  dls::util::JsonWriter json;
-  json.begin_object()
-      .key("pairs_per_s")
-      .value(r.pairs_per_s)
-      .key("val_loss")
-      .value(r.val_loss)
-      .key("val_bleu")
-      .value(r.val_bleu)
-      .key("val_sacrebleu")
-      .begin_object()
-      .key("score")
-      .value(r.val_sacrebleu)
-      .key("signature")
-      .value(r.sacrebleu_signature)
-      .end_object()
-      .key("val_chrf")
-      .begin_object()
-      .key("score")
-      .value(r.val_chrf)
-      .key("signature")
-      .value(r.chrf_signature)
-      .end_object()
-      .key("encoder_parameters")
-      .value(r.encoder_parameters)
-      .key("decoder_parameters")
-      .value(r.decoder_parameters);
-  dls::apps::end_run_json(json, r, precision);
-  std::cout << json.str() << std::endl;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
@@ -104,7 +36,7 @@ int main(int argc, char** argv) {
       "checkpoint's settings are the starting point instead of the preset.\n"};
   app.footer(dls::apps::kTrainerExitStatus);
   app.get_formatter()->column_width(38);
-  Overrides overrides;
+  dls::apps::Overrides<Seq2SeqTrainSettings> overrides;
   std::string preset, variant = "FG";  // preset "": chosen for the device
   dls::apps::InvocationFlags invocation;
 
@@ -135,55 +67,33 @@ int main(int argc, char** argv) {
   dls::apps::add_config_option(app);
   if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("seq2seq_train"));
-  try {
+  return dls::apps::exit_status_of_training([&] {
     const int threads = dls::apps::configure_invocation(invocation);
     const bool resuming = !invocation.resume.empty();
-    Seq2SeqTrainSettings setup;
-    if (resuming) {
-      setup = dls::train::resume_info(invocation.resume).settings;
-      setup.run = setup.run.resume_defaults();
-    } else {
-      std::string why;  // when no --preset named it
-      if (preset.empty()) {
-        Seq2SeqTrainSettings flags_alone;  // the device the flags ask for
-        dls::apps::apply_overrides(overrides, flags_alone);
-        const auto chosen = dls::train::default_seq2seq_preset(flags_alone.run.device);
-        preset = chosen.name;
-        why = chosen.reason;
-      }
-      setup = dls::train::seq2seq_preset(preset, dls::parse_variant(variant));
-      setup.preset_note = "preset " + preset + (why.empty() ? " (--preset)" : ": " + why);
-      setup.data.data_path = dls::apps::default_corpus();
-    }
-    const Seq2SeqTrainSettings before_flags = setup;
-    dls::apps::apply_overrides(overrides, setup);
+    const auto fresh = [&] {
+      dls::settings::Seq2SeqTrainSettings flags_alone;  // the device the flags ask for
+      dls::apps::apply_overrides(overrides, flags_alone);
+      auto settings = dls::train::new_run_preset(preset, dls::parse_variant(variant), flags_alone.run.device);
+      settings.data.data_path = dls::apps::default_corpus();
+      return settings;
+    };
+    const auto resumed = [](const std::string& path) { return dls::train::resume_info(path).settings; };
+    auto [before_flags, setup] =
+        dls::apps::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset", "--variant"});
     if (!resuming) dls::apps::languages_from_file_names(app, setup);
     dls::apps::check_corpus_flags(app, setup);
-    if (setup.data.data_path.empty() && setup.data.train_src.empty()) {
+    if (setup.data.data_path.empty() && setup.data.train_src.empty())
       throw std::runtime_error(dls::apps::no_corpus_message());
-    }
-    if (resuming) {
-      dls::apps::check_fixed_on_resume(app, overrides, before_flags, setup, {"--preset", "--variant"});
-    }
     setup.check_architecture(before_flags);
-    check_subword_flags(setup, resuming);
+    setup.check_subwords(resuming);
     const bool flattened =
         setup.architecture == dls::Architecture::kTransformer && setup.model.transformer().flattened();
     if (dls::util::keeps_freed_memory(flattened)) dls::util::keep_freed_memory();
     dls::apps::finish_run_settings(app, setup.run, invocation, dls::util::default_batch_chunks(flattened, threads),
                                    dls::apps::resolved_config(overrides, setup, "seq2seq_train"));
     const auto result = dls::train::train_seq2seq(setup, dlstudio_vocab);
-    if (invocation.json && result.parallel.rank == 0) {
-      print_json(result, dls::util::precision_name(setup.run.precision));
-    }
+    if (invocation.json && result.parallel.rank == 0)
+      std::cout << result.json(dls::util::precision_name(setup.run.precision)) << std::endl;
     return 0;
-  } catch (const dls::train::TrainingInterrupted& stopped) {
-    std::fprintf(stderr, "interrupted: %s\n", stopped.what());
-    return stopped.exit_status();
-  } catch (const dls::train::Seq2SeqDiverged& error) {
-    std::fprintf(stderr, "error: %s\n", error.what());
-    return 3;
-  } catch (const std::exception& error) {
-    return dls::apps::print_error_line(error);
-  }
+  });
 }

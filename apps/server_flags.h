@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "dls/serve/serve_checkpoint.h"
 #include "dls/serve/serve_settings.h"
 #include "cli_overrides.h"
 #include "command_line.h"
@@ -15,10 +16,9 @@
 namespace dls::apps {
 
 struct ServerFlags {
-  std::string checkpoint, device = "cpu", weights = "ema", log_level = "info", page_dir, quantize = "none",
-                          precision = "fp32";
+  serve::ServedModel model;  // the checkpoint, device, precision, quantize, decode workers
+  std::string weights = "ema", log_level = "info", page_dir;
   int threads = 0;
-  int decode_workers = 0;  // 0: one per intra-op thread
   bool no_batching = false;
   serve::ServeSettings settings;
 };
@@ -28,7 +28,7 @@ inline void add_server_flags(CLI::App& app, ServerFlags& flags) {
   auto& http = settings.http;
   auto& limits = settings.limits;
   auto& batching = settings.batching;
-  app.add_option("checkpoint", flags.checkpoint,
+  app.add_option("checkpoint", flags.model.checkpoint,
                  "a seq2seq or ViT checkpoint, or a run directory (its best.pt, else its newest)")
       ->required();
   const std::string net = "Network";
@@ -115,7 +115,7 @@ inline void add_server_flags(CLI::App& app, ServerFlags& flags) {
       ->capture_default_str()
       ->check(in_range(0, 100000000))
       ->group(batch);
-  app.add_option("--decode-workers", flags.decode_workers,
+  app.add_option("--decode-workers", flags.model.decode_workers,
                  "cut each batch into N chunks decoded on N threads of one intra-op thread each (CPU; 1: one pass "
                  "with --threads intra-op threads; default: one per core, which docs/serving.md measures best)")
       ->check(in_range(1, 256))
@@ -123,7 +123,7 @@ inline void add_server_flags(CLI::App& app, ServerFlags& flags) {
   app.add_flag("--no-batching", flags.no_batching, "every request decoded on its own (--batch-wait-ms 0 --max-batch 1)")
       ->group(batch);
   const std::string model = "Model";
-  app.add_option("--device", flags.device, "cpu, cuda or auto")
+  app.add_option("--device", flags.model.device, "cpu, cuda or auto")
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->group(model);
@@ -135,8 +135,8 @@ inline void add_server_flags(CLI::App& app, ServerFlags& flags) {
       ->capture_default_str()
       ->check(CLI::IsMember({"ema", "trained"}))
       ->group(model);
-  add_precision_flag(app, flags.precision, model);
-  add_quantize_flag(app, flags.quantize, model);
+  add_precision_flag(app, flags.model.precision, model);
+  add_quantize_flag(app, flags.model.quantize, model);
   app.add_option("--log-level", flags.log_level, "trace, debug (every request), info, warn, error or off")
       ->capture_default_str()
       ->check(log_levels())

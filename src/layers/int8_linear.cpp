@@ -5,12 +5,14 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <string>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
 
 #include <ATen/Context.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 namespace dls {
@@ -184,6 +186,23 @@ Int8WeightStats int8_weight_stats() {
     stats.fp32_bytes += entry.weight->values.numel() * static_cast<std::int64_t>(sizeof(float));
   }
   return stats;
+}
+
+void apply_quantize(const std::string& quantize, const std::string& kind, const torch::Device& device, bool autocast) {
+  if (quantize == "none") return;
+  const std::string flag = "--quantize " + quantize + ": ";
+  if (kind != "seq2seq") throw std::runtime_error(flag + "for translation models, not a " + kind + " checkpoint");
+  if (!device.is_cpu()) throw std::runtime_error(flag + "on the CPU, not " + device.str());
+  if (autocast) throw std::runtime_error(flag + "not with --precision bf16 or fp16: choose one");
+  try {
+    set_int8_linear_enabled(true);
+  } catch (const std::exception& error) {
+    throw std::runtime_error(flag + error.what());
+  }
+  spdlog::debug(
+      "linear layers on int8 weights, one scale per output row, made on first use (one row: the {} kernel; "
+      "several: onednn)",
+      int8_gemv_kernel());
 }
 
 }  // namespace dls

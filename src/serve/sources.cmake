@@ -5,6 +5,7 @@ list(APPEND DLS_SERVE_SOURCES
   serve/host_check.cpp
   serve/http_server.cpp
   serve/page_files.cpp
+  serve/serve_checkpoint.cpp
   serve/stop_signals.cpp
   serve/translate_server.cpp
   serve/vit_api_json.cpp

@@ -82,4 +82,22 @@ Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& 
   return o;
 }
 
+void Seq2SeqTrainSettings::check_subwords(bool resuming) const {
+  const data::SubwordOptions defaults;
+  const auto& subwords = data.subwords;
+  if (!data.subword_units) {
+    if (subwords.joint) throw std::runtime_error("--joint-vocab: needs --tokenizer sentencepiece");
+    if (subwords.kind != defaults.kind) throw std::runtime_error("--spm-model: needs --tokenizer sentencepiece");
+    if (subwords.vocab_size != defaults.vocab_size)
+      throw std::runtime_error("--vocab-size: needs --tokenizer sentencepiece");
+  }
+  if (!model.tie_embeddings() || resuming) return;
+  if (!data.subword_units || !subwords.joint) {
+    throw std::runtime_error(
+        "--tie-embeddings: needs one vocabulary for both languages (--tokenizer sentencepiece --joint-vocab)");
+  }
+  if (model.transformer().layout() != Layout::kVaswani)
+    throw std::runtime_error("--tie-embeddings: needs the vaswani layout (--preset cpu or --layout vaswani)");
+}
+
 }  // namespace dls::settings

@@ -40,4 +40,10 @@ std::string ViTTrainSettings::describe() const {
   return text;
 }
 
+void ViTTrainSettings::check_image_flags(const ViTTrainSettings& preset) const {
+  if (data.dataset == "image-folder") return;
+  if (data.image_size != preset.data.image_size) throw std::runtime_error("--image-size: only for an image folder");
+  if (data.channels != preset.data.channels) throw std::runtime_error("--channels: only for an image folder");
+}
+
 }  // namespace dls::settings

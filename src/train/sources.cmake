@@ -24,6 +24,7 @@ list(APPEND DLS_SOURCES
   train/run_directory.cpp
   train/run_identity.cpp
   train/run_plots.cpp
+  train/run_result.cpp
   train/run_selection.cpp
   train/run_start.cpp
   train/step_plan.cpp

@@ -14,7 +14,6 @@
 #include "dls/eval/translator.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/util/precision.h"
-#include "../../apps/quantize_flag.h"
 #include "support/program_run.h"
 #include "support/seq2seq_runs.h"
 #include "support/translate_server_process.h"

@@ -102,5 +102,36 @@ TEST(Seq2SeqSettings, SettingsOfTheArchitectureARunDoesNotTrainAreRefused) {
   EXPECT_NE(refused(unbuildable, unbuildable).find("--architecture rnn-attention: "), std::string::npos);
 }
 
+// Subword settings need --tokenizer sentencepiece, tied embeddings one vocabulary for both
+// languages and the vaswani layout (a new run's; a resume keeps what its run tied).
+TEST(Seq2SeqSettings, SubwordAndTiedEmbeddingSettingsThatCannotHoldAreRefused) {
+  const auto refusal = [](const Seq2SeqTrainSettings& asked, bool resuming) {
+    try {
+      asked.check_subwords(resuming);
+    } catch (const std::runtime_error& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  Seq2SeqTrainSettings words;
+  EXPECT_EQ(refusal(words, false), "");
+  auto joint = words;
+  joint.data.subwords.joint = true;
+  EXPECT_EQ(refusal(joint, false), "--joint-vocab: needs --tokenizer sentencepiece");
+  auto sized = words;
+  sized.data.subwords.vocab_size += 1;
+  EXPECT_EQ(refusal(sized, true), "--vocab-size: needs --tokenizer sentencepiece");
+  auto tied = words;
+  tied.model.tie_embeddings(true);
+  EXPECT_NE(refusal(tied, false).find("--tie-embeddings: needs one vocabulary"), std::string::npos);
+  EXPECT_EQ(refusal(tied, true), "") << "a resume keeps what its run tied";
+  tied.data.subword_units = true;
+  tied.data.subwords.joint = true;
+  tied.model.transformer().layout(Layout::kVaswani);
+  EXPECT_EQ(refusal(tied, false), "");
+  tied.model.transformer().layout(Layout::kPositionwise);
+  EXPECT_NE(refusal(tied, false).find("--tie-embeddings: needs the vaswani layout"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dls::settings

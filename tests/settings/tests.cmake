@@ -2,6 +2,7 @@
 list(APPEND DLS_TEST_SOURCES
   settings/builtin_presets_test.cpp
   settings/declared_test.cpp
+  settings/lm_settings_test.cpp
   settings/lr_schedule_test.cpp
   settings/run_settings_test.cpp
   settings/seq2seq_settings_test.cpp

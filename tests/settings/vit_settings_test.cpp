@@ -29,5 +29,20 @@ TEST(ViTSettings, AnOlderCheckpointHasNoValidationSplit) {
   EXPECT_EQ(back.data.split_seed, ViTTrainSettings{}.data.split_seed);
 }
 
+// --image-size and --channels are an image folder's; the datasets' images have their own.
+TEST(ViTSettings, ImageSizeAndChannelsAreForAnImageFolderOnly) {
+  ViTTrainSettings preset;
+  auto asked = preset;
+  asked.data.image_size = preset.data.image_size + 4;
+  EXPECT_THROW(asked.check_image_flags(preset), std::runtime_error);
+  asked = preset;
+  asked.data.channels = preset.data.channels == 1 ? 3 : 1;
+  EXPECT_THROW(asked.check_image_flags(preset), std::runtime_error);
+  asked.data.dataset = "image-folder";
+  asked.data.image_size = 48;
+  EXPECT_NO_THROW(asked.check_image_flags(preset));
+  EXPECT_NO_THROW(preset.check_image_flags(preset));
+}
+
 }  // namespace
 }  // namespace dls::settings

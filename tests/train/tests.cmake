@@ -5,6 +5,7 @@ list(APPEND DLS_TEST_SOURCES
   train/captured_step_test.cpp
   train/init_from_test.cpp
   train/run_comparison_test.cpp
+  train/run_result_test.cpp
   train/mixed_precision_test.cpp
   train/optim/fused_adam_test.cpp
   train/optim/grad_scaler_test.cpp

@@ -50,6 +50,12 @@ std::string int8_engine_problem();
 void set_int8_linear_enabled(bool enabled);
 bool int8_linear_enabled();
 
+// --quantize for a process (checkpoint_eval, translate_server): "none" does nothing; "int8"
+// switches int8 linear layers on, or says in one line why it cannot: `kind` is the
+// checkpoint's (only "seq2seq"), `device` must be the CPU, `autocast` whether bf16 or fp16
+// autocast was asked for.
+void apply_quantize(const std::string& quantize, const std::string& kind, const torch::Device& device, bool autocast);
+
 // The int8 form of `weight` (fp32 [out, in] on the CPU), made on first use and remade when
 // the weight changes (its storage, place or version); thread-safe.
 std::shared_ptr<const Int8Weight> int8_weight_of(const torch::Tensor& weight);

@@ -95,6 +95,11 @@ struct LmTrainSettings {
   util::KeyValues to_settings() const;
   // Throws std::runtime_error naming the missing or malformed setting.
   static LmTrainSettings from_settings(const util::KeyValues& settings);
+  // Refuses, in one line, what the data's form would ignore (compared by value with `preset`,
+  // the settings before the command line, as a config.toml repeats them all): subword settings
+  // without --tokenizer sentencepiece (a new run's), sentence settings on running text
+  // (--block-size) and --validation-fraction on sentences.
+  void check_data(const LmTrainSettings& preset, bool resuming) const;
   // The start-up log's description: the preset and model, then describe_settings() (declared.h).
   std::string describe() const;
 };

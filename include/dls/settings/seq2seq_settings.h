@@ -88,6 +88,10 @@ struct Seq2SeqTrainSettings {
   // transformer's (compared by value with `preset`, the settings before the command line, as
   // a config.toml repeats them all), and an RNN that cannot be built -- before data is read.
   void check_architecture(const Seq2SeqTrainSettings& preset) const;
+  // Refuses, in one line, subword settings without --tokenizer sentencepiece (by value: a
+  // config.toml written by a word-level run lists them at their defaults) and tied embeddings
+  // without one vocabulary for both languages and the vaswani layout (a new run's only).
+  void check_subwords(bool resuming) const;
 
   // Every setting but the model's sizes, under "training." in checkpoints (the model config
   // saves its own keys, under "model."). Checkpoints written before a key existed read as the

@@ -149,6 +149,9 @@ struct ViTTrainSettings {
   // Sets the model's image size, channels and classes from the dataset's name (an image
   // folder: data.image_size, data.channels and its class folders, listed).
   void adapt_model_to_dataset();
+  // Refuses, in one line, --image-size and --channels for the datasets, whose images have
+  // their own (compared by value with `preset`, the settings before the command line).
+  void check_image_flags(const ViTTrainSettings& preset) const;
   // The start-up log's description: the preset and model, then describe_settings() (declared.h).
   std::string describe() const;
 };

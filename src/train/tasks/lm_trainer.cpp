@@ -50,17 +50,28 @@ LmTrainResult train_lm(const settings::LmTrainSettings& settings) {
   const auto state = run.resume ? LmTask::loop_state(contents.state) : LoopState{};
   const auto done = run_training(*task, state, loop, std::move(run.resume));
   result.sentences_per_s = done.examples_per_s;
-  result.final_loss = done.final_loss;
   result.val_nll = task->val_nll();
   result.val_perplexity = std::exp(result.val_nll);
   result.val_word_perplexity = task->val_word_perplexity();
-  result.epochs = done.epochs;
-  result.iterations = done.iterations;
-  result.wall_s = done.wall_s;
-  result.checkpoints = done.checkpoints;
-  result.stopped_by = done.stopped_by;
-  result.parallel = {done.world_size, done.rank, done.backend, done.all_reduce_s};
+  result.take(done);
   return result;
+}
+
+std::string LmTrainResult::json(const std::string& precision) const {
+  return run_result_json(*this, precision, [this](util::JsonWriter& json) {
+    json.key("sentences_per_s")
+        .value(sentences_per_s)
+        .key("initial_val_perplexity")
+        .value(initial_val_perplexity)
+        .key("val_loss")
+        .value(val_nll)
+        .key("val_perplexity")
+        .value(val_perplexity)
+        .key("val_word_perplexity")
+        .value(val_word_perplexity)
+        .key("vocab_size")
+        .value(vocab_size);
+  });
 }
 
 }  // namespace dls::train

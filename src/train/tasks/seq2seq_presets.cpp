@@ -26,4 +26,16 @@ PresetChoice default_seq2seq_preset(const std::string& device) {
   return {"dlstudio", "the default on a GPU: DLStudio's example (--preset cpu: the small recipe)"};
 }
 
+settings::Seq2SeqTrainSettings new_run_preset(std::string& name, Variant variant, const std::string& device) {
+  std::string why = "(--preset)";
+  if (name.empty()) {
+    const auto chosen = default_seq2seq_preset(device);
+    name = chosen.name;
+    why = ": " + chosen.reason;
+  }
+  auto settings = seq2seq_preset(name, variant);
+  settings.preset_note = "preset " + name + (why.front() == '(' ? " " : "") + why;
+  return settings;
+}
+
 }  // namespace dls::train

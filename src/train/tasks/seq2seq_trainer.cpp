@@ -69,7 +69,6 @@ Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
   const auto state = run.resume ? task->loop_state(checkpoint.progress) : LoopState{};
   const auto done = run_training(*task, state, loop, std::move(run.resume));
   result.pairs_per_s = done.examples_per_s;
-  result.final_loss = done.final_loss;
   result.val_loss = task->val_loss();
   result.val_bleu = task->val_bleu();
   if (const auto* validation = task->last_validation()) {
@@ -78,13 +77,37 @@ Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
     result.sacrebleu_signature = validation->sacrebleu.signature;
     result.chrf_signature = validation->chrf.signature;
   }
-  result.epochs = done.epochs;
-  result.iterations = done.iterations;
-  result.wall_s = done.wall_s;
-  result.checkpoints = done.checkpoints;
-  result.stopped_by = done.stopped_by;
-  result.parallel = {done.world_size, done.rank, done.backend, done.all_reduce_s};
+  result.take(done);
   return result;
+}
+
+std::string Seq2SeqTrainResult::json(const std::string& precision) const {
+  return run_result_json(*this, precision, [this](util::JsonWriter& json) {
+    json.key("pairs_per_s")
+        .value(pairs_per_s)
+        .key("val_loss")
+        .value(val_loss)
+        .key("val_bleu")
+        .value(val_bleu)
+        .key("val_sacrebleu")
+        .begin_object()
+        .key("score")
+        .value(val_sacrebleu)
+        .key("signature")
+        .value(sacrebleu_signature)
+        .end_object()
+        .key("val_chrf")
+        .begin_object()
+        .key("score")
+        .value(val_chrf)
+        .key("signature")
+        .value(chrf_signature)
+        .end_object()
+        .key("encoder_parameters")
+        .value(encoder_parameters)
+        .key("decoder_parameters")
+        .value(decoder_parameters);
+  });
 }
 
 }  // namespace dls::train

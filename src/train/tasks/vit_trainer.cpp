@@ -47,16 +47,25 @@ ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
   result.test_loss = task->test_loss();
   result.val_accuracy = task->val_accuracy();
   result.val_loss = task->val_loss();
-  result.final_loss = done.final_loss;
-  result.epochs = done.epochs;
-  result.iterations = done.iterations;
-  result.wall_s = done.wall_s;
-  result.checkpoints = done.checkpoints;
+  result.take(done);
   result.parameters = count_parameters(task->model()).parameters;
   result.run_dir = run.run.run_dir;
-  result.stopped_by = done.stopped_by;
-  result.parallel = {done.world_size, done.rank, done.backend, done.all_reduce_s};
   return result;
+}
+
+std::string ViTTrainResult::json(const std::string& precision) const {
+  return run_result_json(*this, precision, [this](util::JsonWriter& json) {
+    json.key("images_per_s")
+        .value(images_per_s)
+        .key("test_accuracy")
+        .value(test_accuracy)
+        .key("test_loss")
+        .value(test_loss)
+        .key("val_accuracy")
+        .value(val_accuracy)
+        .key("val_loss")
+        .value(val_loss);
+  });
 }
 
 }  // namespace dls::train

@@ -10,27 +10,21 @@
 #include <vector>
 
 #include "dls/settings/lm_settings.h"
-#include "dls/train/parallel/data_parallel.h"
 #include "dls/train/loop_state.h"
+#include "dls/train/run_result.h"
 
 namespace dls::train {
 
-struct LmTrainResult {
-  double sentences_per_s = 0;            // training sentences per second, this invocation
-  double final_loss = NAN;               // mean training loss per token of the last (partial) epoch
-  double initial_val_perplexity = NAN;   // a fresh run's untrained model (NaN when resumed)
-  double val_nll = NAN;                  // latest validation mean NLL per token
-  double val_perplexity = NAN;           // exp(val_nll)
-  double val_word_perplexity = NAN;      // exp(Σ NLL / (words + EOS)): per word whatever the tokens
-  std::int64_t epochs = 0;               // epochs completed in all
-  std::int64_t iterations = 0;           // optimizer steps in all
-  double wall_s = 0;                     // wall time of this invocation
-  std::vector<std::string> checkpoints;  // written by this invocation
-  std::int64_t parameters = 0;
+struct LmTrainResult : RunResult {
+  double sentences_per_s = 0;           // training sentences per second, this invocation
+  double initial_val_perplexity = NAN;  // a fresh run's untrained model (NaN when resumed)
+  double val_nll = NAN;                 // latest validation mean NLL per token
+  double val_perplexity = NAN;          // exp(val_nll)
+  double val_word_perplexity = NAN;     // exp(Σ NLL / (words + EOS)): per word whatever the tokens
   std::int64_t vocab_size = 0;
-  std::string stopped_by;  // "epochs", "max-iters", "time-limit", "patience" or "dry-run"
-  std::string run_dir;
-  ParallelReport parallel;  // world size, rank, backend, all-reduce time
+
+  // The --json object of the trainer: these fields, then RunResult's.
+  std::string json(const std::string& precision) const;
 };
 
 // Trains (or resumes: settings.run.resume) and returns the summary. Data and checkpoint

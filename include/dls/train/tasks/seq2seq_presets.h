@@ -29,4 +29,8 @@ struct PresetChoice {
 // 40 epochs) would take days; "dlstudio" on a GPU, where the lectures ran it.
 PresetChoice default_seq2seq_preset(const std::string& device);
 
+// A new run's settings: the preset `name`, or, when `name` is empty, the default for `device`
+// (which `name` then becomes), preset_note saying which and why.
+settings::Seq2SeqTrainSettings new_run_preset(std::string& name, Variant variant, const std::string& device);
+
 }  // namespace dls::train

@@ -13,31 +13,25 @@
 
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/settings/seq2seq_settings.h"
-#include "dls/train/parallel/data_parallel.h"
 #include "dls/train/loop_state.h"
+#include "dls/train/run_result.h"
 
 namespace dls::train {
 
-struct Seq2SeqTrainResult {
-  double pairs_per_s = 0;   // training pairs per second of the epochs' wall time (evaluations aside), this invocation
-  double final_loss = NAN;  // mean training loss of the last (possibly partial) epoch
-  double val_loss = NAN;    // after the last validated epoch
-  double val_bleu = NAN;    // corpus BLEU (NLTK scale 0-1) after the last validated epoch
+struct Seq2SeqTrainResult : RunResult {
+  double pairs_per_s = 0;  // training pairs per second of the epochs' wall time (evaluations aside), this invocation
+  double val_loss = NAN;   // after the last validated epoch
+  double val_bleu = NAN;   // corpus BLEU (NLTK scale 0-1) after the last validated epoch
   // sacreBLEU's BLEU and chrF2 (0-100) and their signatures, of this invocation's last
   // validation (NaN and empty when it validated nothing).
   double val_sacrebleu = NAN;
   double val_chrf = NAN;
   std::string sacrebleu_signature, chrf_signature;
-  std::int64_t epochs = 0;               // epochs completed in all
-  std::int64_t iterations = 0;           // optimizer steps in all
-  double wall_s = 0;                     // wall time of this invocation
-  std::vector<std::string> checkpoints;  // written by this invocation
   std::int64_t encoder_parameters = 0;
   std::int64_t decoder_parameters = 0;
-  std::int64_t parameters = 0;  // the whole model (embeddings included)
-  std::string stopped_by;       // "epochs", "max-iters", "time-limit" or "dry-run"
-  std::string run_dir;
-  ParallelReport parallel;  // world size, rank, backend, all-reduce time
+
+  // The --json object of the trainer: these fields, then RunResult's.
+  std::string json(const std::string& precision) const;
 };
 
 // Thrown when the loss becomes NaN or infinite; names the last good checkpoint.

@@ -11,26 +11,20 @@
 #include <vector>
 
 #include "dls/settings/vit_settings.h"
-#include "dls/train/parallel/data_parallel.h"
 #include "dls/train/loop_state.h"
+#include "dls/train/run_result.h"
 
 namespace dls::train {
 
-struct ViTTrainResult {
-  double images_per_s = 0;               // training images per second over this invocation
-  double test_accuracy = 0;              // after the last epoch evaluated (fraction; NaN if none)
-  double test_loss = NAN;                // its plain cross-entropy (NaN if no epoch was evaluated here)
-  double val_accuracy = NAN;             // of the held-out training images, after the last epoch evaluated
-  double val_loss = NAN;                 // its plain cross-entropy (NaN without validation images)
-  double final_loss = 0;                 // mean training loss of the last epoch (or partial epoch)
-  std::int64_t epochs = 0;               // epochs completed in all
-  std::int64_t iterations = 0;           // optimizer steps in all
-  double wall_s = 0;                     // wall time of this invocation
-  std::vector<std::string> checkpoints;  // written by this invocation
-  std::int64_t parameters = 0;
-  std::string stopped_by;  // "epochs", "max-iters", "time-limit" or "dry-run"
-  std::string run_dir;
-  ParallelReport parallel;  // world size, rank, backend, all-reduce time
+struct ViTTrainResult : RunResult {
+  double images_per_s = 0;    // training images per second over this invocation
+  double test_accuracy = 0;   // after the last epoch evaluated (fraction; NaN if none)
+  double test_loss = NAN;     // its plain cross-entropy (NaN if no epoch was evaluated here)
+  double val_accuracy = NAN;  // of the held-out training images, after the last epoch evaluated
+  double val_loss = NAN;      // its plain cross-entropy (NaN without validation images)
+
+  // The --json object of the trainer: these fields, then RunResult's.
+  std::string json(const std::string& precision) const;
 };
 
 // Trains (or resumes: settings.run.resume) and returns the summary. Data and checkpoint
