@@ -13,6 +13,7 @@
 #include "dls/models/seq2seq_loss.h"
 #include "dls/util/thread_policy.h"
 #include "dls/train/captured_step.h"
+#include "dls/train/optim/clip_gradients.h"
 #include "dls/train/optim/graph_safe_adam.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/train/parallel/gradient_buffer.h"
@@ -147,7 +148,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
           },
           graph_safe ? train::GradientOutput::kIntoExisting : train::GradientOutput::kReplace, /*read_loss=*/false);
       if (preset.optimizer.clip_grad_norm > 0 && !graph_safe) {  // (the graph-safe one clips itself)
-        torch::nn::utils::clip_grad_norm_(model->parameters(), preset.optimizer.clip_grad_norm);
+        dls::train::clip_gradients(model->parameters(), preset.optimizer.clip_grad_norm);
       }
       optimizer->step();
     };

@@ -9,6 +9,7 @@
 #include "bench_tasks.h"
 #include "dls/util/thread_policy.h"
 #include "dls/models/vit.h"
+#include "dls/train/optim/clip_gradients.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/train/parallel/split_batch.h"
 #include "dls/train/tasks/vit_presets.h"
@@ -71,7 +72,7 @@ BenchResult run_vit_bench(const BenchOptions& o) {
                    (static_cast<double>(x.size(0)) / static_cast<double>(batch));
           });
       if (settings.optimizer.clip_grad_norm > 0) {
-        torch::nn::utils::clip_grad_norm_(model->parameters(), settings.optimizer.clip_grad_norm);
+        dls::train::clip_gradients(model->parameters(), settings.optimizer.clip_grad_norm);
       }
       optimizer->step();
     };

@@ -16,6 +16,7 @@
 
 #include "dls/data/vocabulary.h"
 #include "dls/models/seq2seq_loss.h"
+#include "dls/train/optim/clip_gradients.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/train/parallel/split_batch.h"
 #include "dls/train/tasks/seq2seq_presets.h"
@@ -57,7 +58,7 @@ util::OperatorCounts one_training_step(const std::string& preset) {
         },
         train::GradientOutput::kReplace, /*read_loss=*/false);
     if (settings.optimizer.clip_grad_norm > 0) {
-      torch::nn::utils::clip_grad_norm_(model->parameters(), settings.optimizer.clip_grad_norm);
+      train::clip_gradients(model->parameters(), settings.optimizer.clip_grad_norm);
     }
     optimizer->step();
   };
