@@ -10,6 +10,7 @@ void RunResult::take(const LoopResult& done) {
   checkpoints = done.checkpoints;
   stopped_by = done.stopped_by;
   parallel = {done.world_size, done.rank, done.backend, done.all_reduce_s};
+  training_step = done.training_step;
 }
 
 std::string run_result_json(const RunResult& result, const std::string& precision,
@@ -31,6 +32,8 @@ std::string run_result_json(const RunResult& result, const std::string& precisio
       .value(result.stopped_by)
       .key("precision")
       .value(precision)
+      .key("training_step")
+      .value(result.training_step)
       .key("run_dir")
       .value(result.run_dir)
       .key("world_size")

@@ -38,4 +38,10 @@ StepPlan plan_step(CudaGraphs wanted, const torch::Device& device, bool graphs_b
   return plan;
 }
 
+std::string step_description(const StepPlan& plan, const torch::Device& device, const std::string& recording_failure) {
+  if (!recording_failure.empty()) return "eager (recording failed: " + recording_failure + ")";
+  if (plan.captured) return "CUDA graphs";
+  return device.is_cpu() ? "eager" : "eager (" + plan.why_not + ")";
+}
+
 }  // namespace dls::train

@@ -117,11 +117,13 @@ class Loop {
     result_.checkpoints = checkpoints_->written();
     result_.examples_per_s = train_seconds_ > 0 ? static_cast<double>(examples_trained_) / train_seconds_ : 0;
     result_.all_reduce_s = step_->mean_all_reduce_s();
+    result_.training_step = step_->description();
     if (main_) task_.finish(run_->path());
     result_.wall_s = seconds_since(options_.started);
     spdlog::info("done ({}): {} epochs, {} steps, {:.0f} training {}/s{}{}, wall {}", result_.stopped_by,
                  result_.epochs, result_.iterations, result_.examples_per_s, task_.example_unit(),
                  step_->all_reduce_summary(), schedule_->summary(), util::format_duration(result_.wall_s));
+    if (main_ && step_->recording_failed()) spdlog::warn("training step: {}", result_.training_step);
     return result_;
   }
 

@@ -68,10 +68,9 @@ TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, Distr
     denominator_ = capturable->denominator;
   }
   if (main) {
-    spdlog::info("training step: {}{}",
-                 plan_.captured ? "CUDA graphs, one recorded per batch shape and replayed" : "eager",
+    spdlog::info("training step: {}{}{}", description(),
+                 plan_.captured ? ", one recorded per batch shape and replayed" : "",
                  plan_.graph_safe_optimizer ? ", the optimizer over flat gradients" : "");
-    if (!plan_.captured && options_.device.is_cuda()) spdlog::info("no CUDA graphs: {}", plan_.why_not);
   }
   if (options_.run.precision == util::Precision::kFp16) scaler_ = std::make_unique<GradScaler>();
   if (main && options_.run.precision != util::Precision::kFp32) {
@@ -88,12 +87,15 @@ TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, Distr
 
 TrainingStep::~TrainingStep() = default;
 
+std::string TrainingStep::description() const { return step_description(plan_, options_.device, recording_failure_); }
+
 std::optional<torch::Tensor> TrainingStep::run_captured(const TrainingBatch& batch) {
   try {
     return captured_->run(batch.inputs, batch.targets, denominator_());
   } catch (const std::runtime_error& e) {
     if (parse_cuda_graphs(options_.run.cuda_graphs) == CudaGraphs::kOn) throw;
     spdlog::warn("{}; the step runs eagerly from here on", e.what());
+    recording_failure_ = e.what();
     captured_.reset();
     return std::nullopt;
   }

@@ -64,6 +64,10 @@ class TrainingStep {
   // summary line's account of the all-reduces ("" alone).
   double mean_all_reduce_s() const;
   std::string all_reduce_summary() const;
+  // How the steps ran so far (step_description): a recording that failed under --cuda-graphs
+  // auto shows here as "eager (recording failed: ...)".
+  std::string description() const;
+  bool recording_failed() const { return !recording_failure_.empty(); }
 
  private:
   // Whether the optimizer steps on the gradients backward left: always, except under fp16
@@ -78,6 +82,7 @@ class TrainingStep {
   DistributedContext& dist_;
   bool has_accuracy_;  // the task counts correct training predictions
   StepPlan plan_;
+  std::string recording_failure_;  // why the recording failed, once it has
   // In a process group: the all-reduced gradients; for the graph-safe optimizer: its flat ones.
   std::shared_ptr<GradientBuffer> gradients_;
   std::unique_ptr<GradientBuckets> buckets_;  // and their all-reduces, overlapping backward

@@ -161,7 +161,7 @@ TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
   for (const auto* key : {"\"pairs_per_s\":", "\"final_loss\":", "\"val_bleu\":", "\"iterations\":20",
                           "\"val_sacrebleu\":{\"score\":", "|tok:13a|smooth:exp|version:dls-cpp\"",
                           "\"val_chrf\":{\"score\":", "|nc:6|nw:0|space:no|version:dls-cpp\"", "\"checkpoints\":[",
-                          "\"stopped_by\":\"max-iters\""}) {
+                          "\"stopped_by\":\"max-iters\"", "\"training_step\":\"eager\""}) {
     EXPECT_NE(first.out.find(key), std::string::npos) << key << " in " << first.out;
   }
   for (const auto* key : {"val_sacrebleu", "val_chrf"}) {  // 0-100

@@ -21,6 +21,7 @@ TEST(RunResult, TakesTheLoopsShareAndWritesTheTasksFieldsFirst) {
   done.rank = 1;
   done.backend = "gloo";
   done.all_reduce_s = 0.004;
+  done.training_step = "eager (recording failed: X)";
   RunResult result;
   result.parameters = 1234;
   result.run_dir = "runs/x";
@@ -37,6 +38,7 @@ TEST(RunResult, TakesTheLoopsShareAndWritesTheTasksFieldsFirst) {
   EXPECT_EQ(json["parameters"], 1234);
   EXPECT_EQ(json["stopped_by"], "time-limit");
   EXPECT_EQ(json["precision"], "bf16");
+  EXPECT_EQ(json["training_step"], "eager (recording failed: X)");
   EXPECT_EQ(json["run_dir"], "runs/x");
   EXPECT_EQ(json["world_size"], 2);
   EXPECT_EQ(json["rank"], 1);

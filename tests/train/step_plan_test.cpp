@@ -32,6 +32,16 @@ TEST(StepPlan, TheCpuStaysEagerWithItsOwnOptimizer) {
   EXPECT_NE(p.why_not.find("not CUDA"), std::string::npos) << p.why_not;
 }
 
+// How the steps ran, as the start-up line, the summary and --json say it: a GPU run that
+// fell back to eager says why, the plan's reason or the recording's failure.
+TEST(StepPlan, TheDescriptionSaysWhyAGpuStepIsEager) {
+  EXPECT_EQ(step_description(plan(CudaGraphs::kAuto, kCpu), kCpu, ""), "eager");
+  EXPECT_EQ(step_description(plan(CudaGraphs::kAuto, kCuda), kCuda, ""), "CUDA graphs");
+  EXPECT_EQ(step_description(plan(CudaGraphs::kOff, kCuda), kCuda, ""), "eager (--cuda-graphs off)");
+  EXPECT_EQ(step_description(plan(CudaGraphs::kAuto, kCuda), kCuda, "CUDA graphs: recording the step failed: X"),
+            "eager (recording failed: CUDA graphs: recording the step failed: X)");
+}
+
 TEST(StepPlan, WhatAReplayCannotDoKeepsTheStepEagerOnCuda) {
   const std::vector<std::pair<StepPlan, std::string>> cases = {
       {plan(CudaGraphs::kOff, kCuda), "--cuda-graphs off"},

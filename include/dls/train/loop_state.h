@@ -96,6 +96,7 @@ struct LoopResult {
   int rank = 0;                          // of this process
   std::string backend = "none";          // of the process group
   double all_reduce_s = 0;               // mean wait per step for the gradient all-reduce after backward (0 alone)
+  std::string training_step;             // how the steps ran (step_description): "CUDA graphs", "eager (...)"
 };
 
 }  // namespace dls::train

@@ -24,7 +24,8 @@ struct RunResult {
   std::int64_t parameters = 0;           // the whole model
   std::string stopped_by;                // "epochs", "max-iters", "time-limit", "patience" or "dry-run"
   std::string run_dir;
-  ParallelReport parallel;  // world size, rank, backend, all-reduce time
+  ParallelReport parallel;    // world size, rank, backend, all-reduce time
+  std::string training_step;  // how the steps ran: "CUDA graphs", "eager" or "eager (why)"
 
   // Takes the loop's share: final loss, epochs, steps, wall time, checkpoints, why it stopped
   // and the data parallelism.
@@ -32,8 +33,8 @@ struct RunResult {
 };
 
 // One JSON object: the task's own fields (`task_fields` writes them), then final_loss, epochs,
-// iterations, wall_s, parameters, stopped_by, precision, run_dir, world_size, rank, backend,
-// all_reduce_s and checkpoints.
+// iterations, wall_s, parameters, stopped_by, precision, training_step, run_dir, world_size,
+// rank, backend, all_reduce_s and checkpoints.
 std::string run_result_json(const RunResult& result, const std::string& precision,
                             const std::function<void(util::JsonWriter&)>& task_fields);
 

@@ -33,4 +33,10 @@ struct StepPlan {
 StepPlan plan_step(CudaGraphs wanted, const torch::Device& device, bool graphs_built, int world_size,
                    util::Precision precision, int accum_steps, bool loss_capturable);
 
+// How the steps ran, for the start-up line, the summary and --json: "CUDA graphs"; "eager
+// (recording failed: WHY)" when `recording_failure` says why a recording failed and the run
+// went on eagerly (--cuda-graphs auto: a slower run must say so wherever it is read); "eager
+// (WHY)" on a GPU the plan kept eager; "eager" on a CPU.
+std::string step_description(const StepPlan& plan, const torch::Device& device, const std::string& recording_failure);
+
 }  // namespace dls::train
