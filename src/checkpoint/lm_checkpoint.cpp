@@ -11,15 +11,9 @@ namespace dls::checkpoint {
 
 util::KeyValues LmTrainState::to_settings() const {
   util::KeyValues s;
-  s.set("completed_epochs", completed_epochs);
-  s.set("step_in_epoch", step_in_epoch);
-  s.set("steps_per_epoch", steps_per_epoch);
-  s.set("global_step", global_step);
-  s.set("wall_s", wall_s);
-  s.set("train_loss", train_loss);
+  write_progress(s);
   s.set("val_nll", val_nll);
   s.set("sentences_per_s", sentences_per_s);
-  s.set("epoch_loss_sum", epoch_loss_sum);
   s.set("epoch_steps", epoch_steps);
   s.set("epoch_sentences", epoch_sentences);
   return s;
@@ -27,15 +21,9 @@ util::KeyValues LmTrainState::to_settings() const {
 
 LmTrainState LmTrainState::from_settings(const util::KeyValues& s) {
   LmTrainState state;
-  state.completed_epochs = s.get_int("completed_epochs");
-  state.step_in_epoch = s.get_int("step_in_epoch");
-  state.steps_per_epoch = s.get_int("steps_per_epoch");
-  state.global_step = s.get_int("global_step");
-  state.wall_s = s.get_double("wall_s");
-  state.train_loss = s.get_double("train_loss");
+  state.read_progress(s);
   state.val_nll = s.get_double("val_nll");
   state.sentences_per_s = s.get_double("sentences_per_s");
-  state.epoch_loss_sum = s.get_double("epoch_loss_sum");
   state.epoch_steps = s.get_int("epoch_steps");
   state.epoch_sentences = s.get_int("epoch_sentences");
   return state;

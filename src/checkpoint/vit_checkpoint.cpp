@@ -35,24 +35,12 @@ std::vector<float> split_floats(const std::string& text, const std::string& key)
 
 }  // namespace
 
-double ViTTrainState::epochs_done() const {
-  if (steps_per_epoch <= 0) return static_cast<double>(completed_epochs);
-  return static_cast<double>(completed_epochs) +
-         static_cast<double>(step_in_epoch) / static_cast<double>(steps_per_epoch);
-}
-
 util::KeyValues ViTTrainState::to_settings() const {
   util::KeyValues s;
-  s.set("completed_epochs", completed_epochs);
-  s.set("step_in_epoch", step_in_epoch);
-  s.set("steps_per_epoch", steps_per_epoch);
-  s.set("global_step", global_step);
-  s.set("wall_s", wall_s);
-  s.set("train_loss", train_loss);
+  write_progress(s);
   s.set("test_accuracy", test_accuracy);
   s.set("val_accuracy", val_accuracy);
   s.set("images_per_s", images_per_s);
-  s.set("epoch_loss_sum", epoch_loss_sum);
   s.set("epoch_correct", epoch_correct);
   s.set("epoch_seen", epoch_seen);
   return s;
@@ -60,16 +48,10 @@ util::KeyValues ViTTrainState::to_settings() const {
 
 ViTTrainState ViTTrainState::from_settings(const util::KeyValues& s) {
   ViTTrainState state;
-  state.completed_epochs = s.get_int("completed_epochs");
-  state.step_in_epoch = s.get_int("step_in_epoch");
-  state.steps_per_epoch = s.get_int("steps_per_epoch");
-  state.global_step = s.get_int("global_step");
-  state.wall_s = s.get_double("wall_s");
-  state.train_loss = s.get_double("train_loss");
+  state.read_progress(s);
   state.test_accuracy = s.get_double("test_accuracy");
   state.val_accuracy = s.has("val_accuracy") ? s.get_double("val_accuracy") : -1;  // before the validation split
   state.images_per_s = s.get_double("images_per_s");
-  state.epoch_loss_sum = s.get_double("epoch_loss_sum");
   state.epoch_correct = s.get_int("epoch_correct");
   state.epoch_seen = s.get_int("epoch_seen");
   return state;

@@ -2,6 +2,9 @@
 
 namespace dls::settings {
 
-RunSettings RunSettings::resume_defaults() const { return from_settings(to_settings(), RunSettings{}); }
+RunSettings RunSettings::resume_defaults() const {
+  const RunSettings defaults;  // a named object: GCC 12 warns of a temporary's string here (-Wmaybe-uninitialized)
+  return from_settings(to_settings(), defaults);
+}
 
 }  // namespace dls::settings

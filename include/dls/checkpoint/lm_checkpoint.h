@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/epoch_progress.h"
 #include "dls/settings/lm_settings.h"
 #include "dls/data/lm_dataset.h"
 #include "dls/data/split.h"
@@ -18,18 +19,12 @@ namespace dls::checkpoint {
 
 inline constexpr const char* kLmCheckpointKind = "lm";
 
-// Where a run stands, and its latest validation.
-struct LmTrainState {
-  std::int64_t completed_epochs = 0;  // whole epochs done
-  std::int64_t step_in_epoch = 0;     // steps done in epoch completed_epochs + 1
-  std::int64_t steps_per_epoch = 0;
-  std::int64_t global_step = 0;  // optimizer steps done in all
-  double wall_s = 0;             // training wall time in all invocations
-  double train_loss = 0;         // mean training loss of the latest (partial) epoch
-  double val_nll = -1;           // latest validation mean NLL per token (-1: none)
-  double sentences_per_s = 0;    // training throughput of the latest epoch
-  // Sums over the steps done in the epoch in progress (a resumed epoch's mean covers it all).
-  double epoch_loss_sum = 0;         // Σ batch loss (a mean over steps)
+// Where a run stands (epoch_loss_sum: Σ batch loss, a mean over steps), and its latest
+// validation.
+struct LmTrainState : EpochProgress {
+  double val_nll = -1;         // latest validation mean NLL per token (-1: none)
+  double sentences_per_s = 0;  // training throughput of the latest epoch
+  // Counts over the steps done in the epoch in progress (a resumed epoch's mean covers it all).
   std::int64_t epoch_steps = 0;      // steps counted in epoch_loss_sum
   std::int64_t epoch_sentences = 0;  // sentences trained
 

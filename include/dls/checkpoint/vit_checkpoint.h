@@ -11,6 +11,7 @@
 #include <torch/optim/optimizer.h>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/epoch_progress.h"
 #include "dls/settings/vit_settings.h"
 #include "dls/data/image_transform.h"
 #include "dls/models/vit.h"
@@ -19,26 +20,14 @@ namespace dls::checkpoint {
 
 inline constexpr const char* kViTCheckpointKind = "vit";
 
-// Where a run stands, and its latest metrics.
-struct ViTTrainState {
-  std::int64_t completed_epochs = 0;  // whole epochs done
-  std::int64_t step_in_epoch = 0;     // steps done in epoch completed_epochs + 1
-  std::int64_t steps_per_epoch = 0;
-  std::int64_t global_step = 0;  // optimizer steps done in all
-  double wall_s = 0;             // training wall time in all invocations
-  double train_loss = 0;         // mean training loss of the latest (partial) epoch
-  double test_accuracy = -1;     // latest per-epoch test accuracy, fraction (-1: none)
-  double val_accuracy = -1;      // latest per-epoch validation accuracy, fraction (-1: none)
-  double images_per_s = 0;       // training throughput of the latest epoch
-  // Sums over the steps done in the epoch in progress (a resumed epoch's metrics cover it all).
-  double epoch_loss_sum = 0;       // sum of batch losses x batch sizes
+// Where a run stands (epoch_loss_sum: Σ batch loss × batch images), and its latest metrics.
+struct ViTTrainState : EpochProgress {
+  double test_accuracy = -1;  // latest per-epoch test accuracy, fraction (-1: none)
+  double val_accuracy = -1;   // latest per-epoch validation accuracy, fraction (-1: none)
+  double images_per_s = 0;    // training throughput of the latest epoch
+  // Counts over the steps done in the epoch in progress (a resumed epoch's metrics cover it all).
   std::int64_t epoch_correct = 0;  // training predictions that were right
   std::int64_t epoch_seen = 0;     // training images seen
-
-  // The epoch a checkpoint of this state is named after: the one in progress, if any.
-  std::int64_t file_epoch() const { return step_in_epoch > 0 ? completed_epochs + 1 : completed_epochs; }
-  // Epochs done, fractional when stopped inside an epoch (2.25).
-  double epochs_done() const;
 
   util::KeyValues to_settings() const;
   static ViTTrainState from_settings(const util::KeyValues& settings);

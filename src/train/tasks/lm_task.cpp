@@ -69,14 +69,8 @@ LmTask::LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpoin
 }
 
 LoopState LmTask::loop_state(const checkpoint::LmTrainState& s) {
-  LoopState state;
-  state.completed_epochs = s.completed_epochs;
-  state.step_in_epoch = s.step_in_epoch;
-  state.global_step = s.global_step;
-  state.wall_s = s.wall_s;
-  state.train_loss = s.train_loss;
+  auto state = loop_state_from(s);
   state.examples_per_s = s.sentences_per_s;
-  state.epoch_loss_sum = s.epoch_loss_sum;
   state.epoch_loss_weight = static_cast<double>(s.epoch_steps);
   state.epoch_examples = s.epoch_sentences;
   return state;
@@ -144,15 +138,9 @@ void LmTask::write_plots(const std::string& metrics_path, const std::string& run
 
 void LmTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const {
   checkpoint::LmTrainState s;
-  s.completed_epochs = state.completed_epochs;
-  s.step_in_epoch = state.step_in_epoch;
-  s.steps_per_epoch = steps_per_epoch_;
-  s.global_step = state.global_step;
-  s.wall_s = state.wall_s;
-  s.train_loss = state.train_loss;
+  static_cast<checkpoint::EpochProgress&>(s) = epoch_progress_of(state, steps_per_epoch_);
   s.val_nll = std::isnan(val_nll_) ? -1 : val_nll_;
   s.sentences_per_s = state.examples_per_s;
-  s.epoch_loss_sum = state.epoch_loss_sum;
   s.epoch_steps = static_cast<std::int64_t>(state.epoch_loss_weight);
   s.epoch_sentences = state.epoch_examples;
   const auto& subwords = data_.tokenizer.subwords;

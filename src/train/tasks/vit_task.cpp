@@ -91,14 +91,8 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
 }
 
 LoopState ViTTask::loop_state(const checkpoint::ViTTrainState& s) {
-  LoopState state;
-  state.completed_epochs = s.completed_epochs;
-  state.step_in_epoch = s.step_in_epoch;
-  state.global_step = s.global_step;
-  state.wall_s = s.wall_s;
-  state.train_loss = s.train_loss;
+  auto state = loop_state_from(s);  // its epoch_loss_sum: Σ batch loss × batch images
   state.examples_per_s = s.images_per_s;
-  state.epoch_loss_sum = s.epoch_loss_sum;  // Σ batch loss × batch images
   state.epoch_loss_weight = static_cast<double>(s.epoch_seen);
   state.epoch_examples = s.epoch_seen;
   state.epoch_correct = s.epoch_correct;
@@ -192,16 +186,10 @@ std::string ViTTask::checkpoint_kind() const { return checkpoint::kViTCheckpoint
 
 void ViTTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const {
   checkpoint::ViTTrainState s;
-  s.completed_epochs = state.completed_epochs;
-  s.step_in_epoch = state.step_in_epoch;
-  s.steps_per_epoch = steps_per_epoch_;
-  s.global_step = state.global_step;
-  s.wall_s = state.wall_s;
-  s.train_loss = state.train_loss;
+  static_cast<checkpoint::EpochProgress&>(s) = epoch_progress_of(state, steps_per_epoch_);
   s.test_accuracy = std::isnan(test_accuracy_) ? -1 : test_accuracy_;
   s.val_accuracy = std::isnan(val_accuracy_) ? -1 : val_accuracy_;
   s.images_per_s = state.examples_per_s;
-  s.epoch_loss_sum = state.epoch_loss_sum;
   s.epoch_correct = state.epoch_correct;
   s.epoch_seen = state.epoch_examples;
   checkpoint::describe_vit_checkpoint(writer, {settings_, normalization_, s, class_names_, image_files_});
