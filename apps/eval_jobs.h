@@ -163,8 +163,11 @@ inline void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::
     lm.threads = command.threads;
     lm.device = command.device;
     lm.weights = weights_read(command);
-    const auto generating = std::vector<std::string>{checkpoint::best_or_latest_checkpoint(model)};
-    eval::report_lm_checkpoints(job == EvalJob::kGenerate ? generating : files, lm, std::cout, std::cerr);
+    if (job == EvalJob::kGenerate) {
+      eval::report_lm_checkpoints({checkpoint::best_or_latest_checkpoint(model)}, lm, std::cout, std::cerr);
+    } else {
+      eval::report_lm_checkpoints(files, lm, std::cout, std::cerr);
+    }
   } else if (job == EvalJob::kClassify) {
     command.classify.json = command.json;
     command.classify.device = command.device;

@@ -1,11 +1,13 @@
 // Gradient clipping by the global 2-norm, as torch::nn::utils::clip_grad_norm_ does it, but
 // without reading the norm back to the host: LibTorch's version ends with .item(), a wait on
-// every eager GPU step. On a GPU the norms and the scaling go through the multi-tensor
-// (_foreach) operators, a few kernels for all the gradients where clip_grad_norm_ launches
-// two per parameter (584 for the cpu preset's 292 tensors). On the CPU LibTorch's _foreach
-// operators loop over the tensors and dispatch more than the plain loop (23,406 operators a
-// cpu-preset step against 22,237), so the CPU takes the plain loop. (The CUDA-graph step
-// clips inside its optimizer: graph_safe_adam.h.)
+// every GPU step that clips with it. On a GPU the norms and the scaling go through the
+// multi-tensor (_foreach) operators, a few kernels for all the gradients where
+// clip_grad_norm_ launches two per parameter (584 for the cpu preset's 292 tensors). On the
+// CPU LibTorch's _foreach operators loop over the tensors and dispatch more than the plain
+// loop (23,406 operators a cpu-preset step against 22,237), so the CPU takes the plain loop.
+// The trainers' steps on CUDA never come here: their graph-safe optimizer clips inside its
+// own kernels (graph_safe_adam.h), eager or recorded. What does: the CPU step, dls_bench's
+// ViT step (LibTorch's optimizer on any device) and programs linking the library.
 #pragma once
 
 #include <vector>
