@@ -36,6 +36,9 @@ const char* const kDescription =
     "Evaluate the checkpoints of a seq2seq, ViT or language-model run (the checkpoint says which),\n"
     "translate sentences, or score a translation file. Models are rebuilt from the checkpoints alone.\n";
 
+const char* const kPlainExitStatus = "Exit status: 0 done, 1 error, usage errors included (one line on stderr).";
+
+// The one-command form and translate, whose sentences can fail one by one.
 const char* const kExitStatus =
     "Exit status: 0 done, 1 error, usage errors included (one line on stderr); translate (--translate,\n"
     "--input): 1 also when a sentence could not be translated (blank --input lines are left empty, not\n"
@@ -51,7 +54,8 @@ int main(int argc, char** argv) {
   const auto job = argc > 1 ? dls::apps::eval_job_named(argv[1]) : dls::apps::EvalJob::kAny;
   const bool verb = job != dls::apps::EvalJob::kAny;
   CLI::App app{kDescription, verb ? std::string("checkpoint_eval ") + argv[1] : "checkpoint_eval"};
-  app.footer(kExitStatus);
+  const bool translates = job == dls::apps::EvalJob::kAny || job == dls::apps::EvalJob::kTranslate;
+  app.footer(translates ? kExitStatus : kPlainExitStatus);
   app.get_formatter()->column_width(40);
   dls::apps::EvalCommand command;
   dls::apps::add_verb_flags(app, job, command);

@@ -96,6 +96,7 @@ TEST(CommandLine, DryRunEverywhere) {
                           "cli_dry_" + program);
     EXPECT_EQ(run.status, 0) << run.err;
     EXPECT_NE(run.out.find("\"dry-run\""), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("\"training_step\":\"none\""), std::string::npos) << "no step ran\n" << run.out;
     EXPECT_FALSE(fs::exists(run_dir)) << "a dry run made its run directory";
   }
 }

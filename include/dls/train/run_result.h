@@ -24,8 +24,8 @@ struct RunResult {
   std::int64_t parameters = 0;           // the whole model
   std::string stopped_by;                // "epochs", "max-iters", "time-limit", "patience" or "dry-run"
   std::string run_dir;
-  ParallelReport parallel;    // world size, rank, backend, all-reduce time
-  std::string training_step;  // how the steps ran: "CUDA graphs", "eager" or "eager (why)"
+  ParallelReport parallel;             // world size, rank, backend, all-reduce time
+  std::string training_step = "none";  // how the steps ran: "CUDA graphs", "eager", "eager (why)"; none: a dry run
 
   // Takes the loop's share: final loss, epochs, steps, wall time, checkpoints, why it stopped
   // and the data parallelism.
