@@ -23,7 +23,7 @@ namespace {
 void set_log_level(const std::string& requested) {
   const char* env = std::getenv("DLS_LOG_LEVEL");
   const std::string level = (env != nullptr && *env != '\0') ? env : requested;
-  spdlog::set_level(spdlog::level::from_str(level));
+  if (!level.empty()) spdlog::set_level(spdlog::level::from_str(level));
   spdlog::set_pattern("[%H:%M:%S] %^%l%$ %v");
 }
 

@@ -86,6 +86,27 @@ TEST(EvalSubcommands, EachPrintsWhatTheOneCommandFormPrints) {
             report_bleu(legacy_average));
 }
 
+// --log-level holds through the jobs (the library's reports and the translator set the
+// threads, not the log level): at error no log line ("[HH:MM:SS] info ...") is written; the
+// jobs' own messages on stderr (the model translating, the progress line) are not logs.
+TEST(EvalSubcommands, TheLogLevelAskedHoldsThroughEveryJob) {
+  const auto run = test::trained_seq2seq_run().string();
+  for (const std::string& args : {"translate " + run + " \"I'm here.\"", "report " + run + " --limit 5",
+                                  run + " --translate \"I'm here.\"", run + " --limit 5"}) {
+    const auto at = [&](const std::string& level) {
+      // DLS_LOG_LEVEL (which the test environment sets) would win over the flag: unset.
+      return test::run_program("apps/checkpoint_eval", args + " --threads 1 --log-level " + level,
+                               "checkpoint_eval_verb_level", "", "env -u DLS_LOG_LEVEL ");
+    };
+    const auto quiet = at("error"), loud = at("info");
+    EXPECT_EQ(quiet.status, 0) << args << "\n" << quiet.err;
+    EXPECT_EQ(quiet.err.find("] info "), std::string::npos) << args << "\n" << quiet.err;
+    if (args.find("report ") == 0) {
+      EXPECT_NE(loud.err.find("] info "), std::string::npos) << args << "\n" << loud.err;
+    }
+  }
+}
+
 TEST(EvalSubcommands, WhatASubcommandCannotDoIsOneLine) {
   const auto run = test::trained_seq2seq_run().string();
   const auto refused = [&](const std::string& args, const std::string& part, const std::string& name) {

@@ -1,6 +1,7 @@
 #include "dls/util/runtime.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include <cstdlib>
@@ -21,6 +22,19 @@ TEST(Runtime, ThreadsFollowTheOption) {
   options.threads = 2;
   EXPECT_EQ(configure_runtime(options).threads, 2);
   EXPECT_EQ(torch::get_num_threads(), 2);
+}
+
+// A library function's configuration (no log level) leaves the program's level as it was.
+TEST(Runtime, NoLogLevelLeavesTheProgramsLevel) {
+  if (std::getenv("DLS_LOG_LEVEL") != nullptr) GTEST_SKIP() << "DLS_LOG_LEVEL decides the level here";
+  const auto before = spdlog::get_level();
+  spdlog::set_level(spdlog::level::err);
+  RuntimeOptions options;
+  options.threads = torch::get_num_threads();
+  options.quiet_blas_check = true;
+  configure_runtime(options);
+  EXPECT_EQ(spdlog::get_level(), spdlog::level::err);
+  spdlog::set_level(before);
 }
 
 // After keep_freed_memory() a block far above glibc's mmap threshold comes from the heap,

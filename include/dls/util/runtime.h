@@ -9,9 +9,11 @@
 namespace dls::util {
 
 struct RuntimeOptions {
-  int threads = 0;                 // intra-op threads; 0 = default_threads()
-  std::string log_level = "info";  // trace|debug|info|warn|error|off (env DLS_LOG_LEVEL wins)
-  bool quiet_blas_check = false;   // do not log the BLAS line (tests)
+  int threads = 0;  // intra-op threads; 0 = default_threads()
+  // trace|debug|info|warn|error|off (env DLS_LOG_LEVEL wins); "" leaves the level the program
+  // set: what the library's reports pass, so that checkpoint_eval's --log-level holds.
+  std::string log_level;
+  bool quiet_blas_check = false;  // do not log the BLAS line (tests)
   // Keep freed memory in the process (glibc: no mmap'd blocks, no trimming) so that the
   // next step reuses its pages instead of faulting in and zeroing fresh ones; see
   // keep_freed_memory(). The seq2seq programs call it for the dlstudio layout.
