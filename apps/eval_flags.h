@@ -51,6 +51,14 @@ inline constexpr std::array<EvalVerb, 8> kEvalVerbs{{
     {"export", EvalJob::kExport, "RUN DIR: write the newest checkpoint as DLStudio's state dicts"},
 }};
 
+// The name of `job`'s subcommand ("" for kAny).
+inline std::string eval_verb_name(EvalJob job) {
+  for (const auto& verb : kEvalVerbs) {
+    if (verb.job == job) return verb.name;
+  }
+  return "";
+}
+
 // The subcommand named by `word`, or kAny.
 inline EvalJob eval_job_named(const std::string& word) {
   for (const auto& verb : kEvalVerbs) {

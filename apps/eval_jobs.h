@@ -35,7 +35,7 @@ inline std::size_t given(const CLI::App& app, const std::string& flag) {
 }
 
 inline checkpoint::Weights weights_read(const EvalCommand& command) {
-  return command.weights == "trained" ? checkpoint::Weights::kTrained : checkpoint::Weights::kEvaluation;
+  return checkpoint::weights_named(command.weights);
 }
 
 inline void score_files(const EvalCommand& command) {
@@ -99,10 +99,8 @@ inline EvalJob model_job(EvalJob job, const std::string& kind, const EvalCommand
   }
   const char* needed = job == EvalJob::kTranslate ? "seq2seq" : job == EvalJob::kClassify ? "vit" : "lm";
   if (job != EvalJob::kReport && kind != needed) {
-    throw std::runtime_error(std::string(job == EvalJob::kTranslate  ? "translate"
-                                         : job == EvalJob::kClassify ? "classify"
-                                                                     : "generate") +
-                             ": " + command.path + " is a " + kind + " run's, not a " + needed + " run's");
+    throw std::runtime_error(eval_verb_name(job) + ": " + command.path + " is a " + kind + " run's, not a " + needed +
+                             " run's");
   }
   if (job == EvalJob::kTranslate && !translating)
     throw std::runtime_error("translate: give sentences, --input FILE or --interactive");

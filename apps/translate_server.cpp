@@ -55,8 +55,7 @@ int main(int argc, char** argv) {
     auto& settings = flags.settings;
     if (flags.no_batching) settings.batching.wait_ms = 0, settings.batching.max_batch = 1;
     settings.page_dir = dls::serve::find_page_dir(flags.page_dir, "/proc/self/exe", DLS_SOURCE_PAGE_DIR);
-    flags.model.weights =
-        flags.weights == "trained" ? dls::checkpoint::Weights::kTrained : dls::checkpoint::Weights::kEvaluation;
+    flags.model.weights = dls::checkpoint::weights_named(flags.weights);
     flags.model.threads_given = flags.threads > 0;
     dls::serve::serve_checkpoint(flags.model, settings, std::cout);
     return 0;

@@ -100,6 +100,11 @@ enum class Weights {
   kTrained,     // the trained weights always
 };
 
+// --weights' names: "trained" is kTrained, anything else ("ema", the default) kEvaluation.
+inline Weights weights_named(const std::string& name) {
+  return name == "trained" ? Weights::kTrained : Weights::kEvaluation;
+}
+
 // The module name (in the checkpoint) of the weights `weights` asks for.
 std::string weights_module(const CheckpointReader& reader, Weights weights);
 

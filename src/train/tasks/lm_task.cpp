@@ -137,8 +137,7 @@ void LmTask::write_plots(const std::string& metrics_path, const std::string& run
 }
 
 void LmTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const {
-  checkpoint::LmTrainState s;
-  static_cast<checkpoint::EpochProgress&>(s) = epoch_progress_of(state, steps_per_epoch_);
+  checkpoint::LmTrainState s{epoch_progress_of(state, steps_per_epoch_)};
   s.val_nll = std::isnan(val_nll_) ? -1 : val_nll_;
   s.sentences_per_s = state.examples_per_s;
   s.epoch_steps = static_cast<std::int64_t>(state.epoch_loss_weight);

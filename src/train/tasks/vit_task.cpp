@@ -185,8 +185,7 @@ void ViTTask::write_plots(const std::string& metrics_path, const std::string& ru
 std::string ViTTask::checkpoint_kind() const { return checkpoint::kViTCheckpointKind; }
 
 void ViTTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const {
-  checkpoint::ViTTrainState s;
-  static_cast<checkpoint::EpochProgress&>(s) = epoch_progress_of(state, steps_per_epoch_);
+  checkpoint::ViTTrainState s{epoch_progress_of(state, steps_per_epoch_)};
   s.test_accuracy = std::isnan(test_accuracy_) ? -1 : test_accuracy_;
   s.val_accuracy = std::isnan(val_accuracy_) ? -1 : val_accuracy_;
   s.images_per_s = state.examples_per_s;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace dls::train::seq2seq_presets_test {
 namespace {
 
@@ -12,6 +14,21 @@ TEST(Seq2SeqPresets, TheDefaultFollowsTheDevice) {
   EXPECT_EQ(default_seq2seq_preset("cuda").name, "dlstudio");
   EXPECT_NE(default_seq2seq_preset("cuda").reason.find("GPU"), std::string::npos);
   EXPECT_NE(default_seq2seq_preset("cpu").reason.find("CPU"), std::string::npos);
+}
+
+// A new run without --preset gets the device's preset, which its name and note then say (the
+// name goes into config.toml); a named preset is kept and noted as asked.
+TEST(Seq2SeqPresets, ANewRunTakesTheDevicesPresetUnlessOneIsNamed) {
+  std::string name;
+  const auto gpu = new_run_preset(name, Variant::kFG, "cuda");
+  EXPECT_EQ(name, "dlstudio");
+  EXPECT_EQ(gpu.preset_note.rfind("preset dlstudio: the default on a GPU", 0), 0u) << gpu.preset_note;
+  EXPECT_EQ(gpu.model.transformer().layout(), Layout::kDLStudio);  // DLStudio's model, not the cpu preset's
+  name = "cpu";
+  const auto named = new_run_preset(name, Variant::kFG, "cuda");
+  EXPECT_EQ(name, "cpu");
+  EXPECT_EQ(named.preset_note, "preset cpu (--preset)");
+  EXPECT_EQ(named.model.transformer().layout(), Layout::kVaswani);
 }
 
 }  // namespace
