@@ -11,10 +11,13 @@
 #include <cstring>
 #include <filesystem>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include "dls/layers/saved_tensors.h"
 #include "dls/util/file_io.h"
 
 namespace dls::checkpoint {
@@ -125,47 +128,21 @@ std::string short_message(const std::exception& e) {
   return newline == std::string::npos ? text : text.substr(0, newline);
 }
 
+// `t` detached, as a tensor of its own: a part of a larger one (a head's WQ in an attention
+// layer's fused tensor) is copied, so that the file holds it alone, as it did per head.
+torch::Tensor standalone(const torch::Tensor& t) {
+  if (!t.defined()) return t;
+  const auto detached = t.detach();
+  const bool whole =
+      detached.is_contiguous() && detached.storage_offset() == 0 &&
+      detached.storage().nbytes() == static_cast<std::size_t>(detached.numel() * detached.element_size());
+  return whole ? detached : detached.clone();
+}
+
 std::string shape_of(const torch::Tensor& t) {
   std::ostringstream out;
   out << t.sizes();
   return out.str();
-}
-
-void load_checked(torch::serialize::InputArchive& archive, torch::nn::Module& module, const std::string& prefix) {
-  torch::NoGradGuard no_grad;
-  std::vector<std::string> expected;
-  auto copy_in = [&](const std::string& key, torch::Tensor& target, bool is_buffer) {
-    torch::Tensor stored;
-    if (!archive.try_read(key, stored, is_buffer)) {
-      throw std::runtime_error("missing " + std::string(is_buffer ? "buffer" : "parameter") + " '" + prefix + key +
-                               "'");
-    }
-    if (stored.sizes() != target.sizes()) {
-      throw std::runtime_error("'" + prefix + key + "' has shape " + shape_of(stored) + " in the checkpoint but " +
-                               shape_of(target) + " in the model");
-    }
-    target.copy_(stored);
-    expected.push_back(key);
-  };
-  for (auto& parameter : module.named_parameters(/*recurse=*/false)) {
-    copy_in(parameter.key(), parameter.value(), false);
-  }
-  for (auto& buffer : module.named_buffers(/*recurse=*/false)) {
-    copy_in(buffer.key(), buffer.value(), true);
-  }
-  for (auto& child : module.named_children()) {
-    torch::serialize::InputArchive child_archive;
-    if (!archive.try_read(child.key(), child_archive)) {
-      throw std::runtime_error("missing module '" + prefix + child.key() + "'");
-    }
-    load_checked(child_archive, *child.value(), prefix + child.key() + ".");
-    expected.push_back(child.key());
-  }
-  for (const auto& key : archive.keys()) {
-    if (std::find(expected.begin(), expected.end(), key) == expected.end()) {
-      throw std::runtime_error("'" + prefix + key + "' is in the checkpoint but not in the model");
-    }
-  }
 }
 
 // Appends the tensors of `archive` and of its nested modules, named prefix + dotted path.
@@ -178,6 +155,45 @@ void collect_tensors(torch::serialize::InputArchive& archive, const std::string&
     } else if (archive.try_read(key, child)) {
       out.emplace_back(prefix + key + ".", torch::Tensor());  // the module itself, tensors or not
       collect_tensors(child, prefix + key + ".", out);
+    }
+  }
+}
+
+// Copies the tensors of a module section into `module` by their saved names
+// (layers/saved_tensors.h), checking that every module, parameter and buffer is there with
+// its shape and that the section holds nothing else. Entries are checked in Module::save's
+// order, so that a missing submodule is named before its tensors.
+void load_checked(torch::serialize::InputArchive& archive, torch::nn::Module& module, const std::string& prefix) {
+  NamedTensors stored_list;
+  collect_tensors(archive, "", stored_list);
+  std::unordered_map<std::string, torch::Tensor> stored(stored_list.begin(), stored_list.end());
+  std::unordered_set<std::string> buffers;
+  for (const auto& buffer : module.named_buffers()) buffers.insert(buffer.key());
+  torch::NoGradGuard no_grad;
+  std::unordered_set<std::string> expected;
+  for (auto& [key, target] : saved_tensors(module)) {
+    expected.insert(key);
+    const auto found = stored.find(key);
+    if (!target.defined()) {  // a submodule
+      if (found == stored.end())
+        throw std::runtime_error("missing module '" + prefix + key.substr(0, key.size() - 1) + "'");
+      continue;
+    }
+    if (found == stored.end() || !found->second.defined()) {
+      throw std::runtime_error("missing " + std::string(buffers.count(key) > 0 ? "buffer" : "parameter") + " '" +
+                               prefix + key + "'");
+    }
+    if (found->second.sizes() != target.sizes()) {
+      throw std::runtime_error("'" + prefix + key + "' has shape " + shape_of(found->second) +
+                               " in the checkpoint but " + shape_of(target) + " in the model");
+    }
+    target.copy_(found->second);
+  }
+  for (const auto& [key, tensor] : stored_list) {
+    if (expected.count(key) == 0) {
+      const bool submodule = !key.empty() && key.back() == '.';
+      throw std::runtime_error("'" + prefix + (submodule ? key.substr(0, key.size() - 1) : key) +
+                               "' is in the checkpoint but not in the model");
     }
   }
 }
@@ -220,19 +236,13 @@ void CheckpointWriter::add_text(const std::string& name, const std::string& text
 }
 
 void CheckpointWriter::add_module(const std::string& name, const torch::nn::Module& module) {
-  torch::serialize::OutputArchive section(archive_.compilation_unit());
-  module.save(section);
-  archive_.write("module." + name, section);
+  add_module_tensors(name, saved_tensors(module));
 }
 
 void CheckpointWriter::add_module_on_cpu(const std::string& name, const torch::nn::Module& module) {
-  NamedTensors tensors;
-  for (const auto& child : module.named_modules("", /*include_self=*/false)) {
-    tensors.emplace_back(child.key() + ".", torch::Tensor());  // (submodules without tensors too)
-  }
+  auto tensors = saved_tensors(module);
   // (Serialised by reference when the file is saved: the caller saves before training on.)
-  for (const auto& p : module.named_parameters()) tensors.emplace_back(p.key(), p.value().detach().to(torch::kCPU));
-  for (const auto& b : module.named_buffers()) tensors.emplace_back(b.key(), b.value().detach().to(torch::kCPU));
+  for (auto& entry : tensors) entry.second = entry.second.defined() ? entry.second.to(torch::kCPU) : entry.second;
   add_module_tensors(name, tensors);
 }
 
@@ -247,8 +257,10 @@ void CheckpointWriter::add_tensor(const std::string& name, const torch::Tensor& 
 }
 
 void CheckpointWriter::add_module_tensors(const std::string& name, const NamedTensors& tensors) {
+  NamedTensors standalone_tensors = tensors;
+  for (auto& entry : standalone_tensors) entry.second = standalone(entry.second);
   torch::serialize::OutputArchive section(archive_.compilation_unit());
-  write_tensors(section, tensors, "");
+  write_tensors(section, standalone_tensors, "");
   archive_.write("module." + name, section);
 }
 

@@ -10,6 +10,7 @@
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/vocabulary.h"
+#include "dls/layers/saved_tensors.h"
 #include "dls/util/file_io.h"
 
 namespace dls::checkpoint {
@@ -124,9 +125,9 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
     if (name.rfind("head_fc2.", 0) == 0) return "fc.3." + name.substr(9);
     return "";
   };
-  for (const auto& item : model->named_parameters()) {
-    if (network_name(item.key()).empty() && item.key().rfind("master_encoder.", 0) == 0) {
-      largest_bias = std::max(largest_bias, item.value().abs().max().item().toDouble());
+  for (const auto& [name, tensor] : saved_parameters(*model)) {
+    if (network_name(name).empty() && name.rfind("master_encoder.", 0) == 0) {
+      largest_bias = std::max(largest_bias, tensor.abs().max().item().toDouble());
     }
   }
   if (largest_bias > 0) {

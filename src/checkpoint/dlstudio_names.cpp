@@ -6,6 +6,8 @@
 
 #include <torch/torch.h>
 
+#include "dls/layers/saved_tensors.h"
+
 namespace dls::checkpoint::dlstudio {
 
 std::string same_name(const std::string& name) { return name; }
@@ -20,9 +22,8 @@ void load_parameters(torch::nn::Module& module, const StateDict& state, const Na
   std::map<std::string, torch::Tensor> by_key(state.begin(), state.end());
   std::set<std::string> used;
   torch::NoGradGuard no_grad;
-  for (auto& item : module.named_parameters()) {
-    auto& parameter = item.value();
-    const std::string key = map(item.key());
+  for (auto& [name, parameter] : saved_parameters(module)) {
+    const std::string key = map(name);
     if (key.empty()) {
       parameter.zero_();
       continue;
@@ -45,9 +46,9 @@ void load_parameters(torch::nn::Module& module, const StateDict& state, const Na
 
 StateDict dlstudio_state(const torch::nn::Module& module, const NameMap& map) {
   StateDict state;
-  for (const auto& item : module.named_parameters()) {
-    const std::string key = map(item.key());
-    if (!key.empty()) state.emplace_back(key, item.value().detach());
+  for (const auto& [name, parameter] : saved_parameters(module)) {
+    const std::string key = map(name);
+    if (!key.empty()) state.emplace_back(key, parameter.detach());
   }
   return state;
 }

@@ -2,13 +2,11 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
-#include <mutex>
 #include <utility>
-#include <vector>
 
 #include <torch/torch.h>
 
+#include "dls/layers/attention.h"
 #include "dls/layers/transformer_config.h"
 
 namespace dls::detail {
@@ -21,41 +19,30 @@ namespace dls::detail {
 torch::Tensor scaled_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, Layout layout,
                                const torch::Tensor& mask, torch::nn::Dropout& dropout, torch::Tensor* weights);
 
-// Which of a head's projections to stack.
-enum class Projection { kQ = 0, kK = 1, kV = 2 };
+// `heads` x `parts` projections Linear(in, out) in one pair of tensors: weight
+// [heads, parts*out, in], bias [heads, parts*out] (for each head its parts one after the
+// other). Each part is initialised as torch::nn::Linear(in, out) initialises itself, in the
+// order DLStudio makes its heads' WQ, WK, WV, so that a seed gives the per-head layers' values.
+std::pair<torch::Tensor, torch::Tensor> fused_projections(std::int64_t heads, std::int64_t parts, std::int64_t in,
+                                                          std::int64_t out);
 
-// The chosen projections of every head, stacked: weight [H, n*rows, cols] (for each head
-// the n projections one after the other), bias [H, n*rows]. A copy, made per forward so
-// that each head keeps its own DLStudio-named parameters.
-struct StackedWeights {
-  torch::Tensor weight, bias;
-};
-StackedWeights stack_heads(const torch::nn::ModuleList& heads, std::initializer_list<Projection> parts);
+// Part `part` of head `head` in fused projections of `parts` parts: views [out, in] and [out].
+HeadProjection fused_part(const torch::Tensor& weight, const torch::Tensor& bias, std::int64_t head, std::int64_t parts,
+                          std::int64_t part);
 
-// stack_heads() kept between forwards that record no gradient (evaluation, decoding), and
-// made again when any weight it copies changed: another storage, or its version counter
-// moved (an optimizer step, a checkpoint loaded into it; fused_adam.cpp moves it by hand).
-// With gradients on, or on a GPU (where a captured step's replay writes the weights without
-// moving their versions), it stacks every time, so that autograd reaches each head's own
-// parameters. Restacking the heads of a
-// 3-layer model cost ~2 ms of a 13 ms one-sentence translation. Thread-safe: chunks of a
-// batch decode on several threads with one model.
-class StackedHeadsCache {
- public:
-  StackedWeights get(const torch::nn::ModuleList& heads, std::initializer_list<Projection> parts);
+// DLStudio's one head: Q = WQ(q_input), K = WK(kv_input), V = WV(kv_input), then
+// scaled_attention. dlstudio layout: inputs [B, L, s], each projection over the flattened
+// [B, L*s]; positionwise [B, L, s] and vaswani [B, L, M] per position. Returns [B, Lq, s].
+torch::Tensor attend_one_head(const torch::Tensor& q_input, const torch::Tensor& kv_input, const HeadProjection& wq,
+                              const HeadProjection& wk, const HeadProjection& wv, const TransformerConfig& config,
+                              const torch::Tensor& mask, torch::nn::Dropout& dropout, torch::Tensor* weights);
 
- private:
-  std::mutex mutex_;
-  StackedWeights stacked_;
-  std::vector<std::pair<const void*, std::int64_t>> sources_;  // (data, version) of each weight and bias
-};
-
-// Applies n stacked projections to x [B, L, M]. Returns [n, H, B, L, s] (dlstudio: each
-// head's flattened slice through Linear(L*s, n*L*s); positionwise: each head's slice
-// through Linear(s, n*s) per position) or [n, B, H, L, s] (vaswani: x through
-// Linear(M, H*n*s) per position).
-torch::Tensor project_heads(const torch::Tensor& x, const StackedWeights& stacked, const TransformerConfig& config,
-                            std::int64_t n);
+// Applies a layer's n fused projections (weight [H, n*rows, cols], bias [H, n*rows]) to
+// x [B, L, M]. Returns [n, H, B, L, s] (dlstudio: each head's flattened slice through
+// Linear(L*s, n*L*s); positionwise: each head's slice through Linear(s, n*s) per position)
+// or [n, B, H, L, s] (vaswani: x through Linear(M, H*n*s) per position).
+torch::Tensor project_heads(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias,
+                            const TransformerConfig& config, std::int64_t n);
 
 // Inverse of the head split: z [H, B, L, s] (DLStudio's layouts) or [B, H, L, s] (vaswani) -> [B, L, M].
 torch::Tensor merge_heads(const torch::Tensor& z, const TransformerConfig& config);

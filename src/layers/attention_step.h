@@ -19,8 +19,8 @@ namespace dls::detail {
 // (decoding runs under NoGradGuard or InferenceMode), and the kernels switched on.
 bool attention_step_applies(const torch::Tensor& x);
 
-// Self-attention at one new position `position` of every row: qkv [R, H*3*s] (the stacked
-// heads' projection: for each head its Q, K and V), cache keys/values [R, H, C, s]
+// Self-attention at one new position `position` of every row: qkv [R, H*3*s] (the layer's
+// fused projection: for each head its Q, K and V), cache keys/values [R, H, C, s]
 // contiguous with C > position. Writes the new K and V at `position` and returns
 // softmax(q K^T / sqrt(s)) V over positions 0 .. position, heads merged: [R, H*s].
 torch::Tensor self_attention_step(const torch::Tensor& qkv, KeyValueCache& cache, std::int64_t position,

@@ -9,24 +9,29 @@ namespace dls {
 
 CrossAttentionImpl::CrossAttentionImpl(const TransformerConfig& config) : config_(config) {
   config.validate();
-  attention_heads_arr = register_module("attention_heads_arr", torch::nn::ModuleList());
-  for (std::int64_t h = 0; h < config.num_heads(); ++h) {
-    attention_heads_arr->push_back(CrossAttentionHead(config));
-  }
+  // Made as one [H, 3*rows, cols] for DLStudio's order of initialisation (each head's WQ,
+  // WK, WV in turn), then parted into the queries' and the keys' and values' tensors.
+  const std::int64_t rows = config.projection_outputs();
+  const auto [weight, bias] = detail::fused_projections(config.num_heads(), 3, config.projection_inputs(), rows);
+  q_weight = register_parameter("q_weight", weight.narrow(1, 0, rows).contiguous());
+  q_bias = register_parameter("q_bias", bias.narrow(1, 0, rows).contiguous());
+  kv_weight = register_parameter("kv_weight", weight.narrow(1, rows, 2 * rows).contiguous());
+  kv_bias = register_parameter("kv_bias", bias.narrow(1, rows, 2 * rows).contiguous());
   if (config.layout() == Layout::kVaswani) {
     W_O = register_module("W_O", torch::nn::Linear(config.embedding_size(), config.embedding_size()));
   }
   attention_dropout_ = register_module("attention_dropout", torch::nn::Dropout(config.effective_dropout()));
-  queries_ = std::make_shared<detail::StackedHeadsCache>();
-  keys_values_ = std::make_shared<detail::StackedHeadsCache>();
+}
+
+HeadProjection CrossAttentionImpl::head_projection(std::int64_t h, Projection part) const {
+  if (part == Projection::kQ) return detail::fused_part(q_weight, q_bias, h, 1, 0);
+  return detail::fused_part(kv_weight, kv_bias, h, 2, static_cast<std::int64_t>(part) - 1);
 }
 
 AttentionMemory CrossAttentionImpl::project_memory(const torch::Tensor& encoder_out) {
   TORCH_CHECK(encoder_out.dim() == 3 && encoder_out.size(2) == config_.embedding_size(),
               "expected the encoder output as [B, L, M]");
-  using detail::Projection;
-  const auto stacked = keys_values_->get(attention_heads_arr, {Projection::kK, Projection::kV});
-  const auto kv = detail::project_heads(encoder_out, stacked, config_, 2);
+  const auto kv = detail::project_heads(encoder_out, kv_weight, kv_bias, config_, 2);
   return {kv[0], kv[1]};
 }
 
@@ -39,18 +44,15 @@ torch::Tensor CrossAttentionImpl::attend(const torch::Tensor& x, const Attention
   const std::int64_t rows = x.size(0), length = x.size(1);
   TORCH_CHECK(rows % batch == 0, "decoder rows ", rows, " are not a multiple of the encoder batch ", batch);
   const std::int64_t copies = rows / batch;
-  using detail::Projection;
-  const auto stacked = queries_->get(attention_heads_arr, {Projection::kQ});
   if (length == 1 && copies == 1 && weights == nullptr && !is_training() && config_.layout() == Layout::kVaswani &&
       detail::attention_step_applies(x) && (!mask.defined() || mask.numel() == rows * memory.keys.size(2))) {
     // One decoding position per row: [R, M] -> [R, H*s] queries, then one kernel.
-    const auto q =
-        row_linear(x.reshape({rows, heads * s}), stacked.weight.view({heads * s, -1}), stacked.bias.view({heads * s}));
+    const auto q = row_linear(x.reshape({rows, heads * s}), q_weight.view({heads * s, -1}), q_bias.view({heads * s}));
     const auto z = detail::cross_attention_step(q, memory.keys, memory.values,
                                                 mask.defined() ? mask.contiguous() : mask, heads);  // [R, M]
     return row_linear(z.view({rows, 1, heads * s}), W_O);
   }
-  auto q = detail::project_heads(x, stacked, config_, 1)[0];  // [H, B', Lq, s] | [B', H, Lq, s]
+  auto q = detail::project_heads(x, q_weight, q_bias, config_, 1)[0];  // [H, B', Lq, s] | [B', H, Lq, s]
   auto keys = memory.keys, values = memory.values;
   if (copies > 1) {
     // Copy-major rows share the encoder's keys and values by broadcasting:
@@ -86,12 +88,13 @@ torch::Tensor CrossAttentionImpl::forward_per_head(const torch::Tensor& x, const
   const auto per_row_mask = mask.defined() ? mask.repeat({x.size(0) / mask.size(0), 1, 1, 1}).select(1, 0) : mask;
   std::vector<torch::Tensor> outputs, head_weights;
   for (std::int64_t h = 0; h < config_.num_heads(); ++h) {
-    auto& head = *attention_heads_arr[h]->as<CrossAttentionHeadImpl>();
     const bool sliced = config_.dlstudio_family();
     const auto q_in = sliced ? x.narrow(2, h * s, s) : x;
     const auto kv_in = sliced ? memory.narrow(2, h * s, s) : memory;
     torch::Tensor w;
-    outputs.push_back(head.attend(q_in, kv_in, per_row_mask, &w));
+    outputs.push_back(detail::attend_one_head(q_in, kv_in, head_projection(h, Projection::kQ),
+                                              head_projection(h, Projection::kK), head_projection(h, Projection::kV),
+                                              config_, per_row_mask, attention_dropout_, &w));
     head_weights.push_back(w);
   }
   if (weights != nullptr) *weights = torch::stack(head_weights, 1);

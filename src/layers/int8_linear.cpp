@@ -36,8 +36,8 @@ const c10::OperatorHandle& linear_dynamic_op() {
   return op;
 }
 
-// Where a weight lives and how it is viewed: the stacked heads' weights are reshaped views
-// made anew each step over one cached storage.
+// Where a weight lives and how it is viewed: an attention layer's fused weights are reshaped
+// views made anew each step over the parameter's storage.
 using WeightKey = std::tuple<const void*, std::int64_t, std::vector<std::int64_t>, std::vector<std::int64_t>>;
 
 struct CachedInt8Weight {

@@ -16,24 +16,25 @@ torch::Tensor head_mask(const torch::Tensor& mask) { return mask.defined() ? mas
 
 SelfAttentionImpl::SelfAttentionImpl(const TransformerConfig& config) : config_(config) {
   config.validate();
-  attention_heads_arr = register_module("attention_heads_arr", torch::nn::ModuleList());
-  for (std::int64_t h = 0; h < config.num_heads(); ++h) {
-    attention_heads_arr->push_back(AttentionHead(config));
-  }
+  auto [weight, bias] =
+      detail::fused_projections(config.num_heads(), 3, config.projection_inputs(), config.projection_outputs());
+  qkv_weight = register_parameter("qkv_weight", weight);
+  qkv_bias = register_parameter("qkv_bias", bias);
   if (config.layout() == Layout::kVaswani) {
     W_O = register_module("W_O", torch::nn::Linear(config.embedding_size(), config.embedding_size()));
   }
   attention_dropout_ = register_module("attention_dropout", torch::nn::Dropout(config.effective_dropout()));
-  qkv_ = std::make_shared<detail::StackedHeadsCache>();
+}
+
+HeadProjection SelfAttentionImpl::head_projection(std::int64_t h, Projection part) const {
+  return detail::fused_part(qkv_weight, qkv_bias, h, 3, static_cast<std::int64_t>(part));
 }
 
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& mask, torch::Tensor* weights) {
   TORCH_CHECK(x.dim() == 3 && x.size(2) == config_.embedding_size(), "expected [B, L, M]");
   TORCH_CHECK(!config_.flattened() || x.size(1) == config_.max_seq_length(),
               "the dlstudio layout needs sentences of exactly L = ", config_.max_seq_length(), " positions");
-  using detail::Projection;
-  const auto stacked = qkv_->get(attention_heads_arr, {Projection::kQ, Projection::kK, Projection::kV});
-  const auto qkv = detail::project_heads(x, stacked, config_, 3);  // [3, H|B, B|H, L, s]
+  const auto qkv = detail::project_heads(x, qkv_weight, qkv_bias, config_, 3);  // [3, H|B, B|H, L, s]
   auto z = detail::scaled_attention(qkv[0], qkv[1], qkv[2], config_.layout(), mask, attention_dropout_, weights);
   if (weights != nullptr) *weights = detail::weights_batch_first(*weights, config_);
   auto out = detail::merge_heads(z, config_);  // [B, L, M]
@@ -45,11 +46,12 @@ torch::Tensor SelfAttentionImpl::forward_per_head(const torch::Tensor& x, const 
   const std::int64_t s = config_.head_size();
   std::vector<torch::Tensor> outputs, head_weights;
   for (std::int64_t h = 0; h < config_.num_heads(); ++h) {
-    auto& head = *attention_heads_arr[h]->as<AttentionHeadImpl>();
     // DLStudio: head h sees columns h*s .. h*s+s-1; vaswani: the whole vector.
     const auto input = config_.dlstudio_family() ? x.narrow(2, h * s, s) : x;
     torch::Tensor w;
-    outputs.push_back(head.attend(input, input, head_mask(mask), &w));
+    outputs.push_back(detail::attend_one_head(input, input, head_projection(h, Projection::kQ),
+                                              head_projection(h, Projection::kK), head_projection(h, Projection::kV),
+                                              config_, head_mask(mask), attention_dropout_, &w));
     head_weights.push_back(w);
   }
   if (weights != nullptr) *weights = torch::stack(head_weights, 1);  // [B, H, Lq, Lk]
@@ -63,14 +65,12 @@ torch::Tensor SelfAttentionImpl::forward_cached(const torch::Tensor& x_new, KeyV
               "cached decoding needs the vaswani layout (dlstudio's flattened heads mix positions)");
   const std::int64_t batch = x_new.size(0), steps = x_new.size(1), start = cache.length;
   TORCH_CHECK(start + steps <= capacity, "key/value cache capacity ", capacity, " exceeded");
-  using detail::Projection;
-  const auto stacked = qkv_->get(attention_heads_arr, {Projection::kQ, Projection::kK, Projection::kV});
   const std::int64_t heads = config_.num_heads(), s = config_.head_size(), dim = config_.embedding_size();
   if (steps == 1 && weights == nullptr && !key_mask.defined() && !is_training() &&
       detail::attention_step_applies(x_new)) {
     // One position per row: [R, M] x [H*3*s, M]^T -> [R, H*3*s], each head's Q, K, V in turn.
-    const auto qkv = row_linear(x_new.reshape({batch, dim}), stacked.weight.view({heads * 3 * s, dim}),
-                                stacked.bias.view({heads * 3 * s}));
+    const auto qkv =
+        row_linear(x_new.reshape({batch, dim}), qkv_weight.view({heads * 3 * s, dim}), qkv_bias.view({heads * 3 * s}));
     if (!cache.keys.defined()) {
       cache.keys = torch::zeros({batch, heads, capacity, s}, x_new.options());
       cache.values = torch::zeros_like(cache.keys);
@@ -79,7 +79,7 @@ torch::Tensor SelfAttentionImpl::forward_cached(const torch::Tensor& x_new, KeyV
     cache.length = start + 1;
     return row_linear(z.view({batch, 1, dim}), W_O);
   }
-  const auto qkv = detail::project_heads(x_new, stacked, config_, 3);  // [3, B, H, T, s]
+  const auto qkv = detail::project_heads(x_new, qkv_weight, qkv_bias, config_, 3);  // [3, B, H, T, s]
   if (!cache.keys.defined()) {
     cache.keys = torch::zeros({batch, config_.num_heads(), capacity, config_.head_size()}, x_new.options());
     cache.values = torch::zeros_like(cache.keys);

@@ -12,6 +12,7 @@ list(APPEND DLS_SOURCES
   layers/pixel_attention.cpp
   layers/rnn_attention.cpp
   layers/row_linear.cpp
+  layers/saved_tensors.cpp
   layers/self_attention.cpp
   layers/small_batched_matmul.cpp
   layers/transformer_config.cpp

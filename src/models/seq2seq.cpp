@@ -7,6 +7,7 @@
 
 #include "dls/data/vocabulary.h"
 #include "dls/layers/feed_forward.h"
+#include "dls/layers/saved_tensors.h"
 
 namespace dls {
 
@@ -140,7 +141,7 @@ Seq2SeqTransformer TransformerPreLN(Seq2SeqConfig config) {
 
 ParameterCount count_parameters(const torch::nn::Module& module) {
   ParameterCount count;
-  for (const auto& p : module.parameters()) {
+  for (const auto& [name, p] : saved_parameters(module)) {  // each head's WQ, WK, WV apart, as DLStudio counts
     if (!p.requires_grad()) continue;
     count.parameters += p.numel();
     ++count.tensors;

@@ -9,6 +9,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/rng_state.h"
 #include "dls/train/budgeted_schedule.h"
+#include "dls/train/optim/saved_optimizer.h"
 #include "dls/train/parallel/distributed.h"
 #include "dls/train/run_directory.h"
 #include "dls/train/run_identity.h"
@@ -88,7 +89,7 @@ void CheckpointPolicy::write_checkpoint(const std::string& path, const LoopState
   selection_->describe(writer);  // the moving average, the best score
   schedule_.describe(writer);    // --time-limit: the budget and the schedule's end
   const OptimizerStateOnCpu optimizer_on_cpu(optimizer_);
-  writer.add_optimizer("optimizer", optimizer_);
+  add_saved_optimizer(writer, "optimizer", optimizer_, model);
   writer.add_tensor("rng", checkpoint::cpu_generator_state());
   writer.add_text(kRunIdText, run_id_);
   writer.add_text("distributed",

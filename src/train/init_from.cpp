@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include "dls/layers/saved_tensors.h"
 #include "dls/util/table.h"
 
 namespace dls::train {
@@ -78,10 +79,8 @@ InitReport init_parameters(torch::nn::Module& model, const checkpoint::NamedTens
   for (const auto& buffer : model.named_buffers()) used.erase(buffer.key());  // the model's own
 
   torch::NoGradGuard no_grad;
-  std::map<const void*, std::string> first_name;  // tied weights: one tensor under several names
-  for (auto& parameter : model.named_parameters()) {
-    const auto& name = parameter.key();
-    auto tensor = parameter.value();
+  std::map<const void*, std::string> first_name;          // tied weights: one tensor under several names
+  for (auto& [name, tensor] : saved_parameters(model)) {  // DLStudio's names, as the checkpoint's
     InitLine line{name, shape_text(tensor), ""};
     if (const auto tied = first_name.emplace(tensor.unsafeGetTensorImpl(), name); !tied.second) {
       if (by_name.count(name) > 0) used[name] = true;

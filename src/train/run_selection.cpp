@@ -1,11 +1,13 @@
 #include "train/run_selection.h"
 
+#include <map>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/layers/saved_tensors.h"
 
 namespace dls::train {
 
@@ -80,16 +82,20 @@ void RunSelection::describe(checkpoint::CheckpointWriter& writer) {
   if (ema_) {
     // Tensors are serialised by reference when the file is saved, so the average goes in as
     // copies of its own (a swap into the model would be undone by then), in the model's layout.
-    checkpoint::NamedTensors tensors;
-    for (const auto& module : model_.named_modules("", /*include_self=*/false))
-      tensors.emplace_back(module.key() + ".", torch::Tensor());
-    const auto parameters = model_.named_parameters();
+    const auto parameters = model_.parameters();
+    std::vector<torch::Tensor> averages;
     for (std::size_t i = 0; i < parameters.size(); ++i) {
-      tensors.emplace_back(parameters[i].key(),
-                           ema_->averages()[i].to(torch::kCPU, parameters[i].value().scalar_type(), false, true));
+      averages.push_back(ema_->averages()[i].to(torch::kCPU, parameters[i].scalar_type(), false, true));
     }
-    for (const auto& buffer : model_.named_buffers())
-      tensors.emplace_back(buffer.key(), buffer.value().detach().cpu().clone());
+    std::map<std::string, torch::Tensor> average_named;
+    for (auto& [name, average] : saved_parameters(model_, averages)) average_named.emplace(name, average);
+    auto tensors = saved_tensors(model_);  // the buffers as they are, the parameters by their averages
+    for (auto& [name, tensor] : tensors) {
+      const auto average = average_named.find(name);
+      tensor = average != average_named.end() ? average->second
+               : tensor.defined()             ? tensor.detach().cpu().clone()
+                                              : tensor;
+    }
     writer.add_module_tensors("ema", tensors);
     writer.add_text(kEmaUpdatesText, std::to_string(ema_->updates()));
   }

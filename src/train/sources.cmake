@@ -10,6 +10,7 @@ list(APPEND DLS_SOURCES
   train/optim/graph_safe_adam.cpp
   train/optim/grad_scaler.cpp
   train/optim/optimizer.cpp
+  train/optim/saved_optimizer.cpp
   train/optim/weight_average.cpp
   train/parallel/collectives.cpp
   train/parallel/data_parallel.cpp

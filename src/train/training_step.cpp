@@ -14,6 +14,7 @@
 #include "dls/train/parallel/gradient_buckets.h"
 #include "dls/train/parallel/gradient_buffer.h"
 #include "dls/train/optim/optimizer.h"
+#include "dls/train/optim/saved_optimizer.h"
 #include "dls/util/precision.h"
 #include "train/device_graph.h"
 #include "train/training_support.h"
@@ -80,7 +81,7 @@ TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, Distr
         util::precision_name(options_.run.precision), scaler_ ? ", loss scaling" : "");
   }
   if (resume != nullptr) {
-    resume->load_optimizer("optimizer", *optimizer_);
+    load_saved_optimizer(*resume, "optimizer", *optimizer_, model);
     move_optimizer_state(*optimizer_, options_.device);
   }
 }

@@ -9,6 +9,7 @@
 #include <torch/optim/adamw.h>
 
 #include "dls/util/memory_check.h"
+#include "train/optim/adam_state.h"
 
 namespace dls::train {
 
@@ -61,19 +62,6 @@ std::string run_dir_of(const std::string& resume) {
 }
 
 namespace {
-
-// Adam's and AdamW's state types are siblings: the same three tensors under either.
-template <typename State, typename Fn>
-bool with_adam_state(torch::optim::OptimizerParamState* state, Fn&& fn) {
-  auto* adam = dynamic_cast<State*>(state);
-  if (adam != nullptr) fn(*adam);
-  return adam != nullptr;
-}
-
-template <typename Fn>
-void for_adam_state(torch::optim::OptimizerParamState* state, Fn&& fn) {
-  with_adam_state<torch::optim::AdamParamState>(state, fn) || with_adam_state<torch::optim::AdamWParamState>(state, fn);
-}
 
 // The moments of one parameter's state onto `device`.
 template <typename State>

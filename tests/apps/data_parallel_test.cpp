@@ -19,6 +19,7 @@
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/layers/saved_tensors.h"
 #include "dls/train/parallel/distributed.h"
 #include "dls/util/file_io.h"
 #include "support/child_processes.h"
@@ -125,7 +126,7 @@ std::string tiny_vit_args(const fs::path& dir) {
 std::map<std::string, torch::Tensor> seq2seq_weights(const fs::path& run) {
   const auto loaded = checkpoint::load_seq2seq_checkpoint(checkpoint::latest_checkpoint(run.string()));
   std::map<std::string, torch::Tensor> weights;
-  for (const auto& p : loaded.model.module().named_parameters()) weights[p.key()] = p.value().detach().clone();
+  for (const auto& [name, p] : saved_parameters(loaded.model.module())) weights[name] = p.detach().clone();
   return weights;
 }
 
@@ -134,7 +135,7 @@ std::map<std::string, torch::Tensor> vit_weights(const fs::path& run) {
                                             checkpoint::kViTCheckpointKind);
   const auto model = checkpoint::load_vit_model(reader, checkpoint::read_vit_contents(reader).settings);
   std::map<std::string, torch::Tensor> weights;
-  for (const auto& p : model->named_parameters()) weights[p.key()] = p.value().detach().clone();
+  for (const auto& [name, p] : saved_parameters(*model)) weights[name] = p.detach().clone();
   return weights;
 }
 

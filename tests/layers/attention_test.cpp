@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <vector>
+
 #include <torch/torch.h>
 
 #include "dls/layers/feed_forward.h"
+#include "dls/layers/saved_tensors.h"
 
 namespace dls {
 namespace {
@@ -23,8 +27,17 @@ class AttentionLayouts : public ::testing::TestWithParam<Layout> {
 TEST_P(AttentionLayouts, HeadParametersFollowDLStudio) {
   const auto config = config_for(GetParam());
   SelfAttention attention(config);
-  const auto parameters = attention->named_parameters();
-  // H heads x (WQ, WK, WV) x (weight, bias), plus W_O's two in the vaswani layout.
+  // Trained as one fused weight and bias (plus W_O's two in the vaswani layout)...
+  EXPECT_EQ(attention->named_parameters().size(), GetParam() == Layout::kVaswani ? 4u : 2u);
+  // ...saved as DLStudio's H heads x (WQ, WK, WV) x (weight, bias), the same numbers in all.
+  std::map<std::string, torch::Tensor> parameters;
+  std::int64_t saved_numel = 0, trained_numel = 0;
+  for (const auto& [name, tensor] : saved_parameters(*attention)) {
+    parameters.emplace(name, tensor);
+    saved_numel += tensor.numel();
+  }
+  for (const auto& p : attention->parameters()) trained_numel += p.numel();
+  EXPECT_EQ(saved_numel, trained_numel);
   EXPECT_EQ(parameters.size(), GetParam() == Layout::kVaswani ? 26u : 24u);
   const auto& wq = parameters["attention_heads_arr.3.WQ.weight"];
   if (GetParam() == Layout::kDLStudio) {
@@ -33,7 +46,7 @@ TEST_P(AttentionLayouts, HeadParametersFollowDLStudio) {
     EXPECT_EQ(wq.sizes(), torch::IntArrayRef({4, 4}));  // Linear(s, s)
   } else {
     EXPECT_EQ(wq.sizes(), torch::IntArrayRef({4, 16}));  // Linear(M, s)
-    EXPECT_TRUE(parameters.contains("W_O.weight"));
+    EXPECT_EQ(parameters.count("W_O.weight"), 1u);
   }
 }
 
@@ -144,27 +157,38 @@ TEST(Attention, CachedStepsEqualTheCausalPass) {
 // The one-position step kernels (attention_step.h) against the general operators: the same
 // outputs and caches, one position at a time from the first, with rows reordered and
 // repeated between steps as beam search does.
-// Without gradients the heads' stacked weights are kept between forwards; a weight changed
-// in place (a checkpoint loaded, an optimizer step) or replaced is seen by the next one.
-TEST(Attention, StackedHeadsFollowTheirWeightsWithoutGradients) {
+// The fused projections start where DLStudio's per-head Linear layers would, made one after
+// another with the same seed (head by head: WQ, WK, WV); a head's projection is a view, so
+// that writing it changes the layer, and forward_per_head() (the plain loop) reads it.
+TEST(Attention, FusedHeadsStartAsDLStudiosPerHeadLayers) {
+  for (const auto layout : {Layout::kDLStudio, Layout::kPositionwise, Layout::kVaswani}) {
+    const auto config = config_for(layout);
+    torch::manual_seed(3);
+    SelfAttention self(config);
+    torch::manual_seed(3);
+    CrossAttention cross(config);
+    torch::manual_seed(3);
+    std::vector<AttentionHead> heads;
+    for (std::int64_t h = 0; h < config.num_heads(); ++h) heads.emplace_back(config);
+    for (std::int64_t h = 0; h < config.num_heads(); ++h) {
+      const torch::nn::Linear* linear[3] = {&heads[h]->WQ, &heads[h]->WK, &heads[h]->WV};
+      for (const auto part : {Projection::kQ, Projection::kK, Projection::kV}) {
+        const auto& reference = *linear[static_cast<int>(part)];
+        for (const auto& fused : {self->head_projection(h, part), cross->head_projection(h, part)}) {
+          EXPECT_TRUE(torch::equal(fused.weight, reference->weight)) << to_string(layout) << " head " << h;
+          EXPECT_TRUE(torch::equal(fused.bias, reference->bias)) << to_string(layout) << " head " << h;
+        }
+      }
+    }
+  }
   auto config = config_for(Layout::kVaswani);
   SelfAttention self(config);
-  CrossAttention cross(config);
-  self->eval();
-  cross->eval();
   torch::NoGradGuard no_grad;
-  const auto x = torch::randn({2, 5, 16}), memory = torch::randn({2, 4, 16});
-  const auto check = [&](const std::string& when) {
-    EXPECT_TRUE(torch::allclose(self(x), self->forward_per_head(x), 1e-5, 1e-6)) << when;
-    EXPECT_TRUE(torch::allclose(cross(x, memory), cross->forward_per_head(x, memory), 1e-5, 1e-6)) << when;
-  };
-  check("first");
-  for (auto& p : self->parameters()) p.mul_(1.5);
-  for (auto& p : cross->parameters()) p.add_(0.25);
-  check("after in-place changes");
-  auto& head = *self->attention_heads_arr[2]->as<AttentionHeadImpl>();
-  head.WV->weight = head.WV->weight * 2;  // a new tensor, not registered anew: forward_per_head reads it too
-  check("after a replaced weight");
+  const auto x = torch::randn({2, 5, 16});
+  const auto before = self(x);
+  self->head_projection(2, Projection::kV).weight.mul_(2);
+  EXPECT_FALSE(torch::allclose(self(x), before));
+  EXPECT_TRUE(torch::allclose(self(x), self->forward_per_head(x), 1e-5, 1e-6));
 }
 
 TEST(Attention, SelfAttentionStepKernelsEqualTheGeneralOperators) {
@@ -229,11 +253,10 @@ TEST(SelfAttention, VaswaniEqualsTorchMultiheadAttention) {
   {
     torch::NoGradGuard no_grad;
     std::vector<torch::Tensor> weights, biases;
-    for (const auto* part : {"WQ", "WK", "WV"}) {
+    for (const auto part : {Projection::kQ, Projection::kK, Projection::kV}) {
       for (std::int64_t h = 0; h < H; ++h) {
-        const auto params = attention->attention_heads_arr[h]->named_parameters();
-        weights.push_back(params[std::string(part) + ".weight"]);
-        biases.push_back(params[std::string(part) + ".bias"]);
+        weights.push_back(attention->head_projection(h, part).weight);
+        biases.push_back(attention->head_projection(h, part).bias);
       }
     }
     reference->in_proj_weight.copy_(torch::cat(weights, 0));  // [3M, M]

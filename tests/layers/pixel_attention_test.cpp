@@ -89,11 +89,11 @@ TEST(AttentionBlock, EqualsTheVaswaniSelfAttentionOnNormalisedPixels) {
     const auto w = block->qkv->weight.squeeze(-1);  // [3C, C]
     const auto& b = block->qkv->bias;
     for (std::int64_t n = 0; n < N; ++n) {
-      auto& head = *attention->attention_heads_arr[n]->as<AttentionHeadImpl>();
-      torch::nn::Linear* linear[3] = {&head.WQ, &head.WK, &head.WV};
-      for (std::int64_t part = 0; part < 3; ++part) {
-        (*linear[part])->weight.copy_(w.narrow(0, n * 3 * c + part * c, c));
-        (*linear[part])->bias.copy_(b.narrow(0, n * 3 * c + part * c, c));
+      for (const auto part : {Projection::kQ, Projection::kK, Projection::kV}) {
+        const auto first = n * 3 * c + static_cast<std::int64_t>(part) * c;
+        const auto projection = attention->head_projection(n, part);
+        projection.weight.copy_(w.narrow(0, first, c));
+        projection.bias.copy_(b.narrow(0, first, c));
       }
     }
     attention->W_O->weight.copy_(block->proj_out->weight.squeeze(-1));

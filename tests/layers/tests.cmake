@@ -6,6 +6,7 @@ list(APPEND DLS_TEST_SOURCES
   layers/patch_embedding_test.cpp
   layers/pixel_attention_test.cpp
   layers/rnn_attention_test.cpp
+  layers/saved_tensors_test.cpp
   layers/row_linear_test.cpp
   layers/small_batched_matmul_test.cpp
 )

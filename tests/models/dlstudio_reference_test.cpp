@@ -16,6 +16,7 @@
 #include <torch/torch.h>
 
 #include "dls/models/seq2seq.h"
+#include "dls/layers/saved_tensors.h"
 #include "support/torch_fixture.h"
 
 namespace dls {
@@ -82,15 +83,17 @@ class DLStudioReference : public ::testing::TestWithParam<Case> {
   Seq2SeqTransformer model_{nullptr};
 };
 
+// By the names it is saved under (saved_tensors.h): the fused heads as DLStudio's WQ/WK/WV.
 TEST_P(DLStudioReference, EveryParameterHasItsPythonTwin) {
-  const auto parameters = model_->named_parameters();
-  for (const auto& item : parameters) {
-    const auto found = reference_.weights.find(item.key());
-    ASSERT_NE(found, reference_.weights.end()) << "no Python weight named " << item.key();
-    EXPECT_EQ(found->second.sizes(), item.value().sizes()) << item.key();
+  std::map<std::string, torch::Tensor> parameters;
+  for (const auto& [name, tensor] : saved_parameters(*model_)) parameters.emplace(name, tensor);
+  for (const auto& [name, tensor] : parameters) {
+    const auto found = reference_.weights.find(name);
+    ASSERT_NE(found, reference_.weights.end()) << "no Python weight named " << name;
+    EXPECT_EQ(found->second.sizes(), tensor.sizes()) << name;
   }
   for (const auto& [name, tensor] : reference_.weights) {
-    EXPECT_NE(parameters.find(name), nullptr) << "Python weight " << name << " has no twin";
+    EXPECT_EQ(parameters.count(name), 1u) << "Python weight " << name << " has no twin";
   }
   EXPECT_EQ(parameters.size(), reference_.weights.size());
 }
@@ -98,9 +101,7 @@ TEST_P(DLStudioReference, EveryParameterHasItsPythonTwin) {
 TEST_P(DLStudioReference, SameLogProbabilitiesAsDLStudiosClasses) {
   {
     torch::NoGradGuard no_grad;
-    for (auto& item : model_->named_parameters()) {
-      item.value().copy_(reference_.weights.at(item.key()));
-    }
+    for (auto& [name, tensor] : saved_parameters(*model_)) tensor.copy_(reference_.weights.at(name));
   }
   model_->eval();
   torch::NoGradGuard no_grad;

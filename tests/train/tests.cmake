@@ -10,6 +10,7 @@ list(APPEND DLS_TEST_SOURCES
   train/optim/clip_gradients_test.cpp
   train/optim/fused_adam_test.cpp
   train/optim/grad_scaler_test.cpp
+  train/optim/saved_optimizer_test.cpp
   train/optim/graph_safe_adam_test.cpp
   train/optim/weight_average_test.cpp
   train/parallel/data_parallel_test.cpp

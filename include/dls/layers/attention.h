@@ -1,18 +1,19 @@
 // DLStudio's attention classes: AttentionHead / SelfAttention and CrossAttentionHead /
 // CrossAttention, in both layouts (see transformer_config.h).
 //
-// Each head keeps its own WQ, WK, WV (DLStudio's names and parameter counts), but the fast
-// forward() runs the H heads of a layer as one batched product over weights stacked on
-// the fly; forward_per_head() is the plain per-head loop, kept as the reference that the
-// tests hold the fast path to.
+// A layer keeps the WQ, WK, WV of its H heads in fused tensors (one weight and one bias
+// for a self-attention layer's Q, K and V), so that forward() runs every head as one
+// batched product without restacking per-head weights each step, and backward, clipping
+// and the optimizer see two tensors where DLStudio has 6H. DLStudio's names and parameter
+// counts stay where people meet them: checkpoints save each head's WQ/WK/WV under
+// DLStudio's names (saved_tensors.h), head_projection() gives one head's as views, and
+// forward_per_head() is DLStudio's plain loop over heads, the reference that the tests hold
+// the fast path to.
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <optional>
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
@@ -21,9 +22,15 @@
 
 namespace dls {
 
-namespace detail {
-class StackedHeadsCache;  // the heads' weights stacked for the batched forward (attention_core.h)
-}
+// One of a head's three projections.
+enum class Projection { kQ = 0, kK = 1, kV = 2 };
+
+// One head's WQ, WK or WV in a layer: weight [rows, cols] and bias [rows], views of the
+// layer's fused tensors (writing into them writes the layer). dlstudio layout: rows = cols =
+// L*s; positionwise: s x s; vaswani: s x M.
+struct HeadProjection {
+  torch::Tensor weight, bias;
+};
 
 // One head's projections. dlstudio layout: WQ/WK/WV = Linear(L*s, L*s) over the head's
 // flattened slice [B, L*s]; vaswani layout: Linear(M, s) per position.
@@ -90,13 +97,18 @@ class SelfAttentionImpl : public torch::nn::Module {
   torch::Tensor forward_cached(const torch::Tensor& x_new, KeyValueCache& cache, std::int64_t capacity,
                                const torch::Tensor& key_mask = {}, torch::Tensor* weights = nullptr);
 
-  torch::nn::ModuleList attention_heads_arr{nullptr};
+  // Head h's WQ, WK or WV as views of qkv_weight and qkv_bias.
+  HeadProjection head_projection(std::int64_t h, Projection part) const;
+
+  // Every head's Q, K and V projections: qkv_weight [H, 3*rows, cols] (for each head its
+  // WQ, WK and WV weights one after the other), qkv_bias [H, 3*rows]. Initialised as
+  // DLStudio's per-head Linear layers are, in their order: the same seed gives the same values.
+  torch::Tensor qkv_weight, qkv_bias;
   torch::nn::Linear W_O{nullptr};  // vaswani layout only
 
  private:
   TransformerConfig config_;
   torch::nn::Dropout attention_dropout_{nullptr};
-  std::shared_ptr<detail::StackedHeadsCache> qkv_;  // Q, K and V of every head
 };
 TORCH_MODULE(SelfAttention);
 
@@ -118,13 +130,18 @@ class CrossAttentionImpl : public torch::nn::Module {
   torch::Tensor forward_per_head(const torch::Tensor& x, const torch::Tensor& encoder_out,
                                  const torch::Tensor& mask = {}, torch::Tensor* weights = nullptr);
 
-  torch::nn::ModuleList attention_heads_arr{nullptr};
+  // Head h's WQ (from q_weight, q_bias), WK or WV (from kv_weight, kv_bias), as views.
+  HeadProjection head_projection(std::int64_t h, Projection part) const;
+
+  // The queries' projections, q_weight [H, rows, cols] and q_bias [H, rows], apart from the
+  // keys' and values' (kv_weight [H, 2*rows, cols]: each head's WK then WV; kv_bias
+  // [H, 2*rows]), which apply to the encoder output once per batch.
+  torch::Tensor q_weight, q_bias, kv_weight, kv_bias;
   torch::nn::Linear W_O{nullptr};  // vaswani layout only
 
  private:
   TransformerConfig config_;
   torch::nn::Dropout attention_dropout_{nullptr};
-  std::shared_ptr<detail::StackedHeadsCache> queries_, keys_values_;
 };
 TORCH_MODULE(CrossAttention);
 

@@ -59,6 +59,12 @@ struct TransformerConfig {
   bool dlstudio_family() const { return layout_ != Layout::kVaswani; }
   // The sequence-flattened layout: projections and FFN see the whole sentence at once.
   bool flattened() const { return layout_ == Layout::kDLStudio; }
+  // The width of one head's WQ/WK/WV: in, from the flattened slice (L*s), the slice at a
+  // position (s) or the whole vector (M, vaswani); out, L*s (flattened) or s.
+  std::int64_t projection_inputs() const {
+    return flattened() ? max_seq_length_ * head_size() : dlstudio_family() ? head_size() : embedding_size_;
+  }
+  std::int64_t projection_outputs() const { return flattened() ? max_seq_length_ * head_size() : head_size(); }
   // Dropout actually applied (DLStudio's layouts have none).
   double effective_dropout() const { return dlstudio_family() ? 0.0 : dropout_; }
   // Throws c10::Error (via TORCH_CHECK) when the sizes are inconsistent.

@@ -98,7 +98,8 @@ TORCH_MODULE(Seq2SeqTransformer);
 Seq2SeqTransformer TransformerFG(Seq2SeqConfig config);
 Seq2SeqTransformer TransformerPreLN(Seq2SeqConfig config);
 
-// Learnable parameters and parameter tensors of a module (DLStudio prints both).
+// Learnable parameters and parameter tensors of a module (DLStudio prints both), the
+// tensors as DLStudio has them: each head's WQ, WK and WV weight and bias apart.
 struct ParameterCount {
   std::int64_t parameters = 0;
   std::int64_t tensors = 0;

@@ -30,4 +30,18 @@ template <typename Base>
 using AdamStateOf = std::conditional_t<std::is_same_v<Base, torch::optim::AdamW>, torch::optim::AdamWParamState,
                                        torch::optim::AdamParamState>;
 
+// Adam's and AdamW's state types are siblings: the same three tensors under either.
+template <typename State, typename Fn>
+bool with_adam_state(torch::optim::OptimizerParamState* state, Fn&& fn) {
+  auto* adam = dynamic_cast<State*>(state);
+  if (adam != nullptr) fn(*adam);
+  return adam != nullptr;
+}
+
+// Calls fn(state) with the state as the Adam or AdamW state it is (neither: not at all).
+template <typename Fn>
+void for_adam_state(torch::optim::OptimizerParamState* state, Fn&& fn) {
+  with_adam_state<torch::optim::AdamParamState>(state, fn) || with_adam_state<torch::optim::AdamWParamState>(state, fn);
+}
+
 }  // namespace dls::train

@@ -136,7 +136,7 @@ void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap
       work.push_back({p.data_ptr<float>(), exp_avg.data_ptr<float>(), exp_avg_sq.data_ptr<float>(),
                       p.grad().data_ptr<float>(), c});
       // Written through its raw pointer below: moved by hand, as an in-place operator would,
-      // so that what keys on the version (the attention's stacked heads) sees the change.
+      // so that what keys on the version (int8_linear.h's quantized weights) sees the change.
       p.unsafeGetTensorImpl()->bump_version();
       offsets.push_back(offsets.back() + p.numel());
     }

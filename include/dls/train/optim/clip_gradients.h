@@ -2,9 +2,10 @@
 // without reading the norm back to the host: LibTorch's version ends with .item(), a wait on
 // every GPU step that clips with it. On a GPU the norms and the scaling go through the
 // multi-tensor (_foreach) operators, a few kernels for all the gradients where
-// clip_grad_norm_ launches two per parameter (584 for the cpu preset's 292 tensors). On the
-// CPU LibTorch's _foreach operators loop over the tensors and dispatch more than the plain
-// loop (23,406 operators a cpu-preset step against 22,237), so the CPU takes the plain loop.
+// clip_grad_norm_ launches two per parameter (200 for the cpu preset's 100 tensors; 584
+// before the attention heads were fused). On the CPU LibTorch's _foreach operators loop over
+// the tensors and dispatch more than the plain loop (23,406 operators a cpu-preset step
+// against 22,237, measured before the fusion), so the CPU takes the plain loop.
 // The trainers' steps on CUDA never come here: their graph-safe optimizer clips inside its
 // own kernels (graph_safe_adam.h), eager or recorded. What does: the CPU step, dls_bench's
 // ViT step (LibTorch's optimizer on any device) and programs linking the library.
