@@ -1,0 +1,60 @@
+// What train_lm and train_vit share (private to src/train/tasks): start or resume the run,
+// read what the resumed checkpoint holds, build the task inside the run's guard (a refused
+// --init-from leaves no run directory behind), then train it on the loop from where the
+// checkpoint left off. Each trainer adds only its results.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "dls/train/run_start.h"
+#include "dls/train/training_loop.h"
+
+namespace dls::train {
+
+// Task: LmTask or ViTTask (constructed from the settings, the resumed contents or nullptr,
+// the resumed file, the device and the batch-chunk workers; static loop_state(contents.state)).
+template <typename Task, typename Contents>
+struct EpochTaskRun {
+  StartedRun run;
+  Contents contents;  // the resumed checkpoint's; default for a fresh run
+  std::unique_ptr<Task> task;
+
+  bool resumed() const { return run.resume != nullptr; }
+
+  // The loop, from the resumed progress or the start; the run's checkpoint goes to it.
+  template <typename Settings>
+  LoopResult train(const Settings& settings) {
+    const auto loop = run.loop_options(settings.epochs, settings.optimizer, settings.selection);
+    const auto state = run.resume ? Task::loop_state(contents.state) : LoopState{};
+    return run_training(*task, state, loop, std::move(run.resume));
+  }
+};
+
+// read_contents(reader) -> Contents; init_from(Task&) reads --init-from into a fresh task.
+template <typename Task, typename Contents, typename Settings, typename InitFrom>
+EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const std::string& default_run_dir,
+                                              const std::string& checkpoint_kind,
+                                              Contents (*read_contents)(const checkpoint::CheckpointReader&),
+                                              InitFrom&& init_from) {
+  EpochTaskRun<Task, Contents> out{start_run(settings.run, default_run_dir, checkpoint_kind), Contents{}, nullptr};
+  auto& run = out.run;
+  if (run.resume) {
+    out.contents = read_contents(*run.resume);
+    spdlog::info("resuming from {} ({} epochs and {} steps done)", run.resume->path(),
+                 out.contents.state.completed_epochs, out.contents.state.step_in_epoch);
+  }
+  out.task = run.build_task([&] {
+    auto built =
+        std::make_unique<Task>(settings, run.resume ? &out.contents : nullptr, run.resume ? run.resume->path() : "",
+                               run.placement.device, run.placement.workers);
+    if (!run.resume && !settings.run.init_from.empty()) init_from(*built);
+    return built;
+  });
+  return out;
+}
+
+}  // namespace dls::train
