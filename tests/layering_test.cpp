@@ -1,6 +1,7 @@
 // The layers of the code only include those below them (docs/architecture.md):
 // util < data < layers < models < settings < checkpoint < eval < train < apps, and inside
-// train/ its rooms: optim, parallel < the loop and run bookkeeping (train/ itself) < tasks;
+// train/ its rooms: optim, parallel < the loop and run bookkeeping (train/ itself, with its
+// run/ folder: a run's start, directory and identity) < tasks;
 // serve (translate_server) stands on eval beside train: neither includes the other. Every quoted include of
 // a layer's header -- "dls/<layer>/..." anywhere, "<layer>/..." (a private header of src/)
 // -- in include/, src/, apps/ and bench/ is checked against the layer of the file holding it.
@@ -39,6 +40,10 @@ int layer_rank(const std::string& layer) {
   return it == kLayerOrder.end() ? -1 : static_cast<int>(it - kLayerOrder.begin());
 }
 
+// The layer of a folder inside train/: its own room, but run/ is train itself (the run's
+// start, directory and identity, which the loop and the run's start share both ways).
+std::string train_room(const std::string& folder) { return folder == "run" ? "train" : "train/" + folder; }
+
 // include/dls/<layer>/..., src/<layer>/...; apps/... and bench/... are "apps". Empty for a
 // file outside the layers' folders (src/pch.h).
 std::string layer_of_file(const fs::path& relative) {
@@ -46,8 +51,8 @@ std::string layer_of_file(const fs::path& relative) {
   for (const auto& part : relative) parts.push_back(part.string());
   if (parts[0] == "apps" || parts[0] == "bench") return "apps";
   // A room of train/ (a folder inside it) counts as its own layer.
-  if (parts[0] == "include" && parts.size() > 4 && parts[2] == "train") return "train/" + parts[3];
-  if (parts[0] == "src" && parts.size() > 3 && parts[1] == "train") return "train/" + parts[2];
+  if (parts[0] == "include" && parts.size() > 4 && parts[2] == "train") return train_room(parts[3]);
+  if (parts[0] == "src" && parts.size() > 3 && parts[1] == "train") return train_room(parts[2]);
   if (parts[0] == "include" && parts.size() > 3) return parts[2];
   if (parts[0] == "src" && parts.size() > 2) return parts[1];
   return "";
@@ -81,7 +86,7 @@ IncludeScan scan_layer_includes(const fs::path& root) {
         if (!std::regex_search(line, m, include_line)) continue;
         const bool public_header = m[1].matched;
         std::string included = m[2].str();
-        if (included == "train" && m[3].matched) included += "/" + m[3].str();
+        if (included == "train" && m[3].matched) included = train_room(m[3].str());
         const int rank = layer_rank(included);
         const std::string where = relative.string() + ":" + std::to_string(number) + ": ";
         if (rank < 0) {
@@ -118,8 +123,8 @@ TEST(Layering, CatchesAnIncludeUpwardOrAcrossTrainsRooms) {
   write("include/dls/train/parallel/b.h", "#include \"dls/train/optim/a.h\"\n");     // rooms side by side
   write("src/train/training_loop.cpp", "#include \"train/tasks/c.h\"\n");            // loop below the tasks
   write("src/settings/d.cpp", "#include \"dls/checkpoint/checkpoint.h\"\n");         // settings below checkpoint
-  write("src/train/tasks/e.cpp", "#include \"dls/train/optim/a.h\"\n#include \"train/x.h\"\n");          // allowed
-  write("src/serve/f.cpp", "#include \"dls/eval/translator.h\"\n#include \"dls/train/run_start.h\"\n");  // beside
+  write("src/train/tasks/e.cpp", "#include \"dls/train/optim/a.h\"\n#include \"train/x.h\"\n");              // allowed
+  write("src/serve/f.cpp", "#include \"dls/eval/translator.h\"\n#include \"dls/train/run/run_start.h\"\n");  // beside
   write("src/train/g.cpp", "#include \"dls/serve/batcher.h\"\n");  // train below serve's floor
   const auto scan = scan_layer_includes(root);
   EXPECT_EQ(scan.files, 7u);

@@ -64,4 +64,13 @@ std::string best_or_latest_checkpoint(const std::string& checkpoint_or_run) {
   return latest_checkpoint(checkpoint_or_run);
 }
 
+std::string run_dir_of(const std::string& checkpoint_or_run) {
+  fs::path path(checkpoint_or_run);
+  if (!path.empty() && !path.has_filename()) path = path.parent_path();  // "run/checkpoints/"
+  std::error_code error;
+  if (!fs::is_directory(path, error)) path = path.parent_path();  // a file: its folder
+  if (path.filename() == "checkpoints") path = path.parent_path();
+  return path.empty() ? "." : path.string();
+}
+
 }  // namespace dls::checkpoint

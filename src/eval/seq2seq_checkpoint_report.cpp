@@ -11,6 +11,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
+#include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/data/corpus.h"
 #include "dls/data/pair_tensors.h"
@@ -401,10 +402,8 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
                                                    const Seq2SeqEvalRequest& request, std::ostream& out,
                                                    std::ostream& messages) {
   if (checkpoint_files.empty()) throw std::invalid_argument("no checkpoint to evaluate");
-  const fs::path first = fs::path(checkpoint_files.front()).parent_path();
-  const fs::path run = first.filename() == "checkpoints" ? first.parent_path() : first;
-  const fs::path out_dir =
-      request.output_dir.empty() ? (run.empty() ? fs::path(".") : run) : fs::path(request.output_dir);
+  const fs::path out_dir = request.output_dir.empty() ? fs::path(checkpoint::run_dir_of(checkpoint_files.front()))
+                                                      : fs::path(request.output_dir);
   // Before the evaluation, not after minutes of decoding.
   if (request.output_dir.empty()) check_output_folder(out_dir.string(), "bleu.csv and bleu_vs_epoch.png");
   util::RuntimeOptions runtime;

@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/eval/confusion_matrix.h"
 #include "dls/util/json.h"
@@ -19,13 +20,6 @@ namespace dls::eval {
 namespace fs = std::filesystem;
 
 namespace {
-
-// <run>/checkpoints/x.pt -> <run>
-fs::path run_dir_of_checkpoint(const std::string& checkpoint) {
-  fs::path dir = fs::path(checkpoint).parent_path();
-  if (dir.filename() == "checkpoints") dir = dir.parent_path();
-  return dir.empty() ? fs::path(".") : dir;
-}
 
 void write_vit_json(std::ostream& out, const std::vector<ViTCheckpointResult>& results, std::size_t best,
                     const std::vector<std::string>& names, const std::vector<std::string>& written) {
@@ -89,7 +83,7 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
   if (readable.empty()) throw std::runtime_error("none of the checkpoints is readable");
   // The best checkpoint's run is the default folder: all of them, checked before the evaluation.
   if (request.output_dir.empty()) {
-    for (const auto& path : readable) check_output_folder(run_dir_of_checkpoint(path).string(), "confusion_*.png");
+    for (const auto& path : readable) check_output_folder(checkpoint::run_dir_of(path), "confusion_*.png");
   }
   // The test set of the first checkpoint serves all of them when they agree on the data.
   const checkpoint::CheckpointReader first(readable.front(), checkpoint::kViTCheckpointKind);
@@ -111,7 +105,7 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
 
   auto& written = report.files;
   const fs::path out_dir =
-      request.output_dir.empty() ? run_dir_of_checkpoint(results[best].path) : fs::path(request.output_dir);
+      request.output_dir.empty() ? fs::path(checkpoint::run_dir_of(results[best].path)) : fs::path(request.output_dir);
   fs::create_directories(out_dir);
   for (const auto& r : results) {
     const auto png = out_dir / ("confusion_" + fs::path(r.path).stem().string() + ".png");

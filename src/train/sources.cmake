@@ -23,12 +23,12 @@ list(APPEND DLS_SOURCES
   train/parallel/split_batch.cpp
   train/init_from.cpp
   train/run_comparison.cpp
-  train/run_directory.cpp
-  train/run_identity.cpp
+  train/run/run_directory.cpp
+  train/run/run_identity.cpp
   train/run_plots.cpp
   train/run_result.cpp
   train/run_selection.cpp
-  train/run_start.cpp
+  train/run/run_start.cpp
   train/step_plan.cpp
   train/stop_signals.cpp
   train/tasks/init_plans.cpp

@@ -22,8 +22,8 @@
 #include "dls/train/run_plots.h"
 #include "dls/train/parallel/distributed.h"
 #include "dls/train/optim/optimizer.h"
-#include "dls/train/run_directory.h"
-#include "dls/train/run_identity.h"
+#include "dls/train/run/run_directory.h"
+#include "dls/train/run/run_identity.h"
 #include "dls/train/stop_signals.h"
 #include "dls/util/file_io.h"
 #include "dls/util/precision.h"
@@ -400,18 +400,6 @@ class Loop {
 };
 
 }  // namespace
-
-std::string claim_run_directory(const std::string& run_dir, bool overwrite) {
-  const std::string earlier = earlier_run(run_dir);
-  if (earlier.empty()) return "";
-  if (!overwrite) {
-    throw std::runtime_error(run_dir + " already holds a training run (" + earlier + "): continue it with --resume " +
-                             run_dir + ", choose another --run-dir, or give --overwrite to move it aside");
-  }
-  const auto aside = move_run_aside(run_dir);
-  spdlog::warn("moved the earlier run in {} aside to {}", run_dir, aside);
-  return aside;
-}
 
 LoopResult run_training(TrainingTask& task, LoopState state, const LoopOptions& options,
                         std::unique_ptr<checkpoint::CheckpointReader> resume) {

@@ -52,15 +52,6 @@ checkpoint::EpochProgress epoch_progress_of(const LoopState& state, std::int64_t
   return progress;
 }
 
-std::string run_dir_of(const std::string& resume) {
-  namespace fs = std::filesystem;
-  fs::path path(resume);
-  if (fs::is_directory(path)) return path.string();
-  path = path.parent_path();
-  if (path.filename() == "checkpoints") path = path.parent_path();
-  return path.empty() ? "." : path.string();
-}
-
 namespace {
 
 // The moments of one parameter's state onto `device`.

@@ -34,9 +34,6 @@ bool reports_accuracy(const TrainingTask& task);
 LoopState loop_state_from(const checkpoint::EpochProgress& progress);
 checkpoint::EpochProgress epoch_progress_of(const LoopState& state, std::int64_t steps_per_epoch);
 
-// The run directory of a checkpoint file <run>/checkpoints/x.pt (or of a run directory).
-std::string run_dir_of(const std::string& resume);
-
 // Adam's state tensors are read onto the CPU; a CUDA run needs them beside the weights
 // (and checkpoints are written from CPU tensors so that any machine can read them).
 void move_optimizer_state(torch::optim::Optimizer& optimizer, const torch::Device& device);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "dls/train/run_directory.h"
+#include "dls/train/run/run_directory.h"
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
 #include "support/program_run.h"

@@ -24,6 +24,22 @@ TEST(CheckpointFiles, MissingOrEmptyDirectoriesAreErrors) {
   }
 }
 
+// One answer to "which run is this checkpoint of" for the trainers' --resume and the reports'
+// output folders. `--resume RUN/checkpoints` once made the checkpoints folder a run of its own
+// (checkpoints/checkpoints/, a second metrics.csv inside).
+TEST(CheckpointFiles, TheRunOfACheckpoint) {
+  const auto dir = test::fresh_temp_dir("run_dir_of");
+  std::filesystem::create_directories(dir / "run" / "checkpoints");
+  const auto run = (dir / "run").string();
+  EXPECT_EQ(run_dir_of(run), run);
+  EXPECT_EQ(run_dir_of(run + "/checkpoints/checkpoint_epoch_0003.pt"), run);
+  EXPECT_EQ(run_dir_of(run + "/best.pt"), run);
+  EXPECT_EQ(run_dir_of(run + "/checkpoints"), run);
+  EXPECT_EQ(run_dir_of(run + "/checkpoints/"), run);
+  EXPECT_EQ(run_dir_of(run + "/"), run);
+  EXPECT_EQ(run_dir_of("best.pt"), ".");
+}
+
 // Past epoch 9,999 the names grow a digit; the newest is found by number, not text order.
 TEST(CheckpointFiles, SortByEpochNumberPastFourDigits) {
   EXPECT_EQ(checkpoint_file_name(9999), "checkpoint_epoch_9999.pt");

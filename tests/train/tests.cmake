@@ -18,8 +18,8 @@ list(APPEND DLS_TEST_SOURCES
   train/parallel/distributed_test.cpp
   train/parallel/gradient_buffer_test.cpp
   train/parallel/split_batch_test.cpp
-  train/run_directory_test.cpp
-  train/run_identity_test.cpp
+  train/run/run_directory_test.cpp
+  train/run/run_identity_test.cpp
   train/run_plots_test.cpp
   train/step_operators_test.cpp
   train/step_plan_test.cpp

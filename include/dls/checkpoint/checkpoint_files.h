@@ -1,6 +1,7 @@
 // Where checkpoints are: the file names a run gives them (checkpoint_epoch_NNNN.pt in
 // <run>/checkpoints/) and finding them again in a run directory, its checkpoints/ folder,
-// or a single file. Writing them into a run is the trainers' business (train/run_directory.h).
+// or a single file; the run a checkpoint belongs to. Writing them into a run is the trainers'
+// business (train/run/run_directory.h).
 #pragma once
 
 #include <cstdint>
@@ -33,5 +34,10 @@ std::string latest_checkpoint(const std::string& dir_or_file);
 // What a program serving one model loads: a run directory's best.pt (beside checkpoints/),
 // else its newest checkpoint; a file as it is.
 std::string best_or_latest_checkpoint(const std::string& checkpoint_or_run);
+
+// The run a checkpoint belongs to: <run>/checkpoints/x.pt, <run>/x.pt (best.pt) and the
+// folder <run>/checkpoints are <run>; any other directory is itself; a file without a
+// folder is in ".".
+std::string run_dir_of(const std::string& checkpoint_or_run);
 
 }  // namespace dls::checkpoint

@@ -47,7 +47,7 @@ class TrainingDiverged : public std::runtime_error {
 
 // How one invocation of the loop runs: the run's settings (run_dir resolved) beside what
 // its task decides (epochs, optimizer, selection) and what start_run() placed (device,
-// workers, process group). train/run_start.h fills it.
+// workers, process group). train/run/run_start.h fills it.
 struct LoopOptions {
   // When the invocation began (data loading included): wall times count from it.
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();

@@ -19,12 +19,6 @@ class CheckpointReader;
 
 namespace dls::train {
 
-// A fresh run's check of its run directory (see LoopOptions::overwrite): throws
-// std::runtime_error when it holds an earlier run and `overwrite` is off, else moves that run
-// aside and returns where to ("" when nothing was there). run_training does it itself (rank
-// 0); start_run() does it before any data is read, so that a refused run fails at once.
-std::string claim_run_directory(const std::string& run_dir, bool overwrite);
-
 // Trains `task` from `state` (LoopState{} for a fresh run). With `resume` (the checkpoint the
 // task was rebuilt from), the model, optimizer and RNG state are read from it, and the
 // reader (which holds the whole file in memory) is released before training starts. In a

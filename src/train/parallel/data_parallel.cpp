@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
-#include "dls/checkpoint/checkpoint_files.h"
 #include "dls/util/thread_policy.h"
 #include "dls/util/device.h"
 
@@ -61,18 +59,6 @@ TrainingPlacement place_training(const std::string& device, util::Precision prec
   util::check_precision(precision, placement.device);
   placement.dist = join_process_group(parallel, placement.device, lookup);
   return placement;
-}
-
-std::string resume_after_restart(const std::string& run_dir) {
-  const char* restarts = std::getenv("TORCHELASTIC_RESTART_COUNT");
-  if (restarts == nullptr || std::string(restarts).empty() || std::string(restarts) == "0") return "";
-  try {
-    const auto newest = checkpoint::latest_checkpoint(run_dir);
-    spdlog::warn("restart {} of the job: resuming {} from {}", restarts, run_dir, newest);
-    return run_dir;
-  } catch (const std::exception&) {
-    return "";  // nothing saved yet: start afresh
-  }
 }
 
 }  // namespace dls::train

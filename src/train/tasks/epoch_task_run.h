@@ -10,7 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "dls/train/run_start.h"
+#include "dls/train/run/run_start.h"
 #include "dls/train/training_loop.h"
 
 namespace dls::train {

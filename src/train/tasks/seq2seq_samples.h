@@ -3,7 +3,7 @@
 #pragma once
 
 #include "dls/eval/seq2seq_evaluation.h"
-#include "dls/train/run_directory.h"
+#include "dls/train/run/run_directory.h"
 #include "dls/data/seq2seq_dataset.h"
 #include "dls/settings/seq2seq_settings.h"
 

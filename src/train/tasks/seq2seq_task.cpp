@@ -13,7 +13,7 @@
 #include "dls/data/languages.h"
 #include "dls/data/length_buckets.h"
 #include "dls/data/token_batches.h"
-#include "dls/train/run_directory.h"
+#include "dls/train/run/run_directory.h"
 #include "dls/train/run_plots.h"
 #include "train/tasks/seq2seq_metrics.h"
 #include "train/tasks/seq2seq_samples.h"

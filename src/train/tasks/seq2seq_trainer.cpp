@@ -8,7 +8,7 @@
 #include "dls/checkpoint/checkpoint_files.h"
 #include "train/tasks/init_plans.h"
 #include "train/tasks/seq2seq_task.h"
-#include "dls/train/run_start.h"
+#include "dls/train/run/run_start.h"
 #include "dls/train/training_loop.h"
 #include "dls/train/step_plan.h"
 #include "train/device_graph.h"

@@ -15,7 +15,7 @@
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/layers/saved_tensors.h"
 #include "dls/models/seq2seq.h"
-#include "dls/train/run_directory.h"
+#include "dls/train/run/run_directory.h"
 #include "dls/train/tasks/seq2seq_presets.h"
 #include "dls/util/file_io.h"
 #include "dls/util/key_values.h"

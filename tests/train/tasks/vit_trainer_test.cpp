@@ -11,7 +11,7 @@
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/image_dataset.h"
-#include "dls/train/run_directory.h"
+#include "dls/train/run/run_directory.h"
 #include "dls/train/tasks/vit_presets.h"
 #include "dls/util/csv.h"
 #include "dls/util/file_io.h"

@@ -47,8 +47,4 @@ TrainingPlacement place_training(const std::string& device, util::Precision prec
                                  const settings::ParallelSettings& parallel, const EnvLookup& lookup = {},
                                  int gpus = -1);
 
-// The run directory to resume after torchrun restarted the job (TORCHELASTIC_RESTART_COUNT
-// > 0, no --resume given, and `run_dir` holds checkpoints): `run_dir`; otherwise "".
-std::string resume_after_restart(const std::string& run_dir);
-
 }  // namespace dls::train

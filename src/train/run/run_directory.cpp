@@ -1,4 +1,4 @@
-#include "dls/train/run_directory.h"
+#include "dls/train/run/run_directory.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -140,6 +140,18 @@ RunDirectoryLock::RunDirectoryLock(const std::string& dir) {
 
 RunDirectoryLock::~RunDirectoryLock() {
   if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays (removing it would race)
+}
+
+std::string claim_run_directory(const std::string& run_dir, bool overwrite) {
+  const std::string earlier = earlier_run(run_dir);
+  if (earlier.empty()) return "";
+  if (!overwrite) {
+    throw std::runtime_error(run_dir + " already holds a training run (" + earlier + "): continue it with --resume " +
+                             run_dir + ", choose another --run-dir, or give --overwrite to move it aside");
+  }
+  const auto aside = move_run_aside(run_dir);
+  spdlog::warn("moved the earlier run in {} aside to {}", run_dir, aside);
+  return aside;
 }
 
 }  // namespace dls::train

@@ -56,4 +56,10 @@ std::string earlier_run(const std::string& dir);
 // run's files are kept as they are. Throws std::runtime_error naming both paths.
 std::string move_run_aside(const std::string& dir);
 
+// A fresh run's check of its run directory (see LoopOptions::overwrite): throws
+// std::runtime_error when it holds an earlier run and `overwrite` is off, else moves that run
+// aside and returns where to ("" when nothing was there). run_training does it itself (rank
+// 0); start_run() does it before any data is read, so that a refused run fails at once.
+std::string claim_run_directory(const std::string& run_dir, bool overwrite);
+
 }  // namespace dls::train

@@ -1,8 +1,11 @@
-#include "dls/train/run_start.h"
-#include "dls/train/training_loop.h"
+#include "dls/train/run/run_start.h"
+#include "dls/train/run/run_directory.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
+
+#include <spdlog/spdlog.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
 #include "train/training_support.h"
@@ -40,7 +43,7 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
   started.run.resume = run.resume.empty() ? resume_after_restart(asked_dir) : run.resume;
   const bool resuming = !started.run.resume.empty();
   started.run.run_dir = !run.run_dir.empty() ? run.run_dir
-                        : resuming           ? run_dir_of(started.run.resume)
+                        : resuming           ? checkpoint::run_dir_of(started.run.resume)
                                              : default_run_dir;
   if (!run.dry_run && started.placement.dist.is_main()) {
     // Locked before the check for an earlier run, so that of two runs started at once in
@@ -85,6 +88,18 @@ LoopOptions StartedRun::loop_options(std::int64_t epochs, const settings::Optimi
   loop.workers = placement.workers;
   loop.dist = &placement.dist;
   return loop;
+}
+
+std::string resume_after_restart(const std::string& run_dir) {
+  const char* restarts = std::getenv("TORCHELASTIC_RESTART_COUNT");
+  if (restarts == nullptr || std::string(restarts).empty() || std::string(restarts) == "0") return "";
+  try {
+    const auto newest = checkpoint::latest_checkpoint(run_dir);
+    spdlog::warn("restart {} of the job: resuming {} from {}", restarts, run_dir, newest);
+    return run_dir;
+  } catch (const std::exception&) {
+    return "";  // nothing saved yet: start afresh
+  }
 }
 
 }  // namespace dls::train

@@ -1,4 +1,4 @@
-#include "dls/train/run_identity.h"
+#include "dls/train/run/run_identity.h"
 
 #include <filesystem>
 #include <random>
@@ -7,7 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "dls/checkpoint/checkpoint.h"
-#include "dls/train/run_directory.h"
+#include "dls/train/run/run_directory.h"
 #include "dls/util/file_io.h"
 
 namespace dls::train {

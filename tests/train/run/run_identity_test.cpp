@@ -1,4 +1,4 @@
-#include "dls/train/run_identity.h"
+#include "dls/train/run/run_identity.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "dls/checkpoint/checkpoint.h"
-#include "dls/train/run_directory.h"
+#include "dls/train/run/run_directory.h"
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
 

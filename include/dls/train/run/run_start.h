@@ -14,7 +14,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/settings/run_settings.h"
 #include "dls/train/parallel/data_parallel.h"
-#include "dls/train/run_directory.h"
+#include "dls/train/run/run_directory.h"
 #include "dls/train/loop_state.h"
 
 namespace dls::train {
@@ -63,5 +63,9 @@ struct StartedRun {
 // holds an earlier run (without run.overwrite), a checkpoint that cannot be read.
 StartedRun start_run(const settings::RunSettings& run, const std::string& default_run_dir,
                      const std::string& checkpoint_kind);
+
+// The run directory to resume after torchrun restarted the job (TORCHELASTIC_RESTART_COUNT
+// > 0, no --resume given, and `run_dir` holds checkpoints): `run_dir`; otherwise "".
+std::string resume_after_restart(const std::string& run_dir);
 
 }  // namespace dls::train

@@ -1,4 +1,4 @@
-#include "dls/train/run_directory.h"
+#include "dls/train/run/run_directory.h"
 
 #include <gtest/gtest.h>
 
