@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -26,24 +27,34 @@ torch::Tensor moment_part(const torch::Tensor& moment, const torch::Tensor& para
 }
 
 // While it lives, the optimizer holds the model's parameters in their saved layout: one
-// group of the saved_parameters() views, no state; then what it held goes back.
+// group of the saved_parameters() views of the parameters it trains (all of the model's, or
+// those with gradients: GradientBuffer's), in the model's order, no state; then what it held
+// goes back.
 class SavedLayout {
  public:
   SavedLayout(torch::optim::Optimizer& optimizer, const torch::nn::Module& model) : optimizer_(optimizer) {
     parameters_ = model.parameters();
-    std::vector<torch::Tensor> held;
-    for (const auto& group : optimizer.param_groups())
-      held.insert(held.end(), group.params().begin(), group.params().end());
-    applies_ = held.size() == parameters_.size();
-    for (std::size_t i = 0; applies_ && i < held.size(); ++i) applies_ = held[i].is_same(parameters_[i]);
-    if (!applies_) return;
     std::unordered_map<const void*, std::size_t> by_storage;
     for (std::size_t i = 0; i < parameters_.size(); ++i) {
       by_storage.emplace(parameters_[i].storage().unsafeGetStorageImpl(), i);
     }
+    // The optimizer's parameters must be some of the model's, in the model's order.
+    std::unordered_set<std::size_t> trained;
+    applies_ = true;
+    for (const auto& group : optimizer.param_groups()) {
+      for (const auto& p : group.params()) {
+        const auto found = by_storage.find(p.storage().unsafeGetStorageImpl());
+        applies_ = applies_ && found != by_storage.end() && p.is_same(parameters_[found->second]) &&
+                   (trained.empty() || found->second > last_trained_);
+        if (applies_) trained.insert(last_trained_ = found->second);
+      }
+    }
+    if (!applies_) return;
     for (auto& [name, part] : saved_parameters(model)) {
+      const auto owner = by_storage.at(part.storage().unsafeGetStorageImpl());
+      if (trained.count(owner) == 0) continue;
       parts_.push_back(part);
-      owners_.push_back(by_storage.at(part.storage().unsafeGetStorageImpl()));
+      owners_.push_back(owner);
     }
     for (auto& group : optimizer.param_groups()) group_params_.push_back(std::move(group.params()));
     for (auto& group : optimizer.param_groups()) group.params().clear();
@@ -126,6 +137,7 @@ class SavedLayout {
  private:
   torch::optim::Optimizer& optimizer_;
   bool applies_ = false;
+  std::size_t last_trained_ = 0;           // (while checking the order)
   std::vector<torch::Tensor> parameters_;  // the model's, in parameters() order
   std::vector<torch::Tensor> parts_;       // saved_parameters(): views of them
   std::vector<std::size_t> owners_;        // the parameter each part is of

@@ -17,6 +17,7 @@
 #include "dls/layers/attention.h"
 #include "dls/layers/saved_tensors.h"
 #include "dls/train/optim/optimizer.h"
+#include "dls/train/parallel/gradient_buffer.h"
 #include "dls/util/key_values.h"
 #include "support/per_head_attention.h"
 #include "util/temp_files.h"
@@ -38,9 +39,14 @@ struct Layer {
   std::shared_ptr<torch::nn::Module> module;
   std::function<torch::Tensor(const torch::Tensor&)> forward;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::shared_ptr<train::GradientBuffer> gradients;  // the graph-safe optimizer's flat gradients
 
   void step(const torch::Tensor& x) {
-    optimizer->zero_grad();
+    if (gradients) {
+      gradients->zero();  // the flat buffer's views stay the gradients
+    } else {
+      optimizer->zero_grad();
+    }
     forward(x).pow(2).mean().backward();
     optimizer->step();
   }
@@ -54,8 +60,9 @@ settings::OptimizerSettings adamw(bool fused) {
   return options;
 }
 
-// The fused layer on the trainers' CPU optimizer (FusedAdamW), the per-head tree on LibTorch's.
-Layer fused_layer(bool cross) {
+// The fused layer on the trainers' CPU optimizer (FusedAdamW) or their GPU one (the
+// graph-safe AdamW over flat gradients, run eagerly here), the per-head tree on LibTorch's.
+Layer fused_layer(bool cross, bool graph_safe) {
   Layer layer;
   if (cross) {
     CrossAttention attention(vaswani());
@@ -66,7 +73,13 @@ Layer fused_layer(bool cross) {
     layer.module = attention.ptr();
     layer.forward = [attention](const torch::Tensor& x) mutable { return attention(x); };
   }
-  layer.optimizer = train::make_optimizer(layer.module->parameters(), adamw(/*fused=*/true), 0.01);
+  if (graph_safe) {
+    layer.gradients = std::make_shared<train::GradientBuffer>(layer.module->parameters());
+    layer.optimizer = train::make_graph_safe_optimizer(layer.gradients->parameters(), layer.gradients->flat(),
+                                                       adamw(/*fused=*/false), 0.01);
+  } else {
+    layer.optimizer = train::make_optimizer(layer.module->parameters(), adamw(/*fused=*/true), 0.01);
+  }
   return layer;
 }
 
@@ -118,34 +131,72 @@ void read(Layer& layer, const std::string& path, bool saved_layout) {
 
 TEST(SavedOptimizer, PerHeadFilesResumeIntoFusedLayersAndBack) {
   const auto dir = test::fresh_temp_dir("saved_optimizer_round_trip");
-  for (const bool cross : {false, true}) {
-    const std::string what = cross ? "cross-attention" : "self-attention";
-    const auto x = torch::randn({3, 5, 16});
-    // An earlier version's run: the per-head tree, two steps, saved by LibTorch.
-    torch::manual_seed(4);
-    auto before = per_head_layer(cross);
-    before.step(x);
-    before.step(x * 0.5);
-    const auto old_file = (dir / (what + "_per_head.pt")).string();
-    write(before, old_file, /*saved_layout=*/false);
-    // Resumed into the fused layer (other initial weights, to be overwritten), one more step each.
-    torch::manual_seed(5);
-    auto resumed = fused_layer(cross);
-    read(resumed, old_file, /*saved_layout=*/true);
-    expect_same_weights(resumed, before, what + ", loaded");
-    before.step(x * 2);
-    resumed.step(x * 2);
-    expect_same_weights(resumed, before, what + ", a step after resuming an old file");
-    // The fused run saved, resumed by the per-head tree: one more step each.
-    const auto new_file = (dir / (what + "_fused.pt")).string();
-    write(resumed, new_file, /*saved_layout=*/true);
-    torch::manual_seed(6);
-    auto back = per_head_layer(cross);
-    read(back, new_file, /*saved_layout=*/false);
-    back.step(x);
-    resumed.step(x);
-    expect_same_weights(resumed, back, what + ", a step after an earlier version resumed the new file");
-  }
+  for (const bool graph_safe : {false, true})
+    for (const bool cross : {false, true}) {
+      const std::string what = std::string(cross ? "cross-attention" : "self-attention") +
+                               (graph_safe ? ", graph-safe AdamW" : ", fused AdamW");
+      const auto x = torch::randn({3, 5, 16});
+      // An earlier version's run: the per-head tree, two steps, saved by LibTorch.
+      torch::manual_seed(4);
+      auto before = per_head_layer(cross);
+      before.step(x);
+      before.step(x * 0.5);
+      const auto old_file = (dir / (what + "_per_head.pt")).string();
+      write(before, old_file, /*saved_layout=*/false);
+      // Resumed into the fused layer (other initial weights, to be overwritten), one more step each.
+      torch::manual_seed(5);
+      auto resumed = fused_layer(cross, graph_safe);
+      read(resumed, old_file, /*saved_layout=*/true);
+      expect_same_weights(resumed, before, what + ", loaded");
+      before.step(x * 2);
+      resumed.step(x * 2);
+      expect_same_weights(resumed, before, what + ", a step after resuming an old file");
+      // The fused run saved, resumed by the per-head tree: one more step each.
+      const auto new_file = (dir / (what + "_fused.pt")).string();
+      write(resumed, new_file, /*saved_layout=*/true);
+      torch::manual_seed(6);
+      auto back = per_head_layer(cross);
+      read(back, new_file, /*saved_layout=*/false);
+      back.step(x);
+      resumed.step(x);
+      expect_same_weights(resumed, back, what + ", a step after an earlier version resumed the new file");
+    }
+}
+
+// A frozen weight is in neither optimizer (GradientBuffer leaves out what has no gradient):
+// the state of the others still goes per head, both ways.
+TEST(SavedOptimizer, FrozenWeightsAreLeftOutOnBothSides) {
+  const auto dir = test::fresh_temp_dir("saved_optimizer_frozen");
+  const auto x = torch::randn({3, 5, 16});
+  const auto freeze_output = [](Layer& layer, bool per_head) {
+    for (auto& p : layer.module->named_parameters()) {
+      if (p.key().rfind("W_O.", 0) == 0) p.value().set_requires_grad(false);
+    }
+    std::vector<torch::Tensor> trained;
+    for (const auto& p : layer.module->parameters()) {
+      if (p.requires_grad()) trained.push_back(p);
+    }
+    if (per_head) {
+      layer.optimizer = train::make_optimizer(trained, adamw(false), 0.01);
+    } else {
+      layer.gradients = std::make_shared<train::GradientBuffer>(layer.module->parameters());
+      layer.optimizer =
+          train::make_graph_safe_optimizer(layer.gradients->parameters(), layer.gradients->flat(), adamw(false), 0.01);
+    }
+  };
+  torch::manual_seed(4);
+  auto before = per_head_layer(false);
+  freeze_output(before, true);
+  before.step(x);
+  const auto path = (dir / "frozen.pt").string();
+  write(before, path, false);
+  torch::manual_seed(5);
+  auto resumed = fused_layer(false, true);
+  freeze_output(resumed, false);
+  read(resumed, path, true);
+  before.step(x * 2);
+  resumed.step(x * 2);
+  expect_same_weights(resumed, before, "frozen W_O");
 }
 
 TEST(SavedOptimizer, AMismatchedFileIsOneClearError) {
