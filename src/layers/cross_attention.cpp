@@ -31,7 +31,7 @@ HeadProjection CrossAttentionImpl::head_projection(std::int64_t h, Projection pa
 AttentionMemory CrossAttentionImpl::project_memory(const torch::Tensor& encoder_out) {
   TORCH_CHECK(encoder_out.dim() == 3 && encoder_out.size(2) == config_.embedding_size(),
               "expected the encoder output as [B, L, M]");
-  const auto kv = detail::project_heads(encoder_out, kv_weight, kv_bias, config_, 2);
+  const auto kv = detail::project_heads(encoder_out, kv_weight, kv_bias, config_, 2).unbind(0);  // K, V
   return {kv[0], kv[1]};
 }
 
