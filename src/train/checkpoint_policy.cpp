@@ -8,6 +8,7 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/rng_state.h"
+#include "dls/layers/saved_tensors.h"
 #include "dls/train/budgeted_schedule.h"
 #include "dls/train/optim/saved_optimizer.h"
 #include "dls/train/parallel/distributed.h"
@@ -63,10 +64,10 @@ void CheckpointPolicy::save_best_only(const LoopState& state) {
 // holds the same weights, so every rank stops here alike.
 void CheckpointPolicy::check_finite_weights(const LoopState& state) const {
   torch::NoGradGuard no_grad;
-  for (const auto& item : task_.model().named_parameters()) {
-    if (!torch::isfinite(item.value()).all().item<bool>()) {
-      throw TrainingDiverged("training diverged by step " + std::to_string(state.global_step) + ": parameter '" +
-                             item.key() + "' is not finite; last good checkpoint: " + last_good());
+  for (const auto& [name, tensor] : saved_parameters(task_.model())) {  // an attention head by its own name
+    if (!torch::isfinite(tensor).all().item<bool>()) {
+      throw TrainingDiverged("training diverged by step " + std::to_string(state.global_step) + ": parameter '" + name +
+                             "' is not finite; last good checkpoint: " + last_good());
     }
   }
 }

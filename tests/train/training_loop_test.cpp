@@ -13,6 +13,7 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/layers/attention.h"
 #include "dls/checkpoint/checkpoint_files.h"
 #include "util/temp_files.h"
 
@@ -25,9 +26,12 @@ struct RegressionImpl : torch::nn::Module {
   RegressionImpl() {
     linear = register_module("linear", torch::nn::Linear(3, 1));
     spare = register_parameter("spare", torch::zeros({2}));  // no loss reaches it
+    // No loss reaches it either: a layer whose heads are saved by DLStudio's names.
+    attention = register_module("attention", SelfAttention(TransformerConfig().embedding_size(8).num_heads(2)));
   }
   torch::nn::Linear linear{nullptr};
   torch::Tensor spare;
+  SelfAttention attention{nullptr};
 };
 TORCH_MODULE(Regression);
 
@@ -42,6 +46,7 @@ class RegressionTask : public TrainingTask {
     schedule_.base_lr = 0.2;
   }
   int break_weights_at_step = -1;  // from this step on, `spare` holds a NaN
+  bool break_a_head = false;       // ... or, instead, the second head's WK of `attention`
   int batch_delay_ms = 0;          // each batch takes this long to make (a slow data pipeline)
   bool break_evaluation = false;
   std::vector<double> bleu_by_evaluation;  // scripted "bleu" scores, one per evaluation
@@ -61,7 +66,7 @@ class RegressionTask : public TrainingTask {
     ++step_;
     if (break_weights_at_step >= 0 && ++steps_taken_ >= break_weights_at_step) {
       torch::NoGradGuard no_grad;
-      model_->spare.fill_(NAN);
+      (break_a_head ? model_->attention->head_projection(1, Projection::kK).weight : model_->spare).fill_(NAN);
     }
     return TrainingBatch{rows, targets, 8};
   }
@@ -150,6 +155,22 @@ TEST(TrainingLoop, WeightsThatAreNotFiniteAreNeverSaved) {
     EXPECT_NE(what.find("checkpoint_epoch_0001.pt"), std::string::npos) << "names the last good one: " << what;
   }
   EXPECT_EQ(checkpoint::find_checkpoints(run.string()).size(), 1u) << "epoch 2's NaN weights were not saved";
+}
+
+// An attention layer trains its heads fused; the message names the head, as the checkpoint
+// would (DLStudio's names).
+TEST(TrainingLoop, WeightsThatAreNotFiniteAreNamedAsSaved) {
+  const auto run = test::fresh_temp_dir("loop_nan_head");
+  RegressionTask task;
+  task.break_weights_at_step = 2;
+  task.break_a_head = true;
+  try {
+    run_training(task, {}, options_for(run), nullptr);
+    FAIL() << "expected TrainingDiverged";
+  } catch (const TrainingDiverged& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("'attention.attention_heads_arr.1.WK.weight' is not finite"), std::string::npos) << what;
+  }
 }
 
 TEST(TrainingLoop, AnEvaluationLossThatIsNotFiniteStopsBeforeTheSave) {
