@@ -44,6 +44,18 @@ HeadProjection fused_part(const torch::Tensor& weight, const torch::Tensor& bias
   return {weight.select(0, head).narrow(0, part * rows, rows), bias.select(0, head).narrow(0, part * rows, rows)};
 }
 
+HeadProjection self_attention_part(const torch::Tensor& qkv_weight, const torch::Tensor& qkv_bias, std::int64_t head,
+                                   Projection part) {
+  return fused_part(qkv_weight, qkv_bias, head, 3, static_cast<std::int64_t>(part));
+}
+
+HeadProjection cross_attention_part(const torch::Tensor& q_weight, const torch::Tensor& q_bias,
+                                    const torch::Tensor& kv_weight, const torch::Tensor& kv_bias, std::int64_t head,
+                                    Projection part) {
+  if (part == Projection::kQ) return fused_part(q_weight, q_bias, head, 1, 0);
+  return fused_part(kv_weight, kv_bias, head, 2, static_cast<std::int64_t>(part) - 1);
+}
+
 torch::Tensor attend_one_head(const torch::Tensor& q_input, const torch::Tensor& kv_input, const HeadProjection& wq,
                               const HeadProjection& wk, const HeadProjection& wv, const TransformerConfig& config,
                               const torch::Tensor& mask, torch::nn::Dropout& dropout, torch::Tensor* weights) {

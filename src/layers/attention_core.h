@@ -30,6 +30,16 @@ std::pair<torch::Tensor, torch::Tensor> fused_projections(std::int64_t heads, st
 HeadProjection fused_part(const torch::Tensor& weight, const torch::Tensor& bias, std::int64_t head, std::int64_t parts,
                           std::int64_t part);
 
+// Head `head`'s WQ, WK or WV in a self-attention layer's fused tensors (qkv_weight, qkv_bias:
+// each head's Q, K, V in turn), and in a cross-attention layer's (WQ from q_weight, q_bias; WK
+// and WV from kv_weight, kv_bias). The layers' head_projection() and the saved names
+// (saved_tensors.h) both part them so; the tensors may stand for the parameters (a moment).
+HeadProjection self_attention_part(const torch::Tensor& qkv_weight, const torch::Tensor& qkv_bias, std::int64_t head,
+                                   Projection part);
+HeadProjection cross_attention_part(const torch::Tensor& q_weight, const torch::Tensor& q_bias,
+                                    const torch::Tensor& kv_weight, const torch::Tensor& kv_bias, std::int64_t head,
+                                    Projection part);
+
 // DLStudio's one head: Q = WQ(q_input), K = WK(kv_input), V = WV(kv_input), then
 // scaled_attention. dlstudio layout: inputs [B, L, s], each projection over the flattened
 // [B, L*s]; positionwise [B, L, s] and vaswani [B, L, M] per position. Returns [B, Lq, s].

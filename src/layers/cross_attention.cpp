@@ -24,8 +24,7 @@ CrossAttentionImpl::CrossAttentionImpl(const TransformerConfig& config) : config
 }
 
 HeadProjection CrossAttentionImpl::head_projection(std::int64_t h, Projection part) const {
-  if (part == Projection::kQ) return detail::fused_part(q_weight, q_bias, h, 1, 0);
-  return detail::fused_part(kv_weight, kv_bias, h, 2, static_cast<std::int64_t>(part) - 1);
+  return detail::cross_attention_part(q_weight, q_bias, kv_weight, kv_bias, h, part);
 }
 
 AttentionMemory CrossAttentionImpl::project_memory(const torch::Tensor& encoder_out) {

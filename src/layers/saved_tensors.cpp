@@ -12,26 +12,27 @@ namespace {
 
 std::string joined(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
-// Head h's part `part` of an attention layer, from the tensors standing for its fused parameters.
-using HeadPart = std::function<HeadProjection(std::int64_t h, Projection part)>;
+// An attention layer's heads over `value_of` (the tensor standing for each of its fused
+// parameters): how many, and head h's part `part`. No heads for any other module.
+struct AttentionHeads {
+  std::int64_t count = 0;
+  std::function<HeadProjection(std::int64_t h, Projection part)> part_of;
+};
 
-// An attention layer's parts over `value_of` (the tensor standing for each of its fused
-// parameters); empty for any other module.
-HeadPart attention_parts(const torch::nn::Module& module,
-                         const std::function<torch::Tensor(const torch::Tensor&)>& value_of) {
+AttentionHeads attention_heads(const torch::nn::Module& module,
+                               const std::function<torch::Tensor(const torch::Tensor&)>& value_of) {
   if (const auto* self = dynamic_cast<const SelfAttentionImpl*>(&module)) {
     const auto weight = value_of(self->qkv_weight), bias = value_of(self->qkv_bias);
-    return [weight, bias](std::int64_t h, Projection part) {
-      return detail::fused_part(weight, bias, h, 3, static_cast<std::int64_t>(part));
-    };
+    return {weight.size(0), [weight, bias](std::int64_t h, Projection part) {
+              return detail::self_attention_part(weight, bias, h, part);
+            }};
   }
   if (const auto* cross = dynamic_cast<const CrossAttentionImpl*>(&module)) {
     const auto q_weight = value_of(cross->q_weight), q_bias = value_of(cross->q_bias);
     const auto kv_weight = value_of(cross->kv_weight), kv_bias = value_of(cross->kv_bias);
-    return [=](std::int64_t h, Projection part) {
-      if (part == Projection::kQ) return detail::fused_part(q_weight, q_bias, h, 1, 0);
-      return detail::fused_part(kv_weight, kv_bias, h, 2, static_cast<std::int64_t>(part) - 1);
-    };
+    return {q_weight.size(0), [=](std::int64_t h, Projection part) {
+              return detail::cross_attention_part(q_weight, q_bias, kv_weight, kv_bias, h, part);
+            }};
   }
   return {};
 }
@@ -39,27 +40,22 @@ HeadPart attention_parts(const torch::nn::Module& module,
 // DLStudio's per-head entries of an attention layer at `path`, in Module::save's order:
 // "attention_heads_arr." then for each head its module, WQ, WK, WV (module, weight, bias)
 // and attention_dropout. Submodule entries (undefined tensors) only when `modules`.
-void add_heads(const std::string& path, const HeadPart& part_of, std::int64_t heads, bool modules, NamedTensors& out) {
+void add_heads(const std::string& path, const AttentionHeads& heads, bool modules, NamedTensors& out) {
   const std::string array = joined(path, "attention_heads_arr");
   if (modules) out.emplace_back(array + ".", torch::Tensor());
-  for (std::int64_t h = 0; h < heads; ++h) {
+  for (std::int64_t h = 0; h < heads.count; ++h) {
     const std::string head = array + "." + std::to_string(h);
     if (modules) out.emplace_back(head + ".", torch::Tensor());
     for (const auto part : {Projection::kQ, Projection::kK, Projection::kV}) {
       const char* names[] = {"WQ", "WK", "WV"};
       const std::string linear = head + "." + names[static_cast<int>(part)];
-      const auto projection = part_of(h, part);
+      const auto projection = heads.part_of(h, part);
       if (modules) out.emplace_back(linear + ".", torch::Tensor());
       out.emplace_back(linear + ".weight", projection.weight);
       out.emplace_back(linear + ".bias", projection.bias);
     }
     if (modules) out.emplace_back(head + ".attention_dropout.", torch::Tensor());
   }
-}
-
-std::int64_t heads_of(const torch::nn::Module& module) {
-  if (const auto* self = dynamic_cast<const SelfAttentionImpl*>(&module)) return self->qkv_weight.size(0);
-  return dynamic_cast<const CrossAttentionImpl&>(module).q_weight.size(0);
 }
 
 // The walk behind both functions: every module in pre-order, its own entry (when `modules`),
@@ -72,8 +68,8 @@ NamedTensors walk(const torch::nn::Module& module, const std::function<torch::Te
     const std::string& path = item.key();
     const auto& current = *item.value();
     if (modules && !path.empty()) out.emplace_back(path + ".", torch::Tensor());
-    if (const auto part_of = attention_parts(current, value_of)) {
-      add_heads(path, part_of, heads_of(current), modules, out);
+    if (const auto heads = attention_heads(current, value_of); heads.part_of) {
+      add_heads(path, heads, modules, out);
     } else {
       for (const auto& p : current.named_parameters(/*recurse=*/false)) {
         out.emplace_back(joined(path, p.key()), value_of(p.value()));

@@ -27,7 +27,7 @@ SelfAttentionImpl::SelfAttentionImpl(const TransformerConfig& config) : config_(
 }
 
 HeadProjection SelfAttentionImpl::head_projection(std::int64_t h, Projection part) const {
-  return detail::fused_part(qkv_weight, qkv_bias, h, 3, static_cast<std::int64_t>(part));
+  return detail::self_attention_part(qkv_weight, qkv_bias, h, part);
 }
 
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& mask, torch::Tensor* weights) {

@@ -64,11 +64,20 @@ void CheckpointPolicy::save_best_only(const LoopState& state) {
 // holds the same weights, so every rank stops here alike.
 void CheckpointPolicy::check_finite_weights(const LoopState& state) const {
   torch::NoGradGuard no_grad;
-  for (const auto& [name, tensor] : saved_parameters(task_.model())) {  // an attention head by its own name
-    if (!torch::isfinite(tensor).all().item<bool>()) {
-      throw TrainingDiverged("training diverged by step " + std::to_string(state.global_step) + ": parameter '" + name +
-                             "' is not finite; last good checkpoint: " + last_good());
+  const auto finite = [](const torch::Tensor& t) { return torch::isfinite(t).all().item<bool>(); };
+  auto& model = task_.model();
+  for (const auto& parameter : model.parameters()) {
+    if (finite(parameter)) continue;
+    // Named as the checkpoint names it: an attention layer's fused tensor by its head's WQ/WK/WV.
+    std::string name = "?";
+    for (const auto& [saved_name, part] : saved_parameters(model)) {
+      if (part.storage().is_alias_of(parameter.storage()) && !finite(part)) {
+        name = saved_name;
+        break;
+      }
     }
+    throw TrainingDiverged("training diverged by step " + std::to_string(state.global_step) + ": parameter '" + name +
+                           "' is not finite; last good checkpoint: " + last_good());
   }
 }
 

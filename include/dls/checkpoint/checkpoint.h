@@ -17,14 +17,16 @@
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
+#include "dls/layers/saved_tensors.h"
 #include "dls/util/key_values.h"
 
 namespace dls::checkpoint {
 
 // A module's tensors by their dotted names ("encoder.0.W1.weight"), parameters and buffers
 // alike; each submodule also appears as its name with a trailing dot and an undefined tensor
-// ("encoder.0.dropout."), so that one without tensors (dropout) is written back too.
-using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
+// ("encoder.0.dropout."), so that one without tensors (dropout) is written back too. The
+// parameters go by the names they are saved under (layers/saved_tensors.h).
+using NamedTensors = dls::NamedTensors;
 
 // Raised for anything wrong with a checkpoint file; what() = "<path>: <problem>".
 class CheckpointError : public std::runtime_error {

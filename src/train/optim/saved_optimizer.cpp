@@ -40,13 +40,14 @@ class SavedLayout {
     }
     // The optimizer's parameters must be some of the model's, in the model's order.
     std::unordered_set<std::size_t> trained;
+    std::size_t last = 0;  // the model's index of the optimizer's previous parameter
     applies_ = true;
     for (const auto& group : optimizer.param_groups()) {
       for (const auto& p : group.params()) {
         const auto found = by_storage.find(p.storage().unsafeGetStorageImpl());
         applies_ = applies_ && found != by_storage.end() && p.is_same(parameters_[found->second]) &&
-                   (trained.empty() || found->second > last_trained_);
-        if (applies_) trained.insert(last_trained_ = found->second);
+                   (trained.empty() || found->second > last);
+        if (applies_) trained.insert(last = found->second);
       }
     }
     if (!applies_) return;
@@ -137,7 +138,6 @@ class SavedLayout {
  private:
   torch::optim::Optimizer& optimizer_;
   bool applies_ = false;
-  std::size_t last_trained_ = 0;           // (while checking the order)
   std::vector<torch::Tensor> parameters_;  // the model's, in parameters() order
   std::vector<torch::Tensor> parts_;       // saved_parameters(): views of them
   std::vector<std::size_t> owners_;        // the parameter each part is of
