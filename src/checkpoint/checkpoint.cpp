@@ -227,8 +227,8 @@ CheckpointWriter::CheckpointWriter(const std::string& kind) {
   archive_.write("kind", c10::IValue(kind));
 }
 
-void CheckpointWriter::set_settings(const util::KeyValues& settings) {
-  archive_.write("settings", c10::IValue(settings.to_text()));
+void CheckpointWriter::add_settings(const util::KeyValues& settings, const std::string& section) {
+  settings_.merge(settings, section);
 }
 
 void CheckpointWriter::add_text(const std::string& name, const std::string& text) {
@@ -265,6 +265,7 @@ void CheckpointWriter::add_module_tensors(const std::string& name, const NamedTe
 }
 
 void CheckpointWriter::save(const std::string& path) {
+  archive_.write("settings", c10::IValue(settings_.to_text()));
   util::write_file_atomically(path, [&](const std::string& tmp) {
     util::FileWriter out(tmp, path);
     std::uint64_t length = 0;

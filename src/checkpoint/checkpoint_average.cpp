@@ -91,7 +91,7 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
     }
   }
   CheckpointWriter writer(newest.kind());
-  writer.set_settings(newest.settings());
+  writer.add_settings(newest.settings());
   for (const auto& name : newest.text_names()) {
     if (name != "best") writer.add_text(name, newest.text(name));  // best.pt's score describes another file
   }

@@ -66,8 +66,7 @@ std::vector<std::string> export_seq2seq(const std::string& path, const std::file
         "--dlstudio-loss true to export");
   }
   std::filesystem::create_directories(dir);  // only once the model is known to export
-  const auto& progress = loaded.info.progress;
-  const auto epoch = progress.step_in_epoch > 0 ? progress.epoch : progress.epoch - 1;
+  const auto epoch = loaded.info.state.file_epoch();
   const std::string tag = to_string(config.transformer().variant()) + epoch_suffix(epoch);
   auto embed_name = [](const std::string& name) {
     return name == "embedding.weight" ? std::string("embed.weight") : name;

@@ -196,6 +196,7 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
   info.spanish_words = with_specials(spanish);
   CheckpointWriter writer(kSeq2SeqKind);
   describe_seq2seq_checkpoint(writer, info);
+  describe_run_state(writer, info.state);  // not trained here
   writer.add_module("model", *model);
   writer.save(output);
   return config.summary();

@@ -9,26 +9,6 @@
 
 namespace dls::checkpoint {
 
-util::KeyValues LmTrainState::to_settings() const {
-  util::KeyValues s;
-  write_progress(s);
-  s.set("val_nll", val_nll);
-  s.set("sentences_per_s", sentences_per_s);
-  s.set("epoch_steps", epoch_steps);
-  s.set("epoch_sentences", epoch_sentences);
-  return s;
-}
-
-LmTrainState LmTrainState::from_settings(const util::KeyValues& s) {
-  LmTrainState state;
-  state.read_progress(s);
-  state.val_nll = s.get_double("val_nll");
-  state.sentences_per_s = s.get_double("sentences_per_s");
-  state.epoch_steps = s.get_int("epoch_steps");
-  state.epoch_sentences = s.get_int("epoch_sentences");
-  return state;
-}
-
 namespace {
 
 // A character vocabulary holds "\n", " " and "\t", which a line per word cannot: its
@@ -75,8 +55,8 @@ void describe_lm_checkpoint(CheckpointWriter& writer, const LmCheckpointContents
   split.set("corpus_sentences", std::to_string(contents.split.corpus_pairs));
   split.set("corpus_fingerprint", std::to_string(contents.split.corpus_fingerprint));
   settings.merge(split, "split");
-  settings.merge(contents.state.to_settings(), "state");
-  writer.set_settings(settings);
+  settings.set("evaluation.val_nll", contents.val_nll);
+  writer.add_settings(settings);
   writer.add_text("vocab",
                   contents.settings.data.char_units ? character_lines(contents.words) : lines_of(contents.words));
   if (!contents.subwords.empty()) writer.add_text("subwords", contents.subwords);
@@ -92,7 +72,8 @@ LmCheckpointContents read_lm_contents(const CheckpointReader& reader) {
     contents.split.validation_pairs = std::stoull(split.get("validation_sentences"));
     contents.split.corpus_pairs = std::stoull(split.get("corpus_sentences"));
     contents.split.corpus_fingerprint = std::stoull(split.get("corpus_fingerprint"));
-    contents.state = LmTrainState::from_settings(all.section("state"));
+    contents.state = RunState::from_settings(all);
+    contents.val_nll = latest_evaluation(all, "val_nll", "state.val_nll", -1);
     const auto vocab = reader.text("vocab");
     contents.words = contents.settings.data.char_units ? characters_of_lines(vocab) : words_of_lines(vocab);
     if (contents.settings.data.subword_units) contents.subwords = reader.text("subwords");

@@ -13,34 +13,19 @@ namespace dls::checkpoint {
 
 const char* const kSeq2SeqKind = "seq2seq";
 
-namespace {
-
-util::KeyValues progress_settings(const TrainingProgress& p) {
-  util::KeyValues s;
-  s.set("epoch", p.epoch);
-  s.set("step_in_epoch", p.step_in_epoch);
-  s.set("global_step", p.global_step);
-  s.set("val_loss", p.val_loss);
-  s.set("val_bleu", p.val_bleu);
-  s.set("train_loss", p.train_loss);
-  s.set("wall_s", p.wall_s);
-  return s;
-}
-
-}  // namespace
-
-std::string progress_summary(const TrainingProgress& p) {
-  std::string text = p.step_in_epoch == 0
-                         ? "epoch " + std::to_string(p.epoch - 1)
-                         : "epoch " + std::to_string(p.epoch) + " unfinished, step " + std::to_string(p.global_step);
+std::string progress_summary(const Seq2SeqCheckpointInfo& info) {
+  const auto& s = info.state;
+  std::string text = s.step_in_epoch == 0 ? "epoch " + std::to_string(s.completed_epochs)
+                                          : "epoch " + std::to_string(s.completed_epochs + 1) + " unfinished, step " +
+                                                std::to_string(s.global_step);
   char number[32];
-  if (std::isfinite(p.val_bleu)) {
-    std::snprintf(number, sizeof(number), "%.3f", p.val_bleu);
+  if (std::isfinite(info.val_bleu)) {
+    std::snprintf(number, sizeof(number), "%.3f", info.val_bleu);
     text += std::string(", validation BLEU ") + number;
   }
-  if (std::isfinite(p.val_loss)) {
-    std::snprintf(number, sizeof(number), "%.3g", p.val_loss);
-    text += std::string(std::isfinite(p.val_bleu) ? ", loss " : ", validation loss ") + number;
+  if (std::isfinite(info.val_loss)) {
+    std::snprintf(number, sizeof(number), "%.3g", info.val_loss);
+    text += std::string(std::isfinite(info.val_bleu) ? ", loss " : ", validation loss ") + number;
   }
   return text;
 }
@@ -51,8 +36,9 @@ void describe_seq2seq_checkpoint(CheckpointWriter& writer, const Seq2SeqCheckpoi
   settings.set("split.validation_pairs", std::to_string(info.split.validation_pairs));
   settings.set("split.corpus_pairs", std::to_string(info.split.corpus_pairs));
   settings.set("split.corpus_fingerprint", std::to_string(info.split.corpus_fingerprint));
-  settings.merge(progress_settings(info.progress), "progress");
-  writer.set_settings(settings);
+  settings.set("evaluation.val_loss", info.val_loss);
+  settings.set("evaluation.val_bleu", info.val_bleu);
+  writer.add_settings(settings);
   writer.add_text("vocab_en", lines_of(info.english_words));
   writer.add_text("vocab_es", lines_of(info.spanish_words));
   // Text entries hold any bytes (and travel into averaged checkpoints with the vocabularies).
@@ -69,14 +55,9 @@ Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
     info.split.validation_pairs = std::stoull(s.get("split.validation_pairs"));
     info.split.corpus_pairs = std::stoull(s.get("split.corpus_pairs"));
     info.split.corpus_fingerprint = std::stoull(s.get("split.corpus_fingerprint"));
-    const auto p = s.section("progress");
-    info.progress.epoch = p.get_int("epoch");
-    info.progress.step_in_epoch = p.get_int("step_in_epoch");
-    info.progress.global_step = p.get_int("global_step");
-    info.progress.val_loss = p.get_double("val_loss");
-    info.progress.val_bleu = p.get_double("val_bleu");
-    info.progress.train_loss = p.get_double("train_loss");
-    info.progress.wall_s = p.get_double("wall_s");
+    info.state = RunState::from_settings(s);
+    info.val_loss = latest_evaluation(s, "val_loss", "progress.val_loss", NAN);
+    info.val_bleu = latest_evaluation(s, "val_bleu", "progress.val_bleu", NAN);
     info.english_words = words_of_lines(reader.text("vocab_en"));
     info.spanish_words = words_of_lines(reader.text("vocab_es"));
     if (info.settings.data.subword_units) {

@@ -3,7 +3,7 @@ list(APPEND DLS_SOURCES
   checkpoint/checkpoint.cpp
   checkpoint/checkpoint_average.cpp
   checkpoint/checkpoint_files.cpp
-  checkpoint/epoch_progress.cpp
+  checkpoint/run_state.cpp
   checkpoint/dlstudio_export.cpp
   checkpoint/dlstudio_import.cpp
   checkpoint/dlstudio_names.cpp

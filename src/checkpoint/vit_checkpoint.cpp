@@ -35,36 +35,15 @@ std::vector<float> split_floats(const std::string& text, const std::string& key)
 
 }  // namespace
 
-util::KeyValues ViTTrainState::to_settings() const {
-  util::KeyValues s;
-  write_progress(s);
-  s.set("test_accuracy", test_accuracy);
-  s.set("val_accuracy", val_accuracy);
-  s.set("images_per_s", images_per_s);
-  s.set("epoch_correct", epoch_correct);
-  s.set("epoch_seen", epoch_seen);
-  return s;
-}
-
-ViTTrainState ViTTrainState::from_settings(const util::KeyValues& s) {
-  ViTTrainState state;
-  state.read_progress(s);
-  state.test_accuracy = s.get_double("test_accuracy");
-  state.val_accuracy = s.has("val_accuracy") ? s.get_double("val_accuracy") : -1;  // before the validation split
-  state.images_per_s = s.get_double("images_per_s");
-  state.epoch_correct = s.get_int("epoch_correct");
-  state.epoch_seen = s.get_int("epoch_seen");
-  return state;
-}
-
 void describe_vit_checkpoint(CheckpointWriter& writer, const ViTCheckpointContents& contents) {
   util::KeyValues settings = contents.settings.to_settings();
   util::KeyValues norm;
   norm.set("mean", join_floats(contents.normalization.mean));
   norm.set("std", join_floats(contents.normalization.std));
   settings.merge(norm, "normalization");
-  settings.merge(contents.state.to_settings(), "state");
-  writer.set_settings(settings);
+  settings.set("evaluation.test_accuracy", contents.test_accuracy);
+  settings.set("evaluation.val_accuracy", contents.val_accuracy);
+  writer.add_settings(settings);
   if (!contents.class_names.empty()) {
     std::string names;
     for (const auto& name : contents.class_names) names += name + "\n";
@@ -77,6 +56,7 @@ void write_vit_checkpoint(const std::string& path, const ViTCheckpointContents& 
                           const torch::optim::Optimizer* optimizer) {
   CheckpointWriter writer(kViTCheckpointKind);
   describe_vit_checkpoint(writer, contents);
+  describe_run_state(writer, contents.state);
   writer.add_module("model", *model);
   if (optimizer != nullptr) writer.add_optimizer("optimizer", *optimizer);
   writer.add_tensor("rng", cpu_generator_state());
@@ -91,7 +71,10 @@ ViTCheckpointContents read_vit_contents(const CheckpointReader& reader) {
     const auto norm = all.section("normalization");
     contents.normalization.mean = split_floats(norm.get("mean"), "normalization.mean");
     contents.normalization.std = split_floats(norm.get("std"), "normalization.std");
-    contents.state = ViTTrainState::from_settings(all.section("state"));
+    contents.state = RunState::from_settings(all);
+    contents.test_accuracy = latest_evaluation(all, "test_accuracy", "state.test_accuracy", -1);
+    // A file from before the validation split has none.
+    contents.val_accuracy = latest_evaluation(all, "val_accuracy", "state.val_accuracy", -1);
     contents.settings.model.validate();
     if (reader.has_text("class_names")) {
       const auto names = reader.text("class_names");

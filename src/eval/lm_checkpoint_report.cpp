@@ -30,7 +30,7 @@ using data::Vocabulary;
 
 struct Scored {
   std::string path;
-  checkpoint::LmTrainState state;
+  checkpoint::RunState state;
   TokenLikelihood likelihood;
 };
 

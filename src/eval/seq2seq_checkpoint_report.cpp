@@ -182,11 +182,12 @@ ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, con
   return out;
 }
 
-// Completed epochs at the checkpoint: epoch - 1 plus the finished part of `epoch`.
+// Completed epochs at the checkpoint, with the finished part of the epoch in progress
+// (`steps` per epoch: a file from before RunState does not say).
 double epochs_done(const checkpoint::Seq2SeqCheckpointInfo& info, std::int64_t steps) {
-  const auto& p = info.progress;
-  const double part = steps > 0 ? static_cast<double>(p.step_in_epoch) / static_cast<double>(steps) : 0.0;
-  return static_cast<double>(p.epoch - 1) + std::min(1.0, part);
+  const auto& s = info.state;
+  const double part = steps > 0 ? static_cast<double>(s.step_in_epoch) / static_cast<double>(steps) : 0.0;
+  return static_cast<double>(s.completed_epochs) + std::min(1.0, part);
 }
 
 // The pairs as the model's tokens (pieces with subword units). A pair with a side longer
@@ -252,7 +253,7 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   e.summary.bleu = translated.bleu.bleu;
   e.summary.sacrebleu = translated.sacrebleu.score;
   e.summary.sentences_per_s = translated.sentences_per_s;
-  e.summary.step = loaded.info.progress.global_step;
+  e.summary.step = loaded.info.state.global_step;
   e.summary.epochs_done = epochs_done(loaded.info, sentences->training_steps);
   e.score = translated.bleu;
   e.sacrebleu = translated.sacrebleu;

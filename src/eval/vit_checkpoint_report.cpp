@@ -40,7 +40,7 @@ void write_vit_json(std::ostream& out, const std::vector<ViTCheckpointResult>& r
         .key("train_loss")
         .value(r.contents.state.train_loss)
         .key("train_images_per_s")
-        .value(r.contents.state.images_per_s)
+        .value(r.contents.state.examples_per_s)
         .key("eval_images_per_s")
         .value(r.images_per_s)
         .key("class_accuracy")

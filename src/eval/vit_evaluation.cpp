@@ -86,7 +86,7 @@ std::string format_checkpoint_table(const std::vector<ViTCheckpointResult>& resu
     const auto& state = r.contents.state;
     table.add_row({std::filesystem::path(r.path).filename().string(), fixed(state.epochs_done(), 2),
                    fixed(100 * r.confusion.accuracy(), 2), fixed(100 * r.confusion.mean_class_accuracy(), 2),
-                   fixed(r.test_loss, 4), fixed(state.train_loss, 4), fixed(state.images_per_s, 0),
+                   fixed(r.test_loss, 4), fixed(state.train_loss, 4), fixed(state.examples_per_s, 0),
                    fixed(r.images_per_s, 0)});
   }
   std::string out = table.to_string();

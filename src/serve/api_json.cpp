@@ -228,7 +228,7 @@ std::string attention_answer(const eval::SentenceTranslation& t, const eval::Tra
 std::string model_answer(const eval::Translator& translator) {
   const auto& loaded = translator.model();
   const auto& config = loaded.info.settings.model;
-  const auto& progress = loaded.info.progress;
+  const auto& state = loaded.info.state;
   const auto& languages = loaded.info.settings.data;
   json answer = {
       {"kind", "seq2seq"},
@@ -250,10 +250,10 @@ std::string model_answer(const eval::Translator& translator) {
       {"target_language_name", data::language_name(languages.target_language())},
       {"device", translator.device().str()},
       {"scores",
-       {{"epoch", progress.step_in_epoch > 0 ? progress.epoch : progress.epoch - 1},  // completed (or in progress)
-        {"global_step", progress.global_step},
-        {"val_loss", number_or_null(progress.val_loss)},
-        {"val_bleu", number_or_null(progress.val_bleu)}}}};
+       {{"epoch", state.file_epoch()},  // completed (or in progress)
+        {"global_step", state.global_step},
+        {"val_loss", number_or_null(loaded.info.val_loss)},
+        {"val_bleu", number_or_null(loaded.info.val_bleu)}}}};
   answer.update(transformer_fields(config.transformer()));
   return answer.dump(-1, ' ', false, json::error_handler_t::replace);
 }

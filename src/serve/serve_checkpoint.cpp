@@ -52,7 +52,7 @@ void serve_translator(const std::string& file, const ServedModel& model, ServeSe
   const auto& info = translator.model().info;
   const auto& languages = info.settings.data;
   spdlog::info("serving {} ({}; {}, {} -> {}) on {}; page: {}", translator.checkpoint_file(),
-               checkpoint::progress_summary(info.progress), info.settings.model_summary(),
+               checkpoint::progress_summary(info), info.settings.model_summary(),
                data::language_name(languages.source_language()), data::language_name(languages.target_language()),
                translator.device().str(), page_note(settings));
   serve_until_signalled(translator, settings, ready);

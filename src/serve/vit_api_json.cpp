@@ -80,7 +80,7 @@ std::string vit_model_answer(const eval::ImageClassifier& classifier) {
                  {"scores",
                   {{"epochs_done", state.epochs_done()},
                    {"global_step", state.global_step},
-                   {"test_accuracy", state.test_accuracy >= 0 ? json(state.test_accuracy) : json(nullptr)}}}};
+                   {"test_accuracy", contents.test_accuracy >= 0 ? json(contents.test_accuracy) : json(nullptr)}}}};
   answer.update(transformer_fields(config.transformer()));
   return answer.dump(-1, ' ', false, json::error_handler_t::replace);
 }

@@ -33,7 +33,7 @@ CheckpointPolicy::CheckpointPolicy(TrainingTask& task, const LoopOptions& option
       run_id_(std::move(run_id)),
       last_checkpoint_(std::move(resumed_from)) {}
 
-void CheckpointPolicy::save(const LoopState& state, bool improved) {
+void CheckpointPolicy::save(const RunState& state, bool improved) {
   check_finite_weights(state);
   if (!dist_.is_main()) return;
   const std::string path = run_->checkpoint_path(state.file_epoch());
@@ -51,7 +51,7 @@ void CheckpointPolicy::save(const LoopState& state, bool improved) {
   spdlog::info("checkpoint {}", path);
 }
 
-void CheckpointPolicy::save_best_only(const LoopState& state) {
+void CheckpointPolicy::save_best_only(const RunState& state) {
   check_finite_weights(state);
   if (!dist_.is_main()) return;
   selection_->best()->set_source("");
@@ -62,7 +62,7 @@ void CheckpointPolicy::save_best_only(const LoopState& state) {
 // Weights that are not finite are never saved (a later --keep-last would prune good
 // checkpoints for them); the loss can stay finite while some weights are not. Every rank
 // holds the same weights, so every rank stops here alike.
-void CheckpointPolicy::check_finite_weights(const LoopState& state) const {
+void CheckpointPolicy::check_finite_weights(const RunState& state) const {
   torch::NoGradGuard no_grad;
   const auto finite = [](const torch::Tensor& t) { return torch::isfinite(t).all().item<bool>(); };
   auto& model = task_.model();
@@ -91,10 +91,11 @@ void CheckpointPolicy::announce_best() const {
 // Rank 0 writes the checkpoint of `state` from CPU copies (so that any machine reads it),
 // with the world size that trained it. The model and the optimizer's state stay where and
 // what they are: a CUDA graph and the flat gradient and moment buffers hold them by address.
-void CheckpointPolicy::write_checkpoint(const std::string& path, const LoopState& state) {
+void CheckpointPolicy::write_checkpoint(const std::string& path, const RunState& state) {
   auto& model = task_.model();
   checkpoint::CheckpointWriter writer(task_.checkpoint_kind());
-  task_.describe_checkpoint(writer, state);
+  task_.describe_checkpoint(writer);
+  checkpoint::describe_run_state(writer, state);
   writer.add_module_on_cpu("model", model);
   selection_->describe(writer);  // the moving average, the best score
   schedule_.describe(writer);    // --time-limit: the budget and the schedule's end

@@ -31,10 +31,10 @@ class CheckpointPolicy {
 
   // The checkpoint of `state`, named after its epoch; best.pt links to it when `improved`
   // (the epoch bettered the best score); then --keep-last prunes.
-  void save(const LoopState& state, bool improved);
+  void save(const RunState& state, bool improved);
   // An epoch that bettered the best score but has no checkpoint of its own: best.pt is
   // written directly (and --keep-last may prune the file the previous best.pt came from).
-  void save_best_only(const LoopState& state);
+  void save_best_only(const RunState& state);
 
   // For error messages: the newest checkpoint of the run, "none" before any.
   std::string last_good() const { return last_checkpoint_.empty() ? "none" : last_checkpoint_; }
@@ -42,9 +42,9 @@ class CheckpointPolicy {
   const std::vector<std::string>& written() const { return written_; }
 
  private:
-  void check_finite_weights(const LoopState& state) const;
+  void check_finite_weights(const RunState& state) const;
   void announce_best() const;
-  void write_checkpoint(const std::string& path, const LoopState& state);
+  void write_checkpoint(const std::string& path, const RunState& state);
 
   TrainingTask& task_;
   const LoopOptions& options_;

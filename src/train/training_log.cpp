@@ -80,7 +80,7 @@ void TrainingLog::add_step(std::int64_t global_step, double loss, double weight,
   window_examples_ += examples;
 }
 
-void TrainingLog::write_step_row(std::int64_t epoch, const LoopState& state, double lr, double examples_per_s,
+void TrainingLog::write_step_row(std::int64_t epoch, const RunState& state, double lr, double examples_per_s,
                                  double wall_s) {
   const double window_mean = window_loss_ / window_weight_;
   spdlog::info("[epoch: {}/{}  iter: {:4d}  elapsed_time: {:4.0f} secs]  loss: {:.4f}", epoch, epochs_,
@@ -100,7 +100,7 @@ void TrainingLog::write_step_row(std::int64_t epoch, const LoopState& state, dou
   start_window();
 }
 
-void TrainingLog::write_epoch_row(std::int64_t epoch, const LoopState& state, double lr,
+void TrainingLog::write_epoch_row(std::int64_t epoch, const RunState& state, double lr,
                                   const EpochEvaluation& evaluation) {
   const double train_accuracy =
       ratio(static_cast<double>(state.epoch_correct), static_cast<double>(state.epoch_examples));
@@ -121,7 +121,7 @@ void TrainingLog::write_epoch_row(std::int64_t epoch, const LoopState& state, do
                util::format_duration(state.wall_s));
 }
 
-void TrainingLog::write_final_row(double epoch, const LoopState& state, double lr, const EpochEvaluation& evaluation) {
+void TrainingLog::write_final_row(double epoch, const RunState& state, double lr, const EpochEvaluation& evaluation) {
   MetricValues row{{"kind", "final"},
                    {"epoch", number_text(epoch, "%.3f")},
                    {"step", std::to_string(state.global_step)},

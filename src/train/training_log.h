@@ -35,14 +35,14 @@ class TrainingLog {
   void add_step(std::int64_t global_step, double loss, double weight, std::int64_t correct, std::int64_t examples);
   // A "step" row and log line: the mean loss (and accuracy) of the steps since the last one.
   // `examples_per_s`: the epoch's training rate so far in this invocation; `wall_s`: now.
-  void write_step_row(std::int64_t epoch, const LoopState& state, double lr, double examples_per_s, double wall_s);
+  void write_step_row(std::int64_t epoch, const RunState& state, double lr, double examples_per_s, double wall_s);
   // An "epoch" row and log line: the epoch's training means in `state` (its sums not yet
   // cleared) and its evaluation.
-  void write_epoch_row(std::int64_t epoch, const LoopState& state, double lr, const EpochEvaluation& evaluation);
+  void write_epoch_row(std::int64_t epoch, const RunState& state, double lr, const EpochEvaluation& evaluation);
   // A "final" row: the evaluation of the weights a run stopped with mid-epoch (--max-iters,
   // --time-limit), at its fractional epoch (2.25: a quarter into the third), with the partial
   // epoch's training means in `state`, so that its plots and compare_runs show that score.
-  void write_final_row(double epoch, const LoopState& state, double lr, const EpochEvaluation& evaluation);
+  void write_final_row(double epoch, const RunState& state, double lr, const EpochEvaluation& evaluation);
 
  private:
   // `values` placed under their columns of the task's header, the rest empty.

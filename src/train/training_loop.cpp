@@ -40,7 +40,7 @@ namespace {
 // Everything one invocation of run_training keeps between steps.
 class Loop {
  public:
-  Loop(TrainingTask& task, LoopState state, const LoopOptions& options,
+  Loop(TrainingTask& task, RunState state, const LoopOptions& options,
        std::unique_ptr<checkpoint::CheckpointReader> resume)
       : task_(task),
         state_(std::move(state)),
@@ -48,6 +48,7 @@ class Loop {
         dist_(options.dist != nullptr ? options.dist : &single_),
         main_(dist_->is_main()),
         has_accuracy_(reports_accuracy(task)) {
+    state_.steps_per_epoch = task_.steps_per_epoch();  // saved, for the fraction of an epoch a checkpoint is at
     std::string run_id;  // rank 0's: the run's fingerprint, in every checkpoint
     if (main_) {
       if (resume == nullptr) claim_run_directory(options_.run.run_dir, options_.run.overwrite);
@@ -376,7 +377,7 @@ class Loop {
   }
 
   TrainingTask& task_;
-  LoopState state_;
+  RunState state_;
   const LoopOptions& options_;
   DistributedContext single_;  // this process alone, when options_.dist is null
   DistributedContext* dist_;
@@ -401,7 +402,7 @@ class Loop {
 
 }  // namespace
 
-LoopResult run_training(TrainingTask& task, LoopState state, const LoopOptions& options,
+LoopResult run_training(TrainingTask& task, RunState state, const LoopOptions& options,
                         std::unique_ptr<checkpoint::CheckpointReader> resume) {
   return Loop(task, std::move(state), options, std::move(resume)).run();
 }

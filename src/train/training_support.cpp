@@ -29,29 +29,6 @@ bool reports_accuracy(const TrainingTask& task) {
   return std::find(header.begin(), header.end(), "accuracy") != header.end();
 }
 
-LoopState loop_state_from(const checkpoint::EpochProgress& progress) {
-  LoopState state;
-  state.completed_epochs = progress.completed_epochs;
-  state.step_in_epoch = progress.step_in_epoch;
-  state.global_step = progress.global_step;
-  state.wall_s = progress.wall_s;
-  state.train_loss = progress.train_loss;
-  state.epoch_loss_sum = progress.epoch_loss_sum;
-  return state;
-}
-
-checkpoint::EpochProgress epoch_progress_of(const LoopState& state, std::int64_t steps_per_epoch) {
-  checkpoint::EpochProgress progress;
-  progress.completed_epochs = state.completed_epochs;
-  progress.step_in_epoch = state.step_in_epoch;
-  progress.steps_per_epoch = steps_per_epoch;
-  progress.global_step = state.global_step;
-  progress.wall_s = state.wall_s;
-  progress.train_loss = state.train_loss;
-  progress.epoch_loss_sum = state.epoch_loss_sum;
-  return progress;
-}
-
 namespace {
 
 // The moments of one parameter's state onto `device`.

@@ -8,7 +8,6 @@
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
-#include "dls/checkpoint/epoch_progress.h"
 #include "dls/models/memory_estimate.h"
 #include "dls/train/loop_state.h"
 #include "dls/train/training_task.h"
@@ -28,11 +27,6 @@ double ratio(double numerator, double denominator);
 // Whether `task`'s metrics have a training "accuracy" column: then the loop counts the correct
 // predictions of every step (TrainingTask::correct_predictions).
 bool reports_accuracy(const TrainingTask& task);
-
-// The loop's state from the progress an LM or ViT checkpoint saved (the fields they share;
-// each task adds its throughput and counts), and that progress from the loop's state.
-LoopState loop_state_from(const checkpoint::EpochProgress& progress);
-checkpoint::EpochProgress epoch_progress_of(const LoopState& state, std::int64_t steps_per_epoch);
 
 // Adam's state tensors are read onto the CPU; a CUDA run needs them beside the weights
 // (and checkpoints are written from CPU tensors so that any machine can read them).

@@ -32,7 +32,7 @@ std::string save(const fs::path& path, Tiny& tiny, int width, Tiny* ema = nullpt
   settings.set("model.width", width);
   settings.set("progress.epoch", 1);
   CheckpointWriter writer("toy");
-  writer.set_settings(settings);
+  writer.add_settings(settings);
   writer.add_text("vocab", "a\nb\n");
   writer.add_module("model", *tiny);
   if (ema != nullptr) writer.add_module("ema", **ema);

@@ -35,7 +35,7 @@ std::string write_checkpoint(const fs::path& dir, Net& net, torch::optim::Adam& 
   settings.set("hidden", 8);
   settings.set("lr", 0.001);
   CheckpointWriter writer("toy");
-  writer.set_settings(settings);
+  writer.add_settings(settings);
   writer.add_text("vocab", "SOS\nEOS\nhola\n");
   writer.add_module("net", *net);
   writer.add_optimizer("adam", optimizer);
@@ -54,7 +54,7 @@ TEST(Checkpoint, ModuleWrittenOnCpuReadsBackAsTheModuleAndStaysInPlace) {
   std::vector<const void*> addresses;
   for (const auto& p : net->parameters()) addresses.push_back(p.data_ptr());
   CheckpointWriter writer("toy");
-  writer.set_settings(util::KeyValues());
+  writer.add_settings(util::KeyValues());
   writer.add_module_on_cpu("net", *net);
   const std::string path = (dir / "on_cpu.pt").string();
   writer.save(path);
@@ -152,7 +152,7 @@ TEST(Checkpoint, ExtraOrMissingEntriesAreReported) {
   const auto dir = test::fresh_temp_dir("checkpoint_mismatch");
   Net net(8);
   CheckpointWriter writer("toy");
-  writer.set_settings({});
+  writer.add_settings({});
   writer.add_module("net", *net->fc1);  // only the Linear: norm and counter missing
   const auto path = (dir / "partial.pt").string();
   writer.save(path);
@@ -241,7 +241,7 @@ TEST(Checkpoint, WriteFaultsNameTheFileAndLeaveNoTemporary) {
   big->fc1(torch::randn({2, 4})).sum().backward();
   big_optimizer.step();
   CheckpointWriter writer("toy");
-  writer.set_settings({});
+  writer.add_settings({});
   writer.add_module("net", *big);
   writer.add_optimizer("adam", big_optimizer);
   const auto second = (disk.dir() / "second.pt").string();
@@ -258,7 +258,7 @@ TEST(Checkpoint, WriteFaultsNameTheFileAndLeaveNoTemporary) {
   ASSERT_TRUE(disk.make_read_only());
   try {
     CheckpointWriter again("toy");
-    again.set_settings({});
+    again.add_settings({});
     again.save((disk.dir() / "third.pt").string());
     FAIL() << "written on a read-only file system";
   } catch (const std::runtime_error& e) {

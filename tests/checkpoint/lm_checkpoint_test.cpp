@@ -49,8 +49,8 @@ TEST(LmCheckpoint, EvaluationDatasetHoldsOutTrainingsValidationSentences) {
 
   auto model = load_lm_model(reader, contents.settings);
   const auto likelihood = eval::token_likelihood(model, evaluated.validation.rows, data::Vocabulary::kPad);
-  ASSERT_GE(contents.state.val_nll, 0.0);
-  EXPECT_NEAR(likelihood.mean_nll(), contents.state.val_nll, 1e-5);
+  ASSERT_GE(contents.val_nll, 0.0);
+  EXPECT_NEAR(likelihood.mean_nll(), contents.val_nll, 1e-5);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ TEST(Seq2SeqCheckpoint, TextEntriesHoldAnyBytes) {
   checkpoint::CheckpointWriter writer("toy");
   util::KeyValues settings;
   settings.set("size", static_cast<std::int64_t>(bytes.size()));
-  writer.set_settings(settings);
+  writer.add_settings(settings);
   writer.add_text("model", bytes);
   writer.save(path.string());
   EXPECT_EQ(checkpoint::CheckpointReader(path.string(), "toy").text("model"), bytes);
@@ -49,6 +49,7 @@ TEST(Seq2SeqCheckpoint, OlderCheckpointsOfDLStudioLossRunsReadWithDLStudioOutput
     info.settings.dlstudio_loss = dlstudio_loss;
     checkpoint::CheckpointWriter now(checkpoint::kSeq2SeqKind);
     checkpoint::describe_seq2seq_checkpoint(now, info);
+    checkpoint::describe_run_state(now, info.state);
     now.save((dir / "now.pt").string());
     const checkpoint::CheckpointReader written((dir / "now.pt").string());
     util::KeyValues older;
@@ -57,7 +58,7 @@ TEST(Seq2SeqCheckpoint, OlderCheckpointsOfDLStudioLossRunsReadWithDLStudioOutput
     }
     ASSERT_EQ(older.entries().size() + 1, written.settings().entries().size());
     checkpoint::CheckpointWriter before(checkpoint::kSeq2SeqKind);
-    before.set_settings(older);
+    before.add_settings(older);
     before.add_text("vocab_en", written.text("vocab_en"));
     before.add_text("vocab_es", written.text("vocab_es"));
     before.save((dir / "older.pt").string());
@@ -72,18 +73,39 @@ TEST(Seq2SeqCheckpoint, OlderCheckpointsOfDLStudioLossRunsReadWithDLStudioOutput
 // Seq2SeqTrainSettings (tests/fixtures/seq2seq_checkpoint/settings.txt): such a checkpoint
 // reads back and is described again with every line as it was, in its order, and a checkpoint
 // of today's defaults has each of its keys in that order. (Later keys may come beside them,
-// with defaults for the older files; these may not change.)
+// with defaults for the older files; these may not change.) Its "progress." (1-based epochs)
+// alone is written anew: as the loop's state ("state.") and the latest validation
+// ("evaluation.").
 TEST(Seq2SeqCheckpoint, KeepsTheKeysAndValuesOfEarlierCheckpoints) {
   const auto dir = test::fresh_temp_dir("seq2seq_checkpoint_keys");
   const auto text = util::read_file(testing::fixtures_dir() + "/seq2seq_checkpoint/settings.txt");
   checkpoint::CheckpointWriter earlier(checkpoint::kSeq2SeqKind);
-  earlier.set_settings(util::KeyValues::from_text(text, "settings.txt"));
+  earlier.add_settings(util::KeyValues::from_text(text, "settings.txt"));
   earlier.add_text("vocab_en", "SOS\nEOS\n<pad>\n<unk>\nhaus\n");
   earlier.add_text("vocab_es", "SOS\nEOS\n<pad>\n<unk>\nhouse\nhome\n");
   earlier.save((dir / "earlier.pt").string());
   const auto info = checkpoint::read_seq2seq_info(checkpoint::CheckpointReader((dir / "earlier.pt").string()));
   EXPECT_EQ(info.settings.data.source_language(), "en") << "reversed";
   EXPECT_EQ(info.settings.model.tgt_vocab_size(), 6);
+  // progress.epoch=3, step_in_epoch=7: two epochs done and 7 steps of the third, whose mean
+  // loss (1.75) a resume continues as the sum of those 7 steps; its pairs the task counts.
+  EXPECT_EQ(info.state.completed_epochs, 2);
+  EXPECT_EQ(info.state.step_in_epoch, 7);
+  EXPECT_EQ(info.state.file_epoch(), 3);
+  EXPECT_EQ(info.state.global_step, 250);
+  EXPECT_EQ(info.state.train_loss, 1.75);
+  EXPECT_EQ(info.state.wall_s, 42.5);
+  EXPECT_EQ(info.state.epoch_loss_weight, 7.0);
+  EXPECT_EQ(info.state.epoch_loss_sum, 1.75 * 7);
+  EXPECT_EQ(info.state.epoch_examples, -1);
+  EXPECT_EQ(info.val_loss, 1.5);
+  EXPECT_EQ(info.val_bleu, 0.25);
+  EXPECT_EQ(checkpoint::progress_summary(info), "epoch 3 unfinished, step 250, validation BLEU 0.250, loss 1.5");
+  std::string text_but_progress;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("progress.", 0) != 0) text_but_progress += line + "\n";
+  }
 
   // Each line of `before` in `after`, in its order: the first one missing, or "".
   const auto first_missing = [](const std::string& before, const std::string& after) {
@@ -99,11 +121,18 @@ TEST(Seq2SeqCheckpoint, KeepsTheKeysAndValuesOfEarlierCheckpoints) {
   const auto described = [&dir](const checkpoint::Seq2SeqCheckpointInfo& written, const std::string& name) {
     checkpoint::CheckpointWriter writer(checkpoint::kSeq2SeqKind);
     checkpoint::describe_seq2seq_checkpoint(writer, written);
+    checkpoint::describe_run_state(writer, written.state);
     writer.save((dir / name).string());
     return checkpoint::CheckpointReader((dir / name).string()).settings();
   };
-  const auto again = described(info, "again.pt").to_text();
-  EXPECT_EQ(first_missing(text, again), "") << again;
+  const auto again_settings = described(info, "again.pt");
+  const auto again = again_settings.to_text();
+  EXPECT_EQ(first_missing(text_but_progress, again), "") << again;
+  EXPECT_EQ(again_settings.get("state.completed_epochs"), "2");
+  EXPECT_EQ(again_settings.get("evaluation.val_bleu"), "0.25");
+  const auto reread = checkpoint::read_seq2seq_info(checkpoint::CheckpointReader((dir / "again.pt").string()));
+  EXPECT_EQ(reread.state.epoch_loss_sum, info.state.epoch_loss_sum);
+  EXPECT_EQ(reread.val_loss, 1.5);
 
   const auto keys = [](const util::KeyValues& settings) {
     std::string lines;
@@ -111,7 +140,8 @@ TEST(Seq2SeqCheckpoint, KeepsTheKeysAndValuesOfEarlierCheckpoints) {
     return lines;
   };
   checkpoint::Seq2SeqCheckpointInfo defaults;
-  EXPECT_EQ(first_missing(keys(util::KeyValues::from_text(text, "settings.txt")), keys(described(defaults, "now.pt"))),
+  EXPECT_EQ(first_missing(keys(util::KeyValues::from_text(text_but_progress, "settings.txt")),
+                          keys(described(defaults, "now.pt"))),
             "");
 }
 
@@ -205,8 +235,8 @@ TEST(Seq2SeqCheckpoint, EvaluationDatasetHoldsOutTrainingsValidationPairs) {
   std::ostringstream out, messages;
   const auto report = eval::report_seq2seq_checkpoints(trained.checkpoints, request, out, messages);
   ASSERT_EQ(report.checkpoints.size(), 1u);
-  EXPECT_NEAR(report.checkpoints[0].bleu, info.progress.val_bleu, 1e-12);
-  EXPECT_NEAR(report.checkpoints[0].val_loss, info.progress.val_loss, 1e-5);
+  EXPECT_NEAR(report.checkpoints[0].bleu, info.val_bleu, 1e-12);
+  EXPECT_NEAR(report.checkpoints[0].val_loss, info.val_loss, 1e-5);
   EXPECT_NE(out.str().find("(" + std::to_string(trained_english.size()) + " pairs)"), std::string::npos) << out.str();
 }
 

@@ -26,7 +26,7 @@ ViTCheckpointContents sample_contents() {
   contents.state.step_in_epoch = 3;
   contents.state.steps_per_epoch = 4;
   contents.state.global_step = 11;
-  contents.state.test_accuracy = 0.75;
+  contents.test_accuracy = 0.75;
   return contents;
 }
 
@@ -81,7 +81,7 @@ TEST(ViTCheckpoint, CorruptAndForeignFilesGiveOneLineErrors) {
   }
   // A checkpoint of another kind is refused.
   CheckpointWriter other("seq2seq");
-  other.set_settings(util::KeyValues());
+  other.add_settings(util::KeyValues());
   const std::string seq2seq = (dir / "seq2seq.pt").string();
   other.save(seq2seq);
   EXPECT_THROW(CheckpointReader(seq2seq, kViTCheckpointKind), CheckpointError);
@@ -95,7 +95,7 @@ TEST(ViTCheckpoint, MissingSettingIsNamed) {
     if (key != "model.patch_size") partial.set(key, value);
   }
   CheckpointWriter writer(kViTCheckpointKind);
-  writer.set_settings(partial);
+  writer.add_settings(partial);
   const std::string path = (dir / "partial.pt").string();
   writer.save(path);
   try {
@@ -144,7 +144,7 @@ TEST(ViTCheckpoint, EvaluationReadsTrainingsTestImagesAndNormalisation) {
   EXPECT_EQ(contents.normalization.std, training.normalization.std);
 
   const auto result = eval::evaluate_vit_checkpoint(trained.checkpoints.back(), test_images, {});
-  EXPECT_NEAR(result.confusion.accuracy(), contents.state.test_accuracy, 1e-12);
+  EXPECT_NEAR(result.confusion.accuracy(), contents.test_accuracy, 1e-12);
 }
 
 }  // namespace

@@ -50,11 +50,11 @@ TEST(CheckpointEval, BleuAndLossOfEveryCheckpointEqualTrainingsOwn) {
     ASSERT_EQ(f.size(), 17u) << line;
     EXPECT_EQ(f[0], file);
     const auto info = checkpoint::load_seq2seq_checkpoint(file).info;
-    EXPECT_NEAR(std::stod(f[1]), static_cast<double>(info.progress.epoch - 1), 1e-9);  // whole epochs
-    EXPECT_EQ(std::stoll(f[2]), info.progress.global_step);
-    EXPECT_NEAR(std::stod(f[3]), info.progress.val_bleu, 1e-12) << file;
+    EXPECT_NEAR(std::stod(f[1]), static_cast<double>(info.state.completed_epochs), 1e-9);  // whole epochs
+    EXPECT_EQ(std::stoll(f[2]), info.state.global_step);
+    EXPECT_NEAR(std::stod(f[3]), info.val_bleu, 1e-12) << file;
     bleu.push_back(std::stod(f[3]));
-    EXPECT_NEAR(std::stod(f[12]), info.progress.val_loss, 1e-5) << file;
+    EXPECT_NEAR(std::stod(f[12]), info.val_loss, 1e-5) << file;
     EXPECT_EQ(f[14], "0");
     for (const int column : {15, 16}) {  // sacreBLEU's BLEU and chrF2, 0-100
       EXPECT_GE(std::stod(f[column]), 0.0) << line;

@@ -40,7 +40,7 @@ TEST(ViTEvaluation, EvaluatesEveryCheckpointOfARun) {
   EXPECT_DOUBLE_EQ(results[1].contents.state.epochs_done(), 2.0);
   EXPECT_TRUE(std::isfinite(results[1].test_loss));
   // The trainer's last test accuracy is the evaluation's.
-  EXPECT_DOUBLE_EQ(results[1].contents.state.test_accuracy, results[1].confusion.accuracy());
+  EXPECT_DOUBLE_EQ(results[1].contents.test_accuracy, results[1].confusion.accuracy());
   const auto table = format_checkpoint_table(results);
   EXPECT_NE(table.find("checkpoint_epoch_0001.pt"), std::string::npos) << table;
   EXPECT_NE(table.find("best: " + results[best_result(results)].path), std::string::npos) << table;

@@ -102,7 +102,7 @@ TEST(BudgetedSchedule, AResumedRunFollowsTheSameSchedule) {
   run(first, 1, 1200);  // interrupted after step 1200, in the decay: 100 + 480 + 80 = 660 s
   const auto path = (test::fresh_temp_dir("budgeted_schedule") / "checkpoint.pt").string();
   checkpoint::CheckpointWriter writer("test");
-  writer.set_settings({});
+  writer.add_settings({});
   first.describe(writer);
   writer.save(path);
   const checkpoint::CheckpointReader reader(path, "test");

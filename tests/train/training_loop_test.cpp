@@ -94,11 +94,8 @@ class RegressionTask : public TrainingTask {
   std::string rate_column() const override { return "rows_per_s"; }
   void write_plots(const std::string&, const std::string&) const override {}
   std::string checkpoint_kind() const override { return "regression"; }
-  void describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const override {
-    util::KeyValues settings;
-    settings.set("global_step", state.global_step);
-    writer.set_settings(settings);
-  }
+  // Nothing of its own: the loop saves the run's state.
+  void describe_checkpoint(checkpoint::CheckpointWriter&) const override {}
 
  private:
   Regression model_{nullptr};
@@ -252,7 +249,7 @@ TEST(TrainingLoop, TheBestScoreAndPatienceSurviveResume) {
   }
   RegressionTask task;
   task.bleu_by_evaluation = {0.45, 0.9};  // 0.45 would be a fresh tracker's best
-  LoopState state;
+  RunState state;
   state.completed_epochs = 3;
   state.global_step = 12;
   const auto result = run_training(task, state, selecting_options(run, 6, 2),
@@ -293,7 +290,7 @@ TEST(TrainingLoop, TheMovingAverageIsEvaluatedSavedAndResumed) {
     run_training(first, {}, options, nullptr);
   }
   options.epochs = 3;
-  LoopState state;
+  RunState state;
   state.completed_epochs = 2;
   state.global_step = 8;
   RegressionTask second;

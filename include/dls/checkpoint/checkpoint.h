@@ -39,7 +39,9 @@ class CheckpointWriter {
   // kind: what the checkpoint holds ("seq2seq", "vit"); checked when reading.
   explicit CheckpointWriter(const std::string& kind);
 
-  void set_settings(const util::KeyValues& settings);
+  // Adds to the checkpoint's settings, under `section.` when one is named (the task's
+  // description, then the loop's "state."); a key set again keeps its latest value.
+  void add_settings(const util::KeyValues& settings, const std::string& section = "");
   void add_text(const std::string& name, const std::string& text);
   void add_module(const std::string& name, const torch::nn::Module& module);
   // The module's parameters and buffers as CPU copies, in add_module's layout (it reads back
@@ -60,6 +62,7 @@ class CheckpointWriter {
 
  private:
   torch::serialize::OutputArchive archive_;
+  util::KeyValues settings_;
 };
 
 class CheckpointReader {

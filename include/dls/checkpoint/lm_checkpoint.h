@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "dls/checkpoint/checkpoint.h"
-#include "dls/checkpoint/epoch_progress.h"
+#include "dls/checkpoint/run_state.h"
 #include "dls/settings/lm_settings.h"
 #include "dls/data/lm_dataset.h"
 #include "dls/data/split.h"
@@ -19,28 +19,19 @@ namespace dls::checkpoint {
 
 inline constexpr const char* kLmCheckpointKind = "lm";
 
-// Where a run stands (epoch_loss_sum: Σ batch loss, a mean over steps), and its latest
-// validation.
-struct LmTrainState : EpochProgress {
-  double val_nll = -1;         // latest validation mean NLL per token (-1: none)
-  double sentences_per_s = 0;  // training throughput of the latest epoch
-  // Counts over the steps done in the epoch in progress (a resumed epoch's mean covers it all).
-  std::int64_t epoch_steps = 0;      // steps counted in epoch_loss_sum
-  std::int64_t epoch_sentences = 0;  // sentences trained
-
-  util::KeyValues to_settings() const;
-  static LmTrainState from_settings(const util::KeyValues& settings);
-};
-
 struct LmCheckpointContents {
   settings::LmTrainSettings settings;
   data::SplitDefinition split;
   std::vector<std::string> words;  // the vocabulary (data::Vocabulary::words())
   std::string subwords;            // the serialized SentencePiece model (empty: word level)
-  LmTrainState state;
+  double val_nll = -1;  // the latest validation's mean NLL per token (-1: none)
+  // Where the run stood (its epoch's mean loss is over steps): read from the file, which the
+  // training loop wrote it into (describe_lm_checkpoint leaves it to the loop).
+  RunState state;
 };
 
-// Writes everything but the weights, optimizer and RNG state into a writer of kind "lm".
+// Writes everything but the run's state, the weights, optimizer and RNG state into a writer
+// of kind "lm".
 void describe_lm_checkpoint(CheckpointWriter& writer, const LmCheckpointContents& contents);
 
 // Reads the description (CheckpointError naming the file for anything wrong).

@@ -13,6 +13,7 @@
 #include <torch/optim/optimizer.h>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/run_state.h"
 #include "dls/settings/seq2seq_settings.h"
 #include "dls/data/seq2seq_dataset.h"
 #include "dls/data/split.h"
@@ -21,23 +22,6 @@
 #include "dls/models/translation_model.h"
 
 namespace dls::checkpoint {
-
-// Where training stands. Epochs are 1-based; step_in_epoch batches of `epoch` are done
-// (0: the epoch has not started, i.e. epoch - 1 epochs are complete).
-struct TrainingProgress {
-  std::int64_t epoch = 1;
-  std::int64_t step_in_epoch = 0;
-  std::int64_t global_step = 0;
-  double val_loss = NAN;  // at the time of the checkpoint
-  double val_bleu = NAN;
-  double train_loss = NAN;  // mean over the batches of the epoch so far (or the last epoch)
-  double wall_s = 0;        // training wall time of the run so far, all invocations
-};
-
-// How far a run had trained, for the line that names a checkpoint: "epoch 3, validation BLEU
-// 0.210, loss 2.31" ("epoch 4 unfinished, step 1250" for a checkpoint written within an
-// epoch; scores not measured are left out).
-std::string progress_summary(const TrainingProgress& progress);
 
 struct Seq2SeqCheckpointInfo {
   settings::Seq2SeqTrainSettings settings;  // the model config (vocabulary sizes set) and the run's settings
@@ -48,13 +32,23 @@ struct Seq2SeqCheckpointInfo {
   // vocabulary (the same model twice when joint); empty at word level.
   std::string english_subwords;
   std::string spanish_subwords;
-  TrainingProgress progress;
+  double val_loss = NAN;  // the latest validation's, at the time of the checkpoint
+  double val_bleu = NAN;
+  // Where the run stood (its epoch's mean loss is over steps): read from the file, which the
+  // training loop wrote it into (describe_seq2seq_checkpoint leaves it to the loop).
+  RunState state;
 };
+
+// How far a run had trained, for the line that names a checkpoint: "epoch 3, validation BLEU
+// 0.210, loss 2.31" ("epoch 4 unfinished, step 1250" for a checkpoint written within an
+// epoch; scores not measured are left out).
+std::string progress_summary(const Seq2SeqCheckpointInfo& info);
 
 extern const char* const kSeq2SeqKind;  // "seq2seq"
 
-// Writes everything but the weights, optimizer and RNG state into a writer of kind
-// kSeq2SeqKind: the settings, both vocabularies and their SentencePiece models.
+// Writes everything but the run's state, the weights, optimizer and RNG state into a writer of
+// kind kSeq2SeqKind: the settings, the latest validation, both vocabularies and their
+// SentencePiece models.
 void describe_seq2seq_checkpoint(CheckpointWriter& writer, const Seq2SeqCheckpointInfo& info);
 
 // Reads everything but the weights and optimizer state (load those through the reader).

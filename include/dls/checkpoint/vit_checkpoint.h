@@ -11,7 +11,7 @@
 #include <torch/optim/optimizer.h>
 
 #include "dls/checkpoint/checkpoint.h"
-#include "dls/checkpoint/epoch_progress.h"
+#include "dls/checkpoint/run_state.h"
 #include "dls/settings/vit_settings.h"
 #include "dls/data/image_transform.h"
 #include "dls/models/vit.h"
@@ -20,34 +20,25 @@ namespace dls::checkpoint {
 
 inline constexpr const char* kViTCheckpointKind = "vit";
 
-// Where a run stands (epoch_loss_sum: Σ batch loss × batch images), and its latest metrics.
-struct ViTTrainState : EpochProgress {
-  double test_accuracy = -1;  // latest per-epoch test accuracy, fraction (-1: none)
-  double val_accuracy = -1;   // latest per-epoch validation accuracy, fraction (-1: none)
-  double images_per_s = 0;    // training throughput of the latest epoch
-  // Counts over the steps done in the epoch in progress (a resumed epoch's metrics cover it all).
-  std::int64_t epoch_correct = 0;  // training predictions that were right
-  std::int64_t epoch_seen = 0;     // training images seen
-
-  util::KeyValues to_settings() const;
-  static ViTTrainState from_settings(const util::KeyValues& settings);
-};
-
 struct ViTCheckpointContents {
   settings::ViTTrainSettings settings;
   data::Normalization normalization;
-  ViTTrainState state;
   // An image folder's (text sections "class_names", one per line, and "image_files", its
   // listing's manifest); empty for the built-in datasets, whose names the code knows.
   std::vector<std::string> class_names;
   std::string image_files;
+  double test_accuracy = -1;  // the latest per-epoch test accuracy, fraction (-1: none)
+  double val_accuracy = -1;   // the latest per-epoch validation accuracy, fraction (-1: none)
+  // Where the run stood (its epoch's loss sum is Σ batch loss × batch images): read from the
+  // file, which the training loop wrote it into (write_vit_checkpoint writes it too).
+  RunState state;
 };
 
-// Writes the settings (training settings, normalisation, state) into a writer of kind
-// kViTCheckpointKind: everything but the weights, optimizer and RNG state.
+// Writes the settings (training settings, normalisation, latest accuracies) into a writer of
+// kind kViTCheckpointKind: everything but the run's state, the weights, optimizer and RNG state.
 void describe_vit_checkpoint(CheckpointWriter& writer, const ViTCheckpointContents& contents);
 
-// A whole checkpoint: describe_vit_checkpoint, the model, the optimizer (if any) and the CPU
+// A whole checkpoint: describe_vit_checkpoint, the run's state, the model, the optimizer (if any) and the CPU
 // RNG state. Writes atomically to `path`; the model and optimizer must be on the CPU or any
 // device (they are serialised as they are, tensors are moved to the CPU on reading).
 void write_vit_checkpoint(const std::string& path, const ViTCheckpointContents& contents, const visTransformer& model,

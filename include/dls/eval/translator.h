@@ -127,7 +127,7 @@ class Translator {
   const checkpoint::LoadedSeq2Seq& model() const { return loaded_; }
   // The checkpoints decoded as an ensemble with model(): none unless TranslatorOptions::ensemble.
   const std::vector<std::string>& ensemble_files() const { return ensemble_files_; }
-  // The file loaded; checkpoint::progress_summary(model().info.progress) says how far its run
+  // The file loaded; checkpoint::progress_summary(model().info) says how far its run
   // had trained ("epoch 3, validation BLEU 0.210, loss 2.31").
   const std::string& checkpoint_file() const { return checkpoint_file_; }
   const torch::Device& device() const { return device_; }

@@ -12,6 +12,7 @@
 
 #include <torch/types.h>
 
+#include "dls/checkpoint/run_state.h"
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
 #include "dls/settings/selection_settings.h"
@@ -21,23 +22,8 @@ namespace dls::train {
 class DistributedContext;
 using settings::OptimizerSettings;
 
-// Where a run stands. Saved by each task in its checkpoints (in its own keys).
-struct LoopState {
-  std::int64_t completed_epochs = 0;  // whole epochs done
-  std::int64_t step_in_epoch = 0;     // steps done in epoch completed_epochs + 1
-  std::int64_t global_step = 0;       // optimizer steps done in all
-  double wall_s = 0;                  // training wall time of the run, all invocations
-  double train_loss = NAN;            // mean loss of the latest (possibly partial) epoch
-  double examples_per_s = 0;          // training throughput of the latest epoch, wall-clock (its evaluation aside)
-  // Sums over the steps done in the epoch in progress (a resumed epoch's means cover it all).
-  double epoch_loss_sum = 0;        // Σ batch loss × loss_weight
-  double epoch_loss_weight = 0;     // Σ loss_weight
-  std::int64_t epoch_examples = 0;  // examples trained
-  std::int64_t epoch_correct = 0;   // correct training predictions (tasks with an accuracy)
-
-  // The epoch a checkpoint of this state is named after: the one in progress, if any.
-  std::int64_t file_epoch() const { return step_in_epoch > 0 ? completed_epochs + 1 : completed_epochs; }
-};
+// Where a run stands: the loop's state, which it saves in each checkpoint (run_state.h).
+using checkpoint::RunState;
 
 // Thrown when the loss becomes NaN or infinite; names the last good checkpoint.
 class TrainingDiverged : public std::runtime_error {

@@ -19,14 +19,14 @@ class CheckpointReader;
 
 namespace dls::train {
 
-// Trains `task` from `state` (LoopState{} for a fresh run). With `resume` (the checkpoint the
+// Trains `task` from `state` (RunState{} for a fresh run). With `resume` (the checkpoint the
 // task was rebuilt from), the model, optimizer and RNG state are read from it, and the
 // reader (which holds the whole file in memory) is released before training starts. In a
 // process group every rank calls it with the same task settings; rank 0's weights are
 // broadcast first. Throws
 // TrainingDiverged on a non-finite loss; data and checkpoint errors propagate as one-line
 // std::runtime_error.
-LoopResult run_training(TrainingTask& task, LoopState state, const LoopOptions& options,
+LoopResult run_training(TrainingTask& task, RunState state, const LoopOptions& options,
                         std::unique_ptr<checkpoint::CheckpointReader> resume);
 
 }  // namespace dls::train

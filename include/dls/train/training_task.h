@@ -26,7 +26,6 @@ class CheckpointWriter;
 namespace dls::train {
 
 using settings::LrSchedule;
-struct LoopState;
 
 // Which part of every global batch this process trains (distributed_sampler.h): rank r of
 // world_size W takes the batch's rows at permutation positions p with p mod W == r.
@@ -119,9 +118,9 @@ class TrainingTask {
   // The run's plots, drawn from the whole metrics file (resumed runs show their history).
   virtual void write_plots(const std::string& metrics_path, const std::string& run_dir) const = 0;
   virtual std::string checkpoint_kind() const = 0;  // "seq2seq", "vit"
-  // The checkpoint's self-description: kind-specific settings, vocabularies, and `state` in
-  // the kind's own keys (the loop adds the weights, the optimizer and the RNG state).
-  virtual void describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const = 0;
+  // The checkpoint's self-description: kind-specific settings, vocabularies, the latest
+  // evaluation (the loop adds the run's state, the weights, the optimizer and the RNG state).
+  virtual void describe_checkpoint(checkpoint::CheckpointWriter& writer) const = 0;
   // The end of the run (after the last checkpoint): e.g. sample translations.
   virtual void finish(const std::string& run_dir) { (void)run_dir; }
 };

@@ -16,7 +16,7 @@
 namespace dls::train {
 
 // Task: LmTask or ViTTask (constructed from the settings, the resumed contents or nullptr,
-// the resumed file, the device and the batch-chunk workers; static loop_state(contents.state)).
+// the resumed file, the device and the batch-chunk workers); Contents holds the resumed RunState.
 template <typename Task, typename Contents>
 struct EpochTaskRun {
   StartedRun run;
@@ -29,7 +29,7 @@ struct EpochTaskRun {
   template <typename Settings>
   LoopResult train(const Settings& settings) {
     const auto loop = run.loop_options(settings.epochs, settings.optimizer, settings.selection);
-    const auto state = run.resume ? Task::loop_state(contents.state) : LoopState{};
+    const auto state = run.resume ? contents.state : RunState{};
     return run_training(*task, state, loop, std::move(run.resume));
   }
 };

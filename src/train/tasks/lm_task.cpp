@@ -45,7 +45,7 @@ LmTask::LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpoin
                              std::to_string(resumed->state.steps_per_epoch) + " steps, this data and batch size give " +
                              std::to_string(steps_per_epoch_));
   }
-  if (resumed != nullptr && resumed->state.val_nll >= 0) val_nll_ = resumed->state.val_nll;
+  if (resumed != nullptr && resumed->val_nll >= 0) val_nll_ = resumed->val_nll;
 
   check_training_memory(language_model_training_memory(settings_.model, settings_.batch_size), settings_.batch_size,
                         device, "lower --embedding-size, --decoders, --batch-size or --max-words");
@@ -66,14 +66,6 @@ LmTask::LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpoin
                data_.block_size > 0 ? "windows" : "sentences", device.str(),
                device.is_cpu() && workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks"
                                               : std::string());
-}
-
-LoopState LmTask::loop_state(const checkpoint::LmTrainState& s) {
-  auto state = loop_state_from(s);
-  state.examples_per_s = s.sentences_per_s;
-  state.epoch_loss_weight = static_cast<double>(s.epoch_steps);
-  state.epoch_examples = s.epoch_sentences;
-  return state;
 }
 
 void LmTask::start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) {
@@ -136,15 +128,11 @@ void LmTask::write_plots(const std::string& metrics_path, const std::string& run
   save_run_plots(lm_run_plots(metrics_path, settings_.label_smoothing), run_dir);
 }
 
-void LmTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const {
-  checkpoint::LmTrainState s{epoch_progress_of(state, steps_per_epoch_)};
-  s.val_nll = std::isnan(val_nll_) ? -1 : val_nll_;
-  s.sentences_per_s = state.examples_per_s;
-  s.epoch_steps = static_cast<std::int64_t>(state.epoch_loss_weight);
-  s.epoch_sentences = state.epoch_examples;
+void LmTask::describe_checkpoint(checkpoint::CheckpointWriter& writer) const {
   const auto& subwords = data_.tokenizer.subwords;
   checkpoint::describe_lm_checkpoint(writer, {settings_, data_.split.definition, data_.vocabulary.words(),
-                                              subwords ? subwords->serialized_proto() : std::string(), s});
+                                              subwords ? subwords->serialized_proto() : std::string(),
+                                              std::isnan(val_nll_) ? -1 : val_nll_});
 }
 
 void LmTask::finish(const std::string&) {

@@ -29,7 +29,6 @@ class LmTask : public TrainingTask {
          const std::string& resumed_path, const torch::Device& device, int workers);
 
   // The loop's state at the checkpoint's state.
-  static LoopState loop_state(const checkpoint::LmTrainState& state);
   const settings::LmTrainSettings& settings() const { return settings_; }
   LanguageModel& language_model() { return model_; }
   const data::LmDataset& data() const { return data_; }
@@ -53,7 +52,7 @@ class LmTask : public TrainingTask {
   std::string rate_column() const override { return "sentences_per_s"; }
   void write_plots(const std::string& metrics_path, const std::string& run_dir) const override;
   std::string checkpoint_kind() const override { return checkpoint::kLmCheckpointKind; }
-  void describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const override;
+  void describe_checkpoint(checkpoint::CheckpointWriter& writer) const override;
   void finish(const std::string& run_dir) override;
 
  private:

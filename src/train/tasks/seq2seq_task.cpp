@@ -37,8 +37,8 @@ Seq2SeqTask::Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqC
                              ") differs from the one asked for (" + settings_.model_summary() + ")");
   }
   if (resumed != nullptr) {
-    val_loss_ = resumed->progress.val_loss;
-    val_bleu_ = resumed->progress.val_bleu;
+    val_loss_ = resumed->val_loss;
+    val_bleu_ = resumed->val_bleu;
   }
   std::int64_t batch = settings_.batch_size;
   steps_per_epoch_ = (data_.train.size() + batch - 1) / batch;
@@ -175,23 +175,13 @@ void Seq2SeqTask::log_dlstudio_counts(const std::string& archive_path) const {
   spdlog::info("With them, as DLStudio prints: Number of learnable params in Master Decoder: {}", decoder);
 }
 
-LoopState Seq2SeqTask::loop_state(const TrainingProgress& progress) const {
-  LoopState state;
-  state.completed_epochs = progress.epoch - 1;
-  state.step_in_epoch = progress.step_in_epoch;
-  state.global_step = progress.global_step;
-  state.wall_s = progress.wall_s;
-  state.train_loss = progress.train_loss;
-  // A resumed epoch's mean loss starts from the checkpoint's mean over its steps.
-  state.epoch_loss_weight = static_cast<double>(progress.step_in_epoch);
-  state.epoch_loss_sum = progress.step_in_epoch > 0 && std::isfinite(progress.train_loss)
-                             ? progress.train_loss * state.epoch_loss_weight
-                             : 0.0;
-  state.epoch_examples = std::min(data_.train.size(), progress.step_in_epoch * settings_.batch_size);
+RunState Seq2SeqTask::resumed_state(RunState state) const {
+  if (state.epoch_examples >= 0) return state;
+  state.epoch_examples = std::min(data_.train.size(), state.step_in_epoch * settings_.batch_size);
   if (!token_batches_.empty()) {  // the rows of the epoch's batches done
-    const auto order = data::token_batch_order(token_batches_.size(), settings_.seed, progress.epoch);
+    const auto order = data::token_batch_order(token_batches_.size(), settings_.seed, state.completed_epochs + 1);
     state.epoch_examples = 0;
-    for (std::int64_t k = 0; k < std::min<std::int64_t>(progress.step_in_epoch, steps_per_epoch_); ++k) {
+    for (std::int64_t k = 0; k < std::min<std::int64_t>(state.step_in_epoch, steps_per_epoch_); ++k) {
       state.epoch_examples += static_cast<std::int64_t>(token_batches_[static_cast<std::size_t>(order[k])].size());
     }
   }
@@ -323,19 +313,12 @@ void Seq2SeqTask::write_plots(const std::string& metrics_path, const std::string
 
 std::string Seq2SeqTask::checkpoint_kind() const { return checkpoint::kSeq2SeqKind; }
 
-void Seq2SeqTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const {
-  TrainingProgress progress;
-  progress.epoch = state.completed_epochs + 1;
-  progress.step_in_epoch = state.step_in_epoch;
-  progress.global_step = state.global_step;
-  progress.val_loss = val_loss_;
-  progress.val_bleu = val_bleu_;
-  progress.train_loss = state.train_loss;
-  progress.wall_s = state.wall_s;
+void Seq2SeqTask::describe_checkpoint(checkpoint::CheckpointWriter& writer) const {
   checkpoint::describe_seq2seq_checkpoint(
       writer, {settings_, data_.split.definition, data_.english.words(), data_.spanish.words(),
                data_.english_subwords ? data_.english_subwords->serialized_proto() : std::string(),
-               data_.spanish_subwords ? data_.spanish_subwords->serialized_proto() : std::string(), progress});
+               data_.spanish_subwords ? data_.spanish_subwords->serialized_proto() : std::string(), val_loss_,
+               val_bleu_});
 }
 
 void Seq2SeqTask::finish(const std::string& run_dir) {

@@ -20,7 +20,6 @@
 namespace dls::train {
 
 using checkpoint::Seq2SeqCheckpointInfo;
-using checkpoint::TrainingProgress;
 using settings::Seq2SeqTrainSettings;
 
 class Seq2SeqTask : public TrainingTask {
@@ -35,8 +34,9 @@ class Seq2SeqTask : public TrainingTask {
   // (the model's Master Decoder with DLStudio's Spanish vocabulary size).
   void log_dlstudio_counts(const std::string& archive_path) const;
 
-  // The loop's state at the checkpoint's progress (LoopState{} for a fresh run).
-  LoopState loop_state(const TrainingProgress& progress) const;
+  // The checkpoint's state, with the pairs its epoch in progress trained counted when the
+  // file (written before RunState) did not save them.
+  RunState resumed_state(RunState state) const;
   const TranslationModel& translation_model() const { return model_; }
   // Learnable parameters of the encoder and the decoder (embeddings of each side included
   // for an RNN; the transformer's embeddings are counted apart, as DLStudio does).
@@ -68,7 +68,7 @@ class Seq2SeqTask : public TrainingTask {
   std::string rate_column() const override { return "pairs_per_s"; }
   void write_plots(const std::string& metrics_path, const std::string& run_dir) const override;
   std::string checkpoint_kind() const override;
-  void describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const override;
+  void describe_checkpoint(checkpoint::CheckpointWriter& writer) const override;
   void finish(const std::string& run_dir) override;
 
  private:

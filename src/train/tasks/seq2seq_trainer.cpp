@@ -29,8 +29,8 @@ Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
   Seq2SeqCheckpointInfo checkpoint;
   if (run.resume) {
     checkpoint = checkpoint::read_seq2seq_info(*run.resume);
-    spdlog::info("resuming from {} (epoch {}, {} steps into it, {} steps in all)", run.resume->path(),
-                 checkpoint.progress.epoch, checkpoint.progress.step_in_epoch, checkpoint.progress.global_step);
+    spdlog::info("resuming from {} ({} epochs and {} steps done, {} steps in all)", run.resume->path(),
+                 checkpoint.state.completed_epochs, checkpoint.state.step_in_epoch, checkpoint.state.global_step);
   }
   // A step replayed as CUDA graphs needs static-shape batches: they come with it (token
   // batches, sized by their sentences, cannot have them).
@@ -66,7 +66,7 @@ Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
     return result;
   }
   const auto loop = run.loop_options(settings.epochs, settings.optimizer, settings.selection);
-  const auto state = run.resume ? task->loop_state(checkpoint.progress) : LoopState{};
+  const auto state = run.resume ? task->resumed_state(checkpoint.state) : RunState{};
   const auto done = run_training(*task, state, loop, std::move(run.resume));
   result.pairs_per_s = done.examples_per_s;
   result.val_loss = task->val_loss();

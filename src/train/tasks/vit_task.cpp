@@ -59,8 +59,8 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
                              std::to_string(resumed->state.steps_per_epoch) + " steps, this data and batch size give " +
                              std::to_string(steps_per_epoch_));
   }
-  if (resumed != nullptr && resumed->state.test_accuracy >= 0) test_accuracy_ = resumed->state.test_accuracy;
-  if (resumed != nullptr && resumed->state.val_accuracy >= 0) val_accuracy_ = resumed->state.val_accuracy;
+  if (resumed != nullptr && resumed->test_accuracy >= 0) test_accuracy_ = resumed->test_accuracy;
+  if (resumed != nullptr && resumed->val_accuracy >= 0) val_accuracy_ = resumed->val_accuracy;
 
   check_training_memory(vit_training_memory(settings.model, settings.batch_size), settings.batch_size, device,
                         "lower --embedding-size, --encoders, --batch-size or raise --patch-size");
@@ -88,15 +88,6 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
         "accuracy is only reported",
         settings.data.validation_fraction);
   }
-}
-
-LoopState ViTTask::loop_state(const checkpoint::ViTTrainState& s) {
-  auto state = loop_state_from(s);  // its epoch_loss_sum: Σ batch loss × batch images
-  state.examples_per_s = s.images_per_s;
-  state.epoch_loss_weight = static_cast<double>(s.epoch_seen);
-  state.epoch_examples = s.epoch_seen;
-  state.epoch_correct = s.epoch_correct;
-  return state;
 }
 
 std::int64_t ViTTask::examples_per_epoch() const { return static_cast<std::int64_t>(train_loader_->images().size()); }
@@ -184,14 +175,10 @@ void ViTTask::write_plots(const std::string& metrics_path, const std::string& ru
 
 std::string ViTTask::checkpoint_kind() const { return checkpoint::kViTCheckpointKind; }
 
-void ViTTask::describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const {
-  checkpoint::ViTTrainState s{epoch_progress_of(state, steps_per_epoch_)};
-  s.test_accuracy = std::isnan(test_accuracy_) ? -1 : test_accuracy_;
-  s.val_accuracy = std::isnan(val_accuracy_) ? -1 : val_accuracy_;
-  s.images_per_s = state.examples_per_s;
-  s.epoch_correct = state.epoch_correct;
-  s.epoch_seen = state.epoch_examples;
-  checkpoint::describe_vit_checkpoint(writer, {settings_, normalization_, s, class_names_, image_files_});
+void ViTTask::describe_checkpoint(checkpoint::CheckpointWriter& writer) const {
+  checkpoint::describe_vit_checkpoint(writer, {settings_, normalization_, class_names_, image_files_,
+                                               std::isnan(test_accuracy_) ? -1 : test_accuracy_,
+                                               std::isnan(val_accuracy_) ? -1 : val_accuracy_});
 }
 
 }  // namespace dls::train

@@ -31,7 +31,6 @@ class ViTTask : public TrainingTask {
           const std::string& resumed_path, const torch::Device& device, int workers);
 
   // The loop's state at the checkpoint's state.
-  static LoopState loop_state(const checkpoint::ViTTrainState& state);
   double test_accuracy() const { return test_accuracy_; }
   double test_loss() const { return test_loss_; }  // of the latest test in this process (NaN before one)
   double val_accuracy() const { return val_accuracy_; }
@@ -53,7 +52,7 @@ class ViTTask : public TrainingTask {
   std::string rate_column() const override { return "images_per_s"; }
   void write_plots(const std::string& metrics_path, const std::string& run_dir) const override;
   std::string checkpoint_kind() const override;
-  void describe_checkpoint(checkpoint::CheckpointWriter& writer, const LoopState& state) const override;
+  void describe_checkpoint(checkpoint::CheckpointWriter& writer) const override;
 
  private:
   settings::ViTTrainSettings settings_;

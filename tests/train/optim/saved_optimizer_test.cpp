@@ -109,7 +109,7 @@ void expect_same_weights(const Layer& a, const Layer& b, const std::string& what
 // Writes `layer` (weights and optimizer) the way a trainer does.
 void write(const Layer& layer, const std::string& path, bool saved_layout) {
   checkpoint::CheckpointWriter writer("toy");
-  writer.set_settings(util::KeyValues());
+  writer.add_settings(util::KeyValues());
   writer.add_module("model", *layer.module);
   if (saved_layout) {
     train::add_saved_optimizer(writer, "optimizer", *layer.optimizer, *layer.module);

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 // A checkpoint carrying `run_id` ("": none, as before run ids) at `path`.
 std::string checkpoint_of(const fs::path& path, const std::string& run_id) {
   checkpoint::CheckpointWriter writer("toy");
-  writer.set_settings({});
+  writer.add_settings({});
   if (!run_id.empty()) writer.add_text(kRunIdText, run_id);
   writer.save(path.string());
   return path.string();

@@ -138,10 +138,10 @@ TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
 
   // The last checkpoint alone rebuilds the model and its vocabularies.
   const auto loaded = load_seq2seq_checkpoint(result.checkpoints.back());
-  EXPECT_EQ(loaded.info.progress.global_step, result.iterations);
-  EXPECT_EQ(loaded.info.progress.epoch, 4);  // three epochs complete
-  EXPECT_EQ(loaded.info.progress.step_in_epoch, 0);
-  EXPECT_NEAR(loaded.info.progress.val_bleu, result.val_bleu, 1e-12);
+  EXPECT_EQ(loaded.info.state.global_step, result.iterations);
+  EXPECT_EQ(loaded.info.state.completed_epochs, 3);
+  EXPECT_EQ(loaded.info.state.step_in_epoch, 0);
+  EXPECT_NEAR(loaded.info.val_bleu, result.val_bleu, 1e-12);
   EXPECT_EQ(loaded.english.size(), loaded.info.settings.model.src_vocab_size());
   EXPECT_EQ(loaded.info.settings.data.data_path, kSampleCorpus);
   EXPECT_EQ(find_checkpoints(run.string()).size(), 3u);
