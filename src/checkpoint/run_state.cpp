@@ -42,9 +42,8 @@ RunState from_seq2seq_progress(const util::KeyValues& p) {
   state.wall_s = p.get_double("wall_s");
   state.train_loss = p.get_double("train_loss");
   state.epoch_loss_weight = static_cast<double>(state.step_in_epoch);
-  state.epoch_loss_sum = state.step_in_epoch > 0 && std::isfinite(state.train_loss)
-                             ? state.train_loss * state.epoch_loss_weight
-                             : 0.0;
+  state.epoch_loss_sum =
+      state.step_in_epoch > 0 && std::isfinite(state.train_loss) ? state.train_loss * state.epoch_loss_weight : 0.0;
   state.epoch_examples = state.step_in_epoch > 0 ? -1 : 0;
   return state;
 }

@@ -56,9 +56,8 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
   auto translator = Translator::load(checkpoint_or_run, request.translator);
   translator.check_decoding(request.decode);
   const auto& model = translator.model().info;
-  messages << "translating with " << translator.checkpoint_file() << " ("
-           << checkpoint::progress_summary(model) << "; " << model.settings.model_summary()
-           << (int8_linear_enabled() ? "; int8 linear layers" : "") << ")\n";
+  messages << "translating with " << translator.checkpoint_file() << " (" << checkpoint::progress_summary(model) << "; "
+           << model.settings.model_summary() << (int8_linear_enabled() ? "; int8 linear layers" : "") << ")\n";
   if (files) return translate_file(translator, request, *files, out, messages);
 
   std::size_t failures = 0;

@@ -230,30 +230,29 @@ std::string model_answer(const eval::Translator& translator) {
   const auto& config = loaded.info.settings.model;
   const auto& state = loaded.info.state;
   const auto& languages = loaded.info.settings.data;
-  json answer = {
-      {"kind", "seq2seq"},
-      {"checkpoint", translator.checkpoint_file()},
-      {"summary", config.summary()},
-      {"encoder_layers", config.num_encoders()},
-      {"decoder_layers", config.num_decoders()},
-      {"max_source_tokens", translator.max_source_tokens()},
-      // How a longer sentence is translated: "parts" (the dlstudio layout) or "whole".
-      {"long_sentences", translator.splits_long_sentences() ? "parts" : "whole"},
-      {"tokens", loaded.english_subwords ? "sentencepiece" : "words"},
-      {"source_vocabulary_size", loaded.english.size()},
-      {"target_vocabulary_size", loaded.spanish.size()},
-      // The run's languages (--src-lang/--tgt-lang/--reverse; a checkpoint from before
-      // them: en -> es), with the names the C++ printouts use (data/languages.h).
-      {"source_language", languages.source_language()},
-      {"target_language", languages.target_language()},
-      {"source_language_name", data::language_name(languages.source_language())},
-      {"target_language_name", data::language_name(languages.target_language())},
-      {"device", translator.device().str()},
-      {"scores",
-       {{"epoch", state.file_epoch()},  // completed (or in progress)
-        {"global_step", state.global_step},
-        {"val_loss", number_or_null(loaded.info.val_loss)},
-        {"val_bleu", number_or_null(loaded.info.val_bleu)}}}};
+  json answer = {{"kind", "seq2seq"},
+                 {"checkpoint", translator.checkpoint_file()},
+                 {"summary", config.summary()},
+                 {"encoder_layers", config.num_encoders()},
+                 {"decoder_layers", config.num_decoders()},
+                 {"max_source_tokens", translator.max_source_tokens()},
+                 // How a longer sentence is translated: "parts" (the dlstudio layout) or "whole".
+                 {"long_sentences", translator.splits_long_sentences() ? "parts" : "whole"},
+                 {"tokens", loaded.english_subwords ? "sentencepiece" : "words"},
+                 {"source_vocabulary_size", loaded.english.size()},
+                 {"target_vocabulary_size", loaded.spanish.size()},
+                 // The run's languages (--src-lang/--tgt-lang/--reverse; a checkpoint from before
+                 // them: en -> es), with the names the C++ printouts use (data/languages.h).
+                 {"source_language", languages.source_language()},
+                 {"target_language", languages.target_language()},
+                 {"source_language_name", data::language_name(languages.source_language())},
+                 {"target_language_name", data::language_name(languages.target_language())},
+                 {"device", translator.device().str()},
+                 {"scores",
+                  {{"epoch", state.file_epoch()},  // completed (or in progress)
+                   {"global_step", state.global_step},
+                   {"val_loss", number_or_null(loaded.info.val_loss)},
+                   {"val_bleu", number_or_null(loaded.info.val_bleu)}}}};
   answer.update(transformer_fields(config.transformer()));
   return answer.dump(-1, ' ', false, json::error_handler_t::replace);
 }

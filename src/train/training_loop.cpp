@@ -49,7 +49,7 @@ class Loop {
         main_(dist_->is_main()),
         has_accuracy_(reports_accuracy(task)) {
     state_.steps_per_epoch = task_.steps_per_epoch();  // saved, for the fraction of an epoch a checkpoint is at
-    std::string run_id;  // rank 0's: the run's fingerprint, in every checkpoint
+    std::string run_id;                                // rank 0's: the run's fingerprint, in every checkpoint
     if (main_) {
       if (resume == nullptr) claim_run_directory(options_.run.run_dir, options_.run.overwrite);
       run_.emplace(options.run.run_dir);

@@ -24,7 +24,7 @@ struct LmCheckpointContents {
   data::SplitDefinition split;
   std::vector<std::string> words;  // the vocabulary (data::Vocabulary::words())
   std::string subwords;            // the serialized SentencePiece model (empty: word level)
-  double val_nll = -1;  // the latest validation's mean NLL per token (-1: none)
+  double val_nll = -1;             // the latest validation's mean NLL per token (-1: none)
   // Where the run stood (its epoch's mean loss is over steps): read from the file, which the
   // training loop wrote it into (describe_lm_checkpoint leaves it to the loop).
   RunState state;

@@ -24,10 +24,11 @@ struct RunState {
   double train_loss = NAN;            // mean loss of the latest (possibly partial) epoch
   double examples_per_s = 0;          // training throughput of the latest epoch, wall-clock (its evaluation aside)
   // Sums over the steps done in the epoch in progress (a resumed epoch's means cover it all).
-  double epoch_loss_sum = 0;        // Σ batch loss × loss_weight
-  double epoch_loss_weight = 0;     // Σ loss_weight
-  std::int64_t epoch_examples = 0;  // examples trained (-1: not saved -- a seq2seq file from before; its task counts them)
-  std::int64_t epoch_correct = 0;   // correct training predictions (tasks with an accuracy)
+  double epoch_loss_sum = 0;     // Σ batch loss × loss_weight
+  double epoch_loss_weight = 0;  // Σ loss_weight
+  std::int64_t epoch_examples =
+      0;  // examples trained (-1: not saved -- a seq2seq file from before; its task counts them)
+  std::int64_t epoch_correct = 0;  // correct training predictions (tasks with an accuracy)
 
   // The epoch a checkpoint of this state is named after: the one in progress, if any.
   std::int64_t file_epoch() const { return step_in_epoch > 0 ? completed_epochs + 1 : completed_epochs; }

@@ -130,9 +130,9 @@ void LmTask::write_plots(const std::string& metrics_path, const std::string& run
 
 void LmTask::describe_checkpoint(checkpoint::CheckpointWriter& writer) const {
   const auto& subwords = data_.tokenizer.subwords;
-  checkpoint::describe_lm_checkpoint(writer, {settings_, data_.split.definition, data_.vocabulary.words(),
-                                              subwords ? subwords->serialized_proto() : std::string(),
-                                              std::isnan(val_nll_) ? -1 : val_nll_});
+  checkpoint::describe_lm_checkpoint(
+      writer, {settings_, data_.split.definition, data_.vocabulary.words(),
+               subwords ? subwords->serialized_proto() : std::string(), std::isnan(val_nll_) ? -1 : val_nll_});
 }
 
 void LmTask::finish(const std::string&) {

@@ -176,9 +176,9 @@ void ViTTask::write_plots(const std::string& metrics_path, const std::string& ru
 std::string ViTTask::checkpoint_kind() const { return checkpoint::kViTCheckpointKind; }
 
 void ViTTask::describe_checkpoint(checkpoint::CheckpointWriter& writer) const {
-  checkpoint::describe_vit_checkpoint(writer, {settings_, normalization_, class_names_, image_files_,
-                                               std::isnan(test_accuracy_) ? -1 : test_accuracy_,
-                                               std::isnan(val_accuracy_) ? -1 : val_accuracy_});
+  checkpoint::describe_vit_checkpoint(
+      writer, {settings_, normalization_, class_names_, image_files_, std::isnan(test_accuracy_) ? -1 : test_accuracy_,
+               std::isnan(val_accuracy_) ? -1 : val_accuracy_});
 }
 
 }  // namespace dls::train
