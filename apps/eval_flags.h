@@ -15,7 +15,7 @@
 #include "command_line.h"
 #include "config_file.h"
 #include "decode_flags.h"
-#include "dls/checkpoint/dlstudio_interop.h"
+#include "dls/dlstudio/interop.h"
 #include "dls/eval/image_classes_report.h"
 #include "dls/eval/lm_checkpoint_report.h"
 #include "dls/eval/sentence_translation.h"
@@ -82,7 +82,7 @@ struct EvalCommand {
   eval::LmEvalRequest lm;
   int average = 0;
   std::string output;  // --average's checkpoint, --input's translations, import's checkpoint
-  checkpoint::DLStudioImportRequest dlstudio_import;
+  dlstudio::DLStudioImportRequest dlstudio_import;
   std::string dlstudio_variant = "FG";
   std::string export_dir;
   std::string score_file, smoothing = "none";

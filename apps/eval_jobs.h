@@ -17,7 +17,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_average.h"
 #include "dls/checkpoint/checkpoint_files.h"
-#include "dls/checkpoint/dlstudio_interop.h"
+#include "dls/dlstudio/interop.h"
 #include "dls/eval/bleu.h"
 #include "dls/eval/text_scoring.h"
 #include "dls/util/device.h"
@@ -205,7 +205,7 @@ inline EvalOutcome run_eval(const CLI::App& app, EvalJob job, EvalCommand& comma
       throw std::runtime_error(command.path + ": give a run or DLStudio's files (--dlstudio-*), not both");
     if (!command.dlstudio_import.requested()) throw std::runtime_error("import: give DLStudio's files (--dlstudio-*)");
     command.dlstudio_import.seq2seq.variant = parse_variant(command.dlstudio_variant);
-    command.path = checkpoint::import_dlstudio(command.dlstudio_import);
+    command.path = dlstudio::import_dlstudio(command.dlstudio_import);
     if (!any) {
       spdlog::info("evaluate it with: checkpoint_eval report {}", command.path);
       return {0, EvalJob::kImport};
@@ -219,7 +219,7 @@ inline EvalOutcome run_eval(const CLI::App& app, EvalJob job, EvalCommand& comma
   const util::AutocastScope autocast(util::autocast_for(precision, target));
   auto files = checkpoint::find_checkpoints(command.path);
   if (job == EvalJob::kExport || (any && !command.export_dir.empty())) {
-    for (const auto& written : checkpoint::export_dlstudio(files.back(), command.export_dir, weights_read(command)))
+    for (const auto& written : dlstudio::export_dlstudio(files.back(), command.export_dir, weights_read(command)))
       spdlog::info("wrote {}", written);
     return {0, EvalJob::kExport};
   }

@@ -1,5 +1,5 @@
 // The layers of the code only include those below them (docs/architecture.md):
-// util < data < layers < models < settings < checkpoint < eval < train < apps, and inside
+// util < data < layers < models < settings < checkpoint < dlstudio < eval < train < apps, and inside
 // train/ its rooms: optim, parallel < the loop and run bookkeeping (train/ itself, with its
 // run/ folder: a run's start, directory and identity) < tasks;
 // serve (translate_server) stands on eval beside train: neither includes the other. Every quoted include of
@@ -23,9 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kLayerOrder = {"util",        "data",  "layers",      "models",         "settings",
-                                              "checkpoint",  "eval",  "train/optim", "train/parallel", "train",
-                                              "train/tasks", "serve", "apps"};
+const std::vector<std::string> kLayerOrder = {"util",       "data",        "layers", "models",      "settings",
+                                              "checkpoint", "dlstudio",    "eval",   "train/optim", "train/parallel",
+                                              "train",      "train/tasks", "serve",  "apps"};
 // train/optim and train/parallel are one floor, and serve stands beside all of train:
 // neither includes the other.
 bool same_floor(const std::string& a, const std::string& b) {

@@ -29,7 +29,8 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The models, data and decoding it times are the test oracles' (tests/python).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "python"))
 import decoding  # noqa: E402
 import dlstudio_style as dls_py  # noqa: E402
 import synthetic  # noqa: E402

@@ -4,12 +4,7 @@ list(APPEND DLS_SOURCES
   checkpoint/checkpoint_average.cpp
   checkpoint/checkpoint_files.cpp
   checkpoint/run_state.cpp
-  checkpoint/dlstudio_export.cpp
-  checkpoint/dlstudio_import.cpp
-  checkpoint/dlstudio_names.cpp
   checkpoint/rng_state.cpp
-  checkpoint/state_dict_file.cpp
-  checkpoint/state_dict_pickle.cpp
   checkpoint/seq2seq_checkpoint.cpp
   checkpoint/vit_checkpoint.cpp
   checkpoint/lm_checkpoint.cpp

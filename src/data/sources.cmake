@@ -3,7 +3,6 @@ list(APPEND DLS_SOURCES
   data/cifar10_reader.cpp
   data/corpus.cpp
   data/detokenize.cpp
-  data/dlstudio_vocabularies.cpp
   data/idx_reader.cpp
   data/image_folder.cpp
   data/image_loader.cpp

@@ -3,11 +3,8 @@ list(APPEND DLS_TEST_SOURCES
   checkpoint/checkpoint_average_test.cpp
   checkpoint/checkpoint_files_test.cpp
   checkpoint/checkpoint_test.cpp
-  checkpoint/dlstudio_interop_test.cpp
   checkpoint/lm_checkpoint_test.cpp
   checkpoint/run_state_test.cpp
   checkpoint/seq2seq_checkpoint_test.cpp
-  checkpoint/state_dict_file_test.cpp
-  checkpoint/state_dict_pickle_test.cpp
   checkpoint/vit_checkpoint_test.cpp
 )

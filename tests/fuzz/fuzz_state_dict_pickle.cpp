@@ -3,13 +3,13 @@
 #include <cstdlib>
 #include <exception>
 
-#include "dls/checkpoint/state_dict_pickle.h"
+#include "dls/dlstudio/state_dict_pickle.h"
 #include "fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    for (const auto& [name, record] : dls::checkpoint::parse_state_dict_pickle(dls::fuzz::as_string(data, size))) {
-      if (dls::checkpoint::storage_element_bytes(record.storage_type) == 0) std::abort();
+    for (const auto& [name, record] : dls::dlstudio::parse_state_dict_pickle(dls::fuzz::as_string(data, size))) {
+      if (dls::dlstudio::storage_element_bytes(record.storage_type) == 0) std::abort();
       if (record.sizes.size() != record.strides.size() || record.offset < 0 || record.storage_numel < 0) std::abort();
       __int128 last = record.offset;
       bool empty = false;

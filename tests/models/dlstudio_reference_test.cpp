@@ -1,6 +1,6 @@
 // Cross-check with DLStudio's own classes: the fixtures hold the weights, a batch and the
 // log-probabilities of DLStudio-style Python models (written by
-// bench/python/make_reference_fixtures.py from bench/python/dlstudio_style.py, which runs
+// tests/python/make_reference_fixtures.py from tests/python/dlstudio_style.py, which runs
 // the decoder once per prefix as DLStudio does). A Seq2SeqTransformer of the same config
 // with those weights must compute the same log-probabilities.
 //

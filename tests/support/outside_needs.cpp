@@ -81,10 +81,10 @@ bool is_project_path(const std::string& path) {
   return under(testing::source_dir()) || under(testing::binary_dir());
 }
 
-// A module of the project's own Python sources (beside the script, or bench/python, which
-// the fixtures' scripts put on their path).
+// A module of the project's own Python sources (beside the script, or the oracles of
+// tests/python, which the fixtures' scripts and the benchmark put on their path).
 bool project_module(const std::string& module, const fs::path& script_dir) {
-  for (const auto& dir : {script_dir, fs::path(testing::source_dir()) / "bench" / "python"}) {
+  for (const auto& dir : {script_dir, fs::path(testing::source_dir()) / "tests" / "python"}) {
     if (fs::exists(dir / (module + ".py")) || fs::exists(dir / module / "__init__.py")) return true;
   }
   return false;

@@ -9,7 +9,7 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
-#include "dls/data/dlstudio_vocabularies.h"
+#include "dls/dlstudio/vocabularies.h"
 #include "dls/data/languages.h"
 #include "dls/data/length_buckets.h"
 #include "dls/data/token_batches.h"
@@ -159,7 +159,7 @@ void Seq2SeqTask::log_model_report(const torch::Device& device, std::int64_t bat
 void Seq2SeqTask::log_dlstudio_counts(const std::string& archive_path) const {
   if (model_.is_rnn()) throw std::runtime_error("--dlstudio-vocab: DLStudio's counts are of its transformer");
   auto transformer = model_.transformer();
-  const auto vocabularies = data::read_dlstudio_vocabularies(archive_path);
+  const auto vocabularies = dlstudio::read_dlstudio_vocabularies(archive_path);
   const auto english = static_cast<std::int64_t>(vocabularies.english.size());
   const auto spanish = static_cast<std::int64_t>(vocabularies.spanish.size());
   // Only the decoder's output layer Linear(M, V) depends on a vocabulary: (M + 1) per word of

@@ -15,7 +15,7 @@
 
 #include <torch/types.h>
 
-namespace dls::checkpoint {
+namespace dls::dlstudio {
 
 // Name -> tensor in the file's order (DLStudio's parameter names).
 using StateDict = std::vector<std::pair<std::string, torch::Tensor>>;
@@ -28,4 +28,4 @@ StateDict read_state_dict_file(const std::string& path);
 // throws std::runtime_error "<path>: cannot write (...)".
 void write_state_dict_file(const StateDict& tensors, const std::string& path);
 
-}  // namespace dls::checkpoint
+}  // namespace dls::dlstudio

@@ -1,7 +1,7 @@
 // torch.save files in and out: a fixture written by Python's torch.save, our own writer's
 // files, and archives laid out as torch.save lays them out around hand-written pickles whose
 // storages do not match their records.
-#include "dls/checkpoint/state_dict_file.h"
+#include "dls/dlstudio/state_dict_file.h"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@
 #include "support/test_paths.h"
 #include "util/temp_files.h"
 
-namespace dls::checkpoint {
+namespace dls::dlstudio {
 namespace {
 
 using test::pickle_int8;
@@ -114,4 +114,4 @@ TEST(StateDictFile, NamesTheFileAndTheBytesOfABrokenPickle) {
 }
 
 }  // namespace
-}  // namespace dls::checkpoint
+}  // namespace dls::dlstudio

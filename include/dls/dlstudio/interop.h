@@ -29,7 +29,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/layers/transformer_config.h"
 
-namespace dls::checkpoint {
+namespace dls::dlstudio {
 
 struct DLStudioSeq2SeqFiles {
   std::string encoder, decoder, embeddings_en, embeddings_es;
@@ -78,6 +78,6 @@ std::string import_dlstudio(const DLStudioImportRequest& request);
 // that exists and is not an empty folder (nothing is written then). `weights`: which of the
 // checkpoint's weights (checkpoint.h).
 std::vector<std::string> export_dlstudio(const std::string& checkpoint, const std::string& dir,
-                                         Weights weights = Weights::kEvaluation);
+                                         checkpoint::Weights weights = checkpoint::Weights::kEvaluation);
 
-}  // namespace dls::checkpoint
+}  // namespace dls::dlstudio

@@ -5,15 +5,23 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
-#include "checkpoint/dlstudio_names.h"
-#include "dls/checkpoint/dlstudio_interop.h"
+#include "dlstudio/names.h"
+#include "dls/dlstudio/interop.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/vocabulary.h"
 #include "dls/layers/saved_tensors.h"
 #include "dls/util/file_io.h"
 
-namespace dls::checkpoint {
+namespace dls::dlstudio {
+
+using checkpoint::CheckpointReader;
+using checkpoint::kSeq2SeqKind;
+using checkpoint::kViTCheckpointKind;
+using checkpoint::load_seq2seq_checkpoint;
+using checkpoint::load_vit_model;
+using checkpoint::read_vit_contents;
+using checkpoint::Weights;
 
 namespace {
 
@@ -173,4 +181,4 @@ std::vector<std::string> export_dlstudio(const std::string& checkpoint, const st
   throw std::runtime_error(checkpoint + ": a checkpoint of kind '" + reader.kind() + "' has no DLStudio counterpart");
 }
 
-}  // namespace dls::checkpoint
+}  // namespace dls::dlstudio

@@ -1,6 +1,6 @@
 // The state dict pickle reader on hand-written pickles: what torch.save writes for one
 // tensor, and hostile variations of it that must be refused with one line, never crash.
-#include "dls/checkpoint/state_dict_pickle.h"
+#include "dls/dlstudio/state_dict_pickle.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "support/state_dict_pickles.h"
 
-namespace dls::checkpoint {
+namespace dls::dlstudio {
 namespace {
 
 using namespace std::string_literals;  // pickles hold NUL bytes
@@ -124,4 +124,4 @@ TEST(StateDictPickle, RefusesEveryOtherGlobal) {
 }
 
 }  // namespace
-}  // namespace dls::checkpoint
+}  // namespace dls::dlstudio

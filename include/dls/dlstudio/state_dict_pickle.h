@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-namespace dls::checkpoint {
+namespace dls::dlstudio {
 
 constexpr int kMaxStateDictNesting = 32;
 
@@ -39,4 +39,4 @@ std::size_t storage_element_bytes(const std::string& storage_type);
 // "data.pkl byte <offset>: <what>" for anything else.
 std::vector<std::pair<std::string, TensorRecord>> parse_state_dict_pickle(const std::string& pickle);
 
-}  // namespace dls::checkpoint
+}  // namespace dls::dlstudio

@@ -2,8 +2,8 @@
 """Fixtures of tests/models/dlstudio_reference_test.cpp: DLStudio-style models (see
 dlstudio_style.py) with their weights, a batch and the log-probabilities they compute.
 
-    /usr/bin/python3 bench/python/make_reference_fixtures.py            # write the fixtures
-    /usr/bin/python3 bench/python/make_reference_fixtures.py --self-check
+    /usr/bin/python3 tests/python/make_reference_fixtures.py            # write the fixtures
+    /usr/bin/python3 tests/python/make_reference_fixtures.py --self-check
 
 One file per layout, tests/fixtures/dlstudio_reference/<layout>.pt, written by torch.save
 (zip format) as a plain dict (LibTorch's torch::pickle_load reads it):
@@ -35,7 +35,7 @@ import dlstudio_style as dls_py  # noqa: E402
 import synthetic  # noqa: E402
 import torchnn_style as tnn  # noqa: E402
 
-DEFAULT_OUT = HERE.parent.parent / "tests" / "fixtures" / "dlstudio_reference"
+DEFAULT_OUT = HERE.parent / "fixtures" / "dlstudio_reference"
 LAYOUTS = {
     "dlstudio": dict(embedding_size=8, num_heads=2),
     "positionwise": dict(embedding_size=16, num_heads=4),

@@ -1,4 +1,4 @@
-#include "checkpoint/dlstudio_names.h"
+#include "dlstudio/names.h"
 
 #include <map>
 #include <set>
@@ -8,7 +8,7 @@
 
 #include "dls/layers/saved_tensors.h"
 
-namespace dls::checkpoint::dlstudio {
+namespace dls::dlstudio {
 
 std::string same_name(const std::string& name) { return name; }
 
@@ -69,4 +69,4 @@ const torch::Tensor& tensor_at(const StateDict& state, const std::string& key, c
   throw std::runtime_error(file + ": no key '" + key + "'");
 }
 
-}  // namespace dls::checkpoint::dlstudio
+}  // namespace dls::dlstudio

@@ -7,19 +7,24 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
-#include "checkpoint/dlstudio_names.h"
-#include "dls/checkpoint/dlstudio_interop.h"
+#include "dlstudio/names.h"
+#include "dls/dlstudio/interop.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/corpus.h"
-#include "dls/data/dlstudio_vocabularies.h"
+#include "dls/dlstudio/vocabularies.h"
 #include "dls/data/split.h"
 #include "dls/data/vocabulary.h"
 
-namespace dls::checkpoint {
+namespace dls::dlstudio {
 
-using dlstudio::count_indices;
-using dlstudio::tensor_at;
+using checkpoint::CheckpointWriter;
+using checkpoint::describe_run_state;
+using checkpoint::describe_seq2seq_checkpoint;
+using checkpoint::kSeq2SeqKind;
+using checkpoint::Seq2SeqCheckpointInfo;
+using checkpoint::ViTCheckpointContents;
+using checkpoint::write_vit_checkpoint;
 
 namespace {
 
@@ -130,7 +135,7 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
   const auto decoder = read_state_dict_file(files.decoder);
   const auto embeddings_en = read_state_dict_file(files.embeddings_en);
   const auto embeddings_es = read_state_dict_file(files.embeddings_es);
-  const auto vocabularies = data::read_dlstudio_vocabularies(files.vocab_archive);
+  const auto vocabularies = read_dlstudio_vocabularies(files.vocab_archive);
   const auto& english = vocabularies.english;
   const auto& spanish = vocabularies.spanish;
 
@@ -314,4 +319,4 @@ std::string import_dlstudio(const DLStudioImportRequest& request) {
   return request.output;
 }
 
-}  // namespace dls::checkpoint
+}  // namespace dls::dlstudio

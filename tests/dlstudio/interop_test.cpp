@@ -14,9 +14,9 @@
 
 #include <torch/torch.h>
 
-#include "dls/checkpoint/dlstudio_interop.h"
+#include "dls/dlstudio/interop.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
-#include "dls/checkpoint/state_dict_file.h"
+#include "dls/dlstudio/state_dict_file.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/normalize.h"
 #include "dls/eval/decoding.h"
@@ -30,8 +30,15 @@
 #include "support/vit_runs.h"
 #include "util/temp_files.h"
 
-namespace dls::checkpoint {
+namespace dls::dlstudio {
 namespace {
+
+using checkpoint::CheckpointReader;
+using checkpoint::kViTCheckpointKind;
+using checkpoint::latest_checkpoint;
+using checkpoint::load_seq2seq_checkpoint;
+using checkpoint::load_vit_model;
+using checkpoint::read_vit_contents;
 
 namespace fs = std::filesystem;
 using testing::entry;
@@ -394,4 +401,4 @@ TEST(DLStudioExport, ExportedDLStudioLossRunTranslatesAsTheProgram) {
 }
 
 }  // namespace
-}  // namespace dls::checkpoint
+}  // namespace dls::dlstudio

@@ -7,7 +7,7 @@
 //   torch.<Type>Storage                            -> the type of a persistent storage id
 //   torch.jit._pickle.restore_type_tag(dict, type) -> the dict (torch::pickle_save writes it)
 // Any other global is refused with its name.
-#include "dls/checkpoint/state_dict_pickle.h"
+#include "dls/dlstudio/state_dict_pickle.h"
 
 #include <algorithm>
 #include <limits>
@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <string_view>
 
-namespace dls::checkpoint {
+namespace dls::dlstudio {
 
 namespace {
 
@@ -425,4 +425,4 @@ std::vector<std::pair<std::string, TensorRecord>> parse_state_dict_pickle(const 
   return entries;
 }
 
-}  // namespace dls::checkpoint
+}  // namespace dls::dlstudio

@@ -7,9 +7,9 @@
 
 #include <torch/nn/module.h>
 
-#include "dls/checkpoint/state_dict_file.h"
+#include "dls/dlstudio/state_dict_file.h"
 
-namespace dls::checkpoint::dlstudio {
+namespace dls::dlstudio {
 
 // This project's parameter name -> DLStudio's key in one file; "" when DLStudio's class has
 // no such parameter (it is zero on import and must be left out on export).
@@ -33,4 +33,4 @@ std::int64_t count_indices(const StateDict& state, const std::string& prefix);
 // state[key]; throws "<file>: no key '<key>'".
 const torch::Tensor& tensor_at(const StateDict& state, const std::string& key, const std::string& file);
 
-}  // namespace dls::checkpoint::dlstudio
+}  // namespace dls::dlstudio

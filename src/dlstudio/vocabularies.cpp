@@ -1,10 +1,13 @@
-#include "dls/data/dlstudio_vocabularies.h"
+#include "dls/dlstudio/vocabularies.h"
 
 #include <stdexcept>
 
 #include "dls/data/pickle.h"
 
-namespace dls::data {
+namespace dls::dlstudio {
+
+using data::PickleValue;
+using data::read_pickle_file;
 
 namespace {
 
@@ -31,4 +34,4 @@ DLStudioVocabularies read_dlstudio_vocabularies(const std::string& archive_path)
   }
 }
 
-}  // namespace dls::data
+}  // namespace dls::dlstudio

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace dls::data {
+namespace dls::dlstudio {
 
 struct DLStudioVocabularies {
   std::vector<std::string> english;  // vocab_en: 11,258 words in en_es_xformer_8_90000
@@ -17,4 +17,4 @@ struct DLStudioVocabularies {
 // does not start 'SOS', 'EOS'.
 DLStudioVocabularies read_dlstudio_vocabularies(const std::string& archive_path);
 
-}  // namespace dls::data
+}  // namespace dls::dlstudio

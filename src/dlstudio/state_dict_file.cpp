@@ -1,7 +1,7 @@
 // torch.save files: a zip archive (LibTorch's PyTorchStreamReader) whose data.pkl
 // state_dict_pickle.h decodes without executing anything, and whose data/<key> records hold
 // the storages' elements.
-#include "dls/checkpoint/state_dict_file.h"
+#include "dls/dlstudio/state_dict_file.h"
 
 #include <cstring>
 #include <map>
@@ -11,10 +11,10 @@
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/torch.h>
 
-#include "dls/checkpoint/state_dict_pickle.h"
+#include "dls/dlstudio/state_dict_pickle.h"
 #include "dls/util/file_io.h"
 
-namespace dls::checkpoint {
+namespace dls::dlstudio {
 
 namespace {
 
@@ -89,4 +89,4 @@ void write_state_dict_file(const StateDict& tensors, const std::string& path) {
   util::write_text_atomically(path, std::string(bytes.begin(), bytes.end()));
 }
 
-}  // namespace dls::checkpoint
+}  // namespace dls::dlstudio
