@@ -16,11 +16,11 @@
 #include "config_file.h"
 #include "decode_flags.h"
 #include "dls/dlstudio/interop.h"
-#include "dls/eval/image_classes_report.h"
-#include "dls/eval/lm_checkpoint_report.h"
-#include "dls/eval/sentence_translation.h"
-#include "dls/eval/seq2seq_checkpoint_report.h"
-#include "dls/eval/vit_checkpoint_report.h"
+#include "dls/report/image_classes_report.h"
+#include "dls/report/lm_checkpoint_report.h"
+#include "dls/report/sentence_translation.h"
+#include "dls/report/seq2seq_checkpoint_report.h"
+#include "dls/report/vit_checkpoint_report.h"
 #include "lm_eval_flags.h"
 #include "precision_flag.h"
 #include "quantize_flag.h"
@@ -73,13 +73,13 @@ struct EvalCommand {
   int threads = 0;
   std::string device = "cpu", precision = "fp32", quantize = "none", log_level = "info";
   std::string weights = "ema";
-  eval::Seq2SeqEvalRequest seq2seq;  // its test set, decoding, samples and seed are shared by every job
+  report::Seq2SeqEvalRequest seq2seq;  // its test set, decoding, samples and seed are shared by every job
   DecodeFlags decoding;
-  eval::TranslateRequest translation;
+  report::TranslateRequest translation;
   std::string attention_maps;
-  eval::VitEvalRequest vit;
-  eval::ClassifyRequest classify;
-  eval::LmEvalRequest lm;
+  report::VitEvalRequest vit;
+  report::ClassifyRequest classify;
+  report::LmEvalRequest lm;
   int average = 0;
   std::string output;  // --average's checkpoint, --input's translations, import's checkpoint
   dlstudio::DLStudioImportRequest dlstudio_import;
@@ -93,7 +93,7 @@ struct EvalCommand {
 inline const std::string kSeq2SeqGroup = "Seq2seq checkpoints";
 
 // --test, --test-src, --test-tgt, --src-column, --tgt-column, --data, --limit.
-inline void add_test_set_flags(CLI::App& app, eval::Seq2SeqEvalRequest& seq2seq) {
+inline void add_test_set_flags(CLI::App& app, report::Seq2SeqEvalRequest& seq2seq) {
   const auto& group = kSeq2SeqGroup;
   app.add_option("--test", seq2seq.test_file,
                  "score this corpus (TSV or DLStudio archive) instead of the validation split")
@@ -114,14 +114,14 @@ inline void add_test_set_flags(CLI::App& app, eval::Seq2SeqEvalRequest& seq2seq)
       ->group(group);
 }
 
-inline void add_samples_flag(CLI::App& app, eval::Seq2SeqEvalRequest& seq2seq) {
+inline void add_samples_flag(CLI::App& app, report::Seq2SeqEvalRequest& seq2seq) {
   app.add_option("--samples", seq2seq.samples,
                  "print N random pairs translated by the best checkpoint, DLStudio's format")
       ->check(in_range(0, 1000000))
       ->group(kSeq2SeqGroup);
 }
 
-inline void add_seed_flag(CLI::App& app, eval::Seq2SeqEvalRequest& seq2seq) {
+inline void add_seed_flag(CLI::App& app, report::Seq2SeqEvalRequest& seq2seq) {
   app.add_option("--seed", seq2seq.seed, "which samples (--samples, --generate) and sampled words (--sample)")
       ->check(in_range(0, 18446744073709551615.0))
       ->group(kSeq2SeqGroup);
@@ -153,7 +153,7 @@ inline void add_output_flag(CLI::App& app, std::string& output, const std::strin
 inline const std::string kVitGroup = "ViT checkpoints";
 
 // --data-dir, --test-subset, --attention-images.
-inline void add_vit_report_flags(CLI::App& app, eval::VitEvalRequest& vit) {
+inline void add_vit_report_flags(CLI::App& app, report::VitEvalRequest& vit) {
   app.add_option("--data-dir", vit.data_dir, "read the test images from here")->group(kVitGroup);
   app.add_option("--test-subset", vit.test_subset, "evaluate on the first N test images")
       ->check(in_range(0, 1000000000))
@@ -164,7 +164,7 @@ inline void add_vit_report_flags(CLI::App& app, eval::VitEvalRequest& vit) {
       ->group(kVitGroup);
 }
 
-inline void add_top_flag(CLI::App& app, eval::ClassifyRequest& classify) {
+inline void add_top_flag(CLI::App& app, report::ClassifyRequest& classify) {
   app.add_option("--top", classify.top, "classes shown per image (default 5)")
       ->group(kVitGroup)
       ->check(CLI::Range(1, 1000));

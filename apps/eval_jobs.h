@@ -19,7 +19,7 @@
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/dlstudio/interop.h"
 #include "dls/eval/bleu.h"
-#include "dls/eval/text_scoring.h"
+#include "dls/report/text_scoring.h"
 #include "dls/util/device.h"
 #include "dls/util/precision.h"
 #include "dls/util/runtime.h"
@@ -39,13 +39,13 @@ inline checkpoint::Weights weights_read(const EvalCommand& command) {
 }
 
 inline void score_files(const EvalCommand& command) {
-  eval::ScoreRequest request;
+  report::ScoreRequest request;
   request.hypotheses = command.score_file;
   request.references = command.ref_files;
   request.sentence = command.sentence_bleu;
   request.json = command.json;
   request.bleu.smoothing = eval::parse_smoothing(command.smoothing);
-  eval::report_text_scores(request, std::cout);
+  report::report_text_scores(request, std::cout);
 }
 
 // Writes the element-wise mean of the newest `command.average` of `files`; returns its path.
@@ -145,7 +145,7 @@ inline int translate(const std::string& model, EvalCommand& command) {
   translation.translator.device = command.device;
   translation.translator.weights = weights_read(command);
   translation.translator.scores = command.json;  // the log-probabilities only appear in JSON: no extra pass otherwise
-  return eval::translate_sentences(model, translation, std::cin, std::cout, std::cerr) == 0 ? 0 : 1;
+  return report::translate_sentences(model, translation, std::cin, std::cout, std::cerr) == 0 ? 0 : 1;
 }
 
 // The report, classification or generation over a language model's or a ViT's checkpoints.
@@ -162,15 +162,15 @@ inline void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::
     lm.device = command.device;
     lm.weights = weights_read(command);
     if (job == EvalJob::kGenerate) {
-      eval::report_lm_checkpoints({checkpoint::best_or_latest_checkpoint(model)}, lm, std::cout, std::cerr);
+      report::report_lm_checkpoints({checkpoint::best_or_latest_checkpoint(model)}, lm, std::cout, std::cerr);
     } else {
-      eval::report_lm_checkpoints(files, lm, std::cout, std::cerr);
+      report::report_lm_checkpoints(files, lm, std::cout, std::cerr);
     }
   } else if (job == EvalJob::kClassify) {
     command.classify.json = command.json;
     command.classify.device = command.device;
     command.classify.weights = weights_read(command);
-    eval::report_image_classes(model, command.classify, std::cout);
+    report::report_image_classes(model, command.classify, std::cout);
   } else {
     auto& vit = command.vit;
     vit.json = command.json;
@@ -179,7 +179,7 @@ inline void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::
     vit.threads = command.threads;
     vit.device = command.device;
     vit.weights = weights_read(command);
-    eval::report_vit_checkpoints(files, vit, std::cout, std::cerr);
+    report::report_vit_checkpoints(files, vit, std::cout, std::cerr);
   }
 }
 
@@ -249,7 +249,7 @@ inline EvalOutcome run_eval(const CLI::App& app, EvalJob job, EvalCommand& comma
   seq2seq.threads = command.threads;
   seq2seq.device = command.device;
   seq2seq.weights = weights_read(command);
-  eval::report_seq2seq_checkpoints(files, seq2seq, std::cout, std::cerr);
+  report::report_seq2seq_checkpoints(files, seq2seq, std::cout, std::cerr);
   return {0, done};
 }
 

@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli_overrides.h"
-#include "dls/eval/lm_checkpoint_report.h"
+#include "dls/report/lm_checkpoint_report.h"
 
 namespace dls::apps {
 
@@ -34,7 +34,7 @@ inline void add_sampling_flags(CLI::App& app, eval::SamplingOptions& sampling) {
 
 // The sampling flags, --tokens and --count; returns the last two, which the one-command form
 // ties to --generate.
-inline std::vector<CLI::Option*> add_generation_flags(CLI::App& app, eval::LmEvalRequest& request) {
+inline std::vector<CLI::Option*> add_generation_flags(CLI::App& app, report::LmEvalRequest& request) {
   add_sampling_flags(app, request.sampling);
   return {app.add_option("--tokens", request.tokens,
                          "--generate on a running-text run (--block-size): tokens (characters, words or pieces) to "
@@ -50,7 +50,7 @@ inline std::vector<CLI::Option*> add_generation_flags(CLI::App& app, eval::LmEva
 
 // --generate and the generation flags into `request`; checkpoint_eval refuses the sampling
 // flags without --generate or --sample.
-inline void add_lm_eval_flags(CLI::App& app, eval::LmEvalRequest& request) {
+inline void add_lm_eval_flags(CLI::App& app, report::LmEvalRequest& request) {
   auto* generate = app.add_option("--generate", request.prompts,
                                   "continue this prompt (repeatable; \"\" for none) with RUN's best.pt, else its "
                                   "newest checkpoint, using cached keys/values")

@@ -7,13 +7,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "dls/eval/sentence_translation.h"
+#include "dls/report/sentence_translation.h"
 
 namespace dls::apps {
 
 // Into `request` (group "Seq2seq checkpoints"); --attention-maps, which ViT runs use too,
 // goes into `attention_maps`.
-inline void add_translate_flags(CLI::App& app, eval::TranslateRequest& request, std::string& attention_maps) {
+inline void add_translate_flags(CLI::App& app, report::TranslateRequest& request, std::string& attention_maps) {
   const std::string group = "Seq2seq checkpoints";
   app.add_option(
          "--translate", request.sentences,

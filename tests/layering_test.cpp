@@ -2,7 +2,8 @@
 // util < data < layers < models < settings < checkpoint < dlstudio < eval < train < apps, and inside
 // train/ its rooms: optim, parallel < the loop and run bookkeeping (train/ itself, with its
 // run/ folder: a run's start, directory and identity) < tasks;
-// serve (translate_server) stands on eval beside train: neither includes the other. Every quoted include of
+// serve (translate_server) and report (checkpoint_eval's jobs) stand on eval beside train: none of
+// them includes another. Every quoted include of
 // a layer's header -- "dls/<layer>/..." anywhere, "<layer>/..." (a private header of src/)
 // -- in include/, src/, apps/ and bench/ is checked against the layer of the file holding it.
 // apps/ and bench/ are programs, the top layer; tests/ may include anything.
@@ -23,15 +24,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kLayerOrder = {"util",       "data",        "layers", "models",      "settings",
-                                              "checkpoint", "dlstudio",    "eval",   "train/optim", "train/parallel",
-                                              "train",      "train/tasks", "serve",  "apps"};
-// train/optim and train/parallel are one floor, and serve stands beside all of train:
-// neither includes the other.
+const std::vector<std::string> kLayerOrder = {"util",           "data",     "layers",      "models", "settings",
+                                              "checkpoint",     "dlstudio", "eval",        "report", "train/optim",
+                                              "train/parallel", "train",    "train/tasks", "serve",  "apps"};
+// train/optim and train/parallel are one floor; report (checkpoint_eval's jobs), all of train
+// and serve stand side by side on eval: none of them includes another.
 bool same_floor(const std::string& a, const std::string& b) {
   const auto in_train = [](const std::string& layer) { return layer.rfind("train", 0) == 0; };
+  const auto beside = [&](const std::string& x, const std::string& y) {
+    return (x == "serve" || x == "report") && (in_train(y) || y == "serve" || y == "report") && x != y;
+  };
   return (a == "train/optim" && b == "train/parallel") || (a == "train/parallel" && b == "train/optim") ||
-         (a == "serve" && in_train(b)) || (in_train(a) && b == "serve");
+         beside(a, b) || beside(b, a);
 }
 
 // Position in kLayerOrder; -1 for a name that is no layer.
@@ -126,12 +130,14 @@ TEST(Layering, CatchesAnIncludeUpwardOrAcrossTrainsRooms) {
   write("src/train/tasks/e.cpp", "#include \"dls/train/optim/a.h\"\n#include \"train/x.h\"\n");              // allowed
   write("src/serve/f.cpp", "#include \"dls/eval/translator.h\"\n#include \"dls/train/run/run_start.h\"\n");  // beside
   write("src/train/g.cpp", "#include \"dls/serve/batcher.h\"\n");  // train below serve's floor
+  write("src/train/tasks/h.cpp", "#include \"dls/eval/bleu.h\"\n#include \"dls/report/text_scoring.h\"\n");  // beside
   const auto scan = scan_layer_includes(root);
-  EXPECT_EQ(scan.files, 7u);
-  ASSERT_EQ(scan.problems.size(), 6u);
+  EXPECT_EQ(scan.files, 8u);
+  ASSERT_EQ(scan.problems.size(), 7u);
   std::string all;
   for (const auto& problem : scan.problems) all += problem;
   EXPECT_NE(all.find("'serve' includes 'train', a room beside it"), std::string::npos) << all;
+  EXPECT_NE(all.find("'train/tasks' includes 'report', a room beside it"), std::string::npos) << all;
   EXPECT_NE(all.find("'train' includes 'serve', a layer above it"), std::string::npos) << all;
   EXPECT_NE(all.find("'train/optim' includes 'train', a layer above it"), std::string::npos) << all;
   EXPECT_NE(all.find("'train/parallel' includes 'train/optim', a room beside it"), std::string::npos) << all;

@@ -9,21 +9,13 @@ list(APPEND DLS_SOURCES
   eval/word_alignment.cpp
   eval/long_sentences.cpp
   eval/sacrebleu.cpp
-  eval/score_json.cpp
-  eval/sentence_translation.cpp
   eval/translator.cpp
-  eval/seq2seq_checkpoint_report.cpp
   eval/seq2seq_evaluation.cpp
-  eval/text_scoring.cpp
   eval/tokenizer_13a.cpp
-  eval/vit_checkpoint_report.cpp
   eval/vit_predictions.cpp
   eval/vit_evaluation.cpp
-  eval/lm_checkpoint_report.cpp
   eval/lm_evaluation.cpp
   eval/lm_generation.cpp
   eval/sampling.cpp
   eval/image_classifier.cpp
-  eval/image_classes_report.cpp
-  eval/file_translation.cpp
 )

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "dls/data/normalize.h"
-#include "dls/eval/seq2seq_checkpoint_report.h"
+#include "dls/report/seq2seq_checkpoint_report.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
 #include "dls/util/file_io.h"
 #include "support/seq2seq_runs.h"
@@ -228,12 +228,12 @@ TEST(Seq2SeqCheckpoint, EvaluationDatasetHoldsOutTrainingsValidationPairs) {
   EXPECT_NE(checkpoint::seq2seq_dataset(default_seed, setup.padding(), nullptr).split.validation,
             evaluated.split.validation);
 
-  eval::Seq2SeqEvalRequest request;
+  report::Seq2SeqEvalRequest request;
   request.output_dir = (dir / "eval").string();
   request.samples = 0;
   request.threads = 1;
   std::ostringstream out, messages;
-  const auto report = eval::report_seq2seq_checkpoints(trained.checkpoints, request, out, messages);
+  const auto report = report::report_seq2seq_checkpoints(trained.checkpoints, request, out, messages);
   ASSERT_EQ(report.checkpoints.size(), 1u);
   EXPECT_NEAR(report.checkpoints[0].bleu, info.val_bleu, 1e-12);
   EXPECT_NEAR(report.checkpoints[0].val_loss, info.val_loss, 1e-5);

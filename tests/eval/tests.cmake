@@ -11,13 +11,9 @@ list(APPEND DLS_TEST_SOURCES
   eval/word_alignment_test.cpp
   eval/long_sentences_test.cpp
   eval/sacrebleu_test.cpp
-  eval/seq2seq_checkpoint_report_test.cpp
   eval/seq2seq_evaluation_test.cpp
-  eval/sentence_translation_test.cpp
   eval/translator_test.cpp
-  eval/text_scoring_test.cpp
   eval/tokenizer_13a_test.cpp
-  eval/vit_checkpoint_report_test.cpp
   eval/vit_evaluation_test.cpp
   eval/lm_evaluation_test.cpp
   eval/lm_generation_test.cpp

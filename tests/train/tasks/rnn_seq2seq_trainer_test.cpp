@@ -12,7 +12,7 @@
 
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
-#include "dls/eval/sentence_translation.h"
+#include "dls/report/sentence_translation.h"
 #include "dls/eval/translator.h"
 #include "dls/eval/word_alignment.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
@@ -154,7 +154,7 @@ TEST(RnnSeq2SeqTranslator, TranslatesAndReadsTheAlignmentTable) {
     EXPECT_LT(p.target, static_cast<int>(t.output_words.size()));
   }
   const auto dir = test::fresh_temp_dir("rnn_alignment_maps");
-  const auto files = eval::save_attention_maps(maps, dir.string());
+  const auto files = report::save_attention_maps(maps, dir.string());
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(fs::path(files.front()).filename(), "alignment_layer1_head1.png");
 }

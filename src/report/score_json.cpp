@@ -1,6 +1,9 @@
-#include "eval/score_json.h"
+#include "report/score_json.h"
 
-namespace dls::eval::detail {
+namespace dls::report::detail {
+
+using dls::eval::ChrfScore;
+using dls::eval::SacreBleuScore;
 
 void add_field_scores(util::JsonWriter& json, const SacreBleuScore& sacrebleu, const ChrfScore& chrf) {
   json.key("sacrebleu")
@@ -21,4 +24,4 @@ void add_field_scores(util::JsonWriter& json, const SacreBleuScore& sacrebleu, c
       .end_object();
 }
 
-}  // namespace dls::eval::detail
+}  // namespace dls::report::detail

@@ -1,4 +1,4 @@
-#include "dls/eval/vit_checkpoint_report.h"
+#include "dls/report/vit_checkpoint_report.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -13,9 +13,19 @@
 #include "dls/util/json.h"
 #include "dls/util/device.h"
 #include "dls/util/runtime.h"
-#include "eval/output_folder.h"
+#include "report/output_folder.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::best_result;
+using eval::class_token_attention_maps;
+using eval::evaluate_vit_checkpoint;
+using eval::format_checkpoint_table;
+using eval::format_dlstudio_accuracies;
+using eval::format_dlstudio_confusion;
+using eval::load_test_images;
+using eval::save_confusion_png;
+using eval::ViTEvalOptions;
 
 namespace fs = std::filesystem;
 
@@ -141,4 +151,4 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
   return report;
 }
 
-}  // namespace dls::eval
+}  // namespace dls::report

@@ -1,4 +1,4 @@
-#include "dls/eval/sentence_translation.h"
+#include "dls/report/sentence_translation.h"
 
 #include <filesystem>
 #include <istream>
@@ -12,9 +12,9 @@
 #include "dls/data/normalize.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/util/heat_map.h"
-#include "eval/file_translation.h"
+#include "report/file_translation.h"
 
-namespace dls::eval {
+namespace dls::report {
 
 namespace fs = std::filesystem;
 
@@ -100,4 +100,4 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
   return failures;
 }
 
-}  // namespace dls::eval
+}  // namespace dls::report

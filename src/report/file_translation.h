@@ -12,10 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "dls/eval/sentence_translation.h"
+#include "dls/report/sentence_translation.h"
 #include "dls/util/output_file.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::AlignmentPoint;
+using eval::SentenceTranslation;
+using eval::Translator;
 
 // What is written for `t`, sentence `number` (0-based), newline included, in every mode: its
 // JSON object (naming `checkpoint`, the file translated with; "n_best" and "alignment" when
@@ -57,4 +61,4 @@ class TranslationFiles {
 std::size_t translate_file(Translator& translator, const TranslateRequest& request, TranslationFiles& files,
                            std::ostream& out, std::ostream& messages);
 
-}  // namespace dls::eval
+}  // namespace dls::report

@@ -10,7 +10,11 @@
 
 #include "dls/eval/translator.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::DecodeOptions;
+using eval::TranslationAttention;
+using eval::TranslatorOptions;
 
 struct TranslateRequest {
   std::vector<std::string> sentences;  // --translate, in order
@@ -47,4 +51,4 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
 // cross-attention) of `maps` written into `dir`; returns the files written.
 std::vector<std::string> save_attention_maps(const TranslationAttention& maps, const std::string& dir);
 
-}  // namespace dls::eval
+}  // namespace dls::report

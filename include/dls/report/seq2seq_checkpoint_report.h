@@ -14,7 +14,9 @@
 #include "dls/eval/decoding.h"
 #include "dls/util/line_plot.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::DecodeOptions;
 
 struct Seq2SeqEvalRequest {
   std::string test_file;  // non-empty: score this corpus (TSV or archive) instead
@@ -74,4 +76,4 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
                                                    const Seq2SeqEvalRequest& request, std::ostream& out,
                                                    std::ostream& messages);
 
-}  // namespace dls::eval
+}  // namespace dls::report

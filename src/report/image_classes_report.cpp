@@ -1,4 +1,4 @@
-#include "dls/eval/image_classes_report.h"
+#include "dls/report/image_classes_report.h"
 
 #include <algorithm>
 #include <numeric>
@@ -13,7 +13,10 @@
 #include "dls/util/json.h"
 #include "dls/util/table.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::ImageClassifier;
+using eval::model_pixels;
 
 namespace {
 
@@ -88,4 +91,4 @@ void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRe
   }
 }
 
-}  // namespace dls::eval
+}  // namespace dls::report

@@ -1,6 +1,6 @@
 // checkpoint_eval --score: BLEU of text files equals the library's (and so NLTK's) numbers,
 // several references, per-line scores, and one-line errors for bad files.
-#include "dls/eval/text_scoring.h"
+#include "dls/report/text_scoring.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "util/temp_files.h"
 
-namespace dls::eval {
+namespace dls::report {
 namespace {
 
 namespace fs = std::filesystem;
@@ -115,4 +115,4 @@ TEST(TextScoring, BadFilesAreOneLineErrors) {
 }
 
 }  // namespace
-}  // namespace dls::eval
+}  // namespace dls::report

@@ -12,7 +12,9 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/eval/vit_evaluation.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::ViTCheckpointResult;
 
 struct VitEvalRequest {
   std::string data_dir;              // non-empty: read the test images from here instead
@@ -40,4 +42,4 @@ struct ViTCheckpointReport {
 ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& checkpoint_files,
                                            const VitEvalRequest& request, std::ostream& out, std::ostream& messages);
 
-}  // namespace dls::eval
+}  // namespace dls::report

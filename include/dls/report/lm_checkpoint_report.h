@@ -11,7 +11,9 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/eval/lm_generation.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::SamplingOptions;
 
 struct LmEvalRequest {
   std::string data_path;   // non-empty: the run's corpus, if no longer where the checkpoints say
@@ -34,4 +36,4 @@ struct LmEvalRequest {
 void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, const LmEvalRequest& request,
                            std::ostream& out, std::ostream& messages);
 
-}  // namespace dls::eval
+}  // namespace dls::report

@@ -8,7 +8,7 @@
 
 #include "dls/checkpoint/checkpoint.h"
 
-namespace dls::eval {
+namespace dls::report {
 
 struct ClassifyRequest {
   std::vector<std::string> images;
@@ -23,4 +23,4 @@ struct ClassifyRequest {
 // classifies each with RUN's best.pt, else its newest checkpoint (or the file given).
 void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRequest& request, std::ostream& out);
 
-}  // namespace dls::eval
+}  // namespace dls::report

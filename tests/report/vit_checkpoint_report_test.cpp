@@ -1,5 +1,5 @@
 // The ViT part of checkpoint_eval: DLStudio's report layout, JSON, errors.
-#include "dls/eval/vit_checkpoint_report.h"
+#include "dls/report/vit_checkpoint_report.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -16,7 +16,7 @@
 #include "dls/data/image_dataset.h"
 #include "support/vit_runs.h"
 
-namespace dls::eval {
+namespace dls::report {
 namespace {
 
 namespace fs = std::filesystem;
@@ -131,4 +131,4 @@ TEST(ViTCheckpointReport, CorruptCheckpointIsAOneLineError) {
 }
 
 }  // namespace
-}  // namespace dls::eval
+}  // namespace dls::report

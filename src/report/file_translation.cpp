@@ -1,4 +1,4 @@
-#include "eval/file_translation.h"
+#include "report/file_translation.h"
 
 #include <sys/stat.h>
 
@@ -20,7 +20,9 @@
 #include "dls/util/json.h"
 #include "dls/util/progress.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::alignment_text;
 
 namespace {
 
@@ -226,4 +228,4 @@ std::size_t translate_file(Translator& translator, const TranslateRequest& reque
   return failures;
 }
 
-}  // namespace dls::eval
+}  // namespace dls::report

@@ -9,7 +9,7 @@
 
 #include "dls/util/file_io.h"
 
-namespace dls::eval {
+namespace dls::report {
 
 inline void check_output_folder(const std::string& run_dir, const std::string& files) {
   const std::string why = util::folder_write_error(run_dir);
@@ -19,4 +19,4 @@ inline void check_output_folder(const std::string& run_dir, const std::string& f
   }
 }
 
-}  // namespace dls::eval
+}  // namespace dls::report

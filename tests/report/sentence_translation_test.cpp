@@ -1,7 +1,7 @@
 // translate_sentences (checkpoint_eval --translate, --interactive) decodes a sentence as
 // evaluation does: padded as the model was trained (EOS for DLStudio's loss, <pad>
 // otherwise), in the flattened and the position-wise layout.
-#include "dls/eval/sentence_translation.h"
+#include "dls/report/sentence_translation.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,9 @@
 #include "dls/data/pair_tensors.h"
 #include "support/seq2seq_runs.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::translate;
 namespace {
 
 const std::vector<std::string> kSentences = {
@@ -114,4 +116,4 @@ INSTANTIATE_TEST_SUITE_P(LayoutsAndPaddings, TranslationPadding,
                          });
 
 }  // namespace
-}  // namespace dls::eval
+}  // namespace dls::report

@@ -1,4 +1,4 @@
-#include "dls/eval/seq2seq_checkpoint_report.h"
+#include "dls/report/seq2seq_checkpoint_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -29,10 +29,16 @@
 #include "dls/util/device.h"
 #include "dls/util/runtime.h"
 #include "dls/util/table.h"
-#include "eval/score_json.h"
-#include "eval/output_folder.h"
+#include "report/score_json.h"
+#include "report/output_folder.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::BleuScore;
+using eval::ChrfScore;
+using eval::format_sample;
+using eval::SacreBleuScore;
+using eval::sample_indices;
 
 namespace fs = std::filesystem;
 
@@ -470,4 +476,4 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
   return report;
 }
 
-}  // namespace dls::eval
+}  // namespace dls::report

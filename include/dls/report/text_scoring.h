@@ -13,7 +13,12 @@
 #include "dls/eval/chrf.h"
 #include "dls/eval/sacrebleu.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::BleuOptions;
+using eval::BleuScore;
+using eval::ChrfScore;
+using eval::SacreBleuScore;
 
 struct ScoreRequest {
   std::string hypotheses;               // file
@@ -40,4 +45,4 @@ TextScores score_text_files(const ScoreRequest& request);
 // score_text_files, then the report (or one JSON object) on `out`.
 TextScores report_text_scores(const ScoreRequest& request, std::ostream& out);
 
-}  // namespace dls::eval
+}  // namespace dls::report

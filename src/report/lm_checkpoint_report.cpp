@@ -1,4 +1,4 @@
-#include "dls/eval/lm_checkpoint_report.h"
+#include "dls/report/lm_checkpoint_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,7 +20,11 @@
 #include "dls/util/runtime.h"
 #include "dls/util/table.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::continue_running_text;
+using eval::token_likelihood;
+using eval::TokenLikelihood;
 
 namespace {
 
@@ -276,4 +280,4 @@ void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, con
   }
 }
 
-}  // namespace dls::eval
+}  // namespace dls::report

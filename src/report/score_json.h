@@ -6,9 +6,12 @@
 #include "dls/eval/sacrebleu.h"
 #include "dls/util/json.h"
 
-namespace dls::eval::detail {
+namespace dls::report::detail {
+
+using dls::eval::ChrfScore;
+using dls::eval::SacreBleuScore;
 
 // Adds the two keys to the object being written.
 void add_field_scores(util::JsonWriter& json, const SacreBleuScore& sacrebleu, const ChrfScore& chrf);
 
-}  // namespace dls::eval::detail
+}  // namespace dls::report::detail

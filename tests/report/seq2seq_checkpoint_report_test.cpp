@@ -1,7 +1,7 @@
 // Reports on seq2seq checkpoints: the BLEU and loss of every checkpoint equal what training
 // measured on the same validation split, divergence marking, bleu.csv, samples in
 // DLStudio's format. (The program around it: tests/apps/checkpoint_eval_test.cpp.)
-#include "dls/eval/seq2seq_checkpoint_report.h"
+#include "dls/report/seq2seq_checkpoint_report.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,11 @@
 #include "dls/util/file_io.h"
 #include "support/seq2seq_runs.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::corpus_bleu;
+using eval::sacrebleu_corpus;
+using eval::Tokens;
 namespace {
 
 namespace fs = std::filesystem;
@@ -157,4 +161,4 @@ TEST(CheckpointEval, BleuPlotUsesSacreBleusScale) {
 }
 
 }  // namespace
-}  // namespace dls::eval
+}  // namespace dls::report

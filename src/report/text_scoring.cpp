@@ -1,4 +1,4 @@
-#include "dls/eval/text_scoring.h"
+#include "dls/report/text_scoring.h"
 
 #include <ostream>
 #include <stdexcept>
@@ -9,9 +9,18 @@
 #include "dls/util/file_io.h"
 #include "dls/util/json.h"
 #include "dls/util/utf8.h"
-#include "eval/score_json.h"
+#include "report/score_json.h"
 
-namespace dls::eval {
+namespace dls::report {
+
+using eval::corpus_bleu;
+using eval::corpus_chrf;
+using eval::sacrebleu_corpus;
+using eval::sentence_bleu;
+using eval::smoothing_name;
+using eval::split_whitespace;
+using eval::strip_special_tokens;
+using eval::Tokens;
 
 namespace {
 
@@ -121,4 +130,4 @@ TextScores report_text_scores(const ScoreRequest& request, std::ostream& out) {
   return scores;
 }
 
-}  // namespace dls::eval
+}  // namespace dls::report
