@@ -48,6 +48,7 @@ class Loop {
         dist_(options.dist != nullptr ? options.dist : &single_),
         main_(dist_->is_main()),
         has_accuracy_(reports_accuracy(task)) {
+    if (resume != nullptr) state_ = task_.resumed_state(std::move(state_));
     state_.steps_per_epoch = task_.steps_per_epoch();  // saved, for the fraction of an epoch a checkpoint is at
     std::string run_id;                                // rank 0's: the run's fingerprint, in every checkpoint
     if (main_) {

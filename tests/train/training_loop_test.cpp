@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include <torch/torch.h>
@@ -51,8 +52,15 @@ class RegressionTask : public TrainingTask {
   bool break_evaluation = false;
   std::vector<double> bleu_by_evaluation;  // scripted "bleu" scores, one per evaluation
   torch::Tensor evaluated_weight;          // the weights the latest evaluation saw
+  std::int64_t resumed_examples = -1;      // resumed_state() says the saved epoch trained this many rows (-1: as saved)
+  mutable std::optional<RunState> saved_on_resume;  // what resumed_state() was given
 
   torch::nn::Module& model() override { return *model_; }
+  RunState resumed_state(RunState saved) const override {
+    saved_on_resume = saved;
+    if (resumed_examples >= 0) saved.epoch_examples = resumed_examples;
+    return saved;
+  }
   settings::LrSchedule schedule() const override { return schedule_; }
   std::int64_t steps_per_epoch() const override { return 4; }
   std::int64_t examples_per_epoch() const override { return 32; }
@@ -238,6 +246,37 @@ TEST(TrainingLoop, PatienceStopsTheRunAtTheRightEvaluation) {
   EXPECT_EQ(result.stopped_by, "patience");
   EXPECT_EQ(result.epochs, 4) << "evaluations 3 and 4 did not beat epoch 2's";
   EXPECT_EQ(fs::path(checkpoint::latest_checkpoint(run.string())).filename(), "checkpoint_epoch_0004.pt");
+}
+
+// The loop saves where the run stands in every checkpoint (the task describes only its own
+// part: this one nothing), and a resume starts from the task's view of the saved state.
+TEST(TrainingLoop, SavesTheRunsStateAndResumesFromTheTasksViewOfIt) {
+  const auto run = test::fresh_temp_dir("loop_run_state");
+  auto options = options_for(run);
+  options.run.max_iters = 6;  // two steps into the second epoch of 4 steps of 8 rows
+  {
+    RegressionTask task;
+    run_training(task, {}, options, nullptr);
+  }
+  const auto file = run / "checkpoints" / "checkpoint_epoch_0002.pt";
+  const auto saved = checkpoint::RunState::from_settings(checkpoint::CheckpointReader(file.string()).settings());
+  EXPECT_EQ(saved.completed_epochs, 1);
+  EXPECT_EQ(saved.step_in_epoch, 2);
+  EXPECT_EQ(saved.steps_per_epoch, 4);
+  EXPECT_EQ(saved.global_step, 6);
+  EXPECT_EQ(saved.epoch_examples, 16);
+  EXPECT_EQ(saved.epoch_loss_weight, 2.0);  // the task weighs each batch as one
+  EXPECT_GT(saved.epoch_loss_sum, 0.0);
+
+  RegressionTask task;
+  task.resumed_examples = 10;
+  options.run.max_iters = 7;
+  run_training(task, saved, options, reader_of(file));
+  ASSERT_TRUE(task.saved_on_resume);
+  EXPECT_EQ(task.saved_on_resume->global_step, 6);
+  const auto next = checkpoint::RunState::from_settings(checkpoint::CheckpointReader(file.string()).settings());
+  EXPECT_EQ(next.global_step, 7);
+  EXPECT_EQ(next.epoch_examples, 10 + 8) << "one more batch on the task's count, not the saved one";
 }
 
 TEST(TrainingLoop, TheBestScoreAndPatienceSurviveResume) {

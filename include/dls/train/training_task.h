@@ -16,6 +16,7 @@
 #include <torch/nn/module.h>
 #include <torch/types.h>
 
+#include "dls/checkpoint/run_state.h"
 #include "dls/settings/lr_schedule.h"
 #include "dls/train/parallel/split_batch.h"
 
@@ -72,6 +73,9 @@ class TrainingTask {
 
   // --- What is trained.
   virtual torch::nn::Module& model() = 0;
+  // Where a resumed run starts: the state its checkpoint saved, completed with what a file
+  // written before RunState left out (a seq2seq file's pairs of the epoch in progress).
+  virtual checkpoint::RunState resumed_state(checkpoint::RunState saved) const { return saved; }
   // The learning rate of every optimizer step (total steps and warm-up resolved).
   virtual settings::LrSchedule schedule() const = 0;
   virtual std::int64_t steps_per_epoch() const = 0;

@@ -1,7 +1,7 @@
-// What train_lm and train_vit share (private to src/train/tasks): start or resume the run,
-// read what the resumed checkpoint holds, build the task inside the run's guard (a refused
-// --init-from leaves no run directory behind), then train it on the loop from where the
-// checkpoint left off. Each trainer adds only its results.
+// What every trainer shares (private to src/train/tasks): start or resume the run, read what
+// the resumed checkpoint holds, build the task inside the run's guard (a refused --init-from
+// leaves no run directory behind), then train it on the loop from where the checkpoint left
+// off. Each trainer adds only its results.
 #pragma once
 
 #include <memory>
@@ -15,8 +15,9 @@
 
 namespace dls::train {
 
-// Task: LmTask or ViTTask (constructed from the settings, the resumed contents or nullptr,
-// the resumed file, the device and the batch-chunk workers); Contents holds the resumed RunState.
+// Task: Seq2SeqTask, LmTask or ViTTask (constructed from the settings, the resumed contents or
+// nullptr, the resumed file, the device and the batch-chunk workers); Contents holds the
+// resumed RunState.
 template <typename Task, typename Contents>
 struct EpochTaskRun {
   StartedRun run;
@@ -34,27 +35,40 @@ struct EpochTaskRun {
   }
 };
 
-// read_contents(reader) -> Contents; init_from(Task&) reads --init-from into a fresh task.
-template <typename Task, typename Contents, typename Settings, typename InitFrom>
+// read_contents(reader) -> Contents; init_from(Task&) reads --init-from into a fresh task;
+// task_settings(const StartedRun&) -> Settings: what the task is built with, once the run
+// knows its device (the seq2seq task's static shapes under CUDA graphs); the settings as given
+// when the task needs nothing of the kind.
+template <typename Task, typename Contents, typename Settings, typename InitFrom, typename TaskSettings>
 EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const std::string& default_run_dir,
                                               const std::string& checkpoint_kind,
                                               Contents (*read_contents)(const checkpoint::CheckpointReader&),
-                                              InitFrom&& init_from) {
+                                              InitFrom&& init_from, TaskSettings&& task_settings) {
   EpochTaskRun<Task, Contents> out{start_run(settings.run, default_run_dir, checkpoint_kind), Contents{}, nullptr};
   auto& run = out.run;
   if (run.resume) {
     out.contents = read_contents(*run.resume);
-    spdlog::info("resuming from {} ({} epochs and {} steps done)", run.resume->path(),
-                 out.contents.state.completed_epochs, out.contents.state.step_in_epoch);
+    spdlog::info("resuming from {} ({} epochs and {} steps done, {} steps in all)", run.resume->path(),
+                 out.contents.state.completed_epochs, out.contents.state.step_in_epoch, out.contents.state.global_step);
   }
+  const Settings built_with = task_settings(static_cast<const StartedRun&>(run));
   out.task = run.build_task([&] {
     auto built =
-        std::make_unique<Task>(settings, run.resume ? &out.contents : nullptr, run.resume ? run.resume->path() : "",
+        std::make_unique<Task>(built_with, run.resume ? &out.contents : nullptr, run.resume ? run.resume->path() : "",
                                run.placement.device, run.placement.workers);
     if (!run.resume && !settings.run.init_from.empty()) init_from(*built);
     return built;
   });
   return out;
+}
+
+template <typename Task, typename Contents, typename Settings, typename InitFrom>
+EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const std::string& default_run_dir,
+                                              const std::string& checkpoint_kind,
+                                              Contents (*read_contents)(const checkpoint::CheckpointReader&),
+                                              InitFrom&& init_from) {
+  return start_epoch_task<Task>(settings, default_run_dir, checkpoint_kind, read_contents,
+                                std::forward<InitFrom>(init_from), [&](const StartedRun&) { return settings; });
 }
 
 }  // namespace dls::train

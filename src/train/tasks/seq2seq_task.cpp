@@ -176,7 +176,7 @@ void Seq2SeqTask::log_dlstudio_counts(const std::string& archive_path) const {
 }
 
 RunState Seq2SeqTask::resumed_state(RunState state) const {
-  if (state.epoch_examples >= 0) return state;
+  if (state.epoch_examples >= 0) return state;  // saved
   state.epoch_examples = std::min(data_.train.size(), state.step_in_epoch * settings_.batch_size);
   if (!token_batches_.empty()) {  // the rows of the epoch's batches done
     const auto order = data::token_batch_order(token_batches_.size(), settings_.seed, state.completed_epochs + 1);

@@ -34,9 +34,6 @@ class Seq2SeqTask : public TrainingTask {
   // (the model's Master Decoder with DLStudio's Spanish vocabulary size).
   void log_dlstudio_counts(const std::string& archive_path) const;
 
-  // The checkpoint's state, with the pairs its epoch in progress trained counted when the
-  // file (written before RunState) did not save them.
-  RunState resumed_state(RunState state) const;
   const TranslationModel& translation_model() const { return model_; }
   // Learnable parameters of the encoder and the decoder (embeddings of each side included
   // for an RNN; the transformer's embeddings are counted apart, as DLStudio does).
@@ -52,6 +49,9 @@ class Seq2SeqTask : public TrainingTask {
   }
 
   torch::nn::Module& model() override { return model_.module(); }
+  // The checkpoint's state, with the pairs its epoch in progress trained counted when the
+  // file (written before RunState) did not save them.
+  RunState resumed_state(RunState saved) const override;
   settings::LrSchedule schedule() const override { return schedule_; }
   std::int64_t steps_per_epoch() const override { return steps_per_epoch_; }
   std::int64_t examples_per_epoch() const override { return data_.train.size(); }

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "train/tasks/epoch_task_run.h"
 #include "train/tasks/init_plans.h"
 #include "train/tasks/seq2seq_task.h"
 #include "dls/train/run/run_start.h"
@@ -25,49 +26,39 @@ bool seq2seq_loss_capturable(const settings::Seq2SeqTrainSettings& settings) {
 }
 
 Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings, const std::string& dlstudio_vocab) {
-  auto run = start_run(settings.run, "runs/seq2seq", checkpoint::kSeq2SeqKind);
-  Seq2SeqCheckpointInfo checkpoint;
-  if (run.resume) {
-    checkpoint = checkpoint::read_seq2seq_info(*run.resume);
-    spdlog::info("resuming from {} ({} epochs and {} steps done, {} steps in all)", run.resume->path(),
-                 checkpoint.state.completed_epochs, checkpoint.state.step_in_epoch, checkpoint.state.global_step);
-  }
-  // A step replayed as CUDA graphs needs static-shape batches: they come with it (token
-  // batches, sized by their sentences, cannot have them).
-  auto effective = settings;
-  const auto plan = plan_step(parse_cuda_graphs(settings.run.cuda_graphs), run.placement.device,
-                              DeviceGraph::available(), run.placement.dist.world_size(), settings.run.precision,
-                              settings.run.parallel.accum_steps, seq2seq_loss_capturable(settings));
-  if (plan.captured) effective.static_shapes = true;
-  // --init-from inside the build: a refusal leaves no run directory behind.
-  const auto task = run.build_task([&] {
-    auto built = std::make_unique<Seq2SeqTask>(effective, run.resume ? &checkpoint : nullptr,
-                                               run.resume ? run.resume->path() : "", run.placement.device,
-                                               run.placement.workers);
-    if (!run.resume && !settings.run.init_from.empty()) {
-      if (built->translation_model().is_rnn()) {
-        throw std::runtime_error("--init-from: reads a transformer's weights, not into an RNN");
-      }
-      log_init_report(init_seq2seq_from(settings.run.init_from, built->model(), built->data().english.words(),
-                                        built->data().spanish.words()));
-    }
-    return built;
-  });
+  auto started = start_epoch_task<Seq2SeqTask>(
+      settings, "runs/seq2seq", checkpoint::kSeq2SeqKind, checkpoint::read_seq2seq_info,
+      [&](Seq2SeqTask& task) {
+        if (task.translation_model().is_rnn()) {
+          throw std::runtime_error("--init-from: reads a transformer's weights, not into an RNN");
+        }
+        log_init_report(init_seq2seq_from(settings.run.init_from, task.model(), task.data().english.words(),
+                                          task.data().spanish.words()));
+      },
+      [&](const StartedRun& run) {
+        // A step replayed as CUDA graphs needs static-shape batches: they come with it (token
+        // batches, sized by their sentences, cannot have them).
+        auto effective = settings;
+        const auto plan = plan_step(parse_cuda_graphs(settings.run.cuda_graphs), run.placement.device,
+                                    DeviceGraph::available(), run.placement.dist.world_size(), settings.run.precision,
+                                    settings.run.parallel.accum_steps, seq2seq_loss_capturable(settings));
+        if (plan.captured) effective.static_shapes = true;
+        return effective;
+      });
+  const auto& task = started.task;
   if (!dlstudio_vocab.empty()) task->log_dlstudio_counts(dlstudio_vocab);
   Seq2SeqTrainResult result;
   result.encoder_parameters = task->encoder_parameters();
   result.decoder_parameters = task->decoder_parameters();
   result.parameters = count_parameters(task->model()).parameters;
-  result.run_dir = run.run.run_dir;
+  result.run_dir = started.run.run.run_dir;
   result.val_loss = task->val_loss();
   result.val_bleu = task->val_bleu();
   if (settings.run.dry_run) {
     result.stopped_by = "dry-run";
     return result;
   }
-  const auto loop = run.loop_options(settings.epochs, settings.optimizer, settings.selection);
-  const auto state = run.resume ? task->resumed_state(checkpoint.state) : RunState{};
-  const auto done = run_training(*task, state, loop, std::move(run.resume));
+  const auto done = started.train(settings);
   result.pairs_per_s = done.examples_per_s;
   result.val_loss = task->val_loss();
   result.val_bleu = task->val_bleu();
