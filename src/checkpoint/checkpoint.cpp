@@ -390,4 +390,17 @@ void CheckpointReader::load_optimizer(const std::string& name, torch::optim::Opt
   }
 }
 
+void rethrow_naming_file(const CheckpointReader& reader) {
+  try {
+    throw;
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& error) {
+    std::string message = error.what();
+    message = message.substr(0, message.find('\n'));
+    const std::string prefix = reader.path() + ": ";
+    throw CheckpointError(message.rfind(prefix, 0) == 0 ? message : prefix + message);
+  }
+}
+
 }  // namespace dls::checkpoint

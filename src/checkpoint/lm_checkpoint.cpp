@@ -83,14 +83,8 @@ LmCheckpointContents read_lm_contents(const CheckpointReader& reader) {
                                std::to_string(contents.settings.model.vocab_size()));
     }
     return contents;
-  } catch (const CheckpointError&) {
-    throw;
-  } catch (const std::exception& error) {
-    // c10::Error's message has a backtrace after the first line.
-    std::string message = error.what();
-    message = message.substr(0, message.find('\n'));
-    if (message.rfind(reader.path(), 0) == 0) throw CheckpointError(message);
-    throw CheckpointError(reader.path() + ": " + message);
+  } catch (...) {
+    rethrow_naming_file(reader);
   }
 }
 

@@ -6,10 +6,9 @@ namespace dls::checkpoint {
 
 namespace {
 
-// The keys a language model's and a ViT's checkpoints had for their state before RunState,
-// beside those both kept ("completed_epochs", ..., "epoch_loss_sum"): a language model
-// counted its epoch's mean over steps ("epoch_steps") and sentences, a ViT over images.
-RunState from_kind_keys(const util::KeyValues& s) {
+// The keys every "state." section has held: a language model's and a ViT's before RunState,
+// and RunState's.
+RunState from_shared_keys(const util::KeyValues& s) {
   RunState state;
   state.completed_epochs = s.get_int("completed_epochs");
   state.step_in_epoch = s.get_int("step_in_epoch");
@@ -18,6 +17,14 @@ RunState from_kind_keys(const util::KeyValues& s) {
   state.wall_s = s.get_double("wall_s");
   state.train_loss = s.get_double("train_loss");
   state.epoch_loss_sum = s.get_double("epoch_loss_sum");
+  return state;
+}
+
+// The keys a language model's and a ViT's checkpoints had of their own before RunState: a
+// language model counted its epoch's mean over steps ("epoch_steps") and sentences, a ViT
+// over images.
+RunState from_kind_keys(const util::KeyValues& s) {
+  RunState state = from_shared_keys(s);
   if (s.has("epoch_steps")) {  // a language model's
     state.examples_per_s = s.get_double("sentences_per_s");
     state.epoch_loss_weight = static_cast<double>(s.get_int("epoch_steps"));
@@ -76,15 +83,8 @@ RunState RunState::from_settings(const util::KeyValues& all) {
   if (!all.has("state.completed_epochs")) return from_seq2seq_progress(all.section("progress"));
   const auto s = all.section("state");
   if (!s.has("epoch_loss_weight")) return from_kind_keys(s);
-  RunState state;
-  state.completed_epochs = s.get_int("completed_epochs");
-  state.step_in_epoch = s.get_int("step_in_epoch");
-  state.steps_per_epoch = s.get_int("steps_per_epoch");
-  state.global_step = s.get_int("global_step");
-  state.wall_s = s.get_double("wall_s");
-  state.train_loss = s.get_double("train_loss");
+  RunState state = from_shared_keys(s);
   state.examples_per_s = s.get_double("examples_per_s");
-  state.epoch_loss_sum = s.get_double("epoch_loss_sum");
   state.epoch_loss_weight = s.get_double("epoch_loss_weight");
   state.epoch_examples = s.get_int("epoch_examples");
   state.epoch_correct = s.get_int("epoch_correct");

@@ -69,13 +69,8 @@ Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
       throw std::runtime_error("vocabulary sizes do not match the model's");
     }
     return info;
-  } catch (const CheckpointError&) {
-    throw;
-  } catch (const std::exception& e) {
-    // Settings errors already name the file.
-    const std::string message = e.what();
-    const std::string prefix = reader.path() + ": ";
-    throw CheckpointError(message.rfind(prefix, 0) == 0 ? message : prefix + message);
+  } catch (...) {
+    rethrow_naming_file(reader);
   }
 }
 

@@ -84,14 +84,8 @@ ViTCheckpointContents read_vit_contents(const CheckpointReader& reader) {
       contents.image_files = reader.text("image_files");
     }
     return contents;
-  } catch (const CheckpointError&) {
-    throw;
-  } catch (const std::exception& error) {
-    // c10::Error's message has a backtrace after the first line.
-    std::string message = error.what();
-    message = message.substr(0, message.find('\n'));
-    if (message.rfind(reader.path(), 0) == 0) throw CheckpointError(message);
-    throw CheckpointError(reader.path() + ": " + message);
+  } catch (...) {
+    rethrow_naming_file(reader);
   }
 }
 

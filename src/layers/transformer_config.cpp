@@ -78,28 +78,4 @@ Layout parse_layout(const std::string& name) {
   throw std::invalid_argument("unknown layout '" + name + "' (expected dlstudio, positionwise or vaswani)");
 }
 
-util::KeyValues to_settings(const TransformerConfig& config) {
-  util::KeyValues settings;
-  settings.set("variant", to_string(config.variant()));
-  settings.set("layout", to_string(config.layout()));
-  settings.set("embedding_size", config.embedding_size());
-  settings.set("num_heads", config.num_heads());
-  settings.set("max_seq_length", config.max_seq_length());
-  settings.set("ffn_multiplier", config.ffn_multiplier());
-  settings.set("dropout", config.dropout());
-  return settings;
-}
-
-TransformerConfig transformer_config_from_settings(const util::KeyValues& settings) {
-  TransformerConfig config;
-  config.variant(parse_variant(settings.get("variant")))
-      .layout(parse_layout(settings.get("layout")))
-      .embedding_size(settings.get_int("embedding_size"))
-      .num_heads(settings.get_int("num_heads"))
-      .max_seq_length(settings.get_int("max_seq_length"))
-      .ffn_multiplier(settings.get_int("ffn_multiplier"))
-      .dropout(settings.get_double("dropout"));
-  return config;
-}
-
 }  // namespace dls

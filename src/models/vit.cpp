@@ -141,7 +141,7 @@ std::string ViTConfig::summary() const {
 
 util::KeyValues ViTConfig::to_settings() const {
   util::KeyValues settings;
-  settings.merge(dls::to_settings(encoder_config()), "transformer");
+  settings.merge(encoder_config().to_settings(), "transformer");
   settings.set("image_size", image_size_);
   settings.set("channels", channels_);
   settings.set("patch_size", patch_size_);
@@ -157,7 +157,7 @@ util::KeyValues ViTConfig::to_settings() const {
 
 ViTConfig ViTConfig::from_settings(const util::KeyValues& settings) {
   ViTConfig config;
-  config.transformer(transformer_config_from_settings(settings.section("transformer")))
+  config.transformer(TransformerConfig::from_settings(settings.section("transformer")))
       .image_size(settings.get_int("image_size"))
       .channels(settings.get_int("channels"))
       .patch_size(settings.get_int("patch_size"))

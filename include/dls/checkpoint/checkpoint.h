@@ -96,6 +96,11 @@ class CheckpointReader {
   mutable torch::serialize::InputArchive archive_;
 };
 
+// In a catch block around reading `reader`'s contents: rethrows the exception in flight as a
+// CheckpointError naming the file once ("<path>: <problem>", the first line of the problem: a
+// c10::Error's backtrace left out); a CheckpointError passes as it is.
+[[noreturn]] void rethrow_naming_file(const CheckpointReader& reader);
+
 // Which weights a read returns from a checkpoint that may hold two sets: a run with
 // --ema-decay saves the trained weights ("model", what --resume continues) and their moving
 // average ("ema"), so that one run's checkpoints can be scored both ways

@@ -81,10 +81,4 @@ std::string to_string(Layout layout);    // "dlstudio" / "positionwise" / "vaswa
 Variant parse_variant(const std::string& name);
 Layout parse_layout(const std::string& name);
 
-// The config as checkpoint settings (variant, layout, embedding_size, num_heads,
-// max_seq_length, ffn_multiplier, dropout) and back; reading throws std::runtime_error
-// naming the missing or malformed setting.
-util::KeyValues to_settings(const TransformerConfig& config);
-TransformerConfig transformer_config_from_settings(const util::KeyValues& settings);
-
 }  // namespace dls
