@@ -13,6 +13,8 @@
 #include <ATen/record_function.h>
 #include <torch/torch.h>
 
+#include "bench_profile.h"
+#include "bench_tasks.h"
 #include "dls/util/operator_count.h"
 
 namespace dls::bench {
@@ -137,6 +139,22 @@ std::function<void(int)> finishing_on_device(std::function<void(int)> step, bool
     step(i);
     torch::cuda::synchronize();
   };
+}
+
+void measure_step(std::function<void(int)> step, const BenchOptions& options, std::int64_t batch, bool cuda,
+                  BenchResult& result) {
+  step = finishing_on_device(std::move(step), cuda);
+  result.timing = time_steps(step, options.warmup, options.repeats, options.iters, static_cast<double>(batch),
+                             result.unit);
+  result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);
+  result.ops_per_step = count_operators([&] { step(0); });
+  if (options.profile_rows > 0) {
+    print_operator_profile(
+        [&] {
+          for (int i = 0; i < options.iters; ++i) step(i);
+        },
+        options.profile_rows);
+  }
 }
 
 }  // namespace dls::bench

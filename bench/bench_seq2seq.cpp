@@ -6,7 +6,6 @@
 
 #include <torch/torch.h>
 
-#include "bench_profile.h"
 #include "bench_tasks.h"
 #include "dls/data/vocabulary.h"
 #include "dls/eval/decoding.h"
@@ -167,19 +166,9 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   } else {
     throw std::invalid_argument("unknown seq2seq task '" + o.task + "'");
   }
-  step = finishing_on_device(std::move(step), device.is_cuda());
   if (o.task != "seq2seq-train") result.config.emplace_back("linear_weights", o.int8_linear ? "int8" : "fp32");
   result.config.emplace_back("attention_products", o.plain_bmm ? "matmul" : "small_batched_matmul");
-  result.timing = time_steps(step, o.warmup, o.repeats, o.iters, static_cast<double>(batch), result.unit);
-  result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);
-  result.ops_per_step = count_operators([&] { step(0); });
-  if (o.profile_rows > 0) {
-    print_operator_profile(
-        [&] {
-          for (int i = 0; i < o.iters; ++i) step(i);
-        },
-        o.profile_rows);
-  }
+  measure_step(std::move(step), o, batch, device.is_cuda(), result);
   return result;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,12 @@ struct BenchResult {
   double flops_per_item = 0;    // matrix-product FLOPs per pair, sentence or image
   OperatorCounts ops_per_step;  // what one step dispatches (count_operators)
 };
+
+// Measures `step` into `result` as every benchmark does: each call waited for on a GPU, timed
+// (options' warm-up, repeats, iterations; `batch` items a step), its matrix-product FLOPs and
+// operators counted, and with options.profile_rows its operator profile on stderr.
+void measure_step(std::function<void(int)> step, const BenchOptions& options, std::int64_t batch, bool cuda,
+                  BenchResult& result);
 
 // Throws std::invalid_argument for an unknown task, preset or layout.
 BenchResult run_seq2seq_bench(const BenchOptions& options);

@@ -5,7 +5,6 @@
 
 #include <torch/torch.h>
 
-#include "bench_profile.h"
 #include "bench_tasks.h"
 #include "dls/util/thread_policy.h"
 #include "dls/models/vit.h"
@@ -86,18 +85,8 @@ BenchResult run_vit_bench(const BenchOptions& o) {
   } else {
     throw std::invalid_argument("unknown ViT task '" + o.task + "'");
   }
-  step = finishing_on_device(std::move(step), device.is_cuda());
   result.config.emplace_back("attention_products", o.plain_bmm ? "matmul" : "small_batched_matmul");
-  result.timing = time_steps(step, o.warmup, o.repeats, o.iters, static_cast<double>(batch), result.unit);
-  result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);
-  result.ops_per_step = count_operators([&] { step(0); });
-  if (o.profile_rows > 0) {
-    print_operator_profile(
-        [&] {
-          for (int i = 0; i < o.iters; ++i) step(i);
-        },
-        o.profile_rows);
-  }
+  measure_step(std::move(step), o, batch, device.is_cuda(), result);
   return result;
 }
 
