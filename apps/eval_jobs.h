@@ -4,7 +4,6 @@
 
 #include <unistd.h>
 
-#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -51,33 +50,9 @@ inline void score_files(const EvalCommand& command) {
 // Writes the element-wise mean of the newest `command.average` of `files`; returns its path.
 inline std::string write_average(const EvalCommand& command, const std::vector<std::string>& files) {
   const auto n = static_cast<std::size_t>(command.average);
-  if (files.size() < n) {
-    throw std::runtime_error(command.path + ": " + std::to_string(files.size()) + " checkpoints, --average " +
-                             std::to_string(n) + " needs that many");
-  }
-  auto output = command.output;
-  if (output.empty()) {
-    auto run = std::filesystem::path(files.back()).parent_path();
-    if (run.filename() == "checkpoints") run = run.parent_path();
-    output = (run / ("average_last_" + std::to_string(n) + ".pt")).string();
-  }
-  const std::vector<std::string> newest(files.end() - static_cast<std::ptrdiff_t>(n), files.end());
-  checkpoint::average_checkpoints(newest, output, weights_read(command));
-  spdlog::info("wrote {}, the average of {} to {}", output, newest.front(), newest.back());
+  const auto output = checkpoint::average_newest(command.path, files, n, command.output, weights_read(command));
+  spdlog::info("wrote {}, the average of {} to {}", output, files[files.size() - n], files.back());
   return output;
-}
-
-// The kind of a run: that of its newest readable checkpoint (an unreadable one among several
-// is reported and skipped later; a single one is an error here).
-inline std::string checkpoints_kind(const std::string& path, const std::vector<std::string>& files) {
-  for (auto it = files.rbegin(); it != files.rend(); ++it) {
-    try {
-      return checkpoint::CheckpointReader(*it).kind();
-    } catch (const checkpoint::CheckpointError&) {
-      if (files.size() == 1) throw;
-    }
-  }
-  throw std::runtime_error(path + ": none of its " + std::to_string(files.size()) + " checkpoints is readable");
 }
 
 // The job a model's checkpoints are asked for: the subcommand's, or, in the one-command form,
@@ -231,7 +206,7 @@ inline EvalOutcome run_eval(const CLI::App& app, EvalJob job, EvalCommand& comma
   } else if (job == EvalJob::kTranslate && !command.output.empty() && command.translation.input_file.empty()) {
     throw std::runtime_error("--output: with --input FILE");
   }
-  const auto kind = checkpoints_kind(command.path, files);
+  const auto kind = checkpoint::checkpoints_kind(command.path, files);
   apply_quantize(command.quantize, kind, target, precision != util::Precision::kFp32);
   const auto done = model_job(job, kind, command);
   // One model for everything that translates or generates: RUN's best.pt, else its newest

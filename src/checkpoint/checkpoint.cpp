@@ -403,4 +403,15 @@ void rethrow_naming_file(const CheckpointReader& reader) {
   }
 }
 
+std::string checkpoints_kind(const std::string& run, const std::vector<std::string>& files) {
+  for (auto it = files.rbegin(); it != files.rend(); ++it) {
+    try {
+      return CheckpointReader(*it).kind();
+    } catch (const CheckpointError&) {
+      if (files.size() == 1) throw;
+    }
+  }
+  throw std::runtime_error(run + ": none of its " + std::to_string(files.size()) + " checkpoints is readable");
+}
+
 }  // namespace dls::checkpoint

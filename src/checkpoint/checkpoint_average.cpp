@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/checkpoint_files.h"
 
 namespace dls::checkpoint {
 
@@ -98,6 +99,21 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
   writer.add_text("averaged_from", sources);
   writer.add_module_tensors("model", sums);
   writer.save(output);
+}
+
+std::string average_newest(const std::string& run, const std::vector<std::string>& files, std::size_t n,
+                           const std::string& output, Weights weights) {
+  if (files.size() < n) {
+    throw std::runtime_error(run + ": " + std::to_string(files.size()) + " checkpoints, --average " +
+                             std::to_string(n) + " needs that many");
+  }
+  const auto written =
+      output.empty()
+          ? (std::filesystem::path(run_dir_of(files.back())) / ("average_last_" + std::to_string(n) + ".pt")).string()
+          : output;
+  const std::vector<std::string> newest(files.end() - static_cast<std::ptrdiff_t>(n), files.end());
+  average_checkpoints(newest, written, weights);
+  return written;
 }
 
 }  // namespace dls::checkpoint

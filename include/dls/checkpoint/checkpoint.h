@@ -101,6 +101,11 @@ class CheckpointReader {
 // c10::Error's backtrace left out); a CheckpointError passes as it is.
 [[noreturn]] void rethrow_naming_file(const CheckpointReader& reader);
 
+// The kind of a run's checkpoints (`files`, oldest first): that of its newest readable one. An
+// unreadable one among several is passed over here (a report says so when it reaches it); a
+// single one throws its CheckpointError; std::runtime_error naming `run` when none is readable.
+std::string checkpoints_kind(const std::string& run, const std::vector<std::string>& files);
+
 // Which weights a read returns from a checkpoint that may hold two sets: a run with
 // --ema-decay saves the trained weights ("model", what --resume continues) and their moving
 // average ("ema"), so that one run's checkpoints can be scored both ways

@@ -22,4 +22,11 @@ namespace dls::checkpoint {
 void average_checkpoints(const std::vector<std::string>& paths, const std::string& output,
                          Weights weights = Weights::kEvaluation);
 
+// checkpoint_eval average: the mean of the newest `n` of `files` (a run's checkpoints, oldest
+// first, as find_checkpoints() lists them) written to `output`, by default the run's
+// average_last_N.pt; returns the path written. std::runtime_error (one line, naming `run`)
+// when the run has fewer than `n`.
+std::string average_newest(const std::string& run, const std::vector<std::string>& files, std::size_t n,
+                           const std::string& output = "", Weights weights = Weights::kEvaluation);
+
 }  // namespace dls::checkpoint
