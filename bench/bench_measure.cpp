@@ -144,8 +144,8 @@ std::function<void(int)> finishing_on_device(std::function<void(int)> step, bool
 void measure_step(std::function<void(int)> step, const BenchOptions& options, std::int64_t batch, bool cuda,
                   BenchResult& result) {
   step = finishing_on_device(std::move(step), cuda);
-  result.timing = time_steps(step, options.warmup, options.repeats, options.iters, static_cast<double>(batch),
-                             result.unit);
+  result.timing =
+      time_steps(step, options.warmup, options.repeats, options.iters, static_cast<double>(batch), result.unit);
   result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);
   result.ops_per_step = count_operators([&] { step(0); });
   if (options.profile_rows > 0) {
