@@ -18,6 +18,8 @@
 //
 // The one-command form of earlier versions (`checkpoint_eval RUN --translate "..."`, RUN
 // alone for the report) still works: its flags say the job, and a note names the subcommand.
+#include <unistd.h>
+
 #include <iostream>
 #include <string>
 
@@ -28,7 +30,6 @@
 #include "dls/util/blas_kernels.h"
 #include "error_line.h"
 #include "eval_flags.h"
-#include "eval_jobs.h"
 
 namespace {
 
@@ -51,7 +52,7 @@ int main(int argc, char** argv) {
   dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
   // `checkpoint_eval VERB ...` parses the rest as VERB's command line; anything else is the
   // one-command form.
-  const auto job = argc > 1 ? dls::apps::eval_job_named(argv[1]) : dls::apps::EvalJob::kAny;
+  const auto job = argc > 1 ? dls::report::eval_job_named(argv[1]) : dls::apps::EvalJob::kAny;
   const bool verb = job != dls::apps::EvalJob::kAny;
   CLI::App app{kDescription, verb ? std::string("checkpoint_eval ") + argv[1] : "checkpoint_eval"};
   const bool translates = job == dls::apps::EvalJob::kAny || job == dls::apps::EvalJob::kTranslate;
@@ -63,7 +64,12 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("checkpoint_eval"));
   spdlog::set_level(spdlog::level::from_str(command.log_level));
   try {
-    const auto outcome = dls::apps::run_eval(app, job, command);
+    for (const auto* option : app.get_options()) {
+      if (option->count() > 0)
+        for (const auto& name : option->get_lnames()) command.given.insert("--" + name);
+    }
+    command.translation.prompt = ::isatty(STDIN_FILENO) != 0;
+    const auto outcome = dls::report::run_eval(job, command, std::cin, std::cout, std::cerr);
     if (!verb && outcome.status == 0) {
       const auto note = dls::apps::one_command_form_note(outcome.job);
       if (!note.empty()) spdlog::info("{}", note);

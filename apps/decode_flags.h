@@ -1,27 +1,22 @@
 // checkpoint_eval's flags for how translations are decoded: greedy by default, --beam with its
-// penalties and n-best lists, --sample, or DLStudio's one-shot decoding; declared and checked
-// together.
+// penalties and n-best lists, --sample, or DLStudio's one-shot decoding, declared together
+// (report::run_eval checks which go together).
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "dls/eval/decoding.h"
+#include "dls/report/eval_jobs.h"
 #include "cli_overrides.h"
 
 namespace dls::apps {
 
-struct DecodeFlags {
-  std::int64_t beam = 0;  // 0: not asked (greedy unless --sample)
-  bool sample = false;
-  bool dlstudio_decode = false;
-};
-
 // Into `decode` (its penalties and n-best) and `flags`, in `group`.
-inline void add_decode_flags(CLI::App& app, eval::DecodeOptions& decode, DecodeFlags& flags, const std::string& group) {
+inline void add_decode_flags(CLI::App& app, eval::DecodeOptions& decode, report::DecodeChoice& flags,
+                             const std::string& group) {
   app.add_option("--beam", flags.beam, "beam search with K beams (default: greedy)")
       ->group(group)
       ->check(CLI::Range(1, 64));
@@ -44,25 +39,6 @@ inline void add_decode_flags(CLI::App& app, eval::DecodeOptions& decode, DecodeF
       ->group(group);
   app.add_flag("--dlstudio-decode", flags.dlstudio_decode, "DLStudio's one-shot decoding, for comparison")
       ->group(group);
-}
-
-// Sets decode.method (and the beam) from the flags, or says in one line which do not go together.
-inline void apply_decode_flags(const CLI::App& app, const DecodeFlags& flags, eval::DecodeOptions& decode) {
-  if (flags.sample + (flags.beam > 0) + flags.dlstudio_decode > 1)
-    throw std::runtime_error("--sample, --beam and --dlstudio-decode: choose one way to decode");
-  for (const auto* beam_only : {"--length-penalty", "--coverage-penalty"}) {
-    if (app.count(beam_only) > 0 && flags.beam == 0)
-      throw std::runtime_error(std::string(beam_only) + ": with --beam K");
-  }
-  if (decode.n_best > 1 && flags.beam < decode.n_best) {
-    throw std::runtime_error("--n-best " + std::to_string(decode.n_best) +
-                             ": needs --beam K with K >= N (beam search keeps K hypotheses)");
-  }
-  decode.method = flags.dlstudio_decode ? eval::DecodeMethod::kDLStudioOneShot
-                  : flags.beam > 0      ? eval::DecodeMethod::kBeam
-                  : flags.sample        ? eval::DecodeMethod::kSample
-                                        : eval::DecodeMethod::kGreedy;
-  if (flags.beam > 0) decode.beam_size = flags.beam;
 }
 
 }  // namespace dls::apps

@@ -4,7 +4,6 @@
 // (`checkpoint_eval RUN --translate ...`), which takes every flag.
 #pragma once
 
-#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,12 +14,7 @@
 #include "command_line.h"
 #include "config_file.h"
 #include "decode_flags.h"
-#include "dls/dlstudio/interop.h"
-#include "dls/report/image_classes_report.h"
-#include "dls/report/lm_checkpoint_report.h"
-#include "dls/report/sentence_translation.h"
-#include "dls/report/seq2seq_checkpoint_report.h"
-#include "dls/report/vit_checkpoint_report.h"
+#include "dls/report/eval_jobs.h"
 #include "lm_eval_flags.h"
 #include "precision_flag.h"
 #include "quantize_flag.h"
@@ -28,67 +22,20 @@
 
 namespace dls::apps {
 
-// What checkpoint_eval is asked to do: a subcommand, or kAny for the one-command form, whose
-// flags say which job it is.
-enum class EvalJob { kAny, kReport, kTranslate, kClassify, kGenerate, kScore, kAverage, kImport, kExport };
+using report::EvalCommand;
+using report::EvalJob;
+using report::kEvalVerbs;
 
-struct EvalVerb {
-  const char* name;
-  EvalJob job;
-  const char* help;
-};
-
-inline constexpr std::array<EvalVerb, 8> kEvalVerbs{{
-    {"report", EvalJob::kReport,
-     "RUN: every checkpoint's BLEU (seq2seq), accuracy and confusion matrix (ViT) or perplexity (language model)"},
-    {"translate", EvalJob::kTranslate,
-     "RUN SENTENCE...: translate sentences, a file (--input) or standard input (--interactive)"},
-    {"classify", EvalJob::kClassify, "RUN IMAGE...: a ViT's top classes for your own images"},
-    {"generate", EvalJob::kGenerate, "RUN PROMPT...: continue prompts with a language model"},
-    {"score", EvalJob::kScore, "HYPOTHESES --ref REFERENCES: BLEU, sacreBLEU and chrF of a translation file"},
-    {"average", EvalJob::kAverage, "RUN N: write the element-wise mean of the newest N checkpoints"},
-    {"import", EvalJob::kImport, "--dlstudio-*: write DLStudio's state dicts as a checkpoint"},
-    {"export", EvalJob::kExport, "RUN DIR: write the newest checkpoint as DLStudio's state dicts"},
-}};
-
-// The name of `job`'s subcommand ("" for kAny).
-inline std::string eval_verb_name(EvalJob job) {
+// The one-line note after a job done in the one-command form: the subcommand that does it.
+inline std::string one_command_form_note(EvalJob job) {
   for (const auto& verb : kEvalVerbs) {
-    if (verb.job == job) return verb.name;
+    if (verb.job != job || job == EvalJob::kReport) continue;
+    const std::string usage = verb.help;
+    return std::string("note: this job is now `checkpoint_eval ") + verb.name + " " + usage.substr(0, usage.find(':')) +
+           "` (its own --help); the flags used here keep working";
   }
   return "";
 }
-
-// The subcommand named by `word`, or kAny.
-inline EvalJob eval_job_named(const std::string& word) {
-  for (const auto& verb : kEvalVerbs) {
-    if (word == verb.name) return verb.job;
-  }
-  return EvalJob::kAny;
-}
-
-struct EvalCommand {
-  std::string path;  // RUN: a run directory, its checkpoints/ folder, or one checkpoint file
-  bool json = false;
-  int threads = 0;
-  std::string device = "cpu", precision = "fp32", quantize = "none", log_level = "info";
-  std::string weights = "ema";
-  report::Seq2SeqEvalRequest seq2seq;  // its test set, decoding, samples and seed are shared by every job
-  DecodeFlags decoding;
-  report::TranslateRequest translation;
-  std::string attention_maps;
-  report::VitEvalRequest vit;
-  report::ClassifyRequest classify;
-  report::LmEvalRequest lm;
-  int average = 0;
-  std::string output;  // --average's checkpoint, --input's translations, import's checkpoint
-  dlstudio::DLStudioImportRequest dlstudio_import;
-  std::string dlstudio_variant = "FG";
-  std::string export_dir;
-  std::string score_file, smoothing = "none";
-  std::vector<std::string> ref_files;
-  bool sentence_bleu = false;
-};
 
 inline const std::string kSeq2SeqGroup = "Seq2seq checkpoints";
 

@@ -1,5 +1,6 @@
 # Sources of src/report, relative to src/.
 list(APPEND DLS_SOURCES
+  report/eval_jobs.cpp
   report/file_translation.cpp
   report/image_classes_report.cpp
   report/lm_checkpoint_report.cpp

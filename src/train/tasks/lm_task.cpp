@@ -132,7 +132,8 @@ void LmTask::describe_checkpoint(checkpoint::CheckpointWriter& writer) const {
   const auto& subwords = data_.tokenizer.subwords;
   checkpoint::describe_lm_checkpoint(
       writer, {settings_, data_.split.definition, data_.vocabulary.words(),
-               subwords ? subwords->serialized_proto() : std::string(), std::isnan(val_nll_) ? -1 : val_nll_});
+               subwords ? subwords->serialized_proto() : std::string(), std::isnan(val_nll_) ? -1 : val_nll_,
+               checkpoint::RunState{}});  // the state: the loop's to save
 }
 
 void LmTask::finish(const std::string&) {

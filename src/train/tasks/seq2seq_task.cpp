@@ -315,10 +315,10 @@ std::string Seq2SeqTask::checkpoint_kind() const { return checkpoint::kSeq2SeqKi
 
 void Seq2SeqTask::describe_checkpoint(checkpoint::CheckpointWriter& writer) const {
   checkpoint::describe_seq2seq_checkpoint(
-      writer,
-      {settings_, data_.split.definition, data_.english.words(), data_.spanish.words(),
-       data_.english_subwords ? data_.english_subwords->serialized_proto() : std::string(),
-       data_.spanish_subwords ? data_.spanish_subwords->serialized_proto() : std::string(), val_loss_, val_bleu_});
+      writer, {settings_, data_.split.definition, data_.english.words(), data_.spanish.words(),
+               data_.english_subwords ? data_.english_subwords->serialized_proto() : std::string(),
+               data_.spanish_subwords ? data_.spanish_subwords->serialized_proto() : std::string(), val_loss_,
+               val_bleu_, checkpoint::RunState{}});  // the state: the loop's to save
 }
 
 void Seq2SeqTask::finish(const std::string& run_dir) {

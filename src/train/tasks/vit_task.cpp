@@ -177,8 +177,9 @@ std::string ViTTask::checkpoint_kind() const { return checkpoint::kViTCheckpoint
 
 void ViTTask::describe_checkpoint(checkpoint::CheckpointWriter& writer) const {
   checkpoint::describe_vit_checkpoint(
-      writer, {settings_, normalization_, class_names_, image_files_, std::isnan(test_accuracy_) ? -1 : test_accuracy_,
-               std::isnan(val_accuracy_) ? -1 : val_accuracy_});
+      writer,
+      {settings_, normalization_, class_names_, image_files_, std::isnan(test_accuracy_) ? -1 : test_accuracy_,
+       std::isnan(val_accuracy_) ? -1 : val_accuracy_, checkpoint::RunState{}});  // the state: the loop's to save
 }
 
 }  // namespace dls::train

@@ -1,54 +1,40 @@
-// checkpoint_eval's jobs over a parsed EvalCommand: each subcommand's job, and the
-// one-command form's, whose flags say which job it is (as they always did).
-#pragma once
-
-#include <unistd.h>
+#include "dls/report/eval_jobs.h"
 
 #include <iostream>
 #include <stdexcept>
-#include <string>
-#include <vector>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include "decode_flags.h"
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_average.h"
 #include "dls/checkpoint/checkpoint_files.h"
-#include "dls/dlstudio/interop.h"
 #include "dls/eval/bleu.h"
+#include "dls/layers/int8_linear.h"
 #include "dls/report/text_scoring.h"
 #include "dls/util/device.h"
 #include "dls/util/precision.h"
 #include "dls/util/runtime.h"
-#include "eval_flags.h"
-#include "dls/layers/int8_linear.h"
 
-namespace dls::apps {
+namespace dls::report {
 
-// How often `flag` was given; 0 where this form of the command does not take it.
-inline std::size_t given(const CLI::App& app, const std::string& flag) {
-  const auto* option = app.get_option_no_throw(flag);
-  return option == nullptr ? 0 : option->count();
-}
+namespace {
 
-inline checkpoint::Weights weights_read(const EvalCommand& command) {
-  return checkpoint::weights_named(command.weights);
-}
+bool given(const EvalCommand& command, const std::string& option) { return command.given.count(option) > 0; }
 
-inline void score_files(const EvalCommand& command) {
-  report::ScoreRequest request;
+checkpoint::Weights weights_read(const EvalCommand& command) { return checkpoint::weights_named(command.weights); }
+
+void score_files(const EvalCommand& command, std::ostream& out) {
+  ScoreRequest request;
   request.hypotheses = command.score_file;
   request.references = command.ref_files;
   request.sentence = command.sentence_bleu;
   request.json = command.json;
   request.bleu.smoothing = eval::parse_smoothing(command.smoothing);
-  report::report_text_scores(request, std::cout);
+  report_text_scores(request, out);
 }
 
 // Writes the element-wise mean of the newest `command.average` of `files`; returns its path.
-inline std::string write_average(const EvalCommand& command, const std::vector<std::string>& files) {
+std::string write_average(const EvalCommand& command, const std::vector<std::string>& files) {
   const auto n = static_cast<std::size_t>(command.average);
   const auto output = checkpoint::average_newest(command.path, files, n, command.output, weights_read(command));
   spdlog::info("wrote {}, the average of {} to {}", output, files[files.size() - n], files.back());
@@ -56,8 +42,8 @@ inline std::string write_average(const EvalCommand& command, const std::vector<s
 }
 
 // The job a model's checkpoints are asked for: the subcommand's, or, in the one-command form,
-// what the flags ask of this kind of run.
-inline EvalJob model_job(EvalJob job, const std::string& kind, const EvalCommand& command) {
+// what the options ask of this kind of run.
+EvalJob model_job(EvalJob job, const std::string& kind, const EvalCommand& command) {
   const auto& translation = command.translation;
   const bool translating = !translation.sentences.empty() || translation.interactive || !translation.input_file.empty();
   if (job == EvalJob::kAny) {
@@ -82,19 +68,39 @@ inline EvalJob model_job(EvalJob job, const std::string& kind, const EvalCommand
   return job;
 }
 
-// Checks a seq2seq job's flags and sets its decoding from them.
-inline void settle_seq2seq_flags(const CLI::App& app, EvalJob job, EvalCommand& command) {
+// Sets decode.method (and the beam) from the choice, or says in one line what does not go together.
+void settle_decoding(const EvalCommand& command, eval::DecodeOptions& decode) {
+  const auto& choice = command.decoding;
+  if (choice.sample + (choice.beam > 0) + choice.dlstudio_decode > 1)
+    throw std::runtime_error("--sample, --beam and --dlstudio-decode: choose one way to decode");
+  for (const auto* beam_only : {"--length-penalty", "--coverage-penalty"}) {
+    if (given(command, beam_only) && choice.beam == 0)
+      throw std::runtime_error(std::string(beam_only) + ": with --beam K");
+  }
+  if (decode.n_best > 1 && choice.beam < decode.n_best) {
+    throw std::runtime_error("--n-best " + std::to_string(decode.n_best) +
+                             ": needs --beam K with K >= N (beam search keeps K hypotheses)");
+  }
+  decode.method = choice.dlstudio_decode ? eval::DecodeMethod::kDLStudioOneShot
+                  : choice.beam > 0      ? eval::DecodeMethod::kBeam
+                  : choice.sample        ? eval::DecodeMethod::kSample
+                                         : eval::DecodeMethod::kGreedy;
+  if (choice.beam > 0) decode.beam_size = choice.beam;
+}
+
+// Checks a seq2seq job's options and sets its decoding from them.
+void settle_seq2seq_options(EvalJob job, EvalCommand& command) {
   auto& seq2seq = command.seq2seq;
   if (seq2seq.test_src.empty() != seq2seq.test_tgt.empty())
     throw std::runtime_error(seq2seq.test_src.empty() ? "--test-tgt needs --test-src" : "--test-src needs --test-tgt");
   if (!seq2seq.test_src.empty() && !seq2seq.test_file.empty())
     throw std::runtime_error("--test and --test-src: give one test set, a TSV/archive file or parallel files");
-  apply_decode_flags(app, command.decoding, seq2seq.decode);
+  settle_decoding(command, seq2seq.decode);
   seq2seq.decode.sampling = command.lm.sampling;
   seq2seq.decode.sampling.seed = seq2seq.seed;
   if (job != EvalJob::kTranslate) {
     for (const auto* only : {"--ensemble", "--alignments", "--n-best"}) {
-      if (given(app, only) > 0)
+      if (given(command, only))
         throw std::runtime_error(std::string(only) + ": with --translate, --input or --interactive");
     }
     if (!command.attention_maps.empty())
@@ -107,12 +113,12 @@ inline void settle_seq2seq_flags(const CLI::App& app, EvalJob job, EvalCommand& 
     throw std::runtime_error("--input: give --output for the translations, not with --average");
 }
 
-inline int translate(const std::string& model, EvalCommand& command) {
+int translate(const std::string& model, EvalCommand& command, std::istream& in, std::ostream& out,
+              std::ostream& messages) {
   util::RuntimeOptions runtime;
   runtime.threads = command.threads;
   util::configure_runtime(runtime);
   auto& translation = command.translation;
-  translation.prompt = ::isatty(STDIN_FILENO) != 0;
   translation.output_file = command.output;
   translation.decode = command.seq2seq.decode;
   translation.attention_maps_dir = command.attention_maps;
@@ -120,12 +126,13 @@ inline int translate(const std::string& model, EvalCommand& command) {
   translation.translator.device = command.device;
   translation.translator.weights = weights_read(command);
   translation.translator.scores = command.json;  // the log-probabilities only appear in JSON: no extra pass otherwise
-  return report::translate_sentences(model, translation, std::cin, std::cout, std::cerr) == 0 ? 0 : 1;
+  return translate_sentences(model, translation, in, out, messages) == 0 ? 0 : 1;
 }
 
 // The report, classification or generation over a language model's or a ViT's checkpoints.
-inline void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string& model,
-                               const std::vector<std::string>& files, EvalCommand& command) {
+void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string& model,
+                        const std::vector<std::string>& files, EvalCommand& command, std::ostream& out,
+                        std::ostream& messages) {
   if (kind == "lm") {
     auto& lm = command.lm;
     lm.test_file = command.seq2seq.test_file;
@@ -137,15 +144,15 @@ inline void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::
     lm.device = command.device;
     lm.weights = weights_read(command);
     if (job == EvalJob::kGenerate) {
-      report::report_lm_checkpoints({checkpoint::best_or_latest_checkpoint(model)}, lm, std::cout, std::cerr);
+      report_lm_checkpoints({checkpoint::best_or_latest_checkpoint(model)}, lm, out, messages);
     } else {
-      report::report_lm_checkpoints(files, lm, std::cout, std::cerr);
+      report_lm_checkpoints(files, lm, out, messages);
     }
   } else if (job == EvalJob::kClassify) {
     command.classify.json = command.json;
     command.classify.device = command.device;
     command.classify.weights = weights_read(command);
-    report::report_image_classes(model, command.classify, std::cout);
+    report_image_classes(model, command.classify, out);
   } else {
     auto& vit = command.vit;
     vit.json = command.json;
@@ -154,25 +161,34 @@ inline void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::
     vit.threads = command.threads;
     vit.device = command.device;
     vit.weights = weights_read(command);
-    report::report_vit_checkpoints(files, vit, std::cout, std::cerr);
+    report_vit_checkpoints(files, vit, out, messages);
   }
 }
 
-struct EvalOutcome {
-  int status = 0;
-  EvalJob job = EvalJob::kReport;  // the job done (the one-command form's, as its flags said)
-};
+}  // namespace
 
-// Does `job` (kAny: as the flags say) and returns the exit status. Throws std::runtime_error
-// (one line) for anything the user can mend.
-inline EvalOutcome run_eval(const CLI::App& app, EvalJob job, EvalCommand& command) {
+std::string eval_verb_name(EvalJob job) {
+  for (const auto& verb : kEvalVerbs) {
+    if (verb.job == job) return verb.name;
+  }
+  return "";
+}
+
+EvalJob eval_job_named(const std::string& word) {
+  for (const auto& verb : kEvalVerbs) {
+    if (word == verb.name) return verb.job;
+  }
+  return EvalJob::kAny;
+}
+
+EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::ostream& out, std::ostream& messages) {
   const bool any = job == EvalJob::kAny;
   for (const auto* setting : {"--temperature", "--top-k", "--top-p"}) {
-    if (given(app, setting) > 0 && job != EvalJob::kGenerate && command.lm.prompts.empty() && !command.decoding.sample)
+    if (given(command, setting) && job != EvalJob::kGenerate && command.lm.prompts.empty() && !command.decoding.sample)
       throw std::runtime_error(std::string(setting) + ": with --generate (language models) or --sample (translations)");
   }
   if (job == EvalJob::kScore || (any && !command.score_file.empty())) {
-    score_files(command);
+    score_files(command, out);
     return {0, EvalJob::kScore};
   }
   if (job == EvalJob::kImport || (any && command.dlstudio_import.requested())) {
@@ -213,30 +229,19 @@ inline EvalOutcome run_eval(const CLI::App& app, EvalJob job, EvalCommand& comma
   // checkpoint (the rule of Translator::load and translate_server), or the average just written.
   const auto model = command.average > 0 ? files.back() : command.path;
   if (kind == "lm" || kind == "vit") {
-    evaluate_lm_or_vit(done, kind, model, files, command);
+    evaluate_lm_or_vit(done, kind, model, files, command, out, messages);
     return {0, done};
   }
   if (kind != "seq2seq") throw std::runtime_error(files.back() + ": a checkpoint of kind '" + kind + "'");
-  settle_seq2seq_flags(app, done, command);
-  if (done == EvalJob::kTranslate) return {translate(model, command), done};
+  settle_seq2seq_options(done, command);
+  if (done == EvalJob::kTranslate) return {translate(model, command, in, out, messages), done};
   auto& seq2seq = command.seq2seq;
   seq2seq.json = command.json;
   seq2seq.threads = command.threads;
   seq2seq.device = command.device;
   seq2seq.weights = weights_read(command);
-  report::report_seq2seq_checkpoints(files, seq2seq, std::cout, std::cerr);
+  report_seq2seq_checkpoints(files, seq2seq, out, messages);
   return {0, done};
 }
 
-// The one-line note after a job done in the one-command form: the subcommand that does it.
-inline std::string one_command_form_note(EvalJob job) {
-  for (const auto& verb : kEvalVerbs) {
-    if (verb.job != job || job == EvalJob::kReport) continue;
-    const std::string usage = verb.help;
-    return std::string("note: this job is now `checkpoint_eval ") + verb.name + " " + usage.substr(0, usage.find(':')) +
-           "` (its own --help); the flags used here keep working";
-  }
-  return "";
-}
-
-}  // namespace dls::apps
+}  // namespace dls::report
