@@ -1,18 +1,13 @@
 // seq2seq training: the Seq2SeqTask on the shared training loop.
 #include "dls/train/tasks/seq2seq_trainer.h"
 
-#include <memory>
-
-#include <spdlog/spdlog.h>
-
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/train/run/run_start.h"
+#include "dls/train/step_plan.h"
+#include "train/device_graph.h"
 #include "train/tasks/epoch_task_run.h"
 #include "train/tasks/init_plans.h"
 #include "train/tasks/seq2seq_task.h"
-#include "dls/train/run/run_start.h"
-#include "dls/train/training_loop.h"
-#include "dls/train/step_plan.h"
-#include "train/device_graph.h"
 
 namespace dls::train {
 
