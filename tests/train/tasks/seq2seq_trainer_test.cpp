@@ -208,6 +208,50 @@ TEST(Seq2SeqTrainer, TokenBatchesResumeExactly) {
   expect_same_metrics(straight, split);
 }
 
+// A checkpoint written before RunState (tests/fixtures/seq2seq_checkpoint/older_mid_epoch.pt:
+// 61b3874's seq2seq_train stopped at step 7 of its first epoch of token batches; its progress
+// 1-based, without the pairs its epoch had trained) resumes where its run stood: two more
+// steps end on the state this build's own run saves at step 9 -- the pairs of the epoch's
+// first 7 batches counted by the task, the rest by the loop.
+TEST(Seq2SeqTrainer, ACheckpointWrittenBeforeRunStateResumesWhereItStood) {
+  const auto fixture = fs::path(testing::fixtures_dir()) / "seq2seq_checkpoint" / "older_mid_epoch.pt";
+  const auto older = checkpoint::RunState::from_settings(checkpoint::CheckpointReader(fixture.string()).settings());
+  EXPECT_EQ(older.completed_epochs, 0);
+  EXPECT_EQ(older.step_in_epoch, 7);
+  EXPECT_EQ(older.epoch_examples, -1) << "not saved by that version";
+
+  // The fixture's run, as its command line in tests/fixtures/seq2seq_checkpoint/README.md.
+  const auto straight = test::fresh_temp_dir("seq2seq_older_straight");
+  auto setup = test::tiny_seq2seq_setup(straight);
+  setup.model.transformer().embedding_size(8).ffn_multiplier(1);
+  setup.epochs = 2;
+  setup.samples = 0;
+  setup.bleu_sentences = 20;
+  setup.max_tokens = 200;
+  setup.run.max_iters = 9;
+  const auto own = train_seq2seq(setup, {});
+  const auto expected =
+      checkpoint::RunState::from_settings(checkpoint::CheckpointReader(own.checkpoints.back()).settings());
+  ASSERT_EQ(expected.global_step, 9);
+  ASSERT_GT(expected.epoch_examples, 0);
+
+  const auto resumed = test::fresh_temp_dir("seq2seq_older_resumed");
+  fs::create_directories(resumed / "checkpoints");
+  fs::copy_file(fixture, resumed / "checkpoints" / "checkpoint_epoch_0001.pt");
+  setup.run.run_dir = resumed.string();
+  setup.run.resume = resumed.string();
+  const auto continued = train_seq2seq(setup);
+  EXPECT_EQ(continued.iterations, 9);
+  const auto state =
+      checkpoint::RunState::from_settings(checkpoint::CheckpointReader(continued.checkpoints.back()).settings());
+  EXPECT_EQ(state.completed_epochs, 0);
+  EXPECT_EQ(state.step_in_epoch, 9);
+  EXPECT_EQ(state.steps_per_epoch, expected.steps_per_epoch);
+  EXPECT_EQ(state.epoch_examples, expected.epoch_examples);
+  EXPECT_EQ(state.epoch_loss_weight, 9.0);  // the epoch's mean over its steps, the older 7 included
+  EXPECT_TRUE(std::isfinite(state.train_loss));
+}
+
 // Static-shape batches (every batch batch_size rows, the short last one filled with masked
 // rows; with length buckets a few fixed widths) train to the same weights as the batches
 // without them, for <pad> padding with length buckets and label smoothing, and for
