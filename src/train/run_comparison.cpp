@@ -72,8 +72,9 @@ std::vector<std::pair<std::string, std::string>> settings_of(const fs::path& dir
   const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(dir.string()));
   *source = reader.path();
   for (const auto& [key, value] : reader.settings().entries()) {
-    // Where the run stood, not how it was set up.
-    const bool progress = key.rfind("progress.", 0) == 0 || key.rfind("state.", 0) == 0 || key.rfind("split.", 0) == 0;
+    // Where the run stood and what it scored last, not how it was set up.
+    const bool progress = key.rfind("progress.", 0) == 0 || key.rfind("state.", 0) == 0 ||
+                          key.rfind("evaluation.", 0) == 0 || key.rfind("split.", 0) == 0;
     if (!progress) settings.emplace_back(key, value);
   }
   return settings;

@@ -131,6 +131,9 @@ TEST(RunComparison, TablesTheBestScoresAndTheSettingsThatDiffer) {
   EXPECT_NE(differences.find("training.seed"), std::string::npos) << differences;
   EXPECT_NE(differences.find("training.epochs"), std::string::npos) << differences;
   EXPECT_EQ(differences.find("training.batch_size"), std::string::npos) << "the same in both\n" << differences;
+  for (const auto* outcome : {"state.", "evaluation.", "split."}) {
+    EXPECT_EQ(differences.find(outcome), std::string::npos) << "where a run ended is no setting\n" << differences;
+  }
   const auto alone = train::settings_differences({runs[0], runs[0]});
   EXPECT_EQ(alone, "the runs' settings are the same (run-dir aside)\n");
 }
