@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <filesystem>
+
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
@@ -51,6 +54,45 @@ TEST(LmCheckpoint, EvaluationDatasetHoldsOutTrainingsValidationSentences) {
   const auto likelihood = eval::token_likelihood(model, evaluated.validation.rows, data::Vocabulary::kPad);
   ASSERT_GE(contents.val_nll, 0.0);
   EXPECT_NEAR(likelihood.mean_nll(), contents.val_nll, 1e-5);
+}
+
+// A checkpoint written before RunState (tests/fixtures/lm_checkpoint/older_mid_epoch.pt:
+// 61b3874's lm_train stopped at step 5 of its first epoch; its state in a language model's own
+// keys -- epoch_steps, epoch_sentences, sentences_per_s) resumes where its run stood: two more
+// steps end on the state this build's own run saves at step 7.
+TEST(LmCheckpoint, ACheckpointWrittenBeforeRunStateResumesWhereItStood) {
+  const auto fixture = std::filesystem::path(testing::fixtures_dir()) / "lm_checkpoint" / "older_mid_epoch.pt";
+  const CheckpointReader older_reader(fixture.string(), kLmCheckpointKind);
+  EXPECT_TRUE(older_reader.settings().has("state.epoch_sentences")) << "the older keys";
+  const auto older = read_lm_contents(older_reader);
+  EXPECT_EQ(older.state.step_in_epoch, 5);
+  EXPECT_EQ(older.state.epoch_loss_weight, 5.0);  // a language model's mean is over steps
+  EXPECT_GT(older.state.epoch_examples, 0);
+  EXPECT_EQ(older.val_nll, -1.0);  // not validated yet
+
+  // The fixture's run, as its command line in tests/fixtures/lm_checkpoint/README.md.
+  auto settings = train::lm_preset("tiny");
+  settings.data.path = testing::source_dir() + "/data/sample_en_es.tsv";
+  settings.run.run_dir = test::fresh_temp_dir("lm_older_straight").string();
+  settings.run.max_iters = 7;
+  const auto own = train::train_lm(settings);
+  const auto expected = RunState::from_settings(CheckpointReader(own.checkpoints.back()).settings());
+  ASSERT_EQ(expected.global_step, 7);
+
+  const auto resumed = test::fresh_temp_dir("lm_older_resumed");
+  std::filesystem::create_directories(resumed / "checkpoints");
+  std::filesystem::copy_file(fixture, resumed / "checkpoints" / "checkpoint_epoch_0001.pt");
+  settings.run.run_dir = resumed.string();
+  settings.run.resume = resumed.string();
+  const auto continued = train::train_lm(settings);
+  EXPECT_EQ(continued.iterations, 7);
+  const auto state = RunState::from_settings(CheckpointReader(continued.checkpoints.back()).settings());
+  EXPECT_EQ(state.completed_epochs, 0);
+  EXPECT_EQ(state.step_in_epoch, 7);
+  EXPECT_EQ(state.steps_per_epoch, expected.steps_per_epoch);
+  EXPECT_EQ(state.epoch_examples, expected.epoch_examples);
+  EXPECT_EQ(state.epoch_loss_weight, 7.0);
+  EXPECT_TRUE(std::isfinite(state.epoch_loss_sum));
 }
 
 }  // namespace
