@@ -147,5 +147,44 @@ TEST(ViTCheckpoint, EvaluationReadsTrainingsTestImagesAndNormalisation) {
   EXPECT_NEAR(result.confusion.accuracy(), contents.test_accuracy, 1e-12);
 }
 
+// A checkpoint written before RunState (tests/fixtures/vit_checkpoint/older_mid_epoch.pt:
+// 61b3874's vit_train stopped at step 2 of its first epoch; its state in a ViT's own keys --
+// epoch_seen, epoch_correct, images_per_s) resumes where its run stood: one more step ends on
+// the images this build's own run of the same settings has seen at step 3.
+TEST(ViTCheckpoint, ACheckpointWrittenBeforeRunStateResumesWhereItStood) {
+  const auto fixture = fs::path(testing::fixtures_dir()) / "vit_checkpoint" / "older_mid_epoch.pt";
+  const CheckpointReader older_reader(fixture.string(), kViTCheckpointKind);
+  EXPECT_TRUE(older_reader.settings().has("state.epoch_seen")) << "the older keys";
+  const auto older = read_vit_contents(older_reader);
+  EXPECT_EQ(older.state.step_in_epoch, 2);
+  EXPECT_EQ(older.state.epoch_examples, 32);
+  EXPECT_EQ(older.state.epoch_loss_weight, 32.0);  // a ViT's loss sum is over images
+  EXPECT_LE(older.state.epoch_correct, 32);
+
+  // The fixture's own settings, on the same fake images in a folder of this test.
+  auto settings = older.settings;
+  settings.data.data_dir = test::tiny_fashion_dir("vit_older").string();
+  settings.run = test::tiny_vit_run(test::fresh_temp_dir("vit_older_straight"));
+  settings.run.max_iters = 3;
+  const auto own = train::train_vit(settings);
+  const auto expected = RunState::from_settings(CheckpointReader(own.checkpoints.back()).settings());
+  ASSERT_EQ(expected.global_step, 3);
+
+  const auto resumed = test::fresh_temp_dir("vit_older_resumed");
+  fs::create_directories(resumed / "checkpoints");
+  fs::copy_file(fixture, resumed / "checkpoints" / "checkpoint_epoch_0001.pt");
+  settings.run.run_dir = resumed.string();
+  settings.run.resume = resumed.string();
+  const auto continued = train::train_vit(settings);
+  EXPECT_EQ(continued.iterations, 3);
+  const auto state = RunState::from_settings(CheckpointReader(continued.checkpoints.back()).settings());
+  EXPECT_EQ(state.step_in_epoch, 3);
+  EXPECT_EQ(state.steps_per_epoch, expected.steps_per_epoch);
+  EXPECT_EQ(state.epoch_examples, expected.epoch_examples);
+  EXPECT_EQ(state.epoch_loss_weight, expected.epoch_loss_weight);
+  EXPECT_GE(state.epoch_correct, older.state.epoch_correct);
+  EXPECT_LE(state.epoch_correct, state.epoch_examples);
+}
+
 }  // namespace
 }  // namespace dls::checkpoint
