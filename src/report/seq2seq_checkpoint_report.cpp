@@ -188,12 +188,14 @@ ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, con
   return out;
 }
 
-// Completed epochs at the checkpoint, with the finished part of the epoch in progress
-// (`steps` per epoch: a file from before RunState does not say).
-double epochs_done(const checkpoint::Seq2SeqCheckpointInfo& info, std::int64_t steps) {
-  const auto& s = info.state;
-  const double part = steps > 0 ? static_cast<double>(s.step_in_epoch) / static_cast<double>(steps) : 0.0;
-  return static_cast<double>(s.completed_epochs) + std::min(1.0, part);
+// Completed epochs at the checkpoint, with the finished part of the epoch in progress, as its
+// state counts them; a file from before RunState does not say how many steps its epochs had:
+// `training_steps`, the run's training split in its batches (0: unknown).
+double epochs_done(const checkpoint::Seq2SeqCheckpointInfo& info, std::int64_t training_steps) {
+  auto state = info.state;
+  if (state.steps_per_epoch > 0) return state.epochs_done();
+  state.steps_per_epoch = training_steps;
+  return std::min(state.epochs_done(), static_cast<double>(state.completed_epochs + 1));
 }
 
 // The pairs as the model's tokens (pieces with subword units). A pair with a side longer
