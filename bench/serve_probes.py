@@ -196,10 +196,20 @@ def main():
         return f"{status_of(head)}: {json.loads(body)['error'] if body else ''}"
 
     def pipelined():
+        # The answers may come in one read: count them in the bytes, not one read each.
         s = connect(port)
         s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 3)
-        answered = sum(1 for _ in range(3) if status_of(read_answer(s, 5)[0]) == "200")
-        return f"{answered} of 3 answered"
+        s.settimeout(5)
+        data = b""
+        try:
+            while data.count(b"HTTP/1.1 200") < 3:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        except socket.timeout:
+            pass
+        return f"{data.count(b'HTTP/1.1 200')} of 3 answered"
 
     def half_closed():
         head, _ = exchange(port, post_json("/translate", b'{"sentences": ["I am hungry."]}'), half_close=True)
