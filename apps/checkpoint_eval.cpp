@@ -27,6 +27,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "dls/report/eval_jobs.h"
 #include "dls/util/blas_kernels.h"
 #include "error_line.h"
 #include "eval_flags.h"
@@ -64,10 +65,6 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("checkpoint_eval"));
   spdlog::set_level(spdlog::level::from_str(command.log_level));
   try {
-    for (const auto* option : app.get_options()) {
-      if (option->count() > 0)
-        for (const auto& name : option->get_lnames()) command.given.insert("--" + name);
-    }
     command.translation.prompt = ::isatty(STDIN_FILENO) != 0;
     const auto outcome = dls::report::run_eval(job, command, std::cin, std::cout, std::cerr);
     if (!verb && outcome.status == 0) {

@@ -2,10 +2,12 @@
 // per declared field that has one, with its help, --help group, range or values; each given
 // flag queues a change of that field (cli_overrides.h); config.toml lists every field that is
 // not of the invocation alone; a field the run fixes is refused on resume
-// (check_fixed_on_resume, config_file.h).
+// (check_fixed_on_resume, config_file.h). A program's own options (not a run's) are declared
+// the same way and bound straight to their fields (add_option_flags).
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -147,7 +149,58 @@ class FlagAdder : public EverySection {
   std::string group_;
 };
 
+// Adds a flag for each declared field that has one and that `command` takes, writing straight
+// into the field; its default is shown where it is a value the flag accepts.
+class OptionBinder : public EverySection {
+ public:
+  OptionBinder(CLI::App& app, std::uint32_t command, std::string group)
+      : app_(app), command_(command), group_(std::move(group)) {}
+  template <typename T>
+  void operator()(T& field, const settings::Setting& s) {
+    if (s.flag.empty() || (s.commands & command_) == 0) return;
+    CLI::Option* option = nullptr;
+    if constexpr (std::is_same_v<T, bool>) {
+      option = app_.add_flag(s.flag, field, s.help);
+    } else {
+      option = app_.add_option(s.flag, field, s.help);
+      if (shows_default(field, s)) option->capture_default_str();
+    }
+    if (std::isfinite(s.low) || std::isfinite(s.high)) option->check(in_range(s.low, s.high));
+    if (!s.values.empty()) {
+      option->check(s.any_case ? CLI::IsMember(s.values, CLI::ignore_case) : CLI::IsMember(s.values));
+    }
+    if ((s.required_in & command_) != 0) option->required();
+    if (s.flag.rfind("-", 0) == 0) option->group(s.group.empty() ? group_ : s.group);  // positionals: their own
+  }
+  void group(const std::string& name) { group_ = name; }
+
+ private:
+  template <typename T>
+  static bool shows_default(const T& value, const settings::Setting& s) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      return !value.empty();
+    } else if constexpr (std::is_arithmetic_v<T>) {
+      return static_cast<double>(value) >= s.low && static_cast<double>(value) <= s.high;
+    } else {
+      return false;  // lists
+    }
+  }
+
+  CLI::App& app_;
+  std::uint32_t command_;
+  std::string group_;
+};
+
 }  // namespace detail
+
+// The flags of a program's options `Options::declare` lists, in its order, that `command`
+// (a bit of the program's commands; ~0 for a program of one) takes; `group` until the
+// declaration names another.
+template <typename Options>
+void add_option_flags(CLI::App& app, Options& options, std::uint32_t command, const std::string& group) {
+  detail::OptionBinder binder(app, command, group);
+  Options::declare(options, binder);
+}
 
 // The flags of every field `Settings::declare` lists with one, in the order it lists them, in
 // `group` until the declaration names another.

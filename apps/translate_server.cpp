@@ -16,13 +16,11 @@
 #include <spdlog/spdlog.h>
 
 #include "command_line.h"
-#include "dls/serve/page_files.h"
-#include "dls/serve/serve_checkpoint.h"
+#include "declared_flags.h"
+#include "dls/serve/server_command.h"
 #include "dls/serve/stop_signals.h"
 #include "dls/util/blas_kernels.h"
-#include "dls/util/runtime.h"
 #include "error_line.h"
-#include "server_flags.h"
 
 #ifndef DLS_SOURCE_PAGE_DIR
 #define DLS_SOURCE_PAGE_DIR ""
@@ -42,22 +40,13 @@ int main(int argc, char** argv) {
       "stops it after the requests in flight are answered.\n"};
   app.footer("Exit status: 0 stopped by SIGTERM/SIGINT, 1 error (one line on stderr).");
   app.get_formatter()->column_width(40);
-  dls::apps::ServerFlags flags;
-  dls::apps::add_server_flags(app, flags);
+  dls::serve::ServerCommand command;
+  dls::apps::add_option_flags(app, command, ~0u, "Network");
   dls::apps::add_version_flag(app, "translate_server");
   if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("translate_server"));
   try {
-    dls::util::RuntimeOptions runtime;
-    runtime.threads = flags.threads;
-    runtime.log_level = flags.log_level;
-    dls::util::configure_runtime(runtime);
-    auto& settings = flags.settings;
-    if (flags.no_batching) settings.batching.wait_ms = 0, settings.batching.max_batch = 1;
-    settings.page_dir = dls::serve::find_page_dir(flags.page_dir, "/proc/self/exe", DLS_SOURCE_PAGE_DIR);
-    flags.model.weights = dls::checkpoint::weights_named(flags.weights);
-    flags.model.threads_given = flags.threads > 0;
-    dls::serve::serve_checkpoint(flags.model, settings, std::cout);
+    dls::serve::run_server(command, DLS_SOURCE_PAGE_DIR, std::cout);
     return 0;
   } catch (const std::exception& error) {
     return dls::apps::print_error_line(error);

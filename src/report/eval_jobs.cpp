@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <stdexcept>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -18,8 +19,6 @@
 namespace dls::report {
 
 namespace {
-
-bool given(const EvalCommand& command, const std::string& option) { return command.given.count(option) > 0; }
 
 checkpoint::Weights weights_read(const EvalCommand& command) { return checkpoint::weights_named(command.weights); }
 
@@ -73,9 +72,10 @@ void settle_decoding(const EvalCommand& command, eval::DecodeOptions& decode) {
   const auto& choice = command.decoding;
   if (choice.sample + (choice.beam > 0) + choice.dlstudio_decode > 1)
     throw std::runtime_error("--sample, --beam and --dlstudio-decode: choose one way to decode");
-  for (const auto* beam_only : {"--length-penalty", "--coverage-penalty"}) {
-    if (given(command, beam_only) && choice.beam == 0)
-      throw std::runtime_error(std::string(beam_only) + ": with --beam K");
+  // A setting is refused where it cannot act only when it would change something (0: none).
+  for (const auto& [penalty, flag] : {std::pair{decode.length_penalty, "--length-penalty"},
+                                      std::pair{decode.coverage_penalty, "--coverage-penalty"}}) {
+    if (penalty != 0 && choice.beam == 0) throw std::runtime_error(std::string(flag) + ": with --beam K");
   }
   if (decode.n_best > 1 && choice.beam < decode.n_best) {
     throw std::runtime_error("--n-best " + std::to_string(decode.n_best) +
@@ -99,9 +99,11 @@ void settle_seq2seq_options(EvalJob job, EvalCommand& command) {
   seq2seq.decode.sampling = command.lm.sampling;
   seq2seq.decode.sampling.seed = seq2seq.seed;
   if (job != EvalJob::kTranslate) {
-    for (const auto* only : {"--ensemble", "--alignments", "--n-best"}) {
-      if (given(command, only))
-        throw std::runtime_error(std::string(only) + ": with --translate, --input or --interactive");
+    const auto& translation = command.translation;
+    for (const auto& [asked, flag] :
+         {std::pair{!translation.translator.ensemble.empty(), "--ensemble"},
+          std::pair{translation.alignments, "--alignments"}, std::pair{seq2seq.decode.n_best > 1, "--n-best"}}) {
+      if (asked) throw std::runtime_error(std::string(flag) + ": with --translate, --input or --interactive");
     }
     if (!command.attention_maps.empty())
       throw std::runtime_error("--attention-maps needs a sentence: add --translate \"...\"");
@@ -183,9 +185,18 @@ EvalJob eval_job_named(const std::string& word) {
 
 EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::ostream& out, std::ostream& messages) {
   const bool any = job == EvalJob::kAny;
-  for (const auto* setting : {"--temperature", "--top-k", "--top-p"}) {
-    if (given(command, setting) && job != EvalJob::kGenerate && command.lm.prompts.empty() && !command.decoding.sample)
-      throw std::runtime_error(std::string(setting) + ": with --generate (language models) or --sample (translations)");
+  const bool generating = job == EvalJob::kGenerate || !command.lm.prompts.empty();
+  const eval::SamplingOptions sampling;
+  const LmEvalRequest generation;
+  for (const auto& [asked, flag] : {std::pair{command.lm.sampling.temperature != sampling.temperature, "--temperature"},
+                                    std::pair{command.lm.sampling.top_k != sampling.top_k, "--top-k"},
+                                    std::pair{command.lm.sampling.top_p != sampling.top_p, "--top-p"}}) {
+    if (asked && !generating && !command.decoding.sample)
+      throw std::runtime_error(std::string(flag) + ": with --generate (language models) or --sample (translations)");
+  }
+  for (const auto& [asked, flag] : {std::pair{command.lm.tokens != generation.tokens, "--tokens"},
+                                    std::pair{command.lm.samples != generation.samples, "--count"}}) {
+    if (asked && !generating) throw std::runtime_error(std::string(flag) + ": with --generate");
   }
   if (job == EvalJob::kScore || (any && !command.score_file.empty())) {
     score_files(command, out);

@@ -6,6 +6,7 @@ list(APPEND DLS_SERVE_SOURCES
   serve/http_server.cpp
   serve/page_files.cpp
   serve/serve_checkpoint.cpp
+  serve/server_command.cpp
   serve/stop_signals.cpp
   serve/translate_server.cpp
   serve/vit_api_json.cpp

@@ -125,6 +125,10 @@ TEST(EvalSubcommands, WhatASubcommandCannotDoIsOneLine) {
   refused("export " + run, "DIR is required", "export_dir");
   refused("import", "import: give DLStudio's files (--dlstudio-*)", "import");
   refused("report", "RUN is required", "report_run");
+  // The one-command form takes every flag; one that its job would not read is refused.
+  refused(run + " --tokens 5", "--tokens: with --generate", "tokens");
+  refused(run + " --count 2", "--count: with --generate", "count");
+  refused(run + " --top-k 3", "--top-k: with --generate (language models) or --sample", "top_k");
 }
 
 }  // namespace

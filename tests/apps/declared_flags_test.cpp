@@ -1,13 +1,16 @@
 // apps/declared_flags.h: the flags a settings declaration gives -- a value or a switch, a
 // property, its range and values refused in one line, a path recorded absolute, config.toml
-// listing every setting but the invocation's, and the resume check refusing a fixed one.
+// listing every setting but the invocation's, and the resume check refusing a fixed one; a
+// program's own options bound straight to their fields, per command.
 #include "../../apps/declared_flags.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../../apps/command_line.h"
@@ -58,20 +61,26 @@ struct Parsed {
   std::string heads_group, corpus_group;
 };
 
-Parsed parse(std::vector<std::string> args) {
-  CLI::App app{"test"};
-  apps::Overrides<Sample> overrides;
-  apps::add_declared_flags(app, overrides, "Model");
-  Parsed parsed;
+// Parses `args` after the program's name; returns the usage error's line, "" when parsed.
+std::string parse_error(CLI::App& app, std::vector<std::string> args) {
   args.insert(args.begin(), "test");
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::Error& error) {
-    parsed.error = apps::usage_error_line(app, error);
-    return parsed;
+    return apps::usage_error_line(app, error);
   }
+  return "";
+}
+
+Parsed parse(std::vector<std::string> args) {
+  CLI::App app{"test"};
+  apps::Overrides<Sample> overrides;
+  apps::add_declared_flags(app, overrides, "Model");
+  Parsed parsed;
+  parsed.error = parse_error(app, std::move(args));
+  if (!parsed.error.empty()) return parsed;
   apps::apply_overrides(overrides, parsed.settings);
   parsed.config_toml = apps::resolved_config(overrides, parsed.settings, "test");
   parsed.fixed = overrides.fixed;
@@ -121,10 +130,7 @@ TEST(DeclaredFlags, AResumeRefusesAFixedSettingAndTakesAnother) {
   CLI::App app{"test"};
   apps::Overrides<Sample> overrides;
   apps::add_declared_flags(app, overrides, "Model");
-  std::vector<std::string> args = {"test", "--heads", "8", "--device", "cuda"};
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  app.parse(static_cast<int>(argv.size()), argv.data());
+  ASSERT_EQ(parse_error(app, {"--heads", "8", "--device", "cuda"}), "");
   const Sample resumed;
   Sample asked = resumed;
   apps::apply_overrides(overrides, asked);
@@ -134,6 +140,63 @@ TEST(DeclaredFlags, AResumeRefusesAFixedSettingAndTakesAnother) {
   } catch (const std::runtime_error& error) {
     EXPECT_STREQ(error.what(), "--heads: fixed by the checkpoint when resuming (the run has 4, asked 8)");
   }
+}
+
+// A program's options, as translate_server's and checkpoint_eval's declare theirs: command 0
+// takes every flag, command 1 a positional that it requires and one flag.
+struct Options {
+  std::string path;
+  int beam = 0;  // 0: not asked (outside the flag's range, so no default is shown)
+  double penalty = 0.5;
+  std::vector<std::string> refs;
+  bool json = false;
+  template <typename Fields>
+  static void declare(Options& o, Fields& f) {
+    f(o.path, Setting("", "RUN", "a run").only_in(2).required(2));
+    f.group("Decoding");
+    f(o.beam, Setting("", "--beam", "beams").range(1, 64).only_in(1));
+    f(o.penalty, Setting("", "--penalty", "a penalty").range(0, 10).only_in(1));
+    f(o.refs, Setting("", "--ref", "references").only_in(1 | 2));
+    f(o.json, Setting("", "--json", "JSON").in_group("Output"));
+  }
+};
+
+struct ParsedOptions {
+  Options options;
+  std::string error, help;
+};
+
+ParsedOptions parse_options(std::uint32_t command, std::vector<std::string> args) {
+  CLI::App app{"test"};
+  ParsedOptions parsed;
+  apps::add_option_flags(app, parsed.options, command, "Options");
+  parsed.help = app.help();
+  parsed.error = parse_error(app, std::move(args));
+  return parsed;
+}
+
+TEST(DeclaredOptions, EachCommandTakesItsFlagsWrittenStraightIntoTheFields) {
+  const auto first = parse_options(1, {"--beam", "4", "--penalty", "2", "--ref", "a", "--ref", "b", "--json"});
+  ASSERT_EQ(first.error, "");
+  EXPECT_EQ(first.options.beam, 4);
+  EXPECT_EQ(first.options.penalty, 2);
+  EXPECT_EQ(first.options.refs, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(first.options.json);
+  const auto second = parse_options(2, {"runs/x", "--ref", "a"});
+  ASSERT_EQ(second.error, "");
+  EXPECT_EQ(second.options.path, "runs/x");
+  EXPECT_EQ(second.options.beam, 0);
+  EXPECT_NE(parse_options(2, {"runs/x", "--beam", "4"}).error.find("--beam"), std::string::npos);
+  EXPECT_NE(parse_options(2, {}).error.find("RUN is required"), std::string::npos);
+  EXPECT_NE(parse_options(1, {"--beam", "65"}).error.find("65 is outside [1, 64]"), std::string::npos);
+}
+
+TEST(DeclaredOptions, HelpShowsGroupsAndTheDefaultsAFlagAccepts) {
+  const auto help = parse_options(1, {}).help;
+  EXPECT_NE(help.find("Decoding:"), std::string::npos) << help;
+  EXPECT_NE(help.find("Output:"), std::string::npos) << help;
+  EXPECT_NE(help.find("--penalty FLOAT=0.5"), std::string::npos) << help;
+  EXPECT_EQ(help.find("--beam INT="), std::string::npos) << help;  // 0 is "not asked", not a value it takes
 }
 
 }  // namespace

@@ -56,6 +56,11 @@ bool int8_linear_enabled();
 // autocast was asked for.
 void apply_quantize(const std::string& quantize, const std::string& kind, const torch::Device& device, bool autocast);
 
+// What --quantize means, for the flags of the programs that translate.
+inline constexpr const char* kQuantizeHelp =
+    "none or int8: a transformer's linear layers on int8 weights, one scale per output row, on the CPU (the "
+    "checkpoint stays fp32)";
+
 // The int8 form of `weight` (fp32 [out, in] on the CPU), made on first use and remade when
 // the weight changes (its storage, place or version); thread-safe.
 std::shared_ptr<const Int8Weight> int8_weight_of(const torch::Tensor& weight);

@@ -20,6 +20,10 @@
 // it, `set(value)` stores it; f.section("prefix", body) for the keys `body()` declares under
 // "prefix."; and f.group("Name"), the --help group of the flags declared after it. Visitors
 // that only read take the settings through a const_cast and never call `set`.
+//
+// A program's own options (translate_server's, checkpoint_eval's) are declared the same way,
+// without keys: only their flags are made of them (add_option_flags, apps/declared_flags.h),
+// and their fields may also be lists of text (a repeatable flag).
 #pragma once
 
 #include <cerrno>
@@ -63,6 +67,11 @@ struct Setting {
   std::optional<std::string> absent;
   bool keeps_default_when_absent = false;
   std::string group;  // --help's group; "": the group the program gives the struct
+  // A program of several commands (checkpoint_eval's subcommands), bit i for its command i:
+  // the commands whose command line has the flag, and those that require it. A flag without
+  // dashes ("RUN") is a positional argument.
+  std::uint32_t commands = ~std::uint32_t{0};
+  std::uint32_t required_in = 0;
 
   Setting(std::string key_, std::string flag_, std::string help_)
       : key(std::move(key_)), flag(std::move(flag_)), help(std::move(help_)) {}
@@ -100,6 +109,14 @@ struct Setting {
   }
   Setting& in_group(std::string name) {
     group = std::move(name);
+    return *this;
+  }
+  Setting& only_in(std::uint32_t commands_) {
+    commands = commands_;
+    return *this;
+  }
+  Setting& required(std::uint32_t in_commands = ~std::uint32_t{0}) {
+    required_in = in_commands;
     return *this;
   }
 

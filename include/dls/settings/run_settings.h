@@ -95,9 +95,7 @@ struct RunSettings {
                     .default_when_absent());
     f.property(
         Setting("precision", "--precision",
-                "fp32, bf16 (autocast; fast on CPUs with AVX512-BF16/AMX, and CUDA) or fp16 (CUDA only, with "
-                "loss scaling); weights, optimizer state and checkpoints stay fp32 (default fp32; a resume "
-                "keeps the run's)")
+                std::string(util::kPrecisionHelp) + " (default fp32; a resume keeps the run's)")
             .one_of({"fp32", "bf16", "fp16"})
             .default_when_absent(),
         [&] { return util::precision_name(s.precision); },

@@ -18,6 +18,11 @@ enum class Precision {
   kFp16,  // float16 autocast with a gradient scaler (train/optim/grad_scaler.h): CUDA only
 };
 
+// What --precision means, for the flags of the programs that run a model.
+inline constexpr const char* kPrecisionHelp =
+    "fp32, bf16 (autocast; fast on CPUs with AVX512-BF16/AMX, and CUDA) or fp16 (CUDA only, with loss scaling); "
+    "weights, optimizer state and checkpoints stay fp32";
+
 // "fp32", "bf16", "fp16"; throws std::invalid_argument for anything else.
 Precision parse_precision(const std::string& name);
 std::string precision_name(Precision precision);
