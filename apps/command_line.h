@@ -4,7 +4,6 @@
 // program's --help says.
 #pragma once
 
-#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <sstream>
@@ -13,6 +12,8 @@
 
 #include <CLI/CLI.hpp>
 #include <torch/version.h>
+
+#include "dls/util/closest_name.h"
 
 #ifndef DLS_VERSION
 #define DLS_VERSION "unknown"
@@ -25,35 +26,13 @@ inline void add_version_flag(CLI::App& app, const std::string& program) {
   app.set_version_flag("--version", program + " (dlstudio-cpp) " DLS_VERSION ", LibTorch " TORCH_VERSION);
 }
 
-// Edits (insert, delete, replace one character) that turn a into b.
-inline std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// The long option names of `app` (without dashes) closest to `name`: within a third of its
-// length in edits (at least 2), or those it is a prefix of. "" when none is close.
+// The long option name of `app` (without dashes) closest to `name`; "" when none is close.
 inline std::string closest_option(const CLI::App& app, const std::string& name) {
-  std::string best;
-  std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
+  std::vector<std::string> names;
   for (const auto* option : app.get_options()) {
-    for (const auto& candidate : option->get_lnames()) {
-      const std::size_t distance =
-          candidate.rfind(name, 0) == 0 && name.size() >= 3 ? 1 : edit_distance(name, candidate);
-      if (distance < best_distance) best = candidate, best_distance = distance;
-    }
+    for (const auto& candidate : option->get_lnames()) names.push_back(candidate);
   }
-  return best;
+  return util::closest_name(name, names);
 }
 
 // The one line for a usage error, naming the closest option or key where one was misspelt.

@@ -17,8 +17,8 @@
 
 #include "command_line.h"
 #include "declared_flags.h"
-#include "default_corpus.h"
 #include "dls/checkpoint/lm_checkpoint.h"
+#include "dls/data/data_folder.h"
 #include "dls/train/tasks/lm_presets.h"
 #include "dls/train/tasks/lm_trainer.h"
 #include "dls/util/blas_kernels.h"
@@ -38,10 +38,9 @@ int main(int argc, char** argv) {
   app.get_formatter()->column_width(36);
   dls::apps::Overrides<LmTrainSettings> overrides;
   std::string preset = "cpu";
-  dls::apps::InvocationFlags invocation;
+  dls::settings::Invocation invocation;
 
   dls::apps::add_declared_flags(app, overrides, "Data");
-  dls::apps::mention_default_corpus(app);
   app.add_option("--preset", preset,
                  "cpu (a small model for a 2-core CPU) or tiny (smoke tests), the files data/presets/lm/NAME.toml "
                  "(your own: --config FILE)")
@@ -49,7 +48,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(dls::train::lm_preset_names()))
       ->group("Training");
   overrides.record("--preset", [](const auto& s) { return s.preset; });
-  dls::apps::add_invocation_flags(app, invocation, "Training", "Output");
+  dls::apps::add_option_flags(app, invocation, ~0u, "Training");
 
   dls::apps::add_version_flag(app, "lm_train");
   dls::apps::keep_invocation_flags_out_of_config(app);
@@ -60,13 +59,13 @@ int main(int argc, char** argv) {
     const int threads = dls::apps::configure_invocation(invocation);
     const auto fresh = [&] {
       auto settings = dls::train::lm_preset(preset);
-      settings.data.path = dls::apps::default_corpus();
+      settings.data.path = dls::data::default_corpus();
       return settings;
     };
     const auto resumed = [](const std::string& path) { return dls::checkpoint::read_lm_checkpoint(path).settings; };
     auto [before_flags, settings] =
         dls::apps::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset"});
-    if (settings.data.path.empty()) throw std::runtime_error(dls::apps::no_corpus_message());
+    if (settings.data.path.empty()) throw std::runtime_error(dls::data::no_corpus_message());
     settings.check_data(before_flags, !invocation.resume.empty());
     settings.model.transformer().validate();  // before the data are read
     dls::apps::finish_run_settings(app, settings.run, invocation,

@@ -1,8 +1,7 @@
-// What every training program adds to its settings' flags: this invocation's own (--resume,
-// --threads, --workers, --overwrite, --dry-run, --json, --log-level), the settings a run
-// starts from, and its exit status. The RunSettings' flags (--device, --precision, --run-dir, the
-// intervals, the limits, the data-parallel flags) are declared with it
-// (settings/run_settings.h).
+// What every training program adds to its settings' flags: this invocation's own
+// (settings/invocation.h: --resume, --threads, --workers, --overwrite, --dry-run, --json,
+// --log-level), the settings a run starts from, and its exit status. The RunSettings' flags (--device, --precision,
+// --run-dir, the intervals, the limits, the data-parallel flags) are declared with it (settings/run_settings.h).
 //
 // One rule for every setting on resume: the settings start from the preset, or from the
 // resumed checkpoint's (RunSettings::resume_defaults() for the run's), and each flag given
@@ -23,6 +22,7 @@
 #include "error_line.h"
 #include "dls/train/loop_state.h"
 #include "dls/train/stop_signals.h"
+#include "dls/settings/invocation.h"
 #include "dls/settings/run_settings.h"
 #include "dls/util/runtime.h"
 
@@ -33,49 +33,7 @@ inline constexpr const char* kTrainerExitStatus =
     "Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
     "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).";
 
-// What a program needs of the command line before its settings exist.
-struct InvocationFlags {
-  std::string resume;  // --resume: checkpoint file or run directory
-  bool overwrite = false;
-  bool dry_run = false;
-  bool json = false;  // print one JSON object with the results at the end
-  std::string log_level = "info";
-  int threads = 0;  // --threads; 0: OMP_NUM_THREADS, else all cores
-  int workers = 0;  // --workers; 0: the program's default for its model and threads
-};
-
-// The flags of one invocation, in the groups `training` and `output`: what to resume, the
-// threads, and --overwrite, --dry-run, --json, --log-level. The RunSettings' own flags come
-// from its declaration (settings/run_settings.h, declared_flags.h).
-inline void add_invocation_flags(CLI::App& app, InvocationFlags& invocation, const std::string& training,
-                                 const std::string& output) {
-  app.add_option("--resume", invocation.resume,
-                 "continue from a checkpoint file or the newest one of a run directory: its settings are the "
-                 "starting point, flags change them")
-      ->group(training);
-  app.add_option("--threads", invocation.threads,
-                 "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")
-      ->check(in_range(1, 256))
-      ->group(training);
-  app.add_option("--workers", invocation.workers,
-                 "split each batch into N chunks trained concurrently, one thread each (CPU; 1: the plain loop; "
-                 "default: the model's own for the threads)")
-      ->check(in_range(1, 256))
-      ->group(training);
-  app.add_flag("--overwrite", invocation.overwrite,
-               "a new run in a --run-dir that holds an earlier run moves that run aside to DIR.old-N (nothing is "
-               "deleted)")
-      ->group(output);
-  app.add_flag("--dry-run", invocation.dry_run, "read the data, build the model, print the start-up report and stop")
-      ->group(output);
-  app.add_flag("--json", invocation.json,
-               "print one JSON object with the results at the end (on stdout; logs on stderr)")
-      ->group(output);
-  app.add_option("--log-level", invocation.log_level, "trace, debug, info, warn, error or off")
-      ->capture_default_str()
-      ->check(log_levels())
-      ->group(output);
-}
+using settings::Invocation;
 
 // Options that are no part of a run's recipe (what to resume, --overwrite, --dry-run): never
 // written to config.toml nor read from a config file (config_file.h).
@@ -84,7 +42,7 @@ inline void keep_invocation_flags_out_of_config(CLI::App& app) {
 }
 
 // The run's logging and threads, before anything else logs: returns the threads in use.
-inline int configure_invocation(const InvocationFlags& invocation) {
+inline int configure_invocation(const Invocation& invocation) {
   util::RuntimeOptions runtime;
   runtime.threads = invocation.threads;
   runtime.log_level = invocation.log_level;
@@ -97,7 +55,7 @@ inline int configure_invocation(const InvocationFlags& invocation) {
 // into the checkpoint's run unless --run-dir is given on the command line (config_file.h),
 // and refuses --init-from on the command line (from the run's config.toml it is where the
 // run began, and dropped).
-inline void finish_run_settings(const CLI::App& app, settings::RunSettings& run, const InvocationFlags& invocation,
+inline void finish_run_settings(const CLI::App& app, settings::RunSettings& run, const Invocation& invocation,
                                 int default_workers, std::string config_toml) {
   if (!invocation.resume.empty() && from_config_file(app, "--run-dir")) run.run_dir.clear();
   if (!invocation.resume.empty() && !run.init_from.empty()) {
@@ -125,7 +83,7 @@ struct FlaggedSettings {
 
 template <typename Settings, typename Resumed, typename Fresh>
 FlaggedSettings<Settings> settings_from_flags(const CLI::App& app, const Overrides<Settings>& overrides,
-                                              const InvocationFlags& invocation, Resumed resumed, Fresh fresh,
+                                              const Invocation& invocation, Resumed resumed, Fresh fresh,
                                               std::initializer_list<const char*> also_fixed) {
   FlaggedSettings<Settings> flagged;
   if (invocation.resume.empty()) {

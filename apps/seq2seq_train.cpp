@@ -17,7 +17,7 @@
 #include "command_line.h"
 #include "corpus_flags.h"
 #include "declared_flags.h"
-#include "default_corpus.h"
+#include "dls/data/data_folder.h"
 #include "dls/train/tasks/seq2seq_presets.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
 #include "dls/util/blas_kernels.h"
@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   app.get_formatter()->column_width(38);
   dls::apps::Overrides<Seq2SeqTrainSettings> overrides;
   std::string preset, variant = "FG";  // preset "": chosen for the device
-  dls::apps::InvocationFlags invocation;
+  dls::settings::Invocation invocation;
 
   // The Model group's first flags choose the preset; every other flag is a declared setting.
   const std::string model = "Model";
@@ -55,12 +55,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"FG", "PreLN"}));
   overrides.record("--variant", [](const auto& s) { return dls::to_string(s.model.transformer().variant()); });
   dls::apps::add_declared_flags(app, overrides, "Data");
-  dls::apps::mention_default_corpus(app);
   std::string dlstudio_vocab;
   app.add_option("--dlstudio-vocab", dlstudio_vocab,
                  "DLStudio archive: also print DLStudio's parameter counts with its vocabularies (no <pad>/<unk>)")
       ->group("Output");
-  dls::apps::add_invocation_flags(app, invocation, "Training", "Output");
+  dls::apps::add_option_flags(app, invocation, ~0u, "Training");
 
   dls::apps::add_version_flag(app, "seq2seq_train");
   dls::apps::keep_invocation_flags_out_of_config(app);
@@ -74,16 +73,16 @@ int main(int argc, char** argv) {
       dls::settings::Seq2SeqTrainSettings flags_alone;  // the device the flags ask for
       dls::apps::apply_overrides(overrides, flags_alone);
       auto settings = dls::train::new_run_preset(preset, dls::parse_variant(variant), flags_alone.run.device);
-      settings.data.data_path = dls::apps::default_corpus();
+      settings.data.data_path = dls::data::default_corpus();
       return settings;
     };
     const auto resumed = [](const std::string& path) { return dls::train::resume_info(path).settings; };
     auto [before_flags, setup] =
         dls::apps::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset", "--variant"});
-    if (!resuming) dls::apps::languages_from_file_names(app, setup);
+    if (!resuming) setup.languages_from_file_names(app.count("--src-lang") > 0, app.count("--tgt-lang") > 0);
     dls::apps::check_corpus_flags(app, setup);
     if (setup.data.data_path.empty() && setup.data.train_src.empty())
-      throw std::runtime_error(dls::apps::no_corpus_message());
+      throw std::runtime_error(dls::data::no_corpus_message());
     setup.check_architecture(before_flags);
     setup.check_subwords(resuming);
     const bool flattened =

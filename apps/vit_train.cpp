@@ -13,8 +13,8 @@
 
 #include "command_line.h"
 #include "declared_flags.h"
-#include "default_corpus.h"
 #include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/data/data_folder.h"
 #include "dls/train/tasks/vit_presets.h"
 #include "dls/train/tasks/vit_trainer.h"
 #include "dls/util/blas_kernels.h"
@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   app.get_formatter()->column_width(36);
   dls::apps::Overrides<ViTTrainSettings> overrides;
   std::string dataset = "fashion-mnist", data_dir, preset, image_folder;
-  dls::apps::InvocationFlags invocation;
+  dls::settings::Invocation invocation;
 
   // The dataset chooses the preset; every other flag is a declared setting.
   auto* dataset_option = app.add_option("--dataset", dataset, "fashion-mnist, cifar10 or image-folder (--data-dir DIR)")
@@ -59,14 +59,14 @@ int main(int argc, char** argv) {
       ->group("Training")
       ->check(CLI::IsMember(dls::train::vit_preset_names()));
   overrides.record("--preset", [](const auto& s) { return s.preset; });
-  dls::apps::add_invocation_flags(app, invocation, "Training", "Output");
+  dls::apps::add_option_flags(app, invocation, ~0u, "Training");
 
   dls::apps::add_version_flag(app, "vit_train");
   dls::apps::keep_invocation_flags_out_of_config(app);
   dls::apps::add_config_option(app);
   if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("vit_train"));
-  dls::apps::default_image_data(dataset, data_dir, image_folder, !invocation.resume.empty());
+  dls::data::default_image_data(dataset, data_dir, image_folder, !invocation.resume.empty());
   return dls::apps::exit_status_of_training([&] {
     const int threads = dls::apps::configure_invocation(invocation);
     const auto fresh = [&] {

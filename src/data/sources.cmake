@@ -2,6 +2,7 @@
 list(APPEND DLS_SOURCES
   data/cifar10_reader.cpp
   data/corpus.cpp
+  data/data_folder.cpp
   data/detokenize.cpp
   data/idx_reader.cpp
   data/image_folder.cpp

@@ -3,6 +3,10 @@
 #include <stdexcept>
 #include <string>
 
+#include <spdlog/spdlog.h>
+
+#include "dls/data/languages.h"
+
 namespace dls::settings {
 
 util::KeyValues Seq2SeqTrainSettings::to_settings() const {
@@ -98,6 +102,52 @@ void Seq2SeqTrainSettings::check_subwords(bool resuming) const {
   }
   if (model.transformer().layout() != Layout::kVaswani)
     throw std::runtime_error("--tie-embeddings: needs the vaswani layout (--preset cpu or --layout vaswani)");
+}
+
+void Seq2SeqTrainSettings::languages_from_file_names(bool src_lang_asked, bool tgt_lang_asked) {
+  if (data.train_src.empty() || data.train_tgt.empty()) return;  // check_corpus refuses half a pair
+  std::string named, assumed;
+  const auto side = [&](bool asked, const char* flag, const std::string& file, std::string& code) {
+    if (asked) return;
+    const auto from_name = data::language_of_file(file);
+    if (!from_name.empty()) code = from_name;
+    auto& said = from_name.empty() ? assumed : named;
+    said += (said.empty() ? "" : ", ") + std::string(flag) + " " + code;
+  };
+  side(src_lang_asked, "--src-lang", data.train_src, data.src_lang);
+  side(tgt_lang_asked, "--tgt-lang", data.train_tgt, data.tgt_lang);
+  if (!named.empty()) spdlog::info("languages from the file names: {}", named);
+  if (!assumed.empty()) {
+    spdlog::warn(
+        "the file names name no language (a code such as .de or .en, data/languages.h): assumed {}; give "
+        "the flag to say otherwise",
+        assumed);
+  }
+}
+
+void Seq2SeqTrainSettings::check_corpus() const {
+  const auto both = [](const std::string& src, const std::string& tgt, const char* name) {
+    if (src.empty() != tgt.empty()) {
+      throw std::runtime_error(std::string("--") + name + (src.empty() ? "-tgt needs --" : "-src needs --") + name +
+                               (src.empty() ? "-src" : "-tgt"));
+    }
+  };
+  both(data.train_src, data.train_tgt, "train");
+  both(data.valid_src, data.valid_tgt, "valid");
+  both(data.test_src, data.test_tgt, "test");
+  if (data.src_column == data.tgt_column) {
+    throw std::runtime_error("--src-column and --tgt-column: both are column " + std::to_string(data.src_column));
+  }
+  data::check_language_code(data.src_lang, "--src-lang");
+  data::check_language_code(data.tgt_lang, "--tgt-lang");
+  if (data.src_lang == data.tgt_lang) throw std::runtime_error("--src-lang and --tgt-lang: both are " + data.src_lang);
+  for (const auto* code : {&data.src_lang, &data.tgt_lang}) {
+    if (data::written_without_spaces(*code) && !data.subword_units) {
+      throw std::runtime_error(data::language_name(*code) + " (" + *code +
+                               ") is written without spaces between words, so word-level tokens would be whole "
+                               "clauses: add --tokenizer sentencepiece");
+    }
+  }
 }
 
 }  // namespace dls::settings

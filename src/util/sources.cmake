@@ -2,6 +2,7 @@
 list(APPEND DLS_SOURCES
   util/blas_kernels.cpp
   util/canvas.cpp
+  util/closest_name.cpp
   util/colormap.cpp
   util/parallel_chunks.cpp
   util/csv.cpp

@@ -20,13 +20,6 @@ namespace fs = std::filesystem;
 
 const char* const kPrograms[] = {"seq2seq_train", "vit_train", "lm_train", "checkpoint_eval"};
 
-TEST(CommandLine, EditDistance) {
-  EXPECT_EQ(apps::edit_distance("epochs", "epochs"), 0u);
-  EXPECT_EQ(apps::edit_distance("epoch", "epochs"), 1u);
-  EXPECT_EQ(apps::edit_distance("ephocs", "epochs"), 2u);
-  EXPECT_EQ(apps::edit_distance("", "abc"), 3u);
-}
-
 TEST(CommandLine, SuggestsTheClosestOption) {
   CLI::App app;
   int epochs = 0, heads = 0;

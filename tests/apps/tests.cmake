@@ -13,7 +13,6 @@ list(APPEND DLS_TEST_SOURCES
   apps/config_toml_test.cpp
   apps/declared_flags_test.cpp
   apps/data_parallel_test.cpp
-  apps/default_corpus_test.cpp
   apps/dls_bench_test.cpp
   apps/dlstudio_interop_app_test.cpp
   apps/precision_flag_test.cpp

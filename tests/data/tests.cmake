@@ -1,6 +1,7 @@
 # Tests of src/data, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
   data/corpus_test.cpp
+  data/data_folder_test.cpp
   data/detokenize_test.cpp
   data/image_dataset_test.cpp
   data/image_folder_test.cpp

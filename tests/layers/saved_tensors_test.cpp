@@ -48,7 +48,9 @@ TEST_P(SavedTensorsLayouts, FusedLayersSaveAsDLStudiosPerHeadTree) {
     ASSERT_EQ(names_of(ours), names_of(theirs)) << (cross ? "cross" : "self");
     for (std::size_t i = 0; i < ours.size(); ++i) {
       ASSERT_EQ(ours[i].second.defined(), theirs[i].second.defined()) << ours[i].first;
-      if (ours[i].second.defined()) EXPECT_TRUE(torch::equal(ours[i].second, theirs[i].second)) << ours[i].first;
+      if (ours[i].second.defined()) {
+        EXPECT_TRUE(torch::equal(ours[i].second, theirs[i].second)) << ours[i].first;
+      }
     }
     // Where nothing is fused, the walk is LibTorch's own.
     std::vector<std::string> libtorch_names;

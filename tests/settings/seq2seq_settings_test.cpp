@@ -1,11 +1,13 @@
 // Seq2SeqTrainSettings as checkpoint keys: the languages, direction, corpus files and token
 // budget round-trip, and a checkpoint written before them reads as DLStudio's English -> Spanish;
-// what the command line asks of the architecture a run does not train is refused.
+// what the command line asks of the architecture a run does not train is refused; parallel
+// files name their languages, and a corpus that does not hold together is refused in one line.
 #include "dls/settings/seq2seq_settings.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
 #include <string>
 
 namespace dls::settings {
@@ -131,6 +133,41 @@ TEST(Seq2SeqSettings, SubwordAndTiedEmbeddingSettingsThatCannotHoldAreRefused) {
   EXPECT_EQ(refusal(tied, false), "");
   tied.model.transformer().layout(Layout::kPositionwise);
   EXPECT_NE(refusal(tied, false).find("--tie-embeddings: needs the vaswani layout"), std::string::npos);
+}
+
+TEST(Seq2SeqSettings, ParallelFilesNameTheLanguagesNotAskedFor) {
+  Seq2SeqTrainSettings settings;
+  settings.data.train_src = "corpus/train.de";
+  settings.data.train_tgt = "corpus/train.txt";  // names none: the default stays
+  settings.languages_from_file_names(false, false);
+  EXPECT_EQ(settings.data.src_lang, "de");
+  EXPECT_EQ(settings.data.tgt_lang, Seq2SeqTrainSettings().data.tgt_lang);
+  Seq2SeqTrainSettings asked;
+  asked.data.train_src = "corpus/train.de";
+  asked.data.train_tgt = "corpus/train.fr";
+  asked.data.src_lang = "nl";
+  asked.languages_from_file_names(true, false);
+  EXPECT_EQ(asked.data.src_lang, "nl");  // the flag wins
+  EXPECT_EQ(asked.data.tgt_lang, "fr");
+}
+
+TEST(Seq2SeqSettings, ACorpusThatDoesNotHoldTogetherIsRefusedInOneLine) {
+  const auto refusal = [](auto change) {
+    Seq2SeqTrainSettings settings;
+    change(settings.data);
+    try {
+      settings.check_corpus();
+    } catch (const std::runtime_error& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refusal([](auto&) {}), "");
+  EXPECT_EQ(refusal([](auto& d) { d.train_src = "a.de"; }), "--train-src needs --train-tgt");
+  EXPECT_EQ(refusal([](auto& d) { d.valid_tgt = "b.en"; }), "--valid-tgt needs --valid-src");
+  EXPECT_EQ(refusal([](auto& d) { d.tgt_column = d.src_column; }).rfind("--src-column and --tgt-column", 0), 0u);
+  EXPECT_EQ(refusal([](auto& d) { d.tgt_lang = d.src_lang; }).rfind("--src-lang and --tgt-lang: both are", 0), 0u);
+  EXPECT_NE(refusal([](auto& d) { d.tgt_lang = "ja"; }).find("add --tokenizer sentencepiece"), std::string::npos);
 }
 
 }  // namespace

@@ -79,7 +79,10 @@ TEST(SettingsFile, SetsEachFieldByItsFlagsName) {
 
 TEST(SettingsFile, RefusesInOneLineNamingTheFileAndLine) {
   EXPECT_EQ(refusal("batch-size = 64\nbatch = 3\n"),
-            "my.toml:2: 'batch' is not a setting of this program (the names are the flags' without --)");
+            "my.toml:2: 'batch' is not a setting of this program (the names are the flags' without --); did you mean "
+            "'batch-size'?");
+  EXPECT_EQ(refusal("zzz = 3\n"),
+            "my.toml:1: 'zzz' is not a setting of this program (the names are the flags' without --)");
   EXPECT_EQ(refusal("\nbatch-size = 0\n"), "my.toml:2: batch-size: 0 is not in [1, 1000]");
   EXPECT_EQ(refusal("batch-size = 2.5"), "my.toml:1: batch-size: '2.5' is not a whole number in range");
   EXPECT_EQ(refusal("lr = \"fast\""), "my.toml:1: lr: 'fast' is not a number");

@@ -2,6 +2,7 @@
 list(APPEND DLS_TEST_SOURCES
   util/blas_kernels_test.cpp
   util/canvas_test.cpp
+  util/closest_name_test.cpp
   util/colormap_test.cpp
   util/csv_test.cpp
   util/image_file_test.cpp

@@ -303,7 +303,35 @@ class DescriptionWriter : public SectionPrefix {
   std::string group_;
 };
 
+// The flags' names (without dashes) of every declared field that has one.
+class FlagNames : public SectionPrefix {
+ public:
+  template <typename T>
+  void operator()(const T&, const Setting& s) {
+    add(s);
+  }
+  template <typename Get, typename Set>
+  void property(const Setting& s, Get, Set) {
+    add(s);
+  }
+
+  std::vector<std::string> names;
+
+ private:
+  void add(const Setting& s) {
+    if (s.flag.rfind("--", 0) == 0) names.push_back(s.flag.substr(2));
+  }
+};
+
 }  // namespace detail
+
+// The names of the flags (and config keys) the settings declare: "heads", "batch-size", ...
+template <typename Settings>
+std::vector<std::string> declared_flag_names(const Settings& settings) {
+  detail::FlagNames names;
+  Settings::declare(const_cast<Settings&>(settings), names);  // the visitor only reads
+  return names.names;
+}
 
 // The settings for a start-up log: "Group: name value, name value, ..." per --help group,
 // every field with a flag but the invocation's.

@@ -12,6 +12,7 @@
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
 #include "dls/settings/selection_settings.h"
+#include "dls/data/data_folder.h"
 #include "dls/data/lm_dataset.h"
 #include "dls/models/language_model.h"
 #include "dls/util/key_values.h"
@@ -49,7 +50,9 @@ struct LmTrainSettings {
     f.section("data", [&] {
       f.group("Data");
       f(d.path,
-        Setting("path", "--data", "sentences: plain text (one per line), a Tatoeba/Anki TSV or a DLStudio archive")
+        Setting("path", "--data",
+                std::string("sentences: plain text (one per line), a Tatoeba/Anki TSV or a DLStudio archive; ") +
+                    data::kDefaultCorpusHelp)
             .as_path());
       f(d.side, Setting("side", "--side", "es or en: the TSV side, and the normalisation rules of plain text")
                     .one_of({"es", "en"})

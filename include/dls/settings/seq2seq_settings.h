@@ -12,6 +12,7 @@
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
 #include "dls/settings/selection_settings.h"
+#include "dls/data/data_folder.h"
 #include "dls/data/seq2seq_dataset.h"
 #include "dls/data/vocabulary.h"
 #include "dls/models/seq2seq.h"
@@ -92,6 +93,15 @@ struct Seq2SeqTrainSettings {
   // config.toml written by a word-level run lists them at their defaults) and tied embeddings
   // without one vocabulary for both languages and the vaswani layout (a new run's only).
   void check_subwords(bool resuming) const;
+  // A fresh run on parallel files: a side whose language was not asked for takes the language
+  // its --train-src/--train-tgt file's name gives (train.es -> es), so that Spanish is not
+  // read, and normalised, as the default English; a side whose file names none keeps the
+  // default, and one warning says which codes were assumed.
+  void languages_from_file_names(bool src_lang_asked, bool tgt_lang_asked);
+  // Refuses, in one line, a corpus that does not hold together: half a pair of parallel files,
+  // one column for both sides, an unknown language code, one language on both sides, or a
+  // language written without spaces between words on word-level tokens.
+  void check_corpus() const;
 
   // Every setting but the model's sizes, under "training." in checkpoints (the model config
   // saves its own keys, under "model."). Checkpoints written before a key existed read as the
@@ -103,7 +113,9 @@ struct Seq2SeqTrainSettings {
       auto& d = s.data;
       f.group("Data");
       f(d.data_path, Setting("data_path", "--data",
-                             "corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive (.tar.gz pickle)")
+                             std::string("corpus: Tatoeba/Anki TSV (English<TAB>Spanish) or DLStudio archive (.tar.gz "
+                                         "pickle); ") +
+                                 data::kDefaultCorpusHelp)
                          .as_path());
       const auto file = [&](std::string& path, const char* key, const char* flag, const char* help) {
         f(path, Setting(key, flag, help).as_path().default_when_absent());

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dls/settings/declared.h"
+#include "dls/util/closest_name.h"
 #include "dls/util/toml_subset.h"
 
 namespace dls::settings {
@@ -118,8 +119,10 @@ void read_settings_file(const std::vector<util::TomlItem>& items, const std::str
     detail::SettingTextReader reader(item, source);
     Settings::declare(settings, reader);
     if (!reader.found && !(other && other(item))) {
+      const auto near = util::closest_name(item.name, declared_flag_names(settings));
       throw std::runtime_error(source + ":" + std::to_string(item.line) + ": '" + item.name +
-                               "' is not a setting of this program (the names are the flags' without --)");
+                               "' is not a setting of this program (the names are the flags' without --)" +
+                               (near.empty() ? "" : "; did you mean '" + near + "'?"));
     }
   }
 }

@@ -1,7 +1,7 @@
-// apps/default_corpus.h: the programs find the real corpus by make data's rule
+// data/data_folder.h: the programs find the real corpus by make data's rule
 // ($DLS_DATA_DIR, else ${XDG_DATA_HOME:-$HOME/.local/share}/dlstudio-cpp), and the 'no corpus'
 // error says how to get it.
-#include "../../apps/default_corpus.h"
+#include "dls/data/data_folder.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include "support/test_paths.h"
 #include "util/temp_files.h"
 
-namespace dls {
+namespace dls::data_folder_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -67,14 +67,14 @@ TEST(DefaultCorpus, DlsDataDirComesFirstWithoutFallback) {
   const auto corpus = put_corpus(root / "home" / ".local" / "share" / "dlstudio-cpp");
   {
     const DataEnvironment env((root / "data").string(), std::nullopt, (root / "home").string());
-    EXPECT_EQ(apps::default_data_dir(), root / "data");
-    EXPECT_EQ(apps::default_corpus(), "") << "DLS_DATA_DIR set: make data's default folder is not looked in";
+    EXPECT_EQ(data::default_data_dir(), root / "data");
+    EXPECT_EQ(data::default_corpus(), "") << "DLS_DATA_DIR set: make data's default folder is not looked in";
     put_corpus(root / "data");
-    EXPECT_EQ(apps::default_corpus(), (root / "data" / "spa-eng" / "spa.txt").string());
+    EXPECT_EQ(data::default_corpus(), (root / "data" / "spa-eng" / "spa.txt").string());
   }
   {
     const DataEnvironment env(std::string(), std::nullopt, (root / "home").string());
-    EXPECT_EQ(apps::default_corpus(), corpus) << "an empty DLS_DATA_DIR counts as unset, as in the shell";
+    EXPECT_EQ(data::default_corpus(), corpus) << "an empty DLS_DATA_DIR counts as unset, as in the shell";
   }
   test::remove_tree(root);
 }
@@ -83,22 +83,22 @@ TEST(DefaultCorpus, MakeDataDefaultFolderWithoutDlsDataDir) {
   const auto root = test::fresh_temp_dir("default_corpus_make_data");
   {
     const DataEnvironment env(std::nullopt, std::nullopt, (root / "home").string());
-    EXPECT_EQ(apps::default_data_dir(), root / "home" / ".local" / "share" / "dlstudio-cpp");
-    EXPECT_EQ(apps::default_corpus(), "") << "no file there yet";
+    EXPECT_EQ(data::default_data_dir(), root / "home" / ".local" / "share" / "dlstudio-cpp");
+    EXPECT_EQ(data::default_corpus(), "") << "no file there yet";
     const auto corpus = put_corpus(root / "home" / ".local" / "share" / "dlstudio-cpp");
-    EXPECT_EQ(apps::default_corpus(), corpus);
+    EXPECT_EQ(data::default_corpus(), corpus);
   }
   {
     const DataEnvironment env(std::nullopt, (root / "xdg").string(), (root / "home").string());
-    EXPECT_EQ(apps::default_data_dir(), root / "xdg" / "dlstudio-cpp");
-    EXPECT_EQ(apps::default_corpus(), "") << "XDG_DATA_HOME set: ~/.local/share is not looked in";
+    EXPECT_EQ(data::default_data_dir(), root / "xdg" / "dlstudio-cpp");
+    EXPECT_EQ(data::default_corpus(), "") << "XDG_DATA_HOME set: ~/.local/share is not looked in";
     const auto corpus = put_corpus(root / "xdg" / "dlstudio-cpp");
-    EXPECT_EQ(apps::default_corpus(), corpus);
+    EXPECT_EQ(data::default_corpus(), corpus);
   }
   {
     const DataEnvironment env(std::nullopt, std::nullopt, std::nullopt);
-    EXPECT_TRUE(apps::default_data_dir().empty());
-    EXPECT_EQ(apps::default_corpus(), "");
+    EXPECT_TRUE(data::default_data_dir().empty());
+    EXPECT_EQ(data::default_corpus(), "");
   }
   test::remove_tree(root);
 }
@@ -114,16 +114,16 @@ TEST(DefaultCorpus, NoCorpusMessageIsOneLineNamingMakeDataAndDlsDataDir) {
   };
   {
     const DataEnvironment env(std::nullopt, std::nullopt, (root / "home").string());
-    check(apps::no_corpus_message(),
+    check(data::no_corpus_message(),
           (root / "home" / ".local" / "share" / "dlstudio-cpp" / "spa-eng" / "spa.txt").string());
   }
   {
     const DataEnvironment env((root / "data").string(), std::nullopt, (root / "home").string());
-    check(apps::no_corpus_message(), (root / "data" / "spa-eng" / "spa.txt").string());
+    check(data::no_corpus_message(), (root / "data" / "spa-eng" / "spa.txt").string());
   }
   {
     const DataEnvironment env(std::nullopt, std::nullopt, std::nullopt);
-    check(apps::no_corpus_message(), "spa-eng/spa.txt");
+    check(data::no_corpus_message(), "spa-eng/spa.txt");
   }
   test::remove_tree(root);
 }
@@ -153,4 +153,4 @@ TEST(DefaultCorpus, ProgramsReadMakeDatasFolderByDefault) {
 }
 
 }  // namespace
-}  // namespace dls
+}  // namespace dls::data_folder_test
