@@ -6,25 +6,10 @@ namespace dls::checkpoint {
 
 namespace {
 
-// The keys every "state." section has held: a language model's and a ViT's before RunState,
-// and RunState's.
-RunState from_shared_keys(const util::KeyValues& s) {
-  RunState state;
-  state.completed_epochs = s.get_int("completed_epochs");
-  state.step_in_epoch = s.get_int("step_in_epoch");
-  state.steps_per_epoch = s.get_int("steps_per_epoch");
-  state.global_step = s.get_int("global_step");
-  state.wall_s = s.get_double("wall_s");
-  state.train_loss = s.get_double("train_loss");
-  state.epoch_loss_sum = s.get_double("epoch_loss_sum");
-  return state;
-}
-
-// The keys a language model's and a ViT's checkpoints had of their own before RunState: a
-// language model counted its epoch's mean over steps ("epoch_steps") and sentences, a ViT
-// over images.
-RunState from_kind_keys(const util::KeyValues& s) {
-  RunState state = from_shared_keys(s);
+// The keys a language model's and a ViT's checkpoints had of their own before RunState, over
+// the keys they shared with it in `state`: a language model counted its epoch's mean over
+// steps ("epoch_steps") and sentences, a ViT over images.
+RunState with_kind_keys(RunState state, const util::KeyValues& s) {
   if (s.has("epoch_steps")) {  // a language model's
     state.examples_per_s = s.get_double("sentences_per_s");
     state.epoch_loss_weight = static_cast<double>(s.get_int("epoch_steps"));
@@ -63,32 +48,12 @@ double RunState::epochs_done() const {
          static_cast<double>(step_in_epoch) / static_cast<double>(steps_per_epoch);
 }
 
-util::KeyValues RunState::to_settings() const {
-  util::KeyValues s;
-  s.set("completed_epochs", completed_epochs);
-  s.set("step_in_epoch", step_in_epoch);
-  s.set("steps_per_epoch", steps_per_epoch);
-  s.set("global_step", global_step);
-  s.set("wall_s", wall_s);
-  s.set("train_loss", train_loss);
-  s.set("examples_per_s", examples_per_s);
-  s.set("epoch_loss_sum", epoch_loss_sum);
-  s.set("epoch_loss_weight", epoch_loss_weight);
-  s.set("epoch_examples", epoch_examples);
-  s.set("epoch_correct", epoch_correct);
-  return s;
-}
-
 RunState RunState::from_settings(const util::KeyValues& all) {
   if (!all.has("state.completed_epochs")) return from_seq2seq_progress(all.section("progress"));
   const auto s = all.section("state");
-  if (!s.has("epoch_loss_weight")) return from_kind_keys(s);
-  RunState state = from_shared_keys(s);
-  state.examples_per_s = s.get_double("examples_per_s");
-  state.epoch_loss_weight = s.get_double("epoch_loss_weight");
-  state.epoch_examples = s.get_int("epoch_examples");
-  state.epoch_correct = s.get_int("epoch_correct");
-  return state;
+  RunState state;
+  settings::read_saved_settings(s, state);
+  return s.has("epoch_loss_weight") ? state : with_kind_keys(state, s);
 }
 
 void describe_run_state(CheckpointWriter& writer, const RunState& state) {
