@@ -25,30 +25,6 @@ void TransformerConfig::validate() const {
   TORCH_CHECK(dropout_ >= 0.0 && dropout_ < 1.0, "dropout must be in [0, 1), got ", dropout_);
 }
 
-util::KeyValues TransformerConfig::to_settings() const {
-  util::KeyValues settings;
-  settings.set("variant", to_string(variant_));
-  settings.set("layout", to_string(layout_));
-  settings.set("embedding_size", embedding_size_);
-  settings.set("num_heads", num_heads_);
-  settings.set("max_seq_length", max_seq_length_);
-  settings.set("ffn_multiplier", ffn_multiplier_);
-  settings.set("dropout", dropout_);
-  return settings;
-}
-
-TransformerConfig TransformerConfig::from_settings(const util::KeyValues& settings) {
-  TransformerConfig config;
-  config.variant(parse_variant(settings.get("variant")))
-      .layout(parse_layout(settings.get("layout")))
-      .embedding_size(settings.get_int("embedding_size"))
-      .num_heads(settings.get_int("num_heads"))
-      .max_seq_length(settings.get_int("max_seq_length"))
-      .ffn_multiplier(settings.get_int("ffn_multiplier"))
-      .dropout(settings.get_double("dropout"));
-  return config;
-}
-
 std::string to_string(Variant variant) { return variant == Variant::kFG ? "FG" : "PreLN"; }
 
 std::string to_string(Layout layout) {

@@ -15,22 +15,6 @@ void LanguageModelConfig::validate() const {
   TORCH_CHECK(vocab_size_ > 0, "vocabulary size must be positive");
 }
 
-util::KeyValues LanguageModelConfig::to_settings() const {
-  util::KeyValues settings;
-  settings.merge(transformer_.to_settings(), "transformer");
-  settings.set("num_decoders", num_decoders_);
-  settings.set("vocab_size", vocab_size_);
-  return settings;
-}
-
-LanguageModelConfig LanguageModelConfig::from_settings(const util::KeyValues& settings) {
-  LanguageModelConfig config;
-  config.transformer(TransformerConfig::from_settings(settings.section("transformer")))
-      .num_decoders(settings.get_int("num_decoders"))
-      .vocab_size(settings.get_int("vocab_size"));
-  return config;
-}
-
 std::string LanguageModelConfig::summary() const {
   std::ostringstream out;
   out << to_string(transformer_.variant()) << "/" << to_string(transformer_.layout())

@@ -23,36 +23,6 @@ void Seq2SeqConfig::validate() const {
               "DLStudio's outputs need target words besides the special tokens");
 }
 
-util::KeyValues Seq2SeqConfig::to_settings() const {
-  util::KeyValues settings;
-  settings.merge(transformer_.to_settings(), "transformer");
-  settings.set("num_encoders", num_encoders_);
-  settings.set("num_decoders", num_decoders_);
-  settings.set("src_vocab_size", src_vocab_size_);
-  settings.set("tgt_vocab_size", tgt_vocab_size_);
-  settings.set("pad_index", pad_index_);
-  settings.set("masking", masking_);
-  settings.set("tie_embeddings", tie_embeddings_);
-  settings.set("dlstudio_outputs", dlstudio_outputs_);
-  return settings;
-}
-
-Seq2SeqConfig Seq2SeqConfig::from_settings(const util::KeyValues& settings) {
-  Seq2SeqConfig config;
-  config.transformer(TransformerConfig::from_settings(settings.section("transformer")))
-      .num_encoders(settings.get_int("num_encoders"))
-      .num_decoders(settings.get_int("num_decoders"))
-      .src_vocab_size(settings.get_int("src_vocab_size"))
-      .tgt_vocab_size(settings.get_int("tgt_vocab_size"))
-      .pad_index(settings.get_int("pad_index"));
-  // Checkpoints written before the flag existed were all trained with masking.
-  if (settings.has("masking")) config.masking(settings.get_bool("masking"));
-  if (settings.has("tie_embeddings")) config.tie_embeddings(settings.get_bool("tie_embeddings"));
-  // (Older checkpoints: Seq2SeqTrainSettings::from_settings sets it from the run's loss.)
-  if (settings.has("dlstudio_outputs")) config.dlstudio_outputs(settings.get_bool("dlstudio_outputs"));
-  return config;
-}
-
 std::string Seq2SeqConfig::summary() const {
   std::ostringstream out;
   out << to_string(transformer_.variant()) << "/" << to_string(transformer_.layout())

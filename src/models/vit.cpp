@@ -139,54 +139,6 @@ std::string ViTConfig::summary() const {
   return out.str();
 }
 
-util::KeyValues ViTConfig::to_settings() const {
-  util::KeyValues settings;
-  settings.merge(encoder_config().to_settings(), "transformer");
-  settings.set("image_size", image_size_);
-  settings.set("channels", channels_);
-  settings.set("patch_size", patch_size_);
-  settings.set("num_encoders", num_encoders_);
-  settings.set("num_classes", num_classes_);
-  settings.set("conv_patch_embedding", conv_patch_embedding_);
-  settings.set("stem", stem_to_string(stem_));
-  settings.set("pixel_attention", pixel_attention_to_string(pixel_attention_));
-  settings.set("head_hidden_size", head_hidden_size_);
-  settings.set("head_dropout", head_dropout_);
-  return settings;
-}
-
-ViTConfig ViTConfig::from_settings(const util::KeyValues& settings) {
-  ViTConfig config;
-  config.transformer(TransformerConfig::from_settings(settings.section("transformer")))
-      .image_size(settings.get_int("image_size"))
-      .channels(settings.get_int("channels"))
-      .patch_size(settings.get_int("patch_size"))
-      .num_encoders(settings.get_int("num_encoders"))
-      .num_classes(settings.get_int("num_classes"))
-      .conv_patch_embedding(settings.get_bool("conv_patch_embedding"))
-      .head_hidden_size(settings.get_int("head_hidden_size"))
-      .head_dropout(settings.get_double("head_dropout"));
-  if (settings.has("stem")) {
-    try {
-      config.stem(parse_stem(settings.get("stem")));
-    } catch (const std::invalid_argument& e) {
-      throw std::runtime_error(std::string("setting 'stem': ") + e.what());
-    }
-  } else if (settings.has("stem_channels")) {
-    // Checkpoints of 2026-11-22/23: stem_layers stride-1 layers of stem_channels channels.
-    const auto channels = settings.get_int("stem_channels");
-    if (channels > 0) config.stem(StemSpec(settings.get_int("stem_layers"), StemConv{channels, 1}));
-  }                                       // else: written before the stem existed, no stem
-  if (settings.has("pixel_attention")) {  // else: written before it existed, none
-    try {
-      config.pixel_attention(parse_pixel_attention(settings.get("pixel_attention")));
-    } catch (const std::invalid_argument& e) {
-      throw std::runtime_error(std::string("setting 'pixel_attention': ") + e.what());
-    }
-  }
-  return config;
-}
-
 ViTConfig ViTConfig::dlstudio() { return ViTConfig(); }
 
 visTransformerImpl::visTransformerImpl(const ViTConfig& config) : config_(config) {

@@ -5,16 +5,10 @@
 
 namespace dls::settings {
 
-util::KeyValues LmTrainSettings::to_settings() const {
-  util::KeyValues s;
-  s.merge(model.to_settings(), "model");
-  s.merge(saved_settings(*this));
-  return s;
-}
+util::KeyValues LmTrainSettings::to_settings() const { return saved_settings(*this); }
 
 LmTrainSettings LmTrainSettings::from_settings(const util::KeyValues& s) {
   LmTrainSettings settings;
-  settings.model = LanguageModelConfig::from_settings(s.section("model"));
   settings.run.run_dir.clear();  // a checkpoint's run is where it is
   read_saved_settings(s, settings);
   return settings;

@@ -11,8 +11,7 @@ namespace dls::settings {
 
 util::KeyValues Seq2SeqTrainSettings::to_settings() const {
   util::KeyValues all;
-  all.merge(model.to_settings(), "model");
-  // "training.*", and "rnn.*" for an RNN's run only (a transformer's checkpoints keep the keys they always had).
+  // "rnn.*" for an RNN's run only (a transformer's checkpoints keep the keys they always had).
   const bool rnn = architecture == Architecture::kRnnAttention;
   const auto saved = saved_settings(*this);
   for (const auto& [key, value] : saved.entries()) {
@@ -40,7 +39,7 @@ std::string Seq2SeqTrainSettings::model_summary() const {
 
 void Seq2SeqTrainSettings::check_architecture(const Seq2SeqTrainSettings& preset) const {
   const bool rnn_run = architecture == Architecture::kRnnAttention;
-  if (rnn_run && model.to_settings().to_text() != preset.model.to_settings().to_text()) {
+  if (rnn_run && to_settings().section("model").to_text() != preset.to_settings().section("model").to_text()) {
     throw std::runtime_error(
         "--layout, --embedding-size, --heads, --encoders, --decoders, --dropout, --tie-embeddings ...: a "
         "transformer's settings; this run trains an RNN (--architecture rnn-attention: --rnn-*, --attention-*)");
@@ -72,7 +71,6 @@ Seq2SeqTrainSettings Seq2SeqTrainSettings::from_settings(const util::KeyValues& 
   Seq2SeqTrainSettings o;
   const auto model_keys = all.section("model");
   const auto s = all.section("training");
-  o.model = Seq2SeqConfig::from_settings(model_keys);
   o.run.run_dir.clear();  // a checkpoint's run is where it is
   // Checkpoints written before RunSettings kept its saved fields beside the others.
   if (s.has("device")) o.run.device = s.get("device");

@@ -5,18 +5,15 @@
 
 namespace dls::settings {
 
-util::KeyValues ViTTrainSettings::to_settings() const {
-  util::KeyValues s;
-  s.merge(model.to_settings(), "model");
-  s.merge(saved_settings(*this));
-  return s;
-}
-
 ViTTrainSettings ViTTrainSettings::from_settings(const util::KeyValues& s) {
   ViTTrainSettings settings;
-  settings.model = ViTConfig::from_settings(s.section("model"));
   settings.run.run_dir.clear();  // a checkpoint's run is where it is
   read_saved_settings(s, settings);
+  // Checkpoints of 2026-11-22/23: stem_layers stride-1 layers of stem_channels channels.
+  if (!s.has("model.stem") && s.has("model.stem_channels")) {
+    const auto channels = s.get_int("model.stem_channels");
+    if (channels > 0) settings.model.stem(StemSpec(s.get_int("model.stem_layers"), StemConv{channels, 1}));
+  }
   return settings;
 }
 

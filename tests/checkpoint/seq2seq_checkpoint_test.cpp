@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -107,14 +108,14 @@ TEST(Seq2SeqCheckpoint, KeepsTheKeysAndValuesOfEarlierCheckpoints) {
     if (line.rfind("progress.", 0) != 0) text_but_progress += line + "\n";
   }
 
-  // Each line of `before` in `after`, in its order: the first one missing, or "".
+  // Each line of `before` in `after` (in any order: the keys' order means nothing to a
+  // reader): the first one missing, or "".
   const auto first_missing = [](const std::string& before, const std::string& after) {
     std::istringstream old_lines(before), new_lines(after);
-    std::string old_line, new_line;
-    while (std::getline(old_lines, old_line)) {
-      bool found = false;
-      while (!found && std::getline(new_lines, new_line)) found = new_line == old_line;
-      if (!found) return old_line;
+    std::set<std::string> written;
+    for (std::string line; std::getline(new_lines, line);) written.insert(line);
+    for (std::string line; std::getline(old_lines, line);) {
+      if (written.count(line) == 0) return line;
     }
     return std::string();
   };

@@ -89,20 +89,5 @@ TEST(LanguageModel, NeedsTheVaswaniLayout) {
   EXPECT_THROW(LanguageModel{config}, c10::Error);
 }
 
-TEST(LanguageModel, SettingsRoundTrip) {
-  LanguageModelConfig config;
-  config.transformer()
-      .variant(Variant::kPreLN)
-      .layout(Layout::kVaswani)
-      .embedding_size(24)
-      .num_heads(3)
-      .max_seq_length(9)
-      .dropout(0.25);
-  config.num_decoders(5).vocab_size(123);
-  const auto back = LanguageModelConfig::from_settings(config.to_settings());
-  EXPECT_EQ(back.to_settings().to_text(), config.to_settings().to_text());
-  EXPECT_EQ(back.summary(), "PreLN/vaswani M=24 L=9 H=3 dec=5 vocab=123 ffn=4M dropout=0.25");
-}
-
 }  // namespace
 }  // namespace dls

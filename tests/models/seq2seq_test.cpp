@@ -18,15 +18,6 @@ using testing::random_tokens;
 using testing::small_config;
 using testing::VariantLayout;
 
-// A config's settings as a checkpoint written before `key` existed has them.
-util::KeyValues without_key(const util::KeyValues& settings, const std::string& key) {
-  util::KeyValues old;
-  for (const auto& [name, value] : settings.entries()) {
-    if (name != key) old.set(name, value);
-  }
-  return old;
-}
-
 TEST(Seq2Seq, ParameterCountsOfTheSlides) {
   // The slides' configuration: M = 256, L = 10, H = 4, 4 encoders, 4 decoders, Spanish
   // vocabulary of 21,823 words, sequence-flattened layout, FG.
@@ -136,11 +127,8 @@ TEST_P(Seq2SeqModels, WithoutMaskingEveryPredictionSeesTheWholeTarget) {
   }
   const auto expected = torch::log_softmax(model->master_decoder->out(vaswani ? x : x.narrow(1, 1, 5)), -1);
   EXPECT_TRUE(torch::allclose(out, expected, 1e-5, 1e-6)) << (out - expected).abs().max();
-  // The flag is part of the model's self-description; older checkpoints had masking.
-  const auto settings = config.to_settings();
-  EXPECT_FALSE(Seq2SeqConfig::from_settings(settings).masking());
+  // The flag is part of the model's self-description (its checkpoint key: settings tests).
   EXPECT_NE(config.summary().find("no-masking"), std::string::npos);
-  EXPECT_TRUE(Seq2SeqConfig::from_settings(without_key(settings, "masking")).masking());
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Seq2SeqModels, ::testing::ValuesIn(kAllVariantLayouts), testing::name_of);
@@ -268,12 +256,9 @@ TEST(Seq2Seq, DLStudioOutputsLeavePadAndUnkOutOfTheSoftmax) {
     EXPECT_TRUE(torch::isneginf(step.narrow(-1, 2, 2)).all().item<bool>());
     EXPECT_TRUE(torch::allclose(without_pad_and_unk(step), expected.select(1, 0), 1e-5, 1e-6));
   }
-  // Part of the model's self-description; a model section without it has all outputs.
+  // Part of the model's self-description (its checkpoint key: settings tests).
   const auto config = small_config(Variant::kFG, Layout::kDLStudio).dlstudio_outputs(true);
-  const auto settings = config.to_settings();
-  EXPECT_TRUE(Seq2SeqConfig::from_settings(settings).dlstudio_outputs());
   EXPECT_NE(config.summary().find("dlstudio-outputs"), std::string::npos);
-  EXPECT_FALSE(Seq2SeqConfig::from_settings(without_key(settings, "dlstudio_outputs")).dlstudio_outputs());
 }
 
 }  // namespace

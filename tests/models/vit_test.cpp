@@ -119,21 +119,6 @@ TEST(visTransformer, ConvolutionalStemFeedsThePatchEmbedding) {
   EXPECT_TRUE(
       torch::allclose(model->embed(images).slice(1, 1), model->patch_embedding_generator(features), 1e-6, 1e-6));
   EXPECT_EQ(model(images).sizes(), (torch::IntArrayRef{3, 10}));
-  // A checkpoint's settings bring the stem back; settings without it (older checkpoints)
-  // mean no stem.
-  EXPECT_EQ(ViTConfig::from_settings(config.to_settings()).stem(), config.stem());
-  util::KeyValues old;
-  const auto with_stem = config.to_settings();
-  for (const auto& [key, value] : with_stem.entries()) {
-    if (key != "stem") old.set(key, value);
-  }
-  EXPECT_TRUE(ViTConfig::from_settings(old).stem().empty());
-  // Checkpoints of 2026-11-22/23 described the stem by stem_channels and stem_layers.
-  old.set("stem_channels", "5");
-  old.set("stem_layers", "2");
-  EXPECT_EQ(ViTConfig::from_settings(old).stem(), config.stem());
-  old.set("stem_channels", "0");
-  EXPECT_TRUE(ViTConfig::from_settings(old).stem().empty());
 }
 
 // Stride-2 layers shrink the map the patches are cut from: 28 -> 14 -> 7 -> 4 (padding 1,
@@ -226,24 +211,10 @@ TEST(visTransformer, PixelAttentionFollowsTheNamedStemLayer) {
   }
   EXPECT_TRUE(torch::allclose(model->feature_map(images), x, 1e-6, 1e-6));
   EXPECT_NE(config.summary().find("pixel-attention=2:2"), std::string::npos) << config.summary();
-  const auto back = ViTConfig::from_settings(util::KeyValues::from_text(config.to_settings().to_text(), "test"));
-  EXPECT_EQ(back.pixel_attention(), config.pixel_attention());
   // The layer must exist and have a multiple of 32 channels.
   EXPECT_THROW(ViTConfig(config).pixel_attention({4, 1}).validate(), c10::Error);
   EXPECT_THROW(ViTConfig(config).pixel_attention({3, 1}).validate(), c10::Error);  // 8 channels
   EXPECT_THROW(ViTConfig(config).pixel_attention({1, 3}).validate(), c10::Error);  // 32 % 3
-}
-
-TEST(ViTConfig, SettingsRoundTrip) {
-  auto config = tiny_config(Variant::kPreLN, Layout::kVaswani);
-  config.conv_patch_embedding(true).head_dropout(0.25).transformer().dropout(0.125);
-  const auto text = config.to_settings().to_text();
-  const auto back = ViTConfig::from_settings(util::KeyValues::from_text(text, "test"));
-  EXPECT_EQ(back.to_settings().to_text(), text);
-  EXPECT_EQ(back.summary(), config.summary());
-  EXPECT_EQ(back.transformer().variant(), Variant::kPreLN);
-  EXPECT_TRUE(back.conv_patch_embedding());
-  EXPECT_DOUBLE_EQ(back.head_dropout(), 0.25);
 }
 
 TEST(ViTConfig, InvariantsAreChecked) {

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
+
+#include "support/key_names.h"
 
 namespace dls::settings::lm_settings_test {
 namespace {
@@ -43,6 +46,28 @@ TEST(LmSettings, DataSettingsTheDataWouldIgnoreAreRefused) {
   held_out = running;
   held_out.data.validation_fraction = 0.3;
   EXPECT_EQ(refusal_of(held_out, sentences), "");
+}
+
+// The model's keys under "model." -- the ones checkpoints have always had -- and back.
+TEST(LmSettings, TheModelsKeysRoundTrip) {
+  LmTrainSettings s;
+  s.model.transformer()
+      .variant(Variant::kPreLN)
+      .layout(Layout::kVaswani)
+      .embedding_size(24)
+      .num_heads(3)
+      .max_seq_length(9)
+      .dropout(0.25);
+  s.model.num_decoders(5).vocab_size(123);
+  const auto keys = s.to_settings().section("model");
+  EXPECT_EQ(test::sorted_keys(keys),
+            (std::vector<std::string>{"num_decoders", "transformer.dropout", "transformer.embedding_size",
+                                      "transformer.ffn_multiplier", "transformer.layout", "transformer.max_seq_length",
+                                      "transformer.num_heads", "transformer.variant", "vocab_size"}));
+  EXPECT_EQ(keys.get("transformer.variant"), "PreLN");
+  const auto back = LmTrainSettings::from_settings(s.to_settings());
+  EXPECT_EQ(back.to_settings().to_text(), s.to_settings().to_text());
+  EXPECT_EQ(back.model.summary(), "PreLN/vaswani M=24 L=9 H=3 dec=5 vocab=123 ffn=4M dropout=0.25");
 }
 
 }  // namespace

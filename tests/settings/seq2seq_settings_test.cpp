@@ -9,6 +9,9 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "support/key_names.h"
 
 namespace dls::settings {
 namespace {
@@ -133,6 +136,36 @@ TEST(Seq2SeqSettings, SubwordAndTiedEmbeddingSettingsThatCannotHoldAreRefused) {
   EXPECT_EQ(refusal(tied, false), "");
   tied.model.transformer().layout(Layout::kPositionwise);
   EXPECT_NE(refusal(tied, false).find("--tie-embeddings: needs the vaswani layout"), std::string::npos);
+}
+
+// The model's keys under "model." -- the ones checkpoints have always had -- and back; a
+// model section from before --no-masking was masked, and one from before dlstudio_outputs
+// has DLStudio's outputs when the run trained with DLStudio's loss.
+TEST(Seq2SeqSettings, TheModelsKeysRoundTripAndOlderOnesRead) {
+  Seq2SeqTrainSettings s;
+  s.model.transformer().layout(Layout::kVaswani).embedding_size(32).num_heads(4).max_seq_length(12);
+  s.model.num_encoders(2).num_decoders(3).src_vocab_size(50).tgt_vocab_size(60).pad_index(0).masking(false);
+  const auto all = s.to_settings();
+  EXPECT_EQ(test::sorted_keys(all.section("model")),
+            (std::vector<std::string>{"dlstudio_outputs", "masking", "num_decoders", "num_encoders", "pad_index",
+                                      "src_vocab_size", "tgt_vocab_size", "tie_embeddings", "transformer.dropout",
+                                      "transformer.embedding_size", "transformer.ffn_multiplier", "transformer.layout",
+                                      "transformer.max_seq_length", "transformer.num_heads", "transformer.variant"}));
+  const auto back = Seq2SeqTrainSettings::from_settings(all);
+  EXPECT_EQ(back.to_settings().to_text(), all.to_text());
+  EXPECT_EQ(back.model.summary(), s.model.summary());
+  EXPECT_FALSE(back.model.masking());
+  const auto without = [&](const std::string& gone, bool dlstudio_loss) {
+    util::KeyValues old;
+    for (const auto& [key, value] : all.entries()) {
+      if (key != gone) old.set(key, key == "training.dlstudio_loss" ? (dlstudio_loss ? "true" : "false") : value);
+    }
+    return Seq2SeqTrainSettings::from_settings(old).model;
+  };
+  EXPECT_TRUE(without("model.masking", false).masking());
+  EXPECT_FALSE(without("model.tie_embeddings", false).tie_embeddings());
+  EXPECT_FALSE(without("model.dlstudio_outputs", false).dlstudio_outputs());
+  EXPECT_TRUE(without("model.dlstudio_outputs", true).dlstudio_outputs());
 }
 
 TEST(Seq2SeqSettings, ParallelFilesNameTheLanguagesNotAskedFor) {

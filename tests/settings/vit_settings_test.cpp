@@ -5,8 +5,52 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "support/key_names.h"
+
 namespace dls::settings {
 namespace {
+
+// The model's keys under "model." -- the ones checkpoints have always had, the encoder's
+// sequence length P + 1 among them -- and back; a checkpoint without the stem (older) has
+// none, and those of 2026-11-22/23 gave it as stem_channels and stem_layers.
+TEST(ViTSettings, TheModelsKeysRoundTripAndOlderStemsRead) {
+  ViTTrainSettings s;
+  s.model.transformer()
+      .variant(Variant::kPreLN)
+      .layout(Layout::kVaswani)
+      .embedding_size(16)
+      .num_heads(4)
+      .dropout(0.125);
+  s.model.image_size(28).channels(1).patch_size(7).num_encoders(2).num_classes(10).head_hidden_size(32);
+  s.model.conv_patch_embedding(true).head_dropout(0.25).stem(StemSpec(2, StemConv{5, 1}));
+  const auto all = s.to_settings();
+  const auto keys = all.section("model");
+  EXPECT_EQ(test::sorted_keys(keys),
+            (std::vector<std::string>{"channels", "conv_patch_embedding", "head_dropout", "head_hidden_size",
+                                      "image_size", "num_classes", "num_encoders", "patch_size", "pixel_attention",
+                                      "stem", "transformer.dropout", "transformer.embedding_size",
+                                      "transformer.ffn_multiplier", "transformer.layout", "transformer.max_seq_length",
+                                      "transformer.num_heads", "transformer.variant"}));
+  EXPECT_EQ(keys.get_int("transformer.max_seq_length"), 17);  // 16 patches and the class token
+  const auto back = ViTTrainSettings::from_settings(util::KeyValues::from_text(all.to_text(), "test"));
+  EXPECT_EQ(back.to_settings().to_text(), all.to_text());
+  EXPECT_EQ(back.model.summary(), s.model.summary());
+  EXPECT_EQ(back.model.stem(), s.model.stem());
+  EXPECT_EQ(back.model.transformer().max_seq_length(), 17);
+  util::KeyValues old;
+  for (const auto& [key, value] : all.entries()) {
+    if (key != "model.stem") old.set(key, value);
+  }
+  EXPECT_TRUE(ViTTrainSettings::from_settings(old).model.stem().empty());
+  old.set("model.stem_channels", "5");
+  old.set("model.stem_layers", "2");
+  EXPECT_EQ(ViTTrainSettings::from_settings(old).model.stem(), s.model.stem());
+  old.set("model.stem_channels", "0");
+  EXPECT_TRUE(ViTTrainSettings::from_settings(old).model.stem().empty());
+}
 
 TEST(ViTSettings, ValidationSplitRoundTrips) {
   ViTTrainSettings s;

@@ -8,8 +8,6 @@
 
 #include <torch/arg.h>
 
-#include "dls/util/key_values.h"
-
 namespace dls {
 
 // Where LayerNorm sits relative to the residual sums.
@@ -69,10 +67,6 @@ struct TransformerConfig {
   double effective_dropout() const { return dlstudio_family() ? 0.0 : dropout_; }
   // Throws c10::Error (via TORCH_CHECK) when the sizes are inconsistent.
   void validate() const;
-
-  // For checkpoints: every field as text, and back (throws naming a missing/bad setting).
-  util::KeyValues to_settings() const;
-  static TransformerConfig from_settings(const util::KeyValues& settings);
 };
 
 std::string to_string(Variant variant);  // "FG" / "PreLN"

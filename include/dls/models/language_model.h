@@ -29,8 +29,6 @@ struct LanguageModelConfig {
  public:  // TORCH_ARG leaves the section private
   // Throws c10::Error (via TORCH_CHECK) for inconsistent sizes or another layout.
   void validate() const;
-  util::KeyValues to_settings() const;  // transformer.* and the fields above
-  static LanguageModelConfig from_settings(const util::KeyValues& settings);
   // "FG/vaswani M=128 L=14 H=4 dec=3 vocab=12345 ffn=4M"
   std::string summary() const;
 };

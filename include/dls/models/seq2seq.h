@@ -47,8 +47,6 @@ struct Seq2SeqConfig {
 
  public:  // TORCH_ARG leaves the section private
   void validate() const;
-  util::KeyValues to_settings() const;  // transformer.* and the fields above
-  static Seq2SeqConfig from_settings(const util::KeyValues& settings);
   // "FG/dlstudio M=256 L=10 H=4 enc=4 dec=4 vocab=11262/21827"
   std::string summary() const;
 };

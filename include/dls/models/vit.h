@@ -24,7 +24,6 @@
 #include "dls/layers/pixel_attention.h"
 #include "dls/layers/transformer_config.h"
 #include "dls/models/encoder.h"
-#include "dls/util/key_values.h"
 
 namespace dls {
 
@@ -104,10 +103,6 @@ struct ViTConfig {
   PatchEmbeddingOptions patch_options() const;
   // "FG/positionwise M=256 H=4 enc=8 img=32x32x3 patch=8 (P=16) classes=10 ffn=4M linear head=512"
   std::string summary() const;
-
-  util::KeyValues to_settings() const;
-  // Throws std::runtime_error naming the missing or malformed setting.
-  static ViTConfig from_settings(const util::KeyValues& settings);
 
   // DLStudio's example: CIFAR-10 32x32x3, patch 8, M = 256, 8 FG encoders, 4 heads,
   // position-wise layout.

@@ -42,8 +42,8 @@ struct LmTrainSettings {
     return run;
   }();
 
-  // Every setting but the model's sizes, in checkpoints under "data.", "train.", "optimizer.",
-  // "selection." and "run." (the model config saves its own keys, under "model.").
+  // Every setting, in checkpoints under "model.", "data.", "train.", "optimizer.", "selection."
+  // and "run.".
   template <typename Fields>
   static void declare(LmTrainSettings& s, Fields& f) {
     auto& d = s.data;
@@ -82,13 +82,20 @@ struct LmTrainSettings {
         Setting("split_seed", "--split-seed", "seed of the validation split").range(0, 18446744073709551615.0).fixed());
     });
     f.group("Model");
-    declare_transformer_sizes(s.model.transformer(), f);
-    f(s.model.num_decoders(),
-      Setting("", "--decoders", "decoder blocks (self-attention + FFN)").range(1, 1000).fixed());
-    f.property(
-        Setting("", "--variant", "FG (post-LN) or PreLN").one_of({"FG", "PreLN"}).in_any_case().fixed(),
-        [&] { return to_string(s.model.transformer().variant()); },
-        [&](const std::string& name) { s.model.transformer().variant(parse_variant(name)); });
+    f.section("model", [&] {
+      auto& t = s.model.transformer();
+      f.section("transformer", [&] { declare_transformer_sizes(t, f); });
+      f(s.model.num_decoders(),
+        Setting("num_decoders", "--decoders", "decoder blocks (self-attention + FFN)").range(1, 1000).fixed());
+      f.section("transformer", [&] {
+        declare_variant(
+            t, f,
+            Setting("variant", "--variant", "FG (post-LN) or PreLN").one_of({"FG", "PreLN"}).in_any_case().fixed());
+        declare_layout(t, f, Setting("layout", "", ""));
+        f(t.max_seq_length(), Setting("max_seq_length", "", ""));  // from the data
+      });
+      f(s.model.vocab_size(), Setting("vocab_size", "", ""));
+    });
     declare_training_and_output(s, f, "sentences", "initialisation, data order, dropout", {"loss"}, [&] {
       f(s.warmup_steps,
         Setting("warmup_steps", "--warmup-steps", "cosine: warm-up length in steps").range(0, 1000000000));

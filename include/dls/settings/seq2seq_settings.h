@@ -103,10 +103,11 @@ struct Seq2SeqTrainSettings {
   // language written without spaces between words on word-level tokens.
   void check_corpus() const;
 
-  // Every setting but the model's sizes, under "training." in checkpoints (the model config
-  // saves its own keys, under "model."). Checkpoints written before a key existed read as the
-  // runs that wrote them ran: English -> Spanish from one TSV file, all the pairs' share held
-  // out exactly (validation_fraction 0), words, padded to L.
+  // Every setting: the transformer's (an RNN run's vocabulary sizes and L too) under "model."
+  // in checkpoints, the rest under "training." (and "rnn." for an RNN run's). Checkpoints
+  // written before a key existed read as the runs that wrote them ran: English -> Spanish from
+  // one TSV file, all the pairs' share held out exactly (validation_fraction 0), words, padded
+  // to L, masked, untied.
   template <typename Fields>
   static void declare(Seq2SeqTrainSettings& s, Fields& f) {
     f.section("training", [&] {
@@ -185,7 +186,6 @@ struct Seq2SeqTrainSettings {
             .default_when_absent()
             .fixed());
 
-      auto& model = s.model;
       f.group("Model");
       f.property(
           Setting("architecture", "--architecture",
@@ -196,31 +196,9 @@ struct Seq2SeqTrainSettings {
               .fixed(),
           [&] { return to_string(s.architecture); },
           [&](const std::string& name) { s.architecture = parse_architecture(name); });
-      f.property(
-          Setting("", "--no-masking",
-                  "DLStudio's masking=False: the decoder sees the whole target sentence in training, the word "
-                  "it predicts included (recorded in the checkpoint)")
-              .as_switch()
-              .fixed(),
-          [&] { return !model.masking(); }, [&](bool off) { model.masking(!off); });
-      f.property(
-          Setting("", "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani")
-              .one_of({"dlstudio", "positionwise", "vaswani"})
-              .in_any_case()
-              .fixed(),
-          [&] { return to_string(model.transformer().layout()); },
-          [&](const std::string& name) { model.transformer().layout(parse_layout(name)); });
-      declare_transformer_sizes(model.transformer(), f);
-      f(model.num_encoders(), Setting("", "--encoders", "number of BasicEncoders").range(1, 1000).fixed());
-      f(model.num_decoders(), Setting("", "--decoders", "number of BasicDecoderWithMasking").range(1, 1000).fixed());
-      f.property(
-          Setting("", "--tie-embeddings",
-                  "one matrix for both embeddings and the output layer (needs --joint-vocab and the vaswani "
-                  "layout)")
-              .as_switch()
-              .fixed(),
-          [&] { return model.tie_embeddings(); }, [&](bool tie) { model.tie_embeddings(tie); });
-
+    });
+    f.section("model", [&] { declare_model(s.model, f); });
+    f.section("training", [&] {
       f.group("Training");
       declare_epochs(s.epochs, s.batch_size, "pairs", f);
       f(s.max_tokens, Setting("max_tokens", "--max-tokens",
@@ -316,8 +294,46 @@ struct Seq2SeqTrainSettings {
                              .default_when_absent());
   }
 
-  // The model under "model." and everything else under "training." (the keys seq2seq
-  // checkpoints have always had).
+  // The transformer's keys and flags; the vocabulary sizes, L and padding come from the data.
+  template <typename Fields>
+  static void declare_model(Seq2SeqConfig& model, Fields& f) {
+    f(model.masking(), Setting("masking", "", "").when_absent("true"));  // before --no-masking: all masked
+    f.property(
+        Setting("", "--no-masking",
+                "DLStudio's masking=False: the decoder sees the whole target sentence in training, the word "
+                "it predicts included (recorded in the checkpoint)")
+            .as_switch()
+            .fixed(),
+        [&] { return !model.masking(); }, [&](bool off) { model.masking(!off); });
+    auto& t = model.transformer();
+    f.section("transformer", [&] {
+      declare_variant(t, f, Setting("variant", "", ""));  // seq2seq_train's --variant chooses the preset
+      declare_layout(t, f,
+                     Setting("layout", "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani")
+                         .one_of({"dlstudio", "positionwise", "vaswani"})
+                         .in_any_case()
+                         .fixed());
+      f(t.max_seq_length(), Setting("max_seq_length", "", ""));
+      declare_transformer_sizes(t, f);
+    });
+    f(model.num_encoders(), Setting("num_encoders", "--encoders", "number of BasicEncoders").range(1, 1000).fixed());
+    f(model.num_decoders(),
+      Setting("num_decoders", "--decoders", "number of BasicDecoderWithMasking").range(1, 1000).fixed());
+    f(model.src_vocab_size(), Setting("src_vocab_size", "", ""));
+    f(model.tgt_vocab_size(), Setting("tgt_vocab_size", "", ""));
+    f(model.pad_index(), Setting("pad_index", "", ""));
+    f(model.tie_embeddings(), Setting("tie_embeddings", "--tie-embeddings",
+                                      "one matrix for both embeddings and the output layer (needs --joint-vocab and "
+                                      "the vaswani layout)")
+                                  .as_switch()
+                                  .default_when_absent()
+                                  .fixed());
+    // Before the model said so: from_settings sets it from the run's loss.
+    f(model.dlstudio_outputs(), Setting("dlstudio_outputs", "", "").default_when_absent());
+  }
+
+  // The keys seq2seq checkpoints have always had: the model under "model.", everything else
+  // under "training.", "rnn." for an RNN run only.
   util::KeyValues to_settings() const;
   // Throws on a missing or malformed setting (KeyValues' errors name it).
   static Seq2SeqTrainSettings from_settings(const util::KeyValues& settings);

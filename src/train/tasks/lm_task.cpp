@@ -34,8 +34,8 @@ LmTask::LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpoin
   settings_.model.vocab_size(data_.vocabulary.size());
   settings_.model.transformer().max_seq_length(data_.max_len);
   settings_.model.validate();
-  if (resumed != nullptr &&
-      settings_.model.to_settings().to_text() != resumed->settings.model.to_settings().to_text()) {
+  if (resumed != nullptr && settings_.to_settings().section("model").to_text() !=
+                                resumed->settings.to_settings().section("model").to_text()) {
     throw std::runtime_error(resumed_path + ": the checkpoint's model (" + resumed->settings.model.summary() +
                              ") differs from the one asked for (" + settings_.model.summary() + ")");
   }

@@ -29,10 +29,10 @@ Seq2SeqTask::Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqC
   settings_.model.transformer().max_seq_length(data_.max_len);
   // DLStudio's loss trains DLStudio's model: no <pad>/<unk> outputs (Seq2SeqConfig::dlstudio_outputs).
   settings_.model.dlstudio_outputs(settings_.dlstudio_loss);
-  if (resumed != nullptr &&
-      (settings_.model.to_settings().to_text() != resumed->settings.model.to_settings().to_text() ||
-       settings_.architecture != resumed->settings.architecture ||
-       settings_.rnn_config().summary() != resumed->settings.rnn_config().summary())) {
+  if (resumed != nullptr && (settings_.to_settings().section("model").to_text() !=
+                                 resumed->settings.to_settings().section("model").to_text() ||
+                             settings_.architecture != resumed->settings.architecture ||
+                             settings_.rnn_config().summary() != resumed->settings.rnn_config().summary())) {
     throw std::runtime_error(resumed_path + ": the checkpoint's model (" + resumed->settings.model_summary() +
                              ") differs from the one asked for (" + settings_.model_summary() + ")");
   }
