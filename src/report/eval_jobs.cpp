@@ -186,8 +186,8 @@ EvalJob eval_job_named(const std::string& word) {
 EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::ostream& out, std::ostream& messages) {
   const bool any = job == EvalJob::kAny;
   const bool generating = job == EvalJob::kGenerate || !command.lm.prompts.empty();
-  const eval::SamplingOptions sampling;
-  const LmEvalRequest generation;
+  const LmEvalRequest generation;  // the defaults: what a setting left alone holds
+  const auto& sampling = generation.sampling;
   for (const auto& [asked, flag] : {std::pair{command.lm.sampling.temperature != sampling.temperature, "--temperature"},
                                     std::pair{command.lm.sampling.top_k != sampling.top_k, "--top-k"},
                                     std::pair{command.lm.sampling.top_p != sampling.top_p, "--top-p"}}) {
