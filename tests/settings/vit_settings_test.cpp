@@ -24,7 +24,7 @@ TEST(ViTSettings, TheModelsKeysRoundTripAndOlderStemsRead) {
       .embedding_size(16)
       .num_heads(4)
       .dropout(0.125);
-  s.model.image_size(28).channels(1).patch_size(7).num_encoders(2).num_classes(10).head_hidden_size(32);
+  s.model.image_size(28).channels(1).patch_size(4).num_encoders(2).num_classes(10).head_hidden_size(32);
   s.model.conv_patch_embedding(true).head_dropout(0.25).stem(StemSpec(2, StemConv{5, 1}));
   const auto all = s.to_settings();
   const auto keys = all.section("model");
@@ -34,12 +34,12 @@ TEST(ViTSettings, TheModelsKeysRoundTripAndOlderStemsRead) {
                                       "stem", "transformer.dropout", "transformer.embedding_size",
                                       "transformer.ffn_multiplier", "transformer.layout", "transformer.max_seq_length",
                                       "transformer.num_heads", "transformer.variant"}));
-  EXPECT_EQ(keys.get_int("transformer.max_seq_length"), 17);  // 16 patches and the class token
+  EXPECT_EQ(keys.get_int("transformer.max_seq_length"), 50);  // 7 x 7 patches and the class token
   const auto back = ViTTrainSettings::from_settings(util::KeyValues::from_text(all.to_text(), "test"));
   EXPECT_EQ(back.to_settings().to_text(), all.to_text());
   EXPECT_EQ(back.model.summary(), s.model.summary());
   EXPECT_EQ(back.model.stem(), s.model.stem());
-  EXPECT_EQ(back.model.transformer().max_seq_length(), 17);
+  EXPECT_EQ(back.model.transformer().max_seq_length(), 50);
   util::KeyValues old;
   for (const auto& [key, value] : all.entries()) {
     if (key != "model.stem") old.set(key, value);
