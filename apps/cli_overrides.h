@@ -60,11 +60,6 @@ inline CLI::Validator in_range(double lo, double hi) {
       "", "in_range");
 }
 
-// The values of --log-level (spdlog's level names).
-inline CLI::Validator log_levels() {
-  return CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"});
-}
-
 template <typename Settings>
 void apply_overrides(const Overrides<Settings>& overrides, Settings& settings) {
   for (const auto& apply : overrides.changes) apply(settings);

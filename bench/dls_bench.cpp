@@ -23,6 +23,7 @@
 #include "dls/layers/small_batched_matmul.h"
 #include "dls/util/device.h"
 #include "dls/util/json.h"
+#include "dls/util/precision.h"
 #include "dls/util/blas_kernels.h"
 #include "dls/util/runtime.h"
 #include "../apps/cli_overrides.h"
@@ -159,18 +160,18 @@ int main(int argc, char** argv) {
                  "translate-latency, seq2seq-greedy, seq2seq-beam: none or int8 (the linear layers on int8 weights, "
                  "as checkpoint_eval --quantize int8)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"none", "int8"}));
+      ->check(CLI::IsMember(dls::kQuantizeNames));
   app.add_flag("--plain-bmm", options.plain_bmm,
                "attention's small batched products by torch::matmul instead of small_batched_matmul.h's kernels");
   app.add_flag("--full-ffn", options.full_ffn,
                "dlstudio layout: compute every output of W2, including those no later step reads");
   app.add_option("--device", options.device, "cpu, cuda or auto (the GEMM rate is measured on the same device)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+      ->check(CLI::IsMember(dls::util::kDeviceNames));
   app.add_option("--precision", options.precision,
                  "fp32, bf16 or fp16 (CUDA): forward passes under autocast, as the programs' --precision")
       ->capture_default_str()
-      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+      ->check(CLI::IsMember(dls::util::kPrecisionNames));
   app.add_flag(
       "--all-output-rows", options.all_output_rows,
       "seq2seq training: send every target position, padding included, through the output layer and log-softmax");

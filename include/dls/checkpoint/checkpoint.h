@@ -115,6 +115,9 @@ enum class Weights {
   kTrained,     // the trained weights always
 };
 
+// What --weights accepts.
+inline const std::vector<std::string> kWeightsNames{"ema", "trained"};
+
 // --weights' names: "trained" is kTrained, anything else ("ema", the default) kEvaluation.
 inline Weights weights_named(const std::string& name) {
   return name == "trained" ? Weights::kTrained : Weights::kEvaluation;

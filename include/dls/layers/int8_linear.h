@@ -56,7 +56,8 @@ bool int8_linear_enabled();
 // autocast was asked for.
 void apply_quantize(const std::string& quantize, const std::string& kind, const torch::Device& device, bool autocast);
 
-// What --quantize means, for the flags of the programs that translate.
+// What --quantize accepts, and what it means, for the flags of the programs that translate.
+inline const std::vector<std::string> kQuantizeNames{"none", "int8"};
 inline constexpr const char* kQuantizeHelp =
     "none or int8: a transformer's linear layers on int8 weights, one scale per output row, on the CPU (the "
     "checkpoint stays fp32)";

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/checkpoint/checkpoint.h"
 #include "dls/dlstudio/interop.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/report/image_classes_report.h"
@@ -17,7 +18,9 @@
 #include "dls/report/seq2seq_checkpoint_report.h"
 #include "dls/report/vit_checkpoint_report.h"
 #include "dls/settings/declared.h"
+#include "dls/util/device.h"
 #include "dls/util/precision.h"
+#include "dls/util/runtime.h"
 
 namespace dls::report {
 
@@ -282,12 +285,12 @@ struct EvalCommand {
     f(c.weights, Setting("", "--weights",
                          "checkpoints of runs with --ema-decay: ema (the moving average, default) or trained (the "
                          "weights --resume continues)")
-                     .one_of({"ema", "trained"})
+                     .one_of(checkpoint::kWeightsNames)
                      .only_in(models | average | export_));
     f(c.threads, Setting("", "--threads", "intra-op threads (default: all cores)").range(1, 256).only_in(models));
-    f(c.device, Setting("", "--device", "cpu, cuda or auto").one_of({"cpu", "cuda", "auto"}).only_in(models));
-    f(c.precision, Setting("", "--precision", util::kPrecisionHelp).one_of({"fp32", "bf16", "fp16"}).only_in(models));
-    f(c.quantize, Setting("", "--quantize", kQuantizeHelp).one_of({"none", "int8"}).only_in(models));
+    f(c.device, Setting("", "--device", "cpu, cuda or auto").one_of(util::kDeviceNames).only_in(models));
+    f(c.precision, Setting("", "--precision", util::kPrecisionHelp).one_of(util::kPrecisionNames).only_in(models));
+    f(c.quantize, Setting("", "--quantize", kQuantizeHelp).one_of(kQuantizeNames).only_in(models));
 
     f.group("Output");
     f(c.json, Setting("", "--json", "one JSON object on stdout (logs on stderr)").only_in(models | score));
@@ -302,8 +305,7 @@ struct EvalCommand {
                                 "PNGs written to DIR: a seq2seq run's attention heat maps of the first sentence "
                                 "translated; a ViT's class-token attention over the patches (report)")
                             .only_in(any | report | translate));
-    f(c.log_level, Setting("", "--log-level", "trace, debug, info, warn, error or off")
-                       .one_of({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+    f(c.log_level, Setting("", "--log-level", "trace, debug, info, warn, error or off").one_of(util::kLogLevels));
   }
 };
 

@@ -7,10 +7,14 @@
 #include <iosfwd>
 #include <string>
 
+#include "dls/checkpoint/checkpoint.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/serve/serve_checkpoint.h"
 #include "dls/serve/serve_settings.h"
 #include "dls/settings/declared.h"
+#include "dls/util/device.h"
+#include "dls/util/precision.h"
+#include "dls/util/runtime.h"
 
 namespace dls::serve {
 
@@ -86,17 +90,17 @@ struct ServerCommand {
     f(c.no_batching,
       Setting("", "--no-batching", "every request decoded on its own (--batch-wait-ms 0 --max-batch 1)"));
     f.group("Model");
-    f(c.model.device, Setting("", "--device", "cpu, cuda or auto").one_of({"cpu", "cuda", "auto"}));
+    f(c.model.device, Setting("", "--device", "cpu, cuda or auto").one_of(util::kDeviceNames));
     f(c.threads, Setting("", "--threads",
                          "intra-op threads (default: all cores; translating on the CPU: 1, and --decode-workers one "
                          "per core)")
                      .range(1, 256));
     f(c.weights, Setting("", "--weights", "runs with --ema-decay: ema (the moving average) or trained")
-                     .one_of({"ema", "trained"}));
-    f(c.model.precision, Setting("", "--precision", util::kPrecisionHelp).one_of({"fp32", "bf16", "fp16"}));
-    f(c.model.quantize, Setting("", "--quantize", kQuantizeHelp).one_of({"none", "int8"}));
-    f(c.log_level, Setting("", "--log-level", "trace, debug (every request), info, warn, error or off")
-                       .one_of({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+                     .one_of(checkpoint::kWeightsNames));
+    f(c.model.precision, Setting("", "--precision", util::kPrecisionHelp).one_of(util::kPrecisionNames));
+    f(c.model.quantize, Setting("", "--quantize", kQuantizeHelp).one_of(kQuantizeNames));
+    f(c.log_level,
+      Setting("", "--log-level", "trace, debug (every request), info, warn, error or off").one_of(util::kLogLevels));
   }
 };
 

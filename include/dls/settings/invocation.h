@@ -7,6 +7,7 @@
 #include <string>
 
 #include "dls/settings/declared.h"
+#include "dls/util/runtime.h"
 
 namespace dls::settings {
 
@@ -37,8 +38,7 @@ struct Invocation {
                            "(nothing is deleted)"));
     f(s.dry_run, Setting("", "--dry-run", "read the data, build the model, print the start-up report and stop"));
     f(s.json, Setting("", "--json", "print one JSON object with the results at the end (on stdout; logs on stderr)"));
-    f(s.log_level, Setting("", "--log-level", "trace, debug, info, warn, error or off")
-                       .one_of({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+    f(s.log_level, Setting("", "--log-level", "trace, debug, info, warn, error or off").one_of(util::kLogLevels));
   }
 };
 

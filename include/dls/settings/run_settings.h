@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dls/settings/declared.h"
+#include "dls/util/device.h"
 #include "dls/util/key_values.h"
 #include "dls/util/precision.h"
 
@@ -91,12 +92,12 @@ struct RunSettings {
                        .as_path()
                        .recipe());
     f(s.device, Setting("device", "--device", "cpu, cuda or auto (default cpu; a resume keeps the run's)")
-                    .one_of({"cpu", "cuda", "auto"})
+                    .one_of(util::kDeviceNames)
                     .default_when_absent());
     f.property(
         Setting("precision", "--precision",
                 std::string(util::kPrecisionHelp) + " (default fp32; a resume keeps the run's)")
-            .one_of({"fp32", "bf16", "fp16"})
+            .one_of(util::kPrecisionNames)
             .default_when_absent(),
         [&] { return util::precision_name(s.precision); },
         [&](const std::string& name) { s.precision = util::parse_precision(name); });

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <torch/types.h>
 
@@ -15,6 +16,9 @@ int visible_gpus();
 // run never starts the driver, which maps gigabytes of address space (under `ulimit -v` its
 // start fails, and LibTorch prints a warning line into the program's output).
 int visible_gpus_for(const std::string& name);
+
+// What --device accepts.
+inline const std::vector<std::string> kDeviceNames{"cpu", "cuda", "auto"};
 
 // The device for --device `name` on a machine where `gpus` GPUs are visible, for the
 // process of local rank `local_rank` (torchrun's LOCAL_RANK; 0 for a lone process):

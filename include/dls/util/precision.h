@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
@@ -22,6 +23,9 @@ enum class Precision {
 inline constexpr const char* kPrecisionHelp =
     "fp32, bf16 (autocast; fast on CPUs with AVX512-BF16/AMX, and CUDA) or fp16 (CUDA only, with loss scaling); "
     "weights, optimizer state and checkpoints stay fp32";
+
+// What --precision accepts.
+inline const std::vector<std::string> kPrecisionNames{"fp32", "bf16", "fp16"};
 
 // "fp32", "bf16", "fp16"; throws std::invalid_argument for anything else.
 Precision parse_precision(const std::string& name);

@@ -3,10 +3,14 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <torch/types.h>
 
 namespace dls::util {
+
+// What --log-level accepts: spdlog's level names.
+inline const std::vector<std::string> kLogLevels{"trace", "debug", "info", "warn", "error", "critical", "off"};
 
 struct RuntimeOptions {
   int threads = 0;  // intra-op threads; 0 = default_threads()
