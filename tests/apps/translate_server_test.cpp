@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <torch/cuda.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
 #include "support/program_run.h"
@@ -277,6 +278,21 @@ TEST(TranslateServerApp, AFullQueueAnswers503AndASlowRequest504) {
   ASSERT_TRUE(first && second);
   expect_error(*first, 504, "--request-timeout-s");
   expect_error(*second, 504, "--request-timeout-s");
+}
+
+// The server's --device and --precision reach the model's loading (ServerCommand's
+// declaration binds them): without a GPU, --device cuda and fp16 are refused in one line
+// before it listens (a server that listened instead is stopped after 60 s, and fails).
+// Pins on a CPU machine what a GPU server relies on.
+TEST(TranslateServerApp, TheDeviceAndPrecisionAskedReachTheModel) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "a GPU is visible: --device cuda is served, not refused";
+  const std::string served = served_checkpoint() + " --port 0 --threads 1 ";
+  const auto refused = [&](const std::string& flags, const std::string& name) {
+    return test::run_program("apps/translate_server", served + flags, name, "", "timeout 60 ");
+  };
+  test::expect_one_line_error(refused("--device cuda", "server_cuda"),
+                              "--device cuda: this LibTorch has no CUDA or no GPU is visible");
+  test::expect_one_line_error(refused("--precision fp16", "server_fp16"), "--precision: fp16 needs --device cuda");
 }
 
 TEST(TranslateServerApp, SigtermLetsTheRequestInFlightFinishThenExitsZero) {
