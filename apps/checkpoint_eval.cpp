@@ -29,7 +29,7 @@
 
 #include "dls/report/eval_jobs.h"
 #include "dls/util/blas_kernels.h"
-#include "error_line.h"
+#include "dls/cli/error_line.h"
 #include "eval_flags.h"
 
 namespace {
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   app.get_formatter()->column_width(40);
   dls::apps::EvalCommand command;
   dls::apps::add_verb_flags(app, job, command);
-  if (const auto stop = dls::apps::parse_command_line(app, argc - (verb ? 1 : 0), argv + (verb ? 1 : 0))) return *stop;
+  if (const auto stop = dls::cli::parse_command_line(app, argc - (verb ? 1 : 0), argv + (verb ? 1 : 0))) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("checkpoint_eval"));
   spdlog::set_level(spdlog::level::from_str(command.log_level));
   try {
@@ -73,6 +73,6 @@ int main(int argc, char** argv) {
     }
     return outcome.status;
   } catch (const std::exception& error) {
-    return dls::apps::print_error_line(error);
+    return dls::cli::print_error_line(error);
   }
 }

@@ -12,11 +12,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "command_line.h"
+#include "dls/cli/command_line.h"
 #include "dls/train/run_comparison.h"
 #include "dls/util/json.h"
 #include "dls/util/file_io.h"
-#include "error_line.h"
+#include "dls/cli/error_line.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -31,8 +31,8 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   app.add_option("--out", out, "folder for the pictures and compare.csv")->capture_default_str();
   app.add_flag("--json", json, "print the files written and the runs as JSON instead of the tables");
-  dls::apps::add_version_flag(app, "compare_runs");
-  if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
+  dls::cli::add_version_flag(app, "compare_runs");
+  if (const auto stop = dls::cli::parse_command_line(app, argc, argv)) return *stop;
   try {
     std::vector<dls::train::RunCurves> curves;
     for (const auto& run : runs) curves.push_back(dls::train::read_run_curves(run));
@@ -63,6 +63,6 @@ int main(int argc, char** argv) {
     std::cout << std::endl;
     return 0;
   } catch (const std::exception& error) {
-    return dls::apps::print_error_line(error);
+    return dls::cli::print_error_line(error);
   }
 }

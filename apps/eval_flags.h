@@ -8,9 +8,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "command_line.h"
-#include "config_file.h"
-#include "declared_flags.h"
+#include "dls/cli/command_line.h"
+#include "dls/cli/config_file.h"
+#include "dls/cli/declared_flags.h"
 #include "dls/report/eval_command.h"
 
 namespace dls::apps {
@@ -42,9 +42,9 @@ inline void add_verb_flags(CLI::App& app, EvalJob job, EvalCommand& command) {
     app.description(app.get_description() + "\nSubcommands (each with its own --help):\n" + verbs +
                     "Without one, RUN and the flags below say the job (RUN alone: report).\n");
   }
-  add_option_flags(app, command, report::job_bit(job), "Options");
-  add_version_flag(app, "checkpoint_eval");
-  add_config_option(app);
+  cli::add_option_flags(app, command, report::job_bit(job), "Options");
+  cli::add_version_flag(app, "checkpoint_eval");
+  cli::add_config_option(app);
 }
 
 }  // namespace dls::apps

@@ -8,22 +8,18 @@
 //                                                 running text in context windows, characters as tokens
 //   lm_train --resume runs/lm                     continue the newest checkpoint of a run
 //   checkpoint_eval generate runs/lm "yo"        text (checkpoint_eval report: perplexities)
-#include <iostream>
 #include <string>
 
 #include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
-#include "command_line.h"
-#include "declared_flags.h"
+#include "dls/cli/declared_flags.h"
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/data/data_folder.h"
 #include "dls/train/tasks/lm_presets.h"
 #include "dls/train/tasks/lm_trainer.h"
 #include "dls/util/blas_kernels.h"
 #include "dls/util/thread_policy.h"
-#include "run_flags.h"
+#include "dls/cli/run_flags.h"
 
 using dls::settings::LmTrainSettings;
 
@@ -34,13 +30,13 @@ int main(int argc, char** argv) {
       "cross-attention, on next-token prediction over sentences, or over running text in context\n"
       "windows (--block-size; characters as tokens with --tokenizer char). A preset gives every\n"
       "setting; each flag below overrides one."};
-  app.footer(dls::apps::kTrainerExitStatus);
+  app.footer(dls::cli::kTrainerExitStatus);
   app.get_formatter()->column_width(36);
-  dls::apps::Overrides<LmTrainSettings> overrides;
+  dls::cli::Overrides<LmTrainSettings> overrides;
   std::string preset = "cpu";
   dls::settings::Invocation invocation;
 
-  dls::apps::add_declared_flags(app, overrides, "Data");
+  dls::cli::add_declared_flags(app, overrides, "Data");
   app.add_option("--preset", preset,
                  "cpu (a small model for a 2-core CPU) or tiny (smoke tests), the files data/presets/lm/NAME.toml "
                  "(your own: --config FILE)")
@@ -48,15 +44,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(dls::train::lm_preset_names()))
       ->group("Training");
   overrides.record("--preset", [](const auto& s) { return s.preset; });
-  dls::apps::add_option_flags(app, invocation, ~0u, "Training");
+  dls::cli::add_option_flags(app, invocation, ~0u, "Training");
 
-  dls::apps::add_version_flag(app, "lm_train");
-  dls::apps::keep_invocation_flags_out_of_config(app);
-  dls::apps::add_config_option(app);
-  if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
-  spdlog::set_default_logger(spdlog::stderr_color_mt("lm_train"));
-  return dls::apps::exit_status_of_training([&] {
-    const int threads = dls::apps::configure_invocation(invocation);
+  if (const auto stop = dls::cli::parse_trainer_command_line(app, "lm_train", argc, argv)) return *stop;
+  return dls::cli::exit_status_of_training([&] {
+    const int threads = dls::cli::configure_invocation(invocation);
     const auto fresh = [&] {
       auto settings = dls::train::lm_preset(preset);
       settings.data.path = dls::data::default_corpus();
@@ -64,16 +56,13 @@ int main(int argc, char** argv) {
     };
     const auto resumed = [](const std::string& path) { return dls::checkpoint::read_lm_checkpoint(path).settings; };
     auto [before_flags, settings] =
-        dls::apps::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset"});
+        dls::cli::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset"});
     if (settings.data.path.empty()) throw std::runtime_error(dls::data::no_corpus_message());
     settings.check_data(before_flags, !invocation.resume.empty());
     settings.model.transformer().validate();  // before the data are read
-    dls::apps::finish_run_settings(app, settings.run, invocation,
-                                   dls::util::default_batch_chunks(settings.model.transformer().flattened(), threads),
-                                   dls::apps::resolved_config(overrides, settings, "lm_train"));
-    const auto result = dls::train::train_lm(settings);
-    if (invocation.json && result.parallel.rank == 0)
-      std::cout << result.json(dls::util::precision_name(settings.run.precision)) << std::endl;
-    return 0;
+    dls::cli::finish_run_settings(app, settings.run, invocation,
+                                  dls::util::default_batch_chunks(settings.model.transformer().flattened(), threads),
+                                  dls::cli::resolved_config(overrides, settings, "lm_train"));
+    return dls::cli::print_training_result(invocation, dls::train::train_lm(settings), settings.run);
   });
 }

@@ -7,22 +7,18 @@
 //   seq2seq_train --resume runs/seq2seq              continue the newest checkpoint of a run
 //   seq2seq_train --data spa.txt --reverse           Spanish -> English
 //   seq2seq_train --train-src train.de --train-tgt train.en --src-lang de --tgt-lang en
-#include <iostream>
 #include <string>
 
 #include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
-#include "command_line.h"
 #include "corpus_flags.h"
-#include "declared_flags.h"
+#include "dls/cli/declared_flags.h"
 #include "dls/data/data_folder.h"
 #include "dls/train/tasks/seq2seq_presets.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
 #include "dls/util/blas_kernels.h"
 #include "dls/util/thread_policy.h"
-#include "run_flags.h"
+#include "dls/cli/run_flags.h"
 
 using dls::settings::Seq2SeqTrainSettings;
 
@@ -34,9 +30,9 @@ int main(int argc, char** argv) {
       "any language pair in either direction (--src-lang, --tgt-lang, --reverse).\n"
       "A preset gives every setting; each flag below overrides one. With --resume the\n"
       "checkpoint's settings are the starting point instead of the preset.\n"};
-  app.footer(dls::apps::kTrainerExitStatus);
+  app.footer(dls::cli::kTrainerExitStatus);
   app.get_formatter()->column_width(38);
-  dls::apps::Overrides<Seq2SeqTrainSettings> overrides;
+  dls::cli::Overrides<Seq2SeqTrainSettings> overrides;
   std::string preset, variant = "FG";  // preset "": chosen for the device
   dls::settings::Invocation invocation;
 
@@ -54,31 +50,27 @@ int main(int argc, char** argv) {
       ->group(model)
       ->check(CLI::IsMember({"FG", "PreLN"}));
   overrides.record("--variant", [](const auto& s) { return dls::to_string(s.model.transformer().variant()); });
-  dls::apps::add_declared_flags(app, overrides, "Data");
+  dls::cli::add_declared_flags(app, overrides, "Data");
   std::string dlstudio_vocab;
   app.add_option("--dlstudio-vocab", dlstudio_vocab,
                  "DLStudio archive: also print DLStudio's parameter counts with its vocabularies (no <pad>/<unk>)")
       ->group("Output");
-  dls::apps::add_option_flags(app, invocation, ~0u, "Training");
+  dls::cli::add_option_flags(app, invocation, ~0u, "Training");
 
-  dls::apps::add_version_flag(app, "seq2seq_train");
-  dls::apps::keep_invocation_flags_out_of_config(app);
-  dls::apps::add_config_option(app);
-  if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
-  spdlog::set_default_logger(spdlog::stderr_color_mt("seq2seq_train"));
-  return dls::apps::exit_status_of_training([&] {
-    const int threads = dls::apps::configure_invocation(invocation);
+  if (const auto stop = dls::cli::parse_trainer_command_line(app, "seq2seq_train", argc, argv)) return *stop;
+  return dls::cli::exit_status_of_training([&] {
+    const int threads = dls::cli::configure_invocation(invocation);
     const bool resuming = !invocation.resume.empty();
     const auto fresh = [&] {
       dls::settings::Seq2SeqTrainSettings flags_alone;  // the device the flags ask for
-      dls::apps::apply_overrides(overrides, flags_alone);
+      dls::cli::apply_overrides(overrides, flags_alone);
       auto settings = dls::train::new_run_preset(preset, dls::parse_variant(variant), flags_alone.run.device);
       settings.data.data_path = dls::data::default_corpus();
       return settings;
     };
     const auto resumed = [](const std::string& path) { return dls::train::resume_info(path).settings; };
     auto [before_flags, setup] =
-        dls::apps::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset", "--variant"});
+        dls::cli::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset", "--variant"});
     if (!resuming) setup.languages_from_file_names(app.count("--src-lang") > 0, app.count("--tgt-lang") > 0);
     dls::apps::check_corpus_flags(app, setup);
     if (setup.data.data_path.empty() && setup.data.train_src.empty())
@@ -88,11 +80,8 @@ int main(int argc, char** argv) {
     const bool flattened =
         setup.architecture == dls::Architecture::kTransformer && setup.model.transformer().flattened();
     if (dls::util::keeps_freed_memory(flattened)) dls::util::keep_freed_memory();
-    dls::apps::finish_run_settings(app, setup.run, invocation, dls::util::default_batch_chunks(flattened, threads),
-                                   dls::apps::resolved_config(overrides, setup, "seq2seq_train"));
-    const auto result = dls::train::train_seq2seq(setup, dlstudio_vocab);
-    if (invocation.json && result.parallel.rank == 0)
-      std::cout << result.json(dls::util::precision_name(setup.run.precision)) << std::endl;
-    return 0;
+    dls::cli::finish_run_settings(app, setup.run, invocation, dls::util::default_batch_chunks(flattened, threads),
+                                  dls::cli::resolved_config(overrides, setup, "seq2seq_train"));
+    return dls::cli::print_training_result(invocation, dls::train::train_seq2seq(setup, dlstudio_vocab), setup.run);
   });
 }

@@ -15,12 +15,12 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "command_line.h"
-#include "declared_flags.h"
+#include "dls/cli/command_line.h"
+#include "dls/cli/declared_flags.h"
 #include "dls/serve/server_command.h"
 #include "dls/serve/stop_signals.h"
 #include "dls/util/blas_kernels.h"
-#include "error_line.h"
+#include "dls/cli/error_line.h"
 
 #ifndef DLS_SOURCE_PAGE_DIR
 #define DLS_SOURCE_PAGE_DIR ""
@@ -41,14 +41,14 @@ int main(int argc, char** argv) {
   app.footer("Exit status: 0 stopped by SIGTERM/SIGINT, 1 error (one line on stderr).");
   app.get_formatter()->column_width(40);
   dls::serve::ServerCommand command;
-  dls::apps::add_option_flags(app, command, ~0u, "Network");
-  dls::apps::add_version_flag(app, "translate_server");
-  if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
+  dls::cli::add_option_flags(app, command, ~0u, "Network");
+  dls::cli::add_version_flag(app, "translate_server");
+  if (const auto stop = dls::cli::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("translate_server"));
   try {
     dls::serve::run_server(command, DLS_SOURCE_PAGE_DIR, std::cout);
     return 0;
   } catch (const std::exception& error) {
-    return dls::apps::print_error_line(error);
+    return dls::cli::print_error_line(error);
   }
 }

@@ -4,21 +4,17 @@
 //   vit_train --dataset cifar10 --data-dir D    CIFAR-10, DLStudio's example ("dlstudio")
 //   vit_train --image-folder D                  your own images, D/CLASS/*.jpg ("fashion" preset)
 //   vit_train --resume runs/vit                 continue the newest checkpoint of a run
-#include <iostream>
 #include <string>
 
 #include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
-#include "command_line.h"
-#include "declared_flags.h"
+#include "dls/cli/declared_flags.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/data_folder.h"
 #include "dls/train/tasks/vit_presets.h"
 #include "dls/train/tasks/vit_trainer.h"
 #include "dls/util/blas_kernels.h"
-#include "run_flags.h"
+#include "dls/cli/run_flags.h"
 
 using dls::settings::ViTTrainSettings;
 
@@ -27,9 +23,9 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Train DLStudio's visTransformer (vision transformer) on Fashion-MNIST, CIFAR-10 or your own images.\n"
       "A preset gives every setting; each flag below overrides one."};
-  app.footer(dls::apps::kTrainerExitStatus);
+  app.footer(dls::cli::kTrainerExitStatus);
   app.get_formatter()->column_width(36);
-  dls::apps::Overrides<ViTTrainSettings> overrides;
+  dls::cli::Overrides<ViTTrainSettings> overrides;
   std::string dataset = "fashion-mnist", data_dir, preset, image_folder;
   dls::settings::Invocation invocation;
 
@@ -44,7 +40,7 @@ int main(int argc, char** argv) {
                      "dataset folder (default for Fashion-MNIST: /usr/share/datasets/fashion-mnist/, for CIFAR-10: "
                      "$DLS_DATA_DIR/cifar10, which `make data` fills; required for an image folder)")
           ->group("Data");
-  overrides.record("--data-dir", [](const auto& s) { return dls::apps::absolute_path(s.data.data_dir); });
+  overrides.record("--data-dir", [](const auto& s) { return dls::cli::absolute_path(s.data.data_dir); });
   app.add_option("--image-folder", image_folder,
                  "your own images: DIR/CLASS/*.png|*.jpg|*.jpeg, one sub-folder per class (or DIR/train/CLASS/... "
                  "and DIR/test/CLASS/...), any size, resized to --image-size; the same as --dataset image-folder "
@@ -52,36 +48,32 @@ int main(int argc, char** argv) {
       ->group("Data")
       ->excludes(dataset_option)
       ->excludes(data_dir_option);
-  dls::apps::add_declared_flags(app, overrides, "Data");
+  dls::cli::add_declared_flags(app, overrides, "Data");
   app.add_option("--preset", preset,
                  "dlstudio (DLStudio's CIFAR-10 example) or fashion (Fashion-MNIST on a small CPU), the files "
                  "data/presets/vit/NAME.toml (your own: --config FILE); default by dataset")
       ->group("Training")
       ->check(CLI::IsMember(dls::train::vit_preset_names()));
   overrides.record("--preset", [](const auto& s) { return s.preset; });
-  dls::apps::add_option_flags(app, invocation, ~0u, "Training");
+  dls::cli::add_option_flags(app, invocation, ~0u, "Training");
 
-  dls::apps::add_version_flag(app, "vit_train");
-  dls::apps::keep_invocation_flags_out_of_config(app);
-  dls::apps::add_config_option(app);
-  if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
-  spdlog::set_default_logger(spdlog::stderr_color_mt("vit_train"));
+  if (const auto stop = dls::cli::parse_trainer_command_line(app, "vit_train", argc, argv)) return *stop;
   dls::data::default_image_data(dataset, data_dir, image_folder, !invocation.resume.empty());
-  return dls::apps::exit_status_of_training([&] {
-    const int threads = dls::apps::configure_invocation(invocation);
+  return dls::cli::exit_status_of_training([&] {
+    const int threads = dls::cli::configure_invocation(invocation);
     const auto fresh = [&] {
       auto settings = dls::train::vit_preset(preset.empty() ? dls::train::default_vit_preset(dataset) : preset);
       settings.data.dataset = dataset;
-      settings.data.data_dir = dls::apps::absolute_path(data_dir);  // a resume elsewhere finds it
+      settings.data.data_dir = dls::cli::absolute_path(data_dir);  // a resume elsewhere finds it
       return settings;
     };
     const auto resumed = [&](const std::string& path) {
       auto settings = dls::checkpoint::read_vit_settings(path);
-      if (!data_dir.empty()) settings.data.data_dir = dls::apps::absolute_path(data_dir);
+      if (!data_dir.empty()) settings.data.data_dir = dls::cli::absolute_path(data_dir);
       return settings;
     };
     auto [before_flags, settings] =
-        dls::apps::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset", "--dataset"});
+        dls::cli::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset", "--dataset"});
     if (invocation.resume.empty()) {
       settings.check_image_flags(before_flags);
       settings.adapt_model_to_dataset();  // after the flags: an image folder's size and channels
@@ -89,11 +81,8 @@ int main(int argc, char** argv) {
     settings.model.validate();
     // On a CPU, chunks of the batch on threads of their own beat one pass with several
     // intra-op threads for these small models (bench/PERFORMANCE.md): one worker per thread.
-    dls::apps::finish_run_settings(app, settings.run, invocation, threads,
-                                   dls::apps::resolved_config(overrides, settings, "vit_train"));
-    const auto result = dls::train::train_vit(settings);
-    if (invocation.json && result.parallel.rank == 0)
-      std::cout << result.json(dls::util::precision_name(settings.run.precision)) << std::endl;
-    return 0;
+    dls::cli::finish_run_settings(app, settings.run, invocation, threads,
+                                  dls::cli::resolved_config(overrides, settings, "vit_train"));
+    return dls::cli::print_training_result(invocation, dls::train::train_vit(settings), settings.run);
   });
 }

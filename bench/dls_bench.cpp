@@ -26,9 +26,9 @@
 #include "dls/util/precision.h"
 #include "dls/util/blas_kernels.h"
 #include "dls/util/runtime.h"
-#include "../apps/cli_overrides.h"
-#include "../apps/command_line.h"
-#include "../apps/error_line.h"
+#include "dls/cli/overrides.h"
+#include "dls/cli/command_line.h"
+#include "dls/cli/error_line.h"
 
 namespace {
 
@@ -85,7 +85,7 @@ void print_json(const std::string& task, const dls::bench::BenchResult& r, doubl
 
 int main(int argc, char** argv) {
   dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
-  using dls::apps::in_range;
+  using dls::cli::in_range;
   CLI::App app{"Throughput of dlstudio-cpp's models on synthetic data of the real shapes."};
   dls::bench::BenchOptions options;
   int threads = 0, gemm_size = 1024;
@@ -184,8 +184,8 @@ int main(int argc, char** argv) {
          "--profile", options.profile_rows,
          "after timing, print the N operators with the most self time over --iters more steps (bench_profile.h)")
       ->check(in_range(0, 100000));
-  dls::apps::add_version_flag(app, "dls_bench");
-  if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
+  dls::cli::add_version_flag(app, "dls_bench");
+  if (const auto stop = dls::cli::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("dls_bench"));  // stdout holds the JSON records
   try {
     dls::util::RuntimeOptions runtime;
@@ -248,6 +248,6 @@ int main(int argc, char** argv) {
     print_json(options.task, result, gemm, threads, options.device);
     return 0;
   } catch (const std::exception& error) {
-    return dls::apps::print_error_line(error);
+    return dls::cli::print_error_line(error);
   }
 }

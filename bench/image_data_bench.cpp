@@ -14,7 +14,7 @@
 #include "dls/util/random.h"
 #include "dls/util/blas_kernels.h"
 #include "dls/util/runtime.h"
-#include "../apps/error_line.h"
+#include "dls/cli/error_line.h"
 
 namespace {
 
@@ -92,6 +92,6 @@ int main(int argc, char** argv) {
     loader_throughput("CIFAR-10 shape", cifar, batch_size);
     return 0;
   } catch (const std::exception& error) {
-    return dls::apps::print_error_line(error);
+    return dls::cli::print_error_line(error);
   }
 }

@@ -20,8 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "dls_httplib.h"
-#include "../apps/cli_overrides.h"
-#include "../apps/command_line.h"
+#include "dls/cli/overrides.h"
+#include "dls/cli/command_line.h"
 
 namespace {
 
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   std::size_t requests = 400;
   double seconds = 60;
   app.add_option("--host", host, "the server's address")->capture_default_str();
-  app.add_option("--port", port, "the server's port")->capture_default_str()->check(dls::apps::in_range(1, 65535));
+  app.add_option("--port", port, "the server's port")->capture_default_str()->check(dls::cli::in_range(1, 65535));
   app.add_option("--sentences", sentences_file, "English sentences, one per line, sent in turn")->required();
   app.add_option("--clients", clients, "concurrent clients, one run each")->delimiter(',')->capture_default_str();
   app.add_option("--requests", requests, "requests per run at most")->capture_default_str();
@@ -115,8 +115,8 @@ int main(int argc, char** argv) {
   app.add_option("--beam", beam, "beam of every request (1: greedy)")->capture_default_str();
   app.add_option("--warmup", warmup, "requests sent first, not measured")->capture_default_str();
   app.add_option("--label", label, "names the server's set-up in the output")->capture_default_str();
-  dls::apps::add_version_flag(app, "dls_serve_bench");
-  if (const auto stop = dls::apps::parse_command_line(app, argc, argv)) return *stop;
+  dls::cli::add_version_flag(app, "dls_serve_bench");
+  if (const auto stop = dls::cli::parse_command_line(app, argc, argv)) return *stop;
 
   std::vector<std::string> sentences;
   std::ifstream in(sentences_file);

@@ -8,7 +8,8 @@
 # find. The price: its private link dependencies are found again by the package's config.
 include(CMakePackageConfigHelpers)
 
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/dls DESTINATION include)
+# dls/cli/ is the programs' own command line (dls_cli, src/CMakeLists.txt): not installed.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/dls DESTINATION include PATTERN cli EXCLUDE)
 install(TARGETS dls EXPORT dlstudio_cppTargets ARCHIVE DESTINATION lib)
 set(dls_package_dir lib/cmake/dlstudio_cpp)
 install(EXPORT dlstudio_cppTargets NAMESPACE dlstudio_cpp:: DESTINATION ${dls_package_dir})

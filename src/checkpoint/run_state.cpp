@@ -52,7 +52,7 @@ RunState RunState::from_settings(const util::KeyValues& all) {
   if (!all.has("state.completed_epochs")) return from_seq2seq_progress(all.section("progress"));
   const auto s = all.section("state");
   RunState state;
-  settings::read_saved_settings(s, state);
+  util::read_saved_settings(s, state);
   return s.has("epoch_loss_weight") ? state : with_kind_keys(state, s);
 }
 

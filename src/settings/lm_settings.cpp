@@ -5,6 +5,10 @@
 
 namespace dls::settings {
 
+using util::describe_settings;
+using util::read_saved_settings;
+using util::saved_settings;
+
 util::KeyValues LmTrainSettings::to_settings() const { return saved_settings(*this); }
 
 LmTrainSettings LmTrainSettings::from_settings(const util::KeyValues& s) {

@@ -9,6 +9,9 @@
 
 namespace dls::settings {
 
+using util::read_saved_settings;
+using util::saved_settings;
+
 util::KeyValues Seq2SeqTrainSettings::to_settings() const {
   util::KeyValues all;
   // "rnn.*" for an RNN's run only (a transformer's checkpoints keep the keys they always had).

@@ -5,6 +5,9 @@
 
 namespace dls::settings {
 
+using util::describe_settings;
+using util::read_saved_settings;
+
 ViTTrainSettings ViTTrainSettings::from_settings(const util::KeyValues& s) {
   ViTTrainSettings settings;
   settings.run.run_dir.clear();  // a checkpoint's run is where it is

@@ -1,6 +1,6 @@
-// apps/command_line.h and every program's command line: usage errors are one line with exit
+// cli/command_line.h and every program's command line: usage errors are one line with exit
 // status 1 (as --help says) and name the option or config key meant; --version; --dry-run.
-#include "../../apps/command_line.h"
+#include "dls/cli/command_line.h"
 
 #include <gtest/gtest.h>
 
@@ -26,11 +26,11 @@ TEST(CommandLine, SuggestsTheClosestOption) {
   app.add_option("--epochs", epochs);
   app.add_option("--heads", heads);
   app.add_option("--embedding-size", heads);
-  EXPECT_EQ(apps::closest_option(app, "epoch"), "epochs");
-  EXPECT_EQ(apps::closest_option(app, "ephocs"), "epochs");
-  EXPECT_EQ(apps::closest_option(app, "embedding"), "embedding-size");  // a prefix
-  EXPECT_EQ(apps::closest_option(app, "hedas"), "heads");
-  EXPECT_EQ(apps::closest_option(app, "tokenizer"), "");
+  EXPECT_EQ(cli::closest_option(app, "epoch"), "epochs");
+  EXPECT_EQ(cli::closest_option(app, "ephocs"), "epochs");
+  EXPECT_EQ(cli::closest_option(app, "embedding"), "embedding-size");  // a prefix
+  EXPECT_EQ(cli::closest_option(app, "hedas"), "heads");
+  EXPECT_EQ(cli::closest_option(app, "tokenizer"), "");
 }
 
 TEST(CommandLine, UsageErrorsAreOneLineWithStatusOne) {

@@ -13,7 +13,7 @@
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
 #include "support/program_run.h"
-#include "../../apps/config_toml.h"
+#include "dls/cli/config_toml.h"
 
 namespace dls {
 namespace {
@@ -271,8 +271,8 @@ TEST(Seq2SeqTrainApp, ConfigTomlRepeatsTheRunFromAnywhere) {
   for (const std::string& line : std::vector<std::string>{
            "lr=0.002", "epochs=1", "max-iters=3", "embedding-size=32", "dropout=0", "log-every=10", "preset=\"cpu\"",
            "variant=\"FG\"", "device=\"cpu\"", "precision=\"fp32\"", "tokenizer=\"word\"", "joint-vocab=false",
-           "validation-pairs=100", "data=" + apps::toml_value((start / corpus).string()),
-           "run-dir=" + apps::toml_value(run_a.string())}) {
+           "validation-pairs=100", "data=" + cli::toml_value((start / corpus).string()),
+           "run-dir=" + cli::toml_value(run_a.string())}) {
     EXPECT_NE(config.find("\n" + line + "\n"), std::string::npos) << line << "\n" << config;
   }
   for (const std::string key : {"batch-size", "optimizer", "schedule", "warmup", "seed", "checkpoint-every",
@@ -288,7 +288,7 @@ TEST(Seq2SeqTrainApp, ConfigTomlRepeatsTheRunFromAnywhere) {
   ASSERT_EQ(again.status, 0) << again.err;
   EXPECT_EQ(test::metrics_losses(elsewhere / "b"), test::metrics_losses(run_a));
   std::string config_b = util::read_file((elsewhere / "b" / "config.toml").string());
-  const auto b_dir = apps::toml_value((elsewhere / "b").string()), a_dir = apps::toml_value(run_a.string());
+  const auto b_dir = cli::toml_value((elsewhere / "b").string()), a_dir = cli::toml_value(run_a.string());
   config_b.replace(config_b.find(b_dir), b_dir.size(), a_dir);
   EXPECT_EQ(config_b, config) << "the same settings, but for the run directory";
 

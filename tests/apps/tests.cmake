@@ -10,8 +10,6 @@ list(APPEND DLS_TEST_SOURCES
   apps/translate_file_test.cpp
   apps/translate_file_faults_test.cpp
   apps/command_line_test.cpp
-  apps/config_toml_test.cpp
-  apps/declared_flags_test.cpp
   apps/data_parallel_test.cpp
   apps/dls_bench_test.cpp
   apps/dlstudio_interop_app_test.cpp

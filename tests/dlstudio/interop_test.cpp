@@ -295,11 +295,8 @@ std::string tiny_dlstudio_layout_checkpoint(const std::string& name, bool dlstud
   setup.dlstudio_loss = dlstudio_loss;
   setup.label_smoothing = 0.0;
   setup.epochs = 1;
-  setup.samples = 0;
-  setup.bleu_sentences = 0;
   setup.run.max_iters = max_iters;
-  train::train_seq2seq(setup);
-  return latest_checkpoint(setup.run.run_dir);
+  return latest_checkpoint(test::train_fixture_run(setup).string());
 }
 
 // A run that trained a <pad> (the standard loss) is not DLStudio's model: refused, one line.

@@ -121,15 +121,11 @@ TEST(Translator, AttentionHasEveryLayerAndHeadCroppedToTheTokens) {
 // flattened layout, where every padding row changes every output, the maps are those of the
 // EOS-padded pair, not of the <pad>-padded one.
 TEST(Translator, AttentionPadsAsTheModelWasTrained) {
-  const auto dir = test::fresh_temp_dir("translator_attention_padding");
-  auto setup = test::tiny_seq2seq_setup(dir);
+  auto setup = test::tiny_seq2seq_setup(test::fresh_temp_dir("translator_attention_padding"));
   setup.model.transformer().layout(Layout::kDLStudio);
   setup.dlstudio_loss = true;
   setup.epochs = 1;
-  setup.samples = 0;
-  setup.bleu_sentences = 0;
-  train::train_seq2seq(setup);
-  auto translator = Translator::load(dir.string());
+  auto translator = Translator::load(test::train_fixture_run(setup).string());
   const auto sentence = translator.translate("I want to go home.");
   ASSERT_TRUE(sentence.ok());
   const auto maps = translator.attention(sentence);

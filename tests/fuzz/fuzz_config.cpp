@@ -1,6 +1,6 @@
-// `--config FILE` on any text: the programs' TOML reader (apps/config_toml.h) with options
-// declared as the programs declare theirs (a settings struct's declare(), settings/declared.h,
-// made into flags by apps/declared_flags.h; plain options, config extras refused, options kept
+// `--config FILE` on any text: the programs' TOML reader (cli/config_toml.h) with options
+// declared as the programs declare theirs (a settings struct's declare(), util/declared.h,
+// made into flags by cli/declared_flags.h; plain options, config extras refused, options kept
 // out of config files). Whatever
 // the file holds, the outcome is a parsed set of options or one CLI11 error, never a crash;
 // an accepted number must lie in its range; the settings written back as config.toml read
@@ -13,9 +13,9 @@
 #include <sstream>
 #include <string>
 
-#include "apps/cli_overrides.h"
-#include "apps/config_file.h"
-#include "apps/declared_flags.h"
+#include "dls/cli/overrides.h"
+#include "dls/cli/config_file.h"
+#include "dls/cli/declared_flags.h"
 #include "fuzz_input.h"
 
 namespace {
@@ -29,7 +29,7 @@ struct Settings {
 
   template <typename Fields>
   static void declare(Settings& s, Fields& f) {
-    using dls::settings::Setting;
+    using dls::util::Setting;
     f(s.data, Setting("data", "--data", "a path"));
     f(s.batch_size, Setting("batch_size", "--batch-size", "").range(1, 1000000));
     f(s.seed, Setting("seed", "--seed", "").range(0, 18446744073709551615.0));
@@ -46,20 +46,20 @@ void check(bool holds) {
 }
 
 // The programs' options over `settings`, each flag recorded in `overrides`.
-void declare_fuzz_options(CLI::App& app, dls::apps::Overrides<Settings>& overrides, std::string& preset, int& threads,
+void declare_fuzz_options(CLI::App& app, dls::cli::Overrides<Settings>& overrides, std::string& preset, int& threads,
                           bool& overwrite) {
-  using dls::apps::in_range;
+  using dls::cli::in_range;
   app.add_option("--preset", preset, "a preset")->check(CLI::IsMember({"dlstudio", "cpu"}));
   app.add_option("--threads", threads, "threads")->check(in_range(0, 1024));
-  dls::apps::not_in_config({app.add_flag("--overwrite", overwrite, "not in config files")});
-  dls::apps::add_declared_flags(app, overrides, "Options");
-  dls::apps::add_config_option(app);
+  dls::cli::not_in_config({app.add_flag("--overwrite", overwrite, "not in config files")});
+  dls::cli::add_declared_flags(app, overrides, "Options");
+  dls::cli::add_config_option(app);
 }
 
 // The settings a config text gives; throws CLI::Error.
 Settings read_fuzz_settings(const std::string& text, std::string* written) {
   CLI::App app{"fuzz"};
-  dls::apps::Overrides<Settings> overrides;
+  dls::cli::Overrides<Settings> overrides;
   std::string preset = "cpu";
   bool overwrite = false;
   int threads = 0;
@@ -67,14 +67,14 @@ Settings read_fuzz_settings(const std::string& text, std::string* written) {
   std::istringstream file(text);
   app.parse_from_stream(file);
   Settings settings;
-  dls::apps::apply_overrides(overrides, settings);
+  dls::cli::apply_overrides(overrides, settings);
   check(settings.batch_size >= 1 && settings.batch_size <= 1000000);
   check(std::isfinite(settings.lr) && settings.lr >= 1e-12 && settings.lr <= 100);
   check(std::isfinite(settings.dropout) && settings.dropout >= 0 && settings.dropout <= 0.99);
   check(threads >= 0 && threads <= 1024);
   check(preset == "dlstudio" || preset == "cpu");
   check(!overwrite);  // kept out of config files
-  if (written != nullptr) *written = dls::apps::resolved_config(overrides, settings, "fuzz");
+  if (written != nullptr) *written = dls::cli::resolved_config(overrides, settings, "fuzz");
   return settings;
 }
 

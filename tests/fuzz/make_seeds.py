@@ -48,7 +48,7 @@ pairs = ("The cat sat on the mat.\nThe cat is on the mat.\n"
 write("text_scores", "pairs.txt", b"\x00" + pairs.encode("utf-8"))
 write("text_scores", "pairs_options.txt", b"\x2b" + pairs.encode("utf-8"))
 
-# --config files, as a run writes its config.toml (apps/config_file.h), and TOML that
+# --config files, as a run writes its config.toml (cli/config_file.h), and TOML that
 # CLI11 reads: sections, arrays, quoting, comments, a flag kept out of config files.
 write("config", "config.toml",
       b"# The options of this run. Repeat it with: seq2seq_train --config config.toml --run-dir NEW_DIR\n"

@@ -14,7 +14,7 @@ namespace dls {
 namespace settings_file_test {
 namespace {
 
-using settings::Setting;
+using util::Setting;
 
 struct Sample {
   std::int64_t batch = 8;

@@ -1,7 +1,6 @@
 # Tests of src/settings, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
   settings/builtin_presets_test.cpp
-  settings/declared_test.cpp
   settings/lm_settings_test.cpp
   settings/lr_schedule_test.cpp
   settings/run_settings_test.cpp

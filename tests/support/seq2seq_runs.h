@@ -33,17 +33,19 @@ inline settings::Seq2SeqTrainSettings tiny_seq2seq_setup(const std::filesystem::
   return setup;
 }
 
+// Trains `setup` without sample translations, measuring BLEU on the whole validation split
+// (bleu_sentences 0); returns its run directory.
+inline std::filesystem::path train_fixture_run(settings::Seq2SeqTrainSettings setup) {
+  setup.samples = 0;
+  setup.bleu_sentences = 0;
+  train::train_seq2seq(setup);
+  return setup.run.run_dir;
+}
+
 // Three epochs of a tiny model on the sample corpus, a checkpoint after each, BLEU measured
-// by training on the whole validation split. Trained once per process, on first use.
+// on the whole validation split. Trained once per process, on first use.
 inline const std::filesystem::path& trained_seq2seq_run() {
-  static const std::filesystem::path run = [] {
-    const auto dir = fresh_temp_dir("checkpoint_eval_run");
-    auto setup = tiny_seq2seq_setup(dir);
-    setup.samples = 0;
-    setup.bleu_sentences = 0;
-    train::train_seq2seq(setup);
-    return dir;
-  }();
+  static const auto run = train_fixture_run(tiny_seq2seq_setup(fresh_temp_dir("checkpoint_eval_run")));
   return run;
 }
 
@@ -51,16 +53,12 @@ inline const std::filesystem::path& trained_seq2seq_run() {
 // corpus, 20 steps of one epoch -- a run whose languages are not DLStudio's, for the tests of
 // what names them (translate_server's /model, its page). Trained once per process, on first use.
 inline const std::filesystem::path& reversed_seq2seq_run() {
-  static const std::filesystem::path run = [] {
-    const auto dir = fresh_temp_dir("reversed_seq2seq_run");
-    auto setup = tiny_seq2seq_setup(dir);
+  static const auto run = [] {
+    auto setup = tiny_seq2seq_setup(fresh_temp_dir("reversed_seq2seq_run"));
     setup.data.reverse = true;
     setup.epochs = 1;
     setup.run.max_iters = 20;
-    setup.samples = 0;
-    setup.bleu_sentences = 0;
-    train::train_seq2seq(setup);
-    return dir;
+    return train_fixture_run(setup);
   }();
   return run;
 }
@@ -80,14 +78,7 @@ inline settings::Seq2SeqTrainSettings tiny_rnn_setup(const std::filesystem::path
 // Three epochs of the tiny RNN on the sample corpus, a checkpoint after each. Trained once
 // per process, on first use.
 inline const std::filesystem::path& trained_rnn_seq2seq_run() {
-  static const std::filesystem::path run = [] {
-    const auto dir = fresh_temp_dir("rnn_seq2seq_run");
-    auto setup = tiny_rnn_setup(dir);
-    setup.samples = 0;
-    setup.bleu_sentences = 0;
-    train::train_seq2seq(setup);
-    return dir;
-  }();
+  static const auto run = train_fixture_run(tiny_rnn_setup(fresh_temp_dir("rnn_seq2seq_run")));
   return run;
 }
 
@@ -98,13 +89,9 @@ inline const std::filesystem::path& seq2seq_run_in_layout(Layout layout) {
   static std::map<Layout, std::filesystem::path> runs;
   auto found = runs.find(layout);
   if (found != runs.end()) return found->second;
-  const auto dir = fresh_temp_dir("seq2seq_run_" + to_string(layout));
-  auto setup = tiny_seq2seq_setup(dir);
+  auto setup = tiny_seq2seq_setup(fresh_temp_dir("seq2seq_run_" + to_string(layout)));
   setup.model.transformer().layout(layout).dropout(0.0);
-  setup.samples = 0;
-  setup.bleu_sentences = 0;
-  train::train_seq2seq(setup);
-  return runs.emplace(layout, dir).first->second;
+  return runs.emplace(layout, train_fixture_run(setup)).first->second;
 }
 
 }  // namespace dls::test

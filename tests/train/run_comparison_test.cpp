@@ -25,14 +25,10 @@ namespace fs = std::filesystem;
 
 const fs::path& second_run() {
   static const fs::path run = [] {
-    const auto dir = test::fresh_temp_dir("run_comparison_second");
-    auto setup = test::tiny_seq2seq_setup(dir);
+    auto setup = test::tiny_seq2seq_setup(test::fresh_temp_dir("run_comparison_second"));
     setup.epochs = 2;
     setup.seed = 7;
-    setup.samples = 0;
-    setup.bleu_sentences = 0;
-    train::train_seq2seq(setup);
-    return dir;
+    return test::train_fixture_run(setup);
   }();
   return run;
 }

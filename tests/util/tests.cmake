@@ -1,5 +1,6 @@
 # Tests of src/util, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
+  util/declared_test.cpp
   util/blas_kernels_test.cpp
   util/canvas_test.cpp
   util/closest_name_test.cpp

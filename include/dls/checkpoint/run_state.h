@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 #include "dls/util/key_values.h"
 
 namespace dls::checkpoint {
@@ -36,12 +36,12 @@ struct RunState {
   // Epochs done, fractional when stopped inside an epoch (2.25).
   double epochs_done() const;
 
-  // Its fields under their keys, once (settings/declared.h): those every "state." section has
+  // Its fields under their keys, once (util/declared.h): those every "state." section has
   // held, then RunState's own, which a language model's and a ViT's files from before it lack
   // (from_settings reads theirs).
   template <typename Fields>
   static void declare(RunState& s, Fields& f) {
-    using settings::Setting;
+    using util::Setting;
     f(s.completed_epochs, Setting("completed_epochs", "", ""));
     f(s.step_in_epoch, Setting("step_in_epoch", "", ""));
     f(s.steps_per_epoch, Setting("steps_per_epoch", "", ""));
@@ -54,7 +54,7 @@ struct RunState {
     f(s.epoch_examples, Setting("epoch_examples", "", "").default_when_absent());
     f(s.epoch_correct, Setting("epoch_correct", "", "").default_when_absent());
   }
-  util::KeyValues to_settings() const { return settings::saved_settings(*this); }
+  util::KeyValues to_settings() const { return util::saved_settings(*this); }
   // From a checkpoint's whole settings: its "state." section, or an older file's layout.
   static RunState from_settings(const util::KeyValues& all);
 };

@@ -1,12 +1,15 @@
 // The settings shared by every transformer block: which variant (where LayerNorm sits),
 // which layout (DLStudio's sequence-flattened one or the standard position-wise one), and
-// the sizes. Seq2SeqConfig and ViTConfig each hold one of these.
+// the sizes. Seq2SeqConfig, ViTConfig and LanguageModelConfig each hold one of these.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include <torch/arg.h>
+
+#include "dls/util/declared.h"
 
 namespace dls {
 
@@ -67,6 +70,18 @@ struct TransformerConfig {
   double effective_dropout() const { return dlstudio_family() ? 0.0 : dropout_; }
   // Throws c10::Error (via TORCH_CHECK) when the sizes are inconsistent.
   void validate() const;
+
+  // Its keys and flags (util/declared.h), under the "transformer." section the model's
+  // declaration is in. The sizes: --embedding-size, --heads, --ffn-multiplier and --dropout,
+  // fixed by a run (its weights have these shapes).
+  template <typename Fields>
+  static void declare_sizes(TransformerConfig& t, Fields& f);
+  // The variant and the layout under their keys ("variant", "layout"), with the flag
+  // `setting` names, if any (a program may choose them with its preset instead).
+  template <typename Fields>
+  static void declare_variant(TransformerConfig& t, Fields& f, util::Setting setting);
+  template <typename Fields>
+  static void declare_layout(TransformerConfig& t, Fields& f, util::Setting setting);
 };
 
 std::string to_string(Variant variant);  // "FG" / "PreLN"
@@ -74,5 +89,36 @@ std::string to_string(Layout layout);    // "dlstudio" / "positionwise" / "vaswa
 // Case-insensitive; throws std::invalid_argument listing the accepted names.
 Variant parse_variant(const std::string& name);
 Layout parse_layout(const std::string& name);
+
+template <typename Fields>
+void TransformerConfig::declare_sizes(TransformerConfig& t, Fields& f) {
+  using util::Setting;
+  f(t.embedding_size(),
+    Setting("embedding_size", "--embedding-size", "M, width of every token").range(1, 65536).fixed());
+  f(t.num_heads(), Setting("num_heads", "--heads", "attention heads (M divisible by it)").range(1, 1024).fixed());
+  f(t.ffn_multiplier(), Setting("ffn_multiplier", "--ffn-multiplier",
+                                "FFN hidden width in units of M (positionwise, vaswani; the dlstudio layout's is "
+                                "2*L*M)")
+                            .range(1, 64)
+                            .fixed());
+  f(t.dropout(),
+    Setting("dropout", "--dropout", "dropout on attention weights, sublayer outputs and embeddings (vaswani layout)")
+        .range(0, 0.99)
+        .fixed());
+}
+
+template <typename Fields>
+void TransformerConfig::declare_variant(TransformerConfig& t, Fields& f, util::Setting setting) {
+  f.property(
+      std::move(setting), [&] { return to_string(t.variant()); },
+      [&](const std::string& name) { t.variant(parse_variant(name)); });
+}
+
+template <typename Fields>
+void TransformerConfig::declare_layout(TransformerConfig& t, Fields& f, util::Setting setting) {
+  f.property(
+      std::move(setting), [&] { return to_string(t.layout()); },
+      [&](const std::string& name) { t.layout(parse_layout(name)); });
+}
 
 }  // namespace dls

@@ -14,6 +14,7 @@
 #include "dls/layers/embeddings.h"
 #include "dls/layers/transformer_config.h"
 #include "dls/models/decoder.h"
+#include "dls/util/declared.h"
 
 namespace dls {
 
@@ -31,7 +32,28 @@ struct LanguageModelConfig {
   void validate() const;
   // "FG/vaswani M=128 L=14 H=4 dec=3 vocab=12345 ffn=4M"
   std::string summary() const;
+
+  // Its keys under "model." in a checkpoint and its flags (util/declared.h); L and the
+  // vocabulary size come from the data.
+  template <typename Fields>
+  static void declare(LanguageModelConfig& m, Fields& f);
 };
+
+template <typename Fields>
+void LanguageModelConfig::declare(LanguageModelConfig& m, Fields& f) {
+  using util::Setting;
+  auto& t = m.transformer();
+  f.section("transformer", [&] { TransformerConfig::declare_sizes(t, f); });
+  f(m.num_decoders(),
+    Setting("num_decoders", "--decoders", "decoder blocks (self-attention + FFN)").range(1, 1000).fixed());
+  f.section("transformer", [&] {
+    TransformerConfig::declare_variant(
+        t, f, Setting("variant", "--variant", "FG (post-LN) or PreLN").one_of({"FG", "PreLN"}).in_any_case().fixed());
+    TransformerConfig::declare_layout(t, f, Setting("layout", "", ""));
+    f(t.max_seq_length(), Setting("max_seq_length", "", ""));  // from the data
+  });
+  f(m.vocab_size(), Setting("vocab_size", "", ""));
+}
 
 class LanguageModelImpl : public torch::nn::Module {
  public:

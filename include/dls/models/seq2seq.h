@@ -14,6 +14,7 @@
 #include "dls/models/attention_trace.h"
 #include "dls/models/decoder.h"
 #include "dls/models/encoder.h"
+#include "dls/util/declared.h"
 
 namespace dls {
 
@@ -49,7 +50,52 @@ struct Seq2SeqConfig {
   void validate() const;
   // "FG/dlstudio M=256 L=10 H=4 enc=4 dec=4 vocab=11262/21827"
   std::string summary() const;
+
+  // Its keys under "model." in a checkpoint and its flags (util/declared.h); the vocabulary
+  // sizes, L and padding come from the data.
+  template <typename Fields>
+  static void declare(Seq2SeqConfig& model, Fields& f);
 };
+
+template <typename Fields>
+void Seq2SeqConfig::declare(Seq2SeqConfig& model, Fields& f) {
+  using util::Setting;
+  f(model.masking(), Setting("masking", "", "").when_absent("true"));  // before --no-masking: all masked
+  f.property(
+      Setting("", "--no-masking",
+              "DLStudio's masking=False: the decoder sees the whole target sentence in training, the word "
+              "it predicts included (recorded in the checkpoint)")
+          .as_switch()
+          .fixed(),
+      [&] { return !model.masking(); }, [&](bool off) { model.masking(!off); });
+  auto& t = model.transformer();
+  f.section("transformer", [&] {
+    TransformerConfig::declare_variant(t, f,
+                                       Setting("variant", "", ""));  // seq2seq_train's --variant chooses the preset
+    TransformerConfig::declare_layout(
+        t, f,
+        Setting("layout", "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani")
+            .one_of({"dlstudio", "positionwise", "vaswani"})
+            .in_any_case()
+            .fixed());
+    f(t.max_seq_length(), Setting("max_seq_length", "", ""));
+    TransformerConfig::declare_sizes(t, f);
+  });
+  f(model.num_encoders(), Setting("num_encoders", "--encoders", "number of BasicEncoders").range(1, 1000).fixed());
+  f(model.num_decoders(),
+    Setting("num_decoders", "--decoders", "number of BasicDecoderWithMasking").range(1, 1000).fixed());
+  f(model.src_vocab_size(), Setting("src_vocab_size", "", ""));
+  f(model.tgt_vocab_size(), Setting("tgt_vocab_size", "", ""));
+  f(model.pad_index(), Setting("pad_index", "", ""));
+  f(model.tie_embeddings(), Setting("tie_embeddings", "--tie-embeddings",
+                                    "one matrix for both embeddings and the output layer (needs --joint-vocab and "
+                                    "the vaswani layout)")
+                                .as_switch()
+                                .default_when_absent()
+                                .fixed());
+  // Before the model said so: from_settings sets it from the run's loss.
+  f(model.dlstudio_outputs(), Setting("dlstudio_outputs", "", "").default_when_absent());
+}
 
 // Everything the decoder needs from one batch of sources.
 struct EncodedSource {

@@ -1,5 +1,5 @@
 // What checkpoint_eval is asked: its subcommands (jobs) and an EvalCommand holding every
-// option, each declared once (settings/declared.h) with the subcommands that take it. The
+// option, each declared once (util/declared.h) with the subcommands that take it. The
 // program's flags and --help are made from that list; report::run_eval (eval_jobs.h) does
 // the job.
 #pragma once
@@ -17,7 +17,7 @@
 #include "dls/report/sentence_translation.h"
 #include "dls/report/seq2seq_checkpoint_report.h"
 #include "dls/report/vit_checkpoint_report.h"
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 #include "dls/util/device.h"
 #include "dls/util/precision.h"
 #include "dls/util/runtime.h"
@@ -27,7 +27,7 @@ namespace dls::report {
 // What is asked: a subcommand's job, or kAny for the one-command form, whose options say which.
 enum class EvalJob { kAny, kReport, kTranslate, kClassify, kGenerate, kScore, kAverage, kImport, kExport };
 
-// The bit of `job` in a declaration's commands (settings::Setting::only_in).
+// The bit of `job` in a declaration's commands (util::Setting::only_in).
 constexpr std::uint32_t job_bit(EvalJob job) { return std::uint32_t{1} << static_cast<unsigned>(job); }
 
 struct EvalVerb {
@@ -88,7 +88,7 @@ struct EvalCommand {
   // one-command form, takes every flag but the subcommands' positional arguments).
   template <typename Self, typename Fields>
   static void declare(Self& c, Fields& f) {
-    using settings::Setting;
+    using util::Setting;
     constexpr auto any = job_bit(EvalJob::kAny), report = job_bit(EvalJob::kReport),
                    translate = job_bit(EvalJob::kTranslate), classify = job_bit(EvalJob::kClassify),
                    generate = job_bit(EvalJob::kGenerate), score = job_bit(EvalJob::kScore),

@@ -1,6 +1,6 @@
 // translate_server's command: the checkpoint it serves and how the model runs
 // (serve_checkpoint.h), where it listens and the limits that keep one client from starving
-// the others (serve_settings.h). Each option is declared once (settings/declared.h); the
+// the others (serve_settings.h). Each option is declared once (util/declared.h); the
 // program's flags and --help are made from the list.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include "dls/layers/int8_linear.h"
 #include "dls/serve/serve_checkpoint.h"
 #include "dls/serve/serve_settings.h"
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 #include "dls/util/device.h"
 #include "dls/util/precision.h"
 #include "dls/util/runtime.h"
@@ -27,7 +27,7 @@ struct ServerCommand {
 
   template <typename Self, typename Fields>
   static void declare(Self& c, Fields& f) {
-    using settings::Setting;
+    using util::Setting;
     auto& http = c.settings.http;
     auto& limits = c.settings.limits;
     auto& batching = c.settings.batching;

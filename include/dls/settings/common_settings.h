@@ -9,8 +9,7 @@
 #include <vector>
 
 #include "dls/data/subword_model.h"
-#include "dls/layers/transformer_config.h"
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 #include "dls/settings/lr_schedule.h"
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
@@ -18,39 +17,7 @@
 
 namespace dls::settings {
 
-// A model's transformer, under the "model.transformer." section the caller is in: its sizes
-// with --embedding-size, --heads, --ffn-multiplier and --dropout, fixed by a run (its weights
-// have these shapes).
-template <typename Fields>
-void declare_transformer_sizes(TransformerConfig& t, Fields& f) {
-  f(t.embedding_size(),
-    Setting("embedding_size", "--embedding-size", "M, width of every token").range(1, 65536).fixed());
-  f(t.num_heads(), Setting("num_heads", "--heads", "attention heads (M divisible by it)").range(1, 1024).fixed());
-  f(t.ffn_multiplier(), Setting("ffn_multiplier", "--ffn-multiplier",
-                                "FFN hidden width in units of M (positionwise, vaswani; the dlstudio layout's is "
-                                "2*L*M)")
-                            .range(1, 64)
-                            .fixed());
-  f(t.dropout(),
-    Setting("dropout", "--dropout", "dropout on attention weights, sublayer outputs and embeddings (vaswani layout)")
-        .range(0, 0.99)
-        .fixed());
-}
-
-// The transformer's variant and layout under their keys ("variant", "layout"), with the flag
-// `setting` names, if any (a program may choose them with its preset instead).
-template <typename Fields>
-void declare_variant(TransformerConfig& t, Fields& f, Setting setting) {
-  f.property(
-      std::move(setting), [&] { return to_string(t.variant()); },
-      [&](const std::string& name) { t.variant(parse_variant(name)); });
-}
-template <typename Fields>
-void declare_layout(TransformerConfig& t, Fields& f, Setting setting) {
-  f.property(
-      std::move(setting), [&] { return to_string(t.layout()); },
-      [&](const std::string& name) { t.layout(parse_layout(name)); });
-}
+using util::Setting;
 
 // "word" -> false, "sentencepiece" -> true; throws std::invalid_argument otherwise.
 bool parse_tokenizer(const std::string& name);

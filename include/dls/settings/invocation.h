@@ -6,10 +6,12 @@
 
 #include <string>
 
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 #include "dls/util/runtime.h"
 
 namespace dls::settings {
+
+using util::Setting;
 
 struct Invocation {
   std::string resume;  // --resume: checkpoint file or run directory

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "dls/settings/common_settings.h"
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 #include "dls/settings/lr_schedule.h"
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
@@ -18,6 +18,8 @@
 #include "dls/util/key_values.h"
 
 namespace dls::settings {
+
+using util::Setting;
 
 struct LmTrainSettings {
   std::string preset = "cpu";  // the preset these settings started from (information)
@@ -82,20 +84,7 @@ struct LmTrainSettings {
         Setting("split_seed", "--split-seed", "seed of the validation split").range(0, 18446744073709551615.0).fixed());
     });
     f.group("Model");
-    f.section("model", [&] {
-      auto& t = s.model.transformer();
-      f.section("transformer", [&] { declare_transformer_sizes(t, f); });
-      f(s.model.num_decoders(),
-        Setting("num_decoders", "--decoders", "decoder blocks (self-attention + FFN)").range(1, 1000).fixed());
-      f.section("transformer", [&] {
-        declare_variant(
-            t, f,
-            Setting("variant", "--variant", "FG (post-LN) or PreLN").one_of({"FG", "PreLN"}).in_any_case().fixed());
-        declare_layout(t, f, Setting("layout", "", ""));
-        f(t.max_seq_length(), Setting("max_seq_length", "", ""));  // from the data
-      });
-      f(s.model.vocab_size(), Setting("vocab_size", "", ""));
-    });
+    f.section("model", [&] { LanguageModelConfig::declare(s.model, f); });
     declare_training_and_output(s, f, "sentences", "initialisation, data order, dropout", {"loss"}, [&] {
       f(s.warmup_steps,
         Setting("warmup_steps", "--warmup-steps", "cosine: warm-up length in steps").range(0, 1000000000));

@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <string>
 
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 
 namespace dls::settings {
+
+using util::Setting;
 
 enum class ScheduleKind {
   kConstant,        // base_lr throughout (DLStudio's PreLN: plain Adam)

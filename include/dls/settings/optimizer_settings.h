@@ -4,10 +4,14 @@
 
 #include <string>
 
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 #include "dls/util/key_values.h"
 
 namespace dls::settings {
+
+using util::read_saved_settings;
+using util::saved_settings;
+using util::Setting;
 
 enum class OptimizerKind { kAdam, kAdamW };
 

@@ -8,12 +8,16 @@
 #include <cstdint>
 #include <string>
 
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 #include "dls/util/device.h"
 #include "dls/util/key_values.h"
 #include "dls/util/precision.h"
 
 namespace dls::settings {
+
+using util::read_saved_settings;
+using util::saved_settings;
+using util::Setting;
 
 // Data parallelism (torchrun). Not saved: the run's result does not depend on it.
 struct ParallelSettings {

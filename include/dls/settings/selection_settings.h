@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 #include "dls/util/key_values.h"
 
 namespace dls::settings {
+
+using util::Setting;
 
 struct SelectionSettings {
   // The validation score that chooses <run>/best.pt: "bleu" or "loss" (seq2seq), "accuracy"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "dls/settings/common_settings.h"
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 #include "dls/settings/lr_schedule.h"
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
@@ -20,6 +20,8 @@
 #include "dls/util/key_values.h"
 
 namespace dls::settings {
+
+using util::Setting;
 
 struct Seq2SeqTrainSettings {
   // What translates: the transformer (`model`) or an RNN encoder-decoder with attention (`rnn`).
@@ -197,7 +199,7 @@ struct Seq2SeqTrainSettings {
           [&] { return to_string(s.architecture); },
           [&](const std::string& name) { s.architecture = parse_architecture(name); });
     });
-    f.section("model", [&] { declare_model(s.model, f); });
+    f.section("model", [&] { Seq2SeqConfig::declare(s.model, f); });
     f.section("training", [&] {
       f.group("Training");
       declare_epochs(s.epochs, s.batch_size, "pairs", f);
@@ -292,44 +294,6 @@ struct Seq2SeqTrainSettings {
                                  "model's own prediction (1: always)")
                              .range(0, 1)
                              .default_when_absent());
-  }
-
-  // The transformer's keys and flags; the vocabulary sizes, L and padding come from the data.
-  template <typename Fields>
-  static void declare_model(Seq2SeqConfig& model, Fields& f) {
-    f(model.masking(), Setting("masking", "", "").when_absent("true"));  // before --no-masking: all masked
-    f.property(
-        Setting("", "--no-masking",
-                "DLStudio's masking=False: the decoder sees the whole target sentence in training, the word "
-                "it predicts included (recorded in the checkpoint)")
-            .as_switch()
-            .fixed(),
-        [&] { return !model.masking(); }, [&](bool off) { model.masking(!off); });
-    auto& t = model.transformer();
-    f.section("transformer", [&] {
-      declare_variant(t, f, Setting("variant", "", ""));  // seq2seq_train's --variant chooses the preset
-      declare_layout(t, f,
-                     Setting("layout", "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani")
-                         .one_of({"dlstudio", "positionwise", "vaswani"})
-                         .in_any_case()
-                         .fixed());
-      f(t.max_seq_length(), Setting("max_seq_length", "", ""));
-      declare_transformer_sizes(t, f);
-    });
-    f(model.num_encoders(), Setting("num_encoders", "--encoders", "number of BasicEncoders").range(1, 1000).fixed());
-    f(model.num_decoders(),
-      Setting("num_decoders", "--decoders", "number of BasicDecoderWithMasking").range(1, 1000).fixed());
-    f(model.src_vocab_size(), Setting("src_vocab_size", "", ""));
-    f(model.tgt_vocab_size(), Setting("tgt_vocab_size", "", ""));
-    f(model.pad_index(), Setting("pad_index", "", ""));
-    f(model.tie_embeddings(), Setting("tie_embeddings", "--tie-embeddings",
-                                      "one matrix for both embeddings and the output layer (needs --joint-vocab and "
-                                      "the vaswani layout)")
-                                  .as_switch()
-                                  .default_when_absent()
-                                  .fixed());
-    // Before the model said so: from_settings sets it from the run's loss.
-    f(model.dlstudio_outputs(), Setting("dlstudio_outputs", "", "").default_when_absent());
   }
 
   // The keys seq2seq checkpoints have always had: the model under "model.", everything else

@@ -1,4 +1,4 @@
-// Settings read from a TOML file by their flags' names (settings/declared.h), as the programs'
+// Settings read from a TOML file by their flags' names (util/declared.h), as the programs'
 // --config reads them: a preset (data/presets/, builtin_presets.h) is such a file, and so is a
 // run's config.toml. Each `name = value` sets the declared field whose flag is --name, checked
 // as the flag checks it (range, values); anything else is refused in one line naming the file
@@ -14,11 +14,15 @@
 #include <type_traits>
 #include <vector>
 
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 #include "dls/util/closest_name.h"
 #include "dls/util/toml_subset.h"
 
 namespace dls::settings {
+
+using util::declared_flag_names;
+using util::Keep;
+using util::Setting;
 
 namespace detail {
 
@@ -70,7 +74,7 @@ class SettingTextReader {
       for (const auto& value : s.values) listed += (listed.empty() ? "" : ", ") + value;
       fail("'" + text + "' is not one of " + listed);
     } else {
-      const auto value = parse_saved<T>(text);
+      const auto value = util::detail::parse_saved<T>(text);
       if (!value) {
         fail("'" + text + "' is not " +
              (std::is_same_v<T, bool>       ? std::string("true or false")

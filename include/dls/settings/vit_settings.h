@@ -8,7 +8,7 @@
 #include <string>
 
 #include "dls/settings/common_settings.h"
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 #include "dls/settings/lr_schedule.h"
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
@@ -18,6 +18,9 @@
 #include "dls/util/key_values.h"
 
 namespace dls::settings {
+
+using util::saved_settings;
+using util::Setting;
 
 // Everything that defines a training run; saved in every checkpoint ("train.*" etc.).
 struct ViTTrainSettings {
@@ -97,67 +100,12 @@ struct ViTTrainSettings {
                              .default_when_absent());
     });
     f.group("Model");
-    f.section("model", [&] { declare_model(s.model, f); });
+    f.section("model", [&] { ViTConfig::declare(s.model, f); });
     declare_training_and_output(
         s, f, "images", "initialisation, data order, augmentation, dropout", {"accuracy", "loss"}, [&] {
           f(s.warmup_epochs,
             Setting("warmup_epochs", "--warmup-epochs", "cosine: warm-up length in epochs").range(0, 1000000));
         });
-  }
-
-  // The ViT's keys and flags; its image size, channels and classes come from the dataset.
-  template <typename Fields>
-  static void declare_model(ViTConfig& m, Fields& f) {
-    f(m.patch_size(), Setting("patch_size", "--patch-size",
-                              "patch side p, in pixels of the stem's output (of the image without a stem), which it "
-                              "must divide")
-                          .range(1, 4096)
-                          .fixed());
-    auto& t = m.transformer();
-    f.section("transformer", [&] { declare_transformer_sizes(t, f); });
-    f(m.num_encoders(), Setting("num_encoders", "--encoders", "number of BasicEncoders").range(1, 1000).fixed());
-    f.section("transformer", [&] {
-      declare_variant(t, f,
-                      Setting("variant", "--variant", "FG (post-LN, DLStudio) or PreLN")
-                          .one_of({"FG", "PreLN"})
-                          .in_any_case()
-                          .fixed());
-      declare_layout(t, f,
-                     Setting("layout", "--layout", "positionwise (DLStudio >= 2.5), vaswani or dlstudio (flattened)")
-                         .one_of({"positionwise", "vaswani", "dlstudio"})
-                         .in_any_case()
-                         .fixed());
-      f.property(  // the encoder's sequence: the P patches and the class token
-          Setting("max_seq_length", "", ""), [&] { return m.num_patches() + 1; },
-          [&](std::int64_t length) { t.max_seq_length(length); });
-    });
-    f(m.conv_patch_embedding(),
-      Setting("conv_patch_embedding", "--conv-patch-embedding", "project patches with Conv2d instead of Linear")
-          .fixed());
-    // Written before the stem (or its older keys, from_settings) and the pixel attention: none.
-    f.property(
-        Setting("stem", "--stem",
-                "3x3 convolutions (GELU) before the patches are cut, as CHANNELS[/STRIDE] per layer, e.g. "
-                "32,64/2,128/2 (\"\": none, DLStudio's ViT); the patch size counts the last layer's pixels")
-            .default_when_absent()
-            .fixed(),
-        [&] { return stem_to_string(m.stem()); }, [&](const std::string& text) { m.stem(parse_stem(text)); });
-    f.property(
-        Setting("pixel_attention", "--pixel-attention",
-                "an inter-pixel attention block (DLStudio's GenerativeDiffusion AttentionBlock) after stem "
-                "layer LAYER, as LAYER[:HEADS], e.g. 3 or 3:4 (\"\": none); that layer's channels must be a "
-                "multiple of 32")
-            .default_when_absent()
-            .fixed(),
-        [&] { return pixel_attention_to_string(m.pixel_attention()); },
-        [&](const std::string& text) { m.pixel_attention(parse_pixel_attention(text)); });
-    f(m.head_hidden_size(),
-      Setting("head_hidden_size", "--head-hidden", "hidden width of the classification head").range(1, 65536).fixed());
-    f(m.head_dropout(),
-      Setting("head_dropout", "--head-dropout", "dropout before the head (training only)").range(0, 0.99).fixed());
-    f(m.image_size(), Setting("image_size", "", ""));
-    f(m.channels(), Setting("channels", "", ""));
-    f(m.num_classes(), Setting("num_classes", "", ""));
   }
 
   util::KeyValues to_settings() const { return saved_settings(*this); }

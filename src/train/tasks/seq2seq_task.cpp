@@ -61,7 +61,7 @@ Seq2SeqTask::Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqC
   torch::manual_seed(settings_.seed);
   model_ = settings_.build_model();
   if (!settings_.preset_note.empty()) spdlog::info("{}", settings_.preset_note);
-  for (const auto& line : settings::describe_settings(settings_)) {
+  for (const auto& line : util::describe_settings(settings_)) {
     // The other architecture's settings say nothing about this run.
     if (!rnn && line.rfind("RNN", 0) == 0) continue;
     spdlog::info("{}", rnn && line.rfind("Model:", 0) == 0 ? "Model: architecture rnn-attention" : line);

@@ -19,7 +19,7 @@
 #define DLS_VERSION "unknown"
 #endif
 
-namespace dls::apps {
+namespace dls::cli {
 
 // --version: "<program> (dlstudio-cpp) <version>, LibTorch <version>".
 inline void add_version_flag(CLI::App& app, const std::string& program) {
@@ -76,4 +76,4 @@ inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** arg
   }
 }
 
-}  // namespace dls::apps
+}  // namespace dls::cli

@@ -3,7 +3,7 @@
 // command-line flag (which is also its config.toml key), its help, its valid range or values,
 // and what it belongs to (Keep). The rest is derived from that list by visitors:
 //   - saved_settings() / read_saved_settings(): the checkpoint's keys, both ways (here);
-//   - the flags, config.toml and the resume check (apps/declared_flags.h).
+//   - the flags, config.toml and the resume check (cli/declared_flags.h).
 // Adding a setting is a field and its line; the code that uses it is the only other place.
 //
 //   struct OptimizerSettings {
@@ -22,7 +22,7 @@
 // that only read take the settings through a const_cast and never call `set`.
 //
 // A program's own options (translate_server's, checkpoint_eval's) are declared the same way,
-// without keys: only their flags are made of them (add_option_flags, apps/declared_flags.h),
+// without keys: only their flags are made of them (add_option_flags, cli/declared_flags.h),
 // and their fields may also be lists of text (a repeatable flag).
 #pragma once
 
@@ -41,7 +41,7 @@
 #include "dls/util/key_values.h"
 #include "dls/util/toml_subset.h"
 
-namespace dls::settings {
+namespace dls::util {
 
 // What a setting belongs to, and so where it is written and whether a resume may change it.
 enum class Keep {
@@ -194,7 +194,7 @@ class SectionPrefix {
 // Writes every field that has a key.
 class SavedWriter : public SectionPrefix {
  public:
-  explicit SavedWriter(util::KeyValues& out) : out_(out) {}
+  explicit SavedWriter(KeyValues& out) : out_(out) {}
   template <typename T>
   void operator()(const T& value, const Setting& s) {
     if (!s.key.empty()) out_.set(prefix_ + s.key, saved_text(value));
@@ -205,13 +205,13 @@ class SavedWriter : public SectionPrefix {
   }
 
  private:
-  util::KeyValues& out_;
+  KeyValues& out_;
 };
 
 // Reads every field that has a key; errors name the key and the settings' source.
 class SavedReader : public SectionPrefix {
  public:
-  explicit SavedReader(const util::KeyValues& in) : in_(in) {}
+  explicit SavedReader(const KeyValues& in) : in_(in) {}
   template <typename T>
   void operator()(T& value, const Setting& s) {
     if (const auto text = text_of(s)) value = parsed<T>(*text, s);
@@ -249,7 +249,7 @@ class SavedReader : public SectionPrefix {
     throw std::runtime_error(in_.source() + ": setting '" + prefix_ + s.key + "' = '" + text + "' is not " + kind);
   }
 
-  const util::KeyValues& in_;
+  const KeyValues& in_;
 };
 
 // Lists every field that has a flag and is not the invocation's, as "name value" (the flag's
@@ -294,7 +294,7 @@ class DescriptionWriter : public SectionPrefix {
   template <typename T>
   static std::string shown(const T& value) {
     if constexpr (std::is_floating_point_v<T>) {
-      return util::toml_value(static_cast<double>(value));
+      return toml_value(static_cast<double>(value));
     } else {
       return saved_text(value);
     }
@@ -346,8 +346,8 @@ std::vector<std::string> describe_settings(const Settings& settings) {
 
 // The settings' keys and values as a checkpoint stores them: every declared field with a key.
 template <typename Settings>
-util::KeyValues saved_settings(const Settings& settings) {
-  util::KeyValues out;
+KeyValues saved_settings(const Settings& settings) {
+  KeyValues out;
   detail::SavedWriter writer(out);
   Settings::declare(const_cast<Settings&>(settings), writer);  // the writer only reads
   return out;
@@ -357,9 +357,9 @@ util::KeyValues saved_settings(const Settings& settings) {
 // older checkpoint lacks, where the declaration allows it). Throws std::runtime_error naming
 // a missing or malformed key.
 template <typename Settings>
-void read_saved_settings(const util::KeyValues& saved, Settings& settings) {
+void read_saved_settings(const KeyValues& saved, Settings& settings) {
   detail::SavedReader reader(saved);
   Settings::declare(settings, reader);
 }
 
-}  // namespace dls::settings
+}  // namespace dls::util

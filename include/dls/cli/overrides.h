@@ -14,9 +14,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "config_toml.h"
+#include "dls/cli/config_toml.h"
 
-namespace dls::apps {
+namespace dls::cli {
 
 template <typename Settings>
 struct Overrides {
@@ -65,4 +65,4 @@ void apply_overrides(const Overrides<Settings>& overrides, Settings& settings) {
   for (const auto& apply : overrides.changes) apply(settings);
 }
 
-}  // namespace dls::apps
+}  // namespace dls::cli

@@ -1,8 +1,8 @@
-// apps/config_toml.h: what config.toml writes reads back byte for byte (paths with '#',
+// cli/config_toml.h: what config.toml writes reads back byte for byte (paths with '#',
 // quotes, backslashes, spaces, UTF-8), numbers read back exactly, and a malformed file is
 // refused with one line naming the file and the line. CLI11's own reader, which it replaces,
 // cuts a quoted value at '#'.
-#include "../../apps/config_toml.h"
+#include "dls/cli/config_toml.h"
 
 #include <gtest/gtest.h>
 
@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "../../apps/config_file.h"
+#include "dls/cli/config_file.h"
 
 namespace dls {
 namespace {
 
 std::vector<CLI::ConfigItem> parse_toml_text(const std::string& text) {
   std::istringstream in(text);
-  return apps::parse_config_toml(in, "f.toml");
+  return cli::parse_config_toml(in, "f.toml");
 }
 
 // The message parse_config_toml refuses `text` with ("" when it is accepted).
@@ -37,7 +37,7 @@ TEST(ConfigToml, StringsReadBackAsWritten) {
        std::vector<std::string>{"", "plain", "/data/run #1/corpus.tsv", "a \"quoted\" name", "it's",
                                 "C:\\corpora\\spa.txt", "two  spaces ", "ñandú/日本語/😀", "tab\there", "line\nbreak",
                                 std::string("nul\0byte", 8), "\x01\x1f\x7f", "[not, an array]", "= # ' \" \\\\ \\n"}) {
-    const auto items = parse_toml_text("data = " + apps::toml_value(text) + "  # a comment\n");
+    const auto items = parse_toml_text("data = " + cli::toml_value(text) + "  # a comment\n");
     ASSERT_EQ(items.size(), 1u) << text;
     EXPECT_EQ(items[0].name, "data");
     ASSERT_EQ(items[0].inputs.size(), 1u) << text;
@@ -47,13 +47,13 @@ TEST(ConfigToml, StringsReadBackAsWritten) {
 
 TEST(ConfigToml, NumbersReadBackExactly) {
   for (const double value : {1e-4, 0.1, 3e-3, 1.0 / 3, 1e300, 5e-324, 0.0, 40.0, 0.999999, 1e-12}) {
-    const auto text = apps::toml_value(value);
+    const auto text = cli::toml_value(value);
     EXPECT_EQ(std::strtod(parse_toml_text("lr=" + text)[0].inputs[0].c_str(), nullptr), value) << text;
   }
-  EXPECT_EQ(apps::toml_value(1e-4), "0.0001");
-  EXPECT_EQ(apps::toml_value(std::numeric_limits<std::uint64_t>::max()), "18446744073709551615");
-  EXPECT_EQ(apps::toml_value(std::int64_t{-3}), "-3");
-  EXPECT_EQ(apps::toml_value(true), "true");
+  EXPECT_EQ(cli::toml_value(1e-4), "0.0001");
+  EXPECT_EQ(cli::toml_value(std::numeric_limits<std::uint64_t>::max()), "18446744073709551615");
+  EXPECT_EQ(cli::toml_value(std::int64_t{-3}), "-3");
+  EXPECT_EQ(cli::toml_value(true), "true");
 }
 
 // Why the programs do not use CLI11's reader: it keeps "a of "a#b".
@@ -116,15 +116,15 @@ TEST(ConfigToml, TheCommandLineWinsAndTheFileSaysWhatItGave) {
   app.add_option("--data", data);
   app.add_option("--run-dir", run_dir);
   app.add_option("--threads", threads);
-  apps::add_config_option(app);
+  cli::add_config_option(app);
   std::istringstream file("data = \"/x/run #2/ñ.tsv\"\nrun-dir = \"from-file\"\nthreads = 3\n");
   // parse_from_stream reads no --config option: the file is the one read.
   app.parse("--run-dir from-command-line", false);
   EXPECT_EQ(run_dir, "from-command-line");
   const auto items = app.get_config_formatter()->from_config(file);
-  EXPECT_TRUE(apps::from_config_file(app, "--data"));
-  EXPECT_TRUE(apps::from_config_file(app, "--threads"));
-  EXPECT_FALSE(apps::from_config_file(app, "--run-dir"));
+  EXPECT_TRUE(cli::from_config_file(app, "--data"));
+  EXPECT_TRUE(cli::from_config_file(app, "--threads"));
+  EXPECT_FALSE(cli::from_config_file(app, "--run-dir"));
   EXPECT_EQ(items.at(0).inputs.at(0), "/x/run #2/ñ.tsv");
 }
 

@@ -15,7 +15,7 @@
 
 #include "dls/util/toml_subset.h"
 
-namespace dls::apps {
+namespace dls::cli {
 
 using util::toml_value;
 
@@ -65,4 +65,4 @@ class ConfigToml : public CLI::ConfigBase {
   mutable std::set<std::string> from_file_;
 };
 
-}  // namespace dls::apps
+}  // namespace dls::cli

@@ -31,10 +31,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli_overrides.h"
-#include "config_toml.h"
+#include "dls/cli/overrides.h"
+#include "dls/cli/config_toml.h"
 
-namespace dls::apps {
+namespace dls::cli {
 
 // --config FILE for `app`. Call after every option is added.
 inline void add_config_option(CLI::App& app) {
@@ -74,7 +74,7 @@ std::string resolved_config(const Overrides<Settings>& overrides, const Settings
   return toml;
 }
 
-// On resume, the settings the checkpoint fixes (those declared fixed, settings/declared.h,
+// On resume, the settings the checkpoint fixes (those declared fixed, util/declared.h,
 // and the program's own `also_fixed`, by flag): one given on the command line is refused;
 // one from the config file must have the checkpoint's value (`resumed`: the settings before
 // the flags; `asked`: after), as a run's own config.toml has.
@@ -98,4 +98,4 @@ void check_fixed_on_resume(const CLI::App& app, const Overrides<Settings>& overr
   }
 }
 
-}  // namespace dls::apps
+}  // namespace dls::cli

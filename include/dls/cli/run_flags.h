@@ -5,28 +5,34 @@
 //
 // One rule for every setting on resume: the settings start from the preset, or from the
 // resumed checkpoint's (RunSettings::resume_defaults() for the run's), and each flag given
-// changes one of them afterwards (cli_overrides.h); a setting the checkpoint fixes is refused
+// changes one of them afterwards (overrides.h); a setting the checkpoint fixes is refused
 // by the program, never ignored.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
-#include "cli_overrides.h"
-#include "config_file.h"
-#include "error_line.h"
+#include "dls/cli/command_line.h"
+#include "dls/cli/config_file.h"
+#include "dls/cli/overrides.h"
+#include "dls/cli/error_line.h"
 #include "dls/train/loop_state.h"
 #include "dls/train/stop_signals.h"
 #include "dls/settings/invocation.h"
 #include "dls/settings/run_settings.h"
+#include "dls/util/precision.h"
 #include "dls/util/runtime.h"
 
-namespace dls::apps {
+namespace dls::cli {
 
 // The end of every trainer's --help: how it exits (error_line.h, train/stop_signals.h).
 inline constexpr const char* kTrainerExitStatus =
@@ -39,6 +45,19 @@ using settings::Invocation;
 // written to config.toml nor read from a config file (config_file.h).
 inline void keep_invocation_flags_out_of_config(CLI::App& app) {
   not_in_config({app.get_option("--resume"), app.get_option("--overwrite"), app.get_option("--dry-run")});
+}
+
+// The end of a trainer's command line, once its flags are added: --version, --config (without
+// the invocation's flags that are no part of a recipe), then the parse. Returns the exit status
+// when the program is to stop here (parse_command_line); otherwise the program's messages go
+// to stderr under its name, and nullopt.
+inline std::optional<int> parse_trainer_command_line(CLI::App& app, const std::string& program, int argc, char** argv) {
+  add_version_flag(app, program);
+  keep_invocation_flags_out_of_config(app);
+  add_config_option(app);
+  if (auto stop = parse_command_line(app, argc, argv)) return stop;
+  spdlog::set_default_logger(spdlog::stderr_color_mt(program));
+  return std::nullopt;
 }
 
 // The run's logging and threads, before anything else logs: returns the threads in use.
@@ -98,6 +117,16 @@ FlaggedSettings<Settings> settings_from_flags(const CLI::App& app, const Overrid
   return flagged;
 }
 
+// --json: a trainer's result as one JSON line on stdout, written by the first rank alone.
+// Returns 0, the exit status of a run that ended.
+template <typename Result>
+int print_training_result(const Invocation& invocation, const Result& result, const settings::RunSettings& run) {
+  if (invocation.json && result.parallel.rank == 0) {
+    std::cout << result.json(util::precision_name(run.precision)) << std::endl;
+  }
+  return 0;
+}
+
 // Runs `train` (the program after its command line: returns the exit status) and ends as
 // kTrainerExitStatus says: a signal's interruption with 128+N after its line, a diverged
 // run with 3, any other error with its one line and 1.
@@ -116,4 +145,4 @@ int exit_status_of_training(Train train) {
   }
 }
 
-}  // namespace dls::apps
+}  // namespace dls::cli

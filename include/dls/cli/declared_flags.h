@@ -1,6 +1,6 @@
-// The flags of a settings struct, made from its declaration (settings/declared.h): one flag
+// The flags of a settings struct, made from its declaration (util/declared.h): one flag
 // per declared field that has one, with its help, --help group, range or values; each given
-// flag queues a change of that field (cli_overrides.h); config.toml lists every field that is
+// flag queues a change of that field (overrides.h); config.toml lists every field that is
 // not of the invocation alone; a field the run fixes is refused on resume
 // (check_fixed_on_resume, config_file.h). A program's own options (not a run's) are declared
 // the same way and bound straight to their fields (add_option_flags).
@@ -14,18 +14,18 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli_overrides.h"
-#include "config_file.h"
-#include "config_toml.h"
-#include "dls/settings/declared.h"
+#include "dls/cli/overrides.h"
+#include "dls/cli/config_file.h"
+#include "dls/cli/config_toml.h"
+#include "dls/util/declared.h"
 
-namespace dls::apps {
+namespace dls::cli {
 
 namespace detail {
 
 // `value` as the flag stores it: a path made absolute.
 template <typename T>
-T stored(const settings::Setting& s, T value) {
+T stored(const util::Setting& s, T value) {
   if constexpr (std::is_same_v<T, std::string>) {
     if (s.is_path) return absolute_path(value);
   }
@@ -48,13 +48,13 @@ class FlagSetter : public EverySection {
  public:
   FlagSetter(const std::string& flag, const T& value) : flag_(flag), value_(value) {}
   template <typename U>
-  void operator()(U& field, const settings::Setting& s) {
+  void operator()(U& field, const util::Setting& s) {
     if constexpr (std::is_same_v<U, T>) {
       if (s.flag == flag_) field = stored(s, value_);
     }
   }
   template <typename Get, typename Set>
-  void property(const settings::Setting& s, Get get, Set set) {
+  void property(const util::Setting& s, Get get, Set set) {
     if constexpr (std::is_same_v<std::decay_t<decltype(get())>, T>) {
       if (s.flag == flag_) set(stored(s, value_));
     }
@@ -70,11 +70,11 @@ class FlagReader : public EverySection {
  public:
   explicit FlagReader(const std::string& flag) : flag_(flag) {}
   template <typename U>
-  void operator()(const U& field, const settings::Setting& s) {
+  void operator()(const U& field, const util::Setting& s) {
     if (s.flag == flag_) toml = toml_value(stored(s, field));
   }
   template <typename Get, typename Set>
-  void property(const settings::Setting& s, Get get, Set) {
+  void property(const util::Setting& s, Get get, Set) {
     if (s.flag == flag_) toml = toml_value(stored(s, get()));
   }
 
@@ -91,11 +91,11 @@ class FlagAdder : public EverySection {
   FlagAdder(CLI::App& app, Overrides<Settings>& overrides, std::string group)
       : app_(app), overrides_(overrides), group_(std::move(group)) {}
   template <typename T>
-  void operator()(T&, const settings::Setting& s) {
+  void operator()(T&, const util::Setting& s) {
     add<T>(s);
   }
   template <typename Get, typename Set>
-  void property(const settings::Setting& s, Get get, Set) {
+  void property(const util::Setting& s, Get get, Set) {
     add<std::decay_t<decltype(get())>>(s);
   }
   // The --help group of the flags declared next.
@@ -103,7 +103,7 @@ class FlagAdder : public EverySection {
 
  private:
   template <typename T>
-  void add(const settings::Setting& s) {
+  void add(const util::Setting& s) {
     if (s.flag.empty()) return;
     auto& overrides = overrides_;
     const std::string flag = s.flag;
@@ -128,10 +128,10 @@ class FlagAdder : public EverySection {
       option->check(s.any_case ? CLI::IsMember(s.values, CLI::ignore_case) : CLI::IsMember(s.values));
     }
     option->group(s.group.empty() ? group_ : s.group);
-    if (s.keep != settings::Keep::kInvocation) {
+    if (s.keep != util::Keep::kInvocation) {
       overrides.recorded.push_back({flag, [flag](const Settings& x) { return flag_toml(x, flag); }});
     }
-    if (s.keep == settings::Keep::kFixed) overrides.fixed.push_back(flag);
+    if (s.keep == util::Keep::kFixed) overrides.fixed.push_back(flag);
   }
   template <typename T>
   static void set_flag(Settings& settings, const std::string& flag, const T& value) {
@@ -156,7 +156,7 @@ class OptionBinder : public EverySection {
   OptionBinder(CLI::App& app, std::uint32_t command, std::string group)
       : app_(app), command_(command), group_(std::move(group)) {}
   template <typename T>
-  void operator()(T& field, const settings::Setting& s) {
+  void operator()(T& field, const util::Setting& s) {
     if (s.flag.empty() || (s.commands & command_) == 0) return;
     CLI::Option* option = nullptr;
     if constexpr (std::is_same_v<T, bool>) {
@@ -176,7 +176,7 @@ class OptionBinder : public EverySection {
 
  private:
   template <typename T>
-  static bool shows_default(const T& value, const settings::Setting& s) {
+  static bool shows_default(const T& value, const util::Setting& s) {
     if constexpr (std::is_same_v<T, std::string>) {
       return !value.empty();
     } else if constexpr (std::is_arithmetic_v<T>) {
@@ -211,4 +211,4 @@ void add_declared_flags(CLI::App& app, Overrides<Settings>& overrides, const std
   Settings::declare(probe, adder);
 }
 
-}  // namespace dls::apps
+}  // namespace dls::cli

@@ -10,7 +10,7 @@
 #include <c10/util/Exception.h>
 #include <spdlog/spdlog.h>
 
-namespace dls::apps {
+namespace dls::cli {
 
 inline int print_error_line(const std::exception& error) {
   const auto* c10_error = dynamic_cast<const c10::Error*>(&error);
@@ -23,4 +23,4 @@ inline int print_error_line(const std::exception& error) {
   return 1;
 }
 
-}  // namespace dls::apps
+}  // namespace dls::cli

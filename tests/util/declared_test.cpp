@@ -1,8 +1,8 @@
-// settings/declared.h: a settings struct's one declaration gives its checkpoint keys both
+// util/declared.h: a settings struct's one declaration gives its checkpoint keys both
 // ways -- every field type, properties, sections, what an older checkpoint without a key
 // means, errors that name the key -- and the three tasks' settings still write exactly the
 // keys their checkpoints have always had (so that every checkpoint written before loads).
-#include "dls/settings/declared.h"
+#include "dls/util/declared.h"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@ namespace dls {
 namespace declared_test {
 namespace {
 
-using settings::Setting;
+using util::Setting;
 
 enum class Colour { kRed, kBlue };
 
@@ -89,12 +89,12 @@ Sample changed() {
 
 TEST(DeclaredSettings, EveryKindOfFieldRoundTripsThroughItsKeys) {
   const Sample s = changed();
-  const auto saved = util::KeyValues::from_text(settings::saved_settings(s).to_text(), "test");
+  const auto saved = util::KeyValues::from_text(util::saved_settings(s).to_text(), "test");
   EXPECT_EQ(saved.get("lr"), "0.30000000000000004");
   EXPECT_EQ(saved.get("colour"), "blue");
   EXPECT_FALSE(saved.has("flag_only"));  // no key: not saved
   Sample read;
-  settings::read_saved_settings(saved, read);
+  util::read_saved_settings(saved, read);
   EXPECT_EQ(read.name, s.name);
   EXPECT_EQ(read.on, s.on);
   EXPECT_EQ(read.count, s.count);
@@ -110,20 +110,20 @@ TEST(DeclaredSettings, EveryKindOfFieldRoundTripsThroughItsKeys) {
 }
 
 TEST(DeclaredSettings, AnOlderCheckpointWithoutAKeyReadsAsDeclared) {
-  auto saved = settings::saved_settings(changed());
+  auto saved = util::saved_settings(changed());
   util::KeyValues older;
   for (const auto& [key, value] : saved.entries()) {
     if (key != "added_later" && key != "optional_one") older.set(key, value);
   }
   Sample read;
-  settings::read_saved_settings(older, read);
+  util::read_saved_settings(older, read);
   EXPECT_EQ(read.added_later, 0);    // what runs before the key did
   EXPECT_EQ(read.optional_one, 11);  // the default
 }
 
 // The message reading `saved` with `key` set to `text` (or removed, for "") fails with.
 std::string refusal(const std::string& key, const std::string& text) {
-  auto saved = settings::saved_settings(Sample{});
+  auto saved = util::saved_settings(Sample{});
   util::KeyValues edited;
   edited.set_source("run/checkpoints/epoch_0001.pt");
   for (const auto& [k, v] : saved.entries()) {
@@ -132,7 +132,7 @@ std::string refusal(const std::string& key, const std::string& text) {
   if (!text.empty()) edited.set(key, text);
   try {
     Sample read;
-    settings::read_saved_settings(edited, read);
+    util::read_saved_settings(edited, read);
   } catch (const std::runtime_error& error) {
     return error.what();
   }
@@ -155,14 +155,14 @@ TEST(DeclaredSettings, AMissingOrMalformedKeyIsNamed) {
 }
 
 TEST(DeclaredSettings, TheStartUpDescriptionListsEachGroupsFlags) {
-  EXPECT_EQ(settings::describe_settings(changed()),
+  EXPECT_EQ(util::describe_settings(changed()),
             (std::vector<std::string>{": name a=b\nc, on, count -4, steps 1234567890123, seed 42, images 99, lr "
                                       "0.30000000000000004, colour blue, added-later 5, optional-one 6, flag-only "
                                       "changed",
                                       "Data: rate 1e-300"}));
-  EXPECT_EQ(settings::describe_settings(Sample{})[0].find("on,"), std::string::npos) << "a switch that is off";
+  EXPECT_EQ(util::describe_settings(Sample{})[0].find("on,"), std::string::npos) << "a switch that is off";
   settings::ViTTrainSettings vit;
-  const auto lines = settings::describe_settings(vit);
+  const auto lines = util::describe_settings(vit);
   ASSERT_EQ(lines.size(), 4u);  // Data, Model, Training, Output (the data-parallel flags are the invocation's)
   EXPECT_EQ(lines[2].rfind("Training: epochs 60, batch-size 48, schedule constant, lr 0.0001, min-lr 0,", 0), 0u)
       << lines[2];

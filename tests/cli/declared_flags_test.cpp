@@ -1,8 +1,8 @@
-// apps/declared_flags.h: the flags a settings declaration gives -- a value or a switch, a
+// cli/declared_flags.h: the flags a settings declaration gives -- a value or a switch, a
 // property, its range and values refused in one line, a path recorded absolute, config.toml
 // listing every setting but the invocation's, and the resume check refusing a fixed one; a
 // program's own options bound straight to their fields, per command.
-#include "../../apps/declared_flags.h"
+#include "dls/cli/declared_flags.h"
 
 #include <gtest/gtest.h>
 
@@ -13,13 +13,13 @@
 #include <utility>
 #include <vector>
 
-#include "../../apps/command_line.h"
+#include "dls/cli/command_line.h"
 
 namespace dls {
 namespace declared_flags_test {
 namespace {
 
-using settings::Setting;
+using util::Setting;
 
 struct Inner {
   double rate = 0.5;
@@ -69,20 +69,20 @@ std::string parse_error(CLI::App& app, std::vector<std::string> args) {
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::Error& error) {
-    return apps::usage_error_line(app, error);
+    return cli::usage_error_line(app, error);
   }
   return "";
 }
 
 Parsed parse(std::vector<std::string> args) {
   CLI::App app{"test"};
-  apps::Overrides<Sample> overrides;
-  apps::add_declared_flags(app, overrides, "Model");
+  cli::Overrides<Sample> overrides;
+  cli::add_declared_flags(app, overrides, "Model");
   Parsed parsed;
   parsed.error = parse_error(app, std::move(args));
   if (!parsed.error.empty()) return parsed;
-  apps::apply_overrides(overrides, parsed.settings);
-  parsed.config_toml = apps::resolved_config(overrides, parsed.settings, "test");
+  cli::apply_overrides(overrides, parsed.settings);
+  parsed.config_toml = cli::resolved_config(overrides, parsed.settings, "test");
   parsed.fixed = overrides.fixed;
   parsed.heads_group = app.get_option("--heads")->get_group();
   parsed.corpus_group = app.get_option("--corpus")->get_group();
@@ -128,14 +128,14 @@ TEST(DeclaredFlags, TheFixedSettingsAreTheDeclaredOnes) {
 
 TEST(DeclaredFlags, AResumeRefusesAFixedSettingAndTakesAnother) {
   CLI::App app{"test"};
-  apps::Overrides<Sample> overrides;
-  apps::add_declared_flags(app, overrides, "Model");
+  cli::Overrides<Sample> overrides;
+  cli::add_declared_flags(app, overrides, "Model");
   ASSERT_EQ(parse_error(app, {"--heads", "8", "--device", "cuda"}), "");
   const Sample resumed;
   Sample asked = resumed;
-  apps::apply_overrides(overrides, asked);
+  cli::apply_overrides(overrides, asked);
   try {
-    apps::check_fixed_on_resume(app, overrides, resumed, asked);
+    cli::check_fixed_on_resume(app, overrides, resumed, asked);
     ADD_FAILURE() << "--heads was not refused";
   } catch (const std::runtime_error& error) {
     EXPECT_STREQ(error.what(), "--heads: fixed by the checkpoint when resuming (the run has 4, asked 8)");
@@ -169,7 +169,7 @@ struct ParsedOptions {
 ParsedOptions parse_options(std::uint32_t command, std::vector<std::string> args) {
   CLI::App app{"test"};
   ParsedOptions parsed;
-  apps::add_option_flags(app, parsed.options, command, "Options");
+  cli::add_option_flags(app, parsed.options, command, "Options");
   parsed.help = app.help();
   parsed.error = parse_error(app, std::move(args));
   return parsed;
