@@ -14,11 +14,7 @@
 #include "dls/train/best_checkpoint.h"
 #include "dls/train/training_task.h"
 #include "dls/train/optim/weight_average.h"
-
-namespace dls::checkpoint {
-class CheckpointReader;
-class CheckpointWriter;
-}  // namespace dls::checkpoint
+#include "dls/checkpoint/checkpoint_fwd.h"
 
 namespace dls::train {
 

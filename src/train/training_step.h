@@ -19,10 +19,7 @@
 #include "dls/train/step_plan.h"
 #include "dls/train/loop_state.h"
 #include "dls/train/training_task.h"
-
-namespace dls::checkpoint {
-class CheckpointReader;
-}
+#include "dls/checkpoint/checkpoint_fwd.h"
 
 namespace dls::train {
 

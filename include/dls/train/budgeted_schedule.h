@@ -13,11 +13,7 @@
 
 #include "dls/settings/lr_schedule.h"
 #include "dls/train/time_budget.h"
-
-namespace dls::checkpoint {
-class CheckpointReader;
-class CheckpointWriter;
-}  // namespace dls::checkpoint
+#include "dls/checkpoint/checkpoint_fwd.h"
 
 namespace dls::train {
 

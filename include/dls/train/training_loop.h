@@ -12,10 +12,7 @@
 
 #include "dls/train/loop_state.h"
 #include "dls/train/training_task.h"
-
-namespace dls::checkpoint {
-class CheckpointReader;
-}
+#include "dls/checkpoint/checkpoint_fwd.h"
 
 namespace dls::train {
 

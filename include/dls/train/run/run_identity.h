@@ -6,9 +6,7 @@
 
 #include <string>
 
-namespace dls::checkpoint {
-class CheckpointReader;
-}
+#include "dls/checkpoint/checkpoint_fwd.h"
 
 namespace dls::train {
 
