@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
   app.add_option("--precision", options.precision,
                  "fp32, bf16 or fp16 (CUDA): forward passes under autocast, as the programs' --precision")
       ->capture_default_str()
-      ->check(CLI::IsMember(dls::util::kPrecisionNames));
+      ->check(CLI::IsMember(dls::util::kPrecisionNames.names()));
   app.add_flag(
       "--all-output-rows", options.all_output_rows,
       "seq2seq training: send every target position, padding included, through the output layer and log-softmax");

@@ -71,14 +71,6 @@ std::vector<std::string> split_on_spaces(const std::string& text) {
 
 }  // namespace
 
-SubwordKind parse_subword_kind(const std::string& name) {
-  if (name == "unigram") return SubwordKind::kUnigram;
-  if (name == "bpe") return SubwordKind::kBpe;
-  throw std::invalid_argument("unknown subword model '" + name + "' (expected unigram or bpe)");
-}
-
-std::string to_string(SubwordKind kind) { return kind == SubwordKind::kBpe ? "bpe" : "unigram"; }
-
 SubwordModel::SubwordModel(std::shared_ptr<const void> processor, std::string proto)
     : processor_(std::move(processor)), proto_(std::move(proto)) {}
 

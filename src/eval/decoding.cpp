@@ -285,18 +285,4 @@ std::vector<TokenIds> translate(const TranslationModel& model, const torch::Tens
   return best_of(translate_n_best({model}, src, sos, eos, options));
 }
 
-std::string to_string(DecodeMethod method) {
-  switch (method) {
-    case DecodeMethod::kGreedy:
-      return "greedy";
-    case DecodeMethod::kBeam:
-      return "beam";
-    case DecodeMethod::kDLStudioOneShot:
-      return "dlstudio";
-    case DecodeMethod::kSample:
-      return "sample";
-  }
-  return "?";
-}
-
 }  // namespace dls::eval

@@ -8,28 +8,6 @@
 
 namespace dls {
 
-std::string to_string(AttentionScore score) {
-  switch (score) {
-    case AttentionScore::kDot:
-      return "dot";
-    case AttentionScore::kScaledDot:
-      return "scaled-dot";
-    case AttentionScore::kGeneral:
-      return "general";
-    case AttentionScore::kAdditive:
-      return "additive";
-  }
-  return "?";
-}
-
-AttentionScore parse_attention_score(const std::string& name) {
-  if (name == "dot") return AttentionScore::kDot;
-  if (name == "scaled-dot") return AttentionScore::kScaledDot;
-  if (name == "general") return AttentionScore::kGeneral;
-  if (name == "additive") return AttentionScore::kAdditive;
-  throw std::invalid_argument("unknown attention score '" + name + "' (expected dot, scaled-dot, general or additive)");
-}
-
 RnnAttentionImpl::RnnAttentionImpl(AttentionScore score, std::int64_t query_size, std::int64_t key_size,
                                    std::int64_t attention_size)
     : score_(score), key_size_(key_size) {

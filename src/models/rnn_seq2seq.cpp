@@ -26,23 +26,6 @@ torch::Tensor run_rnn(torch::nn::GRU& gru, torch::nn::LSTM& lstm, const torch::T
 
 }  // namespace
 
-std::string to_string(RnnCell cell) { return cell == RnnCell::kGru ? "gru" : "lstm"; }
-std::string to_string(AttentionPlacement placement) {
-  return placement == AttentionPlacement::kBahdanau ? "bahdanau" : "luong";
-}
-
-RnnCell parse_rnn_cell(const std::string& name) {
-  if (name == "gru") return RnnCell::kGru;
-  if (name == "lstm") return RnnCell::kLstm;
-  throw std::invalid_argument("unknown RNN cell '" + name + "' (expected gru or lstm)");
-}
-
-AttentionPlacement parse_attention_placement(const std::string& name) {
-  if (name == "bahdanau") return AttentionPlacement::kBahdanau;
-  if (name == "luong") return AttentionPlacement::kLuong;
-  throw std::invalid_argument("unknown attention placement '" + name + "' (expected bahdanau or luong)");
-}
-
 void RnnSeq2SeqConfig::validate() const {
   if (source_vocab < 5 || target_vocab < 5) throw std::invalid_argument("vocabularies need more than the 4 specials");
   if (embedding_size < 1 || hidden_size < 1 || layers < 1)

@@ -9,16 +9,6 @@
 
 namespace dls {
 
-std::string to_string(Architecture architecture) {
-  return architecture == Architecture::kTransformer ? "transformer" : "rnn-attention";
-}
-
-Architecture parse_architecture(const std::string& name) {
-  if (name == "transformer") return Architecture::kTransformer;
-  if (name == "rnn-attention") return Architecture::kRnnAttention;
-  throw std::invalid_argument("unknown architecture '" + name + "' (expected transformer or rnn-attention)");
-}
-
 TranslationModel::TranslationModel(Seq2SeqTransformer transformer) : transformer_(std::move(transformer)) {}
 TranslationModel::TranslationModel(RnnSeq2Seq rnn) : rnn_(std::move(rnn)) {}
 

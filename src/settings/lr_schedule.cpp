@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
 namespace dls::settings {
 
@@ -29,25 +28,6 @@ double LrSchedule::at(std::int64_t step) const {
 
 double LrSchedule::decayed(double progress) const {
   return min_lr + 0.5 * (base_lr - min_lr) * (1.0 + std::cos(M_PI * progress));
-}
-
-ScheduleKind parse_schedule(const std::string& name) {
-  if (name == "constant") return ScheduleKind::kConstant;
-  if (name == "dlstudio-warmup") return ScheduleKind::kDLStudioWarmup;
-  if (name == "cosine") return ScheduleKind::kWarmupCosine;
-  throw std::invalid_argument("unknown schedule '" + name + "' (expected constant, dlstudio-warmup or cosine)");
-}
-
-std::string to_string(ScheduleKind kind) {
-  switch (kind) {
-    case ScheduleKind::kConstant:
-      return "constant";
-    case ScheduleKind::kDLStudioWarmup:
-      return "dlstudio-warmup";
-    case ScheduleKind::kWarmupCosine:
-      return "cosine";
-  }
-  return "?";
 }
 
 }  // namespace dls::settings

@@ -4,7 +4,6 @@ list(APPEND DLS_SOURCES
   settings/common_settings.cpp
   settings/lm_settings.cpp
   settings/lr_schedule.cpp
-  settings/optimizer_settings.cpp
   settings/run_settings.cpp
   settings/seq2seq_settings.cpp
   settings/vit_settings.cpp

@@ -42,25 +42,6 @@ void set_autocast_state(const AutocastState& state) {
 
 }  // namespace
 
-Precision parse_precision(const std::string& name) {
-  if (name == "fp32") return Precision::kFp32;
-  if (name == "bf16") return Precision::kBf16;
-  if (name == "fp16") return Precision::kFp16;
-  throw std::invalid_argument("unknown precision '" + name + "' (fp32, bf16 or fp16)");
-}
-
-std::string precision_name(Precision precision) {
-  switch (precision) {
-    case Precision::kBf16:
-      return "bf16";
-    case Precision::kFp16:
-      return "fp16";
-    case Precision::kFp32:
-      break;
-  }
-  return "fp32";
-}
-
 bool cpu_has_bf16_kernels() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dls/cli/config_file.h"
+#include "support/error_of.h"
 
 namespace dls {
 namespace {
@@ -24,12 +25,7 @@ std::vector<CLI::ConfigItem> parse_toml_text(const std::string& text) {
 
 // The message parse_config_toml refuses `text` with ("" when it is accepted).
 std::string toml_refusal(const std::string& text) {
-  try {
-    parse_toml_text(text);
-  } catch (const CLI::ConfigError& error) {
-    return error.what();
-  }
-  return "";
+  return test::error_of<CLI::ConfigError>([&] { parse_toml_text(text); });
 }
 
 TEST(ConfigToml, StringsReadBackAsWritten) {

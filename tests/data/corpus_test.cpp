@@ -9,12 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "dls/data/normalize.h"
+#include "support/error_of.h"
 #include "util/temp_files.h"
 #include "support/test_paths.h"
 
@@ -31,15 +31,6 @@ std::string write_temp(const std::string& name, const std::string& content) {
   const std::string path = (dir / name).string();
   std::ofstream(path, std::ios::binary) << content;
   return path;
-}
-
-std::string error_of(const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
 }
 
 void expect_mixed_counts(const Corpus& corpus) {
@@ -119,14 +110,14 @@ TEST(Corpus, ByteOrderMarkAndCrlfAreAccepted) {
 
 TEST(Corpus, EmptyOrUselessFilesAreErrors) {
   const std::string empty = write_temp("empty.tsv", "");
-  EXPECT_EQ(error_of([&] { read_corpus(empty); }), empty + ": empty corpus file");
+  EXPECT_EQ(test::error_of([&] { read_corpus(empty); }), empty + ": empty corpus file");
   const std::string useless = write_temp("useless.tsv", "no tab\n\n...\t!\n");
-  EXPECT_EQ(error_of([&] { read_corpus(useless); }),
+  EXPECT_EQ(test::error_of([&] { read_corpus(useless); }),
             useless +
                 ": no usable sentence pairs (3 lines read, 0 pairs kept; dropped: 0 too long "
                 "(> 8 words), 1 empty, 1 malformed, 0 invalid UTF-8, 1 blank)");
   const std::string missing = "/nonexistent/dir/spa.txt";
-  EXPECT_NE(error_of([&] { read_corpus(missing); }).find(missing), std::string::npos);
+  EXPECT_NE(test::error_of([&] { read_corpus(missing); }).find(missing), std::string::npos);
 }
 
 TEST(Corpus, DlstudioArchivesAreReadInDictOrder) {
@@ -175,7 +166,7 @@ TEST(Corpus, ArchiveEntriesThatAreNotPairsAreCounted) {
   EXPECT_EQ(corpus.stats.empty, 1u);
   ASSERT_EQ(corpus.pairs.size(), 1u);
   EXPECT_EQ(corpus.pairs[0].english, std::vector<std::string>{"a"});
-  EXPECT_EQ(error_of([] { parse_archive_corpus("\x80\x02]K\x01\x61.", "list.pkl"); }),
+  EXPECT_EQ(test::error_of([] { parse_archive_corpus("\x80\x02]K\x01\x61.", "list.pkl"); }),
             "list.pkl: not a DLStudio archive: expected a dict int -> [english, spanish] or a "
             "tuple starting with one, found type list whose first item has type int");
 }
@@ -198,7 +189,7 @@ TEST(Corpus, ArchiveWhoseSharedStringsExpandTooMuchIsRefused) {
   pickle += "u.";
   CorpusOptions options;
   options.max_text_bytes = 100000;  // 200 entries x 2000 bytes = 400,000
-  const std::string message = error_of([&] { parse_archive_corpus(pickle, "bomb.pkl", options); });
+  const std::string message = test::error_of([&] { parse_archive_corpus(pickle, "bomb.pkl", options); });
   EXPECT_NE(message.find("bomb.pkl: entry 51: the archive's sentences add up to more than 100000 bytes"),
             std::string::npos)
       << message;
@@ -213,22 +204,22 @@ TEST(Corpus, TarFilesAndOldPicklesAreNamedForWhatTheyAre) {
   tar.replace(0, 8, "spa.txt");
   tar.replace(257, 6, std::string("ustar\0", 6));
   const auto tar_path = write_temp("real.tar", tar);
-  EXPECT_NE(error_of([&] { read_corpus(tar_path, {}); }).find("real.tar: a tar archive, not a corpus"),
+  EXPECT_NE(test::error_of([&] { read_corpus(tar_path, {}); }).find("real.tar: a tar archive, not a corpus"),
             std::string::npos);
   const auto tar_gz_path = write_temp("real.tar.gz", test::gzip_bytes(tar));
-  EXPECT_NE(error_of([&] { read_corpus(tar_gz_path, {}); }).find("a tar archive"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { read_corpus(tar_gz_path, {}); }).find("a tar archive"), std::string::npos);
   // pickle.dumps({0: ['SOS hi EOS', 'SOS hola EOS']}, protocol=0) and protocol=1
   const auto p0 = write_temp("p0.pkl", "(dp0\nI0\n(lp1\nVSOS hi EOS\np2\naVSOS hola EOS\np3\nas.");
-  EXPECT_NE(error_of([&] { read_corpus(p0, {}); }).find("p0.pkl: looks like a pickle of protocol 0 or 1"),
+  EXPECT_NE(test::error_of([&] { read_corpus(p0, {}); }).find("p0.pkl: looks like a pickle of protocol 0 or 1"),
             std::string::npos);
   const auto p1 = write_temp(
       "p1.pkl", std::string("}q\x00K\x00]q\x01(X\x0a\x00\x00\x00SOS hi EOSq\x02X\x0c\x00\x00\x00SOS hola EOSq\x03"
                             "es.",
                             48));
-  EXPECT_NE(error_of([&] { read_corpus(p1, {}); }).find("protocol 0 or 1"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { read_corpus(p1, {}); }).find("protocol 0 or 1"), std::string::npos);
   // A directory given as the corpus.
   const auto dir = test::process_temp_path("corpus");
-  EXPECT_NE(error_of([&] { read_corpus(dir.string(), {}); }).find("is a directory"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { read_corpus(dir.string(), {}); }).find("is a directory"), std::string::npos);
 }
 
 TEST(Corpus, ColumnsLanguagesAndDirectionAreChosen) {
@@ -254,7 +245,7 @@ TEST(Corpus, ColumnsLanguagesAndDirectionAreChosen) {
   EXPECT_EQ(reversed.source_language, "ru");
   EXPECT_EQ(reversed.target_language, "en");
   options.tgt_column = 3;
-  EXPECT_NE(error_of([&] { parse_tsv_corpus(text, "mem.tsv", options); }).find("two different columns"),
+  EXPECT_NE(test::error_of([&] { parse_tsv_corpus(text, "mem.tsv", options); }).find("two different columns"),
             std::string::npos);
 }
 
@@ -276,7 +267,7 @@ TEST(Corpus, ParallelFilesPairLineByLine) {
 
 TEST(Corpus, ParallelFilesRefuseSlipsNamingFileAndLine) {
   const auto error = [](const std::string& src, const std::string& tgt) {
-    return error_of([&] { parse_parallel_corpus(src, tgt, "a.de", "a.en"); });
+    return test::error_of([&] { parse_parallel_corpus(src, tgt, "a.de", "a.en"); });
   };
   EXPECT_EQ(error("eins\nzwei\ndrei\n", "one\ntwo\n"), "a.de:3: no partner line: a.de has 3 lines, a.en has 2");
   EXPECT_EQ(error("eins\n", "one\ntwo\n"), "a.en:2: no partner line: a.de has 1 lines, a.en has 2");
@@ -287,7 +278,7 @@ TEST(Corpus, ParallelFilesRefuseSlipsNamingFileAndLine) {
   EXPECT_EQ(error("", "one\n"), "a.de: empty corpus file");
   const std::string src = write_temp("p.de", "eins\n"), tgt = write_temp("p.en", "one\n");
   EXPECT_EQ(read_parallel_corpus(src, tgt).pairs.size(), 1u);
-  EXPECT_NE(error_of([&] { read_parallel_corpus(src, "/nonexistent/p.en"); }).find("/nonexistent/p.en"),
+  EXPECT_NE(test::error_of([&] { read_parallel_corpus(src, "/nonexistent/p.en"); }).find("/nonexistent/p.en"),
             std::string::npos);
 }
 

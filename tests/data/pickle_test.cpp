@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dls/util/file_io.h"
+#include "support/error_of.h"
 #include "support/test_paths.h"
 
 namespace dls::data {
@@ -35,12 +36,7 @@ std::vector<std::vector<std::string>> read_tsv(const std::string& path) {
 
 // The message of the runtime_error thrown by parse_pickle, or "" when none is thrown.
 std::string pickle_error(const std::string& bytes) {
-  try {
-    parse_pickle(bytes, "mem.pkl");
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "";
+  return test::error_of<std::runtime_error>([&] { parse_pickle(bytes, "mem.pkl"); });
 }
 
 // Bytes of a string literal, NULs included.

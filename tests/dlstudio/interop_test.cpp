@@ -23,6 +23,7 @@
 #include "dls/models/seq2seq_loss.h"
 #include "dls/util/file_io.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "support/error_of.h"
 #include "support/outside_needs.h"
 #include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
@@ -75,12 +76,9 @@ torch::Tensor dlstudio_columns(const torch::Tensor& log_probs) {
 }
 
 std::string import_error(const DLStudioSeq2SeqFiles& files) {
-  try {
-    import_dlstudio_seq2seq(files, (test::fresh_temp_dir("dlstudio_error") / "never.pt").string());
-  } catch (const std::exception& error) {
-    return error.what();
-  }
-  return "(no error)";
+  return test::error_of(
+      [&] { import_dlstudio_seq2seq(files, (test::fresh_temp_dir("dlstudio_error") / "never.pt").string()); },
+      "(no error)");
 }
 
 struct Case {
@@ -209,12 +207,7 @@ TEST(DLStudioExport, WritesBackTheImportedTensors) {
 }
 
 std::string export_error(const std::string& checkpoint, const fs::path& dir) {
-  try {
-    export_dlstudio(checkpoint, dir.string());
-  } catch (const std::exception& error) {
-    return error.what();
-  }
-  return "(no error)";
+  return test::error_of([&] { export_dlstudio(checkpoint, dir.string()); }, "(no error)");
 }
 
 // The checkpoint of one training step of a tiny ViT that DLStudio's visTransformer can hold (FG,

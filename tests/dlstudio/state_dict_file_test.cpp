@@ -13,6 +13,7 @@
 #include <torch/torch.h>
 
 #include "dls/util/file_io.h"
+#include "support/error_of.h"
 #include "support/state_dict_pickles.h"
 #include "support/test_paths.h"
 #include "util/temp_files.h"
@@ -36,12 +37,7 @@ std::string write_archive(const std::string& name, const std::string& pickle,
 }
 
 std::string read_error(const std::string& path) {
-  try {
-    read_state_dict_file(path);
-  } catch (const std::runtime_error& error) {
-    return error.what();
-  }
-  return "(no error)";
+  return test::error_of<std::runtime_error>([&] { read_state_dict_file(path); }, "(no error)");
 }
 
 // Two floats, 1 and 2, as a storage record's bytes.

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/error_of.h"
 #include "support/state_dict_pickles.h"
 
 namespace dls::dlstudio {
@@ -30,12 +31,7 @@ const std::string kSizes2x3 = pickle_int8(2) + pickle_int8(3) + "\x86";
 const std::string kStrides3x1 = pickle_int8(3) + pickle_int8(1) + "\x86";
 
 std::string refusal(const std::string& pickle) {
-  try {
-    parse_state_dict_pickle(pickle);
-  } catch (const std::runtime_error& error) {
-    return error.what();
-  }
-  return "accepted";
+  return test::error_of<std::runtime_error>([&] { parse_state_dict_pickle(pickle); }, "accepted");
 }
 
 TEST(StateDictPickle, ReadsWhereATensorLies) {

@@ -9,18 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "support/error_of.h"
 #include "support/key_names.h"
 
 namespace dls::settings::lm_settings_test {
 namespace {
 
 std::string refusal_of(const LmTrainSettings& asked, const LmTrainSettings& preset, bool resuming = false) {
-  try {
-    asked.check_data(preset, resuming);
-  } catch (const std::runtime_error& error) {
-    return error.what();
-  }
-  return "";
+  return test::error_of<std::runtime_error>([&] { asked.check_data(preset, resuming); });
 }
 
 TEST(LmSettings, DataSettingsTheDataWouldIgnoreAreRefused) {

@@ -3,6 +3,7 @@
 // and the line: an unknown name, a value of the wrong kind, one out of range, an array, a
 // setting of the invocation alone. A name the caller takes (`other`) is handed to it.
 #include "dls/settings/settings_file.h"
+#include "support/error_of.h"
 
 #include <gtest/gtest.h>
 
@@ -54,12 +55,7 @@ Sample read(const std::string& text, const settings::OtherSetting& other = {}) {
 }
 
 std::string refusal(const std::string& text) {
-  try {
-    read(text);
-  } catch (const std::runtime_error& error) {
-    return error.what();
-  }
-  return "";
+  return test::error_of<std::runtime_error>([&] { read(text); });
 }
 
 TEST(SettingsFile, SetsEachFieldByItsFlagsName) {

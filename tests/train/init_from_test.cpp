@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -26,6 +25,7 @@
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/train/tasks/lm_presets.h"
 #include "dls/train/tasks/lm_trainer.h"
+#include "support/error_of.h"
 #include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
 #include "support/vit_runs.h"
@@ -52,15 +52,6 @@ checkpoint::NamedTensors tensors_of(torch::nn::Module& module, const std::string
   checkpoint::NamedTensors tensors;
   for (const auto& p : module.named_parameters()) tensors.emplace_back(prefix + p.key(), p.value().detach().clone());
   return tensors;
-}
-
-std::string error_of(const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const std::runtime_error& error) {
-    return error.what();
-  }
-  return "";
 }
 
 TEST(InitFrom, LoadsByNameAndShapeAndRowsByToken) {
@@ -105,11 +96,13 @@ TEST(InitFrom, RenamesPrefixesAndStartsAResizedHeadFresh) {
 
 TEST(InitFrom, RefusesAnotherShapeAndACheckpointOfWhichNothingFits) {
   Tiny theirs(3, 4, 2), wider(3, 8, 2);
-  EXPECT_EQ(error_of([&] { train::init_parameters(*wider, tensors_of(*theirs), {}, "x.pt"); }),
-            "--init-from x.pt: embedding.weight is [3, 4] there and [3, 8] here (another model shape: --layout, "
-            "--embedding-size, --heads, ...)");
+  EXPECT_EQ(
+      test::error_of<std::runtime_error>([&] { train::init_parameters(*wider, tensors_of(*theirs), {}, "x.pt"); }),
+      "--init-from x.pt: embedding.weight is [3, 4] there and [3, 8] here (another model shape: --layout, "
+      "--embedding-size, --heads, ...)");
   Tiny ours(3, 4, 2);
-  EXPECT_EQ(error_of([&] { train::init_parameters(*ours, tensors_of(*theirs, "other."), {}, "x.pt"); }),
+  EXPECT_EQ(test::error_of<std::runtime_error>(
+                [&] { train::init_parameters(*ours, tensors_of(*theirs, "other."), {}, "x.pt"); }),
             "--init-from x.pt: no tensor of it fits this model");
 }
 
@@ -238,7 +231,7 @@ TEST(InitFromRuns, RefusesAnotherShapeOrKindInOneLine) {
   auto setup = test::tiny_seq2seq_setup(test::fresh_temp_dir("init_from_wider"));
   setup.model.transformer().embedding_size(64);
   unmoving(setup, trained);
-  const auto wider = error_of([&] { train::train_seq2seq(setup); });
+  const auto wider = test::error_of<std::runtime_error>([&] { train::train_seq2seq(setup); });
   EXPECT_NE(wider.find(" there and "), std::string::npos) << wider;
   EXPECT_EQ(wider.find('\n'), std::string::npos) << wider;
 
@@ -249,7 +242,7 @@ TEST(InitFromRuns, RefusesAnotherShapeOrKindInOneLine) {
   test::train_vit_with(vit, test::tiny_vit_run(vit_dir));
   auto other_kind = test::tiny_seq2seq_setup(test::fresh_temp_dir("init_from_kind"));
   unmoving(other_kind, vit_dir);
-  const auto kind = error_of([&] { train::train_seq2seq(other_kind); });
+  const auto kind = test::error_of<std::runtime_error>([&] { train::train_seq2seq(other_kind); });
   EXPECT_NE(kind.find(": a vit checkpoint; seq2seq_train starts from a seq2seq or lm checkpoint"), std::string::npos)
       << kind;
 

@@ -16,6 +16,7 @@
 #include "dls/settings/lm_settings.h"
 #include "dls/settings/seq2seq_settings.h"
 #include "dls/settings/vit_settings.h"
+#include "support/error_of.h"
 
 namespace dls {
 namespace declared_test {
@@ -130,13 +131,10 @@ std::string refusal(const std::string& key, const std::string& text) {
     if (k != key) edited.set(k, v);
   }
   if (!text.empty()) edited.set(key, text);
-  try {
+  return test::error_of<std::runtime_error>([&] {
     Sample read;
     util::read_saved_settings(edited, read);
-  } catch (const std::runtime_error& error) {
-    return error.what();
-  }
-  return "";
+  });
 }
 
 TEST(DeclaredSettings, AMissingOrMalformedKeyIsNamed) {

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/error_of.h"
 #include "support/tmpfs_mount.h"
 #include "util/temp_files.h"
 
@@ -25,12 +26,7 @@ namespace fs = std::filesystem;
 
 // The message check_output_file refuses `path` with ("" when it accepts it).
 std::string refusal(const fs::path& path) {
-  try {
-    check_output_file(path.string());
-    return "";
-  } catch (const std::runtime_error& error) {
-    return error.what();
-  }
+  return test::error_of<std::runtime_error>([&] { check_output_file(path.string()); });
 }
 
 unsigned mode_of(const fs::path& path) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "dls/util/canvas.h"
+#include "support/error_of.h"
 
 namespace dls::util {
 namespace {
@@ -38,12 +39,7 @@ TEST(PngImage, RefusesWhatIsNotAPng) {
 }
 
 std::string decode_error(const std::string& png) {
-  try {
-    decode_png(png);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "decoded";
+  return test::error_of<std::invalid_argument>([&] { decode_png(png); }, "decoded");
 }
 
 // cairo calls every libpng error "out of memory": a damaged file is named as damaged.

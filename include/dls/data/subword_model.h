@@ -17,12 +17,16 @@
 #include <vector>
 
 #include "dls/data/corpus.h"
+#include "dls/util/enum_names.h"
 
 namespace dls::data {
 
 enum class SubwordKind { kUnigram, kBpe };
-SubwordKind parse_subword_kind(const std::string& name);  // "unigram" or "bpe"; throws otherwise
-std::string to_string(SubwordKind kind);
+inline const util::EnumNames<SubwordKind> kSubwordKindNames("subword model", {{SubwordKind::kUnigram, "unigram"},
+                                                                              {SubwordKind::kBpe, "bpe"}});
+// Throws std::invalid_argument listing the names.
+inline SubwordKind parse_subword_kind(const std::string& name) { return kSubwordKindNames.parse(name); }
+inline std::string to_string(SubwordKind kind) { return kSubwordKindNames.name(kind); }
 
 struct SubwordOptions {
   SubwordKind kind = SubwordKind::kUnigram;

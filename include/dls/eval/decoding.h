@@ -15,6 +15,7 @@
 
 #include "dls/eval/sampling.h"
 #include "dls/models/translation_model.h"
+#include "dls/util/enum_names.h"
 
 namespace dls::eval {
 
@@ -80,7 +81,10 @@ std::vector<TokenIds> translate(const TranslationModel& model, const torch::Tens
 std::vector<std::vector<Hypothesis>> translate_n_best(const Models& models, const torch::Tensor& src, std::int64_t sos,
                                                       std::int64_t eos, const DecodeOptions& options = {});
 
-// "greedy", "beam", "dlstudio", "sample"
-std::string to_string(DecodeMethod method);
+inline const util::EnumNames<DecodeMethod> kDecodeMethodNames("decoding", {{DecodeMethod::kGreedy, "greedy"},
+                                                                           {DecodeMethod::kBeam, "beam"},
+                                                                           {DecodeMethod::kDLStudioOneShot, "dlstudio"},
+                                                                           {DecodeMethod::kSample, "sample"}});
+inline std::string to_string(DecodeMethod method) { return kDecodeMethodNames.name(method); }
 
 }  // namespace dls::eval

@@ -18,12 +18,19 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include "dls/util/enum_names.h"
+
 namespace dls {
 
 enum class AttentionScore { kDot, kScaledDot, kGeneral, kAdditive };
-std::string to_string(AttentionScore score);
-// "dot", "scaled-dot", "general", "additive"; throws std::invalid_argument otherwise.
-AttentionScore parse_attention_score(const std::string& name);
+inline const util::EnumNames<AttentionScore> kAttentionScoreNames("attention score",
+                                                                  {{AttentionScore::kDot, "dot"},
+                                                                   {AttentionScore::kScaledDot, "scaled-dot"},
+                                                                   {AttentionScore::kGeneral, "general"},
+                                                                   {AttentionScore::kAdditive, "additive"}});
+inline std::string to_string(AttentionScore score) { return kAttentionScoreNames.name(score); }
+// Throws std::invalid_argument listing the names.
+inline AttentionScore parse_attention_score(const std::string& name) { return kAttentionScoreNames.parse(name); }
 
 class RnnAttentionImpl : public torch::nn::Module {
  public:

@@ -10,6 +10,7 @@
 #include <torch/arg.h>
 
 #include "dls/util/declared.h"
+#include "dls/util/enum_names.h"
 
 namespace dls {
 
@@ -84,11 +85,19 @@ struct TransformerConfig {
   static void declare_layout(TransformerConfig& t, Fields& f, util::Setting setting);
 };
 
-std::string to_string(Variant variant);  // "FG" / "PreLN"
-std::string to_string(Layout layout);    // "dlstudio" / "positionwise" / "vaswani"
+// The names of the variants and layouts, in any case; "PostLN"/"Post-LN" and "Pre-LN" read too.
+inline const util::EnumNames<Variant> kVariantNames(
+    "variant", {{Variant::kFG, "FG"}, {Variant::kPreLN, "PreLN"}},
+    {{Variant::kFG, "PostLN"}, {Variant::kFG, "Post-LN"}, {Variant::kPreLN, "Pre-LN"}}, true);
+inline const util::EnumNames<Layout> kLayoutNames(
+    "layout", {{Layout::kDLStudio, "dlstudio"}, {Layout::kPositionwise, "positionwise"}, {Layout::kVaswani, "vaswani"}},
+    {}, true);
+
+inline std::string to_string(Variant variant) { return kVariantNames.name(variant); }  // "FG" / "PreLN"
+inline std::string to_string(Layout layout) { return kLayoutNames.name(layout); }
 // Case-insensitive; throws std::invalid_argument listing the accepted names.
-Variant parse_variant(const std::string& name);
-Layout parse_layout(const std::string& name);
+inline Variant parse_variant(const std::string& name) { return kVariantNames.parse(name); }
+inline Layout parse_layout(const std::string& name) { return kLayoutNames.parse(name); }
 
 template <typename Fields>
 void TransformerConfig::declare_sizes(TransformerConfig& t, Fields& f) {

@@ -48,7 +48,8 @@ void LanguageModelConfig::declare(LanguageModelConfig& m, Fields& f) {
     Setting("num_decoders", "--decoders", "decoder blocks (self-attention + FFN)").range(1, 1000).fixed());
   f.section("transformer", [&] {
     TransformerConfig::declare_variant(
-        t, f, Setting("variant", "--variant", "FG (post-LN) or PreLN").one_of({"FG", "PreLN"}).in_any_case().fixed());
+        t, f,
+        Setting("variant", "--variant", "FG (post-LN) or PreLN").one_of(kVariantNames.names()).in_any_case().fixed());
     TransformerConfig::declare_layout(t, f, Setting("layout", "", ""));
     f(t.max_seq_length(), Setting("max_seq_length", "", ""));  // from the data
   });

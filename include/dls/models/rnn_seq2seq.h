@@ -27,15 +27,22 @@
 #include <torch/nn/pimpl.h>
 
 #include "dls/layers/rnn_attention.h"
+#include "dls/util/enum_names.h"
 
 namespace dls {
 
 enum class RnnCell { kGru, kLstm };
 enum class AttentionPlacement { kBahdanau, kLuong };
-std::string to_string(RnnCell cell);
-std::string to_string(AttentionPlacement placement);
-RnnCell parse_rnn_cell(const std::string& name);                        // "gru", "lstm"
-AttentionPlacement parse_attention_placement(const std::string& name);  // "bahdanau", "luong"
+inline const util::EnumNames<RnnCell> kRnnCellNames("RNN cell", {{RnnCell::kGru, "gru"}, {RnnCell::kLstm, "lstm"}});
+inline const util::EnumNames<AttentionPlacement> kAttentionPlacementNames("attention placement",
+                                                                          {{AttentionPlacement::kBahdanau, "bahdanau"},
+                                                                           {AttentionPlacement::kLuong, "luong"}});
+inline std::string to_string(RnnCell cell) { return kRnnCellNames.name(cell); }
+inline std::string to_string(AttentionPlacement placement) { return kAttentionPlacementNames.name(placement); }
+inline RnnCell parse_rnn_cell(const std::string& name) { return kRnnCellNames.parse(name); }
+inline AttentionPlacement parse_attention_placement(const std::string& name) {
+  return kAttentionPlacementNames.parse(name);
+}
 
 struct RnnSeq2SeqConfig {
   std::int64_t source_vocab = 0;

@@ -75,7 +75,7 @@ void Seq2SeqConfig::declare(Seq2SeqConfig& model, Fields& f) {
     TransformerConfig::declare_layout(
         t, f,
         Setting("layout", "--layout", "dlstudio (flattened, the lectures'), positionwise or vaswani")
-            .one_of({"dlstudio", "positionwise", "vaswani"})
+            .one_of(kLayoutNames.names())
             .in_any_case()
             .fixed());
     f(t.max_seq_length(), Setting("max_seq_length", "", ""));

@@ -15,13 +15,17 @@
 #include "dls/models/decoding_session.h"
 #include "dls/models/rnn_seq2seq.h"
 #include "dls/models/seq2seq.h"
+#include "dls/util/enum_names.h"
 
 namespace dls {
 
 enum class Architecture { kTransformer, kRnnAttention };
-std::string to_string(Architecture architecture);  // "transformer", "rnn-attention"
-// Throws std::invalid_argument for another name.
-Architecture parse_architecture(const std::string& name);
+inline const util::EnumNames<Architecture> kArchitectureNames("architecture",
+                                                              {{Architecture::kTransformer, "transformer"},
+                                                               {Architecture::kRnnAttention, "rnn-attention"}});
+inline std::string to_string(Architecture architecture) { return kArchitectureNames.name(architecture); }
+// Throws std::invalid_argument listing the names.
+inline Architecture parse_architecture(const std::string& name) { return kArchitectureNames.parse(name); }
 
 class TranslationModel {
  public:

@@ -129,7 +129,7 @@ void ViTConfig::declare(ViTConfig& m, Fields& f) {
   f.section("transformer", [&] {
     TransformerConfig::declare_variant(t, f,
                                        Setting("variant", "--variant", "FG (post-LN, DLStudio) or PreLN")
-                                           .one_of({"FG", "PreLN"})
+                                           .one_of(kVariantNames.names())
                                            .in_any_case()
                                            .fixed());
     TransformerConfig::declare_layout(

@@ -252,7 +252,7 @@ struct EvalCommand {
       Setting("", "--dlstudio-vocab", "import: DLStudio's archive (its vocabularies; its pairs are the data)")
           .only_in(importing));
     f(c.dlstudio_variant, Setting("", "--variant", "import: TransformerFG or TransformerPreLN (the weights do not say)")
-                              .one_of({"FG", "PreLN"})
+                              .one_of(kVariantNames.names())
                               .only_in(importing));
     f(files.seq2seq.max_seq_length, Setting("", "--dlstudio-max-seq-length",
                                             "import, position-wise layout: L (the flattened layout's shapes give it)")
@@ -289,7 +289,8 @@ struct EvalCommand {
                      .only_in(models | average | export_));
     f(c.threads, Setting("", "--threads", "intra-op threads (default: all cores)").range(1, 256).only_in(models));
     f(c.device, Setting("", "--device", "cpu, cuda or auto").one_of(util::kDeviceNames).only_in(models));
-    f(c.precision, Setting("", "--precision", util::kPrecisionHelp).one_of(util::kPrecisionNames).only_in(models));
+    f(c.precision,
+      Setting("", "--precision", util::kPrecisionHelp).one_of(util::kPrecisionNames.names()).only_in(models));
     f(c.quantize, Setting("", "--quantize", kQuantizeHelp).one_of(kQuantizeNames).only_in(models));
 
     f.group("Output");

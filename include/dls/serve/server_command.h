@@ -97,7 +97,7 @@ struct ServerCommand {
                      .range(1, 256));
     f(c.weights, Setting("", "--weights", "runs with --ema-decay: ema (the moving average) or trained")
                      .one_of(checkpoint::kWeightsNames));
-    f(c.model.precision, Setting("", "--precision", util::kPrecisionHelp).one_of(util::kPrecisionNames));
+    f(c.model.precision, Setting("", "--precision", util::kPrecisionHelp).one_of(util::kPrecisionNames.names()));
     f(c.model.quantize, Setting("", "--quantize", kQuantizeHelp).one_of(kQuantizeNames));
     f(c.log_level,
       Setting("", "--log-level", "trace, debug (every request), info, warn, error or off").one_of(util::kLogLevels));

@@ -47,7 +47,7 @@ void declare_tokenizer(bool& subword_units, data::SubwordOptions& subwords, Fiel
       });
   f.property(
       Setting("subwords.model", "--spm-model", "sentencepiece: unigram (default) or bpe")
-          .one_of({"unigram", "bpe"})
+          .one_of(data::kSubwordKindNames.names())
           .default_when_absent()
           .fixed(),
       [&] { return data::to_string(subwords.kind); },

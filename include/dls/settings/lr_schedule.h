@@ -5,6 +5,7 @@
 #include <string>
 
 #include "dls/util/declared.h"
+#include "dls/util/enum_names.h"
 
 namespace dls::settings {
 
@@ -16,9 +17,13 @@ enum class ScheduleKind {
   kWarmupCosine,    // linear warm-up to base_lr, then cosine decay to min_lr at total_steps
 };
 
-// "constant", "dlstudio-warmup", "cosine"; throws std::invalid_argument otherwise.
-ScheduleKind parse_schedule(const std::string& name);
-std::string to_string(ScheduleKind kind);
+inline const util::EnumNames<ScheduleKind> kScheduleNames("schedule",
+                                                          {{ScheduleKind::kConstant, "constant"},
+                                                           {ScheduleKind::kDLStudioWarmup, "dlstudio-warmup"},
+                                                           {ScheduleKind::kWarmupCosine, "cosine"}});
+// Throws std::invalid_argument listing the names.
+inline ScheduleKind parse_schedule(const std::string& name) { return kScheduleNames.parse(name); }
+inline std::string to_string(ScheduleKind kind) { return kScheduleNames.name(kind); }
 
 struct LrSchedule {
   ScheduleKind kind = ScheduleKind::kConstant;
@@ -37,7 +42,7 @@ struct LrSchedule {
   static void declare(LrSchedule& s, Fields& f) {
     f.property(
         Setting("kind", "--schedule", "constant, dlstudio-warmup (2 M^-0.5 min(s^-0.5, s w^-1.5)) or cosine")
-            .one_of({"constant", "dlstudio-warmup", "cosine"}),
+            .one_of(kScheduleNames.names()),
         [&] { return to_string(s.kind); }, [&](const std::string& name) { s.kind = parse_schedule(name); });
     f(s.base_lr, Setting("base_lr", "--lr", "learning rate (constant) or peak (cosine)").range(1e-12, 100));
     f(s.warmup_steps,

@@ -6,6 +6,7 @@
 
 #include "dls/util/declared.h"
 #include "dls/util/key_values.h"
+#include "dls/util/enum_names.h"
 
 namespace dls::settings {
 
@@ -15,9 +16,11 @@ using util::Setting;
 
 enum class OptimizerKind { kAdam, kAdamW };
 
-// "adam" / "adamw"; throws std::invalid_argument otherwise.
-OptimizerKind parse_optimizer(const std::string& name);
-std::string to_string(OptimizerKind kind);
+inline const util::EnumNames<OptimizerKind> kOptimizerNames("optimizer", {{OptimizerKind::kAdam, "adam"},
+                                                                          {OptimizerKind::kAdamW, "adamw"}});
+// Throws std::invalid_argument listing the names.
+inline OptimizerKind parse_optimizer(const std::string& name) { return kOptimizerNames.parse(name); }
+inline std::string to_string(OptimizerKind kind) { return kOptimizerNames.name(kind); }
 
 struct OptimizerSettings {
   OptimizerKind kind = OptimizerKind::kAdam;
@@ -33,8 +36,8 @@ struct OptimizerSettings {
   template <typename Fields>
   static void declare(OptimizerSettings& s, Fields& f) {
     f.property(
-        Setting("kind", "--optimizer", "adam or adamw").one_of({"adam", "adamw"}), [&] { return to_string(s.kind); },
-        [&](const std::string& name) { s.kind = parse_optimizer(name); });
+        Setting("kind", "--optimizer", "adam or adamw").one_of(kOptimizerNames.names()),
+        [&] { return to_string(s.kind); }, [&](const std::string& name) { s.kind = parse_optimizer(name); });
     f(s.beta1, Setting("beta1", "--beta1", "Adam beta1").range(0, 0.999999));
     f(s.beta2, Setting("beta2", "--beta2", "Adam beta2").range(0, 0.999999));
     f(s.eps, Setting("eps", "--eps", "Adam epsilon").range(1e-30, 1));

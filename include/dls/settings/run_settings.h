@@ -101,7 +101,7 @@ struct RunSettings {
     f.property(
         Setting("precision", "--precision",
                 std::string(util::kPrecisionHelp) + " (default fp32; a resume keeps the run's)")
-            .one_of(util::kPrecisionNames)
+            .one_of(util::kPrecisionNames.names())
             .default_when_absent(),
         [&] { return util::precision_name(s.precision); },
         [&](const std::string& name) { s.precision = util::parse_precision(name); });

@@ -193,7 +193,7 @@ struct Seq2SeqTrainSettings {
           Setting("architecture", "--architecture",
                   "transformer (DLStudio's), or rnn-attention: the RNN encoder-decoder with attention that "
                   "came before it (--rnn-*, --attention-*; --preset rnn-bahdanau, rnn-luong)")
-              .one_of({"transformer", "rnn-attention"})
+              .one_of(kArchitectureNames.names())
               .when_absent("transformer")
               .fixed(),
           [&] { return to_string(s.architecture); },
@@ -246,7 +246,7 @@ struct Seq2SeqTrainSettings {
     f.group("RNN encoder-decoder (--architecture rnn-attention)");
     f.property(
         Setting("cell", "--rnn-cell", "gru or lstm, in the encoder and the decoder")
-            .one_of({"gru", "lstm"})
+            .one_of(kRnnCellNames.names())
             .default_when_absent()
             .fixed(),
         [&] { return to_string(rnn.cell); }, [&](const std::string& name) { rnn.cell = parse_rnn_cell(name); });
@@ -268,7 +268,7 @@ struct Seq2SeqTrainSettings {
         Setting("score", "--attention-score",
                 "dot, scaled-dot (need a one-way encoder), general (bilinear) or additive (Bahdanau's "
                 "v.tanh(W k + V q))")
-            .one_of({"dot", "scaled-dot", "general", "additive"})
+            .one_of(kAttentionScoreNames.names())
             .default_when_absent()
             .fixed(),
         [&] { return to_string(rnn.score); },
@@ -276,7 +276,7 @@ struct Seq2SeqTrainSettings {
     f.property(
         Setting("placement", "--attention-placement",
                 "bahdanau (attention before the RNN step) or luong (after it, with input feeding)")
-            .one_of({"bahdanau", "luong"})
+            .one_of(kAttentionPlacementNames.names())
             .default_when_absent()
             .fixed(),
         [&] { return to_string(rnn.placement); },

@@ -11,6 +11,8 @@
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
 
+#include "dls/util/enum_names.h"
+
 namespace dls::util {
 
 enum class Precision {
@@ -25,11 +27,13 @@ inline constexpr const char* kPrecisionHelp =
     "weights, optimizer state and checkpoints stay fp32";
 
 // What --precision accepts.
-inline const std::vector<std::string> kPrecisionNames{"fp32", "bf16", "fp16"};
+inline const EnumNames<Precision> kPrecisionNames("precision", {{Precision::kFp32, "fp32"},
+                                                                {Precision::kBf16, "bf16"},
+                                                                {Precision::kFp16, "fp16"}});
 
 // "fp32", "bf16", "fp16"; throws std::invalid_argument for anything else.
-Precision parse_precision(const std::string& name);
-std::string precision_name(Precision precision);
+inline Precision parse_precision(const std::string& name) { return kPrecisionNames.parse(name); }
+inline std::string precision_name(Precision precision) { return kPrecisionNames.name(precision); }
 
 // Whether this CPU has bf16 arithmetic that oneDNN uses (avx512_bf16 or amx_bf16 on x86,
 // bf16 on ARM, from /proc/cpuinfo). Without it bf16 runs, emulated, slower than fp32.

@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "dls/train/parallel/gradient_buffer.h"
+#include "support/error_of.h"
 #include "support/child_processes.h"
 #include "support/outside_needs.h"
 #include "support/program_run.h"
@@ -31,12 +32,7 @@ std::optional<DistributedEnvironment> environment_of(const std::map<std::string,
 
 // The one-line message of the runtime_error that `vars` cause.
 std::string environment_error(const std::map<std::string, std::string>& vars) {
-  try {
-    environment_of(vars);
-  } catch (const std::runtime_error& error) {
-    return error.what();
-  }
-  return "no error";
+  return test::error_of<std::runtime_error>([&] { environment_of(vars); }, "no error");
 }
 
 TEST(DistributedEnvironment, NoRankNorWorldSizeIsOneProcess) {
