@@ -1,6 +1,7 @@
-// Declarations (declared.h) that more than one task's settings share: the transformer's
-// sizes, the tokenizer, the epochs and batch, the seed and label smoothing. Each is called
-// from a task's own declare(), which gives the keys their section.
+// Declarations (util/declared.h) that more than one task's settings share: the tokenizer, the
+// epochs and batch, the schedule, the seed and label smoothing. Each is called from a task's
+// own declare(), which gives the keys their section; the model's keys are its config's own
+// (Seq2SeqConfig::declare, ...).
 #pragma once
 
 #include <cstdint>

@@ -99,7 +99,7 @@ struct LmTrainSettings {
   // without --tokenizer sentencepiece (a new run's), sentence settings on running text
   // (--block-size) and --validation-fraction on sentences.
   void check_data(const LmTrainSettings& preset, bool resuming) const;
-  // The start-up log's description: the preset and model, then describe_settings() (declared.h).
+  // The start-up log's description: the preset and model, then describe_settings() (util/declared.h).
   std::string describe() const;
 };
 

@@ -117,7 +117,7 @@ struct ViTTrainSettings {
   // Refuses, in one line, --image-size and --channels for the datasets, whose images have
   // their own (compared by value with `preset`, the settings before the command line).
   void check_image_flags(const ViTTrainSettings& preset) const;
-  // The start-up log's description: the preset and model, then describe_settings() (declared.h).
+  // The start-up log's description: the preset and model, then describe_settings() (util/declared.h).
   std::string describe() const;
 };
 
