@@ -36,47 +36,30 @@ void print_json(const std::string& task, const dls::bench::BenchResult& r, doubl
                 const std::string& device) {
   dls::util::JsonWriter json;
   const double gflops = r.timing.median * r.flops_per_item / 1e9;
-  json.begin_object().key("impl").value("cpp").key("task").value(task).key("config").begin_object();
+  json.begin_object().field("impl", "cpp").field("task", task).key("config").begin_object();
   for (const auto& [key, value] : r.config) json.key(key).value(value);
   json.end_object()
-      .key("unit")
-      .value(r.unit)
-      .key("median")
-      .value(r.timing.median)
-      .key("min")
-      .value(r.timing.min)
-      .key("max")
-      .value(r.timing.max)
+      .field("unit", r.unit)
+      .field("median", r.timing.median)
+      .field("min", r.timing.min)
+      .field("max", r.timing.max)
       .key("samples")
       .begin_array();
   for (const double s : r.timing.rates) json.value(s);
   json.end_array()
-      .key("peak_rss_mb")
-      .value(dls::bench::peak_rss_mb())
-      .key("rss_growth_mb")
-      .value(r.timing.rss_growth_mb)
-      .key("matmul_flops_per_item")
-      .value(r.flops_per_item)
-      .key("matmul_gflops_per_s")
-      .value(gflops)
-      .key("gemm_gflops_per_s")
-      .value(gemm_gflops)
-      .key("fraction_of_gemm")
-      .value(gemm_gflops > 0 ? gflops / gemm_gflops : 0.0)
-      .key("aten_ops_per_step")
-      .value(r.ops_per_step.aten_ops)
-      .key("top_level_ops_per_step")
-      .value(r.ops_per_step.top_level_ops)
-      .key("autograd_nodes_per_step")
-      .value(r.ops_per_step.autograd_nodes)
-      .key("threads")
-      .value(threads)
-      .key("blas_kernels")
-      .value(dls::util::openblas_core_in_use())
-      .key("device")
-      .value(device)
-      .key("torch_version")
-      .value(TORCH_VERSION)
+      .field("peak_rss_mb", dls::bench::peak_rss_mb())
+      .field("rss_growth_mb", r.timing.rss_growth_mb)
+      .field("matmul_flops_per_item", r.flops_per_item)
+      .field("matmul_gflops_per_s", gflops)
+      .field("gemm_gflops_per_s", gemm_gflops)
+      .field("fraction_of_gemm", gemm_gflops > 0 ? gflops / gemm_gflops : 0.0)
+      .field("aten_ops_per_step", r.ops_per_step.aten_ops)
+      .field("top_level_ops_per_step", r.ops_per_step.top_level_ops)
+      .field("autograd_nodes_per_step", r.ops_per_step.autograd_nodes)
+      .field("threads", threads)
+      .field("blas_kernels", dls::util::openblas_core_in_use())
+      .field("device", device)
+      .field("torch_version", TORCH_VERSION)
       .end_object();
   std::cout << json.str() << std::endl;
 }
@@ -215,20 +198,14 @@ int main(int argc, char** argv) {
     if (options.task == "gemm") {
       dls::util::JsonWriter json;
       json.begin_object()
-          .key("impl")
-          .value("cpp")
-          .key("task")
-          .value("gemm")
-          .key("n")
-          .value(gemm_size)
-          .key("gemm_gflops_per_s")
-          .value(gemm)
-          .key("threads")
-          .value(threads)
+          .field("impl", "cpp")
+          .field("task", "gemm")
+          .field("n", gemm_size)
+          .field("gemm_gflops_per_s", gemm)
+          .field("threads", threads)
           .key("blas_kernels")  // OpenBLAS's core ("Haswell", blas_kernels.h); "" for another BLAS
           .value(dls::util::openblas_core_in_use())
-          .key("device")
-          .value(options.device)
+          .field("device", options.device)
           .end_object();
       std::cout << json.str() << std::endl;
       return 0;

@@ -33,26 +33,26 @@ constexpr std::size_t kNoteLinesShown = 5;     // lines whose note is shown
 std::string translation_json(const SentenceTranslation& t, const std::vector<AlignmentPoint>& alignment,
                              const TranslateRequest& request, const std::string& checkpoint) {
   util::JsonWriter json;
-  json.begin_object().key("input").value(t.input);
+  json.begin_object().field("input", t.input);
   if (t.ok()) {
-    json.key("normalised").value(data::join_words(t.words)).key("unknown_words").begin_array();
+    json.field("normalised", data::join_words(t.words)).key("unknown_words").begin_array();
     for (const auto& w : t.unknown) json.value(w);
-    json.end_array().key("translation").value(t.text).key("raw").value(t.raw);
-    json.key("log_probability").value(t.log_probability);
-    if (!t.note.empty()) json.key("note").value(t.note);
+    json.end_array().field("translation", t.text).field("raw", t.raw);
+    json.field("log_probability", t.log_probability);
+    if (!t.note.empty()) json.field("note", t.note);
     if (request.decode.n_best > 1) {
       json.key("n_best").begin_array();
       for (const auto& a : t.n_best) {
-        json.begin_object().key("translation").value(a.text).key("raw").value(a.raw);
-        json.key("log_probability").value(a.log_probability).end_object();
+        json.begin_object().field("translation", a.text).field("raw", a.raw);
+        json.field("log_probability", a.log_probability).end_object();
       }
       json.end_array();
     }
-    if (request.alignments) json.key("alignment").value(alignment_text(alignment));
+    if (request.alignments) json.field("alignment", alignment_text(alignment));
   } else {
-    json.key("error").value(t.error);
+    json.field("error", t.error);
   }
-  json.key("checkpoint").value(checkpoint);
+  json.field("checkpoint", checkpoint);
   json.end_object();
   return json.str();
 }

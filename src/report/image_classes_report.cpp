@@ -65,13 +65,13 @@ void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRe
   const int side = classifier.config().image_size();
   if (request.json) {
     util::JsonWriter json;
-    json.begin_object().key("checkpoint").value(classifier.checkpoint_file()).key("image_size").value(side);
+    json.begin_object().field("checkpoint", classifier.checkpoint_file()).field("image_size", side);
     json.key("images").begin_array();
     for (const auto& r : results) {
-      json.begin_object().key("file").value(r.file).key("width").value(r.width).key("height").value(r.height);
+      json.begin_object().field("file", r.file).field("width", r.width).field("height", r.height);
       json.key("top").begin_array();
       for (const auto k : r.top) {
-        json.begin_object().key("class").value(names[k]).key("probability").value(r.probabilities[k]).end_object();
+        json.begin_object().field("class", names[k]).field("probability", r.probabilities[k]).end_object();
       }
       json.end_array().end_object();
     }

@@ -119,27 +119,19 @@ void print_table(const std::vector<Scored>& scored, const Scoring& scoring, std:
 
 void print_json(const std::vector<Scored>& scored, const Scoring& scoring, std::ostream& out) {
   util::JsonWriter json;
-  json.begin_object().key("scored").value(scoring.what).key("sentences").value(scoring.sentences.rows.size(0));
-  json.key("tokenizer").value(scoring.tokenizer).key("rows").value(scoring.rows);
+  json.begin_object().field("scored", scoring.what).field("sentences", scoring.sentences.rows.size(0));
+  json.field("tokenizer", scoring.tokenizer).field("rows", scoring.rows);
   json.key("checkpoints").begin_array();
   for (const auto& s : scored) {
     json.begin_object()
-        .key("file")
-        .value(s.path)
-        .key("epoch")
-        .value(s.state.completed_epochs)
-        .key("step")
-        .value(s.state.global_step)
-        .key("tokens")
-        .value(s.likelihood.tokens)
-        .key("words")
-        .value(scoring.sentences.words())
-        .key("val_loss")
-        .value(s.likelihood.mean_nll())
-        .key("val_perplexity")
-        .value(s.likelihood.perplexity())
-        .key("val_word_perplexity")
-        .value(s.likelihood.perplexity_per(scoring.sentences.words()))
+        .field("file", s.path)
+        .field("epoch", s.state.completed_epochs)
+        .field("step", s.state.global_step)
+        .field("tokens", s.likelihood.tokens)
+        .field("words", scoring.sentences.words())
+        .field("val_loss", s.likelihood.mean_nll())
+        .field("val_perplexity", s.likelihood.perplexity())
+        .field("val_word_perplexity", s.likelihood.perplexity_per(scoring.sentences.words()))
         .end_object();
   }
   json.end_array().end_object();
@@ -148,7 +140,7 @@ void print_json(const std::vector<Scored>& scored, const Scoring& scoring, std::
 
 // One entry of --generate --json's "generated".
 void add_generated(util::JsonWriter& json, const std::string& prompt, const std::string& text, std::int64_t tokens) {
-  json.begin_object().key("prompt").value(prompt).key("text").value(text).key("generated_tokens").value(tokens);
+  json.begin_object().field("prompt", prompt).field("text", text).field("generated_tokens", tokens);
   json.end_object();
 }
 
@@ -188,7 +180,7 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
   const auto tokenizer = checkpoint::lm_tokenizer(contents);
   const auto language = data::parse_side(contents.settings.data.side);
   util::JsonWriter json;
-  json.begin_object().key("checkpoint").value(path).key("generated").begin_array();
+  json.begin_object().field("checkpoint", path).key("generated").begin_array();
   for (const auto& prompt : request.prompts) {
     if (contents.settings.data.block_size > 0) {
       continue_running_texts(model, contents, prompt, request, out, json, messages);

@@ -8,19 +8,14 @@ using dls::eval::SacreBleuScore;
 void add_field_scores(util::JsonWriter& json, const SacreBleuScore& sacrebleu, const ChrfScore& chrf) {
   json.key("sacrebleu")
       .begin_object()
-      .key("score")
-      .value(sacrebleu.score)
-      .key("signature")
-      .value(sacrebleu.signature)
-      .key("line")
-      .value(sacrebleu.line())
+      .field("score", sacrebleu.score)
+      .field("signature", sacrebleu.signature)
+      .field("line", sacrebleu.line())
       .end_object()
       .key("chrf")
       .begin_object()
-      .key("score")
-      .value(chrf.score)
-      .key("signature")
-      .value(chrf.signature)
+      .field("score", chrf.score)
+      .field("signature", chrf.signature)
       .end_object();
 }
 

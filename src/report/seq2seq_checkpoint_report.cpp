@@ -306,50 +306,34 @@ void write_seq2seq_json(std::ostream& out, const std::vector<Evaluated>& all, st
                         const std::vector<std::string>& files, const std::vector<std::string>& skipped) {
   util::JsonWriter json;
   json.begin_object()
-      .key("kind")
-      .value("seq2seq")
-      .key("decode")
-      .value(to_string(request.decode.method))
-      .key("linear_weights")  // "int8" under --quantize int8
-      .value(int8_linear_enabled() ? "int8" : "fp32")
-      .key("sentences")
-      .value(sentences.pairs.size())
-      .key("data")
-      .value(sentences.description)
+      .field("kind", "seq2seq")
+      .field("decode", to_string(request.decode.method))
+      .field("linear_weights", int8_linear_enabled() ? "int8" : "fp32")  // "int8" under --quantize int8
+      .field("sentences", sentences.pairs.size())
+      .field("data", sentences.description)
       .key("checkpoints")
       .begin_array();
   for (const auto& e : all) {
     json.begin_object()
-        .key("path")
-        .value(e.summary.path)
-        .key("epochs_done")
-        .value(e.summary.epochs_done)
-        .key("step")
-        .value(e.summary.step)
-        .key("bleu")
-        .value(e.score.bleu)
+        .field("path", e.summary.path)
+        .field("epochs_done", e.summary.epochs_done)
+        .field("step", e.summary.step)
+        .field("bleu", e.score.bleu)
         .key("precisions")
         .begin_array();
     for (const double p : e.score.precisions) json.value(p);
     json.end_array()
-        .key("bp")
-        .value(e.score.bp)
-        .key("ratio")
-        .value(e.score.ratio)
-        .key("hyp_len")
-        .value(e.score.hyp_len)
-        .key("ref_len")
-        .value(e.score.ref_len);
+        .field("bp", e.score.bp)
+        .field("ratio", e.score.ratio)
+        .field("hyp_len", e.score.hyp_len)
+        .field("ref_len", e.score.ref_len);
     detail::add_field_scores(json, e.sacrebleu, e.chrf);
-    json.key("val_loss")
-        .value(e.summary.val_loss)
-        .key("sentences_per_s")
-        .value(e.summary.sentences_per_s)
-        .key("diverged")
-        .value(e.summary.diverged)
+    json.field("val_loss", e.summary.val_loss)
+        .field("sentences_per_s", e.summary.sentences_per_s)
+        .field("diverged", e.summary.diverged)
         .end_object();
   }
-  json.end_array().key("best").value(all[best].summary.path).key("skipped").begin_array();
+  json.end_array().field("best", all[best].summary.path).key("skipped").begin_array();
   for (const auto& f : skipped) json.value(f);
   json.end_array().key("files").begin_array();
   for (const auto& f : files) json.value(f);

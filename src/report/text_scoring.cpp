@@ -93,21 +93,15 @@ TextScores report_text_scores(const ScoreRequest& request, std::ostream& out) {
   const auto& c = scores.corpus;
   if (request.json) {
     util::JsonWriter json;
-    json.begin_object().key("bleu").value(c.bleu).key("precisions").begin_array();
+    json.begin_object().field("bleu", c.bleu).key("precisions").begin_array();
     for (const double p : c.precisions) json.value(p);
     json.end_array()
-        .key("bp")
-        .value(c.bp)
-        .key("ratio")
-        .value(c.ratio)
-        .key("hyp_len")
-        .value(c.hyp_len)
-        .key("ref_len")
-        .value(c.ref_len)
-        .key("sentences")
-        .value(scores.lines)
-        .key("smoothing")
-        .value(smoothing_name(request.bleu.smoothing));
+        .field("bp", c.bp)
+        .field("ratio", c.ratio)
+        .field("hyp_len", c.hyp_len)
+        .field("ref_len", c.ref_len)
+        .field("sentences", scores.lines)
+        .field("smoothing", smoothing_name(request.bleu.smoothing));
     detail::add_field_scores(json, scores.sacrebleu, scores.chrf);
     if (request.sentence) {
       json.key("sentence_bleu").begin_array();

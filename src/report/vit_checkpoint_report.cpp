@@ -37,28 +37,20 @@ void write_vit_json(std::ostream& out, const std::vector<ViTCheckpointResult>& r
   json.begin_object().key("checkpoints").begin_array();
   for (const auto& r : results) {
     json.begin_object()
-        .key("path")
-        .value(r.path)
-        .key("epoch")
-        .value(r.contents.state.epochs_done())
-        .key("test_accuracy")
-        .value(r.confusion.accuracy())
-        .key("mean_class_accuracy")
-        .value(r.confusion.mean_class_accuracy())
-        .key("test_loss")
-        .value(r.test_loss)
-        .key("train_loss")
-        .value(r.contents.state.train_loss)
-        .key("train_images_per_s")
-        .value(r.contents.state.examples_per_s)
-        .key("eval_images_per_s")
-        .value(r.images_per_s)
+        .field("path", r.path)
+        .field("epoch", r.contents.state.epochs_done())
+        .field("test_accuracy", r.confusion.accuracy())
+        .field("mean_class_accuracy", r.confusion.mean_class_accuracy())
+        .field("test_loss", r.test_loss)
+        .field("train_loss", r.contents.state.train_loss)
+        .field("train_images_per_s", r.contents.state.examples_per_s)
+        .field("eval_images_per_s", r.images_per_s)
         .key("class_accuracy")
         .begin_object();
     for (std::size_t k = 0; k < names.size(); ++k) json.key(names[k]).value(r.confusion.class_accuracy(k));
     json.end_object().end_object();
   }
-  json.end_array().key("best").value(results[best].path).key("files").begin_array();
+  json.end_array().field("best", results[best].path).key("files").begin_array();
   for (const auto& path : written) json.value(path);
   json.end_array().end_object();
   out << json.str() << std::endl;

@@ -97,6 +97,37 @@ TEST(Json, CompactDocument) {
                                             "history"}));
 }
 
+// field(name, v) is key(name).value(v) for every kind of value.
+TEST(Json, FieldIsAKeyAndItsValue) {
+  const std::string text = "text";
+  JsonWriter fields, pairs;
+  fields.begin_object()
+      .field("literal", "TransformerFG")
+      .field("string", text)
+      .field("double", 23.5)
+      .field("int", -20)
+      .field("unsigned", std::uint64_t{42})
+      .field("flag", true)
+      .end_object();
+  pairs.begin_object()
+      .key("literal")
+      .value("TransformerFG")
+      .key("string")
+      .value(text)
+      .key("double")
+      .value(23.5)
+      .key("int")
+      .value(-20)
+      .key("unsigned")
+      .value(std::uint64_t{42})
+      .key("flag")
+      .value(true)
+      .end_object();
+  EXPECT_EQ(fields.str(), pairs.str());
+  EXPECT_EQ(fields.str(),
+            R"({"literal":"TransformerFG","string":"text","double":23.5,"int":-20,"unsigned":42,"flag":true})");
+}
+
 TEST(Json, IndentedDocument) {
   JsonWriter json(2);
   json.begin_object()

@@ -56,6 +56,11 @@ class JsonWriter {
     }
   }
   JsonWriter& null();
+  // key(name) and its value in one call.
+  template <typename T>
+  JsonWriter& field(std::string_view name, const T& v) {
+    return key(name).value(v);
+  }
 
   // The text; throws std::logic_error while an object or array is still open.
   const std::string& str() const;

@@ -43,18 +43,12 @@ LmTrainResult train_lm(const settings::LmTrainSettings& settings) {
 
 std::string LmTrainResult::json(const std::string& precision) const {
   return run_result_json(*this, precision, [this](util::JsonWriter& json) {
-    json.key("sentences_per_s")
-        .value(sentences_per_s)
-        .key("initial_val_perplexity")
-        .value(initial_val_perplexity)
-        .key("val_loss")
-        .value(val_nll)
-        .key("val_perplexity")
-        .value(val_perplexity)
-        .key("val_word_perplexity")
-        .value(val_word_perplexity)
-        .key("vocab_size")
-        .value(vocab_size);
+    json.field("sentences_per_s", sentences_per_s)
+        .field("initial_val_perplexity", initial_val_perplexity)
+        .field("val_loss", val_nll)
+        .field("val_perplexity", val_perplexity)
+        .field("val_word_perplexity", val_word_perplexity)
+        .field("vocab_size", vocab_size);
   });
 }
 

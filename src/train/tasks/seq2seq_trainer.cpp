@@ -69,30 +69,21 @@ Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
 
 std::string Seq2SeqTrainResult::json(const std::string& precision) const {
   return run_result_json(*this, precision, [this](util::JsonWriter& json) {
-    json.key("pairs_per_s")
-        .value(pairs_per_s)
-        .key("val_loss")
-        .value(val_loss)
-        .key("val_bleu")
-        .value(val_bleu)
+    json.field("pairs_per_s", pairs_per_s)
+        .field("val_loss", val_loss)
+        .field("val_bleu", val_bleu)
         .key("val_sacrebleu")
         .begin_object()
-        .key("score")
-        .value(val_sacrebleu)
-        .key("signature")
-        .value(sacrebleu_signature)
+        .field("score", val_sacrebleu)
+        .field("signature", sacrebleu_signature)
         .end_object()
         .key("val_chrf")
         .begin_object()
-        .key("score")
-        .value(val_chrf)
-        .key("signature")
-        .value(chrf_signature)
+        .field("score", val_chrf)
+        .field("signature", chrf_signature)
         .end_object()
-        .key("encoder_parameters")
-        .value(encoder_parameters)
-        .key("decoder_parameters")
-        .value(decoder_parameters);
+        .field("encoder_parameters", encoder_parameters)
+        .field("decoder_parameters", decoder_parameters);
   });
 }
 

@@ -33,16 +33,11 @@ ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
 
 std::string ViTTrainResult::json(const std::string& precision) const {
   return run_result_json(*this, precision, [this](util::JsonWriter& json) {
-    json.key("images_per_s")
-        .value(images_per_s)
-        .key("test_accuracy")
-        .value(test_accuracy)
-        .key("test_loss")
-        .value(test_loss)
-        .key("val_accuracy")
-        .value(val_accuracy)
-        .key("val_loss")
-        .value(val_loss);
+    json.field("images_per_s", images_per_s)
+        .field("test_accuracy", test_accuracy)
+        .field("test_loss", test_loss)
+        .field("val_accuracy", val_accuracy)
+        .field("val_loss", val_loss);
   });
 }
 
