@@ -27,9 +27,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "dls/cli/error_line.h"
 #include "dls/report/eval_jobs.h"
 #include "dls/util/blas_kernels.h"
-#include "dls/cli/error_line.h"
 #include "eval_flags.h"
 
 namespace {

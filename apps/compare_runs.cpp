@@ -13,10 +13,10 @@
 #include <CLI/CLI.hpp>
 
 #include "dls/cli/command_line.h"
-#include "dls/train/run_comparison.h"
-#include "dls/util/json.h"
-#include "dls/util/file_io.h"
 #include "dls/cli/error_line.h"
+#include "dls/train/run_comparison.h"
+#include "dls/util/file_io.h"
+#include "dls/util/json.h"
 
 int main(int argc, char** argv) {
   CLI::App app{

@@ -12,14 +12,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include "dls/cli/declared_flags.h"
 #include "dls/checkpoint/lm_checkpoint.h"
+#include "dls/cli/declared_flags.h"
+#include "dls/cli/run_flags.h"
 #include "dls/data/data_folder.h"
 #include "dls/train/tasks/lm_presets.h"
 #include "dls/train/tasks/lm_trainer.h"
 #include "dls/util/blas_kernels.h"
 #include "dls/util/thread_policy.h"
-#include "dls/cli/run_flags.h"
 
 using dls::settings::LmTrainSettings;
 

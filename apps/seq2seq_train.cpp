@@ -11,14 +11,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include "corpus_flags.h"
 #include "dls/cli/declared_flags.h"
+#include "dls/cli/run_flags.h"
 #include "dls/data/data_folder.h"
 #include "dls/train/tasks/seq2seq_presets.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
 #include "dls/util/blas_kernels.h"
 #include "dls/util/thread_policy.h"
-#include "dls/cli/run_flags.h"
+#include "corpus_flags.h"
 
 using dls::settings::Seq2SeqTrainSettings;
 

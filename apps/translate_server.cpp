@@ -17,10 +17,10 @@
 
 #include "dls/cli/command_line.h"
 #include "dls/cli/declared_flags.h"
+#include "dls/cli/error_line.h"
 #include "dls/serve/server_command.h"
 #include "dls/serve/stop_signals.h"
 #include "dls/util/blas_kernels.h"
-#include "dls/cli/error_line.h"
 
 #ifndef DLS_SOURCE_PAGE_DIR
 #define DLS_SOURCE_PAGE_DIR ""

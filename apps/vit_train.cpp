@@ -8,13 +8,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include "dls/cli/declared_flags.h"
 #include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/cli/declared_flags.h"
+#include "dls/cli/run_flags.h"
 #include "dls/data/data_folder.h"
 #include "dls/train/tasks/vit_presets.h"
 #include "dls/train/tasks/vit_trainer.h"
 #include "dls/util/blas_kernels.h"
-#include "dls/cli/run_flags.h"
+#include "dls/util/file_io.h"
 
 using dls::settings::ViTTrainSettings;
 
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
                      "dataset folder (default for Fashion-MNIST: /usr/share/datasets/fashion-mnist/, for CIFAR-10: "
                      "$DLS_DATA_DIR/cifar10, which `make data` fills; required for an image folder)")
           ->group("Data");
-  overrides.record("--data-dir", [](const auto& s) { return dls::cli::absolute_path(s.data.data_dir); });
+  overrides.record("--data-dir", [](const auto& s) { return dls::util::absolute_path(s.data.data_dir); });
   app.add_option("--image-folder", image_folder,
                  "your own images: DIR/CLASS/*.png|*.jpg|*.jpeg, one sub-folder per class (or DIR/train/CLASS/... "
                  "and DIR/test/CLASS/...), any size, resized to --image-size; the same as --dataset image-folder "
@@ -64,12 +65,12 @@ int main(int argc, char** argv) {
     const auto fresh = [&] {
       auto settings = dls::train::vit_preset(preset.empty() ? dls::train::default_vit_preset(dataset) : preset);
       settings.data.dataset = dataset;
-      settings.data.data_dir = dls::cli::absolute_path(data_dir);  // a resume elsewhere finds it
+      settings.data.data_dir = dls::util::absolute_path(data_dir);  // a resume elsewhere finds it
       return settings;
     };
     const auto resumed = [&](const std::string& path) {
       auto settings = dls::checkpoint::read_vit_settings(path);
-      if (!data_dir.empty()) settings.data.data_dir = dls::cli::absolute_path(data_dir);
+      if (!data_dir.empty()) settings.data.data_dir = dls::util::absolute_path(data_dir);
       return settings;
     };
     auto [before_flags, settings] =

@@ -101,6 +101,10 @@ std::string read_maybe_gzip_file(const std::string& path) {
   return is_gzip(bytes) ? gunzip(bytes, path) : bytes;
 }
 
+std::string absolute_path(const std::string& path) {
+  return path.empty() ? path : std::filesystem::absolute(path).lexically_normal().string();
+}
+
 std::string temporary_name(const std::string& path) { return path + ".tmp-" + std::to_string(::getpid()); }
 
 std::string folder_write_error(const std::string& dir) {

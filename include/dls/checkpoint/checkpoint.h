@@ -18,6 +18,7 @@
 #include <torch/serialize/output-archive.h>
 
 #include "dls/layers/saved_tensors.h"
+#include "dls/util/enum_names.h"
 #include "dls/util/key_values.h"
 
 namespace dls::checkpoint {
@@ -115,13 +116,11 @@ enum class Weights {
   kTrained,     // the trained weights always
 };
 
-// What --weights accepts.
-inline const std::vector<std::string> kWeightsNames{"ema", "trained"};
-
-// --weights' names: "trained" is kTrained, anything else ("ema", the default) kEvaluation.
-inline Weights weights_named(const std::string& name) {
-  return name == "trained" ? Weights::kTrained : Weights::kEvaluation;
-}
+// What --weights accepts: "ema" (the default) is kEvaluation, "trained" kTrained.
+inline const util::EnumNames<Weights> kWeightsNames("weights",
+                                                    {{Weights::kEvaluation, "ema"}, {Weights::kTrained, "trained"}});
+// Throws std::invalid_argument listing the names.
+inline Weights weights_named(const std::string& name) { return kWeightsNames.parse(name); }
 
 // The module name (in the checkpoint) of the weights `weights` asks for.
 std::string weights_module(const CheckpointReader& reader, Weights weights);

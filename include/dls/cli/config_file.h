@@ -23,7 +23,6 @@
 // checkpoint's own value (check_fixed_on_resume).
 #pragma once
 
-#include <filesystem>
 #include <initializer_list>
 #include <memory>
 #include <stdexcept>
@@ -54,11 +53,6 @@ inline void not_in_config(std::initializer_list<CLI::Option*> options) {
 inline bool from_config_file(const CLI::App& app, const std::string& flag) {
   const auto toml = std::dynamic_pointer_cast<ConfigToml>(app.get_config_formatter());
   return toml != nullptr && toml->gave(flag.substr(flag.find_first_not_of('-')));
-}
-
-// `path` made absolute ("" stays "": a default).
-inline std::string absolute_path(const std::string& path) {
-  return path.empty() ? path : std::filesystem::absolute(path).lexically_normal().string();
 }
 
 // config.toml of a run with `settings`: every recorded setting, in the order of --help.

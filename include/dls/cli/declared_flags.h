@@ -18,6 +18,7 @@
 #include "dls/cli/config_file.h"
 #include "dls/cli/config_toml.h"
 #include "dls/util/declared.h"
+#include "dls/util/file_io.h"
 
 namespace dls::cli {
 
@@ -27,7 +28,7 @@ namespace detail {
 template <typename T>
 T stored(const util::Setting& s, T value) {
   if constexpr (std::is_same_v<T, std::string>) {
-    if (s.is_path) return absolute_path(value);
+    if (s.is_path) return util::absolute_path(value);
   }
   return value;
 }

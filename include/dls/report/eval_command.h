@@ -285,7 +285,7 @@ struct EvalCommand {
     f(c.weights, Setting("", "--weights",
                          "checkpoints of runs with --ema-decay: ema (the moving average, default) or trained (the "
                          "weights --resume continues)")
-                     .one_of(checkpoint::kWeightsNames)
+                     .one_of(checkpoint::kWeightsNames.names())
                      .only_in(models | average | export_));
     f(c.threads, Setting("", "--threads", "intra-op threads (default: all cores)").range(1, 256).only_in(models));
     f(c.device, Setting("", "--device", "cpu, cuda or auto").one_of(util::kDeviceNames).only_in(models));

@@ -96,7 +96,7 @@ struct ServerCommand {
                          "per core)")
                      .range(1, 256));
     f(c.weights, Setting("", "--weights", "runs with --ema-decay: ema (the moving average) or trained")
-                     .one_of(checkpoint::kWeightsNames));
+                     .one_of(checkpoint::kWeightsNames.names()));
     f(c.model.precision, Setting("", "--precision", util::kPrecisionHelp).one_of(util::kPrecisionNames.names()));
     f(c.model.quantize, Setting("", "--quantize", kQuantizeHelp).one_of(kQuantizeNames));
     f(c.log_level,

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cctype>
-#include <filesystem>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -16,6 +15,7 @@
 
 #include "dls/util/declared.h"
 #include "dls/util/closest_name.h"
+#include "dls/util/file_io.h"
 #include "dls/util/toml_subset.h"
 
 namespace dls::settings {
@@ -65,7 +65,7 @@ class SettingTextReader {
   T parsed(const Setting& s) const {
     const auto& text = item_.values.front();
     if constexpr (std::is_same_v<T, std::string>) {
-      if (s.is_path && !text.empty()) return std::filesystem::absolute(text).lexically_normal().string();
+      if (s.is_path) return util::absolute_path(text);
       if (s.values.empty()) return text;
       for (const auto& value : s.values) {
         if (value == text || (s.any_case && same_in_any_case(value, text))) return value;

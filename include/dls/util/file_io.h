@@ -45,6 +45,10 @@ void link_atomically(const std::string& source, const std::string& target);
 // Atomically writes a string as the whole content of `path`.
 void write_text_atomically(const std::string& path, const std::string& content);
 
+// `path` made absolute and normal, so that it names the same file from any folder; "" stays ""
+// (a default, not the current folder).
+std::string absolute_path(const std::string& path);
+
 // The temporary name write_file_atomically uses for `path` in this process: path.tmp-PID.
 std::string temporary_name(const std::string& path);
 
