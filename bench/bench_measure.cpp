@@ -15,6 +15,7 @@
 
 #include "bench_profile.h"
 #include "bench_tasks.h"
+#include "dls/util/device.h"
 #include "dls/util/operator_count.h"
 
 namespace dls::bench {
@@ -155,6 +156,14 @@ void measure_step(std::function<void(int)> step, const BenchOptions& options, st
         },
         options.profile_rows);
   }
+}
+
+BenchPlacement place_model(torch::nn::Module& model, const BenchOptions& options) {
+  const auto device = util::select_device(options.device);
+  model.to(device);
+  const auto precision = util::parse_precision(options.precision);
+  util::check_precision(precision, device);
+  return {device, util::autocast_for(precision, device)};
 }
 
 }  // namespace dls::bench

@@ -12,14 +12,12 @@
 #include "dls/models/seq2seq_loss.h"
 #include "dls/util/thread_policy.h"
 #include "dls/train/captured_step.h"
-#include "dls/train/optim/clip_gradients.h"
 #include "dls/train/optim/graph_safe_adam.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/train/parallel/gradient_buffer.h"
 #include "dls/train/tasks/seq2seq_presets.h"
 #include "dls/train/parallel/split_batch.h"
 #include "dls/util/precision.h"
-#include "dls/util/device.h"
 #include "dls/util/runtime.h"
 
 namespace dls::bench {
@@ -55,11 +53,9 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   const std::int64_t L = config.transformer().max_seq_length();
   torch::manual_seed(o.seed);
   Seq2SeqTransformer model(config);
-  const auto device = util::select_device(o.device);
-  model->to(device);
-  const auto precision = util::parse_precision(o.precision);
-  util::check_precision(precision, device);
-  const auto autocast = util::autocast_for(precision, device);
+  const auto placement = place_model(*model, o);  // (not a structured binding: the lambdas below capture them)
+  const auto device = placement.device;
+  const auto autocast = placement.autocast;
 
   std::mt19937_64 rng(o.seed + 1);
   constexpr int kBatches = 4;  // training cycles through a few distinct batches
@@ -146,10 +142,7 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
             return model_loss_share(model, s, t, loss_options, batch_denominators);
           },
           graph_safe ? train::GradientOutput::kIntoExisting : train::GradientOutput::kReplace, /*read_loss=*/false);
-      if (preset.optimizer.clip_grad_norm > 0 && !graph_safe) {  // (the graph-safe one clips itself)
-        dls::train::clip_gradients(model->parameters(), preset.optimizer.clip_grad_norm);
-      }
-      optimizer->step();
+      optimizer->step();  // which clips the gradients (optimizer.h)
     };
   } else if (o.task == "seq2seq-greedy" || o.task == "seq2seq-beam") {
     result.unit = "sentences/s";

@@ -8,7 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include <torch/nn/module.h>
+
 #include "bench_measure.h"
+#include "dls/util/precision.h"
 
 namespace dls::bench {
 
@@ -55,6 +58,15 @@ struct BenchResult {
   double flops_per_item = 0;    // matrix-product FLOPs per pair, sentence or image
   OperatorCounts ops_per_step;  // what one step dispatches (count_operators)
 };
+
+// Where a benchmark's model runs: `model` moved to the device asked for, and autocast for the
+// precision asked for (refused in one line where the device lacks it), as the programs place
+// theirs.
+struct BenchPlacement {
+  c10::Device device;
+  util::AutocastState autocast;
+};
+BenchPlacement place_model(torch::nn::Module& model, const BenchOptions& options);
 
 // Measures `step` into `result` as every benchmark does: each call waited for on a GPU, timed
 // (options' warm-up, repeats, iterations; `batch` items a step), its matrix-product FLOPs and

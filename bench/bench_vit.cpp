@@ -8,12 +8,10 @@
 #include "bench_tasks.h"
 #include "dls/util/thread_policy.h"
 #include "dls/models/vit.h"
-#include "dls/train/optim/clip_gradients.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/train/parallel/split_batch.h"
 #include "dls/train/tasks/vit_presets.h"
 #include "dls/util/precision.h"
-#include "dls/util/device.h"
 #include "dls/util/runtime.h"
 
 namespace dls::bench {
@@ -28,11 +26,9 @@ BenchResult run_vit_bench(const BenchOptions& o) {
   const auto& m = settings.model;
   torch::manual_seed(o.seed);
   visTransformer model(m);
-  const auto device = util::select_device(o.device);
-  model->to(device);
-  const auto precision = util::parse_precision(o.precision);
-  util::check_precision(precision, device);
-  const auto autocast = util::autocast_for(precision, device);
+  const auto placement = place_model(*model, o);  // (not a structured binding: the lambdas below capture them)
+  const auto device = placement.device;
+  const auto autocast = placement.autocast;
 
   constexpr int kBatches = 4;
   std::vector<std::pair<torch::Tensor, torch::Tensor>> batches;
@@ -70,10 +66,7 @@ BenchResult run_vit_bench(const BenchOptions& o) {
             return torch::nn::functional::cross_entropy(*logits, y, ce) *
                    (static_cast<double>(x.size(0)) / static_cast<double>(batch));
           });
-      if (settings.optimizer.clip_grad_norm > 0) {
-        dls::train::clip_gradients(model->parameters(), settings.optimizer.clip_grad_norm);
-      }
-      optimizer->step();
+      optimizer->step();  // which clips the gradients (optimizer.h)
     };
   } else if (o.task == "vit-infer") {
     model->eval();

@@ -60,9 +60,9 @@ torch::Tensor attend_one_head(const torch::Tensor& q_input, const torch::Tensor&
                               const HeadProjection& wk, const HeadProjection& wv, const TransformerConfig& config,
                               const torch::Tensor& mask, torch::nn::Dropout& dropout, torch::Tensor* weights) {
   auto project = [&](const HeadProjection& w, const torch::Tensor& input) {
-    if (!config.flattened()) return torch::nn::functional::linear(input, w.weight, w.bias);  // [B, L, s]
+    if (!config.flattened()) return torch::linear(input, w.weight, w.bias);  // [B, L, s]
     // [B, L, s] -> [B, L*s] -> Linear(L*s, L*s) -> [B, L, s]
-    return torch::nn::functional::linear(input.reshape({input.size(0), -1}), w.weight, w.bias).view(input.sizes());
+    return torch::linear(input.reshape({input.size(0), -1}), w.weight, w.bias).view(input.sizes());
   };
   return scaled_attention(project(wq, q_input), project(wk, kv_input), project(wv, kv_input), config.layout(), mask,
                           dropout, weights);

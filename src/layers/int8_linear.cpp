@@ -117,7 +117,7 @@ torch::Tensor int8_linear(const torch::Tensor& x, const Int8Weight& weight, cons
   }
   torch::Tensor y;  // [rows, out]
   if (weight.packed.isNone()) {
-    y = torch::nn::functional::linear(flat, weight.values.to(torch::kFloat) * weight.scales.unsqueeze(1), bias);
+    y = torch::linear(flat, weight.values.to(torch::kFloat) * weight.scales.unsqueeze(1), bias);
   } else {
     const auto padded = padded_rows(rows + 1);
     auto input = torch::zeros({padded, in}, flat.options());  // [padded, in]

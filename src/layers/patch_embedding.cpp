@@ -70,7 +70,8 @@ torch::Tensor PatchEmbeddingGeneratorImpl::forward(const torch::Tensor& images) 
     // [B, M, gh, gw] -> [B, M, P] -> [B, P, M]: patch order is row-major as in extract_patches.
     embedded = conv(images).flatten(2).transpose(1, 2);
   } else {
-    embedded = linear(extract_patches(images, options_.patch_size()));  // [B, P, M]
+    embedded =
+        torch::linear(extract_patches(images, options_.patch_size()), linear->weight, linear->bias);  // [B, P, M]
   }
   return embedded + position_embedding;
 }

@@ -2,7 +2,6 @@
 
 #include <atomic>
 
-#include <torch/nn/functional/linear.h>
 #include <torch/torch.h>
 
 #include "dls/layers/int8_linear.h"
@@ -26,7 +25,9 @@ torch::Tensor row_linear(const torch::Tensor& x, const torch::Tensor& weight, co
   // Under autocast the product runs in the autocast type, which addmv does not follow.
   const bool one_row = x.numel() == in && x.device().is_cpu() && x.scalar_type() == weight.scalar_type() &&
                        g_row_gemv.load(std::memory_order_relaxed) && !util::autocast_active(x.device());
-  if (!one_row) return torch::nn::functional::linear(x, weight, bias);
+  // ATen's linear: for [B, L, in] one addmm over the rows with the bias inside, where the
+  // C++ frontend's (torch::nn::functional::linear) dispatches t, matmul and add_.
+  if (!one_row) return torch::linear(x, weight, bias);
   auto out_sizes = x.sizes().vec();
   out_sizes.back() = weight.size(0);
   const auto row = x.reshape({in});                                                          // [in]

@@ -7,7 +7,6 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/train/captured_step.h"
-#include "dls/train/optim/clip_gradients.h"
 #include "dls/train/optim/graph_safe_adam.h"
 #include "dls/train/parallel/distributed.h"
 #include "dls/train/optim/grad_scaler.h"
@@ -157,10 +156,7 @@ std::vector<double> TrainingStep::all_reduce(const std::vector<double>& numbers)
 bool TrainingStep::apply(std::int64_t global_step) {
   if (applied_) return true;  // the captured step did it all
   if (!gradients_usable(global_step)) return false;
-  if (options_.optimizer.clip_grad_norm > 0 && !plan_.graph_safe_optimizer) {  // (which clips itself)
-    clip_gradients(task_.model().parameters(), options_.optimizer.clip_grad_norm);
-  }
-  optimizer_->step();
+  optimizer_->step();  // which clips the gradients (optimizer.h)
   return true;
 }
 

@@ -16,14 +16,7 @@ namespace fs = std::filesystem;
 
 // One tiny run shared by the tests of this file: 2 epochs, a checkpoint after each.
 const fs::path& trained_run() {
-  static const fs::path run = [] {
-    const auto data = test::tiny_fashion_dir("vit_eval_lib");
-    const auto dir = test::fresh_temp_dir("vit_eval_lib_run");
-    auto settings = test::tiny_vit_settings(data);
-    settings.epochs = 2;
-    test::train_vit_with(settings, test::tiny_vit_run(dir));
-    return dir;
-  }();
+  static const fs::path run = test::train_tiny_vit_run("vit_eval_lib", 2);
   return run;
 }
 

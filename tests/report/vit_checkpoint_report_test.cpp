@@ -22,14 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path& trained_vit_run() {
-  static const fs::path run = [] {
-    const auto data = test::tiny_fashion_dir("vit_eval_app");
-    const auto dir = test::fresh_temp_dir("vit_eval_app_run");
-    auto settings = test::tiny_vit_settings(data);
-    settings.epochs = 2;
-    test::train_vit_with(settings, test::tiny_vit_run(dir));
-    return dir;
-  }();
+  static const fs::path run = test::train_tiny_vit_run("vit_eval_app", 2);
   return run;
 }
 

@@ -87,7 +87,9 @@ std::pair<std::vector<double>, std::vector<torch::Tensor>> train_plain(const tor
   net->to(device);
   auto options = optimizer_settings();
   options.fused = false;
-  auto optimizer = make_optimizer(net->parameters(), options, 0.05);
+  auto unclipped = options;  // clip_grad_norm_ below does it
+  unclipped.clip_grad_norm = 0;
+  auto optimizer = make_optimizer(net->parameters(), unclipped, 0.05);
   std::vector<double> losses;
   int k = 0;
   for (const auto& batch : batches(device)) {

@@ -9,8 +9,11 @@
 // formulas and the optimizer ask for: the launches a GPU would see) and autograd's nodes.
 // Issue 50's "today" (2026-11-29): cpu 22,237 / 2,002 / 914, dlstudio 132,154 / 1,857 /
 // 1,024. With the attention layers' heads fused (one Q/K/V weight and bias per layer
-// instead of stacking 6H tensors every step) and Q, K, V parted by one unbind: the baselines
-// below.
+// instead of stacking 6H tensors every step) and Q, K, V parted by one unbind: cpu 19,408 /
+// 1,204 / 611, dlstudio 129,766 / 1,305 / 620. Then (2026-11-30) ATen's linear (one addmm
+// with the bias) for the frontend's matmul, t and add_: cpu 19,410 / 1,105 / 579; and the
+// clipping inside the fused optimizer's pass: the baselines below (the dlstudio preset does
+// not clip, and its 2-D linear layers were one addmm already).
 #include "dls/util/operator_count.h"
 
 #include <gtest/gtest.h>
@@ -22,7 +25,6 @@
 
 #include "dls/data/vocabulary.h"
 #include "dls/models/seq2seq_loss.h"
-#include "dls/train/optim/clip_gradients.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/train/parallel/split_batch.h"
 #include "dls/train/tasks/seq2seq_presets.h"
@@ -63,10 +65,7 @@ util::OperatorCounts one_training_step(const std::string& preset) {
           return model_loss_share(model, s, t, loss, denominators);
         },
         train::GradientOutput::kReplace, /*read_loss=*/false);
-    if (settings.optimizer.clip_grad_norm > 0) {
-      train::clip_gradients(model->parameters(), settings.optimizer.clip_grad_norm);
-    }
-    optimizer->step();
+    optimizer->step();  // which clips the gradients, as the trainers' does
   };
   step();
   return util::count_operators(step);
@@ -85,16 +84,18 @@ bool debian_libtorch() { return TORCH_VERSION_MAJOR == 1 && TORCH_VERSION_MINOR 
 TEST(StepOperators, TheCpuPresetsStepStaysWithinTenPercentOfItsCount) {
   if (!debian_libtorch()) GTEST_SKIP() << "the counts are pinned for LibTorch 1.13 (this is " TORCH_VERSION ")";
   const auto counts = one_training_step("cpu");
-  expect_near_baseline(counts.aten_ops, 19408, "cpu preset, ATen operators");
-  expect_near_baseline(counts.top_level_ops, 1204, "cpu preset, top-level operators");
-  expect_near_baseline(counts.autograd_nodes, 611, "cpu preset, autograd nodes");
+  std::printf("COUNTS cpu %ld %ld %ld\n", counts.aten_ops, counts.top_level_ops, counts.autograd_nodes);
+  expect_near_baseline(counts.aten_ops, 18794, "cpu preset, ATen operators");
+  expect_near_baseline(counts.top_level_ops, 898, "cpu preset, top-level operators");
+  expect_near_baseline(counts.autograd_nodes, 579, "cpu preset, autograd nodes");
 }
 
 TEST(StepOperators, TheDLStudioPresetsStepStaysWithinTenPercentOfItsCount) {
   if (!debian_libtorch()) GTEST_SKIP() << "the counts are pinned for LibTorch 1.13 (this is " TORCH_VERSION ")";
   const auto counts = one_training_step("dlstudio");
-  expect_near_baseline(counts.aten_ops, 129766, "dlstudio preset, ATen operators");
-  expect_near_baseline(counts.top_level_ops, 1305, "dlstudio preset, top-level operators");
+  std::printf("COUNTS dlstudio %ld %ld %ld\n", counts.aten_ops, counts.top_level_ops, counts.autograd_nodes);
+  expect_near_baseline(counts.aten_ops, 129767, "dlstudio preset, ATen operators");
+  expect_near_baseline(counts.top_level_ops, 1304, "dlstudio preset, top-level operators");
   expect_near_baseline(counts.autograd_nodes, 620, "dlstudio preset, autograd nodes");
 }
 

@@ -17,7 +17,7 @@ namespace dls {
 torch::Tensor row_linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias);
 torch::Tensor row_linear(const torch::Tensor& x, const torch::nn::Linear& layer);
 
-// On by default; off: every row count through torch::nn::functional::linear (the plain path
+// On by default; off: every row count through ATen's linear (the plain path
 // that the tests and `dls_bench --plain-linear` compare with).
 void set_row_gemv_enabled(bool enabled);
 bool row_gemv_enabled();

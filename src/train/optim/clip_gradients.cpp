@@ -54,4 +54,10 @@ torch::Tensor clip_gradients(const std::vector<torch::Tensor>& parameters, doubl
   return clip_gradients(parameters, max_norm, on_gpu ? ClipKernels::kForeach : ClipKernels::kPerTensor);
 }
 
+torch::Tensor clip_gradients(const std::vector<torch::optim::OptimizerParamGroup>& groups, double max_norm) {
+  std::vector<torch::Tensor> parameters;
+  for (const auto& group : groups) parameters.insert(parameters.end(), group.params().begin(), group.params().end());
+  return clip_gradients(parameters, max_norm);
+}
+
 }  // namespace dls::train

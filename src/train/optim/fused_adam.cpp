@@ -12,6 +12,7 @@
 
 #include <torch/torch.h>
 
+#include "dls/train/optim/clip_gradients.h"
 #include "dls/util/parallel_chunks.h"
 #include "train/optim/adam_state.h"
 
@@ -20,6 +21,7 @@ namespace dls::train {
 namespace {
 
 struct AdamScalars {
+  float grad_scale;  // the clipping factor (1: none)
   float beta1, one_minus_beta1, beta2, one_minus_beta2;
   float sqrt_bias_correction2, eps, step_size;
   float l2;     // Adam: grad += l2 * p
@@ -37,6 +39,7 @@ void adam_update_range(float* p, const float* g, float* m, float* v, std::int64_
                        const AdamScalars& c) {
   std::int64_t i = begin;
 #if defined(__SSE2__)
+  const __m128 grad_scale = _mm_set1_ps(c.grad_scale);
   const __m128 decay = _mm_set1_ps(c.decay), l2 = _mm_set1_ps(c.l2);
   const __m128 beta1 = _mm_set1_ps(c.beta1), one_minus_beta1 = _mm_set1_ps(c.one_minus_beta1);
   const __m128 beta2 = _mm_set1_ps(c.beta2), one_minus_beta2 = _mm_set1_ps(c.one_minus_beta2);
@@ -44,7 +47,7 @@ void adam_update_range(float* p, const float* g, float* m, float* v, std::int64_
   const __m128 eps = _mm_set1_ps(c.eps), step_size = _mm_set1_ps(c.step_size);
   for (; i + 4 <= end; i += 4) {
     const __m128 param = _mm_mul_ps(_mm_loadu_ps(p + i), decay);
-    const __m128 grad = _mm_add_ps(_mm_loadu_ps(g + i), _mm_mul_ps(l2, param));
+    const __m128 grad = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(g + i), grad_scale), _mm_mul_ps(l2, param));
     const __m128 mi = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m + i), beta1), _mm_mul_ps(one_minus_beta1, grad));
     const __m128 vi =
         _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(v + i), beta2), _mm_mul_ps(one_minus_beta2, _mm_mul_ps(grad, grad)));
@@ -56,7 +59,7 @@ void adam_update_range(float* p, const float* g, float* m, float* v, std::int64_
 #endif
   for (; i < end; ++i) {
     const float param = p[i] * c.decay;
-    const float grad = g[i] + c.l2 * param;
+    const float grad = g[i] * c.grad_scale + c.l2 * param;
     const float mi = m[i] * c.beta1 + c.one_minus_beta1 * grad;
     const float vi = v[i] * c.beta2 + c.one_minus_beta2 * (grad * grad);
     const float denom = std::sqrt(vi) / c.sqrt_bias_correction2 + c.eps;
@@ -91,12 +94,47 @@ struct AdamWork {
   AdamScalars scalars;
 };
 
-// The fused step for both optimizers; decoupled selects AdamW's weight decay. The elements
-// of all parameters are cut into `threads` equal spans, each updated on a thread of its own
-// (util::for_each_chunk: no OpenMP team, which the data-parallel trainers keep at one
-// thread around their steps).
+// Below ~64k elements a thread costs more than it saves.
+constexpr std::int64_t kElementsPerThread = 1 << 16;
+
+int thread_count(std::int64_t elements, int threads) {
+  return static_cast<int>(std::min<std::int64_t>(threads, elements / kElementsPerThread + 1));
+}
+
+// The 2-norm of all the gradients together, as the elements [offsets[i], offsets[i + 1]) of
+// work[i].g. The sum of squares is taken in double over fixed blocks of kElementsPerThread
+// elements and the blocks' sums added in order, so that the thread count does not change a bit.
+double global_gradient_norm(const std::vector<AdamWork>& work, const std::vector<std::int64_t>& offsets, int threads) {
+  const std::int64_t total = offsets.back();
+  const std::int64_t blocks = (total + kElementsPerThread - 1) / kElementsPerThread;
+  std::vector<double> block_sums(static_cast<std::size_t>(blocks), 0.0);
+  util::for_each_chunk(blocks, thread_count(total, threads), [&](int, std::int64_t first, std::int64_t last) {
+    for (std::int64_t b = first; b < last; ++b) {
+      const std::int64_t begin = b * kElementsPerThread, end = std::min(total, begin + kElementsPerThread);
+      auto i = static_cast<std::size_t>(std::upper_bound(offsets.begin(), offsets.end(), begin) - offsets.begin() - 1);
+      double sum = 0;
+      for (; i < work.size() && offsets[i] < end; ++i) {
+        const float* g = work[i].g;
+        const std::int64_t to = std::min(end, offsets[i + 1]) - offsets[i];
+        for (std::int64_t k = std::max(begin, offsets[i]) - offsets[i]; k < to; ++k) {
+          sum += static_cast<double>(g[k]) * static_cast<double>(g[k]);
+        }
+      }
+      block_sums[static_cast<std::size_t>(b)] = sum;
+    }
+  });
+  double sum = 0;
+  for (const double s : block_sums) sum += s;
+  return std::sqrt(sum);
+}
+
+// The fused step for both optimizers; decoupled selects AdamW's weight decay; clip_norm > 0
+// clips the gradients' global norm first. The elements of all parameters are cut into
+// `threads` equal spans, each updated on a thread of its own (util::for_each_chunk: no
+// OpenMP team, which the data-parallel trainers keep at one thread around their steps).
 template <typename Options, typename ParamState, typename StateMap>
-void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap& state, bool decoupled, int threads) {
+void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap& state, bool decoupled, int threads,
+                double clip_norm) {
   torch::NoGradGuard no_grad;
   std::vector<AdamWork> work;
   std::vector<std::int64_t> offsets{0};  // work[i] covers [offsets[i], offsets[i + 1])
@@ -122,6 +160,7 @@ void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap
       const double bias_correction1 = 1 - std::pow(beta1, s.step());
       const double bias_correction2 = 1 - std::pow(beta2, s.step());
       AdamScalars c{};
+      c.grad_scale = 1.0F;
       c.beta1 = static_cast<float>(beta1);
       c.one_minus_beta1 = static_cast<float>(1 - beta1);
       c.beta2 = static_cast<float>(beta2);
@@ -141,11 +180,14 @@ void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap
       offsets.push_back(offsets.back() + p.numel());
     }
   }
-  // Below ~64k elements a thread costs more than it saves.
-  constexpr std::int64_t kElementsPerThread = 1 << 16;
   const std::int64_t total = offsets.back();
-  const int chunks = static_cast<int>(std::min<std::int64_t>(threads, total / kElementsPerThread + 1));
-  util::for_each_chunk(total, chunks, [&](int, std::int64_t begin, std::int64_t end) {
+  if (clip_norm > 0 && !work.empty()) {
+    // clip_grad_norm_'s factor; the update multiplies each gradient by it as it reads it.
+    const auto scale =
+        static_cast<float>(std::min(1.0, clip_norm / (global_gradient_norm(work, offsets, threads) + 1e-6)));
+    for (auto& w : work) w.scalars.grad_scale = scale;
+  }
+  util::for_each_chunk(total, thread_count(total, threads), [&](int, std::int64_t begin, std::int64_t end) {
     // The first parameter that overlaps [begin, end), then on through the span.
     auto i = static_cast<std::size_t>(std::upper_bound(offsets.begin(), offsets.end(), begin) - offsets.begin() - 1);
     for (; i < work.size() && offsets[i] < end; ++i) {
@@ -161,15 +203,19 @@ void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap
 
 template <typename Base, typename Options>
 torch::Tensor FusedAdamOf<Base, Options>::step(torch::optim::Optimizer::LossClosure closure) {
-  if (!all_fusable<Options>(this->param_groups_)) return Base::step(closure);
   torch::Tensor loss;
   if (closure) {
     torch::AutoGradMode enable_grad(true);
     loss = closure();
   }
+  if (!all_fusable<Options>(this->param_groups_)) {
+    if (clip_norm_ > 0) clip_gradients(this->param_groups_, clip_norm_);
+    Base::step();
+    return loss;
+  }
   constexpr bool decoupled = std::is_same_v<Base, torch::optim::AdamW>;
   using ParamState = AdamStateOf<Base>;
-  fused_step<Options, ParamState>(this->param_groups_, this->state_, decoupled, threads_);
+  fused_step<Options, ParamState>(this->param_groups_, this->state_, decoupled, threads_, clip_norm_);
   return loss;
 }
 

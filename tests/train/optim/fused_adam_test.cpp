@@ -8,6 +8,7 @@
 
 #include "dls/layers/attention.h"
 #include "dls/train/optim/optimizer.h"
+#include "dls/util/operator_count.h"
 
 namespace dls::train {
 namespace {
@@ -56,12 +57,14 @@ void expect_close(const std::vector<torch::Tensor>& a, const std::vector<torch::
   }
 }
 
-// Runs `steps` steps of both optimizers on equal parameters and gradients.
+// Runs `steps` steps of both optimizers on equal parameters and gradients; clip_plain > 0:
+// clip_grad_norm_ to it before each step of `plain` (the plain loop of a clipping optimizer).
 void run_both(torch::optim::Optimizer& fused, std::vector<torch::Tensor>& fused_params, torch::optim::Optimizer& plain,
-              std::vector<torch::Tensor>& plain_params, int steps) {
+              std::vector<torch::Tensor>& plain_params, int steps, double clip_plain = 0) {
   for (int step = 0; step < steps; ++step) {
     set_gradients(fused_params, plain_params, step);
     fused.step();
+    if (clip_plain > 0) torch::nn::utils::clip_grad_norm_(plain_params, clip_plain);
     plain.step();
   }
 }
@@ -89,15 +92,47 @@ TEST(FusedAdam, AdamWEqualsLibTorchsAdamW) {
   expect_close(fused_params, plain_params);
 }
 
+// `Fused` clipping to clip_norm against clip_grad_norm_ before LibTorch's `Plain`, six steps.
+template <typename Fused, typename Plain, typename Options>
+void expect_clipped_like_libtorch(const Options& options, double clip_norm) {
+  auto fused_params = make_parameters();
+  auto plain_params = clones(fused_params);
+  Fused fused(fused_params, options, 2, clip_norm);
+  Plain plain(plain_params, options);
+  run_both(fused, fused_params, plain, plain_params, 6, clip_norm);
+  expect_close(fused_params, plain_params);
+}
+
+// The gradients of the odd steps (about 10 each) are clipped, those of the even ones (about
+// 1e-3, a norm of 0.28) are not.
+TEST(FusedAdam, ClippingEqualsClipGradNormBeforeLibTorchsStep) {
+  expect_clipped_like_libtorch<FusedAdam, torch::optim::Adam>(torch::optim::AdamOptions(1e-3).weight_decay(0.01), 1.0);
+  expect_clipped_like_libtorch<FusedAdamW, torch::optim::AdamW>(torch::optim::AdamWOptions(1.5e-3).weight_decay(0.05),
+                                                                0.5);
+}
+
+// The norm and the update in one pass each: no ATen operator, where clip_grad_norm_ dispatches
+// two per gradient.
+TEST(FusedAdam, ClippingDispatchesNoOperator) {
+  auto params = make_parameters();
+  auto unused = clones(params);
+  FusedAdamW fused(params, torch::optim::AdamWOptions(1e-3), 2, /*clip_norm=*/1.0);
+  set_gradients(params, unused, 1);
+  fused.step();  // creates the state (zeros_like per parameter)
+  set_gradients(params, unused, 1);
+  EXPECT_EQ(util::count_operators([&] { fused.step(); }).aten_ops, 0);
+}
+
 // Two threads cut the 300 x 257 parameter at element 38,510 (not a multiple of 4), so
 // elements that one thread updates four at a time go through the scalar tail of the other:
-// the SSE and the scalar path must agree bit for bit.
+// the SSE and the scalar path must agree bit for bit, and so must the clipping norm, which
+// three threads sum in other spans than one.
 TEST(FusedAdam, ThreadCountDoesNotChangeTheResult) {
   auto one = make_parameters();
   auto three = clones(one);
   const auto options = torch::optim::AdamWOptions(1e-3).weight_decay(0.01);
-  FusedAdamW single(one, options, 1);
-  FusedAdamW multi(three, options, 3);
+  FusedAdamW single(one, options, 1, /*clip_norm=*/1.0);
+  FusedAdamW multi(three, options, 3, /*clip_norm=*/1.0);
   run_both(single, one, multi, three, 4);
   for (std::size_t i = 0; i < one.size(); ++i) EXPECT_TRUE(torch::equal(one[i], three[i])) << i;
 }
@@ -144,20 +179,35 @@ TEST(FusedAdam, OtherTensorsTakeLibTorchsStep) {
   for (std::size_t i = 0; i < fused_params.size(); ++i) {
     EXPECT_TRUE(torch::equal(fused_params[i], plain_params[i])) << i;
   }
+  // Clipping too, before LibTorch's step.
+  FusedAdam clipping(fused_params, options, 2, /*clip_norm=*/1.0);
+  torch::optim::Adam plain_again(plain_params, options);
+  run_both(clipping, fused_params, plain_again, plain_params, 3, /*clip_plain=*/1.0);
+  expect_close(fused_params, plain_params);
 }
 
-TEST(FusedAdam, MakeOptimizerChoosesByOption) {
-  auto params = make_parameters();
-  settings::OptimizerSettings options;
-  options.kind = settings::OptimizerKind::kAdamW;
-  EXPECT_NE(dynamic_cast<FusedAdamW*>(make_optimizer(params, options, 1e-3).get()), nullptr);
-  options.fused = false;
-  auto plain = make_optimizer(params, options, 1e-3);
-  EXPECT_EQ(dynamic_cast<FusedAdamW*>(plain.get()), nullptr);
-  EXPECT_NE(dynamic_cast<torch::optim::AdamW*>(plain.get()), nullptr);
-  options.kind = settings::OptimizerKind::kAdam;
-  options.fused = true;
-  EXPECT_NE(dynamic_cast<FusedAdam*>(make_optimizer(params, options, 1e-3).get()), nullptr);
+// make_optimizer's optimizer clips to the settings' norm itself, fused or LibTorch's (the
+// trainers no longer clip before its step): both equal clip_grad_norm_ before LibTorch's step.
+TEST(FusedAdam, MakeOptimizersOptimizerClipsWhicheverKind) {
+  for (const bool fused : {true, false}) {
+    auto ours = make_parameters();
+    auto theirs = clones(ours);
+    settings::OptimizerSettings options;
+    options.kind = settings::OptimizerKind::kAdamW;
+    options.fused = fused;
+    options.clip_grad_norm = 1.0;
+    auto optimizer = make_optimizer(ours, options, 1e-3);
+    torch::optim::AdamW reference(theirs, torch::optim::AdamWOptions(1e-3)
+                                              .betas({options.beta1, options.beta2})
+                                              .eps(options.eps)
+                                              .weight_decay(options.weight_decay));
+    run_both(*optimizer, ours, reference, theirs, 4, /*clip_plain=*/1.0);
+    SCOPED_TRACE(fused ? "fused" : "LibTorch's");
+    expect_close(ours, theirs);
+    if (!fused) {
+      for (std::size_t i = 0; i < ours.size(); ++i) EXPECT_TRUE(torch::equal(ours[i], theirs[i])) << i;
+    }
+  }
 }
 
 // The step writes the weights through raw pointers and moves their version counters by hand:

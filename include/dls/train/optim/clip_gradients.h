@@ -6,13 +6,15 @@
 // before the attention heads were fused). On the CPU LibTorch's _foreach operators loop over
 // the tensors and dispatch more than the plain loop (23,406 operators a cpu-preset step
 // against 22,237, measured before the fusion), so the CPU takes the plain loop.
-// The trainers' steps on CUDA never come here: their graph-safe optimizer clips inside its
-// own kernels (graph_safe_adam.h), eager or recorded. What does: the CPU step, dls_bench's
-// ViT step (LibTorch's optimizer on any device) and programs linking the library.
+// The trainers' optimizers clip themselves (make_optimizer, optimizer.h): the graph-safe one on
+// CUDA inside its own kernels (graph_safe_adam.h), eager or recorded, and the fused CPU one in
+// its own pass (fused_adam.h). What comes here: LibTorch's own optimizers (--plain-adam), the
+// parameters the fused one hands to LibTorch's step, and programs linking the library.
 #pragma once
 
 #include <vector>
 
+#include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
 namespace dls::train {
@@ -28,5 +30,7 @@ enum class ClipKernels {
 // kForeach on a GPU, kPerTensor on the CPU.
 torch::Tensor clip_gradients(const std::vector<torch::Tensor>& parameters, double max_norm);
 torch::Tensor clip_gradients(const std::vector<torch::Tensor>& parameters, double max_norm, ClipKernels kernels);
+// Over every parameter of an optimizer's groups.
+torch::Tensor clip_gradients(const std::vector<torch::optim::OptimizerParamGroup>& groups, double max_norm);
 
 }  // namespace dls::train

@@ -12,7 +12,9 @@
 
 namespace dls::train {
 
-// lr is only the starting value: the trainers set it every step from their schedule.
+// lr is only the starting value: the trainers set it every step from their schedule. The
+// optimizer clips the gradients to options.clip_grad_norm itself before each step (the
+// caller does not clip): FusedAdam(W) in its own pass, LibTorch's through clip_gradients.
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tensor> parameters,
                                                         const settings::OptimizerSettings& options, double lr);
 
