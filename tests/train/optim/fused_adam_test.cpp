@@ -186,6 +186,20 @@ TEST(FusedAdam, OtherTensorsTakeLibTorchsStep) {
   expect_close(fused_params, plain_params);
 }
 
+TEST(FusedAdam, MakeOptimizerChoosesByOption) {
+  auto params = make_parameters();
+  settings::OptimizerSettings options;
+  options.kind = settings::OptimizerKind::kAdamW;
+  EXPECT_NE(dynamic_cast<FusedAdamW*>(make_optimizer(params, options, 1e-3).get()), nullptr);
+  options.fused = false;
+  auto plain = make_optimizer(params, options, 1e-3);
+  EXPECT_EQ(dynamic_cast<FusedAdamW*>(plain.get()), nullptr);
+  EXPECT_NE(dynamic_cast<torch::optim::AdamW*>(plain.get()), nullptr);
+  options.kind = settings::OptimizerKind::kAdam;
+  options.fused = true;
+  EXPECT_NE(dynamic_cast<FusedAdam*>(make_optimizer(params, options, 1e-3).get()), nullptr);
+}
+
 // make_optimizer's optimizer clips to the settings' norm itself, fused or LibTorch's (the
 // trainers no longer clip before its step): both equal clip_grad_norm_ before LibTorch's step.
 TEST(FusedAdam, MakeOptimizersOptimizerClipsWhicheverKind) {
