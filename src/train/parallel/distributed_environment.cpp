@@ -1,6 +1,7 @@
 // read_distributed_environment (distributed.h): the variables of env:// and torchrun.
 #include "dls/train/parallel/distributed.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
@@ -61,6 +62,24 @@ std::optional<DistributedEnvironment> read_distributed_environment(const EnvLook
   }
   if (const char* ifname = get("GLOO_SOCKET_IFNAME")) env.gloo_socket_ifname = ifname;
   return env;
+}
+
+GlooListening gloo_listening(const DistributedEnvironment& env) {
+  GlooListening listening;
+  const std::string& names = env.gloo_socket_ifname;
+  for (std::size_t begin = 0; !names.empty() && begin <= names.size();) {
+    const auto end = std::min(names.find(',', begin), names.size());
+    listening.interfaces.push_back(names.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  if (!listening.interfaces.empty()) return listening;
+  const std::string& master = env.master_addr;
+  if (master == "localhost") {
+    listening.address = "127.0.0.1";
+  } else if (master.rfind("127.", 0) == 0 || master == "::1") {
+    listening.address = master;
+  }
+  return listening;
 }
 
 }  // namespace dls::train

@@ -92,15 +92,15 @@ c10::intrusive_ptr<Group> make_group(const std::string& backend, const c10::intr
 #ifdef DLS_HAVE_GLOO
   if (backend == "gloo") {
     auto options = c10d::ProcessGroupGloo::Options::create(timeout);
-    // As torch.distributed does: the interfaces named in GLOO_SOCKET_IFNAME, else the
-    // address the hostname resolves to if it is local, else the loopback interface.
-    std::string names = env.gloo_socket_ifname;
-    for (std::size_t begin = 0; !names.empty() && begin <= names.size();) {
-      const auto end = std::min(names.find(',', begin), names.size());
-      options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(names.substr(begin, end - begin)));
-      begin = end + 1;
+    const auto listening = gloo_listening(env);  // (distributed.h)
+    for (const auto& name : listening.interfaces) {
+      options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(name));
     }
-    if (options->devices.empty()) options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+    if (options->devices.empty()) {
+      options->devices.push_back(listening.address.empty()
+                                     ? c10d::ProcessGroupGloo::createDefaultDevice()
+                                     : c10d::ProcessGroupGloo::createDeviceForHostname(listening.address));
+    }
     options->threads = static_cast<int>(options->devices.size()) * 2;
     return c10::make_intrusive<c10d::ProcessGroupGloo>(store, env.rank, env.world_size, options);
   }

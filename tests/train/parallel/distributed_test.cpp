@@ -90,6 +90,28 @@ TEST(DistributedEnvironment, IncompleteOrBadVariablesNameTheVariable) {
   EXPECT_EQ(environment_of({{"RANK", "0"}, {"WORLD_SIZE", "1"}})->world_size, 1);
 }
 
+// Gloo listens on the store's loopback address when every rank is on this machine (no
+// hostname lookup, which fails without an /etc/hosts line and makes Gloo warn on stderr), on
+// the named interfaces when GLOO_SOCKET_IFNAME is set, else where the hostname resolves.
+TEST(DistributedEnvironment, GlooListensOnTheStoresLoopbackOrTheNamedInterfaces) {
+  const auto listening = [](const std::string& master, const std::string& interfaces) {
+    DistributedEnvironment env;
+    env.master_addr = master;
+    env.gloo_socket_ifname = interfaces;
+    return gloo_listening(env);
+  };
+  EXPECT_EQ(listening("127.0.0.1", "").address, "127.0.0.1");
+  EXPECT_EQ(listening("127.0.1.1", "").address, "127.0.1.1");
+  EXPECT_EQ(listening("localhost", "").address, "127.0.0.1");
+  EXPECT_EQ(listening("::1", "").address, "::1");
+  EXPECT_EQ(listening("10.0.0.2", "").address, "");  // other machines: the hostname's address
+  EXPECT_EQ(listening("node7", "").address, "");
+  EXPECT_TRUE(listening("127.0.0.1", "").interfaces.empty());
+  const auto named = listening("127.0.0.1", "lo,eth0");
+  EXPECT_EQ(named.interfaces, (std::vector<std::string>{"lo", "eth0"}));
+  EXPECT_EQ(named.address, "");
+}
+
 // One process: no group, and every collective leaves its arguments as they are.
 TEST(DistributedContext, OneProcessCollectivesAreNoOps) {
   DistributedContext dist;

@@ -59,6 +59,19 @@ using EnvLookup = std::function<const char*(const char* name)>;
 // (rank outside [0, world size), port outside [1, 65535]).
 std::optional<DistributedEnvironment> read_distributed_environment(const EnvLookup& lookup = {});
 
+// Where Gloo's transport listens. As torch.distributed chooses, the interfaces named in
+// GLOO_SOCKET_IFNAME when it is set; else the address the hostname resolves to (Gloo's default
+// device) -- except when the store is on a loopback address (MASTER_ADDR localhost, 127.x or
+// ::1: every rank on this machine), where it is that loopback address. A machine whose
+// hostname does not resolve (no line for it in /etc/hosts, as in many containers) would
+// otherwise have Gloo print a warning on every start and beside a failure's one-line error
+// before it falls back to the loopback interface anyway.
+struct GlooListening {
+  std::vector<std::string> interfaces;  // GLOO_SOCKET_IFNAME's, in order
+  std::string address;                  // a loopback address; empty: the hostname's
+};
+GlooListening gloo_listening(const DistributedEnvironment& env);
+
 // Whether this build can join a process group of `backend` ("gloo", "nccl"): gloo needs
 // Gloo's headers at build time, nccl a CUDA LibTorch with NCCL.
 bool distributed_backend_available(const std::string& backend);
