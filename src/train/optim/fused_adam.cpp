@@ -199,26 +199,35 @@ void fused_step(std::vector<torch::optim::OptimizerParamGroup>& groups, StateMap
   });
 }
 
+// The closure's loss (undefined without one), computed with gradients on as Optimizer::step does.
+torch::Tensor evaluate_closure(const torch::optim::Optimizer::LossClosure& closure) {
+  if (!closure) return {};
+  torch::AutoGradMode enable_grad(true);
+  return closure();
+}
+
 }  // namespace
 
 template <typename Base, typename Options>
-torch::Tensor FusedAdamOf<Base, Options>::step(torch::optim::Optimizer::LossClosure closure) {
-  torch::Tensor loss;
-  if (closure) {
-    torch::AutoGradMode enable_grad(true);
-    loss = closure();
-  }
-  if (!all_fusable<Options>(this->param_groups_)) {
-    if (clip_norm_ > 0) clip_gradients(this->param_groups_, clip_norm_);
-    Base::step();
-    return loss;
-  }
-  constexpr bool decoupled = std::is_same_v<Base, torch::optim::AdamW>;
-  using ParamState = AdamStateOf<Base>;
-  fused_step<Options, ParamState>(this->param_groups_, this->state_, decoupled, threads_, clip_norm_);
+torch::Tensor ClippingAdamOf<Base, Options>::step(torch::optim::Optimizer::LossClosure closure) {
+  auto loss = evaluate_closure(closure);
+  if (clip_norm_ > 0) clip_gradients(this->param_groups_, clip_norm_);
+  Base::step();
   return loss;
 }
 
+template <typename Base, typename Options>
+torch::Tensor FusedAdamOf<Base, Options>::step(torch::optim::Optimizer::LossClosure closure) {
+  if (!all_fusable<Options>(this->param_groups_)) return ClippingAdamOf<Base, Options>::step(closure);
+  auto loss = evaluate_closure(closure);
+  constexpr bool decoupled = std::is_same_v<Base, torch::optim::AdamW>;
+  using ParamState = AdamStateOf<Base>;
+  fused_step<Options, ParamState>(this->param_groups_, this->state_, decoupled, threads_, this->clip_norm_);
+  return loss;
+}
+
+template class ClippingAdamOf<torch::optim::Adam, torch::optim::AdamOptions>;
+template class ClippingAdamOf<torch::optim::AdamW, torch::optim::AdamWOptions>;
 template class FusedAdamOf<torch::optim::Adam, torch::optim::AdamOptions>;
 template class FusedAdamOf<torch::optim::AdamW, torch::optim::AdamWOptions>;
 

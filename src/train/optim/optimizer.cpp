@@ -2,7 +2,6 @@
 
 #include <torch/torch.h>
 
-#include "dls/train/optim/clip_gradients.h"
 #include "dls/train/optim/fused_adam.h"
 #include "dls/train/optim/graph_safe_adam.h"
 
@@ -24,27 +23,6 @@ torch::optim::AdamOptions adam_options(const settings::OptimizerSettings& option
       .weight_decay(options.weight_decay);
 }
 
-// LibTorch's Adam or AdamW, clipping the gradients before each step as the fused ones do.
-template <typename Base, typename Options>
-class ClippingAdamOf : public Base {
- public:
-  ClippingAdamOf(std::vector<torch::Tensor> params, Options options, double clip_norm)
-      : Base(std::move(params), std::move(options)), clip_norm_(clip_norm) {}
-  torch::Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr) override {
-    torch::Tensor loss;
-    if (closure) {
-      torch::AutoGradMode enable_grad(true);
-      loss = closure();
-    }
-    clip_gradients(this->param_groups_, clip_norm_);
-    Base::step();
-    return loss;
-  }
-
- private:
-  double clip_norm_;
-};
-
 template <typename Base, typename Fused, typename Options>
 std::unique_ptr<torch::optim::Optimizer> adam_of(std::vector<torch::Tensor> parameters, Options adam,
                                                  const settings::OptimizerSettings& options) {
@@ -52,11 +30,8 @@ std::unique_ptr<torch::optim::Optimizer> adam_of(std::vector<torch::Tensor> para
     return std::make_unique<Fused>(std::move(parameters), std::move(adam), at::get_num_threads(),
                                    options.clip_grad_norm);
   }
-  if (options.clip_grad_norm > 0) {
-    return std::make_unique<ClippingAdamOf<Base, Options>>(std::move(parameters), std::move(adam),
-                                                           options.clip_grad_norm);
-  }
-  return std::make_unique<Base>(std::move(parameters), std::move(adam));
+  return std::make_unique<ClippingAdamOf<Base, Options>>(std::move(parameters), std::move(adam),
+                                                         options.clip_grad_norm);
 }
 
 }  // namespace

@@ -25,20 +25,33 @@
 
 namespace dls::train {
 
+// LibTorch's Adam or AdamW (Base, with its Options type) that clips the global gradient norm
+// to clip_norm before each step when clip_norm > 0, as clip_grad_norm_ (norm type 2) would:
+// make_optimizer's plain optimizer, and the fused one's step for what it cannot fuse.
+template <typename Base, typename Options>
+class ClippingAdamOf : public Base {
+ public:
+  ClippingAdamOf(std::vector<torch::Tensor> params, Options options, double clip_norm)
+      : Base(std::move(params), std::move(options)), clip_norm_(clip_norm) {}
+  torch::Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr) override;
+
+ protected:
+  double clip_norm_;
+};
+
 // Base: torch::optim::Adam (L2 weight decay added to the gradient) or torch::optim::AdamW
 // (decoupled weight decay); Options: its options type.
 template <typename Base, typename Options>
-class FusedAdamOf : public Base {
+class FusedAdamOf : public ClippingAdamOf<Base, Options> {
  public:
   // threads: how many threads share the update (the intra-op count when it is built);
   // clip_norm > 0: the global gradient norm is clipped to it before each update.
   FusedAdamOf(std::vector<torch::Tensor> params, Options options, int threads, double clip_norm = 0)
-      : Base(std::move(params), std::move(options)), threads_(threads), clip_norm_(clip_norm) {}
+      : ClippingAdamOf<Base, Options>(std::move(params), std::move(options), clip_norm), threads_(threads) {}
   torch::Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr) override;
 
  private:
   int threads_;
-  double clip_norm_;
 };
 
 using FusedAdam = FusedAdamOf<torch::optim::Adam, torch::optim::AdamOptions>;
