@@ -66,13 +66,15 @@ std::unique_ptr<at::ObserverContext> on_operator(const at::RecordFunction& fn) {
 }  // namespace
 
 Timing time_steps(const std::function<void(int)>& step, int warmup, int repeats, int iters, double items_per_step,
-                  const std::string& unit) {
+                  const std::string& unit, const std::function<void()>& finish) {
   for (int i = 0; i < warmup; ++i) step(i);
   Timing t;
   std::vector<double> rss;
   for (int r = 0; r < repeats; ++r) {
+    if (finish) finish();
     const auto start = Clock::now();
     for (int i = 0; i < iters; ++i) step(warmup + r * iters + i);
+    if (finish) finish();
     const double seconds = seconds_since(start);
     t.rates.push_back(iters * items_per_step / seconds);
     rss.push_back(current_rss_mb());
@@ -144,15 +146,25 @@ std::function<void(int)> finishing_on_device(std::function<void(int)> step, bool
 
 void measure_step(std::function<void(int)> step, const BenchOptions& options, std::int64_t batch, bool cuda,
                   BenchResult& result) {
-  step = finishing_on_device(std::move(step), cuda);
-  result.timing =
-      time_steps(step, options.warmup, options.repeats, options.iters, static_cast<double>(batch), result.unit);
-  result.flops_per_item = count_matmul_flops([&] { step(0); }) / static_cast<double>(batch);
-  result.ops_per_step = count_operators([&] { step(0); });
+  const auto items = static_cast<double>(batch);
+  // On a GPU the rate is a training loop's: the host queues steps ahead of the GPU and waits
+  // for it once per repeat, as the trainer does (it reads its losses back every few hundred
+  // steps). The rate waiting after every step (a loop that reads the loss each step, and
+  // PyTorch's anchor row "cuda_graph+sync") is measured beside it.
+  std::function<void()> wait_for_device;
+  if (cuda) wait_for_device = [] { torch::cuda::synchronize(); };
+  result.timing = time_steps(step, options.warmup, options.repeats, options.iters, items, result.unit, wait_for_device);
+  auto waited = finishing_on_device(std::move(step), cuda);
+  if (cuda) {
+    std::fprintf(stderr, "  waiting for the GPU after every step:\n");
+    result.waiting_each_step = time_steps(waited, 0, options.repeats, options.iters, items, result.unit);
+  }
+  result.flops_per_item = count_matmul_flops([&] { waited(0); }) / items;
+  result.ops_per_step = count_operators([&] { waited(0); });
   if (options.profile_rows > 0) {
     print_operator_profile(
         [&] {
-          for (int i = 0; i < options.iters; ++i) step(i);
+          for (int i = 0; i < options.iters; ++i) waited(i);
         },
         options.profile_rows);
   }

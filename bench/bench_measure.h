@@ -16,9 +16,11 @@ struct Timing {
 };
 
 // Runs step(i) `warmup` times untimed, then `repeats` times `iters` steps, each repeat
-// timed as a whole; rate = iters * items_per_step / seconds. Progress on stderr.
+// timed as a whole; rate = iters * items_per_step / seconds. `finish`, when given, runs
+// before the clock starts and before it stops (on a GPU: the wait for the queued work).
+// Progress on stderr.
 Timing time_steps(const std::function<void(int)>& step, int warmup, int repeats, int iters, double items_per_step,
-                  const std::string& unit);
+                  const std::string& unit, const std::function<void()>& finish = {});
 
 // Floating-point operations of the matrix products (mm, addmm, bmm, baddbmm and
 // dls::small_batched_matmul; convolutions' own products are not included) that `fn` runs,

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,9 +55,10 @@ struct BenchOptions {
 struct BenchResult {
   std::string unit;                                         // pairs/s, sentences/s, images/s
   std::vector<std::pair<std::string, std::string>> config;  // what was measured
-  Timing timing;
-  double flops_per_item = 0;    // matrix-product FLOPs per pair, sentence or image
-  OperatorCounts ops_per_step;  // what one step dispatches (count_operators)
+  Timing timing;                                            // on a GPU: waiting for it once per repeat
+  std::optional<Timing> waiting_each_step;                  // on a GPU: waiting for it after every step
+  double flops_per_item = 0;                                // matrix-product FLOPs per pair, sentence or image
+  OperatorCounts ops_per_step;                              // what one step dispatches (count_operators)
 };
 
 // Where a benchmark's model runs: `model` moved to the device asked for, and autocast for the
@@ -68,8 +70,8 @@ struct BenchPlacement {
 };
 BenchPlacement place_model(torch::nn::Module& model, const BenchOptions& options);
 
-// Measures `step` into `result` as every benchmark does: each call waited for on a GPU, timed
-// (options' warm-up, repeats, iterations; `batch` items a step), its matrix-product FLOPs and
+// Measures `step` into `result` as every benchmark does: timed (options' warm-up, repeats,
+// iterations; `batch` items a step; on a GPU also waiting for it after every step), its matrix-product FLOPs and
 // operators counted, and with options.profile_rows its operator profile on stderr.
 void measure_step(std::function<void(int)> step, const BenchOptions& options, std::int64_t batch, bool cuda,
                   BenchResult& result);

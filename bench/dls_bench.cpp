@@ -33,7 +33,7 @@
 namespace {
 
 void print_json(const std::string& task, const dls::bench::BenchResult& r, double gemm_gflops, int threads,
-                const std::string& device) {
+                const std::string& device, bool tf32) {
   dls::util::JsonWriter json;
   const double gflops = r.timing.median * r.flops_per_item / 1e9;
   json.begin_object().field("impl", "cpp").field("task", task).key("config").begin_object();
@@ -46,8 +46,16 @@ void print_json(const std::string& task, const dls::bench::BenchResult& r, doubl
       .key("samples")
       .begin_array();
   for (const double s : r.timing.rates) json.value(s);
-  json.end_array()
-      .field("peak_rss_mb", dls::bench::peak_rss_mb())
+  json.end_array();
+  if (r.waiting_each_step) {
+    json.key("waiting_each_step")
+        .begin_object()
+        .field("median", r.waiting_each_step->median)
+        .field("min", r.waiting_each_step->min)
+        .field("max", r.waiting_each_step->max)
+        .end_object();
+  }
+  json.field("peak_rss_mb", dls::bench::peak_rss_mb())
       .field("rss_growth_mb", r.timing.rss_growth_mb)
       .field("matmul_flops_per_item", r.flops_per_item)
       .field("matmul_gflops_per_s", gflops)
@@ -59,6 +67,7 @@ void print_json(const std::string& task, const dls::bench::BenchResult& r, doubl
       .field("threads", threads)
       .field("blas_kernels", dls::util::openblas_core_in_use())
       .field("device", device)
+      .field("tf32", tf32)
       .field("torch_version", TORCH_VERSION)
       .end_object();
   std::cout << json.str() << std::endl;
@@ -163,6 +172,9 @@ int main(int argc, char** argv) {
   app.add_flag("--cuda-graphs", options.cuda_graphs,
                "seq2seq training: the whole step recorded as a CUDA graph and replayed (captured_step.h; implies "
                "--graph-safe-adam and --all-output-rows); on the CPU the same program runs eagerly");
+  bool tf32 = false;
+  app.add_flag("--tf32", tf32,
+               "CUDA: float32 matrix products in TF32 (cuBLAS), the GEMM rate's too; off by default, as in LibTorch");
   app.add_option(
          "--profile", options.profile_rows,
          "after timing, print the N operators with the most self time over --iters more steps (bench_profile.h)")
@@ -189,6 +201,7 @@ int main(int argc, char** argv) {
         !options.plain_bmm);  // 0: each benchmark's default, as the programs choose it
     const auto device = dls::util::select_device(options.device);
     options.device = device.is_cuda() ? "cuda" : "cpu";
+    at::globalContext().setAllowTF32CuBLAS(tf32);
     const double gemm = dls::bench::measure_gemm_gflops(gemm_size, 7, device.is_cuda());
     const std::string kernels = dls::util::openblas_core_in_use();
     std::fprintf(stderr, "%s: matrix product %dx%dx%d at %.1f GFLOP/s on %s%s\n", options.task.c_str(), gemm_size,
@@ -222,7 +235,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: one step dispatches %ld ATen operators (%ld top-level) and %ld autograd nodes\n",
                  options.task.c_str(), result.ops_per_step.aten_ops, result.ops_per_step.top_level_ops,
                  result.ops_per_step.autograd_nodes);
-    print_json(options.task, result, gemm, threads, options.device);
+    if (result.waiting_each_step) {
+      std::fprintf(stderr, "%s: waiting for the GPU after every step, median %.3f %s (min %.3f, max %.3f)\n",
+                   options.task.c_str(), result.waiting_each_step->median, result.unit.c_str(),
+                   result.waiting_each_step->min, result.waiting_each_step->max);
+    }
+    print_json(options.task, result, gemm, threads, options.device, tf32);
     return 0;
   } catch (const std::exception& error) {
     return dls::cli::print_error_line(error);

@@ -9,6 +9,12 @@
 #            the side-by-side table of the training step, dls_bench beside PyTorch eager
 #            (bench/side_by_side.sh with DEVICE=cuda: batch 64 and 512, fp32 and bf16, into
 #            side_by_side.md), then the test suite with the time left (~8 min)
+#   anchors  issue 50's comparison: dls_bench's captured step of the cpu preset (batch 64 and
+#            512, fp32 and bf16) and the PyTorch anchor (.deps/anchors/pytorch_step.py, six
+#            variants, one process each) in one command, then bench/python/anchor_table.py's
+#            table (anchor_table.md: dls, the best PyTorch variant, the ratio, the targets);
+#            the eager step's operator count on the GPU; the trainer's wall-clock pairs/s beside
+#            dls_bench's at the same shapes; the lecture model's step rates (~8 min)
 #   lecture  DLStudio's experiment: seq2seq_train --preset dlstudio for LECTURE_EPOCHS (40)
 #            epochs on the <= 8-word pairs, checkpoint_eval of every checkpoint (BLEU per
 #            checkpoint, DLStudio's 20-sentence printout), vit_train --preset dlstudio's
@@ -31,10 +37,13 @@
 #   LECTURE_EPOCHS, LECTURE_VIT_EPOCHS (40, 2), LECTURE_FLAGS (more seq2seq_train flags),
 #   LECTURE_NEW_FLAGS (flags for a new run only: what a resume may not change),
 #   LECTURE_DIR (/tmp/gpu-lecture)
+#   ANCHOR_BATCHES (64 512), ANCHOR_ITERS (30), ANCHOR_BUDGET (the anchor's seconds, 330),
+#   ANCHOR_FLAGS (more pytorch_step.py flags), ANCHOR_LECTURE=0 (no lecture-model rates),
+#   PYTHON (the python with PyTorch, default python3)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-}
-case "$part" in build|quick|graphs|lecture) ;; *) echo "usage: $0 build|quick|graphs|lecture [seconds]" >&2; exit 2 ;; esac
+case "$part" in build|quick|graphs|anchors|lecture) ;; *) echo "usage: $0 build|quick|graphs|anchors|lecture [seconds]" >&2; exit 2 ;; esac
 OUT=${OUT:-/tmp/gpu-out}
 mkdir -p "$OUT"
 deadline=$(( $(date +%s) + ${2:-540} ))
@@ -311,6 +320,75 @@ PY
       grep -a -E 'training step:|no CUDA graphs|CUDA graphs:|epoch [0-9]+/|done \(' "$W/lecture_probe.log" |
         tail -n 8 | cut -c1-300 >> "$OUT/summary.txt"
     fi
+  fi
+fi
+
+if [ "$part" = anchors ]; then
+  # --- issue 50: the cpu preset's step, dls_bench beside PyTorch at its best, one run ------
+  # dls_bench as the anchor times its variants: 5 warm-up steps (the recording), 3 repeats of
+  # 30 steps, medians; a wait for the GPU at each repeat's end (and, beside it, after every step).
+  dls_logs=()
+  batches=${ANCHOR_BATCHES:-64 512}
+  for precision in fp32 bf16; do
+    for batch in $batches; do
+      step "dls_${precision}_b$batch" 90 "$bench" --task seq2seq-train --preset cpu --batch "$batch" --device "$dev" \
+           --precision "$precision" --cuda-graphs --warmup 5 --repeats 3 --iters "${ANCHOR_ITERS:-30}"
+      dls_logs+=("$W/dls_${precision}_b$batch.log")
+    done
+  done
+  # The eager step on the GPU (the trainer's optimizer there): the operators it dispatches.
+  step dls_eager_ops 90 "$bench" --task seq2seq-train --preset cpu --batch "${batches%% *}" --device "$dev" \
+       --graph-safe-adam --warmup 2 --repeats 1 --iters 10
+  grep -a 'ATen operators' "$W/dls_eager_ops.log" | head -1 >> "$OUT/summary.txt"
+  anchor=.deps/anchors/pytorch_step.py
+  [ -f "$anchor" ] || anchor=../shared/anchors/pytorch_step.py
+  read -r -a anchor_flags <<< "${ANCHOR_FLAGS:-}"
+  budget=${ANCHOR_BUDGET:-330}
+  py=${PYTHON:-python3}                               # the CUDA PyTorch's python
+  step pytorch_step $(( budget + 40 )) env PYTHONUNBUFFERED=1 "$py" "$anchor" --device "$dev" --budget "$budget" \
+       --log-dir "$W/pytorch_logs" --json-out "$W/pytorch.json" "${anchor_flags[@]}"
+  grep -av '^\s*$' "$W/pytorch_step.log" | cut -c1-600 > "$OUT/pytorch_step.md"
+  "$py" bench/python/anchor_table.py --pytorch "$W/pytorch.json" --dls "${dls_logs[@]}" > "$OUT/anchor_table.md" 2>&1 ||
+    failures=$(( failures + 1 ))
+  cat "$OUT/anchor_table.md" >> "$OUT/summary.txt"
+  # The trainer's wall-clock rate beside dls_bench's at the same shapes (batch 64, L 10: the
+  # <= 8-word pairs, every batch padded to L), bf16, two epochs.
+  if [ -f "$corpus" ]; then
+    step trainer_rate 120 "$A/seq2seq_train" --preset cpu --data "$corpus" --max-words 8 --static-shapes \
+         --precision bf16 --device "$dev" --epochs 2 --validation-pairs 500 --bleu-sentences 100 \
+         --run-dir "$W/trainer_rate" --overwrite --json ${smoke:+--max-iters 4}
+    expect_device trainer_rate
+    grep -a -E 'training step:|done \(' "$W/trainer_rate.log" | tail -n 3 | cut -c1-300 >> "$OUT/summary.txt"
+    python3 - "$W/trainer_rate.log" "$W/dls_bf16_b${batches%% *}.log" >> "$OUT/summary.txt" 2>&1 <<'PY'
+import json, sys
+def last_json(path):
+    lines = [l for l in open(path, errors="replace") if l.startswith("{")]
+    return json.loads(lines[-1]) if lines else {}
+trainer, bench = last_json(sys.argv[1]).get("pairs_per_s"), last_json(sys.argv[2]).get("median")
+if trainer and bench:
+    print(f"trainer {trainer:,.0f} pairs/s (wall clock) against dls_bench {bench:,.0f}: "
+          f"{100 * (trainer / bench - 1):+.1f} % (target: within 15 %)")
+else:
+    print(f"trainer against dls_bench: a figure is missing ({trainer}, {bench})")
+PY
+  fi
+  # The lecture's model (the dlstudio preset, batch 50), captured: its step rate in fp32, fp32
+  # with TF32 and bf16, for the 40 epochs' time (86,593 pairs an epoch).
+  if [ "${ANCHOR_LECTURE:-1}" != 0 ]; then
+    for lever in fp32 tf32 bf16; do
+      flags=(--precision "${lever/tf32/fp32}")
+      [ "$lever" = tf32 ] && flags+=(--tf32)
+      step "lecture_rate_$lever" 90 "$bench" --task seq2seq-train --preset dlstudio --device "$dev" --cuda-graphs \
+           "${flags[@]}" --warmup 3 --repeats 3 --iters "${smoke:+1}${smoke:-10}"
+      python3 - "$W/lecture_rate_$lever.log" "$lever" >> "$OUT/summary.txt" 2>&1 <<'PY'
+import json, sys
+lines = [l for l in open(sys.argv[1], errors="replace") if l.startswith("{")]
+r = json.loads(lines[-1]) if lines else {}
+if r.get("median"):
+    print(f"lecture model {sys.argv[2]}: {r['median']:,.0f} pairs/s, 40 epochs of 86,593 pairs: "
+          f"{40 * 86593 / r['median'] / 60:.1f} min of steps")
+PY
+    done
   fi
 fi
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Fills .deps/ (git-ignored) with what bench/gpu_check.sh needs on a GPU machine that has a
 # CUDA PyTorch but no Debian packages and no network: the Debian packages of the project's
-# other dependencies (and of the libraries they load), and the two data sets.
+# other dependencies (and of the libraries they load), the two data sets and the PyTorch anchor.
 # Usage, on the Debian 12 development machine: bash bench/gpu_prepare.sh
+# (IMAGES=0: without Fashion-MNIST, for the parts that train no ViT: build, graphs, anchors)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p .deps/debs .deps/data/spa-eng .deps/data/fashion-mnist
+mkdir -p .deps/debs .deps/data/spa-eng .deps/data/fashion-mnist .deps/anchors
 # Headers and libraries the build links, then the shared libraries those load (cairo's
 # drawing and font stack, SentencePiece's protobuf-lite), the font, and pkgconf.
 packages=(libcli11-dev libspdlog-dev libspdlog1.10 libfmt-dev libfmt9 libgtest-dev
@@ -18,5 +19,9 @@ packages=(libcli11-dev libspdlog-dev libspdlog1.10 libfmt-dev libfmt9 libgtest-d
 (cd .deps/debs && rm -f ./*.deb && apt-get download "${packages[@]}")
 corpus=${DLS_DATA_DIR:-../shared/data}/spa-eng/spa.txt
 [ -f "$corpus" ] && cp "$corpus" .deps/data/spa-eng/ || echo "no $corpus: the GPU runs on the real corpus will be skipped"
-cp /usr/share/datasets/fashion-mnist/*.gz .deps/data/fashion-mnist/
+# Fashion-MNIST (30 MB) only for the ViT's parts: what travels holds 64 MiB in all.
+rm -f .deps/data/fashion-mnist/*.gz
+[ "${IMAGES:-1}" = 0 ] || cp /usr/share/datasets/fashion-mnist/*.gz .deps/data/fashion-mnist/
+# The PyTorch anchor (gpu_check.sh anchors): ../shared does not travel to the GPU machine.
+cp ../shared/anchors/pytorch_step.py .deps/anchors/
 du -sh .deps

@@ -68,7 +68,10 @@ torch::Tensor BasicDecoderWithMaskingImpl::sublayers(const torch::Tensor& x, con
   if (config_.variant() == Variant::kFG) {
     const auto z = norm1(x + dropout(self_attention(x)));
     // DLStudio's FG decoder has no residual around cross-attention; the standard one has.
-    const auto z2 = config_.dlstudio_family() ? norm2(cross(z)) : norm2(z + cross(z));
+    // Without the residual's float32 sum, cross-attention's output reaches the norm in bf16
+    // under autocast, and LibTorch 1.13's CPU layer_norm refuses a bf16 input beside its
+    // float32 weights (CUDA's autocast runs layer_norm in float32 anyway): float32 here too.
+    const auto z2 = config_.dlstudio_family() ? norm2(cross(z).to(z.scalar_type())) : norm2(z + cross(z));
     return norm3(z2 + ffn(z2));
   }
   const auto y = x + dropout(self_attention(norm1(x)));

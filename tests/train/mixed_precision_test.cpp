@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,11 +96,13 @@ TEST(MixedPrecision, GradientsAndAdamStateStayFp32) {
   EXPECT_TRUE(torch::allclose(fused_layer->bias, plain_layer->bias, 1e-6, 1e-7));
 }
 
-// The tiny transformer run, or (rnn) the tiny RNN's, for 8 steps without dropout.
-fs::path mixed_seq2seq_run(Precision precision, const std::string& name, bool rnn = false) {
+// The tiny transformer run (in `layout`), or (rnn) the tiny RNN's, for 8 steps without dropout.
+fs::path mixed_seq2seq_run(Precision precision, const std::string& name, bool rnn = false,
+                           std::optional<Layout> layout = std::nullopt) {
   const auto dir = test::fresh_temp_dir(name);
   auto setup = rnn ? test::tiny_rnn_setup(dir) : test::tiny_seq2seq_setup(dir);
   setup.model.transformer().dropout(0.0);  // differences from precision alone
+  if (layout) setup.model.transformer().layout(*layout);
   setup.rnn.dropout = 0.0;
   setup.run.max_iters = 8;
   setup.run.log_every = 1;
@@ -118,6 +121,15 @@ TEST(MixedPrecision, Bf16Seq2SeqTrainingFollowsFp32) {
   // Master weights: the checkpoint of the bf16 run holds fp32 weights.
   const auto loaded = checkpoint::load_seq2seq_checkpoint(checkpoint::latest_checkpoint(bf16.string()));
   for (const auto& p : loaded.model.module().parameters()) EXPECT_EQ(p.scalar_type(), torch::kFloat);
+}
+
+// DLStudio's own layout, whose FG decoder normalises cross-attention's output without a
+// residual sum (the lecture's model, --preset dlstudio --precision bf16).
+TEST(MixedPrecision, Bf16DlstudioLayoutTrainingFollowsFp32) {
+  SKIP_WITHOUT_BF16_KERNELS();
+  const auto fp32 = mixed_seq2seq_run(Precision::kFp32, "mixed_dlstudio_fp32", false, Layout::kDLStudio);
+  const auto bf16 = mixed_seq2seq_run(Precision::kBf16, "mixed_dlstudio_bf16", false, Layout::kDLStudio);
+  expect_mixed_losses_follow(mixed_step_losses(fp32), mixed_step_losses(bf16));
 }
 
 // The RNN encoder-decoder under autocast: its linear layers (attention, output) in bf16,
