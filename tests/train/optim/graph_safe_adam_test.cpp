@@ -101,6 +101,28 @@ TEST(GraphSafeAdam, EqualsLibTorchsAdamAndAdamWWithClippingAndWeightDecay) {
   }
 }
 
+// A warm-up schedule may start at 0: the parameters stay as they are, also where a gradient
+// and so the second moment are 0 (the step size is folded into the denominator, which must
+// not become 0 * inf there).
+TEST(GraphSafeAdam, ALearningRateOfZeroLeavesTheParameters) {
+  for (const auto kind : {OptimizerKind::kAdam, OptimizerKind::kAdamW}) {
+    OptimizerSettings options;
+    options.kind = kind;
+    options.weight_decay = 0.1;
+    auto params = make_parameters();
+    const auto before = clones(params);
+    GradientBuffer gradients(params);
+    auto optimizer = make_graph_safe_optimizer(params, gradients.flat(), options, 0.0);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      params[i].mutable_grad().copy_(i % 2 == 0 ? torch::zeros_like(params[i]) : torch::randn_like(params[i]));
+    }
+    optimizer->step();
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      EXPECT_TRUE(torch::equal(params[i], before[i])) << settings::to_string(kind) << ": parameter " << i;
+    }
+  }
+}
+
 // Saves `from`'s state and loads it into `to` (through LibTorch's archives, as checkpoints).
 void transfer(const torch::optim::Optimizer& from, torch::optim::Optimizer& to) {
   torch::serialize::OutputArchive out;
