@@ -3,7 +3,8 @@
 // the step count live in device scalars. A CUDA graph can therefore record one step and replay
 // it for every later one (train/captured_step.h), and on a GPU the step is ~15 elementwise
 // kernels over all parameters at once instead of ~10 per parameter tensor, reading and
-// writing 18 N-float tensors (Adam without decay or clipping; bench/PERFORMANCE.md).
+// writing 18 N-float tensors (Adam without decay or clipping; bench/PERFORMANCE.md). On CUDA
+// with LibTorch >= 2.4 it is ATen's fused Adam(W) kernel with a device learning rate: 7.
 //
 //   gradients [N]:                   | g0 | g1 | ... |    every parameter's grad() a view
 //                                                          (train/parallel/gradient_buffer.h)
@@ -66,9 +67,10 @@ class GraphSafeAdamOf : public Base, public GraphSafeOptimizer {
   torch::Tensor exp_avg_, exp_avg_sq_;  // [N] float32
   torch::Tensor denominator_;           // [N] float32, each step's
   torch::Tensor decayed_;               // [N] float32: AdamW's -lr * decay * p
-  // Per parameter, made once: its slice of exp_avg_, of denominator_, of decayed_, its gradient
-  // (a slice of gradients_), and the parameter flattened -- no view operators per step.
-  std::vector<torch::Tensor> moments_, denominators_, decrements_, gradient_views_, flat_parameters_;
+  // Per parameter, made once: its slices of exp_avg_, exp_avg_sq_, denominator_ and decayed_,
+  // its gradient (a slice of gradients_), and the parameter flattened -- no view operators
+  // per step.
+  std::vector<torch::Tensor> moments_, second_moments_, denominators_, decrements_, gradient_views_, flat_parameters_;
   torch::Tensor step_;                                      // float64 scalar: steps taken
   torch::Tensor lr_;                                        // float64 scalar: this step's learning rate
   std::vector<torch::optim::OptimizerParamState*> states_;  // parameter i's, for count_step
