@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 #include <torch/version.h>
+#include <spdlog/spdlog.h>
 
 #include "train/optim/adam_state.h"
 
@@ -23,11 +24,6 @@
 #endif
 
 namespace dls::train {
-
-namespace {
-// Whether the step over `flat` is ATen's fused kernel (above), which needs no buffers of ours.
-bool aten_fused_step(const torch::Tensor& flat) { return DLS_ATEN_FUSED_ADAM && flat.is_cuda(); }
-}  // namespace
 
 template <typename Base, typename Options>
 GraphSafeAdamOf<Base, Options>::GraphSafeAdamOf(std::vector<torch::Tensor> params, Options options,
@@ -86,15 +82,10 @@ void GraphSafeAdamOf<Base, Options>::bind_state() {
     states_.push_back(&s);
   }
   step_.fill_(static_cast<double>(std::max<std::int64_t>(step, 0)));
-  const auto& options = static_cast<const Options&>(this->param_groups_[0].options());
-  const bool decoupled_decay = std::is_same_v<Base, torch::optim::AdamW> && options.weight_decay() != 0;
-  const bool fused = aten_fused_step(flat);
-  denominator_ = fused ? torch::Tensor() : torch::empty_like(flat);
-  decayed_ = decoupled_decay && !fused ? torch::empty_like(flat) : torch::Tensor();
+  // ATen's fused kernel (above) on CUDA, unless it refused a step; it needs no buffers of ours.
+  aten_fused_ = DLS_ATEN_FUSED_ADAM && flat.is_cuda() && !aten_fused_refused_;
   moments_.clear();
   second_moments_.clear();
-  denominators_.clear();
-  decrements_.clear();
   gradient_views_.clear();
   flat_parameters_.clear();
   offset = 0;
@@ -102,13 +93,30 @@ void GraphSafeAdamOf<Base, Options>::bind_state() {
     const auto n = p.numel();
     moments_.push_back(exp_avg_.narrow(0, offset, n).view(p.sizes()));
     second_moments_.push_back(exp_avg_sq_.narrow(0, offset, n).view(p.sizes()));
-    if (denominator_.defined()) denominators_.push_back(denominator_.narrow(0, offset, n).view(p.sizes()));
-    if (decayed_.defined()) decrements_.push_back(decayed_.narrow(0, offset, n).view(p.sizes()));
     gradient_views_.push_back(p.grad());
     flat_parameters_.push_back(p.view({-1}));
     offset += n;
   }
+  make_update_buffers();
   bound_ = true;
+}
+
+template <typename Base, typename Options>
+void GraphSafeAdamOf<Base, Options>::make_update_buffers() {
+  const auto& flat = gradients_;
+  const auto& options = static_cast<const Options&>(this->param_groups_[0].options());
+  const bool decoupled_decay = std::is_same_v<Base, torch::optim::AdamW> && options.weight_decay() != 0;
+  denominator_ = aten_fused_ ? torch::Tensor() : torch::empty_like(flat);
+  decayed_ = decoupled_decay && !aten_fused_ ? torch::empty_like(flat) : torch::Tensor();
+  denominators_.clear();
+  decrements_.clear();
+  std::int64_t offset = 0;
+  for (const auto& p : this->param_groups_[0].params()) {
+    const auto n = p.numel();
+    if (denominator_.defined()) denominators_.push_back(denominator_.narrow(0, offset, n).view(p.sizes()));
+    if (decayed_.defined()) decrements_.push_back(decayed_.narrow(0, offset, n).view(p.sizes()));
+    offset += n;
+  }
 }
 
 template <typename Base, typename Options>
@@ -132,17 +140,26 @@ void GraphSafeAdamOf<Base, Options>::update_on_device() {
   }
   step_.add_(1);
 #if DLS_ATEN_FUSED_ADAM
-  if (aten_fused_step(g)) {
-    const auto lr = lr_.to(torch::kFloat);  // the kernels read float32 scalars
-    const std::vector<torch::Tensor> steps(params.size(), step_.to(torch::kFloat));
-    if (decoupled) {
-      at::_fused_adamw_(params, gradient_views_, moments_, second_moments_, {}, steps, lr, beta1, beta2, decay,
-                        options.eps(), /*amsgrad=*/false, /*maximize=*/false);
-    } else {
-      at::_fused_adam_(params, gradient_views_, moments_, second_moments_, {}, steps, lr, beta1, beta2, decay,
-                       options.eps(), /*amsgrad=*/false, /*maximize=*/false);
+  if (aten_fused_) {
+    try {
+      const auto lr = lr_.to(torch::kFloat);  // the kernels read float32 scalars
+      const std::vector<torch::Tensor> steps(params.size(), step_.to(torch::kFloat));
+      if (decoupled) {
+        at::_fused_adamw_(params, gradient_views_, moments_, second_moments_, {}, steps, lr, beta1, beta2, decay,
+                          options.eps(), /*amsgrad=*/false, /*maximize=*/false);
+      } else {
+        at::_fused_adam_(params, gradient_views_, moments_, second_moments_, {}, steps, lr, beta1, beta2, decay,
+                         options.eps(), /*amsgrad=*/false, /*maximize=*/false);
+      }
+      return;
+    } catch (const c10::Error& error) {  // its checks come before any write: the operators take this step
+      const std::string what = error.what();
+      spdlog::warn("graph-safe Adam: ATen's fused kernel refused the step ({}); the elementwise operators take it",
+                   what.substr(0, what.find('\n')));
+      aten_fused_refused_ = true;
+      aten_fused_ = false;
+      make_update_buffers();
     }
-    return;
   }
 #endif
   const auto bias_correction1 = 1 - torch::pow(beta1, step_);  // float64 scalars

@@ -60,10 +60,14 @@ class GraphSafeAdamOf : public Base, public GraphSafeOptimizer {
  private:
   // The state's moments into the flat ones (fresh state: zeros, step 0) and back as views.
   void bind_state();
+  // The buffers (and their views) of the elementwise update, which ATen's fused kernel needs not.
+  void make_update_buffers();
 
   torch::Tensor gradients_;  // [N]
   double clip_norm_;
   bool bound_ = false;
+  bool aten_fused_ = false;             // the step is ATen's fused kernel (LibTorch >= 2.4, CUDA)
+  bool aten_fused_refused_ = false;     // it threw once: the elementwise operators from then on
   torch::Tensor exp_avg_, exp_avg_sq_;  // [N] float32
   torch::Tensor denominator_;           // [N] float32, each step's
   torch::Tensor decayed_;               // [N] float32: AdamW's -lr * decay * p
