@@ -49,6 +49,11 @@ TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, Distr
           options_.bucket_bytes() > 0 ? " started while backward runs" : " after backward");
     }
   }
+  // Process-wide in LibTorch: set for every run, so that one without --tf32 never inherits it.
+  at::globalContext().setAllowTF32CuBLAS(options_.run.tf32);
+  if (main && options_.run.tf32 && options_.device.is_cuda()) {
+    spdlog::info("TF32: float32 matrix products with TF32 inputs on tensor cores (--tf32)");
+  }
   auto capturable = task_.capturable_loss();
   plan_ =
       plan_step(parse_cuda_graphs(options_.run.cuda_graphs), options_.device, DeviceGraph::available(),

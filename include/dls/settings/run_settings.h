@@ -45,6 +45,9 @@ struct RunSettings {
   // it), on (an error when they do not), off (train/step_plan.h). Not saved: the same
   // training, a different way to launch it.
   std::string cuda_graphs = "auto";
+  // CUDA: float32 matrix products with TF32 inputs (tensor cores; sums in float32). Not saved:
+  // the recipe's, as --cuda-graphs.
+  bool tf32 = false;
 
   // Where it writes (saved: the three intervals).
   std::string run_dir;                // "": the resumed checkpoint's run, else the task's runs/<task>
@@ -111,6 +114,12 @@ struct RunSettings {
                              "auto; not saved)")
                          .one_of({"auto", "on", "off"})
                          .recipe());
+    f(s.tf32, Setting("", "--tf32",
+                      "CUDA: float32 matrix products with TF32 inputs (10-bit mantissas, float32 sums) on tensor "
+                      "cores; weights, activations and optimizer stay float32 (off by default, as in LibTorch; not "
+                      "saved)")
+                  .as_switch()
+                  .recipe());
     f.group("Data parallelism (torchrun)");  // how one invocation spreads the work: not in config.toml
     f(s.parallel.backend, Setting("", "--dist-backend",
                                   "under torchrun (or RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT): gloo, nccl or auto "

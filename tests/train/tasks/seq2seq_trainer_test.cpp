@@ -294,6 +294,21 @@ TEST(Seq2SeqTrainer, StaticShapesTrainToTheSameWeights) {
   }
 }
 
+// --tf32 is LibTorch's process-wide switch: a run sets it as it asks, so that the next run of
+// the process (a test, a sweep) does not inherit it. On the CPU it changes no product.
+TEST(Seq2SeqTrainer, Tf32IsSetForEachRunAsItAsks) {
+  for (const bool tf32 : {true, false}) {
+    at::globalContext().setAllowTF32CuBLAS(!tf32);
+    auto setup = test::tiny_seq2seq_setup(test::fresh_temp_dir(std::string("seq2seq_tf32_") + (tf32 ? "on" : "off")));
+    setup.run.max_iters = 1;
+    setup.samples = 0;
+    setup.bleu_sentences = 5;
+    setup.run.tf32 = tf32;
+    train_seq2seq(setup, {});
+    EXPECT_EQ(at::globalContext().allowTF32CuBLAS(), tf32);
+  }
+}
+
 // The loop reads each step's loss from the device only when the progress line, a step row or
 // the epoch's end needs it (no host synchronisation per step on a GPU). Read after every step
 // (--log-every 1, what the loop did before) or only at the epoch's end, the run is the same:
