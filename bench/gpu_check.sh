@@ -4,6 +4,8 @@
 # minutes of device time runs them):
 #   build    unpack the Debian packages that bench/gpu_prepare.sh put in .deps/ (run that
 #            first, on the Debian machine) and build against PyTorch's LibTorch (~2-4 min)
+#   tests    the GPU's own tests of the step, the optimizer and precision (dls_tests, filtered:
+#            the *OnCuda tests run there, skipped elsewhere), ~1 min: cuda_tests.log
 #   quick    the device assertion (each trainer's log must say it trains on cuda, else the
 #            part fails), training and evaluation on CUDA (fp32, bf16, fp16; two ranks; NCCL),
 #            the side-by-side table of the training step, dls_bench beside PyTorch eager
@@ -43,7 +45,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-}
-case "$part" in build|quick|graphs|anchors|lecture) ;; *) echo "usage: $0 build|quick|graphs|anchors|lecture [seconds]" >&2; exit 2 ;; esac
+case "$part" in build|tests|quick|graphs|anchors|lecture) ;; *) echo "usage: $0 build|tests|quick|graphs|anchors|lecture [seconds]" >&2; exit 2 ;; esac
 OUT=${OUT:-/tmp/gpu-out}
 mkdir -p "$OUT"
 deadline=$(( $(date +%s) + ${2:-540} ))
@@ -247,6 +249,18 @@ if [ "$part" = quick ]; then
   else
     say "ctest: skipped ($left s left)"
   fi
+fi
+
+if [ "$part" = tests ]; then
+  # The CUDA tests print their largest differences (bf16 replay, dropout runs): kept with the results.
+  filter='CapturedStep.*:GraphSafeAdam.*:MixedPrecision.*:StepPlan.*:FusedAdam.*:ChooseDevice.*:PlaceTraining.*'
+  (cd "$B/tests" && timeout -k 5 "$(( deadline - $(date +%s) - 5 ))" ./dls_tests --gtest_filter="$filter") \
+    > "$W/cuda_tests.log" 2>&1
+  rc=$?
+  grep -a -E '^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|difference|mean loss|Failure|Expected|Which is' "$W/cuda_tests.log" |
+    cut -c1-300 > "$OUT/cuda_tests.log"
+  say "cuda tests: rc $rc ($(grep -a -cE '^\[ +OK +\]' "$W/cuda_tests.log") passed, $(grep -a -cE '^\[ +FAILED +\]' "$W/cuda_tests.log") failed lines, $(grep -a -cE '^\[ +SKIPPED +\]' "$W/cuda_tests.log") skipped lines)"
+  (( rc == 0 )) || failures=$(( failures + 1 ))
 fi
 
 if [ "$part" = graphs ]; then
