@@ -11,6 +11,7 @@
 #include "dls/settings/optimizer_settings.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/train/parallel/gradient_buffer.h"
+#include "dls/util/operator_count.h"
 
 namespace dls::train::graph_safe_adam_test {
 namespace {
@@ -131,6 +132,32 @@ TEST(GraphSafeAdam, ALearningRateOfZeroLeavesTheParameters) {
     for (std::size_t i = 0; i < params.size(); ++i) {
       EXPECT_TRUE(torch::equal(params[i], before[i])) << settings::to_string(kind) << ": parameter " << i;
     }
+  }
+}
+
+// The step is work on flat tensors: what it dispatches does not grow with the parameter count
+// (each operator is one kernel, or a few multi-tensor ones, on a GPU), beyond the binding of
+// views at the first step.
+TEST(GraphSafeAdam, ItsStepDispatchesAsManyOperatorsForManyParameters) {
+  for (const auto kind : {OptimizerKind::kAdam, OptimizerKind::kAdamW}) {
+    std::vector<std::int64_t> counts;
+    for (const int copies : {1, 10}) {
+      std::vector<torch::Tensor> params;
+      for (int c = 0; c < copies; ++c) {
+        for (const auto& p : make_parameters()) params.push_back(p.detach().clone().requires_grad_(true));
+      }
+      OptimizerSettings options;
+      options.kind = kind;
+      options.weight_decay = 0.1;
+      options.clip_grad_norm = 1.0;
+      GradientBuffer gradients(params);
+      auto optimizer = make_graph_safe_optimizer(params, gradients.flat(), options, 0.01);
+      gradients.flat().normal_();
+      optimizer->step();  // binds the state
+      counts.push_back(util::count_operators([&] { optimizer->step(); }).top_level_ops);
+    }
+    EXPECT_EQ(counts[0], counts[1]) << settings::to_string(kind) << ": 4 parameters, then 40";
+    EXPECT_LT(counts[1], 40) << settings::to_string(kind);
   }
 }
 
