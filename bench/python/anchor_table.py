@@ -104,10 +104,11 @@ def main():
         print(f"targets: only {len(measured)} of the 4 cells have both figures")
     at_least_1 = [f"b{b} {p} {v:.2f}×" for (b, p), v in sorted(measured.items()) if v < 1.0]
     print("target ≥ 1.0× the best PyTorch variant in every cell: " +
-          ("met" if measured and not at_least_1 else "NOT met (" + ", ".join(at_least_1) + ")"))
+          ("met" if measured and not at_least_1 else "NOT met (" + (", ".join(at_least_1) or "no figures") + ")"))
     b64 = {k: v for k, v in measured.items() if k[0] == 64}
     short = [f"{p} {v:.2f}×" for (b, p), v in sorted(b64.items()) if v < 1.3]
-    print("target ≥ 1.3× at batch 64: " + ("met" if b64 and not short else "NOT met (" + ", ".join(short) + ")"))
+    print("target ≥ 1.3× at batch 64: " +
+          ("met" if b64 and not short else "NOT met (" + (", ".join(short) or "no figures") + ")"))
     for batch in sorted({b for b, _ in cells}):
         fp32, bf16 = cells.get((batch, "fp32")), cells.get((batch, "bf16"))
         if fp32 and bf16:
