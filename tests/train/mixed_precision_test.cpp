@@ -96,13 +96,14 @@ TEST(MixedPrecision, GradientsAndAdamStateStayFp32) {
   EXPECT_TRUE(torch::allclose(fused_layer->bias, plain_layer->bias, 1e-6, 1e-7));
 }
 
-// The tiny transformer run (in `layout`), or (rnn) the tiny RNN's, for 8 steps without dropout.
+// The tiny transformer run (in `layout`, then as FG), or (rnn) the tiny RNN's, for 8 steps without
+// dropout.
 fs::path mixed_seq2seq_run(Precision precision, const std::string& name, bool rnn = false,
                            std::optional<Layout> layout = std::nullopt) {
   const auto dir = test::fresh_temp_dir(name);
   auto setup = rnn ? test::tiny_rnn_setup(dir) : test::tiny_seq2seq_setup(dir);
   setup.model.transformer().dropout(0.0);  // differences from precision alone
-  if (layout) setup.model.transformer().layout(*layout);
+  if (layout) setup.model.transformer().layout(*layout).variant(Variant::kFG);
   setup.rnn.dropout = 0.0;
   setup.run.max_iters = 8;
   setup.run.log_every = 1;
@@ -123,7 +124,7 @@ TEST(MixedPrecision, Bf16Seq2SeqTrainingFollowsFp32) {
   for (const auto& p : loaded.model.module().parameters()) EXPECT_EQ(p.scalar_type(), torch::kFloat);
 }
 
-// DLStudio's own layout, whose FG decoder normalises cross-attention's output without a
+// DLStudio's own layout as FG, whose decoder normalises cross-attention's output without a
 // residual sum (the lecture's model, --preset dlstudio --precision bf16).
 TEST(MixedPrecision, Bf16DlstudioLayoutTrainingFollowsFp32) {
   SKIP_WITHOUT_BF16_KERNELS();
