@@ -8,19 +8,29 @@ precision: dls pairs/s, the best PyTorch variant and its rate, the ratio; the sa
 on the GPU after every step (dls_bench's waiting_each_step against the anchor's variants that
 wait: cuda_graph+sync and eager, which reads the loss each step); and the old eager
 reference (ref_torchnn) as its own, labelled column. Then the issue's targets, each met or
-not. Only figures in the files are printed: nothing is carried over from earlier runs.
+not; with --trainer, seq2seq_train's wall-clock rate (its --json line) against dls_bench's
+bf16 cell at the smallest batch (the same shapes); with --lecture, the lecture model's
+dls_bench rate per lever and the 40 epochs' time it implies. Only figures in the files are
+printed: nothing is carried over from earlier runs.
 
-    python3 bench/python/anchor_table.py --pytorch pytorch.json --dls dls_fp32_b64.log ...
+    python3 bench/python/anchor_table.py --pytorch pytorch.json --dls dls_fp32_b64.log ... \
+        [--trainer trainer.log] [--lecture fp32=lecture_fp32.log bf16=...]
 """
 import argparse
 import json
+import os
 import sys
 
 WAITING_VARIANTS = ("cuda_graph+sync", "eager", "ref_torchnn")  # a host wait every step
+LECTURE_PAIRS_PER_EPOCH = 86593  # the <= 8-word Tatoeba pairs DLStudio's script trains on
+LECTURE_EPOCHS = 40
 
 
 def last_json(path):
+    """The last JSON line of a log; None when there is none (or no file: a step that never ran)."""
     record = None
+    if not os.path.exists(path):
+        return None
     for line in open(path, errors="replace"):
         if line.startswith("{"):
             try:
@@ -61,8 +71,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pytorch", required=True, help="pytorch_step.py --json-out file")
     parser.add_argument("--dls", nargs="+", required=True, help="files whose last JSON line is a dls_bench record")
+    parser.add_argument("--trainer", help="a seq2seq_train --json log at the smallest batch, bf16")
+    parser.add_argument("--lecture", nargs="*", default=[], metavar="LEVER=LOG",
+                        help="dls_bench logs of the lecture model (--preset dlstudio), one per lever")
     args = parser.parse_args()
-    anchor = json.load(open(args.pytorch))
+    anchor = json.load(open(args.pytorch)) if os.path.exists(args.pytorch) else {}
+    if not anchor:
+        print(f"note: no PyTorch records ({args.pytorch} is missing: the anchor did not finish)")
     rows = anchor.get("rows", [])
     info = anchor.get("info") or {}
     cells = dls_cells(args.dls)
@@ -118,6 +133,24 @@ def main():
     failed = [r for r in rows if "error" in r]
     for r in failed:
         print(f"PyTorch {r['variant']} b{r['batch']} {r['precision']}: {r['error']}")
+    if args.trainer:
+        trainer = (last_json(args.trainer) or {}).get("pairs_per_s")
+        bf16 = sorted(k for k in cells if k[1] == "bf16")
+        bench = cells[bf16[0]]["median"] if bf16 else None
+        if trainer and bench:
+            print(f"trainer {trainer:,.0f} pairs/s (wall clock) against dls_bench {bench:,.0f} (batch {bf16[0][0]}, "
+                  f"bf16): {100 * (trainer / bench - 1):+.1f} % (target: within 15 %)")
+        else:
+            print(f"trainer against dls_bench: a figure is missing ({trainer}, {bench})")
+    for item in args.lecture:
+        lever, _, path = item.partition("=")
+        rate = (last_json(path) or {}).get("median")
+        if rate:
+            minutes = LECTURE_EPOCHS * LECTURE_PAIRS_PER_EPOCH / rate / 60
+            print(f"lecture model {lever}: {rate:,.0f} pairs/s, {LECTURE_EPOCHS} epochs of "
+                  f"{LECTURE_PAIRS_PER_EPOCH:,} pairs: {minutes:.1f} min of steps")
+        else:
+            print(f"lecture model {lever}: no rate in {path}")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,21 @@
 
 namespace dls::train {
 
+namespace {
+// Each parameter's slice of `flat` [N], shaped like it (as the gradients are); none for an
+// undefined `flat`.
+std::vector<torch::Tensor> per_parameter_views(const torch::Tensor& flat, const std::vector<torch::Tensor>& params) {
+  std::vector<torch::Tensor> views;
+  if (!flat.defined()) return views;
+  std::int64_t offset = 0;
+  for (const auto& p : params) {
+    views.push_back(flat.narrow(0, offset, p.numel()).view(p.sizes()));
+    offset += p.numel();
+  }
+  return views;
+}
+}  // namespace
+
 template <typename Base, typename Options>
 GraphSafeAdamOf<Base, Options>::GraphSafeAdamOf(std::vector<torch::Tensor> params, Options options,
                                                 torch::Tensor flat_gradients, double clip_norm)
@@ -53,14 +68,17 @@ void GraphSafeAdamOf<Base, Options>::bind_state() {
   const auto& flat = gradients_;
   exp_avg_ = torch::zeros_like(flat);
   exp_avg_sq_ = torch::zeros_like(flat);
+  const auto& params = this->param_groups_[0].params();
+  moments_ = per_parameter_views(exp_avg_, params);
+  second_moments_ = per_parameter_views(exp_avg_sq_, params);
+  gradient_views_.clear();
+  flat_parameters_.clear();
   states_.clear();
   std::int64_t step = -1;
-  std::int64_t offset = 0;
-  for (const auto& p : this->param_groups_[0].params()) {
-    const auto n = p.numel();
-    auto m = exp_avg_.narrow(0, offset, n).view(p.sizes());
-    auto v = exp_avg_sq_.narrow(0, offset, n).view(p.sizes());
-    offset += n;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const auto& p = params[i];
+    auto& m = moments_[i];
+    auto& v = second_moments_[i];
     const auto key = state_key(this->state_, p);
     auto found = this->state_.find(key);
     if (found == this->state_.end()) {  // before the first step: step 0, zero moments
@@ -70,7 +88,8 @@ void GraphSafeAdamOf<Base, Options>::bind_state() {
     }
     auto& s = static_cast<State&>(*found->second);
     if (s.exp_avg().defined()) {  // a loaded (or LibTorch-stepped) state
-      TORCH_CHECK(s.exp_avg().numel() == n && s.exp_avg_sq().numel() == n, "Adam state does not match its parameter");
+      TORCH_CHECK(s.exp_avg().numel() == p.numel() && s.exp_avg_sq().numel() == p.numel(),
+                  "Adam state does not match its parameter");
       m.copy_(s.exp_avg().reshape(p.sizes()));
       v.copy_(s.exp_avg_sq().reshape(p.sizes()));
     }
@@ -80,23 +99,12 @@ void GraphSafeAdamOf<Base, Options>::bind_state() {
                 ")");
     step = s.step();
     states_.push_back(&s);
+    gradient_views_.push_back(p.grad());
+    flat_parameters_.push_back(p.view({-1}));
   }
   step_.fill_(static_cast<double>(std::max<std::int64_t>(step, 0)));
   // ATen's fused kernel (above) on CUDA, unless it refused a step; it needs no buffers of ours.
   aten_fused_ = DLS_ATEN_FUSED_ADAM && flat.is_cuda() && !aten_fused_refused_;
-  moments_.clear();
-  second_moments_.clear();
-  gradient_views_.clear();
-  flat_parameters_.clear();
-  offset = 0;
-  for (const auto& p : this->param_groups_[0].params()) {
-    const auto n = p.numel();
-    moments_.push_back(exp_avg_.narrow(0, offset, n).view(p.sizes()));
-    second_moments_.push_back(exp_avg_sq_.narrow(0, offset, n).view(p.sizes()));
-    gradient_views_.push_back(p.grad());
-    flat_parameters_.push_back(p.view({-1}));
-    offset += n;
-  }
   make_update_buffers();
   bound_ = true;
 }
@@ -108,15 +116,8 @@ void GraphSafeAdamOf<Base, Options>::make_update_buffers() {
   const bool decoupled_decay = std::is_same_v<Base, torch::optim::AdamW> && options.weight_decay() != 0;
   denominator_ = aten_fused_ ? torch::Tensor() : torch::empty_like(flat);
   decayed_ = decoupled_decay && !aten_fused_ ? torch::empty_like(flat) : torch::Tensor();
-  denominators_.clear();
-  decrements_.clear();
-  std::int64_t offset = 0;
-  for (const auto& p : this->param_groups_[0].params()) {
-    const auto n = p.numel();
-    if (denominator_.defined()) denominators_.push_back(denominator_.narrow(0, offset, n).view(p.sizes()));
-    if (decayed_.defined()) decrements_.push_back(decayed_.narrow(0, offset, n).view(p.sizes()));
-    offset += n;
-  }
+  denominators_ = per_parameter_views(denominator_, this->param_groups_[0].params());
+  decrements_ = per_parameter_views(decayed_, this->param_groups_[0].params());
 }
 
 template <typename Base, typename Options>
