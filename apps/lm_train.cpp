@@ -30,7 +30,6 @@ int main(int argc, char** argv) {
       "cross-attention, on next-token prediction over sentences, or over running text in context\n"
       "windows (--block-size; characters as tokens with --tokenizer char). A preset gives every\n"
       "setting; each flag below overrides one."};
-  app.footer(dls::cli::kTrainerExitStatus);
   app.get_formatter()->column_width(36);
   dls::cli::Overrides<LmTrainSettings> overrides;
   std::string preset = "cpu";

@@ -30,7 +30,6 @@ int main(int argc, char** argv) {
       "any language pair in either direction (--src-lang, --tgt-lang, --reverse).\n"
       "A preset gives every setting; each flag below overrides one. With --resume the\n"
       "checkpoint's settings are the starting point instead of the preset.\n"};
-  app.footer(dls::cli::kTrainerExitStatus);
   app.get_formatter()->column_width(38);
   dls::cli::Overrides<Seq2SeqTrainSettings> overrides;
   std::string preset, variant = "FG";  // preset "": chosen for the device

@@ -24,7 +24,6 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Train DLStudio's visTransformer (vision transformer) on Fashion-MNIST, CIFAR-10 or your own images.\n"
       "A preset gives every setting; each flag below overrides one."};
-  app.footer(dls::cli::kTrainerExitStatus);
   app.get_formatter()->column_width(36);
   dls::cli::Overrides<ViTTrainSettings> overrides;
   std::string dataset = "fashion-mnist", data_dir, preset, image_folder;

@@ -42,13 +42,19 @@ torch::Tensor random_sentences(std::mt19937_64& rng, std::int64_t batch, std::in
 
 }  // namespace
 
-BenchResult run_seq2seq_bench(const BenchOptions& o) {
-  const std::string preset_name = o.preset.empty() ? "dlstudio" : o.preset;
-  auto preset = train::seq2seq_preset(preset_name, parse_variant(o.variant.empty() ? "FG" : o.variant));
+settings::Seq2SeqTrainSettings seq2seq_bench_preset(const std::string& name, const BenchOptions& o) {
+  auto preset = train::seq2seq_preset(name, parse_variant(o.variant.empty() ? "FG" : o.variant));
   auto& config = preset.model;
   if (!o.layout.empty()) config.transformer().layout(parse_layout(o.layout));
   if (o.embedding_size > 0) config.transformer().embedding_size(o.embedding_size);
   config.src_vocab_size(o.src_vocab).tgt_vocab_size(o.tgt_vocab);
+  return preset;
+}
+
+BenchResult run_seq2seq_bench(const BenchOptions& o) {
+  const std::string preset_name = o.preset.empty() ? "dlstudio" : o.preset;
+  const auto preset = seq2seq_bench_preset(preset_name, o);
+  const auto& config = preset.model;
   const std::int64_t batch = o.batch > 0 ? o.batch : preset.batch_size;
   const std::int64_t L = config.transformer().max_seq_length();
   torch::manual_seed(o.seed);

@@ -12,6 +12,7 @@
 #include <torch/nn/module.h>
 
 #include "bench_measure.h"
+#include "dls/settings/seq2seq_settings.h"
 #include "dls/util/precision.h"
 
 namespace dls::bench {
@@ -75,6 +76,11 @@ BenchPlacement place_model(torch::nn::Module& model, const BenchOptions& options
 // operators counted, and with options.profile_rows its operator profile on stderr.
 void measure_step(std::function<void(int)> step, const BenchOptions& options, std::int64_t batch, bool cuda,
                   BenchResult& result);
+
+// The seq2seq preset `name` as a benchmark builds its model from it: with the variant, layout,
+// M and vocabulary sizes options ask for. Throws std::invalid_argument for an unknown preset,
+// variant or layout.
+settings::Seq2SeqTrainSettings seq2seq_bench_preset(const std::string& name, const BenchOptions& options);
 
 // Throws std::invalid_argument for an unknown task, preset or layout.
 BenchResult run_seq2seq_bench(const BenchOptions& options);

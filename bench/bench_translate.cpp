@@ -21,7 +21,6 @@
 #include "dls/eval/translator.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/models/decoder_session.h"
-#include "dls/train/tasks/seq2seq_presets.h"
 #include "dls/util/thread_policy.h"
 
 namespace dls::bench {
@@ -97,11 +96,7 @@ BenchResult run_translate_latency_bench(const BenchOptions& o) {
                      {"scores", o.scores ? "on" : "off"}};
   } else {
     const std::string preset_name = o.preset.empty() ? "cpu" : o.preset;
-    auto preset = train::seq2seq_preset(preset_name, parse_variant(o.variant.empty() ? "FG" : o.variant));
-    auto& config = preset.model;
-    if (!o.layout.empty()) config.transformer().layout(parse_layout(o.layout));
-    if (o.embedding_size > 0) config.transformer().embedding_size(o.embedding_size);
-    config.src_vocab_size(o.src_vocab).tgt_vocab_size(o.tgt_vocab);
+    const auto config = seq2seq_bench_preset(preset_name, o).model;
     torch::manual_seed(o.seed);
     model = Seq2SeqTransformer(config);
     model->eval();

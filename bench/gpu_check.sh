@@ -103,6 +103,16 @@ expect_device() {
 } > "$OUT/steps.log" 2>&1
 cat "$OUT/steps.log" >> "$OUT/summary.txt"
 
+# bench/side_by_side.sh's device table within $1 seconds (tiny shapes under SMOKE), into
+# side_by_side.md and the summary.
+side_by_side_table() {
+  local table=(env DEVICE="$dev" RESULTS="$W/side_by_side" bash bench/side_by_side.sh "$B")
+  [ -n "$smoke" ] && table=(env DEVICE="$dev" DEVICE_TABLE=1 BATCHES=8 ITERS=1 REPEATS=1 GEMM_SIZE=256
+                              RESULTS="$W/side_by_side" bash bench/side_by_side.sh "$B")
+  step side_by_side "$1" "${table[@]}"
+  cp "$W/side_by_side/table.md" "$OUT/side_by_side.md" 2>/dev/null && cat "$OUT/side_by_side.md" >> "$OUT/summary.txt"
+}
+
 unpack_packages() {
 # --- the Debian packages into a prefix ---------------------------------------------------
 if ! ls .deps/debs/*.deb > /dev/null 2>&1; then
@@ -226,11 +236,7 @@ if [ "$part" = quick ]; then
   # --- speed: the training step beside PyTorch eager, and the trainer end to end ---------
   # bench/side_by_side.sh's device table: dls_bench and bench_reference.py --impl torchnn at
   # batch 64 and 512, fp32 and bf16, the ratio column dls_bench / PyTorch eager.
-  table=(env DEVICE="$dev" RESULTS="$W/side_by_side" bash bench/side_by_side.sh "$B")
-  [ -n "$smoke" ] && table=(env DEVICE="$dev" DEVICE_TABLE=1 BATCHES=8 ITERS=1 REPEATS=1 GEMM_SIZE=256
-                              RESULTS="$W/side_by_side" bash bench/side_by_side.sh "$B")
-  step side_by_side 300 "${table[@]}"
-  cp "$W/side_by_side/table.md" "$OUT/side_by_side.md" 2>/dev/null && cat "$OUT/side_by_side.md" >> "$OUT/summary.txt"
+  side_by_side_table 300
   if [ -f "$corpus" ]; then
     step real_corpus_bf16 150 "$A/seq2seq_train" --preset cpu --data "$corpus" --device "$dev" \
          --precision bf16 --length-buckets --time-limit "${smoke:+20}${smoke:-60}" --run-dir "$W/real" --json \
@@ -294,11 +300,7 @@ sys.exit(0 if ok else 1)
 PY
   (( $? == 0 )) || failures=$(( failures + 1 ))
   # The side-by-side table: PyTorch eager, dls eager, + flat Adam, + CUDA graphs.
-  table=(env DEVICE="$dev" RESULTS="$W/side_by_side" bash bench/side_by_side.sh "$B")
-  [ -n "$smoke" ] && table=(env DEVICE="$dev" DEVICE_TABLE=1 BATCHES=8 ITERS=1 REPEATS=1 GEMM_SIZE=256
-                              RESULTS="$W/side_by_side" bash bench/side_by_side.sh "$B")
-  step side_by_side 240 "${table[@]}"
-  cp "$W/side_by_side/table.md" "$OUT/side_by_side.md" 2>/dev/null && cat "$OUT/side_by_side.md" >> "$OUT/summary.txt"
+  side_by_side_table 240
   # The trainer end to end on the real corpus (its pairs/s against dls_bench's), bf16.
   if [ -f "$corpus" ]; then
     real=(--time-limit 45 --bleu-sentences 500)

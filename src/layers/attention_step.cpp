@@ -10,39 +10,22 @@
 #include <torch/torch.h>
 
 #include "dls/util/precision.h"
+#include "float_kernels.h"
 
 namespace dls::detail {
 
 namespace {
 
-// Compiled for AVX2+FMA machines and for any x86-64, chosen when the program loads (as
-// small_batched_matmul.cpp's kernels).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define DLS_STEP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define DLS_STEP_CLONES
-#endif
-
 // out [s] = softmax(q . k_j * scale + mask_j over j < n) weighted sum of v_j, with k_j = keys
 // + j * key_step and v_j = values + j * value_step (each row of s contiguous floats). The
-// dot products in 8 partial sums, as small_batched_matmul's, so that they vectorise; scores
-// [n] is scratch.
-DLS_STEP_CLONES void attend_row(const float* __restrict q, const float* __restrict keys, std::int64_t key_step,
-                                const float* __restrict values, std::int64_t value_step, const float* mask,
-                                std::int64_t n, std::int64_t s, float scale, float* __restrict scores,
-                                float* __restrict out) {
+// dot products as small_batched_matmul's (float_kernels.h); scores [n] is scratch.
+DLS_FLOAT_KERNEL_CLONES void attend_row(const float* __restrict q, const float* __restrict keys, std::int64_t key_step,
+                                        const float* __restrict values, std::int64_t value_step, const float* mask,
+                                        std::int64_t n, std::int64_t s, float scale, float* __restrict scores,
+                                        float* __restrict out) {
   float top = -std::numeric_limits<float>::infinity();
   for (std::int64_t j = 0; j < n; ++j) {
-    const float* kj = keys + j * key_step;
-    float partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    std::int64_t p = 0;
-    for (; p + 8 <= s; p += 8) {
-      for (int l = 0; l < 8; ++l) partial[l] += q[p + l] * kj[p + l];
-    }
-    float dot = ((partial[0] + partial[4]) + (partial[1] + partial[5])) +
-                ((partial[2] + partial[6]) + (partial[3] + partial[7]));
-    for (; p < s; ++p) dot += q[p] * kj[p];
-    float score = dot * scale;
+    float score = dot_in_eight_sums(q, keys + j * key_step, s) * scale;
     if (mask != nullptr) score += mask[j];
     scores[j] = score;
     top = std::max(top, score);

@@ -6,6 +6,7 @@
 #include <ATen/record_function.h>
 
 #include "dls/util/precision.h"
+#include "float_kernels.h"
 
 namespace dls {
 
@@ -13,19 +14,11 @@ namespace {
 
 std::atomic<bool> g_enabled{true};
 
-// Compiled twice, for AVX2+FMA machines and for any x86-64, chosen when the program loads;
-// elsewhere once, for the target.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define DLS_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define DLS_CLONES
-#endif
-
 // c [m, n] (contiguous) = a [m, k] (any strides) x b [k, n] (rows contiguous, row stride
 // ldb): each row of c accumulates a[i, p] * row p of b, which vectorises along n.
-DLS_CLONES void rows_times_matrix(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t a_row,
-                                  std::int64_t a_col, const float* __restrict b, std::int64_t ldb,
-                                  float* __restrict c) {
+DLS_FLOAT_KERNEL_CLONES void rows_times_matrix(std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                                               std::int64_t a_row, std::int64_t a_col, const float* __restrict b,
+                                               std::int64_t ldb, float* __restrict c) {
   for (std::int64_t i = 0; i < m; ++i) {
     float* __restrict ci = c + i * n;
     for (std::int64_t j = 0; j < n; ++j) ci[j] = 0;
@@ -38,24 +31,13 @@ DLS_CLONES void rows_times_matrix(std::int64_t m, std::int64_t n, std::int64_t k
 }
 
 // c [m, n] (contiguous) = a [m, k] x bt [n, k]^T, rows of a and bt contiguous: each entry a
-// dot product along k, in 8 independent partial sums so that it vectorises without
-// reassociating a single sum.
-DLS_CLONES void rows_dot_rows(std::int64_t m, std::int64_t n, std::int64_t k, const float* __restrict a,
-                              std::int64_t lda, const float* __restrict bt, std::int64_t ldbt, float* __restrict c) {
+// dot product along k (float_kernels.h).
+DLS_FLOAT_KERNEL_CLONES void rows_dot_rows(std::int64_t m, std::int64_t n, std::int64_t k, const float* __restrict a,
+                                           std::int64_t lda, const float* __restrict bt, std::int64_t ldbt,
+                                           float* __restrict c) {
   for (std::int64_t i = 0; i < m; ++i) {
     const float* ai = a + i * lda;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const float* bj = bt + j * ldbt;
-      float partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      std::int64_t p = 0;
-      for (; p + 8 <= k; p += 8) {
-        for (int l = 0; l < 8; ++l) partial[l] += ai[p + l] * bj[p + l];
-      }
-      float sum = ((partial[0] + partial[4]) + (partial[1] + partial[5])) +
-                  ((partial[2] + partial[6]) + (partial[3] + partial[7]));
-      for (; p < k; ++p) sum += ai[p] * bj[p];
-      c[i * n + j] = sum;
-    }
+    for (std::int64_t j = 0; j < n; ++j) c[i * n + j] = detail::dot_in_eight_sums(ai, bt + j * ldbt, k);
   }
 }
 

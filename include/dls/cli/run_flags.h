@@ -48,10 +48,12 @@ inline void keep_invocation_flags_out_of_config(CLI::App& app) {
 }
 
 // The end of a trainer's command line, once its flags are added: --version, --config (without
-// the invocation's flags that are no part of a recipe), then the parse. Returns the exit status
-// when the program is to stop here (parse_command_line); otherwise the program's messages go
-// to stderr under its name, and nullopt.
+// the invocation's flags that are no part of a recipe), the exit statuses at the end of
+// --help, then the parse. Returns the exit status when the program is to stop here
+// (parse_command_line); otherwise the program's messages go to stderr under its name, and
+// nullopt.
 inline std::optional<int> parse_trainer_command_line(CLI::App& app, const std::string& program, int argc, char** argv) {
+  app.footer(kTrainerExitStatus);
   add_version_flag(app, program);
   keep_invocation_flags_out_of_config(app);
   add_config_option(app);

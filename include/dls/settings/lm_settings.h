@@ -38,11 +38,7 @@ struct LmTrainSettings {
 
   // Where it runs, where it writes, when it stops: what every run has. Checkpoints every
   // epoch, log lines every 100 steps (RunSettings' defaults).
-  RunSettings run = [] {
-    RunSettings run;
-    run.run_dir = "runs/lm";
-    return run;
-  }();
+  RunSettings run = RunSettings::task_defaults("runs/lm", /*checkpoint_every=*/1, /*log_every=*/100);
 
   // Every setting, in checkpoints under "model.", "data.", "train.", "optimizer.", "selection."
   // and "run.".

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "dls/util/declared.h"
 #include "dls/util/device.h"
@@ -75,6 +76,15 @@ struct RunSettings {
   bool overwrite = false;   // a fresh run moves an earlier run in its directory aside (.old-N)
   bool dry_run = false;     // read the data, build the model, print the report, stop
   std::string config_toml;  // the program's settings, written to a fresh run's directory as config.toml
+
+  // A task's own defaults: where its runs go and how often they checkpoint and log.
+  static RunSettings task_defaults(std::string run_dir, std::int64_t checkpoint_every, std::int64_t log_every) {
+    RunSettings run;
+    run.run_dir = std::move(run_dir);
+    run.checkpoint_every = checkpoint_every;
+    run.log_every = log_every;
+    return run;
+  }
 
   // Saved under "run." in the tasks' checkpoints: device, precision, the three intervals and
   // --tensorboard.

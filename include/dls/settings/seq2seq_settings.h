@@ -64,13 +64,7 @@ struct Seq2SeqTrainSettings {
   std::string preset_note;
   // Where it runs, where it writes, when it stops: what every run has. Checkpoints every 5
   // epochs, DLStudio-style log lines every 200 steps.
-  RunSettings run = [] {
-    RunSettings run;
-    run.run_dir = "runs/seq2seq";
-    run.checkpoint_every = 5;
-    run.log_every = 200;
-    return run;
-  }();
+  RunSettings run = RunSettings::task_defaults("runs/seq2seq", /*checkpoint_every=*/5, /*log_every=*/200);
 
   // How this run's sentences are padded: DLStudio's loss trains with EOS padding (its
   // <pad> embedding never learns), the others with <pad>. Training, evaluation,

@@ -40,13 +40,7 @@ struct ViTTrainSettings {
 
   // Where it runs, where it writes, when it stops: what every run has. Checkpoints every 10
   // epochs, metrics.csv rows every 50 steps.
-  RunSettings run = [] {
-    RunSettings run;
-    run.run_dir = "runs/vit";
-    run.checkpoint_every = 10;
-    run.log_every = 50;
-    return run;
-  }();
+  RunSettings run = RunSettings::task_defaults("runs/vit", /*checkpoint_every=*/10, /*log_every=*/50);
 
   // Every setting, in checkpoints under "model.", "data.", "train.", "optimizer.", "selection."
   // and "run.". The dataset and its folder are the program's own flags (they choose the
