@@ -62,7 +62,7 @@ TEST(BlasKernelsApp, ATrainerOnFallbackKernelsRestartsOnceAndTrains) {
   const std::string core_type = core_type_for_a_prescott_fallback(why_not);
   if (core_type.empty()) GTEST_SKIP() << why_not;
   const auto run_dir = test::fresh_temp_dir("blas_kernels_app_train");
-  const std::string corpus = dls::testing::source_dir() + "/data/sample_en_es.tsv";
+  const std::string corpus = dls::testing::sample_corpus();
   // The debug level adds configure_runtime's BLAS line, whose configuration names the core in use.
   const auto run = test::run_program(
       "apps/seq2seq_train",

@@ -74,7 +74,7 @@ TEST(CommandLine, VersionAndHelp) {
 // directory.
 TEST(CommandLine, DryRunEverywhere) {
   const auto dir = test::fresh_temp_dir("cli_dry_run");
-  const std::string corpus = testing::source_dir() + "/data/sample_en_es.tsv";
+  const std::string corpus = testing::sample_corpus();
   const auto fashion = test::tiny_fashion_dir("cli_dry_run_fashion");
   const std::pair<std::string, std::string> runs[] = {
       {"seq2seq_train", "--preset cpu --validation-pairs 150 --data " + corpus},

@@ -157,6 +157,21 @@ void expect_same_weights(const std::map<std::string, torch::Tensor>& a, const st
 
 bool distributed_available() { return train::distributed_backend_available("gloo"); }
 
+// `program` with `args` trained three times under `dir` -- by one process ("one"), by two
+// ranks with `two_rank_flags` too ("two") and by one process in two micro-batches ("accum")
+// -- ends on the same weights (`weights` reads a run's).
+template <typename ReadWeights>
+void expect_ranks_and_accumulation_agree(const std::string& program, const std::string& args,
+                                         const std::string& two_rank_flags, const fs::path& dir, ReadWeights weights,
+                                         const std::string& what) {
+  run_ranks(program, args + " --run-dir " + (dir / "one").string(), 1, dir);
+  run_ranks(program, args + two_rank_flags + " --run-dir " + (dir / "two").string(), 2, dir);
+  run_ranks(program, args + " --accum-steps 2 --run-dir " + (dir / "accum").string(), 1, dir);
+  const auto one = weights(dir / "one");
+  expect_same_weights(one, weights(dir / "two"), what + "2 ranks");
+  expect_same_weights(one, weights(dir / "accum"), what + "--accum-steps 2");
+}
+
 const std::string kSeq2Seq =
     "--data " + testing::source_dir() +
     "/data/sample_en_es.tsv --preset cpu --embedding-size 32 --heads 2"
@@ -173,13 +188,8 @@ TEST_P(Seq2SeqDataParallel, TwoRanksAndAccumulationEqualOneProcess) {
   const std::string name = "dp_seq2seq_" + layout + "_" + variant;
   const auto dir = test::fresh_temp_dir(name);
   const std::string args = kSeq2Seq + " --layout " + layout + " --variant " + variant;
-  run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
   // Gradient buckets of 1 KiB: dozens of all-reduces, most started during backward.
-  run_ranks("seq2seq_train", args + " --bucket-mb 0.001 --run-dir " + (dir / "two").string(), 2, dir);
-  run_ranks("seq2seq_train", args + " --accum-steps 2 --run-dir " + (dir / "accum").string(), 1, dir);
-  const auto one = seq2seq_weights(dir / "one");
-  expect_same_weights(one, seq2seq_weights(dir / "two"), "2 ranks");
-  expect_same_weights(one, seq2seq_weights(dir / "accum"), "--accum-steps 2");
+  expect_ranks_and_accumulation_agree("seq2seq_train", args, " --bucket-mb 0.001", dir, seq2seq_weights, "");
   // The checkpoint says how many processes trained it.
   const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint((dir / "two").string()));
   EXPECT_NE(reader.text("distributed").find("world_size=2"), std::string::npos);
@@ -199,12 +209,7 @@ TEST(Seq2SeqDataParallelRnn, TwoRanksAndAccumulationEqualOneProcess) {
                            "/data/sample_en_es.tsv --preset rnn-luong --rnn-embedding-size 16 --rnn-hidden-size 32"
                            " --rnn-dropout 0 --validation-pairs 100 --bleu-sentences 10 --samples 0 --epochs 1"
                            " --max-iters 3 --batch-size 24 --threads 1 --workers 1 --log-level warn";
-  run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
-  run_ranks("seq2seq_train", args + " --run-dir " + (dir / "two").string(), 2, dir);
-  run_ranks("seq2seq_train", args + " --accum-steps 2 --run-dir " + (dir / "accum").string(), 1, dir);
-  const auto one = seq2seq_weights(dir / "one");
-  expect_same_weights(one, seq2seq_weights(dir / "two"), "RNN, 2 ranks");
-  expect_same_weights(one, seq2seq_weights(dir / "accum"), "RNN, --accum-steps 2");
+  expect_ranks_and_accumulation_agree("seq2seq_train", args, "", dir, seq2seq_weights, "RNN, ");
 }
 
 // --max-tokens: every rank takes a strided share of each token batch (data/token_batches.h)
@@ -222,12 +227,21 @@ TEST(ViTDataParallel, TwoRanksAndAccumulationEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
   const auto dir = test::fresh_temp_dir("dp_vit");
   const auto args = tiny_vit_args(dir);
-  run_ranks("vit_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
-  run_ranks("vit_train", args + " --bucket-mb 0.001 --run-dir " + (dir / "two").string(), 2, dir);
-  run_ranks("vit_train", args + " --accum-steps 2 --run-dir " + (dir / "accum").string(), 1, dir);
-  const auto one = vit_weights(dir / "one");
-  expect_same_weights(one, vit_weights(dir / "two"), "2 ranks");
-  expect_same_weights(one, vit_weights(dir / "accum"), "--accum-steps 2");
+  expect_ranks_and_accumulation_agree("vit_train", args, " --bucket-mb 0.001", dir, vit_weights, "");
+}
+
+// `program` with `args` trained under `dir` by one process ("one") and by two workers that
+// torchrun starts ("two"): the same weights (`weights` reads a run's).
+template <typename ReadWeights>
+void expect_torchrun_equals_one_process(const std::string& program, const std::string& args, const fs::path& dir,
+                                        ReadWeights weights) {
+  run_ranks(program, args + " --run-dir " + (dir / "one").string(), 1, dir);
+  test::ChildProcesses children;
+  const std::vector<std::string> launch{"--nproc_per_node", "2", "--master_port",
+                                        std::to_string(test::free_local_port())};
+  expect_finished(children, start_torchrun(children, launch, program, args + " --run-dir " + (dir / "two").string(),
+                                           dir, "torchrun"));
+  expect_same_weights(weights(dir / "one"), weights(dir / "two"), "torchrun, 2 workers");
 }
 
 // torchrun starts both ranks (its agent hosts the store); the result equals one process's.
@@ -235,28 +249,14 @@ TEST(Seq2SeqDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
   const auto dir = test::fresh_temp_dir("dp_torchrun");
   DLS_REQUIRE_TORCHRUN(dir);
-  const std::string args = kSeq2Seq + " --layout vaswani";
-  run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
-  test::ChildProcesses children;
-  const std::vector<std::string> launch{"--nproc_per_node", "2", "--master_port",
-                                        std::to_string(test::free_local_port())};
-  expect_finished(children, start_torchrun(children, launch, "seq2seq_train",
-                                           args + " --run-dir " + (dir / "two").string(), dir, "torchrun"));
-  expect_same_weights(seq2seq_weights(dir / "one"), seq2seq_weights(dir / "two"), "torchrun, 2 workers");
+  expect_torchrun_equals_one_process("seq2seq_train", kSeq2Seq + " --layout vaswani", dir, seq2seq_weights);
 }
 
 TEST(ViTDataParallelTorchrun, TwoWorkersUnderTorchrunEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
   const auto dir = test::fresh_temp_dir("dp_vit_torchrun");
   DLS_REQUIRE_TORCHRUN(dir);
-  const auto args = tiny_vit_args(dir);
-  run_ranks("vit_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
-  test::ChildProcesses children;
-  const std::vector<std::string> launch{"--nproc_per_node", "2", "--master_port",
-                                        std::to_string(test::free_local_port())};
-  expect_finished(children, start_torchrun(children, launch, "vit_train", args + " --run-dir " + (dir / "two").string(),
-                                           dir, "torchrun"));
-  expect_same_weights(vit_weights(dir / "one"), vit_weights(dir / "two"), "torchrun, 2 workers");
+  expect_torchrun_equals_one_process("vit_train", tiny_vit_args(dir), dir, vit_weights);
 }
 
 // Two "machines" on localhost: two torchrun invocations, one worker each, meeting at node

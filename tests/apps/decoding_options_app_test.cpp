@@ -13,6 +13,7 @@
 
 #include "dls/eval/translator.h"
 #include "dls/eval/word_alignment.h"
+#include "support/decoding_fixture.h"
 #include "support/program_run.h"
 #include "support/seq2seq_runs.h"
 #include "support/translate_server_process.h"
@@ -128,9 +129,7 @@ TEST(DecodingOptionsApp, MisusesAreRefusedInOneLine) {
 
 TEST(DecodingOptionsApp, TheServerGivesNBestListsAndAlignments) {
   auto translator = eval::Translator::load(test::trained_seq2seq_run().string());
-  eval::DecodeOptions beam;
-  beam.method = eval::DecodeMethod::kBeam;
-  beam.beam_size = 4;
+  auto beam = testing::beam_options(4);
   beam.n_best = 3;
   const auto expected = translator.translate(kSentences, beam);
 
@@ -165,9 +164,7 @@ TEST(DecodingOptionsApp, TheServerSamplesAndPenalisesAsTheLibrary) {
   sample.sampling.top_k = 5;
   sample.sampling.seed = 17;
   const auto sampled = translator.translate(kSentences, sample);
-  eval::DecodeOptions penalised;
-  penalised.method = eval::DecodeMethod::kBeam;
-  penalised.beam_size = 4;
+  auto penalised = testing::beam_options(4);
   penalised.length_penalty = 0.6;
   penalised.coverage_penalty = 0.4;
   const auto beamed = translator.translate(kSentences, penalised);

@@ -220,7 +220,7 @@ TEST(LanguagePairsApp, CorpusErrorsAreOneLine) {
 // (English); returns the --train-src/--train-tgt flags.
 std::string spanish_english_files(const fs::path& dir, const std::string& stem, const std::string& src_ext,
                                   const std::string& tgt_ext) {
-  std::istringstream lines(util::read_file(dls::testing::source_dir() + "/data/sample_en_es.tsv"));
+  std::istringstream lines(util::read_file(dls::testing::sample_corpus()));
   std::string english, spanish;
   for (std::string line; std::getline(lines, line);) {
     const auto tab = line.find('\t');
@@ -265,7 +265,7 @@ TEST(LanguagePairsApp, ParallelFilesNameTheirLanguages) {
 // DLStudio's English -> Spanish the other way round: the same corpus, the names swapped.
 TEST(LanguagePairsApp, ReverseTrainsSpanishToEnglish) {
   const auto dir = test::fresh_temp_dir("language_pairs_reverse");
-  const std::string tsv = " --data " + dls::testing::source_dir() + "/data/sample_en_es.tsv";
+  const std::string tsv = " --data " + dls::testing::sample_corpus();
   const auto run =
       pair_train(tsv + " --reverse" + kTiny + " --max-iters 3 --run-dir " + (dir / "run").string(), "reverse");
   ASSERT_EQ(run.status, 0) << run.err;

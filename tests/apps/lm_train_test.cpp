@@ -30,13 +30,15 @@ test::ProgramRun run_lm_eval(const std::string& args, const std::string& name) {
   return test::run_program("apps/checkpoint_eval", "--threads 1 " + args, "lm_eval_app_" + name);
 }
 
-std::string sample_corpus() { return testing::source_dir() + "/data/sample_en_es.tsv"; }
+// The tiny preset on the sample corpus (100 validation sentences), into `run_dir`.
+std::string tiny_run(const fs::path& run_dir) {
+  return "--preset tiny --data " + testing::sample_corpus() + " --run-dir " + run_dir.string() +
+         " --validation-sentences 100";
+}
 
 TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
   const auto run_dir = test::fresh_temp_dir("lm_train_app_run");
-  const auto run = run_lm_train("--json --preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string() +
-                                    " --validation-sentences 100 --epochs 2 --log-every 20 --log-level warn",
-                                "run");
+  const auto run = run_lm_train("--json " + tiny_run(run_dir) + " --epochs 2 --log-every 20 --log-level warn", "run");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(test::count_lines(run.out), 1u) << run.out;
   for (const char* key : {"\"val_perplexity\":", "\"initial_val_perplexity\":", "\"val_loss\":", "\"epochs\":2",
@@ -101,18 +103,16 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0003.pt"));
   // A fresh run in the same directory is refused.
   const auto again =
-      run_lm_train("--preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string(), "again");
+      run_lm_train("--preset tiny --data " + testing::sample_corpus() + " --run-dir " + run_dir.string(), "again");
   test::expect_one_line_error(again, "already holds a training run");
 }
 
 TEST(LmTrainApp, SentencePieceTrainsEvaluatesGeneratesAndResumes) {
   DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const auto run_dir = test::fresh_temp_dir("lm_train_app_spm_run");
-  const auto run =
-      run_lm_train_logged("--json --preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string() +
-                              " --tokenizer sentencepiece --spm-model bpe --vocab-size 200"
-                              " --validation-sentences 100 --epochs 1",
-                          "spm_run");
+  const auto run = run_lm_train_logged(
+      "--json " + tiny_run(run_dir) + " --tokenizer sentencepiece --spm-model bpe --vocab-size 200 --epochs 1",
+      "spm_run");
   ASSERT_EQ(run.status, 0) << run.err;
   const auto result = nlohmann::json::parse(run.out);
   EXPECT_GT(result["vocab_size"].get<int>(), 100) << run.out;  // pieces, a soft limit on a small corpus
@@ -151,10 +151,8 @@ TEST(LmTrainApp, SentencePieceTrainsEvaluatesGeneratesAndResumes) {
 // checkpoint_eval evaluates (the moving average) -- not the last epoch's.
 TEST(LmTrainApp, ARunStoppedMidEpochReportsItsFinalWeightsPerplexity) {
   const auto run_dir = test::fresh_temp_dir("lm_train_app_short_run");
-  const auto run = run_lm_train("--json --preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string() +
-                                    " --validation-sentences 100 --epochs 3 --max-iters 100 --ema-decay 0.9 "
-                                    "--log-level warn",
-                                "short_run");
+  const auto run = run_lm_train(
+      "--json " + tiny_run(run_dir) + " --epochs 3 --max-iters 100 --ema-decay 0.9 --log-level warn", "short_run");
   ASSERT_EQ(run.status, 0) << run.err;
   const auto result = nlohmann::json::parse(run.out);
   EXPECT_EQ(result["stopped_by"], "max-iters") << run.out;
@@ -172,7 +170,7 @@ TEST(LmTrainApp, ARunStoppedMidEpochReportsItsFinalWeightsPerplexity) {
 
 TEST(LmTrainApp, BadFlagsAreOneLineErrors) {
   const auto run_dir = test::fresh_temp_dir("lm_train_app_bad_run").string();
-  const std::string data = " --data " + sample_corpus() + " --run-dir " + run_dir;
+  const std::string data = " --data " + testing::sample_corpus() + " --run-dir " + run_dir;
   test::expect_one_line_error(run_lm_train("--side fr" + data, "side"), "--side", test::kAnyFailure);
   test::expect_one_line_error(run_lm_train("--preset huge" + data, "preset"), "--preset", test::kAnyFailure);
   test::expect_one_line_error(run_lm_train("--variant middle" + data, "variant"), "--variant", test::kAnyFailure);
@@ -197,7 +195,7 @@ TEST(LmTrainApp, ConfigTomlRepeatsTheRunFromAnotherFolder) {
   fs::create_directories(dir / "start");
   fs::create_directories(dir / "elsewhere");
   const auto first = test::run_program("apps/lm_train",
-                                       "--threads 1 --preset tiny --data " + sample_corpus() +
+                                       "--threads 1 --preset tiny --data " + testing::sample_corpus() +
                                            " --validation-sentences 100 --epochs 1 --max-iters 4 --log-every 1"
                                            " --run-dir 'a #1'",
                                        "lm_train_app_config_first", "", test::in_folder((dir / "start").string()));
@@ -210,18 +208,14 @@ TEST(LmTrainApp, ConfigTomlRepeatsTheRunFromAnotherFolder) {
   }
   EXPECT_NE(config.find("\nrun-dir=\"" + run_a.string() + "\"\n"), std::string::npos) << config;
   EXPECT_EQ(config.find("\nthreads="), std::string::npos) << config;
-  const auto again =
-      test::run_program("apps/lm_train", "--threads 1 --config '" + (run_a / "config.toml").string() + "' --run-dir b",
-                        "lm_train_app_config_again", "", test::in_folder((dir / "elsewhere").string()));
-  ASSERT_EQ(again.status, 0) << again.err;
-  EXPECT_EQ(test::metrics_losses(dir / "elsewhere" / "b"), test::metrics_losses(run_a));
+  test::expect_config_repeats_run("apps/lm_train", run_a, dir / "elsewhere", "lm_train_app_config_again");
 }
 
 // lm_train at M = 65536: refused before allocating, with the numbers, no run directory.
 TEST(LmTrainApp, AModelOverTheMemoryIsRefusedWithTheNumbers) {
   const auto run_dir = test::fresh_temp_dir("lm_train_app_memory") / "run";
   const auto started = std::chrono::steady_clock::now();
-  const auto refused = run_lm_train("--preset tiny --data " + sample_corpus() + " --validation-sentences 100" +
+  const auto refused = run_lm_train("--preset tiny --data " + testing::sample_corpus() + " --validation-sentences 100" +
                                         " --embedding-size 65536 --run-dir " + run_dir.string(),
                                     "memory");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -237,9 +231,7 @@ TEST(LmTrainApp, AModelOverTheMemoryIsRefusedWithTheNumbers) {
 // again is refused (one line each) instead of being ignored; --epochs is applied.
 TEST(LmTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
   const auto run_dir = test::fresh_temp_dir("lm_train_app_fixed");
-  const auto first = run_lm_train("--preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string() +
-                                      " --validation-sentences 100 --epochs 1 --log-level warn",
-                                  "fixed_first");
+  const auto first = run_lm_train(tiny_run(run_dir) + " --epochs 1 --log-level warn", "fixed_first");
   ASSERT_EQ(first.status, 0) << first.err;
   test::expect_fixed_on_resume(
       run_lm_train, "--resume " + run_dir.string() + " --epochs 2",
@@ -279,7 +271,7 @@ TEST(LmTrainApp, RunningTextTrainsInWindowsAndGeneratesPastItsBlock) {
   test::expect_one_line_error(run_lm_train(start + " --max-words 8", "text_max_words"),
                               "--max-words: sentences only; running text (--block-size) is read in windows");
   test::expect_one_line_error(
-      run_lm_train("--preset tiny --data " + sample_corpus() + " --validation-fraction 0.2", "text_fraction"),
+      run_lm_train("--preset tiny --data " + testing::sample_corpus() + " --validation-fraction 0.2", "text_fraction"),
       "--validation-fraction: needs --block-size");
 
   const auto table = run_lm_eval((run_dir / "checkpoints").string(), "text_table");
@@ -313,15 +305,11 @@ TEST(LmTrainApp, RunningTextTrainsInWindowsAndGeneratesPastItsBlock) {
 // the run's own config.toml (the run began there).
 TEST(LmTrainApp, InitFromStartsANewRunFromAnothersWeights) {
   const auto first_dir = test::fresh_temp_dir("lm_train_app_init_first");
-  const auto first = run_lm_train("--preset tiny --data " + sample_corpus() + " --run-dir " + first_dir.string() +
-                                      " --validation-sentences 100 --epochs 1 --log-level warn",
-                                  "init_first");
+  const auto first = run_lm_train(tiny_run(first_dir) + " --epochs 1 --log-level warn", "init_first");
   ASSERT_EQ(first.status, 0) << first.err;
   const auto run_dir = test::fresh_temp_dir("lm_train_app_init_second");
   const auto second =
-      run_lm_train_logged("--preset tiny --data " + sample_corpus() + " --run-dir " + run_dir.string() +
-                              " --validation-sentences 100 --epochs 1 --init-from " + first_dir.string(),
-                          "init_second");
+      run_lm_train_logged(tiny_run(run_dir) + " --epochs 1 --init-from " + first_dir.string(), "init_second");
   ASSERT_EQ(second.status, 0) << second.err;
   EXPECT_NE(second.err.find("--init-from " + first_dir.string() + "/checkpoints/checkpoint_epoch_0001.pt (model): "),
             std::string::npos)
@@ -342,7 +330,7 @@ TEST(LmTrainApp, InitFromStartsANewRunFromAnothersWeights) {
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
 
   test::expect_one_line_error(
-      run_lm_train("--preset tiny --embedding-size 64 --data " + sample_corpus() + " --run-dir " +
+      run_lm_train("--preset tiny --embedding-size 64 --data " + testing::sample_corpus() + " --run-dir " +
                        (run_dir.string() + "_wider") + " --init-from " + first_dir.string(),
                    "init_wider"),
       " there and ");

@@ -17,7 +17,7 @@
 namespace dls {
 namespace {
 
-const std::string kPrecisionCorpus = dls::testing::source_dir() + "/data/sample_en_es.tsv";
+const std::string kPrecisionCorpus = dls::testing::sample_corpus();
 
 test::ProgramRun run_with_precision(const std::string& program, const std::string& args, const std::string& name) {
   return test::run_program("apps/" + program, "--threads 1 " + args, "precision_flag_" + name);

@@ -40,7 +40,7 @@ test::ProgramRun dry_run(const std::string& program, const std::string& args, co
 
 TEST(PresetFiles, AFileGivenWithConfigIsThatPreset) {
   const std::string presets = testing::source_dir() + "/data/presets/";
-  const std::string corpus = "--data " + testing::source_dir() + "/data/sample_en_es.tsv";
+  const std::string corpus = "--data " + testing::sample_corpus();
   const auto fashion = test::tiny_fashion_dir("preset_files_fashion");
   // program, data flags, the preset, another preset the file is read over
   const std::vector<std::tuple<std::string, std::string, std::string, std::string>> cases = {

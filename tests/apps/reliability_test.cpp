@@ -29,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-const std::string kCorpusForFaults = dls::testing::source_dir() + "/data/sample_en_es.tsv";
+const std::string kCorpusForFaults = dls::testing::sample_corpus();
 const std::string kSmallSeq2Seq =
     " --threads 1 --preset cpu --embedding-size 32 --heads 2 --encoders 1 --decoders 1 --ffn-multiplier 2"
     " --validation-pairs 100 --bleu-sentences 10 --samples 0 --log-every 1 --data " +

@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kSampleCorpus = dls::testing::source_dir() + "/data/sample_en_es.tsv";
+const std::string kSampleCorpus = dls::testing::sample_corpus();
 // A small model so that every run takes a second or two.
 const std::string kSmall =
     " --preset cpu --embedding-size 32 --heads 2 --encoders 1 --decoders 1 --ffn-multiplier 2"
@@ -30,6 +30,11 @@ test::ProgramRun run_seq2seq_train(const std::string& args, const std::string& n
   // The start-up report is logged at info level, which the test environment turns off.
   return test::run_program("apps/seq2seq_train", "--threads 1 " + args, "seq2seq_train_app_" + name, "",
                            "DLS_LOG_LEVEL=info ");
+}
+
+// The small model (kSmall) on the sample corpus with `flags`, into `run_dir`.
+test::ProgramRun run_small(const fs::path& run_dir, const std::string& flags, const std::string& name) {
+  return run_seq2seq_train("--data " + kSampleCorpus + kSmall + " " + flags + " --run-dir " + run_dir.string(), name);
 }
 
 TEST(Seq2SeqTrainApp, HelpDocumentsTheFlagsInGroups) {
@@ -151,11 +156,7 @@ TEST(Seq2SeqTrainApp, DryRunPrintsDLStudiosCountsWithItsVocabularies) {
 
 TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
   const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_run");
-  const auto first = run_seq2seq_train("--data " + kSampleCorpus + kSmall +
-                                           " --epochs 2 --max-iters 20 --json"
-                                           " --run-dir " +
-                                           run_dir.string(),
-                                       "first");
+  const auto first = run_small(run_dir, "--epochs 2 --max-iters 20 --json", "first");
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_EQ(test::count_lines(first.out), 1u) << "stdout holds the JSON object alone:\n" << first.out;
   for (const auto* key : {"\"pairs_per_s\":", "\"final_loss\":", "\"val_bleu\":", "\"iterations\":20",
@@ -184,11 +185,7 @@ TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
 // --precision is given again.
 TEST(Seq2SeqTrainApp, ResumeKeepsTheRunsPrecision) {
   const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_precision");
-  const auto first = run_seq2seq_train("--data " + kSampleCorpus + kSmall +
-                                           " --epochs 3 --max-iters 2 --precision bf16"
-                                           " --json --run-dir " +
-                                           run_dir.string(),
-                                       "precision_first");
+  const auto first = run_small(run_dir, "--epochs 3 --max-iters 2 --precision bf16 --json", "precision_first");
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_NE(first.out.find("\"precision\":\"bf16\""), std::string::npos) << first.out;
   // From the checkpoint, the one source of a resume: config.toml is for people and --config.
@@ -312,11 +309,7 @@ TEST(Seq2SeqTrainApp, ConfigTomlRepeatsTheRunFromAnywhere) {
 // come from the file with the checkpoint's value only, and never from the command line.
 TEST(Seq2SeqTrainApp, ConfigTomlContinuesItsRun) {
   const auto dir = test::fresh_temp_dir("seq2seq_train_app_config_resume");
-  ASSERT_EQ(run_seq2seq_train(
-                "--data " + kSampleCorpus + kSmall + " --epochs 2 --max-iters 3 --run-dir " + (dir / "a").string(),
-                "config_resume_first")
-                .status,
-            0);
+  ASSERT_EQ(run_small(dir / "a", "--epochs 2 --max-iters 3", "config_resume_first").status, 0);
   const auto steps_a = util::read_file((dir / "a" / "loss_steps.csv").string());
   fs::copy(dir / "a", dir / "moved", fs::copy_options::recursive);
   const auto config = (dir / "moved" / "config.toml").string();
@@ -346,8 +339,7 @@ TEST(Seq2SeqTrainApp, ConfigTomlContinuesItsRun) {
 // length made the data the run trained on.
 TEST(Seq2SeqTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
   const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_fixed");
-  const auto first = run_seq2seq_train(
-      "--data " + kSampleCorpus + kSmall + " --epochs 2 --max-iters 2 --run-dir " + run_dir.string(), "fixed_first");
+  const auto first = run_small(run_dir, "--epochs 2 --max-iters 2", "fixed_first");
   ASSERT_EQ(first.status, 0) << first.err;
   test::expect_fixed_on_resume(
       run_seq2seq_train, "--resume " + run_dir.string() + " --max-iters 3",

@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kSubwordCorpus = dls::testing::source_dir() + "/data/sample_en_es.tsv";
+const std::string kSubwordCorpus = dls::testing::sample_corpus();
 const std::string kSubwordSmall =
     " --data " + kSubwordCorpus +
     " --preset cpu --embedding-size 32 --heads 2 --encoders 1 --decoders 1 --ffn-multiplier 2"

@@ -67,7 +67,7 @@ TEST(TranslateFileApp, OneOutputLinePerInputLineWhateverItHolds) {
 TEST(TranslateFileApp, RawOutputScoresAsTheCheckpointScoresItself) {
   const auto dir = test::fresh_temp_dir("translate_file_bleu");
   // A test set of short pairs (both sides within the model's 8 words) from the sample corpus.
-  std::ifstream corpus(dls::testing::source_dir() + "/data/sample_en_es.tsv");
+  std::ifstream corpus(dls::testing::sample_corpus());
   std::ofstream tsv(dir / "test.tsv"), src(dir / "src.txt"), ref(dir / "ref.txt");
   int kept = 0;
   std::string line;

@@ -96,13 +96,18 @@ TEST(VitTrainApp, BadStemIsOneLineError) {
                          "stem output size 14 is not divisible by the patch size 4");
 }
 
+// A tiny model (M 16, 2 heads, 1 encoder, a two-layer stem, 16 patches, batches of 10) on the
+// images of `data`, into `run_dir`.
+std::string tiny_model_run(const fs::path& data, const fs::path& run_dir) {
+  return "--data-dir " + data.string() + " --run-dir " + run_dir.string() +
+         " --embedding-size 16 --heads 2 --encoders 1 --stem 4,8/2 --patch-size 7 --batch-size 10 --log-level warn";
+}
+
 TEST(VitTrainApp, TinyRunPrintsJson) {
   const auto data = data_with("tiny", "", "");
   const auto run_dir = test::fresh_temp_dir("vit_train_app_tiny_run");
-  const auto run = run_vit_train("--json --data-dir " + data.string() + " --run-dir " + run_dir.string() +
-                                     " --epochs 2 --checkpoint-every 1 --embedding-size 16 --heads 2 --encoders 1"
-                                     " --stem 4,8/2 --patch-size 7 --batch-size 10 --log-level warn",
-                                 "tiny");
+  const auto run =
+      run_vit_train("--json " + tiny_model_run(data, run_dir) + " --epochs 2 --checkpoint-every 1", "tiny");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(test::count_lines(run.out), 1u) << run.out;
   for (const char* key :
@@ -142,11 +147,7 @@ TEST(VitTrainApp, ConfigTomlRepeatsTheRunFromAnotherFolder) {
   }
   EXPECT_NE(config.find("\ndata-dir=\"" + (dir / "start" / "fashion #1").string() + "\"\n"), std::string::npos)
       << config;
-  const auto again =
-      test::run_program("apps/vit_train", "--threads 1 --config " + (run_a / "config.toml").string() + " --run-dir b",
-                        "vit_train_app_config_again", "", test::in_folder((dir / "elsewhere").string()));
-  ASSERT_EQ(again.status, 0) << again.err;
-  EXPECT_EQ(test::metrics_losses(dir / "elsewhere" / "b"), test::metrics_losses(run_a));
+  test::expect_config_repeats_run("apps/vit_train", run_a, dir / "elsewhere", "vit_train_app_config_again");
 }
 
 // A resume continues the checkpoint's model and data: --preset, --dataset and
@@ -155,10 +156,7 @@ TEST(VitTrainApp, ConfigTomlRepeatsTheRunFromAnotherFolder) {
 TEST(VitTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
   const auto data = data_with("fixed", "", "");
   const auto run_dir = test::fresh_temp_dir("vit_train_app_fixed_run");
-  const auto first = run_vit_train("--data-dir " + data.string() + " --run-dir " + run_dir.string() +
-                                       " --epochs 1 --embedding-size 16 --heads 2 --encoders 1 --stem 4,8/2"
-                                       " --patch-size 7 --batch-size 10 --log-level warn",
-                                   "fixed_first");
+  const auto first = run_vit_train(tiny_model_run(data, run_dir) + " --epochs 1", "fixed_first");
   ASSERT_EQ(first.status, 0) << first.err;
   test::expect_fixed_on_resume(run_vit_train, "--resume " + run_dir.string() + " --epochs 2",
                                {"--preset dlstudio", "--dataset fashion-mnist", "--normalization dataset",

@@ -45,6 +45,13 @@ std::string write_checkpoint(const fs::path& dir, Net& net, torch::optim::Adam& 
   return path;
 }
 
+// A new Net(8) and its Adam written by write_checkpoint into `dir`: the checkpoint's path.
+std::string fresh_toy_checkpoint(const fs::path& dir) {
+  Net net(8);
+  torch::optim::Adam optimizer(net->parameters());
+  return write_checkpoint(dir, net, optimizer);
+}
+
 // A GPU run writes its checkpoints so: copies, the model's own tensors untouched.
 TEST(Checkpoint, ModuleWrittenOnCpuReadsBackAsTheModuleAndStaysInPlace) {
   const auto dir = test::fresh_temp_dir("checkpoint_module_on_cpu");
@@ -118,9 +125,7 @@ void expect_error(const std::string& path, const std::string& expected_part, con
 
 TEST(Checkpoint, BadFilesGiveOneLineErrors) {
   const auto dir = test::fresh_temp_dir("checkpoint_bad");
-  Net net(8);
-  torch::optim::Adam optimizer(net->parameters());
-  const auto good = write_checkpoint(dir, net, optimizer);
+  const auto good = fresh_toy_checkpoint(dir);
   const std::string bytes = util::read_file(good);
 
   expect_error((dir / "absent.pt").string(), "no such checkpoint file");
@@ -172,9 +177,7 @@ TEST(Checkpoint, ExtraOrMissingEntriesAreReported) {
 
 TEST(Checkpoint, AFailedWriteLeavesThePreviousCheckpoint) {
   const auto dir = test::fresh_temp_dir("checkpoint_atomic");
-  Net net(8);
-  torch::optim::Adam optimizer(net->parameters());
-  const auto path = write_checkpoint(dir, net, optimizer);
+  const auto path = fresh_toy_checkpoint(dir);
   const std::string before = util::read_file(path);
   // A "crash" in the middle of writing the replacement: the temporary file is cut short
   // and the write aborts before the rename.
@@ -193,9 +196,7 @@ TEST(Checkpoint, AFailedWriteLeavesThePreviousCheckpoint) {
 // line naming the file (LibTorch's own reader does not check the zip's CRCs).
 TEST(Checkpoint, FlippedBytesAreRefusedByTheChecksum) {
   const auto dir = test::fresh_temp_dir("checkpoint_flipped");
-  Net net(8);
-  torch::optim::Adam optimizer(net->parameters());
-  const auto good = write_checkpoint(dir, net, optimizer);
+  const auto good = fresh_toy_checkpoint(dir);
   const std::string bytes = util::read_file(good);
   for (const std::size_t at :
        {std::size_t{64}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 30, bytes.size() - 18, bytes.size() - 10}) {

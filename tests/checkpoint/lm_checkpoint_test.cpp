@@ -15,6 +15,7 @@
 #include "dls/train/tasks/lm_presets.h"
 #include "dls/train/tasks/lm_trainer.h"
 #include "support/test_paths.h"
+#include "support/older_checkpoints.h"
 #include "util/temp_files.h"
 
 namespace dls::checkpoint {
@@ -26,7 +27,7 @@ namespace {
 TEST(LmCheckpoint, EvaluationDatasetHoldsOutTrainingsValidationSentences) {
   const auto dir = test::fresh_temp_dir("lm_checkpoint_eval_split");
   auto settings = train::lm_preset("tiny");
-  settings.data.path = testing::source_dir() + "/data/sample_en_es.tsv";
+  settings.data.path = testing::sample_corpus();
   settings.data.split_seed = 4242;
   settings.data.validation_sentences = 150;
   settings.epochs = 1;
@@ -72,27 +73,15 @@ TEST(LmCheckpoint, ACheckpointWrittenBeforeRunStateResumesWhereItStood) {
 
   // The fixture's run, as its command line in tests/fixtures/lm_checkpoint/README.md.
   auto settings = train::lm_preset("tiny");
-  settings.data.path = testing::source_dir() + "/data/sample_en_es.tsv";
+  settings.data.path = testing::sample_corpus();
   settings.run.run_dir = test::fresh_temp_dir("lm_older_straight").string();
   settings.run.max_iters = 7;
-  const auto own = train::train_lm(settings);
-  const auto expected = RunState::from_settings(CheckpointReader(own.checkpoints.back()).settings());
-  ASSERT_EQ(expected.global_step, 7);
-
-  const auto resumed = test::fresh_temp_dir("lm_older_resumed");
-  std::filesystem::create_directories(resumed / "checkpoints");
-  std::filesystem::copy_file(fixture, resumed / "checkpoints" / "checkpoint_epoch_0001.pt");
-  settings.run.run_dir = resumed.string();
-  settings.run.resume = resumed.string();
-  const auto continued = train::train_lm(settings);
-  EXPECT_EQ(continued.iterations, 7);
-  const auto state = RunState::from_settings(CheckpointReader(continued.checkpoints.back()).settings());
-  EXPECT_EQ(state.completed_epochs, 0);
-  EXPECT_EQ(state.step_in_epoch, 7);
-  EXPECT_EQ(state.steps_per_epoch, expected.steps_per_epoch);
-  EXPECT_EQ(state.epoch_examples, expected.epoch_examples);
-  EXPECT_EQ(state.epoch_loss_weight, 7.0);
-  EXPECT_TRUE(std::isfinite(state.epoch_loss_sum));
+  const auto run = test::expect_resume_to_stand_where_straight_stands(settings, fixture, "lm_older_resumed",
+                                                                      [](const auto& s) { return train::train_lm(s); });
+  EXPECT_EQ(run.resumed.completed_epochs, 0);
+  EXPECT_EQ(run.resumed.step_in_epoch, 7);
+  EXPECT_EQ(run.resumed.epoch_loss_weight, 7.0);
+  EXPECT_TRUE(std::isfinite(run.resumed.epoch_loss_sum));
 }
 
 }  // namespace

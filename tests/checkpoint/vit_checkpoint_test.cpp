@@ -9,6 +9,7 @@
 #include "dls/data/vit_dataset.h"
 #include "dls/eval/vit_evaluation.h"
 #include "dls/util/file_io.h"
+#include "support/older_checkpoints.h"
 #include "support/vit_runs.h"
 
 namespace dls::checkpoint {
@@ -166,24 +167,12 @@ TEST(ViTCheckpoint, ACheckpointWrittenBeforeRunStateResumesWhereItStood) {
   settings.data.data_dir = test::tiny_fashion_dir("vit_older").string();
   settings.run = test::tiny_vit_run(test::fresh_temp_dir("vit_older_straight"));
   settings.run.max_iters = 3;
-  const auto own = train::train_vit(settings);
-  const auto expected = RunState::from_settings(CheckpointReader(own.checkpoints.back()).settings());
-  ASSERT_EQ(expected.global_step, 3);
-
-  const auto resumed = test::fresh_temp_dir("vit_older_resumed");
-  fs::create_directories(resumed / "checkpoints");
-  fs::copy_file(fixture, resumed / "checkpoints" / "checkpoint_epoch_0001.pt");
-  settings.run.run_dir = resumed.string();
-  settings.run.resume = resumed.string();
-  const auto continued = train::train_vit(settings);
-  EXPECT_EQ(continued.iterations, 3);
-  const auto state = RunState::from_settings(CheckpointReader(continued.checkpoints.back()).settings());
-  EXPECT_EQ(state.step_in_epoch, 3);
-  EXPECT_EQ(state.steps_per_epoch, expected.steps_per_epoch);
-  EXPECT_EQ(state.epoch_examples, expected.epoch_examples);
-  EXPECT_EQ(state.epoch_loss_weight, expected.epoch_loss_weight);
-  EXPECT_GE(state.epoch_correct, older.state.epoch_correct);
-  EXPECT_LE(state.epoch_correct, state.epoch_examples);
+  const auto run = test::expect_resume_to_stand_where_straight_stands(
+      settings, fixture, "vit_older_resumed", [](const auto& s) { return train::train_vit(s); });
+  EXPECT_EQ(run.resumed.step_in_epoch, 3);
+  EXPECT_EQ(run.resumed.epoch_loss_weight, run.straight.epoch_loss_weight);
+  EXPECT_GE(run.resumed.epoch_correct, older.state.epoch_correct);
+  EXPECT_LE(run.resumed.epoch_correct, run.resumed.epoch_examples);
 }
 
 }  // namespace

@@ -140,7 +140,7 @@ TEST(DefaultCorpus, ProgramsReadMakeDatasFolderByDefault) {
   }
   const auto folder = home / ".local" / "share" / "dlstudio-cpp" / "spa-eng";
   fs::create_directories(folder);
-  fs::copy_file(testing::source_dir() + "/data/sample_en_es.tsv", folder / "spa.txt");
+  fs::copy_file(testing::sample_corpus(), folder / "spa.txt");
   for (const std::string program : {"seq2seq_train", "lm_train"}) {
     SCOPED_TRACE(program);
     const std::string split = program == "seq2seq_train" ? " --validation-pairs 150" : "";

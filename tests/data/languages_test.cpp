@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <utility>
 
 #include "dls/data/normalize.h"
 
@@ -12,10 +13,9 @@ namespace dls::data {
 namespace {
 
 TEST(Languages, NamesAndRulesByCode) {
-  EXPECT_EQ(language_name("en"), "English");
-  EXPECT_EQ(language_name("es"), "Spanish");
-  EXPECT_EQ(language_name("de"), "German");
-  EXPECT_EQ(language_name("el"), "Greek");
+  const std::pair<const char*, const char*> codes_and_names[] = {
+      {"en", "English"}, {"es", "Spanish"}, {"de", "German"}, {"el", "Greek"}};
+  for (const auto& [code, name] : codes_and_names) EXPECT_EQ(language_name(code), name);
   EXPECT_EQ(language_name("xx"), "xx") << "an unknown code prints as itself";
   EXPECT_EQ(language_label("ru"), "russian");
   EXPECT_EQ(language_rules("en"), Language::kEnglish);
@@ -31,16 +31,19 @@ TEST(Languages, NamesAndRulesByCode) {
 // Parallel files named by language (train.de, news.es.gz) give their codes; other
 // extensions (.txt, .tsv, a code the table does not know) give none.
 TEST(Languages, FileNamesGiveTheirLanguage) {
-  EXPECT_EQ(language_of_file("train.es"), "es");
-  EXPECT_EQ(language_of_file("/data/europarl/news-commentary.de"), "de");
-  EXPECT_EQ(language_of_file("corpus/train.en.gz"), "en");
-  EXPECT_EQ(language_of_file("train.txt"), "");
-  EXPECT_EQ(language_of_file("pairs.tsv"), "");
-  EXPECT_EQ(language_of_file("train.xx"), "") << "not a code of the table";
-  EXPECT_EQ(language_of_file("train.gz"), "");
-  EXPECT_EQ(language_of_file("de"), "");
-  EXPECT_EQ(language_of_file(".de"), "") << "a hidden file's name, not an extension";
-  EXPECT_EQ(language_of_file("dir.de/train"), "") << "the file's own name counts, not its folder's";
+  const std::pair<const char*, const char*> files_and_codes[] = {
+      {"train.es", "es"},
+      {"/data/europarl/news-commentary.de", "de"},
+      {"corpus/train.en.gz", "en"},
+      {"train.txt", ""},
+      {"pairs.tsv", ""},
+      {"train.xx", ""},  // not a code of the table
+      {"train.gz", ""},
+      {"de", ""},
+      {".de", ""},          // a hidden file's name, not an extension
+      {"dir.de/train", ""}  // the file's own name counts, not its folder's
+  };
+  for (const auto& [file, code] : files_and_codes) EXPECT_EQ(language_of_file(file), code) << file;
 }
 
 TEST(Languages, CodesAreTwoOrThreeLowercaseLetters) {

@@ -10,16 +10,10 @@
 #include <torch/torch.h>
 
 #include "dls/data/pair_tensors.h"
+#include "support/pattern_lengths.h"
 
 namespace dls::data {
 namespace {
-
-// n pairs of lengths 3..22, drawn from a fixed pattern.
-std::vector<std::int64_t> lengths(std::int64_t n) {
-  std::vector<std::int64_t> out;
-  for (std::int64_t i = 0; i < n; ++i) out.push_back(3 + (i * 7919) % 20);
-  return out;
-}
 
 // Σ over batches of (longest - shortest) length in the batch.
 std::int64_t spread(const std::vector<std::int64_t>& order, const std::vector<std::int64_t>& len, std::int64_t batch) {
@@ -37,7 +31,7 @@ std::int64_t spread(const std::vector<std::int64_t>& order, const std::vector<st
 }
 
 TEST(LengthBuckets, EveryPairOncePerEpoch) {
-  const auto len = lengths(1003);  // 15 full batches of 64 and a short one of 43
+  const auto len = testing::pattern_lengths(1003, 20);  // 15 full batches of 64 and a short one of 43
   for (const std::int64_t epoch : {1, 2, 3}) {
     auto order = bucketed_epoch_order(len, 64, 7, epoch, 4);
     ASSERT_EQ(order.size(), len.size());
@@ -49,7 +43,7 @@ TEST(LengthBuckets, EveryPairOncePerEpoch) {
 }
 
 TEST(LengthBuckets, BatchesHoldSimilarLengthsInARandomOrder) {
-  const auto len = lengths(1003);
+  const auto len = testing::pattern_lengths(1003, 20);
   const auto plain = epoch_order(static_cast<std::int64_t>(len.size()), 7, 1);
   const auto one = bucketed_epoch_order(len, 64, 7, 1, 4);
   EXPECT_LT(spread(one, len, 64), spread(plain, len, 64) / 3) << "bucketed batches pad far less";

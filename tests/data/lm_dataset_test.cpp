@@ -15,7 +15,7 @@ namespace {
 
 LmDataSettings sample_lm_settings() {
   LmDataSettings settings;
-  settings.path = testing::source_dir() + "/data/sample_en_es.tsv";
+  settings.path = testing::sample_corpus();
   settings.split_seed = 99;
   settings.validation_sentences = 120;
   return settings;

@@ -15,7 +15,7 @@ namespace {
 
 Seq2SeqDataSettings sample_seq2seq_settings() {
   Seq2SeqDataSettings settings;
-  settings.data_path = testing::source_dir() + "/data/sample_en_es.tsv";
+  settings.data_path = testing::sample_corpus();
   settings.split_seed = 99;
   settings.validation_pairs = 120;
   return settings;
@@ -50,7 +50,7 @@ TEST(Seq2SeqDataset, StoredDataRedoesTheSplitAndKeepsTheVocabularies) {
 // it does not have; asking for exactly the cap (--validation-fraction 0) is refused.
 TEST(Seq2SeqDataset, TheDefaultsHoldOutATenthOfASmallCorpus) {
   Seq2SeqDataSettings settings;
-  settings.data_path = testing::source_dir() + "/data/sample_en_es.tsv";
+  settings.data_path = testing::sample_corpus();
   const auto data = prepare_seq2seq_dataset(settings, Vocabulary::Padding::kPad, nullptr);
   const auto pairs = data.corpus.pairs.size();
   EXPECT_EQ(data.split.definition.validation_pairs, validation_size(pairs, 0.1, 2000));

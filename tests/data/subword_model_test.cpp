@@ -17,7 +17,7 @@ namespace dls::data {
 namespace {
 
 std::vector<std::vector<std::string>> sample_spanish() {
-  const auto corpus = read_corpus(dls::testing::source_dir() + "/data/sample_en_es.tsv");
+  const auto corpus = read_corpus(dls::testing::sample_corpus());
   std::vector<std::vector<std::string>> sentences;
   for (const auto& pair : corpus.pairs) sentences.push_back(pair.spanish);
   return sentences;

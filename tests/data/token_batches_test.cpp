@@ -10,18 +10,13 @@
 
 #include <torch/torch.h>
 
+#include "support/pattern_lengths.h"
+
 namespace dls::data {
 namespace {
 
-// n pairs of lengths 3..12, from a fixed pattern.
-std::vector<std::int64_t> token_lengths(std::int64_t n) {
-  std::vector<std::int64_t> out;
-  for (std::int64_t i = 0; i < n; ++i) out.push_back(3 + (i * 7919) % 10);
-  return out;
-}
-
 TEST(TokenBatches, EveryPairOnceWithinTheBudget) {
-  const auto len = token_lengths(1000);
+  const auto len = testing::pattern_lengths(1000, 10);
   const auto batches = plan_token_batches(len, 120, 7);
   std::vector<int> seen(len.size(), 0);
   std::size_t most = 0, fewest = 1000;
@@ -41,7 +36,7 @@ TEST(TokenBatches, EveryPairOnceWithinTheBudget) {
 }
 
 TEST(TokenBatches, TheSamePlanFromTheSameSeedAndEpochsInTheirOwnOrder) {
-  const auto len = token_lengths(500);
+  const auto len = testing::pattern_lengths(500, 10);
   EXPECT_EQ(plan_token_batches(len, 64, 1), plan_token_batches(len, 64, 1));
   EXPECT_NE(plan_token_batches(len, 64, 1), plan_token_batches(len, 64, 2)) << "ties drawn from the seed";
   const auto k = plan_token_batches(len, 64, 1).size();

@@ -319,7 +319,7 @@ TEST(DLStudioExport, ExportedDLStudioLossRunTranslatesAsTheProgram) {
   // Sentences of the corpus with known words that fit, every 20th line.
   std::vector<std::int64_t> src_ids, tgt_ids;
   std::int64_t rows = 0;
-  std::istringstream corpus(util::read_file(dls::testing::source_dir() + "/data/sample_en_es.tsv"));
+  std::istringstream corpus(util::read_file(dls::testing::sample_corpus()));
   std::string line;
   for (int n = 0; std::getline(corpus, line) && rows < 40; ++n) {
     if (n % 20 != 0) continue;

@@ -10,6 +10,7 @@
 
 #include "dls/eval/decoding.h"
 #include "support/beam_coverage.h"
+#include "support/decoding_fixture.h"
 #include "support/small_models.h"
 
 namespace dls::eval::decoding_options_test {
@@ -23,22 +24,10 @@ std::vector<TokenIds> best_words(const std::vector<std::vector<Hypothesis>>& n_b
   return words;
 }
 
-class DecodingOptions : public ::testing::TestWithParam<testing::VariantLayout> {
- protected:
-  void SetUp() override {
-    torch::manual_seed(11);
-    model_ = Seq2SeqTransformer(testing::small_config(GetParam().variant, GetParam().layout));
-    model_->eval();
-    src_ = testing::source_rows(8, 6, 23);
-  }
-  Seq2SeqTransformer model_{nullptr};
-  torch::Tensor src_;
-};
+class DecodingOptions : public testing::UntrainedSmallModel<11, 8> {};
 
 TEST_P(DecodingOptions, NBestStartsWithTheBeamsBestAndIsOrderedByScore) {
-  DecodeOptions beam;
-  beam.method = DecodeMethod::kBeam;
-  beam.beam_size = 4;
+  auto beam = testing::beam_options(4);
   const auto one_best = decode_batch(model_, src_, kSos, kEos, beam);
   beam.n_best = 3;
   const auto n_best = translate_n_best({model_}, src_, kSos, kEos, beam);
@@ -57,9 +46,7 @@ TEST_P(DecodingOptions, NBestStartsWithTheBeamsBestAndIsOrderedByScore) {
 }
 
 TEST_P(DecodingOptions, ACoveragePenaltyRanksTheBeamsByScorePlusBetaTimesCoverage) {
-  DecodeOptions beam;
-  beam.method = DecodeMethod::kBeam;
-  beam.beam_size = 4;
+  auto beam = testing::beam_options(4);
   beam.n_best = 4;
   beam.coverage_penalty = 2.0;
   const auto ranked = translate_n_best({model_}, src_, kSos, kEos, beam);

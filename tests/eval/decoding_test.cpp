@@ -13,6 +13,7 @@
 
 #include "dls/layers/row_linear.h"
 #include "dls/models/decoder_session.h"
+#include "support/decoding_fixture.h"
 #include "support/small_models.h"
 
 namespace dls::eval {
@@ -47,17 +48,7 @@ std::vector<TokenIds> plain_greedy(Seq2SeqTransformer& model, const torch::Tenso
   return out;
 }
 
-class Decoding : public ::testing::TestWithParam<VariantLayout> {
- protected:
-  void SetUp() override {
-    torch::manual_seed(7);
-    model_ = Seq2SeqTransformer(testing::small_config(GetParam().variant, GetParam().layout));
-    model_->eval();
-    src_ = testing::source_rows(6, 6, 23);
-  }
-  Seq2SeqTransformer model_{nullptr};
-  torch::Tensor src_;
-};
+class Decoding : public testing::UntrainedSmallModel<7, 6> {};
 
 TEST_P(Decoding, GreedyEqualsRerunningTheModelOnThePrefix) {
   const auto fast = decode_batch(model_, src_, kSos, kEos);
@@ -156,9 +147,7 @@ TEST_P(Decoding, SessionLogitsNormaliseToItsLogProbabilities) {
 }
 
 TEST_P(Decoding, BeamOfOneIsGreedy) {
-  DecodeOptions beam;
-  beam.method = DecodeMethod::kBeam;
-  beam.beam_size = 1;
+  auto beam = testing::beam_options(1);
   EXPECT_EQ(decode_batch(model_, src_, kSos, kEos, beam), decode_batch(model_, src_, kSos, kEos));
 }
 
@@ -184,9 +173,7 @@ TEST_P(Decoding, BeamAsWideAsTheVocabularyIsExhaustiveForTwoWords) {
     if (w == kEos) continue;
     best = std::max(best, first[w].item<double>() + lp[w][1].max().item<double>());
   }
-  DecodeOptions beam;
-  beam.method = DecodeMethod::kBeam;
-  beam.beam_size = V;
+  auto beam = testing::beam_options(V);
   const auto found = decode_batch(model, src, kSos, kEos, beam).front();
   ASSERT_LE(found.size(), 2u);
   double score = first[found.empty() ? kEos : found[0]].item<double>();

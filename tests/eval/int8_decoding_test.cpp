@@ -16,7 +16,7 @@ namespace dls::eval::int8_decoding_test {
 namespace {
 
 std::vector<std::string> sample_sentences(std::size_t count) {
-  std::ifstream in(dls::testing::source_dir() + "/data/sample_en_es.tsv");
+  std::ifstream in(dls::testing::sample_corpus());
   std::vector<std::string> sentences;
   for (std::string line; sentences.size() < count && std::getline(in, line);) {
     sentences.push_back(line.substr(0, line.find('\t')));

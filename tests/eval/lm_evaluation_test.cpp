@@ -8,6 +8,7 @@
 #include "dls/data/vocabulary.h"
 #include "dls/eval/lm_evaluation.h"
 #include "dls/models/language_model_loss.h"
+#include "support/small_models.h"
 
 namespace dls::eval {
 namespace {
@@ -16,13 +17,7 @@ constexpr std::int64_t kPad = data::Vocabulary::kPad;
 
 LanguageModel perplexity_model(std::int64_t vocab) {
   LanguageModelConfig config;
-  config.transformer()
-      .variant(Variant::kFG)
-      .layout(Layout::kVaswani)
-      .embedding_size(8)
-      .num_heads(2)
-      .max_seq_length(6)
-      .dropout(0.0);
+  config.transformer(testing::block_config(Variant::kFG, Layout::kVaswani, 8, 2, 6).dropout(0.0));
   config.num_decoders(1).vocab_size(vocab);
   torch::manual_seed(5);
   return LanguageModel(config);

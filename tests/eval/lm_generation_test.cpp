@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "dls/eval/lm_generation.h"
+#include "support/small_models.h"
 
 namespace dls::eval {
 namespace {
@@ -43,13 +44,7 @@ TEST(TopPFilter, KeepsTheSmallestNucleusReachingP) {
 
 LanguageModel generation_model() {
   LanguageModelConfig config;
-  config.transformer()
-      .variant(Variant::kPreLN)
-      .layout(Layout::kVaswani)
-      .embedding_size(16)
-      .num_heads(4)
-      .max_seq_length(12)
-      .dropout(0.1);
+  config.transformer(testing::block_config(Variant::kPreLN, Layout::kVaswani, 16, 4, 12).dropout(0.1));
   config.num_decoders(2).vocab_size(9);
   torch::manual_seed(3);
   return LanguageModel(config);

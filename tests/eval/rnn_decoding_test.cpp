@@ -10,6 +10,7 @@
 
 #include "dls/eval/decoding.h"
 #include "dls/models/translation_model.h"
+#include "support/decoding_fixture.h"
 #include "support/beam_coverage.h"
 
 namespace dls::rnn_decoding_test {
@@ -74,9 +75,7 @@ TEST(RnnDecoding, BeamOfOneIsGreedyAndNBestsFirstIsBeamsOutput) {
   torch::manual_seed(12);
   auto model = untrained_model(AttentionPlacement::kBahdanau, RnnCell::kGru);
   const auto src = sources();
-  eval::DecodeOptions beam;
-  beam.method = eval::DecodeMethod::kBeam;
-  beam.beam_size = 1;
+  auto beam = testing::beam_options(1);
   EXPECT_EQ(eval::translate(model, src, kSos, kEos, beam), eval::translate(model, src, kSos, kEos));
 
   beam.beam_size = 4;
@@ -96,9 +95,7 @@ TEST(RnnDecoding, ACoveragePenaltyRanksTheBeamsWithTheRnnsAttention) {
   torch::manual_seed(13);
   auto model = untrained_model(AttentionPlacement::kLuong, RnnCell::kLstm);
   const auto src = sources();
-  eval::DecodeOptions beam;
-  beam.method = eval::DecodeMethod::kBeam;
-  beam.beam_size = 4;
+  auto beam = testing::beam_options(4);
   beam.n_best = 4;
   beam.coverage_penalty = 1.5;
   const auto lists = eval::translate_n_best({model}, src, kSos, kEos, beam);

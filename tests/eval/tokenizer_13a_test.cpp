@@ -6,36 +6,51 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <string_view>
+#include <utility>
+
 namespace dls::eval {
 namespace {
 
+// Each text through tokenize_13a, against its expected tokens.
+void expect_tokens(std::initializer_list<std::pair<std::string_view, std::string_view>> cases) {
+  for (const auto& [text, tokens] : cases) EXPECT_EQ(tokenize_13a(text), tokens) << text;
+}
+
 TEST(Tokenizer13a, SentencesOfSacreBleusTests) {
-  // test/test_bleu.py's hypotheses and references.
-  EXPECT_EQ(tokenize_13a("It wasn't surprising."), "It wasn't surprising .");
-  EXPECT_EQ(tokenize_13a("The dog bit the man."), "The dog bit the man .");
-  EXPECT_EQ(tokenize_13a("I'm a student."), "I'm a student .");
+  expect_tokens({
+      // test/test_bleu.py's hypotheses and references.
+      {"It wasn't surprising.", "It wasn't surprising ."},
+      {"The dog bit the man.", "The dog bit the man ."},
+      {"I'm a student.", "I'm a student ."},
+  });
 }
 
 TEST(Tokenizer13a, EachRule) {
-  // Rule 1: ASCII symbols; '-' and '\'' are not among them.
-  EXPECT_EQ(tokenize_13a("e-mail: a@b.com/x?y=1&z=2"), "e-mail : a @ b . com / x ? y = 1 & z = 2");
-  EXPECT_EQ(tokenize_13a("[a]{b}|c~d^e_f`g\\h"), "[ a ] { b } | c ~ d ^ e _ f ` g \\ h");
-  // Rules 2 and 3: periods and commas split unless between digits.
-  EXPECT_EQ(tokenize_13a("3.5, 4-5 (see p.7)"), "3.5 , 4 - 5 ( see p . 7 )");
-  EXPECT_EQ(tokenize_13a("Hello,world...end.\""), "Hello , world . . . end . \"");
-  EXPECT_EQ(tokenize_13a("x.,y ,.9 a-b 9-9"), "x . , y , .9 a-b 9 - 9");
-  // Escapes, <skipped>, line breaks (a hyphen at a line break joins the word).
-  EXPECT_EQ(tokenize_13a("&amp;quot; &lt;b&gt; <skipped>x"), "& quot ; < b > x");
-  EXPECT_EQ(tokenize_13a("line-\nbroken\nnext"), "linebroken next");
+  expect_tokens({
+      // Rule 1: ASCII symbols; '-' and '\'' are not among them.
+      {"e-mail: a@b.com/x?y=1&z=2", "e-mail : a @ b . com / x ? y = 1 & z = 2"},
+      {"[a]{b}|c~d^e_f`g\\h", "[ a ] { b } | c ~ d ^ e _ f ` g \\ h"},
+      // Rules 2 and 3: periods and commas split unless between digits.
+      {"3.5, 4-5 (see p.7)", "3.5 , 4 - 5 ( see p . 7 )"},
+      {"Hello,world...end.\"", "Hello , world . . . end . \""},
+      {"x.,y ,.9 a-b 9-9", "x . , y , .9 a-b 9 - 9"},
+      // Escapes, <skipped>, line breaks (a hyphen at a line break joins the word).
+      {"&amp;quot; &lt;b&gt; <skipped>x", "& quot ; < b > x"},
+      {"line-\nbroken\nnext", "linebroken next"},
+  });
 }
 
 TEST(Tokenizer13a, NonAsciiTextAndPythonWhitespace) {
-  EXPECT_EQ(tokenize_13a("¿Qué? ¡Sí!, 1,000.50 año."), "¿Qué ? ¡Sí ! , 1,000.50 año .");
-  EXPECT_EQ(tokenize_13a("Zoë — “quoted”, 100.000,5 km."), "Zoë — “quoted” , 100.000,5 km .");
-  // No-break space, ideographic space and thin space separate words, as in Python.
-  EXPECT_EQ(tokenize_13a("a\u00a0b\u3000c d\u2009e"), "a b c d e");
-  EXPECT_EQ(tokenize_13a(""), "");
-  EXPECT_EQ(tokenize_13a(" \t "), "");
+  expect_tokens({
+      {"¿Qué? ¡Sí!, 1,000.50 año.", "¿Qué ? ¡Sí ! , 1,000.50 año ."},
+      {"Zoë — “quoted”, 100.000,5 km.", "Zoë — “quoted” , 100.000,5 km ."},
+      // No-break space, ideographic space and thin space separate words, as in Python.
+      {"a\u00a0b\u3000c d\u2009e", "a b c d e"},
+      {"", ""},
+      {" \t ", ""},
+  });
 }
 
 TEST(Tokenizer13a, PythonSplitAndRstrip) {

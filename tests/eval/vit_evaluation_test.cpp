@@ -14,14 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// One tiny run shared by the tests of this file: 2 epochs, a checkpoint after each.
-const fs::path& trained_run() {
-  static const fs::path run = test::train_tiny_vit_run("vit_eval_lib", 2);
-  return run;
-}
-
 TEST(ViTEvaluation, EvaluatesEveryCheckpointOfARun) {
-  const auto files = checkpoint::find_checkpoints(trained_run().string());
+  const auto files = checkpoint::find_checkpoints(test::two_epoch_tiny_vit_run().string());
   ASSERT_EQ(files.size(), 2u);
   ViTEvalOptions options;
   const checkpoint::CheckpointReader reader(files[0], checkpoint::kViTCheckpointKind);
@@ -40,7 +34,7 @@ TEST(ViTEvaluation, EvaluatesEveryCheckpointOfARun) {
 }
 
 TEST(ViTEvaluation, ClassTokenAttentionMaps) {
-  const auto file = checkpoint::latest_checkpoint(trained_run().string());
+  const auto file = checkpoint::latest_checkpoint(test::two_epoch_tiny_vit_run().string());
   const checkpoint::CheckpointReader reader(file, checkpoint::kViTCheckpointKind);
   const auto contents = checkpoint::read_vit_contents(reader);
   auto model = checkpoint::load_vit_model(reader, contents.settings);

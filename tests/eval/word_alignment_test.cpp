@@ -13,6 +13,7 @@
 
 #include "dls/models/attention_trace.h"
 #include "dls/models/seq2seq.h"
+#include "support/small_models.h"
 
 namespace dls::eval::word_alignment_test {
 namespace {
@@ -54,14 +55,8 @@ TEST(WordAlignment, ACopyingTransformerAlignsTheDiagonal) {
   constexpr std::int64_t kSos = 0, kEos = 1, kPad = 2, kWords = 12, kLength = 8;
   torch::manual_seed(3);
   Seq2SeqConfig config;
-  config.transformer()
-      .variant(Variant::kPreLN)
-      .layout(Layout::kVaswani)
-      .embedding_size(32)
-      .num_heads(2)
-      .max_seq_length(kLength)
-      .ffn_multiplier(2)
-      .dropout(0.0);
+  config.transformer(
+      testing::block_config(Variant::kPreLN, Layout::kVaswani, 32, 2, kLength).ffn_multiplier(2).dropout(0.0));
   config.num_encoders(1).num_decoders(1).src_vocab_size(3 + kWords).tgt_vocab_size(3 + kWords).pad_index(kPad);
   Seq2SeqTransformer model(config);
   const auto batch_of = [&](std::int64_t rows) {

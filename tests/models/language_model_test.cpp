@@ -5,20 +5,14 @@
 #include <torch/torch.h>
 
 #include "dls/models/language_model.h"
+#include "support/small_models.h"
 
 namespace dls {
 namespace {
 
 LanguageModel small_language_model(Variant variant) {
   LanguageModelConfig config;
-  config.transformer()
-      .variant(variant)
-      .layout(Layout::kVaswani)
-      .embedding_size(16)
-      .num_heads(2)
-      .max_seq_length(8)
-      .ffn_multiplier(2)
-      .dropout(0.0);
+  config.transformer(testing::block_config(variant, Layout::kVaswani, 16, 2, 8).ffn_multiplier(2).dropout(0.0));
   config.num_decoders(2).vocab_size(11);
   torch::manual_seed(7);
   LanguageModel model(config);

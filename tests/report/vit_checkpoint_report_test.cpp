@@ -21,15 +21,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path& trained_vit_run() {
-  static const fs::path run = test::train_tiny_vit_run("vit_eval_app", 2);
-  return run;
-}
-
 TEST(ViTCheckpointReport, PrintsDLStudiosReportAndTable) {
-  const auto files = checkpoint::find_checkpoints(trained_vit_run().string());
+  const auto files = checkpoint::find_checkpoints(test::two_epoch_tiny_vit_run().string());
   VitEvalRequest request;
-  request.attention_maps_dir = (trained_vit_run() / "attention").string();
+  request.attention_maps_dir = (test::two_epoch_tiny_vit_run() / "attention").string();
   request.attention_images = 4;
   std::ostringstream report;
   ASSERT_NO_THROW(report_vit_checkpoints(files, request, report, std::cerr));
@@ -75,16 +70,16 @@ TEST(ViTCheckpointReport, PrintsDLStudiosReportAndTable) {
   }
   EXPECT_NE(out.find("All checkpoints:"), std::string::npos);
   EXPECT_NE(out.find("best: "), std::string::npos);
-  EXPECT_TRUE(fs::exists(trained_vit_run() / "confusion_checkpoint_epoch_0002.png"));
-  EXPECT_TRUE(fs::exists(trained_vit_run() / "attention" / "attention_mean.png"));
-  EXPECT_TRUE(fs::exists(trained_vit_run() / "attention" / "attention_heads.png"));
+  EXPECT_TRUE(fs::exists(test::two_epoch_tiny_vit_run() / "confusion_checkpoint_epoch_0002.png"));
+  EXPECT_TRUE(fs::exists(test::two_epoch_tiny_vit_run() / "attention" / "attention_mean.png"));
+  EXPECT_TRUE(fs::exists(test::two_epoch_tiny_vit_run() / "attention" / "attention_heads.png"));
 }
 
 TEST(ViTCheckpointReport, JsonOutput) {
   VitEvalRequest request;
   request.json = true;
   request.output_dir = test::fresh_temp_dir("vit_eval_json").string();
-  const auto checkpoint = checkpoint::latest_checkpoint(trained_vit_run().string());  // trains first
+  const auto checkpoint = checkpoint::latest_checkpoint(test::two_epoch_tiny_vit_run().string());  // trains first
   std::ostringstream report;
   ASSERT_NO_THROW(report_vit_checkpoints({checkpoint}, request, report, std::cerr));
   const std::string out = report.str();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <utility>
 
 #include "dls/serve/page_files.h"
 #include "util/temp_files.h"
@@ -30,12 +31,13 @@ TEST(PageFiles, OnlyPlainFilesOfThePageFolder) {
 }
 
 TEST(PageFiles, ContentTypes) {
-  EXPECT_EQ(content_type("a/index.html"), "text/html; charset=utf-8");
-  EXPECT_EQ(content_type("app.js"), "text/javascript; charset=utf-8");
-  EXPECT_EQ(content_type("style.CSS"), "text/css; charset=utf-8");
-  EXPECT_EQ(content_type("logo.png"), "image/png");
-  EXPECT_EQ(content_type("icon.svg"), "image/svg+xml");
-  EXPECT_EQ(content_type("blob.bin"), "application/octet-stream");
+  const std::pair<const char*, const char*> files_and_types[] = {{"a/index.html", "text/html; charset=utf-8"},
+                                                                 {"app.js", "text/javascript; charset=utf-8"},
+                                                                 {"style.CSS", "text/css; charset=utf-8"},
+                                                                 {"logo.png", "image/png"},
+                                                                 {"icon.svg", "image/svg+xml"},
+                                                                 {"blob.bin", "application/octet-stream"}};
+  for (const auto& [file, type] : files_and_types) EXPECT_EQ(content_type(file), type) << file;
 }
 
 TEST(PageFiles, FoundGivenInstalledOrInTheSourceTree) {

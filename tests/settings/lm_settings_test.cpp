@@ -11,6 +11,7 @@
 
 #include "support/error_of.h"
 #include "support/key_names.h"
+#include "support/small_models.h"
 
 namespace dls::settings::lm_settings_test {
 namespace {
@@ -47,13 +48,7 @@ TEST(LmSettings, DataSettingsTheDataWouldIgnoreAreRefused) {
 // The model's keys under "model." -- the ones checkpoints have always had -- and back.
 TEST(LmSettings, TheModelsKeysRoundTrip) {
   LmTrainSettings s;
-  s.model.transformer()
-      .variant(Variant::kPreLN)
-      .layout(Layout::kVaswani)
-      .embedding_size(24)
-      .num_heads(3)
-      .max_seq_length(9)
-      .dropout(0.25);
+  s.model.transformer(testing::block_config(Variant::kPreLN, Layout::kVaswani, 24, 3, 9).dropout(0.25));
   s.model.num_decoders(5).vocab_size(123);
   const auto keys = s.to_settings().section("model");
   EXPECT_EQ(test::sorted_keys(keys),

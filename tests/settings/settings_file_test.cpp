@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace dls {
 namespace settings_file_test {
@@ -79,12 +80,15 @@ TEST(SettingsFile, RefusesInOneLineNamingTheFileAndLine) {
             "'batch-size'?");
   EXPECT_EQ(refusal("zzz = 3\n"),
             "my.toml:1: 'zzz' is not a setting of this program (the names are the flags' without --)");
-  EXPECT_EQ(refusal("\nbatch-size = 0\n"), "my.toml:2: batch-size: 0 is not in [1, 1000]");
-  EXPECT_EQ(refusal("batch-size = 2.5"), "my.toml:1: batch-size: '2.5' is not a whole number in range");
-  EXPECT_EQ(refusal("lr = \"fast\""), "my.toml:1: lr: 'fast' is not a number");
-  EXPECT_EQ(refusal("flip = 1"), "my.toml:1: flip: '1' is not true or false");
-  EXPECT_EQ(refusal("schedule = \"linear\""), "my.toml:1: schedule: 'linear' is not one of constant, cosine");
-  EXPECT_EQ(refusal("lr = [1, 2]"), "my.toml:1: lr: expected one value, not an array");
+  const std::pair<const char*, const char*> values_and_refusals[] = {
+      {"\nbatch-size = 0\n", "my.toml:2: batch-size: 0 is not in [1, 1000]"},
+      {"batch-size = 2.5", "my.toml:1: batch-size: '2.5' is not a whole number in range"},
+      {"lr = \"fast\"", "my.toml:1: lr: 'fast' is not a number"},
+      {"flip = 1", "my.toml:1: flip: '1' is not true or false"},
+      {"schedule = \"linear\"", "my.toml:1: schedule: 'linear' is not one of constant, cosine"},
+      {"lr = [1, 2]", "my.toml:1: lr: expected one value, not an array"},
+  };
+  for (const auto& [text, message] : values_and_refusals) EXPECT_EQ(refusal(text), message) << text;
   EXPECT_NE(refusal("dist-backend = \"nccl\"").find("'dist-backend' is not a setting"), std::string::npos)
       << "the invocation's settings are no file's";
   EXPECT_EQ(refusal("lr = "), "my.toml:1: expected a value: a number, true, false, a \"string\" or an [array]");

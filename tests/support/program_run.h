@@ -68,6 +68,16 @@ inline std::string metrics_losses(const std::filesystem::path& run_dir) {
   return first_csv_columns(util::read_file((run_dir / "metrics.csv").string()), 4);
 }
 
+// `program --config RUN/config.toml --run-dir b`, run from the folder `elsewhere`, repeats
+// `run`: the same losses, in elsewhere/b.
+inline void expect_config_repeats_run(const std::string& program, const std::filesystem::path& run,
+                                      const std::filesystem::path& elsewhere, const std::string& name) {
+  const auto again = run_program(program, "--threads 1 --config '" + (run / "config.toml").string() + "' --run-dir b",
+                                 name, "", in_folder(elsewhere.string()));
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(metrics_losses(elsewhere / "b"), metrics_losses(run));
+}
+
 // The lines of a text, without their newlines.
 inline std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

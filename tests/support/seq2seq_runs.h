@@ -19,7 +19,7 @@ inline settings::Seq2SeqTrainSettings tiny_seq2seq_setup(const std::filesystem::
   auto setup = train::seq2seq_preset("cpu", Variant::kPreLN);
   setup.model.transformer().embedding_size(32).num_heads(2).ffn_multiplier(2);
   setup.model.num_encoders(1).num_decoders(1);
-  setup.data.data_path = dls::testing::source_dir() + "/data/sample_en_es.tsv";
+  setup.data.data_path = dls::testing::sample_corpus();
   setup.data.validation_pairs = 100;
   setup.batch_size = 32;
   setup.epochs = 3;
@@ -30,6 +30,15 @@ inline settings::Seq2SeqTrainSettings tiny_seq2seq_setup(const std::filesystem::
   setup.run.log_every = 10;
   setup.samples = 5;
   setup.bleu_sentences = 50;
+  return setup;
+}
+
+// `setup` shortened for the tests that train it more than once (a resumed run against an
+// uninterrupted one): 2 epochs, no sample translations, BLEU on 20 validation sentences.
+inline settings::Seq2SeqTrainSettings two_short_epochs(settings::Seq2SeqTrainSettings setup) {
+  setup.epochs = 2;
+  setup.samples = 0;
+  setup.bleu_sentences = 20;
   return setup;
 }
 

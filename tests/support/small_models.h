@@ -22,11 +22,18 @@ inline Seq2SeqConfig small_config(Variant variant, Layout layout, double dropout
   return config;
 }
 
-// One encoder or decoder block's config: M = 16, H = 4 (s = 4), L = 6.
-inline TransformerConfig block_config(Variant variant, Layout layout) {
+// One encoder or decoder block's config: M, H heads, L positions, every other size its
+// default.
+inline TransformerConfig block_config(Variant variant, Layout layout, std::int64_t embedding_size, std::int64_t heads,
+                                      std::int64_t max_seq_length) {
   TransformerConfig config;
-  config.variant(variant).layout(layout).embedding_size(16).num_heads(4).max_seq_length(6);
+  config.variant(variant).layout(layout).embedding_size(embedding_size).num_heads(heads).max_seq_length(max_seq_length);
   return config;
+}
+
+// M = 16, H = 4 (s = 4), L = 6.
+inline TransformerConfig block_config(Variant variant, Layout layout) {
+  return block_config(variant, layout, 16, 4, 6);
 }
 
 // Random token ids in [3, vocab) of shape [batch, length] (no padding tokens).

@@ -11,4 +11,7 @@ std::string fixtures_dir();  // tests/fixtures
 std::string source_dir();    // the project's root
 std::string binary_dir();    // the build folder (apps/, bench/ below it)
 
+// data/sample_en_es.tsv: the repository's small English-Spanish corpus (Tatoeba's format).
+inline std::string sample_corpus() { return source_dir() + "/data/sample_en_es.tsv"; }
+
 }  // namespace dls::testing

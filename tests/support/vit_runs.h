@@ -62,4 +62,11 @@ inline std::filesystem::path train_tiny_vit_run(const std::string& name, int epo
   return dir;
 }
 
+// Two epochs of the tiny run, a checkpoint after each, for the tests that read its checkpoints
+// (and write their reports beside them). Trained once per process, on first use.
+inline const std::filesystem::path& two_epoch_tiny_vit_run() {
+  static const auto run = train_tiny_vit_run("vit_two_epochs", 2);
+  return run;
+}
+
 }  // namespace dls::test

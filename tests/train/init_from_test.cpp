@@ -153,7 +153,7 @@ void unmoving(settings::Seq2SeqTrainSettings& setup, const fs::path& from) {
 TEST(InitFromRuns, ALanguageModelsDecoderIntoATranslationModel) {
   const auto lm_dir = test::fresh_temp_dir("init_from_lm");
   auto lm = train::lm_preset("tiny");  // M 32, 2 heads, FFN 4M, one PreLN block
-  lm.data.path = testing::source_dir() + "/data/sample_en_es.tsv";
+  lm.data.path = testing::sample_corpus();
   lm.epochs = 1;
   lm.run.run_dir = lm_dir.string();
   train::train_lm(lm);
@@ -196,7 +196,7 @@ TEST(InitFromRuns, ATranslationModelFineTunedOnNewParallelFiles) {
   const auto& trained = test::trained_seq2seq_run();
   // New data: 300 pairs of the sample corpus as two parallel files.
   const auto data = test::fresh_temp_dir("init_from_parallel");
-  std::ifstream tsv(testing::source_dir() + "/data/sample_en_es.tsv");
+  std::ifstream tsv(testing::sample_corpus());
   std::ofstream en(data / "train.en"), es(data / "train.es");
   std::string line;
   for (int i = 0; i < 300 && std::getline(tsv, line);) {

@@ -79,24 +79,26 @@ void expect_near_baseline(long counted, long baseline, const std::string& what) 
                                         << " -- fewer: lower the baseline to the new count";
 }
 
+// One step of `preset` counted, printed ("COUNTS preset ATen top-level nodes") and held
+// against `baseline`, each count on its own.
+void expect_step_near_baseline(const std::string& preset, const util::OperatorCounts& baseline) {
+  const auto counts = one_training_step(preset);
+  std::printf("COUNTS %s %ld %ld %ld\n", preset.c_str(), counts.aten_ops, counts.top_level_ops, counts.autograd_nodes);
+  expect_near_baseline(counts.aten_ops, baseline.aten_ops, preset + " preset, ATen operators");
+  expect_near_baseline(counts.top_level_ops, baseline.top_level_ops, preset + " preset, top-level operators");
+  expect_near_baseline(counts.autograd_nodes, baseline.autograd_nodes, preset + " preset, autograd nodes");
+}
+
 bool debian_libtorch() { return TORCH_VERSION_MAJOR == 1 && TORCH_VERSION_MINOR == 13; }
 
 TEST(StepOperators, TheCpuPresetsStepStaysWithinTenPercentOfItsCount) {
   if (!debian_libtorch()) GTEST_SKIP() << "the counts are pinned for LibTorch 1.13 (this is " TORCH_VERSION ")";
-  const auto counts = one_training_step("cpu");
-  std::printf("COUNTS cpu %ld %ld %ld\n", counts.aten_ops, counts.top_level_ops, counts.autograd_nodes);
-  expect_near_baseline(counts.aten_ops, 18794, "cpu preset, ATen operators");
-  expect_near_baseline(counts.top_level_ops, 898, "cpu preset, top-level operators");
-  expect_near_baseline(counts.autograd_nodes, 579, "cpu preset, autograd nodes");
+  expect_step_near_baseline("cpu", {18794, 898, 579});
 }
 
 TEST(StepOperators, TheDLStudioPresetsStepStaysWithinTenPercentOfItsCount) {
   if (!debian_libtorch()) GTEST_SKIP() << "the counts are pinned for LibTorch 1.13 (this is " TORCH_VERSION ")";
-  const auto counts = one_training_step("dlstudio");
-  std::printf("COUNTS dlstudio %ld %ld %ld\n", counts.aten_ops, counts.top_level_ops, counts.autograd_nodes);
-  expect_near_baseline(counts.aten_ops, 129767, "dlstudio preset, ATen operators");
-  expect_near_baseline(counts.top_level_ops, 1304, "dlstudio preset, top-level operators");
-  expect_near_baseline(counts.autograd_nodes, 620, "dlstudio preset, autograd nodes");
+  expect_step_near_baseline("dlstudio", {129767, 1304, 620});
 }
 
 }  // namespace

@@ -61,10 +61,7 @@ const fs::path kEvents = "tensorboard/events.out.tfevents.dls";
 
 TEST(TensorBoardLog, MetricsRowsAreScalarsAndAResumeRewritesThem) {
   const auto run = test::fresh_temp_dir("tensorboard_log");
-  auto setup = test::tiny_seq2seq_setup(run);
-  setup.epochs = 2;
-  setup.samples = 0;
-  setup.bleu_sentences = 20;
+  auto setup = test::two_short_epochs(test::tiny_seq2seq_setup(run));
   setup.run.tensorboard = true;
   setup.run.max_iters = 45;  // into the second epoch of about 37 steps
   const auto stopped = train_seq2seq(setup, {});

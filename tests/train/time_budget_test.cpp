@@ -16,6 +16,11 @@ struct SimulatedRun {
   int reestimates = 0;        // estimates that moved the end
 };
 
+// A step time that never changes: `seconds` for every step.
+std::function<double(std::int64_t)> every_step_takes(double seconds) {
+  return [seconds](std::int64_t) { return seconds; };
+}
+
 // Steps from `first_step` (clock at `start_s`) until the clock reaches the budget or the
 // epochs end; `step_seconds(step)` is each step's time, `epoch_end_s` the pause after each
 // epoch's last step.
@@ -37,18 +42,14 @@ SimulatedRun simulate(TimeBudget& budget, std::int64_t first_step, double start_
 }
 
 TimeBudgetOptions options(double limit_s, std::int64_t epochs_end, std::int64_t steps_per_epoch) {
-  TimeBudgetOptions o;
-  o.limit_s = limit_s;
-  o.epochs_end_step = epochs_end;
-  o.steps_per_epoch = steps_per_epoch;
-  return o;
+  return {limit_s, epochs_end, steps_per_epoch};  // the steps skipped and measured: the defaults
 }
 
 TEST(TimeBudget, ConstantStepTimeEndsTheScheduleExactlyAtTheBudget) {
   // 1000 s at 0.5 s per step after 7 s of data loading: 1986 steps fit.
   TimeBudget budget(options(1000, 100000, 100000), 100000);
   EXPECT_EQ(budget.end_step(), 100000) << "the epochs' plan until measured";
-  const auto run = simulate(budget, 1, 7.0, 100000, 100000, [](std::int64_t) { return 0.5; });
+  const auto run = simulate(budget, 1, 7.0, 100000, 100000, every_step_takes(0.5));
   EXPECT_EQ(run.steps, 1986);
   EXPECT_EQ(run.end_step, 1986);
   EXPECT_DOUBLE_EQ(budget.seconds_per_step(), 0.5);
@@ -58,8 +59,7 @@ TEST(TimeBudget, SecondsToAnEndCountTheStepsAndTheEpochEndsOnTheWay) {
   // 0.5 s per step, 2 s per epoch end, 100 steps per epoch; the epochs end at step 800.
   TimeBudget budget(options(100000, 800, 100), 800);
   EXPECT_EQ(budget.seconds_to(10, 800), 0.0) << "nothing measured yet";
-  simulate(
-      budget, 1, 0.0, 250, 100, [](std::int64_t) { return 0.5; }, 2.0);
+  simulate(budget, 1, 0.0, 250, 100, every_step_takes(0.5), 2.0);
   ASSERT_DOUBLE_EQ(budget.seconds_per_step(), 0.5);
   ASSERT_DOUBLE_EQ(budget.seconds_per_epoch_end(), 2.0);
   EXPECT_EQ(budget.epochs_end_step(), 800);
@@ -80,8 +80,7 @@ TEST(TimeBudget, StepTimeThatDoublesMidRunIsReEstimated) {
 TEST(TimeBudget, EpochEndsCostIsTakenFromTheSteps) {
   // 100 steps of 1 s per epoch, 10 s of evaluation after each: 9 epochs (990 s) and 10 steps.
   TimeBudget budget(options(1000, 100000, 100), 100000);
-  const auto run = simulate(
-      budget, 1, 0.0, 100000, 100, [](std::int64_t) { return 1.0; }, 10.0);
+  const auto run = simulate(budget, 1, 0.0, 100000, 100, every_step_takes(1.0), 10.0);
   EXPECT_EQ(run.steps, 910);
   EXPECT_EQ(run.end_step, 910);
   EXPECT_DOUBLE_EQ(budget.seconds_per_epoch_end(), 10.0);
@@ -89,8 +88,7 @@ TEST(TimeBudget, EpochEndsCostIsTakenFromTheSteps) {
 
 TEST(TimeBudget, BudgetLargerThanTheEpochsLeavesTheirScheduleUnchanged) {
   TimeBudget budget(options(1e6, 500, 100), 500);
-  const auto run = simulate(
-      budget, 1, 0.0, 500, 100, [](std::int64_t) { return 1.0; }, 5.0);
+  const auto run = simulate(budget, 1, 0.0, 500, 100, every_step_takes(1.0), 5.0);
   EXPECT_EQ(run.steps, 500);
   EXPECT_EQ(run.end_step, 500);
   EXPECT_EQ(run.reestimates, 0);
@@ -100,18 +98,18 @@ TEST(TimeBudget, ResumedRunFollowsItsStoredPlanThenTheTimeLeft) {
   // The first invocation stopped (by a signal) at step 300 of a 1000 s budget at 1 s per step;
   // the resumed one starts at run second 305 (300 s trained + 5 s loading) with the stored plan.
   TimeBudget first(options(1000, 100000, 100000), 100000);
-  const auto before = simulate(first, 1, 0.0, 300, 100000, [](std::int64_t) { return 1.0; });
+  const auto before = simulate(first, 1, 0.0, 300, 100000, every_step_takes(1.0));
   ASSERT_EQ(before.end_step, 1000);
   TimeBudget resumed(options(1000, 100000, 100000), before.end_step);
   EXPECT_EQ(resumed.end_step(), 1000);
-  const auto after = simulate(resumed, 301, 300.0 + 5.0, 100000, 100000, [](std::int64_t) { return 1.0; });
+  const auto after = simulate(resumed, 301, 300.0 + 5.0, 100000, 100000, every_step_takes(1.0));
   EXPECT_EQ(after.steps, 995);
   EXPECT_EQ(after.end_step, 995);
 }
 
 TEST(TimeBudget, NeverEndsBeforeTheCurrentStep) {
   TimeBudget budget(options(100, 1000, 1000), 1000);
-  const auto run = simulate(budget, 1, 0.0, 1000, 1000, [](std::int64_t) { return 1.0; });
+  const auto run = simulate(budget, 1, 0.0, 1000, 1000, every_step_takes(1.0));
   EXPECT_EQ(run.steps, 100);
   EXPECT_EQ(run.end_step, 100);
   EXPECT_EQ(budget.steps_fitting(50, 20.5), 70);

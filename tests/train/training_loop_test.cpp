@@ -147,18 +147,25 @@ TEST(TrainingLoop, TheTrainingRateIsWallClock) {
   EXPECT_LE(result.examples_per_s, 320.0);
 }
 
+// What TrainingDiverged says when `task` trains into `run`; a failure (and "") if it trains
+// without one.
+std::string divergence_message(RegressionTask& task, const fs::path& run) {
+  try {
+    run_training(task, {}, options_for(run), nullptr);
+  } catch (const TrainingDiverged& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "expected TrainingDiverged";
+  return "";
+}
+
 TEST(TrainingLoop, WeightsThatAreNotFiniteAreNeverSaved) {
   const auto run = test::fresh_temp_dir("loop_nan_weights");
   RegressionTask task;
   task.break_weights_at_step = 6;  // inside epoch 2: the loss never sees `spare`
-  try {
-    run_training(task, {}, options_for(run), nullptr);
-    FAIL() << "expected TrainingDiverged";
-  } catch (const TrainingDiverged& error) {
-    const std::string what = error.what();
-    EXPECT_NE(what.find("'spare' is not finite"), std::string::npos) << what;
-    EXPECT_NE(what.find("checkpoint_epoch_0001.pt"), std::string::npos) << "names the last good one: " << what;
-  }
+  const auto what = divergence_message(task, run);
+  EXPECT_NE(what.find("'spare' is not finite"), std::string::npos) << what;
+  EXPECT_NE(what.find("checkpoint_epoch_0001.pt"), std::string::npos) << "names the last good one: " << what;
   EXPECT_EQ(checkpoint::find_checkpoints(run.string()).size(), 1u) << "epoch 2's NaN weights were not saved";
 }
 
@@ -169,13 +176,8 @@ TEST(TrainingLoop, WeightsThatAreNotFiniteAreNamedAsSaved) {
   RegressionTask task;
   task.break_weights_at_step = 2;
   task.break_a_head = true;
-  try {
-    run_training(task, {}, options_for(run), nullptr);
-    FAIL() << "expected TrainingDiverged";
-  } catch (const TrainingDiverged& error) {
-    const std::string what = error.what();
-    EXPECT_NE(what.find("'attention.attention_heads_arr.1.WK.weight' is not finite"), std::string::npos) << what;
-  }
+  const auto what = divergence_message(task, run);
+  EXPECT_NE(what.find("'attention.attention_heads_arr.1.WK.weight' is not finite"), std::string::npos) << what;
 }
 
 TEST(TrainingLoop, AnEvaluationLossThatIsNotFiniteStopsBeforeTheSave) {

@@ -22,11 +22,7 @@ CpuFeatures avx512_cpu() {
 
 // Debian's OpenBLAS on a CPU it did not recognise, nothing in the environment.
 BlasKernelFacts fallen_back(const CpuFeatures& cpu, const std::string& core = "Prescott") {
-  BlasKernelFacts facts;
-  facts.openblas_core = core;
-  facts.dynamic_arch = true;
-  facts.cpu = cpu;
-  return facts;
+  return {core, /*dynamic_arch=*/true, cpu};
 }
 
 TEST(BlasKernels, FallbackCoreOnAnAvx512CpuRestartsWithSkylakeX) {

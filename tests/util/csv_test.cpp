@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <utility>
 
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
@@ -21,13 +22,16 @@ std::string temp_file(const std::string& name) {
 }
 
 TEST(Csv, QuotesOnlyWhenNeeded) {
-  EXPECT_EQ(csv_field("2.345"), "2.345");
-  EXPECT_EQ(csv_field(""), "");
-  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
-  EXPECT_EQ(csv_field("say \"hola\""), "\"say \"\"hola\"\"\"");
-  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
-  EXPECT_EQ(csv_field(" padded"), "\" padded\"");
-  EXPECT_EQ(csv_field("¿qué?"), "¿qué?");
+  const std::pair<const char*, const char*> fields_and_written[] = {
+      {"2.345", "2.345"},
+      {"", ""},
+      {"a,b", "\"a,b\""},
+      {"say \"hola\"", "\"say \"\"hola\"\"\""},
+      {"two\nlines", "\"two\nlines\""},
+      {" padded", "\" padded\""},
+      {"¿qué?", "¿qué?"},
+  };
+  for (const auto& [field, written] : fields_and_written) EXPECT_EQ(csv_field(field), written) << field;
   EXPECT_EQ(csv_line({"1", "a,b", ""}), "1,\"a,b\",\n");
 }
 

@@ -63,6 +63,15 @@ inline std::filesystem::path fresh_temp_dir(const std::string& name) {
   return dir;
 }
 
+// A fresh run directory named after `name` whose one checkpoint is a copy of `checkpoint`
+// (checkpoints/checkpoint_epoch_0001.pt): another version's run, for a resume to continue.
+inline std::filesystem::path run_dir_holding(const std::filesystem::path& checkpoint, const std::string& name) {
+  const auto dir = fresh_temp_dir(name);
+  std::filesystem::create_directories(dir / "checkpoints");
+  std::filesystem::copy_file(checkpoint, dir / "checkpoints" / "checkpoint_epoch_0001.pt");
+  return dir;
+}
+
 inline void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));

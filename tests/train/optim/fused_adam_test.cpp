@@ -9,6 +9,7 @@
 #include "dls/layers/attention.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/util/operator_count.h"
+#include "support/parameter_copies.h"
 
 namespace dls::train {
 namespace {
@@ -25,12 +26,6 @@ std::vector<torch::Tensor> make_parameters(torch::Dtype dtype = torch::kFloat32)
     params.push_back(torch::randn(shape, torch::TensorOptions().dtype(dtype)).requires_grad_(true));
   }
   return params;
-}
-
-std::vector<torch::Tensor> clones(const std::vector<torch::Tensor>& params) {
-  std::vector<torch::Tensor> out;
-  for (const auto& p : params) out.push_back(p.detach().clone().requires_grad_(true));
-  return out;
 }
 
 // Sets the same pseudo-random gradients (seeded by step) on both parameter lists; the last
@@ -72,7 +67,7 @@ void run_both(torch::optim::Optimizer& fused, std::vector<torch::Tensor>& fused_
 TEST(FusedAdam, EqualsLibTorchsAdam) {
   for (const double weight_decay : {0.0, 0.01}) {
     auto fused_params = make_parameters();
-    auto plain_params = clones(fused_params);
+    auto plain_params = testing::parameter_copies(fused_params);
     const auto options = torch::optim::AdamOptions(1e-3).betas({0.9, 0.98}).eps(1e-6).weight_decay(weight_decay);
     FusedAdam fused(fused_params, options, 2);
     torch::optim::Adam plain(plain_params, options);
@@ -84,7 +79,7 @@ TEST(FusedAdam, EqualsLibTorchsAdam) {
 
 TEST(FusedAdam, AdamWEqualsLibTorchsAdamW) {
   auto fused_params = make_parameters();
-  auto plain_params = clones(fused_params);
+  auto plain_params = testing::parameter_copies(fused_params);
   const auto options = torch::optim::AdamWOptions(1.5e-3).betas({0.9, 0.999}).eps(1e-8).weight_decay(0.05);
   FusedAdamW fused(fused_params, options, 2);
   torch::optim::AdamW plain(plain_params, options);
@@ -96,7 +91,7 @@ TEST(FusedAdam, AdamWEqualsLibTorchsAdamW) {
 template <typename Fused, typename Plain, typename Options>
 void expect_clipped_like_libtorch(const Options& options, double clip_norm) {
   auto fused_params = make_parameters();
-  auto plain_params = clones(fused_params);
+  auto plain_params = testing::parameter_copies(fused_params);
   Fused fused(fused_params, options, 2, clip_norm);
   Plain plain(plain_params, options);
   run_both(fused, fused_params, plain, plain_params, 6, clip_norm);
@@ -115,7 +110,7 @@ TEST(FusedAdam, ClippingEqualsClipGradNormBeforeLibTorchsStep) {
 // two per gradient.
 TEST(FusedAdam, ClippingDispatchesNoOperator) {
   auto params = make_parameters();
-  auto unused = clones(params);
+  auto unused = testing::parameter_copies(params);
   FusedAdamW fused(params, torch::optim::AdamWOptions(1e-3), 2, /*clip_norm=*/1.0);
   set_gradients(params, unused, 1);
   fused.step();  // creates the state (zeros_like per parameter)
@@ -129,7 +124,7 @@ TEST(FusedAdam, ClippingDispatchesNoOperator) {
 // three threads sum in other spans than one.
 TEST(FusedAdam, ThreadCountDoesNotChangeTheResult) {
   auto one = make_parameters();
-  auto three = clones(one);
+  auto three = testing::parameter_copies(one);
   const auto options = torch::optim::AdamWOptions(1e-3).weight_decay(0.01);
   FusedAdamW single(one, options, 1, /*clip_norm=*/1.0);
   FusedAdamW multi(three, options, 3, /*clip_norm=*/1.0);
@@ -141,7 +136,7 @@ TEST(FusedAdam, StateIsLibTorchsAndLoadsEitherWay) {
   // Fused for three steps, saved, loaded into LibTorch's Adam, two more steps: the same as
   // LibTorch's Adam for all five steps.
   auto fused_params = make_parameters();
-  auto plain_params = clones(fused_params);
+  auto plain_params = testing::parameter_copies(fused_params);
   const auto options = torch::optim::AdamOptions(2e-3);
   FusedAdam fused(fused_params, options, 2);
   torch::optim::Adam plain(plain_params, options);
@@ -171,7 +166,7 @@ TEST(FusedAdam, StateIsLibTorchsAndLoadsEitherWay) {
 TEST(FusedAdam, OtherTensorsTakeLibTorchsStep) {
   // float64 parameters are not fused: the result is LibTorch's exactly.
   auto fused_params = make_parameters(torch::kFloat64);
-  auto plain_params = clones(fused_params);
+  auto plain_params = testing::parameter_copies(fused_params);
   const auto options = torch::optim::AdamOptions(1e-3);
   FusedAdam fused(fused_params, options, 2);
   torch::optim::Adam plain(plain_params, options);
@@ -205,7 +200,7 @@ TEST(FusedAdam, MakeOptimizerChoosesByOption) {
 TEST(FusedAdam, MakeOptimizersOptimizerClipsWhicheverKind) {
   for (const bool fused : {true, false}) {
     auto ours = make_parameters();
-    auto theirs = clones(ours);
+    auto theirs = testing::parameter_copies(ours);
     settings::OptimizerSettings options;
     options.kind = settings::OptimizerKind::kAdamW;
     options.fused = fused;

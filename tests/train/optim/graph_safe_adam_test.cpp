@@ -12,6 +12,7 @@
 #include "dls/train/optim/optimizer.h"
 #include "dls/train/parallel/gradient_buffer.h"
 #include "dls/util/operator_count.h"
+#include "support/parameter_copies.h"
 
 namespace dls::train::graph_safe_adam_test {
 namespace {
@@ -26,12 +27,6 @@ std::vector<torch::Tensor> make_parameters(const torch::Device& device = torch::
     params.push_back(torch::randn(shape).to(device).requires_grad_(true));
   }
   return params;
-}
-
-std::vector<torch::Tensor> clones(const std::vector<torch::Tensor>& params) {
-  std::vector<torch::Tensor> out;
-  for (const auto& p : params) out.push_back(p.detach().clone().requires_grad_(true));
-  return out;
 }
 
 // The same pseudo-random gradients on both lists: into the graph-safe side's views (which
@@ -93,7 +88,7 @@ void expect_equal_to_libtorchs_adam_and_adamw(const torch::Device& device) {
       options.weight_decay = decay;
       options.clip_grad_norm = 1.0;
       auto params = make_parameters(device);
-      auto plain = clones(params);
+      auto plain = testing::parameter_copies(params);
       auto pair = make_pair(params, plain, options);
       run_steps(pair, params, plain, options, 1, 6);
       expect_close(params, plain, settings::to_string(kind) + " decay " + std::to_string(decay));
@@ -122,7 +117,7 @@ TEST(GraphSafeAdam, ALearningRateOfZeroLeavesTheParameters) {
     options.kind = kind;
     options.weight_decay = 0.1;
     auto params = make_parameters();
-    const auto before = clones(params);
+    const auto before = testing::parameter_copies(params);
     GradientBuffer gradients(params);
     auto optimizer = make_graph_safe_optimizer(params, gradients.flat(), options, 0.0);
     for (std::size_t i = 0; i < params.size(); ++i) {
@@ -144,7 +139,8 @@ TEST(GraphSafeAdam, ItsStepDispatchesAsManyOperatorsForManyParameters) {
     for (const int copies : {1, 10}) {
       std::vector<torch::Tensor> params;
       for (int c = 0; c < copies; ++c) {
-        for (const auto& p : make_parameters()) params.push_back(p.detach().clone().requires_grad_(true));
+        const auto more = make_parameters();  // fresh tensors each time
+        params.insert(params.end(), more.begin(), more.end());
       }
       OptimizerSettings options;
       options.kind = kind;
@@ -177,13 +173,13 @@ TEST(GraphSafeAdam, ItsStateLoadsIntoLibTorchsAdamAndBack) {
   OptimizerSettings options;
   options.clip_grad_norm = 1.0;
   auto params = make_parameters();
-  auto plain = clones(params);
+  auto plain = testing::parameter_copies(params);
   auto pair = make_pair(params, plain, options);
   run_steps(pair, params, plain, options, 1, 3);
 
   // Graph-safe -> LibTorch: a fresh LibTorch Adam with the graph-safe state continues as the
   // one that took the steps.
-  auto reloaded = clones(params);
+  auto reloaded = testing::parameter_copies(params);
   auto reloaded_plain = make_optimizer(
       reloaded,
       [&] {
@@ -195,7 +191,7 @@ TEST(GraphSafeAdam, ItsStateLoadsIntoLibTorchsAdamAndBack) {
       0.01);
   transfer(*pair.graph_safe, *reloaded_plain);
   // LibTorch -> graph-safe: a fresh graph-safe Adam with LibTorch's state.
-  auto again = clones(plain);
+  auto again = testing::parameter_copies(plain);
   auto again_gradients = std::make_shared<GradientBuffer>(again);
   auto again_graph_safe = make_graph_safe_optimizer(again, again_gradients->flat(), options, 0.01);
   transfer(*pair.plain, *again_graph_safe);
@@ -210,7 +206,8 @@ TEST(GraphSafeAdam, ItsStateLoadsIntoLibTorchsAdamAndBack) {
 TEST(GraphSafeAdam, RefusesParametersWhoseGradientsAreNotTheFlatOnes) {
   auto params = make_parameters();
   const GradientBuffer gradients(params);
-  EXPECT_THROW(GraphSafeAdam(clones(params), torch::optim::AdamOptions(0.1), gradients.flat(), 0), c10::Error);
+  EXPECT_THROW(GraphSafeAdam(testing::parameter_copies(params), torch::optim::AdamOptions(0.1), gradients.flat(), 0),
+               c10::Error);
 }
 
 }  // namespace

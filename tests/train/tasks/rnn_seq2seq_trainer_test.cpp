@@ -71,10 +71,7 @@ TEST(RnnSeq2SeqTrainer, LearnsTheSampleCorpusAndItsCheckpointsSayWhatTheyHold) {
 TEST(RnnSeq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
   const auto straight = test::fresh_temp_dir("rnn_trainer_straight");
   const auto split = test::fresh_temp_dir("rnn_trainer_split");
-  auto setup = test::tiny_rnn_setup(straight);
-  setup.epochs = 2;
-  setup.samples = 0;
-  setup.bleu_sentences = 20;
+  auto setup = test::two_short_epochs(test::tiny_rnn_setup(straight));
   setup.teacher_forcing = 0.5;  // its draws come from the generator a checkpoint restores
   const auto full = train::train_seq2seq(setup);
   setup.run.run_dir = split.string();

@@ -20,6 +20,7 @@
 #include "dls/util/file_io.h"
 #include "dls/util/key_values.h"
 #include "util/temp_files.h"
+#include "support/older_checkpoints.h"
 #include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
 
@@ -33,7 +34,7 @@ using checkpoint::latest_checkpoint;
 using checkpoint::load_seq2seq_checkpoint;
 using settings::ScheduleKind;
 
-const std::string kSampleCorpus = dls::testing::source_dir() + "/data/sample_en_es.tsv";
+const std::string kSampleCorpus = dls::testing::sample_corpus();
 
 std::vector<torch::Tensor> weights_of(const std::string& checkpoint) {
   const auto loaded = load_seq2seq_checkpoint(checkpoint);
@@ -150,10 +151,7 @@ TEST(Seq2SeqTrainer, LearnsTheSampleCorpusAndWritesTheRunDirectory) {
 TEST(Seq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
   const auto straight = test::fresh_temp_dir("seq2seq_trainer_straight");
   const auto split = test::fresh_temp_dir("seq2seq_trainer_split");
-  auto setup = test::tiny_seq2seq_setup(straight);
-  setup.epochs = 2;
-  setup.samples = 0;
-  setup.bleu_sentences = 20;
+  auto setup = test::two_short_epochs(test::tiny_seq2seq_setup(straight));
   const auto full = train_seq2seq(setup, {});
 
   // The same run stopped inside the first epoch, then resumed twice (once inside the
@@ -187,10 +185,7 @@ TEST(Seq2SeqTrainer, ResumedRunEqualsAnUninterruptedOne) {
 TEST(Seq2SeqTrainer, TokenBatchesResumeExactly) {
   const auto straight = test::fresh_temp_dir("seq2seq_tokens_straight");
   const auto split = test::fresh_temp_dir("seq2seq_tokens_split");
-  auto setup = test::tiny_seq2seq_setup(straight);
-  setup.epochs = 2;
-  setup.samples = 0;
-  setup.bleu_sentences = 20;
+  auto setup = test::two_short_epochs(test::tiny_seq2seq_setup(straight));
   setup.max_tokens = 200;
   const auto full = train_seq2seq(setup, {});
   EXPECT_EQ(full.iterations % 2, 0) << "the same batches every epoch";
@@ -222,34 +217,17 @@ TEST(Seq2SeqTrainer, ACheckpointWrittenBeforeRunStateResumesWhereItStood) {
 
   // The fixture's run, as its command line in tests/fixtures/seq2seq_checkpoint/README.md.
   const auto straight = test::fresh_temp_dir("seq2seq_older_straight");
-  auto setup = test::tiny_seq2seq_setup(straight);
+  auto setup = test::two_short_epochs(test::tiny_seq2seq_setup(straight));
   setup.model.transformer().embedding_size(8).ffn_multiplier(1);
-  setup.epochs = 2;
-  setup.samples = 0;
-  setup.bleu_sentences = 20;
   setup.max_tokens = 200;
   setup.run.max_iters = 9;
-  const auto own = train_seq2seq(setup, {});
-  const auto expected =
-      checkpoint::RunState::from_settings(checkpoint::CheckpointReader(own.checkpoints.back()).settings());
-  ASSERT_EQ(expected.global_step, 9);
-  ASSERT_GT(expected.epoch_examples, 0);
-
-  const auto resumed = test::fresh_temp_dir("seq2seq_older_resumed");
-  fs::create_directories(resumed / "checkpoints");
-  fs::copy_file(fixture, resumed / "checkpoints" / "checkpoint_epoch_0001.pt");
-  setup.run.run_dir = resumed.string();
-  setup.run.resume = resumed.string();
-  const auto continued = train_seq2seq(setup);
-  EXPECT_EQ(continued.iterations, 9);
-  const auto state =
-      checkpoint::RunState::from_settings(checkpoint::CheckpointReader(continued.checkpoints.back()).settings());
-  EXPECT_EQ(state.completed_epochs, 0);
-  EXPECT_EQ(state.step_in_epoch, 9);
-  EXPECT_EQ(state.steps_per_epoch, expected.steps_per_epoch);
-  EXPECT_EQ(state.epoch_examples, expected.epoch_examples);
-  EXPECT_EQ(state.epoch_loss_weight, 9.0);  // the epoch's mean over its steps, the older 7 included
-  EXPECT_TRUE(std::isfinite(state.train_loss));
+  const auto run = test::expect_resume_to_stand_where_straight_stands(setup, fixture, "seq2seq_older_resumed",
+                                                                      [](const auto& s) { return train_seq2seq(s); });
+  EXPECT_GT(run.straight.epoch_examples, 0);
+  EXPECT_EQ(run.resumed.completed_epochs, 0);
+  EXPECT_EQ(run.resumed.step_in_epoch, 9);
+  EXPECT_EQ(run.resumed.epoch_loss_weight, 9.0);  // the epoch's mean over its steps, the older 7 included
+  EXPECT_TRUE(std::isfinite(run.resumed.train_loss));
 }
 
 // Static-shape batches (every batch batch_size rows, the short last one filled with masked
@@ -353,10 +331,7 @@ TEST(Seq2SeqTrainer, LossesReadAtTheEpochsEndEqualThoseReadEveryStep) {
 // and the rows written after the resume carry the new scores.
 TEST(Seq2SeqTrainer, ResumeRewritesAnOlderMetricsHeader) {
   const auto run = test::fresh_temp_dir("seq2seq_trainer_old_metrics");
-  auto setup = test::tiny_seq2seq_setup(run);
-  setup.epochs = 2;
-  setup.samples = 0;
-  setup.bleu_sentences = 20;
+  auto setup = test::two_short_epochs(test::tiny_seq2seq_setup(run));
   setup.run.max_iters = 40;  // into the second epoch of about 37 steps
   train_seq2seq(setup, {});
   // The file as an older run wrote it: every row without its last two fields (and no
