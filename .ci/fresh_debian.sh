@@ -3,14 +3,15 @@
 # /etc/hosts) in a chroot, this checkout cloned into it with ../shared beside it, then what a
 # user of a fresh machine does: apt-get install make, and the README's test command. It shows
 # what a CI on this machine cannot: a package the set-up forgot, a file the tests take from
-# this machine. Prints the set-up, build and test times and the packages installed.
+# this machine. Prints the set-up, build and test (demo) times and the packages installed.
 #
 # Usage (as root; 19 minutes on 2 cores with the packages cached, ~3 GB of disk, 572 MB from Debian):
 #   .ci/fresh_debian.sh [WORK_DIR]     (default /tmp/dls-fresh-debian; removed first)
 # FRESH_RUN=demo: the README's other command, `make demo`, instead of .ci/run (the first hour
 # of a new user: the set-up of the programs, their build and the demo, timed apart).
 # DEB_CACHE=DIR: .deb files to put into the chroot's apt cache first (a second run need not
-# download them again). The log of .ci/run, each line with its time: WORK_DIR/ci_run.log.
+# download them again). The log of .ci/run (make demo), each line with its time:
+# WORK_DIR/ci_run.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 checkout=$(pwd)
@@ -19,6 +20,7 @@ root=$work/root
 shared=$(cd .. && pwd)/shared
 
 [ "$(id -u)" -eq 0 ] || { echo "error: run as root (debootstrap and chroot need it)" >&2; exit 1; }
+case "${FRESH_RUN:=ci}" in ci) phase=tests ;; demo) phase=demo ;; *) echo "error: FRESH_RUN is ci or demo, not '$FRESH_RUN'" >&2; exit 2 ;; esac
 [ -d "$shared" ] || { echo "error: no $shared beside the checkout (CI's ../shared)" >&2; exit 1; }
 command -v debootstrap >/dev/null || apt-get install -y -q debootstrap
 
@@ -66,18 +68,18 @@ exit "$status"
 EOF
 chmod +x "$root/ci/run.sh"
 status=0
-FRESH_RUN=${FRESH_RUN:-ci} chroot "$root" /ci/run.sh || status=$?
+FRESH_RUN=$FRESH_RUN chroot "$root" /ci/run.sh || status=$?
 cp "$root/ci/ci_run.log" "$work/ci_run.log"
 log=$work/ci_run.log
 # Phases from the timestamps: set-up until CMake starts, build until ctest (the demo's first
 # section) starts, then the tests (the demo).
 first=$(head -n1 "$log" | cut -d' ' -f1)
 configure=$(grep -m1 -- '-- The CXX compiler' "$log" | cut -d' ' -f1 || true)
-tests=$(grep -m1 -E 'Test project|[0-9] ==== ' "$log" | cut -d' ' -f1 || true)
+tests=$(grep -m1 -E 'Test project|^[0-9]+ ==== ' "$log" | cut -d' ' -f1 || true)
 last=$(tail -n1 "$log" | cut -d' ' -f1)
 [ -n "$configure" ] && echo "set-up $((configure - first)) s"
 [ -n "$configure" ] && [ -n "$tests" ] && echo "build $((tests - configure)) s"
-[ -n "$tests" ] && echo "${FRESH_RUN:-ci} $((last - tests)) s" | sed 's/^ci /tests /'
+[ -n "$tests" ] && echo "$phase $((last - tests)) s"
 echo "disk used in the chroot: $(cd "$root" && du -shx --exclude=./ci/shared . 2>/dev/null | cut -f1)"
 grep -E 'newly installed|Need to get|After this operation|tests passed|tests failed out of' "$log" | cut -d' ' -f2- || true
 exit "$status"

@@ -173,8 +173,8 @@ void expect_ranks_and_accumulation_agree(const std::string& program, const std::
 }
 
 const std::string kSeq2Seq =
-    "--data " + testing::source_dir() +
-    "/data/sample_en_es.tsv --preset cpu --embedding-size 32 --heads 2"
+    "--data " + testing::sample_corpus() +
+    " --preset cpu --embedding-size 32 --heads 2"
     " --encoders 1 --decoders 1 --ffn-multiplier 2 --dropout 0 --validation-pairs 100 --bleu-sentences 10"
     " --samples 0 --epochs 1 --max-iters 3 --batch-size 24 --threads 1 --workers 1 --log-level warn";
 
@@ -205,8 +205,8 @@ INSTANTIATE_TEST_SUITE_P(LayoutsAndVariants, Seq2SeqDataParallel,
 TEST(Seq2SeqDataParallelRnn, TwoRanksAndAccumulationEqualOneProcess) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
   const auto dir = test::fresh_temp_dir("dp_seq2seq_rnn");
-  const std::string args = "--data " + testing::source_dir() +
-                           "/data/sample_en_es.tsv --preset rnn-luong --rnn-embedding-size 16 --rnn-hidden-size 32"
+  const std::string args = "--data " + testing::sample_corpus() +
+                           " --preset rnn-luong --rnn-embedding-size 16 --rnn-hidden-size 32"
                            " --rnn-dropout 0 --validation-pairs 100 --bleu-sentences 10 --samples 0 --epochs 1"
                            " --max-iters 3 --batch-size 24 --threads 1 --workers 1 --log-level warn";
   expect_ranks_and_accumulation_agree("seq2seq_train", args, "", dir, seq2seq_weights, "RNN, ");
@@ -304,8 +304,8 @@ TEST(Seq2SeqDataParallelFaults, KilledRankEndsTheOtherWithOneErrorAndTheRunResum
   const auto dir = test::fresh_temp_dir("dp_fault");
   const auto run = dir / "run";
   // Many steps of one epoch each; a checkpoint after every epoch.
-  const std::string args = "--data " + testing::source_dir() +
-                           "/data/sample_en_es.tsv --preset cpu --embedding-size 32 --heads 2 --encoders 1"
+  const std::string args = "--data " + testing::sample_corpus() +
+                           " --preset cpu --embedding-size 32 --heads 2 --encoders 1"
                            " --decoders 1 --ffn-multiplier 2 --validation-pairs 100 --bleu-sentences 10 --samples 0"
                            " --epochs 100000 --checkpoint-every 1 --batch-size 24 --threads 1 --workers 1"
                            " --dist-timeout 20 --log-level warn --run-dir " +

@@ -202,8 +202,7 @@ TEST(LanguagePairsApp, CorpusErrorsAreOneLine) {
   test::expect_one_line_error(
       pair_train("--data " + de + " --train-src " + de + " --train-tgt " + de + " --dry-run", "both", false),
       "--data and --train-src");
-  const std::string tsv =
-      " --data " + dls::testing::source_dir() + "/data/sample_en_es.tsv --validation-pairs 100 --dry-run";
+  const std::string tsv = " --data " + dls::testing::sample_corpus() + " --validation-pairs 100 --dry-run";
   test::expect_one_line_error(pair_train(tsv + " --src-lang EN", "code", false),
                               "--src-lang: 'EN' is not an ISO 639 code");
   test::expect_one_line_error(pair_train(tsv + " --tgt-lang en", "same_lang", false),

@@ -30,15 +30,17 @@ test::ProgramRun run_lm_eval(const std::string& args, const std::string& name) {
   return test::run_program("apps/checkpoint_eval", "--threads 1 " + args, "lm_eval_app_" + name);
 }
 
-// The tiny preset on the sample corpus (100 validation sentences), into `run_dir`.
-std::string tiny_run(const fs::path& run_dir) {
+// The flags of the tiny preset on the sample corpus (100 validation sentences), training into
+// `run_dir`.
+std::string tiny_run_flags(const fs::path& run_dir) {
   return "--preset tiny --data " + testing::sample_corpus() + " --run-dir " + run_dir.string() +
          " --validation-sentences 100";
 }
 
 TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
   const auto run_dir = test::fresh_temp_dir("lm_train_app_run");
-  const auto run = run_lm_train("--json " + tiny_run(run_dir) + " --epochs 2 --log-every 20 --log-level warn", "run");
+  const auto run =
+      run_lm_train("--json " + tiny_run_flags(run_dir) + " --epochs 2 --log-every 20 --log-level warn", "run");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(test::count_lines(run.out), 1u) << run.out;
   for (const char* key : {"\"val_perplexity\":", "\"initial_val_perplexity\":", "\"val_loss\":", "\"epochs\":2",
@@ -111,7 +113,7 @@ TEST(LmTrainApp, SentencePieceTrainsEvaluatesGeneratesAndResumes) {
   DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const auto run_dir = test::fresh_temp_dir("lm_train_app_spm_run");
   const auto run = run_lm_train_logged(
-      "--json " + tiny_run(run_dir) + " --tokenizer sentencepiece --spm-model bpe --vocab-size 200 --epochs 1",
+      "--json " + tiny_run_flags(run_dir) + " --tokenizer sentencepiece --spm-model bpe --vocab-size 200 --epochs 1",
       "spm_run");
   ASSERT_EQ(run.status, 0) << run.err;
   const auto result = nlohmann::json::parse(run.out);
@@ -151,8 +153,9 @@ TEST(LmTrainApp, SentencePieceTrainsEvaluatesGeneratesAndResumes) {
 // checkpoint_eval evaluates (the moving average) -- not the last epoch's.
 TEST(LmTrainApp, ARunStoppedMidEpochReportsItsFinalWeightsPerplexity) {
   const auto run_dir = test::fresh_temp_dir("lm_train_app_short_run");
-  const auto run = run_lm_train(
-      "--json " + tiny_run(run_dir) + " --epochs 3 --max-iters 100 --ema-decay 0.9 --log-level warn", "short_run");
+  const auto run =
+      run_lm_train("--json " + tiny_run_flags(run_dir) + " --epochs 3 --max-iters 100 --ema-decay 0.9 --log-level warn",
+                   "short_run");
   ASSERT_EQ(run.status, 0) << run.err;
   const auto result = nlohmann::json::parse(run.out);
   EXPECT_EQ(result["stopped_by"], "max-iters") << run.out;
@@ -231,7 +234,7 @@ TEST(LmTrainApp, AModelOverTheMemoryIsRefusedWithTheNumbers) {
 // again is refused (one line each) instead of being ignored; --epochs is applied.
 TEST(LmTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
   const auto run_dir = test::fresh_temp_dir("lm_train_app_fixed");
-  const auto first = run_lm_train(tiny_run(run_dir) + " --epochs 1 --log-level warn", "fixed_first");
+  const auto first = run_lm_train(tiny_run_flags(run_dir) + " --epochs 1 --log-level warn", "fixed_first");
   ASSERT_EQ(first.status, 0) << first.err;
   test::expect_fixed_on_resume(
       run_lm_train, "--resume " + run_dir.string() + " --epochs 2",
@@ -305,11 +308,11 @@ TEST(LmTrainApp, RunningTextTrainsInWindowsAndGeneratesPastItsBlock) {
 // the run's own config.toml (the run began there).
 TEST(LmTrainApp, InitFromStartsANewRunFromAnothersWeights) {
   const auto first_dir = test::fresh_temp_dir("lm_train_app_init_first");
-  const auto first = run_lm_train(tiny_run(first_dir) + " --epochs 1 --log-level warn", "init_first");
+  const auto first = run_lm_train(tiny_run_flags(first_dir) + " --epochs 1 --log-level warn", "init_first");
   ASSERT_EQ(first.status, 0) << first.err;
   const auto run_dir = test::fresh_temp_dir("lm_train_app_init_second");
   const auto second =
-      run_lm_train_logged(tiny_run(run_dir) + " --epochs 1 --init-from " + first_dir.string(), "init_second");
+      run_lm_train_logged(tiny_run_flags(run_dir) + " --epochs 1 --init-from " + first_dir.string(), "init_second");
   ASSERT_EQ(second.status, 0) << second.err;
   EXPECT_NE(second.err.find("--init-from " + first_dir.string() + "/checkpoints/checkpoint_epoch_0001.pt (model): "),
             std::string::npos)

@@ -66,8 +66,7 @@ TEST(PresetFiles, AMisspeltOwnPresetIsRefusedInOneLine) {
   const auto dir = test::fresh_temp_dir("preset_files_own");
   const auto mine = (dir / "mine.toml").string();
   test::write_bytes(mine, "# my preset\nepochs = 2\nbatch-sise = 32\n");
-  const auto run =
-      dry_run("lm_train", "--data " + testing::source_dir() + "/data/sample_en_es.tsv --config " + mine, "preset_own");
+  const auto run = dry_run("lm_train", "--data " + testing::sample_corpus() + " --config " + mine, "preset_own");
   EXPECT_EQ(run.status, 1);
   EXPECT_NE(run.err.find("batch-sise"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("batch-size"), std::string::npos) << "the closest flag is suggested: " << run.err;

@@ -96,9 +96,9 @@ TEST(VitTrainApp, BadStemIsOneLineError) {
                          "stem output size 14 is not divisible by the patch size 4");
 }
 
-// A tiny model (M 16, 2 heads, 1 encoder, a two-layer stem, 16 patches, batches of 10) on the
-// images of `data`, into `run_dir`.
-std::string tiny_model_run(const fs::path& data, const fs::path& run_dir) {
+// The flags of a tiny model (M 16, 2 heads, 1 encoder, a two-layer stem to 14 x 14, 4 patches
+// of 7 x 7, batches of 10) on the images of `data`, training into `run_dir`.
+std::string tiny_model_flags(const fs::path& data, const fs::path& run_dir) {
   return "--data-dir " + data.string() + " --run-dir " + run_dir.string() +
          " --embedding-size 16 --heads 2 --encoders 1 --stem 4,8/2 --patch-size 7 --batch-size 10 --log-level warn";
 }
@@ -107,7 +107,7 @@ TEST(VitTrainApp, TinyRunPrintsJson) {
   const auto data = data_with("tiny", "", "");
   const auto run_dir = test::fresh_temp_dir("vit_train_app_tiny_run");
   const auto run =
-      run_vit_train("--json " + tiny_model_run(data, run_dir) + " --epochs 2 --checkpoint-every 1", "tiny");
+      run_vit_train("--json " + tiny_model_flags(data, run_dir) + " --epochs 2 --checkpoint-every 1", "tiny");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(test::count_lines(run.out), 1u) << run.out;
   for (const char* key :
@@ -156,7 +156,7 @@ TEST(VitTrainApp, ConfigTomlRepeatsTheRunFromAnotherFolder) {
 TEST(VitTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
   const auto data = data_with("fixed", "", "");
   const auto run_dir = test::fresh_temp_dir("vit_train_app_fixed_run");
-  const auto first = run_vit_train(tiny_model_run(data, run_dir) + " --epochs 1", "fixed_first");
+  const auto first = run_vit_train(tiny_model_flags(data, run_dir) + " --epochs 1", "fixed_first");
   ASSERT_EQ(first.status, 0) << first.err;
   test::expect_fixed_on_resume(run_vit_train, "--resume " + run_dir.string() + " --epochs 2",
                                {"--preset dlstudio", "--dataset fashion-mnist", "--normalization dataset",

@@ -49,7 +49,9 @@ struct RecordingModel {
 };
 
 BatchingSettings batcher_settings(double wait_ms, std::size_t max_batch, std::size_t max_queued = 1000) {
-  BatchingSettings s{wait_ms, max_batch};
+  BatchingSettings s;
+  s.wait_ms = wait_ms;
+  s.max_batch = max_batch;
   s.max_queued = max_queued;
   return s;
 }

@@ -22,7 +22,7 @@ CpuFeatures avx512_cpu() {
 
 // Debian's OpenBLAS on a CPU it did not recognise, nothing in the environment.
 BlasKernelFacts fallen_back(const CpuFeatures& cpu, const std::string& core = "Prescott") {
-  return {core, /*dynamic_arch=*/true, cpu};
+  return {core, /*dynamic_arch=*/true, cpu, /*coretype=*/std::nullopt, /*restarted=*/std::nullopt};
 }
 
 TEST(BlasKernels, FallbackCoreOnAnAvx512CpuRestartsWithSkylakeX) {

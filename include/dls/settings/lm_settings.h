@@ -37,7 +37,7 @@ struct LmTrainSettings {
   SelectionSettings selection{"loss"};  // best.pt (by validation NLL), early stopping, weight EMA
 
   // Where it runs, where it writes, when it stops: what every run has. Checkpoints every
-  // epoch, log lines every 100 steps (RunSettings' defaults).
+  // epoch, log lines every 100 steps.
   RunSettings run = RunSettings::task_defaults("runs/lm", /*checkpoint_every=*/1, /*log_every=*/100);
 
   // Every setting, in checkpoints under "model.", "data.", "train.", "optimizer.", "selection."
