@@ -131,6 +131,7 @@ write_pc() { printf 'Name: %s\nDescription: %s\nVersion: 99\nCflags: -I%s %s\nLi
 write_pc cairo "-I$P/usr/include/cairo" "-lcairo"
 write_pc libutf8proc "" "-lutf8proc"
 write_pc sentencepiece "" "-lsentencepiece -lsentencepiece_train"
+write_pc libjpeg "-I$P/usr/include/x86_64-linux-gnu" "-ljpeg"   # jconfig.h is in the multiarch folder
 # translate_server's HTTP library, with the features Debian built it with (its class layouts
 # depend on them) and OpenSSL's headers, whose configuration lives in the multiarch folder.
 write_pc cpp-httplib "-I$P/usr/include/x86_64-linux-gnu -DCPPHTTPLIB_OPENSSL_SUPPORT -DCPPHTTPLIB_ZLIB_SUPPORT -DCPPHTTPLIB_BROTLI_SUPPORT" \

@@ -8,14 +8,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .deps/debs .deps/data/spa-eng .deps/data/fashion-mnist .deps/anchors
 # Headers and libraries the build links, then the shared libraries those load (cairo's
-# drawing and font stack, SentencePiece's protobuf-lite), the font, and pkgconf.
+# drawing and font stack, SentencePiece's protobuf-lite, libjpeg-turbo for JPEG images), the
+# font, and pkgconf.
 packages=(libcli11-dev libspdlog-dev libspdlog1.10 libfmt-dev libfmt9 libgtest-dev
           libutf8proc-dev libutf8proc2 nlohmann-json3-dev zlib1g-dev zlib1g
           libsentencepiece-dev libsentencepiece0 libprotobuf-lite32
           libcairo2-dev libcairo2 libpixman-1-0 libfontconfig1 libfreetype6 libpng16-16 libxcb-shm0 libxcb1
           libxcb-render0 libxrender1 libx11-6 libx11-data libxext6 libexpat1 libbrotli1 libxau6 libxdmcp6
           libbsd0 libmd0 fontconfig-config fonts-dejavu-core pkgconf pkgconf-bin libpkgconf3
-          libcpp-httplib-dev libcpp-httplib0.11 libssl-dev libssl3 libbrotli-dev libboost1.74-dev)
+          libcpp-httplib-dev libcpp-httplib0.11 libssl-dev libssl3 libbrotli-dev libboost1.74-dev
+          libjpeg62-turbo-dev libjpeg62-turbo)
 (cd .deps/debs && rm -f ./*.deb && apt-get download "${packages[@]}")
 corpus=${DLS_DATA_DIR:-../shared/data}/spa-eng/spa.txt
 [ -f "$corpus" ] && cp "$corpus" .deps/data/spa-eng/ || echo "no $corpus: the GPU runs on the real corpus will be skipped"
