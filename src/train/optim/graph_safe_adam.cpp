@@ -9,6 +9,7 @@
 #include <torch/version.h>
 #include <spdlog/spdlog.h>
 
+#include "dls/util/flat_views.h"
 #include "train/optim/adam_state.h"
 
 // LibTorch >= 2.4 on CUDA: ATen's fused Adam(W) with the learning rate in a device tensor, one
@@ -26,17 +27,10 @@
 namespace dls::train {
 
 namespace {
-// Each parameter's slice of `flat` [N], shaped like it (as the gradients are); none for an
-// undefined `flat`.
+// Each parameter's slice of `flat` [N], laid out as the gradients are (util/flat_views.h);
+// none for an undefined `flat` (a buffer the step does not use).
 std::vector<torch::Tensor> per_parameter_views(const torch::Tensor& flat, const std::vector<torch::Tensor>& params) {
-  std::vector<torch::Tensor> views;
-  if (!flat.defined()) return views;
-  std::int64_t offset = 0;
-  for (const auto& p : params) {
-    views.push_back(flat.narrow(0, offset, p.numel()).view(p.sizes()));
-    offset += p.numel();
-  }
-  return views;
+  return flat.defined() ? util::flat_views(flat, params) : std::vector<torch::Tensor>{};
 }
 }  // namespace
 

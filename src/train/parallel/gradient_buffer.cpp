@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include "dls/util/flat_views.h"
+
 namespace dls::train {
 
 namespace {
@@ -32,12 +34,8 @@ GradientBuffer::GradientBuffer(const std::vector<torch::Tensor>& parameters) {
   }
   const auto options = parameters_.empty() ? torch::TensorOptions(torch::kFloat) : parameters_.front().options();
   flat_ = torch::zeros({total}, options.requires_grad(false));
-  std::int64_t offset = 0;
-  for (auto& p : parameters_) {
-    views_.push_back(flat_.narrow(0, offset, p.numel()).view(p.sizes()));
-    offset += p.numel();
-    p.mutable_grad() = views_.back();
-  }
+  views_ = util::flat_views(flat_, parameters_);
+  for (std::size_t i = 0; i < parameters_.size(); ++i) parameters_[i].mutable_grad() = views_[i];
 }
 
 void GradientBuffer::zero() { flat_.zero_(); }
