@@ -15,6 +15,9 @@
 
 #include "bench_profile.h"
 #include "bench_tasks.h"
+#include "gpu_kernel_profile.h"
+#include "dls/layers/fused_attention.h"
+#include "dls/layers/small_batched_matmul.h"
 #include "dls/util/device.h"
 #include "dls/util/operator_count.h"
 
@@ -28,13 +31,58 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 std::atomic<double> g_flops{0};
 
+void add_flops(double flops) {
+  double expected = g_flops.load();
+  while (!g_flops.compare_exchange_weak(expected, expected + flops)) {
+  }
+}
+
+// LibTorch's fused attention kernels (under at::scaled_dot_product_attention, fused_attention.h),
+// counted as the products they stand for: forward Q K^T and P V (2 products), backward dP,
+// dS K, dS^T Q and P^T dO (4); q [..., Lq, s], k [..., Lk, s], each product 2*batch*Lq*Lk*s.
+// The math fallback dispatches its products as bmm, which the rule below counts instead.
+// Inputs: forward (q, k, ...); backward (grad_out, q, k, ...).
+int fused_attention_products(const char* name, int* query_input) {
+  static const char* const kForward[] = {
+      "aten::_scaled_dot_product_flash_attention", "aten::_scaled_dot_product_efficient_attention",
+      "aten::_scaled_dot_product_cudnn_attention", "aten::_scaled_dot_product_flash_attention_for_cpu"};
+  for (const char* forward : kForward) {
+    const std::size_t n = std::strlen(forward);
+    if (std::strncmp(name, forward, n) != 0) continue;
+    if (name[n] == '\0') {
+      *query_input = 0;
+      return 2;
+    }
+    if (std::strcmp(name + n, "_backward") == 0) {
+      *query_input = 1;
+      return 4;
+    }
+  }
+  return 0;
+}
+
 // The product's 2*m*n*k from the shapes of its inputs: mm(a [m,k], b [k,n]),
 // addmm(c, a, b) (also in place, c.addmm_(a, b)), bmm(a [B,m,k], b [B,k,n]),
 // baddbmm(c, a, b), dls::small_batched_matmul(a [...,m,k], b [...,k,n]). The out= variants
-// carry the same names.
+// carry the same names. The fused attention kernels as their products (above).
 std::unique_ptr<at::ObserverContext> on_operator(const at::RecordFunction& fn) {
   const char* name = fn.name();
   if (name == nullptr) return nullptr;
+  int query_input = 0;
+  if (const int products = fused_attention_products(name, &query_input)) {
+    const auto inputs = fn.inputs();
+    if (inputs.size() < static_cast<std::size_t>(query_input + 2) || !inputs[query_input].isTensor() ||
+        !inputs[query_input + 1].isTensor()) {
+      return nullptr;
+    }
+    const auto q = inputs[query_input].toTensor().sizes();
+    const auto k = inputs[query_input + 1].toTensor().sizes();
+    double batch = 1;
+    for (std::size_t d = 0; d + 2 < q.size(); ++d) batch *= static_cast<double>(q[d]);
+    add_flops(products * 2 * batch * static_cast<double>(q[q.size() - 2]) * static_cast<double>(k[k.size() - 2]) *
+              static_cast<double>(q.back()));
+    return nullptr;
+  }
   int first = -1;
   if (std::strcmp(name, "aten::mm") == 0 || std::strcmp(name, "aten::bmm") == 0 ||
       std::strcmp(name, "dls::small_batched_matmul") == 0) {
@@ -57,9 +105,7 @@ std::unique_ptr<at::ObserverContext> on_operator(const at::RecordFunction& fn) {
   const double m = static_cast<double>(as[as.size() - 2]);
   const double k = static_cast<double>(as[as.size() - 1]);
   const double n = static_cast<double>(bs[bs.size() - 1]);
-  double expected = g_flops.load();
-  while (!g_flops.compare_exchange_weak(expected, expected + 2 * batch * m * n * k)) {
-  }
+  add_flops(2 * batch * m * n * k);
   return nullptr;
 }
 
@@ -145,7 +191,7 @@ std::function<void(int)> finishing_on_device(std::function<void(int)> step, bool
 }
 
 void measure_step(std::function<void(int)> step, const BenchOptions& options, std::int64_t batch, bool cuda,
-                  BenchResult& result) {
+                  BenchResult& result, const std::function<void()>& flops_step) {
   const auto items = static_cast<double>(batch);
   // On a GPU the rate is a training loop's: the host queues steps ahead of the GPU and waits
   // for it once per repeat, as the trainer does (it reads its losses back every few hundred
@@ -154,12 +200,18 @@ void measure_step(std::function<void(int)> step, const BenchOptions& options, st
   std::function<void()> wait_for_device;
   if (cuda) wait_for_device = [] { torch::cuda::synchronize(); };
   result.timing = time_steps(step, options.warmup, options.repeats, options.iters, items, result.unit, wait_for_device);
+  const auto queued = step;  // as timed: the host runs ahead of the GPU
   auto waited = finishing_on_device(std::move(step), cuda);
   if (cuda) {
     std::fprintf(stderr, "  waiting for the GPU after every step:\n");
     result.waiting_each_step = time_steps(waited, 0, options.repeats, options.iters, items, result.unit);
   }
-  result.flops_per_item = count_matmul_flops([&] { waited(0); }) / items;
+  result.flops_per_item = count_matmul_flops([&] {
+                            if (!flops_step) return waited(0);
+                            flops_step();
+                            if (cuda) torch::cuda::synchronize();
+                          }) /
+                          items;
   result.ops_per_step = count_operators([&] { waited(0); });
   if (options.profile_rows > 0) {
     print_operator_profile(
@@ -168,6 +220,18 @@ void measure_step(std::function<void(int)> step, const BenchOptions& options, st
         },
         options.profile_rows);
   }
+  if (options.gpu_profile_rows > 0) {
+    print_gpu_kernel_profile(
+        [&] {
+          for (int i = 0; i < options.iters; ++i) queued(i);
+        },
+        options.iters, options.gpu_profile_rows);
+  }
+}
+
+std::string attention_products(c10::Device device) {
+  if (fused_attention_on(device)) return "scaled_dot_product_attention";
+  return small_batched_matmul_on(device) ? "small_batched_matmul" : "matmul";
 }
 
 BenchPlacement place_model(torch::nn::Module& model, const BenchOptions& options) {

@@ -97,6 +97,8 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::shared_ptr<train::GradientBuffer> gradients;  // --graph-safe-adam, --cuda-graphs
   std::unique_ptr<train::CapturedStep> captured;     // --cuda-graphs
+  std::unique_ptr<train::CapturedStep> eager_twin;   // --cuda-graphs on a GPU: the FLOP count's step
+  std::function<void()> flops_step;                  // what the FLOPs are counted on, if not `step`
   std::optional<train::ScopedIntraOpThreads> single_thread;
   if (o.task == "seq2seq-train") {
     result.unit = "pairs/s";
@@ -121,13 +123,23 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
       // As seq2seq_train's captured step: the masked sum over every output row, divided on the device.
       auto sum_options = loss_options;
       sum_options.all_output_rows = true;
-      captured = std::make_unique<train::CapturedStep>(
-          device, *gradients, dynamic_cast<train::GraphSafeOptimizer&>(*optimizer),
-          [&model, sum_options](const torch::Tensor& s, const torch::Tensor& t) {
-            return sequence_loss_sum_from_states(*model->master_decoder, model->final_states(s, t),
-                                                 t.narrow(1, 1, t.size(1) - 1), sum_options);
-          },
-          autocast, /*record=*/device.is_cuda());
+      const auto loss_sum = [&model, sum_options](const torch::Tensor& s, const torch::Tensor& t) {
+        return sequence_loss_sum_from_states(*model->master_decoder, model->final_states(s, t),
+                                             t.narrow(1, 1, t.size(1) - 1), sum_options);
+      };
+      auto& graph_safe_optimizer = dynamic_cast<train::GraphSafeOptimizer&>(*optimizer);
+      captured = std::make_unique<train::CapturedStep>(device, *gradients, graph_safe_optimizer, loss_sum, autocast,
+                                                       /*record=*/device.is_cuda());
+      if (device.is_cuda()) {
+        // A replay dispatches no product to count: the FLOPs are counted on one step of the
+        // same program run eagerly.
+        eager_twin = std::make_unique<train::CapturedStep>(device, *gradients, graph_safe_optimizer, loss_sum, autocast,
+                                                           /*record=*/false);
+        flops_step = [&] {
+          const auto& [src, tgt] = batches[0];
+          eager_twin->run(src, tgt, loss_options.dlstudio ? denominators[0].rows : denominators[0].real_tokens);
+        };
+      }
       result.config.emplace_back("step", device.is_cuda() ? "cuda-graphs" : "captured-program-eager");
     }
     step = [&](int i) {
@@ -166,8 +178,8 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
     throw std::invalid_argument("unknown seq2seq task '" + o.task + "'");
   }
   if (o.task != "seq2seq-train") result.config.emplace_back("linear_weights", o.int8_linear ? "int8" : "fp32");
-  result.config.emplace_back("attention_products", o.plain_bmm ? "matmul" : "small_batched_matmul");
-  measure_step(std::move(step), o, batch, device.is_cuda(), result);
+  result.config.emplace_back("attention_products", attention_products(device));
+  measure_step(std::move(step), o, batch, device.is_cuda(), result, flops_step);
   return result;
 }
 

@@ -31,6 +31,7 @@ struct BenchOptions {
   int workers = 0;                         // concurrent chunks per batch (split_batch.h); 0: as the programs
   bool plain_adam = false;                 // LibTorch's Adam/AdamW step instead of the fused one
   bool plain_bmm = false;                  // torch::matmul for attention's small products (small_batched_matmul.h)
+  std::string attention = "auto";          // auto|plain|fused: where the fused operator runs (fused_attention.h)
   bool plain_decoder_step = false;         // decoding: attention by the general operators, not the step kernels
   bool int8_linear = false;                // linear layers of inference on int8 weights (int8_linear.h)
   bool plain_linear = false;               // one-row linear layers through GEMM, not GEMV (row_linear.h)
@@ -43,6 +44,7 @@ struct BenchOptions {
   std::string device = "cpu";      // cpu|cuda|auto (util::select_device)
   std::string precision = "fp32";  // fp32|bf16|fp16: forward passes under autocast (util/precision.h)
   int profile_rows = 0;            // > 0: after timing, the operators with the most self time
+  int gpu_profile_rows = 0;        // > 0 (CUDA): after timing, the kernels with the most GPU time
   // translate-latency
   std::string checkpoint;                       // a seq2seq run or checkpoint (empty: a random model)
   std::string sentence = "I want to go home.";  // the sentence translated
@@ -71,11 +73,17 @@ struct BenchPlacement {
 };
 BenchPlacement place_model(torch::nn::Module& model, const BenchOptions& options);
 
+// How the benchmark's attention runs on `device`, for its JSON's "attention_products":
+// scaled_dot_product_attention (fused_attention.h), small_batched_matmul or matmul.
+std::string attention_products(c10::Device device);
+
 // Measures `step` into `result` as every benchmark does: timed (options' warm-up, repeats,
 // iterations; `batch` items a step; on a GPU also waiting for it after every step), its matrix-product FLOPs and
-// operators counted, and with options.profile_rows its operator profile on stderr.
+// operators counted, and with options.profile_rows its operator profile on stderr (with
+// options.gpu_profile_rows, on a GPU, its kernel profile: gpu_kernel_profile.h). The FLOPs
+// are counted on `flops_step` where given (an eager run of a step that replays a CUDA graph).
 void measure_step(std::function<void(int)> step, const BenchOptions& options, std::int64_t batch, bool cuda,
-                  BenchResult& result);
+                  BenchResult& result, const std::function<void()>& flops_step = {});
 
 // The seq2seq preset `name` as a benchmark builds its model from it: with the variant, layout,
 // M and vocabulary sizes options ask for. Throws std::invalid_argument for an unknown preset,

@@ -78,7 +78,7 @@ BenchResult run_vit_bench(const BenchOptions& o) {
   } else {
     throw std::invalid_argument("unknown ViT task '" + o.task + "'");
   }
-  result.config.emplace_back("attention_products", o.plain_bmm ? "matmul" : "small_batched_matmul");
+  result.config.emplace_back("attention_products", attention_products(device));
   measure_step(std::move(step), o, batch, device.is_cuda(), result);
   return result;
 }

@@ -20,6 +20,7 @@
 #include "dls/layers/attention.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/layers/row_linear.h"
+#include "dls/layers/fused_attention.h"
 #include "dls/layers/small_batched_matmul.h"
 #include "dls/util/device.h"
 #include "dls/util/json.h"
@@ -155,6 +156,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(dls::kQuantizeNames));
   app.add_flag("--plain-bmm", options.plain_bmm,
                "attention's small batched products by torch::matmul instead of small_batched_matmul.h's kernels");
+  app.add_option("--attention", options.attention,
+                 "auto (one fused operator on a GPU where LibTorch has it, >= 2.1), plain (softmax, dropout and two "
+                 "products everywhere) or fused (the fused operator on the CPU too): fused_attention.h")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "plain", "fused"}));
   app.add_flag("--full-ffn", options.full_ffn,
                "dlstudio layout: compute every output of W2, including those no later step reads");
   app.add_option("--device", options.device, "cpu, cuda or auto (the GEMM rate is measured on the same device)")
@@ -179,6 +185,10 @@ int main(int argc, char** argv) {
          "--profile", options.profile_rows,
          "after timing, print the N operators with the most self time over --iters more steps (bench_profile.h)")
       ->check(in_range(0, 100000));
+  app.add_option("--gpu-profile", options.gpu_profile_rows,
+                 "CUDA: after timing, print the N kernels with the most GPU time over --iters more steps, and the "
+                 "GPU's busy time against the wall time (LibTorch >= 2.4 with Kineto: gpu_kernel_profile.h)")
+      ->check(in_range(0, 100000));
   dls::cli::add_version_flag(app, "dls_bench");
   if (const auto stop = dls::cli::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("dls_bench"));  // stdout holds the JSON records
@@ -197,10 +207,20 @@ int main(int argc, char** argv) {
           "--quantize int8: for translate-latency, translate-file, seq2seq-greedy and seq2seq-beam");
     }
     dls::set_int8_linear_enabled(options.int8_linear);
+    if (options.attention == "fused" && !dls::fused_attention_compiled()) {
+      throw std::invalid_argument("--attention fused: this LibTorch (" TORCH_VERSION
+                                  ") has no fused attention operator (2.1 and later)");
+    }
+    dls::set_fused_attention_use(options.attention == "plain"   ? dls::FusedAttentionUse::kNowhere
+                                 : options.attention == "fused" ? dls::FusedAttentionUse::kEverywhere
+                                                                : dls::FusedAttentionUse::kGpu);
     dls::set_small_batched_matmul_enabled(
         !options.plain_bmm);  // 0: each benchmark's default, as the programs choose it
     const auto device = dls::util::select_device(options.device);
     options.device = device.is_cuda() ? "cuda" : "cpu";
+    if (options.gpu_profile_rows > 0 && !device.is_cuda()) {
+      throw std::invalid_argument("--gpu-profile: for a run on the GPU (--device cuda)");
+    }
     at::globalContext().setAllowTF32CuBLAS(tf32);
     const double gemm = dls::bench::measure_gemm_gflops(gemm_size, 7, device.is_cuda());
     const std::string kernels = dls::util::openblas_core_in_use();

@@ -15,7 +15,8 @@
 #            512, fp32 and bf16) and the PyTorch anchor (.deps/anchors/pytorch_step.py, six
 #            variants, one process each) in one command, then bench/python/anchor_table.py's
 #            table (anchor_table.md: dls, the best PyTorch variant, the ratio, the targets);
-#            the eager step's operator count on the GPU; the trainer's wall-clock pairs/s beside
+#            each lever on its own (the same cells with --attention plain, ANCHOR_LEVERS=0:
+#            none); the eager step's operator count on the GPU; the trainer's wall-clock pairs/s beside
 #            dls_bench's at the same shapes; the lecture model's step rates (~8 min)
 #   lecture  DLStudio's experiment: seq2seq_train --preset dlstudio for LECTURE_EPOCHS (40)
 #            epochs on the <= 8-word pairs, checkpoint_eval of every checkpoint (BLEU per
@@ -40,7 +41,7 @@
 #   LECTURE_NEW_FLAGS (flags for a new run only: what a resume may not change),
 #   LECTURE_DIR (/tmp/gpu-lecture)
 #   ANCHOR_BATCHES (64 512), ANCHOR_ITERS (30), ANCHOR_BUDGET (the anchor's seconds, 330),
-#   ANCHOR_FLAGS (more pytorch_step.py flags), ANCHOR_LECTURE=0 (no lecture-model rates),
+#   ANCHOR_FLAGS (more pytorch_step.py flags), ANCHOR_LECTURE=0 (no lecture-model rates), ANCHOR_LEVERS=0 (no lever rows),
 #   PYTHON (the python with PyTorch, default python3)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -260,7 +261,7 @@ fi
 
 if [ "$part" = tests ]; then
   # The CUDA tests print their largest differences (bf16 replay, dropout runs): kept with the results.
-  filter='CapturedStep.*:GraphSafeAdam.*:MixedPrecision.*:StepPlan.*:FusedAdam.*:ChooseDevice.*:PlaceTraining.*'
+  filter='CapturedStep.*:GraphSafeAdam.*:MixedPrecision.*:StepPlan.*:FusedAdam.*:FusedAttention.*:ChooseDevice.*:PlaceTraining.*'
   (cd "$B/tests" && timeout -k 5 "$(( deadline - $(date +%s) - 5 ))" ./dls_tests --gtest_filter="$filter") \
     > "$W/cuda_tests.log" 2>&1
   rc=$?
@@ -353,6 +354,19 @@ if [ "$part" = anchors ]; then
       dls_logs+=("$W/dls_${precision}_b$batch.log")
     done
   done
+  # Each lever on its own: the same cells with attention on the plain path (softmax, dropout
+  # and two products) instead of LibTorch's one fused operator (fused_attention.h).
+  lever_logs=()
+  if [ "${ANCHOR_LEVERS:-1}" != 0 ]; then
+    for precision in fp32 bf16; do
+      for batch in $batches; do
+        step "dls_plain_attention_${precision}_b$batch" 90 "$bench" --task seq2seq-train --preset cpu --batch "$batch" \
+             --device "$dev" --precision "$precision" --cuda-graphs --attention plain --warmup 5 --repeats 3 \
+             --iters "${ANCHOR_ITERS:-30}"
+        lever_logs+=("plain attention=$W/dls_plain_attention_${precision}_b$batch.log")
+      done
+    done
+  fi
   # The eager step on the GPU (the trainer's optimizer there): the operators it dispatches.
   step dls_eager_ops 90 "$bench" --task seq2seq-train --preset cpu --batch "${batches%% *}" --device "$dev" \
        --graph-safe-adam --warmup 2 --repeats 1 --iters 10
@@ -377,18 +391,20 @@ if [ "$part" = anchors ]; then
     more+=(--trainer "$W/trainer_rate.log")
   fi
   # The lecture's model (the dlstudio preset, batch 50), captured: its step rate in fp32, fp32
-  # with TF32 and bf16, for the 40 epochs' time.
+  # with TF32 and bf16 (and bf16 with attention on the plain path), for the 40 epochs' time.
   if [ "${ANCHOR_LECTURE:-1}" != 0 ]; then
     more+=(--lecture)
-    for lever in fp32 tf32 bf16; do
-      flags=(--precision "${lever/tf32/fp32}")
-      [ "$lever" = tf32 ] && flags+=(--tf32)
+    for lever in fp32 tf32 bf16 bf16_plain_attention; do
+      flags=(--precision "${lever%%_*}")
+      [ "$lever" = tf32 ] && flags=(--precision fp32 --tf32)
+      [ "$lever" = bf16_plain_attention ] && flags+=(--attention plain)
       step "lecture_rate_$lever" 90 "$bench" --task seq2seq-train --preset dlstudio --device "$dev" --cuda-graphs \
            "${flags[@]}" --warmup 3 --repeats 3 --iters "${smoke:+1}${smoke:-10}"
       more+=("$lever=$W/lecture_rate_$lever.log")
     done
   fi
   # The table last, from every record above (a step cut by the part's limit leaves a gap it names).
+  (( ${#lever_logs[@]} )) && more+=(--lever-off "${lever_logs[@]}")
   "$py" bench/python/anchor_table.py --pytorch "$W/pytorch.json" --dls "${dls_logs[@]}" "${more[@]}" \
     > "$OUT/anchor_table.md" 2>&1 || failures=$(( failures + 1 ))
   cat "$OUT/anchor_table.md" >> "$OUT/summary.txt"

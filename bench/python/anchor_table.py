@@ -10,11 +10,13 @@ wait: cuda_graph+sync and eager, which reads the loss each step); and the old ea
 reference (ref_torchnn) as its own, labelled column. Then the issue's targets, each met or
 not; with --trainer, seq2seq_train's wall-clock rate (its --json line) against dls_bench's
 bf16 cell at the smallest batch (the same shapes); with --lecture, the lecture model's
-dls_bench rate per lever and the 40 epochs' time it implies. Only figures in the files are
+dls_bench rate per lever and the 40 epochs' time it implies; with --lever-off, dls_bench's
+rate with one lever switched off beside the cell's (what that lever alone gives). Only figures in the files are
 printed: nothing is carried over from earlier runs.
 
     python3 bench/python/anchor_table.py --pytorch pytorch.json --dls dls_fp32_b64.log ... \
-        [--trainer trainer.log] [--lecture fp32=lecture_fp32.log bf16=...]
+        [--trainer trainer.log] [--lecture fp32=lecture_fp32.log bf16=...] \
+        [--lever-off "plain attention=dls_plain_attention_fp32_b64.log" ...]
 """
 import argparse
 import json
@@ -67,6 +69,27 @@ def ratio(a, b):
     return a / b if a and b else None
 
 
+def lever_table(items, cells):
+    """Each lever on its own: the cell's rate with the lever off, against the cell's."""
+    if not items:
+        return
+    print()
+    print("| batch | precision | without | dls pairs/s without | with (the cell) | the lever's gain |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for item in items:
+        without, _, path = item.partition("=")
+        r = last_json(path)
+        if not r:
+            print(f"| - | - | {without} | no record in {os.path.basename(path)} | - | - |")
+            continue
+        config = r.get("config", {})
+        key = (int(config.get("batch", 0)), config.get("precision", "fp32"))
+        cell = cells.get(key)
+        gain = ratio(cell and cell["median"], r["median"])
+        print(f"| {key[0]} | {key[1]} | {without} | {fmt(r['median'])} | {fmt(cell and cell['median'])} | "
+              + (f"{gain:.2f}×" if gain else "-") + " |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pytorch", required=True, help="pytorch_step.py --json-out file")
@@ -74,6 +97,8 @@ def main():
     parser.add_argument("--trainer", help="a seq2seq_train --json log at the smallest batch, bf16")
     parser.add_argument("--lecture", nargs="*", default=[], metavar="LEVER=LOG",
                         help="dls_bench logs of the lecture model (--preset dlstudio), one per lever")
+    parser.add_argument("--lever-off", nargs="*", default=[], metavar="WITHOUT=LOG",
+                        help="dls_bench logs of a --dls cell's step with one lever off (WITHOUT names it)")
     args = parser.parse_args()
     anchor = json.load(open(args.pytorch)) if os.path.exists(args.pytorch) else {}
     if not anchor:
@@ -130,6 +155,7 @@ def main():
             verdict = "met" if bf16["median"] >= fp32["median"] else "NOT met"
             print(f"target bf16 ≥ fp32 for dls at batch {batch}: {verdict} "
                   f"({fmt(bf16['median'])} against {fmt(fp32['median'])} pairs/s)")
+    lever_table(args.lever_off, cells)
     failed = [r for r in rows if "error" in r]
     for r in failed:
         print(f"PyTorch {r['variant']} b{r['batch']} {r['precision']}: {r['error']}")

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "dls/layers/attention.h"
+#include "dls/layers/fused_attention.h"
 #include "dls/layers/row_linear.h"
 #include "dls/layers/small_batched_matmul.h"
 
@@ -11,6 +12,13 @@ namespace dls::detail {
 torch::Tensor scaled_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, Layout layout,
                                const torch::Tensor& mask, torch::nn::Dropout& dropout, torch::Tensor* weights) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
+  if (weights == nullptr && fused_attention_on(q.device())) {
+    // One operator (fused_attention.h). DLStudio's scale after the softmax: the operator at
+    // scale 1, its output scaled; its layouts have no attention dropout.
+    if (layout != Layout::kVaswani) return fused_attention(q, k, v, mask, 0.0, 1.0) * scale;
+    const double p = dropout->is_training() ? dropout->options.p() : 0.0;
+    return fused_attention(q, k, v, mask, p, scale);
+  }
   auto scores = small_batched_matmul(q, k.transpose(-2, -1));  // [..., Lq, Lk]
   if (layout == Layout::kVaswani) scores = scores * scale;
   if (mask.defined()) scores = scores + mask;

@@ -6,6 +6,7 @@ list(APPEND DLS_SOURCES
   layers/cross_attention.cpp
   layers/embeddings.cpp
   layers/feed_forward.cpp
+  layers/fused_attention.cpp
   layers/int8_gemv.cpp
   layers/int8_linear.cpp
   layers/patch_embedding.cpp

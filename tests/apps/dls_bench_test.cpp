@@ -8,12 +8,15 @@
 
 #include <torch/torch.h>
 
+#include "dls/layers/attention.h"
+#include "dls/layers/fused_attention.h"
 #include "dls/layers/small_batched_matmul.h"
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
 
 #ifdef DLS_HAVE_BENCH
 #include "bench_measure.h"
+#include "gpu_kernel_profile.h"
 #include "support/program_run.h"
 #endif
 
@@ -41,6 +44,26 @@ TEST(BenchFlops, CountsEveryKindOfProduct) {
   EXPECT_EQ(bench::count_matmul_flops([&] { small_batched_matmul(q, v); }), 2.0 * 8 * 3 * 5 * 2);
   EXPECT_EQ(bench::count_matmul_flops([&] { small_batched_matmul(q, v).sum().backward(); }), 3 * 2.0 * 8 * 3 * 5 * 2);
   EXPECT_EQ(bench::count_matmul_flops([&] { torch::relu(a); }), 0.0);
+}
+
+// LibTorch's fused attention kernel counts as the products the plain path runs: Q K^T and P V
+// forward, four products backward (a layer's projections are counted alike on both paths).
+TEST(BenchFlops, FusedAttentionCountsAsThePlainProducts) {
+  if (!fused_attention_compiled()) GTEST_SKIP() << "this LibTorch (" TORCH_VERSION ") has no fused attention";
+  TransformerConfig config;
+  config.layout(Layout::kVaswani).embedding_size(32).num_heads(4).max_seq_length(6);
+  SelfAttention layer(config);
+  const auto x = torch::randn({3, 6, 32}, torch::requires_grad());
+  const auto flops = [&](FusedAttentionUse use) {
+    set_fused_attention_use(use);
+    const double counted = bench::count_matmul_flops([&] { layer->forward(x).sum().backward(); });
+    set_fused_attention_use(FusedAttentionUse::kGpu);
+    return counted;
+  };
+  const double fused = flops(FusedAttentionUse::kEverywhere), plain = flops(FusedAttentionUse::kNowhere);
+  // Attention alone: 6 products of 2 * (3 * 4) * 6 * 6 * 8 each.
+  EXPECT_GT(plain, 6 * 2.0 * 12 * 6 * 6 * 8);
+  EXPECT_EQ(fused, plain);
 }
 
 TEST(BenchFlops, LinearForwardAndBackwardIsThreeProducts) {
@@ -126,6 +149,31 @@ TEST(BenchApp, DeviceChoice) {
       run_bench("--task vit-infer --preset fashion --batch 4 --warmup 0 --repeats 1 --iters 1 --device auto");
   ASSERT_EQ(automatic.status, 0) << automatic.err;
   EXPECT_NE(automatic.out.find("\"device\":\"cpu\""), std::string::npos) << automatic.out;
+}
+
+// --attention fused where LibTorch has no fused operator: one line, not the plain path unsaid.
+TEST(BenchApp, FusedAttentionRefusedWithoutIt) {
+  if (fused_attention_compiled()) GTEST_SKIP() << "this LibTorch (" TORCH_VERSION ") has the fused operator";
+  const auto run = run_bench(
+      "--task vit-infer --preset fashion --batch 4 --warmup 0 --repeats 1 --iters 1 "
+      "--attention fused");
+  EXPECT_EQ(run.status, 1);
+  EXPECT_EQ(run.err.rfind("error: --attention fused: this LibTorch (" TORCH_VERSION ") has no fused attention", 0), 0u)
+      << run.err;
+}
+
+// --gpu-profile: the GPU's busy time is the union of its kernels' intervals (overlaps once,
+// gaps not at all), and a run on the CPU is refused in one line before anything runs.
+TEST(BenchApp, GpuKernelProfile) {
+  EXPECT_EQ(bench::busy_time({}), 0.0);
+  EXPECT_EQ(bench::busy_time({{10, 20}, {30, 35}}), 15.0);            // a gap
+  EXPECT_EQ(bench::busy_time({{30, 40}, {10, 20}, {15, 25}}), 25.0);  // unsorted, one overlap
+  EXPECT_EQ(bench::busy_time({{10, 50}, {20, 30}, {45, 60}}), 50.0);  // one inside another
+  const auto cpu = run_bench(
+      "--task vit-infer --preset fashion --batch 4 --warmup 0 --repeats 1 --iters 1 "
+      "--device cpu --gpu-profile 5");
+  EXPECT_EQ(cpu.status, 1);
+  EXPECT_EQ(cpu.err.rfind("error: --gpu-profile: for a run on the GPU (--device cuda)", 0), 0u) << cpu.err;
 }
 
 #else

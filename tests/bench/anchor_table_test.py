@@ -25,9 +25,9 @@ def write_log(path, record):
         f.write("progress on stderr\n" + json.dumps(record) + "\n")
 
 
-def run_table(root, records, rows, trainer=None, lecture=None):
+def run_table(root, records, rows, trainer=None, lecture=None, levers_off=None):
     """The table's output; `trainer`: a seq2seq_train --json record, `lecture`: {lever: dls_bench
-    record or None (a step that never ran)}."""
+    record or None (a step that never ran)}, `levers_off`: [(without, dls_bench record or None)]."""
     with tempfile.TemporaryDirectory() as folder:
         paths = []
         for i, record in enumerate(records):
@@ -49,6 +49,13 @@ def run_table(root, records, rows, trainer=None, lecture=None):
                 if record:
                     write_log(path, record)
                 more.append(f"{lever}={path}")
+        if levers_off:
+            more.append("--lever-off")
+            for i, (without, record) in enumerate(levers_off):
+                path = os.path.join(folder, f"lever_off_{i}.log")
+                if record:
+                    write_log(path, record)
+                more.append(f"{without}={path}")
         done = subprocess.run([sys.executable, os.path.join(root, "bench/python/anchor_table.py"), "--pytorch",
                                anchor, "--dls", *paths, *more], capture_output=True, text=True, check=True)
         return done.stdout
@@ -74,7 +81,9 @@ def main():
     records = [dls_record(64, "fp32", 12000, 9000), dls_record(512, "fp32", 33000, 30000),
                dls_record(64, "bf16", 11000, 8000), dls_record(512, "bf16", 45000, 40000)]
     text = run_table(root, records, rows, trainer={"pairs_per_s": 9900.0},
-                     lecture={"bf16": {"median": 86593 * 40 / 60 / 5}, "tf32": None})
+                     lecture={"bf16": {"median": 86593 * 40 / 60 / 5}, "tf32": None},
+                     levers_off=[("plain attention", dls_record(64, "fp32", 10000, 8000)),
+                                 ("plain attention", None)])
     expect("| 64 | fp32 | 12,000 | 8,000 (cuda_graph) | **1.50×** | 9,000 | 6,400 (cuda_graph+sync) | 1.41× | 2,000 | "
            "6.00× |" in text, "the batch-64 fp32 row", text)
     expect("| 512 | bf16 | 45,000 | 60,000 (ref_torchnn) | **0.75×** |" in text, "the old reference as the best", text)
@@ -90,6 +99,10 @@ def main():
     expect("lecture model bf16: 11,546 pairs/s, 40 epochs of 86,593 pairs: 5.0 min of steps" in text,
            "the lecture's 40 epochs", text)
     expect(re.search(r"lecture model tf32: no rate in \S+lecture_tf32.log", text), "a lever that never ran", text)
+    expect("| 64 | fp32 | plain attention | 10,000 | 12,000 | 1.20× |" in text,
+           "a lever's gain against its cell", text)
+    expect(re.search(r"\| - \| - \| plain attention \| no record in lever_off_1.log \|", text),
+           "a lever row that never ran", text)
     # No PyTorch file at all (the anchor cut off): the table still prints, and says so.
     text = run_table(root, records, None)
     expect("is missing: the anchor did not finish" in text and "| 64 | fp32 | 12,000 | - (no PyTorch row)" in text,
@@ -100,7 +113,7 @@ def main():
            "a cell without PyTorch", text)
     expect("target ≥ 1.0× the best PyTorch variant in every cell: NOT met (no figures)" in text,
            "no figures, no target", text)
-    print("anchor_table.py: 13 checks passed")
+    print("anchor_table.py: 15 checks passed")
 
 
 if __name__ == "__main__":

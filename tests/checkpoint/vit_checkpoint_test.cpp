@@ -10,6 +10,7 @@
 #include "dls/eval/vit_evaluation.h"
 #include "dls/util/file_io.h"
 #include "support/older_checkpoints.h"
+#include "support/test_paths.h"
 #include "support/vit_runs.h"
 
 namespace dls::checkpoint {

@@ -2,6 +2,7 @@
 list(APPEND DLS_TEST_SOURCES
   layers/attention_test.cpp
   layers/embeddings_test.cpp
+  layers/fused_attention_test.cpp
   layers/int8_linear_test.cpp
   layers/patch_embedding_test.cpp
   layers/pixel_attention_test.cpp

@@ -12,10 +12,9 @@
 
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
-#include "dls/util/csv.h"
-#include "dls/util/file_io.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/util/precision.h"
+#include "support/metrics_steps.h"
 #include "support/seq2seq_runs.h"
 #include "support/vit_runs.h"
 
@@ -36,20 +35,6 @@ constexpr double kMixedLossTolerance = 0.02;
   if (!util::cpu_has_bf16_kernels())                                       \
   GTEST_SKIP() << "this CPU has no bf16 kernels (avx512_bf16, amx_bf16): " \
                   "bf16 would be emulated, slowly"
-
-// The training loss of every step row of a run's metrics.csv (columns kind, epoch, step, loss, ...).
-std::vector<double> mixed_step_losses(const fs::path& run_dir) {
-  const auto text = util::read_file((run_dir / "metrics.csv").string());
-  std::vector<double> losses;
-  std::size_t pos = 0;
-  bool complete = true;
-  util::parse_csv_record(text, &pos, &complete);  // the header
-  while (pos < text.size()) {
-    const auto fields = util::parse_csv_record(text, &pos, &complete);
-    if (fields.at(0) == "step") losses.push_back(std::stod(fields.at(3)));
-  }
-  return losses;
-}
 
 void expect_mixed_losses_follow(const std::vector<double>& fp32, const std::vector<double>& bf16) {
   ASSERT_EQ(fp32.size(), bf16.size());
@@ -118,7 +103,7 @@ TEST(MixedPrecision, Bf16Seq2SeqTrainingFollowsFp32) {
   SKIP_WITHOUT_BF16_KERNELS();
   const auto fp32 = mixed_seq2seq_run(Precision::kFp32, "mixed_seq2seq_fp32");
   const auto bf16 = mixed_seq2seq_run(Precision::kBf16, "mixed_seq2seq_bf16");
-  expect_mixed_losses_follow(mixed_step_losses(fp32), mixed_step_losses(bf16));
+  expect_mixed_losses_follow(test::step_losses(fp32), test::step_losses(bf16));
   // Master weights: the checkpoint of the bf16 run holds fp32 weights.
   const auto loaded = checkpoint::load_seq2seq_checkpoint(checkpoint::latest_checkpoint(bf16.string()));
   for (const auto& p : loaded.model.module().parameters()) EXPECT_EQ(p.scalar_type(), torch::kFloat);
@@ -130,7 +115,7 @@ TEST(MixedPrecision, Bf16DlstudioLayoutTrainingFollowsFp32) {
   SKIP_WITHOUT_BF16_KERNELS();
   const auto fp32 = mixed_seq2seq_run(Precision::kFp32, "mixed_dlstudio_fp32", false, Layout::kDLStudio);
   const auto bf16 = mixed_seq2seq_run(Precision::kBf16, "mixed_dlstudio_bf16", false, Layout::kDLStudio);
-  expect_mixed_losses_follow(mixed_step_losses(fp32), mixed_step_losses(bf16));
+  expect_mixed_losses_follow(test::step_losses(fp32), test::step_losses(bf16));
 }
 
 // The RNN encoder-decoder under autocast: its linear layers (attention, output) in bf16,
@@ -139,7 +124,7 @@ TEST(MixedPrecision, Bf16DlstudioLayoutTrainingFollowsFp32) {
 TEST(MixedPrecision, Bf16RnnTrainingFollowsFp32) {
   const auto fp32 = mixed_seq2seq_run(Precision::kFp32, "mixed_rnn_fp32", /*rnn=*/true);
   const auto bf16 = mixed_seq2seq_run(Precision::kBf16, "mixed_rnn_bf16", /*rnn=*/true);
-  expect_mixed_losses_follow(mixed_step_losses(fp32), mixed_step_losses(bf16));
+  expect_mixed_losses_follow(test::step_losses(fp32), test::step_losses(bf16));
   const auto loaded = checkpoint::load_seq2seq_checkpoint(checkpoint::latest_checkpoint(bf16.string()));
   ASSERT_TRUE(loaded.model.is_rnn());
   for (const auto& p : loaded.model.module().parameters()) EXPECT_EQ(p.scalar_type(), torch::kFloat);
@@ -160,8 +145,8 @@ fs::path mixed_vit_run(Precision precision, const fs::path& data, const std::str
 TEST(MixedPrecision, Bf16ViTTrainingFollowsFp32) {
   SKIP_WITHOUT_BF16_KERNELS();
   const auto data = test::tiny_fashion_dir("mixed_vit");
-  expect_mixed_losses_follow(mixed_step_losses(mixed_vit_run(Precision::kFp32, data, "mixed_vit_fp32")),
-                             mixed_step_losses(mixed_vit_run(Precision::kBf16, data, "mixed_vit_bf16")));
+  expect_mixed_losses_follow(test::step_losses(mixed_vit_run(Precision::kFp32, data, "mixed_vit_fp32")),
+                             test::step_losses(mixed_vit_run(Precision::kBf16, data, "mixed_vit_bf16")));
 }
 
 }  // namespace
