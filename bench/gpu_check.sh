@@ -16,7 +16,9 @@
 #            variants, one process each) in one command, then bench/python/anchor_table.py's
 #            table (anchor_table.md: dls, the best PyTorch variant, the ratio, the targets);
 #            each lever on its own (the same cells with --attention plain, ANCHOR_LEVERS=0:
-#            none); the eager step's operator count on the GPU; the trainer's wall-clock pairs/s beside
+#            none); the kernels by GPU time of the bf16 cells and the lecture model
+#            (dls_bench --gpu-profile, kernel_profiles.txt; ANCHOR_KERNELS=0: none); the eager
+#            step's operator count on the GPU; the trainer's wall-clock pairs/s beside
 #            dls_bench's at the same shapes; the lecture model's step rates (~8 min)
 #   lecture  DLStudio's experiment: seq2seq_train --preset dlstudio for LECTURE_EPOCHS (40)
 #            epochs on the <= 8-word pairs, checkpoint_eval of every checkpoint (BLEU per
@@ -41,7 +43,7 @@
 #   LECTURE_NEW_FLAGS (flags for a new run only: what a resume may not change),
 #   LECTURE_DIR (/tmp/gpu-lecture)
 #   ANCHOR_BATCHES (64 512), ANCHOR_ITERS (30), ANCHOR_BUDGET (the anchor's seconds, 330),
-#   ANCHOR_FLAGS (more pytorch_step.py flags), ANCHOR_LECTURE=0 (no lecture-model rates), ANCHOR_LEVERS=0 (no lever rows),
+#   ANCHOR_FLAGS (more pytorch_step.py flags), ANCHOR_LECTURE=0 (no lecture-model rates), ANCHOR_LEVERS=0 (no lever rows), ANCHOR_KERNELS=0,
 #   PYTHON (the python with PyTorch, default python3)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -365,6 +367,19 @@ if [ "$part" = anchors ]; then
              --iters "${ANCHOR_ITERS:-30}"
         lever_logs+=("plain attention=$W/dls_plain_attention_${precision}_b$batch.log")
       done
+    done
+  fi
+  # Where the captured step's GPU time goes, kernel by kernel (Kineto): the bf16 cells and the
+  # lecture model, into kernel_profiles.txt (a GPU only: the CPU has no kernels to trace).
+  if [ "$dev" = cuda ] && [ "${ANCHOR_KERNELS:-1}" != 0 ]; then
+    : > "$OUT/kernel_profiles.txt"
+    for shape in "cpu 64" "cpu 512" "dlstudio 50"; do
+      read -r preset batch <<< "$shape"
+      step "kernels_${preset}_b$batch" 90 "$bench" --task seq2seq-train --preset "$preset" --batch "$batch" \
+           --device "$dev" --precision bf16 --cuda-graphs --warmup 5 --repeats 1 --iters 20 --gpu-profile 30
+      { echo "## --preset $preset --batch $batch --precision bf16 --cuda-graphs"
+        sed -n '/GPU kernel profile/,$p' "$W/kernels_${preset}_b$batch.log" | grep -av '^{' | head -n 34; echo
+      } >> "$OUT/kernel_profiles.txt"
     done
   fi
   # The eager step on the GPU (the trainer's optimizer there): the operators it dispatches.
