@@ -24,15 +24,10 @@ case "${FRESH_RUN:=ci}" in ci) phase=tests ;; demo) phase=demo ;; *) echo "error
 [ -d "$shared" ] || { echo "error: no $shared beside the checkout (CI's ../shared)" >&2; exit 1; }
 command -v debootstrap >/dev/null || apt-get install -y -q debootstrap
 
-unmount_all() {
-  for m in ci/shared dev/shm dev/pts dev sys proc; do
-    mountpoint -q "$root/$m" 2>/dev/null && umount "$root/$m"
-  done
-  return 0
-}
-trap unmount_all EXIT
+source .ci/chroot_mounts.sh
+trap 'chroot_unmount ci/shared' EXIT
 
-unmount_all
+chroot_unmount ci/shared
 rm -rf "$work"
 mkdir -p "$root"
 echo "debootstrap bookworm (minbase) into $root"
@@ -42,7 +37,7 @@ cp /etc/apt/sources.list.d/debian.sources "$root/etc/apt/sources.list.d/" 2>/dev
   cp /etc/apt/sources.list "$root/etc/apt/"
 cp /etc/resolv.conf "$root/etc/"
 if [ -n "${DEB_CACHE:-}" ]; then cp "$DEB_CACHE"/*.deb "$root/var/cache/apt/archives/"; fi
-for m in proc sys dev dev/pts dev/shm; do mount --bind "/$m" "$root/$m"; done
+chroot_mount
 mkdir -p "$root/ci/shared"
 mount --bind "$shared" "$root/ci/shared"
 git clone -q "$checkout" "$root/ci/main"

@@ -21,14 +21,9 @@ root=$work/root
 [ "$(id -u)" -eq 0 ] || { echo "error: run as root (debootstrap and chroot need it)" >&2; exit 1; }
 command -v debootstrap > /dev/null || apt-get install -y -q debootstrap
 
-unmount_all() {
-  for m in dev/shm dev/pts dev sys proc; do
-    mountpoint -q "$root/$m" 2> /dev/null && umount "$root/$m"
-  done
-  return 0
-}
-trap unmount_all EXIT
-unmount_all
+source .ci/chroot_mounts.sh
+trap chroot_unmount EXIT
+chroot_unmount
 mkdir -p "$work"
 if [ ! -x "$root/usr/bin/cmake" ]; then
   rm -rf "$root"
@@ -37,7 +32,7 @@ if [ ! -x "$root/usr/bin/cmake" ]; then
   echo 'deb http://deb.debian.org/debian trixie main' > "$root/etc/apt/sources.list"
 fi
 cp /etc/resolv.conf "$root/etc/"
-for m in proc sys dev dev/pts dev/shm; do mount --bind "/$m" "$root/$m"; done
+chroot_mount
 # The set-up's packages (cmake/install_debian_deps.sh build) under their trixie names.
 mapfile -t packages < <(bash cmake/install_debian_deps.sh build --print | tr ' ' '\n' | grep -v '^dataset-fashion-mnist$')
 chroot "$root" bash -c "export DEBIAN_FRONTEND=noninteractive; dpkg -s ${packages[*]} > /dev/null 2>&1 ||
