@@ -5,6 +5,7 @@ list(APPEND DLS_SOURCES
   train/captured_step.cpp
   train/checkpoint_policy.cpp
   train/metrics_file.cpp
+  train/optim/adam_archive.cpp
   train/optim/clip_gradients.cpp
   train/optim/fused_adam.cpp
   train/optim/graph_safe_adam.cpp

@@ -7,6 +7,7 @@ list(APPEND DLS_TEST_SOURCES
   train/run_comparison_test.cpp
   train/run_result_test.cpp
   train/mixed_precision_test.cpp
+  train/optim/adam_archive_test.cpp
   train/optim/clip_gradients_test.cpp
   train/optim/fused_adam_test.cpp
   train/optim/grad_scaler_test.cpp

@@ -14,6 +14,7 @@
 
 #include "dls/train/optim/clip_gradients.h"
 #include "dls/util/parallel_chunks.h"
+#include "train/optim/adam_archive.h"
 #include "train/optim/adam_state.h"
 
 namespace dls::train {
@@ -224,6 +225,11 @@ torch::Tensor FusedAdamOf<Base, Options>::step(torch::optim::Optimizer::LossClos
   using ParamState = AdamStateOf<Base>;
   fused_step<Options, ParamState>(this->param_groups_, this->state_, decoupled, threads_, this->clip_norm_);
   return loss;
+}
+
+template <typename Base, typename Options>
+void ClippingAdamOf<Base, Options>::load(torch::serialize::InputArchive& archive) {
+  load_adam_archive<Base>(archive, *this);
 }
 
 template class ClippingAdamOf<torch::optim::Adam, torch::optim::AdamOptions>;

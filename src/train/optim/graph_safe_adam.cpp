@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "dls/util/flat_views.h"
+#include "train/optim/adam_archive.h"
 #include "train/optim/adam_state.h"
 
 // LibTorch >= 2.4 on CUDA: ATen's fused Adam(W) with the learning rate in a device tensor, one
@@ -204,8 +205,8 @@ torch::Tensor GraphSafeAdamOf<Base, Options>::step(torch::optim::Optimizer::Loss
 
 template <typename Base, typename Options>
 void GraphSafeAdamOf<Base, Options>::load(torch::serialize::InputArchive& archive) {
-  Base::load(archive);
-  bound_ = false;  // the loaded moments go into the flat ones at the next step
+  load_adam_archive<Base>(archive, *this);  // by the saved keys as strings (adam_archive.h)
+  bound_ = false;                           // the loaded moments go into the flat ones at the next step
   states_.clear();
 }
 

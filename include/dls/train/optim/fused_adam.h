@@ -34,6 +34,9 @@ class ClippingAdamOf : public Base {
   ClippingAdamOf(std::vector<torch::Tensor> params, Options options, double clip_norm)
       : Base(std::move(params), std::move(options)), clip_norm_(clip_norm) {}
   torch::Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr) override;
+  // As LibTorch's load, but by the saved keys as strings: a checkpoint of either LibTorch
+  // loads on either (src/train/optim/adam_archive.h).
+  void load(torch::serialize::InputArchive& archive) override;
 
  protected:
   double clip_norm_;
