@@ -120,7 +120,7 @@ void check_seq2seq_files_agree(const TransformerConfig& encoder_blocks, const St
       {&embeddings_en, &files.embeddings_en, "embed.weight"},
       {&embeddings_es, &files.embeddings_es, "embed.weight"}};
   for (const auto& [state, file, key] : widths) {
-    const auto& tensor = tensor_at(*state, key, *file);
+    const torch::Tensor tensor = tensor_at(*state, key, *file);
     if (tensor.dim() != 2 || tensor.size(1) != M) {
       throw std::runtime_error(*file + ": '" + key + "' has shape " + dlstudio::shape_text(tensor) + ", the encoder (" +
                                files.encoder + ") needs [V, " + std::to_string(M) + "]");
@@ -153,8 +153,8 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
   Seq2SeqTransformer model(config);
   model->eval();
 
-  const auto& out_weight = tensor_at(decoder, "out.weight", files.decoder);
-  const auto& out_bias = tensor_at(decoder, "out.bias", files.decoder);
+  const torch::Tensor out_weight = tensor_at(decoder, "out.weight", files.decoder);
+  const torch::Tensor out_bias = tensor_at(decoder, "out.bias", files.decoder);
   check_rows(out_weight, spanish.size(), files.decoder, "out.weight", files.vocab_archive, "vocab_es");
   const auto M = config.transformer().embedding_size();
   auto decoder_state =
@@ -164,7 +164,7 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
                insert_special_rows(out_bias, torch::full({}, kNeverPredicted), torch::full({}, kNeverPredicted)));
   auto widened_embedding = [&](const StateDict& state, const std::string& file, std::size_t words,
                                const std::string& vocab) {
-    const auto& rows = tensor_at(state, "embed.weight", file);
+    const torch::Tensor rows = tensor_at(state, "embed.weight", file);
     check_rows(rows, words, file, "embed.weight", files.vocab_archive, vocab);
     // <pad> embeds as EOS, DLStudio's padding; <unk> as zeros.
     return replaced(state, "embed.weight",
@@ -210,8 +210,8 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
 std::string import_dlstudio_vit(const DLStudioViTFiles& files, const std::string& output) {
   const auto network = read_state_dict_file(files.network);
   const auto patches = read_state_dict_file(files.patch_embedding);
-  const auto& positions = tensor_at(patches, "positional_encodings", files.patch_embedding);
-  const auto& embed = tensor_at(patches, "embed.weight", files.patch_embedding);
+  const torch::Tensor positions = tensor_at(patches, "positional_encodings", files.patch_embedding);
+  const torch::Tensor embed = tensor_at(patches, "embed.weight", files.patch_embedding);
   if (positions.dim() != 3 || embed.dim() != 2)
     throw std::runtime_error(files.patch_embedding + ": not a PatchEmbeddingGenerator");
   const auto P = positions.size(1);

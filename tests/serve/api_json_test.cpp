@@ -137,7 +137,8 @@ TEST(ApiJson, WritesTranslationsErrorsAndTimings) {
   EXPECT_EQ(nlohmann::json::parse(translate_answer(result, 1, 1))["translations"][0]["note"], ok.note);
   // Not UTF-8 in an input: replaced, never an exception.
   result.translations[1].input = "bad \xff";
-  EXPECT_NO_THROW(nlohmann::json::parse(translate_answer(result, 1, 1)));
+  nlohmann::json replaced;
+  EXPECT_NO_THROW(replaced = nlohmann::json::parse(translate_answer(result, 1, 1)));
   EXPECT_EQ(nlohmann::json::parse(error_answer("first\nsecond")), nlohmann::json({{"error", "first"}}));
   EXPECT_EQ(nlohmann::json::parse(health_answer(3)), nlohmann::json({{"status", "ok"}, {"queued", 3}}));
 }
