@@ -57,6 +57,22 @@ std::string cause_of(const std::exception& error) {
   return text.empty() ? "unknown error" : text;
 }
 
+// A TCPStore as `options` ask. LibTorch 2.4 and later ask for its libuv server by default,
+// which a build without libuv refuses (Debian 13's LibTorch 2.6: "use_libuv was requested but
+// PyTorch was build without libuv support"); that build gets the other server, the same
+// protocol.
+c10::intrusive_ptr<c10d::TCPStore> tcp_store(const std::string& host, c10d::TCPStoreOptions options) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 2)
+  try {
+    return c10::make_intrusive<c10d::TCPStore>(host, options);
+  } catch (const std::exception& e) {
+    if (!options.useLibUV || std::string(e.what()).find("without libuv") == std::string::npos) throw;
+    options.useLibUV = false;
+  }
+#endif
+  return c10::make_intrusive<c10d::TCPStore>(host, options);
+}
+
 c10::intrusive_ptr<c10d::Store> connect_store(const DistributedEnvironment& env, std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions options;
   options.port = static_cast<std::uint16_t>(env.master_port);
@@ -64,12 +80,12 @@ c10::intrusive_ptr<c10d::Store> connect_store(const DistributedEnvironment& env,
   options.timeout = timeout;
   if (env.use_agent_store) {
     options.isServer = false;
-    auto agent_store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, options);
+    auto agent_store = tcp_store(env.master_addr, options);
     return c10::make_intrusive<c10d::PrefixStore>("/worker/attempt_" + env.restart_count, agent_store);
   }
   options.isServer = env.rank == 0;
   options.multiTenant = true;
-  return c10::make_intrusive<c10d::TCPStore>(env.master_addr, options);
+  return tcp_store(env.master_addr, options);
 }
 
 // init_process_group's _store_based_barrier: every rank counts itself in under one key
