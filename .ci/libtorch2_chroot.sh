@@ -55,10 +55,13 @@ echo "copied $copied changed files of $(git log --oneline -1 | cut -c1-60)"
 
 status=0
 chroot "$root" bash -c 'cd /ci/main && export CCACHE_DIR=/ci/ccache HOME=/root &&
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /ci/configure.log 2>&1 &&
+  rm -f /ci/build.log && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /ci/configure.log 2>&1 &&
   cmake --build build -j"$(nproc)" > /ci/build.log 2>&1' || status=$?
-echo "build: exit status $status, $(grep -c 'warning:' "$root/ci/build.log") warnings"
-grep -E 'error|warning:' "$root/ci/build.log" | head -n 20 || true
+log=$root/ci/build.log
+grep -q 'Build files have been written' "$root/ci/configure.log" 2> /dev/null || log=$root/ci/configure.log
+# (An incremental build shows only the warnings of what it recompiled.)
+echo "build: exit status $status, $(grep -c 'warning:' "$log") warnings in $(basename "$log")"
+grep -E 'error|warning:' "$log" | head -n 20 || true
 if [ "$status" -eq 0 ]; then
   chroot "$root" bash -c "cd /ci/main/build/tests && DLS_LOG_LEVEL=warn ./dls_tests --gtest_filter='$filter'" \
     > "$work/tests.log" 2>&1 || status=$?

@@ -43,7 +43,8 @@
 #   LECTURE_NEW_FLAGS (flags for a new run only: what a resume may not change),
 #   LECTURE_DIR (/tmp/gpu-lecture)
 #   ANCHOR_BATCHES (64 512), ANCHOR_ITERS (30), ANCHOR_BUDGET (the anchor's seconds, 330),
-#   ANCHOR_FLAGS (more pytorch_step.py flags), ANCHOR_LECTURE=0 (no lecture-model rates), ANCHOR_LEVERS=0 (no lever rows), ANCHOR_KERNELS=0,
+#   ANCHOR_FLAGS (more pytorch_step.py flags), ANCHOR_LECTURE=0 (no lecture-model rates), ANCHOR_LEVERS=0 (no lever rows), ANCHOR_KERNELS=0 (no kernel
+#   profiles),
 #   PYTHON (the python with PyTorch, default python3)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -356,32 +357,6 @@ if [ "$part" = anchors ]; then
       dls_logs+=("$W/dls_${precision}_b$batch.log")
     done
   done
-  # Each lever on its own: the same cells with attention on the plain path (softmax, dropout
-  # and two products) instead of LibTorch's one fused operator (fused_attention.h).
-  lever_logs=()
-  if [ "${ANCHOR_LEVERS:-1}" != 0 ]; then
-    for precision in fp32 bf16; do
-      for batch in $batches; do
-        step "dls_plain_attention_${precision}_b$batch" 90 "$bench" --task seq2seq-train --preset cpu --batch "$batch" \
-             --device "$dev" --precision "$precision" --cuda-graphs --attention plain --warmup 5 --repeats 3 \
-             --iters "${ANCHOR_ITERS:-30}"
-        lever_logs+=("plain attention=$W/dls_plain_attention_${precision}_b$batch.log")
-      done
-    done
-  fi
-  # Where the captured step's GPU time goes, kernel by kernel (Kineto): the bf16 cells and the
-  # lecture model, into kernel_profiles.txt (a GPU only: the CPU has no kernels to trace).
-  if [ "$dev" = cuda ] && [ "${ANCHOR_KERNELS:-1}" != 0 ]; then
-    : > "$OUT/kernel_profiles.txt"
-    for shape in "cpu 64" "cpu 512" "dlstudio 50"; do
-      read -r preset batch <<< "$shape"
-      step "kernels_${preset}_b$batch" 90 "$bench" --task seq2seq-train --preset "$preset" --batch "$batch" \
-           --device "$dev" --precision bf16 --cuda-graphs --warmup 5 --repeats 1 --iters 20 --gpu-profile 30
-      { echo "## --preset $preset --batch $batch --precision bf16 --cuda-graphs"
-        sed -n '/GPU kernel profile/,$p' "$W/kernels_${preset}_b$batch.log" | grep -av '^{' | head -n 34; echo
-      } >> "$OUT/kernel_profiles.txt"
-    done
-  fi
   # The eager step on the GPU (the trainer's optimizer there): the operators it dispatches.
   step dls_eager_ops 90 "$bench" --task seq2seq-train --preset cpu --batch "${batches%% *}" --device "$dev" \
        --graph-safe-adam --warmup 2 --repeats 1 --iters 10
@@ -404,6 +379,34 @@ if [ "$part" = anchors ]; then
     expect_device trainer_rate
     grep -a -E 'training step:|done \(' "$W/trainer_rate.log" | tail -n 3 | cut -c1-300 >> "$OUT/summary.txt"
     more+=(--trainer "$W/trainer_rate.log")
+  fi
+  # What follows the comparison is optional: a part cut by its limit loses these, not the table's
+  # cells, the anchor or the trainer.
+  # Each lever on its own: the same cells with attention on the plain path (softmax, dropout
+  # and two products) instead of LibTorch's one fused operator (fused_attention.h).
+  lever_logs=()
+  if [ "${ANCHOR_LEVERS:-1}" != 0 ]; then
+    for precision in fp32 bf16; do
+      for batch in $batches; do
+        step "dls_plain_attention_${precision}_b$batch" 90 "$bench" --task seq2seq-train --preset cpu --batch "$batch" \
+             --device "$dev" --precision "$precision" --cuda-graphs --attention plain --warmup 5 --repeats 3 \
+             --iters "${ANCHOR_ITERS:-30}"
+        lever_logs+=("plain attention=$W/dls_plain_attention_${precision}_b$batch.log")
+      done
+    done
+  fi
+  # Where the captured step's GPU time goes, kernel by kernel (Kineto): the bf16 cells and the
+  # lecture model, into kernel_profiles.txt (a GPU only: the CPU has no kernels to trace).
+  if [ "$dev" = cuda ] && [ "${ANCHOR_KERNELS:-1}" != 0 ]; then
+    : > "$OUT/kernel_profiles.txt"
+    for shape in "cpu 64" "cpu 512" "dlstudio 50"; do
+      read -r preset batch <<< "$shape"
+      step "kernels_${preset}_b$batch" 90 "$bench" --task seq2seq-train --preset "$preset" --batch "$batch" \
+           --device "$dev" --precision bf16 --cuda-graphs --warmup 5 --repeats 1 --iters 20 --gpu-profile 30
+      { echo "## --preset $preset --batch $batch --precision bf16 --cuda-graphs"
+        sed -n '/GPU kernel profile/,$p' "$W/kernels_${preset}_b$batch.log" | grep -av '^{' | head -n 32; echo
+      } >> "$OUT/kernel_profiles.txt"
+    done
   fi
   # The lecture's model (the dlstudio preset, batch 50), captured: its step rate in fp32, fp32
   # with TF32 and bf16 (and bf16 with attention on the plain path), for the 40 epochs' time.

@@ -14,7 +14,9 @@ namespace dls::bench {
 // kernel, copy and memset the GPU runs (those of replayed CUDA graphs included), and prints to
 // `out`: the GPU's busy time per step against the wall time per step (the rest is the GPU
 // waiting for the host), then the `rows` kernels with the most GPU time, with calls per step,
-// microseconds per step and their share of the busy time. Kernel names are cut to 70
+// microseconds per step and their share of the busy time (kernels that overlap on several
+// streams can add past 100 %; every GPU-side event the profiler records counts, which for
+// this project's C++ steps are kernels, copies and memsets). Kernel names are cut to 70
 // characters. Needs LibTorch 2.4 or later built with Kineto (PyTorch's CUDA wheels are);
 // elsewhere throws std::runtime_error saying why.
 void print_gpu_kernel_profile(const std::function<void()>& fn, int steps, int rows, std::FILE* out = stderr);

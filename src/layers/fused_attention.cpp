@@ -32,8 +32,9 @@ torch::Tensor fused_attention(const torch::Tensor& q, const torch::Tensor& k, co
                               const torch::Tensor& mask, double dropout_p, double scale) {
 #if DLS_HAS_FUSED_ATTENTION
   if (!mask.defined()) return at::scaled_dot_product_attention(q, k, v, {}, dropout_p, /*is_causal=*/false, scale);
-  // The operator takes an additive mask of the query's type only (autocast may have made q
-  // bf16 while the mask stays float32).
+  // The additive mask in the query's type. Under bf16 autocast LibTorch 2.6 also took the
+  // float32 mask as it is (FusedAttention.Bf16AutocastWithAMaskFollowsThePlainPath passes
+  // without this); the conversion is for a query of another type outside autocast.
   return at::scaled_dot_product_attention(q, k, v, mask.to(q.scalar_type()), dropout_p, /*is_causal=*/false, scale);
 #else
   (void)q, (void)k, (void)v, (void)mask, (void)dropout_p, (void)scale;

@@ -48,21 +48,26 @@ TEST(BenchFlops, CountsEveryKindOfProduct) {
 
 // LibTorch's fused attention kernel counts as the products the plain path runs: Q K^T and P V
 // forward, four products backward (a layer's projections are counted alike on both paths).
+// Cross-attention, Lq 5 against Lk 7: a count that took the wrong input for the query or the
+// key would differ.
 TEST(BenchFlops, FusedAttentionCountsAsThePlainProducts) {
   if (!fused_attention_compiled()) GTEST_SKIP() << "this LibTorch (" TORCH_VERSION ") has no fused attention";
   TransformerConfig config;
-  config.layout(Layout::kVaswani).embedding_size(32).num_heads(4).max_seq_length(6);
-  SelfAttention layer(config);
-  const auto x = torch::randn({3, 6, 32}, torch::requires_grad());
+  config.layout(Layout::kVaswani).embedding_size(32).num_heads(4).max_seq_length(7);
+  CrossAttention layer(config);
+  const auto x = torch::randn({3, 5, 32}, torch::requires_grad());
+  const auto encoder_out = torch::randn({3, 7, 32}, torch::requires_grad());
+  struct UseScope {
+    explicit UseScope(FusedAttentionUse use) { set_fused_attention_use(use); }
+    ~UseScope() { set_fused_attention_use(FusedAttentionUse::kGpu); }
+  };
   const auto flops = [&](FusedAttentionUse use) {
-    set_fused_attention_use(use);
-    const double counted = bench::count_matmul_flops([&] { layer->forward(x).sum().backward(); });
-    set_fused_attention_use(FusedAttentionUse::kGpu);
-    return counted;
+    const UseScope scope(use);
+    return bench::count_matmul_flops([&] { layer->forward(x, encoder_out).sum().backward(); });
   };
   const double fused = flops(FusedAttentionUse::kEverywhere), plain = flops(FusedAttentionUse::kNowhere);
-  // Attention alone: 6 products of 2 * (3 * 4) * 6 * 6 * 8 each.
-  EXPECT_GT(plain, 6 * 2.0 * 12 * 6 * 6 * 8);
+  // Attention alone: 6 products of 2 * (3 * 4) * 5 * 7 * 8 each.
+  EXPECT_GT(plain, 6 * 2.0 * 12 * 5 * 7 * 8);
   EXPECT_EQ(fused, plain);
 }
 

@@ -19,6 +19,7 @@
 #include "dls/layers/attention.h"
 #include "dls/layers/feed_forward.h"
 #include "dls/util/operator_count.h"
+#include "dls/util/precision.h"
 #include "support/metrics_steps.h"
 #include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
@@ -202,6 +203,29 @@ TEST(FusedAttention, CrossAttentionEqualsThePlainPath) {
           case_name(layout, name, device));
     }
   });
+}
+
+// Under bf16 autocast (the programs' --precision bf16) with the float32 additive mask: the
+// fused operator follows the plain path within bf16's rounding.
+TEST(FusedAttention, Bf16AutocastWithAMaskFollowsThePlainPath) {
+  SKIP_WITHOUT_FUSED_ATTENTION();
+  for (const auto device : fused_devices()) {
+    if (device.is_cpu() && !util::cpu_has_bf16_kernels()) continue;
+    torch::manual_seed(16);
+    SelfAttention layer(fused_config(Layout::kVaswani));
+    layer->to(device);
+    const auto x = torch::randn({3, 6, 32}, torch::TensorOptions().device(device));
+    const auto mask = causal_mask(6, torch::TensorOptions(torch::kFloat).device(device));
+    const auto run = [&](FusedAttentionUse use) {
+      const FusedAttentionUseScope scope(use);
+      const util::AutocastScope autocast(util::autocast_for(util::Precision::kBf16, device));
+      return layer->forward(x, mask).to(torch::kFloat);
+    };
+    const auto fused = run(FusedAttentionUse::kEverywhere), plain = run(FusedAttentionUse::kNowhere);
+    // bf16 keeps 8 bits of mantissa: the two paths round at different places.
+    EXPECT_TRUE(torch::allclose(fused, plain, 3e-2, 3e-2))
+        << (device.is_cuda() ? "cuda" : "cpu") << ": differs by " << (fused - plain).abs().max().item<double>();
+  }
 }
 
 // The attention page and the tests read the weights: the plain path gives them, fused or not.

@@ -1,8 +1,10 @@
 // Attention as one ATen operator: at::scaled_dot_product_attention (LibTorch >= 2.1).
-// On a GPU it runs as one fused kernel (flash or memory-efficient attention) forward and one
-// backward, where the plain path (attention_core.cpp's scaled_attention) dispatches a product,
-// a scale, a mask addition, a softmax, a dropout and a product, each its own kernel and each
-// keeping its [..., Lq, Lk] result for backward.
+// On a GPU it runs as one fused kernel forward and one backward (which kernel is LibTorch's
+// choice: memory-efficient attention, fp32 and masks included; flash attention only in bf16 or
+// fp16 without a mask; the math fallback where neither applies), where the plain path
+// (attention_core.cpp's scaled_attention) dispatches a product, a scale, a mask addition, a
+// softmax, a dropout and a product, each its own kernel and each keeping its [..., Lq, Lk]
+// result for backward.
 #pragma once
 
 #include <torch/torch.h>

@@ -18,6 +18,7 @@
 #include <torch/torch.h>
 
 #include "dls/train/optim/optimizer.h"
+#include "dls/train/parallel/gradient_buffer.h"
 #include "dls/util/key_values.h"
 
 namespace dls {
@@ -89,46 +90,86 @@ Moments moments_of(torch::optim::OptimizerParamState& state) {
   return {adamw.step(), adamw.exp_avg(), adamw.exp_avg_sq()};
 }
 
-// Three parameters of different shapes, two steps of the optimizer `options` ask for.
-std::vector<torch::Tensor> stepped_parameters(const settings::OptimizerSettings& options,
-                                              std::unique_ptr<torch::optim::Optimizer>* optimizer) {
-  torch::manual_seed(3);
-  std::vector<torch::Tensor> params{torch::randn({4, 3}, torch::requires_grad()),
-                                    torch::randn({5}, torch::requires_grad()),
-                                    torch::randn({2, 2}, torch::requires_grad())};
-  *optimizer = train::make_optimizer(params, options, 1e-2);
-  for (int step = 0; step < 2; ++step) {
-    (*optimizer)->zero_grad();
-    (params[0].square().sum() + params[1].sin().sum() + params[2].exp().sum()).backward();
-    (*optimizer)->step();
+enum class Made { kPlain, kFused, kGraphSafe };
+
+// An optimizer as the trainers make one, over three parameters of different shapes (the same
+// values for the same seed), with the gradients it steps on set by step().
+struct Stepped {
+  std::vector<torch::Tensor> params;
+  std::shared_ptr<train::GradientBuffer> gradients;  // the graph-safe one's flat gradients
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+
+  Stepped(settings::OptimizerSettings options, Made made, double lr) {
+    torch::manual_seed(3);
+    params = {torch::randn({4, 3}, torch::requires_grad()), torch::randn({5}, torch::requires_grad()),
+              torch::randn({2, 2}, torch::requires_grad())};
+    options.fused = made == Made::kFused;
+    if (made == Made::kGraphSafe) {
+      gradients = std::make_shared<train::GradientBuffer>(params);
+      optimizer = train::make_graph_safe_optimizer(params, gradients->flat(), options, lr);
+    } else {
+      optimizer = train::make_optimizer(params, options, lr);
+    }
   }
-  return params;
+  // One step on the gradients of a fixed function of the parameters.
+  void step() {
+    const auto loss = params[0].square().sum() + params[1].sin().sum() + params[2].exp().sum();
+    const auto grads = torch::autograd::grad({loss}, params);
+    torch::NoGradGuard no_grad;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (!params[i].grad().defined()) params[i].mutable_grad() = torch::zeros_like(params[i]);
+      params[i].mutable_grad().copy_(grads[i]);
+    }
+    optimizer->step();
+  }
+};
+
+double group_lr(torch::optim::Optimizer& optimizer) {
+  auto& options = optimizer.param_groups().front().options();
+  if (auto* adam = dynamic_cast<torch::optim::AdamOptions*>(&options)) return adam->lr();
+  return dynamic_cast<torch::optim::AdamWOptions&>(options).lr();
 }
 
 TEST(AdamArchive, LoadsTheKeysOfEitherLibTorch) {
   for (const auto kind : {settings::OptimizerKind::kAdam, settings::OptimizerKind::kAdamW}) {
-    for (const bool fused : {true, false}) {
+    for (const auto made : {Made::kPlain, Made::kFused, Made::kGraphSafe}) {
       for (const auto& [style, key_of] : {std::pair<std::string, KeyOf>{"1.x", pointer_as_stream_writes_it},
                                           std::pair<std::string, KeyOf>{"2.x", pointer_in_decimal}}) {
         settings::OptimizerSettings options;
         options.kind = kind;
-        options.fused = fused;
-        std::unique_ptr<torch::optim::Optimizer> saved, loaded;
-        const auto saved_params = stepped_parameters(options, &saved);
-        auto archive = adam_archive_keyed(*saved, key_of);
-        const auto loaded_params = stepped_parameters(options, &loaded);  // the same shapes, other tensors
-        loaded->state().clear();
-        loaded->load(archive);
-        const std::string what = std::string(fused ? "fused " : "plain ") +
+        const std::string what = std::string(made == Made::kPlain   ? "plain "
+                                             : made == Made::kFused ? "fused "
+                                                                    : "graph-safe ") +
                                  (kind == settings::OptimizerKind::kAdam ? "Adam" : "AdamW") + ", keys as LibTorch " +
                                  style;
-        ASSERT_EQ(loaded->state().size(), 3u) << what;
-        for (std::size_t i = 0; i < saved_params.size(); ++i) {
-          const auto from = moments_of(*entry_of(saved->state(), saved_params[i]));
-          const auto to = moments_of(*entry_of(loaded->state(), loaded_params[i]));
+        // Two steps saved; the same two steps in another optimizer, its state dropped, its rate
+        // changed, then both loaded from the file.
+        Stepped saved(options, made, 1e-2), loaded(options, made, 1e-2);
+        for (auto* run : {&saved, &loaded}) {
+          run->step();
+          run->step();
+        }
+        auto archive = adam_archive_keyed(*saved.optimizer, key_of);
+        loaded.optimizer->state().clear();
+        train::set_learning_rate(*loaded.optimizer, 0.5);
+        loaded.optimizer->load(archive);
+        ASSERT_EQ(loaded.optimizer->state().size(), 3u) << what;
+        EXPECT_EQ(group_lr(*loaded.optimizer), 1e-2) << what << ": the saved group's options";
+        for (std::size_t i = 0; i < saved.params.size(); ++i) {
+          const auto from = moments_of(*entry_of(saved.optimizer->state(), saved.params[i]));
+          const auto to = moments_of(*entry_of(loaded.optimizer->state(), loaded.params[i]));
           EXPECT_EQ(to.step, from.step) << what << ", parameter " << i;
           EXPECT_TRUE(torch::equal(to.exp_avg, from.exp_avg)) << what << ", parameter " << i;
           EXPECT_TRUE(torch::equal(to.exp_avg_sq, from.exp_avg_sq)) << what << ", parameter " << i;
+        }
+        // A step after the load lands where the saved optimizer's next step lands.
+        for (auto* run : {&saved, &loaded}) {
+          train::set_learning_rate(*run->optimizer, 1e-2);
+          run->step();
+        }
+        for (std::size_t i = 0; i < saved.params.size(); ++i) {
+          EXPECT_TRUE(torch::allclose(loaded.params[i], saved.params[i], 1e-6, 1e-7))
+              << what << ", parameter " << i << " after a step";
         }
       }
     }
@@ -137,9 +178,9 @@ TEST(AdamArchive, LoadsTheKeysOfEitherLibTorch) {
 
 // A file of another parameter count is one error, not a crash.
 TEST(AdamArchive, AnotherParameterCountIsRefused) {
-  std::unique_ptr<torch::optim::Optimizer> saved;
-  stepped_parameters(settings::OptimizerSettings{}, &saved);
-  auto archive = adam_archive_keyed(*saved, pointer_as_stream_writes_it);
+  Stepped saved(settings::OptimizerSettings{}, Made::kFused, 1e-2);
+  saved.step();
+  auto archive = adam_archive_keyed(*saved.optimizer, pointer_as_stream_writes_it);
   auto one = torch::randn({4, 3}, torch::requires_grad());
   auto other = train::make_optimizer({one}, settings::OptimizerSettings{}, 1e-2);
   try {

@@ -54,7 +54,8 @@ class GraphSafeAdamOf : public Base, public GraphSafeOptimizer {
   void count_step() override;
   // prepare(), update_on_device(), count_step().
   torch::Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr) override;
-  // LibTorch's load, then the loaded moments are copied into the flat ones at the next step.
+  // Loaded by the saved keys as strings (adam_archive.h: either LibTorch's files), then the
+  // loaded moments are copied into the flat ones at the next step.
   void load(torch::serialize::InputArchive& archive) override;
 
  private:
