@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
       ->check(in_range(0, 100000));
   app.add_option("--gpu-profile", options.gpu_profile_rows,
                  "CUDA: after timing, print the N kernels with the most GPU time over --iters more steps, and the "
-                 "GPU's busy time against the wall time (LibTorch >= 2.4 with Kineto: gpu_kernel_profile.h)")
+                 "GPU's busy time against the wall time (a LibTorch with Kineto: gpu_kernel_profile.h)")
       ->check(in_range(0, 100000));
   dls::cli::add_version_flag(app, "dls_bench");
   if (const auto stop = dls::cli::parse_command_line(app, argc, argv)) return *stop;

@@ -14,11 +14,10 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-#define DLS_HAS_KINETO_API 1
+// DLS_KINETO_API: set by bench/CMakeLists.txt where this file compiles with it (LibTorch
+// 2.6's API does; 1.13's does not).
+#if defined(DLS_KINETO_API)
 #include <torch/csrc/autograd/profiler_kineto.h>
-#else
-#define DLS_HAS_KINETO_API 0
 #endif
 
 namespace dls::bench {
@@ -35,7 +34,7 @@ double busy_time(std::vector<std::pair<std::uint64_t, std::uint64_t>> intervals)
   return busy;
 }
 
-#if DLS_HAS_KINETO_API
+#if defined(DLS_KINETO_API)
 namespace {
 
 struct KernelTotals {
@@ -67,7 +66,7 @@ void print_table(const std::map<std::string, KernelTotals>& kernels, double busy
 #endif
 
 void print_gpu_kernel_profile(const std::function<void()>& fn, int steps, int rows, std::FILE* out) {
-#if DLS_HAS_KINETO_API
+#if defined(DLS_KINETO_API)
   namespace profiler = torch::autograd::profiler;
   using torch::profiler::impl::ActivityType;
   using torch::profiler::impl::ProfilerConfig;
@@ -106,7 +105,8 @@ void print_gpu_kernel_profile(const std::function<void()>& fn, int steps, int ro
   print_table(kernels, busy_time(std::move(intervals)), wall_ms, steps, rows, out);
 #else
   (void)fn, (void)steps, (void)rows, (void)out;
-  throw std::runtime_error("--gpu-profile needs LibTorch 2.4 or later (this is " TORCH_VERSION ")");
+  throw std::runtime_error("--gpu-profile: this build has no Kineto profile (LibTorch " TORCH_VERSION
+                           "'s profiler API is not the one bench/gpu_kernel_profile.cpp reads)");
 #endif
 }
 

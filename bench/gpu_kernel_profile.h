@@ -17,8 +17,9 @@ namespace dls::bench {
 // microseconds per step and their share of the busy time (kernels that overlap on several
 // streams can add past 100 %; every GPU-side event the profiler records counts, which for
 // this project's C++ steps are kernels, copies and memsets). Kernel names are cut to 70
-// characters. Needs LibTorch 2.4 or later built with Kineto (PyTorch's CUDA wheels are);
-// elsewhere throws std::runtime_error saying why.
+// characters. Needs a LibTorch whose Kineto API this file compiles with (bench/CMakeLists.txt
+// checks: 2.6's does, 1.13's does not) and that was built with Kineto (PyTorch's CUDA wheels
+// are); elsewhere throws std::runtime_error saying why.
 void print_gpu_kernel_profile(const std::function<void()>& fn, int steps, int rows, std::FILE* out = stderr);
 
 // The GPU's busy time from its events' [start, end) intervals: the length of their union (kernels
