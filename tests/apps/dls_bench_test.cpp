@@ -17,6 +17,7 @@
 #ifdef DLS_HAVE_BENCH
 #include "bench_measure.h"
 #include "gpu_kernel_profile.h"
+#include "support/fused_attention_use.h"
 #include "support/program_run.h"
 #endif
 
@@ -57,12 +58,8 @@ TEST(BenchFlops, FusedAttentionCountsAsThePlainProducts) {
   CrossAttention layer(config);
   const auto x = torch::randn({3, 5, 32}, torch::requires_grad());
   const auto encoder_out = torch::randn({3, 7, 32}, torch::requires_grad());
-  struct UseScope {
-    explicit UseScope(FusedAttentionUse use) { set_fused_attention_use(use); }
-    ~UseScope() { set_fused_attention_use(FusedAttentionUse::kGpu); }
-  };
   const auto flops = [&](FusedAttentionUse use) {
-    const UseScope scope(use);
+    const test::FusedAttentionUseScope scope(use);
     return bench::count_matmul_flops([&] { layer->forward(x, encoder_out).sum().backward(); });
   };
   const double fused = flops(FusedAttentionUse::kEverywhere), plain = flops(FusedAttentionUse::kNowhere);

@@ -20,6 +20,7 @@
 #include "dls/layers/feed_forward.h"
 #include "dls/util/operator_count.h"
 #include "dls/util/precision.h"
+#include "support/fused_attention_use.h"
 #include "support/metrics_steps.h"
 #include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
@@ -34,11 +35,7 @@ namespace fs = std::filesystem;
   if (!fused_attention_compiled())     \
   GTEST_SKIP() << "this LibTorch (" TORCH_VERSION ") has no scaled_dot_product_attention with a scale (2.1 and later)"
 
-// Sets where the fused operator runs for one scope; the default (kGpu) again after it.
-struct FusedAttentionUseScope {
-  explicit FusedAttentionUseScope(FusedAttentionUse use) { set_fused_attention_use(use); }
-  ~FusedAttentionUseScope() { set_fused_attention_use(FusedAttentionUse::kGpu); }
-};
+using test::FusedAttentionUseScope;
 
 std::vector<c10::Device> fused_devices() {
   std::vector<c10::Device> devices{torch::kCPU};

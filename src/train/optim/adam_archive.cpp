@@ -15,18 +15,10 @@
 
 namespace dls::train {
 
-namespace {
-
-template <typename Base>
-using OptionsOf = std::conditional_t<std::is_same_v<Base, torch::optim::AdamW>, torch::optim::AdamWOptions,
-                                     torch::optim::AdamOptions>;
-
-}  // namespace
-
 template <typename Base>
 void load_adam_archive(torch::serialize::InputArchive& archive, Base& optimizer) {
   using State = AdamStateOf<Base>;
-  using Options = OptionsOf<Base>;
+  using Options = AdamOptionsOf<Base>;
   c10::IValue version;
   archive.read("pytorch_version", version);
   TORCH_CHECK(version.isString() && version.toStringRef() == "1.5.0", "an optimizer state of an unknown format");

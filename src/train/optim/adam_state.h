@@ -30,6 +30,11 @@ template <typename Base>
 using AdamStateOf = std::conditional_t<std::is_same_v<Base, torch::optim::AdamW>, torch::optim::AdamWParamState,
                                        torch::optim::AdamParamState>;
 
+// And its options' type (what its param groups hold and its files save).
+template <typename Base>
+using AdamOptionsOf = std::conditional_t<std::is_same_v<Base, torch::optim::AdamW>, torch::optim::AdamWOptions,
+                                         torch::optim::AdamOptions>;
+
 // Adam's and AdamW's state types are siblings: the same three tensors under either.
 template <typename State, typename Fn>
 bool with_adam_state(torch::optim::OptimizerParamState* state, Fn&& fn) {
