@@ -128,12 +128,14 @@ BenchResult run_seq2seq_bench(const BenchOptions& o) {
                                              t.narrow(1, 1, t.size(1) - 1), sum_options);
       };
       auto& graph_safe_optimizer = dynamic_cast<train::GraphSafeOptimizer&>(*optimizer);
-      captured = std::make_unique<train::CapturedStep>(device, *gradients, graph_safe_optimizer, loss_sum, autocast,
+      captured = std::make_unique<train::CapturedStep>(device, gradients->parameters(), graph_safe_optimizer, loss_sum,
+                                                       autocast,
                                                        /*record=*/device.is_cuda());
       if (device.is_cuda()) {
         // A replay dispatches no product to count: the FLOPs are counted on one step of the
         // same program run eagerly.
-        eager_twin = std::make_unique<train::CapturedStep>(device, *gradients, graph_safe_optimizer, loss_sum, autocast,
+        eager_twin = std::make_unique<train::CapturedStep>(device, gradients->parameters(), graph_safe_optimizer,
+                                                           loss_sum, autocast,
                                                            /*record=*/false);
         flops_step = [&] {
           const auto& [src, tgt] = batches[0];

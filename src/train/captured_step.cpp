@@ -6,15 +6,14 @@
 #include <torch/torch.h>
 
 #include "dls/train/optim/graph_safe_adam.h"
-#include "dls/train/parallel/gradient_buffer.h"
 #include "train/device_graph.h"
 
 namespace dls::train {
 
-CapturedStep::CapturedStep(const torch::Device& device, GradientBuffer& gradients, GraphSafeOptimizer& optimizer,
-                           LossSumFn loss_sum, util::AutocastState autocast, bool record)
+CapturedStep::CapturedStep(const torch::Device& device, std::vector<torch::Tensor> parameters,
+                           GraphSafeOptimizer& optimizer, LossSumFn loss_sum, util::AutocastState autocast, bool record)
     : device_(device),
-      gradients_(gradients),
+      parameters_(std::move(parameters)),
       optimizer_(optimizer),
       loss_sum_(std::move(loss_sum)),
       autocast_(autocast),
@@ -23,22 +22,25 @@ CapturedStep::CapturedStep(const torch::Device& device, GradientBuffer& gradient
 
 CapturedStep::~CapturedStep() = default;
 
-torch::Tensor CapturedStep::forward_backward(Program& program) {
-  gradients_.zero();  // backward adds into the buffer's views in place
-  torch::Tensor loss;
+CapturedStep::LossAndGradients CapturedStep::forward_backward(Program& program) {
+  LossAndGradients out;
   {
     const util::AutocastScope precision(autocast_);
-    loss = loss_sum_(program.inputs, program.targets) / program.denominator;
+    out.loss = loss_sum_(program.inputs, program.targets) / program.denominator;
   }
-  loss.backward();
-  return loss;
+  // The gradients as backward computes them, handed to the optimizer: no AccumulateGrad node
+  // adding each into its grad() after a pass zeroing them all (on a GPU one kernel per
+  // parameter and two passes over the gradients fewer each step).
+  out.gradients = torch::autograd::grad({out.loss}, parameters_, /*grad_outputs=*/{}, /*retain_graph=*/false,
+                                        /*create_graph=*/false, /*allow_unused=*/true);
+  return out;
 }
 
 void CapturedStep::body(Program& program) {
-  const auto loss = forward_backward(program);
-  optimizer_.update_on_device();
+  auto step = forward_backward(program);
+  optimizer_.update_on_device(step.gradients);
   torch::NoGradGuard no_grad;
-  loss_.copy_(loss.detach());
+  loss_.copy_(step.loss.detach());
 }
 
 torch::Tensor CapturedStep::run(const torch::Tensor& inputs, const torch::Tensor& targets, double denominator) {

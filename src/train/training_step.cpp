@@ -66,10 +66,10 @@ TrainingStep::TrainingStep(TrainingTask& task, const LoopOptions& options, Distr
     optimizer_ = make_optimizer(model.parameters(), options_.optimizer, task_.schedule().base_lr);
   }
   if (plan_.captured) {
-    captured_ =
-        std::make_unique<CapturedStep>(options_.device, *gradients_, dynamic_cast<GraphSafeOptimizer&>(*optimizer_),
-                                       capturable->sum, util::autocast_for(options_.run.precision, options_.device),
-                                       /*record=*/true);
+    captured_ = std::make_unique<CapturedStep>(options_.device, gradients_->parameters(),
+                                               dynamic_cast<GraphSafeOptimizer&>(*optimizer_), capturable->sum,
+                                               util::autocast_for(options_.run.precision, options_.device),
+                                               /*record=*/true);
     denominator_ = capturable->denominator;
   }
   if (main) {

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "dls/train/optim/graph_safe_adam.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/train/parallel/gradient_buffer.h"
+#include "dls/util/operator_count.h"
 
 namespace dls::train::captured_step_test {
 namespace {
@@ -67,7 +70,7 @@ std::pair<std::vector<double>, std::vector<torch::Tensor>> train_captured(const 
   auto gradients = std::make_shared<GradientBuffer>(net->parameters());
   auto optimizer = make_graph_safe_optimizer(gradients->parameters(), gradients->flat(), optimizer_settings(), 0.05);
   CapturedStep step(
-      device, *gradients, dynamic_cast<GraphSafeOptimizer&>(*optimizer),
+      device, gradients->parameters(), dynamic_cast<GraphSafeOptimizer&>(*optimizer),
       [&](const torch::Tensor& x, const torch::Tensor& y) { return loss_sum(*net, x, y); }, autocast, record);
   std::vector<torch::Tensor> losses;
   int k = 0;
@@ -122,6 +125,30 @@ void expect_same_training(const std::pair<std::vector<double>, std::vector<torch
 
 TEST(CapturedStep, TheProgramTrainsAsThePlainLoop) {
   expect_same_training(train_captured(torch::kCPU, /*record=*/false), train_plain(torch::kCPU));
+}
+
+// Backward hands its gradients to the optimizer: no AccumulateGrad node adds them into the
+// grad() views (on a GPU a kernel per parameter, and a pass zeroing the views before).
+std::atomic<long> g_backward_nodes{0}, g_accumulations{0};
+TEST(CapturedStep, BackwardHandsItsGradientsToTheOptimizer) {
+  torch::manual_seed(1);
+  auto net = std::make_shared<Net>();
+  auto gradients = std::make_shared<GradientBuffer>(net->parameters());
+  auto optimizer = make_graph_safe_optimizer(gradients->parameters(), gradients->flat(), optimizer_settings(), 0.05);
+  CapturedStep step(
+      torch::kCPU, gradients->parameters(), dynamic_cast<GraphSafeOptimizer&>(*optimizer),
+      [&](const torch::Tensor& x, const torch::Tensor& y) { return loss_sum(*net, x, y); }, util::AutocastState{},
+      /*record=*/false);
+  const auto batch = batches(torch::kCPU).front();
+  util::with_global_callback(
+      at::RecordFunctionCallback([](const at::RecordFunction& record) -> std::unique_ptr<at::ObserverContext> {
+        ++g_backward_nodes;
+        if (std::strstr(record.name(), "AccumulateGrad") != nullptr) ++g_accumulations;
+        return nullptr;
+      }).scopes({at::RecordScope::BACKWARD_FUNCTION}),
+      [&] { step.run(batch.x, batch.y, batch.denominator); });
+  EXPECT_GT(g_backward_nodes.load(), 0) << "backward ran";
+  EXPECT_EQ(g_accumulations.load(), 0) << "gradients added into grad()";
 }
 
 TEST(CapturedStep, ReplayedGraphsTrainAsThePlainLoopOnCuda) {
@@ -186,7 +213,7 @@ std::vector<double> train_with_dropout(const torch::Device& device, bool record,
   auto gradients = std::make_shared<GradientBuffer>(net->parameters());
   auto optimizer = make_graph_safe_optimizer(gradients->parameters(), gradients->flat(), optimizer_settings(), lr);
   CapturedStep step(
-      device, *gradients, dynamic_cast<GraphSafeOptimizer&>(*optimizer),
+      device, gradients->parameters(), dynamic_cast<GraphSafeOptimizer&>(*optimizer),
       [&](const torch::Tensor& x, const torch::Tensor& y) { return (net->forward(x) - y).pow(2).sum(); },
       util::AutocastState{}, record);
   torch::manual_seed(mask_seed);

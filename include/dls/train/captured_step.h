@@ -1,5 +1,5 @@
-// The training step of fixed-shape batches recorded once per batch shape and replayed: zeroing
-// the gradients, forward, loss, backward, clipping and the optimizer step as one CUDA graph
+// The training step of fixed-shape batches recorded once per batch shape and replayed:
+// forward, loss, backward, clipping and the optimizer step as one CUDA graph
 // launch (device_graph.h). Per step the host only copies the batch into the graph's input
 // tensors, the loss denominator and the learning rate into device scalars, and launches:
 // on a small model the eager step's thousands of kernel launches and their host work are
@@ -25,15 +25,15 @@
 namespace dls::train {
 
 class DeviceGraph;
-class GradientBuffer;
 class GraphSafeOptimizer;
 
 class CapturedStep {
  public:
-  // `gradients`: the flat buffer whose views are the model's grad(); `optimizer` updates from
-  // it. `loss_sum`: the batch's loss summed over what it counts; the step's loss is that sum
-  // divided by the denominator run() is given. Forward and loss under `autocast`.
-  CapturedStep(const torch::Device& device, GradientBuffer& gradients, GraphSafeOptimizer& optimizer,
+  // `parameters`: those trained, in the order `optimizer` holds them; backward's gradients of
+  // them go to optimizer.update_on_device as they are (grad() is left alone). `loss_sum`: the
+  // batch's loss summed over what it counts; the step's loss is that sum divided by the
+  // denominator run() is given. Forward and loss under `autocast`.
+  CapturedStep(const torch::Device& device, std::vector<torch::Tensor> parameters, GraphSafeOptimizer& optimizer,
                LossSumFn loss_sum, util::AutocastState autocast, bool record);
   ~CapturedStep();
 
@@ -54,11 +54,15 @@ class CapturedStep {
     std::unique_ptr<DeviceGraph> graph;
   };
 
-  torch::Tensor forward_backward(Program& program);  // the loss (float32 scalar)
-  void body(Program& program);                       // forward_backward, then the update
+  struct LossAndGradients {
+    torch::Tensor loss;                    // float32 scalar
+    std::vector<torch::Tensor> gradients;  // one per parameter (undefined where backward did not reach)
+  };
+  LossAndGradients forward_backward(Program& program);
+  void body(Program& program);  // forward_backward, then the update
 
   torch::Device device_;
-  GradientBuffer& gradients_;
+  std::vector<torch::Tensor> parameters_;
   GraphSafeOptimizer& optimizer_;
   LossSumFn loss_sum_;
   util::AutocastState autocast_;

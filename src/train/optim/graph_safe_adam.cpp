@@ -13,10 +13,11 @@
 #include "train/optim/adam_archive.h"
 #include "train/optim/adam_state.h"
 
-// LibTorch >= 2.4 on CUDA: ATen's fused Adam(W) with the learning rate in a device tensor, one
-// pass over p, g, m and v (7 N-float tensors read or written, where the operators below move
-// 18): what a captured step replays for the lecture's 282 M parameters. LibTorch 1.13 has no
-// tensor-rate overload; there, and on the CPU, the operators below run.
+// LibTorch >= 2.4: ATen's fused Adam(W) with the learning rate in a device tensor, one pass
+// over p, g, m and v (7 N-float tensors read or written, where the operators below move 18):
+// what a captured step replays for the lecture's 282 M parameters. Its CPU kernel serves the
+// same program on the CPU (and lets a CPU machine with LibTorch 2.x test it). LibTorch 1.13
+// has no tensor-rate overload; there the operators below run.
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
 #include <ATen/ops/_fused_adam.h>
 #include <ATen/ops/_fused_adamw.h>
@@ -33,6 +34,38 @@ namespace {
 std::vector<torch::Tensor> per_parameter_views(const torch::Tensor& flat, const std::vector<torch::Tensor>& params) {
   return flat.defined() ? util::flat_views(flat, params) : std::vector<torch::Tensor>{};
 }
+
+// Gradients as backward handed them over, as the update reads them: each dense and laid out
+// as its (contiguous) parameter -- a transposed one copied, as AccumulateGrad would -- and
+// zeros for a parameter backward did not reach.
+std::vector<torch::Tensor> dense_gradients(const std::vector<torch::Tensor>& gradients,
+                                           const std::vector<torch::Tensor>& params) {
+  TORCH_CHECK(gradients.size() == params.size(), "GraphSafeAdam: ", gradients.size(), " gradients for ", params.size(),
+              " parameters");
+  std::vector<torch::Tensor> dense;
+  dense.reserve(params.size());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const auto& g = gradients[i];
+    if (!g.defined()) {
+      dense.push_back(torch::zeros_like(params[i]));
+      continue;
+    }
+    TORCH_CHECK(g.sizes() == params[i].sizes() && g.scalar_type() == params[i].scalar_type() &&
+                    g.device() == params[i].device(),
+                "GraphSafeAdam: gradient ", i, " is not shaped, typed and placed as its parameter");
+    dense.push_back(g.contiguous());
+  }
+  return dense;
+}
+
+#if DLS_ATEN_FUSED_ADAM
+// Clipping as the divisor ATen's fused kernel applies to every gradient it reads (its
+// grad_scale): max(1, (norm + 1e-6) / max_norm), the inverse of clip_grad_norm_'s factor
+// min(1, max_norm / (norm + 1e-6)); float32 [] on the norm's device.
+torch::Tensor clip_divisor(const torch::Tensor& norm, double max_norm) {
+  return ((norm.to(torch::kDouble) + 1e-6) / max_norm).clamp_min(1.0).to(torch::kFloat);
+}
+#endif
 }  // namespace
 
 template <typename Base, typename Options>
@@ -98,8 +131,8 @@ void GraphSafeAdamOf<Base, Options>::bind_state() {
     flat_parameters_.push_back(p.view({-1}));
   }
   step_.fill_(static_cast<double>(std::max<std::int64_t>(step, 0)));
-  // ATen's fused kernel (above) on CUDA, unless it refused a step; it needs no buffers of ours.
-  aten_fused_ = DLS_ATEN_FUSED_ADAM && flat.is_cuda() && !aten_fused_refused_;
+  // ATen's fused kernel (above), unless it refused a step; it needs no buffers of ours.
+  aten_fused_ = DLS_ATEN_FUSED_ADAM && (flat.is_cuda() || flat.is_cpu()) && !aten_fused_refused_;
   make_update_buffers();
   bound_ = true;
 }
@@ -123,6 +156,17 @@ void GraphSafeAdamOf<Base, Options>::prepare() {
 
 template <typename Base, typename Options>
 void GraphSafeAdamOf<Base, Options>::update_on_device() {
+  update(gradient_views_, /*in_flat=*/true);
+}
+
+template <typename Base, typename Options>
+void GraphSafeAdamOf<Base, Options>::update_on_device(const std::vector<torch::Tensor>& gradients) {
+  torch::NoGradGuard no_grad;
+  update(dense_gradients(gradients, this->param_groups_[0].params()), /*in_flat=*/false);
+}
+
+template <typename Base, typename Options>
+void GraphSafeAdamOf<Base, Options>::update(const std::vector<torch::Tensor>& gradients, bool in_flat) {
   constexpr bool decoupled = std::is_same_v<Base, torch::optim::AdamW>;
   torch::NoGradGuard no_grad;
   const auto& options = static_cast<const Options&>(this->param_groups_[0].options());
@@ -130,22 +174,23 @@ void GraphSafeAdamOf<Base, Options>::update_on_device() {
   const double decay = options.weight_decay();
   const auto& params = this->param_groups_[0].params();
   const auto& g = gradients_;  // [N]
-  if (clip_norm_ > 0) {
-    // clip_grad_norm_: multiplied by max_norm / (norm + 1e-6) when that is below 1.
-    g.mul_((clip_norm_ / (g.norm(2).to(torch::kDouble) + 1e-6)).clamp_max(1.0));
-  }
   step_.add_(1);
 #if DLS_ATEN_FUSED_ADAM
   if (aten_fused_) {
     try {
       const auto lr = lr_.to(torch::kFloat);  // the kernels read float32 scalars
       const std::vector<torch::Tensor> steps(params.size(), step_.to(torch::kFloat));
+      // clip_grad_norm_'s factor, applied by the kernel as it reads each gradient: no pass of its own.
+      c10::optional<torch::Tensor> divisor;
+      if (clip_norm_ > 0) {
+        divisor = clip_divisor(in_flat ? g.norm(2) : torch::stack(at::_foreach_norm(gradients)).norm(2), clip_norm_);
+      }
       if (decoupled) {
-        at::_fused_adamw_(params, gradient_views_, moments_, second_moments_, {}, steps, lr, beta1, beta2, decay,
-                          options.eps(), /*amsgrad=*/false, /*maximize=*/false);
+        at::_fused_adamw_(params, gradients, moments_, second_moments_, {}, steps, lr, beta1, beta2, decay,
+                          options.eps(), /*amsgrad=*/false, /*maximize=*/false, divisor, /*found_inf=*/{});
       } else {
-        at::_fused_adam_(params, gradient_views_, moments_, second_moments_, {}, steps, lr, beta1, beta2, decay,
-                         options.eps(), /*amsgrad=*/false, /*maximize=*/false);
+        at::_fused_adam_(params, gradients, moments_, second_moments_, {}, steps, lr, beta1, beta2, decay,
+                         options.eps(), /*amsgrad=*/false, /*maximize=*/false, divisor, /*found_inf=*/{});
       }
       return;
     } catch (const c10::Error& error) {  // its checks come before any write: the operators take this step
@@ -158,6 +203,16 @@ void GraphSafeAdamOf<Base, Options>::update_on_device() {
     }
   }
 #endif
+  if (!in_flat) {  // into the flat tensor the operators below work on: one pass
+    std::vector<torch::Tensor> flat_parts;
+    flat_parts.reserve(gradients.size());
+    for (const auto& gradient : gradients) flat_parts.push_back(gradient.view({-1}));
+    torch::cat_out(gradients_, flat_parts);
+  }
+  if (clip_norm_ > 0) {
+    // clip_grad_norm_: multiplied by max_norm / (norm + 1e-6) when that is below 1.
+    g.mul_((clip_norm_ / (g.norm(2).to(torch::kDouble) + 1e-6)).clamp_max(1.0));
+  }
   const auto bias_correction1 = 1 - torch::pow(beta1, step_);  // float64 scalars
   const auto bias_correction2 = 1 - torch::pow(beta2, step_);
   // What decides the step's time on a large model is the memory it moves: passes over [N]

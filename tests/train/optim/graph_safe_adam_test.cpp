@@ -203,6 +203,41 @@ TEST(GraphSafeAdam, ItsStateLoadsIntoLibTorchsAdamAndBack) {
   expect_close(again, params, "graph-safe Adam from LibTorch's state");
 }
 
+// Gradients handed over as backward made them (the captured step's) update the parameters as
+// the same gradients in the grad() views do: one laid out transposed, one missing (a parameter
+// backward did not reach: zeros), clipping on.
+TEST(GraphSafeAdam, HandedOverGradientsUpdateAsTheFlatOnes) {
+  for (const auto kind : {OptimizerKind::kAdam, OptimizerKind::kAdamW}) {
+    OptimizerSettings options;
+    options.kind = kind;
+    options.weight_decay = 0.1;
+    options.clip_grad_norm = 1.0;
+    auto from_views = make_parameters();
+    auto handed = testing::parameter_copies(from_views);
+    GradientBuffer view_gradients(from_views), handed_views(handed);
+    auto with_views = make_graph_safe_optimizer(from_views, view_gradients.flat(), options, 0.01);
+    auto with_handed = make_graph_safe_optimizer(handed, handed_views.flat(), options, 0.01);
+    auto& handed_optimizer = dynamic_cast<GraphSafeOptimizer&>(*with_handed);
+    for (int step = 1; step <= 4; ++step) {
+      torch::manual_seed(200 + step);
+      std::vector<torch::Tensor> gradients;
+      for (std::size_t i = 0; i < from_views.size(); ++i) {
+        const auto g = torch::randn_like(from_views[i]) * (step % 2 == 1 ? 10.0 : 1e-3);
+        from_views[i].mutable_grad().copy_(i == 2 ? torch::zeros_like(g) : g);
+        // Parameter 1 [17, 5]: a transposed tensor's view, not laid out as the parameter.
+        gradients.push_back(i == 2 ? torch::Tensor() : i == 1 ? g.t().contiguous().t() : g.clone());
+      }
+      ASSERT_FALSE(gradients[1].is_contiguous());
+      with_views->step();
+      handed_optimizer.prepare();
+      handed_optimizer.update_on_device(gradients);
+      handed_optimizer.count_step();
+    }
+    expect_close(handed, from_views, settings::to_string(kind));
+    EXPECT_THROW(handed_optimizer.update_on_device({torch::zeros({3})}), c10::Error) << "one gradient for four";
+  }
+}
+
 TEST(GraphSafeAdam, RefusesParametersWhoseGradientsAreNotTheFlatOnes) {
   auto params = make_parameters();
   const GradientBuffer gradients(params);

@@ -3,12 +3,18 @@
 // the step count live in device scalars. A CUDA graph can therefore record one step and replay
 // it for every later one (train/captured_step.h), and on a GPU the step is ~15 elementwise
 // kernels over all parameters at once instead of ~10 per parameter tensor, reading and
-// writing 18 N-float tensors (Adam without decay or clipping; bench/PERFORMANCE.md). On CUDA
-// with LibTorch >= 2.4 it is ATen's fused Adam(W) kernel with a device learning rate: 7.
+// writing 18 N-float tensors (Adam without decay or clipping; bench/PERFORMANCE.md). With
+// LibTorch >= 2.4 it is ATen's fused Adam(W) kernel with a device learning rate: 7, with
+// clipping's factor applied inside it.
 //
 //   gradients [N]:                   | g0 | g1 | ... |    every parameter's grad() a view
 //                                                          (train/parallel/gradient_buffer.h)
 //   moments m, v [N]:                | m0 | m1 | ... |    AdamParamState::exp_avg() a view
+//
+// The gradients come either from the grad() views (step(), update_on_device()) or as backward
+// computed them (update_on_device(gradients): the captured step's, no pass zeroing the views
+// and no addition of each gradient into its view; the elementwise path copies them into the
+// flat tensor in one pass, ATen's fused kernel reads them where they are).
 //
 // The state stays LibTorch's (AdamParamState / AdamWParamState: step, exp_avg, exp_avg_sq)
 // with its moments as views of the flat ones, so checkpoints written by it and by
@@ -32,8 +38,12 @@ class GraphSafeOptimizer {
   // Host, before each step: the learning rate into its device scalar; the state bound to the
   // flat moments the first time (and after a load).
   virtual void prepare() = 0;
-  // Device only: clipping, moments, parameters -- what a CUDA graph records.
+  // Device only: clipping, moments, parameters -- what a CUDA graph records -- from every
+  // parameter's grad() (the flat gradients' views).
   virtual void update_on_device() = 0;
+  // The same from `gradients`, one per parameter in order, as torch::autograd::grad returns
+  // them (undefined: backward did not reach the parameter, a gradient of zeros).
+  virtual void update_on_device(const std::vector<torch::Tensor>& gradients) = 0;
   // Host, after each step: every parameter's step counter (what a checkpoint saves) + 1.
   virtual void count_step() = 0;
 };
@@ -51,6 +61,7 @@ class GraphSafeAdamOf : public Base, public GraphSafeOptimizer {
 
   void prepare() override;
   void update_on_device() override;
+  void update_on_device(const std::vector<torch::Tensor>& gradients) override;
   void count_step() override;
   // prepare(), update_on_device(), count_step().
   torch::Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr) override;
@@ -63,11 +74,13 @@ class GraphSafeAdamOf : public Base, public GraphSafeOptimizer {
   void bind_state();
   // The buffers (and their views) of the elementwise update, which ATen's fused kernel needs not.
   void make_update_buffers();
+  // The update from `gradients`: the flat ones' views (`in_flat`), or tensors of their own.
+  void update(const std::vector<torch::Tensor>& gradients, bool in_flat);
 
   torch::Tensor gradients_;  // [N]
   double clip_norm_;
   bool bound_ = false;
-  bool aten_fused_ = false;             // the step is ATen's fused kernel (LibTorch >= 2.4, CUDA)
+  bool aten_fused_ = false;             // the step is ATen's fused kernel (LibTorch >= 2.4)
   bool aten_fused_refused_ = false;     // it threw once: the elementwise operators from then on
   torch::Tensor exp_avg_, exp_avg_sq_;  // [N] float32
   torch::Tensor denominator_;           // [N] float32, each step's
