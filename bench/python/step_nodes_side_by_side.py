@@ -64,11 +64,17 @@ def dls_nodes(dls_bench, batch):
     command = [dls_bench, "--task", "seq2seq-train", "--preset", "cpu", "--batch", str(batch), "--cuda-graphs",
                "--plain-bmm", "--workers", "1", "--warmup", "1", "--repeats", "1", "--iters", "1", "--profile", "1000"]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stderr  # where the table goes
-    nodes = {}
+    nodes = collections.Counter()
+    in_table = False
     for line in out.splitlines():
-        name = line[:WIDTH].strip()
-        if len(line) > WIDTH and NODE.search(name) and not name.startswith("autograd::engine::"):
-            nodes[name] = int(line[WIDTH:].split()[0])  # the "calls" column
+        if line.startswith("operator ") and "calls" in line:  # the --profile table's header
+            in_table = True
+            continue
+        name, fields = line[:WIDTH].strip(), line[WIDTH:].split()
+        if not in_table or not fields or not fields[0].isdigit():
+            continue
+        if NODE.search(name) and not name.startswith("autograd::engine::"):
+            nodes[name] += int(fields[0])  # the "calls" column
     return nodes
 
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <unordered_set>
 
 #include <torch/torch.h>
 #include <torch/version.h>
@@ -36,14 +37,17 @@ std::vector<torch::Tensor> per_parameter_views(const torch::Tensor& flat, const 
 }
 
 // Gradients as backward handed them over, as the update reads them: each dense and laid out
-// as its (contiguous) parameter -- a transposed one copied, as AccumulateGrad would -- and
-// zeros for a parameter backward did not reach.
+// as its (contiguous) parameter -- a transposed one copied, as AccumulateGrad would -- each in
+// memory of its own, and zeros for a parameter backward did not reach. Backward may hand one
+// tensor to two parameters (an addition passes its gradient to both inputs): ATen's fused
+// kernel writes each clipped gradient back, and shared memory would be clipped twice.
 std::vector<torch::Tensor> dense_gradients(const std::vector<torch::Tensor>& gradients,
                                            const std::vector<torch::Tensor>& params) {
   TORCH_CHECK(gradients.size() == params.size(), "GraphSafeAdam: ", gradients.size(), " gradients for ", params.size(),
               " parameters");
   std::vector<torch::Tensor> dense;
   dense.reserve(params.size());
+  std::unordered_set<const void*> storages;
   for (std::size_t i = 0; i < params.size(); ++i) {
     const auto& g = gradients[i];
     if (!g.defined()) {
@@ -53,7 +57,8 @@ std::vector<torch::Tensor> dense_gradients(const std::vector<torch::Tensor>& gra
     TORCH_CHECK(g.sizes() == params[i].sizes() && g.scalar_type() == params[i].scalar_type() &&
                     g.device() == params[i].device(),
                 "GraphSafeAdam: gradient ", i, " is not shaped, typed and placed as its parameter");
-    dense.push_back(g.contiguous());
+    const bool shared = !storages.insert(g.storage().data()).second;
+    dense.push_back(shared ? g.clone(torch::MemoryFormat::Contiguous) : g.contiguous());
   }
   return dense;
 }
@@ -180,7 +185,7 @@ void GraphSafeAdamOf<Base, Options>::update(const std::vector<torch::Tensor>& gr
     try {
       const auto lr = lr_.to(torch::kFloat);  // the kernels read float32 scalars
       const std::vector<torch::Tensor> steps(params.size(), step_.to(torch::kFloat));
-      // clip_grad_norm_'s factor, applied by the kernel as it reads each gradient: no pass of its own.
+      // clip_grad_norm_'s factor, applied by the kernel as it reads each gradient (and writes it back).
       c10::optional<torch::Tensor> divisor;
       if (clip_norm_ > 0) {
         divisor = clip_divisor(in_flat ? g.norm(2) : torch::stack(at::_foreach_norm(gradients)).norm(2), clip_norm_);
@@ -193,7 +198,10 @@ void GraphSafeAdamOf<Base, Options>::update(const std::vector<torch::Tensor>& gr
                          options.eps(), /*amsgrad=*/false, /*maximize=*/false, divisor, /*found_inf=*/{});
       }
       return;
-    } catch (const c10::Error& error) {  // its checks come before any write: the operators take this step
+    } catch (const c10::Error& error) {
+      // CUDA's kernel checks every tensor before it writes; the CPU's goes tensor by tensor,
+      // but float32 parameters with gradients laid out as they are (dense_gradients) pass its
+      // checks. The operators take this step.
       const std::string what = error.what();
       spdlog::warn("graph-safe Adam: ATen's fused kernel refused the step ({}); the elementwise operators take it",
                    what.substr(0, what.find('\n')));

@@ -2,11 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstring>
 #include <memory>
 #include <sstream>
 
 #include <torch/cuda.h>
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include "dls/settings/optimizer_settings.h"
 #include "dls/train/optim/optimizer.h"
@@ -79,7 +82,7 @@ void run_steps(Pair& pair, std::vector<torch::Tensor>& params, std::vector<torch
   }
 }
 
-// On CUDA with LibTorch >= 2.4 the step is ATen's fused kernel; elsewhere the operators.
+// With LibTorch >= 2.4 the step is ATen's fused kernel (CPU and CUDA); with 1.13 the operators.
 void expect_equal_to_libtorchs_adam_and_adamw(const torch::Device& device) {
   for (const auto kind : {OptimizerKind::kAdam, OptimizerKind::kAdamW}) {
     for (const double decay : {0.0, 0.1}) {
@@ -235,6 +238,46 @@ TEST(GraphSafeAdam, HandedOverGradientsUpdateAsTheFlatOnes) {
     }
     expect_close(handed, from_views, settings::to_string(kind));
     EXPECT_THROW(handed_optimizer.update_on_device({torch::zeros({3})}), c10::Error) << "one gradient for four";
+  }
+}
+
+// Backward may hand one tensor to two parameters (an addition's gradient goes to both inputs):
+// each is clipped and used once, as two copies in the views are. And where LibTorch has ATen's
+// fused kernel (>= 2.4) the update is that kernel, not the operators after a refusal.
+std::atomic<long> g_fused_adam_calls{0};
+TEST(GraphSafeAdam, OneGradientHandedToTwoParametersCountsForEach) {
+  for (const auto kind : {OptimizerKind::kAdam, OptimizerKind::kAdamW}) {
+    OptimizerSettings options;
+    options.kind = kind;
+    options.clip_grad_norm = 1.0;
+    torch::manual_seed(4);
+    std::vector<torch::Tensor> from_views{torch::randn({6}).requires_grad_(true),
+                                          torch::randn({6}).requires_grad_(true)};
+    auto handed = testing::parameter_copies(from_views);
+    GradientBuffer view_gradients(from_views), handed_views(handed);
+    auto with_views = make_graph_safe_optimizer(from_views, view_gradients.flat(), options, 0.01);
+    auto with_handed = make_graph_safe_optimizer(handed, handed_views.flat(), options, 0.01);
+    auto& handed_optimizer = dynamic_cast<GraphSafeOptimizer&>(*with_handed);
+    g_fused_adam_calls = 0;
+    for (int step = 1; step <= 3; ++step) {
+      const auto g = torch::randn({6}) * 10.0;  // clipped
+      for (auto& p : from_views) p.mutable_grad().copy_(g);
+      with_views->step();
+      handed_optimizer.prepare();
+      util::with_global_callback(
+          at::RecordFunctionCallback([](const at::RecordFunction& record) -> std::unique_ptr<at::ObserverContext> {
+            if (std::strstr(record.name(), "_fused_adam") != nullptr) ++g_fused_adam_calls;
+            return nullptr;
+          }).scopes({at::RecordScope::FUNCTION}),
+          [&] {
+            handed_optimizer.update_on_device({g, g});
+          });
+      handed_optimizer.count_step();
+    }
+    expect_close(handed, from_views, settings::to_string(kind));
+    const bool aten_fused = TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4);
+    EXPECT_EQ(g_fused_adam_calls.load(), aten_fused ? 3 : 0)
+        << settings::to_string(kind) << ", LibTorch " TORCH_VERSION;
   }
 }
 

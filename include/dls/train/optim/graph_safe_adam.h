@@ -4,8 +4,9 @@
 // it for every later one (train/captured_step.h), and on a GPU the step is ~15 elementwise
 // kernels over all parameters at once instead of ~10 per parameter tensor, reading and
 // writing 18 N-float tensors (Adam without decay or clipping; bench/PERFORMANCE.md). With
-// LibTorch >= 2.4 it is ATen's fused Adam(W) kernel with a device learning rate: 7, with
-// clipping's factor applied inside it.
+// LibTorch >= 2.4 it is ATen's fused Adam(W) kernel with a device learning rate: 7, or 8
+// with clipping (its factor applied inside the kernel, which writes the clipped gradients
+// back).
 //
 //   gradients [N]:                   | g0 | g1 | ... |    every parameter's grad() a view
 //                                                          (train/parallel/gradient_buffer.h)
