@@ -47,7 +47,7 @@ std::vector<torch::Tensor> dense_gradients(const std::vector<torch::Tensor>& gra
               " parameters");
   std::vector<torch::Tensor> dense;
   dense.reserve(params.size());
-  std::unordered_set<const void*> storages;
+  std::unordered_set<const c10::StorageImpl*> storages;
   for (std::size_t i = 0; i < params.size(); ++i) {
     const auto& g = gradients[i];
     if (!g.defined()) {
@@ -57,7 +57,7 @@ std::vector<torch::Tensor> dense_gradients(const std::vector<torch::Tensor>& gra
     TORCH_CHECK(g.sizes() == params[i].sizes() && g.scalar_type() == params[i].scalar_type() &&
                     g.device() == params[i].device(),
                 "GraphSafeAdam: gradient ", i, " is not shaped, typed and placed as its parameter");
-    const bool shared = !storages.insert(g.storage().data()).second;
+    const bool shared = !storages.insert(g.storage().unsafeGetStorageImpl()).second;
     dense.push_back(shared ? g.clone(torch::MemoryFormat::Contiguous) : g.contiguous());
   }
   return dense;
@@ -166,7 +166,6 @@ void GraphSafeAdamOf<Base, Options>::update_on_device() {
 
 template <typename Base, typename Options>
 void GraphSafeAdamOf<Base, Options>::update_on_device(const std::vector<torch::Tensor>& gradients) {
-  torch::NoGradGuard no_grad;
   update(dense_gradients(gradients, this->param_groups_[0].params()), /*in_flat=*/false);
 }
 
