@@ -6,6 +6,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
+#include <ATen/OpMathType.h>
 #include <torch/torch.h>
 
 namespace dls {
@@ -82,8 +83,10 @@ torch::Tensor dropout_mask(const torch::Tensor& like, double p, std::uint64_t se
   auto mask = torch::empty(like.sizes(), like.options().memory_format(c10::MemoryFormat::Contiguous));
   const std::int64_t n = mask.numel();
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, mask.scalar_type(), "dropout_mask", [&] {
-    // The scale as torch::dropout computes it (a mask of ones divided by 1 - p), bit for bit.
-    const auto kept = torch::ones({1}, mask.options()).div_(1 - p).item<scalar_t>();
+    // The scale as torch::dropout computes it (its mask of ones divided by 1 - p in the type's
+    // arithmetic: float for the 16-bit types), bit for bit, without operators of its own.
+    using arithmetic = at::opmath_type<scalar_t>;
+    const auto kept = static_cast<scalar_t>(arithmetic{1} / static_cast<arithmetic>(1 - p));
     auto* out = mask.data_ptr<scalar_t>();
     at::parallel_for(0, n, kGrain, [&](std::int64_t begin, std::int64_t end) {
       std::uint8_t keep[kGrain];
