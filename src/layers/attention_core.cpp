@@ -10,7 +10,7 @@
 namespace dls::detail {
 
 torch::Tensor scaled_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, Layout layout,
-                               const torch::Tensor& mask, torch::nn::Dropout& dropout, torch::Tensor* weights) {
+                               const torch::Tensor& mask, Dropout& dropout, torch::Tensor* weights) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
   if (weights == nullptr && fused_attention_on(q.device())) {
     // One operator (fused_attention.h). DLStudio's scale after the softmax: the operator at
@@ -66,7 +66,7 @@ HeadProjection cross_attention_part(const torch::Tensor& q_weight, const torch::
 
 torch::Tensor attend_one_head(const torch::Tensor& q_input, const torch::Tensor& kv_input, const HeadProjection& wq,
                               const HeadProjection& wk, const HeadProjection& wv, const TransformerConfig& config,
-                              const torch::Tensor& mask, torch::nn::Dropout& dropout, torch::Tensor* weights) {
+                              const torch::Tensor& mask, Dropout& dropout, torch::Tensor* weights) {
   auto project = [&](const HeadProjection& w, const torch::Tensor& input) {
     if (!config.flattened()) return torch::linear(input, w.weight, w.bias);  // [B, L, s]
     // [B, L, s] -> [B, L*s] -> Linear(L*s, L*s) -> [B, L, s]

@@ -17,7 +17,7 @@ namespace dls::detail {
 // leaves the weights unscaled (sharper) and shrinks the output instead.
 // weights (optional) receives the softmax output (before dropout).
 torch::Tensor scaled_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, Layout layout,
-                               const torch::Tensor& mask, torch::nn::Dropout& dropout, torch::Tensor* weights);
+                               const torch::Tensor& mask, Dropout& dropout, torch::Tensor* weights);
 
 // `heads` x `parts` projections Linear(in, out) in one pair of tensors: weight
 // [heads, parts*out, in], bias [heads, parts*out] (for each head its parts one after the
@@ -45,7 +45,7 @@ HeadProjection cross_attention_part(const torch::Tensor& q_weight, const torch::
 // [B, L*s]; positionwise [B, L, s] and vaswani [B, L, M] per position. Returns [B, Lq, s].
 torch::Tensor attend_one_head(const torch::Tensor& q_input, const torch::Tensor& kv_input, const HeadProjection& wq,
                               const HeadProjection& wk, const HeadProjection& wv, const TransformerConfig& config,
-                              const torch::Tensor& mask, torch::nn::Dropout& dropout, torch::Tensor* weights);
+                              const torch::Tensor& mask, Dropout& dropout, torch::Tensor* weights);
 
 // Applies a layer's n fused projections (weight [H, n*rows, cols], bias [H, n*rows]) to
 // x [B, L, M]. Returns [n, H, B, L, s] (dlstudio: each head's flattened slice through

@@ -11,7 +11,7 @@ AttentionHeadImpl::AttentionHeadImpl(const TransformerConfig& config) : config_(
   WQ = register_module("WQ", torch::nn::Linear(in, out));
   WK = register_module("WK", torch::nn::Linear(in, out));
   WV = register_module("WV", torch::nn::Linear(in, out));
-  attention_dropout_ = register_module("attention_dropout", torch::nn::Dropout(config.effective_dropout()));
+  attention_dropout_ = register_module("attention_dropout", Dropout(config.effective_dropout()));
 }
 
 torch::Tensor AttentionHeadImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {

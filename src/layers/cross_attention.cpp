@@ -20,7 +20,7 @@ CrossAttentionImpl::CrossAttentionImpl(const TransformerConfig& config) : config
   if (config.layout() == Layout::kVaswani) {
     W_O = register_module("W_O", torch::nn::Linear(config.embedding_size(), config.embedding_size()));
   }
-  attention_dropout_ = register_module("attention_dropout", torch::nn::Dropout(config.effective_dropout()));
+  attention_dropout_ = register_module("attention_dropout", Dropout(config.effective_dropout()));
 }
 
 HeadProjection CrossAttentionImpl::head_projection(std::int64_t h, Projection part) const {

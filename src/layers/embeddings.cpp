@@ -38,7 +38,7 @@ EmbeddingsGeneratorImpl::EmbeddingsGeneratorImpl(const torch::Tensor& shared_tab
 
 void EmbeddingsGeneratorImpl::register_rest(const TransformerConfig& config) {
   const double p = config.effective_dropout();
-  dropout = register_module("dropout", torch::nn::Dropout(p));
+  dropout = register_module("dropout", Dropout(p));
   extendable_ = !config.flattened();
   positional_encoding_ = register_buffer(
       "positional_encoding", sinusoidal_positional_encoding(config.max_seq_length(), config.embedding_size()));

@@ -112,9 +112,8 @@ torch::nn::LayerNorm make_layer_norm(const TransformerConfig& config) {
   return torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.embedding_size()}));
 }
 
-torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch::nn::Linear& W2,
-                           torch::nn::Dropout& dropout, const TransformerConfig& config,
-                           const std::vector<RowRange>* w2_rows) {
+torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch::nn::Linear& W2, Dropout& dropout,
+                           const TransformerConfig& config, const std::vector<RowRange>* w2_rows) {
   if (config.layout() == Layout::kDLStudio) {
     // [B, L, M] -> [B, L*M] -> [B, 2*L*M] -> [B, L*M] -> [B, L, M]
     const auto hidden = torch::relu(W1(x.reshape({x.size(0), -1})));

@@ -46,7 +46,7 @@ BasicDecoderWithMaskingImpl::BasicDecoderWithMaskingImpl(const TransformerConfig
   W2 = register_module("W2", make_ffn_w2(config));
   norm3 = register_module("norm3", make_layer_norm(config));
   const double p = config.effective_dropout();
-  dropout = register_module("dropout", torch::nn::Dropout(p));
+  dropout = register_module("dropout", Dropout(p));
 }
 
 torch::Tensor BasicDecoderWithMaskingImpl::sublayers(const torch::Tensor& x, const SelfAttentionFn& self_attention,

@@ -13,7 +13,7 @@ BasicEncoderImpl::BasicEncoderImpl(const TransformerConfig& config) : config_(co
   W2 = register_module("W2", make_ffn_w2(config));
   norm2 = register_module("norm2", make_layer_norm(config));
   const double p = config.effective_dropout();
-  dropout = register_module("dropout", torch::nn::Dropout(p));
+  dropout = register_module("dropout", Dropout(p));
 }
 
 torch::Tensor BasicEncoderImpl::forward(const torch::Tensor& x, const torch::Tensor& mask, torch::Tensor* weights) {

@@ -61,7 +61,7 @@ EncoderRNNImpl::EncoderRNNImpl(const RnnSeq2SeqConfig& config) : config_(config)
   }
   if (config.bidirectional)
     bridge = register_module("bridge", torch::nn::Linear(2 * config.hidden_size, config.hidden_size));
-  dropout = register_module("dropout", torch::nn::Dropout(config.dropout));
+  dropout = register_module("dropout", Dropout(config.dropout));
 }
 
 std::pair<torch::Tensor, RnnState> EncoderRNNImpl::forward(const torch::Tensor& source) {
@@ -112,7 +112,7 @@ AttnDecoderRNNImpl::AttnDecoderRNNImpl(const RnnSeq2SeqConfig& config) : config_
   }
   if (luong) W_c = register_module("W_c", torch::nn::Linear(He + H, H));
   W_o = register_module("W_o", torch::nn::Linear(luong ? H : H + He, config.target_vocab));
-  dropout = register_module("dropout", torch::nn::Dropout(config.dropout));
+  dropout = register_module("dropout", Dropout(config.dropout));
 }
 
 DecoderStep AttnDecoderRNNImpl::start(const RnnState& encoder_state, std::int64_t batch) const {

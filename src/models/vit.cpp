@@ -168,7 +168,7 @@ visTransformerImpl::visTransformerImpl(const ViTConfig& config) : config_(config
   if (config.transformer().variant() == Variant::kPreLN) {
     final_norm = register_module("final_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({M})));
   }
-  head_dropout = register_module("head_dropout", torch::nn::Dropout(config.head_dropout()));
+  head_dropout = register_module("head_dropout", Dropout(config.head_dropout()));
   head_fc1 = register_module("head_fc1", torch::nn::Linear(M, config.head_hidden_size()));
   head_fc2 = register_module("head_fc2", torch::nn::Linear(config.head_hidden_size(), config.num_classes()));
 }

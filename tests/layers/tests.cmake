@@ -1,6 +1,7 @@
 # Tests of src/layers, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
   layers/attention_test.cpp
+  layers/dropout_test.cpp
   layers/embeddings_test.cpp
   layers/fused_attention_test.cpp
   layers/int8_linear_test.cpp

@@ -27,7 +27,7 @@ class PerHeadAttentionImpl : public torch::nn::Module {
     if (config.layout() == Layout::kVaswani) {
       W_O = register_module("W_O", torch::nn::Linear(config.embedding_size(), config.embedding_size()));
     }
-    register_module("attention_dropout", torch::nn::Dropout(config.effective_dropout()));
+    register_module("attention_dropout", Dropout(config.effective_dropout()));
   }
 
   // DLStudio's loop over heads for x [B, L, M], keys and values from `memory` (itself for

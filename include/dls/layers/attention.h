@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/dropout.h>
+#include "dls/layers/dropout.h"
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
@@ -51,7 +51,7 @@ class AttentionHeadImpl : public torch::nn::Module {
 
  protected:
   TransformerConfig config_;
-  torch::nn::Dropout attention_dropout_{nullptr};
+  Dropout attention_dropout_{nullptr};
 };
 TORCH_MODULE(AttentionHead);
 
@@ -108,7 +108,7 @@ class SelfAttentionImpl : public torch::nn::Module {
 
  private:
   TransformerConfig config_;
-  torch::nn::Dropout attention_dropout_{nullptr};
+  Dropout attention_dropout_{nullptr};
 };
 TORCH_MODULE(SelfAttention);
 
@@ -141,7 +141,7 @@ class CrossAttentionImpl : public torch::nn::Module {
 
  private:
   TransformerConfig config_;
-  torch::nn::Dropout attention_dropout_{nullptr};
+  Dropout attention_dropout_{nullptr};
 };
 TORCH_MODULE(CrossAttention);
 

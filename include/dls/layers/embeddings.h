@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/dropout.h>
+#include "dls/layers/dropout.h"
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/pimpl.h>
 
@@ -35,7 +35,7 @@ class EmbeddingsGeneratorImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& tokens, std::int64_t offset = 0);
 
   torch::nn::Embedding embedding{nullptr};  // own table (nullptr when shared)
-  torch::nn::Dropout dropout{nullptr};
+  Dropout dropout{nullptr};
 
  private:
   void register_rest(const TransformerConfig& config);  // dropout and positional encoding

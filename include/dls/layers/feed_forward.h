@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <torch/nn/modules/dropout.h>
+#include "dls/layers/dropout.h"
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 
@@ -32,9 +32,8 @@ struct RowRange {
 // layers never read the other rows (linear_by_column_blocks). Under autocast (--precision
 // bf16) w2_rows is ignored: the plain W2 computes every row, in bf16 (the float32 blocks
 // would mix dtypes).
-torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch::nn::Linear& W2,
-                           torch::nn::Dropout& dropout, const TransformerConfig& config,
-                           const std::vector<RowRange>* w2_rows = nullptr);
+torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch::nn::Linear& W2, Dropout& dropout,
+                           const TransformerConfig& config, const std::vector<RowRange>* w2_rows = nullptr);
 
 // y = h W^T + b, h [R, K], weight [N, K], bias [N], computed in column blocks of `block`
 // columns: block j (columns j*block .. (j+1)*block-1) only for the rows in rows[j]; every

@@ -7,7 +7,7 @@
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
-#include <torch/nn/modules/dropout.h>
+#include "dls/layers/dropout.h"
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
@@ -55,7 +55,7 @@ class BasicDecoderWithMaskingImpl : public torch::nn::Module {
   torch::nn::LayerNorm norm2{nullptr};       // null without cross-attention
   torch::nn::Linear W1{nullptr}, W2{nullptr};
   torch::nn::LayerNorm norm3{nullptr};
-  torch::nn::Dropout dropout{nullptr};
+  Dropout dropout{nullptr};
 
  private:
   using SelfAttentionFn = std::function<torch::Tensor(const torch::Tensor&)>;

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/dropout.h>
+#include "dls/layers/dropout.h"
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/rnn.h>
@@ -84,7 +84,7 @@ class EncoderRNNImpl : public torch::nn::Module {
   torch::nn::GRU gru{nullptr};
   torch::nn::LSTM lstm{nullptr};
   torch::nn::Linear bridge{nullptr};  // bidirectional: [fwd; bwd] final state -> H, per layer
-  torch::nn::Dropout dropout{nullptr};
+  Dropout dropout{nullptr};
 };
 TORCH_MODULE(EncoderRNN);
 
@@ -126,7 +126,7 @@ class AttnDecoderRNNImpl : public torch::nn::Module {
   torch::nn::LSTM lstm{nullptr};
   torch::nn::Linear W_c{nullptr};  // luong: [c; s] -> h~
   torch::nn::Linear W_o{nullptr};  // the output layer: -> V
-  torch::nn::Dropout dropout{nullptr};
+  Dropout dropout{nullptr};
 };
 TORCH_MODULE(AttnDecoderRNN);
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/dropout.h>
+#include "dls/layers/dropout.h"
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/normalization.h>
@@ -198,7 +198,7 @@ class visTransformerImpl : public torch::nn::Module {
   // PreLN only: the blocks leave their output un-normalised, so (as in standard pre-LN
   // ViTs) a LayerNorm precedes the head. FG's blocks end in a LayerNorm already.
   torch::nn::LayerNorm final_norm{nullptr};
-  torch::nn::Dropout head_dropout{nullptr};
+  Dropout head_dropout{nullptr};
   torch::nn::Linear head_fc1{nullptr}, head_fc2{nullptr};
 
  private:
