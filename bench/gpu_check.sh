@@ -409,13 +409,15 @@ if [ "$part" = anchors ]; then
     done
   fi
   # The lecture's model (the dlstudio preset, batch 50), captured: its step rate in fp32, fp32
-  # with TF32 and bf16 (and bf16 with attention on the plain path), for the 40 epochs' time.
+  # with TF32 and bf16 (and bf16 with attention on the plain path, and with W2 computing every
+  # row: each lever's gain), for the 40 epochs' time.
   if [ "${ANCHOR_LECTURE:-1}" != 0 ]; then
     more+=(--lecture)
-    for lever in fp32 tf32 bf16 bf16_plain_attention; do
+    for lever in fp32 tf32 bf16 bf16_plain_attention bf16_full_ffn; do
       flags=(--precision "${lever%%_*}")
       [ "$lever" = tf32 ] && flags=(--precision fp32 --tf32)
       [ "$lever" = bf16_plain_attention ] && flags+=(--attention plain)
+      [ "$lever" = bf16_full_ffn ] && flags+=(--full-ffn)
       step "lecture_rate_$lever" 90 "$bench" --task seq2seq-train --preset dlstudio --device "$dev" --cuda-graphs \
            "${flags[@]}" --warmup 3 --repeats 3 --iters "${smoke:+1}${smoke:-10}"
       more+=("$lever=$W/lecture_rate_$lever.log")

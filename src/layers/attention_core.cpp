@@ -6,8 +6,49 @@
 #include "dls/layers/fused_attention.h"
 #include "dls/layers/row_linear.h"
 #include "dls/layers/small_batched_matmul.h"
+#include "dls/util/precision.h"
 
 namespace dls::detail {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// y = slices W^T + b for each head, the product baddbmm(b, slices, W^T) computes, with W's
+// gradient made in W's own layout: autograd's baddbmm gives it as (slices^T dy)^T, a transposed
+// view that the optimizer or AccumulateGrad then copies whole (DLStudio's layout: 16 tensors,
+// 59 M floats a step of the lecture's model). slices [H, R, K], weight [H, N, K], bias [H, N]
+// -> y [H, R, N].
+struct HeadsLinear : public torch::autograd::Function<HeadsLinear> {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& slices, const torch::Tensor& weight,
+                               const torch::Tensor& bias) {
+    ctx->save_for_backward({slices, weight});
+    return torch::baddbmm(bias.unsqueeze(1), slices, weight.transpose(1, 2));
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    const auto saved = ctx->get_saved_variables();
+    const auto& dy = grad_outputs[0];  // [H, R, N]
+    torch::Tensor d_slices, d_weight, d_bias;
+    if (ctx->needs_input_grad(0)) d_slices = torch::bmm(dy, saved[1]);                  // [H, R, K]
+    if (ctx->needs_input_grad(1)) d_weight = torch::bmm(dy.transpose(1, 2), saved[0]);  // [H, N, K]
+    if (ctx->needs_input_grad(2)) d_bias = dy.sum(1);                                   // [H, N]
+    return {d_slices, d_weight, d_bias};
+  }
+};
+
+torch::Tensor heads_linear(const torch::Tensor& slices, const torch::Tensor& weight, const torch::Tensor& bias) {
+  if (util::autocast_active(slices.device())) {
+    // Autocast does not reach inside a custom function: the product in its type, as baddbmm's
+    // would be (the casts' backward returns float32 gradients).
+    const auto type = util::autocast_dtype(slices.device());
+    return HeadsLinear::apply(slices.to(type), weight.to(type), bias.to(type));
+  }
+  return HeadsLinear::apply(slices, weight, bias);
+}
+
+}  // namespace
 
 torch::Tensor scaled_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, Layout layout,
                                const torch::Tensor& mask, Dropout& dropout, torch::Tensor* weights) {
@@ -84,14 +125,14 @@ torch::Tensor project_heads(const torch::Tensor& x, const torch::Tensor& weight,
     // [B, L, M] -> [H, B*L, s]: each head's slice at every position.
     auto slices = x.view({batch, length, heads, s}).permute({2, 0, 1, 3}).reshape({heads, batch * length, s});
     // [H, B*L, s] x [H, s, n*s] + [H, 1, n*s] -> [H, B, L, n, s] -> [n, H, B, L, s]
-    auto y = torch::baddbmm(bias.unsqueeze(1), slices, weight.transpose(1, 2));
+    auto y = heads_linear(slices, weight, bias);
     return y.view({heads, batch, length, n, s}).permute({3, 0, 1, 2, 4});
   }
   if (config.layout() == Layout::kDLStudio) {
     // [B, L, M] -> [B, L, H, s] -> [H, B, L*s]: each head's slice, flattened over (L, s).
     auto slices = x.view({batch, length, heads, s}).permute({2, 0, 1, 3}).reshape({heads, batch, length * s});
     // [H, B, L*s] x [H, L*s, n*L*s] + [H, 1, n*L*s] -> [H, B, n*L*s]
-    auto y = torch::baddbmm(bias.unsqueeze(1), slices, weight.transpose(1, 2));
+    auto y = heads_linear(slices, weight, bias);
     // [H, B, n, L, s] -> [n, H, B, L, s]
     return y.view({heads, batch, n, length, s}).permute({2, 0, 1, 3, 4});
   }

@@ -95,6 +95,12 @@ torch::Tensor linear_by_column_blocks(const torch::Tensor& h, const torch::Tenso
     flat.push_back(r.begin);
     flat.push_back(r.end);
   }
+  if (util::autocast_active(h.device())) {
+    // Autocast does not reach inside a custom function: its products run in the autocast type
+    // as W2(h) would (the casts' backward returns float32 gradients to the weight and bias).
+    const auto type = util::autocast_dtype(h.device());
+    return ColumnBlockLinear::apply(h.to(type).contiguous(), weight.to(type), bias.to(type), block, flat);
+  }
   return ColumnBlockLinear::apply(h.contiguous(), weight, bias, block, flat);
 }
 
@@ -117,7 +123,7 @@ torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch:
   if (config.layout() == Layout::kDLStudio) {
     // [B, L, M] -> [B, L*M] -> [B, 2*L*M] -> [B, L*M] -> [B, L, M]
     const auto hidden = torch::relu(W1(x.reshape({x.size(0), -1})));
-    if (w2_rows != nullptr && !util::autocast_active(x.device())) {
+    if (w2_rows != nullptr) {
       return linear_by_column_blocks(hidden, W2->weight, W2->bias, x.size(2), *w2_rows).view(x.sizes());
     }
     return W2(hidden).view(x.sizes());

@@ -101,6 +101,11 @@ bool autocast_active(const c10::Device& device) {
   return (device.is_cpu() || device.is_cuda()) && autocast_enabled_on(device.type());
 }
 
+c10::ScalarType autocast_dtype(const c10::Device& device) {
+  const auto state = current_autocast();
+  return device.is_cuda() ? state.cuda_dtype : state.cpu_dtype;
+}
+
 AutocastScope::AutocastScope(const AutocastState& state) : saved_(current_autocast()) {
   at::autocast::increment_nesting();
   set_autocast_state(state);

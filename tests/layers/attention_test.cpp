@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/torch.h>
 
 #include "dls/layers/feed_forward.h"
 #include "dls/layers/saved_tensors.h"
+#include "dls/util/precision.h"
 
 namespace dls {
 namespace {
@@ -99,6 +102,48 @@ TEST_P(AttentionLayouts, GradientsReachEveryHead) {
   for (const auto& p : attention->named_parameters()) {
     ASSERT_TRUE(p.value().grad().defined()) << p.key();
     EXPECT_GT(p.value().grad().abs().sum().item<float>(), 0.0f) << p.key();
+  }
+}
+
+// Every parameter's gradient as autograd::grad hands it to the GPU's optimizer (no
+// AccumulateGrad to copy it into the parameter's layout) comes in its parameter's own layout,
+// equal to DLStudio's loop over heads: in fp32, and in float32 within bf16's rounding under
+// bf16 autocast (the fused projections' custom backward casts back as autocast would).
+TEST_P(AttentionLayouts, GradientsComeInTheParametersLayoutAsThePerHeadLoopsGiveThem) {
+  const auto config = config_for(GetParam());
+  SelfAttention self(config);
+  CrossAttention cross(config);
+  const auto x = torch::randn({3, 6, 16}), encoder_out = torch::randn({3, 6, 16});
+  std::vector<std::string> names;
+  std::vector<torch::Tensor> parameters;
+  for (const auto& [prefix, module] : {std::pair<std::string, torch::nn::Module*>{"self.", self.ptr().get()},
+                                       std::pair<std::string, torch::nn::Module*>{"cross.", cross.ptr().get()}}) {
+    for (const auto& p : module->named_parameters()) {
+      names.push_back(prefix + p.key());
+      parameters.push_back(p.value());
+    }
+  }
+  const auto gradients = [&](bool per_head) {
+    const auto loss =
+        per_head ? self->forward_per_head(x).pow(2).sum() + cross->forward_per_head(x, encoder_out).pow(2).sum()
+                 : self(x).pow(2).sum() + cross(x, encoder_out).pow(2).sum();
+    return torch::autograd::grad({loss}, parameters);
+  };
+  const auto reference = gradients(true);
+  const auto fused = gradients(false);
+  std::vector<torch::Tensor> bf16;
+  {
+    const util::AutocastScope autocast(util::autocast_for(util::Precision::kBf16, torch::Device(torch::kCPU)));
+    bf16 = gradients(false);
+  }
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    EXPECT_TRUE(fused[i].is_contiguous()) << names[i] << " strides " << fused[i].strides();
+    EXPECT_TRUE(torch::allclose(fused[i], reference[i], 1e-4, 1e-5))
+        << names[i] << ": " << (fused[i] - reference[i]).abs().max();
+    EXPECT_EQ(bf16[i].scalar_type(), torch::kFloat) << names[i];
+    EXPECT_TRUE(bf16[i].is_contiguous()) << names[i] << " strides " << bf16[i].strides();
+    // bf16 keeps 8 bits of mantissa: relative to the gradient's size.
+    EXPECT_LT((bf16[i] - reference[i]).norm().item<double>(), 3e-2 * reference[i].norm().item<double>()) << names[i];
   }
 }
 

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "dls/layers/feed_forward.h"
+#include "dls/util/precision.h"
 #include "support/small_models.h"
 
 namespace dls {
@@ -216,6 +217,63 @@ TEST(ColumnBlockLinear, EqualsTheMaskedFullProduct) {
   }
   EXPECT_THROW(linear_by_column_blocks(h0, w0, b0, 5, rows), c10::Error);  // 4 x 5 != 12
   EXPECT_THROW(linear_by_column_blocks(h0, w0, b0, kBlock, {{0, 8}, {0, 1}, {0, 1}, {0, 1}}), c10::Error);
+}
+
+// Under bf16 autocast (--precision bf16) the blocks run in bf16 as W2 would: y in bf16, equal to
+// the autocast product with the skipped entries masked out within bf16's rounding, and float32
+// gradients for the float32 weight and bias (backward outside autocast, as the trainer runs it).
+TEST(ColumnBlockLinear, RunsInTheAutocastTypeUnderAutocast) {
+  torch::manual_seed(15);
+  constexpr std::int64_t kRows = 7, kIn = 9, kBlock = 3;
+  const std::vector<RowRange> rows{{0, 7}, {2, 5}, {6, 6}, {6, 7}};
+  auto keep = torch::zeros({kRows, 4 * kBlock});
+  for (std::size_t j = 0; j < rows.size(); ++j) {
+    const auto [begin, end] = rows[j];
+    if (begin < end)
+      keep.narrow(0, begin, end - begin).narrow(1, static_cast<std::int64_t>(j) * kBlock, kBlock).fill_(1);
+  }
+  const auto h0 = torch::randn({kRows, kIn}), w0 = torch::randn({4 * kBlock, kIn}), b0 = torch::randn({4 * kBlock});
+  const auto upstream = torch::randn({kRows, 4 * kBlock});
+  auto run = [&](bool blocks) {
+    auto h = h0.clone().requires_grad_(true), w = w0.clone().requires_grad_(true), b = b0.clone().requires_grad_(true);
+    torch::Tensor y;
+    {
+      const util::AutocastScope autocast(util::autocast_for(util::Precision::kBf16, torch::Device(torch::kCPU)));
+      y = blocks ? linear_by_column_blocks(h, w, b, kBlock, rows) : torch::nn::functional::linear(h, w, b) * keep;
+    }
+    if (blocks) {
+      EXPECT_EQ(y.scalar_type(), torch::kBFloat16);
+    }
+    (y.to(torch::kFloat) * upstream).sum().backward();
+    return std::vector<torch::Tensor>{y.detach().to(torch::kFloat), h.grad(), w.grad(), b.grad()};
+  };
+  const auto got = run(true), expected = run(false);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].scalar_type(), torch::kFloat) << "tensor " << i;
+    EXPECT_LT((got[i] - expected[i]).norm().item<double>(), 2e-2 * expected[i].norm().item<double>())
+        << "tensor " << i << ": " << (got[i] - expected[i]).abs().max();
+  }
+}
+
+// The dlstudio layout's FFN skips W2's unread outputs under bf16 autocast too: they stay 0, and
+// the rows it computes are the full W2's.
+TEST(ColumnBlockLinear, TheFfnSkipsUnreadOutputsUnderAutocast) {
+  torch::manual_seed(16);
+  const auto config = block_config(Variant::kFG, Layout::kDLStudio);  // M 16, L 6
+  BasicDecoderWithMasking block(config);
+  const auto x = torch::randn({4, 6, 16});
+  std::vector<RowRange> rows(6, RowRange{0, 4});
+  rows[1] = RowRange{2, 4};
+  rows[5] = RowRange{0, 0};
+  const util::AutocastScope autocast(util::autocast_for(util::Precision::kBf16, torch::Device(torch::kCPU)));
+  const auto skipping = feed_forward(x, block->W1, block->W2, block->dropout, config, &rows);
+  const auto full = feed_forward(x, block->W1, block->W2, block->dropout, config);
+  EXPECT_EQ(skipping.scalar_type(), full.scalar_type());
+  EXPECT_EQ(skipping.select(1, 5).abs().max().item<float>(), 0.0f);
+  EXPECT_EQ(skipping.select(1, 1).narrow(0, 0, 2).abs().max().item<float>(), 0.0f);
+  EXPECT_GT(full.select(1, 5).abs().max().item<float>(), 0.0f);
+  const auto computed = skipping.select(1, 0).to(torch::kFloat), expected = full.select(1, 0).to(torch::kFloat);
+  EXPECT_TRUE(torch::allclose(computed, expected, 2e-2, 2e-2)) << (computed - expected).abs().max();
 }
 
 }  // namespace

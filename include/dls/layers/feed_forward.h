@@ -29,9 +29,7 @@ struct RowRange {
 // x [B, L, M] -> W2(ReLU(W1(x))) [B, L, M]; vaswani applies dropout after the ReLU.
 // dlstudio: with `w2_rows` (one range per position j = 0..L-1), W2's output at position j
 // is computed only for the rows in w2_rows[j] and is 0 elsewhere: the decoder's later
-// layers never read the other rows (linear_by_column_blocks). Under autocast (--precision
-// bf16) w2_rows is ignored: the plain W2 computes every row, in bf16 (the float32 blocks
-// would mix dtypes).
+// layers never read the other rows (linear_by_column_blocks; under autocast in its type).
 torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch::nn::Linear& W2, Dropout& dropout,
                            const TransformerConfig& config, const std::vector<RowRange>* w2_rows = nullptr);
 
@@ -39,7 +37,8 @@ torch::Tensor feed_forward(const torch::Tensor& x, torch::nn::Linear& W1, torch:
 // columns: block j (columns j*block .. (j+1)*block-1) only for the rows in rows[j]; every
 // other entry of y [R, N] is 0 and passes no gradient. Forward and backward are one matrix
 // product per block and input (N / block = rows.size()); the weight's gradient is written
-// block by block into one buffer instead of summing a full-size gradient per slice.
+// block by block into one buffer instead of summing a full-size gradient per slice. Under
+// autocast the products run in the autocast type, as a Linear's would, and y is of that type.
 torch::Tensor linear_by_column_blocks(const torch::Tensor& h, const torch::Tensor& weight, const torch::Tensor& bias,
                                       std::int64_t block, const std::vector<RowRange>& rows);
 

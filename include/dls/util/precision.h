@@ -58,6 +58,9 @@ AutocastState autocast_for(Precision precision, const c10::Device& device);
 AutocastState current_autocast();
 // Whether autocast lowers the precision of operations on `device` in this thread.
 bool autocast_active(const c10::Device& device);
+// The type autocast lowers products to on `device` in this thread (when autocast_active):
+// what a custom autograd function, which autocast does not reach inside, casts its inputs to.
+c10::ScalarType autocast_dtype(const c10::Device& device);
 
 // Enters `state` on this thread and restores the previous one on exit. The outermost scope
 // clears autocast's cache of lower-precision weight copies when it ends, so that a step
