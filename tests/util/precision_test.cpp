@@ -51,6 +51,27 @@ TEST(Precision, ScopeLowersMatmulsAndRestoresOnExit) {
   EXPECT_EQ(torch::matmul(a, b).scalar_type(), torch::kFloat);
 }
 
+// The type the custom autograd functions (the fused heads' projections, the dlstudio FFN's
+// column blocks) cast to: each device's own autocast type. Autocast's state is per thread and
+// needs no GPU, so the CUDA branch a GPU run takes (bf16 or fp16) is pinned here too.
+TEST(Precision, AutocastDtypeIsTheDevicesOwnType) {
+  const c10::Device cuda(c10::kCUDA, 0);
+  {
+    const AutocastScope scope(autocast_for(Precision::kFp16, cuda));
+    EXPECT_TRUE(autocast_active(cuda));
+    EXPECT_FALSE(autocast_active(kPrecisionCpu));
+    EXPECT_EQ(autocast_dtype(cuda), c10::kHalf);
+  }
+  {
+    const AutocastScope scope(autocast_for(Precision::kBf16, cuda));
+    EXPECT_EQ(autocast_dtype(cuda), c10::kBFloat16);
+  }
+  const AutocastScope scope(autocast_for(Precision::kBf16, kPrecisionCpu));
+  EXPECT_TRUE(autocast_active(kPrecisionCpu));
+  EXPECT_FALSE(autocast_active(cuda));
+  EXPECT_EQ(autocast_dtype(kPrecisionCpu), c10::kBFloat16);
+}
+
 TEST(Precision, ChunkThreadsRunInTheCallersPrecision) {
   const auto a = torch::randn({4, 8}), b = torch::randn({8, 3});
   std::vector<c10::ScalarType> types(2, torch::kDouble);
