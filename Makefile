@@ -34,7 +34,8 @@ demo: build
 
 test: deps-test configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS); status=$$?; \
+	  bash $(CURDIR)/tests/test_summary.sh .; exit $$status
 
 bench: deps-bench configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target $(PROGRAMS) $(BENCH)
@@ -46,7 +47,8 @@ test-asan: deps-test
 	@test -f build-asan/CMakeCache.txt || cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLS_SANITIZE=ON -DDLS_BUILD_BENCH=OFF
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS)
+	  ctest --output-on-failure -j $(JOBS); status=$$?; \
+	  bash $(CURDIR)/tests/test_summary.sh .; exit $$status
 
 # libFuzzer targets (tests/fuzz) built with clang, ASan and UBSan, FUZZ_RUNS executions each.
 fuzz:

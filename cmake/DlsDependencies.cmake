@@ -79,7 +79,6 @@ find_package(nlohmann_json 3 CONFIG REQUIRED)
 
 if(DLS_BUILD_TESTS)
   find_package(GTest REQUIRED)
-  include(GoogleTest)
 endif()
 
 # translate_server's HTTP server (src/serve/http_server.cpp): Boost.Beast over Boost.Asio,

