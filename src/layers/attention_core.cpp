@@ -39,13 +39,10 @@ struct HeadsLinear : public torch::autograd::Function<HeadsLinear> {
 };
 
 torch::Tensor heads_linear(const torch::Tensor& slices, const torch::Tensor& weight, const torch::Tensor& bias) {
-  if (util::autocast_active(slices.device())) {
-    // Autocast does not reach inside a custom function: the product in its type, as baddbmm's
-    // would be (the casts' backward returns float32 gradients).
-    const auto type = util::autocast_dtype(slices.device());
-    return HeadsLinear::apply(slices.to(type), weight.to(type), bias.to(type));
-  }
-  return HeadsLinear::apply(slices, weight, bias);
+  // Autocast does not reach inside a custom function: the product in its type, as baddbmm's
+  // would be.
+  return HeadsLinear::apply(util::in_autocast_type(slices), util::in_autocast_type(weight),
+                            util::in_autocast_type(bias));
 }
 
 }  // namespace

@@ -95,13 +95,10 @@ torch::Tensor linear_by_column_blocks(const torch::Tensor& h, const torch::Tenso
     flat.push_back(r.begin);
     flat.push_back(r.end);
   }
-  if (util::autocast_active(h.device())) {
-    // Autocast does not reach inside a custom function: its products run in the autocast type
-    // as W2(h) would (the casts' backward returns float32 gradients to the weight and bias).
-    const auto type = util::autocast_dtype(h.device());
-    return ColumnBlockLinear::apply(h.to(type).contiguous(), weight.to(type), bias.to(type), block, flat);
-  }
-  return ColumnBlockLinear::apply(h.contiguous(), weight, bias, block, flat);
+  // Autocast does not reach inside a custom function: its products run in the autocast type
+  // as W2(h) would.
+  return ColumnBlockLinear::apply(util::in_autocast_type(h).contiguous(), util::in_autocast_type(weight),
+                                  util::in_autocast_type(bias), block, flat);
 }
 
 torch::nn::Linear make_ffn_w1(const TransformerConfig& config) {

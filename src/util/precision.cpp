@@ -106,6 +106,10 @@ c10::ScalarType autocast_dtype(const c10::Device& device) {
   return device.is_cuda() ? state.cuda_dtype : state.cpu_dtype;
 }
 
+at::Tensor in_autocast_type(const at::Tensor& t) {
+  return autocast_active(t.device()) ? t.to(autocast_dtype(t.device())) : t;
+}
+
 AutocastScope::AutocastScope(const AutocastState& state) : saved_(current_autocast()) {
   at::autocast::increment_nesting();
   set_autocast_state(state);

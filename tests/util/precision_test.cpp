@@ -72,6 +72,21 @@ TEST(Precision, AutocastDtypeIsTheDevicesOwnType) {
   EXPECT_EQ(autocast_dtype(kPrecisionCpu), c10::kBFloat16);
 }
 
+TEST(Precision, InAutocastTypeCastsOnlyWhereAutocastIsActive) {
+  const auto t = torch::randn({2, 3}, torch::requires_grad());
+  EXPECT_TRUE(in_autocast_type(t).is_same(t));  // fp32: the tensor itself, no copy
+  {
+    const AutocastScope scope(autocast_for(Precision::kBf16, c10::Device(c10::kCUDA, 0)));
+    EXPECT_TRUE(in_autocast_type(t).is_same(t));  // autocast on another device
+  }
+  const AutocastScope scope(autocast_for(Precision::kBf16, kPrecisionCpu));
+  const auto cast = in_autocast_type(t);
+  EXPECT_EQ(cast.scalar_type(), torch::kBFloat16);
+  EXPECT_TRUE(torch::equal(cast, t.detach().to(torch::kBFloat16)));
+  cast.sum().backward();  // the cast's backward returns the gradient in t's own type
+  EXPECT_EQ(t.grad().scalar_type(), torch::kFloat);
+}
+
 TEST(Precision, ChunkThreadsRunInTheCallersPrecision) {
   const auto a = torch::randn({4, 8}), b = torch::randn({8, 3});
   std::vector<c10::ScalarType> types(2, torch::kDouble);

@@ -14,10 +14,10 @@
 #include <cstdint>
 
 #include <torch/nn/module.h>
-#include "dls/layers/dropout.h"
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include "dls/layers/dropout.h"
 #include "dls/layers/transformer_config.h"
 
 namespace dls {

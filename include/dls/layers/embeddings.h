@@ -4,10 +4,10 @@
 #include <cstdint>
 
 #include <torch/nn/module.h>
-#include "dls/layers/dropout.h"
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/pimpl.h>
 
+#include "dls/layers/dropout.h"
 #include "dls/layers/transformer_config.h"
 
 namespace dls {

@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "dls/layers/dropout.h"
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 
+#include "dls/layers/dropout.h"
 #include "dls/layers/transformer_config.h"
 
 namespace dls {

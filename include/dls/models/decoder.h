@@ -7,12 +7,12 @@
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
-#include "dls/layers/dropout.h"
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 
 #include "dls/layers/attention.h"
+#include "dls/layers/dropout.h"
 #include "dls/layers/feed_forward.h"
 #include "dls/layers/transformer_config.h"
 #include "dls/models/attention_trace.h"

@@ -20,12 +20,12 @@
 #include <vector>
 
 #include <torch/nn/module.h>
-#include "dls/layers/dropout.h"
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/rnn.h>
 #include <torch/nn/pimpl.h>
 
+#include "dls/layers/dropout.h"
 #include "dls/layers/rnn_attention.h"
 #include "dls/util/enum_names.h"
 

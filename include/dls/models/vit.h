@@ -14,12 +14,12 @@
 #include <vector>
 
 #include <torch/nn/module.h>
-#include "dls/layers/dropout.h"
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 
+#include "dls/layers/dropout.h"
 #include "dls/layers/patch_embedding.h"
 #include "dls/layers/pixel_attention.h"
 #include "dls/layers/transformer_config.h"

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
 
@@ -61,6 +62,10 @@ bool autocast_active(const c10::Device& device);
 // The type autocast lowers products to on `device` in this thread (when autocast_active):
 // what a custom autograd function, which autocast does not reach inside, casts its inputs to.
 c10::ScalarType autocast_dtype(const c10::Device& device);
+// `t` cast to autocast_dtype when autocast is active on its device, else `t` itself: a custom
+// function's inputs, so that its products run in the type autocast would give them (the
+// cast's backward returns the gradient in t's own type, e.g. float32 to the weights).
+at::Tensor in_autocast_type(const at::Tensor& t);
 
 // Enters `state` on this thread and restores the previous one on exit. The outermost scope
 // clears autocast's cache of lower-precision weight copies when it ends, so that a step
