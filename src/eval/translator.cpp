@@ -130,6 +130,10 @@ int Translator::max_source_tokens() const { return static_cast<int>(loaded_.mode
 
 bool Translator::splits_long_sentences() const { return flattened(loaded_.model); }
 
+int Translator::max_whole_source_tokens() const {
+  return splits_long_sentences() ? 0 : kWholeSentenceFactor * max_source_tokens();
+}
+
 void Translator::prepare(SentenceTranslation& t) const {
   if (!util::is_valid_utf8(t.input)) {
     t.error = "the sentence is not valid UTF-8";
@@ -173,7 +177,7 @@ std::vector<SentenceTranslation> Translator::translate(const std::vector<std::st
     if (static_cast<int>(t.tokens.size()) <= max_source_tokens()) {
       rows.push_back(source_ids(t.tokens, &t.unknown));
       owners.push_back({&t, -1});
-    } else if (!splits_long_sentences()) {
+    } else if (static_cast<int>(t.tokens.size()) <= max_whole_source_tokens()) {
       whole.push_back(&t);
     } else {
       auto part_rows = split_rows(t, splits[i]);
@@ -256,11 +260,13 @@ std::vector<std::vector<std::int64_t>> Translator::split_rows(SentenceTranslatio
     rows.push_back(source_ids(part.tokens, &t.unknown));
     t.parts.push_back({part.tokens, {}});
   }
-  t.note = fmt::format(
-      "{} {}, more than the {} this model reads at once (its dlstudio layout spans L = {} positions): "
-      "translated in {} parts, cut at {}, and joined",
-      t.tokens.size(), loaded_.english_subwords ? "subword pieces" : "words", limit, limit + 2, t.parts.size(),
-      cut_places(split));
+  const auto why = splits_long_sentences()
+                       ? fmt::format("the {} this model reads at once (its dlstudio layout spans L = {} positions)",
+                                     limit, limit + 2)
+                       : fmt::format("the {} this model translates whole ({} times the {} it was trained on)",
+                                     max_whole_source_tokens(), kWholeSentenceFactor, limit);
+  t.note = fmt::format("{} {}, more than {}: translated in {} parts, cut at {}, and joined", t.tokens.size(),
+                       loaded_.english_subwords ? "subword pieces" : "words", why, t.parts.size(), cut_places(split));
   return rows;
 }
 
@@ -371,8 +377,10 @@ TranslationAttention Translator::attention(const SentenceTranslation& t) {
 TranslationAttention Translator::attention_of(const TokenList& tokens, const TokenList& output_tokens) {
   // The positions decoding had: L, more for a longer sentence (decode_positions()).
   const auto capacity = decode_positions(static_cast<std::int64_t>(tokens.size()), max_source_tokens() + 2);
+  // A translation that filled every position has capacity - 1 tokens and no EOS.
   auto output = output_tokens;
-  if (static_cast<std::int64_t>(output.size()) > capacity - 2) output.resize(static_cast<std::size_t>(capacity - 2));
+  if (static_cast<std::int64_t>(output.size()) > capacity - 1) output.resize(static_cast<std::size_t>(capacity - 1));
+  const bool ended = static_cast<std::int64_t>(output.size()) < capacity - 1;
   const auto src = torch::tensor(source_ids(tokens), torch::kLong).unsqueeze(0);
   const auto tgt = target_ids(output, capacity).unsqueeze(0);
   AttentionTrace trace;
@@ -394,7 +402,7 @@ TranslationAttention Translator::attention_of(const TokenList& tokens, const Tok
   maps.source.push_back("EOS");
   maps.target = {"SOS"};
   maps.target.insert(maps.target.end(), output.begin(), output.end());
-  maps.target.push_back("EOS");
+  if (ended) maps.target.push_back("EOS");
   // [1, H, Lq, Lk] per layer -> [H, rows, cols] cropped to the real tokens.
   const auto crop = [](const std::vector<torch::Tensor>& layers, std::size_t rows, std::size_t cols) {
     std::vector<torch::Tensor> cropped;

@@ -69,7 +69,8 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
       if (!t.ok()) {
         ++failures;
         messages << "error: \"" << t.input << "\": " << t.error << "\n";
-        if (request.json) out << output_lines(t, this_number, {}, request, translator.checkpoint_file()) << std::flush;
+        // Its line all the same (empty in text), so that outputs line up with the sentences given.
+        out << output_lines(t, this_number, {}, request, translator.checkpoint_file()) << std::flush;
         first = false;
         continue;
       }

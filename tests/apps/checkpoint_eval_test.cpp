@@ -37,6 +37,14 @@ TEST(CheckpointEvalApp, TranslatesSentencesAndReportsUnknownWords) {
   EXPECT_TRUE(std::getline(lines, second));
   EXPECT_FALSE(std::getline(lines, third)) << run.out;  // one line per sentence
   EXPECT_NE(run.err.find("unknown words (translated as <unk>): zyxwv"), std::string::npos) << run.err;
+  // A sentence that cannot be translated keeps its (empty) line: outputs line up with the sentences.
+  const auto gap =
+      run_checkpoint_eval(trained_seq2seq_run().string() +
+                              " --translate \"I'm here.\" --translate \"...\" --translate \"the zyxwv is here\"",
+                          "translate_gap");
+  EXPECT_NE(gap.status, 0) << "a sentence failed";
+  EXPECT_EQ(test::lines_of(gap.out), (std::vector<std::string>{first, "", second})) << gap.out;
+  EXPECT_NE(gap.err.find("error: \"...\": no words left after normalisation"), std::string::npos) << gap.err;
 
   // The same sentences typed into the interactive mode give the same translations; a
   // sentence longer than the model was trained on is translated too, with a note.

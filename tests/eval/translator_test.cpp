@@ -117,6 +117,26 @@ TEST(Translator, AttentionHasEveryLayerAndHeadCroppedToTheTokens) {
   EXPECT_THROW(translator.attention(failed), std::invalid_argument);
 }
 
+// A translation that filled every position (L - 1 tokens after SOS, no EOS): its maps are
+// labelled with each of its words and no EOS, and every word gets an alignment point (the
+// last word's was dropped).
+TEST(Translator, AFullLengthTranslationHasARowAndAnAlignmentForEveryWord) {
+  auto translator = Translator::load(test::trained_seq2seq_run().string());
+  auto t = translator.translate("I want to go home.");
+  ASSERT_TRUE(t.ok());
+  ASSERT_FALSE(t.output_tokens.empty());
+  const auto full = static_cast<std::size_t>(translator.max_source_tokens() + 1);  // L - 1
+  t.output_tokens.resize(full, t.output_tokens.front());
+  const auto maps = translator.attention(t);
+  ASSERT_EQ(maps.target.size(), full + 1);  // SOS and the words
+  EXPECT_EQ(maps.target.back(), t.output_tokens.back());
+  // A row per decoding step, L - 1: the one from SOS, and one from each word but the last.
+  EXPECT_EQ(maps.cross[0].size(1), static_cast<std::int64_t>(full));
+  std::vector<bool> aligned(full, false);
+  for (const auto& point : translator.alignment(t)) aligned.at(static_cast<std::size_t>(point.target)) = true;
+  EXPECT_EQ(std::count(aligned.begin(), aligned.end(), true), static_cast<std::ptrdiff_t>(full));
+}
+
 // --attention-maps pads as the model was trained: for a DLStudio-loss run (EOS padding) in the
 // flattened layout, where every padding row changes every output, the maps are those of the
 // EOS-padded pair, not of the <pad>-padded one.
@@ -178,6 +198,39 @@ TEST(Translator, ALongSentenceIsDecodedWholeWhereTheLayoutReadsAnyLength) {
     EXPECT_EQ(maps.cross[0].size(2), 22);
     EXPECT_EQ(maps.cross[0].size(1), static_cast<std::int64_t>(std::min<std::size_t>(t.output_tokens.size(), 40) + 2));
   }
+}
+
+// Decoding whole is quadratic in the length (a 100,000-word line asked for 80 GB): past
+// kWholeSentenceFactor times the training length the other layouts translate in parts too.
+TEST(Translator, ASentenceFarPastTheTrainingLengthIsTranslatedInPartsByEveryLayout) {
+  const std::string forty = kTwentyWords + " " + kTwentyWords;
+  std::string thousands;  // 2,000 words on one line
+  for (int i = 0; i < 100; ++i) thousands += kTwentyWords + " ";
+  for (const auto& run : {test::trained_seq2seq_run(), test::seq2seq_run_in_layout(Layout::kPositionwise)}) {
+    SCOPED_TRACE(run.string());
+    auto translator = Translator::load(run.string());
+    ASSERT_EQ(translator.max_whole_source_tokens(), 32);
+    const auto batch = translator.translate({forty, "I want to go home.", thousands});
+    const auto& t = batch[0];
+    ASSERT_TRUE(t.ok()) << t.error;
+    EXPECT_NE(t.note.find("40 words, more than the 32 this model translates whole (4 times the 8 it was trained "
+                          "on): translated in " +
+                          std::to_string(t.parts.size()) + " parts"),
+              std::string::npos)
+        << t.note;
+    ASSERT_GE(t.parts.size(), 5u);
+    std::vector<std::string> joined;
+    for (const auto& part : t.parts) {
+      EXPECT_LE(part.tokens.size(), 8u);
+      joined.insert(joined.end(), part.output_tokens.begin(), part.output_tokens.end());
+    }
+    EXPECT_EQ(t.output_tokens, joined);
+    EXPECT_EQ(batch[1].raw, translator.translate("I want to go home.").raw) << "the others as alone";
+    ASSERT_TRUE(batch[2].ok()) << batch[2].error;
+    EXPECT_GE(batch[2].parts.size(), 250u);
+    EXPECT_FALSE(batch[2].raw.empty());
+  }
+  EXPECT_EQ(Translator::load(test::seq2seq_run_in_layout(Layout::kDLStudio).string()).max_whole_source_tokens(), 0);
 }
 
 TEST(Translator, ALongSentenceIsTranslatedInPartsByTheDLStudioLayout) {

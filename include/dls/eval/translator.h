@@ -139,8 +139,15 @@ class Translator {
   // from any thread while another translates.
   std::size_t count_source_tokens(const std::string& sentence) const;
   // True for the dlstudio layout, whose weights span exactly L positions: a longer sentence
-  // is translated in parts. Otherwise it is decoded whole.
+  // is translated in parts. Otherwise it is decoded whole, up to max_whole_source_tokens().
   bool splits_long_sentences() const;
+  // The longest sentence (in source tokens) decoded whole by a layout that reads any length:
+  // kWholeSentenceFactor times what the model was trained on; a longer one is translated in
+  // parts of at most max_source_tokens() as the dlstudio layout's are. Decoding whole costs
+  // time and memory quadratic in the length, and the model never saw such positions: a
+  // 100,000-word line asked for 80 GB. 0 for the dlstudio layout (always in parts).
+  int max_whole_source_tokens() const;
+  static constexpr int kWholeSentenceFactor = 4;
 
  private:
   // Normalises and encodes `t.input` into t.words and t.tokens; sets t.error instead when the
@@ -154,8 +161,9 @@ class Translator {
   bool decoded_scores_apply(const DecodeOptions& decode) const;
   std::vector<std::int64_t> source_ids(const std::vector<std::string>& tokens,
                                        std::vector<std::string>* unknown = nullptr) const;
-  // The dlstudio layout, a sentence longer than L - 2 tokens: `split` into parts that fit
-  // (long_sentences.h), t.parts and t.note set; returns the parts' source ids, [L] each.
+  // A sentence longer than L - 2 tokens (dlstudio layout) or than max_whole_source_tokens()
+  // (the others): `split` into parts that fit (long_sentences.h), t.parts and t.note set;
+  // returns the parts' source ids, [L] each.
   std::vector<std::vector<std::int64_t>> split_rows(SentenceTranslation& t, SplitSource& split) const;
   // After decoding: t's output words, raw and display text (in parts: from those of `split`).
   void finish(SentenceTranslation& t, const SplitSource& split) const;
