@@ -139,6 +139,28 @@ def main():
         head, _ = read_answer(s)
         return f"{status_of(head)} after {sent / 2**20:.1f} MiB of 100 MiB sent"
 
+    def endless_chunk_line():
+        s = connect(port)
+        sent = send_until_answered(s, post_head("/translate", "Transfer-Encoding: chunked\r\n") + b"1;a=",
+                                   b"b" * 65536, 100 << 20)
+        head, _ = read_answer(s)
+        return f"{status_of(head)} after {sent / 2**20:.1f} MiB of 100 MiB sent"
+
+    def deep_json():
+        body = b'{"sentences": ["hi"], "beam": 2, "length_penalty": ' + b"[" * 120000 + b"]" * 120000 + b"}"
+        head, text = exchange(port, post_json("/translate", body))
+        return f"{status_of(head)}: {json.loads(text)['error']}" if head else "no answer (the server died?)"
+
+    def deep_json_burst():
+        body = b"[" * 500000 + b"]" * 500000
+        answers = [exchange(port, post_json("/translate", body))[0] for _ in range(20)]
+        return f"{sum(status_of(h) == '400' for h in answers)} of 20 answered 400"
+
+    def long_attention():
+        sentence = "i " * 900
+        head, text = exchange(port, post_json("/attention", json.dumps({"sentence": sentence}).encode()))
+        return f"{status_of(head)} ({len(text)} bytes)"
+
     def no_length():
         head, _ = exchange(port, post_head("/translate", "") + b'{"sentences": ["' + b"a" * 100000)
         return status_of(head)
@@ -252,6 +274,10 @@ def main():
         return f"{len(held)} idle connections held: /health {status_of(head)} in {ms:.1f} ms"
 
     for name, run in [("gzip body (Content-Encoding: gzip)", gzip_bomb), ("chunked body of 100 MiB", chunked_flood),
+                      ("a chunk-size line that never ends (1;a=bbb...)", endless_chunk_line),
+                      ("a value nested 120,000 levels deep (240 KB)", deep_json),
+                      ("20 bodies of 500,000 nested lists (1 MB each)", deep_json_burst),
+                      ("/attention on a 900-word sentence", long_attention),
                       ("POST without Content-Length or chunking", no_length),
                       ("400,000 headers", header_flood), (f"{args.slow} slow clients, a byte a second", slow_flood),
                       ("1,000 connections opened at once", connection_flood),

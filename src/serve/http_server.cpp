@@ -60,7 +60,23 @@ std::string percent_decode(std::string_view text) {
 
 std::string_view view(boost::beast::string_view s) { return {s.data(), s.size()}; }
 
-constexpr std::size_t kReadSize = 16384;               // bytes asked of the socket at once
+// `s` without the spaces and tabs around it (a header value's optional whitespace).
+std::string_view trimmed(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+constexpr std::size_t kReadSize = 16384;  // bytes asked of the socket at once
+
+// The most one connection's unparsed input may hold: a head and a body at their limits and a
+// few reads more (pipelined bytes). Beast bounds neither a chunk's size line with its
+// extensions nor the trailer: a chunked request whose line never ended grew the buffer by
+// 1.5 GB in 7 s before this limit (then: buffer_overflow, 413).
+std::size_t read_buffer_limit(const HttpLimits& limits) {
+  return limits.max_header_bytes + limits.max_body_bytes + 4 * kReadSize;
+}
+
 constexpr auto kLingerTime = std::chrono::seconds(2);  // reading what a refused client still sends
 
 }  // namespace
@@ -108,7 +124,8 @@ class Session : public std::enable_shared_from_this<Session> {
  public:
   enum class State { kIdle, kReading, kWorking, kWriting, kClosing };
 
-  Session(tcp::socket socket, HttpServer::Impl& server) : stream_(std::move(socket)), server_(server) {
+  Session(tcp::socket socket, HttpServer::Impl& server)
+      : stream_(std::move(socket)), server_(server), buffer_(read_buffer_limit(server.limits)) {
     position_ = server_.sessions.insert(server_.sessions.end(), this);
   }
   ~Session() { server_.sessions.erase(position_); }
@@ -154,6 +171,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void read_head() {
     enter(State::kReading);
+    request_line_ = "(no request line read)";
+    request_start_ = Clock::now();
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(limits().max_header_bytes, UINT32_MAX)));
     parser_->body_limit(limits().max_body_bytes);
@@ -171,6 +190,8 @@ class Session : public std::enable_shared_from_this<Session> {
       return refuse(431, "the request has " + std::to_string(fields) + " header fields; at most " +
                              std::to_string(limits().max_headers) + " are read");
     const auto host = head.find(http::field::host);
+    if (head.count(http::field::host) > 1)  // RFC 9112 3.2: which one names the server is unclear
+      return refuse(400, "the request has more than one Host header");
     if (head.version() >= 11 && (host == head.end() || host->value().empty()))
       return refuse(400, "an HTTP/1.1 request needs a Host header");
     if (host != head.end() && !host_is_allowed(view(host->value()), limits().allowed_hosts))
@@ -180,7 +201,11 @@ class Session : public std::enable_shared_from_this<Session> {
     if (encoding != head.end() && !beast::iequals(encoding->value(), "identity"))
       return refuse(415, "request bodies are not decompressed: Content-Encoding \"" +
                              std::string(view(encoding->value()).substr(0, 100)) + "\" is refused");
-    if (head.find(http::field::transfer_encoding) != head.end() && !parser_->chunked())
+    // Beast decodes the chunked coding only: "gzip, chunked" would reach the handlers compressed.
+    const auto transfer = head.find(http::field::transfer_encoding);
+    const auto coding = transfer == head.end() ? std::string_view() : trimmed(view(transfer->value()));
+    if (transfer != head.end() && (head.count(http::field::transfer_encoding) > 1 ||
+                                   !beast::iequals(beast::string_view(coding.data(), coding.size()), "chunked")))
       return refuse(501, "only the chunked transfer coding is read");
     if (head.method() == http::verb::post && !parser_->content_length() && !parser_->chunked())
       return refuse(411, "a POST needs a Content-Length (or a chunked body)");
@@ -207,6 +232,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void refuse_read_error(beast::error_code ec) {
     if (ec == http::error::header_limit)
       return refuse(431, "the request's head is larger than " + std::to_string(limits().max_header_bytes) + " bytes");
+    if (ec == http::error::buffer_overflow)
+      return refuse(413, "the request is larger than " + std::to_string(read_buffer_limit(limits())) +
+                             " bytes with its framing (a chunk line or trailer without an end?)");
     if (ec == http::error::body_limit)
       return refuse(413, "the request body is larger than " + std::to_string(limits().max_body_bytes) +
                              " bytes (--max-body-bytes)");
@@ -228,16 +256,17 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto question = std::min(target.find('?'), target.size());
     request.path = std::string(target.substr(0, question));
     if (question < target.size()) request.query = std::string(target.substr(question + 1));
+    const std::string method_name(view(message.method_string()));  // as sent: HEAD, FOO
+    request_line_ = method_name + " " + std::string(view(message.target()).substr(0, 200));
     request.body = std::move(parser_->get().body());
-    parser_.reset();
+    parser_.reset();  // `message` is gone from here on
     if (request.path.empty() || request.path.front() != '/')
       return answer(server_.error(400, "the request target must be a path (\"/...\")"));
     const auto method = server_.handlers.method_of(request.path);
     if (method.empty()) return answer(server_.error(404, server_.handlers.missing(request.path)));
     if (request.method != method) {
       const std::string allow = method == "GET" ? "GET, HEAD" : method;
-      auto refusal = server_.error(
-          405, std::string(view(message.method_string())) + " " + request.path + ": this resource takes " + allow);
+      auto refusal = server_.error(405, method_name + " " + request.path + ": this resource takes " + allow);
       refusal.headers.emplace_back("Allow", allow);
       return answer(std::move(refusal));
     }
@@ -264,6 +293,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void write(HttpResponse response, bool keep_alive, bool linger) {
     if (state_ == State::kClosing) return;
     enter(State::kWriting);
+    log_request(response);
     auto out = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(response.status),
                                                                    version_ == 10 ? 10 : 11);
     out->set(http::field::server, "dlstudio-cpp");
@@ -298,6 +328,16 @@ class Session : public std::enable_shared_from_this<Session> {
     drain();
   }
 
+  // --log-level debug: one line per answer, a refusal's message with it.
+  void log_request(const HttpResponse& response) const {
+    if (!spdlog::default_logger_raw()->should_log(spdlog::level::debug)) return;
+    beast::error_code ec;
+    const auto peer = stream_.socket().remote_endpoint(ec);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - request_start_).count();
+    spdlog::debug("{} {} -> {} in {:.1f} ms{}", ec ? std::string("?") : peer.address().to_string(), request_line_,
+                  response.status, ms, response.status >= 400 ? ": " + response.body.substr(0, 300) : "");
+  }
+
   void drain() {
     stream_.async_read_some(net::buffer(discard_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
       self->drained_ += n;
@@ -318,6 +358,8 @@ class Session : public std::enable_shared_from_this<Session> {
   unsigned version_ = 11;
   std::array<char, 4096> discard_{};
   std::size_t drained_ = 0;
+  std::string request_line_;  // "POST /translate", for the debug log
+  Clock::time_point request_start_ = Clock::now();
 };
 
 void HttpServer::Impl::accept() {

@@ -3,6 +3,10 @@
 #include <signal.h>
 #include <time.h>
 
+#include <cstdlib>
+
+#include <spdlog/spdlog.h>
+
 namespace dls::serve {
 
 namespace {
@@ -26,11 +30,17 @@ StopSignalWatcher::StopSignalWatcher(std::function<void()> on_stop) {
     const timespec tick{0, 100 * 1000 * 1000};  // look at done_ every 100 ms
     while (!done_) {
       const int got = sigtimedwait(&set, nullptr, &tick);
-      if (got > 0) {
-        signal_ = got;
-        on_stop();
-        return;
+      if (got <= 0) continue;
+      if (signal_ != 0) {
+        // The second signal: the requests still in progress are given up (nothing is being
+        // written; the server only reads its checkpoint).
+        spdlog::warn("stopped by a second signal {}: the requests in progress were not answered", got);
+        spdlog::shutdown();
+        std::_Exit(128 + got);
       }
+      signal_ = got;
+      spdlog::info("signal {}: finishing the requests in progress (a second signal stops at once)", got);
+      on_stop();
     }
   });
 }

@@ -105,6 +105,16 @@ struct TranslateServer::Impl {
 
   HttpResponse attention(const HttpRequest& req) {
     const auto call = parse_attention_call(req.body, settings.limits);
+    // The maps grow with the square of the length (a 1,000-word sentence: a 148 MB answer):
+    // drawn for what the model translates whole at most, in parts or not.
+    const auto tokens = translator->count_source_tokens(call.sentence);
+    const auto longest =
+        static_cast<std::size_t>(eval::Translator::kWholeSentenceFactor * translator->max_source_tokens());
+    if (tokens > longest)
+      throw ApiError(400, "the sentence has " + std::to_string(tokens) +
+                              " tokens; attention maps are drawn for up to " + std::to_string(longest) + " (" +
+                              std::to_string(eval::Translator::kWholeSentenceFactor) +
+                              " times what the model was trained on); /translate takes longer ones");
     using Traced = std::pair<eval::SentenceTranslation, eval::TranslationAttention>;
     const auto traced = batcher.run_alone<Traced>(
         [this, call] {

@@ -247,6 +247,20 @@ TEST(TranslateServerApp, HostMethodsAndEncodingsAreChecked) {
                 "{}")
                 .status,
             415);
+  // Attention maps grow with the square of the length: drawn for up to 4 times the 8 words
+  // the model was trained on, while /translate takes the sentence (in parts past that).
+  std::string forty;
+  for (int i = 0; i < 40; ++i) forty += "car ";
+  int status = 0;
+  const auto long_maps = post_json(server, "/attention", {{"sentence", forty}}, &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_NE(long_maps.value("error", "").find("the sentence has 40 tokens; attention maps are drawn for up to 32"),
+            std::string::npos)
+      << long_maps;
+  const auto long_translation = post_json(server, "/translate", {{"sentences", {forty}}}, &status);
+  EXPECT_EQ(status, 200);
+  EXPECT_NE(long_translation["translations"][0].value("note", "").find("translated in"), std::string::npos)
+      << long_translation;
   const auto classify = ask("POST /classify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n");
   EXPECT_EQ(classify.status, 404);
   EXPECT_NE(classify.body.find("ViT checkpoint"), std::string::npos) << classify.body;
@@ -310,6 +324,27 @@ TEST(TranslateServerApp, SigtermLetsTheRequestInFlightFinishThenExitsZero) {
   ASSERT_TRUE(server.wait(std::chrono::seconds(20))) << "still running 20 s after SIGTERM";
   EXPECT_EQ(server.process().exit_code, 0) << server.process().stderr_text();
   EXPECT_FALSE(server.client()->Get("/health")) << "still accepting after SIGTERM";
+}
+
+// A stop that waits on long work can be cut short: a second signal ends the server at once
+// (status 128 + 15), the request held in the worker's 5-second batch wait unanswered.
+TEST(TranslateServerApp, ASecondSignalStopsAtOnce) {
+  test::TranslateServerProcess server(served_checkpoint(), {"--batch-wait-ms", "5000"}, "second_signal");
+  ASSERT_GT(server.port(), 0) << server.process().stderr_text();
+  std::thread client(
+      [&] { server.client()->Post("/translate", R"({"sentences": ["I have a car."]})", "application/json"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto start = std::chrono::steady_clock::now();
+  server.signal(SIGTERM);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  server.signal(SIGTERM);
+  ASSERT_TRUE(server.wait(std::chrono::seconds(20))) << "still running 20 s after the second SIGTERM";
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4)) << "waited for the batch";
+  client.join();
+  EXPECT_EQ(server.process().exit_code, 128 + SIGTERM) << server.process().stderr_text();
+  const auto err = server.process().stderr_text();
+  EXPECT_NE(err.find("a second signal stops at once"), std::string::npos) << err;
+  EXPECT_NE(err.find("stopped by a second signal 15"), std::string::npos) << err;
 }
 
 TEST(TranslateServerApp, SixteenConcurrentClientsGetCheckpointEvalsTranslations) {

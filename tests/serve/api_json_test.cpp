@@ -100,6 +100,31 @@ TEST(ApiJson, RefusesBadBodiesWithOneLine400) {
             std::string::npos);
 }
 
+// A value nested 120,000 levels deep (240 KB) crashed the server: the error message
+// serialised it recursively past the thread's stack. Deep values are now refused while
+// parsing, and a message quotes a large or nested value by its kind and size only.
+TEST(ApiJson, NeitherDeepNorLargeValuesReachTheMessage) {
+  const std::string deep = std::string(120000, '[') + std::string(120000, ']');
+  const std::vector<std::string> deep_bodies = {R"({"sentences": ["a"], "beam": 4, "length_penalty": )" + deep + "}",
+                                                R"({"sentences": ["a"], "n_best": )" + deep + "}", deep,
+                                                R"({"sentences": ["a"], "x": [[[[[[[[1]]]]]]]]})"};
+  for (const auto& body : deep_bodies) {
+    const auto [status, message] = refusal(body);
+    EXPECT_EQ(status, 400);
+    EXPECT_NE(message.find("nests lists or objects deeper than 8 levels"), std::string::npos) << message;
+  }
+  const auto [status, message] = refusal(R"({"sentences": ["a"], "n_best": ")" + std::string(100000, 'x') + "\"}");
+  EXPECT_EQ(status, 400);
+  EXPECT_NE(message.find("not a string of 100000 bytes"), std::string::npos) << message.substr(0, 300);
+  EXPECT_LT(message.size(), 200u);
+  EXPECT_NE(
+      refusal(R"({"sentences": ["a"], "beam": 4, "length_penalty": [1, 2]})").second.find("not a list of 2 items"),
+      std::string::npos);
+  EXPECT_NE(refusal(R"({"sentences": ["a"], "n_best": "two"})").second.find("not \"two\""), std::string::npos);
+  // The deepest request there is ("sample"'s object) still reads.
+  EXPECT_TRUE(parse_translate_call(R"({"sentences": ["a"], "sample": {"seed": 1}})", small_limits()).decode.sample);
+}
+
 TEST(ApiJson, WritesTranslationsErrorsAndTimings) {
   BatchResult result;
   result.translations.resize(2);

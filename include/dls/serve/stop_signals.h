@@ -12,7 +12,8 @@ namespace dls::serve {
 // Blocks SIGTERM and SIGINT in the calling thread; threads started afterwards inherit it.
 void block_stop_signals();
 
-// Calls `on_stop` (once, on its own thread) when SIGTERM or SIGINT arrives.
+// Calls `on_stop` (once, on its own thread) when SIGTERM or SIGINT arrives; a second one
+// ends the process at once (status 128 + the signal), for a stop that waits too long.
 class StopSignalWatcher {
  public:
   explicit StopSignalWatcher(std::function<void()> on_stop);
