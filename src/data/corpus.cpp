@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
 #include <string_view>
 
@@ -113,10 +114,14 @@ std::string_view strip_markers(std::string_view text) {
 }  // namespace
 
 std::string CorpusStats::summary(int max_words) const {
+  // No limit (lm_train reading one side of a TSV): no "too long" count to give.
+  const std::string long_ones =
+      max_words == std::numeric_limits<int>::max()
+          ? ""
+          : std::to_string(too_long) + " too long (> " + std::to_string(max_words) + " words), ";
   return std::to_string(lines_read) + " lines read, " + std::to_string(pairs_kept) +
-         " pairs kept; dropped: " + std::to_string(too_long) + " too long (> " + std::to_string(max_words) +
-         " words), " + std::to_string(empty) + " empty, " + std::to_string(malformed) + " malformed, " +
-         std::to_string(invalid_utf8) + " invalid UTF-8, " + std::to_string(blank) + " blank";
+         " pairs kept; dropped: " + long_ones + std::to_string(empty) + " empty, " + std::to_string(malformed) +
+         " malformed, " + std::to_string(invalid_utf8) + " invalid UTF-8, " + std::to_string(blank) + " blank";
 }
 
 Corpus parse_tsv_corpus(const std::string& text, const std::string& name, const CorpusOptions& options) {

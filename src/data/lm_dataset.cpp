@@ -107,6 +107,12 @@ LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData*
   // a sentence repeated in the corpus is never both trained on and validated.
   std::vector<SentencePair> as_pairs(corpus.sentences.size());
   for (std::size_t i = 0; i < as_pairs.size(); ++i) as_pairs[i].english = corpus.sentences[i];
+  if (stored == nullptr && settings.validation_sentences > 0 &&
+      static_cast<std::size_t>(settings.validation_sentences) >= as_pairs.size()) {
+    throw std::invalid_argument(corpus.source + ": --validation-sentences " +
+                                std::to_string(settings.validation_sentences) + " leaves no training sentence of its " +
+                                std::to_string(as_pairs.size()));
+  }
   auto split = stored != nullptr ? apply_split_definition(stored->split, as_pairs, corpus.source)
                                  : split_by_english(as_pairs, settings.split_seed, settings.validation_sentences);
   LmTokenizer tokenizer;

@@ -32,8 +32,9 @@ std::string SentenceCorpus::summary(Language language, int max_words) const {
   } else {
     out << (language == Language::kSpanish ? "Spanish" : "English") << " side of a " << format;
   }
-  out << "): " << lines_read << " read, " << too_long << " longer than " << max_words << " words, " << empty
-      << " empty or unusable";
+  out << "): " << lines_read << " read, ";
+  if (max_words != std::numeric_limits<int>::max()) out << too_long << " longer than " << max_words << " words, ";
+  out << empty << " empty or unusable";
   return out.str();
 }
 

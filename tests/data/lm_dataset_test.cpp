@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
 
 #include <torch/torch.h>
 
@@ -43,6 +44,20 @@ TEST(LmDataset, AnotherCorpusThanTheStoredSplitsIsRefused) {
   LmStoredData stored{fresh.split.definition, fresh.tokenizer, fresh.vocabulary, fresh.max_len};
   stored.split.corpus_fingerprint += 1;
   EXPECT_THROW(prepare_lm_dataset(settings, &stored), std::runtime_error);
+}
+
+// Holding out every sentence is refused naming lm_train's flag and the corpus's size.
+TEST(LmDataset, HoldingOutEverySentenceNamesTheFlag) {
+  auto settings = sample_lm_settings();
+  settings.validation_sentences = 100000;
+  try {
+    prepare_lm_dataset(settings, nullptr);
+    FAIL() << "held out the whole corpus";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find(": --validation-sentences 100000 leaves no training sentence of its "),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace

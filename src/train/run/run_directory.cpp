@@ -79,16 +79,27 @@ void RunDirectory::prune_checkpoints(int keep_last, const std::string& spare) {
   util::write_text_atomically((fs::path(path_) / "checkpoints" / "MANIFEST").string(), text);
 }
 
-std::string earlier_run(const std::string& dir) {
-  const fs::path run(dir);
+namespace {
+
+// The checkpoint files in run/checkpoints (a run stopped before its first has none).
+std::size_t checkpoint_count(const fs::path& run) {
   std::error_code error;
-  const bool metrics = fs::exists(run / "metrics.csv", error);
   std::size_t checkpoints = 0;
   if (fs::is_directory(run / "checkpoints", error)) {
     for (const auto& entry : fs::directory_iterator(run / "checkpoints", error)) {
       if (checkpoint::is_checkpoint_file_name(entry.path().filename().string())) ++checkpoints;
     }
   }
+  return checkpoints;
+}
+
+}  // namespace
+
+std::string earlier_run(const std::string& dir) {
+  const fs::path run(dir);
+  std::error_code error;
+  const bool metrics = fs::exists(run / "metrics.csv", error);
+  const std::size_t checkpoints = checkpoint_count(run);
   const bool manifest = fs::exists(run / "checkpoints" / "MANIFEST", error);
   std::string what;
   if (metrics) what = "metrics.csv";
@@ -145,6 +156,12 @@ RunDirectoryLock::~RunDirectoryLock() {
 std::string claim_run_directory(const std::string& run_dir, bool overwrite) {
   const std::string earlier = earlier_run(run_dir);
   if (earlier.empty()) return "";
+  if (!overwrite && checkpoint_count(run_dir) == 0) {  // stopped before its first checkpoint: --resume has nothing
+    throw std::runtime_error(run_dir + " already holds a training run that stopped before its first checkpoint (" +
+                             earlier +
+                             "): give --overwrite to move it aside and start again, or choose another "
+                             "--run-dir");
+  }
   if (!overwrite) {
     throw std::runtime_error(run_dir + " already holds a training run (" + earlier + "): continue it with --resume " +
                              run_dir + ", choose another --run-dir, or give --overwrite to move it aside");

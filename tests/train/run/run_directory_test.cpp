@@ -81,4 +81,31 @@ TEST(RunDirectoryLock, OneHolderAtATime) {
   EXPECT_TRUE(earlier_run(dir.string()).empty()) << "the lock file alone is no earlier run";
 }
 
+// A run stopped before its first checkpoint has nothing --resume could continue: the refusal
+// offers --overwrite, not --resume; with a checkpoint it offers --resume.
+TEST(RunDirectory, TheRefusalOffersResumeOnlyWhenThereIsACheckpoint) {
+  const auto dir = test::fresh_temp_dir("run_claim") / "run";
+  fs::create_directories(dir / "checkpoints");
+  test::write_bytes(dir / "metrics.csv", "epoch,step\n");
+  const auto refusal = [&] {
+    try {
+      claim_run_directory(dir.string(), false);
+    } catch (const std::runtime_error& error) {
+      return std::string(error.what());
+    }
+    return std::string("(no refusal)");
+  };
+  const auto early = refusal();
+  EXPECT_NE(early.find("stopped before its first checkpoint (metrics.csv): give --overwrite"), std::string::npos)
+      << early;
+  EXPECT_EQ(early.find("--resume"), std::string::npos) << early;
+  test::write_bytes(dir / "checkpoints" / "checkpoint_epoch_0001.pt", "x");
+  const auto later = refusal();
+  EXPECT_NE(later.find("(metrics.csv and 1 checkpoint): continue it with --resume " + dir.string()), std::string::npos)
+      << later;
+  const auto aside = claim_run_directory(dir.string(), true);
+  EXPECT_TRUE(fs::exists(fs::path(aside) / "metrics.csv"));
+  EXPECT_EQ(claim_run_directory(dir.string(), false), "");
+}
+
 }  // namespace dls::train
