@@ -1,9 +1,11 @@
 #include "dls/serve/api_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -52,6 +54,17 @@ std::string quoted(const json& value) {
   if (value.is_array()) return "a list of " + std::to_string(value.size()) + " items";
   if (value.is_object()) return "an object of " + std::to_string(value.size()) + " fields";
   return value.dump();
+}
+
+// A field the call does not know is refused, naming the ones it does: a misspelt option
+// ("beem") would otherwise be ignored without a word.
+void check_fields(const json& request, const std::vector<std::string>& known) {
+  for (const auto& [key, value] : request.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string names;
+    for (const auto& name : known) names += (names.empty() ? "\"" : ", \"") + name + "\"";
+    throw ApiError(400, "no field " + quoted(json(key)) + " in this request (" + names + ")");
+  }
 }
 
 int read_beam(const json& body, const ServeLimits& limits) {
@@ -173,6 +186,7 @@ double round_significant(double value, int digits) {
 
 TranslateCall parse_translate_call(const std::string& body, const ServeLimits& limits) {
   const json request = parse_object(body);
+  check_fields(request, {"sentences", "beam", "n_best", "alignment", "length_penalty", "coverage_penalty", "sample"});
   if (!request.contains("sentences")) throw ApiError(400, "missing field \"sentences\" (a list of strings)");
   const auto& sentences = request["sentences"];
   if (!sentences.is_array()) throw ApiError(400, "\"sentences\" must be a list of strings");
@@ -208,6 +222,7 @@ TranslateCall parse_translate_call(const std::string& body, const ServeLimits& l
 
 AttentionCall parse_attention_call(const std::string& body, const ServeLimits& limits) {
   const json request = parse_object(body);
+  check_fields(request, {"sentence", "beam"});
   if (!request.contains("sentence")) throw ApiError(400, "missing field \"sentence\" (a string)");
   if (!request["sentence"].is_string()) throw ApiError(400, "\"sentence\" must be a string");
   AttentionCall call;

@@ -329,7 +329,7 @@ TEST(TranslateServerApp, SigtermLetsTheRequestInFlightFinishThenExitsZero) {
 // A stop that waits on long work can be cut short: a second signal ends the server at once
 // (status 128 + 15), the request held in the worker's 5-second batch wait unanswered.
 TEST(TranslateServerApp, ASecondSignalStopsAtOnce) {
-  test::TranslateServerProcess server(served_checkpoint(), {"--batch-wait-ms", "5000"}, "second_signal");
+  test::TranslateServerProcess server(served_checkpoint(), {"--batch-wait-ms", "5000"}, "second_signal", "info");
   ASSERT_GT(server.port(), 0) << server.process().stderr_text();
   std::thread client(
       [&] { server.client()->Post("/translate", R"({"sentences": ["I have a car."]})", "application/json"); });

@@ -87,6 +87,7 @@ TEST(ApiJson, RefusesBadBodiesWithOneLine400) {
       {R"({"sentences": ["a"], "sample": {"temp": 1}})", "\"sample\" has no field \"temp\""},
       {R"({"sentences": ["a"], "sample": {"top_p": 2}})", "\"top_p\" must be a number from 0 to 1"},
       {R"({"sentences": ["a"], "sample": {"seed": 1.5}})", "\"seed\" must be an integer"},
+      {R"({"sentences": ["a"], "beem": 4})", "no field \"beem\" in this request (\"sentences\", \"beam\", \"n_best\""},
   };
   for (const auto& [body, part] : cases) {
     const auto [status, message] = refusal(body);
@@ -95,6 +96,9 @@ TEST(ApiJson, RefusesBadBodiesWithOneLine400) {
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
   EXPECT_EQ(refusal(R"({"sentences": ["a"]})", true).first, 400);  // /attention takes "sentence"
+  EXPECT_NE(refusal(R"({"sentence": "a", "n_best": 2})", true)
+                .second.find("no field \"n_best\" in this request (\"sentence\", \"beam\")"),
+            std::string::npos);
   EXPECT_NE(refusal(R"({"sentence": 5})", true).second.find("\"sentence\" must be a string"), std::string::npos);
   EXPECT_NE(refusal(R"({"sentence": "12345678901"})", true).second.find("the sentence has 11 bytes"),
             std::string::npos);
