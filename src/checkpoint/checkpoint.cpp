@@ -382,7 +382,12 @@ void CheckpointReader::load_module(const std::string& name, torch::nn::Module& m
 
 void CheckpointReader::load_optimizer(const std::string& name, torch::optim::Optimizer& optimizer) const {
   torch::serialize::InputArchive section;
-  if (!archive_.try_read("optimizer." + name, section)) fail("missing optimizer '" + name + "'");
+  if (!archive_.try_read("optimizer." + name, section)) {
+    // An average (checkpoint_eval --average) keeps weights only: a run starts from them instead.
+    if (has_text("averaged_from"))
+      fail("an average of checkpoints has no optimizer state to resume; --init-from starts a new run from its weights");
+    fail("missing optimizer '" + name + "'");
+  }
   try {
     optimizer.load(section);
   } catch (const std::exception& e) {

@@ -15,6 +15,7 @@
 #include "dls/util/device.h"
 #include "dls/util/precision.h"
 #include "dls/util/runtime.h"
+#include "dls/util/utf8.h"
 
 namespace dls::report {
 
@@ -197,6 +198,9 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
   for (const auto& [asked, flag] : {std::pair{command.lm.tokens != generation.tokens, "--tokens"},
                                     std::pair{command.lm.samples != generation.samples, "--count"}}) {
     if (asked && !generating) throw std::runtime_error(std::string(flag) + ": with --generate");
+  }
+  for (const auto& prompt : command.lm.prompts) {  // as translate's sentences: refused, not read as <unk>s
+    if (!util::is_valid_utf8(prompt)) throw std::runtime_error("--generate: a prompt is not valid UTF-8");
   }
   if (job == EvalJob::kScore || (any && !command.score_file.empty())) {
     score_files(command, out);

@@ -35,8 +35,8 @@ void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRe
   std::vector<std::string> files;
   std::vector<util::PngSize> sizes;
   for (const auto& file : request.images) {
+    files.push_back(util::read_file(file));  // its errors name the file
     try {
-      files.push_back(util::read_file(file));
       sizes.push_back(util::read_image_size(files.back()));
     } catch (const std::exception& e) {
       throw std::runtime_error(file + ": " + e.what());

@@ -189,6 +189,8 @@ TEST(LmTrainApp, BadFlagsAreOneLineErrors) {
   test::expect_one_line_error(run_lm_eval("runs/x --temperature -1 --generate a", "temperature"), "--temperature",
                               test::kAnyFailure);
   test::expect_one_line_error(run_lm_eval("runs/x --top-k 3", "needs"), "--generate", test::kAnyFailure);
+  test::expect_one_line_error(run_lm_eval("runs/x --generate yo\xff", "utf8"),
+                              "--generate: a prompt is not valid UTF-8", test::kAnyFailure);
 }
 
 // config.toml lists the run's settings (the preset expanded, the run directory absolute) and

@@ -220,6 +220,11 @@ TEST(VitTrainApp, AnImageFolderTrainsAndItsModelClassifiesImages) {
   test::expect_one_line_error(classify("--classify " + (fresh / "broken.jpg").string(), "broken"),
                               (fresh / "broken.jpg").string() + ": a damaged JPEG image");
   test::expect_one_line_error(classify("", "no_test"), "no test/ folder");
+  const auto missing = classify("--classify " + (fresh / "absent.png").string(), "absent");
+  test::expect_one_line_error(missing, (fresh / "absent.png").string() + ": cannot open");
+  EXPECT_EQ(missing.err.find((fresh / "absent.png").string() + ": " + (fresh / "absent.png").string()),
+            std::string::npos)
+      << "the file named once: " << missing.err;
 
   // The folder changed: a resume would redo another split, so it is refused.
   test::write_bytes(images / "red" / "extra.png", test::png_of(test::solid_image(9, 9, 200, 0, 0)));

@@ -59,6 +59,16 @@ TEST(CheckpointAverage, TwoCheckpointsAverageToTheirMean) {
   EXPECT_TRUE(torch::allclose(averaged->fc->bias, (a->fc->bias + b->fc->bias) / 2, 0, 1e-7));
   EXPECT_FALSE(torch::allclose(averaged->fc->weight, b->fc->weight));
   EXPECT_EQ(averaged->named_buffers()["steps"].scalar_type(), torch::kInt64) << "dtypes kept";
+  // Weights only: resuming from it is refused with the way to start from it.
+  torch::optim::Adam adam(averaged->parameters());
+  try {
+    reader.load_optimizer("optimizer", adam);
+    FAIL() << "an average resumed";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("an average of checkpoints has no optimizer state to resume; --init-from"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(CheckpointAverage, AveragesTheMovingAverageWhereCheckpointsHoldOne) {
