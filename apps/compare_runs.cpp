@@ -17,6 +17,7 @@
 #include "dls/train/run_comparison.h"
 #include "dls/util/file_io.h"
 #include "dls/util/json.h"
+#include "dls/util/create_folder.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -35,8 +36,12 @@ int main(int argc, char** argv) {
   if (const auto stop = dls::cli::parse_command_line(app, argc, argv)) return *stop;
   try {
     std::vector<dls::train::RunCurves> curves;
-    for (const auto& run : runs) curves.push_back(dls::train::read_run_curves(run));
-    std::filesystem::create_directories(out);
+    for (const auto& run : runs) {
+      curves.push_back(dls::train::read_run_curves(run));
+      const auto& unreadable = curves.back().unreadable_fields;
+      if (!unreadable.empty()) std::fprintf(stderr, "warning: %s\n", unreadable.c_str());
+    }
+    dls::util::create_folder(out, "--out");
     std::vector<std::string> written;
     for (const auto& picture : dls::train::comparison_pictures(curves)) {
       const auto path = (std::filesystem::path(out) / picture.file).string();

@@ -124,6 +124,7 @@ def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--pid", type=int, required=True, help="the server's process id (for its memory)")
     parser.add_argument("--slow", type=int, default=150, help="slow clients in the flood")
+    parser.add_argument("--only", default="", help="run only the probes whose name contains this text")
     args = parser.parse_args()
     port, pid, rows = args.port, args.pid, []
 
@@ -160,6 +161,30 @@ def main():
         sentence = "i " * 900
         head, text = exchange(port, post_json("/attention", json.dumps({"sentence": sentence}).encode()))
         return f"{status_of(head)} ({len(text)} bytes)"
+
+    def oversized_decoding():
+        # 64 sentences of 999 words at beam 16: more decoding than the request timeout allows.
+        # A one-word request sent a second later waits behind it: answered once the worker
+        # is free, which is when the big one's decoding ends or is stopped.
+        big = json.dumps({"sentences": ["a " * 999] * 64, "beam": 16}).encode()
+        answers = {}
+
+        def send(name, body, delay):
+            time.sleep(delay)
+            s = connect(port, 120)
+            s.sendall(post_json("/translate", body))
+            head, _ = read_answer(s, 120)
+            answers[name] = (status_of(head), time.monotonic() - start)
+
+        start = time.monotonic()
+        threads = [threading.Thread(target=send, args=("big", big, 0)),
+                   threading.Thread(target=send, args=("small", b'{"sentences": ["hi"]}', 1))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        (big_status, big_s), (small_status, small_s) = answers["big"], answers["small"]
+        return f"{big_status} after {big_s:.1f} s; a one-word request sent 1 s later: {small_status} after {small_s - 1:.1f} s"
 
     def no_length():
         head, _ = exchange(port, post_head("/translate", "") + b'{"sentences": ["' + b"a" * 100000)
@@ -278,13 +303,15 @@ def main():
                       ("a value nested 120,000 levels deep (240 KB)", deep_json),
                       ("20 bodies of 500,000 nested lists (1 MB each)", deep_json_burst),
                       ("/attention on a 900-word sentence", long_attention),
+                      ("64 sentences of 999 words, beam 16", oversized_decoding),
                       ("POST without Content-Length or chunking", no_length),
                       ("400,000 headers", header_flood), (f"{args.slow} slow clients, a byte a second", slow_flood),
                       ("1,000 connections opened at once", connection_flood),
                       ("Host: rebind.evil.example", foreign_host), ("3 pipelined requests", pipelined),
                       ("request, then half-close", half_closed), ("OPTIONS /translate", options),
                       ('"beam": 9223372036854775808', huge_beam), ("idle keep-alive connection", idle_close)]:
-        probe(name, run, pid, rows)
+        if args.only in name:
+            probe(name, run, pid, rows)
 
     print("| probe | answer | seconds | peak RSS (MB) | RSS after (MB) |")
     print("| --- | --- | --- | --- | --- |")

@@ -12,6 +12,7 @@
 #include "dls/data/vocabulary.h"
 #include "dls/layers/saved_tensors.h"
 #include "dls/util/file_io.h"
+#include "dls/util/create_folder.h"
 
 namespace dls::dlstudio {
 
@@ -73,7 +74,7 @@ std::vector<std::string> export_seq2seq(const std::string& path, const std::file
         "DLStudio's (EOS padding, no such words), so DLStudio would translate differently; train with "
         "--dlstudio-loss true to export");
   }
-  std::filesystem::create_directories(dir);  // only once the model is known to export
+  util::create_folder(dir);  // only once the model is known to export
   const auto epoch = loaded.info.state.file_epoch();
   const std::string tag = to_string(config.transformer().variant()) + epoch_suffix(epoch);
   auto embed_name = [](const std::string& name) {
@@ -119,7 +120,7 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
                              std::to_string(config.head_hidden_size()));
   }
   const auto model = load_vit_model(reader, contents.settings, weights);
-  std::filesystem::create_directories(dir);  // only once the model is known to export
+  util::create_folder(dir);  // only once the model is known to export
   // DLStudio's visTransformer heads have no bias: left out (the warning says how much).
   double largest_bias = 0;
   auto network_name = [&](const std::string& name) -> std::string {

@@ -12,6 +12,11 @@ namespace dls::eval {
 
 namespace {
 
+// Before each step: the caller may have stopped wanting the translations.
+void stop_if_cancelled(const DecodeOptions& options) {
+  if (options.cancelled && options.cancelled()) throw DecodingCancelled("decoding cancelled by its caller");
+}
+
 // Words of one row of tokens [R, L] from position 1 up to (excluding) the first EOS.
 TokenIds words_of(const torch::Tensor& row, std::int64_t length, std::int64_t eos) {
   TokenIds words;
@@ -104,6 +109,7 @@ NBest greedy_or_sample(const Models& models, const torch::Tensor& src, std::int6
   // otherwise take a teacher-forced pass over the translation (Translator's scores).
   auto total = torch::full({src.size(0)}, options.scores ? 0.0 : NAN, src.options().dtype(torch::kDouble));
   while (session.length() < session.max_length()) {
+    stop_if_cancelled(options);
     // Greedy: argmax of the logits, the same word as of the log-probabilities, one pass over
     // the vocabulary instead of four (log_softmax's max, exp-sum, subtraction, then argmax).
     const auto scores = session.step(/*log_probabilities=*/false);                                      // [R, V]
@@ -156,6 +162,7 @@ NBest beam_search(const Models& models, const torch::Tensor& src, std::int64_t s
   eos_only[eos] = 0.0;
   const auto row_base = (torch::arange(batch, on_device) * beams).unsqueeze(1);  // [B, 1]
   while (session.length() < session.max_length() && !finished.all().item<bool>()) {
+    stop_if_cancelled(options);
     log_probs = torch::where(finished.unsqueeze(1), eos_only.unsqueeze(0), session.step());
     const auto candidates = (scores.reshape({-1, 1}) + log_probs).view({batch, beams * vocab});
     auto [best, index] = candidates.topk(beams, -1);  // [B, K]
@@ -225,14 +232,25 @@ NBest decode_rows(const Models& models, const torch::Tensor& src, std::int64_t f
                   std::int64_t eos, const DecodeOptions& options) {
   TORCH_CHECK(src.dim() == 2, "source tokens must be [B, L]");
   TORCH_CHECK(!models.empty(), "decoding needs a model");
-  std::vector<bool> was_training;
-  for (const auto& model : models) {
-    was_training.push_back(model.module().is_training());
-    model.module().eval();
-  }
+  // Eval mode while decoding; each model's own mode back afterwards, also when a chunk throws
+  // (DecodingCancelled).
+  struct EvalModeScope {
+    const Models& models;
+    std::vector<bool> was_training;
+    explicit EvalModeScope(const Models& m) : models(m) {
+      for (const auto& model : models) {
+        was_training.push_back(model.module().is_training());
+        model.module().eval();
+      }
+    }
+    ~EvalModeScope() {
+      for (std::size_t i = 0; i < models.size(); ++i) models[i].module().train(was_training[i]);
+    }
+  } eval_mode(models);
   std::vector<NBest> parts(static_cast<std::size_t>(util::effective_chunks(src.size(0), options.workers)));
   util::for_each_chunk(src.size(0), options.workers, [&](int k, std::int64_t begin, std::int64_t end) {
     torch::NoGradGuard no_grad;  // grad mode is per thread
+    stop_if_cancelled(options);  // beam search's first step and DLStudio's one pass
     const auto rows = src.slice(0, begin, end);
     auto& result = parts[static_cast<std::size_t>(k)];
     switch (options.method) {
@@ -248,7 +266,6 @@ NBest decode_rows(const Models& models, const torch::Tensor& src, std::int64_t f
         break;
     }
   });
-  for (std::size_t i = 0; i < models.size(); ++i) models[i].module().train(was_training[i]);
   NBest result;
   for (auto& part : parts) std::move(part.begin(), part.end(), std::back_inserter(result));
   return result;

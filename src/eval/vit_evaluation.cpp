@@ -9,6 +9,7 @@
 
 #include "dls/util/image_panel.h"
 #include "dls/util/table.h"
+#include "dls/util/create_folder.h"
 
 namespace dls::eval {
 
@@ -152,7 +153,7 @@ std::vector<AttentionMap> class_token_attention_maps(visTransformer& model, cons
 
 std::vector<std::string> save_attention_maps(const std::vector<AttentionMap>& maps, const data::ImageSet& images,
                                              std::int64_t grid_size, const std::string& dir) {
-  std::filesystem::create_directories(dir);
+  util::create_folder(dir);
   const int grid = static_cast<int>(grid_size);
   util::OverlayOptions overlay;
   overlay.scale = std::max(2, 128 / std::max(1, images.height));

@@ -29,6 +29,8 @@ namespace {
 constexpr std::size_t kUnknownLinesShown = 5;  // lines whose unknown words are listed
 constexpr std::size_t kNoteLinesShown = 5;     // lines whose note is shown
 
+bool blank(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
+
 // `checkpoint`: the file translated with.
 std::string translation_json(const SentenceTranslation& t, const std::vector<AlignmentPoint>& alignment,
                              const TranslateRequest& request, const std::string& checkpoint) {
@@ -49,6 +51,8 @@ std::string translation_json(const SentenceTranslation& t, const std::vector<Ali
       json.end_array();
     }
     if (request.alignments) json.field("alignment", alignment_text(alignment));
+  } else if (blank(t.input)) {  // left empty as in the text output, not a failure
+    json.field("translation", "").field("raw", "");
   } else {
     json.field("error", t.error);
   }
@@ -56,8 +60,6 @@ std::string translation_json(const SentenceTranslation& t, const std::vector<Ali
   json.end_object();
   return json.str();
 }
-
-bool blank(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
 
 // Where a batch's output lines go; throws when they cannot be written.
 using LineSink = std::function<void(const std::string& text)>;

@@ -12,6 +12,7 @@
 #include "dls/data/normalize.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/util/heat_map.h"
+#include "dls/util/create_folder.h"
 #include "report/file_translation.h"
 
 namespace dls::report {
@@ -19,7 +20,7 @@ namespace dls::report {
 namespace fs = std::filesystem;
 
 std::vector<std::string> save_attention_maps(const TranslationAttention& maps, const std::string& dir) {
-  fs::create_directories(dir);
+  util::create_folder(dir);
   std::vector<std::string> written;
   const auto save = [&](const std::vector<torch::Tensor>& layers, const std::string& name,
                         const std::vector<std::string>& rows, const std::vector<std::string>& cols) {

@@ -29,6 +29,7 @@
 #include "dls/util/device.h"
 #include "dls/util/runtime.h"
 #include "dls/util/table.h"
+#include "dls/util/create_folder.h"
 #include "report/score_json.h"
 #include "report/output_folder.h"
 
@@ -449,7 +450,7 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
   for (std::size_t i = 0; i < all.size(); ++i) all[i].summary.diverged = results[i].diverged;
   report.best = best_checkpoint(results);
 
-  fs::create_directories(out_dir);
+  util::create_folder(out_dir.string());
   report.files = {(out_dir / "bleu.csv").string(), (out_dir / "bleu_vs_epoch.png").string()};
   write_bleu_csv(report.files[0], all);
   checkpoint_bleu_plot(results, to_string(request.decode.method) + " decoding").save(report.files[1]);

@@ -13,6 +13,7 @@
 #include "dls/util/json.h"
 #include "dls/util/device.h"
 #include "dls/util/runtime.h"
+#include "dls/util/create_folder.h"
 #include "report/output_folder.h"
 
 namespace dls::report {
@@ -108,7 +109,7 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
   auto& written = report.files;
   const fs::path out_dir =
       request.output_dir.empty() ? fs::path(checkpoint::run_dir_of(results[best].path)) : fs::path(request.output_dir);
-  fs::create_directories(out_dir);
+  util::create_folder(out_dir.string());
   for (const auto& r : results) {
     const auto png = out_dir / ("confusion_" + fs::path(r.path).stem().string() + ".png");
     char title[160];

@@ -32,7 +32,17 @@ json parse_object(const std::string& body) {
     if (opens && depth >= kMaxRequestDepth) too_deep = true;
     return !too_deep;
   };
-  json parsed = json::parse(body, depth_limit, /*allow_exceptions=*/false);
+  json parsed;
+  try {
+    parsed = json::parse(body, depth_limit);
+  } catch (const json::parse_error& error) {
+    if (!too_deep) {  // where, and the one cause a client cannot see in its own text: the bytes of a string
+      const bool utf8 = std::string(error.what()).find("ill-formed UTF-8") != std::string::npos;
+      throw ApiError(400, "the request body is not valid JSON" +
+                              std::string(utf8 ? ": a string is not valid UTF-8" : "") + " (at byte " +
+                              std::to_string(error.byte) + ")");
+    }
+  }
   if (too_deep)  // checked first: the callback's refusal also discards the document
     throw ApiError(400, "the request body nests lists or objects deeper than " + std::to_string(kMaxRequestDepth) +
                             " levels; a request has 2");

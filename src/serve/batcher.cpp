@@ -14,6 +14,7 @@ struct Job {
   std::function<void()> task;  // set: run alone, not batched
   std::chrono::steady_clock::time_point queued_at = std::chrono::steady_clock::now();
   std::atomic<bool> abandoned{false};  // its client stopped waiting: skip it
+  std::atomic<bool> started{false};    // taken into a batch that is decoding
   BatchResult result;
   std::promise<void> done;
   std::future<void> finished = done.get_future();
@@ -33,8 +34,11 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 BatchResult Ticket::wait(std::chrono::milliseconds limit) {
   if (job_->finished.wait_for(limit) != std::future_status::ready) {
     job_->abandoned = true;
-    throw RequestTimedOut("no answer within " + std::to_string(limit.count() / 1000.0).substr(0, 5) +
-                          " s (--request-timeout-s); the server is busy, try again later");
+    const auto within =
+        "no answer within " + std::to_string(limit.count() / 1000.0).substr(0, 5) + " s (--request-timeout-s)";
+    if (job_->started)
+      throw RequestTimedOut(within + " while decoding; fewer or shorter sentences, or a smaller beam, decode sooner");
+    throw RequestTimedOut(within + "; the server is busy, try again later");
   }
   job_->finished.get();  // rethrows the decoding's exception
   return std::move(job_->result);
@@ -122,9 +126,13 @@ void DynamicBatcher::decode(std::vector<std::shared_ptr<detail::Job>>& batch, st
   std::vector<std::string> all;
   all.reserve(sentences);
   for (const auto& job : batch) all.insert(all.end(), job->sentences.begin(), job->sentences.end());
+  for (const auto& job : batch) job->started = true;
+  const auto nobody_waits = [&batch] {
+    return std::all_of(batch.begin(), batch.end(), [](const auto& job) { return job->abandoned.load(); });
+  };
   const auto start = Clock::now();
   try {
-    auto translations = all.empty() ? std::vector<eval::SentenceTranslation>{} : translate_(all, setting);
+    auto translations = all.empty() ? std::vector<eval::SentenceTranslation>{} : translate_(all, setting, nobody_waits);
     if (translations.size() != all.size())
       throw std::logic_error("the batch's translations do not match its sentences");
     const double decode_ms = ms_between(start, Clock::now());

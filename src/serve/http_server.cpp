@@ -257,7 +257,8 @@ class Session : public std::enable_shared_from_this<Session> {
     request.path = std::string(target.substr(0, question));
     if (question < target.size()) request.query = std::string(target.substr(question + 1));
     const std::string method_name(view(message.method_string()));  // as sent: HEAD, FOO
-    request_line_ = method_name + " " + std::string(view(message.target()).substr(0, 200));
+    if (spdlog::should_log(spdlog::level::debug))
+      request_line_ = method_name + " " + std::string(view(message.target()).substr(0, 200));
     request.body = std::move(parser_->get().body());
     parser_.reset();  // `message` is gone from here on
     if (request.path.empty() || request.path.front() != '/')

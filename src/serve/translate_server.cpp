@@ -73,9 +73,20 @@ struct TranslateServer::Impl {
         settings(std::move(s)),
         model_json(t != nullptr ? model_answer(*t) : vit_model_answer(*c)),
         batcher(
-            [this](const std::vector<std::string>& sentences, const DecodeSetting& setting) {
-              return translator->translate(sentences,
-                                           decode_options(setting, sentences.size(), settings.batching.decode_workers));
+            [this](const std::vector<std::string>& sentences, const DecodeSetting& setting,
+                   const DynamicBatcher::Cancelled& cancelled) {
+              auto decode = decode_options(setting, sentences.size(), settings.batching.decode_workers);
+              decode.cancelled = cancelled;
+              const auto start = Clock::now();
+              try {
+                return translator->translate(sentences, decode);
+              } catch (const eval::DecodingCancelled&) {
+                spdlog::warn(
+                    "stopped decoding {} sentences after {:.1f} s: every request of the batch timed out "
+                    "(--request-timeout-s)",
+                    sentences.size(), ms_since(start) / 1000);
+                throw;
+              }
             },
             settings.batching,
             [this](const std::string& sentence) { return translator ? translator->count_source_tokens(sentence) : 0; }),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
 #include "dls/util/file_io.h"
@@ -22,11 +23,17 @@ std::vector<std::vector<std::string>> read_metrics_rows(const std::string& path)
 }
 
 double metric_number(const std::string& text) {
-  try {
-    return text.empty() ? NAN : std::stod(text);
-  } catch (const std::exception&) {
-    return NAN;
-  }
+  if (text.empty()) return NAN;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() ? value : NAN;  // "1.2x" is no number either
+}
+
+bool is_malformed_number(const std::string& text) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return end != text.c_str() + text.size();
 }
 
 double metric_number(const std::vector<std::string>& row, std::size_t column) {

@@ -23,6 +23,8 @@ inline bool is_evaluation_row(const std::vector<std::string>& row) {
 
 // The number in a field; NaN for an empty or malformed one.
 double metric_number(const std::string& text);
+// A field that is not empty and not a whole number ("abc", "1.2x"; "nan" and "inf" are numbers).
+bool is_malformed_number(const std::string& text);
 // The number in column `column` of `row`; NaN when the row has no such column (a file
 // written before the column was added).
 double metric_number(const std::vector<std::string>& row, std::size_t column);

@@ -127,13 +127,23 @@ RunCurves read_run_curves(const std::string& run_dir) {
     throw std::runtime_error(metrics.string() + ": not a metrics.csv of this project (no 'kind' column)");
   }
   const auto& header = rows.front();
+  std::size_t malformed = 0;
   for (std::size_t i = 1; i < rows.size(); ++i) {
     RunCurves::Row row;
     row.kind = rows[i].empty() ? "" : rows[i].front();
     for (std::size_t column = 1; column < header.size(); ++column) {
       row.values[header[column]] = metric_number(rows[i], column);
+      if (column < rows[i].size() && is_malformed_number(rows[i][column]) && malformed++ == 0) {
+        run.unreadable_fields = "line " + std::to_string(i + 1) + ", column " + header[column] + ": '" +
+                                rows[i][column].substr(0, 40) + "'";
+      }
     }
     run.rows.push_back(std::move(row));
+  }
+  if (malformed > 0) {
+    run.unreadable_fields = metrics.string() + ": " + std::to_string(malformed) +
+                            (malformed == 1 ? " field is" : " fields are") +
+                            " not a number and left out (first: " + run.unreadable_fields + ")";
   }
   run.step_losses = binned_step_losses(metrics.string(), rows, run.rows);
   run.settings = settings_of(dir, &run.settings_source);

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dls/util/file_io.h"
 #include "support/program_run.h"
@@ -31,6 +34,31 @@ TEST(CommandLine, SuggestsTheClosestOption) {
   EXPECT_EQ(cli::closest_option(app, "embedding"), "embedding-size");  // a prefix
   EXPECT_EQ(cli::closest_option(app, "hedas"), "heads");
   EXPECT_EQ(cli::closest_option(app, "tokenizer"), "");
+}
+
+// "--stem=" with nothing after '=' is refused in one line: CLI11 would read the next
+// argument as its value. "--stem" followed by an empty argument, and "--", stay as they were.
+TEST(CommandLine, AnOptionEndingInEqualsIsRefused) {
+  const auto parse = [](std::vector<std::string> args, std::string* stem) {
+    CLI::App app;
+    std::vector<std::string> files;
+    app.add_option("--stem", *stem);
+    app.add_option("files", files);
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    ::testing::internal::CaptureStderr();
+    const auto stop = cli::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
+    return std::make_pair(stop, ::testing::internal::GetCapturedStderr());
+  };
+  std::string stem = "unset";
+  const auto [stop, err] = parse({"prog", "--stem=", "data.txt"}, &stem);
+  EXPECT_EQ(stop, std::optional<int>(1));
+  EXPECT_EQ(err, "error: --stem= has no value after '=': give --stem VALUE, or --stem \"\" for an empty one\n");
+  EXPECT_EQ(stem, "unset");
+  EXPECT_EQ(parse({"prog", "--stem", "", "data.txt"}, &stem).first, std::nullopt);
+  EXPECT_EQ(stem, "");
+  EXPECT_EQ(parse({"prog", "--stem=conv", "--", "--x="}, &stem).first, std::nullopt);
+  EXPECT_EQ(stem, "conv");
 }
 
 TEST(CommandLine, UsageErrorsAreOneLineWithStatusOne) {

@@ -1,9 +1,11 @@
 // compare_runs end to end: two runs (the tiny run and the same model trained the other way
 // round) give a picture per metric and compare.csv in --out, the best scores and the settings
-// that differ on stdout, or the files as JSON; a folder that is no run is one line, status 1.
+// that differ on stdout, or the files as JSON; a folder that is no run, or an --out that is a
+// file, is one line, status 1.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "support/program_run.h"
@@ -42,6 +44,16 @@ TEST(CompareRunsApp, AFolderThatIsNoRunIsOneLine) {
       "compare_runs_empty");
   test::expect_one_line_error(run, empty.string() + ": no metrics.csv (not a training run's directory)");
   EXPECT_FALSE(fs::exists(empty / "out")) << "nothing written";
+}
+
+// --out naming a file: one line naming the flag, nothing written.
+TEST(CompareRunsApp, AnOutThatIsAFileIsOneLine) {
+  const auto dir = test::fresh_temp_dir("compare_runs_out_file");
+  const auto file = dir / "taken";
+  { std::ofstream(file.string()) << "x"; }
+  const auto run = test::run_program(
+      "apps/compare_runs", test::trained_seq2seq_run().string() + " --out " + file.string(), "compare_runs_out_file");
+  test::expect_one_line_error(run, "--out " + file.string() + ": a file, not a folder");
 }
 
 }  // namespace

@@ -190,6 +190,15 @@ TEST(TranslateFileFaults, BlankLinesAreLeftEmptyNotErrors) {
   EXPECT_EQ(out[2], "");
   EXPECT_NE(run.err.find("line 2: empty, left empty"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("translated 2 of 4 lines (2 blank, left empty)"), std::string::npos) << run.err;
+  // As JSON: a record with an empty translation, no error.
+  const auto json = eval("--input " + (dir / "in.txt").string() + " --json", "blank_json");
+  EXPECT_EQ(json.status, 0) << json.err;
+  const auto records = test::lines_of(json.out);
+  ASSERT_EQ(records.size(), 4u) << json.out;
+  for (const std::size_t empty : {1, 2}) {
+    EXPECT_EQ(records[empty].find("\"error\""), std::string::npos) << records[empty];
+    EXPECT_NE(records[empty].find("\"translation\":\"\""), std::string::npos) << records[empty];
+  }
 }
 
 // A full disk was "(disk full?)": now the file and the system's reason, nothing left behind.

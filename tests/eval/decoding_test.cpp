@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <set>
 
 #include <torch/torch.h>
@@ -179,6 +180,33 @@ TEST_P(Decoding, BeamAsWideAsTheVocabularyIsExhaustiveForTwoWords) {
   double score = first[found.empty() ? kEos : found[0]].item<double>();
   if (!found.empty()) score += lp[found[0]][1][found.size() == 2 ? found[1] : kEos].item<double>();
   EXPECT_NEAR(score, best, 1e-5);
+}
+
+// DecodeOptions::cancelled is asked before every step (and on every chunk's thread): the
+// decoding stops where it first says true, with DecodingCancelled, and leaves the model in
+// the mode it had; while it says false, the translations are the same.
+TEST_P(Decoding, ACancelledDecodingStopsAtItsNextStep) {
+  const bool was_training = model_->is_training();
+  for (const auto method : {DecodeMethod::kGreedy, DecodeMethod::kBeam, DecodeMethod::kSample}) {
+    DecodeOptions options;
+    options.method = method;
+    options.beam_size = 2;
+    const auto plain = decode_batch(model_, src_, kSos, kEos, options);
+    std::atomic<int> asked{0};
+    options.cancelled = [&] { return ++asked < 0; };
+    EXPECT_EQ(decode_batch(model_, src_, kSos, kEos, options), plain) << to_string(method);
+    EXPECT_GE(asked.load(), 3) << to_string(method) << ": the chunk and at least two steps";
+    asked = 0;
+    options.cancelled = [&] { return ++asked >= 2; };  // the chunk goes on; its first step in the loop stops
+    model_->train();
+    EXPECT_THROW(decode_batch(model_, src_, kSos, kEos, options), DecodingCancelled) << to_string(method);
+    EXPECT_EQ(asked.load(), 2) << to_string(method);
+    EXPECT_TRUE(model_->is_training()) << to_string(method);
+    asked = 0;
+    options.workers = 3;  // each chunk's thread asks; the first to stop is rethrown
+    EXPECT_THROW(decode_batch(model_, src_, kSos, kEos, options), DecodingCancelled) << to_string(method);
+  }
+  model_->train(was_training);
 }
 
 // The fast path: sentences decoded in concurrent chunks give the plain loop's translations,

@@ -63,7 +63,8 @@ TEST(ApiJson, ReadsTranslateAndAttentionCalls) {
 
 TEST(ApiJson, RefusesBadBodiesWithOneLine400) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"not json", "not valid JSON"},
+      {"not json", "the request body is not valid JSON (at byte 2)"},
+      {"{\"sentences\": [\"caf\xe9\"]}", "not valid JSON: a string is not valid UTF-8 (at byte 21)"},
       {"[1, 2]", "must be a JSON object"},
       {"{}", "missing field \"sentences\""},
       {R"({"sentences": "a"})", "must be a list of strings"},

@@ -1,14 +1,15 @@
 // DynamicBatcher without HTTP or a model: a fake translation that records each batch it is
 // given. Several producers get their own results in their order, a batch never mixes beam
 // settings, requests wait at most wait_ms to be batched, the bounded queue refuses, a
-// request that waited too long times out, stop() answers what was queued, the model runs in
-// the precision the settings ask.
+// request that waited too long times out, a decoding no client waits for any more is told to
+// stop, stop() answers what was queued, the model runs in the precision the settings ask.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,7 +30,8 @@ struct RecordingModel {
   std::atomic<bool> blocked{false};  // while set, a batch waits (the queue fills behind it)
 
   DynamicBatcher::TranslateBatch function() {
-    return [this](const std::vector<std::string>& sentences, const DecodeSetting& setting) {
+    return [this](const std::vector<std::string>& sentences, const DecodeSetting& setting,
+                  const DynamicBatcher::Cancelled&) {
       const int beam = setting.beam;
       while (blocked) std::this_thread::sleep_for(1ms);
       std::this_thread::sleep_for(delay);
@@ -194,6 +196,57 @@ TEST(DynamicBatcher, AFullQueueRefusesAndATimedOutRequestIsDropped) {
   for (const auto& [batch, beam] : model.batches) EXPECT_NE(batch.at(0), "a");
 }
 
+// A decoding far longer than any client waits (a fake that ends only when told to): once its
+// only request has timed out, it is told to stop, and the request behind it is answered.
+// The timed-out client learns that its own decoding was too long, not that the server is busy.
+TEST(DynamicBatcher, ADecodingWhoseEveryClientTimedOutIsToldToStop) {
+  std::atomic<bool> told{false};
+  DynamicBatcher batcher(
+      [&](const std::vector<std::string>& sentences, const DecodeSetting&, const DynamicBatcher::Cancelled& cancelled) {
+        const auto give_up = std::chrono::steady_clock::now() + 20s;
+        while (sentences.at(0) == "endless" && !cancelled()) {
+          if (std::chrono::steady_clock::now() > give_up) throw std::runtime_error("never told to stop");
+          std::this_thread::sleep_for(1ms);
+        }
+        told = told || sentences.at(0) == "endless";
+        return std::vector<eval::SentenceTranslation>(sentences.size());
+      },
+      batcher_settings(0, 1));
+  auto endless = batcher.submit({"endless"}, 1);
+  std::this_thread::sleep_for(50ms);  // taken by the worker
+  try {
+    endless.wait(50ms);
+    ADD_FAILURE() << "answered";
+  } catch (const RequestTimedOut& e) {
+    EXPECT_NE(std::string(e.what()).find("while decoding; fewer or shorter sentences"), std::string::npos) << e.what();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(batcher.submit({"next"}, 1).wait(10s).translations.size(), 1u);
+  EXPECT_TRUE(told);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+}
+
+// A batch is stopped only when no request of it waits: one client giving up does not cost
+// the others their translations.
+TEST(DynamicBatcher, ADecodingGoesOnWhileOneOfItsClientsWaits) {
+  std::atomic<bool> ever_cancelled{false};
+  DynamicBatcher batcher(
+      [&](const std::vector<std::string>& sentences, const DecodeSetting&, const DynamicBatcher::Cancelled& cancelled) {
+        for (int i = 0; i < 300; ++i) {
+          ever_cancelled = ever_cancelled || cancelled();
+          std::this_thread::sleep_for(1ms);
+        }
+        return std::vector<eval::SentenceTranslation>(sentences.size());
+      },
+      batcher_settings(200, 2));
+  auto impatient = batcher.submit({"a"}, 1);
+  auto patient = batcher.submit({"b"}, 1);  // joins the same batch
+  EXPECT_THROW(impatient.wait(250ms), RequestTimedOut);
+  const auto result = patient.wait(10s);
+  EXPECT_EQ(result.batch_sentences, 2u);
+  EXPECT_FALSE(ever_cancelled);
+}
+
 TEST(DynamicBatcher, StopAnswersWhatWasQueuedThenRefuses) {
   RecordingModel model;
   model.delay = 20ms;
@@ -208,7 +261,7 @@ TEST(DynamicBatcher, StopAnswersWhatWasQueuedThenRefuses) {
 TEST(DynamicBatcher, WorkRunAloneAndErrorsReachTheirRequest) {
   std::atomic<bool> fail{false};
   DynamicBatcher batcher(
-      [&](const std::vector<std::string>& s, const DecodeSetting&) {
+      [&](const std::vector<std::string>& s, const DecodeSetting&, const DynamicBatcher::Cancelled&) {
         if (fail) throw std::runtime_error("model failed");
         return std::vector<eval::SentenceTranslation>(s.size());
       },
@@ -255,7 +308,7 @@ TEST(DynamicBatcher, TheModelRunsUnderTheAutocastAsked) {
     settings.autocast =
         util::autocast_for(bf16 ? util::Precision::kBf16 : util::Precision::kFp32, c10::Device(c10::kCPU));
     DynamicBatcher batcher(
-        [&](const std::vector<std::string>& sentences, const DecodeSetting&) {
+        [&](const std::vector<std::string>& sentences, const DecodeSetting&, const DynamicBatcher::Cancelled&) {
           seen_enabled = util::current_autocast().cpu_enabled;
           return std::vector<eval::SentenceTranslation>(sentences.size());
         },

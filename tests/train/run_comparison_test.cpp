@@ -2,7 +2,8 @@
 // runs' rows read back as metrics.csv has them, one picture per metric with a series per run
 // against epoch, step and wall time, the best scores with their epochs, the settings that
 // differ (from the newest checkpoints: library runs write no config.toml), every row in one
-// CSV; a folder that is no run is refused in one line.
+// CSV; fields that are no numbers are counted and left out; a folder that is no run is refused
+// in one line.
 #include "dls/train/run_comparison.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +14,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "dls/util/file_io.h"
 #include "support/seq2seq_runs.h"
 #include "util/temp_files.h"
 
@@ -145,6 +148,33 @@ TEST(RunComparison, WritesEveryRowInOneCsv) {
   std::size_t count = 0;
   for (std::string line; std::getline(lines, line);) ++count;
   EXPECT_EQ(count, runs[0].rows.size() + runs[1].rows.size());
+}
+
+// A metrics.csv edited by hand: fields that are not numbers are left out of the curves and
+// counted in one line that says where the first is ("1.5x" is no number, "nan" is).
+TEST(RunComparison, FieldsThatAreNoNumbersAreLeftOutAndCounted) {
+  const auto dir = test::fresh_temp_dir("run_comparison_damaged");
+  std::istringstream original(util::read_file((test::trained_seq2seq_run() / "metrics.csv").string()));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(original, line);) lines.push_back(line);
+  ASSERT_GE(lines.size(), 4u);
+  const auto replace_field = [](std::string& line, std::size_t field, const std::string& text) {
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i < field; ++i) begin = line.find(',', begin) + 1;
+    line.replace(begin, line.find(',', begin) - begin, text);
+  };
+  replace_field(lines[2], 2, "abc");  // column 2: step
+  replace_field(lines[3], 2, "1.5x");
+  replace_field(lines[1], 1, "nan");
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  util::write_text_atomically((dir / "metrics.csv").string(), text);
+  const auto run = train::read_run_curves(dir.string());
+  EXPECT_EQ(run.unreadable_fields, (dir / "metrics.csv").string() +
+                                       ": 2 fields are not a number and left out (first: line 3, column step: 'abc')");
+  EXPECT_TRUE(std::isnan(run.rows.at(1).values.at("step")));
+  EXPECT_TRUE(std::isnan(run.rows.at(2).values.at("step")));
+  EXPECT_TRUE(train::read_run_curves(test::trained_seq2seq_run().string()).unreadable_fields.empty());
 }
 
 TEST(RunComparison, AFolderThatIsNoRunIsRefusedInOneLine) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <thread>
 
+#include "dls/util/create_folder.h"
 #include "util/temp_files.h"
 
 namespace dls::util {
@@ -112,6 +113,27 @@ TEST(FileIo, FolderWriteErrorSaysWhyNoFileCanBeCreated) {
   EXPECT_EQ(util::folder_write_error(dir.string()), "");
   EXPECT_TRUE(std::filesystem::is_empty(dir)) << "the probe file is removed again";
   EXPECT_EQ(util::folder_write_error((dir / "missing").string()), std::strerror(ENOENT));
+}
+
+// An output folder is made with its parents; where a file stands in the way, one line names
+// it (std::filesystem's message is "filesystem error: cannot create directories: ...").
+TEST(FileIo, CreateFolderMakesItOrSaysWhatStandsInTheWay) {
+  const auto dir = temp_dir("create_folder");
+  create_folder((dir / "a" / "b").string());
+  EXPECT_TRUE(fs::is_directory(dir / "a" / "b"));
+  create_folder((dir / "a" / "b").string());  // there already: nothing to do
+  std::ofstream((dir / "file").string()) << "x";
+  const auto message = [](const fs::path& path, const std::string& flag) {
+    try {
+      create_folder(path.string(), flag);
+    } catch (const std::runtime_error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(dir / "file", "--out"), "--out " + (dir / "file").string() + ": a file, not a folder");
+  EXPECT_EQ(message(dir / "file" / "sub", ""),
+            (dir / "file" / "sub").string() + ": " + (dir / "file").string() + " is a file, not a folder");
 }
 
 }  // namespace

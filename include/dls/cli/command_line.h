@@ -65,6 +65,16 @@ inline std::string usage_error_line(const CLI::App& app, const CLI::Error& error
 // Parses the command line. Returns the exit status when the program is to stop here:
 // 0 after --help or --version, 1 after a usage error (one line on stderr); nullopt to go on.
 inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  // "--stem=" with nothing after '=': CLI11 would take the next argument as the value.
+  for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i) {
+    const std::string arg = argv[i];
+    if (arg.size() > 3 && arg.rfind("--", 0) == 0 && arg.find('=') == arg.size() - 1) {
+      const auto name = arg.substr(0, arg.size() - 1);
+      std::fprintf(stderr, "error: %s has no value after '=': give %s VALUE, or %s \"\" for an empty one\n",
+                   arg.c_str(), name.c_str(), name.c_str());
+      return 1;
+    }
+  }
   try {
     app.parse(argc, argv);
     return std::nullopt;

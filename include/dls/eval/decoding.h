@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,15 @@ struct DecodeOptions {
   // NaN without): a log-sum-exp over the vocabulary per row and step, which scoring needs and
   // BLEU evaluation does not. Beam search always has them.
   bool scores = false;
+  // Asked before each decoding step (set: on every chunk's thread): true stops the decoding
+  // with DecodingCancelled. translate_server's worker leaves a batch whose every client has
+  // stopped waiting (504) instead of decoding on for nobody.
+  std::function<bool()> cancelled;
+};
+
+// Decoding stopped because DecodeOptions::cancelled said so.
+class DecodingCancelled : public std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // One translation per source row: the word ids after SOS, EOS excluded.

@@ -3,7 +3,9 @@
 // thread-safe) -- decodes them together. After a first request the worker waits up to
 // `wait_ms` for others with the same decoding setting to join, up to `max_batch` sentences and
 // `max_batch_tokens` source tokens (counted by `count_tokens` when a request arrives);
-// requests that arrive while a batch decodes form the next one.
+// requests that arrive while a batch decodes form the next one. A batch whose every client has
+// stopped waiting (504) is told to stop decoding, so one oversized request holds the worker
+// for about the request timeout, not for as long as its decoding would take.
 //
 //   DynamicBatcher batcher([&](const auto& sentences, const DecodeSetting& setting) { ... },
 //                          settings.batching);
@@ -35,7 +37,8 @@ namespace dls::serve {
 class QueueFull : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-// A request was not answered within its time limit (it is dropped if not started).
+// A request was not answered within its time limit: dropped if its decoding had not started,
+// and a decoding whose every request timed out is stopped.
 class RequestTimedOut : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -73,7 +76,8 @@ class Ticket {
  public:
   explicit Ticket(std::shared_ptr<detail::Job> job) : job_(std::move(job)) {}
   // The result; rethrows the decoding's exception; throws RequestTimedOut after `limit`
-  // (and the request is dropped when its decoding has not started).
+  // (and the request is dropped when its decoding has not started; its decoding is stopped
+  // when no other request of its batch waits either).
   BatchResult wait(std::chrono::milliseconds limit);
 
  private:
@@ -83,8 +87,12 @@ class Ticket {
 class DynamicBatcher {
  public:
   // Translates sentences with one decoding setting, one result per sentence in order.
-  using TranslateBatch = std::function<std::vector<eval::SentenceTranslation>(const std::vector<std::string>& sentences,
-                                                                              const DecodeSetting& setting)>;
+  // `cancelled()` turns true once every request of the batch has stopped waiting (each client
+  // got its 504): the translation may then stop by throwing (eval::DecodeOptions::cancelled),
+  // which frees the worker for the requests behind. Safe to call from any thread.
+  using Cancelled = std::function<bool()>;
+  using TranslateBatch = std::function<std::vector<eval::SentenceTranslation>(
+      const std::vector<std::string>& sentences, const DecodeSetting& setting, const Cancelled& cancelled)>;
 
   // The source tokens of one sentence (what --max-batch-tokens counts); called on the
   // submitting thread, so it must not touch the model.
