@@ -20,6 +20,7 @@
 // alone for the report) still works: its flags say the job, and a note names the subcommand.
 #include <unistd.h>
 
+#include <cstdio>
 #include <iostream>
 #include <string>
 
@@ -55,6 +56,14 @@ int main(int argc, char** argv) {
   // one-command form.
   const auto job = argc > 1 ? dls::report::eval_job_named(argv[1]) : dls::apps::EvalJob::kAny;
   const bool verb = job != dls::apps::EvalJob::kAny;
+  // Options before the subcommand ("--threads 1 generate RUN hi") would be read in the
+  // one-command form, whose error ("unexpected argument(s) hi RUN") does not say why.
+  for (int i = 2; !verb && argc > 1 && argv[1][0] == '-' && i < argc; ++i) {
+    if (dls::report::eval_job_named(argv[i]) == dls::apps::EvalJob::kAny) continue;
+    std::fprintf(stderr, "error: '%s' is a subcommand and comes first: checkpoint_eval %s [options] (see --help)\n",
+                 argv[i], argv[i]);
+    return 1;
+  }
   CLI::App app{kDescription, verb ? std::string("checkpoint_eval ") + argv[1] : "checkpoint_eval"};
   const bool translates = job == dls::apps::EvalJob::kAny || job == dls::apps::EvalJob::kTranslate;
   app.footer(translates ? kExitStatus : kPlainExitStatus);

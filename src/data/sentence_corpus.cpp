@@ -1,11 +1,14 @@
 #include "dls/data/sentence_corpus.h"
 
+#include <algorithm>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "dls/data/corpus.h"
 #include "dls/util/file_io.h"
+#include "dls/util/utf8.h"
 
 namespace dls::data {
 
@@ -20,6 +23,24 @@ void keep(SentenceCorpus& corpus, std::vector<std::string> words, int max_words)
   } else {
     corpus.sentences.push_back(std::move(words));
   }
+}
+
+// A TSV corpus (Tatoeba's English<TAB>Spanish<TAB>attribution) has a tab on every line, while
+// plain text may hold a stray one ("Ella dijo:<TAB>hola"): read as TSV only when at least half
+// of the non-blank lines have a tab, so that one tab does not turn a text into pairs and
+// drop every other line as malformed.
+bool mostly_tab_separated(const std::string& bytes) {
+  std::size_t lines = 0, with_tab = 0;
+  for (std::size_t start = 0; start < bytes.size();) {
+    const auto end = std::min(bytes.find('\n', start), bytes.size());
+    const std::string_view line(bytes.data() + start, end - start);
+    if (line.find_first_not_of(" \r\f\v") != std::string_view::npos) {
+      ++lines;
+      if (line.find('\t') != std::string_view::npos) ++with_tab;
+    }
+    start = end + 1;
+  }
+  return with_tab > 0 && 2 * with_tab >= lines;
 }
 
 }  // namespace
@@ -45,7 +66,7 @@ SentenceCorpus read_sentence_corpus(const std::string& path, Language language, 
   SentenceCorpus corpus;
   corpus.source = path;
   const bool archive = !bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x80;  // pickle PROTO
-  if (archive || bytes.find('\t') != std::string::npos) {
+  if (archive || mostly_tab_separated(bytes)) {
     // Pairs of any length; the length limit applies to the chosen side alone.
     CorpusOptions options;
     options.max_words = std::numeric_limits<int>::max();
@@ -62,6 +83,10 @@ SentenceCorpus read_sentence_corpus(const std::string& path, Language language, 
     for (std::string line; std::getline(in, line);) {
       if (line.find_first_not_of(" \r\n\f\v") == std::string::npos) continue;  // blank
       ++corpus.lines_read;
+      if (!util::is_valid_utf8(line)) {  // dropped and counted, as a TSV file's lines are
+        ++corpus.empty;
+        continue;
+      }
       keep(corpus, normalize_words(line, language), max_words);
     }
   }

@@ -29,7 +29,9 @@ std::vector<std::string> read_text_lines(const std::string& path) {
   const std::string text = util::read_file(path);
   if (text.empty()) throw std::runtime_error(path + ": empty file");
   std::vector<std::string> lines;
-  std::size_t start = 0;
+  // A byte-order mark (Windows editors write one) is no text: a hypothesis file identical to
+  // its reference but for one scores 100, as the corpus readers skip it too.
+  std::size_t start = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();

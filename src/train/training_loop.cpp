@@ -87,6 +87,11 @@ class Loop {
   LoopResult run() {
     wall_before_ = state_.wall_s;
     bool stop = options_.run.max_iters > 0 && state_.global_step >= options_.run.max_iters;
+    if (stop) {  // a resume whose --max-iters the run has reached already
+      result_.stopped_by = "max-iters";
+      spdlog::warn("--max-iters {}: the run has made {} steps already, so this one trains none", options_.run.max_iters,
+                   state_.global_step);
+    }
     for (std::int64_t epoch = state_.completed_epochs + 1; epoch <= options_.epochs && !stop; ++epoch) {
       verdict_ = {};
       stop = train_epoch(epoch);

@@ -129,6 +129,8 @@ TEST(EvalSubcommands, WhatASubcommandCannotDoIsOneLine) {
   refused(run + " --tokens 5", "--tokens: with --generate", "tokens");
   refused(run + " --count 2", "--count: with --generate", "count");
   refused(run + " --top-k 3", "--top-k: with --generate (language models) or --sample", "top_k");
+  // Options before the subcommand: the subcommand is named, not its arguments.
+  refused("--threads 1 generate " + run + " hola", "'generate' is a subcommand and comes first", "verb_second");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "dls/train/run/run_directory.h"
@@ -332,6 +333,19 @@ TEST(Seq2SeqTrainApp, ConfigTomlContinuesItsRun) {
       run_seq2seq_train("--config " + config + " --resume " + (dir / "moved").string() + " --joint-vocab",
                         "config_resume_flag"),
       "--joint-vocab: fixed by the checkpoint when resuming");
+  // --preset and --variant are no settings of the run, yet a file cannot change them either.
+  for (const auto& [from, to, message] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"variant=\"FG\"", "variant=\"PreLN\"", "variant=PreLN, but the checkpoint has FG"},
+           {"preset=\"cpu\"", "preset=\"dlstudio\"", "preset=dlstudio, but the run was started with cpu"}}) {
+    std::string start = util::read_file(config);
+    ASSERT_NE(start.find("\n" + from + "\n"), std::string::npos) << from << "\n" << start;
+    start.replace(start.find("\n" + from + "\n") + 1, from.size(), to);
+    test::write_bytes(dir / "start.toml", start);
+    test::expect_one_line_error(
+        run_seq2seq_train("--config " + (dir / "start.toml").string() + " --resume " + (dir / "moved").string(),
+                          "config_resume_start"),
+        message);
+  }
 }
 
 // A setting the checkpoint fixes is refused on resume, never silently ignored: the preset

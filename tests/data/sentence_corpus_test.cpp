@@ -39,6 +39,23 @@ TEST(SentenceCorpus, OneSideOfATsvCorpus) {
   EXPECT_EQ(en.sentences[0], (std::vector<std::string>{"i", "am", "hungry"}));  // English contractions
 }
 
+// A stray tab does not make a text a TSV file (which kept one sentence of three); a line
+// that is not UTF-8 is counted as unusable, as a TSV file's is, not read with U+FFFD.
+TEST(SentenceCorpus, AStrayTabLeavesATextAText) {
+  const auto corpus = read_sentence_corpus(
+      sentence_file("stray_tab", "Ella dijo:\t\"hola\"\nuno dos\ntres cuatro\nmal \xff\xfe aqu\xed\n"),
+      Language::kSpanish, 8);
+  EXPECT_EQ(corpus.format, "text");
+  EXPECT_EQ(corpus.lines_read, 4u);
+  EXPECT_EQ(corpus.empty, 1u);
+  ASSERT_EQ(corpus.sentences.size(), 3u);
+  EXPECT_EQ(corpus.sentences[0], (std::vector<std::string>{"ella", "dijo", "hola"}));
+  // Half the lines with a tab or more: a TSV file, whose lines without one are malformed.
+  const auto tsv = read_sentence_corpus(sentence_file("half_tsv", "Go.\tVe.\nuno dos\n"), Language::kSpanish, 8);
+  EXPECT_EQ(tsv.format, "TSV file");
+  EXPECT_EQ(tsv.sentences.size(), 1u);
+}
+
 TEST(SentenceCorpus, NoUsableSentenceIsAnErrorNamingTheFile) {
   const auto path = sentence_file("none", "...\n!!!\n");
   try {

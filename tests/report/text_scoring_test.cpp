@@ -83,6 +83,22 @@ TEST(TextScoring, SacreBleuOfTheFilesAsTheyAre) {
   EXPECT_EQ(scores.chrf.signature, "nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:dls-cpp");
 }
 
+// A byte-order mark at the start of a file is no text: the same lines with and without one
+// score 100.
+TEST(TextScoring, AByteOrderMarkIsNoText) {
+  const auto dir = test::fresh_temp_dir("score_bom");
+  test::write_bytes(dir / "hyp.txt", "el gato negro duerme aquí\nla casa grande es roja\n");
+  test::write_bytes(dir / "ref.txt",
+                    "\xEF\xBB\xBF"
+                    "el gato negro duerme aquí\r\nla casa grande es roja\r\n");
+  ScoreRequest request;
+  request.hypotheses = (dir / "hyp.txt").string();
+  request.references = {(dir / "ref.txt").string()};
+  const auto scores = score_text_files(request);
+  EXPECT_NEAR(scores.sacrebleu.score, 100.0, 1e-9);
+  EXPECT_NEAR(scores.chrf.score, 100.0, 1e-9);
+}
+
 void expect_error(const ScoreRequest& request, const std::string& part) {
   try {
     score_text_files(request);

@@ -279,6 +279,12 @@ TEST(TrainingLoop, SavesTheRunsStateAndResumesFromTheTasksViewOfIt) {
   const auto next = checkpoint::RunState::from_settings(checkpoint::CheckpointReader(file.string()).settings());
   EXPECT_EQ(next.global_step, 7);
   EXPECT_EQ(next.epoch_examples, 10 + 8) << "one more batch on the task's count, not the saved one";
+
+  // A resume whose --max-iters the run has reached: nothing trained, and the result says why.
+  RegressionTask at_limit;
+  const auto result = run_training(at_limit, next, options, reader_of(file));
+  EXPECT_EQ(result.stopped_by, "max-iters");
+  EXPECT_EQ(result.iterations, 7);
 }
 
 TEST(TrainingLoop, TheBestScoreAndPatienceSurviveResume) {
