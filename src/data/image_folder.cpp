@@ -4,11 +4,18 @@
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
-#include <thread>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <ATen/Parallel.h>
 
 #include "dls/util/file_io.h"
 #include "dls/util/image_file.h"
 #include "dls/util/parallel_chunks.h"
+#include "dls/util/progress.h"
 
 namespace dls::data {
 
@@ -22,12 +29,13 @@ bool is_image_name(const fs::path& path) {
   return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
 }
 
+// The folders, or everything else (files, dangling links, FIFOs), of `dir` but hidden ones.
 std::vector<fs::path> sorted_entries(const fs::path& dir, bool folders) {
   std::vector<fs::path> entries;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const auto name = entry.path().filename().string();
     if (name.empty() || name[0] == '.') continue;  // hidden files and folders
-    if (folders ? entry.is_directory() : entry.is_regular_file()) entries.push_back(entry.path());
+    if (entry.is_directory() == folders) entries.push_back(entry.path());
   }
   std::sort(entries.begin(), entries.end());
   return entries;
@@ -36,7 +44,7 @@ std::vector<fs::path> sorted_entries(const fs::path& dir, bool folders) {
 // The images of every class folder under `root` (classes: `names`, or all sub-folders when
 // `names` is empty, which it then fills).
 std::vector<ImageFolderFile> list_classes(const fs::path& root, const std::string& prefix,
-                                          std::vector<std::string>& names, std::size_t& skipped) {
+                                          std::vector<std::string>& names, ImageFolderListing& listing) {
   const bool learn_names = names.empty();
   std::vector<ImageFolderFile> files;
   for (const auto& class_dir : sorted_entries(root, true)) {
@@ -54,8 +62,9 @@ std::vector<ImageFolderFile> list_classes(const fs::path& root, const std::strin
     const auto label = static_cast<std::uint8_t>(found - names.begin());
     std::size_t images = 0;
     for (const auto& file : sorted_entries(class_dir, false)) {
-      if (!is_image_name(file)) {
-        ++skipped;
+      std::error_code error;
+      if (!is_image_name(file) || !fs::is_regular_file(file, error)) {  // a GIF, a dangling link, a FIFO
+        if (listing.skipped++ == 0) listing.first_skipped = file.string();
         continue;
       }
       files.push_back({prefix + name + "/" + file.filename().string(), label});
@@ -85,20 +94,53 @@ ImageFolderListing list_image_folder(const std::string& dir) {
   listing.dir = dir;
   const fs::path root(dir);
   const bool split = fs::is_directory(root / "train", error);
-  listing.train =
-      list_classes(split ? root / "train" : root, split ? "train/" : "", listing.class_names, listing.skipped);
+  listing.train = list_classes(split ? root / "train" : root, split ? "train/" : "", listing.class_names, listing);
   if (listing.class_names.size() < 2) {
     throw std::runtime_error((split ? root / "train" : root).string() + ": " +
                              std::to_string(listing.class_names.size()) +
                              " class folders; a classifier needs at least two (DIR/CLASS/image.png ...)");
   }
   if (split && fs::is_directory(root / "test", error)) {
-    listing.test = list_classes(root / "test", "test/", listing.class_names, listing.skipped);
+    listing.test = list_classes(root / "test", "test/", listing.class_names, listing);
   }
   return listing;
 }
 
 namespace {
+
+// How far the decoding of a folder is, from any decoding thread: nothing for a quick one, a
+// progress line (util::ProgressBar) once it has taken kQuietSeconds.
+class DecodingProgress {
+ public:
+  DecodingProgress(std::size_t total, std::string label) : total_(total), label_(std::move(label)) {}
+
+  void one_more() {
+    const auto done = ++done_;
+    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return;  // another thread is drawing: the next file will
+    if (!bar_ && std::chrono::steady_clock::now() - start_ < std::chrono::seconds(kQuietSeconds)) return;
+    if (!bar_) {
+      util::ProgressOptions options;
+      options.unit = "images";
+      options.log_every_s = 10;
+      bar_.emplace(static_cast<std::int64_t>(total_), "decoding " + label_, options);
+    }
+    bar_->update(static_cast<std::int64_t>(done));
+  }
+
+  void finish() {
+    if (bar_) bar_->finish();
+  }
+
+ private:
+  static constexpr int kQuietSeconds = 3;
+  std::size_t total_;
+  std::string label_;
+  std::atomic<std::size_t> done_{0};
+  std::mutex mutex_;
+  std::optional<util::ProgressBar> bar_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
 
 // One file as a model takes it: decoded no larger than needed, resized, planar (as
 // eval::model_pixels prepares an image to classify).
@@ -118,11 +160,13 @@ ImageSet read_image_folder(const ImageFolderListing& listing, Split split, int c
   set.class_names = listing.class_names;
   for (const auto& name : listing.class_names) set.display_names.push_back(name.substr(0, 7));
   set.pixels.resize(files.size() * set.image_bytes());
-  // Decoded on every core, each file into its own slot; a file that does not decode is
-  // reported after all are tried, the first in the listing's order, whichever thread found it.
+  // Decoded on as many threads as the program's intra-op threads (--threads: a large image
+  // takes hundreds of MB while it decodes), each file into its own slot; a file that does not
+  // decode is reported after all are tried, the first in the listing's order, whichever
+  // thread found it. A progress line once decoding has taken a few seconds.
   std::vector<std::string> errors(files.size());
-  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  util::for_each_chunk(static_cast<std::int64_t>(files.size()), threads,
+  DecodingProgress progress(files.size(), split == Split::kTrain ? "training images" : "test images");
+  util::for_each_chunk(static_cast<std::int64_t>(files.size()), std::max(1, at::get_num_threads()),
                        [&](int, std::int64_t begin, std::int64_t end) {
                          for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i) {
                            const auto path = (fs::path(listing.dir) / files[i].path).string();
@@ -133,8 +177,10 @@ ImageSet read_image_folder(const ImageFolderListing& listing, Split split, int c
                            } catch (const std::exception& e) {
                              errors[i] = path + ": " + e.what();
                            }
+                           progress.one_more();
                          }
                        });
+  progress.finish();
   for (const auto& error : errors) {
     if (!error.empty()) throw std::runtime_error(error);
   }

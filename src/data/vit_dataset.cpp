@@ -5,6 +5,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include <spdlog/spdlog.h>
+
 #include "dls/util/random.h"
 
 namespace dls::data {
@@ -58,6 +60,10 @@ ViTDataset load_vit_training_dataset(const ViTDataSettings& settings, const Norm
   if (settings.dataset == "image-folder") {
     listing = list_image_folder(settings.data_dir);
     dataset.image_files = listing->manifest();
+    if (listing->skipped > 0)  // a folder of WebP or GIF files would otherwise train on what is left, silently
+      spdlog::warn("{}: left out {} file{} that {} not .png, .jpg or .jpeg images (the first: {})", settings.data_dir,
+                   listing->skipped, listing->skipped == 1 ? "" : "s", listing->skipped == 1 ? "is" : "are",
+                   listing->first_skipped);
   }
   const auto* folder = listing ? &*listing : nullptr;
   const auto all = load_vit_images(settings, Split::kTrain, folder);

@@ -35,7 +35,7 @@ void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRe
   std::vector<std::string> files;
   std::vector<util::PngSize> sizes;
   for (const auto& file : request.images) {
-    files.push_back(util::read_file(file));  // its errors name the file
+    files.push_back(util::read_image_file(file));  // its errors name the file
     try {
       sizes.push_back(util::read_image_size(files.back()));
     } catch (const std::exception& e) {

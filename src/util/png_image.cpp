@@ -77,7 +77,13 @@ bool RgbImage::is_grey() const {
 }
 
 RgbImage decode_png(const std::string& bytes) {
-  read_png_size(bytes);
+  const auto size = read_png_size(bytes);
+  // cairo's image surfaces (and so its PNG reader) stop at 32767 pixels a side.
+  constexpr int kLongestSide = 32767;
+  if (size.width > kLongestSide || size.height > kLongestSide)
+    throw std::invalid_argument("a PNG image of " + std::to_string(size.width) + "x" + std::to_string(size.height) +
+                                " pixels: the PNG reader takes sides of at most " + std::to_string(kLongestSide) +
+                                " pixels (a JPEG may have longer ones)");
   check_chunks(bytes);
   Reader reader{&bytes};
   std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> surface(
@@ -89,23 +95,29 @@ RgbImage decode_png(const std::string& bytes) {
     throw std::invalid_argument("not a readable PNG image: its pixel data cannot be decoded");
   if (status != CAIRO_STATUS_SUCCESS)
     throw std::invalid_argument(std::string("not a readable PNG image: ") + cairo_status_to_string(status));
-  // Painted onto an opaque RGB24 surface: whatever format cairo chose (16-bit PNGs come as
-  // float formats in newer cairo), one 0x00RRGGBB word per pixel, transparency over black.
+  // One 0x00RRGGBB word per pixel, transparency over black. cairo's ARGB32 is premultiplied,
+  // so its colour bytes are the pixel over black already, and RGB24's are the pixel: read as
+  // they are (no second copy of a large image). Other formats (16-bit PNGs come as float
+  // formats in newer cairo) are painted onto an opaque RGB24 surface.
   RgbImage image;
   image.width = cairo_image_surface_get_width(surface.get());
   image.height = cairo_image_surface_get_height(surface.get());
-  std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> opaque(
-      cairo_image_surface_create(CAIRO_FORMAT_RGB24, image.width, image.height), cairo_surface_destroy);
-  std::unique_ptr<cairo_t, decltype(&cairo_destroy)> cr(cairo_create(opaque.get()), cairo_destroy);
-  cairo_set_source_rgb(cr.get(), 0, 0, 0);
-  cairo_paint(cr.get());
-  cairo_set_source_surface(cr.get(), surface.get(), 0, 0);
-  cairo_paint(cr.get());
-  cairo_surface_flush(opaque.get());
-  if (cairo_surface_status(opaque.get()) != CAIRO_STATUS_SUCCESS)
-    throw std::invalid_argument("the PNG image is too large");
-  const int stride = cairo_image_surface_get_stride(opaque.get());
-  const unsigned char* data = cairo_image_surface_get_data(opaque.get());
+  const auto format = cairo_image_surface_get_format(surface.get());
+  std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> opaque(nullptr, cairo_surface_destroy);
+  cairo_surface_t* pixels = surface.get();
+  if (format != CAIRO_FORMAT_ARGB32 && format != CAIRO_FORMAT_RGB24) {
+    opaque.reset(cairo_image_surface_create(CAIRO_FORMAT_RGB24, image.width, image.height));
+    std::unique_ptr<cairo_t, decltype(&cairo_destroy)> cr(cairo_create(opaque.get()), cairo_destroy);
+    cairo_set_source_rgb(cr.get(), 0, 0, 0);
+    cairo_paint(cr.get());
+    cairo_set_source_surface(cr.get(), surface.get(), 0, 0);
+    cairo_paint(cr.get());
+    pixels = opaque.get();
+  }
+  cairo_surface_flush(pixels);
+  if (cairo_surface_status(pixels) != CAIRO_STATUS_SUCCESS) throw std::invalid_argument("the PNG image is too large");
+  const int stride = cairo_image_surface_get_stride(pixels);
+  const unsigned char* data = cairo_image_surface_get_data(pixels);
   image.rgb.resize(static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height) * 3);
   for (int y = 0; y < image.height; ++y) {
     for (int x = 0; x < image.width; ++x) {

@@ -25,11 +25,13 @@ TEST(ImageFolder, ClassesAreSubFoldersAndImagesAreResized) {
   const auto dir = test::red_and_blue_folder("image_folder_classes", 6);
   test::write_bytes(dir / "red" / "notes.txt", "not an image");
   test::write_bytes(dir / "red" / ".hidden.png", "ignored");
+  fs::create_symlink(dir / "red" / "gone.png", dir / "blue" / "dangling.png");  // no file behind it
   const auto listing = list_image_folder(dir.string());
   ASSERT_EQ(listing.class_names, (std::vector<std::string>{"blue", "red"}));
   ASSERT_EQ(listing.train.size(), 12u);
   EXPECT_TRUE(listing.test.empty());
-  EXPECT_EQ(listing.skipped, 1u);
+  EXPECT_EQ(listing.skipped, 2u) << "notes.txt and the dangling link: counted, hidden files not";
+  EXPECT_EQ(listing.first_skipped, (dir / "blue" / "dangling.png").string());
   EXPECT_EQ(listing.train.front().path, "blue/100.jpg");  // classes, then names, in byte order
   EXPECT_EQ(listing.train.front().label, 0);
   EXPECT_EQ(listing.train.back().path, "red/105.jpg");

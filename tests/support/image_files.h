@@ -46,7 +46,11 @@ inline std::string png_of(const util::RgbImage& image) {
   return canvas.encode_png();
 }
 
-inline std::string jpeg_of(const util::RgbImage& image, int quality = 95, bool grey = false) {
+// `width` x `height` pixels of `components` bytes encoded by libjpeg-turbo in colour space
+// `space`: `configure(info)` sets what the defaults do not (quality, stored colour space, a
+// scan script), `fill(y, row)` writes row y.
+template <class Configure, class Fill>
+std::string encode_jpeg(int width, int height, int components, J_COLOR_SPACE space, Configure configure, Fill fill) {
   jpeg_compress_struct info{};
   jpeg_error_mgr errors{};
   info.err = jpeg_std_error(&errors);
@@ -54,22 +58,16 @@ inline std::string jpeg_of(const util::RgbImage& image, int quality = 95, bool g
   unsigned char* buffer = nullptr;
   unsigned long size = 0;
   jpeg_mem_dest(&info, &buffer, &size);
-  info.image_width = static_cast<JDIMENSION>(image.width);
-  info.image_height = static_cast<JDIMENSION>(image.height);
-  info.input_components = grey ? 1 : 3;
-  info.in_color_space = grey ? JCS_GRAYSCALE : JCS_RGB;
+  info.image_width = static_cast<JDIMENSION>(width);
+  info.image_height = static_cast<JDIMENSION>(height);
+  info.input_components = components;
+  info.in_color_space = space;
   jpeg_set_defaults(&info);
-  jpeg_set_quality(&info, quality, TRUE);
+  configure(info);
   jpeg_start_compress(&info, TRUE);
-  std::vector<unsigned char> row(static_cast<std::size_t>(image.width) * (grey ? 1 : 3));
+  std::vector<unsigned char> row(static_cast<std::size_t>(width) * components);
   while (info.next_scanline < info.image_height) {
-    const auto* source = image.rgb.data() + static_cast<std::size_t>(info.next_scanline) * image.width * 3;
-    for (int x = 0; x < image.width; ++x) {
-      if (grey)
-        row[x] = source[x * 3];
-      else
-        for (int c = 0; c < 3; ++c) row[x * 3 + c] = source[x * 3 + c];
-    }
+    fill(static_cast<int>(info.next_scanline), row.data());
     unsigned char* rows[] = {row.data()};
     jpeg_write_scanlines(&info, rows, 1);
   }
@@ -78,6 +76,58 @@ inline std::string jpeg_of(const util::RgbImage& image, int quality = 95, bool g
   std::string bytes(reinterpret_cast<char*>(buffer), size);
   std::free(buffer);
   return bytes;
+}
+
+inline std::string jpeg_of(const util::RgbImage& image, int quality = 95, bool grey = false) {
+  return encode_jpeg(
+      image.width, image.height, grey ? 1 : 3, grey ? JCS_GRAYSCALE : JCS_RGB,
+      [&](jpeg_compress_struct& info) { jpeg_set_quality(&info, quality, TRUE); },
+      [&](int y, unsigned char* row) {
+        const auto* source = image.rgb.data() + static_cast<std::size_t>(y) * image.width * 3;
+        for (int x = 0; x < image.width; ++x) {
+          if (grey)
+            row[x] = source[x * 3];
+          else
+            for (int c = 0; c < 3; ++c) row[x * 3 + c] = source[x * 3 + c];
+        }
+      });
+}
+
+// A CMYK JPEG of `image` as Photoshop writes one (an Adobe marker, inverted values: 255 is no
+// ink), r = c, g = m, b = y with no black; `ycck`: stored as YCCK, as Photoshop also does.
+inline std::string cmyk_jpeg_of(const util::RgbImage& image, bool ycck = false) {
+  return encode_jpeg(
+      image.width, image.height, 4, JCS_CMYK,
+      [&](jpeg_compress_struct& info) {
+        jpeg_set_colorspace(&info, ycck ? JCS_YCCK : JCS_CMYK);  // writes the Adobe marker
+        jpeg_set_quality(&info, 100, TRUE);
+      },
+      [&](int y, unsigned char* row) {
+        const auto* source = image.rgb.data() + static_cast<std::size_t>(y) * image.width * 3;
+        for (int x = 0; x < image.width; ++x) {
+          for (int c = 0; c < 3; ++c) row[x * 4 + c] = source[x * 3 + c];
+          row[x * 4 + 3] = 255;
+        }
+      });
+}
+
+// A grey progressive JPEG of `image` in 128 scans (each coefficient alone, in two passes of
+// successive approximation), as a decoding-cost attack sends one: valid, but decoded once
+// per scan.
+inline std::string many_scan_jpeg_of(const util::RgbImage& image) {
+  std::vector<jpeg_scan_info> scans;
+  for (int k = 0; k < 64; ++k) scans.push_back({1, {0, 0, 0, 0}, k, k, 0, 1});  // the coefficient's high bits
+  for (int k = 0; k < 64; ++k) scans.push_back({1, {0, 0, 0, 0}, k, k, 1, 0});  // its last bit
+  return encode_jpeg(
+      image.width, image.height, 1, JCS_GRAYSCALE,
+      [&](jpeg_compress_struct& info) {
+        info.scan_info = scans.data();
+        info.num_scans = static_cast<int>(scans.size());
+      },
+      [&](int y, unsigned char* row) {
+        const auto* source = image.rgb.data() + static_cast<std::size_t>(y) * image.width * 3;
+        for (int x = 0; x < image.width; ++x) row[x] = source[x * 3];
+      });
 }
 
 // `jpeg` with its frame header (SOF0) claiming width x height: a small file that says it is a

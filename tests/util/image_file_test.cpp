@@ -7,6 +7,7 @@
 #include <string>
 
 #include "support/image_files.h"
+#include "util/temp_files.h"
 
 namespace dls::util::image_file_test {
 namespace {
@@ -36,6 +37,52 @@ TEST(ImageFile, PngAndJpegDecodeToTheirPixels) {
   for (std::size_t i = 0; i < flat.rgb.size(); ++i) EXPECT_NEAR(jpeg.rgb[i], flat.rgb[i], 4) << "byte " << i;
   const auto grey = decode_image(test::jpeg_of(test::solid_image(8, 8, 120, 120, 120), 95, true));
   EXPECT_TRUE(grey.is_grey());
+}
+
+// CMYK and YCCK JPEGs (Photoshop's, with the Adobe marker's inverted values) decode to the
+// colours they hold; libjpeg converts neither to RGB by itself ("Unsupported color
+// conversion request", which read as a damaged file).
+TEST(ImageFile, CmykAndYcckJpegsDecodeToTheirColours) {
+  auto image = test::solid_image(16, 16, 200, 40, 90);
+  for (std::size_t i = 0; i < image.rgb.size(); i += 3)
+    image.rgb[i] = 200, image.rgb[i + 1] = 40, image.rgb[i + 2] = 90;
+  for (const bool ycck : {false, true}) {  // flat: YCCK subsamples its colour, which blurs edges
+    const auto decoded = decode_image(test::cmyk_jpeg_of(image, ycck));
+    ASSERT_EQ(decoded.width, 16) << ycck;
+    ASSERT_EQ(decoded.rgb.size(), image.rgb.size()) << ycck;
+    for (std::size_t i = 0; i < image.rgb.size(); ++i)
+      ASSERT_NEAR(decoded.rgb[i], image.rgb[i], 3) << (ycck ? "YCCK" : "CMYK") << " byte " << i;
+  }
+}
+
+// A progressive JPEG of more scans than any encoder writes is refused before it costs seconds
+// of decoding, and not as a damaged file.
+TEST(ImageFile, AJpegOfHundredsOfScansIsRefused) {
+  const auto bytes = test::many_scan_jpeg_of(test::solid_image(64, 64, 90, 90, 90));
+  try {
+    decode_image(bytes);
+    ADD_FAILURE() << "decoded";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "a JPEG image of more than 100 scans, refused: a progressive JPEG has about 10");
+  }
+  EXPECT_EQ(read_image_size(bytes).width, 64) << "its header is read as any other";
+}
+
+// A file to classify is refused from its first bytes when it is no image, whatever its
+// length (a pipe of zeros was read to gigabytes first); an image is read whole.
+TEST(ImageFile, AnImageFileIsRefusedFromItsFirstBytes) {
+  const auto dir = test::fresh_temp_dir("image_file_read");
+  test::write_bytes(dir / "zeros.png", std::string(3 << 20, '\0'));
+  try {
+    read_image_file((dir / "zeros.png").string());
+    ADD_FAILURE() << "read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "zeros.png").string() + ": not a PNG or JPEG image");
+  }
+  const auto png = test::png_of(test::solid_image(5, 5, 1, 2, 3));
+  test::write_bytes(dir / "small.png", png);
+  EXPECT_EQ(read_image_file((dir / "small.png").string()), png);
+  EXPECT_THROW(read_image_file(dir.string()), std::runtime_error);
 }
 
 TEST(ImageFile, DamagedOrForeignBytesAreOneLine) {

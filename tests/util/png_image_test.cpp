@@ -1,8 +1,12 @@
 #include "dls/util/png_image.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
+#include <cstdint>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "dls/util/canvas.h"
 #include "support/error_of.h"
@@ -40,6 +44,67 @@ TEST(PngImage, RefusesWhatIsNotAPng) {
 
 std::string decode_error(const std::string& png) {
   return test::error_of<std::invalid_argument>([&] { decode_png(png); }, "decoded");
+}
+
+// A chunk as PNG writes it: length, type, data, CRC-32 of type and data.
+std::string png_chunk(const std::string& type, const std::string& data) {
+  std::string chunk;
+  for (const auto value : {static_cast<std::uint32_t>(data.size())})
+    for (int i = 3; i >= 0; --i) chunk += static_cast<char>((value >> (8 * i)) & 0xFF);
+  chunk += type + data;
+  const auto crc =
+      crc32(0L, reinterpret_cast<const Bytef*>(chunk.data() + 4), static_cast<uInt>(type.size() + data.size()));
+  for (int i = 3; i >= 0; --i) chunk += static_cast<char>((crc >> (8 * i)) & 0xFF);
+  return chunk;
+}
+
+// An 8-bit RGBA PNG of `rgba` (width x height pixels, 4 bytes each), written by hand.
+std::string rgba_png(int width, int height, const std::string& rgba) {
+  std::string header;
+  for (const auto value : {static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height)})
+    for (int i = 3; i >= 0; --i) header += static_cast<char>((value >> (8 * i)) & 0xFF);
+  header += std::string("\x08\x06\x00\x00\x00", 5);  // 8 bits, RGBA, deflate, no filter, no interlace
+  std::string rows;
+  for (int y = 0; y < height; ++y) rows += '\0' + rgba.substr(static_cast<std::size_t>(y) * width * 4, width * 4);
+  uLongf packed_size = compressBound(static_cast<uLong>(rows.size()));
+  std::string packed(packed_size, '\0');
+  compress(reinterpret_cast<Bytef*>(packed.data()), &packed_size, reinterpret_cast<const Bytef*>(rows.data()),
+           static_cast<uLong>(rows.size()));
+  packed.resize(packed_size);
+  return std::string("\x89PNG\r\n\x1a\n", 8) + png_chunk("IHDR", header) + png_chunk("IDAT", packed) +
+         png_chunk("IEND", "");
+}
+
+// A PNG with transparency comes back as its pixels over black, half-transparent red as half
+// red; an opaque pixel as it is.
+TEST(PngImage, TransparencyIsOverBlack) {
+  std::string rgba = std::string("\x00\xff\x00\xff", 4);                   // opaque green
+  for (int p = 1; p < 6; ++p) rgba += std::string("\xff\x00\x00\x80", 4);  // red, alpha 128
+  const auto image = decode_png(rgba_png(3, 2, rgba));
+  ASSERT_EQ(image.rgb.size(), 3u * 2u * 3u);
+  EXPECT_EQ(image.rgb[0], 0);
+  EXPECT_EQ(image.rgb[1], 255);
+  EXPECT_EQ(image.rgb[2], 0);
+  for (std::size_t p = 1; p < 6; ++p) {
+    EXPECT_NEAR(image.rgb[p * 3], 128, 1) << "pixel " << p;
+    EXPECT_EQ(image.rgb[p * 3 + 1], 0) << "pixel " << p;
+    EXPECT_EQ(image.rgb[p * 3 + 2], 0) << "pixel " << p;
+  }
+}
+
+// cairo reads no side longer than 32767 pixels: such a PNG is refused from its header in
+// words that say so (cairo's were "invalid value (typically too big) for the size of the input").
+TEST(PngImage, SidesLongerThanCairoTakesAreNamed) {
+  auto png = Canvas(4, 4).encode_png();
+  for (const auto& [width, height] : {std::pair<int, int>{40000, 1}, {1, 40000}}) {
+    for (int i = 0; i < 4; ++i) {
+      png[16 + i] = static_cast<char>((width >> (24 - 8 * i)) & 0xFF);  // IHDR's width, then height
+      png[20 + i] = static_cast<char>((height >> (24 - 8 * i)) & 0xFF);
+    }
+    EXPECT_EQ(decode_error(png), "a PNG image of " + std::to_string(width) + "x" + std::to_string(height) +
+                                     " pixels: the PNG reader takes sides of at most 32767 pixels (a JPEG may have "
+                                     "longer ones)");
+  }
 }
 
 // cairo calls every libpng error "out of memory": a damaged file is named as damaged.

@@ -26,7 +26,8 @@ struct ImageFolderListing {
   std::string dir;
   std::vector<std::string> class_names;
   std::vector<ImageFolderFile> train, test;  // test: empty without DIR/test
-  std::size_t skipped = 0;                   // files that are not .png/.jpg/.jpeg
+  std::size_t skipped = 0;                   // files left out: not .png/.jpg/.jpeg, or no regular file
+  std::string first_skipped;                 // the first of them (its path)
 
   // One line per file, "train<TAB>LABEL<TAB>PATH": what a checkpoint records, so that a
   // resumed run or an evaluation can tell that the folder still holds the same images.

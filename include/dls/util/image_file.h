@@ -3,6 +3,7 @@
 // resized to what a model takes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -31,6 +32,12 @@ struct ImageDecoding {
 struct ImageTooLarge : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
+
+// The bytes of the image file `path` (a file, or a pipe such as /dev/stdin): refused in one
+// line naming it once its first bytes are not a PNG's or JPEG's, or past kMaxImageFileBytes,
+// rather than read whole first (a stream of zeros grew to gigabytes before).
+inline constexpr std::size_t kMaxImageFileBytes = 512ULL << 20;
+std::string read_image_file(const std::string& path);
 
 // Width and height as a PNG's or JPEG's header gives them, nothing decoded. Throws
 // std::invalid_argument as decode_image does.
