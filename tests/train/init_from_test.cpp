@@ -162,6 +162,17 @@ TEST(InitFromRuns, ALanguageModelsDecoderIntoATranslationModel) {
   auto setup = test::tiny_seq2seq_setup(dir);
   setup.model.transformer().ffn_multiplier(4).dropout(0);
   unmoving(setup, lm_dir);
+  // The other variant has the same tensors, but LayerNorm elsewhere: refused, naming both.
+  setup.model.transformer().variant(Variant::kFG);
+  try {
+    train::train_seq2seq(setup);
+    ADD_FAILURE() << "a PreLN model's weights went into an FG model";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find(": a PreLN model, this run's is FG (LayerNorm sits elsewhere"),
+              std::string::npos)
+        << error.what();
+  }
+  setup.model.transformer().variant(Variant::kPreLN);
   train::train_seq2seq(setup);
 
   const auto theirs = checkpoint_tensors(lm_dir), ours = checkpoint_tensors(dir);

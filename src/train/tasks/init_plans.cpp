@@ -26,6 +26,15 @@ checkpoint::CheckpointReader open_checkpoint(const std::string& path, const std:
                            " starts from a " + listed + " checkpoint");
 }
 
+void check_variant(const checkpoint::CheckpointReader& reader, Variant theirs, Variant ours) {
+  if (theirs == ours) return;
+  throw std::runtime_error("--init-from " + reader.path() + ": a " + to_string(theirs) + " model, this run's is " +
+                           to_string(ours) +
+                           " (LayerNorm sits elsewhere, so its weights would compute something else); "
+                           "give --variant " +
+                           to_string(theirs));
+}
+
 InitReport init_with(const checkpoint::CheckpointReader& reader, torch::nn::Module& model, const InitPlan& plan) {
   const auto weights = checkpoint::weights_module(reader, checkpoint::Weights::kEvaluation);
   auto report = init_parameters(model, reader.module_tensors(weights), plan, reader.path());
@@ -35,13 +44,15 @@ InitReport init_with(const checkpoint::CheckpointReader& reader, torch::nn::Modu
 
 }  // namespace
 
-InitReport init_seq2seq_from(const std::string& path, torch::nn::Module& model,
+InitReport init_seq2seq_from(const std::string& path, torch::nn::Module& model, Variant variant,
                              const std::vector<std::string>& source_words,
                              const std::vector<std::string>& target_words) {
   const auto reader = open_checkpoint(path, {checkpoint::kSeq2SeqKind, checkpoint::kLmCheckpointKind}, "seq2seq_train");
   InitPlan plan;
   if (reader.kind() == checkpoint::kSeq2SeqKind) {
     const auto info = checkpoint::read_seq2seq_info(reader);
+    if (info.settings.architecture == Architecture::kTransformer)
+      check_variant(reader, info.settings.model.transformer().variant(), variant);
     plan.token_rows = {{"embeddings_generator_en.embedding.weight", &source_words, &info.english_words},
                        {"embeddings_generator_es.embedding.weight", &target_words, &info.spanish_words},
                        {"master_decoder.out.weight", &target_words, &info.spanish_words},
@@ -50,6 +61,7 @@ InitReport init_seq2seq_from(const std::string& path, torch::nn::Module& model,
   }
   // A language model is a target side: its embeddings and decoder blocks (no cross-attention).
   const auto contents = checkpoint::read_lm_contents(reader);
+  check_variant(reader, contents.settings.model.transformer().variant(), variant);
   plan.renames = {{"embeddings_generator.", "embeddings_generator_es."}};
   plan.token_rows = {{"embeddings_generator_es.embedding.weight", &target_words, &contents.words},
                      {"master_decoder.out.weight", &target_words, &contents.words},
@@ -57,14 +69,20 @@ InitReport init_seq2seq_from(const std::string& path, torch::nn::Module& model,
   return init_with(reader, model, plan);
 }
 
-InitReport init_lm_from(const std::string& path, torch::nn::Module& model, const std::vector<std::string>& words) {
+InitReport init_lm_from(const std::string& path, torch::nn::Module& model, Variant variant,
+                        const std::vector<std::string>& words) {
   const auto reader = open_checkpoint(path, {checkpoint::kLmCheckpointKind, checkpoint::kSeq2SeqKind}, "lm_train");
   InitPlan plan;
   std::vector<std::string> theirs;
   if (reader.kind() == checkpoint::kLmCheckpointKind) {
-    theirs = checkpoint::read_lm_contents(reader).words;
+    const auto contents = checkpoint::read_lm_contents(reader);
+    check_variant(reader, contents.settings.model.transformer().variant(), variant);
+    theirs = contents.words;
   } else {  // a translation model's target side and decoder
-    theirs = checkpoint::read_seq2seq_info(reader).spanish_words;
+    const auto info = checkpoint::read_seq2seq_info(reader);
+    if (info.settings.architecture == Architecture::kTransformer)
+      check_variant(reader, info.settings.model.transformer().variant(), variant);
+    theirs = info.spanish_words;
     plan.renames = {{"embeddings_generator_es.", "embeddings_generator."}};
   }
   plan.token_rows = {{"embeddings_generator.embedding.weight", &words, &theirs},

@@ -12,16 +12,20 @@
 
 #include <torch/nn/module.h>
 
+#include "dls/layers/transformer_config.h"
 #include "dls/train/init_from.h"
 
 namespace dls::train {
 
 // `path`: a checkpoint file or a run directory (its newest checkpoint). The weights read are
 // those an evaluation reads: the moving average when the checkpoint holds one.
-InitReport init_seq2seq_from(const std::string& path, torch::nn::Module& model,
+// `variant`: the model's. A checkpoint of the other variant is refused: its tensors have the
+// same names and shapes, but LayerNorm sits elsewhere, so they would compute something else.
+InitReport init_seq2seq_from(const std::string& path, torch::nn::Module& model, Variant variant,
                              const std::vector<std::string>& source_words,
                              const std::vector<std::string>& target_words);
-InitReport init_lm_from(const std::string& path, torch::nn::Module& model, const std::vector<std::string>& words);
+InitReport init_lm_from(const std::string& path, torch::nn::Module& model, Variant variant,
+                        const std::vector<std::string>& words);
 InitReport init_vit_from(const std::string& path, torch::nn::Module& model);
 
 // Logs the report: its summary and what was not loaded as it is; every parameter at debug level.
