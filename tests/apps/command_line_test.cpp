@@ -1,6 +1,7 @@
 // cli/command_line.h and every program's command line: usage errors are one line with exit
 // status 1 (as --help says) and name the option or config key meant; --version; --dry-run.
 #include "dls/cli/command_line.h"
+#include "dls/cli/config_file.h"
 
 #include <gtest/gtest.h>
 
@@ -61,6 +62,34 @@ TEST(CommandLine, AnOptionEndingInEqualsIsRefused) {
   EXPECT_EQ(stem, "conv");
 }
 
+// A --config file's unknown key or bad value is named with the file and its line: the
+// flag alone pointed at a command line that never had it. A command-line value that wins
+// over the file's is named as before.
+TEST(CommandLine, ConfigFileErrorsNameTheFileAndLine) {
+  const auto dir = test::fresh_temp_dir("cli_config_lines");
+  const auto parse = [&](const std::string& text, std::vector<std::string> args) {
+    test::write_bytes(dir / "run.toml", text);
+    CLI::App app;
+    int epochs = 1;
+    app.add_option("--epochs", epochs);
+    cli::add_config_option(app);
+    args.insert(args.begin(), {"prog", "--config", (dir / "run.toml").string()});
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    ::testing::internal::CaptureStderr();
+    cli::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
+    return ::testing::internal::GetCapturedStderr();
+  };
+  const auto file = "--config " + (dir / "run.toml").string();
+  EXPECT_EQ(parse("# mine\nepochs = 2\n\nlearning-rate = 0.01\n", {}),
+            "error: " + file + ":4: unknown key 'learning-rate'\n");
+  const auto bad = parse("# mine\nepochs = 2.5\n", {});
+  EXPECT_EQ(bad.rfind("error: " + file + ":2: ", 0), 0u) << bad;
+  EXPECT_NE(bad.find("--epochs"), std::string::npos) << bad;
+  const auto flag = parse("epochs = 2\n", {"--epochs", "x"});
+  EXPECT_EQ(flag.find(file), std::string::npos) << "the command line's value is the one at fault: " << flag;
+}
+
 TEST(CommandLine, UsageErrorsAreOneLineWithStatusOne) {
   for (const std::string program : kPrograms) {
     SCOPED_TRACE(program);
@@ -81,7 +110,8 @@ TEST(CommandLine, MisspeltConfigKeysNameTheKeyMeant) {
   for (const std::string program : kPrograms) {
     SCOPED_TRACE(program);
     const auto run = test::run_program("apps/" + program, "--config " + config.string(), "cli_config_" + program);
-    test::expect_one_line_error(run, "unknown key 'log-levle'; did you mean 'log-level'?", 1);
+    test::expect_one_line_error(
+        run, "--config " + config.string() + ":1: unknown key 'log-levle'; did you mean 'log-level'?", 1);
   }
 }
 

@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <torch/version.h>
 
+#include "dls/cli/config_toml.h"
 #include "dls/util/closest_name.h"
 
 #ifndef DLS_VERSION
@@ -43,7 +44,18 @@ inline std::string usage_error_line(const CLI::App& app, const CLI::Error& error
   if (message.rfind(config_prefix, 0) == 0) {  // a --config file's unknown key
     const std::string key = message.substr(config_prefix.size());
     const auto near = closest_option(app, key);
-    return "--config: unknown key '" + key + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?");
+    const auto where = config_location(app, key);
+    return (where.empty() ? "--config" : where) + ": unknown key '" + key + "'" +
+           (near.empty() ? "" : "; did you mean '" + near + "'?");
+  }
+  // A value the --config file gave: the file and line first ("--batch-size: 'sixty' is not a
+  // number" named a flag the command line never had).
+  const auto dashes = message.find("--");
+  if (dashes != std::string::npos && dynamic_cast<const CLI::ExtrasError*>(&error) == nullptr) {
+    const auto end = message.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-", dashes + 2);
+    const auto name = message.substr(dashes + 2, end == std::string::npos ? std::string::npos : end - dashes - 2);
+    const auto where = config_location(app, name);
+    if (!where.empty()) return where + ": " + message + " (see --help)";
   }
   if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {  // "... not expected: A B"
     std::istringstream words(message.substr(message.find(": ") + 2));

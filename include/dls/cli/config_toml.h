@@ -7,6 +7,8 @@
 
 #include <istream>
 #include <iterator>
+#include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,11 +21,14 @@ namespace dls::cli {
 
 using util::toml_value;
 
-// The items of a config file; throws CLI::ConfigError "FILE:LINE: what is wrong".
-inline std::vector<CLI::ConfigItem> parse_config_toml(std::istream& in, const std::string& file) {
+// The items of a config file; throws CLI::ConfigError "FILE:LINE: what is wrong". `lines`,
+// when given, gets each item's line number by name.
+inline std::vector<CLI::ConfigItem> parse_config_toml(std::istream& in, const std::string& file,
+                                                      std::map<std::string, int>* lines = nullptr) {
   std::vector<CLI::ConfigItem> items;
   try {
     for (auto& read : util::parse_toml_subset(std::string(std::istreambuf_iterator<char>(in), {}), file)) {
+      if (lines != nullptr) lines->emplace(read.name, read.line);
       CLI::ConfigItem item;
       item.name = std::move(read.name);
       item.inputs = std::move(read.values);
@@ -49,7 +54,7 @@ class ConfigToml : public CLI::ConfigBase {
   explicit ConfigToml(const CLI::App& app) : app_(app) {}
 
   std::vector<CLI::ConfigItem> from_config(std::istream& in) const override {
-    auto items = parse_config_toml(in, config_label(app_));
+    auto items = parse_config_toml(in, config_label(app_), &lines_);
     for (const auto& item : items) {
       const auto* option = app_.get_option_no_throw("--" + item.name);
       if (option == nullptr || option->count() == 0) from_file_.insert(item.name);
@@ -59,10 +64,24 @@ class ConfigToml : public CLI::ConfigBase {
 
   // Whether option `name` (without dashes) took its value from the file.
   bool gave(const std::string& name) const { return from_file_.count(name) > 0; }
+  // The line of the file that gave key `name`; 0 when none did.
+  int line_of(const std::string& name) const {
+    const auto found = lines_.find(name);
+    return found == lines_.end() ? 0 : found->second;
+  }
 
  private:
   const CLI::App& app_;
   mutable std::set<std::string> from_file_;
+  mutable std::map<std::string, int> lines_;
 };
+
+// "--config FILE:LINE" of the file's key `name` (without dashes); "" when the value is not
+// the file's (none there, or the command line's won).
+inline std::string config_location(const CLI::App& app, const std::string& name) {
+  const auto toml = std::dynamic_pointer_cast<ConfigToml>(app.get_config_formatter());
+  if (toml == nullptr || !toml->gave(name) || toml->line_of(name) == 0) return "";
+  return config_label(app) + ":" + std::to_string(toml->line_of(name));
+}
 
 }  // namespace dls::cli
