@@ -89,7 +89,7 @@ std::string ImageFolderListing::manifest() const {
 
 ImageFolderListing list_image_folder(const std::string& dir) {
   std::error_code error;
-  if (!fs::is_directory(dir, error)) throw std::runtime_error(dir + ": not a folder (--image-folder)");
+  if (!fs::is_directory(dir, error)) throw std::runtime_error(dir + ": not a folder (the image folder)");
   ImageFolderListing listing;
   listing.dir = dir;
   const fs::path root(dir);

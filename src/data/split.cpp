@@ -83,8 +83,10 @@ CorpusSplit split_by_english(const std::vector<SentencePair>& pairs, std::uint64
     taken += groups[g].size();
   }
   if (taken == pairs.size()) {
-    throw std::invalid_argument("split: " + std::to_string(validation_pairs) +
-                                " validation pairs take every source sentence of the corpus");
+    throw std::invalid_argument("split: " + std::to_string(validation_pairs) + " held out of " +
+                                std::to_string(pairs.size()) + " leave nothing to train on: copies of a sentence " +
+                                "are held out together, and the corpus has only " + std::to_string(groups.size()) +
+                                " different ones");
   }
 
   CorpusSplit split;

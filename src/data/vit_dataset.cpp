@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 #include <stdexcept>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
@@ -34,7 +35,16 @@ ImageSet load_vit_images(const ViTDataSettings& settings, Split split, const Ima
 
 Normalization resolve_vit_normalization(const ViTDataSettings& settings, const ImageSet& train) {
   if (settings.normalization == "dlstudio") return Normalization::dlstudio(train.channels);
-  if (settings.normalization == "dataset") return compute_channel_stats(train);
+  if (settings.normalization == "dataset") {
+    const auto stats = compute_channel_stats(train);
+    for (std::size_t c = 0; c < stats.std.size(); ++c) {
+      if (!(stats.std[c] > 0.0F))  // a standardisation would divide by zero
+        throw std::invalid_argument("--normalization dataset: channel " + std::to_string(c) +
+                                    " has the same value in every training image's every pixel; "
+                                    "give --normalization dlstudio");
+    }
+    return stats;
+  }
   throw std::invalid_argument("unknown normalisation '" + settings.normalization + "' (expected dlstudio or dataset)");
 }
 

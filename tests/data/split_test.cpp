@@ -84,6 +84,15 @@ TEST(Split, SizeLimits) {
   EXPECT_THROW(split_by_english(pairs, 1, 10), std::invalid_argument);
   // 9 pairs requested from 2 groups of 5: whole groups would take everything.
   EXPECT_THROW(split_by_english(corpus(10, 5), 1, 6), std::invalid_argument);
+  // 50 copies of one sentence: the message says why one held out takes all.
+  try {
+    split_by_english(corpus(50, 50), 1, 1);
+    ADD_FAILURE() << "split";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "split: 1 held out of 50 leave nothing to train on: copies of a sentence are held out together, and "
+                 "the corpus has only 1 different ones");
+  }
 }
 
 // The held-out count: a share of the corpus, capped; fraction 0 asks for the cap itself.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <stdexcept>
 
 #include "support/idx_files.h"
 #include "util/temp_files.h"
@@ -32,6 +33,28 @@ TEST(ViTDataset, ValidationSplitIsDisjointCompleteAndReproducible) {
   EXPECT_NE(split_training_images(1000, 0.1, 8).validation, split.validation);
   // Not the first images: the held-out ones are spread over the file.
   EXPECT_GT(split.validation.back() - split.validation.front(), 500u);
+}
+
+// The dataset's own normalisation of images whose channel never varies would divide by a
+// zero deviation: refused, saying which normalisation to give instead.
+TEST(ViTDataset, AChannelThatNeverVariesAsksForTheFixedNormalisation) {
+  ImageSet flat;
+  flat.channels = 1;
+  flat.height = flat.width = 2;
+  flat.pixels.assign(3 * 4, 0);
+  flat.labels = {0, 1, 0};
+  ViTDataSettings settings;
+  settings.normalization = "dataset";
+  try {
+    resolve_vit_normalization(settings, flat);
+    ADD_FAILURE() << "normalised";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "--normalization dataset: channel 0 has the same value in every training image's every pixel; give "
+                 "--normalization dlstudio");
+  }
+  settings.normalization = "dlstudio";
+  EXPECT_NO_THROW(resolve_vit_normalization(settings, flat));
 }
 
 TEST(ViTDataset, ValidationSplitSizes) {

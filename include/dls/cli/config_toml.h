@@ -29,6 +29,11 @@ inline std::vector<CLI::ConfigItem> parse_config_toml(std::istream& in, const st
   try {
     for (auto& read : util::parse_toml_subset(std::string(std::istreambuf_iterator<char>(in), {}), file)) {
       if (lines != nullptr) lines->emplace(read.name, read.line);
+      for (const auto& value : read.values) {  // a NUL (\u0000) would end the text an option takes
+        if (value.find('\0') != std::string::npos)
+          throw util::TomlError(file + ":" + std::to_string(read.line) + ": '" + read.name +
+                                "' holds a NUL character (\\u0000), which no option takes");
+      }
       CLI::ConfigItem item;
       item.name = std::move(read.name);
       item.inputs = std::move(read.values);
