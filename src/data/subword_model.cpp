@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -130,7 +131,15 @@ SubwordModel SubwordModel::train(const std::vector<std::vector<std::string>>& se
   texts.reserve(sentences.size());
   for (const auto& sentence : sentences) texts.push_back(join_words(sentence));
   std::string proto, error;
-  check(SentencePieceModule::get().train(arguments, texts, &proto, &error), "training", error);
+  const bool ok = SentencePieceModule::get().train(arguments, texts, &proto, &error);
+  // Every character is a piece (character_coverage 1): a text of more characters than pieces
+  // cannot be trained on, and SentencePiece's own advice names its flag, not ours.
+  std::smatch counts;
+  if (!ok && std::regex_search(error, counts, std::regex("smaller than required_chars\\. ([0-9]+) vs ([0-9]+)")))
+    throw std::runtime_error("sentencepiece: the text has " + counts[2].str() + " different characters and specials, " +
+                             "more than --vocab-size " + counts[1].str() + " holds (every character is a piece): " +
+                             "give --vocab-size " + counts[2].str() + " or more");
+  check(ok, "training", error);
   return from_proto(proto);
 }
 

@@ -41,6 +41,26 @@ TEST(SubwordModel, PiecesAreAVocabularyWithTheSpecialsFirst) {
   EXPECT_EQ(vocabulary.size(), static_cast<std::int64_t>(pieces.size()));
 }
 
+// A text of more characters than --vocab-size holds pieces for: SentencePiece's advice named
+// its own flag (--character_coverage); the refusal names ours and the size that would do.
+TEST(SubwordModel, MoreCharactersThanPiecesNamesTheVocabSizeNeeded) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
+  std::vector<std::vector<std::string>> sentences;
+  for (int c = 0; c < 60; ++c) sentences.push_back({std::string(1, static_cast<char>('!' + c)) + "x"});
+  SubwordOptions options = tiny(SubwordKind::kUnigram);
+  options.vocab_size = 20;
+  try {
+    SubwordModel::train(sentences, options);
+    ADD_FAILURE() << "trained";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("more than --vocab-size 20 holds (every character is a piece): give --vocab-size "),
+              std::string::npos)
+        << what;
+    EXPECT_EQ(what.find("character_coverage"), std::string::npos) << what;
+  }
+}
+
 TEST(SubwordModel, WordsRoundTripThroughPiecesForBothKinds) {
   DLS_SKIP_WITHOUT_SENTENCEPIECE();
   const auto sentences = sample_spanish();
