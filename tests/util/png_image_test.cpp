@@ -46,24 +46,25 @@ std::string decode_error(const std::string& png) {
   return test::error_of<std::invalid_argument>([&] { decode_png(png); }, "decoded");
 }
 
+// `value` as PNG stores numbers: 4 bytes, most significant first.
+std::string big_endian(std::uint32_t value) {
+  std::string bytes;
+  for (int i = 3; i >= 0; --i) bytes += static_cast<char>((value >> (8 * i)) & 0xFF);
+  return bytes;
+}
+
 // A chunk as PNG writes it: length, type, data, CRC-32 of type and data.
 std::string png_chunk(const std::string& type, const std::string& data) {
-  std::string chunk;
-  for (const auto value : {static_cast<std::uint32_t>(data.size())})
-    for (int i = 3; i >= 0; --i) chunk += static_cast<char>((value >> (8 * i)) & 0xFF);
-  chunk += type + data;
-  const auto crc =
-      crc32(0L, reinterpret_cast<const Bytef*>(chunk.data() + 4), static_cast<uInt>(type.size() + data.size()));
-  for (int i = 3; i >= 0; --i) chunk += static_cast<char>((crc >> (8 * i)) & 0xFF);
-  return chunk;
+  const std::string body = type + data;
+  const auto crc = crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
+  return big_endian(static_cast<std::uint32_t>(data.size())) + body + big_endian(static_cast<std::uint32_t>(crc));
 }
 
 // An 8-bit RGBA PNG of `rgba` (width x height pixels, 4 bytes each), written by hand.
 std::string rgba_png(int width, int height, const std::string& rgba) {
-  std::string header;
-  for (const auto value : {static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height)})
-    for (int i = 3; i >= 0; --i) header += static_cast<char>((value >> (8 * i)) & 0xFF);
-  header += std::string("\x08\x06\x00\x00\x00", 5);  // 8 bits, RGBA, deflate, no filter, no interlace
+  const std::string header = big_endian(static_cast<std::uint32_t>(width)) +
+                             big_endian(static_cast<std::uint32_t>(height)) +
+                             std::string("\x08\x06\x00\x00\x00", 5);  // 8 bits, RGBA, deflate, no filter, no interlace
   std::string rows;
   for (int y = 0; y < height; ++y) rows += '\0' + rgba.substr(static_cast<std::size_t>(y) * width * 4, width * 4);
   uLongf packed_size = compressBound(static_cast<uLong>(rows.size()));
@@ -97,10 +98,7 @@ TEST(PngImage, TransparencyIsOverBlack) {
 TEST(PngImage, SidesLongerThanCairoTakesAreNamed) {
   auto png = Canvas(4, 4).encode_png();
   for (const auto& [width, height] : {std::pair<int, int>{40000, 1}, {1, 40000}}) {
-    for (int i = 0; i < 4; ++i) {
-      png[16 + i] = static_cast<char>((width >> (24 - 8 * i)) & 0xFF);  // IHDR's width, then height
-      png[20 + i] = static_cast<char>((height >> (24 - 8 * i)) & 0xFF);
-    }
+    png.replace(16, 8, big_endian(width) + big_endian(height));  // IHDR's width and height
     EXPECT_EQ(decode_error(png), "a PNG image of " + std::to_string(width) + "x" + std::to_string(height) +
                                      " pixels: the PNG reader takes sides of at most 32767 pixels (a JPEG may have "
                                      "longer ones)");
