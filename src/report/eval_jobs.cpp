@@ -1,5 +1,6 @@
 #include "dls/report/eval_jobs.h"
 
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_average.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/run_id.h"
 #include "dls/eval/bleu.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/report/text_scoring.h"
@@ -224,13 +226,20 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
   util::check_precision(precision, target);
   const util::AutocastScope autocast(util::autocast_for(precision, target));
   auto files = checkpoint::find_checkpoints(command.path);
+  // The jobs that read every checkpoint of a run directory leave out those another run wrote
+  // (copied in): they would join its table and plot as if the run had trained them.
+  const auto this_runs = [&](const std::vector<std::string>& all) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(command.path, error)) return all;  // a file named is read as named
+    return checkpoint::this_runs_checkpoints(all, checkpoint::run_dir_of(command.path), messages);
+  };
   if (job == EvalJob::kExport || (any && !command.export_dir.empty())) {
     for (const auto& written : dlstudio::export_dlstudio(files.back(), command.export_dir, weights_read(command)))
       spdlog::info("wrote {}", written);
     return {0, EvalJob::kExport};
   }
   if (command.average > 0) {
-    files = {write_average(command, files)};
+    files = {write_average(command, this_runs(files))};
     if (!any) return {0, EvalJob::kAverage};
   } else if (any && !command.output.empty() && command.translation.input_file.empty()) {
     throw std::runtime_error("--output: only with --average N or --input FILE");
@@ -243,6 +252,8 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
   // One model for everything that translates or generates: RUN's best.pt, else its newest
   // checkpoint (the rule of Translator::load and translate_server), or the average just written.
   const auto model = command.average > 0 ? files.back() : command.path;
+  const bool reads_all = done == EvalJob::kReport && command.average == 0;
+  if (reads_all) files = this_runs(files);
   if (kind == "lm" || kind == "vit") {
     evaluate_lm_or_vit(done, kind, model, files, command, out, messages);
     return {0, done};

@@ -224,6 +224,27 @@ TEST(CheckpointEvalApp, ACorruptCheckpointAmongGoodOnesIsSkipped) {
   EXPECT_NE(run.out.find(fs::path(files[2]).filename().string()), std::string::npos) << run.out;
 }
 
+// A checkpoint copied in from another run (its run id is not the folder's RUN_ID) is left
+// out of the run's report, and said so; named as a file, it is read as named.
+TEST(CheckpointEvalApp, ACheckpointOfAnotherRunIsLeftOutOfTheReport) {
+  const auto run = test::fresh_temp_dir("checkpoint_eval_foreign");
+  fs::create_directories(run / "checkpoints");
+  const auto own = checkpoint::find_checkpoints(trained_seq2seq_run().string());
+  fs::copy_file(trained_seq2seq_run() / "RUN_ID", run / "RUN_ID");
+  fs::copy_file(own.back(), run / "checkpoints" / fs::path(own.back()).filename());
+  const auto foreign = run / "checkpoints" / "checkpoint_epoch_0099.pt";
+  fs::copy_file(checkpoint::find_checkpoints(test::reversed_seq2seq_run().string()).back(), foreign);
+  const auto report = run_checkpoint_eval(run.string() + " --limit 20", "foreign");
+  ASSERT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.err.find("skipped: " + foreign.string() + ": a checkpoint of run "), std::string::npos)
+      << report.err;
+  EXPECT_EQ(report.out.find("checkpoint_epoch_0099"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find(fs::path(own.back()).filename().string()), std::string::npos) << report.out;
+  const auto named = run_checkpoint_eval(foreign.string() + " --limit 20", "foreign_named");
+  ASSERT_EQ(named.status, 0) << named.err;
+  EXPECT_NE(named.out.find("checkpoint_epoch_0099"), std::string::npos) << named.out;
+}
+
 TEST(CheckpointEvalApp, TestFileWithMalformedLinesIsScoredAndTheDropsReported) {
   const auto dir = test::fresh_temp_dir("checkpoint_eval_testfile");
   test::write_bytes(dir / "test.tsv",

@@ -14,11 +14,9 @@ namespace dls::train {
 
 namespace fs = std::filesystem;
 
-const char* const kRunIdText = "run_id";
-
 namespace {
 
-const char* const kRunIdFile = "RUN_ID";
+using checkpoint::kRunIdFile;
 
 bool same_folder(const fs::path& a, const fs::path& b) {
   std::error_code error;
@@ -32,15 +30,6 @@ std::string new_run_id() {
   std::uniform_int_distribution<int> digit(0, 15);
   std::string id;
   for (int i = 0; i < 16; ++i) id += "0123456789abcdef"[digit(device)];
-  return id;
-}
-
-std::string read_run_id(const std::string& run_dir) {
-  const fs::path path = fs::path(run_dir) / kRunIdFile;
-  std::error_code error;
-  if (!fs::exists(path, error)) return "";
-  std::string id = util::read_file(path.string());
-  while (!id.empty() && (id.back() == '\n' || id.back() == '\r')) id.pop_back();
   return id;
 }
 

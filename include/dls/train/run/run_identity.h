@@ -7,20 +7,17 @@
 #include <string>
 
 #include "dls/checkpoint/checkpoint_fwd.h"
+#include "dls/checkpoint/run_id.h"
 
 namespace dls::train {
 
 class RunDirectory;
 
-// The name of the checkpoint text holding the run id.
-extern const char* const kRunIdText;
+using checkpoint::kRunIdText;  // the checkpoint text holding the run id
+using checkpoint::read_run_id;
 
 // 16 random hexadecimal digits.
 std::string new_run_id();
-
-// The id in <run_dir>/RUN_ID; "" when there is none (a new directory, or a run from before
-// run ids).
-std::string read_run_id(const std::string& run_dir);
 
 // The run id this invocation writes into its checkpoints. Fresh run (`resume` null): a new
 // id, written to RUN_ID. Resume: the checkpoint's id after checking that it belongs here;
