@@ -51,13 +51,15 @@ TEST(ConfigToml, NumbersReadBackExactly) {
   EXPECT_EQ(cli::toml_value(true), "true");
 }
 
-// Why the programs do not use CLI11's reader: it keeps "a of "a#b".
+// Why the programs do not use CLI11's reader: Debian 12's (2.1.2) keeps "a of "a#b". Newer
+// CLI11 (Debian 13's) reads it right; the project's reader does everywhere.
 TEST(ConfigToml, Cli11sReaderCutsAQuotedValueAtAHash) {
+  EXPECT_EQ(parse_toml_text("data=\"a#b\"\n")[0].inputs.at(0), "a#b");
   std::istringstream in("data=\"a#b\"\n");
   const auto items = CLI::ConfigBase().from_config(in);
   ASSERT_EQ(items.size(), 1u);
-  EXPECT_NE(items[0].inputs.at(0), "a#b");
-  EXPECT_EQ(parse_toml_text("data=\"a#b\"\n")[0].inputs.at(0), "a#b");
+  if (items[0].inputs.at(0) == "a#b") GTEST_SKIP() << "this CLI11 (" CLI11_VERSION ") reads \"a#b\" right";
+  EXPECT_EQ(items[0].inputs.at(0), "\"a") << "the defect this project's reader avoids";
 }
 
 TEST(ConfigToml, ReadsWhatCli11Wrote) {
