@@ -4,19 +4,28 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 #include "dls/util/file_io.h"
 
 namespace dls::train {
 
-std::vector<std::vector<std::string>> read_metrics_rows(const std::string& path) {
+std::vector<std::vector<std::string>> read_metrics_rows(const std::string& path, std::size_t* left_out) {
   std::vector<std::vector<std::string>> rows;
   const std::string text = util::read_file(path);
   std::size_t pos = 0;
   bool complete = true;
   while (pos < text.size()) {
+    const auto start = pos;
     auto record = util::parse_csv_record(text, &pos, &complete);
-    if (!complete) break;  // a row cut off by a crash
+    if (!complete) {  // a row cut off by a crash
+      if (left_out != nullptr) {
+        const auto rest = std::string_view(text).substr(start);
+        *left_out =
+            static_cast<std::size_t>(std::count(rest.begin(), rest.end(), '\n')) + (rest.back() == '\n' ? 0 : 1);
+      }
+      break;
+    }
     rows.push_back(std::move(record));
   }
   return rows;

@@ -13,8 +13,10 @@
 
 namespace dls::train {
 
-// Every complete record of the file (a last row cut off by a crash is left out).
-std::vector<std::vector<std::string>> read_metrics_rows(const std::string& path);
+// Every complete record of the file (a last row cut off by a crash is left out). `left_out`,
+// when given, gets the number of lines after the last complete record: 1 for a row cut off,
+// more when a quote opened there never closes (a file edited by hand).
+std::vector<std::vector<std::string>> read_metrics_rows(const std::string& path, std::size_t* left_out = nullptr);
 
 // An "epoch" row, or the "final" row of a run stopped mid-epoch: the rows with an evaluation.
 inline bool is_evaluation_row(const std::vector<std::string>& row) {

@@ -122,7 +122,8 @@ RunCurves read_run_curves(const std::string& run_dir) {
   run.dir = run_dir;
   run.name = fs::absolute(dir).lexically_normal().filename().string();
   if (run.name.empty()) run.name = fs::absolute(dir).lexically_normal().parent_path().filename().string();
-  const auto rows = read_metrics_rows(metrics.string());
+  std::size_t left_out = 0;
+  const auto rows = read_metrics_rows(metrics.string(), &left_out);
   if (rows.empty() || rows.front().empty() || rows.front().front() != "kind") {
     throw std::runtime_error(metrics.string() + ": not a metrics.csv of this project (no 'kind' column)");
   }
@@ -144,6 +145,11 @@ RunCurves read_run_curves(const std::string& run_dir) {
     run.unreadable_fields = metrics.string() + ": " + std::to_string(malformed) +
                             (malformed == 1 ? " field is" : " fields are") +
                             " not a number and left out (first: " + run.unreadable_fields + ")";
+  }
+  if (left_out > 1) {  // one line is a row a crash cut off; more, a quote that never closes
+    run.unreadable_fields += (run.unreadable_fields.empty() ? metrics.string() + ": " : "; ") + "its last " +
+                             std::to_string(left_out) + " lines are left out: a quote opened on the first of them " +
+                             "never closes";
   }
   run.step_losses = binned_step_losses(metrics.string(), rows, run.rows);
   run.settings = settings_of(dir, &run.settings_source);

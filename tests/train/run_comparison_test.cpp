@@ -175,6 +175,21 @@ TEST(RunComparison, FieldsThatAreNoNumbersAreLeftOutAndCounted) {
   EXPECT_TRUE(std::isnan(run.rows.at(1).values.at("step")));
   EXPECT_TRUE(std::isnan(run.rows.at(2).values.at("step")));
   EXPECT_TRUE(train::read_run_curves(test::trained_seq2seq_run().string()).unreadable_fields.empty());
+
+  // A quote opened on line 3 and never closed: the rows from there on cannot be read, and
+  // the warning says so (one line left out is a row a crash cut off, said nothing of).
+  std::string quoted;
+  for (std::size_t i = 0; i < lines.size(); ++i) quoted += (i == 2 ? "\"" : "") + lines[i] + "\n";
+  util::write_text_atomically((dir / "metrics.csv").string(), quoted);
+  const auto cut = train::read_run_curves(dir.string());
+  EXPECT_EQ(cut.rows.size(), 1u);
+  EXPECT_NE(cut.unreadable_fields.find("its last " + std::to_string(lines.size() - 2) +
+                                       " lines are left out: a quote opened on the first of them never closes"),
+            std::string::npos)
+      << cut.unreadable_fields;
+  std::string crashed = text.substr(0, text.size() - 5);  // the last row cut off
+  util::write_text_atomically((dir / "metrics.csv").string(), crashed);
+  EXPECT_EQ(train::read_run_curves(dir.string()).unreadable_fields.find("left out:"), std::string::npos);
 }
 
 TEST(RunComparison, AFolderThatIsNoRunIsRefusedInOneLine) {

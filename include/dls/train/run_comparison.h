@@ -34,8 +34,9 @@ struct RunCurves {
   // (but its progress, state and split: where the run stood, not how it was set up).
   std::vector<std::pair<std::string, std::string>> settings;
   std::string settings_source;  // "config.toml" or the checkpoint file
-  // Non-empty when fields of metrics.csv were not numbers (a file edited or damaged by hand):
-  // one line saying how many, and where the first is; they are left out of the curves.
+  // Non-empty when fields of metrics.csv were not numbers, or its last lines were left out
+  // after a quote that never closes (a file edited or damaged by hand): one line saying how
+  // many, and where the first is; they are left out of the curves.
   std::string unreadable_fields;
 };
 
