@@ -7,60 +7,21 @@
 //   seq2seq_train --resume runs/seq2seq              continue the newest checkpoint of a run
 //   seq2seq_train --data spa.txt --reverse           Spanish -> English
 //   seq2seq_train --train-src train.de --train-tgt train.en --src-lang de --tgt-lang en
-#include <filesystem>
-#include <stdexcept>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
-#include "dls/checkpoint/checkpoint_files.h"
 #include "dls/cli/declared_flags.h"
 #include "dls/cli/run_flags.h"
 #include "dls/data/data_folder.h"
 #include "dls/train/tasks/seq2seq_presets.h"
 #include "dls/train/tasks/seq2seq_trainer.h"
 #include "dls/util/blas_kernels.h"
-#include "dls/util/file_io.h"
 #include "dls/util/thread_policy.h"
-#include "dls/util/toml_subset.h"
 #include "corpus_flags.h"
+#include "seq2seq_resume_flags.h"
 
 using dls::settings::Seq2SeqTrainSettings;
-
-namespace {
-
-// --preset and --variant choose a new run's starting settings and are not settings of the
-// run, so the check of fixed settings on --resume cannot compare them with the checkpoint:
-// --preset on the command line is refused; a config file's preset must be the one the run
-// was started with (its config.toml says, when it has one); a config file's variant must be
-// the checkpoint's.
-void check_start_flags_on_resume(const CLI::App& app, const std::string& resume, const std::string& preset,
-                                 const std::string& variant, const Seq2SeqTrainSettings& resumed) {
-  if (app.count("--preset") > 0 && !dls::cli::from_config_file(app, "--preset"))
-    throw std::runtime_error(
-        "--preset: fixed by the checkpoint when resuming (its settings are the run's; leave --preset out)");
-  if (app.count("--preset") > 0) {
-    const auto run_config = std::filesystem::path(dls::checkpoint::run_dir_of(resume)) / "config.toml";
-    if (std::filesystem::exists(run_config)) {
-      for (const auto& item :
-           dls::util::parse_toml_subset(dls::util::read_file(run_config.string()), run_config.string())) {
-        if (item.name == "preset" && item.values.size() == 1 && item.values[0] != preset)
-          throw std::runtime_error(dls::cli::config_label(app) + ": preset=" + preset +
-                                   ", but the run was started with " + item.values[0] + " (" + run_config.string() +
-                                   ")");
-      }
-    }
-  }
-  if (app.count("--variant") > 0 && resumed.architecture == dls::Architecture::kTransformer) {
-    const auto theirs = dls::to_string(resumed.model.transformer().variant());
-    if (variant != theirs)
-      throw std::runtime_error(
-          (dls::cli::from_config_file(app, "--variant") ? dls::cli::config_label(app) + ": " : "") +
-          "variant=" + variant + ", but the checkpoint has " + theirs + " (fixed by the checkpoint when resuming)");
-  }
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   dls::util::choose_blas_kernels(argv);  // first of all: may start the program again (blas_kernels.h)
@@ -110,7 +71,7 @@ int main(int argc, char** argv) {
     const auto resumed = [](const std::string& path) { return dls::train::resume_info(path).settings; };
     auto [before_flags, setup] =
         dls::cli::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--variant"});
-    if (resuming) check_start_flags_on_resume(app, invocation.resume, preset, variant, before_flags);
+    if (resuming) dls::apps::check_start_flags_on_resume(app, invocation.resume, preset, variant, before_flags);
     if (!resuming) setup.languages_from_file_names(app.count("--src-lang") > 0, app.count("--tgt-lang") > 0);
     dls::apps::check_corpus_flags(app, setup);
     if (setup.data.data_path.empty() && setup.data.train_src.empty())

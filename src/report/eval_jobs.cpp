@@ -228,10 +228,10 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
   auto files = checkpoint::find_checkpoints(command.path);
   // The jobs that read every checkpoint of a run directory leave out those another run wrote
   // (copied in): they would join its table and plot as if the run had trained them.
-  const auto this_runs = [&](const std::vector<std::string>& all) {
+  const auto this_runs = [&](const std::vector<std::string>& all, std::size_t newest) {
     std::error_code error;
     if (!std::filesystem::is_directory(command.path, error)) return all;  // a file named is read as named
-    return checkpoint::this_runs_checkpoints(all, checkpoint::run_dir_of(command.path), messages);
+    return checkpoint::this_runs_checkpoints(all, checkpoint::run_dir_of(command.path), messages, newest);
   };
   if (job == EvalJob::kExport || (any && !command.export_dir.empty())) {
     for (const auto& written : dlstudio::export_dlstudio(files.back(), command.export_dir, weights_read(command)))
@@ -239,7 +239,7 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
     return {0, EvalJob::kExport};
   }
   if (command.average > 0) {
-    files = {write_average(command, this_runs(files))};
+    files = {write_average(command, this_runs(files, static_cast<std::size_t>(command.average)))};
     if (!any) return {0, EvalJob::kAverage};
   } else if (any && !command.output.empty() && command.translation.input_file.empty()) {
     throw std::runtime_error("--output: only with --average N or --input FILE");
@@ -253,7 +253,7 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
   // checkpoint (the rule of Translator::load and translate_server), or the average just written.
   const auto model = command.average > 0 ? files.back() : command.path;
   const bool reads_all = done == EvalJob::kReport && command.average == 0;
-  if (reads_all) files = this_runs(files);
+  if (reads_all) files = this_runs(files, files.size());
   if (kind == "lm" || kind == "vit") {
     evaluate_lm_or_vit(done, kind, model, files, command, out, messages);
     return {0, done};

@@ -31,18 +31,25 @@ std::vector<std::vector<std::string>> read_metrics_rows(const std::string& path,
   return rows;
 }
 
-double metric_number(const std::string& text) {
-  if (text.empty()) return NAN;
+namespace {
+
+// Whether `text` is one whole number (strtod's: "nan" and "inf" too), written to `value`.
+bool whole_number(const std::string& text, double* value) {
   char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size() ? value : NAN;  // "1.2x" is no number either
+  *value = std::strtod(text.c_str(), &end);
+  return !text.empty() && end == text.c_str() + text.size();  // "1.2x" is no number
+}
+
+}  // namespace
+
+double metric_number(const std::string& text) {
+  double value = NAN;
+  return whole_number(text, &value) ? value : NAN;
 }
 
 bool is_malformed_number(const std::string& text) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  std::strtod(text.c_str(), &end);
-  return end != text.c_str() + text.size();
+  double value = NAN;
+  return !text.empty() && !whole_number(text, &value);
 }
 
 double metric_number(const std::vector<std::string>& row, std::size_t column) {

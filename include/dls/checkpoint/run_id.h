@@ -3,6 +3,7 @@
 // (train/run/run_identity.h). A checkpoint copied in from another run is told apart by it.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <ostream>
 #include <string>
@@ -27,29 +28,32 @@ inline std::string read_run_id(const std::string& run_dir) {
   return id;
 }
 
-// `files`, the checkpoints of run directory `run_dir`, without those another run wrote (a
-// run id that is not RUN_ID's), each left out named on `messages`; all of them when the run
-// or a checkpoint has no id (runs from before ids).
+// `files` (oldest first), the checkpoints of run directory `run_dir`, without those another
+// run wrote (a run id that is not RUN_ID's), each left out named on `messages`; all of them
+// when the run or a checkpoint has no id (runs from before ids). At most the `newest` of them:
+// each file is opened (its checksum read) to learn its run, so a job that reads only the
+// newest few opens no more than those.
 inline std::vector<std::string> this_runs_checkpoints(const std::vector<std::string>& files, const std::string& run_dir,
-                                                      std::ostream& messages) {
+                                                      std::ostream& messages,
+                                                      std::size_t newest = static_cast<std::size_t>(-1)) {
   const std::string here = read_run_id(run_dir);
   if (here.empty()) return files;
-  std::vector<std::string> kept;
-  for (const auto& file : files) {
+  std::vector<std::string> kept;  // newest first
+  for (auto file = files.rbegin(); file != files.rend() && kept.size() < newest; ++file) {
     std::string theirs;
     try {
-      const CheckpointReader reader(file);
+      const CheckpointReader reader(*file);
       theirs = reader.has_text(kRunIdText) ? reader.text(kRunIdText) : "";
     } catch (const std::exception&) {  // unreadable: the job that reads it says so
     }
     if (theirs.empty() || theirs == here) {
-      kept.push_back(file);
+      kept.push_back(*file);
     } else {
-      messages << "skipped: " << file << ": a checkpoint of run " << theirs << ", not of " << run_dir
+      messages << "skipped: " << *file << ": a checkpoint of run " << theirs << ", not of " << run_dir
                << " (its RUN_ID is " << here << ")\n";
     }
   }
-  return kept;
+  return {kept.rbegin(), kept.rend()};
 }
 
 }  // namespace dls::checkpoint
