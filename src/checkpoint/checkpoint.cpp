@@ -315,15 +315,17 @@ CheckpointReader::CheckpointReader(const std::string& path, const std::string& e
   if (!checksummed) spdlog::debug("{}: a checkpoint written before checksums (format v1): not verified", path);
   if (!archive_.try_read("kind", value) || !value.isString()) fail("checkpoint without a kind");
   kind_ = value.toStringRef();
-  if (!expected_kind.empty() && kind_ != expected_kind) {
-    fail("a " + kind_ + " checkpoint, expected a " + expected_kind + " one");
-  }
+  if (!expected_kind.empty()) check_kind(expected_kind);
   if (!archive_.try_read("settings", value) || !value.isString()) fail("checkpoint without settings");
   try {
     settings_ = util::KeyValues::from_text(value.toStringRef(), path);
   } catch (const std::exception& e) {
     throw CheckpointError(e.what());
   }
+}
+
+void CheckpointReader::check_kind(const std::string& expected_kind) const {
+  if (kind_ != expected_kind) fail("a " + kind_ + " checkpoint, expected a " + expected_kind + " one");
 }
 
 void CheckpointReader::fail(const std::string& problem) const { throw CheckpointError(path_ + ": " + problem); }

@@ -54,16 +54,6 @@ std::vector<std::string> find_checkpoints(const std::string& dir_or_file) {
 
 std::string latest_checkpoint(const std::string& dir_or_file) { return find_checkpoints(dir_or_file).back(); }
 
-std::string best_or_latest_checkpoint(const std::string& checkpoint_or_run) {
-  const fs::path path(checkpoint_or_run);
-  std::error_code error;
-  if (fs::is_directory(path, error)) {
-    const auto run = path.filename() == "checkpoints" ? path.parent_path() : path;
-    if (fs::is_regular_file(run / "best.pt", error)) return (run / "best.pt").string();
-  }
-  return latest_checkpoint(checkpoint_or_run);
-}
-
 std::string run_dir_of(const std::string& checkpoint_or_run) {
   fs::path path(checkpoint_or_run);
   if (!path.empty() && !path.has_filename()) path = path.parent_path();  // "run/checkpoints/"

@@ -75,7 +75,12 @@ Seq2SeqCheckpointInfo read_seq2seq_info(const CheckpointReader& reader) {
 }
 
 LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path, Weights weights) {
-  CheckpointReader reader(path, kSeq2SeqKind);
+  return load_seq2seq_checkpoint(CheckpointReader(path, kSeq2SeqKind), weights);
+}
+
+LoadedSeq2Seq load_seq2seq_checkpoint(const CheckpointReader& reader, Weights weights) {
+  const std::string& path = reader.path();
+  reader.check_kind(kSeq2SeqKind);
   auto info = read_seq2seq_info(reader);
   if (int8_linear_enabled() && info.settings.architecture == Architecture::kRnnAttention) {
     throw CheckpointError(path + ": int8 linear layers (--quantize int8) are for transformers; an RNN's recurrent " +

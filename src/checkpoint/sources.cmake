@@ -3,6 +3,7 @@ list(APPEND DLS_SOURCES
   checkpoint/checkpoint.cpp
   checkpoint/checkpoint_average.cpp
   checkpoint/checkpoint_files.cpp
+  checkpoint/run_id.cpp
   checkpoint/run_state.cpp
   checkpoint/rng_state.cpp
   checkpoint/seq2seq_checkpoint.cpp

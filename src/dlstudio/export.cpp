@@ -58,8 +58,10 @@ std::string dlstudio_word_lines(const std::vector<std::string>& words) {
 
 std::string epoch_suffix(std::int64_t epoch) { return "_" + std::to_string(epoch); }
 
-std::vector<std::string> export_seq2seq(const std::string& path, const std::filesystem::path& dir, Weights weights) {
-  const auto loaded = load_seq2seq_checkpoint(path, weights);
+std::vector<std::string> export_seq2seq(const CheckpointReader& reader, const std::filesystem::path& dir,
+                                        Weights weights) {
+  const std::string& path = reader.path();
+  const auto loaded = load_seq2seq_checkpoint(reader, weights);
   if (loaded.model.is_rnn()) {
     throw std::runtime_error(path + ": an RNN encoder-decoder; DLStudio's Transformers module reads transformers only");
   }
@@ -169,17 +171,25 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
 
 }  // namespace
 
-std::vector<std::string> export_dlstudio(const std::string& checkpoint, const std::string& dir, Weights weights) {
-  // Another export's files would be replaced one by one, leaving a mix of two models.
+void check_export_folder(const std::string& dir) {
   if (std::filesystem::exists(dir) && (!std::filesystem::is_directory(dir) || !std::filesystem::is_empty(dir))) {
     throw std::runtime_error(dir +
                              ": not an empty folder; --export-dlstudio writes into a new or empty one, "
                              "so that no other export's files are replaced");
   }
-  const CheckpointReader reader(checkpoint);
-  if (reader.kind() == kSeq2SeqKind) return export_seq2seq(checkpoint, dir, weights);
+}
+
+std::vector<std::string> export_dlstudio(const std::string& checkpoint, const std::string& dir, Weights weights) {
+  check_export_folder(dir);
+  return export_dlstudio(CheckpointReader(checkpoint), dir, weights);
+}
+
+std::vector<std::string> export_dlstudio(const CheckpointReader& reader, const std::string& dir, Weights weights) {
+  check_export_folder(dir);
+  if (reader.kind() == kSeq2SeqKind) return export_seq2seq(reader, dir, weights);
   if (reader.kind() == kViTCheckpointKind) return export_vit(reader, dir, weights);
-  throw std::runtime_error(checkpoint + ": a checkpoint of kind '" + reader.kind() + "' has no DLStudio counterpart");
+  throw std::runtime_error(reader.path() + ": a checkpoint of kind '" + reader.kind() +
+                           "' has no DLStudio counterpart");
 }
 
 }  // namespace dls::dlstudio

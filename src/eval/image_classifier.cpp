@@ -5,7 +5,7 @@
 
 #include <torch/torch.h>
 
-#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/run_id.h"
 #include "dls/data/image_dataset.h"
 #include "dls/data/image_transform.h"
 #include "dls/util/device.h"
@@ -56,11 +56,10 @@ std::vector<std::uint8_t> model_pixels(const std::string& image_file_bytes, cons
 
 ImageClassifier ImageClassifier::load(const std::string& checkpoint_or_run, const std::string& device,
                                       checkpoint::Weights weights) {
-  const auto file = checkpoint::best_or_latest_checkpoint(checkpoint_or_run);
-  const checkpoint::CheckpointReader reader(file, checkpoint::kViTCheckpointKind);
+  const auto reader = checkpoint::open_run_checkpoint(checkpoint_or_run, checkpoint::kViTCheckpointKind);
   auto contents = checkpoint::read_vit_contents(reader);
   auto model = checkpoint::load_vit_model(reader, contents.settings, weights);
-  return ImageClassifier(file, std::move(contents), model, util::select_device(device));
+  return ImageClassifier(reader.path(), std::move(contents), model, util::select_device(device));
 }
 
 ImageClassifier::ImageClassifier(std::string file, checkpoint::ViTCheckpointContents contents, visTransformer model,

@@ -8,7 +8,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
 
-#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/run_id.h"
 #include "dls/data/detokenize.h"
 #include "dls/data/languages.h"
 #include "dls/data/normalize.h"
@@ -92,8 +92,8 @@ const char* ensemble_mismatch(const checkpoint::LoadedSeq2Seq& member, const che
 }  // namespace
 
 Translator Translator::load(const std::string& checkpoint_or_run, const TranslatorOptions& options) {
-  const auto file = checkpoint::best_or_latest_checkpoint(checkpoint_or_run);
-  return Translator(checkpoint::load_seq2seq_checkpoint(file, options.weights), file, options);
+  const auto reader = checkpoint::open_run_checkpoint(checkpoint_or_run, checkpoint::kSeq2SeqKind);
+  return Translator(checkpoint::load_seq2seq_checkpoint(reader, options.weights), reader.path(), options);
 }
 
 Translator::Translator(checkpoint::LoadedSeq2Seq loaded, std::string checkpoint_file, const TranslatorOptions& options)
@@ -104,8 +104,9 @@ Translator::Translator(checkpoint::LoadedSeq2Seq loaded, std::string checkpoint_
   loaded_.model.module().to(device_);
   models_.push_back(loaded_.model);
   for (const auto& other : options.ensemble) {
-    const auto file = checkpoint::best_or_latest_checkpoint(other);
-    auto member = checkpoint::load_seq2seq_checkpoint(file, options.weights);
+    const auto reader = checkpoint::open_run_checkpoint(other, checkpoint::kSeq2SeqKind);
+    const auto& file = reader.path();
+    auto member = checkpoint::load_seq2seq_checkpoint(reader, options.weights);
     const char* differs = ensemble_mismatch(member, loaded_);
     if (differs != nullptr) {
       throw std::invalid_argument(file + ": its " + std::string(differs) + " differs from " + checkpoint_file_ +

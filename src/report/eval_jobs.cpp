@@ -10,6 +10,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_average.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/checkpoint/run_id.h"
 #include "dls/eval/bleu.h"
 #include "dls/layers/int8_linear.h"
@@ -149,7 +150,8 @@ void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string&
     lm.device = command.device;
     lm.weights = weights_read(command);
     if (job == EvalJob::kGenerate) {
-      report_lm_checkpoints({checkpoint::best_or_latest_checkpoint(model)}, lm, out, messages);
+      report_lm_checkpoints({checkpoint::open_run_checkpoint(model, checkpoint::kLmCheckpointKind).path()}, lm, out,
+                            messages);
     } else {
       report_lm_checkpoints(files, lm, out, messages);
     }
@@ -234,7 +236,9 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
     return checkpoint::this_runs_checkpoints(all, checkpoint::run_dir_of(command.path), messages, newest);
   };
   if (job == EvalJob::kExport || (any && !command.export_dir.empty())) {
-    for (const auto& written : dlstudio::export_dlstudio(files.back(), command.export_dir, weights_read(command)))
+    dlstudio::check_export_folder(command.export_dir);
+    const auto newest = checkpoint::open_run_checkpoint(command.path, "", checkpoint::RunCheckpoint::kNewest);
+    for (const auto& written : dlstudio::export_dlstudio(newest, command.export_dir, weights_read(command)))
       spdlog::info("wrote {}", written);
     return {0, EvalJob::kExport};
   }

@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "dls/checkpoint/checkpoint.h"
-#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/run_id.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/data/languages.h"
 #include "dls/eval/image_classifier.h"
@@ -61,9 +61,14 @@ void serve_translator(const std::string& file, const ServedModel& model, ServeSe
 }  // namespace
 
 void serve_checkpoint(const ServedModel& model, ServeSettings settings, std::ostream& ready) {
-  // The rule of every program that translates (Translator::load, checkpoint_eval translate).
-  const auto file = checkpoint::best_or_latest_checkpoint(model.checkpoint);
-  const auto kind = checkpoint::CheckpointReader(file).kind();
+  // The rule of every program that translates (Translator::load, checkpoint_eval translate); the
+  // reader closed before the model loads from `file`.
+  std::string file, kind;
+  {
+    const auto reader = checkpoint::open_run_checkpoint(model.checkpoint);
+    file = reader.path();
+    kind = reader.kind();
+  }
   const auto precision = util::parse_precision(model.precision);
   const auto target = util::select_device(model.device);
   util::check_precision(precision, target);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/run_id.h"
 #include "dls/eval/translator.h"
 #include "support/program_run.h"
 #include "support/seq2seq_runs.h"
@@ -30,7 +31,7 @@ TEST(CheckpointChoiceApp, EveryProgramTranslatesWithBestPtWhenItIsNotTheNewest) 
   ASSERT_EQ(files.size(), 3u);
   fs::copy_file(files.front(), run / "best.pt");
   const auto best = (run / "best.pt").string();
-  ASSERT_EQ(checkpoint::best_or_latest_checkpoint(run.string()), best);
+  ASSERT_EQ(checkpoint::open_run_checkpoint(run.string()).path(), best);
   ASSERT_NE(checkpoint::latest_checkpoint(run.string()), best);
 
   const std::vector<std::string> sentences = {

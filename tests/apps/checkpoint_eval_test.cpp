@@ -226,7 +226,7 @@ TEST(CheckpointEvalApp, ACorruptCheckpointAmongGoodOnesIsSkipped) {
 
 // A checkpoint copied in from another run (its run id is not the folder's RUN_ID) is left
 // out of the run's report, and said so; named as a file, it is read as named.
-TEST(CheckpointEvalApp, ACheckpointOfAnotherRunIsLeftOutOfTheReport) {
+TEST(CheckpointEvalApp, ACheckpointOfAnotherRunIsLeftOutOfTheReportAndTheTranslation) {
   const auto run = test::fresh_temp_dir("checkpoint_eval_foreign");
   fs::create_directories(run / "checkpoints");
   const auto own = checkpoint::find_checkpoints(trained_seq2seq_run().string());
@@ -243,6 +243,13 @@ TEST(CheckpointEvalApp, ACheckpointOfAnotherRunIsLeftOutOfTheReport) {
   const auto named = run_checkpoint_eval(foreign.string() + " --limit 20", "foreign_named");
   ASSERT_EQ(named.status, 0) << named.err;
   EXPECT_NE(named.out.find("checkpoint_epoch_0099"), std::string::npos) << named.out;
+  // Translating with the run takes its own newest too (it took the copy, the newest file).
+  const auto translated = run_checkpoint_eval(run.string() + " --json --translate \"I am here.\"", "foreign_translate");
+  ASSERT_EQ(translated.status, 0) << translated.err;
+  EXPECT_NE(translated.out.find("\"checkpoint\":\"" + (run / "checkpoints" / fs::path(own.back()).filename()).string()),
+            std::string::npos)
+      << translated.out;
+  EXPECT_NE(translated.err.find("skipped: " + foreign.string()), std::string::npos) << translated.err;
 }
 
 TEST(CheckpointEvalApp, TestFileWithMalformedLinesIsScoredAndTheDropsReported) {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/run_id.h"
 #include "dls/eval/vit_evaluation.h"
 #include "dls/serve/translate_server.h"
 #include "dls/util/canvas.h"
@@ -66,8 +66,7 @@ TEST(VitServer, ClassifiesAnUploadedImageAsCheckpointEvalDoes) {
   httplib::Client client("127.0.0.1", serving.port);
 
   // checkpoint_eval's way: the test set through an ImageLoader with the stored normalisation.
-  const auto file = checkpoint::best_or_latest_checkpoint(vit_run().string());
-  const checkpoint::CheckpointReader reader(file, checkpoint::kViTCheckpointKind);
+  const auto reader = checkpoint::open_run_checkpoint(vit_run().string(), checkpoint::kViTCheckpointKind);
   const auto contents = checkpoint::read_vit_contents(reader);
   auto model = checkpoint::load_vit_model(reader, contents.settings);
   const auto test_set = eval::load_test_images(contents.settings, {});
@@ -114,7 +113,7 @@ TEST(VitServer, ClassifiesAnUploadedImageAsCheckpointEvalDoes) {
   EXPECT_EQ(info["kind"], "vit");
   EXPECT_EQ(info["classes"].size(), 10u);
   EXPECT_EQ(info["image_size"], 28);
-  EXPECT_EQ(info["checkpoint"], file);
+  EXPECT_EQ(info["checkpoint"], reader.path());
 }
 
 TEST(VitServer, EveryRefusalIsAOneLineJsonError) {

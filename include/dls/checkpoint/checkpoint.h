@@ -75,6 +75,8 @@ class CheckpointReader {
 
   const std::string& path() const { return path_; }
   const std::string& kind() const { return kind_; }
+  // Throws CheckpointError when the checkpoint is of another kind than `expected_kind`.
+  void check_kind(const std::string& expected_kind) const;
   const util::KeyValues& settings() const { return settings_; }
 
   std::string text(const std::string& name) const;

@@ -31,10 +31,6 @@ std::vector<std::string> find_checkpoints(const std::string& dir_or_file);
 // The newest of find_checkpoints(dir_or_file).
 std::string latest_checkpoint(const std::string& dir_or_file);
 
-// What a program serving one model loads: a run directory's best.pt (beside checkpoints/),
-// else its newest checkpoint; a file as it is.
-std::string best_or_latest_checkpoint(const std::string& checkpoint_or_run);
-
 // The run a checkpoint belongs to: <run>/checkpoints/x.pt, <run>/x.pt (best.pt) and the
 // folder <run>/checkpoints are <run>; any other directory is itself; a file without a
 // folder is in ".".

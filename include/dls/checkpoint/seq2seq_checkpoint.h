@@ -65,6 +65,8 @@ struct LoadedSeq2Seq {
   std::optional<data::SubwordModel> spanish_subwords;
 };
 LoadedSeq2Seq load_seq2seq_checkpoint(const std::string& path, Weights weights = Weights::kEvaluation);
+// The same from a checkpoint already open (a seq2seq one: checked).
+LoadedSeq2Seq load_seq2seq_checkpoint(const CheckpointReader& reader, Weights weights = Weights::kEvaluation);
 
 // What the checkpoint keeps of its run's data: the split, both vocabularies and (subword
 // units) both SentencePiece models. A resumed run and an evaluation build their

@@ -79,5 +79,11 @@ std::string import_dlstudio(const DLStudioImportRequest& request);
 // checkpoint's weights (checkpoint.h).
 std::vector<std::string> export_dlstudio(const std::string& checkpoint, const std::string& dir,
                                          checkpoint::Weights weights = checkpoint::Weights::kEvaluation);
+// Throws the error above when `dir` exists and is not an empty folder: a check before a
+// checkpoint of gigabytes is read.
+void check_export_folder(const std::string& dir);
+// The same from a checkpoint already open.
+std::vector<std::string> export_dlstudio(const checkpoint::CheckpointReader& reader, const std::string& dir,
+                                         checkpoint::Weights weights = checkpoint::Weights::kEvaluation);
 
 }  // namespace dls::dlstudio

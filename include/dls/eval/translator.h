@@ -99,8 +99,8 @@ class Translator {
   using TokenList = std::vector<std::string>;
 
   // A checkpoint file, or a run directory (or its checkpoints/ folder): its best.pt when there
-  // is one, else its newest checkpoint (checkpoint::best_or_latest_checkpoint(), the rule of
-  // every program that translates). Throws one line naming the file when it is not a usable
+  // is one, else its newest checkpoint, of this run (checkpoint::open_run_checkpoint(), the rule
+  // of every program that translates). Throws one line naming the file when it is not a usable
   // seq2seq checkpoint.
   static Translator load(const std::string& checkpoint_or_run, const TranslatorOptions& options = {});
   Translator(checkpoint::LoadedSeq2Seq loaded, std::string checkpoint_file, const TranslatorOptions& options);

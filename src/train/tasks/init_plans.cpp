@@ -4,7 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/run_id.h"
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/checkpoint/vit_checkpoint.h"
@@ -16,7 +16,7 @@ namespace {
 // The checkpoint `path` names, of one of `kinds`; refused in one line otherwise.
 checkpoint::CheckpointReader open_checkpoint(const std::string& path, const std::vector<std::string>& kinds,
                                              const std::string& program) {
-  checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(path));
+  auto reader = checkpoint::open_run_checkpoint(path, "", checkpoint::RunCheckpoint::kNewest);
   std::string listed;
   for (const auto& kind : kinds) {
     if (reader.kind() == kind) return reader;

@@ -1,0 +1,90 @@
+#include "dls/checkpoint/run_id.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/util/file_io.h"
+
+namespace dls::checkpoint {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The run id a checkpoint carries; "" when it has none or cannot be read (the job that reads
+// it says why).
+std::string run_id_of(const std::string& file) {
+  try {
+    const CheckpointReader reader(file);
+    return reader.has_text(kRunIdText) ? reader.text(kRunIdText) : "";
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+std::string skipped_line(const std::string& file, const std::string& theirs, const std::string& run_dir,
+                         const std::string& here) {
+  return "skipped: " + file + ": a checkpoint of run " + theirs + ", not of " + run_dir + " (its RUN_ID is " + here +
+         ")";
+}
+
+}  // namespace
+
+std::string read_run_id(const std::string& run_dir) {
+  const auto path = fs::path(run_dir) / kRunIdFile;
+  std::error_code error;
+  if (!fs::exists(path, error)) return "";
+  std::string id = util::read_file(path.string());
+  while (!id.empty() && (id.back() == '\n' || id.back() == '\r')) id.pop_back();
+  return id;
+}
+
+std::vector<std::string> this_runs_checkpoints(const std::vector<std::string>& files, const std::string& run_dir,
+                                               std::ostream& messages, std::size_t newest) {
+  const std::string here = read_run_id(run_dir);
+  if (here.empty()) return files;
+  std::vector<std::string> kept;  // newest first
+  for (auto file = files.rbegin(); file != files.rend() && kept.size() < newest; ++file) {
+    const std::string theirs = run_id_of(*file);
+    if (theirs.empty() || theirs == here) {
+      kept.push_back(*file);
+    } else {
+      messages << skipped_line(*file, theirs, run_dir, here) << "\n";
+    }
+  }
+  return {kept.rbegin(), kept.rend()};
+}
+
+CheckpointReader open_run_checkpoint(const std::string& checkpoint_or_run, const std::string& expected_kind,
+                                     RunCheckpoint pick) {
+  std::error_code error;
+  if (!fs::is_directory(checkpoint_or_run, error)) return CheckpointReader(checkpoint_or_run, expected_kind);
+  const std::string run_dir = run_dir_of(checkpoint_or_run);
+  const std::string here = read_run_id(run_dir);
+  const auto open_own = [&](const std::string& file) -> std::optional<CheckpointReader> {
+    CheckpointReader reader(file);  // its kind checked once it is the run's: another run's is passed over
+    const std::string theirs = reader.has_text(kRunIdText) ? reader.text(kRunIdText) : "";
+    if (here.empty() || theirs.empty() || theirs == here) {
+      if (!expected_kind.empty()) reader.check_kind(expected_kind);
+      return reader;
+    }
+    spdlog::warn("{}", skipped_line(file, theirs, run_dir, here));
+    return std::nullopt;
+  };
+  const auto best = fs::path(run_dir) / "best.pt";
+  if (pick == RunCheckpoint::kBestOrNewest && fs::is_regular_file(best, error)) {
+    if (auto reader = open_own(best.string())) return std::move(*reader);
+  }
+  const auto files = find_checkpoints(checkpoint_or_run);  // oldest first
+  for (auto file = files.rbegin(); file != files.rend(); ++file) {
+    if (auto reader = open_own(*file)) return std::move(*reader);
+  }
+  throw std::runtime_error(checkpoint_or_run + ": no checkpoint of this run (RUN_ID " + here +
+                           "): every one there was written by another run");
+}
+
+}  // namespace dls::checkpoint

@@ -1,0 +1,93 @@
+// Which checkpoint of a run directory a job reads when another run's checkpoint was copied in:
+// the run's own (RUN_ID), whatever the copy's epoch; a file named is read as named.
+#include "dls/checkpoint/run_id.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "dls/checkpoint/checkpoint_files.h"
+#include "util/temp_files.h"
+
+namespace dls::checkpoint {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A checkpoint of kind `kind` carrying run id `id` ("" : none, as before run ids).
+std::string write_checkpoint(const fs::path& path, const std::string& id, const std::string& kind = "seq2seq") {
+  CheckpointWriter writer(kind);
+  if (!id.empty()) writer.add_text(kRunIdText, id);
+  writer.save(path.string());
+  return path.string();
+}
+
+// RUN_ID aaaa; its epochs 1 and 2, and epoch 9 of run bbbb copied in.
+struct RunWithACopy {
+  fs::path run = test::fresh_temp_dir("run_id_choice");
+  std::string own1, own2, foreign;
+  RunWithACopy() {
+    fs::create_directories(run / "checkpoints");
+    test::write_bytes(run / kRunIdFile, "aaaa\n");
+    own1 = write_checkpoint(run / "checkpoints" / checkpoint_file_name(1), "aaaa");
+    own2 = write_checkpoint(run / "checkpoints" / checkpoint_file_name(2), "aaaa");
+    foreign = write_checkpoint(run / "checkpoints" / checkpoint_file_name(9), "bbbb");
+  }
+};
+
+TEST(RunCheckpoint, TheRunsOwnNewestOverANewerCopyFromAnotherRun) {
+  const RunWithACopy dir;
+  EXPECT_EQ(open_run_checkpoint(dir.run.string()).path(), dir.own2);
+  EXPECT_EQ(open_run_checkpoint((dir.run / "checkpoints").string()).path(), dir.own2);
+  EXPECT_EQ(open_run_checkpoint(dir.run.string(), "", RunCheckpoint::kNewest).path(), dir.own2);
+  // Named, a file is read as it is.
+  EXPECT_EQ(open_run_checkpoint(dir.foreign).path(), dir.foreign);
+  // The reports' rule is the same.
+  std::ostringstream messages;
+  const auto kept = this_runs_checkpoints(find_checkpoints(dir.run.string()), dir.run.string(), messages);
+  EXPECT_EQ(kept, (std::vector<std::string>{dir.own1, dir.own2}));
+  EXPECT_NE(messages.str().find("skipped: " + dir.foreign + ": a checkpoint of run bbbb"), std::string::npos)
+      << messages.str();
+}
+
+TEST(RunCheckpoint, BestPtWhenItIsTheRunsOwn) {
+  const RunWithACopy dir;
+  const auto best = write_checkpoint(dir.run / "best.pt", "aaaa");
+  EXPECT_EQ(open_run_checkpoint(dir.run.string()).path(), best);
+  EXPECT_EQ(open_run_checkpoint(dir.run.string(), "", RunCheckpoint::kNewest).path(), dir.own2);
+  write_checkpoint(dir.run / "best.pt", "bbbb");
+  EXPECT_EQ(open_run_checkpoint(dir.run.string()).path(), dir.own2);
+}
+
+TEST(RunCheckpoint, WithoutRunIdsTheNewestIsRead) {
+  const RunWithACopy dir;
+  fs::remove(dir.run / kRunIdFile);  // a run from before run ids
+  EXPECT_EQ(open_run_checkpoint(dir.run.string()).path(), dir.foreign);
+  // A checkpoint without an id, in a run with one, is taken for the run's (written before ids).
+  test::write_bytes(dir.run / kRunIdFile, "aaaa\n");
+  const auto old = write_checkpoint(dir.run / "checkpoints" / checkpoint_file_name(10), "");
+  EXPECT_EQ(open_run_checkpoint(dir.run.string()).path(), old);
+}
+
+TEST(RunCheckpoint, ARunWithNoCheckpointOfItsOwnIsAnErrorNamingIt) {
+  const auto run = test::fresh_temp_dir("run_id_none_own");
+  fs::create_directories(run / "checkpoints");
+  test::write_bytes(run / kRunIdFile, "aaaa\n");
+  write_checkpoint(run / "checkpoints" / checkpoint_file_name(3), "bbbb");
+  try {
+    open_run_checkpoint(run.string());
+    FAIL() << "opened a checkpoint of another run";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(run.string() + ": no checkpoint of this run (RUN_ID aaaa)"), std::string::npos)
+        << e.what();
+  }
+  write_checkpoint(run / "checkpoints" / checkpoint_file_name(1), "aaaa", "vit");
+  EXPECT_THROW(open_run_checkpoint(run.string(), "seq2seq"), CheckpointError);
+  EXPECT_EQ(open_run_checkpoint(run.string(), "vit").kind(), "vit");
+}
+
+}  // namespace
+}  // namespace dls::checkpoint
