@@ -1,6 +1,7 @@
 #include "dls/train/stop_signals.h"
 
 #include <signal.h>
+#include <time.h>
 
 #include <csignal>
 
@@ -9,9 +10,32 @@ namespace dls::train {
 namespace {
 
 volatile std::sig_atomic_t g_received = 0;
+// When the first signal came, in whole milliseconds of CLOCK_MONOTONIC (a sig_atomic_t holds
+// at least 32 bits: the clock's low bits, compared modulo 2^31).
+volatile std::sig_atomic_t g_first_ms = 0;
 struct sigaction g_previous_int, g_previous_term;
 
-extern "C" void record_signal(int signal) { g_received = signal; }
+int monotonic_ms() {
+  struct timespec now {};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
+  return static_cast<int>((static_cast<long long>(now.tv_sec) * 1000 + now.tv_nsec / 1000000) & 0x7fffffff);
+}
+
+extern "C" void record_signal(int signal) {
+  if (g_received == 0) {
+    g_received = signal;
+    g_first_ms = monotonic_ms();
+    return;
+  }
+  const int since = (monotonic_ms() - static_cast<int>(g_first_ms)) & 0x7fffffff;
+  if (since < kSameStopRequestMs) return;  // the same request, reaching this process twice
+  // A second request: the default action (ending the program), at once.
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  sigaction(signal, &fallback, nullptr);
+  raise(signal);  // delivered when this handler returns (the signal is blocked in it)
+}
 
 }  // namespace
 
@@ -20,7 +44,8 @@ StopSignals::StopSignals() {
   struct sigaction action {};
   action.sa_handler = record_signal;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND;  // a second signal: the default action, at once
+  sigaddset(&action.sa_mask, SIGINT);  // one handler at a time
+  sigaddset(&action.sa_mask, SIGTERM);
   sigaction(SIGINT, &action, &g_previous_int);
   sigaction(SIGTERM, &action, &g_previous_term);
 }

@@ -109,10 +109,13 @@ class Loop {
       }
     }
     if (interrupted_by_ != 0) {
-      throw TrainingInterrupted("stopped by " + signal_name(interrupted_by_) + " after step " +
-                                    std::to_string(state_.global_step) +
-                                    "; last checkpoint: " + checkpoints_->last_good(),
-                                interrupted_by_);
+      const std::string rank = dist_->world_size() > 1 ? "rank " + std::to_string(dist_->rank()) + ": " : "";
+      const std::string by = signal_of_another_rank_ ? "another rank's signal" : signal_name(interrupted_by_);
+      const std::string checkpoint =
+          main_ ? "last checkpoint: " + checkpoints_->last_good() : "rank 0 writes the checkpoint";
+      throw TrainingInterrupted(
+          rank + "stopped by " + by + " after step " + std::to_string(state_.global_step) + "; " + checkpoint,
+          interrupted_by_);
     }
     // Stopped mid-epoch (--max-iters, --time-limit): the last evaluation was of an earlier
     // epoch's weights. Evaluate the ones the run ends with (and its newest checkpoint holds),
@@ -194,8 +197,11 @@ class Loop {
           loss = torch::full({}, sums[0], torch::kDouble);
           correct = static_cast<std::int64_t>(std::llround(sums[1]));
           time_up = sums[2] > 0;
-          if (signal == 0 && sums[3] > 0) signal = SIGTERM;  // another rank's
-          started_s = sums[4];                               // rank 0's clock lays out everyone's schedule
+          if (signal == 0 && sums[3] > 0) {
+            signal = SIGTERM;  // another rank's
+            signal_of_another_rank_ = true;
+          }
+          started_s = sums[4];  // rank 0's clock lays out everyone's schedule
           ended_s = sums[5];
         }
         // --ema-decay: the moving average only after a step taken.
@@ -401,9 +407,10 @@ class Loop {
   double lr_ = 0;
   double train_seconds_ = 0;
   std::int64_t examples_trained_ = 0;
-  std::vector<UnreadLoss> unread_;  // steps trained whose losses are still on the device
-  StopSignals stop_signals_;        // SIGINT/SIGTERM: stop at the next step boundary
-  int interrupted_by_ = 0;          // the signal that stopped this invocation
+  std::vector<UnreadLoss> unread_;       // steps trained whose losses are still on the device
+  StopSignals stop_signals_;             // SIGINT/SIGTERM: stop at the next step boundary
+  int interrupted_by_ = 0;               // the signal that stopped this invocation
+  bool signal_of_another_rank_ = false;  // ... which reached another rank, not this one
 };
 
 }  // namespace

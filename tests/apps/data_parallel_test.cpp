@@ -297,6 +297,22 @@ TEST(Seq2SeqDataParallelTorchrun, RestartedJobResumesItsRunDirectory) {
   EXPECT_NE(again.err.find("resuming"), std::string::npos) << again.err;
 }
 
+// A restart before the job's first checkpoint starts the run again (the failed attempt's
+// files moved aside): it refused its own run directory, wasting the restart.
+TEST(Seq2SeqDataParallelTorchrun, RestartBeforeTheFirstCheckpointStartsAgain) {
+  const auto dir = test::fresh_temp_dir("dp_restart_early");
+  const auto run = dir / "run";
+  fs::create_directories(run / "checkpoints");
+  test::write_bytes(run / "metrics.csv", "epoch,step\n");  // what the failed attempt left
+  const std::string args = kSeq2Seq + " --layout vaswani --json --run-dir " + run.string();
+  const auto again =
+      test::run_program("apps/seq2seq_train", args, "dp_restart_early", "", "TORCHELASTIC_RESTART_COUNT=1 ");
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_NE(again.out.find("\"iterations\":3"), std::string::npos) << again.out;
+  EXPECT_NE(again.err.find("restart 1 of the job: no checkpoint yet, starting afresh"), std::string::npos) << again.err;
+  EXPECT_TRUE(fs::exists(dir / "run.old-1" / "metrics.csv")) << again.err;
+}
+
 // A rank killed mid-run ends the other within the timeout with one error line naming what
 // happened; the checkpoints rank 0 wrote before still load and resume in one process.
 TEST(Seq2SeqDataParallelFaults, KilledRankEndsTheOtherWithOneErrorAndTheRunResumes) {

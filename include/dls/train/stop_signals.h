@@ -1,13 +1,18 @@
 // SIGINT and SIGTERM during training: the handler only records the signal; the training loop
 // stops at the next step boundary, writes a checkpoint and throws TrainingInterrupted, which
 // the programs turn into exit status 128 + signal (130, 143). A second signal ends the
-// program at once (the default action is restored by the first).
+// program at once -- unless it comes within kSameStopRequestMs of the first: then it is the
+// same request reaching the process twice (a terminal's Ctrl-C goes to torchrun and to every
+// worker, and torchrun forwards it; `timeout` and Slurm signal the whole group), and ending at
+// once would lose the work since the last checkpoint.
 #pragma once
 
 #include <stdexcept>
 #include <string>
 
 namespace dls::train {
+
+inline constexpr int kSameStopRequestMs = 1000;
 
 class StopSignals {
  public:

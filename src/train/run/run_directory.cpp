@@ -54,28 +54,27 @@ void RunDirectory::record_checkpoint(const std::string& path) {
 
 void RunDirectory::prune_checkpoints(int keep_last, const std::string& spare) {
   if (keep_last <= 0) return;
-  auto names = manifest();
-  // By epoch number, not text: checkpoint_epoch_10000.pt is newer than checkpoint_epoch_9999.pt.
-  // The spared file sorts first, with the other names that are kept.
-  const auto prunable = [&spare](const std::string& n) { return n != spare && checkpoint::is_checkpoint_file_name(n); };
-  std::sort(names.begin(), names.end(), [&prunable](const std::string& a, const std::string& b) {
-    return prunable(a) != prunable(b) ? !prunable(a) : checkpoint::checkpoint_order(a, b);
-  });
-  std::vector<std::string> kept;
-  const auto epochs = static_cast<std::size_t>(std::count_if(names.begin(), names.end(), prunable));
+  const auto names = manifest();
+  // The newest keep_last by epoch number, not text (checkpoint_epoch_10000.pt is newer than
+  // checkpoint_epoch_9999.pt), and `spare` whether among them or not.
+  std::vector<std::string> epochs;
+  for (const auto& n : names) {
+    if (checkpoint::is_checkpoint_file_name(n)) epochs.push_back(n);
+  }
+  std::sort(epochs.begin(), epochs.end(), checkpoint::checkpoint_order);
   const std::size_t excess =
-      epochs > static_cast<std::size_t>(keep_last) ? epochs - static_cast<std::size_t>(keep_last) : 0;
-  const std::size_t first_epoch = names.size() - epochs;  // other names sort first and are kept
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i >= first_epoch && i < first_epoch + excess) {
+      epochs.size() > static_cast<std::size_t>(keep_last) ? epochs.size() - static_cast<std::size_t>(keep_last) : 0;
+  const std::vector<std::string> older(epochs.begin(), epochs.begin() + static_cast<std::ptrdiff_t>(excess));
+  std::string text;
+  for (const auto& n : names) {
+    const bool pruned = n != spare && std::find(older.begin(), older.end(), n) != older.end();
+    if (pruned) {
       std::error_code ignored;
-      fs::remove(fs::path(path_) / "checkpoints" / names[i], ignored);
+      fs::remove(fs::path(path_) / "checkpoints" / n, ignored);
     } else {
-      kept.push_back(names[i]);
+      text += n + "\n";
     }
   }
-  std::string text;
-  for (const auto& n : kept) text += n + "\n";
   util::write_text_atomically((fs::path(path_) / "checkpoints" / "MANIFEST").string(), text);
 }
 

@@ -50,7 +50,11 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
     // one directory the second stops here.
     started.created_dir = outermost_missing(started.run.run_dir);
     started.lock = std::make_unique<RunDirectoryLock>(started.run.run_dir);
-    if (!resuming && !claim_run_directory(started.run.run_dir, run.overwrite).empty()) {
+    // torchrun restarted the job before its first checkpoint: what the failed attempt left
+    // (metrics.csv, the settings) goes aside, and the run starts again.
+    const bool restarted_afresh = !resuming && restart_count() > 0;
+    if (restarted_afresh) spdlog::warn("restart {} of the job: no checkpoint yet, starting afresh", restart_count());
+    if (!resuming && !claim_run_directory(started.run.run_dir, run.overwrite || restarted_afresh).empty()) {
       // The lock went aside with the earlier run: lock the fresh directory.
       started.lock = std::make_unique<RunDirectoryLock>(started.run.run_dir);
     }
@@ -90,12 +94,16 @@ LoopOptions StartedRun::loop_options(std::int64_t epochs, const settings::Optimi
   return loop;
 }
 
-std::string resume_after_restart(const std::string& run_dir) {
+int restart_count() {
   const char* restarts = std::getenv("TORCHELASTIC_RESTART_COUNT");
-  if (restarts == nullptr || std::string(restarts).empty() || std::string(restarts) == "0") return "";
+  return restarts == nullptr ? 0 : std::atoi(restarts);
+}
+
+std::string resume_after_restart(const std::string& run_dir) {
+  if (restart_count() <= 0) return "";
   try {
     const auto newest = checkpoint::latest_checkpoint(run_dir);
-    spdlog::warn("restart {} of the job: resuming {} from {}", restarts, run_dir, newest);
+    spdlog::warn("restart {} of the job: resuming {} from {}", restart_count(), run_dir, newest);
     return run_dir;
   } catch (const std::exception&) {
     return "";  // nothing saved yet: start afresh

@@ -60,6 +60,25 @@ TEST(RunDirectory, KeepLastPrunesByEpochNumber) {
   EXPECT_EQ(latest_checkpoint(dir.string()), run.checkpoint_path(10001));
 }
 
+// --keep-last K keeps the newest K and the one best.pt names: K files when that one is among
+// the newest (it kept one more old one), K + 1 when it is older.
+TEST(RunDirectory, KeepLastKeepsTheBestsSourceBesideTheNewest) {
+  const auto dir = test::fresh_temp_dir("run_directory_spare");
+  RunDirectory run(dir.string());
+  for (int epoch = 1; epoch <= 6; ++epoch) {
+    test::write_bytes(run.checkpoint_path(epoch), "ckpt");
+    run.record_checkpoint(run.checkpoint_path(epoch));
+  }
+  run.prune_checkpoints(3, checkpoint::checkpoint_file_name(5));
+  EXPECT_EQ(find_checkpoints(dir.string()),
+            (std::vector<std::string>{run.checkpoint_path(4), run.checkpoint_path(5), run.checkpoint_path(6)}));
+  test::write_bytes(run.checkpoint_path(7), "ckpt");
+  run.record_checkpoint(run.checkpoint_path(7));
+  run.prune_checkpoints(2, checkpoint::checkpoint_file_name(4));
+  EXPECT_EQ(find_checkpoints(dir.string()),
+            (std::vector<std::string>{run.checkpoint_path(4), run.checkpoint_path(6), run.checkpoint_path(7)}));
+}
+
 // One training process at a time: a second lock on the same directory (another open file,
 // as another process would have) is refused naming the holder; released, it can be taken.
 TEST(RunDirectoryLock, OneHolderAtATime) {

@@ -64,8 +64,13 @@ struct StartedRun {
 StartedRun start_run(const settings::RunSettings& run, const std::string& default_run_dir,
                      const std::string& checkpoint_kind);
 
+// How many times torchrun restarted the job (TORCHELASTIC_RESTART_COUNT); 0 outside torchrun.
+int restart_count();
+
 // The run directory to resume after torchrun restarted the job (TORCHELASTIC_RESTART_COUNT
-// > 0, no --resume given, and `run_dir` holds checkpoints): `run_dir`; otherwise "".
+// > 0, no --resume given, and `run_dir` holds checkpoints): `run_dir`; otherwise "". A
+// restart before the first checkpoint starts the run again, moving what the failed attempt
+// left aside (start_run).
 std::string resume_after_restart(const std::string& run_dir);
 
 }  // namespace dls::train
