@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
       const auto note = dls::apps::one_command_form_note(outcome.job);
       if (!note.empty()) spdlog::info("{}", note);
     }
-    return outcome.status;
+    return dls::cli::status_after_standard_output(outcome.status);
   } catch (const std::exception& error) {
     return dls::cli::print_error_line(error);
   }

@@ -59,14 +59,14 @@ int main(int argc, char** argv) {
       for (const auto& file : written) writer.value(file);
       writer.end_array().end_object();
       std::cout << writer.str() << std::endl;
-      return 0;
+      return dls::cli::status_after_standard_output(0);
     }
     std::cout << "Best scores\n"
               << dls::train::best_scores_table(curves) << "\nSettings that differ\n"
               << dls::train::settings_differences(curves) << "\nWritten:";
     for (const auto& file : written) std::cout << " " << file;
     std::cout << std::endl;
-    return 0;
+    return dls::cli::status_after_standard_output(0);
   } catch (const std::exception& error) {
     return dls::cli::print_error_line(error);
   }

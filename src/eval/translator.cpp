@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <string_view>
 
@@ -38,18 +39,24 @@ struct RowOwner {
   }
 };
 
-// Per layer [H, r_k, c_k] maps of each part -> [H, sum r, sum c], the parts along the diagonal.
-std::vector<torch::Tensor> block_diagonal(const std::vector<std::vector<torch::Tensor>>& parts) {
+// Per layer [H, r_k, c_k] maps of each part -> [H, sum rows_k, sum cols_k], the parts along the
+// diagonal, part k's block at the offsets of its labels (rows_k and cols_k of them). A block can
+// be smaller than its labels -- a translation that filled every position has no query after its
+// last token -- and keeps zeros there, so that every later part's rows stay under its own labels.
+std::vector<torch::Tensor> block_diagonal(const std::vector<std::vector<torch::Tensor>>& parts,
+                                          const std::vector<std::int64_t>& rows_k,
+                                          const std::vector<std::int64_t>& cols_k) {
   std::vector<torch::Tensor> layers;
+  const auto rows = std::accumulate(rows_k.begin(), rows_k.end(), std::int64_t{0});
+  const auto cols = std::accumulate(cols_k.begin(), cols_k.end(), std::int64_t{0});
   for (std::size_t layer = 0; layer < parts.front().size(); ++layer) {
-    std::int64_t rows = 0, cols = 0;
-    for (const auto& part : parts) rows += part[layer].size(1), cols += part[layer].size(2);
     auto joined = torch::zeros({parts.front()[layer].size(0), rows, cols}, torch::kFloat);
     std::int64_t r = 0, c = 0;
-    for (const auto& part : parts) {
-      const auto& block = part[layer];
-      joined.narrow(1, r, block.size(1)).narrow(2, c, block.size(2)).copy_(block);
-      r += block.size(1), c += block.size(2);
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      const auto& block = parts[k][layer];
+      const auto height = std::min(block.size(1), rows_k[k]), width = std::min(block.size(2), cols_k[k]);
+      joined.narrow(1, r, height).narrow(2, c, width).copy_(block.narrow(1, 0, height).narrow(2, 0, width));
+      r += rows_k[k], c += cols_k[k];
     }
     layers.push_back(joined);
   }
@@ -226,6 +233,11 @@ std::vector<SentenceTranslation> Translator::translate(const std::vector<std::st
       t->n_best.back().log_probability = h.log_probability;
     }
   }
+  // A sentence translated in parts has one entry: the parts' best, joined (each part's n best
+  // would not combine into whole-sentence alternatives).
+  for (auto& t : results) {
+    if (decode.n_best > 1 && t.ok() && !t.parts.empty()) t.n_best.push_back({t.text, t.raw, t.log_probability});
+  }
   return results;
 }
 
@@ -361,17 +373,20 @@ TranslationAttention Translator::attention(const SentenceTranslation& t) {
   if (t.parts.empty()) return attention_of(t.tokens, t.output_tokens);
   TranslationAttention maps;
   std::vector<std::vector<torch::Tensor>> encoder_self, decoder_self, cross;
+  std::vector<std::int64_t> sources, targets;  // each part's labels
   for (const auto& part : t.parts) {
     auto one = attention_of(part.tokens, part.output_tokens);
     maps.source.insert(maps.source.end(), one.source.begin(), one.source.end());
     maps.target.insert(maps.target.end(), one.target.begin(), one.target.end());
+    sources.push_back(static_cast<std::int64_t>(one.source.size()));
+    targets.push_back(static_cast<std::int64_t>(one.target.size()));
     encoder_self.push_back(std::move(one.encoder_self));
     decoder_self.push_back(std::move(one.decoder_self));
     cross.push_back(std::move(one.cross));
   }
-  maps.encoder_self = block_diagonal(encoder_self);
-  maps.decoder_self = block_diagonal(decoder_self);
-  maps.cross = block_diagonal(cross);
+  maps.encoder_self = block_diagonal(encoder_self, sources, sources);
+  maps.decoder_self = block_diagonal(decoder_self, targets, targets);
+  maps.cross = block_diagonal(cross, targets, sources);
   return maps;
 }
 

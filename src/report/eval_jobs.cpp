@@ -49,6 +49,11 @@ std::string write_average(const EvalCommand& command, const std::vector<std::str
 EvalJob model_job(EvalJob job, const std::string& kind, const EvalCommand& command) {
   const auto& translation = command.translation;
   const bool translating = !translation.sentences.empty() || translation.interactive || !translation.input_file.empty();
+  if (!translation.input_file.empty() && (!translation.sentences.empty() || translation.interactive)) {
+    throw std::runtime_error(std::string("--input: not with ") +
+                             (translation.interactive ? "--interactive" : "sentences on the command line") +
+                             ": translate one source at a time");
+  }
   if (job == EvalJob::kAny) {
     if (command.decoding.sample && kind != "seq2seq")
       throw std::runtime_error("--sample: " + command.path + " is not a translation model's checkpoint");
@@ -131,7 +136,9 @@ int translate(const std::string& model, EvalCommand& command, std::istream& in, 
   translation.json = command.json;
   translation.translator.device = command.device;
   translation.translator.weights = weights_read(command);
-  translation.translator.scores = command.json;  // the log-probabilities only appear in JSON: no extra pass otherwise
+  // The log-probabilities appear only in JSON and n-best lists (a sentence translated in parts
+  // has the sum of its parts'): no extra pass otherwise.
+  translation.translator.scores = command.json || translation.decode.n_best > 1;
   return translate_sentences(model, translation, in, out, messages) == 0 ? 0 : 1;
 }
 

@@ -29,8 +29,6 @@ namespace {
 constexpr std::size_t kUnknownLinesShown = 5;  // lines whose unknown words are listed
 constexpr std::size_t kNoteLinesShown = 5;     // lines whose note is shown
 
-bool blank(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
-
 // `checkpoint`: the file translated with.
 std::string translation_json(const SentenceTranslation& t, const std::vector<AlignmentPoint>& alignment,
                              const TranslateRequest& request, const std::string& checkpoint) {
@@ -51,7 +49,7 @@ std::string translation_json(const SentenceTranslation& t, const std::vector<Ali
       json.end_array();
     }
     if (request.alignments) json.field("alignment", alignment_text(alignment));
-  } else if (blank(t.input)) {  // left empty as in the text output, not a failure
+  } else if (blank_line(t.input)) {  // left empty as in the text output, not a failure
     json.field("translation", "").field("raw", "");
   } else {
     json.field("error", t.error);
@@ -78,7 +76,7 @@ class FileTranslation {
     for (std::size_t i = 0; i < results.size(); ++i) {
       const auto line = first_line + i;
       const auto& t = results[i];
-      if (!t.ok() && blank(lines[i])) {
+      if (!t.ok() && blank_line(lines[i])) {
         ++blank_;
         messages_ << "line " << line << ": empty, left empty\n";
       } else if (!t.ok()) {
@@ -160,6 +158,17 @@ std::size_t translate_lines(Translator& translator, const TranslateRequest& requ
 
 }  // namespace
 
+void write_standard_output(std::ostream& out, const std::string& text) {
+  errno = 0;
+  out << text << std::flush;
+  if (!out) {
+    throw std::runtime_error(std::string("standard output: cannot write (") +
+                             (errno != 0 ? std::strerror(errno) : "stream error") + ")");
+  }
+}
+
+bool blank_line(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
+
 std::string output_lines(const SentenceTranslation& t, std::size_t number, const std::vector<AlignmentPoint>& alignment,
                          const TranslateRequest& request, const std::string& checkpoint) {
   if (request.json) return translation_json(t, alignment, request, checkpoint) + "\n";
@@ -206,16 +215,7 @@ std::size_t translate_file(Translator& translator, const TranslateRequest& reque
                            std::ostream& out, std::ostream& messages) {
   if (!files.output()) {
     return translate_lines(
-        translator, request, files,
-        [&out](const std::string& text) {
-          errno = 0;
-          out << text << std::flush;
-          if (!out) {
-            throw std::runtime_error(std::string("standard output: cannot write (") +
-                                     (errno != 0 ? std::strerror(errno) : "stream error") + ")");
-          }
-        },
-        messages);
+        translator, request, files, [&out](const std::string& text) { write_standard_output(out, text); }, messages);
   }
   std::size_t failures = 0;
   util::write_output_file(*files.output(), [&](util::FileWriter& writer) {

@@ -29,6 +29,13 @@ using eval::Translator;
 std::string output_lines(const SentenceTranslation& t, std::size_t number, const std::vector<AlignmentPoint>& alignment,
                          const TranslateRequest& request, const std::string& checkpoint);
 
+// `text` written to standard output (`out`) and flushed; throws "standard output: cannot write
+// (<reason>)" when it was not (a full disk, a closed descriptor).
+void write_standard_output(std::ostream& out, const std::string& text);
+
+// Whether `line` holds nothing but spaces, tabs and a carriage return: left empty, not an error.
+bool blank_line(const std::string& line);
+
 // --input and --output of `request`, ready before any work.
 class TranslationFiles {
  public:

@@ -68,10 +68,13 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
     for (const auto& t : translator.translate(sentences, request.decode)) {
       const auto this_number = number++;
       if (!t.ok()) {
-        ++failures;
-        messages << "error: \"" << t.input << "\": " << t.error << "\n";
-        // Its line all the same (empty in text), so that outputs line up with the sentences given.
-        out << output_lines(t, this_number, {}, request, translator.checkpoint_file()) << std::flush;
+        // Its line all the same (empty in text), so that outputs line up with the sentences given;
+        // a blank one is left empty, as in --input, and is not an error.
+        if (!blank_line(t.input)) {
+          ++failures;
+          messages << "error: \"" << t.input << "\": " << t.error << "\n";
+        }
+        write_standard_output(out, output_lines(t, this_number, {}, request, translator.checkpoint_file()));
         first = false;
         continue;
       }
@@ -79,7 +82,7 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
         messages << "unknown words (translated as <unk>): " << data::join_words(t.unknown) << "\n";
       if (!t.note.empty()) messages << "note: " << t.note << "\n";
       const auto alignment = request.alignments ? translator.alignment(t) : std::vector<AlignmentPoint>{};
-      out << output_lines(t, this_number, alignment, request, translator.checkpoint_file()) << std::flush;
+      write_standard_output(out, output_lines(t, this_number, alignment, request, translator.checkpoint_file()));
       if (first && !request.attention_maps_dir.empty()) {
         const auto files = save_attention_maps(translator.attention(t), request.attention_maps_dir);
         messages << "wrote " << files.size() << " attention maps to " << request.attention_maps_dir << "\n";
@@ -95,8 +98,8 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
     while (true) {
       if (request.prompt) messages << prompt << std::flush;
       if (!std::getline(input, line)) break;
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      handle({line});
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      handle({line});  // a blank line too: one output line for every line read
     }
   }
   return failures;

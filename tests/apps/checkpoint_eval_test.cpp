@@ -47,16 +47,18 @@ TEST(CheckpointEvalApp, TranslatesSentencesAndReportsUnknownWords) {
   EXPECT_NE(gap.err.find("error: \"...\": no words left after normalisation"), std::string::npos) << gap.err;
 
   // The same sentences typed into the interactive mode give the same translations; a
-  // sentence longer than the model was trained on is translated too, with a note.
+  // sentence longer than the model was trained on is translated too, with a note; a blank line
+  // gets an empty one (it was skipped: a file piped in lost its line-by-line order).
   const auto interactive = run_checkpoint_eval(trained_seq2seq_run().string() + " --interactive", "interactive",
                                                "I'm here.\n\none two three four five six seven eight nine\n"
                                                "the zyxwv is here\n");
   EXPECT_EQ(interactive.status, 0) << interactive.err;
   const auto typed = test::lines_of(interactive.out);
-  ASSERT_EQ(typed.size(), 3u) << interactive.out;
+  ASSERT_EQ(typed.size(), 4u) << interactive.out;
   EXPECT_EQ(typed[0], first);
-  EXPECT_FALSE(typed[1].empty());
-  EXPECT_EQ(typed[2], second);
+  EXPECT_EQ(typed[1], "");
+  EXPECT_FALSE(typed[2].empty());
+  EXPECT_EQ(typed[3], second);
   EXPECT_NE(interactive.err.find("note: 9 words, more than the 8 this model was trained on: translated whole"),
             std::string::npos)
       << interactive.err;

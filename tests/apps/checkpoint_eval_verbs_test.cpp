@@ -117,6 +117,8 @@ TEST(EvalSubcommands, WhatASubcommandCannotDoIsOneLine) {
   refused("generate " + run + " hola", "generate: " + run + " is a seq2seq run's, not a lm run's", "generate");
   refused("translate " + run, "translate: give sentences, --input FILE or --interactive", "nothing");
   refused("translate " + run + " hi --output x.txt", "--output: with --input FILE", "output");
+  refused("translate " + run + " hi --input x.txt", "--input: not with sentences on the command line", "input_and");
+  refused("translate " + run + " --interactive --input x.txt", "--input: not with --interactive", "input_interactive");
   refused("translate " + run + " hi --n-best 2", "--n-best 2: needs --beam K", "n_best");
   refused("report " + run + " --alignments", "unknown option --alignments", "report_alignments");
   refused("score hyp.txt", "--ref is required", "score_ref");

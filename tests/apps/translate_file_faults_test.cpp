@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <thread>
 #include <vector>
 
@@ -230,6 +231,32 @@ TEST(TranslateFileFaults, AWriteErrorNamesTheFileAndTheReason) {
       << full.err;
   EXPECT_FALSE(fs::exists(out));
   EXPECT_TRUE(temporaries_in(disk.dir()).empty());
+}
+
+// Results on standard output that could not be written are an error in every mode, not only
+// --input's: sentences on the command line, --interactive and score ended 0 having written
+// nothing (standard output to a file is buffered, and the failure came at exit, unchecked).
+TEST(TranslateFileFaults, StandardOutputOnAFullDeviceIsAnErrorInEveryMode) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const auto dir = test::fresh_temp_dir("translate_faults_stdout");
+  test::write_bytes(dir / "in.txt", "I want to go home.\n\nShe is tall.\n");
+  const auto run = test::trained_seq2seq_run().string();
+  const auto in = (dir / "in.txt").string();
+  for (const auto& [what, args, input] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"sentences", "translate " + run + " --threads 1 \"I want to go home.\"", "/dev/null"},
+           {"interactive", "translate " + run + " --threads 1 --interactive", in},
+           {"score", "score " + in + " --ref " + in, "/dev/null"}}) {
+    SCOPED_TRACE(what);
+    const auto err = dir / ("stderr_" + what);
+    const std::string command = dls::testing::binary_dir() + "/apps/checkpoint_eval " + args + " --log-level warn <" +
+                                input + " >/dev/full 2>" + err.string();
+    const int status = std::system(command.c_str());
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+    const auto message = util::read_file(err.string());
+    EXPECT_NE(message.find("error: standard output: cannot write (" + std::string(std::strerror(ENOSPC)) + ")"),
+              std::string::npos)
+        << message;
+  }
 }
 
 // SIGINT, SIGTERM or SIGHUP in the middle of a file: the temporary output is removed (half a

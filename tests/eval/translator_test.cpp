@@ -233,6 +233,39 @@ TEST(Translator, ASentenceFarPastTheTrainingLengthIsTranslatedInPartsByEveryLayo
   EXPECT_EQ(Translator::load(test::seq2seq_run_in_layout(Layout::kDLStudio).string()).max_whole_source_tokens(), 0);
 }
 
+// A sentence translated in parts: its n-best list has one entry, the parts' best joined (it had
+// none, and the n-best output no line); its attention and alignment hold every part even when a
+// part's translation filled every position (a part's map has no row after its last word: the
+// parts after it slid under the wrong labels, and the alignment indexed past the map).
+TEST(Translator, ASentenceInPartsHasOneNBestEntryAndAnAlignmentForEveryPart) {
+  auto translator = Translator::load(test::trained_seq2seq_run().string());
+  const std::string forty = kTwentyWords + " " + kTwentyWords;
+  DecodeOptions decode;
+  decode.method = DecodeMethod::kBeam;
+  decode.beam_size = 3;
+  decode.n_best = 2;
+  const auto batch = translator.translate({forty, "I want to go home."}, decode);
+  ASSERT_TRUE(batch[0].ok()) << batch[0].error;
+  ASSERT_GE(batch[0].parts.size(), 5u);
+  ASSERT_EQ(batch[0].n_best.size(), 1u);
+  EXPECT_EQ(batch[0].n_best[0].text, batch[0].text);
+  EXPECT_EQ(batch[1].n_best.size(), 2u);
+
+  auto t = translator.translate(forty);
+  const auto full = static_cast<std::size_t>(translator.max_source_tokens() + 1);  // L - 1: no EOS
+  t.output_tokens.clear();
+  for (auto& part : t.parts) {
+    part.output_tokens.resize(full, "el");
+    t.output_tokens.insert(t.output_tokens.end(), part.output_tokens.begin(), part.output_tokens.end());
+  }
+  const auto maps = translator.attention(t);
+  ASSERT_EQ(maps.target.size(), t.parts.size() * (full + 1));  // each part's SOS and words
+  EXPECT_EQ(maps.cross[0].size(1), static_cast<std::int64_t>(maps.target.size()));
+  std::vector<bool> aligned(t.output_tokens.size(), false);
+  for (const auto& point : translator.alignment(t)) aligned.at(static_cast<std::size_t>(point.target)) = true;
+  EXPECT_EQ(std::count(aligned.begin(), aligned.end(), true), static_cast<std::ptrdiff_t>(aligned.size()));
+}
+
 TEST(Translator, ALongSentenceIsTranslatedInPartsByTheDLStudioLayout) {
   auto translator = Translator::load(test::seq2seq_run_in_layout(Layout::kDLStudio).string());
   ASSERT_TRUE(translator.splits_long_sentences());

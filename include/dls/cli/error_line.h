@@ -3,8 +3,11 @@
 // line is shown, and the whole text follows only at --log-level debug (or trace).
 #pragma once
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
 #include <string>
 
 #include <c10/util/Exception.h>
@@ -21,6 +24,29 @@ inline int print_error_line(const std::exception& error) {
     std::fprintf(stderr, "%s\n", error.what());
   }
   return 1;
+}
+
+// A program's exit status once its results on standard output are written: `status` when they
+// are, else 1 after one line saying why (a full disk, /dev/full, a closed descriptor). Standard
+// output to a file is buffered: without this a failed write surfaced only at exit, unchecked,
+// and the program ended 0 having written nothing.
+inline int status_after_standard_output(int status) {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
+  if (!failed) return status;
+  int reason = errno;
+  if (reason == 0) {
+    // An earlier write failed and its errno is gone: one more byte (the output is incomplete
+    // already) fails for the same reason.
+    std::clearerr(stdout);
+    std::cout.clear();
+    std::cout << '\n' << std::flush;
+    reason = errno;
+  }
+  std::fprintf(stderr, "error: standard output: cannot write (%s)\n",
+               reason != 0 ? std::strerror(reason) : "an earlier write failed");
+  return status != 0 ? status : 1;
 }
 
 }  // namespace dls::cli

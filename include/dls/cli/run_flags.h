@@ -135,7 +135,7 @@ int print_training_result(const Invocation& invocation, const Result& result, co
 template <typename Train>
 int exit_status_of_training(Train train) {
   try {
-    return train();
+    return status_after_standard_output(train());
   } catch (const train::TrainingInterrupted& stopped) {
     std::fprintf(stderr, "interrupted: %s\n", stopped.what());
     return stopped.exit_status();
