@@ -21,6 +21,7 @@ list(APPEND DLS_SOURCES
   train/parallel/gradient_buckets.cpp
   train/parallel/gradient_buffer.cpp
   train/parallel/process_group.cpp
+  train/parallel/rank_agreement.cpp
   train/parallel/split_batch.cpp
   train/init_from.cpp
   train/run_comparison.cpp

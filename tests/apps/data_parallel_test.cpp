@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -315,6 +316,58 @@ TEST(Seq2SeqDataParallelTorchrun, RestartBeforeTheFirstCheckpointStartsAgain) {
 
 // A rank killed mid-run ends the other within the timeout with one error line naming what
 // happened; the checkpoints rank 0 wrote before still load and resume in one process.
+// Ranks started with other flags or other data are refused on every rank in one line naming
+// the difference, before any work: another --batch-size trained on silently (a loss that
+// rose), and another --data (other vocabularies) ended rank 1 in a Gloo abort while rank 0
+// waited out --dist-timeout. A path may differ (ranks on other machines).
+TEST(Seq2SeqDataParallelFaults, RanksStartedUnlikeAreRefusedOnEveryRank) {
+  if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
+  const auto dir = test::fresh_temp_dir("dp_unlike");
+  fs::copy_file(testing::sample_corpus(), dir / "same.tsv");  // the same data at another path
+  std::string fewer;
+  {
+    std::ifstream in(testing::sample_corpus());
+    std::string line;
+    for (int i = 0; i < 400 && std::getline(in, line); ++i) fewer += line + "\n";
+  }
+  test::write_bytes(dir / "fewer.tsv", fewer);
+  const std::string common =
+      " --preset cpu --embedding-size 32 --heads 2 --encoders 1 --decoders 1"
+      " --ffn-multiplier 2 --validation-pairs 100 --bleu-sentences 10 --samples 0 --epochs 1"
+      " --max-iters 2 --threads 1 --workers 1 --dist-timeout 60 --log-level warn";
+  const auto start = [&](const std::string& name, const std::string& rank0, const std::string& rank1) {
+    test::ChildProcesses children;
+    const int port = test::free_local_port();
+    for (int rank = 0; rank < 2; ++rank) {
+      std::vector<std::string> argv{testing::binary_dir() + "/apps/seq2seq_train"};
+      for (const auto& w : words((rank == 0 ? rank0 : rank1) + common + " --run-dir " + (dir / name).string()))
+        argv.push_back(w);
+      children.start(argv,
+                     {"RANK=" + std::to_string(rank), "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
+                      "MASTER_PORT=" + std::to_string(port)},
+                     dir, name + std::to_string(rank));
+    }
+    std::vector<std::string> errors;
+    for (std::size_t rank = 0; rank < 2; ++rank) {
+      EXPECT_TRUE(children.wait(rank, 60s)) << name << ": rank " << rank << " did not stop";
+      EXPECT_EQ(children[rank].exit_code, name == "alike" ? 0 : 1) << children[rank].stderr_text();
+      errors.push_back(children[rank].stderr_text());
+    }
+    return errors;
+  };
+  const std::string data = "--data " + testing::sample_corpus();
+  for (const auto& err : start("batch", data + " --batch-size 24", data + " --batch-size 16")) {
+    EXPECT_NE(err.find("rank 1 was started unlike rank 0: batch-size=16 there, batch-size=24 on rank 0"),
+              std::string::npos)
+        << err;
+  }
+  for (const auto& err :
+       start("data", data + " --batch-size 24", "--data " + (dir / "fewer.tsv").string() + " --batch-size 24")) {
+    EXPECT_NE(err.find("rank 1 was started unlike rank 0: model values="), std::string::npos) << err;
+  }
+  start("alike", data + " --batch-size 24", "--data " + (dir / "same.tsv").string() + " --batch-size 24");
+}
+
 TEST(Seq2SeqDataParallelFaults, KilledRankEndsTheOtherWithOneErrorAndTheRunResumes) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
   const auto dir = test::fresh_temp_dir("dp_fault");

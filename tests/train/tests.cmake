@@ -18,6 +18,7 @@ list(APPEND DLS_TEST_SOURCES
   train/parallel/distributed_sampler_test.cpp
   train/parallel/distributed_test.cpp
   train/parallel/gradient_buffer_test.cpp
+  train/parallel/rank_agreement_test.cpp
   train/parallel/split_batch_test.cpp
   train/run/run_directory_test.cpp
   train/run/run_identity_test.cpp

@@ -1,0 +1,31 @@
+// Ranks started alike: every rank of a data-parallel run must train the same model on the same
+// data with the same settings, or the gradients they sum belong to different problems. Ranks
+// given other flags trained on silently (another --batch-size or --lr: a loss that rose), and
+// other data ended one rank in a Gloo abort while the other waited out --dist-timeout. Each
+// rank describes what it was started with; the descriptions are compared before the first
+// collective that would go wrong.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <torch/nn/module.h>
+
+namespace dls::train {
+
+class DistributedContext;
+
+// What must agree across ranks, one "key=value" line each: the run's settings (its config.toml
+// text) without the values that may differ -- absolute paths (ranks on other machines may keep
+// the data elsewhere) and the device -- then the model's parameter count and a digest of its
+// tensors' names and shapes (other data gives other vocabularies), and the steps of an epoch
+// (other data, another split).
+std::string rank_description(const std::string& config_toml, const torch::nn::Module& model,
+                             std::int64_t steps_per_epoch);
+
+// Throws std::runtime_error on every rank (one line, the same on each) when any rank's
+// `description` differs from rank 0's, naming the rank and the first line that differs. One
+// all-gather; nothing in one process.
+void check_ranks_agree(DistributedContext& dist, const std::string& description);
+
+}  // namespace dls::train
