@@ -184,6 +184,14 @@ LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredDat
   } else {
     split.seed = settings.split_seed;
     split.validation_pairs = held_out_lines(text, settings.validation_fraction);
+    // The validation text is the last lines: a text on one line has none to hold out, and the
+    // run trained without validation (perplexity nan) though --validation-fraction asked for it.
+    if (settings.validation_fraction > 0 && split.validation_pairs == 0) {
+      throw std::runtime_error(fmt::format(
+          "{}: running text on one line: the validation text is its last lines, so none can be held out; break the "
+          "text into lines (paragraphs), or give --validation-fraction 0 to train without validation",
+          text.source));
+    }
     split.corpus_pairs = text.lines.size();
     split.corpus_fingerprint = text.fingerprint;
   }

@@ -77,6 +77,51 @@ TrainingMemory seq2seq_training_memory(const Seq2SeqConfig& config, std::int64_t
   return memory_of(parameters, activations, batch_size);
 }
 
+namespace {
+
+// A torch::nn::GRU or LSTM of `layers` layers: per layer and direction, `gates` blocks of
+// W_ih [H, in], W_hh [H, H] and two biases; the layers after the first read directions * H.
+std::int64_t rnn_parameters(std::int64_t gates, std::int64_t in, std::int64_t H, std::int64_t layers,
+                            std::int64_t directions) {
+  std::int64_t total = 0;
+  for (std::int64_t layer = 0; layer < layers; ++layer) {
+    const std::int64_t input = layer == 0 ? in : directions * H;
+    total += directions * gates * (H * input + H * H + 2 * H);
+  }
+  return total;
+}
+
+}  // namespace
+
+std::int64_t rnn_seq2seq_parameters(const RnnSeq2SeqConfig& config) {
+  const std::int64_t E = config.embedding_size, H = config.hidden_size, He = config.encoder_output_size();
+  const std::int64_t gates = config.cell == RnnCell::kGru ? 3 : 4;
+  const std::int64_t directions = config.bidirectional ? 2 : 1;
+  const bool luong = config.placement == AttentionPlacement::kLuong;
+  const std::int64_t A = config.attention_size > 0 ? config.attention_size : H;
+  std::int64_t attention = 0;
+  if (config.score == AttentionScore::kGeneral) attention = He * H;
+  if (config.score == AttentionScore::kAdditive) attention = He * A + linear(H, A) + A;
+  const std::int64_t encoder = config.source_vocab * E + rnn_parameters(gates, E, H, config.layers, directions) +
+                               (config.bidirectional ? linear(2 * H, H) : 0);
+  const std::int64_t decoder = config.target_vocab * E + attention +
+                               rnn_parameters(gates, E + (luong ? H : He), H, config.layers, 1) +
+                               (luong ? linear(He + H, H) : 0) + linear(luong ? H : H + He, config.target_vocab);
+  return encoder + decoder;
+}
+
+TrainingMemory rnn_seq2seq_training_memory(const RnnSeq2SeqConfig& config, std::int64_t batch_size) {
+  const double L = static_cast<double>(config.max_seq_length), H = static_cast<double>(config.hidden_size);
+  const double He = static_cast<double>(config.encoder_output_size());
+  const double gates = config.cell == RnnCell::kGru ? 3 : 4;
+  // Per position: each layer's gates and states in both RNNs (the encoder's both ways), the
+  // embeddings, the context and the attention weights over the source.
+  const double per_position = static_cast<double>(config.layers) * (gates + 2) * (He + H) +
+                              2.0 * static_cast<double>(config.embedding_size) + 2 * He + 2 * L;
+  const double activations = L * per_position + output_floats(config.max_seq_length, config.target_vocab);
+  return memory_of(rnn_seq2seq_parameters(config), activations, batch_size);
+}
+
 TrainingMemory language_model_training_memory(const LanguageModelConfig& config, std::int64_t batch_size) {
   const auto& t = config.transformer();
   const std::int64_t M = t.embedding_size(), V = config.vocab_size();

@@ -174,6 +174,13 @@ TEST(RunningText, BadTextsAreOneLineNamingTheFile) {
   expect_error("fine\nbad \xC3\x28 byte\n", 8, "line 2 is not valid UTF-8");
   expect_error(kTenLines, 200, "the training text is 152 characters, too short for windows of --block-size 200");
   expect_error(kTenLines, 64, "the held-out text is 38 characters, less than one window of --block-size 64");
+  // One line: nothing to hold out (it trained without validation, perplexity nan).
+  std::string one_line;
+  for (int i = 0; i < 50; ++i) one_line += "the words of one long line ";
+  expect_error(one_line + "\n", 8, "running text on one line: the validation text is its last lines");
+  auto without_validation = char_settings(text_file("one_line", one_line), 8);
+  without_validation.validation_fraction = 0;
+  EXPECT_NO_THROW(prepare_lm_dataset(without_validation, nullptr));
 }
 
 TEST(RunningText, CharactersOfSentencesRoundTrip) {

@@ -11,6 +11,7 @@
 
 #include "dls/layers/transformer_config.h"
 #include "dls/models/language_model.h"
+#include "dls/models/rnn_seq2seq.h"
 #include "dls/models/seq2seq.h"
 #include "dls/models/vit.h"
 
@@ -35,6 +36,10 @@ std::int64_t decoder_block_parameters(const TransformerConfig& config, bool cros
 TrainingMemory seq2seq_training_memory(const Seq2SeqConfig& config, std::int64_t batch_size);
 TrainingMemory language_model_training_memory(const LanguageModelConfig& config, std::int64_t batch_size);
 TrainingMemory vit_training_memory(const ViTConfig& config, std::int64_t batch_size);
+
+// The RNN encoder-decoder with attention (rnn_seq2seq.h): its parameters exactly, and training it.
+std::int64_t rnn_seq2seq_parameters(const RnnSeq2SeqConfig& config);
+TrainingMemory rnn_seq2seq_training_memory(const RnnSeq2SeqConfig& config, std::int64_t batch_size);
 
 // "the model (1.2e+10 parameters) and its training state (batch 50)": the start of a refusal.
 std::string describe_training_memory(const TrainingMemory& memory, std::int64_t batch_size);

@@ -57,6 +57,10 @@ Seq2SeqTask::Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqC
   if (!rnn) {
     check_training_memory(seq2seq_training_memory(settings_.model, batch), batch, device,
                           "lower --embedding-size, --encoders, --decoders, --batch-size or --max-words");
+  } else {
+    settings_.rnn_config().validate();  // its one-line errors before the estimate reads the sizes
+    check_training_memory(rnn_seq2seq_training_memory(settings_.rnn_config(), batch), batch, device,
+                          "lower --rnn-hidden-size, --rnn-embedding-size, --rnn-layers, --batch-size or --max-words");
   }
   torch::manual_seed(settings_.seed);
   model_ = settings_.build_model();
