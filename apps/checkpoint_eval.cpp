@@ -31,6 +31,7 @@
 #include "dls/cli/error_line.h"
 #include "dls/report/eval_jobs.h"
 #include "dls/util/blas_kernels.h"
+#include "dls/util/runtime.h"
 #include "eval_flags.h"
 
 namespace {
@@ -72,7 +73,7 @@ int main(int argc, char** argv) {
   dls::apps::add_verb_flags(app, job, command);
   if (const auto stop = dls::cli::parse_command_line(app, argc - (verb ? 1 : 0), argv + (verb ? 1 : 0))) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("checkpoint_eval"));
-  spdlog::set_level(spdlog::level::from_str(command.log_level));
+  dls::util::set_log_level(command.log_level);
   try {
     command.translation.prompt = ::isatty(STDIN_FILENO) != 0;
     const auto outcome = dls::report::run_eval(job, command, std::cin, std::cout, std::cerr);

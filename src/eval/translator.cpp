@@ -149,7 +149,7 @@ void Translator::prepare(SentenceTranslation& t) const {
   }
   t.words = data::normalize_words(t.input, data::language_rules(loaded_.info.settings.data.source_language()));
   if (t.words.empty()) {
-    t.error = "no words left after normalisation";
+    t.error = kNoWordsError;
     return;
   }
   t.tokens = loaded_.english_subwords ? loaded_.english_subwords->encode(t.words) : t.words;

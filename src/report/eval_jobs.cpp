@@ -68,7 +68,8 @@ EvalJob model_job(EvalJob job, const std::string& kind, const EvalCommand& comma
   }
   const char* needed = job == EvalJob::kTranslate ? "seq2seq" : job == EvalJob::kClassify ? "vit" : "lm";
   if (job != EvalJob::kReport && kind != needed) {
-    throw std::runtime_error(eval_verb_name(job) + ": " + command.path + " is a " + kind + " run's, not a " + needed +
+    const auto a = [](const std::string& k) { return std::string(k == "lm" ? "an " : "a ") + k; };  // "an lm"
+    throw std::runtime_error(eval_verb_name(job) + ": " + command.path + " is " + a(kind) + " run's, not " + a(needed) +
                              " run's");
   }
   if (job == EvalJob::kTranslate && !translating)

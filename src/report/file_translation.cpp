@@ -51,6 +51,8 @@ std::string translation_json(const SentenceTranslation& t, const std::vector<Ali
     if (request.alignments) json.field("alignment", alignment_text(alignment));
   } else if (blank_line(t.input)) {  // left empty as in the text output, not a failure
     json.field("translation", "").field("raw", "");
+  } else if (copied_through(t)) {
+    json.field("translation", t.input).field("raw", "").field("note", kCopiedNote);
   } else {
     json.field("error", t.error);
   }
@@ -79,6 +81,8 @@ class FileTranslation {
       if (!t.ok() && blank_line(lines[i])) {
         ++blank_;
         messages_ << "line " << line << ": empty, left empty\n";
+      } else if (copied_through(t)) {
+        if (++copied_ <= kNoteLinesShown) messages_ << "line " << line << ": " << kCopiedNote << "\n";
       } else if (!t.ok()) {
         ++failures_;
         messages_ << "line " << line << ": error: " << t.error << "\n";
@@ -96,6 +100,7 @@ class FileTranslation {
 
   std::size_t failures() const { return failures_; }
   std::size_t blank_lines() const { return blank_; }
+  std::size_t copied_lines() const { return copied_; }
   std::size_t unknown_lines() const { return unknown_lines_; }
   std::size_t note_lines() const { return note_lines_; }
 
@@ -106,6 +111,7 @@ class FileTranslation {
   std::ostream& messages_;
   std::size_t failures_ = 0;
   std::size_t blank_ = 0;
+  std::size_t copied_ = 0;  // no words to translate
   std::size_t unknown_lines_ = 0;
   std::size_t note_lines_ = 0;  // longer than the model was trained on
 };
@@ -150,8 +156,15 @@ std::size_t translate_lines(Translator& translator, const TranslateRequest& requ
     messages << translation.note_lines() << " lines were longer than the model was trained on (the first "
              << kNoteLinesShown << " are noted above)\n";
   }
-  messages << "translated " << done - translation.failures() - translation.blank_lines() << " of " << done << " lines";
-  if (translation.blank_lines() > 0) messages << " (" << translation.blank_lines() << " blank, left empty)";
+  messages << "translated " << done - translation.failures() - translation.blank_lines() - translation.copied_lines()
+           << " of " << done << " lines";
+  std::vector<std::string> kept;  // the lines not translated by design
+  if (translation.blank_lines() > 0) kept.push_back(std::to_string(translation.blank_lines()) + " blank, left empty");
+  if (translation.copied_lines() > 0) {
+    kept.push_back(std::to_string(translation.copied_lines()) + " without words, copied as they are");
+  }
+  for (std::size_t i = 0; i < kept.size(); ++i) messages << (i == 0 ? " (" : "; ") << kept[i];
+  if (!kept.empty()) messages << ")";
   messages << "\n";
   return translation.failures();
 }
@@ -169,9 +182,17 @@ void write_standard_output(std::ostream& out, const std::string& text) {
 
 bool blank_line(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
 
+bool copied_through(const SentenceTranslation& t) {
+  return !t.ok() && t.error == eval::kNoWordsError && !blank_line(t.input);
+}
+
 std::string output_lines(const SentenceTranslation& t, std::size_t number, const std::vector<AlignmentPoint>& alignment,
                          const TranslateRequest& request, const std::string& checkpoint) {
   if (request.json) return translation_json(t, alignment, request, checkpoint) + "\n";
+  if (copied_through(t)) {
+    if (request.decode.n_best > 1) return std::to_string(number) + " ||| " + t.input + " ||| 0.0000\n";
+    return t.input + (request.alignments ? " ||| " : "") + "\n";
+  }
   if (!t.ok()) return request.decode.n_best > 1 ? "" : "\n";
   if (request.decode.n_best > 1) {
     std::string lines;

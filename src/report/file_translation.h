@@ -36,6 +36,11 @@ void write_standard_output(std::ostream& out, const std::string& text);
 // Whether `line` holds nothing but spaces, tabs and a carriage return: left empty, not an error.
 bool blank_line(const std::string& line);
 
+// A line with no words to translate but something to keep ("* * *", "...", an emoji): copied to
+// the output as it is, not an error, as a document's separators and marks must survive.
+bool copied_through(const SentenceTranslation& t);
+inline constexpr const char* kCopiedNote = "no words to translate, copied as it is";
+
 // --input and --output of `request`, ready before any work.
 class TranslationFiles {
  public:

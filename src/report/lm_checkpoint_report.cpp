@@ -174,6 +174,13 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
                            std::ostream& out, std::ostream& messages) {
   const CheckpointReader reader(path, kLmCheckpointKind);
   const auto contents = checkpoint::read_lm_contents(reader);
+  // Refused, as every flag a job would not read: it was ignored.
+  if (contents.settings.data.block_size == 0 && request.tokens != LmEvalRequest{}.tokens) {
+    throw std::runtime_error(
+        "--tokens: for a running-text run (--block-size); a sentence model writes until its end "
+        "of sentence, at most " +
+        std::to_string(contents.settings.model.transformer().max_seq_length() - 1) + " tokens");
+  }
   auto model = checkpoint::load_lm_model(reader, contents.settings, request.weights);
   model->to(device);
   const auto vocabulary = Vocabulary::from_words(contents.words);

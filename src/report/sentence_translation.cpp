@@ -70,7 +70,9 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
       if (!t.ok()) {
         // Its line all the same (empty in text), so that outputs line up with the sentences given;
         // a blank one is left empty, as in --input, and is not an error.
-        if (!blank_line(t.input)) {
+        if (copied_through(t)) {
+          messages << "note: \"" << t.input << "\": " << kCopiedNote << "\n";
+        } else if (!blank_line(t.input)) {
           ++failures;
           messages << "error: \"" << t.input << "\": " << t.error << "\n";
         }

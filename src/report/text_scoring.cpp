@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
 
 #include "dls/data/normalize.h"
 #include "dls/util/file_io.h"
@@ -69,13 +70,26 @@ TextScores score_text_files(const ScoreRequest& request) {
   std::vector<std::vector<Tokens>> refs(hypotheses.size());
   std::vector<std::string> hyp_texts;
   std::vector<std::vector<std::string>> ref_texts(hypotheses.size());
+  std::size_t empty_references = 0;
+  std::string first_empty;  // "FILE:LINE"
   for (std::size_t i = 0; i < hypotheses.size(); ++i) {
     hyps.push_back(strip_special_tokens(split_whitespace(hypotheses[i])));
     hyp_texts.push_back(text_without_special_tokens(hypotheses[i], hyps.back()));
-    for (const auto& file : reference_files) {
-      refs[i].push_back(strip_special_tokens(split_whitespace(file[i])));
-      ref_texts[i].push_back(text_without_special_tokens(file[i], refs[i].back()));
+    for (std::size_t f = 0; f < reference_files.size(); ++f) {
+      refs[i].push_back(strip_special_tokens(split_whitespace(reference_files[f][i])));
+      ref_texts[i].push_back(text_without_special_tokens(reference_files[f][i], refs[i].back()));
+      if (refs[i].back().empty() && empty_references++ == 0) {
+        first_empty = request.references[f] + ":" + std::to_string(i + 1);
+      }
     }
+  }
+  // Scored as references without words, as NLTK does; sacreBLEU refuses them, and one usually
+  // means files that do not line up.
+  if (empty_references > 0) {
+    spdlog::warn(
+        "{}: an empty reference line ({} in all), scored as a reference without words; are the files "
+        "aligned line by line? (sacreBLEU refuses empty references)",
+        first_empty, empty_references);
   }
   TextScores scores;
   scores.lines = hyps.size();

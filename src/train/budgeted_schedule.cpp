@@ -38,12 +38,12 @@ BudgetedSchedule::BudgetedSchedule(const settings::LrSchedule& schedule, double 
     const std::string replaced = stored_limit > 0 && limit_s_ != stored_limit
                                      ? fmt::format(" (replacing the run's {:.0f} s)", stored_limit)
                                      : "";
-    spdlog::info("time budget {:.0f} s for the whole run{}: {} used, {} left", limit_s_, replaced,
+    spdlog::info("time budget {:g} s for the whole run{}: {} used, {} left", limit_s_, replaced,
                  util::format_duration(wall_s), util::format_duration(std::max(0.0, limit_s_ - wall_s)));
   }
   if (schedule.kind != settings::ScheduleKind::kWarmupCosine) {
     if (log_) {
-      spdlog::info("the {} schedule has no end to lay out over the {:.0f} s budget: the run stops when it is spent",
+      spdlog::info("the {} schedule has no end to lay out over the {:g} s budget: the run stops when it is spent",
                    settings::to_string(schedule.kind), limit_s_);
     }
     return;
@@ -78,7 +78,7 @@ void BudgetedSchedule::step_done(std::int64_t global_step, double started_s, dou
   lay_out(budget_->end_step(), global_step);
   if (!log_) return;
   const std::string line = fmt::format(
-      "schedule laid out over {} steps for the {:.0f} s budget ({:.3f} s per step{}, step {}, {:.0f} s left)",
+      "schedule laid out over {} steps for the {:g} s budget ({:.3f} s per step{}, step {}, {:.0f} s left)",
       schedule_.total_steps, limit_s_, budget_->seconds_per_step(),
       budget_->seconds_per_epoch_end() > 0 ? fmt::format(", {:.1f} s per epoch end", budget_->seconds_per_epoch_end())
                                            : std::string(),
@@ -134,7 +134,7 @@ void BudgetedSchedule::describe(checkpoint::CheckpointWriter& writer) const {
 
 std::string BudgetedSchedule::summary() const {
   if (!budget_) return "";
-  return fmt::format(", schedule laid out over {} steps for the {:.0f} s budget", schedule_.total_steps, limit_s_);
+  return fmt::format(", schedule laid out over {} steps for the {:g} s budget", schedule_.total_steps, limit_s_);
 }
 
 }  // namespace dls::train

@@ -18,16 +18,12 @@
 
 namespace dls::util {
 
-namespace {
-
 void set_log_level(const std::string& requested) {
   const char* env = std::getenv("DLS_LOG_LEVEL");
   const std::string level = (env != nullptr && *env != '\0') ? env : requested;
   if (!level.empty()) spdlog::set_level(spdlog::level::from_str(level));
   spdlog::set_pattern("[%H:%M:%S] %^%l%$ %v");
 }
-
-}  // namespace
 
 RuntimeInfo detect_blas() {
   RuntimeInfo info;

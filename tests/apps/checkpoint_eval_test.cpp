@@ -38,13 +38,21 @@ TEST(CheckpointEvalApp, TranslatesSentencesAndReportsUnknownWords) {
   EXPECT_FALSE(std::getline(lines, third)) << run.out;  // one line per sentence
   EXPECT_NE(run.err.find("unknown words (translated as <unk>): zyxwv"), std::string::npos) << run.err;
   // A sentence that cannot be translated keeps its (empty) line: outputs line up with the sentences.
-  const auto gap =
-      run_checkpoint_eval(trained_seq2seq_run().string() +
-                              " --translate \"I'm here.\" --translate \"...\" --translate \"the zyxwv is here\"",
-                          "translate_gap");
+  const auto gap = run_checkpoint_eval(trained_seq2seq_run().string() +
+                                           " --translate \"I'm here.\" --translate \"bad \xff byte\" --translate "
+                                           "\"the zyxwv is here\"",
+                                       "translate_gap");
   EXPECT_NE(gap.status, 0) << "a sentence failed";
   EXPECT_EQ(test::lines_of(gap.out), (std::vector<std::string>{first, "", second})) << gap.out;
-  EXPECT_NE(gap.err.find("error: \"...\": no words left after normalisation"), std::string::npos) << gap.err;
+  EXPECT_NE(gap.err.find("the sentence is not valid UTF-8"), std::string::npos) << gap.err;
+  // A line without words ("...", "* * *": a document's separators) is copied as it is, not an error.
+  const auto marks =
+      run_checkpoint_eval(trained_seq2seq_run().string() +
+                              " --translate \"I'm here.\" --translate \"* * *\" --translate \"the zyxwv is here\"",
+                          "translate_marks");
+  EXPECT_EQ(marks.status, 0) << marks.err;
+  EXPECT_EQ(test::lines_of(marks.out), (std::vector<std::string>{first, "* * *", second})) << marks.out;
+  EXPECT_NE(marks.err.find("note: \"* * *\": no words to translate, copied as it is"), std::string::npos) << marks.err;
 
   // The same sentences typed into the interactive mode give the same translations; a
   // sentence longer than the model was trained on is translated too, with a note; a blank line
@@ -185,6 +193,15 @@ TEST(CheckpointEvalApp, ScoresTextFiles) {
       << text.out;
   EXPECT_NE(text.out.find("chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:dls-cpp = "), std::string::npos)
       << text.out;
+  // An empty reference line is scored (as NLTK does) with a warning naming it: sacreBLEU refuses
+  // it, and it usually means files that do not line up (it was scored silently).
+  test::write_bytes(dir / "hyp2.txt", "he read the book\nshe is here\n");
+  test::write_bytes(dir / "ref2.txt", "he read the book\n\n");
+  const auto gap = run_checkpoint_eval(
+      "--score " + (dir / "hyp2.txt").string() + " --ref " + (dir / "ref2.txt").string(), "score_gap");
+  ASSERT_EQ(gap.status, 0) << gap.err;
+  EXPECT_NE(gap.err.find((dir / "ref2.txt").string() + ":2: an empty reference line (1 in all)"), std::string::npos)
+      << gap.err;
 }
 
 TEST(CheckpointEvalApp, BadInputIsAOneLineError) {

@@ -114,7 +114,7 @@ TEST(EvalSubcommands, WhatASubcommandCannotDoIsOneLine) {
                                 part);
   };
   refused("classify " + run + " x.png", "classify: " + run + " is a seq2seq run's, not a vit run's", "classify");
-  refused("generate " + run + " hola", "generate: " + run + " is a seq2seq run's, not a lm run's", "generate");
+  refused("generate " + run + " hola", "generate: " + run + " is a seq2seq run's, not an lm run's", "generate");
   refused("translate " + run, "translate: give sentences, --input FILE or --interactive", "nothing");
   refused("translate " + run + " hi --output x.txt", "--output: with --input FILE", "output");
   refused("translate " + run + " hi --input x.txt", "--input: not with sentences on the command line", "input_and");

@@ -88,6 +88,10 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
   ASSERT_EQ(sampled.status, 0) << sampled.err;
   EXPECT_EQ(test::count_lines(sampled.out), 3u) << sampled.out;
   EXPECT_EQ(run_lm_eval(sample_args, "sampled_again").out, sampled.out);
+  // --tokens is a running-text run's: a sentence model refuses it (it was ignored).
+  const auto tokens = run_lm_eval(run_dir.string() + " --generate tengo --tokens 3", "tokens");
+  EXPECT_EQ(tokens.status, 1);
+  EXPECT_NE(tokens.err.find("error: --tokens: for a running-text run (--block-size)"), std::string::npos) << tokens.err;
   // Unknown words of a prompt: one warning line however many, with the count and the first
   // few, then the one-line error for a prompt longer than the model's L.
   std::string long_prompt;

@@ -179,27 +179,34 @@ TEST(TranslateFileFaults, AWriteProtectedOutputIsLeftAsItIs) {
   EXPECT_TRUE(temporaries_in(dir).empty());
 }
 
-// Blank lines are left empty by design: not errors, exit status 0.
+// Blank lines are left empty by design, and lines without words ("* * *", "...": a document's
+// separators) copied as they are: not errors, exit status 0 (those were errors, exit 1).
 TEST(TranslateFileFaults, BlankLinesAreLeftEmptyNotErrors) {
   const auto dir = test::fresh_temp_dir("translate_faults_blank");
-  test::write_bytes(dir / "in.txt", "I am here.\n\n   \nShe is tall.\n");
+  test::write_bytes(dir / "in.txt", "I am here.\n\n   \nShe is tall.\n* * *\n");
   const auto run = eval("--input " + (dir / "in.txt").string() + " --output " + (dir / "out.txt").string(), "blank");
   EXPECT_EQ(run.status, 0) << run.err;
   const auto out = test::lines_of(util::read_file((dir / "out.txt").string()));
-  ASSERT_EQ(out.size(), 4u);
+  ASSERT_EQ(out.size(), 5u);
   EXPECT_EQ(out[1], "");
   EXPECT_EQ(out[2], "");
+  EXPECT_EQ(out[4], "* * *");
   EXPECT_NE(run.err.find("line 2: empty, left empty"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("translated 2 of 4 lines (2 blank, left empty)"), std::string::npos) << run.err;
-  // As JSON: a record with an empty translation, no error.
+  EXPECT_NE(run.err.find("line 5: no words to translate, copied as it is"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("translated 2 of 5 lines (2 blank, left empty; 1 without words, copied as they are)"),
+            std::string::npos)
+      << run.err;
+  // As JSON: a record with an empty translation, no error; the copy with a note.
   const auto json = eval("--input " + (dir / "in.txt").string() + " --json", "blank_json");
   EXPECT_EQ(json.status, 0) << json.err;
   const auto records = test::lines_of(json.out);
-  ASSERT_EQ(records.size(), 4u) << json.out;
+  ASSERT_EQ(records.size(), 5u) << json.out;
   for (const std::size_t empty : {1, 2}) {
     EXPECT_EQ(records[empty].find("\"error\""), std::string::npos) << records[empty];
     EXPECT_NE(records[empty].find("\"translation\":\"\""), std::string::npos) << records[empty];
   }
+  EXPECT_NE(records[4].find("\"translation\":\"* * *\""), std::string::npos) << records[4];
+  EXPECT_EQ(records[4].find("\"error\""), std::string::npos) << records[4];
 }
 
 // A full disk was "(disk full?)": now the file and the system's reason, nothing left behind.

@@ -59,6 +59,10 @@ struct TranslatedPart {
   std::vector<std::string> output_tokens;  // their translation
 };
 
+// SentenceTranslation::error of a sentence in which normalisation leaves no word: a blank one,
+// or one of punctuation and symbols alone ("* * *", "...", an emoji).
+inline constexpr const char* kNoWordsError = "no words left after normalisation";
+
 struct SentenceTranslation {
   std::string input;                       // as given
   std::vector<std::string> words;          // normalised source words

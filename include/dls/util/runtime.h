@@ -12,6 +12,11 @@ namespace dls::util {
 // What --log-level accepts: spdlog's level names.
 inline const std::vector<std::string> kLogLevels{"trace", "debug", "info", "warn", "error", "critical", "off"};
 
+// Sets the log level `requested` (--log-level), DLS_LOG_LEVEL winning when set, and the log
+// lines' pattern ("[12:00:00] info ..."); "" keeps the level. configure_runtime() calls it; a job
+// that runs no model (checkpoint_eval export) calls it alone.
+void set_log_level(const std::string& requested);
+
 struct RuntimeOptions {
   int threads = 0;  // intra-op threads; 0 = default_threads()
   // trace|debug|info|warn|error|off (env DLS_LOG_LEVEL wins); "" leaves the level the program
