@@ -24,8 +24,9 @@ using eval::Translator;
 // What is written for `t`, sentence `number` (0-based), newline included, in every mode: its
 // JSON object (naming `checkpoint`, the file translated with; "n_best" and "alignment" when
 // asked), its translation (" ||| " and `alignment`'s pairs after it with --alignments), or an
-// empty line when it failed; with --n-best N, a line "number ||| translation ||| log p" for each
-// of its n best (none when it failed), as Moses and Marian write n-best lists.
+// empty line when it failed (the line itself when it has no words: copied_through()); with
+// --n-best N, a line "number ||| translation ||| log p" for each of its n best (none when it
+// failed; the line itself, log p 0, when copied), as Moses and Marian write n-best lists.
 std::string output_lines(const SentenceTranslation& t, std::size_t number, const std::vector<AlignmentPoint>& alignment,
                          const TranslateRequest& request, const std::string& checkpoint);
 
