@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "dls/util/heat_map.h"
+#include "dls/util/utf8.h"
 
 namespace dls::eval {
 
@@ -110,11 +111,17 @@ std::vector<double> ConfusionMatrix::row_percentages() const {
   return values;
 }
 
+// `text` right-aligned in `columns` terminal columns: by display width, not bytes, so that a
+// name such as "canción" (or one that is not UTF-8: each bad sequence one replacement mark) lines up.
+std::string right_aligned(const std::string& text, int columns) {
+  return std::string(static_cast<std::size_t>(std::max(0, columns - util::display_width(text))), ' ') + text;
+}
+
 std::string format_dlstudio_accuracies(const ConfusionMatrix& matrix, const std::vector<std::string>& names) {
   check_names(matrix, names);
   std::string out;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    out += "Prediction accuracy for " + printf_string("%5s", names[i]) + " : " +
+    out += "Prediction accuracy for " + right_aligned(names[i], 5) + " : " +
            printf_string("%2s", truncated_percent(matrix.class_accuracy(i))) + " %\n";
   }
   out += "\n\nOverall accuracy of the network on the test images: " + truncated_percent(matrix.accuracy()) + " %\n";
@@ -126,13 +133,13 @@ std::string format_dlstudio_confusion(const ConfusionMatrix& matrix, const std::
   // DLStudio's columns are 7 wide; wider only where a name needs it, so that names of 7 or
   // more characters (Fashion-MNIST's "trouser", "pullovr", "sneaker") stay apart.
   int width = 7;
-  for (const auto& name : names) width = std::max(width, static_cast<int>(name.size()) + 1);
+  for (const auto& name : names) width = std::max(width, util::display_width(name) + 1);
   std::string out = "Displaying the confusion matrix:\n\n" + std::string(12, ' ');
-  for (const auto& name : names) out += std::string(width - name.size(), ' ') + name;
+  for (const auto& name : names) out += right_aligned(name, width);
   out += "\n";
   const auto percent = matrix.row_percentages();
   for (std::size_t i = 0; i < names.size(); ++i) {
-    out += printf_string("%9s", names[i]) + ":  ";
+    out += right_aligned(names[i], 9) + ":  ";
     for (std::size_t j = 0; j < names.size(); ++j) {
       char cell[32];
       std::snprintf(cell, sizeof(cell), "%*.2f", width, percent[i * names.size() + j]);

@@ -82,6 +82,22 @@ TEST(ConfusionMatrix, LongNamesWidenTheColumns) {
             "      bag:     25.00    0.00   75.00\n");
 }
 
+// Names are aligned by the columns they take, not their bytes: "canción" (8 bytes, 7 columns)
+// and a folder name that is not UTF-8 (a Latin-1 byte, shown as one replacement mark) sat one
+// column off their numbers.
+TEST(ConfusionMatrix, NamesAlignByTheColumnsTheyTake) {
+  EXPECT_EQ(format_dlstudio_confusion(sample(), {"canción", "caf\xe9", "bird"}),
+            "Displaying the confusion matrix:\n"
+            "\n"
+            "             canción    caf\xe9    bird\n"
+            "  canción:     66.67   33.33    0.00\n"
+            "     caf\xe9:     50.00   50.00    0.00\n"
+            "     bird:     25.00    0.00   75.00\n");
+  EXPECT_NE(format_dlstudio_accuracies(sample(), {"canción", "caf\xe9", "bird"})
+                .find("Prediction accuracy for  caf\xe9 : 50 %"),
+            std::string::npos);
+}
+
 TEST(ConfusionMatrix, HeatMapPng) {
   const auto dir = test::fresh_temp_dir("confusion_png");
   const auto path = (dir / "confusion.png").string();
