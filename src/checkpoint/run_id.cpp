@@ -34,6 +34,12 @@ std::string skipped_line(const std::string& file, const std::string& theirs, con
 
 }  // namespace
 
+std::string run_directory_of(const std::string& dir) {
+  std::error_code error;
+  const auto resolved = fs::weakly_canonical(dir, error);
+  return run_dir_of(error ? dir : resolved.string());
+}
+
 std::string read_run_id(const std::string& run_dir) {
   const auto path = fs::path(run_dir) / kRunIdFile;
   std::error_code error;
@@ -59,11 +65,28 @@ std::vector<std::string> this_runs_checkpoints(const std::vector<std::string>& f
   return {kept.rbegin(), kept.rend()};
 }
 
+std::string run_checkpoints_kind(const std::string& checkpoint_or_run, const std::vector<std::string>& files) {
+  std::error_code error;
+  const std::string here =
+      fs::is_directory(checkpoint_or_run, error) ? read_run_id(run_directory_of(checkpoint_or_run)) : "";
+  if (here.empty()) return checkpoints_kind(checkpoint_or_run, files);
+  for (auto file = files.rbegin(); file != files.rend(); ++file) {
+    try {
+      const CheckpointReader reader(*file);
+      const std::string theirs = reader.has_text(kRunIdText) ? reader.text(kRunIdText) : "";
+      if (theirs.empty() || theirs == here) return reader.kind();
+    } catch (const CheckpointError&) {
+      if (files.size() == 1) throw;
+    }
+  }
+  throw std::runtime_error(checkpoint_or_run + ": no readable checkpoint of this run (RUN_ID " + here + ")");
+}
+
 CheckpointReader open_run_checkpoint(const std::string& checkpoint_or_run, const std::string& expected_kind,
                                      RunCheckpoint pick) {
   std::error_code error;
   if (!fs::is_directory(checkpoint_or_run, error)) return CheckpointReader(checkpoint_or_run, expected_kind);
-  const std::string run_dir = run_dir_of(checkpoint_or_run);
+  const std::string run_dir = run_directory_of(checkpoint_or_run);
   const std::string here = read_run_id(run_dir);
   const auto open_own = [&](const std::string& file) -> std::optional<CheckpointReader> {
     CheckpointReader reader(file);  // its kind checked once it is the run's: another run's is passed over

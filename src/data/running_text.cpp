@@ -184,13 +184,21 @@ LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredDat
   } else {
     split.seed = settings.split_seed;
     split.validation_pairs = held_out_lines(text, settings.validation_fraction);
-    // The validation text is the last lines: a text on one line has none to hold out, and the
-    // run trained without validation (perplexity nan) though --validation-fraction asked for it.
-    if (settings.validation_fraction > 0 && split.validation_pairs == 0) {
+    // The validation text is the last lines: a text on one line has none to hold out (the run
+    // trained without validation, perplexity nan), and one whose last line holds most of the
+    // text (a few title lines, then the text on one line) trained on the titles alone.
+    double held = 0;
+    for (std::size_t i = 0; i < split.validation_pairs; ++i)
+      held += static_cast<double>(text.line_characters[text.lines.size() - 1 - i]);
+    const double share = text.characters > 0 ? held / static_cast<double>(text.characters) : 0;
+    if (settings.validation_fraction > 0 && (split.validation_pairs == 0 || share > 0.5)) {
       throw std::runtime_error(fmt::format(
-          "{}: running text on one line: the validation text is its last lines, so none can be held out; break the "
+          "{}: the validation text is the last lines holding --validation-fraction {} of the text, and {}; break the "
           "text into lines (paragraphs), or give --validation-fraction 0 to train without validation",
-          text.source));
+          text.source, settings.validation_fraction,
+          split.validation_pairs == 0
+              ? std::string("the text is one line: none can be held out")
+              : fmt::format("its last {} line(s) hold {:.0f}% of it", split.validation_pairs, 100 * share)));
     }
     split.corpus_pairs = text.lines.size();
     split.corpus_fingerprint = text.fingerprint;

@@ -114,10 +114,14 @@ TrainingMemory rnn_seq2seq_training_memory(const RnnSeq2SeqConfig& config, std::
   const double L = static_cast<double>(config.max_seq_length), H = static_cast<double>(config.hidden_size);
   const double He = static_cast<double>(config.encoder_output_size());
   const double gates = config.cell == RnnCell::kGru ? 3 : 4;
-  // Per position: each layer's gates and states in both RNNs (the encoder's both ways), the
-  // embeddings, the context and the attention weights over the source.
-  const double per_position = static_cast<double>(config.layers) * (gates + 2) * (He + H) +
-                              2.0 * static_cast<double>(config.embedding_size) + 2 * He + 2 * L;
+  const double A = static_cast<double>(config.attention_size > 0 ? config.attention_size : config.hidden_size);
+  // Per position: each layer's gates before and after their activations and its states, in
+  // both RNNs (the encoder's both ways), the embeddings, the context and the attention weights
+  // over the source -- and additive attention's scores before and after tanh, A wide for every
+  // source position ([B, T, S, A]: at H 1024 and batch 2048 the largest term).
+  const double additive = config.score == AttentionScore::kAdditive ? 2 * L * A : 0;
+  const double per_position = static_cast<double>(config.layers) * (2 * gates + 2) * (He + H) +
+                              2.0 * static_cast<double>(config.embedding_size) + 2 * He + 2 * L + additive;
   const double activations = L * per_position + output_floats(config.max_seq_length, config.target_vocab);
   return memory_of(rnn_seq2seq_parameters(config), activations, batch_size);
 }

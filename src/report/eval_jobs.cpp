@@ -241,7 +241,7 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
   const auto this_runs = [&](const std::vector<std::string>& all, std::size_t newest) {
     std::error_code error;
     if (!std::filesystem::is_directory(command.path, error)) return all;  // a file named is read as named
-    return checkpoint::this_runs_checkpoints(all, checkpoint::run_dir_of(command.path), messages, newest);
+    return checkpoint::this_runs_checkpoints(all, checkpoint::run_directory_of(command.path), messages, newest);
   };
   if (job == EvalJob::kExport || (any && !command.export_dir.empty())) {
     dlstudio::check_export_folder(command.export_dir);
@@ -258,7 +258,7 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
   } else if (job == EvalJob::kTranslate && !command.output.empty() && command.translation.input_file.empty()) {
     throw std::runtime_error("--output: with --input FILE");
   }
-  const auto kind = checkpoint::checkpoints_kind(command.path, files);
+  const auto kind = checkpoint::run_checkpoints_kind(command.path, files);
   apply_quantize(command.quantize, kind, target, precision != util::Precision::kFp32);
   const auto done = model_job(job, kind, command);
   // One model for everything that translates or generates: RUN's best.pt, else its newest

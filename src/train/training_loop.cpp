@@ -201,8 +201,11 @@ class Loop {
           correct = static_cast<std::int64_t>(std::llround(sums[1]));
           time_up = sums[2] > 0;
           if (signal == 0 && sums[3] > 0) {
-            signal = SIGTERM;  // another rank's
-            signal_of_another_rank_ = true;
+            // Another rank's -- unless this rank's own came during the all-reduce (a group's
+            // Ctrl-C reaches every rank at about the same moment).
+            signal = StopSignals::received();
+            signal_of_another_rank_ = signal == 0;
+            if (signal == 0) signal = SIGTERM;
           }
           started_s = sums[4];  // rank 0's clock lays out everyone's schedule
           ended_s = sums[5];

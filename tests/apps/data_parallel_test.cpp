@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <torch/torch.h>
@@ -282,36 +283,69 @@ TEST(Seq2SeqDataParallelTorchrun, TwoNodesOfOneWorkerEqualOneProcess) {
   expect_same_weights(seq2seq_weights(dir / "one"), seq2seq_weights(dir / "two"), "2 nodes");
 }
 
+// Runs seq2seq_train `args` as torchrun's attempt `attempt` would (TORCHELASTIC_RESTART_COUNT),
+// a child of this process as every attempt is a child of torchrun's agent; exit 0 expected
+// unless `status` says otherwise. Returns the child's output and errors.
+std::pair<std::string, std::string> run_attempt(const std::string& args, int attempt, const fs::path& dir,
+                                                const std::string& name, int status = 0) {
+  test::ChildProcesses children;
+  std::vector<std::string> argv{testing::binary_dir() + "/apps/seq2seq_train"};
+  for (const auto& w : words(args)) argv.push_back(w);
+  const auto i = children.start(argv, {"TORCHELASTIC_RESTART_COUNT=" + std::to_string(attempt)}, dir, name);
+  EXPECT_TRUE(children.wait(i, 120s)) << name;
+  EXPECT_EQ(children[i].exit_code, status) << name << ": " << children[i].stderr_text();
+  return {children[i].stdout_text(), children[i].stderr_text()};
+}
+
 // After torchrun restarts a failed job (TORCHELASTIC_RESTART_COUNT > 0), the same command
 // line continues from the run directory's newest checkpoint instead of starting afresh.
 TEST(Seq2SeqDataParallelTorchrun, RestartedJobResumesItsRunDirectory) {
   const auto dir = test::fresh_temp_dir("dp_restart");
   std::string args = kSeq2Seq + " --layout vaswani --json --run-dir " + (dir / "run").string();
-  const auto first = test::run_program("apps/seq2seq_train", args, "dp_restart_first");
-  ASSERT_EQ(first.status, 0) << first.err;
-  ASSERT_NE(first.out.find("\"iterations\":3"), std::string::npos) << first.out;
+  const auto first = run_attempt(args, 0, dir, "first");
+  ASSERT_NE(first.first.find("\"iterations\":3"), std::string::npos) << first.first;
   args.replace(args.find("--max-iters 3"), 13, "--max-iters 5");
-  const auto again =
-      test::run_program("apps/seq2seq_train", args, "dp_restart_again", "", "TORCHELASTIC_RESTART_COUNT=1 ");
-  ASSERT_EQ(again.status, 0) << again.err;
-  EXPECT_NE(again.out.find("\"iterations\":5"), std::string::npos) << "resumed at step 3: " << again.out;
-  EXPECT_NE(again.err.find("resuming"), std::string::npos) << again.err;
+  const auto again = run_attempt(args, 1, dir, "again");
+  EXPECT_NE(again.first.find("\"iterations\":5"), std::string::npos) << "resumed at step 3: " << again.first;
+  EXPECT_NE(again.second.find("resuming"), std::string::npos) << again.second;
 }
 
 // A restart before the job's first checkpoint starts the run again (the failed attempt's
-// files moved aside): it refused its own run directory, wasting the restart.
+// files moved aside): it refused its own run directory, wasting the restart. A run of the
+// user's already in the directory is another job's: attempt 0 refused it, and a restart
+// neither moves it aside nor resumes it (it did both).
 TEST(Seq2SeqDataParallelTorchrun, RestartBeforeTheFirstCheckpointStartsAgain) {
   const auto dir = test::fresh_temp_dir("dp_restart_early");
   const auto run = dir / "run";
-  fs::create_directories(run / "checkpoints");
-  test::write_bytes(run / "metrics.csv", "epoch,step\n");  // what the failed attempt left
   const std::string args = kSeq2Seq + " --layout vaswani --json --run-dir " + run.string();
-  const auto again =
-      test::run_program("apps/seq2seq_train", args, "dp_restart_early", "", "TORCHELASTIC_RESTART_COUNT=1 ");
-  ASSERT_EQ(again.status, 0) << again.err;
-  EXPECT_NE(again.out.find("\"iterations\":3"), std::string::npos) << again.out;
-  EXPECT_NE(again.err.find("restart 1 of the job: no checkpoint yet, starting afresh"), std::string::npos) << again.err;
-  EXPECT_TRUE(fs::exists(dir / "run.old-1" / "metrics.csv")) << again.err;
+  // Attempt 0 starts the run and fails before its first checkpoint (here: its directory is
+  // left as such a failure leaves it).
+  std::string first_args = args;
+  first_args.replace(first_args.find("--max-iters 3"), 13, "--max-iters 1");
+  run_attempt(first_args, 0, dir, "attempt0");
+  for (const auto& entry : fs::directory_iterator(run / "checkpoints")) fs::remove(entry.path());
+  const auto again = run_attempt(args, 1, dir, "attempt1");
+  EXPECT_NE(again.first.find("\"iterations\":3"), std::string::npos) << again.first;
+  EXPECT_NE(again.second.find("restart 1 of the job: no checkpoint yet, starting afresh"), std::string::npos)
+      << again.second;
+  EXPECT_TRUE(fs::exists(dir / "run.old-1" / "metrics.csv")) << again.second;
+
+  // Another job's run (a user's, with and without checkpoints): refused by every attempt, untouched.
+  for (const bool checkpoints : {false, true}) {
+    const auto theirs = dir / (checkpoints ? "theirs_saved" : "theirs");
+    const auto first = test::run_program("apps/seq2seq_train", kSeq2Seq + " --run-dir " + theirs.string(),
+                                         "dp_restart_theirs" + std::to_string(checkpoints));
+    ASSERT_EQ(first.status, 0) << first.err;
+    if (!checkpoints) {
+      for (const auto& entry : fs::directory_iterator(theirs / "checkpoints")) fs::remove(entry.path());
+    }
+    const auto metrics = util::read_file((theirs / "metrics.csv").string());
+    std::string other = kSeq2Seq + " --run-dir " + theirs.string();
+    other.replace(other.find("--max-iters 3"), 13, "--max-iters 5");
+    run_attempt(other, 1, dir, "theirs_restart" + std::to_string(checkpoints), 1);
+    EXPECT_EQ(util::read_file((theirs / "metrics.csv").string()), metrics) << "the user's run was changed";
+    EXPECT_FALSE(fs::exists(theirs.string() + ".old-1"));
+  }
 }
 
 // A rank killed mid-run ends the other within the timeout with one error line naming what

@@ -53,6 +53,23 @@ TEST(RunCheckpoint, TheRunsOwnNewestOverANewerCopyFromAnotherRun) {
       << messages.str();
 }
 
+// The run's folder however it is named: "checkpoints/." and a link to checkpoints/ read the
+// run's RUN_ID (they looked for it in the wrong folder and took the copy); a copy of another
+// kind leaves the run's kind its own (a copied-in lm checkpoint made a seq2seq run an lm one).
+TEST(RunCheckpoint, ThePathFormsOfARunAndItsKind) {
+  const RunWithACopy dir;
+  EXPECT_EQ(open_run_checkpoint((dir.run / "checkpoints" / ".").string()).path(),
+            (dir.run / "checkpoints" / "." / checkpoint_file_name(2)).string());
+  const auto link = dir.run.parent_path() / "run_id_choice_link";
+  fs::remove(link);
+  fs::create_directory_symlink(dir.run / "checkpoints", link);
+  EXPECT_EQ(fs::path(open_run_checkpoint(link.string()).path()).filename(), checkpoint_file_name(2));
+  write_checkpoint(dir.run / "checkpoints" / checkpoint_file_name(12), "bbbb", "lm");
+  EXPECT_EQ(run_checkpoints_kind(dir.run.string(), find_checkpoints(dir.run.string())), "seq2seq");
+  EXPECT_EQ(run_checkpoints_kind(link.string(), find_checkpoints(link.string())), "seq2seq");
+  fs::remove(link);
+}
+
 TEST(RunCheckpoint, BestPtWhenItIsTheRunsOwn) {
   const RunWithACopy dir;
   const auto best = write_checkpoint(dir.run / "best.pt", "aaaa");

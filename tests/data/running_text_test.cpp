@@ -177,7 +177,10 @@ TEST(RunningText, BadTextsAreOneLineNamingTheFile) {
   // One line: nothing to hold out (it trained without validation, perplexity nan).
   std::string one_line;
   for (int i = 0; i < 50; ++i) one_line += "the words of one long line ";
-  expect_error(one_line + "\n", 8, "running text on one line: the validation text is its last lines");
+  expect_error(one_line + "\n", 8, "the text is one line: none can be held out");
+  // A few title lines, then the text on one line: the last line is most of it (it trained on
+  // the titles); blank lines around it change nothing.
+  expect_error("A Title\nby Someone\n\n" + one_line + "\n\n\n", 8, "line(s) hold ");
   auto without_validation = char_settings(text_file("one_line", one_line), 8);
   without_validation.validation_fraction = 0;
   EXPECT_NO_THROW(prepare_lm_dataset(without_validation, nullptr));

@@ -19,6 +19,10 @@ inline constexpr const char* kRunIdFile = "RUN_ID";  // the file in the run dire
 // run ids).
 std::string read_run_id(const std::string& run_dir);
 
+// The run whose RUN_ID a directory's checkpoints answer to: checkpoint::run_dir_of() of the
+// directory resolved ("RUN/checkpoints/." and a link to RUN/checkpoints are RUN's).
+std::string run_directory_of(const std::string& dir);
+
 // `files` (oldest first), the checkpoints of run directory `run_dir`, without those another
 // run wrote (a run id that is not RUN_ID's), each left out named on `messages`; all of them
 // when the run or a checkpoint has no id (runs from before ids). At most the `newest` of them:
@@ -27,6 +31,11 @@ std::string read_run_id(const std::string& run_dir);
 std::vector<std::string> this_runs_checkpoints(const std::vector<std::string>& files, const std::string& run_dir,
                                                std::ostream& messages,
                                                std::size_t newest = static_cast<std::size_t>(-1));
+
+// checkpoint::checkpoints_kind() of `files` (oldest first, found in `checkpoint_or_run`) leaving
+// out, for a run directory, those another run wrote: a copied-in checkpoint of another kind
+// made the run look like that kind's. One file read when the newest is the run's.
+std::string run_checkpoints_kind(const std::string& checkpoint_or_run, const std::vector<std::string>& files);
 
 // Which checkpoint of a run directory a job reads.
 enum class RunCheckpoint {

@@ -1,13 +1,19 @@
 #include "dls/train/run/run_start.h"
 #include "dls/train/run/run_directory.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <filesystem>
 #include <system_error>
 
 #include <spdlog/spdlog.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/util/file_io.h"
 #include "train/training_support.h"
 
 namespace dls::train {
@@ -50,14 +56,17 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
     // one directory the second stops here.
     started.created_dir = outermost_missing(started.run.run_dir);
     started.lock = std::make_unique<RunDirectoryLock>(started.run.run_dir);
-    // torchrun restarted the job before its first checkpoint: what the failed attempt left
-    // (metrics.csv, the settings) goes aside, and the run starts again.
-    const bool restarted_afresh = !resuming && restart_count() > 0;
+    // torchrun restarted this job before its first checkpoint: what the failed attempt left
+    // (metrics.csv, the settings) goes aside, and the run starts again. Only this job's: an
+    // earlier run of the user's in the directory stays refused, as attempt 0 refused it.
+    const bool restarted_afresh = !resuming && restart_count() > 0 && written_by_this_job(started.run.run_dir);
     if (restarted_afresh) spdlog::warn("restart {} of the job: no checkpoint yet, starting afresh", restart_count());
     if (!resuming && !claim_run_directory(started.run.run_dir, run.overwrite || restarted_afresh).empty()) {
       // The lock went aside with the earlier run: lock the fresh directory.
       started.lock = std::make_unique<RunDirectoryLock>(started.run.run_dir);
     }
+    const auto job = torchrun_job();
+    if (!job.empty()) util::write_text_atomically((fs::path(started.run.run_dir) / kTorchrunJobFile).string(), job);
   }
   if (resuming) {
     started.resume = std::make_unique<checkpoint::CheckpointReader>(checkpoint::latest_checkpoint(started.run.resume),
@@ -74,6 +83,7 @@ void StartedRun::remove_unused_directory() {
   if (error) return;
   if (!dir.has_filename()) dir = dir.parent_path();
   fs::remove(dir / ".lock", error);
+  fs::remove(dir / kTorchrunJobFile, error);
   const fs::path outermost(created_dir);
   // fs::remove takes only an empty folder: whatever another program put there stays.
   while (fs::remove(dir, error) && dir != outermost && dir.parent_path() != dir) dir = dir.parent_path();
@@ -99,8 +109,34 @@ int restart_count() {
   return restarts == nullptr ? 0 : std::atoi(restarts);
 }
 
+std::string torchrun_job() {
+  if (std::getenv("TORCHELASTIC_RESTART_COUNT") == nullptr) return "";
+  // The launcher's pid and start time (field 22 of /proc/PID/stat, after the command's
+  // parenthesis), so that a later process with its pid is another.
+  const auto parent = ::getppid();
+  std::ifstream stat("/proc/" + std::to_string(parent) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  std::istringstream fields(text.substr(text.rfind(')') + 1));
+  std::string field, started;
+  for (int i = 3; i <= 22 && fields >> field; ++i) started = field;
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  return std::string(host) + " " + std::to_string(parent) + " " + started;
+}
+
+bool written_by_this_job(const std::string& run_dir) {
+  const auto path = fs::path(run_dir) / kTorchrunJobFile;
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) return false;
+  std::ifstream in(path);
+  std::string recorded;
+  std::getline(in, recorded);
+  const auto job = torchrun_job();
+  return !job.empty() && recorded == job;
+}
+
 std::string resume_after_restart(const std::string& run_dir) {
-  if (restart_count() <= 0) return "";
+  if (restart_count() <= 0 || !written_by_this_job(run_dir)) return "";
   try {
     const auto newest = checkpoint::latest_checkpoint(run_dir);
     spdlog::warn("restart {} of the job: resuming {} from {}", restart_count(), run_dir, newest);

@@ -67,10 +67,19 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
 // How many times torchrun restarted the job (TORCHELASTIC_RESTART_COUNT); 0 outside torchrun.
 int restart_count();
 
+// Under torchrun (TORCHELASTIC_RESTART_COUNT set), which job this process belongs to: its
+// launcher's host, pid and start time -- torchrun's agent, which outlives the workers it
+// restarts; "" otherwise. Rank 0 records it in <run>/.torchrun_job when it starts a run.
+inline constexpr const char* kTorchrunJobFile = ".torchrun_job";
+std::string torchrun_job();
+// Whether <run_dir>/.torchrun_job names this process's job.
+bool written_by_this_job(const std::string& run_dir);
+
 // The run directory to resume after torchrun restarted the job (TORCHELASTIC_RESTART_COUNT
-// > 0, no --resume given, and `run_dir` holds checkpoints): `run_dir`; otherwise "". A
-// restart before the first checkpoint starts the run again, moving what the failed attempt
-// left aside (start_run).
+// > 0, no --resume given, and `run_dir` holds checkpoints this job wrote: its .torchrun_job):
+// `run_dir`; otherwise "". A restart before the first checkpoint starts the run again, moving
+// what the failed attempt left aside (start_run). An earlier run of the user's in `run_dir` is
+// neither resumed nor moved: attempt 0 refused it, and so does every restart.
 std::string resume_after_restart(const std::string& run_dir);
 
 }  // namespace dls::train
