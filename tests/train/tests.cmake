@@ -22,6 +22,7 @@ list(APPEND DLS_TEST_SOURCES
   train/parallel/split_batch_test.cpp
   train/run/run_directory_test.cpp
   train/run/run_identity_test.cpp
+  train/run/run_start_test.cpp
   train/run_plots_test.cpp
   train/step_operators_test.cpp
   train/step_plan_test.cpp

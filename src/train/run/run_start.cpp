@@ -46,7 +46,8 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
   started.placement = place_training(run.device, run.precision, run.workers, run.parallel);
   started.run = run;
   const std::string asked_dir = run.run_dir.empty() ? default_run_dir : run.run_dir;
-  started.run.resume = run.resume.empty() ? resume_after_restart(asked_dir) : run.resume;
+  started.run.resume =
+      run.resume.empty() ? resume_after_restart(asked_dir, started.placement.dist.is_main()) : run.resume;
   const bool resuming = !started.run.resume.empty();
   started.run.run_dir = !run.run_dir.empty() ? run.run_dir
                         : resuming           ? checkpoint::run_dir_of(started.run.resume)
@@ -135,8 +136,10 @@ bool written_by_this_job(const std::string& run_dir) {
   return !job.empty() && recorded == job;
 }
 
-std::string resume_after_restart(const std::string& run_dir) {
-  if (restart_count() <= 0 || !written_by_this_job(run_dir)) return "";
+std::string resume_after_restart(const std::string& run_dir, bool main_rank) {
+  // The other ranks follow the checkpoints rank 0 resumes: on another machine their launcher
+  // is another process, and rank 0 alone refuses a run that is not its job's.
+  if (restart_count() <= 0 || (main_rank && !written_by_this_job(run_dir))) return "";
   try {
     const auto newest = checkpoint::latest_checkpoint(run_dir);
     spdlog::warn("restart {} of the job: resuming {} from {}", restart_count(), run_dir, newest);

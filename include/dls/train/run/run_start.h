@@ -76,10 +76,12 @@ std::string torchrun_job();
 bool written_by_this_job(const std::string& run_dir);
 
 // The run directory to resume after torchrun restarted the job (TORCHELASTIC_RESTART_COUNT
-// > 0, no --resume given, and `run_dir` holds checkpoints this job wrote: its .torchrun_job):
-// `run_dir`; otherwise "". A restart before the first checkpoint starts the run again, moving
-// what the failed attempt left aside (start_run). An earlier run of the user's in `run_dir` is
-// neither resumed nor moved: attempt 0 refused it, and so does every restart.
-std::string resume_after_restart(const std::string& run_dir);
+// > 0, no --resume given, and `run_dir` holds checkpoints; on the `main_rank`, that this job
+// wrote: its .torchrun_job): `run_dir`; otherwise "". A restart before the first checkpoint
+// starts the run again, moving what the failed attempt left aside (start_run). An earlier run
+// of the user's in `run_dir` is neither resumed nor moved: rank 0 refused it at attempt 0, and
+// refuses it at every restart (the other ranks, whose launcher on another machine is another
+// process, follow rank 0 and end with it).
+std::string resume_after_restart(const std::string& run_dir, bool main_rank);
 
 }  // namespace dls::train
