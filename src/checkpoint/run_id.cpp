@@ -15,15 +15,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The run id a checkpoint carries; "" when it has none or cannot be read (the job that reads
-// it says why).
+// The run id the checkpoint `file` carries; "" when it has none or cannot be read (the job that
+// reads it says why).
 std::string run_id_of(const std::string& file) {
   try {
-    const CheckpointReader reader(file);
-    return reader.has_text(kRunIdText) ? reader.text(kRunIdText) : "";
+    return run_id_in(CheckpointReader(file));
   } catch (const std::exception&) {
     return "";
   }
+}
+
+// Whether a checkpoint carrying run id `theirs` is the run's whose RUN_ID is `here`: also when
+// either has none (runs and checkpoints from before run ids).
+bool of_this_run(const std::string& theirs, const std::string& here) {
+  return here.empty() || theirs.empty() || theirs == here;
 }
 
 std::string skipped_line(const std::string& file, const std::string& theirs, const std::string& run_dir,
@@ -33,6 +38,10 @@ std::string skipped_line(const std::string& file, const std::string& theirs, con
 }
 
 }  // namespace
+
+std::string run_id_in(const CheckpointReader& reader) {
+  return reader.has_text(kRunIdText) ? reader.text(kRunIdText) : "";
+}
 
 std::string run_directory_of(const std::string& dir) {
   std::error_code error;
@@ -56,7 +65,7 @@ std::vector<std::string> this_runs_checkpoints(const std::vector<std::string>& f
   std::vector<std::string> kept;  // newest first
   for (auto file = files.rbegin(); file != files.rend() && kept.size() < newest; ++file) {
     const std::string theirs = run_id_of(*file);
-    if (theirs.empty() || theirs == here) {
+    if (of_this_run(theirs, here)) {
       kept.push_back(*file);
     } else {
       messages << skipped_line(*file, theirs, run_dir, here) << "\n";
@@ -73,8 +82,7 @@ std::string run_checkpoints_kind(const std::string& checkpoint_or_run, const std
   for (auto file = files.rbegin(); file != files.rend(); ++file) {
     try {
       const CheckpointReader reader(*file);
-      const std::string theirs = reader.has_text(kRunIdText) ? reader.text(kRunIdText) : "";
-      if (theirs.empty() || theirs == here) return reader.kind();
+      if (of_this_run(run_id_in(reader), here)) return reader.kind();
     } catch (const CheckpointError&) {
       if (files.size() == 1) throw;
     }
@@ -90,8 +98,8 @@ CheckpointReader open_run_checkpoint(const std::string& checkpoint_or_run, const
   const std::string here = read_run_id(run_dir);
   const auto open_own = [&](const std::string& file) -> std::optional<CheckpointReader> {
     CheckpointReader reader(file);  // its kind checked once it is the run's: another run's is passed over
-    const std::string theirs = reader.has_text(kRunIdText) ? reader.text(kRunIdText) : "";
-    if (here.empty() || theirs.empty() || theirs == here) {
+    const std::string theirs = run_id_in(reader);
+    if (of_this_run(theirs, here)) {
       if (!expected_kind.empty()) reader.check_kind(expected_kind);
       return reader;
     }

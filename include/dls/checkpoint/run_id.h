@@ -15,6 +15,9 @@ namespace dls::checkpoint {
 inline constexpr const char* kRunIdText = "run_id";  // the checkpoint text
 inline constexpr const char* kRunIdFile = "RUN_ID";  // the file in the run directory
 
+// The run id `reader`'s checkpoint carries; "" for one written before run ids.
+std::string run_id_in(const CheckpointReader& reader);
+
 // The id in <run_dir>/RUN_ID; "" when there is none (a new directory, or a run from before
 // run ids).
 std::string read_run_id(const std::string& run_dir);

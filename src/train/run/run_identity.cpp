@@ -41,7 +41,7 @@ std::string start_run_identity(const RunDirectory& run, const checkpoint::Checkp
     return id;
   }
   const std::string here = read_run_id(run.path());
-  const std::string theirs = resume->has_text(kRunIdText) ? resume->text(kRunIdText) : "";
+  const std::string theirs = checkpoint::run_id_in(*resume);
   const bool in_this_run = same_folder(fs::path(resume->path()).parent_path(), fs::path(run.path()) / "checkpoints");
   if (!here.empty()) {
     if (theirs == here) return here;
