@@ -8,20 +8,11 @@
 #include <unordered_map>
 
 #include "dls/data/normalize.h"
+#include "dls/util/digest.h"
 
 namespace dls::data {
 
 namespace {
-
-constexpr std::uint64_t kFnvOffset = 14695981039346656037ULL;
-constexpr std::uint64_t kFnvPrime = 1099511628211ULL;
-
-void fnv1a(std::uint64_t& hash, const std::string& bytes) {
-  for (const char c : bytes) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= kFnvPrime;
-  }
-}
 
 // Uniform in [0, bound) by rejection: values below 2^64 mod bound are redrawn, so every
 // residue is reached by the same number of 64-bit values.
@@ -42,9 +33,9 @@ std::string hex(std::uint64_t value) {
 }  // namespace
 
 std::uint64_t corpus_fingerprint(const std::vector<SentencePair>& pairs) {
-  std::uint64_t hash = kFnvOffset;
+  std::uint64_t hash = util::kDigestStart;
   for (const SentencePair& pair : pairs) {
-    fnv1a(hash, join_words(pair.english) + '\t' + join_words(pair.spanish) + '\n');
+    hash = util::digest(hash, join_words(pair.english) + '\t' + join_words(pair.spanish) + '\n');
   }
   return hash;
 }

@@ -23,7 +23,6 @@
 #include "dls/train/parallel/distributed.h"
 #include "dls/train/optim/optimizer.h"
 #include "dls/train/run/run_directory.h"
-#include "dls/train/parallel/rank_agreement.h"
 #include "dls/train/run/run_identity.h"
 #include "dls/train/stop_signals.h"
 #include "dls/util/file_io.h"
@@ -49,8 +48,6 @@ class Loop {
         dist_(options.dist != nullptr ? options.dist : &single_),
         main_(dist_->is_main()),
         has_accuracy_(reports_accuracy(task)) {
-    // Before rank 0 touches the run directory and before the first broadcast of weights.
-    check_ranks_agree(*dist_, rank_description(options_.run.config_toml, task_.model(), task_.steps_per_epoch()));
     if (resume != nullptr) state_ = task_.resumed_state(std::move(state_));
     state_.steps_per_epoch = task_.steps_per_epoch();  // saved, for the fraction of an epoch a checkpoint is at
     std::string run_id;                                // rank 0's: the run's fingerprint, in every checkpoint

@@ -5,6 +5,7 @@
 // checkpoints still load and resume.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <sstream>
@@ -365,6 +366,31 @@ TEST(Seq2SeqDataParallelFaults, RanksStartedUnlikeAreRefusedOnEveryRank) {
     for (int i = 0; i < 400 && std::getline(in, line); ++i) fewer += line + "\n";
   }
   test::write_bytes(dir / "fewer.tsv", fewer);
+  // The same sentences with the Spanish sides of some pairs swapped between pairs of as many
+  // words: the same vocabularies, pair count and steps, other training data.
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(testing::sample_corpus());
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  const auto field = [](const std::string& line, int n) {
+    std::size_t start = 0;
+    for (int i = 0; i < n; ++i) start = line.find('\t', start) + 1;
+    return line.substr(start, line.find('\t', start) - start);
+  };
+  int swapped = 0;
+  for (std::size_t i = 0; i + 2 < 200; ++i) {
+    const auto a = field(lines[i], 1), b = field(lines[i + 2], 1);
+    if (a == b || std::count(a.begin(), a.end(), ' ') != std::count(b.begin(), b.end(), ' ')) continue;
+    lines[i] = field(lines[i], 0) + "\t" + b;
+    lines[i + 2] = field(lines[i + 2], 0) + "\t" + a;
+    ++swapped;
+    ++i;
+  }
+  ASSERT_GT(swapped, 20);
+  std::string swapped_text;
+  for (const auto& line : lines) swapped_text += line + "\n";
+  test::write_bytes(dir / "swapped.tsv", swapped_text);
   const std::string common =
       " --preset cpu --embedding-size 32 --heads 2 --encoders 1 --decoders 1"
       " --ffn-multiplier 2 --validation-pairs 100 --bleu-sentences 10 --samples 0 --epochs 1"
@@ -399,6 +425,12 @@ TEST(Seq2SeqDataParallelFaults, RanksStartedUnlikeAreRefusedOnEveryRank) {
        start("data", data + " --batch-size 24", "--data " + (dir / "fewer.tsv").string() + " --batch-size 24")) {
     EXPECT_NE(err.find("rank 1 was started unlike rank 0: model values="), std::string::npos) << err;
   }
+  for (const auto& err :
+       start("swapped", data + " --batch-size 24", "--data " + (dir / "swapped.tsv").string() + " --batch-size 24")) {
+    EXPECT_NE(err.find("rank 1 was started unlike rank 0: training data digest="), std::string::npos) << err;
+  }
+  // A refused start leaves no run directory (rank 0 had created it, with its lock).
+  for (const char* refused : {"batch", "data", "swapped"}) EXPECT_FALSE(fs::exists(dir / refused)) << refused;
   start("alike", data + " --batch-size 24", "--data " + (dir / "same.tsv").string() + " --batch-size 24");
 }
 

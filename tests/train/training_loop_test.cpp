@@ -64,6 +64,7 @@ class RegressionTask : public TrainingTask {
   settings::LrSchedule schedule() const override { return schedule_; }
   std::int64_t steps_per_epoch() const override { return 4; }
   std::int64_t examples_per_epoch() const override { return 32; }
+  std::uint64_t training_data_digest() const override { return 0; }
   std::string example_unit() const override { return "rows"; }
   void start_epoch(std::int64_t, std::int64_t steps_done, const BatchShare&) override { step_ = steps_done; }
   std::optional<TrainingBatch> next_batch() override {

@@ -81,6 +81,10 @@ class TrainingTask {
   virtual std::int64_t steps_per_epoch() const = 0;
   virtual std::int64_t examples_per_epoch() const = 0;
   virtual std::string example_unit() const = 0;  // "pairs", "img": the progress line's rate
+  // A digest of the training examples as this process encoded them (util/digest.h), which
+  // the ranks of a data-parallel run compare (parallel/rank_agreement.h): the same data
+  // gives the same value on every machine.
+  virtual std::uint64_t training_data_digest() const = 0;
 
   // --- The batches and the loss.
   // Begins `epoch` (1-based) with its first `steps_done` steps already trained (resume);

@@ -7,17 +7,11 @@
 #include <torch/torch.h>
 
 #include "dls/train/parallel/distributed.h"
+#include "dls/util/digest.h"
 
 namespace dls::train {
 
 namespace {
-
-// FNV-1a, 64 bits: a digest that is the same on every machine.
-std::uint64_t digest(const std::string& text) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
-  return hash;
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -29,7 +23,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 }  // namespace
 
 std::string rank_description(const std::string& config_toml, const torch::nn::Module& model,
-                             std::int64_t steps_per_epoch) {
+                             std::int64_t steps_per_epoch, std::uint64_t training_data_digest,
+                             std::int64_t resumed_step) {
   std::string text;
   for (const auto& line : lines_of(config_toml)) {
     const auto equals = line.find('=');
@@ -48,13 +43,21 @@ std::string rank_description(const std::string& config_toml, const torch::nn::Mo
     shapes += ";";
   }
   std::ostringstream model_lines;
-  model_lines << "model values=" << values << "\nmodel tensors=" << std::hex << digest(shapes) << std::dec
-              << "\nsteps per epoch=" << steps_per_epoch << "\n";
+  model_lines << "model values=" << values << "\nmodel tensors=" << std::hex << util::digest(util::kDigestStart, shapes)
+              << std::dec << "\nsteps per epoch=" << steps_per_epoch << "\ntraining data digest=" << std::hex
+              << training_data_digest << std::dec << "\nresumed at step=" << resumed_step << "\n";
   return text + model_lines.str();
 }
 
-void check_ranks_agree(DistributedContext& dist, const std::string& description) {
+std::uint64_t tensor_digest(std::uint64_t hash, const torch::Tensor& values) {
+  for (const auto size : values.sizes()) hash = util::digest(hash, &size, sizeof(size));
+  const auto dense = values.to(torch::kCPU).contiguous();
+  return util::digest(hash, dense.data_ptr(), dense.nbytes());
+}
+
+void check_ranks_agree(DistributedContext& dist, const std::function<std::string()>& describe) {
   if (dist.world_size() <= 1) return;
+  const auto description = describe();
   std::vector<std::int32_t> bytes(description.begin(), description.end());
   const auto mine = torch::tensor(bytes, torch::kInt);
   const auto all = dist.all_gather_rows(mine.numel() > 0 ? mine : torch::zeros({1}, torch::kInt));

@@ -1,6 +1,6 @@
 // What every trainer shares (private to src/train/tasks): start or resume the run, read what
-// the resumed checkpoint holds, build the task inside the run's guard (a refused --init-from
-// leaves no run directory behind), then train it on the loop from where the checkpoint left
+// the resumed checkpoint holds, build the task inside the run's guard (a refused --init-from,
+// or ranks started unlike, leave no run directory behind), then train it on the loop from where the checkpoint left
 // off. Each trainer adds only its results.
 #pragma once
 
@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "dls/train/parallel/rank_agreement.h"
 #include "dls/train/run/run_start.h"
 #include "dls/train/training_loop.h"
 
@@ -57,6 +58,13 @@ EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const st
         std::make_unique<Task>(built_with, run.resume ? &out.contents : nullptr, run.resume ? run.resume->path() : "",
                                run.placement.device, run.placement.workers);
     if (!run.resume && !settings.run.init_from.empty()) init_from(*built);
+    // Before rank 0 writes in the run directory and before the first broadcast of weights;
+    // a refusal here removes the directory this start created, as any failed build does.
+    const std::int64_t resumed_step = run.resume ? out.contents.state.global_step : 0;
+    check_ranks_agree(run.placement.dist, [&] {
+      return rank_description(run.run.config_toml, built->model(), built->steps_per_epoch(),
+                              built->training_data_digest(), resumed_step);
+    });
     return built;
   });
   return out;

@@ -10,7 +10,9 @@
 #include "dls/eval/lm_generation.h"
 #include "dls/models/language_model_loss.h"
 #include "dls/models/seq2seq.h"  // count_parameters
+#include "dls/train/parallel/rank_agreement.h"
 #include "dls/train/run_plots.h"
+#include "dls/util/digest.h"
 #include "train/tasks/lm_metrics.h"
 #include "train/training_support.h"
 
@@ -66,6 +68,15 @@ LmTask::LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpoin
                data_.block_size > 0 ? "windows" : "sentences", device.str(),
                device.is_cpu() && workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks"
                                               : std::string());
+}
+
+std::uint64_t LmTask::training_data_digest() const {
+  // Running text: the stream the epochs cut their windows from; sentences: their rows.
+  if (data_.block_size > 0) {
+    return util::digest(util::kDigestStart, data_.train_stream.data(),
+                        data_.train_stream.size() * sizeof(data_.train_stream[0]));
+  }
+  return tensor_digest(util::kDigestStart, data_.train.rows);
 }
 
 void LmTask::start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) {

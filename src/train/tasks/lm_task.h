@@ -42,6 +42,7 @@ class LmTask : public TrainingTask {
   settings::LrSchedule schedule() const override { return schedule_; }
   std::int64_t steps_per_epoch() const override { return steps_per_epoch_; }
   std::int64_t examples_per_epoch() const override { return data_.train.rows.size(0); }
+  std::uint64_t training_data_digest() const override;
   std::string example_unit() const override { return data_.block_size > 0 ? "win" : "sent"; }
   void start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) override;
   std::optional<TrainingBatch> next_batch() override;

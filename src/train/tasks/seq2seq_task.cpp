@@ -13,7 +13,9 @@
 #include "dls/data/languages.h"
 #include "dls/data/length_buckets.h"
 #include "dls/data/token_batches.h"
+#include "dls/train/parallel/rank_agreement.h"
 #include "dls/train/run/run_directory.h"
+#include "dls/util/digest.h"
 #include "dls/train/run_plots.h"
 #include "train/tasks/seq2seq_metrics.h"
 #include "train/tasks/seq2seq_samples.h"
@@ -313,6 +315,10 @@ const std::vector<std::string>& Seq2SeqTask::metrics_header() const { return seq
 
 void Seq2SeqTask::write_plots(const std::string& metrics_path, const std::string& run_dir) const {
   save_run_plots(seq2seq_run_plots(metrics_path, settings_.label_smoothing), run_dir);
+}
+
+std::uint64_t Seq2SeqTask::training_data_digest() const {
+  return tensor_digest(tensor_digest(util::kDigestStart, data_.train.src), data_.train.tgt);
 }
 
 std::string Seq2SeqTask::checkpoint_kind() const { return checkpoint::kSeq2SeqKind; }

@@ -55,6 +55,7 @@ class Seq2SeqTask : public TrainingTask {
   settings::LrSchedule schedule() const override { return schedule_; }
   std::int64_t steps_per_epoch() const override { return steps_per_epoch_; }
   std::int64_t examples_per_epoch() const override { return data_.train.size(); }
+  std::uint64_t training_data_digest() const override;
   std::string example_unit() const override { return "pairs"; }
   void start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) override;
   std::optional<TrainingBatch> next_batch() override;

@@ -9,6 +9,7 @@
 #include "dls/models/seq2seq.h"  // count_parameters
 #include "train/training_support.h"
 #include "dls/train/run_plots.h"
+#include "dls/util/digest.h"
 #include "train/tasks/vit_metrics.h"
 
 namespace dls::train {
@@ -91,6 +92,12 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
 }
 
 std::int64_t ViTTask::examples_per_epoch() const { return static_cast<std::int64_t>(train_loader_->images().size()); }
+
+std::uint64_t ViTTask::training_data_digest() const {
+  const auto& images = train_loader_->images();
+  const auto pixels = util::digest(util::kDigestStart, images.pixels.data(), images.pixels.size());
+  return util::digest(pixels, images.labels.data(), images.labels.size());
+}
 
 void ViTTask::start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) {
   epoch_ = epoch;

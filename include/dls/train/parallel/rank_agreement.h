@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include <torch/nn/module.h>
@@ -18,14 +19,23 @@ class DistributedContext;
 // What must agree across ranks, one "key=value" line each: the run's settings (its config.toml
 // text) without the values that may differ -- absolute paths (ranks on other machines may keep
 // the data elsewhere) and the device -- then the model's parameter count and a digest of its
-// tensors' names and shapes (other data gives other vocabularies), and the steps of an epoch
-// (other data, another split).
+// tensors' names and shapes (other data gives other vocabularies), the steps of an epoch
+// (other data, another split), a digest of the training data as the task encoded it
+// (TrainingTask::training_data_digest: other data of the same shape, say two sentences
+// swapped), and the step the run resumes from (0 for a fresh run: ranks resumed from
+// different checkpoints of one run).
 std::string rank_description(const std::string& config_toml, const torch::nn::Module& model,
-                             std::int64_t steps_per_epoch);
+                             std::int64_t steps_per_epoch, std::uint64_t training_data_digest,
+                             std::int64_t resumed_step);
+
+// `hash` carried on over a tensor's sizes and values (a CPU tensor; contiguous or not), for
+// TrainingTask::training_data_digest.
+std::uint64_t tensor_digest(std::uint64_t hash, const torch::Tensor& values);
 
 // Throws std::runtime_error on every rank (one line, the same on each) when any rank's
-// `description` differs from rank 0's, naming the rank and the first line that differs. One
-// all-gather; nothing in one process.
-void check_ranks_agree(DistributedContext& dist, const std::string& description);
+// description differs from rank 0's, naming the rank and the first line that differs. One
+// all-gather; in one process nothing, and `describe` (which returns the description: a data
+// digest reads the whole training set) is not called.
+void check_ranks_agree(DistributedContext& dist, const std::function<std::string()>& describe);
 
 }  // namespace dls::train
