@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/data/image_dataset.h"
 #include "dls/checkpoint/rng_state.h"
 
 namespace dls::checkpoint {
@@ -99,6 +100,14 @@ visTransformer load_vit_model(const CheckpointReader& reader, const settings::Vi
   visTransformer model(settings.model);
   reader.load_module(weights_module(reader, weights), *model);
   return model;
+}
+
+std::vector<std::string> class_names_of(const ViTCheckpointContents& contents) {
+  if (!contents.class_names.empty()) return contents.class_names;  // an image folder's
+  const auto& names =
+      contents.settings.data.dataset == "cifar10" ? data::cifar10_class_names() : data::fashion_mnist_class_names();
+  const auto classes = static_cast<std::size_t>(contents.settings.model.num_classes());
+  return names.size() == classes ? names : std::vector<std::string>{};
 }
 
 }  // namespace dls::checkpoint

@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -311,6 +312,14 @@ std::string import_dlstudio(const DLStudioImportRequest& request) {
   }
   if (is_vit && !(s.encoder + s.decoder + s.embeddings_en + s.embeddings_es + s.vocab_archive).empty()) {
     throw std::runtime_error("--dlstudio-vit: a visTransformer or a seq2seq transformer, not both");
+  }
+  // Never over a file: it may be a run's checkpoint or an earlier import (as export never
+  // writes into a folder that holds files).
+  std::error_code error;
+  if (std::filesystem::exists(request.output, error) || std::filesystem::is_symlink(request.output, error)) {
+    throw std::runtime_error(request.output +
+                             ": already exists; the import writes a new file: name another with --dlstudio-output "
+                             "(or remove this one)");
   }
   const auto summary =
       is_vit ? import_dlstudio_vit(request.vit, request.output) : import_dlstudio_seq2seq(s, request.output);

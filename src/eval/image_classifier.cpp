@@ -15,12 +15,9 @@ namespace dls::eval {
 namespace {
 
 std::vector<std::string> names_of(const checkpoint::ViTCheckpointContents& contents) {
-  if (!contents.class_names.empty()) return contents.class_names;  // an image folder's
-  const auto& dataset = contents.settings.data.dataset;
-  auto names = dataset == "cifar10" ? data::cifar10_class_names() : data::fashion_mnist_class_names();
+  auto names = checkpoint::class_names_of(contents);
+  if (!names.empty()) return names;
   const auto classes = static_cast<std::size_t>(contents.settings.model.num_classes());
-  if (names.size() == classes) return names;
-  names.clear();
   for (std::size_t i = 0; i < classes; ++i) names.push_back("class " + std::to_string(i));
   return names;
 }

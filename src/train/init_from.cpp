@@ -104,11 +104,12 @@ InitReport init_parameters(torch::nn::Module& model, const checkpoint::NamedTens
       if (row_shaped && *rows->ours == *rows->theirs) {
         tensor.copy_(from);
         report.loaded += tensor.numel();
-        line.outcome = "loaded (the same vocabulary)";
+        line.outcome =
+            "loaded (the same " + (rows->unit == "token" ? std::string("vocabulary") : rows->unit + " names") + ")";
       } else if (row_shaped) {
         const auto copied = copy_rows_by_token(tensor, from, *rows);
         report.loaded += copied * (tensor.numel() / std::max<std::int64_t>(tensor.size(0), 1));
-        line.outcome = "by token: " + grouped(copied) + " of " + grouped(tensor.size(0)) + " rows";
+        line.outcome = "by " + rows->unit + ": " + grouped(copied) + " of " + grouped(tensor.size(0)) + " rows";
       } else if (tensor.sizes() == from.sizes()) {
         tensor.copy_(from);
         report.loaded += tensor.numel();
@@ -134,16 +135,19 @@ InitReport init_parameters(torch::nn::Module& model, const checkpoint::NamedTens
 }
 
 std::string InitReport::summary() const {
-  int by_token = 0, fresh = 0;
+  int by_token = 0, by_class = 0, fresh = 0;
   for (const auto& line : lines) {
     by_token += starts_with(line.outcome, "by token") ? 1 : 0;
+    by_class += starts_with(line.outcome, "by class") ? 1 : 0;
     fresh += starts_with(line.outcome, "fresh") ? 1 : 0;
   }
   char share[32];
   std::snprintf(share, sizeof share, "%.1f %%", total > 0 ? 100.0 * static_cast<double>(loaded) / total : 0.0);
   std::string text = "--init-from " + source + (weights.empty() ? "" : " (" + weights + ")") + ": " + millions(loaded) +
                      " of " + millions(total) + " values (" + share + ") from it";
-  text += "; " + std::to_string(by_token) + " tensors by token, " + std::to_string(fresh) + " fresh";
+  text += "; " + std::to_string(by_token) + " tensors by token, ";
+  if (by_class > 0) text += std::to_string(by_class) + " by class name, ";
+  text += std::to_string(fresh) + " fresh";
   if (!unused.empty()) text += ", " + std::to_string(unused.size()) + " of its tensors unused";
   return text;
 }

@@ -64,6 +64,12 @@ TEST(DLStudioInteropApp, ImportsTranslatesScoresAndExports) {
   ASSERT_EQ(imported_by_verb.status, 0) << imported_by_verb.err;
   EXPECT_TRUE(imported_by_verb.out.empty()) << imported_by_verb.out;
   EXPECT_NE(imported_by_verb.err.find("checkpoint_eval report " + by_verb), std::string::npos) << imported_by_verb.err;
+  // An import never replaces a file: a second into the same name, or into a run's checkpoint.
+  const auto before = util::read_file(by_verb);
+  test::expect_one_line_error(
+      verb("import" + seq2seq_flags() + " --dlstudio-output " + by_verb + " --log-level warn", "import_again"),
+      by_verb + ": already exists; the import writes a new file");
+  EXPECT_EQ(util::read_file(by_verb), before);
   const auto exported_by_verb = verb("export " + by_verb + " " + (dir / "out2").string(), "export_verb");
   ASSERT_EQ(exported_by_verb.status, 0) << exported_by_verb.err;
   for (const auto* name : {"encoder_PreLN_0", "decoder_PreLN_0", "vocab_en.txt", "vocab_es.txt"}) {

@@ -2,9 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <string>
 
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/checkpoint_files.h"
 #include "dls/util/file_io.h"
 #include "support/idx_files.h"
 #include "support/image_files.h"
@@ -225,6 +228,36 @@ TEST(VitTrainApp, AnImageFolderTrainsAndItsModelClassifiesImages) {
   EXPECT_EQ(missing.err.find((fresh / "absent.png").string() + ": " + (fresh / "absent.png").string()),
             std::string::npos)
       << "the file named once: " << missing.err;
+
+  // Fine-tuning on other classes (red and zebra, after blue and red): the head's rows follow
+  // the class names, not their places -- the new row 0 is the old row 1 (red), row 1 fresh.
+  const auto tuned = test::fresh_temp_dir("vit_train_app_images_tuned");
+  std::map<std::string, std::string> tuned_files;
+  for (int i = 0; i < 8; ++i) {
+    tuned_files["red/" + std::to_string(i) + ".png"] = test::png_of(test::solid_image(20, 20, 200, 30, 40));
+    tuned_files["zebra/" + std::to_string(i) + ".png"] = test::png_of(test::solid_image(20, 20, 30, 200, 40));
+  }
+  test::write_image_files(tuned, tuned_files);
+  const auto tuned_run = test::fresh_temp_dir("vit_train_app_images_tuned_run");
+  const auto fine_tuned = test::run_program(
+      "apps/vit_train",
+      "--threads 1 --image-folder " + tuned.string() + " --run-dir " + tuned_run.string() + " --init-from " +
+          run_dir.string() + " --image-size 16 --embedding-size 16 --heads 2 --encoders 1 --stem 8/2 --patch-size 2" +
+          " --batch-size 8 --epochs 1 --max-iters 1 --schedule constant --lr 1e-12",
+      "vit_train_app_tuned", "", "DLS_LOG_LEVEL=info ");
+  ASSERT_EQ(fine_tuned.status, 0) << fine_tuned.err;
+  EXPECT_NE(fine_tuned.err.find("by class: 1 of 2 rows"), std::string::npos) << fine_tuned.err;
+  const auto head_of = [](const fs::path& run) {
+    const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(run.string()));
+    for (const auto& [name, tensor] : reader.module_tensors("model")) {
+      if (name == "head_fc2.weight") return tensor;
+    }
+    return torch::Tensor();
+  };
+  const auto before = head_of(run_dir), after = head_of(tuned_run);
+  ASSERT_TRUE(before.defined() && after.defined());
+  EXPECT_TRUE(torch::allclose(after[0], before[1], 0, 1e-6)) << "red's row";
+  EXPECT_FALSE(torch::allclose(after[0], before[0], 0, 1e-6)) << "not blue's";
 
   // The folder changed: a resume would redo another split, so it is refused.
   test::write_bytes(images / "red" / "extra.png", test::png_of(test::solid_image(9, 9, 200, 0, 0)));

@@ -47,6 +47,11 @@ void write_vit_checkpoint(const std::string& path, const ViTCheckpointContents& 
 // Reads settings, normalisation and state (CheckpointError for anything wrong).
 ViTCheckpointContents read_vit_contents(const CheckpointReader& reader);
 
+// The model's classes in output order: an image folder's names as saved, else the built-in
+// dataset's (CIFAR-10's, Fashion-MNIST's); empty when the names are not known (a built-in
+// dataset's list of another length than the model's classes).
+std::vector<std::string> class_names_of(const ViTCheckpointContents& contents);
+
 // The training settings of the newest checkpoint in `dir_or_file` (a resumed run starts from
 // them; flags then override).
 settings::ViTTrainSettings read_vit_settings(const std::string& dir_or_file);

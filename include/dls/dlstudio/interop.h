@@ -64,8 +64,9 @@ struct DLStudioImportRequest {
 };
 
 // Checks that the request names all the files of one model (std::runtime_error naming the
-// flag that is missing or out of place), imports it into request.output and logs what it
-// read. Returns request.output.
+// flag that is missing or out of place) and that request.output does not exist (an import
+// never replaces a file), imports it into request.output and logs what it read. Returns
+// request.output.
 std::string import_dlstudio(const DLStudioImportRequest& request);
 
 // Writes a checkpoint of this project (seq2seq or ViT, dlstudio or positionwise layout) into

@@ -35,6 +35,7 @@ struct InitPlan {
     std::string name;
     const std::vector<std::string>* ours = nullptr;
     const std::vector<std::string>* theirs = nullptr;
+    std::string unit = "token";  // what a row stands for, in the report: "token", "class"
   };
   std::vector<TokenRows> token_rows;
   // Model-name prefixes whose tensors start fresh when their shape differs.
@@ -43,9 +44,11 @@ struct InitPlan {
 
 // What became of each of the model's parameters.
 struct InitLine {
-  std::string name;     // the model's
-  std::string shape;    // the model's: "[256, 1024]"
-  std::string outcome;  // "loaded", "by token: 4,210 of 5,000 rows", "fresh: not in the checkpoint", ...
+  std::string name;   // the model's
+  std::string shape;  // the model's: "[256, 1024]"
+  // "loaded", "by token: 4,210 of 5,000 rows", "by class: 1 of 2 rows", "fresh: not in the
+  // checkpoint", ...
+  std::string outcome;
 };
 
 struct InitReport {

@@ -91,10 +91,19 @@ InitReport init_lm_from(const std::string& path, torch::nn::Module& model, Varia
   return init_with(reader, model, plan);
 }
 
-InitReport init_vit_from(const std::string& path, torch::nn::Module& model) {
+InitReport init_vit_from(const std::string& path, torch::nn::Module& model,
+                         const std::vector<std::string>& class_names) {
   const auto reader = open_checkpoint(path, {checkpoint::kViTCheckpointKind}, "vit_train");
   InitPlan plan;
-  plan.fresh_when_resized = {"head_fc2."};  // another number of classes
+  // The head's rows are classes: by name, so that a run whose classes are others or in
+  // another order (folders b, c after a, b) does not take class a's row for b (by position,
+  // as before, a permuted head loaded "100 %").
+  const auto theirs = checkpoint::class_names_of(checkpoint::read_vit_contents(reader));
+  if (!class_names.empty() && !theirs.empty()) {
+    plan.token_rows = {{"head_fc2.weight", &class_names, &theirs, "class"},
+                       {"head_fc2.bias", &class_names, &theirs, "class"}};
+  }
+  plan.fresh_when_resized = {"head_fc2."};  // another number of classes, names unknown
   return init_with(reader, model, plan);
 }
 

@@ -4,7 +4,9 @@
 //     into the target side -- the embeddings and the decoder blocks (the lecture's
 //     pre-train-then-fine-tune; the cross-attention starts fresh);
 //   lm_train: an lm checkpoint, or a seq2seq checkpoint's target side and decoder;
-//   vit_train: a vit checkpoint; a head for another number of classes starts fresh.
+//   vit_train: a vit checkpoint; the classifier's rows by class name when both know their
+//     classes' names (a head for other classes keeps the rows of the classes both have), else
+//     a head for another number of classes starts fresh.
 #pragma once
 
 #include <string>
@@ -26,7 +28,9 @@ InitReport init_seq2seq_from(const std::string& path, torch::nn::Module& model, 
                              const std::vector<std::string>& target_words);
 InitReport init_lm_from(const std::string& path, torch::nn::Module& model, Variant variant,
                         const std::vector<std::string>& words);
-InitReport init_vit_from(const std::string& path, torch::nn::Module& model);
+// `class_names`: the run's classes in output order (empty: not known).
+InitReport init_vit_from(const std::string& path, torch::nn::Module& model,
+                         const std::vector<std::string>& class_names);
 
 // Logs the report: its summary and what was not loaded as it is; every parameter at debug level.
 void log_init_report(const InitReport& report);

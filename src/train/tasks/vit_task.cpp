@@ -93,6 +93,8 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
 
 std::int64_t ViTTask::examples_per_epoch() const { return static_cast<std::int64_t>(train_loader_->images().size()); }
 
+const std::vector<std::string>& ViTTask::class_names() const { return train_loader_->images().class_names; }
+
 std::uint64_t ViTTask::training_data_digest() const {
   const auto& images = train_loader_->images();
   const auto pixels = util::digest(util::kDigestStart, images.pixels.data(), images.pixels.size());

@@ -41,6 +41,8 @@ class ViTTask : public TrainingTask {
   std::int64_t steps_per_epoch() const override { return steps_per_epoch_; }
   std::int64_t examples_per_epoch() const override;
   std::uint64_t training_data_digest() const override;
+  // The training images' classes in output order (a built-in dataset's or the folder's).
+  const std::vector<std::string>& class_names() const;
   std::string example_unit() const override { return "img"; }
   void start_epoch(std::int64_t epoch, std::int64_t steps_done, const BatchShare& share) override;
   std::optional<TrainingBatch> next_batch() override;
