@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "dls/eval/tokenizer_13a.h"
 #include "eval/bleu_counts.h"
 #include "eval/bleu_smoothing.h"
 
@@ -119,17 +120,6 @@ Smoothing parse_smoothing(const std::string& name) {
 
 std::string smoothing_name(Smoothing smoothing) { return kSmoothingNames[static_cast<int>(smoothing)]; }
 
-Tokens split_whitespace(const std::string& line) {
-  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; };
-  Tokens tokens;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && is_space(line[i])) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && !is_space(line[i])) ++i;
-    if (i > start) tokens.emplace_back(line, start, i - start);
-  }
-  return tokens;
-}
+Tokens split_whitespace(const std::string& line) { return split_python_whitespace(line); }
 
 }  // namespace dls::eval

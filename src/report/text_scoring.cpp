@@ -6,7 +6,6 @@
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
-#include "dls/data/normalize.h"
 #include "dls/util/file_io.h"
 #include "dls/util/json.h"
 #include "dls/util/utf8.h"
@@ -20,7 +19,6 @@ using eval::sacrebleu_corpus;
 using eval::sentence_bleu;
 using eval::smoothing_name;
 using eval::split_whitespace;
-using eval::strip_special_tokens;
 using eval::Tokens;
 
 namespace {
@@ -47,12 +45,6 @@ std::vector<std::string> read_text_lines(const std::string& path) {
   return lines;
 }
 
-// The line for sacreBLEU and chrF: as it is, or, when it held special tokens, its other
-// tokens (`kept`) joined by spaces.
-std::string text_without_special_tokens(const std::string& line, const Tokens& kept) {
-  return kept.size() == split_whitespace(line).size() ? line : data::join_words(kept);
-}
-
 }  // namespace
 
 TextScores score_text_files(const ScoreRequest& request) {
@@ -73,11 +65,13 @@ TextScores score_text_files(const ScoreRequest& request) {
   std::size_t empty_references = 0;
   std::string first_empty;  // "FILE:LINE"
   for (std::size_t i = 0; i < hypotheses.size(); ++i) {
-    hyps.push_back(strip_special_tokens(split_whitespace(hypotheses[i])));
-    hyp_texts.push_back(text_without_special_tokens(hypotheses[i], hyps.back()));
+    // The lines as they are: "SOS" and "EOS" in a user's file are words (a distress call, a
+    // camera), not the vocabulary's markers.
+    hyps.push_back(split_whitespace(hypotheses[i]));
+    hyp_texts.push_back(hypotheses[i]);
     for (std::size_t f = 0; f < reference_files.size(); ++f) {
-      refs[i].push_back(strip_special_tokens(split_whitespace(reference_files[f][i])));
-      ref_texts[i].push_back(text_without_special_tokens(reference_files[f][i], refs[i].back()));
+      refs[i].push_back(split_whitespace(reference_files[f][i]));
+      ref_texts[i].push_back(reference_files[f][i]);
       if (refs[i].back().empty() && empty_references++ == 0) {
         first_empty = request.references[f] + ":" + std::to_string(i + 1);
       }

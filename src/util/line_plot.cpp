@@ -28,11 +28,14 @@ constexpr int kTickLength = 5;
 constexpr int kMarkerLimit = 40;  // series with at most this many points get markers
 
 // The data's extent widened by `margin` of its span on each side (a lone value gets +-0.5
-// or 5 %, whichever is wider).
+// or 5 %, whichever is wider). Values that differ only in their last bits (two BLEU
+// implementations' 100 and 100.00000000000004) are one value: ticks cannot divide a span
+// that doubles hardly resolve.
 Range padded(Range r, double margin) {
-  if (r.lo == r.hi) {
-    const double half = std::max(0.5, std::fabs(r.lo) * 0.05);
-    return {r.lo - half, r.hi + half};
+  if (r.hi - r.lo <= 1e-9 * std::max(std::fabs(r.lo), std::fabs(r.hi))) {
+    const double middle = r.lo + (r.hi - r.lo) / 2;
+    const double half = std::max(0.5, std::fabs(middle) * 0.05);
+    return {middle - half, middle + half};
   }
   const double pad = (r.hi - r.lo) * margin;
   return {r.lo - pad, r.hi + pad};

@@ -53,6 +53,12 @@ std::vector<double> nice_ticks(double lo, double hi, int max_ticks) {
   const double step = nice_step(lo, hi, max_ticks);
   std::vector<double> ticks;
   const double first = std::ceil(lo / step - kSlack), last = std::floor(hi / step + kSlack);
+  // Multiples past 2^53 no longer count up one by one (++k leaves k as it is): a span that
+  // narrow for its magnitude has no ticks to give.
+  if (!(std::fabs(first) < 1e15 && std::fabs(last) < 1e15)) {
+    throw std::invalid_argument("ticks: [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                "] is too narrow for its magnitude");
+  }
   for (double k = first; k <= last; ++k) ticks.push_back(clean(k * step));
   return ticks;
 }

@@ -65,6 +65,17 @@ TEST(LinePlot, DrawsEverySeriesInsideThePlottingArea) {
   EXPECT_GT(count_ink(canvas, {0, 0, 640, area.y - 2}), 20);
 }
 
+// Two scorers' 100 and 100.00000000000004 (a perfect model's BLEU by NLTK and sacreBLEU): a
+// flat line, drawn (the ticks' loop never ended, its memory growing, before).
+TEST(LinePlot, ValuesThatDifferInTheirLastBitsAreOneLevel) {
+  for (const double level : {100.0, 0.9203, 1e-300, -7.5}) {
+    LinePlot plot;
+    plot.add_series("a", {1, 2}, {level, level}).add_series("b", {1, 2}, {std::nextafter(level, 1e308), level});
+    const Canvas canvas = plot.render();
+    EXPECT_GT(count_color(canvas, plot.plot_area(), series_color(0)), 20) << level;
+  }
+}
+
 TEST(LinePlot, SkipsNaNAndInfinitePoints) {
   LinePlot plot;
   plot.add_series("", {1, 2, 3, 4, 5, 6}, {1, kNaN, 3, kInf, 5, 6});

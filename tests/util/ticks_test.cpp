@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 namespace dls::util {
 namespace {
@@ -32,6 +33,12 @@ TEST(Ticks, OneTwoFiveStepsOnSeveralRanges) {
       EXPECT_LE(static_cast<int>(nice_ticks(-0.37 * span, span, max_ticks).size()), max_ticks);
     }
   }
+}
+
+TEST(Ticks, ASpanTooNarrowForItsMagnitudeIsRefused) {
+  EXPECT_THROW(nice_ticks(100, 100.00000000000004, 8), std::invalid_argument);
+  EXPECT_THROW(nice_ticks(1e20, std::nextafter(1e20, 1e30), 8), std::invalid_argument);
+  EXPECT_GE(nice_ticks(100, 100.0001, 8).size(), 2u);  // narrow, yet resolved
 }
 
 TEST(Ticks, ValuesAreCleanDecimals) {

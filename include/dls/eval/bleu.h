@@ -85,8 +85,10 @@ Smoothing parse_smoothing(const std::string& name);
 // "none", "method1" .. "method7" (parse_smoothing's inverse).
 std::string smoothing_name(Smoothing smoothing);
 
-// Splits at runs of ASCII whitespace (space, \t, \n, \v, \f, \r), like Python's str.split()
-// on ordinary text (which also splits at the control characters \x1c-\x1f); no empty tokens.
+// Python's str.split() on the line, as NLTK's users split their text: at runs of Unicode
+// whitespace (the no-break spaces French puts before ? and !, the ideographic space;
+// tokenizer_13a.h lists them); no empty tokens. ASCII whitespace alone made "est-il\u00a0?"
+// one word where the reference has two.
 Tokens split_whitespace(const std::string& line);
 
 }  // namespace dls::eval

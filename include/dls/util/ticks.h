@@ -11,7 +11,8 @@ namespace dls::util {
 double nice_step(double lo, double hi, int max_ticks);
 
 // The multiples of nice_step(lo, hi, max_ticks) inside [lo, hi], ascending; values are
-// rounded so that 0.1 * 3 comes out as 0.3.
+// rounded so that 0.1 * 3 comes out as 0.3. Throws std::invalid_argument for a span too
+// narrow for doubles at its magnitude (100 to 100.00000000000004).
 std::vector<double> nice_ticks(double lo, double hi, int max_ticks = 8);
 
 // Ticks for a logarithmic axis, 0 < lo < hi: powers of ten (every n-th one when there are
