@@ -10,9 +10,11 @@
 //     (S*: + = $ € ° © ¨ × → emoji …), space separator (Z*: incl. U+00A0) and control
 //     (Cc: tab, newline …), except the apostrophes above. So "well-known" -> "well known",
 //     "7:30" -> "7 30".
-//     Exception: a '.' or ',' between two ASCII digits is removed, so that the digit
-//     groups of a number stay one word: "3,000" -> "3000", "3.000" -> "3000" (the corpus
-//     has many of these and almost no decimal fractions).
+//     Exceptions, for a '.' or ',' between two ASCII digits: before a group of exactly three
+//     digits it is removed, so that the digit groups of a number stay one word ("3,000" ->
+//     "3000", "3.000" -> "3000"); before any other number of digits it is a decimal point
+//     and stays in the word, so that the number keeps its value ("3.5", "1,5", "9,4": they
+//     became "35", "15", "94").
 //  3. Removed without a trace: format characters (Cf: soft hyphen U+00AD, zero-width
 //     space/joiners U+200B-U+200D, U+2060, BOM U+FEFF, bidi marks).
 //  4. Everything else is kept and lowercased with Unicode's simple lowercase mapping:
