@@ -326,8 +326,11 @@ TEST(LmTrainApp, InitFromStartsANewRunFromAnothersWeights) {
   EXPECT_NE(second.err.find("(100.0 %) from it; 0 tensors by token, 0 fresh"), std::string::npos)
       << "the same corpus and split: the same vocabulary\n"
       << second.err;
+  // The file read, not the folder named: a replay starts from these weights after the first
+  // run trained on.
+  const auto first_file = first_dir.string() + "/checkpoints/checkpoint_epoch_0001.pt";
   const auto config = util::read_file((run_dir / "config.toml").string());
-  EXPECT_NE(config.find("init-from=\"" + first_dir.string() + "\""), std::string::npos) << config;
+  EXPECT_NE(config.find("init-from=\"" + first_file + "\""), std::string::npos) << config;
 
   test::expect_one_line_error(
       run_lm_train("--resume " + run_dir.string() + " --init-from " + first_dir.string(), "init_resume"),
@@ -344,6 +347,25 @@ TEST(LmTrainApp, InitFromStartsANewRunFromAnothersWeights) {
                    "init_wider"),
       " there and ");
   EXPECT_FALSE(fs::exists(run_dir.string() + "_wider")) << "a refused run leaves no folder";
+
+  // Fine-tuning a run in place (--overwrite, --init-from the run itself): a start that fails
+  // leaves the run where it was (it had been moved aside first); one that works moves it aside
+  // and records the file at its new place.
+  test::expect_one_line_error(
+      run_lm_train("--preset tiny --embedding-size 64 --data " + testing::sample_corpus() + " --run-dir " +
+                       first_dir.string() + " --init-from " + first_dir.string() + " --overwrite",
+                   "init_in_place_wider"),
+      " there and ");
+  EXPECT_TRUE(fs::exists(first_file));
+  EXPECT_FALSE(fs::exists(first_dir.string() + ".old-1"));
+  const auto in_place = run_lm_train(
+      tiny_run_flags(first_dir) + " --epochs 1 --init-from " + first_dir.string() + " --overwrite --log-level warn",
+      "init_in_place");
+  ASSERT_EQ(in_place.status, 0) << in_place.err;
+  const auto aside_file = first_dir.string() + ".old-1/checkpoints/checkpoint_epoch_0001.pt";
+  EXPECT_TRUE(fs::exists(aside_file));
+  EXPECT_NE(util::read_file((first_dir / "config.toml").string()).find("init-from=\"" + aside_file + "\""),
+            std::string::npos);
 }
 
 }  // namespace

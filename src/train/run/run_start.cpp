@@ -62,18 +62,26 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
     // earlier run of the user's in the directory stays refused, as attempt 0 refused it.
     const bool restarted_afresh = !resuming && restart_count() > 0 && written_by_this_job(started.run.run_dir);
     if (restarted_afresh) spdlog::warn("restart {} of the job: no checkpoint yet, starting afresh", restart_count());
-    if (!resuming && !claim_run_directory(started.run.run_dir, run.overwrite || restarted_afresh).empty()) {
-      // The lock went aside with the earlier run: lock the fresh directory.
-      started.lock = std::make_unique<RunDirectoryLock>(started.run.run_dir);
-    }
-    const auto job = torchrun_job();
-    if (!job.empty()) util::write_text_atomically((fs::path(started.run.run_dir) / kTorchrunJobFile).string(), job);
+    started.overwrite = run.overwrite || restarted_afresh;
+    // Refused at once when the earlier run may not go aside; with --overwrite it goes aside
+    // only once the task is built (claim_directory): a start that fails -- an --init-from
+    // that does not fit, read from that very run -- leaves it where it was.
+    if (!resuming && !started.overwrite) claim_run_directory(started.run.run_dir, false);
   }
   if (resuming) {
     started.resume = std::make_unique<checkpoint::CheckpointReader>(checkpoint::latest_checkpoint(started.run.resume),
                                                                     checkpoint_kind);
   }
   return started;
+}
+
+std::string StartedRun::claim_directory() {
+  if (run.dry_run || !placement.dist.is_main()) return "";
+  const auto aside = run.resume.empty() ? claim_run_directory(run.run_dir, overwrite) : "";
+  if (!aside.empty()) lock = std::make_unique<RunDirectoryLock>(run.run_dir);  // the lock went aside with it
+  const auto job = torchrun_job();
+  if (!job.empty()) util::write_text_atomically((fs::path(run.run_dir) / kTorchrunJobFile).string(), job);
+  return aside;
 }
 
 void StartedRun::remove_unused_directory() {

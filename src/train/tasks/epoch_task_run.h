@@ -13,6 +13,8 @@
 #include "dls/train/parallel/rank_agreement.h"
 #include "dls/train/run/run_start.h"
 #include "dls/train/training_loop.h"
+#include "dls/util/file_io.h"
+#include "train/tasks/init_plans.h"
 
 namespace dls::train {
 
@@ -36,7 +38,8 @@ struct EpochTaskRun {
   }
 };
 
-// read_contents(reader) -> Contents; init_from(Task&) reads --init-from into a fresh task;
+// read_contents(reader) -> Contents; init_from(Task&) reads --init-from into a fresh task and
+// returns its InitReport;
 // task_settings(const StartedRun&) -> Settings: what the task is built with, once the run
 // knows its device (the seq2seq task's static shapes under CUDA graphs); the settings as given
 // when the task needs nothing of the kind.
@@ -53,11 +56,16 @@ EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const st
                  out.contents.state.completed_epochs, out.contents.state.step_in_epoch, out.contents.state.global_step);
   }
   const Settings built_with = task_settings(static_cast<const StartedRun&>(run));
+  std::string init_file;  // the checkpoint --init-from read
   out.task = run.build_task([&] {
     auto built =
         std::make_unique<Task>(built_with, run.resume ? &out.contents : nullptr, run.resume ? run.resume->path() : "",
                                run.placement.device, run.placement.workers);
-    if (!run.resume && !settings.run.init_from.empty()) init_from(*built);
+    if (!run.resume && !settings.run.init_from.empty()) {
+      const InitReport report = init_from(*built);
+      log_init_report(report);
+      init_file = util::absolute_path(report.source);
+    }
     // Before rank 0 writes in the run directory and before the first broadcast of weights;
     // a refusal here removes the directory this start created, as any failed build does.
     const std::int64_t resumed_step = run.resume ? out.contents.state.global_step : 0;
@@ -67,6 +75,17 @@ EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const st
     });
     return built;
   });
+  // config.toml names the file read, not the run directory named: a replay from it starts
+  // from the same weights after that run trained on -- at its new place when it was this
+  // very run, moved aside (fine-tuning in place with --overwrite).
+  const auto aside = run.claim_directory();
+  if (!init_file.empty()) {
+    const auto dir = util::absolute_path(run.run.run_dir);
+    if (!aside.empty() && init_file.rfind(dir + "/", 0) == 0) {
+      init_file = util::absolute_path(aside) + init_file.substr(dir.size());
+    }
+    run.run.config_toml = with_init_from_file(run.run.config_toml, init_file);
+  }
   return out;
 }
 

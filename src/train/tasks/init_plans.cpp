@@ -1,5 +1,6 @@
 #include "train/tasks/init_plans.h"
 
+#include <sstream>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
@@ -8,6 +9,8 @@
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/util/file_io.h"
+#include "dls/util/toml_subset.h"
 
 namespace dls::train {
 
@@ -105,6 +108,16 @@ InitReport init_vit_from(const std::string& path, torch::nn::Module& model,
   }
   plan.fresh_when_resized = {"head_fc2."};  // another number of classes, names unknown
   return init_with(reader, model, plan);
+}
+
+std::string with_init_from_file(const std::string& config_toml, const std::string& file) {
+  std::istringstream lines(config_toml);
+  std::string text;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("init-from=", 0) == 0) line = "init-from=" + util::toml_value(util::absolute_path(file));
+    text += line + "\n";
+  }
+  return text;
 }
 
 void log_init_report(const InitReport& report) {

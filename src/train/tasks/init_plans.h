@@ -35,4 +35,8 @@ InitReport init_vit_from(const std::string& path, torch::nn::Module& model,
 // Logs the report: its summary and what was not loaded as it is; every parameter at debug level.
 void log_init_report(const InitReport& report);
 
+// `config_toml` (a run's config.toml text) with its init-from line naming `file`, made
+// absolute: the checkpoint a run directory given to --init-from resolved to.
+std::string with_init_from_file(const std::string& config_toml, const std::string& file);
+
 }  // namespace dls::train

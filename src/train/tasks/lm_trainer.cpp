@@ -16,8 +16,8 @@ namespace dls::train {
 LmTrainResult train_lm(const settings::LmTrainSettings& settings) {
   auto started = start_epoch_task<LmTask>(
       settings, "runs/lm", checkpoint::kLmCheckpointKind, checkpoint::read_lm_contents, [&](LmTask& task) {
-        log_init_report(init_lm_from(settings.run.init_from, task.model(), settings.model.transformer().variant(),
-                                     task.data().vocabulary.words()));
+        return init_lm_from(settings.run.init_from, task.model(), settings.model.transformer().variant(),
+                            task.data().vocabulary.words());
       });
   auto& task = *started.task;
   LmTrainResult result;

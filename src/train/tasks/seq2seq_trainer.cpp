@@ -27,8 +27,8 @@ Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
         if (task.translation_model().is_rnn()) {
           throw std::runtime_error("--init-from: reads a transformer's weights, not into an RNN");
         }
-        log_init_report(init_seq2seq_from(settings.run.init_from, task.model(), settings.model.transformer().variant(),
-                                          task.data().english.words(), task.data().spanish.words()));
+        return init_seq2seq_from(settings.run.init_from, task.model(), settings.model.transformer().variant(),
+                                 task.data().english.words(), task.data().spanish.words());
       },
       [&](const StartedRun& run) {
         // A step replayed as CUDA graphs needs static-shape batches: they come with it (token

@@ -12,7 +12,7 @@ namespace dls::train {
 ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
   auto started = start_epoch_task<ViTTask>(
       settings, "runs/vit", checkpoint::kViTCheckpointKind, checkpoint::read_vit_contents,
-      [&](ViTTask& task) { log_init_report(init_vit_from(settings.run.init_from, task.model(), task.class_names())); });
+      [&](ViTTask& task) { return init_vit_from(settings.run.init_from, task.model(), task.class_names()); });
   auto& task = *started.task;
   ViTTrainResult result;
   result.parameters = count_parameters(task.model()).parameters;

@@ -2,8 +2,8 @@
 // workers, process group -- parallel/data_parallel.h), decide its run directory and what it
 // resumes (--resume, or after a torchrun restart the run directory itself), claim the
 // directory (locked against a second training process; a fresh run refused at once when it
-// holds an earlier run), open the
-// checkpoint to resume; then, once the task is built, the loop's options.
+// holds an earlier run and no --overwrite), open the checkpoint to resume; then, once the task
+// is built, move an earlier run aside (--overwrite) and give the loop its options.
 #pragma once
 
 #include <chrono>
@@ -34,6 +34,9 @@ struct StartedRun {
   std::unique_ptr<RunDirectoryLock> lock;
   // The outermost folder this start created for the run directory ("" when it existed).
   std::string created_dir;
+  // --overwrite (or a torchrun restart of this job before its first checkpoint): an earlier
+  // run in the directory goes aside at claim_directory().
+  bool overwrite = false;
 
   // Builds the task with `build` (which returns it in a std::unique_ptr); when that throws,
   // a run directory this start created is removed again (it holds nothing but its lock yet)
@@ -51,6 +54,11 @@ struct StartedRun {
   // Releases the lock and removes the folders this start created, when they hold nothing
   // else; what anything else put there stays.
   void remove_unused_directory();
+  // Once the task is built, on rank 0 of a fresh run: moves an earlier run in the directory
+  // aside (`overwrite`; without it start_run refused it already) and locks the fresh one;
+  // under torchrun, records the job (.torchrun_job). Nothing for a dry run. Returns where the
+  // earlier run went ("" when none went aside).
+  std::string claim_directory();
 
   // The loop's options: `run`, the task's epochs, optimizer and selection, and the placement.
   LoopOptions loop_options(std::int64_t epochs, const settings::OptimizerSettings& optimizer,
