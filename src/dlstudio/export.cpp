@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
@@ -75,6 +77,16 @@ std::vector<std::string> export_seq2seq(const CheckpointReader& reader, const st
         ": trained with <pad> padding, not DLStudio's loss; its <pad>/<unk> rows and padding differ from "
         "DLStudio's (EOS padding, no such words), so DLStudio would translate differently; train with "
         "--dlstudio-loss true to export");
+  }
+  // DLStudio's names are its roles: _en the source side, _es the target side.
+  const auto& data = loaded.info.settings.data;
+  const auto& source = data.reverse ? data.tgt_lang : data.src_lang;
+  const auto& target = data.reverse ? data.src_lang : data.tgt_lang;
+  if (source != "en" || target != "es") {
+    spdlog::warn(
+        "{}: translates {} into {}; DLStudio's file names stand for the sides, so embeddings_generator_en_* and "
+        "vocab_en.txt hold the source ({}), embeddings_generator_es_* and vocab_es.txt the target ({})",
+        path, source, target, source, target);
   }
   util::create_folder(dir);  // only once the model is known to export
   const auto epoch = loaded.info.state.file_epoch();
@@ -172,7 +184,10 @@ std::vector<std::string> export_vit(const CheckpointReader& reader, const std::f
 }  // namespace
 
 void check_export_folder(const std::string& dir) {
-  if (std::filesystem::exists(dir) && (!std::filesystem::is_directory(dir) || !std::filesystem::is_empty(dir))) {
+  if (std::filesystem::exists(dir) && !std::filesystem::is_directory(dir)) {
+    throw std::runtime_error(dir + ": a file; --export-dlstudio writes its files into a new or empty folder");
+  }
+  if (std::filesystem::exists(dir) && !std::filesystem::is_empty(dir)) {
     throw std::runtime_error(dir +
                              ": not an empty folder; --export-dlstudio writes into a new or empty one, "
                              "so that no other export's files are replaced");
@@ -185,11 +200,40 @@ std::vector<std::string> export_dlstudio(const std::string& checkpoint, const st
 }
 
 std::vector<std::string> export_dlstudio(const CheckpointReader& reader, const std::string& dir, Weights weights) {
+  namespace fs = std::filesystem;
   check_export_folder(dir);
-  if (reader.kind() == kSeq2SeqKind) return export_seq2seq(reader, dir, weights);
-  if (reader.kind() == kViTCheckpointKind) return export_vit(reader, dir, weights);
-  throw std::runtime_error(reader.path() + ": a checkpoint of kind '" + reader.kind() +
-                           "' has no DLStudio counterpart");
+  if (reader.kind() != kSeq2SeqKind && reader.kind() != kViTCheckpointKind) {
+    throw std::runtime_error(reader.path() + ": a checkpoint of kind '" + reader.kind() +
+                             "' has no DLStudio counterpart");
+  }
+  // Written into a folder beside `dir`, which becomes `dir` when every file is complete: a
+  // write that fails (a full disk, a file size limit) leaves no half export behind, which
+  // made a second try refuse the folder.
+  fs::path target = fs::path(dir).lexically_normal();
+  if (!target.has_filename()) target = target.parent_path();  // "out/" -> "out"
+  const fs::path staging = target.string() + ".partial-" + std::to_string(::getpid());
+  std::error_code error;
+  std::vector<std::string> written;
+  try {
+    written =
+        reader.kind() == kSeq2SeqKind ? export_seq2seq(reader, staging, weights) : export_vit(reader, staging, weights);
+    fs::rename(staging, target, error);  // over `dir` when it is an empty folder
+    if (error) throw std::runtime_error(dir + ": cannot put the export in place (" + error.message() + ")");
+  } catch (const std::runtime_error& e) {
+    const bool began_writing = fs::exists(staging, error);
+    fs::remove_all(staging, error);
+    if (!began_writing) throw;    // refused before the first file
+    std::string what = e.what();  // named as the user named the folder
+    for (auto at = what.find(staging.string()); at != std::string::npos; at = what.find(staging.string(), at)) {
+      what.replace(at, staging.string().size(), target.string());
+    }
+    throw std::runtime_error(what + "; the files written before are removed");
+  } catch (...) {
+    fs::remove_all(staging, error);
+    throw;
+  }
+  for (auto& path : written) path = (target / fs::path(path).filename()).string();
+  return written;
 }
 
 }  // namespace dls::dlstudio

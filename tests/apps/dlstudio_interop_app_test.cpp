@@ -53,6 +53,16 @@ TEST(DLStudioInteropApp, ImportsTranslatesScoresAndExports) {
                            "embeddings_generator_es_PreLN_0", "vocab_en.txt", "vocab_es.txt"}) {
     EXPECT_TRUE(fs::exists(dir / "out" / name)) << name;
   }
+  // A write that fails half-way (16 KB a file: the encoder is written, not the decoder; a full
+  // disk fails alike) leaves no half export,
+  // which made a second try refuse the folder: no folder, nothing beside it.
+  const auto cut = test::run_program("apps/checkpoint_eval", "export " + imported + " " + (dir / "cut").string(),
+                                     "dlstudio_interop_app_cut", "", "trap '' XFSZ; ulimit -f 32; ");
+  test::expect_one_line_error(cut, ": cannot write (File too large); the files written before are removed");
+  EXPECT_FALSE(fs::exists(dir / "cut"));
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos) << entry.path();
+  }
   // The subcommands: import writes the checkpoint (and evaluates nothing), export writes the
   // same files as --export-dlstudio.
   const auto by_verb = (dir / "by_verb.pt").string();

@@ -3,6 +3,8 @@
 // computes the Python model's outputs, broken files give one clear line, and an export loads
 // back into the Python classes with load_state_dict(strict=True) (check_export.py).
 #include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
+#include <spdlog/sinks/ostream_sink.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -258,6 +260,9 @@ TEST(DLStudioExport, RefusesWhatDLStudioHasNoClassForAndWritesNothing) {
   const auto error = export_error(accepted, out);
   EXPECT_EQ(error.rfind(out.string() + ": not an empty folder", 0), 0u) << error;
   for (const auto& [path, bytes] : before) EXPECT_EQ(util::read_file(path), bytes) << path;
+  // Nor over a file, which is named as one.
+  const auto file = before.begin()->first;
+  EXPECT_EQ(export_error(accepted, file).rfind(file + ": a file; --export-dlstudio writes", 0), 0u);
 }
 
 TEST(DLStudioExport, PythonLoadsEveryExportStrictly) {
@@ -279,10 +284,12 @@ TEST(DLStudioExport, PythonLoadsEveryExportStrictly) {
 }
 
 // A tiny DLStudio-layout FG model (flattened layout, FFN 4M, L 10) trained on the sample
-// corpus for one epoch, with DLStudio's loss or with this project's (<pad> padding); returns
-// its checkpoint.
-std::string tiny_dlstudio_layout_checkpoint(const std::string& name, bool dlstudio_loss, std::int64_t max_iters) {
+// corpus for one epoch, with DLStudio's loss or with this project's (<pad> padding), from
+// English to Spanish or `reverse`; returns its checkpoint.
+std::string tiny_dlstudio_layout_checkpoint(const std::string& name, bool dlstudio_loss, std::int64_t max_iters,
+                                            bool reverse = false) {
   auto setup = test::tiny_seq2seq_setup(test::fresh_temp_dir(name));
+  setup.data.reverse = reverse;
   setup.model.transformer().variant(Variant::kFG).layout(Layout::kDLStudio).embedding_size(16).num_heads(2);
   setup.model.transformer().ffn_multiplier(4).dropout(0.0);
   setup.dlstudio_loss = dlstudio_loss;
@@ -290,6 +297,25 @@ std::string tiny_dlstudio_layout_checkpoint(const std::string& name, bool dlstud
   setup.epochs = 1;
   setup.run.max_iters = max_iters;
   return latest_checkpoint(test::train_fixture_run(setup).string());
+}
+
+// DLStudio's file names are roles (_en the source, _es the target): a Spanish-to-English run's
+// files say so in a warning, and vocab_en.txt holds its Spanish source words.
+TEST(DLStudioExport, ARunOfAnotherDirectionSaysWhichSideEachFileHolds) {
+  const auto checkpoint = tiny_dlstudio_layout_checkpoint("export_reverse_run", true, 2, /*reverse=*/true);
+  const auto out = test::fresh_temp_dir("export_reverse") / "out";
+  std::ostringstream log;
+  const auto previous = spdlog::default_logger();
+  auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(log));
+  logger->set_pattern("%v");
+  spdlog::set_default_logger(logger);
+  const auto written = export_dlstudio(checkpoint, out.string());
+  spdlog::set_default_logger(previous);
+  EXPECT_NE(log.str().find("translates es into en; DLStudio's file names stand for the sides, so "
+                           "embeddings_generator_en_* and vocab_en.txt hold the source (es)"),
+            std::string::npos)
+      << log.str();
+  EXPECT_NE(util::read_file((out / "vocab_en.txt").string()).find("\ncomo\n"), std::string::npos);
 }
 
 // A run that trained a <pad> (the standard loss) is not DLStudio's model: refused, one line.
