@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
+#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include "dls/data/vocabulary.h"
@@ -41,6 +43,25 @@ TEST(TokenLikelihood, UniformModelHasPerplexityOfTheVocabularySize) {
   const auto result = token_likelihood(model, sentences(), kPad);
   EXPECT_EQ(result.tokens, 4 + 2 + 5);  // the words and EOS of each sentence, no padding
   EXPECT_NEAR(result.perplexity(), 23.0, 1e-3);
+}
+
+// A long pass shows a progress line (at info level, once it has run progress_after_s); a
+// short one says nothing.
+TEST(TokenLikelihood, ALongPassShowsItsProgress) {
+  auto model = perplexity_model(12);
+  const auto level = spdlog::get_level();
+  spdlog::set_level(spdlog::level::info);
+  ::testing::internal::CaptureStderr();
+  const auto shown = token_likelihood(model, sentences(), kPad, 1, "validation", 0.0);
+  const auto line = ::testing::internal::GetCapturedStderr();
+  ::testing::internal::CaptureStderr();
+  token_likelihood(model, sentences(), kPad, 1, "validation");
+  const auto quiet = ::testing::internal::GetCapturedStderr();
+  spdlog::set_level(level);
+  EXPECT_NE(line.find("validation"), std::string::npos) << line;
+  EXPECT_NE(line.find("3/3"), std::string::npos) << line;
+  EXPECT_EQ(quiet, "");
+  EXPECT_EQ(shown.tokens, 11);
 }
 
 TEST(TokenLikelihood, IsTheMeanOverTokensNotOverBatches) {

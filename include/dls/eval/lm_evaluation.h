@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 #include <torch/types.h>
 
@@ -25,8 +26,11 @@ struct TokenLikelihood {
 };
 
 // Sums over every sentence of tokens [N, L], in eval mode without gradients (training mode
-// restored), in batches of batch_size.
+// restored), in batches of batch_size. `progress` ("": none): the label of a progress line
+// (info level) that a pass still running after `progress_after_s` shows -- a character
+// model's validation over a long text takes minutes.
 TokenLikelihood token_likelihood(LanguageModel& model, const torch::Tensor& tokens, std::int64_t pad_index,
-                                 std::int64_t batch_size = 256);
+                                 std::int64_t batch_size = 256, const std::string& progress = "",
+                                 double progress_after_s = 3.0);
 
 }  // namespace dls::eval
