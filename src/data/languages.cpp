@@ -22,6 +22,28 @@ constexpr std::array<std::pair<const char*, const char*>, 40> kLanguageNames{{
     {"vi", "Vietnamese"}, {"zh", "Chinese"},    {"hr", "Croatian"}, {"lt", "Lithuanian"}, {"id", "Indonesian"},
 }};
 
+// ISO 639-2 (bibliographic and terminology) and 639-3 codes of the languages above, so that
+// "eng" expands contractions as "en" does and "jpn" or "cmn" is known to need subword units
+// (before, a three-letter code took no language's rules and passed every check).
+constexpr std::array<std::pair<const char*, const char*>, 56> kThreeLetterCodes{{
+    {"ara", "ar"}, {"bul", "bg"}, {"bod", "bo"}, {"tib", "bo"}, {"cat", "ca"}, {"ces", "cs"}, {"cze", "cs"},
+    {"dan", "da"}, {"deu", "de"}, {"ger", "de"}, {"ell", "el"}, {"gre", "el"}, {"eng", "en"}, {"epo", "eo"},
+    {"spa", "es"}, {"fas", "fa"}, {"per", "fa"}, {"pes", "fa"}, {"fin", "fi"}, {"fra", "fr"}, {"fre", "fr"},
+    {"heb", "he"}, {"hin", "hi"}, {"hun", "hu"}, {"ita", "it"}, {"jpn", "ja"}, {"khm", "km"}, {"kor", "ko"},
+    {"lao", "lo"}, {"mya", "my"}, {"bur", "my"}, {"nld", "nl"}, {"dut", "nl"}, {"nor", "no"}, {"nob", "no"},
+    {"nno", "no"}, {"pol", "pl"}, {"por", "pt"}, {"ron", "ro"}, {"rum", "ro"}, {"rus", "ru"}, {"slk", "sk"},
+    {"slo", "sk"}, {"srp", "sr"}, {"swe", "sv"}, {"tha", "th"}, {"tur", "tr"}, {"ukr", "uk"}, {"vie", "vi"},
+    {"zho", "zh"}, {"chi", "zh"}, {"cmn", "zh"}, {"yue", "zh"}, {"hrv", "hr"}, {"lit", "lt"}, {"ind", "id"},
+}};
+
+// `code` as the two-letter code the tables above use, when it is a three-letter one of them.
+std::string two_letter(const std::string& code) {
+  for (const auto& [three, two] : kThreeLetterCodes) {
+    if (code == three) return two;
+  }
+  return code;
+}
+
 }  // namespace
 
 void check_language_code(const std::string& code, const std::string& flag) {
@@ -33,8 +55,9 @@ void check_language_code(const std::string& code, const std::string& flag) {
 }
 
 std::string language_name(const std::string& code) {
+  const auto two = two_letter(code);
   for (const auto& [known, name] : kLanguageNames) {
-    if (code == known) return name;
+    if (two == known) return name;
   }
   return code;
 }
@@ -45,14 +68,19 @@ std::string language_label(const std::string& code) {
   return label;
 }
 
-Language language_rules(const std::string& code) {
+std::string base_language(const std::string& code) { return two_letter(code); }
+
+Language language_rules(const std::string& given) {
+  const auto code = two_letter(given);
   if (code == "en") return Language::kEnglish;
   if (code == "es") return Language::kSpanish;
   if (code == "fr" || code == "it" || code == "ca") return Language::kElision;
+  if (code == "tr" || code == "az") return Language::kTurkish;
   return Language::kOther;
 }
 
-bool written_without_spaces(const std::string& code) {
+bool written_without_spaces(const std::string& given) {
+  const auto code = two_letter(given);
   for (const char* c : {"ja", "zh", "th", "lo", "km", "my", "bo"}) {
     if (code == c) return true;
   }

@@ -151,6 +151,15 @@ LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData*
                    {}};
 }
 
+std::string lm_dataset_warning(const LmDataset& d) {
+  const double unknown = d.validation.unknown_rate();
+  if (unknown < 0.5) return "";
+  return fmt::format(
+      "{:.1f} % of the validation {} are <unk>, never seen in training: validation text unlike the training text, or a "
+      "language written without spaces (Chinese, Japanese, Thai) read as words (--tokenizer sentencepiece or char)",
+      100 * unknown, d.tokenizer.unit());
+}
+
 std::vector<std::string> describe_lm_dataset(const LmDataset& d, const LmDataSettings& settings) {
   if (d.block_size > 0) {
     return {d.text_summary,

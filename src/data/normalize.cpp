@@ -152,10 +152,20 @@ void normalize_words(std::string_view text, Language language, std::vector<std::
       util::append_utf8(word, c);  // a decimal one, part of the number: "3.5", "1,5" (not "35", "15")
       continue;
     }
+    const char32_t before = i > 0 ? text32[i - 1] : 0, after = i + 1 < text32.size() ? text32[i + 1] : 0;
+    if (c == 0xB7 && (before == 'l' || before == 'L') && (after == 'l' || after == 'L')) {
+      util::append_utf8(word, c);  // Catalan's l·l
+      continue;
+    }
+    const auto hebrew = [](char32_t p) { return p >= 0x05D0 && p <= 0x05EA; };
+    if ((c == 0x05F4 || c == '"' || c == 0x05F3 || c == '\'') && hebrew(before) && hebrew(after)) {
+      util::append_utf8(word, c == '"' || c == 0x05F4 ? char32_t{0x05F4} : char32_t{0x05F3});  // ״ ׳
+      continue;
+    }
     switch (classify(c)) {
       case CharClass::kKeep:
         final_sigma = c == kCapitalSigma && !word.empty() ? word.size() : std::string::npos;
-        util::append_utf8(word, util::to_lower(c));
+        util::append_utf8(word, language == Language::kTurkish && c == 'I' ? char32_t{0x0131} : util::to_lower(c));
         break;
       case CharClass::kApostrophe:
         if (language == Language::kElision) {  // "l'homme" -> "l homme"

@@ -196,7 +196,11 @@ std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& d, int m
     lines.push_back(fmt::format("validation <unk> rate (of the {}): {} {:.3f} %, {} {:.3f} %", unit, src,
                                 100 * unknown_rate(d.validation.src), tgt, 100 * unknown_rate(d.validation.tgt)));
   }
-  if (d.english_subwords) lines.push_back(fmt::format("L = {} (the longest side of a pair in pieces, + 2)", d.max_len));
+  if (d.english_subwords) {
+    lines.push_back(fmt::format("L = {} (the longest side of a pair in pieces, + 2)", d.max_len));
+  } else {  // DLStudio's own start-up line
+    lines.push_back(fmt::format("No sentence is longer than {} words (including the SOS and EOS tokens)", d.max_len));
+  }
   const auto& pairs = d.corpus.pairs;
   const auto en = longest(
       pairs, [](const SentencePair& p) -> const auto& { return p.english; });
@@ -207,6 +211,38 @@ std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& d, int m
   lines.push_back(
       fmt::format("longest {} sentence ({} words): {}", tgt, pairs[es].spanish.size(), join_words(pairs[es].spanish)));
   return lines;
+}
+
+std::vector<std::string> seq2seq_dataset_warnings(const Seq2SeqDataset& d) {
+  std::vector<std::string> warnings;
+  const std::string no_spaces =
+      "a language written without spaces (Chinese, Japanese, Thai) needs its code (--src-lang/--tgt-lang: zh, ja, "
+      "th) and --tokenizer sentencepiece";
+  for (const bool source : {true, false}) {
+    const auto name = language_name(source ? d.corpus.source_language : d.corpus.target_language);
+    if (!d.english_subwords && !d.split.training.empty()) {
+      std::size_t one_word = 0;
+      for (const auto i : d.split.training) {
+        const auto& pair = d.corpus.pairs[i];
+        one_word += (source ? pair.english : pair.spanish).size() == 1 ? 1 : 0;
+      }
+      const double share = static_cast<double>(one_word) / static_cast<double>(d.split.training.size());
+      if (share >= 0.5) {
+        warnings.push_back(
+            fmt::format("{}: {:.0f} % of the training sentences are one word; {}", name, 100 * share, no_spaces));
+      }
+    }
+    if (d.validation.size() > 0) {
+      const double unknown = unknown_rate(source ? d.validation.src : d.validation.tgt);
+      if (unknown >= 0.5) {
+        warnings.push_back(fmt::format(
+            "{}: {:.1f} % of the validation {} are <unk>, never seen in training: validation data unlike the "
+            "training data, or {}",
+            name, 100 * unknown, d.english_subwords ? "pieces" : "words", no_spaces));
+      }
+    }
+  }
+  return warnings;
 }
 
 namespace {

@@ -225,7 +225,7 @@ SplitSource split_to_fit(std::string_view text, const Tokenize& tokenize, std::s
 }
 
 std::string join_parts(const SplitSource& split, const std::vector<std::vector<std::string>>& part_words,
-                       data::Language target) {
+                       const std::string& source_language, const std::string& target_language) {
   if (part_words.size() != split.parts.size()) throw std::invalid_argument("join_parts: one word list per part");
   std::string text;
   for (std::size_t s = 0, i = 0; s < split.sentences.size(); ++s) {
@@ -237,7 +237,7 @@ std::string join_parts(const SplitSource& split, const std::vector<std::vector<s
       words.insert(words.end(), part_words[i].begin(), part_words[i].end());
       pending = split.parts[i].mark;
     }
-    const auto sentence = data::detokenize(words, split.sentences[s], target);
+    const auto sentence = data::detokenize(words, split.sentences[s], source_language, target_language);
     if (sentence.empty()) continue;
     if (!text.empty()) text += " ";
     text += sentence;

@@ -256,7 +256,8 @@ Alternative Translator::alternative(const SentenceTranslation& t, const TokenIds
   const auto words = loaded_.spanish_subwords ? loaded_.spanish_subwords->decode(tokens) : tokens;
   Alternative a;
   a.raw = data::join_words(words);
-  a.text = data::detokenize(words, t.input, data::language_rules(loaded_.info.settings.data.target_language()));
+  const auto& data = loaded_.info.settings.data;
+  a.text = data::detokenize(words, t.input, data.source_language(), data.target_language());
   return a;
 }
 
@@ -284,13 +285,14 @@ std::vector<std::vector<std::int64_t>> Translator::split_rows(SentenceTranslatio
 }
 
 void Translator::finish(SentenceTranslation& t, const SplitSource& split) const {
-  const auto target = data::language_rules(loaded_.info.settings.data.target_language());
+  const auto& source = loaded_.info.settings.data.source_language();
+  const auto& target = loaded_.info.settings.data.target_language();
   const auto words_of = [&](const TokenList& tokens) {
     return loaded_.spanish_subwords ? loaded_.spanish_subwords->decode(tokens) : tokens;
   };
   if (t.parts.empty()) {
     t.output_words = words_of(t.output_tokens);
-    t.text = data::detokenize(t.output_words, t.input, target);
+    t.text = data::detokenize(t.output_words, t.input, source, target);
   } else {
     std::vector<std::vector<std::string>> part_words;
     for (const auto& part : t.parts) {
@@ -298,7 +300,7 @@ void Translator::finish(SentenceTranslation& t, const SplitSource& split) const 
       part_words.push_back(words_of(part.output_tokens));
       t.output_words.insert(t.output_words.end(), part_words.back().begin(), part_words.back().end());
     }
-    t.text = join_parts(split, part_words, target);
+    t.text = join_parts(split, part_words, source, target);
   }
   t.raw = data::join_words(t.output_words);
 }

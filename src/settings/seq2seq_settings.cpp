@@ -109,8 +109,14 @@ void Seq2SeqTrainSettings::languages_from_file_names(bool src_lang_asked, bool t
   if (data.train_src.empty() || data.train_tgt.empty()) return;  // check_corpus refuses half a pair
   std::string named, assumed;
   const auto side = [&](bool asked, const char* flag, const std::string& file, std::string& code) {
-    if (asked) return;
     const auto from_name = data::language_of_file(file);
+    if (asked) {  // the flag wins; a file name that says another language is probably a slip
+      if (!from_name.empty() && data::base_language(from_name) != data::base_language(code)) {
+        spdlog::warn("{} {} but {} is named as {} ({}): is the flag meant?", flag, code, file,
+                     data::language_name(from_name), from_name);
+      }
+      return;
+    }
     if (!from_name.empty()) code = from_name;
     auto& said = from_name.empty() ? assumed : named;
     said += (said.empty() ? "" : ", ") + std::string(flag) + " " + code;

@@ -124,6 +124,11 @@ char32_t to_upper(char32_t code_point) {
   return static_cast<char32_t>(utf8proc_toupper(static_cast<utf8proc_int32_t>(code_point)));
 }
 
+char32_t to_title(char32_t code_point) {
+  if (code_point > 0x10FFFF) return code_point;
+  return static_cast<char32_t>(utf8proc_totitle(static_cast<utf8proc_int32_t>(code_point)));
+}
+
 CharCategory char_category(char32_t code_point) {
   if (code_point > 0x10FFFF) return CharCategory::kOther;
   // Unicode's two-letter name ("Lu", "Po", "Cf", ...): the first letter is the class.

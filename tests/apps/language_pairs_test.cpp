@@ -73,7 +73,8 @@ TEST(LanguagePairsApp, GermanParallelFilesTrainScoreAndTranslate) {
   for (const std::string& text :
        {files("train") + ": ", files("valid") + ": ", std::string("(the validation files)"),
         std::string("with SOS EOS <pad> <unk>): German "), std::string("longest German sentence"),
-        std::string("longest English sentence"), "test set " + files("test"), std::string("The input sentence pair:"),
+        std::string("No sentence is longer than "), std::string("longest English sentence"),
+        "test set " + files("test"), std::string("The input sentence pair:"),
         std::string("The translation produced by TransformerFG")}) {
     expect_in_pair_output(run.err, text);
   }
@@ -165,10 +166,35 @@ TEST(LanguagePairsApp, JapaneseNeedsSentencePiece) {
   test::expect_one_line_error(
       pair_train(flags + kTiny + " --dry-run --run-dir " + (dir / "words").string(), "ja_words", false),
       "Japanese (ja) is written without spaces between words");
+  // Its three-letter code is Japanese too; a code that names no such language trains on with
+  // a warning that the sentences are single words.
+  std::string jpn = flags;
+  jpn.replace(jpn.find("--tgt-lang ja"), 13, "--tgt-lang jpn");
+  test::expect_one_line_error(
+      pair_train(jpn + kTiny + " --dry-run --run-dir " + (dir / "words3").string(), "jpn_words", false),
+      "(jpn) is written without spaces between words");
+  std::string unnamed = flags;
+  unnamed.replace(unnamed.find("--tgt-lang ja"), 13, "--tgt-lang xx");
+  const auto unnamed_run = pair_train(unnamed + kTiny + " --dry-run --run-dir " + (dir / "xx").string(), "xx_words");
+  ASSERT_EQ(unnamed_run.status, 0) << unnamed_run.err;
+  expect_in_pair_output(unnamed_run.err,
+                        "xx: 100 % of the training sentences are one word; a language written "
+                        "without spaces (Chinese, Japanese, Thai) needs its code");
   DLS_SKIP_WITHOUT_SENTENCEPIECE();
-  const auto run = pair_train(
-      flags + kTiny + " --tokenizer sentencepiece --vocab-size 60 --run-dir " + (dir / "run").string(), "japanese");
+  // Word BLEU of unspaced clauses is 0 nearly always: the default --best-metric is warned
+  // about, and chrF chooses best.pt.
+  const auto dry = pair_train(
+      flags + kTiny + " --tokenizer sentencepiece --vocab-size 60 --dry-run --run-dir " + (dir / "dry").string(),
+      "ja_dry");
+  ASSERT_EQ(dry.status, 0) << dry.err;
+  expect_in_pair_output(dry.err, "Japanese is written without spaces: word BLEU of a whole clause is 0 nearly always");
+  const auto run =
+      pair_train(flags + kTiny + " --tokenizer sentencepiece --vocab-size 60 --best-metric chrf --run-dir " +
+                     (dir / "run").string(),
+                 "japanese");
   ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.err.find("word BLEU of a whole clause"), std::string::npos) << run.err;
+  EXPECT_TRUE(fs::exists(dir / "run" / "best.pt"));
   for (const auto* text : {"<unk>): English ", " pieces, Japanese ", "test set ", "The translation produced by"}) {
     expect_in_pair_output(run.err, text);
   }

@@ -1,4 +1,5 @@
-// The display form of a translation: capitalised, with the source's closing mark.
+// The display form of a translation: capitalised, closed as the source sentence, in the
+// target language's writing.
 #include "dls/data/detokenize.h"
 
 #include <gtest/gtest.h>
@@ -7,22 +8,58 @@ namespace dls::data {
 namespace {
 
 TEST(Detokenize, CapitalisesAndRepeatsTheSourcesClosingMark) {
-  EXPECT_EQ(detokenize({"tengo", "hambre"}, "I am hungry.", Language::kSpanish), "Tengo hambre.");
-  EXPECT_EQ(detokenize({"tengo", "hambre"}, "I am hungry", Language::kSpanish), "Tengo hambre");
-  EXPECT_EQ(detokenize({"tengo", "hambre"}, "I am hungry!  ", Language::kSpanish), "\xC2\xA1Tengo hambre!");
-  EXPECT_EQ(detokenize({"tengo", "hambre"}, "I am hungry…", Language::kSpanish), "Tengo hambre…");
-  EXPECT_EQ(detokenize({"i", "am"}, "Tengo hambre?", Language::kEnglish), "I am?") << "no ¿ outside Spanish";
+  EXPECT_EQ(detokenize({"tengo", "hambre"}, "I am hungry.", "en", "es"), "Tengo hambre.");
+  EXPECT_EQ(detokenize({"tengo", "hambre"}, "I am hungry", "en", "es"), "Tengo hambre");
+  EXPECT_EQ(detokenize({"tengo", "hambre"}, "I am hungry!  ", "en", "es"), "¡Tengo hambre!");
+  EXPECT_EQ(detokenize({"tengo", "hambre"}, "I am hungry…", "en", "es"), "Tengo hambre…");
+  EXPECT_EQ(detokenize({"i", "am"}, "Tengo hambre?", "es", "en"), "I am?") << "no ¿ outside Spanish";
+  EXPECT_EQ(detokenize({"i", "am"}, "Tengo hambre?", "spa", "eng"), "I am?") << "three-letter codes";
 }
 
 TEST(Detokenize, QuestionsGetSpanishsOpeningMarkAndAccentedCapitals) {
-  EXPECT_EQ(detokenize({"dónde", "está", "mi", "perro"}, "Where is my dog?", Language::kSpanish),
-            "\xC2\xBF"
-            "D\xC3\xB3nde est\xC3\xA1 mi perro?");
-  EXPECT_EQ(detokenize({"él", "es", "alto"}, "\"He is tall.\"", Language::kSpanish), "\xC3\x89l es alto.")
+  EXPECT_EQ(detokenize({"dónde", "está", "mi", "perro"}, "Where is my dog?", "en", "es"), "¿Dónde está mi perro?");
+  EXPECT_EQ(detokenize({"él", "es", "alto"}, "\"He is tall.\"", "en", "es"), "Él es alto.")
       << "a closing quote is looked through; é capitalises to É";
 }
 
-TEST(Detokenize, NothingToShowForNoWords) { EXPECT_EQ(detokenize({}, "Hello.", Language::kSpanish), ""); }
+// Every script's closing marks are read, and the target's own are written (they all ended in
+// ASCII . ? ! before, and a source ending in 。 ؟ । ; ended in none).
+TEST(Detokenize, TheEndingIsReadAndWrittenInEachScript) {
+  EXPECT_EQ(detokenize({"πού", "είναι", "ο", "δρόμος"}, "Where is the road?", "en", "el"), "Πού είναι ο δρόμος;");
+  EXPECT_EQ(detokenize({"where", "is", "the", "road"}, "Πού είναι ο δρόμος;", "el", "en"), "Where is the road?");
+  EXPECT_EQ(detokenize({"and", "then"}, "Und dann;", "de", "en"), "And then") << "';' is a question only in Greek";
+  EXPECT_EQ(detokenize({"أين", "الكتاب"}, "Where is the book?", "en", "ar"), "أين الكتاب؟");
+  EXPECT_EQ(detokenize({"where", "is", "the", "book"}, "أين الكتاب؟", "ar", "en"), "Where is the book?");
+  EXPECT_EQ(detokenize({"यह", "चाय", "है"}, "This is the tea.", "en", "hi"), "यह चाय है।");
+  EXPECT_EQ(detokenize({"this", "is", "the", "tea"}, "यह चाय है।", "hi", "en"), "This is the tea.");
+  EXPECT_EQ(detokenize({"你今天喜欢猫吗"}, "Do you like cats today?", "en", "zh"), "你今天喜欢猫吗？");
+  EXPECT_EQ(detokenize({"do", "you", "like", "cats"}, "你喜欢猫吗？", "zh", "en"), "Do you like cats?");
+  EXPECT_EQ(detokenize({"it", "is", "good"}, "「いいです。」", "ja", "en"), "It is good.") << "a closing 」";
+  EXPECT_EQ(detokenize({"好"}, "Good!", "en", "zh"), "好！");
+}
+
+// The capital a sentence starts with, as the target language writes it.
+TEST(Detokenize, TheFirstLetterAsEachLanguageCapitalisesIt) {
+  EXPECT_EQ(detokenize({"izmir", "eski"}, "Izmir is old.", "en", "tr"), "İzmir eski.");
+  EXPECT_EQ(detokenize({"სად", "არის", "სახლი"}, "Where is the house?", "en", "ka"), "სად არის სახლი?")
+      << "Georgian has no sentence capitals";
+  EXPECT_EQ(detokenize({"ǆep"}, "x.", "en", "hr"), "ǅep.") << "a digraph's titlecase, not its uppercase";
+}
+
+// French, Italian and Catalan elisions come back; the apostrophe normalisation parted.
+TEST(Detokenize, ElisionsAreJoinedAgain) {
+  EXPECT_EQ(detokenize({"j", "aime", "l", "homme", "aujourd", "hui"}, "I like the man today.", "en", "fr"),
+            "J'aime l'homme aujourd'hui.");
+  EXPECT_EQ(detokenize({"c", "est", "l", "eau", "de", "la", "vie"}, "x.", "en", "fr"), "C'est l'eau de la vie.");
+  EXPECT_EQ(detokenize({"le", "livre", "d", "or"}, "x", "en", "fr"), "Le livre d'or");
+  EXPECT_EQ(detokenize({"l", "livre"}, "x", "en", "fr"), "L livre") << "only before a vowel or h";
+  EXPECT_EQ(detokenize({"dell", "acqua"}, "x", "en", "it"), "Dell'acqua");
+  EXPECT_EQ(detokenize({"un", "amico"}, "x", "en", "it"), "Un amico") << "un before a vowel is no elision";
+  EXPECT_EQ(detokenize({"l", "home"}, "x", "en", "ca"), "L'home");
+  EXPECT_EQ(detokenize({"l", "homme"}, "x", "en", "es"), "L homme") << "only in those languages";
+}
+
+TEST(Detokenize, NothingToShowForNoWords) { EXPECT_EQ(detokenize({}, "Hello.", "en", "es"), ""); }
 
 }  // namespace
 }  // namespace dls::data

@@ -22,10 +22,20 @@ TEST(Languages, NamesAndRulesByCode) {
   EXPECT_EQ(language_rules("es"), Language::kSpanish);
   EXPECT_EQ(language_rules("fr"), Language::kElision);
   EXPECT_EQ(language_rules("ru"), Language::kOther);
+  EXPECT_EQ(language_rules("tr"), Language::kTurkish);
+  EXPECT_EQ(language_rules("tur"), Language::kTurkish);
   EXPECT_TRUE(written_without_spaces("ja"));
   EXPECT_TRUE(written_without_spaces("zh"));
   EXPECT_FALSE(written_without_spaces("ko")) << "Korean separates its words by spaces";
   EXPECT_FALSE(written_without_spaces("de"));
+  // Three-letter codes of ISO 639-2 and 639-3 are their languages, rules included ("eng" took
+  // no contractions, "jpn" and "cmn" passed as written with spaces).
+  EXPECT_EQ(language_name("spa"), "Spanish");
+  EXPECT_EQ(language_name("ger"), "German");
+  EXPECT_EQ(language_rules("eng"), Language::kEnglish);
+  EXPECT_EQ(language_rules("fra"), Language::kElision);
+  for (const char* code : {"jpn", "zho", "chi", "cmn", "tha"}) EXPECT_TRUE(written_without_spaces(code)) << code;
+  EXPECT_EQ(language_name("ast"), "ast") << "a code the table does not know prints as itself";
 }
 
 // Parallel files named by language (train.de, news.es.gz) give their codes; other

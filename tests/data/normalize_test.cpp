@@ -150,9 +150,20 @@ TEST(Normalize, LowercasesGreekCyrillicAndTurkishWithoutLocale) {
       // lowercasing does; inside a word (or alone) it stays σ.
       {"ΟΔΟΣ ΣΑΣ ΣΟΦΙΑ Σ", "οδος σας σοφια σ"},
       {"МОСКВА Київ ЁЛКА", "москва київ ёлка"},
-      // Not Turkish-aware: I -> i (Turkish would write ı), İ -> i, ı stays.
+      // Outside Turkish: I -> i, İ -> i, ı stays.
       {"ISPARTA İzmir ılık", "isparta izmir ılık"},
   });
+  // Turkish and Azerbaijani: I is the dotless ı's capital ("KIZ" is "kız", "kiz" another word).
+  EXPECT_EQ(join_words(normalize_words("KIZ İzmir ISPARTA", Language::kTurkish)), "kız izmir ısparta");
+}
+
+// Marks inside the words of some scripts stay: Catalan's ela geminada, Hebrew's gershayim and
+// geresh (typed as " and ' too); elsewhere they separate as punctuation does.
+TEST(Normalize, WordInnerMarksOfCatalanAndHebrewStay) {
+  EXPECT_EQ(join_words(normalize_words("El col·legi i la Paral·lela.", Language::kElision)),
+            "el col·legi i la paral·lela");
+  EXPECT_EQ(join_words(normalize_words("a·b", Language::kOther)), "a b");
+  EXPECT_EQ(join_words(normalize_words("צה״ל ו-צה\"ל, ח׳", Language::kOther)), "צה״ל ו צה״ל ח");
 }
 
 TEST(Normalize, AppendingOverloadKeepsEarlierWords) {

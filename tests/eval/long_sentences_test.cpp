@@ -138,12 +138,10 @@ TEST(JoinParts, EachSentenceClosedAsItsSourceAndClauseMarksKept) {
   ASSERT_EQ(split.parts.size(), 3u);
   const std::vector<Words> words = {
       {"cuando", "llegué", "a", "casa"}, {"estaba", "cansado"}, {"dónde", "está", "el", "perro"}};
-  EXPECT_EQ(join_parts(split, words, data::Language::kSpanish),
-            "Cuando llegué a casa, estaba cansado. ¿Dónde está el perro?");
+  EXPECT_EQ(join_parts(split, words, "en", "es"), "Cuando llegué a casa, estaba cansado. ¿Dónde está el perro?");
   // A part the model wrote nothing for leaves no mark behind.
-  EXPECT_EQ(join_parts(split, {{}, {"estaba", "cansado"}, {"dónde"}}, data::Language::kSpanish),
-            "Estaba cansado. ¿Dónde?");
-  EXPECT_THROW(join_parts(split, {{"a"}}, data::Language::kSpanish), std::invalid_argument);
+  EXPECT_EQ(join_parts(split, {{}, {"estaba", "cansado"}, {"dónde"}}, "en", "es"), "Estaba cansado. ¿Dónde?");
+  EXPECT_THROW(join_parts(split, {{"a"}}, "en", "es"), std::invalid_argument);
 }
 
 TEST(DecodePositions, AsTrainedWithinTheTrainingLengthRelativeToTheSourceBeyond) {

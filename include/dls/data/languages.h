@@ -3,10 +3,13 @@
 // whether the language is written without spaces between words.
 //
 // Rules: "en" expands English contractions; "fr", "it", "ca" end a word at an elision's
-// apostrophe ("l'homme" -> "l homme"); "es" and every other code take Unicode's rules alone
+// apostrophe ("l'homme" -> "l homme"); "tr" and "az" lowercase I as the dotless ı; "es" and
+// every other code take Unicode's rules alone
 // (any script: lowercase, punctuation and symbols as separators). Written without spaces:
 // ja, zh, th, lo, km, my, bo — a whole clause is then one "word", so such a side needs
 // subword units (--tokenizer sentencepiece; seq2seq_train refuses word level for it).
+// A three-letter code of ISO 639-2 or 639-3 for one of the languages printouts name ("eng",
+// "deu", "jpn", "cmn") is that language, with its rules.
 #pragma once
 
 #include <string>
@@ -27,6 +30,10 @@ std::string language_label(const std::string& code);
 
 // The normalisation rules of `code` (see above).
 Language language_rules(const std::string& code);
+
+// The two-letter code of a three-letter one the tables know ("eng" -> "en"); `code` itself
+// otherwise.
+std::string base_language(const std::string& code);
 
 // True for the languages written without spaces between words (see above).
 bool written_without_spaces(const std::string& code);

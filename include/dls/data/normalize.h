@@ -19,9 +19,12 @@
 //     space/joiners U+200B-U+200D, U+2060, BOM U+FEFF, bidi marks).
 //  4. Everything else is kept and lowercased with Unicode's simple lowercase mapping:
 //     letters of any script, combining marks, digits and other numbers (² ½), ordinal
-//     indicators º ª. Not locale-aware: 'I' -> 'i' (also in Turkish, which would want
-//     'ı'), 'İ' -> 'i', 'ı' stays 'ı'. A capital Σ that ends a word after a letter
-//     becomes the final form ς ("ΟΔΟΣ" -> "οδος"), elsewhere σ.
+//     indicators º ª. 'İ' -> 'i', 'ı' stays 'ı'; 'I' -> 'i', but in Turkish and
+//     Azerbaijani (kTurkish) 'I' -> 'ı' ("KIZ" -> "kız", not the other word "kiz"). A capital Σ
+//     that ends a word after a letter becomes the final form ς ("ΟΔΟΣ" -> "οδος"), elsewhere σ.
+//     A middle dot between two l's is Catalan's ela geminada and stays in the word
+//     ("col·legi"); a gershayim or geresh (״ ׳, or " ' typed for them) between Hebrew letters
+//     stays as ״ or ׳ ("צה״ל").
 //  5. English only, per word: contractions are expanded. Whole words: won't -> will not,
 //     can't -> cannot (one word), shan't -> shall not, ain't -> is not, let's -> let us,
 //     y'all -> you all. Suffixes, repeatedly from the right: n't -> not, 're -> are,
@@ -45,9 +48,9 @@ namespace dls::data {
 
 // Which rules apply (data/languages.h maps an ISO code to them): English expands contractions
 // (rule 5); kElision (French, Italian, Catalan) ends a word at an apostrophe ("l'homme" ->
-// "l homme") instead of rule 6; Spanish and kOther (any other language, any script) take
-// rules 1-4 and 6 alone.
-enum class Language { kEnglish, kSpanish, kElision, kOther };
+// "l homme") instead of rule 6; kTurkish (Turkish, Azerbaijani) lowercases the dotless I;
+// Spanish and kOther (any other language, any script) take rules 1-4 and 6 alone.
+enum class Language { kEnglish, kSpanish, kElision, kTurkish, kOther };
 
 // The normalised words of one sentence (no SOS/EOS).
 std::vector<std::string> normalize_words(std::string_view text, Language language);

@@ -94,6 +94,13 @@ Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Voca
 // names from the codes (DLStudio's default: "English", "Spanish").
 std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& data, int max_words);
 
+// What in those numbers says the data is not read as meant, one line each (empty when
+// nothing does): a side whose training sentences are mostly one word at word level (a
+// language written without spaces not named as one: --src-lang/--tgt-lang and subword units),
+// a side whose validation words are mostly <unk> (the validation from other data, or the
+// same cause).
+std::vector<std::string> seq2seq_dataset_warnings(const Seq2SeqDataset& data);
+
 // The normalised words of pairs[indices] on one side.
 std::vector<std::vector<std::string>> english_sentences(const Seq2SeqDataset& data,
                                                         const std::vector<std::size_t>& indices);

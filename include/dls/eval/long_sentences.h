@@ -65,8 +65,8 @@ std::vector<std::string> split_clauses(std::string_view sentence);
 // The translation of a split source for people: each sentence's parts joined (a part's
 // clause mark after its words), capitalised and closed as its source sentence
 // (data::detokenize), the sentences joined by spaces. `part_words`: the output words of
-// each part of `split`, in order.
+// each part of `split`, in order; the languages are ISO 639 codes.
 std::string join_parts(const SplitSource& split, const std::vector<std::vector<std::string>>& part_words,
-                       data::Language target);
+                       const std::string& source_language, const std::string& target_language);
 
 }  // namespace dls::eval

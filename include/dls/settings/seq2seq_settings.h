@@ -222,7 +222,7 @@ struct Seq2SeqTrainSettings {
       declare_smoothing_and_seed(s.label_smoothing, s.seed, "initialisation, batch order and dropout", f);
 
       f.group("Output");
-      f.section("selection", [&] { SelectionSettings::declare(s.selection, f, {"bleu", "loss"}); });
+      f.section("selection", [&] { SelectionSettings::declare(s.selection, f, {"bleu", "chrf", "loss"}); });
       f(s.samples,
         Setting("samples", "--samples", "validation pairs translated and printed at the end").range(0, 1000000));
       f(s.bleu_sentences,

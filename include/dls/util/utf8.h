@@ -41,6 +41,10 @@ char32_t to_lower(char32_t code_point);
 // Unicode's simple uppercase mapping ('é' -> 'É'), not locale-aware; unchanged without one.
 char32_t to_upper(char32_t code_point);
 
+// Unicode's simple titlecase mapping, the form that starts a sentence: the uppercase one but
+// for digraphs ('ǆ' -> 'ǅ', not 'Ǆ'); not locale-aware; unchanged without one.
+char32_t to_title(char32_t code_point);
+
 // Unicode general category, by its first letter (Lu/Ll/Lt/Lm/Lo -> kLetter, ...).
 enum class CharCategory {
   kLetter,       // L*

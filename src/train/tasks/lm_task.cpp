@@ -33,6 +33,7 @@ LmTask::LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpoin
                const std::string& resumed_path, const torch::Device& device, int workers)
     : settings_(std::move(settings)), data_(checkpoint::lm_dataset(settings_.data, resumed)) {
   for (const auto& line : data::describe_lm_dataset(data_, settings_.data)) spdlog::info("{}", line);
+  if (const auto warning = data::lm_dataset_warning(data_); !warning.empty()) spdlog::warn("{}", warning);
   settings_.model.vocab_size(data_.vocabulary.size());
   settings_.model.transformer().max_seq_length(data_.max_len);
   settings_.model.validate();
@@ -113,7 +114,7 @@ ChunkLossFn LmTask::loss_share(const TrainingBatch&) {
 
 eval::TokenLikelihood LmTask::validate() {
   if (data_.validation.rows.size(0) == 0) return {};
-  return eval::token_likelihood(model_, data_.validation.rows, Vocabulary::kPad);
+  return eval::token_likelihood(model_, data_.validation.rows, Vocabulary::kPad, 256, "validation");
 }
 
 EpochEvaluation LmTask::evaluate(int) {

@@ -27,6 +27,13 @@ Seq2SeqTask::Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqC
                          const std::string& resumed_path, const torch::Device& device, int workers)
     : settings_(std::move(settings)), data_(checkpoint::seq2seq_dataset(settings_.data, settings_.padding(), resumed)) {
   for (const auto& line : data::describe_seq2seq_dataset(data_, settings_.data.max_words)) spdlog::info("{}", line);
+  for (const auto& line : data::seq2seq_dataset_warnings(data_)) spdlog::warn("{}", line);
+  if (data::written_without_spaces(data_.corpus.target_language) && settings_.selection.best_metric == "bleu") {
+    spdlog::warn(
+        "{} is written without spaces: word BLEU of a whole clause is 0 nearly always, so best.pt and --patience "
+        "would follow ties; --best-metric chrf chooses by chrF2 (characters)",
+        data::language_name(data_.corpus.target_language));
+  }
   settings_.model.src_vocab_size(data_.english.size()).tgt_vocab_size(data_.spanish.size());
   settings_.model.transformer().max_seq_length(data_.max_len);
   // DLStudio's loss trains DLStudio's model: no <pad>/<unk> outputs (Seq2SeqConfig::dlstudio_outputs).
@@ -308,7 +315,7 @@ EpochEvaluation Seq2SeqTask::evaluate(int workers) {
                       val_loss_, val_bleu_, last_translations_->sacrebleu.score, last_translations_->chrf.score,
                       last_translations_->sentences_per_s),
           val_loss_,
-          {{"bleu", val_bleu_}, {"loss", val_loss_}}};
+          {{"bleu", val_bleu_}, {"chrf", last_translations_->chrf.score}, {"loss", val_loss_}}};
 }
 
 const std::vector<std::string>& Seq2SeqTask::metrics_header() const { return seq2seq_metrics_header(); }
