@@ -16,7 +16,6 @@
 #include "dls/cli/error_line.h"
 #include "dls/train/run_comparison.h"
 #include "dls/util/file_io.h"
-#include "dls/util/json.h"
 #include "dls/util/create_folder.h"
 
 int main(int argc, char** argv) {
@@ -27,20 +26,25 @@ int main(int argc, char** argv) {
   std::vector<std::string> runs;
   std::string out = "compare";
   bool json = false;
-  app.add_option("runs", runs, "run directories (each with its metrics.csv)")
-      ->required()
-      ->check(CLI::ExistingDirectory);
+  // Not checked here: CLI11 would check the value of an option it does not know ("--output-dir
+  // cmp") as a run before naming the option; read_run_curves names a folder that is no run.
+  app.add_option("runs", runs, "run directories (each with its metrics.csv)")->required();
   app.add_option("--out", out, "folder for the pictures and compare.csv")->capture_default_str();
-  app.add_flag("--json", json, "print the files written and the runs as JSON instead of the tables");
+  app.add_flag("--json", json, "print the tables (best scores, settings that differ) and the files written as JSON");
   dls::cli::add_version_flag(app, "compare_runs");
   if (const auto stop = dls::cli::parse_command_line(app, argc, argv)) return *stop;
   try {
+    const auto warn = [](const std::string& line) { std::fprintf(stderr, "warning: %s\n", line.c_str()); };
+    std::vector<std::string> repeats;
     std::vector<dls::train::RunCurves> curves;
-    for (const auto& run : runs) {
+    for (const auto& run : dls::train::distinct_run_dirs(runs, repeats)) {
       curves.push_back(dls::train::read_run_curves(run));
-      const auto& unreadable = curves.back().unreadable_fields;
-      if (!unreadable.empty()) std::fprintf(stderr, "warning: %s\n", unreadable.c_str());
+      for (const auto* line : {&curves.back().unreadable_fields, &curves.back().settings_warning}) {
+        if (!line->empty()) warn(*line);
+      }
     }
+    for (const auto& repeat : repeats) warn(repeat);
+    dls::train::name_runs_apart(curves);
     dls::util::create_folder(out, "--out");
     std::vector<std::string> written;
     for (const auto& picture : dls::train::comparison_pictures(curves)) {
@@ -48,17 +52,13 @@ int main(int argc, char** argv) {
       picture.render().save_png(path);
       written.push_back(path);
     }
+    for (const auto& stale : dls::train::remove_stale_pictures(out, written))
+      warn("removed " + stale + ", an earlier comparison's");
     const auto csv = (std::filesystem::path(out) / "compare.csv").string();
     dls::util::write_text_atomically(csv, dls::train::comparison_csv(curves));
     written.push_back(csv);
     if (json) {
-      dls::util::JsonWriter writer;
-      writer.begin_object().key("runs").begin_array();
-      for (const auto& run : curves) writer.value(run.dir);
-      writer.end_array().key("files").begin_array();
-      for (const auto& file : written) writer.value(file);
-      writer.end_array().end_object();
-      std::cout << writer.str() << std::endl;
+      std::cout << dls::train::comparison_json(curves, written) << std::endl;
       return dls::cli::status_after_standard_output(0);
     }
     std::cout << "Best scores\n"

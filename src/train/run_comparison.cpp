@@ -11,6 +11,7 @@
 #include "dls/util/csv.h"
 #include "dls/util/file_io.h"
 #include "dls/util/image_panel.h"
+#include "dls/util/json.h"
 #include "dls/util/table.h"
 #include "dls/util/toml_subset.h"
 #include "train/metrics_file.h"
@@ -56,19 +57,31 @@ double value_of(const RunCurves::Row& row, const std::string& column) {
   return found == row.values.end() ? NAN : found->second;
 }
 
-std::vector<std::pair<std::string, std::string>> settings_of(const fs::path& dir, std::string* source) {
+std::vector<std::pair<std::string, std::string>> settings_of(const fs::path& dir, std::string* source,
+                                                             std::string* warning) {
   std::vector<std::pair<std::string, std::string>> settings;
   const auto config = dir / "config.toml";
   if (fs::exists(config)) {
-    *source = config.string();
-    for (const auto& item : util::parse_toml_subset(util::read_file(config.string()), config.string())) {
-      std::string value;
-      for (const auto& each : item.values) value += (value.empty() ? "" : ",") + each;
-      settings.emplace_back(item.name, value);
+    try {
+      for (const auto& item : util::parse_toml_subset(util::read_file(config.string()), config.string())) {
+        std::string value;
+        for (const auto& each : item.values) value += (value.empty() ? "" : ",") + each;
+        settings.emplace_back(item.name, value);
+      }
+      if (settings.empty()) *warning = config.string() + ": empty";
+    } catch (const std::exception& error) {  // it only feeds the settings table: the checkpoint can
+      *warning = error.what();
+      settings.clear();
     }
+    if (warning->empty()) {
+      *source = config.string();
+      return settings;
+    }
+  }
+  if (!fs::exists(dir / "checkpoints")) {
+    if (!warning->empty()) *warning += "; no checkpoint to read the settings from";
     return settings;
   }
-  if (!fs::exists(dir / "checkpoints")) return settings;
   const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(dir.string()));
   *source = reader.path();
   for (const auto& [key, value] : reader.settings().entries()) {
@@ -77,6 +90,7 @@ std::vector<std::pair<std::string, std::string>> settings_of(const fs::path& dir
                           key.rfind("evaluation.", 0) == 0 || key.rfind("split.", 0) == 0;
     if (!progress) settings.emplace_back(key, value);
   }
+  if (!warning->empty()) *warning += "; the settings are read from " + reader.path();
   return settings;
 }
 
@@ -103,6 +117,8 @@ std::vector<RunCurves::Row> binned_step_losses(const std::string& metrics_path,
     if (std::isfinite(step) && std::isfinite(wall)) clock.emplace_back(step, wall);
   }
   std::sort(clock.begin(), clock.end());
+  // One logged row (a run of one epoch): the clock's line from the start through it.
+  if (clock.size() == 1 && clock.front().first > 0) clock.insert(clock.begin(), {0.0, 0.0});
   const auto curve = training_loss_curve(metrics_path, metrics_rows, 300);
   for (std::size_t i = 0; i < curve.steps.size(); ++i) {
     binned.push_back(
@@ -152,7 +168,7 @@ RunCurves read_run_curves(const std::string& run_dir) {
                              "never closes";
   }
   run.step_losses = binned_step_losses(metrics.string(), rows, run.rows);
-  run.settings = settings_of(dir, &run.settings_source);
+  run.settings = settings_of(dir, &run.settings_source, &run.settings_warning);
   return run;
 }
 
@@ -160,7 +176,9 @@ std::vector<ComparedMetric> compared_metrics(const std::vector<RunCurves>& runs)
   std::vector<ComparedMetric> metrics;
   const auto has_number = [&](const ComparedMetric& metric) {
     for (const auto& run : runs) {
-      for (const auto& row : run.rows) {
+      // The training loss: the steps loss_steps.csv kept, where the run has it.
+      const auto& rows = metric.from_steps && !run.step_losses.empty() ? run.step_losses : run.rows;
+      for (const auto& row : rows) {
         if (reads(metric, row) && std::isfinite(value_of(row, metric.column))) return true;
       }
     }
@@ -210,31 +228,71 @@ std::vector<ComparisonPicture> comparison_pictures(const std::vector<RunCurves>&
   return pictures;
 }
 
-std::string best_scores_table(const std::vector<RunCurves>& runs) {
+namespace {
+
+// The metrics of the epoch rows (the best-scores table's columns).
+std::vector<ComparedMetric> epoch_metrics(const std::vector<RunCurves>& runs) {
   std::vector<ComparedMetric> metrics;
   for (const auto& metric : compared_metrics(runs)) {
     if (!metric.from_steps) metrics.push_back(metric);
   }
+  return metrics;
+}
+
+struct BestScores {
+  double last_step = 0, wall = 0;
+  std::vector<std::pair<double, double>> best;  // per metric: value and its epoch (NaN: none)
+};
+
+BestScores best_scores_of(const RunCurves& run, const std::vector<ComparedMetric>& metrics) {
+  BestScores scores;
+  for (const auto& row : run.rows) {
+    if (std::isfinite(value_of(row, "step"))) scores.last_step = std::max(scores.last_step, value_of(row, "step"));
+    if (std::isfinite(value_of(row, "wall_s"))) scores.wall = std::max(scores.wall, value_of(row, "wall_s"));
+  }
+  for (const auto& metric : metrics) {
+    double best = NAN, epoch = NAN;
+    for (const auto& row : run.rows) {
+      const double value = value_of(row, metric.column);
+      if (!reads(metric, row) || !std::isfinite(value)) continue;
+      if (!std::isfinite(best) || (metric.lower_is_better ? value < best : value > best)) {
+        best = value;
+        epoch = value_of(row, "epoch");
+      }
+    }
+    scores.best.emplace_back(best, epoch);
+  }
+  return scores;
+}
+
+// Whether `run`'s settings are its config.toml's (flag names), not a checkpoint's keys.
+bool settings_from_config(const RunCurves& run) { return fs::path(run.settings_source).filename() == "config.toml"; }
+
+// Some runs' settings from config.toml, others' from a checkpoint.
+bool mixed_sources(const std::vector<RunCurves>& runs) {
+  return std::any_of(runs.begin(), runs.end(), settings_from_config) &&
+         !std::all_of(runs.begin(), runs.end(), settings_from_config);
+}
+
+// A folder's canonical path ("" when it cannot be had).
+std::string canonical_dir(const std::string& dir) {
+  std::error_code error;
+  auto path = fs::weakly_canonical(fs::absolute(dir), error);
+  if (!path.has_filename()) path = path.parent_path();  // "a/" -> "a"
+  return error ? "" : path.string();
+}
+
+}  // namespace
+
+std::string best_scores_table(const std::vector<RunCurves>& runs) {
+  const auto metrics = epoch_metrics(runs);
   std::vector<std::string> headers{"run", "last step logged", "at wall (s)"};
   for (const auto& metric : metrics) headers.push_back((metric.lower_is_better ? "lowest " : "best ") + metric.column);
   util::Table table(headers, std::vector<util::Align>(headers.size(), util::Align::kRight));
   for (const auto& run : runs) {
-    double steps = 0, wall = 0;
-    for (const auto& row : run.rows) {
-      if (std::isfinite(value_of(row, "step"))) steps = std::max(steps, value_of(row, "step"));
-      if (std::isfinite(value_of(row, "wall_s"))) wall = std::max(wall, value_of(row, "wall_s"));
-    }
-    std::vector<std::string> cells{run.name, shown(steps), shown(wall)};
-    for (const auto& metric : metrics) {
-      double best = NAN, epoch = NAN;
-      for (const auto& row : run.rows) {
-        const double value = value_of(row, metric.column);
-        if (!reads(metric, row) || !std::isfinite(value)) continue;
-        if (!std::isfinite(best) || (metric.lower_is_better ? value < best : value > best)) {
-          best = value;
-          epoch = value_of(row, "epoch");
-        }
-      }
+    const auto scores = best_scores_of(run, metrics);
+    std::vector<std::string> cells{run.name, shown(scores.last_step), shown(scores.wall)};
+    for (const auto& [best, epoch] : scores.best) {
       cells.push_back(std::isfinite(best) ? shown(best) + " (epoch " + shown(epoch) + ")" : "-");
     }
     table.add_row(std::move(cells));
@@ -242,31 +300,136 @@ std::string best_scores_table(const std::vector<RunCurves>& runs) {
   return table.to_string();
 }
 
-std::string settings_differences(const std::vector<RunCurves>& runs) {
+std::vector<std::pair<std::string, std::vector<std::string>>> differing_settings(const std::vector<RunCurves>& runs) {
   std::vector<std::string> keys;
   for (const auto& run : runs) {
     for (const auto& [key, value] : run.settings) {
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
     }
   }
-  std::vector<std::string> headers{"setting"};
-  for (const auto& run : runs) headers.push_back(run.name);
-  util::Table table(headers);
+  // config.toml names settings by their flags, a checkpoint by its keys: a name one kind of
+  // source lacks is no difference between runs read from both kinds.
+  const bool mixed = mixed_sources(runs);
+  std::vector<std::pair<std::string, std::vector<std::string>>> differing;
   for (const auto& key : keys) {
     if (key == "run-dir") continue;  // a run's own folder
-    std::vector<std::string> cells{key};
+    std::vector<std::string> values;
+    bool everyone_has_it = true;
     for (const auto& run : runs) {
       const auto found =
           std::find_if(run.settings.begin(), run.settings.end(), [&](const auto& entry) { return entry.first == key; });
-      cells.push_back(found == run.settings.end() ? "(none)" : found->second);
+      everyone_has_it = everyone_has_it && found != run.settings.end();
+      values.push_back(found == run.settings.end() ? "(none)" : found->second);
     }
-    if (std::all_of(cells.begin() + 1, cells.end(), [&](const std::string& cell) { return cell == cells[1]; })) {
+    if (mixed && !everyone_has_it) continue;
+    if (std::all_of(values.begin(), values.end(), [&](const std::string& value) { return value == values.front(); })) {
       continue;
     }
+    differing.emplace_back(key, std::move(values));
+  }
+  return differing;
+}
+
+std::string settings_differences(const std::vector<RunCurves>& runs) {
+  std::vector<std::string> headers{"setting"};
+  for (const auto& run : runs) headers.push_back(run.name);
+  util::Table table(headers);
+  for (auto& [key, values] : differing_settings(runs)) {
+    std::vector<std::string> cells{key};
+    cells.insert(cells.end(), values.begin(), values.end());
     table.add_row(std::move(cells));
   }
-  if (table.rows() == 0) return "the runs' settings are the same (run-dir aside)\n";
-  return table.to_string();
+  std::string note;  // when the names differ between the runs' sources
+  for (const auto& run : runs) {
+    if (!mixed_sources(runs) || run.settings_source.empty() || settings_from_config(run)) continue;
+    note += (note.empty() ? "" : ", ") + run.name;
+  }
+  if (!note.empty()) note = "(settings of " + note + " from their checkpoints, whose names are not config.toml's)\n";
+  if (table.rows() == 0) return "the runs' settings are the same (run-dir aside)\n" + note;
+  return table.to_string() + note;
+}
+
+std::string comparison_json(const std::vector<RunCurves>& runs, const std::vector<std::string>& files) {
+  const auto metrics = epoch_metrics(runs);
+  util::JsonWriter writer;
+  writer.begin_object().key("runs").begin_array();
+  for (const auto& run : runs) {
+    const auto scores = best_scores_of(run, metrics);
+    writer.begin_object().field("name", run.name).field("dir", run.dir);
+    writer.field("last_step", scores.last_step).field("wall_s", scores.wall).key("best").begin_object();
+    for (std::size_t i = 0; i < metrics.size(); ++i) {
+      writer.key(metrics[i].column).begin_object();
+      writer.field("value", scores.best[i].first).field("epoch", scores.best[i].second).end_object();
+    }
+    writer.end_object().end_object();
+  }
+  writer.end_array().key("differing_settings").begin_object();
+  for (const auto& [key, values] : differing_settings(runs)) {
+    writer.key(key).begin_object();
+    for (std::size_t i = 0; i < runs.size(); ++i) writer.field(runs[i].name, values[i]);
+    writer.end_object();
+  }
+  writer.end_object().key("files").begin_array();
+  for (const auto& file : files) writer.value(file);
+  writer.end_array().end_object();
+  return writer.str();
+}
+
+std::vector<std::string> remove_stale_pictures(const std::string& out, const std::vector<std::string>& written) {
+  std::vector<std::string> removed;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(out, error)) {
+    const auto name = entry.path().filename().string();
+    const bool picture = name.rfind("compare_", 0) == 0 && entry.path().extension() == ".png";
+    if (!picture || std::find(written.begin(), written.end(), entry.path().string()) != written.end()) continue;
+    if (fs::remove(entry.path(), error)) removed.push_back(entry.path().string());
+  }
+  return removed;
+}
+
+std::vector<std::string> distinct_run_dirs(const std::vector<std::string>& dirs, std::vector<std::string>& repeats) {
+  std::vector<std::string> kept, canonical;
+  for (const auto& dir : dirs) {
+    const auto path = canonical_dir(dir);
+    const auto seen = std::find(canonical.begin(), canonical.end(), path);
+    if (!path.empty() && seen != canonical.end()) {
+      repeats.push_back(dir + ": the same run as " + kept[static_cast<std::size_t>(seen - canonical.begin())] +
+                        ", compared once");
+      continue;
+    }
+    kept.push_back(dir);
+    canonical.push_back(path);
+  }
+  return kept;
+}
+
+void name_runs_apart(std::vector<RunCurves>& runs) {
+  // Each run's path, from its folder outwards: {"run", "x", "tmp", ...}.
+  std::vector<std::vector<std::string>> parts;
+  for (const auto& run : runs) {
+    std::vector<std::string> names;
+    for (auto path = fs::absolute(run.dir).lexically_normal(); !path.empty() && path != path.root_path();
+         path = path.parent_path()) {
+      if (path.has_filename()) names.push_back(path.filename().string());
+      if (path.parent_path() == path) break;
+    }
+    if (names.empty()) names.push_back(run.name);
+    parts.push_back(std::move(names));
+  }
+  const auto label = [&](std::size_t i, std::size_t depth) {
+    std::string text;
+    for (std::size_t k = std::min(depth, parts[i].size()); k-- > 0;) text += (text.empty() ? "" : "/") + parts[i][k];
+    return text;
+  };
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    std::size_t depth = 1;
+    for (bool clash = true; clash && depth < parts[i].size();) {
+      clash = false;
+      for (std::size_t j = 0; j < runs.size() && !clash; ++j) clash = j != i && label(j, depth) == label(i, depth);
+      if (clash) ++depth;
+    }
+    runs[i].name = label(i, depth);
+  }
 }
 
 std::string comparison_csv(const std::vector<RunCurves>& runs) {

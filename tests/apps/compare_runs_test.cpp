@@ -44,6 +44,15 @@ TEST(CompareRunsApp, AFolderThatIsNoRunIsOneLine) {
       "compare_runs_empty");
   test::expect_one_line_error(run, empty.string() + ": no metrics.csv (not a training run's directory)");
   EXPECT_FALSE(fs::exists(empty / "out")) << "nothing written";
+  // A folder that does not exist, and an option the program does not know, named as such (its
+  // value was taken for a run: "runs: Directory does not exist: cmp").
+  test::expect_one_line_error(
+      test::run_program("apps/compare_runs", (empty / "absent").string(), "compare_runs_absent"),
+      (empty / "absent").string() + ": not a directory");
+  const auto unknown = test::run_program(
+      "apps/compare_runs", test::trained_seq2seq_run().string() + " --output-dir cmp", "compare_runs_unknown");
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.err.find("--output-dir"), std::string::npos) << unknown.err;
 }
 
 // --out naming a file: one line naming the flag, nothing written.

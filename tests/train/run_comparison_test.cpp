@@ -137,6 +137,94 @@ TEST(RunComparison, TablesTheBestScoresAndTheSettingsThatDiffer) {
   EXPECT_EQ(alone, "the runs' settings are the same (run-dir aside)\n");
 }
 
+// Runs whose folders share a name are named by as much of their paths as tells them apart; a
+// run given twice is compared once.
+TEST(RunComparison, RunsOfOneFolderNameAreToldApartAndARepeatIsComparedOnce) {
+  const auto dir = test::fresh_temp_dir("run_comparison_names");
+  for (const char* copy : {"x/run", "y/run"}) {
+    fs::create_directories(dir / copy);
+    fs::copy(test::trained_seq2seq_run(), dir / copy, fs::copy_options::recursive);
+  }
+  std::vector<std::string> repeats;
+  const auto dirs = train::distinct_run_dirs(
+      {(dir / "x/run").string(), (dir / "y/run").string(), (dir / "x/run/").string(), (dir / "x/../x/run").string()},
+      repeats);
+  ASSERT_EQ(dirs.size(), 2u);
+  ASSERT_EQ(repeats.size(), 2u);
+  EXPECT_EQ(repeats[0],
+            (dir / "x/run/").string() + ": the same run as " + (dir / "x/run").string() + ", compared once");
+  std::vector<train::RunCurves> runs;
+  for (const auto& run : dirs) runs.push_back(train::read_run_curves(run));
+  train::name_runs_apart(runs);
+  EXPECT_EQ(runs[0].name, "x/run");
+  EXPECT_EQ(runs[1].name, "y/run");
+  auto others = both();
+  const auto before = others[0].name;
+  train::name_runs_apart(others);
+  EXPECT_EQ(others[0].name, before) << "names that differ stay as they are";
+}
+
+// A run of one logged row (one epoch) still has its training loss drawn from loss_steps.csv,
+// against wall time too (the clock's line from the start through that row).
+TEST(RunComparison, ARunOfOneLoggedRowHasItsTrainingLossCurve) {
+  const auto dir = test::fresh_temp_dir("run_comparison_one_row");
+  fs::copy(test::trained_seq2seq_run(), dir, fs::copy_options::recursive);
+  std::istringstream lines(util::read_file((dir / "metrics.csv").string()));
+  std::string header, line, last_epoch;
+  std::getline(lines, header);
+  while (std::getline(lines, line)) {
+    if (line.rfind("epoch,", 0) == 0) last_epoch = line;
+  }
+  ASSERT_FALSE(last_epoch.empty());
+  util::write_text_atomically((dir / "metrics.csv").string(), header + "\n" + last_epoch + "\n");
+  const auto run = train::read_run_curves(dir.string());
+  ASSERT_GT(run.step_losses.size(), 2u);
+  for (const auto& row : run.step_losses) EXPECT_TRUE(std::isfinite(row.values.at("wall_s")));
+  const auto metrics = train::compared_metrics({run});
+  EXPECT_TRUE(std::any_of(metrics.begin(), metrics.end(), [](const auto& m) { return m.column == "loss"; }));
+}
+
+// config.toml that cannot be read (empty, not TOML) gives way to the checkpoint, with a
+// warning; runs read from config.toml and from a checkpoint are compared on the names both
+// have, not shown as different in every setting.
+TEST(RunComparison, SettingsFromADamagedOrMissingConfigAreReadFromTheCheckpoint) {
+  const auto dir = test::fresh_temp_dir("run_comparison_config");
+  fs::copy(test::trained_seq2seq_run(), dir / "a", fs::copy_options::recursive);
+  fs::copy(test::trained_seq2seq_run(), dir / "b", fs::copy_options::recursive);
+  test::write_bytes(dir / "a" / "config.toml", "epochs=3\nseed=5\ntrain\n");
+  const auto damaged = train::read_run_curves((dir / "a").string());
+  EXPECT_NE(damaged.settings_warning.find("config.toml:3"), std::string::npos) << damaged.settings_warning;
+  EXPECT_NE(damaged.settings_warning.find("; the settings are read from "), std::string::npos);
+  EXPECT_EQ(damaged.settings_source.find("config.toml"), std::string::npos);
+  test::write_bytes(dir / "a" / "config.toml", "");
+  EXPECT_NE(train::read_run_curves((dir / "a").string()).settings_warning.find("config.toml: empty"),
+            std::string::npos);
+  test::write_bytes(dir / "a" / "config.toml", "epochs=3\nseed=5\n");
+  const std::vector<train::RunCurves> mixed{train::read_run_curves((dir / "a").string()),
+                                            train::read_run_curves((dir / "b").string())};
+  EXPECT_TRUE(train::differing_settings(mixed).empty());
+  EXPECT_NE(train::settings_differences(mixed).find("(settings of b from their checkpoints"), std::string::npos);
+}
+
+// --json holds what the tables show; a later comparison into the same folder removes the
+// pictures of metrics it does not draw.
+TEST(RunComparison, TheJsonHoldsTheTablesAndStalePicturesGo) {
+  const auto runs = both();
+  const auto json = train::comparison_json(runs, {"a.png"});
+  const auto differing = train::differing_settings(runs);
+  ASSERT_FALSE(differing.empty());
+  EXPECT_NE(json.find("\"differing_settings\":{\"" + differing.front().first + "\":{"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"best\":{\"val_loss\":{\"value\":"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"files\":[\"a.png\"]"), std::string::npos) << json;
+  const auto out = test::fresh_temp_dir("run_comparison_stale");
+  for (const char* name : {"compare_val_bleu.png", "compare_val_accuracy.png", "mine.png"})
+    test::write_bytes(out / name, "x");
+  const auto removed = train::remove_stale_pictures(out.string(), {(out / "compare_val_bleu.png").string()});
+  EXPECT_EQ(removed, std::vector<std::string>{(out / "compare_val_accuracy.png").string()});
+  EXPECT_TRUE(fs::exists(out / "compare_val_bleu.png"));
+  EXPECT_TRUE(fs::exists(out / "mine.png"));
+}
+
 TEST(RunComparison, WritesEveryRowInOneCsv) {
   const auto runs = both();
   const auto csv = train::comparison_csv(runs);

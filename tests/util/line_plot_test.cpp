@@ -118,6 +118,27 @@ TEST(LinePlot, LegendNamesTheSeries) {
   EXPECT_GT(count_ink(a, area), count_ink(b, area) + 20);  // swatch, text and box
 }
 
+// Thirty series (compare_runs of thirty runs): the legend stays inside the plotting area, in
+// columns, and no two of the first thirty series share a colour.
+TEST(LinePlot, ManySeriesKeepTheirLegendInsideAndTheirColoursApart) {
+  LinePlot plot;
+  for (int i = 0; i < 30; ++i) plot.add_series("run " + std::to_string(i), {1, 2}, {0.0 + i, 1.0 + i});
+  const Canvas canvas = plot.render(560, 400);
+  const Rect area = plot.plot_area();
+  // The frame line of the legend box, (200, 200, 200), never outside the area.
+  int frame_outside = 0;
+  for (int y = 0; y < canvas.height(); ++y) {
+    for (int x = 0; x < canvas.width(); ++x) {
+      const bool inside = x >= area.x && x < area.x + area.w && y >= area.y && y < area.y + area.h;
+      frame_outside += !inside && canvas.pixel(x, y) == Rgb{200, 200, 200};
+    }
+  }
+  EXPECT_EQ(frame_outside, 0);
+  for (std::size_t i = 0; i < 30; ++i) {
+    for (std::size_t j = 0; j < i; ++j) EXPECT_NE(series_color(i), series_color(j)) << i << " " << j;
+  }
+}
+
 TEST(LinePlot, MismatchedSeriesIsAnError) {
   LinePlot plot;
   EXPECT_THROW(plot.add_series("bad", {1, 2, 3}, {1, 2}), std::invalid_argument);

@@ -18,7 +18,9 @@ namespace dls::train {
 
 // One run as metrics.csv has it.
 struct RunCurves {
-  std::string name;  // the run directory's name ("runs/fg" -> "fg")
+  // The run directory's name ("runs/fg" -> "fg"); name_runs_apart() lengthens it where two
+  // runs' folders share a name ("x/run", "y/run").
+  std::string name;
   std::string dir;
   // metrics.csv's rows: kind ("step" or "epoch"), then the numbers by column (NaN: empty).
   struct Row {
@@ -34,6 +36,9 @@ struct RunCurves {
   // (but its progress, state and split: where the run stood, not how it was set up).
   std::vector<std::pair<std::string, std::string>> settings;
   std::string settings_source;  // "config.toml" or the checkpoint file
+  // Non-empty when config.toml could not give the settings (empty, or not TOML: a line on
+  // why) and the checkpoint gave them.
+  std::string settings_warning;
   // Non-empty when fields of metrics.csv were not numbers, or its last lines were left out
   // after a quote that never closes (a file edited or damaged by hand): one line saying how
   // many, and where the first is; they are left out of the curves.
@@ -43,6 +48,14 @@ struct RunCurves {
 // Reads `run_dir`. Throws std::runtime_error "RUN: no metrics.csv (not a training run's
 // directory)" and the like, in one line.
 RunCurves read_run_curves(const std::string& run_dir);
+
+// `dirs` without repeats of one folder ("a", "./a/", a link to it), in their order; a line in
+// `repeats` for each left out.
+std::vector<std::string> distinct_run_dirs(const std::vector<std::string>& dirs, std::vector<std::string>& repeats);
+
+// Names runs whose folders share a name by as much of their paths as tells them apart:
+// "x/run" and "y/run", not "run" twice (tables, legends and compare.csv name runs by it).
+void name_runs_apart(std::vector<RunCurves>& runs);
 
 // A metric the runs can be compared on: a column of their epoch rows (val_loss, val_bleu,
 // val_chrf, val_accuracy, val_perplexity, ...) or the step rows' training loss ("loss"), with
@@ -69,9 +82,19 @@ std::vector<ComparisonPicture> comparison_pictures(const std::vector<RunCurves>&
 // Each run's last logged step and its wall time, and its best score per metric (the epoch it
 // came at), as a table.
 std::string best_scores_table(const std::vector<RunCurves>& runs);
-// The settings whose values differ between the runs (run-dir aside), as a table; a line
-// saying so when they are all the same.
+// The settings whose values differ between the runs (run-dir aside): each with a value per
+// run, "(none)" where a run has none. Runs whose settings come from different sources
+// (config.toml's flag names, a checkpoint's keys) are compared on the names every run has.
+std::vector<std::pair<std::string, std::vector<std::string>>> differing_settings(const std::vector<RunCurves>& runs);
+// The same as a table; a line saying so when they are all the same.
 std::string settings_differences(const std::vector<RunCurves>& runs);
+// What the tables say, as one JSON object: {"runs": [{"name", "dir", "last_step", "wall_s",
+// "best": {metric: {"value", "epoch"}}}], "differing_settings": {setting: {run: value}},
+// "files": [...]}.
+std::string comparison_json(const std::vector<RunCurves>& runs, const std::vector<std::string>& files);
+// Removes the compare_*.png files in `out` that are not among `written` (an earlier
+// comparison's, of metrics this one does not draw), returning their paths.
+std::vector<std::string> remove_stale_pictures(const std::string& out, const std::vector<std::string>& written);
 // Every row of every run, a column per metric: run,kind,epoch,step,wall_s,...
 std::string comparison_csv(const std::vector<RunCurves>& runs);
 
