@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -79,6 +80,7 @@ InitReport init_parameters(torch::nn::Module& model, const checkpoint::NamedTens
   for (const auto& buffer : model.named_buffers()) used.erase(buffer.key());  // the model's own
 
   torch::NoGradGuard no_grad;
+  std::set<const std::vector<std::string>*> warned_vocabularies;
   std::map<const void*, std::string> first_name;          // tied weights: one tensor under several names
   for (auto& [name, tensor] : saved_parameters(model)) {  // DLStudio's names, as the checkpoint's
     InitLine line{name, shape_text(tensor), ""};
@@ -110,6 +112,15 @@ InitReport init_parameters(torch::nn::Module& model, const checkpoint::NamedTens
         const auto copied = copy_rows_by_token(tensor, from, *rows);
         report.loaded += copied * (tensor.numel() / std::max<std::int64_t>(tensor.size(0), 1));
         line.outcome = "by " + rows->unit + ": " + grouped(copied) + " of " + grouped(tensor.size(0)) + " rows";
+        // Rows that hardly meet: the checkpoint speaks another language or direction, or cuts
+        // its text otherwise (words into characters): said once per vocabulary.
+        if (copied * 2 < tensor.size(0) && warned_vocabularies.insert(rows->ours).second) {
+          report.warnings.push_back(name + ": " + grouped(copied) + " of its " + grouped(tensor.size(0)) + " " +
+                                    rows->unit + "s are the checkpoint's; " +
+                                    (rows->unit == "token"
+                                         ? "another language, direction or tokenizer than the checkpoint's?"
+                                         : "other " + rows->unit + "es than the checkpoint's"));
+        }
       } else if (tensor.sizes() == from.sizes()) {
         tensor.copy_(from);
         report.loaded += tensor.numel();
@@ -119,8 +130,7 @@ InitReport init_parameters(torch::nn::Module& model, const checkpoint::NamedTens
         for (const auto& prefix : plan.fresh_when_resized) may_start_over = may_start_over || starts_with(name, prefix);
         if (!may_start_over) {
           throw std::runtime_error("--init-from " + source + ": " + name + " is " + shape_text(from) + " there and " +
-                                   shape_text(tensor) +
-                                   " here (another model shape: --layout, --embedding-size, --heads, ...)");
+                                   shape_text(tensor) + " here (another model shape: " + plan.shape_flags + ")");
         }
         line.outcome = "fresh: " + shape_text(from) + " there";
       }

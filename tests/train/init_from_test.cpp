@@ -79,6 +79,17 @@ TEST(InitFrom, LoadsByNameAndShapeAndRowsByToken) {
   EXPECT_NE(report.summary().find("1 tensors by token, 0 fresh"), std::string::npos) << report.summary();
   EXPECT_NE(report.table(false).find("4 others"), std::string::npos) << report.table(false);
   EXPECT_NE(report.table(true).find("body.weight"), std::string::npos);
+  EXPECT_TRUE(report.warnings.empty()) << "half the rows met";
+
+  // Fewer than half: another language, direction or tokenizer, said once per vocabulary.
+  const std::vector<std::string> other_words{"z", "y", "a", "w"};
+  Tiny other(4, 4, 2);
+  plan.token_rows = {{"embedding.weight", &other_words, &their_words}};
+  const auto apart = train::init_parameters(*other, tensors_of(*theirs), plan, "run/x.pt");
+  ASSERT_EQ(apart.warnings.size(), 1u);
+  EXPECT_EQ(apart.warnings[0],
+            "embedding.weight: 1 of its 4 tokens are the checkpoint's; another language, direction or tokenizer than "
+            "the checkpoint's?");
 }
 
 TEST(InitFrom, RenamesPrefixesAndStartsAResizedHeadFresh) {
@@ -99,7 +110,7 @@ TEST(InitFrom, RefusesAnotherShapeAndACheckpointOfWhichNothingFits) {
   EXPECT_EQ(
       test::error_of<std::runtime_error>([&] { train::init_parameters(*wider, tensors_of(*theirs), {}, "x.pt"); }),
       "--init-from x.pt: embedding.weight is [3, 4] there and [3, 8] here (another model shape: --layout, "
-      "--embedding-size, --heads, ...)");
+      "--embedding-size, --heads, --max-words, ...)");
   Tiny ours(3, 4, 2);
   EXPECT_EQ(test::error_of<std::runtime_error>(
                 [&] { train::init_parameters(*ours, tensors_of(*theirs, "other."), {}, "x.pt"); }),
@@ -256,6 +267,15 @@ TEST(InitFromRuns, RefusesAnotherShapeOrKindInOneLine) {
   const auto kind = test::error_of<std::runtime_error>([&] { train::train_seq2seq(other_kind); });
   EXPECT_NE(kind.find(": a vit checkpoint; seq2seq_train starts from a seq2seq or lm checkpoint"), std::string::npos)
       << kind;
+
+  // Another image shape: the refusal names the image flags.
+  auto resized = test::tiny_vit_settings(fashion);
+  resized.model.stem({StemConv{4, 1}, StemConv{8, 2}, StemConv{8, 2}});  // 28 -> 7: 49 tokens, not 16
+  auto resized_run = test::tiny_vit_run(test::fresh_temp_dir("init_from_vit_resized"));
+  resized_run.init_from = vit_dir.string();
+  const auto shape = test::error_of<std::runtime_error>([&] { test::train_vit_with(resized, resized_run); });
+  EXPECT_NE(shape.find("(another model shape: --image-size, --patch-size, --channels, --stem"), std::string::npos)
+      << shape;
 
   // vit into vit: every tensor loads.
   auto again = test::tiny_vit_settings(fashion);

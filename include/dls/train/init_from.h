@@ -40,6 +40,8 @@ struct InitPlan {
   std::vector<TokenRows> token_rows;
   // Model-name prefixes whose tensors start fresh when their shape differs.
   std::vector<std::string> fresh_when_resized;
+  // The flags that set the model's shapes, for the refusal of a tensor of another shape.
+  std::string shape_flags = "--layout, --embedding-size, --heads, --max-words, ...";
 };
 
 // What became of each of the model's parameters.
@@ -58,6 +60,10 @@ struct InitReport {
   std::int64_t loaded = 0;          // values taken from the checkpoint (rows by token count theirs)
   std::int64_t total = 0;           // values of the model's parameters
   std::vector<std::string> unused;  // checkpoint tensors the model has no place for
+  // Tensors by token or class whose rows hardly met the checkpoint's (fewer than half), one
+  // line per vocabulary: "embeddings_generator_en.embedding.weight: 9 of its 364 tokens are
+  // the checkpoint's; another language, direction or tokenizer than the checkpoint's?"
+  std::vector<std::string> warnings;
 
   // One line: "--init-from FILE (ema): 14.2 M of 18.9 M values (75.1 %) from it; 3 tensors by
   // token, 2 fresh, 12 of its tensors unused".

@@ -107,6 +107,7 @@ InitReport init_vit_from(const std::string& path, torch::nn::Module& model,
                        {"head_fc2.bias", &class_names, &theirs, "class"}};
   }
   plan.fresh_when_resized = {"head_fc2."};  // another number of classes, names unknown
+  plan.shape_flags = "--image-size, --patch-size, --channels, --stem, --embedding-size, --heads, ...";
   return init_with(reader, model, plan);
 }
 
@@ -122,6 +123,7 @@ std::string with_init_from_file(const std::string& config_toml, const std::strin
 
 void log_init_report(const InitReport& report) {
   spdlog::info("{}\n{}", report.summary(), report.table(/*every_parameter=*/false));
+  for (const auto& warning : report.warnings) spdlog::warn("--init-from {}: {}", report.source, warning);
   spdlog::debug("--init-from, parameter by parameter:\n{}", report.table(/*every_parameter=*/true));
 }
 
