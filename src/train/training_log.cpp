@@ -71,6 +71,20 @@ void TrainingLog::start_window() {
   window_correct_ = window_examples_ = 0;
 }
 
+void TrainingLog::save_window(checkpoint::RunState& state) const {
+  state.window_loss_sum = window_loss_;
+  state.window_loss_weight = window_weight_;
+  state.window_correct = window_correct_;
+  state.window_examples = window_examples_;
+}
+
+void TrainingLog::restore_window(const checkpoint::RunState& state) {
+  window_loss_ = state.window_loss_sum;
+  window_weight_ = state.window_loss_weight;
+  window_correct_ = state.window_correct;
+  window_examples_ = state.window_examples;
+}
+
 void TrainingLog::add_step(std::int64_t global_step, double loss, double weight, std::int64_t correct,
                            std::int64_t examples) {
   step_losses_->write_row({std::to_string(global_step), number_text(loss)});

@@ -30,6 +30,9 @@ class TrainingLog {
   // The next step row's means start from here: at the start of every epoch (and after each
   // step row).
   void start_window();
+  // The window's sums into `state` (for a checkpoint) and back from it (a resumed run's).
+  void save_window(checkpoint::RunState& state) const;
+  void restore_window(const checkpoint::RunState& state);
   // Every step, after optimizer step `global_step`: its loss (the share of every process,
   // summed) into loss_steps.csv, and its numbers into the next step row's means.
   void add_step(std::int64_t global_step, double loss, double weight, std::int64_t correct, std::int64_t examples);

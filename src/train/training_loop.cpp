@@ -74,6 +74,7 @@ class Loop {
     if (main_) {
       log_.emplace(task_, run_->file("metrics.csv"), options_.epochs, resume != nullptr, state_.global_step,
                    options_.run.tensorboard ? run_->file("tensorboard") : std::string(), state_.wall_s);
+      if (resume != nullptr) log_->restore_window(state_);
       save_learning_rate_plot();  // the plan, before the first step
       save_positional_encoding_picture();
       warn_of_a_long_warm_up();
@@ -102,6 +103,7 @@ class Loop {
       }
       const bool last = stop || epoch == options_.epochs;
       state_.wall_s = wall_now();
+      if (log_) log_->save_window(state_);
       if (last || (epoch_complete && options_.run.checkpoint_every > 0 && epoch % options_.run.checkpoint_every == 0)) {
         checkpoints_->save(state_, verdict_.improved);
       } else if (verdict_.improved) {
@@ -156,7 +158,7 @@ class Loop {
   bool train_epoch(std::int64_t epoch) {
     task_.start_epoch(epoch, state_.step_in_epoch, {dist_->rank(), dist_->world_size()});
     task_.model().train();
-    if (log_) log_->start_window();
+    if (log_ && state_.step_in_epoch == 0) log_->start_window();  // a resumed epoch keeps its saved window
     util::ProgressOptions bar_options;
     bar_options.unit = task_.example_unit();
     bar_options.initial = state_.epoch_examples;

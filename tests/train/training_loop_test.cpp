@@ -9,13 +9,17 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/layers/attention.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/util/file_io.h"
 #include "util/temp_files.h"
 
 namespace dls::train {
@@ -286,6 +290,46 @@ TEST(TrainingLoop, SavesTheRunsStateAndResumesFromTheTasksViewOfIt) {
   const auto result = run_training(at_limit, next, options, reader_of(file));
   EXPECT_EQ(result.stopped_by, "max-iters");
   EXPECT_EQ(result.iterations, 7);
+}
+
+// The loss of metrics.csv's step row at `step`.
+double step_row_loss(const fs::path& run, std::int64_t step) {
+  std::istringstream lines(util::read_file((run / "metrics.csv").string()));
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> fields;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
+    if (fields.size() > 3 && fields[0] == "step" && fields[2] == std::to_string(step)) return std::stod(fields[3]);
+  }
+  return NAN;
+}
+
+// The first step row after a resume averages the steps since the row before, as the run
+// that never stopped has it (it averaged only the steps since the resume).
+TEST(TrainingLoop, TheFirstStepRowAfterAResumeAveragesItsWholeWindow) {
+  const auto whole = test::fresh_temp_dir("loop_window_whole"), cut = test::fresh_temp_dir("loop_window_cut");
+  auto options = options_for(whole);
+  options.run.log_every = 3;  // rows at steps 3, 6, 9, 12: step 6's averages steps 5 and 6
+  options.run.max_iters = 8;
+  {
+    RegressionTask task;
+    run_training(task, {}, options, nullptr);
+  }
+  options = options_for(cut);
+  options.run.log_every = 3;
+  options.run.max_iters = 5;  // stopped between the rows, step 5 in the window
+  {
+    RegressionTask task;
+    run_training(task, {}, options, nullptr);
+  }
+  const auto file = cut / "checkpoints" / "checkpoint_epoch_0002.pt";
+  const auto saved = checkpoint::RunState::from_settings(checkpoint::CheckpointReader(file.string()).settings());
+  EXPECT_EQ(saved.window_loss_weight, 1.0);
+  options.run.max_iters = 8;
+  RegressionTask resumed;
+  run_training(resumed, saved, options, reader_of(file));
+  ASSERT_TRUE(std::isfinite(step_row_loss(whole, 6)));
+  EXPECT_NEAR(step_row_loss(cut, 6), step_row_loss(whole, 6), 1e-6 * step_row_loss(whole, 6));
 }
 
 TEST(TrainingLoop, TheBestScoreAndPatienceSurviveResume) {

@@ -30,6 +30,12 @@ struct RunState {
   std::int64_t epoch_examples =
       0;  // examples trained (-1: not saved -- a seq2seq file from before; its task counts them)
   std::int64_t epoch_correct = 0;  // correct training predictions (tasks with an accuracy)
+  // Sums over the steps since the latest step row of metrics.csv (the next row's means), so
+  // that the first row after a resume averages as many steps as any other.
+  double window_loss_sum = 0;
+  double window_loss_weight = 0;
+  std::int64_t window_correct = 0;
+  std::int64_t window_examples = 0;
 
   // The epoch a checkpoint of this state is named after: the one in progress, if any.
   std::int64_t file_epoch() const { return step_in_epoch > 0 ? completed_epochs + 1 : completed_epochs; }
@@ -53,6 +59,10 @@ struct RunState {
     f(s.epoch_loss_weight, Setting("epoch_loss_weight", "", "").default_when_absent());
     f(s.epoch_examples, Setting("epoch_examples", "", "").default_when_absent());
     f(s.epoch_correct, Setting("epoch_correct", "", "").default_when_absent());
+    f(s.window_loss_sum, Setting("window_loss_sum", "", "").default_when_absent());
+    f(s.window_loss_weight, Setting("window_loss_weight", "", "").default_when_absent());
+    f(s.window_correct, Setting("window_correct", "", "").default_when_absent());
+    f(s.window_examples, Setting("window_examples", "", "").default_when_absent());
   }
   util::KeyValues to_settings() const { return util::saved_settings(*this); }
   // From a checkpoint's whole settings: its "state." section, or an older file's layout.
