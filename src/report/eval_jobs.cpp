@@ -54,6 +54,9 @@ EvalJob model_job(EvalJob job, const std::string& kind, const EvalCommand& comma
                              (translation.interactive ? "--interactive" : "sentences on the command line") +
                              ": translate one source at a time");
   }
+  if (translation.interactive && !translation.sentences.empty()) {  // the sentences were dropped
+    throw std::runtime_error("--interactive: not with sentences on the command line: translate one source at a time");
+  }
   if (job == EvalJob::kAny) {
     if (command.decoding.sample && kind != "seq2seq")
       throw std::runtime_error("--sample: " + command.path + " is not a translation model's checkpoint");

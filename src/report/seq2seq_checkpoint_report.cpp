@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/data/corpus.h"
+#include "dls/data/languages.h"
 #include "dls/data/pair_tensors.h"
 #include "dls/data/seq2seq_dataset.h"
 #include "dls/data/token_batches.h"
@@ -86,12 +88,39 @@ struct ScoredSentences {
   std::int64_t training_steps = 0;  // steps per epoch of the checkpoint's run (0: unknown, --test)
 };
 
+// A test file whose words the model mostly does not know (80 % or more: its sides the other
+// way round, another language): said, as training says its validation <unk> rate, instead of
+// a BLEU of 0 without a word. Word-level runs; subword units know every word.
+void warn_of_unknown_words(const checkpoint::Seq2SeqCheckpointInfo& info, const std::vector<data::SentencePair>& pairs,
+                           const std::string& source) {
+  if (!info.english_subwords.empty()) return;
+  for (const bool english : {true, false}) {
+    const auto& known = english ? info.english_words : info.spanish_words;
+    const std::set<std::string> vocabulary(known.begin(), known.end());
+    std::size_t words = 0, unknown = 0;
+    for (const auto& pair : pairs) {
+      for (const auto& word : english ? pair.english : pair.spanish) {
+        ++words;
+        unknown += vocabulary.count(word) == 0 ? 1 : 0;
+      }
+    }
+    if (words == 0 || unknown * 5 < words * 4) continue;
+    const auto& data = info.settings.data;
+    spdlog::warn(
+        "{}: {:.1f} % of its {} words are not in the model's vocabulary: the sides the other way round, "
+        "or another language than the run's ({} -> {})?",
+        source, 100.0 * static_cast<double>(unknown) / static_cast<double>(words),
+        data::language_name(english ? data.source_language() : data.target_language()), data.source_language(),
+        data.target_language());
+  }
+}
+
 // Test files are read once per (files, how the run reads them), whichever checkpoint asks
 // first: with the run's languages, direction and (unless the request names others) columns.
 class CorpusCache {
  public:
-  const data::Corpus& get(const Seq2SeqEvalRequest& request, const data::Seq2SeqDataSettings& run) {
-    auto options = run.corpus_options();
+  const data::Corpus& get(const Seq2SeqEvalRequest& request, const checkpoint::Seq2SeqCheckpointInfo& info) {
+    auto options = info.settings.data.corpus_options();
     if (request.src_column > 0) options.src_column = request.src_column;
     if (request.tgt_column > 0) options.tgt_column = request.tgt_column;
     const auto key = fmt::format("{}\n{}\n{}\n{} {} {} {} {} {}", request.test_file, request.test_src, request.test_tgt,
@@ -103,6 +132,7 @@ class CorpusCache {
                                               : data::read_corpus(request.test_file, options);
       it = corpora_.emplace(key, std::move(corpus)).first;
       spdlog::info("{}: {}", it->second.source, it->second.stats.summary(options.max_words));
+      warn_of_unknown_words(info, it->second.pairs, it->second.source);
     }
     return it->second;
   }
@@ -124,7 +154,7 @@ class DatasetCache {
     auto it = datasets_.find(key);
     if (it == datasets_.end()) {
       it = datasets_.emplace(key, checkpoint::seq2seq_dataset(settings, info.settings.padding(), &info)).first;
-      spdlog::info("{}: {}", path, it->second.corpus.stats.summary(settings.max_words));
+      spdlog::info("{}: {}", settings.corpus_name(), it->second.corpus.stats.summary(settings.max_words));
     }
     return it->second;
   }
@@ -151,7 +181,7 @@ ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, con
   ScoredSentences out;
   const int max_words = info.settings.data.max_words;
   if (!request.test_file.empty() || !request.test_src.empty()) {
-    const auto& corpus = cache.get(request, info.settings.data);
+    const auto& corpus = cache.get(request, info);
     out.pairs = corpus.pairs;
     out.description = "test file " + corpus.source + " [" + corpus.stats.summary(max_words) + "]";
   } else {

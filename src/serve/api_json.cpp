@@ -37,10 +37,17 @@ json parse_object(const std::string& body) {
     parsed = json::parse(body, depth_limit);
   } catch (const json::parse_error& error) {
     if (!too_deep) {  // where, and the one cause a client cannot see in its own text: the bytes of a string
-      const bool utf8 = std::string(error.what()).find("ill-formed UTF-8") != std::string::npos;
+      const std::string what = error.what();
+      const bool utf8 = what.find("ill-formed UTF-8") != std::string::npos;
+      // "\ud83d" without its pair (text cut inside an emoji, as JavaScript's JSON.stringify
+      // and Python's json.dumps write it): no character, so no text to translate.
+      const bool surrogate = what.find("surrogate") != std::string::npos;
       throw ApiError(400, "the request body is not valid JSON" +
-                              std::string(utf8 ? ": a string is not valid UTF-8" : "") + " (at byte " +
-                              std::to_string(error.byte) + ")");
+                              std::string(utf8        ? ": a string is not valid UTF-8"
+                                          : surrogate ? ": a \\u escape is half a UTF-16 surrogate pair (text cut "
+                                                        "inside a character such as an emoji?)"
+                                                      : "") +
+                              " (at byte " + std::to_string(error.byte) + ")");
     }
   }
   if (too_deep)  // checked first: the callback's refusal also discards the document

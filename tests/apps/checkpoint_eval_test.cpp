@@ -284,6 +284,17 @@ TEST(CheckpointEvalApp, TestFileWithMalformedLinesIsScoredAndTheDropsReported) {
   EXPECT_NE(run.out.find("(2 pairs)"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("1 malformed"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("1 invalid UTF-8"), std::string::npos) << run.out;
+  // The sides the other way round: scored, and the model's unknown words said (a BLEU of 0
+  // came without a word).
+  test::write_bytes(dir / "swapped.tsv", "Estoy aquí.\tI am here.\nElla es alta.\tShe is tall.\n");
+  const auto swapped =
+      run_checkpoint_eval(trained_seq2seq_run().string() + " --test " + (dir / "swapped.tsv").string(), "swapped");
+  ASSERT_EQ(swapped.status, 0) << swapped.err;
+  EXPECT_NE(swapped.err.find((dir / "swapped.tsv").string() + ": "), std::string::npos) << swapped.err;
+  EXPECT_NE(swapped.err.find("% of its English words are not in the model's vocabulary: the sides the other way round"),
+            std::string::npos)
+      << swapped.err;
+  EXPECT_EQ(run.err.find("not in the model's vocabulary"), std::string::npos) << run.err;
 }
 
 }  // namespace

@@ -119,6 +119,10 @@ TEST(EvalSubcommands, WhatASubcommandCannotDoIsOneLine) {
   refused("translate " + run + " hi --output x.txt", "--output: with --input FILE", "output");
   refused("translate " + run + " hi --input x.txt", "--input: not with sentences on the command line", "input_and");
   refused("translate " + run + " --interactive --input x.txt", "--input: not with --interactive", "input_interactive");
+  refused("translate " + run + " hi --interactive", "--interactive: not with sentences on the command line",
+          "interactive_and");
+  refused(run + " --translate hi --interactive", "--interactive: not with sentences on the command line",
+          "interactive_and_flag");
   refused("translate " + run + " hi --n-best 2", "--n-best 2: needs --beam K", "n_best");
   refused("report " + run + " --alignments", "unknown option --alignments", "report_alignments");
   refused("score hyp.txt", "--ref is required", "score_ref");

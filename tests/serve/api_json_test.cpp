@@ -65,6 +65,7 @@ TEST(ApiJson, RefusesBadBodiesWithOneLine400) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"not json", "the request body is not valid JSON (at byte 2)"},
       {"{\"sentences\": [\"caf\xe9\"]}", "not valid JSON: a string is not valid UTF-8 (at byte 21)"},
+      {R"({"sentences": ["Ich \ud83d sehe"]})", "not valid JSON: a \\u escape is half a UTF-16 surrogate pair"},
       {"[1, 2]", "must be a JSON object"},
       {"{}", "missing field \"sentences\""},
       {R"({"sentences": "a"})", "must be a list of strings"},
