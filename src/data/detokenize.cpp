@@ -61,9 +61,10 @@ bool starts_with_vowel_or_h(const std::string& word) {
 
 // The elided words that normalisation parted from the next one ("l'homme" -> "l homme").
 bool elides(const std::string& word, const std::string& language) {
-  static const std::vector<std::string> french{"l", "d",  "j",     "m",      "t",      "s",      "n",
-                                               "c", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu", "presqu"};
-  static const std::vector<std::string> italian{"l", "dell", "dall", "nell", "sull", "all", "coll", "quell", "c", "d"};
+  static const std::vector<std::string> french{"l",  "d",     "j",      "m",      "t",      "s",      "n",     "c",
+                                               "qu", "jusqu", "lorsqu", "puisqu", "quoiqu", "presqu", "quelqu"};
+  static const std::vector<std::string> italian{"l",    "dell",  "dall",  "nell", "sull", "all",
+                                                "coll", "quell", "quest", "c",    "d"};
   static const std::vector<std::string> catalan{"l", "d", "s", "m", "t", "n"};
   const auto& list = language == "fr" ? french : language == "it" ? italian : catalan;
   return std::find(list.begin(), list.end(), word) != list.end();

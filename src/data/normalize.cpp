@@ -146,10 +146,12 @@ void normalize_words(std::string_view text, Language language, std::vector<std::
     const char32_t c = text32[i];
     if ((c == '.' || c == ',') && i > 0 && is_ascii_digit(text32[i - 1]) && i + 1 < text32.size() &&
         is_ascii_digit(text32[i + 1])) {
-      std::size_t digits = 0;
+      std::size_t digits = 0, before = 0;
       while (i + 1 + digits < text32.size() && is_ascii_digit(text32[i + 1 + digits])) ++digits;
-      if (digits == 3) continue;   // a digit-group separator: "3,000" -> "3000", "3.000" -> "3000"
-      util::append_utf8(word, c);  // a decimal one, part of the number: "3.5", "1,5" (not "35", "15")
+      while (before < i && is_ascii_digit(text32[i - 1 - before])) ++before;
+      const bool leading_zero = before == 1 && text32[i - 1] == '0';  // "0.125": no group follows a lone 0
+      if (digits == 3 && !leading_zero) continue;  // a digit-group separator: "3,000" -> "3000", "3.000" -> "3000"
+      util::append_utf8(word, c);                  // a decimal one, part of the number: "3.5", "1,5" (not "35", "15")
       continue;
     }
     const char32_t before = i > 0 ? text32[i - 1] : 0, after = i + 1 < text32.size() ? text32[i + 1] : 0;

@@ -206,22 +206,31 @@ std::vector<std::string> export_dlstudio(const CheckpointReader& reader, const s
     throw std::runtime_error(reader.path() + ": a checkpoint of kind '" + reader.kind() +
                              "' has no DLStudio counterpart");
   }
-  // Written into a folder beside `dir`, which becomes `dir` when every file is complete: a
-  // write that fails (a full disk, a file size limit) leaves no half export behind, which
-  // made a second try refuse the folder.
+  // A new folder is written beside `dir` and becomes `dir` when every file is complete; an
+  // existing (empty) one -- a link to one, "." -- is written into and emptied again when a
+  // write fails. Either way a failed write (a full disk, a file size limit) leaves no half
+  // export behind, which made a second try refuse the folder.
+  std::error_code error;
+  const bool existing = fs::is_directory(dir, error);  // and empty: check_export_folder
   fs::path target = fs::path(dir).lexically_normal();
   if (!target.has_filename()) target = target.parent_path();  // "out/" -> "out"
   const fs::path staging = target.string() + ".partial-" + std::to_string(::getpid());
-  std::error_code error;
+  const fs::path into = existing ? fs::path(dir) : staging;
+  const auto remove_written = [&] {
+    if (!existing) {
+      fs::remove_all(staging, error);
+      return;
+    }
+    for (const auto& entry : fs::directory_iterator(into, error)) fs::remove_all(entry.path(), error);
+  };
   std::vector<std::string> written;
   try {
-    written =
-        reader.kind() == kSeq2SeqKind ? export_seq2seq(reader, staging, weights) : export_vit(reader, staging, weights);
-    fs::rename(staging, target, error);  // over `dir` when it is an empty folder
+    written = reader.kind() == kSeq2SeqKind ? export_seq2seq(reader, into, weights) : export_vit(reader, into, weights);
+    if (!existing) fs::rename(staging, target, error);
     if (error) throw std::runtime_error(dir + ": cannot put the export in place (" + error.message() + ")");
   } catch (const std::runtime_error& e) {
-    const bool began_writing = fs::exists(staging, error);
-    fs::remove_all(staging, error);
+    const bool began_writing = existing ? !fs::is_empty(into, error) : fs::exists(staging, error);
+    remove_written();
     if (!began_writing) throw;    // refused before the first file
     std::string what = e.what();  // named as the user named the folder
     for (auto at = what.find(staging.string()); at != std::string::npos; at = what.find(staging.string(), at)) {
@@ -229,9 +238,10 @@ std::vector<std::string> export_dlstudio(const CheckpointReader& reader, const s
     }
     throw std::runtime_error(what + "; the files written before are removed");
   } catch (...) {
-    fs::remove_all(staging, error);
+    remove_written();
     throw;
   }
+  if (existing) return written;
   for (auto& path : written) path = (target / fs::path(path).filename()).string();
   return written;
 }

@@ -29,6 +29,16 @@ using checkpoint::write_vit_checkpoint;
 
 namespace {
 
+// The epoch DLStudio's file names end with ("encoder_FG_20", "checkpoint_0_for_epoch_3":
+// 20, 3), so that an export of the import is named as the files were; 0 without one.
+std::int64_t epoch_in_name(const std::string& path) {
+  const auto name = std::filesystem::path(path).filename().string();
+  const auto digits = name.find_last_not_of("0123456789");
+  const auto tail = digits == std::string::npos ? name : name.substr(digits + 1);
+  if (tail.empty() || tail.size() > 9 || digits == std::string::npos || name[digits] != '_') return 0;
+  return std::stoll(tail);
+}
+
 constexpr double kNeverPredicted = -1e4;  // bias of the inserted <pad>/<unk> rows (out of the softmax anyway)
 
 // DLStudio's words with this project's <pad> and <unk> at 2 and 3.
@@ -202,7 +212,8 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
   info.spanish_words = with_specials(spanish);
   CheckpointWriter writer(kSeq2SeqKind);
   describe_seq2seq_checkpoint(writer, info);
-  describe_run_state(writer, info.state);  // not trained here
+  info.state.completed_epochs = epoch_in_name(files.encoder);  // DLStudio's, kept for an export
+  describe_run_state(writer, info.state);                      // not trained here
   writer.add_module("model", *model);
   writer.save(output);
   return config.summary();
@@ -280,6 +291,7 @@ std::string import_dlstudio_vit(const DLStudioViTFiles& files, const std::string
         files.patch_embedding);
   }
   ViTCheckpointContents contents;
+  contents.state.completed_epochs = epoch_in_name(files.network);
   contents.settings = settings;
   contents.normalization = data::Normalization::dlstudio(static_cast<int>(channels));
   write_vit_checkpoint(output, contents, model, nullptr);

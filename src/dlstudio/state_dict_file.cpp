@@ -3,6 +3,7 @@
 // the storages' elements.
 #include "dls/dlstudio/state_dict_file.h"
 
+#include <fstream>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -76,7 +77,13 @@ StateDict read_state_dict_file(const std::string& path) {
     }
     return tensors;
   } catch (const c10::Error& error) {
-    throw std::runtime_error(path + ": not a torch.save file (" + error.what_without_backtrace() + ")");
+    // A zip archive's first bytes (torch.save's format) that cannot be read as one: a file
+    // cut short (a copy or a download that stopped), not a file of another kind.
+    std::ifstream in(path, std::ios::binary);
+    char magic[4] = {};
+    const bool zip = in.read(magic, 4) && std::string(magic, 4) == std::string("PK\x03\x04", 4);
+    throw std::runtime_error(path + (zip ? ": a torch.save file cut short or damaged (" : ": not a torch.save file (") +
+                             error.what_without_backtrace() + ")");
   } catch (const std::exception& error) {
     throw std::runtime_error(path + ": " + error.what());
   }

@@ -115,11 +115,11 @@ InitReport init_parameters(torch::nn::Module& model, const checkpoint::NamedTens
         // Rows that hardly meet: the checkpoint speaks another language or direction, or cuts
         // its text otherwise (words into characters): said once per vocabulary.
         if (copied * 2 < tensor.size(0) && warned_vocabularies.insert(rows->ours).second) {
+          const bool tokens = rows->unit == "token";
           report.warnings.push_back(name + ": " + grouped(copied) + " of its " + grouped(tensor.size(0)) + " " +
-                                    rows->unit + "s are the checkpoint's; " +
-                                    (rows->unit == "token"
-                                         ? "another language, direction or tokenizer than the checkpoint's?"
-                                         : "other " + rows->unit + "es than the checkpoint's"));
+                                    (tokens ? "tokens" : rows->unit + "es") + " are the checkpoint's; " +
+                                    (tokens ? "another language, direction or tokenizer than the checkpoint's?"
+                                            : "other " + rows->unit + "es than the checkpoint's"));
         }
       } else if (tensor.sizes() == from.sizes()) {
         tensor.copy_(from);

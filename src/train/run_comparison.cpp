@@ -268,10 +268,15 @@ BestScores best_scores_of(const RunCurves& run, const std::vector<ComparedMetric
 // Whether `run`'s settings are its config.toml's (flag names), not a checkpoint's keys.
 bool settings_from_config(const RunCurves& run) { return fs::path(run.settings_source).filename() == "config.toml"; }
 
-// Some runs' settings from config.toml, others' from a checkpoint.
+// Some runs' settings from config.toml, others' from a checkpoint (runs without settings
+// aside).
 bool mixed_sources(const std::vector<RunCurves>& runs) {
-  return std::any_of(runs.begin(), runs.end(), settings_from_config) &&
-         !std::all_of(runs.begin(), runs.end(), settings_from_config);
+  bool config = false, checkpoint = false;
+  for (const auto& run : runs) {
+    if (run.settings.empty()) continue;
+    (settings_from_config(run) ? config : checkpoint) = true;
+  }
+  return config && checkpoint;
 }
 
 // A folder's canonical path ("" when it cannot be had).
@@ -310,19 +315,26 @@ std::vector<std::pair<std::string, std::vector<std::string>>> differing_settings
   // config.toml names settings by their flags, a checkpoint by its keys: a name one kind of
   // source lacks is no difference between runs read from both kinds.
   const bool mixed = mixed_sources(runs);
+  // A run whose settings could not be read (no config.toml, no checkpoint) shows "(unknown)"
+  // and is left out of the comparison, which the runs that have settings decide.
   std::vector<std::pair<std::string, std::vector<std::string>>> differing;
   for (const auto& key : keys) {
     if (key == "run-dir") continue;  // a run's own folder
-    std::vector<std::string> values;
+    std::vector<std::string> values, known;
     bool everyone_has_it = true;
     for (const auto& run : runs) {
+      if (run.settings.empty()) {
+        values.emplace_back("(unknown)");
+        continue;
+      }
       const auto found =
           std::find_if(run.settings.begin(), run.settings.end(), [&](const auto& entry) { return entry.first == key; });
       everyone_has_it = everyone_has_it && found != run.settings.end();
       values.push_back(found == run.settings.end() ? "(none)" : found->second);
+      known.push_back(values.back());
     }
     if (mixed && !everyone_has_it) continue;
-    if (std::all_of(values.begin(), values.end(), [&](const std::string& value) { return value == values.front(); })) {
+    if (std::all_of(known.begin(), known.end(), [&](const std::string& value) { return value == known.front(); })) {
       continue;
     }
     differing.emplace_back(key, std::move(values));
@@ -379,8 +391,11 @@ std::vector<std::string> remove_stale_pictures(const std::string& out, const std
   std::vector<std::string> removed;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(out, error)) {
+    // Only the names a comparison writes: a compare_my_notes.png of the user's stays.
     const auto name = entry.path().filename().string();
-    const bool picture = name.rfind("compare_", 0) == 0 && entry.path().extension() == ".png";
+    bool picture = name == "compare_loss.png";
+    for (const auto& known : kKnownMetrics)
+      picture = picture || name == "compare_" + std::string(known.column) + ".png";
     if (!picture || std::find(written.begin(), written.end(), entry.path().string()) != written.end()) continue;
     if (fs::remove(entry.path(), error)) removed.push_back(entry.path().string());
   }

@@ -49,20 +49,39 @@ TEST(DLStudioInteropApp, ImportsTranslatesScoresAndExports) {
   EXPECT_NE(scored.out.find("BLEU"), std::string::npos) << scored.out;
   const auto exported = run_interop_eval(imported + " --export-dlstudio " + (dir / "out").string(), "export");
   ASSERT_EQ(exported.status, 0) << exported.err;
-  for (const auto* name : {"encoder_PreLN_0", "decoder_PreLN_0", "embeddings_generator_en_PreLN_0",
-                           "embeddings_generator_es_PreLN_0", "vocab_en.txt", "vocab_es.txt"}) {
+  for (const auto* name : {"encoder_PreLN_5", "decoder_PreLN_5", "embeddings_generator_en_PreLN_5",
+                           "embeddings_generator_es_PreLN_5", "vocab_en.txt", "vocab_es.txt"}) {
     EXPECT_TRUE(fs::exists(dir / "out" / name)) << name;
   }
   // A write that fails half-way (16 KB a file: the encoder is written, not the decoder; a full
-  // disk fails alike) leaves no half export,
+  // disk fails alike; the limit's SIGXFSZ, which killed the program, is ignored) leaves no
+  // half export,
   // which made a second try refuse the folder: no folder, nothing beside it.
   const auto cut = test::run_program("apps/checkpoint_eval", "export " + imported + " " + (dir / "cut").string(),
-                                     "dlstudio_interop_app_cut", "", "trap '' XFSZ; ulimit -f 32; ");
+                                     "dlstudio_interop_app_cut", "", "ulimit -f 32; ");
   test::expect_one_line_error(cut, ": cannot write (File too large); the files written before are removed");
   EXPECT_FALSE(fs::exists(dir / "cut"));
   for (const auto& entry : fs::directory_iterator(dir)) {
     EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos) << entry.path();
   }
+  // An existing empty folder -- through a link, or "." -- is written into, and emptied again
+  // when a write fails.
+  fs::create_directories(dir / "real");
+  fs::create_directory_symlink(dir / "real", dir / "link");
+  test::expect_one_line_error(
+      test::run_program("apps/checkpoint_eval", "export " + imported + " " + (dir / "link").string(),
+                        "dlstudio_interop_app_cut_link", "", "ulimit -f 32; "),
+      ": cannot write (File too large); the files written before are removed");
+  EXPECT_TRUE(fs::is_empty(dir / "real"));
+  const auto linked = test::run_program("apps/checkpoint_eval", "export " + imported + " " + (dir / "link").string(),
+                                        "dlstudio_interop_app_link");
+  ASSERT_EQ(linked.status, 0) << linked.err;
+  EXPECT_TRUE(fs::exists(dir / "real" / "encoder_PreLN_5"));
+  fs::create_directories(dir / "here");
+  const auto here = test::run_program("apps/checkpoint_eval", "export " + imported + " .", "dlstudio_interop_app_here",
+                                      "", test::in_folder((dir / "here").string()));
+  ASSERT_EQ(here.status, 0) << here.err;
+  EXPECT_TRUE(fs::exists(dir / "here" / "decoder_PreLN_5"));
   // The subcommands: import writes the checkpoint (and evaluates nothing), export writes the
   // same files as --export-dlstudio.
   const auto by_verb = (dir / "by_verb.pt").string();
@@ -82,7 +101,7 @@ TEST(DLStudioInteropApp, ImportsTranslatesScoresAndExports) {
   EXPECT_EQ(util::read_file(by_verb), before);
   const auto exported_by_verb = verb("export " + by_verb + " " + (dir / "out2").string(), "export_verb");
   ASSERT_EQ(exported_by_verb.status, 0) << exported_by_verb.err;
-  for (const auto* name : {"encoder_PreLN_0", "decoder_PreLN_0", "vocab_en.txt", "vocab_es.txt"}) {
+  for (const auto* name : {"encoder_PreLN_5", "decoder_PreLN_5", "vocab_en.txt", "vocab_es.txt"}) {
     EXPECT_EQ(util::read_file((dir / "out2" / name).string()), util::read_file((dir / "out" / name).string())) << name;
   }
 }
@@ -125,6 +144,12 @@ TEST(DLStudioInteropApp, IncompleteOrBrokenInputIsAOneLineError) {
       "encoder_missing_key: missing key 'basic_encoder_arr.1.norm2.bias' ([8])");
   test::expect_one_line_error(run_interop_eval(seq2seq_flags(kFixtures + "archive.pkl.gz"), "not_a_state_dict", true),
                               "archive.pkl.gz: not a torch.save file");
+  // One cut short (a copy that stopped) is said to be one.
+  const auto cut = test::fresh_temp_dir("dlstudio_interop_cut") / "encoder_FG_5";
+  const auto bytes = util::read_file(kFixtures + "positionwise/encoder_FG_5");
+  test::write_bytes(cut, bytes.substr(0, bytes.size() / 2));
+  test::expect_one_line_error(run_interop_eval(seq2seq_flags(cut.string()), "cut_short", true),
+                              cut.string() + ": a torch.save file cut short or damaged (");
   // A flattened encoder with the position-wise run's decoder: the decoder named, no LibTorch message.
   const auto mixed = run_interop_eval(seq2seq_flags(kFixtures + "dlstudio/encoder_FG_5"), "mixed_layouts", true);
   test::expect_one_line_error(mixed, "positionwise/decoder_FG_5: position-wise blocks (M = 8, 2 heads, FFN 4M)");

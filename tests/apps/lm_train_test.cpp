@@ -358,9 +358,10 @@ TEST(LmTrainApp, InitFromStartsANewRunFromAnothersWeights) {
       " there and ");
   EXPECT_TRUE(fs::exists(first_file));
   EXPECT_FALSE(fs::exists(first_dir.string() + ".old-1"));
-  const auto in_place = run_lm_train(
-      tiny_run_flags(first_dir) + " --epochs 1 --init-from " + first_dir.string() + " --overwrite --log-level warn",
-      "init_in_place");
+  // The run directory with a trailing "/" (its own new checkpoint was recorded).
+  const auto in_place = run_lm_train(tiny_run_flags(first_dir.string() + "/") + " --epochs 1 --init-from " +
+                                         first_dir.string() + " --overwrite --log-level warn",
+                                     "init_in_place");
   ASSERT_EQ(in_place.status, 0) << in_place.err;
   const auto aside_file = first_dir.string() + ".old-1/checkpoints/checkpoint_epoch_0001.pt";
   EXPECT_TRUE(fs::exists(aside_file));

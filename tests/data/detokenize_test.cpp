@@ -54,6 +54,8 @@ TEST(Detokenize, ElisionsAreJoinedAgain) {
   EXPECT_EQ(detokenize({"le", "livre", "d", "or"}, "x", "en", "fr"), "Le livre d'or");
   EXPECT_EQ(detokenize({"l", "livre"}, "x", "en", "fr"), "L livre") << "only before a vowel or h";
   EXPECT_EQ(detokenize({"dell", "acqua"}, "x", "en", "it"), "Dell'acqua");
+  EXPECT_EQ(detokenize({"quelqu", "un"}, "x", "en", "fr"), "Quelqu'un");
+  EXPECT_EQ(detokenize({"quest", "anno"}, "x", "en", "it"), "Quest'anno");
   EXPECT_EQ(detokenize({"un", "amico"}, "x", "en", "it"), "Un amico") << "un before a vowel is no elision";
   EXPECT_EQ(detokenize({"l", "home"}, "x", "en", "ca"), "L'home");
   EXPECT_EQ(detokenize({"l", "homme"}, "x", "en", "es"), "L homme") << "only in those languages";

@@ -24,6 +24,8 @@ TEST(Languages, NamesAndRulesByCode) {
   EXPECT_EQ(language_rules("ru"), Language::kOther);
   EXPECT_EQ(language_rules("tr"), Language::kTurkish);
   EXPECT_EQ(language_rules("tur"), Language::kTurkish);
+  EXPECT_EQ(language_rules("aze"), Language::kTurkish);
+  EXPECT_EQ(base_language("urd"), "ur");
   EXPECT_TRUE(written_without_spaces("ja"));
   EXPECT_TRUE(written_without_spaces("zh"));
   EXPECT_FALSE(written_without_spaces("ko")) << "Korean separates its words by spaces";

@@ -92,6 +92,7 @@ TEST(Normalize, DigitsAndNumbers) {
       {"50% off, $10.", "50 off 10"},
       // A decimal point keeps its number's value; groups of three are groups.
       {"Growth of 1.2% and $77.8 billion, 3,000.50 or 1,234,567.", "growth of 1.2 and 77.8 billion 3000.50 or 1234567"},
+      {"A 0.125 share.", "a 0.125 share"},
   });
   expect_spanish({
       {"Te debo 3.000 yenes.", "te debo 3000 yenes"},

@@ -191,10 +191,11 @@ TEST(DLStudioExport, WritesBackTheImportedTensors) {
   import_dlstudio_seq2seq(files, (dir / "imported.pt").string());
   const auto written = export_dlstudio((dir / "imported.pt").string(), (dir / "out").string());
   ASSERT_EQ(written.size(), 6u);
-  const std::map<std::string, std::string> originals{{"encoder_FG_0", files.encoder},
-                                                     {"decoder_FG_0", files.decoder},
-                                                     {"embeddings_generator_en_FG_0", files.embeddings_en},
-                                                     {"embeddings_generator_es_FG_0", files.embeddings_es}};
+  // Named after DLStudio's epoch, as the files imported were (encoder_FG_5).
+  const std::map<std::string, std::string> originals{{"encoder_FG_5", files.encoder},
+                                                     {"decoder_FG_5", files.decoder},
+                                                     {"embeddings_generator_en_FG_5", files.embeddings_en},
+                                                     {"embeddings_generator_es_FG_5", files.embeddings_es}};
   for (const auto& [name, original] : originals) {
     const auto expected = read_state_dict_file(original);
     const auto actual = read_state_dict_file((dir / "out" / name).string());

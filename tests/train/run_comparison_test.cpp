@@ -204,6 +204,14 @@ TEST(RunComparison, SettingsFromADamagedOrMissingConfigAreReadFromTheCheckpoint)
                                             train::read_run_curves((dir / "b").string())};
   EXPECT_TRUE(train::differing_settings(mixed).empty());
   EXPECT_NE(train::settings_differences(mixed).find("(settings of b from their checkpoints"), std::string::npos);
+  // A run without settings (metrics.csv alone) leaves the others' differences as they are.
+  fs::create_directories(dir / "bare");
+  fs::copy_file(test::trained_seq2seq_run() / "metrics.csv", dir / "bare" / "metrics.csv");
+  auto with_bare = both();
+  with_bare.insert(with_bare.begin() + 1, train::read_run_curves((dir / "bare").string()));
+  const auto differing = train::differing_settings(with_bare);
+  ASSERT_EQ(differing.size(), train::differing_settings(both()).size());
+  EXPECT_EQ(differing.front().second.at(1), "(unknown)");
 }
 
 // --json holds what the tables show; a later comparison into the same folder removes the
@@ -217,12 +225,13 @@ TEST(RunComparison, TheJsonHoldsTheTablesAndStalePicturesGo) {
   EXPECT_NE(json.find("\"best\":{\"val_loss\":{\"value\":"), std::string::npos) << json;
   EXPECT_NE(json.find("\"files\":[\"a.png\"]"), std::string::npos) << json;
   const auto out = test::fresh_temp_dir("run_comparison_stale");
-  for (const char* name : {"compare_val_bleu.png", "compare_val_accuracy.png", "mine.png"})
+  for (const char* name : {"compare_val_bleu.png", "compare_val_accuracy.png", "mine.png", "compare_my_notes.png"})
     test::write_bytes(out / name, "x");
   const auto removed = train::remove_stale_pictures(out.string(), {(out / "compare_val_bleu.png").string()});
   EXPECT_EQ(removed, std::vector<std::string>{(out / "compare_val_accuracy.png").string()});
   EXPECT_TRUE(fs::exists(out / "compare_val_bleu.png"));
   EXPECT_TRUE(fs::exists(out / "mine.png"));
+  EXPECT_TRUE(fs::exists(out / "compare_my_notes.png")) << "not a name a comparison writes";
 }
 
 TEST(RunComparison, WritesEveryRowInOneCsv) {

@@ -4,6 +4,7 @@
 // program's --help says.
 #pragma once
 
+#include <csignal>
 #include <cstdio>
 #include <optional>
 #include <sstream>
@@ -76,7 +77,11 @@ inline std::string usage_error_line(const CLI::App& app, const CLI::Error& error
 
 // Parses the command line. Returns the exit status when the program is to stop here:
 // 0 after --help or --version, 1 after a usage error (one line on stderr); nullopt to go on.
+// Every program's first step, so it also makes a file size limit (ulimit -f) a write error
+// like a full disk: with SIGXFSZ ignored the write fails (EFBIG), and the program says so and
+// removes what it began, where the signal killed it with its temporary files left behind.
 inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  std::signal(SIGXFSZ, SIG_IGN);
   // "--stem=" with nothing after '=': CLI11 would take the next argument as the value.
   for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i) {
     const std::string arg = argv[i];

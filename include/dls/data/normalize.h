@@ -13,8 +13,8 @@
 //     Exceptions, for a '.' or ',' between two ASCII digits: before a group of exactly three
 //     digits it is removed, so that the digit groups of a number stay one word ("3,000" ->
 //     "3000", "3.000" -> "3000"); before any other number of digits it is a decimal point
-//     and stays in the word, so that the number keeps its value ("3.5", "1,5", "9,4": they
-//     became "35", "15", "94").
+//     and stays in the word, so that the number keeps its value ("3.5", "1,5", "9,4", and
+//     "0.125" after a lone 0: they became "35", "15", "94").
 //  3. Removed without a trace: format characters (Cf: soft hyphen U+00AD, zero-width
 //     space/joiners U+200B-U+200D, U+2060, BOM U+FEFF, bidi marks).
 //  4. Everything else is kept and lowercased with Unicode's simple lowercase mapping:

@@ -92,8 +92,9 @@ std::string settings_differences(const std::vector<RunCurves>& runs);
 // "best": {metric: {"value", "epoch"}}}], "differing_settings": {setting: {run: value}},
 // "files": [...]}.
 std::string comparison_json(const std::vector<RunCurves>& runs, const std::vector<std::string>& files);
-// Removes the compare_*.png files in `out` that are not among `written` (an earlier
-// comparison's, of metrics this one does not draw), returning their paths.
+// Removes the pictures a comparison writes (compare_METRIC.png of a metric it knows) in `out`
+// that are not among `written` (an earlier comparison's, of metrics this one does not draw),
+// returning their paths; other files stay.
 std::vector<std::string> remove_stale_pictures(const std::string& out, const std::vector<std::string>& written);
 // Every row of every run, a column per metric: run,kind,epoch,step,wall_s,...
 std::string comparison_csv(const std::vector<RunCurves>& runs);

@@ -13,7 +13,6 @@
 #include "dls/train/parallel/rank_agreement.h"
 #include "dls/train/run/run_start.h"
 #include "dls/train/training_loop.h"
-#include "dls/util/file_io.h"
 #include "train/tasks/init_plans.h"
 
 namespace dls::train {
@@ -64,7 +63,7 @@ EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const st
     if (!run.resume && !settings.run.init_from.empty()) {
       const InitReport report = init_from(*built);
       log_init_report(report);
-      init_file = util::absolute_path(report.source);
+      init_file = report.source;
     }
     // Before rank 0 writes in the run directory and before the first broadcast of weights;
     // a refusal here removes the directory this start created, as any failed build does.
@@ -77,14 +76,12 @@ EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const st
   });
   // config.toml names the file read, not the run directory named: a replay from it starts
   // from the same weights after that run trained on -- at its new place when it was this
-  // very run, moved aside (fine-tuning in place with --overwrite).
+  // very run, moved aside (fine-tuning in place with --overwrite). Both paths resolved
+  // before the move, through links, ".", and a trailing "/".
+  const InitFileBeforeMove before{init_file, run.run.run_dir};
   const auto aside = run.claim_directory();
   if (!init_file.empty()) {
-    const auto dir = util::absolute_path(run.run.run_dir);
-    if (!aside.empty() && init_file.rfind(dir + "/", 0) == 0) {
-      init_file = util::absolute_path(aside) + init_file.substr(dir.size());
-    }
-    run.run.config_toml = with_init_from_file(run.run.config_toml, init_file);
+    run.run.config_toml = with_init_from_file(run.run.config_toml, before.after_move_to(aside));
   }
   return out;
 }

@@ -1,5 +1,6 @@
 #include "train/tasks/init_plans.h"
 
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 
@@ -119,6 +120,26 @@ std::string with_init_from_file(const std::string& config_toml, const std::strin
     text += line + "\n";
   }
   return text;
+}
+
+namespace {
+
+std::string resolved(const std::string& path) {
+  std::error_code error;
+  auto canonical = std::filesystem::weakly_canonical(std::filesystem::absolute(path), error);
+  if (error) return util::absolute_path(path);
+  if (!canonical.has_filename()) canonical = canonical.parent_path();  // "dir/" -> "dir"
+  return canonical.string();
+}
+
+}  // namespace
+
+InitFileBeforeMove::InitFileBeforeMove(const std::string& file, const std::string& run_dir)
+    : file_(file.empty() ? "" : resolved(file)), run_dir_(resolved(run_dir)) {}
+
+std::string InitFileBeforeMove::after_move_to(const std::string& aside) const {
+  if (aside.empty() || file_.rfind(run_dir_ + "/", 0) != 0) return file_;
+  return resolved(aside) + file_.substr(run_dir_.size());
 }
 
 void log_init_report(const InitReport& report) {

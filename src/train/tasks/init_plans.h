@@ -39,4 +39,17 @@ void log_init_report(const InitReport& report);
 // absolute: the checkpoint a run directory given to --init-from resolved to.
 std::string with_init_from_file(const std::string& config_toml, const std::string& file);
 
+// The checkpoint --init-from read, resolved (links, ".", a trailing "/") before the run
+// directory is claimed, so that when that directory was the run it read from and went aside
+// (--init-from DIR --run-dir DIR --overwrite), the file is named at its new place.
+class InitFileBeforeMove {
+ public:
+  InitFileBeforeMove(const std::string& file, const std::string& run_dir);
+  // The file's path now that the run directory's earlier run is at `aside` ("": it stayed).
+  std::string after_move_to(const std::string& aside) const;
+
+ private:
+  std::string file_, run_dir_;  // weakly canonical
+};
+
 }  // namespace dls::train
