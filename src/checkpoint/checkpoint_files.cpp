@@ -34,6 +34,34 @@ bool checkpoint_order(const std::string& a, const std::string& b) {
   return epoch_a != epoch_b ? epoch_a < epoch_b : a < b;
 }
 
+namespace {
+
+// "; --overwrite moved the run that was here to RUN.old-2": the newest DIR.old-N beside `dir`
+// that holds checkpoints (a run fine-tuned in place and restarted before its first checkpoint
+// looked in DIR for the weights that had gone aside); "" when there is none.
+std::string moved_aside_note(const std::string& dir) {
+  fs::path base = fs::path(dir).lexically_normal();
+  if (!base.has_filename()) base = base.parent_path();
+  std::error_code error;
+  std::string newest;
+  int newest_n = 0;
+  for (int n = 1; n < 1000; ++n) {
+    const fs::path aside = base.string() + ".old-" + std::to_string(n);
+    if (!fs::exists(aside, error)) break;
+    const fs::path folder = fs::is_directory(aside / "checkpoints", error) ? aside / "checkpoints" : aside;
+    for (const auto& entry : fs::directory_iterator(folder, error)) {
+      if (is_checkpoint_file_name(entry.path().filename().string())) {
+        newest = aside.string();
+        newest_n = n;
+        break;
+      }
+    }
+  }
+  return newest_n > 0 ? "; --overwrite moved the run that was here to " + newest : "";
+}
+
+}  // namespace
+
 std::vector<std::string> find_checkpoints(const std::string& dir_or_file) {
   const fs::path path(dir_or_file);
   if (!fs::exists(path)) throw std::runtime_error(dir_or_file + ": no such file or directory");
@@ -46,7 +74,8 @@ std::vector<std::string> find_checkpoints(const std::string& dir_or_file) {
     }
   }
   if (files.empty()) {
-    throw std::runtime_error(dir_or_file + ": no checkpoint files (checkpoint_epoch_NNNN.pt)");
+    throw std::runtime_error(dir_or_file + ": no checkpoint files (checkpoint_epoch_NNNN.pt)" +
+                             moved_aside_note(dir_or_file));
   }
   std::sort(files.begin(), files.end(), checkpoint_order);
   return files;

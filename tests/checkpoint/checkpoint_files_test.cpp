@@ -21,7 +21,21 @@ TEST(CheckpointFiles, MissingOrEmptyDirectoriesAreErrors) {
     FAIL();
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("no checkpoint files"), std::string::npos);
+    EXPECT_EQ(std::string(e.what()).find("moved"), std::string::npos);
   }
+  // A run that --overwrite moved aside is pointed to (an in-place fine-tune restarted before
+  // its first checkpoint looked for its weights here).
+  std::filesystem::create_directories(dir.string() + ".old-1/checkpoints");
+  test::write_bytes(dir.string() + ".old-1/checkpoints/checkpoint_epoch_0001.pt", "x");
+  try {
+    find_checkpoints(dir.string() + "/");
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("; --overwrite moved the run that was here to " + dir.string() + ".old-1"),
+              std::string::npos)
+        << e.what();
+  }
+  std::filesystem::remove_all(dir.string() + ".old-1");  // beside the temporary folder, not in it
 }
 
 // One answer to "which run is this checkpoint of" for the trainers' --resume and the reports'
