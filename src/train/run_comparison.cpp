@@ -12,6 +12,7 @@
 #include "dls/util/file_io.h"
 #include "dls/util/image_panel.h"
 #include "dls/util/json.h"
+#include "dls/util/resolved_path.h"
 #include "dls/util/table.h"
 #include "dls/util/toml_subset.h"
 #include "train/metrics_file.h"
@@ -279,14 +280,6 @@ bool mixed_sources(const std::vector<RunCurves>& runs) {
   return config && checkpoint;
 }
 
-// A folder's canonical path ("" when it cannot be had).
-std::string canonical_dir(const std::string& dir) {
-  std::error_code error;
-  auto path = fs::weakly_canonical(fs::absolute(dir), error);
-  if (!path.has_filename()) path = path.parent_path();  // "a/" -> "a"
-  return error ? "" : path.string();
-}
-
 }  // namespace
 
 std::string best_scores_table(const std::vector<RunCurves>& runs) {
@@ -352,8 +345,9 @@ std::string settings_differences(const std::vector<RunCurves>& runs) {
     table.add_row(std::move(cells));
   }
   std::string note;  // when the names differ between the runs' sources
+  const bool mixed = mixed_sources(runs);
   for (const auto& run : runs) {
-    if (!mixed_sources(runs) || run.settings_source.empty() || settings_from_config(run)) continue;
+    if (!mixed || run.settings_source.empty() || settings_from_config(run)) continue;
     note += (note.empty() ? "" : ", ") + run.name;
   }
   if (!note.empty()) note = "(settings of " + note + " from their checkpoints, whose names are not config.toml's)\n";
@@ -405,9 +399,9 @@ std::vector<std::string> remove_stale_pictures(const std::string& out, const std
 std::vector<std::string> distinct_run_dirs(const std::vector<std::string>& dirs, std::vector<std::string>& repeats) {
   std::vector<std::string> kept, canonical;
   for (const auto& dir : dirs) {
-    const auto path = canonical_dir(dir);
+    const auto path = util::resolved_path(dir);
     const auto seen = std::find(canonical.begin(), canonical.end(), path);
-    if (!path.empty() && seen != canonical.end()) {
+    if (seen != canonical.end()) {
       repeats.push_back(dir + ": the same run as " + kept[static_cast<std::size_t>(seen - canonical.begin())] +
                         ", compared once");
       continue;

@@ -1,6 +1,5 @@
 #include "train/tasks/init_plans.h"
 
-#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 
@@ -11,6 +10,7 @@
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/util/file_io.h"
+#include "dls/util/resolved_path.h"
 #include "dls/util/toml_subset.h"
 
 namespace dls::train {
@@ -122,24 +122,12 @@ std::string with_init_from_file(const std::string& config_toml, const std::strin
   return text;
 }
 
-namespace {
-
-std::string resolved(const std::string& path) {
-  std::error_code error;
-  auto canonical = std::filesystem::weakly_canonical(std::filesystem::absolute(path), error);
-  if (error) return util::absolute_path(path);
-  if (!canonical.has_filename()) canonical = canonical.parent_path();  // "dir/" -> "dir"
-  return canonical.string();
-}
-
-}  // namespace
-
 InitFileBeforeMove::InitFileBeforeMove(const std::string& file, const std::string& run_dir)
-    : file_(file.empty() ? "" : resolved(file)), run_dir_(resolved(run_dir)) {}
+    : file_(file.empty() ? "" : util::resolved_path(file)), run_dir_(util::resolved_path(run_dir)) {}
 
 std::string InitFileBeforeMove::after_move_to(const std::string& aside) const {
   if (aside.empty() || file_.rfind(run_dir_ + "/", 0) != 0) return file_;
-  return resolved(aside) + file_.substr(run_dir_.size());
+  return util::resolved_path(aside) + file_.substr(run_dir_.size());
 }
 
 void log_init_report(const InitReport& report) {
