@@ -152,6 +152,28 @@ RunDirectoryLock::~RunDirectoryLock() {
   if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays (removing it would race)
 }
 
+void check_run_directory_usable(const std::string& dir) {
+  std::error_code error;
+  fs::path path = fs::absolute(dir, error).lexically_normal();
+  if (error) throw std::runtime_error(dir + ": cannot resolve the run directory (" + error.message() + ")");
+  if (!path.has_filename()) path = path.parent_path();  // "runs/a/" -> "runs/a"
+  if (fs::exists(path, error) && !fs::is_directory(path, error)) {
+    throw std::runtime_error(dir + ": the run directory is a file, not a directory; choose another --run-dir");
+  }
+  // The nearest folder that exists is the one a start writes into (creating the rest).
+  fs::path existing = path;
+  while (!fs::exists(existing, error) && existing.has_parent_path() && existing.parent_path() != existing) {
+    existing = existing.parent_path();
+  }
+  if (!fs::is_directory(existing, error)) {
+    throw std::runtime_error(dir + ": cannot create the run directory (" + existing.string() + " is not a directory)");
+  }
+  if (::access(existing.c_str(), W_OK | X_OK) != 0) {
+    throw std::runtime_error(dir + ": cannot create the run directory (" + existing.string() + ": " +
+                             std::strerror(errno) + ")");
+  }
+}
+
 std::string claim_run_directory(const std::string& run_dir, bool overwrite) {
   const std::string earlier = earlier_run(run_dir);
   if (earlier.empty()) return "";

@@ -68,6 +68,18 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
     // that does not fit, read from that very run -- leaves it where it was.
     if (!resuming && !started.overwrite) claim_run_directory(started.run.run_dir, false);
   }
+  if (run.dry_run && started.placement.dist.is_main()) {
+    // A dry run stands for a start: what would stop one is an error, what only a real start
+    // decides (an earlier run, which --overwrite moves aside) a warning.
+    check_run_directory_usable(started.run.run_dir);
+    if (!resuming && !run.overwrite) {
+      try {
+        claim_run_directory(started.run.run_dir, false);  // never moves anything without overwrite
+      } catch (const std::exception& refusal) {
+        spdlog::warn("a start would stop here: {}", refusal.what());
+      }
+    }
+  }
   if (resuming) {
     started.resume = std::make_unique<checkpoint::CheckpointReader>(checkpoint::latest_checkpoint(started.run.resume),
                                                                     checkpoint_kind);

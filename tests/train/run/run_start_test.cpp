@@ -36,5 +36,35 @@ TEST(RestartResume, RankZeroResumesOnlyItsJobsRunAndTheOthersFollow) {
   EXPECT_EQ(resume_after_restart(run.string(), true), "");
 }
 
+// A dry run creates and locks nothing, but what would stop a start stops it too.
+TEST(DryRunStart, RefusesARunDirectoryThatCannotBeOneAndCreatesNothing) {
+  const auto dir = test::fresh_temp_dir("dry_run_start");
+  settings::RunSettings run;
+  run.dry_run = true;
+  test::write_bytes(dir / "afile", "x");
+  run.run_dir = (dir / "afile").string();
+  EXPECT_THROW(
+      {
+        try {
+          start_run(run, "unused", "seq2seq");
+        } catch (const std::runtime_error& e) {
+          EXPECT_NE(std::string(e.what()).find("afile: the run directory is a file"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      std::runtime_error);
+  run.run_dir = (dir / "afile" / "run").string();
+  EXPECT_THROW(start_run(run, "unused", "seq2seq"), std::runtime_error) << "inside a file";
+  run.run_dir = (dir / "new" / "run").string();
+  EXPECT_NO_THROW(start_run(run, "unused", "seq2seq"));
+  EXPECT_FALSE(fs::exists(dir / "new")) << "a dry run creates nothing";
+  fs::create_directories(dir / "old" / "checkpoints");
+  test::write_bytes(dir / "old" / "metrics.csv", "epoch\n");
+  run.run_dir = (dir / "old").string();
+  EXPECT_NO_THROW(start_run(run, "unused", "seq2seq")) << "an earlier run is a warning: --overwrite decides";
+  EXPECT_TRUE(fs::exists(dir / "old" / "metrics.csv"));
+  EXPECT_FALSE(fs::exists(dir / "old" / ".lock"));
+}
+
 }  // namespace
 }  // namespace dls::train

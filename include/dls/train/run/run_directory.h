@@ -56,6 +56,11 @@ std::string earlier_run(const std::string& dir);
 // run's files are kept as they are. Throws std::runtime_error naming both paths.
 std::string move_run_aside(const std::string& dir);
 
+// What a start would find wrong with `dir`, checked without creating or locking anything (a
+// dry run's check): throws std::runtime_error (one line) when it is a file, or when the folder
+// it would be created in is not a writable directory.
+void check_run_directory_usable(const std::string& dir);
+
 // A fresh run's check of its run directory (see LoopOptions::overwrite): throws
 // std::runtime_error when it holds an earlier run and `overwrite` is off, else moves that run
 // aside and returns where to ("" when nothing was there). run_training does it itself (rank
