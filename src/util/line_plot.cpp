@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "dls/util/ticks.h"
@@ -27,18 +28,25 @@ constexpr Rgb kMinorGrid{240, 240, 240};
 constexpr int kTickLength = 5;
 constexpr int kMarkerLimit = 40;  // series with at most this many points get markers
 
+constexpr double kLargest = std::numeric_limits<double>::max();
+
+// Where `value` lies between lo and hi, as a fraction; halves first, so that a range from
+// -1.7e308 to 1.7e308, whose width is no double, still divides.
+double fraction_of(double value, double lo, double hi) { return (value / 2 - lo / 2) / (hi / 2 - lo / 2); }
+
 // The data's extent widened by `margin` of its span on each side (a lone value gets +-0.5
-// or 5 %, whichever is wider). Values that differ only in their last bits (two BLEU
-// implementations' 100 and 100.00000000000004) are one value: ticks cannot divide a span
-// that doubles hardly resolve.
+// or 5 %, whichever is wider), kept within the doubles. Values that differ only in their
+// last bits (two BLEU implementations' 100 and 100.00000000000004) are one value: ticks
+// cannot divide a span that doubles hardly resolve.
 Range padded(Range r, double margin) {
-  if (r.hi - r.lo <= 1e-9 * std::max(std::fabs(r.lo), std::fabs(r.hi))) {
-    const double middle = r.lo + (r.hi - r.lo) / 2;
+  const double half_span = r.hi / 2 - r.lo / 2;
+  if (half_span <= 0.5e-9 * std::max(std::fabs(r.lo), std::fabs(r.hi))) {
+    const double middle = r.lo / 2 + r.hi / 2;
     const double half = std::max(0.5, std::fabs(middle) * 0.05);
-    return {middle - half, middle + half};
+    return {std::max(-kLargest, middle - half), std::min(kLargest, middle + half)};
   }
-  const double pad = (r.hi - r.lo) * margin;
-  return {r.lo - pad, r.hi + pad};
+  const double pad = half_span * 2 * margin;
+  return {std::max(-kLargest, r.lo - pad), std::min(kLargest, r.hi + pad)};
 }
 
 int text_center_x(const Rect& r, const std::string& text, int scale) {
@@ -54,10 +62,10 @@ struct LinePlot::Axes {
   std::vector<double> x_ticks, y_ticks;
   std::vector<std::string> x_labels, y_labels;
 
-  double px(double value) const { return area.x + (value - x.lo) / (x.hi - x.lo) * area.w; }
+  double px(double value) const { return area.x + fraction_of(value, x.lo, x.hi) * area.w; }
   double py(double value) const {
     const double v = log_y ? std::log10(value) : value;
-    return area.y + area.h - (v - y.lo) / (y.hi - y.lo) * area.h;
+    return area.y + area.h - fraction_of(v, y.lo, y.hi) * area.h;
   }
 };
 
@@ -119,6 +127,10 @@ LinePlot::Axes LinePlot::layout(int width, int height) const {
   }
   axes.x = any ? padded(x, 0.03) : x;
   axes.y = any ? padded(y, 0.06) : y;
+  if (log_y_) {  // powers of ten that are doubles: 10^308.254 is, 10^log10(max) may round past it
+    axes.y = {std::max(axes.y.lo, std::ceil(std::log10(std::numeric_limits<double>::min()) * 1000) / 1000),
+              std::min(axes.y.hi, std::floor(std::log10(kLargest) * 1000) / 1000)};
+  }
 
   // Heights first: they do not depend on the tick labels.
   const int line = text_height(1);
@@ -143,7 +155,8 @@ LinePlot::Axes LinePlot::layout(int width, int height) const {
   // The x ticks; whole-number data (epochs, steps) never gets fractional ticks.
   int max_x_ticks = std::max(2, (width - axes.area.x - 20) / 90);
   if (integer_x) {
-    max_x_ticks = std::max(2, std::min(max_x_ticks, static_cast<int>(axes.x.hi - axes.x.lo) + 1));
+    const double whole_numbers = std::trunc((axes.x.hi / 2 - axes.x.lo / 2) * 2) + 1;  // inf past the doubles
+    max_x_ticks = std::max(2, static_cast<int>(std::min<double>(max_x_ticks, whole_numbers)));
   }
   axes.x_ticks = nice_ticks(axes.x.lo, axes.x.hi, max_x_ticks);
   const double x_step = nice_step(axes.x.lo, axes.x.hi, max_x_ticks);

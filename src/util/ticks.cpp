@@ -40,7 +40,9 @@ double nice_step(double lo, double hi, int max_ticks) {
     throw std::invalid_argument("ticks: need finite lo < hi and max_ticks >= 2, got [" + std::to_string(lo) + ", " +
                                 std::to_string(hi) + "], " + std::to_string(max_ticks));
   }
-  double power = std::pow(10.0, std::floor(std::log10((hi - lo) / max_ticks)) - 1);
+  // log10((hi - lo) / max_ticks) in halves: -1.7e308 .. 1.7e308 has no double width.
+  const double log_step = std::log10(hi / 2 - lo / 2) + std::log10(2.0 / max_ticks);
+  double power = std::pow(10.0, std::floor(log_step) - 1);
   for (;; power *= 10) {
     for (double multiple : {1.0, 2.0, 5.0}) {
       const double step = multiple * power;

@@ -76,6 +76,23 @@ TEST(LinePlot, ValuesThatDifferInTheirLastBitsAreOneLevel) {
   }
 }
 
+// A range whose width is no double (-1.7e308 .. 1.7e308) is still an axis with ticks.
+TEST(LinePlot, ValuesAtTheEndsOfTheDoublesAreDrawn) {
+  const double huge = std::numeric_limits<double>::max();
+  for (const std::vector<double>& ys : std::vector<std::vector<double>>{
+           {-huge, huge}, {huge, huge}, {-huge, -huge}, {1.0, huge}, {1.7e308, -1.7e308}}) {
+    LinePlot plot;
+    plot.add_series("a", {1, 2}, ys);
+    EXPECT_GT(count_color(plot.render(), plot.plot_area(), series_color(0)), 20) << ys[0] << " " << ys[1];
+  }
+  LinePlot wide_x;
+  wide_x.add_series("a", {-huge, huge}, {1, 2});
+  EXPECT_GT(count_color(wide_x.render(), wide_x.plot_area(), series_color(0)), 20);
+  LinePlot log_plot;
+  log_plot.log_y().add_series("a", {1, 2, 3}, {huge, 1.0, 4.9e-324});
+  EXPECT_GT(count_color(log_plot.render(), log_plot.plot_area(), series_color(0)), 20);
+}
+
 TEST(LinePlot, SkipsNaNAndInfinitePoints) {
   LinePlot plot;
   plot.add_series("", {1, 2, 3, 4, 5, 6}, {1, kNaN, 3, kInf, 5, 6});
