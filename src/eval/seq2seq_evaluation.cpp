@@ -21,6 +21,8 @@ TranslationResult translate_and_score(const TranslationModel& model, const torch
   TranslationResult result;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.sentences_per_s = result.seconds > 0 ? static_cast<double>(ids.size()) / result.seconds : 0;
+  // A translation that filled every position after SOS has capacity - 1 words and no EOS.
+  const auto capacity = options.max_length > 0 ? options.max_length : model.max_seq_length();
   std::vector<std::vector<Tokens>> refs;
   std::vector<Tokens> hyps;
   std::vector<std::vector<std::string>> ref_texts;
@@ -28,6 +30,7 @@ TranslationResult translate_and_score(const TranslationModel& model, const torch
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const auto tokens = spanish.decode(ids[i]);
     result.hypotheses.push_back(subwords != nullptr ? subwords->decode(tokens) : tokens);
+    result.finished.push_back(static_cast<std::int64_t>(ids[i].size()) < capacity - 1);
     hyps.push_back(strip_special_tokens(result.hypotheses.back()));
     refs.push_back({strip_special_tokens(references[i])});
     hyp_texts.push_back(data::join_words(hyps.back()));
@@ -45,13 +48,14 @@ TranslationResult translate_and_score(const TranslationModel& model, const torch
 }
 
 std::string format_sample(const std::vector<std::string>& english, const std::vector<std::string>& reference,
-                          const std::vector<std::string>& translation, const std::string& model_name) {
-  const auto wrap = [](const std::vector<std::string>& words) {
+                          const std::vector<std::string>& translation, const std::string& model_name, bool finished) {
+  const auto wrap = [](const std::vector<std::string>& words, bool closed = true) {
+    if (!closed) return "SOS " + data::join_words(words);
     return "SOS " + data::join_words(words) + (words.empty() ? "EOS" : " EOS");
   };
   const bool correct = translation == reference;
   return "The input sentence pair:  ['" + wrap(english) + "'] ['" + wrap(reference) +
-         "']\nThe translation produced by " + model_name + ":  " + wrap(translation) + "   " +
+         "']\nThe translation produced by " + model_name + ":  " + wrap(translation, finished) + "   " +
          (correct ? "[CORRECT]" : "[WRONG]");
 }
 

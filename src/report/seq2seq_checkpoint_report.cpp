@@ -260,6 +260,7 @@ struct Evaluated {
   ChrfScore chrf;
   std::string model_name;
   std::vector<std::vector<std::string>> hypotheses;
+  std::vector<bool> finished;  // per hypothesis: ended by EOS
 };
 
 Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& request, const torch::Device& device,
@@ -299,6 +300,7 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   e.chrf = translated.chrf;
   e.model_name = loaded.model.name();
   e.hypotheses = std::move(translated.hypotheses);
+  e.finished = std::move(translated.finished);
   return e;
 }
 
@@ -413,7 +415,7 @@ void write_seq2seq_table(std::ostream& out, const std::vector<Evaluated>& all,
     out << "\nSample translations by the best checkpoint:\n\n";
     for (const auto i : sample_indices(sentences.pairs.size(), request.samples, request.seed)) {
       out << format_sample(sentences.pairs[i].english, sentences.pairs[i].spanish, all[best].hypotheses[i],
-                           all[best].model_name)
+                           all[best].model_name, all[best].finished[i])
           << "\n\n";
     }
   }

@@ -42,6 +42,32 @@ TEST(TranslateAndScore, ScoresTheTranslationsItReturns) {
   EXPECT_EQ(result.chrf.score, corpus_chrf(hyp_texts, ref_texts).score);
   EXPECT_EQ(result.sacrebleu.signature, "nrefs:1|case:lc|eff:no|tok:13a|smooth:exp|version:dls-cpp");
   EXPECT_EQ(result.chrf.signature, "nrefs:1|case:lc|eff:yes|nc:6|nw:0|space:no|version:dls-cpp");
+  // A translation ended by EOS has fewer words than the L - 1 positions after SOS.
+  ASSERT_EQ(result.finished.size(), 5u);
+  EXPECT_EQ(result.finished, std::vector<bool>(5, true)) << "3, 4, 0, 0 and 0 words, then EOS";
+  DecodeOptions shorter;
+  shorter.max_length = 4;  // SOS and three words: the first two cannot end
+  const auto cut = translate_and_score(model, src, spanish, references, shorter);
+  EXPECT_EQ(cut.finished, (std::vector<bool>{false, false, true, true, true}));
+  EXPECT_EQ(cut.hypotheses[1].size(), 3u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(result.finished[i],
+              static_cast<std::int64_t>(result.hypotheses[i].size()) < config.transformer().max_seq_length() - 1)
+        << i;
+  }
+}
+
+// DLStudio's printout closes a translation with EOS only when the decoder wrote it.
+TEST(FormatSample, ClosesWithEosOnlyATranslationThatEnded) {
+  EXPECT_EQ(format_sample({"i", "am"}, {"estoy"}, {"estoy"}, "TransformerFG"),
+            "The input sentence pair:  ['SOS i am EOS'] ['SOS estoy EOS']\n"
+            "The translation produced by TransformerFG:  SOS estoy EOS   [CORRECT]");
+  EXPECT_EQ(format_sample({"i"}, {"yo"}, {"yo", "yo", "yo"}, "TransformerFG", false),
+            "The input sentence pair:  ['SOS i EOS'] ['SOS yo EOS']\n"
+            "The translation produced by TransformerFG:  SOS yo yo yo   [WRONG]");
+  EXPECT_EQ(format_sample({"i"}, {"yo"}, {}, "TransformerFG"),
+            "The input sentence pair:  ['SOS i EOS'] ['SOS yo EOS']\n"
+            "The translation produced by TransformerFG:  SOS EOS   [WRONG]");
 }
 
 }  // namespace

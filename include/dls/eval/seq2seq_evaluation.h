@@ -21,7 +21,8 @@ namespace dls::eval {
 
 struct TranslationResult {
   std::vector<std::vector<std::string>> hypotheses;  // decoded words, no SOS/EOS
-  BleuScore bleu;                                    // corpus BLEU, NLTK's defaults
+  std::vector<bool> finished;  // per hypothesis: the decoder wrote EOS (false: it filled every position)
+  BleuScore bleu;              // corpus BLEU, NLTK's defaults
   // On the words joined by spaces (lowercase and without punctuation, as the corpus was
   // normalised): sacreBLEU's corpus BLEU (13a, exp smoothing) and chrF2, signatures case:lc.
   // An unknown word is the text "<unk>" there, three 13a tokens that match nothing.
@@ -44,8 +45,11 @@ TranslationResult translate_and_score(const TranslationModel& model, const torch
 // translation equals the reference word for word:
 //   The input sentence pair:  ['SOS i am here EOS'] ['SOS estoy aquí EOS']
 //   The translation produced by TransformerFG:  SOS estoy aquí EOS   [CORRECT]
+// A translation that filled every position without writing EOS (`finished` false) is shown
+// without it, as DLStudio shows the words it predicted.
 std::string format_sample(const std::vector<std::string>& english, const std::vector<std::string>& reference,
-                          const std::vector<std::string>& translation, const std::string& model_name);
+                          const std::vector<std::string>& translation, const std::string& model_name,
+                          bool finished = true);
 
 // `count` distinct indices below n drawn from seed (all of 0..n-1 when count >= n).
 std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed);

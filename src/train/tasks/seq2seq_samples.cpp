@@ -42,7 +42,8 @@ void write_samples(const TranslationModel& model, const data::Seq2SeqDataset& da
     int correct = 0;
     for (std::size_t k = 0; k < picks.size(); ++k) {
       const auto& pair = data.corpus.pairs[data.split.validation[picks[k]]];
-      text += eval::format_sample(pair.english, pair.spanish, result.hypotheses[k], model.name()) + "\n\n";
+      text += eval::format_sample(pair.english, pair.spanish, result.hypotheses[k], model.name(), result.finished[k]) +
+              "\n\n";
       correct += result.hypotheses[k] == pair.spanish ? 1 : 0;
     }
     text += std::to_string(correct) + " of " + std::to_string(picks.size()) +
