@@ -11,6 +11,7 @@
 #include <string>
 
 #include <ATen/Parallel.h>
+#include <spdlog/spdlog.h>
 
 #include "dls/util/file_io.h"
 #include "dls/util/image_file.h"
@@ -41,6 +42,13 @@ std::vector<fs::path> sorted_entries(const fs::path& dir, bool folders) {
   return entries;
 }
 
+// A folder a training run writes (its lock, its checkpoints), which holds no class's images.
+bool is_training_run(const fs::path& dir) {
+  std::error_code error;
+  return fs::exists(dir / ".lock", error) || fs::is_directory(dir / "checkpoints", error) ||
+         fs::exists(dir / "metrics.csv", error);
+}
+
 // The images of every class folder under `root` (classes: `names`, or all sub-folders when
 // `names` is empty, which it then fills).
 std::vector<ImageFolderFile> list_classes(const fs::path& root, const std::string& prefix,
@@ -49,6 +57,18 @@ std::vector<ImageFolderFile> list_classes(const fs::path& root, const std::strin
   std::vector<ImageFolderFile> files;
   for (const auto& class_dir : sorted_entries(root, true)) {
     const auto name = class_dir.filename().string();
+    std::vector<fs::path> images, others;
+    for (const auto& file : sorted_entries(class_dir, false)) {
+      std::error_code error;
+      const bool image = is_image_name(file) && fs::is_regular_file(file, error);  // not a GIF, a dangling link, a FIFO
+      (image ? images : others).push_back(file);
+    }
+    if (images.empty() && is_training_run(class_dir)) {
+      // vit_train --image-folder DIR --run-dir DIR/run: the run is no class.
+      spdlog::info("{}: a training run's folder, not a class of images: skipped", class_dir.string());
+      continue;
+    }
+    if (images.empty()) throw std::runtime_error(class_dir.string() + ": no .png, .jpg or .jpeg images (an empty class)");
     auto found = std::find(names.begin(), names.end(), name);
     if (found == names.end()) {
       if (!learn_names) {
@@ -60,17 +80,10 @@ std::vector<ImageFolderFile> list_classes(const fs::path& root, const std::strin
     }
     if (names.size() > 256) throw std::runtime_error(root.string() + ": more than 256 class folders");
     const auto label = static_cast<std::uint8_t>(found - names.begin());
-    std::size_t images = 0;
-    for (const auto& file : sorted_entries(class_dir, false)) {
-      std::error_code error;
-      if (!is_image_name(file) || !fs::is_regular_file(file, error)) {  // a GIF, a dangling link, a FIFO
-        if (listing.skipped++ == 0) listing.first_skipped = file.string();
-        continue;
-      }
-      files.push_back({prefix + name + "/" + file.filename().string(), label});
-      ++images;
+    for (const auto& file : others) {
+      if (listing.skipped++ == 0) listing.first_skipped = file.string();
     }
-    if (images == 0) throw std::runtime_error(class_dir.string() + ": no .png, .jpg or .jpeg images (an empty class)");
+    for (const auto& file : images) files.push_back({prefix + name + "/" + file.filename().string(), label});
   }
   return files;
 }

@@ -64,6 +64,18 @@ TEST(ImageFolder, TrainAndTestFoldersGiveATestSet) {
   EXPECT_EQ(read_image_folder(listing, Split::kTest, 3, 4).size(), 1u);
 }
 
+// vit_train --image-folder DIR --run-dir DIR/run: the run's folder (its lock, checkpoints or
+// metrics.csv, no images) is no class, before training and when a report reads DIR again.
+TEST(ImageFolder, ARunDirectoryInsideIsNoClass) {
+  const auto dir = test::red_and_blue_folder("image_folder_run_inside", 2);
+  fs::create_directories(dir / "run");
+  test::write_bytes(dir / "run" / ".lock", "123\n");
+  fs::create_directories(dir / "run2" / "checkpoints");
+  EXPECT_EQ(list_image_folder(dir.string()).class_names, (std::vector<std::string>{"blue", "red"}));
+  test::write_image_files(dir, {{"notes/readme.txt", "x"}});
+  expect_listing_error(dir, (dir / "notes").string() + ": no .png, .jpg or .jpeg images (an empty class)");
+}
+
 TEST(ImageFolder, BadFoldersAreOneLineNamingTheFolder) {
   const auto png = test::png_of(test::solid_image(10, 10, 1, 2, 3));
   expect_listing_error("/nonexistent/images", "/nonexistent/images: not a folder");
