@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
   dls::util::set_log_level(command.log_level);
   try {
     command.translation.prompt = ::isatty(STDIN_FILENO) != 0;
+    command.given = dls::apps::given_flags(app);
     const auto outcome = dls::report::run_eval(job, command, std::cin, std::cout, std::cerr);
     if (!verb && outcome.status == 0) {
       const auto note = dls::apps::one_command_form_note(outcome.job);

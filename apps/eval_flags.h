@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -45,6 +46,15 @@ inline void add_verb_flags(CLI::App& app, EvalJob job, EvalCommand& command) {
   cli::add_option_flags(app, command, report::job_bit(job), "Options");
   cli::add_version_flag(app, "checkpoint_eval");
   cli::add_config_option(app);
+}
+
+// The long flags `app` was given, on the command line or in --config's file.
+inline std::vector<std::string> given_flags(const CLI::App& app) {
+  std::vector<std::string> given;
+  for (const auto* option : app.get_options()) {
+    if (option->count() > 0 && !option->get_lnames().empty()) given.push_back("--" + option->get_lnames().front());
+  }
+  return given;
 }
 
 }  // namespace dls::apps

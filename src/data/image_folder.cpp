@@ -68,7 +68,8 @@ std::vector<ImageFolderFile> list_classes(const fs::path& root, const std::strin
       spdlog::info("{}: a training run's folder, not a class of images: skipped", class_dir.string());
       continue;
     }
-    if (images.empty()) throw std::runtime_error(class_dir.string() + ": no .png, .jpg or .jpeg images (an empty class)");
+    if (images.empty())
+      throw std::runtime_error(class_dir.string() + ": no .png, .jpg or .jpeg images (an empty class)");
     auto found = std::find(names.begin(), names.end(), name);
     if (found == names.end()) {
       if (!learn_names) {

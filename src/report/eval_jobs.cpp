@@ -1,5 +1,6 @@
 #include "dls/report/eval_jobs.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
@@ -23,6 +24,28 @@
 namespace dls::report {
 
 namespace {
+
+// The long flags a declaration visit meets whose subcommands exclude `bit`'s.
+struct FlagsNotTaken {
+  std::uint32_t bit;
+  std::vector<std::string> flags;
+  void take(const util::Setting& s) {
+    if (s.flag.rfind("--", 0) == 0 && (s.commands & bit) == 0) flags.push_back(s.flag);
+  }
+  template <typename T>
+  void operator()(const T&, const util::Setting& s) {
+    take(s);
+  }
+  template <typename Get, typename Set>
+  void property(const util::Setting& s, Get, Set) {
+    take(s);
+  }
+  template <typename Body>
+  void section(const std::string&, Body body) {
+    body();
+  }
+  void group(const std::string&) {}
+};
 
 checkpoint::Weights weights_read(const EvalCommand& command) { return checkpoint::weights_named(command.weights); }
 
@@ -185,6 +208,17 @@ void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string&
 
 }  // namespace
 
+bool EvalCommand::was_given(const std::string& flag) const {
+  return std::find(given.begin(), given.end(), flag) != given.end();
+}
+
+std::vector<std::string> flags_not_taken_by(EvalJob job) {
+  FlagsNotTaken collector{job_bit(job), {}};
+  EvalCommand command;
+  EvalCommand::declare(command, collector);
+  return collector.flags;
+}
+
 std::string eval_verb_name(EvalJob job) {
   for (const auto& verb : kEvalVerbs) {
     if (verb.job == job) return verb.name;
@@ -202,17 +236,22 @@ EvalJob eval_job_named(const std::string& word) {
 EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::ostream& out, std::ostream& messages) {
   const bool any = job == EvalJob::kAny;
   const bool generating = job == EvalJob::kGenerate || !command.lm.prompts.empty();
-  const LmEvalRequest generation;  // the defaults: what a setting left alone holds
-  const auto& sampling = generation.sampling;
-  for (const auto& [asked, flag] : {std::pair{command.lm.sampling.temperature != sampling.temperature, "--temperature"},
-                                    std::pair{command.lm.sampling.top_k != sampling.top_k, "--top-k"},
-                                    std::pair{command.lm.sampling.top_p != sampling.top_p, "--top-p"}}) {
-    if (asked && !generating && !command.decoding.sample)
+  for (const auto* flag : {"--temperature", "--top-k", "--top-p"}) {
+    if (command.was_given(flag) && !generating && !command.decoding.sample)
       throw std::runtime_error(std::string(flag) + ": with --generate (language models) or --sample (translations)");
   }
-  for (const auto& [asked, flag] : {std::pair{command.lm.tokens != generation.tokens, "--tokens"},
-                                    std::pair{command.lm.samples != generation.samples, "--count"}}) {
-    if (asked && !generating) throw std::runtime_error(std::string(flag) + ": with --generate");
+  for (const auto* flag : {"--tokens", "--count"}) {
+    if (command.was_given(flag) && !generating) throw std::runtime_error(std::string(flag) + ": with --generate");
+  }
+  command.lm.tokens_asked = command.was_given("--tokens");
+  if (any && generating) {  // the one-command form: what `generate` does not take is for another job
+    for (const auto& flag : flags_not_taken_by(EvalJob::kGenerate)) {
+      if (command.was_given(flag) && flag != "--generate") {
+        throw std::runtime_error(flag +
+                                 ": not with --generate (a language model's text; checkpoint_eval generate "
+                                 "--help lists its flags)");
+      }
+    }
   }
   for (const auto& prompt : command.lm.prompts) {  // as translate's sentences: refused, not read as <unk>s
     if (!util::is_valid_utf8(prompt)) throw std::runtime_error("--generate: a prompt is not valid UTF-8");

@@ -175,7 +175,7 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
   const CheckpointReader reader(path, kLmCheckpointKind);
   const auto contents = checkpoint::read_lm_contents(reader);
   // Refused, as every flag a job would not read: it was ignored.
-  if (contents.settings.data.block_size == 0 && request.tokens != LmEvalRequest{}.tokens) {
+  if (contents.settings.data.block_size == 0 && request.tokens_asked) {
     throw std::runtime_error(
         "--tokens: for a running-text run (--block-size); a sentence model writes until its end "
         "of sentence, at most " +

@@ -135,6 +135,14 @@ TEST(EvalSubcommands, WhatASubcommandCannotDoIsOneLine) {
   refused(run + " --tokens 5", "--tokens: with --generate", "tokens");
   refused(run + " --count 2", "--count: with --generate", "count");
   refused(run + " --top-k 3", "--top-k: with --generate (language models) or --sample", "top_k");
+  // ... also at its default value: a flag given is a flag asked for.
+  refused(run + " --tokens 300", "--tokens: with --generate", "tokens_default");
+  refused(run + " --temperature 1", "--temperature: with --generate", "temperature_default");
+  // --generate's job is generate's: a translation's or a report's flag is refused, not ignored.
+  for (const auto& flag : {"--beam 3", "--length-penalty 0.6", "--raw", "--alignments", "--samples 2", "--limit 5"}) {
+    refused(run + " --generate hola " + flag,
+            std::string(flag).substr(0, std::string(flag).find(' ')) + ": not with --generate", "generate_and");
+  }
   // Options before the subcommand: the subcommand is named, not its arguments.
   refused("--threads 1 generate " + run + " hola", "'generate' is a subcommand and comes first", "verb_second");
 }

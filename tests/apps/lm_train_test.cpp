@@ -92,6 +92,8 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
   const auto tokens = run_lm_eval(run_dir.string() + " --generate tengo --tokens 3", "tokens");
   EXPECT_EQ(tokens.status, 1);
   EXPECT_NE(tokens.err.find("error: --tokens: for a running-text run (--block-size)"), std::string::npos) << tokens.err;
+  EXPECT_EQ(run_lm_eval(run_dir.string() + " --generate tengo --tokens 300", "tokens_default").status, 1)
+      << "at its default value too";
   // Unknown words of a prompt: one warning line however many, with the count and the first
   // few, then the one-line error for a prompt longer than the model's L.
   std::string long_prompt;

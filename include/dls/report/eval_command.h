@@ -49,6 +49,9 @@ inline constexpr std::array<EvalVerb, 8> kEvalVerbs{{
     {"export", EvalJob::kExport, "RUN DIR: write the newest checkpoint as DLStudio's state dicts"},
 }};
 
+// EvalCommand's flags that `job`'s subcommand does not take (positional arguments left out).
+std::vector<std::string> flags_not_taken_by(EvalJob job);
+
 // The name of `job`'s subcommand ("" for kAny), and the job a name stands for (kAny: none).
 std::string eval_verb_name(EvalJob job);
 EvalJob eval_job_named(const std::string& word);
@@ -83,6 +86,10 @@ struct EvalCommand {
   std::string score_file, smoothing = "none";
   std::vector<std::string> ref_files;
   bool sentence_bleu = false;
+  // The flags given (on the command line or in --config's file), which the one-command form's
+  // checks read: a flag at its default value is still a flag given.
+  std::vector<std::string> given;
+  bool was_given(const std::string& flag) const;
 
   // Every option, in --help's order; `only_in` names the subcommands that take it (kAny, the
   // one-command form, takes every flag but the subcommands' positional arguments).

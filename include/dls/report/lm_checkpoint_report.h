@@ -22,6 +22,7 @@ struct LmEvalRequest {
   std::vector<std::string> prompts;  // non-empty: generate from each instead of the table
   std::int64_t samples = 1;          // texts per prompt
   std::int64_t tokens = 300;         // running-text runs: tokens generated per text
+  bool tokens_asked = false;         // --tokens given (a sentence model refuses it, even at 300)
   SamplingOptions sampling;          // temperature, top-k, top-p, seed (sample i uses seed + i)
   bool json = false;                 // one JSON object on `out` instead of the text report
   int threads = 0;                   // intra-op threads (0: all cores)
