@@ -28,6 +28,7 @@
 #include "dls/util/file_io.h"
 #include "dls/util/precision.h"
 #include "dls/util/progress.h"
+#include "dls/util/resolved_path.h"
 #include "train/run_selection.h"
 #include "train/training_log.h"
 #include "train/training_step.h"
@@ -52,9 +53,12 @@ class Loop {
     state_.steps_per_epoch = task_.steps_per_epoch();  // saved, for the fraction of an epoch a checkpoint is at
     std::string run_id;                                // rank 0's: the run's fingerprint, in every checkpoint
     if (main_) {
+      // A branch (a resume into another directory) starts its directory as a fresh run does.
+      const bool branch = resume != nullptr && util::resolved_path(checkpoint::run_dir_of(resume->path())) !=
+                                                   util::resolved_path(options_.run.run_dir);
       if (resume == nullptr) claim_run_directory(options_.run.run_dir, options_.run.overwrite);
       run_.emplace(options.run.run_dir);
-      if (resume == nullptr && !options_.run.config_toml.empty()) {
+      if ((resume == nullptr || branch) && !options_.run.config_toml.empty()) {
         util::write_text_atomically(run_->file("config.toml"), options_.run.config_toml);
       }
       remove_stale_run_temporaries(*run_);

@@ -243,6 +243,45 @@ TEST(Seq2SeqTrainApp, ANewRunRefusesAnEarlierRunsDirectory) {
   test::remove_tree(aside);
 }
 
+// A resume never writes over the run's newer checkpoints: from an older one (or best.pt) into
+// its own run it is refused, naming the way to keep both; into another directory it is a
+// branch, which starts there as a fresh run does (config.toml written, an earlier run there
+// refused, --overwrite moving it aside).
+TEST(Seq2SeqTrainApp, AResumeFromAnOlderCheckpointWritesOverNothing) {
+  const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_older");
+  const auto trained = run_small(run_dir, "--epochs 3", "older_first");
+  ASSERT_EQ(trained.status, 0) << trained.err;
+  const auto third = run_dir / "checkpoints" / "checkpoint_epoch_0003.pt";
+  const auto third_bytes = util::read_file(third.string());
+  const auto metrics = util::read_file((run_dir / "metrics.csv").string());
+  const auto first = (run_dir / "checkpoints" / "checkpoint_epoch_0001.pt").string();
+  const auto refused = run_seq2seq_train("--resume " + first, "older_refused");
+  test::expect_one_line_error(refused,
+                              "has 2 newer checkpoints (checkpoint_epoch_0002.pt .. checkpoint_epoch_0003.pt)");
+  EXPECT_NE(refused.err.find("--run-dir NEW"), std::string::npos) << refused.err;
+  EXPECT_EQ(util::read_file(third.string()), third_bytes);
+  EXPECT_EQ(util::read_file((run_dir / "metrics.csv").string()), metrics);
+
+  const auto branch_dir = run_dir.string() + "_branch";
+  test::remove_tree(branch_dir);
+  const auto branch = run_seq2seq_train("--resume " + first + " --run-dir " + branch_dir, "branch");
+  ASSERT_EQ(branch.status, 0) << branch.err;
+  EXPECT_TRUE(fs::exists(fs::path(branch_dir) / "checkpoints" / "checkpoint_epoch_0003.pt"));
+  EXPECT_TRUE(fs::exists(fs::path(branch_dir) / "config.toml")) << "a branch can be continued with --config";
+  EXPECT_EQ(util::read_file(third.string()), third_bytes) << "the run it came from is untouched";
+  const auto taken = run_seq2seq_train("--resume " + first + " --run-dir " + branch_dir, "branch_taken");
+  test::expect_one_line_error(taken, "already holds a training run");
+  const auto moved =
+      run_seq2seq_train("--resume " + first + " --run-dir " + branch_dir + " --overwrite", "branch_overwrite");
+  ASSERT_EQ(moved.status, 0) << moved.err;
+  EXPECT_TRUE(fs::exists(fs::path(branch_dir + ".old-1") / "config.toml"));
+  // The newest checkpoint resumes into its run as ever.
+  const auto newest = run_seq2seq_train("--resume " + run_dir.string() + " --epochs 4", "older_newest");
+  EXPECT_EQ(newest.status, 0) << newest.err;
+  test::remove_tree(branch_dir);
+  test::remove_tree(branch_dir + ".old-1");
+}
+
 // seq2seq_train run from `folder` (run_seq2seq_train's flags).
 test::ProgramRun run_seq2seq_train_in(const fs::path& folder, const std::string& args, const std::string& name) {
   return test::run_program("apps/seq2seq_train", "--threads 1 " + args, "seq2seq_train_app_" + name, "",

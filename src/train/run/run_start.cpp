@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -13,7 +14,9 @@
 #include <spdlog/spdlog.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/run_state.h"
 #include "dls/util/file_io.h"
+#include "dls/util/resolved_path.h"
 #include "train/training_support.h"
 
 namespace dls::train {
@@ -37,6 +40,40 @@ std::string outermost_missing(const std::string& dir) {
   return missing.string();
 }
 
+// A resume into its own run writes checkpoints from the resumed epoch on: one of the run's
+// that is newer (--resume RUN/checkpoints/checkpoint_epoch_0003.pt, or best.pt, of a run at
+// epoch 6) would be written over, and metrics.csv's rows after it replaced. Refused (a dry
+// run warns), naming the way to keep both: a branch in another directory.
+void refuse_writing_over_newer_checkpoints(const std::string& run_dir, const checkpoint::CheckpointReader& resume,
+                                           bool dry_run) {
+  const auto resumed = checkpoint::RunState::from_settings(resume.settings());
+  std::vector<std::string> newer;
+  std::error_code error;
+  const fs::path folder = fs::path(run_dir) / "checkpoints";
+  if (!fs::is_directory(folder, error)) return;
+  for (const auto& entry : fs::directory_iterator(folder, error)) {
+    const auto name = entry.path().filename().string();
+    if (!checkpoint::is_checkpoint_file_name(name) || checkpoint::checkpoint_epoch(name) <= resumed.completed_epochs) {
+      continue;
+    }
+    if (fs::equivalent(entry.path(), resume.path(), error)) continue;  // the file resumed (or best.pt's link to it)
+    newer.push_back(name);
+  }
+  if (newer.empty()) return;
+  std::sort(newer.begin(), newer.end(), checkpoint::checkpoint_order);
+  const std::string problem =
+      "--resume " + resume.path() + ": " + run_dir + " has " + std::to_string(newer.size()) + " newer checkpoint" +
+      (newer.size() > 1 ? "s (" + newer.front() + " .. " + newer.back() + ")" : " (" + newer.front() + ")") +
+      " that continuing from epoch " + std::to_string(resumed.file_epoch()) +
+      " would write over; continue from there in another directory (--run-dir NEW), or from the newest (--resume " +
+      run_dir + ")";
+  if (dry_run) {
+    spdlog::warn("a start would stop here: {}", problem);
+    return;
+  }
+  throw std::runtime_error(problem);
+}
+
 }  // namespace
 
 StartedRun start_run(const settings::RunSettings& run, const std::string& default_run_dir,
@@ -48,10 +85,19 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
   const std::string asked_dir = run.run_dir.empty() ? default_run_dir : run.run_dir;
   started.run.resume =
       run.resume.empty() ? resume_after_restart(asked_dir, started.placement.dist.is_main()) : run.resume;
+  // A torchrun restart of a branch (--resume RUN --run-dir NEW) continues NEW once it has a
+  // checkpoint of this job's, not RUN again.
+  if (!run.resume.empty() && !run.run_dir.empty()) {
+    const auto restarted = resume_after_restart(run.run_dir, started.placement.dist.is_main());
+    if (!restarted.empty()) started.run.resume = restarted;
+  }
   const bool resuming = !started.run.resume.empty();
   started.run.run_dir = !run.run_dir.empty() ? run.run_dir
                         : resuming           ? checkpoint::run_dir_of(started.run.resume)
                                              : default_run_dir;
+  started.branch = resuming && util::resolved_path(checkpoint::run_dir_of(started.run.resume)) !=
+                                   util::resolved_path(started.run.run_dir);
+  const bool claims = !resuming || started.branch;  // the directory must hold no other run
   if (!run.dry_run && started.placement.dist.is_main()) {
     // Locked before the check for an earlier run, so that of two runs started at once in
     // one directory the second stops here.
@@ -60,19 +106,19 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
     // torchrun restarted this job before its first checkpoint: what the failed attempt left
     // (metrics.csv, the settings) goes aside, and the run starts again. Only this job's: an
     // earlier run of the user's in the directory stays refused, as attempt 0 refused it.
-    const bool restarted_afresh = !resuming && restart_count() > 0 && written_by_this_job(started.run.run_dir);
+    const bool restarted_afresh = claims && restart_count() > 0 && written_by_this_job(started.run.run_dir);
     if (restarted_afresh) spdlog::warn("restart {} of the job: no checkpoint yet, starting afresh", restart_count());
     started.overwrite = run.overwrite || restarted_afresh;
     // Refused at once when the earlier run may not go aside; with --overwrite it goes aside
     // only once the task is built (claim_directory): a start that fails -- an --init-from
     // that does not fit, read from that very run -- leaves it where it was.
-    if (!resuming && !started.overwrite) claim_run_directory(started.run.run_dir, false);
+    if (claims && !started.overwrite) claim_run_directory(started.run.run_dir, false);
   }
   if (run.dry_run && started.placement.dist.is_main()) {
     // A dry run stands for a start: what would stop one is an error, what only a real start
     // decides (an earlier run, which --overwrite moves aside) a warning.
     check_run_directory_usable(started.run.run_dir);
-    if (!resuming && !run.overwrite) {
+    if (claims && !run.overwrite) {
       try {
         claim_run_directory(started.run.run_dir, false);  // never moves anything without overwrite
       } catch (const std::exception& refusal) {
@@ -83,13 +129,16 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
   if (resuming) {
     started.resume = std::make_unique<checkpoint::CheckpointReader>(checkpoint::latest_checkpoint(started.run.resume),
                                                                     checkpoint_kind);
+    if (!started.branch && started.placement.dist.is_main()) {
+      refuse_writing_over_newer_checkpoints(started.run.run_dir, *started.resume, run.dry_run);
+    }
   }
   return started;
 }
 
 std::string StartedRun::claim_directory() {
   if (run.dry_run || !placement.dist.is_main()) return "";
-  const auto aside = run.resume.empty() ? claim_run_directory(run.run_dir, overwrite) : "";
+  const auto aside = run.resume.empty() || branch ? claim_run_directory(run.run_dir, overwrite) : "";
   if (!aside.empty()) lock = std::make_unique<RunDirectoryLock>(run.run_dir);  // the lock went aside with it
   const auto job = torchrun_job();
   if (!job.empty()) util::write_text_atomically((fs::path(run.run_dir) / kTorchrunJobFile).string(), job);

@@ -37,6 +37,9 @@ struct StartedRun {
   // --overwrite (or a torchrun restart of this job before its first checkpoint): an earlier
   // run in the directory goes aside at claim_directory().
   bool overwrite = false;
+  // A resume into another directory than its checkpoint's run (--resume RUN --run-dir NEW):
+  // a branch of the run, which claims NEW as a fresh run claims its directory.
+  bool branch = false;
 
   // Builds the task with `build` (which returns it in a std::unique_ptr); when that throws,
   // a run directory this start created is removed again (it holds nothing but its lock yet)
