@@ -77,6 +77,17 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
     if (reader.settings().section("model").entries() != model_settings) {
       throw CheckpointError(path + ": model settings differ from those of " + paths.back() + ": cannot average them");
     }
+    // Rows of the embeddings and the output layer stand for these words, pieces or classes:
+    // two runs of one shape with other vocabularies have weights of one shape that mean other
+    // things (as --ensemble refuses them).
+    for (const auto* meaning :
+         {"vocab", "vocab_en", "vocab_es", "subwords", "subwords_en", "subwords_es", "class_names"}) {
+      if (reader.has_text(meaning) != newest.has_text(meaning) ||
+          (reader.has_text(meaning) && reader.text(meaning) != newest.text(meaning))) {
+        throw CheckpointError(path + ": its " + meaning + " differs from " + paths.back() +
+                              "'s: the same rows stand for other words or classes, so cannot average them");
+      }
+    }
     const auto tensors = reader.module_tensors(weights_module(reader, weights));
     const std::string difference = layout_difference(tensors, sums);
     if (!difference.empty())

@@ -27,13 +27,14 @@ struct TinyImpl : torch::nn::Module {
 TORCH_MODULE(Tiny);
 
 // A checkpoint of `tiny` with model settings width=`width`; `ema`: also an "ema" section.
-std::string save(const fs::path& path, Tiny& tiny, int width, Tiny* ema = nullptr) {
+std::string save(const fs::path& path, Tiny& tiny, int width, Tiny* ema = nullptr,
+                 const std::string& vocab = "a\nb\n") {
   util::KeyValues settings;
   settings.set("model.width", width);
   settings.set("progress.epoch", 1);
   CheckpointWriter writer("toy");
   writer.add_settings(settings);
-  writer.add_text("vocab", "a\nb\n");
+  writer.add_text("vocab", vocab);
   writer.add_module("model", *tiny);
   if (ema != nullptr) writer.add_module("ema", **ema);
   writer.save(path.string());
@@ -127,6 +128,15 @@ TEST(CheckpointAverage, RefusesCheckpointsOfAnotherModelNamingTheFile) {
     FAIL() << "expected CheckpointError";
   } catch (const CheckpointError& error) {
     EXPECT_EQ(std::string(error.what()).rfind(lying + ": weights do not match", 0), 0u) << error.what();
+  }
+  // One shape, other words: row i of one is not row i of the other.
+  const auto other_words = save(dir / "other_words.pt", narrow, 2, nullptr, "a\nc\n");
+  try {
+    average_checkpoints({other_words, narrow_path}, (dir / "avg.pt").string());
+    FAIL() << "expected CheckpointError";
+  } catch (const CheckpointError& error) {
+    EXPECT_EQ(std::string(error.what()).rfind(other_words + ": its vocab differs from " + narrow_path, 0), 0u)
+        << error.what();
   }
   EXPECT_FALSE(fs::exists(dir / "avg.pt"));
 }
