@@ -96,13 +96,13 @@ def post_head(path, extra):
     return f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode()
 
 
-def exchange(port, request, half_close=False):
+def exchange(port, request, half_close=False, deadline=10.0):
     """One request on a new connection: the answer's head and body."""
-    s = connect(port)
+    s = connect(port, timeout=deadline)
     s.sendall(request)
     if half_close:
         s.shutdown(socket.SHUT_WR)
-    return read_answer(s)
+    return read_answer(s, deadline)
 
 
 def post_json(path, body):
@@ -156,6 +156,29 @@ def main():
         body = b"[" * 500000 + b"]" * 500000
         answers = [exchange(port, post_json("/translate", body))[0] for _ in range(20)]
         return f"{sum(status_of(h) == '400' for h in answers)} of 20 answered 400"
+
+    def empty_objects():
+        body = b'{"sentences": ["a"], "x": [' + b",".join([b"{}"] * 349000) + b"]}"
+        head, text = exchange(port, post_json("/translate", body), deadline=120)
+        return f"{status_of(head)}: {json.loads(text)['error']}" if head else "no answer"
+
+    def empty_lists_at_once():
+        body = b'{"sentences": ["a"], "x": [' + b",".join([b"[]"] * 346000) + b"]}"
+        answers = [None] * 64
+
+        def send(i):
+            answers[i] = exchange(port, post_json("/translate", body), deadline=120)[0]
+
+        threads = [threading.Thread(target=send, args=(i,)) for i in range(64)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return f"{sum(status_of(h) == '400' for h in answers if h)} of 64 answered 400"
+
+    def number_overflow():
+        head, text = exchange(port, post_json("/translate", b'{"sentences": ["a"], "beam": 1e999}'))
+        return f"{status_of(head)}: {json.loads(text)['error']}" if head else "no answer"
 
     def long_attention():
         sentence = "i " * 900
@@ -302,6 +325,9 @@ def main():
                       ("a chunk-size line that never ends (1;a=bbb...)", endless_chunk_line),
                       ("a value nested 120,000 levels deep (240 KB)", deep_json),
                       ("20 bodies of 500,000 nested lists (1 MB each)", deep_json_burst),
+                      ("a body of 349,000 empty objects (1 MB)", empty_objects),
+                      ("64 bodies of 346,000 empty lists at once (1 MB each)", empty_lists_at_once),
+                      ('"beam": 1e999', number_overflow),
                       ("/attention on a 900-word sentence", long_attention),
                       ("64 sentences of 999 words, beam 16", oversized_decoding),
                       ("POST without Content-Length or chunking", no_length),

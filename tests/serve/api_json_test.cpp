@@ -90,6 +90,12 @@ TEST(ApiJson, RefusesBadBodiesWithOneLine400) {
       {R"({"sentences": ["a"], "sample": {"top_p": 2}})", "\"top_p\" must be a number from 0 to 1"},
       {R"({"sentences": ["a"], "sample": {"seed": 1.5}})", "\"seed\" must be an integer"},
       {R"({"sentences": ["a"], "beem": 4})", "no field \"beem\" in this request (\"sentences\", \"beam\", \"n_best\""},
+      // A number past the doubles was a 500 with the library's message.
+      {R"({"sentences": ["a"], "beam": 1e999})", "not valid JSON: a number too large for a double"},
+      {R"({"sentences": ["a"], "beam": -1e999})", "not valid JSON: a number too large for a double"},
+      // A field given twice: the first list of sentences was dropped without a word.
+      {R"({"sentences": ["a"], "sentences": ["b"]})", "gives the field \"sentences\" twice"},
+      {R"({"sentences": ["a"], "sent\u0065nces": ["b"]})", "gives the field \"sentences\" twice"},
   };
   for (const auto& [body, part] : cases) {
     const auto [status, message] = refusal(body);
@@ -127,6 +133,23 @@ TEST(ApiJson, NeitherDeepNorLargeValuesReachTheMessage) {
       refusal(R"({"sentences": ["a"], "beam": 4, "length_penalty": [1, 2]})").second.find("not a list of 2 items"),
       std::string::npos);
   EXPECT_NE(refusal(R"({"sentences": ["a"], "n_best": "two"})").second.find("not \"two\""), std::string::npos);
+  // Many small values: refused by their count before a document is built (350,000 empty
+  // objects took 25 s to parse, lists 17 MB a body), in linear time.
+  std::string many = R"({"sentences": ["a"], "x": [)";
+  for (int i = 0; i < 350000; ++i) many += i == 0 ? "{}" : ",{}";
+  many += "]}";
+  const auto [many_status, many_message] = refusal(many);
+  EXPECT_EQ(many_status, 400);
+  EXPECT_NE(many_message.find("holds 350004 values; a request has at most 67"), std::string::npos) << many_message;
+  // Brackets, commas and quotes inside strings are text, not structure.
+  auto limits = small_limits();
+  limits.max_sentence_chars = 100;
+  EXPECT_EQ(parse_translate_call(R"({"sentences": ["[[[[[[[[[[ {,,,,,} \" ]]]"]})", limits).sentences.size(), 1u);
+  // A request at its limits is not refused by the count: 3 sentences and every field.
+  EXPECT_NO_THROW(parse_translate_call(
+      R"({"sentences": ["a", "b", "c"], "beam": 4, "n_best": 2, "alignment": true, "length_penalty": 0.6,)"
+      R"( "coverage_penalty": 0.2})",
+      small_limits()));
   // The deepest request there is ("sample"'s object) still reads.
   EXPECT_TRUE(parse_translate_call(R"({"sentences": ["a"], "sample": {"seed": 1}})", small_limits()).decode.sample);
 }
