@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 
 namespace dls::serve {
 
@@ -21,6 +22,9 @@ std::string page_file(const std::string& page_dir, const std::string& request_pa
   const fs::path file = fs::path(page_dir) / name;
   std::error_code error;
   if (!fs::is_regular_file(file, error)) return "";
+  // A link may point anywhere; only into the folder itself is it the page's.
+  const auto target = fs::canonical(file, error);
+  if (error || target.parent_path() != fs::canonical(page_dir, error) || error) return "";
   return file.string();
 }
 
@@ -46,8 +50,11 @@ std::string content_type(const std::string& file) {
 
 std::string find_page_dir(const std::string& page_dir, const std::string& program_path,
                           const std::string& source_page_dir) {
-  if (!page_dir.empty()) return page_dir;
   std::error_code error;
+  if (!page_dir.empty()) {
+    if (!fs::is_directory(page_dir, error)) throw std::runtime_error("--page-dir " + page_dir + ": not a folder");
+    return page_dir;
+  }
   if (!program_path.empty()) {
     const auto program = fs::canonical(fs::path(program_path), error);
     if (!error) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <utility>
 
 #include "dls/serve/page_files.h"
@@ -28,6 +29,11 @@ TEST(PageFiles, OnlyPlainFilesOfThePageFolder) {
                               "/%2e%2e/secret.txt", "app.js", ""})
     EXPECT_EQ(page_file(page.string(), refused), "") << refused;
   EXPECT_EQ(page_file("", "/"), "");
+  // A link to a file outside the folder is not the page's; one to a file inside it is.
+  fs::create_symlink(root / "secret.txt", page / "leak.txt");
+  fs::create_symlink(page / "app.js", page / "alias.js");
+  EXPECT_EQ(page_file(page.string(), "/leak.txt"), "");
+  EXPECT_EQ(page_file(page.string(), "/alias.js"), (page / "alias.js").string());
 }
 
 TEST(PageFiles, ContentTypes) {
@@ -47,7 +53,8 @@ TEST(PageFiles, FoundGivenInstalledOrInTheSourceTree) {
   test::write_bytes(root / "prefix" / "bin" / "translate_server", "");
   const auto program = (root / "prefix" / "bin" / "translate_server").string();
   const auto source = (root / "source_page").string();
-  EXPECT_EQ(find_page_dir("/given", program, source), "/given");
+  EXPECT_EQ(find_page_dir(source, program, ""), source);
+  EXPECT_THROW(find_page_dir("/nonexistent/page", program, source), std::runtime_error) << "a --page-dir that is none";
   EXPECT_EQ(find_page_dir("", program, source), source);  // nothing installed: the source tree's
   fs::create_directories(root / "prefix" / "share" / "dlstudio-cpp" / "page");
   EXPECT_EQ(find_page_dir("", program, source),
