@@ -1,12 +1,15 @@
 #include "report/file_translation.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <iostream>
 #include <istream>
 #include <ostream>
 #include <stdexcept>
@@ -210,6 +213,10 @@ TranslationFiles::TranslationFiles(const TranslateRequest& request, std::istream
   if (!request.output_file.empty() && request.output_file != "-")
     output_ = util::check_output_file(request.output_file);
   if (request.input_file == "-") {
+    // A closed standard input (`<&-`) reads as an empty file: 0 of 0 lines, exit 0.
+    if (&standard_input == &std::cin && ::fcntl(STDIN_FILENO, F_GETFD) < 0) {
+      throw std::runtime_error(std::string("--input -: standard input cannot be read (") + std::strerror(errno) + ")");
+    }
     input_ = &standard_input;
     return;
   }

@@ -68,6 +68,11 @@ void serve_checkpoint(const ServedModel& model, ServeSettings settings, std::ost
     const auto reader = checkpoint::open_run_checkpoint(model.checkpoint);
     file = reader.path();
     kind = reader.kind();
+    if (kind != checkpoint::kViTCheckpointKind && kind != checkpoint::kSeq2SeqKind) {
+      throw checkpoint::CheckpointError(file + ": a " + kind +
+                                        " checkpoint; the server serves seq2seq (translation) and vit "
+                                        "(classification) checkpoints");
+    }
   }
   const auto precision = util::parse_precision(model.precision);
   const auto target = util::select_device(model.device);

@@ -3,6 +3,10 @@
 // scored with --score gives the BLEU of scoring the checkpoint directly.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdlib>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -62,6 +66,15 @@ TEST(TranslateFileApp, OneOutputLinePerInputLineWhateverItHolds) {
   const auto one = translate_file_eval(run + " --raw --translate \"Where is my dog?\"", "one");
   ASSERT_EQ(one.status, 0) << one.err;
   EXPECT_EQ(raw[5] + "\n", one.out);
+  // A closed standard input is an error, not an empty file translated ("0 of 0 lines", 0).
+  const auto err = dir / "closed_stdin.err";
+  const int closed = std::system((testing::binary_dir() + "/apps/checkpoint_eval translate " + run +
+                                  " --threads 1 --input - 0<&- 2>" + err.string())
+                                     .c_str());
+  EXPECT_EQ(WEXITSTATUS(closed), 1);
+  EXPECT_NE(util::read_file(err.string()).find("error: --input -: standard input cannot be read (Bad file descriptor)"),
+            std::string::npos)
+      << util::read_file(err.string());
 }
 
 TEST(TranslateFileApp, RawOutputScoresAsTheCheckpointScoresItself) {

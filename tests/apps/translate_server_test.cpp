@@ -2,6 +2,9 @@
 // line), the limits, SIGTERM with a request in flight, and concurrent clients getting
 // exactly the translations `checkpoint_eval --translate` prints.
 #include <gtest/gtest.h>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/util/key_values.h"
 #include <signal.h>
 
 #include <atomic>
@@ -307,6 +310,24 @@ TEST(TranslateServerApp, TheDeviceAndPrecisionAskedReachTheModel) {
   test::expect_one_line_error(refused("--device cuda", "server_cuda"),
                               "--device cuda: this LibTorch has no CUDA or no GPU is visible");
   test::expect_one_line_error(refused("--precision fp16", "server_fp16"), "--precision: fp16 needs --device cuda");
+}
+
+// What the server cannot serve is refused in one line before it listens: a checkpoint of
+// another kind (a language model's), a --page-dir that is not a folder.
+TEST(TranslateServerApp, WhatItCannotServeIsRefusedAtStart) {
+  const auto dir = test::fresh_temp_dir("server_refusals");
+  checkpoint::CheckpointWriter writer("lm");
+  writer.add_settings(util::KeyValues{});
+  writer.save((dir / "lm.pt").string());
+  test::expect_one_line_error(
+      test::run_program("apps/translate_server", (dir / "lm.pt").string() + " --port 0 --threads 1", "server_lm", "",
+                        "timeout 60 "),
+      "lm.pt: a lm checkpoint; the server serves seq2seq (translation) and vit (classification) checkpoints");
+  test::expect_one_line_error(
+      test::run_program("apps/translate_server",
+                        served_checkpoint() + " --port 0 --threads 1 --page-dir " + (dir / "none").string(),
+                        "server_page_dir", "", "timeout 60 "),
+      "none: not a folder");
 }
 
 TEST(TranslateServerApp, SigtermLetsTheRequestInFlightFinishThenExitsZero) {
