@@ -12,6 +12,7 @@
 #include "dls/data/normalize.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/util/heat_map.h"
+#include "dls/util/utf8.h"
 #include "dls/util/create_folder.h"
 #include "report/file_translation.h"
 
@@ -49,6 +50,19 @@ std::vector<std::string> save_attention_maps(const TranslationAttention& maps, c
   return written;
 }
 
+namespace {
+
+// A sentence as a message quotes it: whole when it is short and valid UTF-8, else its start
+// and its size, so that a megabyte line (or its invalid bytes) is not written back.
+std::string quoted_sentence(const std::string& sentence) {
+  constexpr int kColumns = 60;
+  if (!util::is_valid_utf8(sentence)) return "a sentence of " + std::to_string(sentence.size()) + " bytes";
+  if (util::display_width(sentence) <= kColumns) return "\"" + sentence + "\"";
+  return "\"" + util::truncate_to_width(sentence, kColumns) + "...\" (" + std::to_string(sentence.size()) + " bytes)";
+}
+
+}  // namespace
+
 std::size_t translate_sentences(const std::string& checkpoint_or_run, const TranslateRequest& request,
                                 std::istream& input, std::ostream& out, std::ostream& messages) {
   // --input/--output checked and opened before the model is loaded.
@@ -64,17 +78,23 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
   std::size_t failures = 0;
   std::size_t number = 0;  // of the sentence, from 0: the n-best lists' first field
   bool first = true;
-  const auto handle = [&](const std::vector<std::string>& sentences) {
+  // Where a message's sentence came from: "sentence 2: " (one of several on the command line),
+  // "line 7: " (read), "" (the one sentence given).
+  const auto handle = [&](const std::vector<std::string>& sentences, const std::string& one_line) {
+    std::size_t index = 0;
     for (const auto& t : translator.translate(sentences, request.decode)) {
       const auto this_number = number++;
+      const std::string where = !one_line.empty()      ? one_line
+                                : sentences.size() > 1 ? "sentence " + std::to_string(++index) + ": "
+                                                       : "";
       if (!t.ok()) {
         // Its line all the same (empty in text), so that outputs line up with the sentences given;
         // a blank one is left empty, as in --input, and is not an error.
         if (copied_through(t)) {
-          messages << "note: \"" << t.input << "\": " << kCopiedNote << "\n";
+          messages << where << "note: " << quoted_sentence(t.input) << ": " << kCopiedNote << "\n";
         } else if (!blank_line(t.input)) {
           ++failures;
-          messages << "error: \"" << t.input << "\": " << t.error << "\n";
+          messages << where << "error: " << quoted_sentence(t.input) << ": " << t.error << "\n";
         }
         write_standard_output(out, output_lines(t, this_number, {}, request, translator.checkpoint_file()));
         first = false;
@@ -92,16 +112,17 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
       first = false;
     }
   };
-  if (!request.sentences.empty()) handle(request.sentences);
+  if (!request.sentences.empty()) handle(request.sentences, "");
   // "english> " for DLStudio's English -> Spanish: the source language's name.
   const std::string prompt = data::language_label(translator.model().info.settings.data.source_language()) + "> ";
   if (request.interactive) {
     std::string line;
-    while (true) {
+    for (std::size_t line_number = 1;; ++line_number) {
       if (request.prompt) messages << prompt << std::flush;
       if (!std::getline(input, line)) break;
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      handle({line});  // a blank line too: one output line for every line read
+      handle({line},
+             "line " + std::to_string(line_number) + ": ");  // a blank line too: one output line for every line read
     }
   }
   return failures;

@@ -66,6 +66,18 @@ TEST(TranslateFileApp, OneOutputLinePerInputLineWhateverItHolds) {
   const auto one = translate_file_eval(run + " --raw --translate \"Where is my dog?\"", "one");
   ASSERT_EQ(one.status, 0) << one.err;
   EXPECT_EQ(raw[5] + "\n", one.out);
+  // --interactive names a bad line by its number and its size, not by writing it back (a
+  // megabyte line of invalid UTF-8 was echoed whole).
+  std::string big;
+  for (int i = 0; i < 250000; ++i) big += "dog ";
+  const auto interactive =
+      translate_file_eval(run + " --interactive", "interactive_bad", "I'm here.\n" + big + "\xff\nShe is tall.\n");
+  EXPECT_EQ(interactive.status, 1);
+  EXPECT_EQ(test::lines_of(interactive.out).size(), 3u) << interactive.out;
+  EXPECT_NE(interactive.err.find("line 2: error: a sentence of 1000001 bytes: the sentence is not valid UTF-8"),
+            std::string::npos)
+      << interactive.err.substr(0, 400);
+  EXPECT_LT(interactive.err.size(), 1000u);
   // A closed standard input is an error, not an empty file translated ("0 of 0 lines", 0).
   const auto err = dir / "closed_stdin.err";
   const int closed = std::system((testing::binary_dir() + "/apps/checkpoint_eval translate " + run +
