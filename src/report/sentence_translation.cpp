@@ -61,6 +61,19 @@ std::string quoted_sentence(const std::string& sentence) {
   return "\"" + util::truncate_to_width(sentence, kColumns) + "...\" (" + std::to_string(sentence.size()) + " bytes)";
 }
 
+// The maps grow with the square of the length (900 words: 3 GB and minutes, 2.7 MB a PNG):
+// drawn, as the server's /attention draws them, for what the model translates whole at most.
+void check_map_length(const Translator& translator, const std::string& sentence) {
+  const auto tokens = translator.count_source_tokens(sentence);
+  const auto longest = static_cast<std::size_t>(Translator::kWholeSentenceFactor * translator.max_source_tokens());
+  if (tokens > longest) {
+    throw std::runtime_error("--attention-maps: the first sentence has " + std::to_string(tokens) +
+                             " tokens; attention maps are drawn for up to " + std::to_string(longest) + " (" +
+                             std::to_string(Translator::kWholeSentenceFactor) +
+                             " times what the model was trained on); translate it without --attention-maps");
+  }
+}
+
 }  // namespace
 
 std::size_t translate_sentences(const std::string& checkpoint_or_run, const TranslateRequest& request,
@@ -70,6 +83,9 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
   if (!request.input_file.empty()) files.emplace(request, input);
   auto translator = Translator::load(checkpoint_or_run, request.translator);
   translator.check_decoding(request.decode);
+  if (!request.attention_maps_dir.empty() && !request.sentences.empty()) {
+    check_map_length(translator, request.sentences.front());
+  }
   const auto& model = translator.model().info;
   messages << "translating with " << translator.checkpoint_file() << " (" << checkpoint::progress_summary(model) << "; "
            << model.settings.model_summary() << (int8_linear_enabled() ? "; int8 linear layers" : "") << ")\n";
@@ -81,6 +97,9 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
   // Where a message's sentence came from: "sentence 2: " (one of several on the command line),
   // "line 7: " (read), "" (the one sentence given).
   const auto handle = [&](const std::vector<std::string>& sentences, const std::string& one_line) {
+    if (first && !request.attention_maps_dir.empty() && !sentences.empty()) {
+      check_map_length(translator, sentences[0]);  // --interactive's first line
+    }
     std::size_t index = 0;
     for (const auto& t : translator.translate(sentences, request.decode)) {
       const auto this_number = number++;

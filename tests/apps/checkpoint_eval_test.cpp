@@ -129,6 +129,17 @@ TEST(CheckpointEvalApp, WritesAttentionMapsOfEveryLayerAndHead) {
       EXPECT_EQ(util::read_file(png.string()).substr(1, 3), "PNG");
     }
   }
+  // As the server's /attention: drawn for up to 4 x L - 2 tokens (the maps grow with the
+  // square; 900 words took minutes and gigabytes), refused before anything is written.
+  std::string long_sentence;
+  for (int i = 0; i < 12; ++i) long_sentence += "the dog runs. ";
+  const auto too_long = dir / "too_long";
+  test::expect_one_line_error(
+      run_checkpoint_eval(trained_seq2seq_run().string() + " --translate \"" + long_sentence + "\" --attention-maps " +
+                              too_long.string(),
+                          "attention_too_long"),
+      "--attention-maps: the first sentence has 36 tokens; attention maps are drawn for up to 32");
+  EXPECT_FALSE(fs::exists(too_long));
 }
 
 TEST(CheckpointEvalApp, BeamAndDLStudioDecodingAndJson) {
