@@ -31,8 +31,9 @@ inline void check_start_flags_on_resume(const CLI::App& app, const std::string& 
     if (std::filesystem::exists(run_config)) {
       for (const auto& item : util::parse_toml_subset(util::read_file(run_config.string()), run_config.string())) {
         if (item.name == "preset" && item.values.size() == 1 && item.values[0] != preset)
-          throw std::runtime_error(cli::config_label(app) + ": preset=" + preset + ", but the run was started with " +
-                                   item.values[0] + " (" + run_config.string() + ")");
+          throw std::runtime_error(cli::config_location(app, "preset") + ": preset=" + preset +
+                                   ", but the run was started with " + item.values[0] + " (" + run_config.string() +
+                                   ")");
       }
     }
   }

@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "dls/cli/command_line.h"
+#include "dls/cli/config_file.h"
 #include "dls/cli/declared_flags.h"
 #include "dls/cli/error_line.h"
 #include "dls/serve/server_command.h"
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   dls::serve::ServerCommand command;
   dls::cli::add_option_flags(app, command, ~0u, "Network");
   dls::cli::add_version_flag(app, "translate_server");
+  dls::cli::add_config_option(app);
   if (const auto stop = dls::cli::parse_command_line(app, argc, argv)) return *stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt("translate_server"));
   try {

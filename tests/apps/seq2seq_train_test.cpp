@@ -2,6 +2,8 @@
 // with --json, and a resumed run.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <filesystem>
 #include <regex>
@@ -342,6 +344,13 @@ TEST(Seq2SeqTrainApp, ConfigTomlRepeatsTheRunFromAnywhere) {
   test::write_bytes(dir / "open.toml", "# an array left open\nepochs=[12\n");
   const auto open = run_seq2seq_train("--config " + (dir / "open.toml").string(), "config_open");
   test::expect_one_line_error(open, (dir / "open.toml").string() + ":2: unterminated array");
+  // One invocation's keys are named with their line; a FIFO is refused, not waited on.
+  test::write_bytes(dir / "own.toml", "epochs=2\noverwrite=true\n");
+  test::expect_one_line_error(run_seq2seq_train("--config " + (dir / "own.toml").string(), "config_own"),
+                              (dir / "own.toml").string() + ":2: 'overwrite' cannot come from a config file");
+  ASSERT_EQ(::mkfifo((dir / "fifo.toml").c_str(), 0600), 0);
+  test::expect_one_line_error(run_seq2seq_train("--config " + (dir / "fifo.toml").string(), "config_fifo"),
+                              "fifo.toml: not a regular file");
 }
 
 // --config RUN/config.toml --resume RUN continues the run with its recipe, even after the run
@@ -375,7 +384,7 @@ TEST(Seq2SeqTrainApp, ConfigTomlContinuesItsRun) {
   // --preset and --variant are no settings of the run, yet a file cannot change them either.
   for (const auto& [from, to, message] : std::vector<std::tuple<std::string, std::string, std::string>>{
            {"variant=\"FG\"", "variant=\"PreLN\"", "variant=PreLN, but the checkpoint has FG"},
-           {"preset=\"cpu\"", "preset=\"dlstudio\"", "preset=dlstudio, but the run was started with cpu"}}) {
+           {"preset=\"cpu\"", "preset=\"dlstudio\"", ":4: preset=dlstudio, but the run was started with cpu"}}) {
     std::string start = util::read_file(config);
     ASSERT_NE(start.find("\n" + from + "\n"), std::string::npos) << from << "\n" << start;
     start.replace(start.find("\n" + from + "\n") + 1, from.size(), to);

@@ -49,6 +49,15 @@ inline std::string usage_error_line(const CLI::App& app, const CLI::Error& error
     return (where.empty() ? "--config" : where) + ": unknown key '" + key + "'" +
            (near.empty() ? "" : "; did you mean '" + near + "'?");
   }
+  // A key the file may not set (--config, --resume, --overwrite, --dry-run: what one
+  // invocation does, not a run's settings).
+  const std::string not_allowed = ": This option is not allowed in a configuration file";
+  if (message.find(not_allowed) != std::string::npos) {
+    const auto key = message.substr(0, message.find(not_allowed));
+    return config_key_location(app, key) + ": '" + key +
+           "' cannot come from a config file (it is one invocation's, not a setting); give --" + key +
+           " on the command line";
+  }
   // A value the --config file gave: the file and line first ("--batch-size: 'sixty' is not a
   // number" named a flag the command line never had).
   const auto dashes = message.find("--");

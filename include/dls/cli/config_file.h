@@ -28,6 +28,10 @@
 #include <stdexcept>
 #include <string>
 
+#include <filesystem>
+#include <string>
+#include <system_error>
+
 #include <CLI/CLI.hpp>
 
 #include "dls/cli/overrides.h"
@@ -35,11 +39,22 @@
 
 namespace dls::cli {
 
-// --config FILE for `app`. Call after every option is added.
-inline void add_config_option(CLI::App& app) {
+// --config FILE for `app`; `example`: a file to name in --help (a trainer's "a run
+// directory's config.toml"). Call after every option is added.
+inline void add_config_option(CLI::App& app, const std::string& example = "") {
   app.allow_config_extras(CLI::config_extras_mode::error);  // a misspelt key is an error, not ignored
-  app.set_config("--config", "", "read options from a TOML file (e.g. a run directory's config.toml); flags win")
-      ->check(CLI::ExistingFile);
+  app.set_config("--config", "",
+                 "read options from a TOML file (name = value by the long flags' names" +
+                     (example.empty() ? std::string() : "; e.g. " + example) + "); flags win")
+      ->check(CLI::Validator(
+          [](const std::string& path) -> std::string {
+            // A FIFO or a device would be waited on or read without end.
+            std::error_code error;
+            if (!std::filesystem::exists(path, error)) return path + ": no such file";
+            if (!std::filesystem::is_regular_file(path, error)) return path + ": not a regular file";
+            return "";
+          },
+          "FILE"));
   app.config_formatter(std::make_shared<ConfigToml>(app));
 }
 

@@ -81,6 +81,14 @@ class ConfigToml : public CLI::ConfigBase {
   mutable std::map<std::string, int> lines_;
 };
 
+// "--config FILE:LINE" of the file's key `name` (without dashes) wherever the file has it,
+// whether or not its value was taken; "--config FILE" when it has no line.
+inline std::string config_key_location(const CLI::App& app, const std::string& name) {
+  const auto toml = std::dynamic_pointer_cast<ConfigToml>(app.get_config_formatter());
+  const int line = toml == nullptr ? 0 : toml->line_of(name);
+  return config_label(app) + (line == 0 ? "" : ":" + std::to_string(line));
+}
+
 // "--config FILE:LINE" of the file's key `name` (without dashes); "" when the value is not
 // the file's (none there, or the command line's won).
 inline std::string config_location(const CLI::App& app, const std::string& name) {

@@ -56,7 +56,7 @@ inline std::optional<int> parse_trainer_command_line(CLI::App& app, const std::s
   app.footer(kTrainerExitStatus);
   add_version_flag(app, program);
   keep_invocation_flags_out_of_config(app);
-  add_config_option(app);
+  add_config_option(app, "a run directory's config.toml");
   if (auto stop = parse_command_line(app, argc, argv)) return stop;
   spdlog::set_default_logger(spdlog::stderr_color_mt(program));
   return std::nullopt;
