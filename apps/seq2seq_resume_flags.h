@@ -46,4 +46,14 @@ inline void check_start_flags_on_resume(const CLI::App& app, const std::string& 
   }
 }
 
+// --variant chooses a transformer's (FG or PreLN): an RNN run refuses it from the command
+// line, and from a file unless it holds the default that every config.toml records.
+inline void check_variant_for_architecture(const CLI::App& app, const std::string& variant, Architecture architecture) {
+  if (architecture != Architecture::kRnnAttention || app.count("--variant") == 0) return;
+  if (cli::from_config_file(app, "--variant") && variant == "FG") return;
+  throw std::runtime_error("--variant " + variant +
+                           ": a transformer's (TransformerFG or TransformerPreLN); this run trains an RNN "
+                           "(--architecture rnn-attention)");
+}
+
 }  // namespace dls::apps

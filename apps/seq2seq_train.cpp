@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
     if (setup.data.data_path.empty() && setup.data.train_src.empty())
       throw std::runtime_error(dls::data::no_corpus_message());
     setup.check_architecture(before_flags);
+    dls::apps::check_variant_for_architecture(app, variant, setup.architecture);
     setup.check_subwords(resuming);
     const bool flattened =
         setup.architecture == dls::Architecture::kTransformer && setup.model.transformer().flattened();

@@ -31,6 +31,10 @@ void RnnSeq2SeqConfig::validate() const {
   if (embedding_size < 1 || hidden_size < 1 || layers < 1)
     throw std::invalid_argument("embedding size, hidden size and layers must be at least 1");
   if (dropout < 0 || dropout >= 1) throw std::invalid_argument("dropout must be in [0, 1)");
+  if (attention_size != 0 && score != AttentionScore::kAdditive) {  // the others have no layer of that width
+    throw std::invalid_argument("an attention size is additive attention's width; " + to_string(score) +
+                                " attention has none");
+  }
   if ((score == AttentionScore::kDot || score == AttentionScore::kScaledDot) && encoder_output_size() != hidden_size) {
     throw std::invalid_argument(to_string(score) + " attention needs the encoder outputs (" +
                                 std::to_string(encoder_output_size()) + ", bidirectional) and the decoder state (" +

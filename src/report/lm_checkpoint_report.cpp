@@ -90,6 +90,17 @@ Scoring sentences_to_score(const checkpoint::LmCheckpointContents& contents, con
   return scoring;
 }
 
+// The checkpoint of the lowest finite NLL (the first of equals), as the seq2seq report's best
+// is its highest BLEU; scored.size() when none is finite.
+std::size_t lowest_nll(const std::vector<Scored>& scored) {
+  std::size_t best = scored.size();
+  for (std::size_t i = 0; i < scored.size(); ++i) {
+    const double nll = scored[i].likelihood.mean_nll();
+    if (std::isfinite(nll) && (best == scored.size() || nll < scored[best].likelihood.mean_nll())) best = i;
+  }
+  return best;
+}
+
 void print_table(const std::vector<Scored>& scored, const Scoring& scoring, std::ostream& out) {
   const bool per_word = scoring.per_word();
   const std::string unit = scoring.tokenizer == "sentencepiece" ? "piece" : scoring.tokenizer == "char" ? "char" : "";
@@ -101,12 +112,17 @@ void print_table(const std::vector<Scored>& scored, const Scoring& scoring, std:
     header.push_back("perplexity/word");
     align.push_back(util::Align::kRight);
   }
+  header.push_back("");
+  align.push_back(util::Align::kLeft);
   util::Table table(header, align);
-  for (const auto& s : scored) {
+  const auto best = lowest_nll(scored);
+  for (std::size_t i = 0; i < scored.size(); ++i) {
+    const auto& s = scored[i];
     std::vector<std::string> row{s.path, std::to_string(s.state.completed_epochs), std::to_string(s.state.global_step),
                                  fmt::format("{:.4f}", s.likelihood.mean_nll()),
                                  fmt::format("{:.2f}", s.likelihood.perplexity())};
     if (per_word) row.push_back(fmt::format("{:.2f}", s.likelihood.perplexity_per(scoring.sentences.words())));
+    row.push_back(i == best && scored.size() > 1 ? "best" : "");
     table.add_row(row);
   }
   out << "Perplexity on " << scoring.sentences.rows.size(0) << " " << scoring.rows << " ("
@@ -134,7 +150,10 @@ void print_json(const std::vector<Scored>& scored, const Scoring& scoring, std::
         .field("val_word_perplexity", s.likelihood.perplexity_per(scoring.sentences.words()))
         .end_object();
   }
-  json.end_array().end_object();
+  json.end_array();
+  const auto best = lowest_nll(scored);
+  if (best < scored.size()) json.field("best", scored[best].path);
+  json.end_object();
   out << json.str() << "\n";
 }
 

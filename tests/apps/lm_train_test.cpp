@@ -2,6 +2,8 @@
 // table, --json, --generate; bad flags refused with one line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -71,6 +73,15 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
     EXPECT_EQ(checkpoint["tokens"], checkpoint["words"]);
     EXPECT_DOUBLE_EQ(checkpoint["val_perplexity"].get<double>(), checkpoint["val_word_perplexity"].get<double>());
   }
+  // The best is the lowest validation NLL, named in the JSON and marked in the table.
+  const auto& files = scored["checkpoints"];
+  const auto lowest = std::min_element(files.begin(), files.end(), [](const auto& a, const auto& b) {
+    return a["val_loss"].template get<double>() < b["val_loss"].template get<double>();
+  });
+  EXPECT_EQ(scored["best"], (*lowest)["file"]) << json.out;
+  const auto best_name = fs::path((*lowest)["file"].get<std::string>()).filename().string();
+  const auto best_line = table.out.substr(table.out.find(best_name));
+  EXPECT_NE(best_line.substr(0, best_line.find('\n')).find("best"), std::string::npos) << table.out;
 
   // Greedy generation is deterministic; sampling with a seed too.
   const auto greedy = run_lm_eval(run_dir.string() + " --generate \"tengo\" --temperature 0", "greedy");

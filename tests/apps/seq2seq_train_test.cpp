@@ -79,6 +79,12 @@ TEST(Seq2SeqTrainApp, AnRnnRunReportsItsModelAndRefusesTheTransformersFlags) {
   EXPECT_NE(dry.err.find("Model: architecture rnn-attention\n"), std::string::npos) << dry.err;
   test::expect_one_line_error(run_seq2seq_train("--preset rnn-bahdanau --heads 8 --dry-run" + data, "rnn_heads"),
                               "this run trains an RNN");
+  test::expect_one_line_error(
+      run_seq2seq_train("--preset rnn-bahdanau --variant PreLN --dry-run" + data, "rnn_variant"),
+      "--variant PreLN: a transformer's");
+  test::expect_one_line_error(
+      run_seq2seq_train("--preset rnn-luong --attention-size 64 --dry-run" + data, "rnn_attention_size"),
+      "an attention size is additive attention's width; general attention has none");
   test::expect_one_line_error(run_seq2seq_train("--preset cpu --attention-score dot --dry-run" + data, "tf_rnn_flag"),
                               "add --architecture rnn-attention");
   test::expect_one_line_error(
