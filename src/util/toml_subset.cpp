@@ -1,15 +1,38 @@
 #include "dls/util/toml_subset.h"
 
+#include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dls::util {
 
 namespace {
+
+// Whether `text` is UTF-8: no overlong forms, surrogates or code points past U+10FFFF. Here,
+// not util/utf8.h, whose utf8proc the serving benchmark that shares this file does not link.
+bool utf8_text(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const int length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
+    if (length == 0 || i + length > text.size()) return false;
+    std::uint32_t cp = length == 1 ? byte : byte & (0xFF >> (length + 1));
+    for (int k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xC0) != 0x80) return false;
+      cp = cp << 6 | (next & 0x3F);
+    }
+    static constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kSmallest[length] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += static_cast<std::size_t>(length);
+  }
+  return true;
+}
 
 // One pass over a file's text; fail() names the file and a line.
 class TomlReader {
@@ -17,6 +40,8 @@ class TomlReader {
   TomlReader(std::string text, std::string file) : text_(std::move(text)), file_(std::move(file)) {}
 
   std::vector<TomlItem> items() {
+    if (text_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;  // a UTF-8 byte-order mark (some editors write one)
+    check_bytes();
     std::vector<TomlItem> items;
     std::map<std::string, int> seen;  // name -> line
     for (skip_space(true); pos_ < text_.size(); skip_space(true)) {
@@ -49,6 +74,19 @@ class TomlReader {
     throw TomlError(file_ + ":" + std::to_string(line > 0 ? line : line_) + ": " + what);
   }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  // A NUL byte or bytes that are no UTF-8 mean another kind of file: named by line at once.
+  void check_bytes() const {
+    int line = 1;
+    std::size_t line_start = 0;
+    for (std::size_t i = 0; i <= text_.size(); ++i) {
+      if (i < text_.size() && text_[i] == '\0') fail("a NUL byte: not a text file", line);
+      if (i == text_.size() || text_[i] == '\n') {
+        if (!utf8_text(std::string_view(text_).substr(line_start, i - line_start))) fail("not valid UTF-8", line);
+        ++line;
+        line_start = i + 1;
+      }
+    }
+  }
   // Blanks and a comment; with `newlines`, also line ends (between lines, inside arrays).
   void skip_space(bool newlines) {
     for (;;) {
@@ -66,18 +104,55 @@ class TomlReader {
   }
   std::string name() {
     if (peek() == '[') fail("sections ([name]) are not used by these programs' config files");
+    if (peek() == '"' || peek() == '\'') {  // a quoted key: "epochs" = 3
+      const auto key = peek() == '"' ? basic_string() : literal_string();
+      if (key.empty()) fail("an empty key (\"\")");
+      return key;
+    }
     const auto start = pos_;
     while (bare_char(peek()) && peek() != '+' && peek() != '.') ++pos_;
     if (pos_ == start) fail("expected an option name (name = value)");
-    return text_.substr(start, pos_ - start);
+    const auto key = text_.substr(start, pos_ - start);
+    if (key[0] == '-') {
+      fail("'" + key + "': a key is the flag's name without its dashes ('" + key.substr(key.find_first_not_of('-')) +
+           "')");
+    }
+    return key;
   }
   std::string scalar() {
+    if (text_.compare(pos_, 3, "\"\"\"") == 0 || text_.compare(pos_, 3, "'''") == 0)
+      fail("multi-line strings are not read here: write the value on one line, in \"...\"");
     if (peek() == '"') return basic_string();
     if (peek() == '\'') return literal_string();
     const auto start = pos_;
     while (bare_char(peek())) ++pos_;
     if (pos_ == start) fail("expected a value: a number, true, false, a \"string\" or an [array]");
-    return text_.substr(start, pos_ - start);
+    return bare_value(text_.substr(start, pos_ - start));
+  }
+  // A value without quotes: true, false or a number (TOML's 1_000 as 1000); a word is refused,
+  // since TOML would refuse it (a string is quoted).
+  std::string bare_value(const std::string& token) const {
+    if (token == "true" || token == "false") return token;
+    std::string lower = token;
+    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "true" || lower == "false") fail("'" + token + "': true and false are written in lowercase");
+    std::string number;
+    for (std::size_t i = 0; i < token.size(); ++i) {
+      const bool between_digits = i > 0 && i + 1 < token.size() &&
+                                  std::isdigit(static_cast<unsigned char>(token[i - 1])) &&
+                                  std::isdigit(static_cast<unsigned char>(token[i + 1]));
+      if (token[i] == '_' && between_digits) continue;
+      number += token[i];
+    }
+    const char first = number[0];
+    const bool numeric_start = std::isdigit(static_cast<unsigned char>(first)) || first == '+' || first == '-' ||
+                               first == '.' || lower == "inf" || lower == "nan";
+    char* end = nullptr;
+    std::strtod(number.c_str(), &end);
+    if (!numeric_start || end == number.c_str() || *end != '\0') {
+      fail("'" + token + "' is not a value: a string is written in double quotes (\"" + token + "\")");
+    }
+    return number;
   }
   std::string literal_string() {
     const int line = line_;

@@ -97,12 +97,33 @@ TEST(ConfigToml, MalformedFilesAreRefusedNamingTheLine) {
       {"a=[[1]]\n", "f.toml:1: nested arrays"},
       {"a=[1 2]\n", "f.toml:1: expected ',' or ']'"},
       {"=1\n", "f.toml:1: expected an option name"},
+      // What TOML refuses is refused, not read as something else.
+      {"a=1\nattention-score = general\n", "f.toml:2: 'general' is not a value: a string is written in double quotes"},
+      {"length-buckets = True\n", "f.toml:1: 'True': true and false are written in lowercase"},
+      {"--max-words = 5\n", "f.toml:1: '--max-words': a key is the flag's name without its dashes ('max-words')"},
+      {"data = \"\"\"x\"\"\"\n", "f.toml:1: multi-line strings are not read here"},
+      {std::string("a=1\nb=2\0\n", 9), "f.toml:2: a NUL byte: not a text file"},
+      {"a=1\ndata=\"caf\xe9\"\n", "f.toml:2: not valid UTF-8"},
+      {"\"\" = 1\n", "f.toml:1: an empty key"},
   };
   for (const auto& [text, message] : cases) {
     const auto refusal = toml_refusal(text);
     EXPECT_EQ(refusal.rfind(message, 0), 0u) << text << " -> " << refusal;
     EXPECT_EQ(refusal.find('\n'), std::string::npos) << refusal;
   }
+}
+
+// What TOML allows and a config file may hold: a byte-order mark, quoted keys, digits grouped
+// with '_'.
+TEST(ConfigToml, ReadsTomlsOtherSpellings) {
+  const auto items = parse_toml_text("\xEF\xBB\xBF\"epochs\" = 1_000\n'lr' = 1e-3\nseed = -2\nflip = true\n");
+  ASSERT_EQ(items.size(), 4u);
+  EXPECT_EQ(items[0].name, "epochs");
+  EXPECT_EQ(items[0].inputs, std::vector<std::string>{"1000"});
+  EXPECT_EQ(items[1].name, "lr");
+  EXPECT_EQ(items[1].inputs, std::vector<std::string>{"1e-3"});
+  EXPECT_EQ(items[2].inputs, std::vector<std::string>{"-2"});
+  EXPECT_EQ(items[3].inputs, std::vector<std::string>{"true"});
 }
 
 // Through CLI11: the file's values reach the options, the command line wins, and the reader
