@@ -335,6 +335,27 @@ std::vector<std::pair<std::string, std::vector<std::string>>> differing_settings
   return differing;
 }
 
+std::string loss_definition_note(const std::vector<RunCurves>& runs) {
+  // config.toml's "dlstudio-loss", a checkpoint's "data.dlstudio_loss" (its key, in a section).
+  std::vector<std::string> summed, mean;
+  for (const auto& run : runs) {
+    const auto found = std::find_if(run.settings.begin(), run.settings.end(), [](const auto& entry) {
+      return entry.first == "dlstudio-loss" || entry.first == "dlstudio_loss" ||
+             (entry.first.size() > 14 && entry.first.compare(entry.first.size() - 14, 14, ".dlstudio_loss") == 0);
+    });
+    if (found == run.settings.end()) continue;
+    (found->second == "true" ? summed : mean).push_back(run.name);
+  }
+  if (summed.empty() || mean.empty()) return "";
+  const auto join = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text;
+  };
+  return "note: " + join(summed) + " trained DLStudio's loss (--dlstudio-loss: summed over a sentence's positions), " +
+         join(mean) + " the mean per token: their loss and val_loss are on different scales; compare their scores\n";
+}
+
 std::string settings_differences(const std::vector<RunCurves>& runs) {
   std::vector<std::string> headers{"setting"};
   for (const auto& run : runs) headers.push_back(run.name);
@@ -351,6 +372,7 @@ std::string settings_differences(const std::vector<RunCurves>& runs) {
     note += (note.empty() ? "" : ", ") + run.name;
   }
   if (!note.empty()) note = "(settings of " + note + " from their checkpoints, whose names are not config.toml's)\n";
+  note += loss_definition_note(runs);
   if (table.rows() == 0) return "the runs' settings are the same (run-dir aside)\n" + note;
   return table.to_string() + note;
 }

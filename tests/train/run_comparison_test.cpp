@@ -135,6 +135,24 @@ TEST(RunComparison, TablesTheBestScoresAndTheSettingsThatDiffer) {
   }
   const auto alone = train::settings_differences({runs[0], runs[0]});
   EXPECT_EQ(alone, "the runs' settings are the same (run-dir aside)\n");
+  // DLStudio's summed loss beside the per-token mean: said, since one axis holds both.
+  auto summed = runs[0], mean = runs[1];
+  for (auto* run : {&summed, &mean}) {
+    auto& settings = run->settings;
+    settings.erase(
+        std::remove_if(settings.begin(), settings.end(),
+                       [](const auto& entry) { return entry.first.find("dlstudio_loss") != std::string::npos; }),
+        settings.end());
+  }
+  summed.settings.emplace_back("dlstudio-loss", "true");
+  mean.settings.emplace_back("data.dlstudio_loss", "false");
+  EXPECT_NE(train::settings_differences({summed, mean})
+                .find("note: " + summed.name +
+                      " trained DLStudio's loss (--dlstudio-loss: summed over a sentence's "
+                      "positions), " +
+                      mean.name + " the mean per token"),
+            std::string::npos);
+  EXPECT_EQ(train::loss_definition_note({mean, mean}), "");
 }
 
 // Runs whose folders share a name are named by as much of their paths as tells them apart; a
