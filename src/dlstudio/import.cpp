@@ -322,6 +322,13 @@ std::string import_dlstudio(const DLStudioImportRequest& request) {
       throw std::runtime_error(std::string(flag) + ": needed to import DLStudio's " +
                                (is_vit ? "visTransformer" : "transformer"));
   }
+  for (const auto& [flag, file] : needed) {  // a FIFO or device would be waited on, not read
+    std::error_code error;
+    if (!std::filesystem::exists(*file, error))
+      throw std::runtime_error(std::string(flag) + " " + *file + ": no such file");
+    if (!std::filesystem::is_regular_file(*file, error))
+      throw std::runtime_error(std::string(flag) + " " + *file + ": not a regular file (DLStudio's torch.save file)");
+  }
   if (is_vit && !(s.encoder + s.decoder + s.embeddings_en + s.embeddings_es + s.vocab_archive).empty()) {
     throw std::runtime_error("--dlstudio-vit: a visTransformer or a seq2seq transformer, not both");
   }

@@ -2,6 +2,8 @@
 // archive's pairs, --translate), export, and one-line errors for incomplete or broken input.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -154,6 +156,13 @@ TEST(DLStudioInteropApp, IncompleteOrBrokenInputIsAOneLineError) {
   const auto mixed = run_interop_eval(seq2seq_flags(kFixtures + "dlstudio/encoder_FG_5"), "mixed_layouts", true);
   test::expect_one_line_error(mixed, "positionwise/decoder_FG_5: position-wise blocks (M = 8, 2 heads, FFN 4M)");
   EXPECT_EQ(mixed.err.find("Sizes of tensors"), std::string::npos) << mixed.err;
+  // A FIFO is refused, not waited on; a missing file is named with its flag.
+  const auto fifo = test::fresh_temp_dir("dlstudio_interop_fifo") / "encoder_FG_5";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  test::expect_one_line_error(run_interop_eval(seq2seq_flags(fifo.string()), "fifo", true),
+                              "--dlstudio-encoder " + fifo.string() + ": not a regular file");
+  test::expect_one_line_error(run_interop_eval(seq2seq_flags(fifo.string() + "_gone"), "gone", true),
+                              "_gone: no such file");
 }
 
 }  // namespace

@@ -284,8 +284,11 @@ TEST(Seq2SeqTrainApp, AResumeFromAnOlderCheckpointWritesOverNothing) {
   ASSERT_EQ(moved.status, 0) << moved.err;
   EXPECT_TRUE(fs::exists(fs::path(branch_dir + ".old-1") / "config.toml"));
   // The newest checkpoint resumes into its run as ever.
-  const auto newest = run_seq2seq_train("--resume " + run_dir.string() + " --epochs 4", "older_newest");
+  const auto newest = run_seq2seq_train("--resume " + run_dir.string() + " --epochs 4 --overwrite", "older_newest");
   EXPECT_EQ(newest.status, 0) << newest.err;
+  EXPECT_NE(newest.err.find("--overwrite: nothing goes aside when a run continues in its own directory"),
+            std::string::npos)
+      << newest.err;
   test::remove_tree(branch_dir);
   test::remove_tree(branch_dir + ".old-1");
 }

@@ -98,6 +98,11 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
   started.branch = resuming && util::resolved_path(checkpoint::run_dir_of(started.run.resume)) !=
                                    util::resolved_path(started.run.run_dir);
   const bool claims = !resuming || started.branch;  // the directory must hold no other run
+  if (!run.resume.empty() && !started.branch && run.overwrite && started.placement.dist.is_main()) {
+    spdlog::warn(
+        "--overwrite: nothing goes aside when a run continues in its own directory (with --run-dir NEW, a "
+        "branch, it moves an earlier run in NEW aside)");
+  }
   if (!run.dry_run && started.placement.dist.is_main()) {
     // Locked before the check for an earlier run, so that of two runs started at once in
     // one directory the second stops here.
