@@ -46,6 +46,21 @@ inline void check_start_flags_on_resume(const CLI::App& app, const std::string& 
   }
 }
 
+// The preset a resumed run began with, from its config.toml ("" without one): what a
+// branch's config.toml records, so that it reads back (a checkpoint does not keep it).
+inline std::string preset_of_run(const std::string& resume) {
+  const auto run_config = std::filesystem::path(checkpoint::run_dir_of(resume)) / "config.toml";
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(run_config, error)) return "";
+  try {
+    for (const auto& item : util::parse_toml_subset(util::read_file(run_config.string()), run_config.string())) {
+      if (item.name == "preset" && item.values.size() == 1) return item.values[0];
+    }
+  } catch (const std::exception&) {  // a damaged file: the branch's config.toml goes without
+  }
+  return "";
+}
+
 // --variant chooses a transformer's (FG or PreLN): an RNN run refuses it from the command
 // line, and from a file unless it holds the default that every config.toml records.
 inline void check_variant_for_architecture(const CLI::App& app, const std::string& variant, Architecture architecture) {

@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
     auto [before_flags, setup] =
         dls::cli::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--variant"});
     if (resuming) dls::apps::check_start_flags_on_resume(app, invocation.resume, preset, variant, before_flags);
+    if (resuming && preset.empty()) preset = dls::apps::preset_of_run(invocation.resume);
     if (!resuming) setup.languages_from_file_names(app.count("--src-lang") > 0, app.count("--tgt-lang") > 0);
     dls::apps::check_corpus_flags(app, setup);
     if (setup.data.data_path.empty() && setup.data.train_src.empty())

@@ -176,6 +176,11 @@ def main():
             t.join()
         return f"{sum(status_of(h) == '400' for h in answers if h)} of 64 answered 400"
 
+    def distinct_keys():
+        body = b"{" + b",".join(b'"k%d": 0' % i for i in range(88000)) + b"}"
+        head, text = exchange(port, post_json("/translate", body), deadline=120)
+        return f"{status_of(head)}: {json.loads(text)['error']}" if head else "no answer"
+
     def number_overflow():
         head, text = exchange(port, post_json("/translate", b'{"sentences": ["a"], "beam": 1e999}'))
         return f"{status_of(head)}: {json.loads(text)['error']}" if head else "no answer"
@@ -327,6 +332,7 @@ def main():
                       ("20 bodies of 500,000 nested lists (1 MB each)", deep_json_burst),
                       ("a body of 349,000 empty objects (1 MB)", empty_objects),
                       ("64 bodies of 346,000 empty lists at once (1 MB each)", empty_lists_at_once),
+                      ("a body of 88,000 distinct keys (1 MB)", distinct_keys),
                       ('"beam": 1e999', number_overflow),
                       ("/attention on a 900-word sentence", long_attention),
                       ("64 sentences of 999 words, beam 16", oversized_decoding),

@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -13,26 +12,6 @@
 namespace dls::util {
 
 namespace {
-
-// Whether `text` is UTF-8: no overlong forms, surrogates or code points past U+10FFFF. Here,
-// not util/utf8.h, whose utf8proc the serving benchmark that shares this file does not link.
-bool utf8_text(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    const int length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
-    if (length == 0 || i + length > text.size()) return false;
-    std::uint32_t cp = length == 1 ? byte : byte & (0xFF >> (length + 1));
-    for (int k = 1; k < length; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if ((next & 0xC0) != 0x80) return false;
-      cp = cp << 6 | (next & 0x3F);
-    }
-    static constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kSmallest[length] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += static_cast<std::size_t>(length);
-  }
-  return true;
-}
 
 // One pass over a file's text; fail() names the file and a line.
 class TomlReader {
@@ -74,17 +53,13 @@ class TomlReader {
     throw TomlError(file_ + ":" + std::to_string(line > 0 ? line : line_) + ": " + what);
   }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
-  // A NUL byte or bytes that are no UTF-8 mean another kind of file: named by line at once.
+  // A NUL byte means another kind of file: named by line at once. Bytes that are no UTF-8 are
+  // left alone: a path on Linux may hold them (in a string; as a word they are refused).
   void check_bytes() const {
     int line = 1;
-    std::size_t line_start = 0;
-    for (std::size_t i = 0; i <= text_.size(); ++i) {
-      if (i < text_.size() && text_[i] == '\0') fail("a NUL byte: not a text file", line);
-      if (i == text_.size() || text_[i] == '\n') {
-        if (!utf8_text(std::string_view(text_).substr(line_start, i - line_start))) fail("not valid UTF-8", line);
-        ++line;
-        line_start = i + 1;
-      }
+    for (const char c : text_) {
+      if (c == '\0') fail("a NUL byte: not a text file", line);
+      if (c == '\n') ++line;
     }
   }
   // Blanks and a comment; with `newlines`, also line ends (between lines, inside arrays).
@@ -143,6 +118,14 @@ class TomlReader {
                                   std::isdigit(static_cast<unsigned char>(token[i + 1]));
       if (token[i] == '_' && between_digits) continue;
       number += token[i];
+    }
+    const std::size_t digits = number.find_first_not_of("+-");
+    if (digits != std::string::npos && digits + 1 < number.size() && number[digits] == '0') {
+      const char next = static_cast<char>(std::tolower(static_cast<unsigned char>(number[digits + 1])));
+      if (next == 'x' || next == 'o' || next == 'b')
+        fail("'" + token + "': write the number in decimal (hexadecimal, octal and binary are not read here)");
+      if (std::isdigit(static_cast<unsigned char>(next)))
+        fail("'" + token + "': a number with a leading zero (TOML has none; it would be read as octal)");
     }
     const char first = number[0];
     const bool numeric_start = std::isdigit(static_cast<unsigned char>(first)) || first == '+' || first == '-' ||

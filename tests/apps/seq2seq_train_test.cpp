@@ -277,6 +277,11 @@ TEST(Seq2SeqTrainApp, AResumeFromAnOlderCheckpointWritesOverNothing) {
   EXPECT_TRUE(fs::exists(fs::path(branch_dir) / "checkpoints" / "checkpoint_epoch_0003.pt"));
   EXPECT_TRUE(fs::exists(fs::path(branch_dir) / "config.toml")) << "a branch can be continued with --config";
   EXPECT_EQ(util::read_file(third.string()), third_bytes) << "the run it came from is untouched";
+  EXPECT_NE(util::read_file(branch_dir + "/config.toml").find("\npreset=\"cpu\"\n"), std::string::npos)
+      << "the preset the run began with";
+  const auto continued = run_seq2seq_train(
+      "--config " + branch_dir + "/config.toml --resume " + branch_dir + " --epochs 4", "branch_continued");
+  EXPECT_EQ(continued.status, 0) << continued.err;
   const auto taken = run_seq2seq_train("--resume " + first + " --run-dir " + branch_dir, "branch_taken");
   test::expect_one_line_error(taken, "already holds a training run");
   const auto moved =
@@ -353,13 +358,19 @@ TEST(Seq2SeqTrainApp, ConfigTomlRepeatsTheRunFromAnywhere) {
   test::write_bytes(dir / "open.toml", "# an array left open\nepochs=[12\n");
   const auto open = run_seq2seq_train("--config " + (dir / "open.toml").string(), "config_open");
   test::expect_one_line_error(open, (dir / "open.toml").string() + ":2: unterminated array");
-  // One invocation's keys are named with their line; a FIFO is refused, not waited on.
+  // One invocation's keys are named with their line; a directory is no file.
   test::write_bytes(dir / "own.toml", "epochs=2\noverwrite=true\n");
   test::expect_one_line_error(run_seq2seq_train("--config " + (dir / "own.toml").string(), "config_own"),
                               (dir / "own.toml").string() + ":2: 'overwrite' cannot come from a config file");
-  ASSERT_EQ(::mkfifo((dir / "fifo.toml").c_str(), 0600), 0);
-  test::expect_one_line_error(run_seq2seq_train("--config " + (dir / "fifo.toml").string(), "config_fifo"),
-                              "fifo.toml: not a regular file");
+  test::expect_one_line_error(run_seq2seq_train("--config " + dir.string(), "config_dir"),
+                              dir.string() + ": a directory, not a file");
+  // A pipe reads as a file does (--config <(...), --config /dev/stdin).
+  const auto piped = test::run_program(
+      "apps/seq2seq_train", "--threads 1 --config /dev/stdin --dry-run --run-dir " + (dir / "piped").string(),
+      "seq2seq_train_app_config_pipe", "data=\"" + kSampleCorpus + "\"\nvalidation-pairs=100\nepochs=3\n",
+      "DLS_LOG_LEVEL=info ", test::Stdin::kPipe);
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_NE(piped.err.find("epochs 3,"), std::string::npos) << piped.err;
 }
 
 // --config RUN/config.toml --resume RUN continues the run with its recipe, even after the run

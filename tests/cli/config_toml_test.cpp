@@ -103,8 +103,9 @@ TEST(ConfigToml, MalformedFilesAreRefusedNamingTheLine) {
       {"--max-words = 5\n", "f.toml:1: '--max-words': a key is the flag's name without its dashes ('max-words')"},
       {"data = \"\"\"x\"\"\"\n", "f.toml:1: multi-line strings are not read here"},
       {std::string("a=1\nb=2\0\n", 9), "f.toml:2: a NUL byte: not a text file"},
-      {"a=1\ndata=\"caf\xe9\"\n", "f.toml:2: not valid UTF-8"},
       {"\"\" = 1\n", "f.toml:1: an empty key"},
+      {"epochs = 010\n", "f.toml:1: '010': a number with a leading zero"},
+      {"epochs = 0o17\n", "f.toml:1: '0o17': write the number in decimal"},
   };
   for (const auto& [text, message] : cases) {
     const auto refusal = toml_refusal(text);
@@ -114,10 +115,12 @@ TEST(ConfigToml, MalformedFilesAreRefusedNamingTheLine) {
 }
 
 // What TOML allows and a config file may hold: a byte-order mark, quoted keys, digits grouped
-// with '_'.
+// with '_'; and a path whose bytes are not UTF-8 (Linux allows them), which config.toml writes.
 TEST(ConfigToml, ReadsTomlsOtherSpellings) {
-  const auto items = parse_toml_text("\xEF\xBB\xBF\"epochs\" = 1_000\n'lr' = 1e-3\nseed = -2\nflip = true\n");
-  ASSERT_EQ(items.size(), 4u);
+  const auto items = parse_toml_text(
+      "\xEF\xBB\xBF\"epochs\" = 1_000\n'lr' = 1e-3\nseed = -2\nflip = true\ndata = \"lat\xe9n/x.tsv\"\n");
+  ASSERT_EQ(items.size(), 5u);
+  EXPECT_EQ(items[4].inputs, std::vector<std::string>{"lat\xe9n/x.tsv"}) << "a Latin-1 path, as config.toml writes it";
   EXPECT_EQ(items[0].name, "epochs");
   EXPECT_EQ(items[0].inputs, std::vector<std::string>{"1000"});
   EXPECT_EQ(items[1].name, "lr");

@@ -96,6 +96,8 @@ TEST(ApiJson, RefusesBadBodiesWithOneLine400) {
       // A field given twice: the first list of sentences was dropped without a word.
       {R"({"sentences": ["a"], "sentences": ["b"]})", "gives the field \"sentences\" twice"},
       {R"({"sentences": ["a"], "sent\u0065nces": ["b"]})", "gives the field \"sentences\" twice"},
+      {R"({"sentences": ["a"], "sample": {"temperature": 1, "temperature": 0.5}})",
+       "gives the field \"temperature\" twice"},
   };
   for (const auto& [body, part] : cases) {
     const auto [status, message] = refusal(body);
@@ -140,7 +142,12 @@ TEST(ApiJson, NeitherDeepNorLargeValuesReachTheMessage) {
   many += "]}";
   const auto [many_status, many_message] = refusal(many);
   EXPECT_EQ(many_status, 400);
-  EXPECT_NE(many_message.find("holds 350004 values; a request has at most 67"), std::string::npos) << many_message;
+  EXPECT_NE(many_message.find("holds more than 67 values, the most a request has"), std::string::npos) << many_message;
+  // Many distinct keys: refused by their count (looked up in a list, they took a minute).
+  std::string keys = "{";
+  for (int i = 0; i < 200000; ++i) keys += (i == 0 ? "\"k" : ", \"k") + std::to_string(i) + "\": 0";
+  keys += "}";
+  EXPECT_NE(refusal(keys).second.find("holds more than 67 values"), std::string::npos);
   // Brackets, commas and quotes inside strings are text, not structure.
   auto limits = small_limits();
   limits.max_sentence_chars = 100;

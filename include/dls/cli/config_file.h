@@ -48,10 +48,11 @@ inline void add_config_option(CLI::App& app, const std::string& example = "") {
                      (example.empty() ? std::string() : "; e.g. " + example) + "); flags win")
       ->check(CLI::Validator(
           [](const std::string& path) -> std::string {
-            // A FIFO or a device would be waited on or read without end.
+            // A pipe is read as `cat` reads it (--config <(...), --config /dev/stdin); a named
+            // FIFO waits for its writer as it would.
             std::error_code error;
             if (!std::filesystem::exists(path, error)) return path + ": no such file";
-            if (!std::filesystem::is_regular_file(path, error)) return path + ": not a regular file";
+            if (std::filesystem::is_directory(path, error)) return path + ": a directory, not a file";
             return "";
           },
           "FILE"));
@@ -79,7 +80,13 @@ std::string resolved_config(const Overrides<Settings>& overrides, const Settings
                      "# Repeat it from any folder: " +
                      program + " --config RUN/config.toml --run-dir NEW_DIR\n" + "# Continue it: " + program +
                      " --config RUN/config.toml --resume RUN\n";
-  for (const auto& setting : overrides.recorded) toml += setting.flag.substr(2) + "=" + setting.toml(settings) + "\n";
+  for (const auto& setting : overrides.recorded) {
+    const auto value = setting.toml(settings);
+    // A resumed run whose preset is not known (no config.toml to say): no preset line, which
+    // a file read back would refuse as no preset's name; the file sets every setting anyway.
+    if (setting.flag == "--preset" && value == "\"\"") continue;
+    toml += setting.flag.substr(2) + "=" + value + "\n";
+  }
   return toml;
 }
 

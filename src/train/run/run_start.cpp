@@ -42,10 +42,9 @@ std::string outermost_missing(const std::string& dir) {
 
 // A resume into its own run writes checkpoints from the resumed epoch on: one of the run's
 // that is newer (--resume RUN/checkpoints/checkpoint_epoch_0003.pt, or best.pt, of a run at
-// epoch 6) would be written over, and metrics.csv's rows after it replaced. Refused (a dry
-// run warns), naming the way to keep both: a branch in another directory.
-void refuse_writing_over_newer_checkpoints(const std::string& run_dir, const checkpoint::CheckpointReader& resume,
-                                           bool dry_run) {
+// epoch 6) would be written over, and metrics.csv's rows after it replaced. Refused, naming
+// the way to keep both: a branch in another directory.
+void refuse_writing_over_newer_checkpoints(const std::string& run_dir, const checkpoint::CheckpointReader& resume) {
   const auto resumed = checkpoint::RunState::from_settings(resume.settings());
   std::vector<std::string> newer;
   std::error_code error;
@@ -67,11 +66,7 @@ void refuse_writing_over_newer_checkpoints(const std::string& run_dir, const che
       " that continuing from epoch " + std::to_string(resumed.file_epoch()) +
       " would write over; continue from there in another directory (--run-dir NEW), or from the newest (--resume " +
       run_dir + ")";
-  if (dry_run) {
-    spdlog::warn("a start would stop here: {}", problem);
-    return;
-  }
-  throw std::runtime_error(problem);
+  throw std::runtime_error(problem);  // a dry run's error too: --overwrite cannot decide it
 }
 
 }  // namespace
@@ -85,10 +80,12 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
   const std::string asked_dir = run.run_dir.empty() ? default_run_dir : run.run_dir;
   started.run.resume =
       run.resume.empty() ? resume_after_restart(asked_dir, started.placement.dist.is_main()) : run.resume;
-  // A torchrun restart of a branch (--resume RUN --run-dir NEW) continues NEW once it has a
-  // checkpoint of this job's, not RUN again.
-  if (!run.resume.empty() && !run.run_dir.empty()) {
-    const auto restarted = resume_after_restart(run.run_dir, started.placement.dist.is_main());
+  // A torchrun restart of a resume from a named checkpoint (--resume RUN/checkpoints/X.pt, or
+  // a branch: --run-dir NEW) continues the directory it writes from its newest checkpoint of
+  // this job's, not from X again (whose newer checkpoints the first attempt wrote).
+  if (!run.resume.empty()) {
+    const auto written = !run.run_dir.empty() ? run.run_dir : checkpoint::run_dir_of(run.resume);
+    const auto restarted = resume_after_restart(written, started.placement.dist.is_main());
     if (!restarted.empty()) started.run.resume = restarted;
   }
   const bool resuming = !started.run.resume.empty();
@@ -135,7 +132,7 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
     started.resume = std::make_unique<checkpoint::CheckpointReader>(checkpoint::latest_checkpoint(started.run.resume),
                                                                     checkpoint_kind);
     if (!started.branch && started.placement.dist.is_main()) {
-      refuse_writing_over_newer_checkpoints(started.run.run_dir, *started.resume, run.dry_run);
+      refuse_writing_over_newer_checkpoints(started.run.run_dir, *started.resume);
     }
   }
   return started;

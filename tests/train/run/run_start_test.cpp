@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/run_state.h"
 #include "util/temp_files.h"
 
 namespace dls::train {
@@ -34,6 +36,47 @@ TEST(RestartResume, RankZeroResumesOnlyItsJobsRunAndTheOthersFollow) {
   EXPECT_EQ(resume_after_restart(run.string(), true), run.string());
   test::write_bytes(run / kTorchrunJobFile, "otherhost 1 2\n");
   EXPECT_EQ(resume_after_restart(run.string(), true), "");
+}
+
+// Checkpoints of epochs 1..n in run/checkpoints, holding their run state alone.
+void write_checkpoints(const fs::path& run, int n) {
+  fs::create_directories(run / "checkpoints");
+  for (int epoch = 1; epoch <= n; ++epoch) {
+    checkpoint::RunState state;
+    state.completed_epochs = epoch;
+    state.global_step = 10 * epoch;
+    checkpoint::CheckpointWriter writer("seq2seq");
+    checkpoint::describe_run_state(writer, state);
+    writer.save((run / "checkpoints" / checkpoint::checkpoint_file_name(epoch)).string());
+  }
+}
+
+// A resume from an older checkpoint into its own run would write over the newer ones:
+// refused, by a dry run too. A torchrun restart of such a resume (its first attempt wrote
+// them) continues from the newest of this job's.
+TEST(ResumeStart, AnOlderCheckpointIsRefusedAndARestartContinuesTheNewest) {
+  const auto run_dir = test::fresh_temp_dir("resume_start");
+  write_checkpoints(run_dir, 3);
+  settings::RunSettings run;
+  run.resume = (run_dir / "checkpoints" / checkpoint::checkpoint_file_name(1)).string();
+  for (const bool dry : {false, true}) {
+    run.dry_run = dry;
+    try {
+      start_run(run, "unused", "seq2seq");
+      ADD_FAILURE() << "no error (dry run " << dry << ")";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(
+          std::string(e.what()).find("has 2 newer checkpoints (checkpoint_epoch_0002.pt .. checkpoint_epoch_0003.pt)"),
+          std::string::npos)
+          << e.what();
+    }
+  }
+  run.dry_run = false;
+  const RestartCount restarted("1");
+  test::write_bytes(run_dir / kTorchrunJobFile, torchrun_job() + "\n");
+  const auto started = start_run(run, "unused", "seq2seq");
+  EXPECT_EQ(started.run.resume, run_dir.string());
+  EXPECT_EQ(started.resume->path(), (run_dir / "checkpoints" / checkpoint::checkpoint_file_name(3)).string());
 }
 
 // A dry run creates and locks nothing, but what would stop a start stops it too.
