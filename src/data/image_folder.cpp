@@ -49,6 +49,15 @@ bool is_training_run(const fs::path& dir) {
          fs::exists(dir / "metrics.csv", error);
 }
 
+// A folder whose sub-folders are training runs (DIR/runs/a), holding no images itself.
+bool holds_training_runs(const fs::path& dir) {
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    if (entry.is_directory(error) && is_training_run(entry.path())) return true;
+  }
+  return false;
+}
+
 // The images of every class folder under `root` (classes: `names`, or all sub-folders when
 // `names` is empty, which it then fills).
 std::vector<ImageFolderFile> list_classes(const fs::path& root, const std::string& prefix,
@@ -63,8 +72,9 @@ std::vector<ImageFolderFile> list_classes(const fs::path& root, const std::strin
       const bool image = is_image_name(file) && fs::is_regular_file(file, error);  // not a GIF, a dangling link, a FIFO
       (image ? images : others).push_back(file);
     }
-    if (images.empty() && is_training_run(class_dir)) {
-      // vit_train --image-folder DIR --run-dir DIR/run: the run is no class.
+    if (is_training_run(class_dir) || (images.empty() && holds_training_runs(class_dir))) {
+      // vit_train --image-folder DIR --run-dir DIR/run (or DIR/runs/a): the run is no class,
+      // though its plots are PNGs.
       spdlog::info("{}: a training run's folder, not a class of images: skipped", class_dir.string());
       continue;
     }
