@@ -80,6 +80,10 @@ EvalJob model_job(EvalJob job, const std::string& kind, const EvalCommand& comma
   if (translation.interactive && !translation.sentences.empty()) {  // the sentences were dropped
     throw std::runtime_error("--interactive: not with sentences on the command line: translate one source at a time");
   }
+  if (!translation.input_file.empty() && !command.attention_maps.empty() && kind == "seq2seq") {  // drew nothing
+    throw std::runtime_error(
+        "--attention-maps: of a sentence on the command line or --interactive's first, not --input");
+  }
   if (job == EvalJob::kAny) {
     if (command.decoding.sample && kind != "seq2seq")
       throw std::runtime_error("--sample: " + command.path + " is not a translation model's checkpoint");

@@ -90,8 +90,7 @@ class FileTranslation {
         ++failures_;
         messages_ << "line " << line << ": error: " << t.error << "\n";
       } else if (!t.unknown.empty() && ++unknown_lines_ <= kUnknownLinesShown) {
-        messages_ << "line " << line << ": unknown words (translated as <unk>): " << data::join_words(t.unknown)
-                  << "\n";
+        messages_ << "line " << line << ": " << unknown_words_note(t.unknown) << "\n";
       }
       if (!t.note.empty() && ++note_lines_ <= kNoteLinesShown)
         messages_ << "line " << line << ": note: " << t.note << "\n";
@@ -184,6 +183,20 @@ void write_standard_output(std::ostream& out, const std::string& text) {
 }
 
 bool blank_line(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
+
+std::string unknown_words_note(const std::vector<std::string>& unknown) {
+  constexpr std::size_t kShown = 10;
+  std::vector<std::string> distinct;
+  for (const auto& word : unknown) {
+    if (std::find(distinct.begin(), distinct.end(), word) == distinct.end()) distinct.push_back(word);
+    if (distinct.size() > kShown) break;
+  }
+  const bool more = distinct.size() > kShown;
+  if (more) distinct.resize(kShown);
+  std::string note = "unknown words (translated as <unk>): " + data::join_words(distinct);
+  if (more || unknown.size() > distinct.size()) note += " (" + std::to_string(unknown.size()) + " in all)";
+  return note;
+}
 
 bool copied_through(const SentenceTranslation& t) {
   return !t.ok() && t.error == eval::kNoWordsError && !blank_line(t.input);

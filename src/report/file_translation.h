@@ -40,6 +40,9 @@ bool blank_line(const std::string& line);
 // A line with no words to translate but something to keep ("* * *", "...", an emoji): copied to
 // the output as it is, not an error, as a document's separators and marks must survive.
 bool copied_through(const SentenceTranslation& t);
+// "unknown words (translated as <unk>): a b c", the first ten distinct ones and how many more:
+// a megabyte line of unknown words was written back whole.
+std::string unknown_words_note(const std::vector<std::string>& unknown);
 inline constexpr const char* kCopiedNote = "no words to translate, copied as it is";
 
 // --input and --output of `request`, ready before any work.

@@ -1,5 +1,12 @@
 #include "dls/report/sentence_translation.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+
 #include <filesystem>
 #include <istream>
 #include <ostream>
@@ -119,9 +126,8 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
         first = false;
         continue;
       }
-      if (!t.unknown.empty())
-        messages << "unknown words (translated as <unk>): " << data::join_words(t.unknown) << "\n";
-      if (!t.note.empty()) messages << "note: " << t.note << "\n";
+      if (!t.unknown.empty()) messages << where << unknown_words_note(t.unknown) << "\n";
+      if (!t.note.empty()) messages << where << "note: " << t.note << "\n";
       const auto alignment = request.alignments ? translator.alignment(t) : std::vector<AlignmentPoint>{};
       write_standard_output(out, output_lines(t, this_number, alignment, request, translator.checkpoint_file()));
       if (first && !request.attention_maps_dir.empty()) {
@@ -135,6 +141,11 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
   // "english> " for DLStudio's English -> Spanish: the source language's name.
   const std::string prompt = data::language_label(translator.model().info.settings.data.source_language()) + "> ";
   if (request.interactive) {
+    // A closed standard input (`<&-`) would end at once, as an empty one does.
+    if (&input == &std::cin && ::fcntl(STDIN_FILENO, F_GETFD) < 0) {
+      throw std::runtime_error(std::string("--interactive: standard input cannot be read (") + std::strerror(errno) +
+                               ")");
+    }
     std::string line;
     for (std::size_t line_number = 1;; ++line_number) {
       if (request.prompt) messages << prompt << std::flush;

@@ -87,6 +87,28 @@ TEST(TranslateFileApp, OneOutputLinePerInputLineWhateverItHolds) {
   EXPECT_NE(util::read_file(err.string()).find("error: --input -: standard input cannot be read (Bad file descriptor)"),
             std::string::npos)
       << util::read_file(err.string());
+  const int closed_interactive = std::system((testing::binary_dir() + "/apps/checkpoint_eval translate " + run +
+                                              " --threads 1 --interactive 0<&- 2>" + err.string())
+                                                 .c_str());
+  EXPECT_EQ(WEXITSTATUS(closed_interactive), 1);
+  EXPECT_NE(util::read_file(err.string()).find("error: --interactive: standard input cannot be read"),
+            std::string::npos)
+      << util::read_file(err.string());
+  // A line of many unknown words: the first ten named and the count, under the line's number.
+  std::string unknown_line;
+  for (int i = 0; i < 5000; ++i) unknown_line += "zq" + std::to_string(i) + " ";
+  const auto unknown = translate_file_eval(run + " --interactive", "interactive_unknown", "I'm here.\n" + unknown_line);
+  EXPECT_NE(
+      unknown.err.find("line 2: unknown words (translated as <unk>): zq0 zq1 zq2 zq3 zq4 zq5 zq6 zq7 zq8 zq9 (5000 "
+                       "in all)"),
+      std::string::npos)
+      << unknown.err.substr(0, 500);
+  EXPECT_LT(unknown.err.size(), 1000u);
+  test::expect_one_line_error(
+      translate_file_eval(
+          run + " --input " + (dir / "src.txt").string() + " --attention-maps " + (dir / "maps").string(),
+          "input_maps"),
+      "--attention-maps: of a sentence on the command line or --interactive's first, not --input");
 }
 
 TEST(TranslateFileApp, RawOutputScoresAsTheCheckpointScoresItself) {

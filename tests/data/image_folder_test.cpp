@@ -72,7 +72,8 @@ TEST(ImageFolder, ARunDirectoryInsideIsNoClass) {
   test::write_bytes(dir / "run" / ".lock", "123\n");
   fs::create_directories(dir / "run2" / "checkpoints");
   // A finished run holds PNGs (its plots); a folder of runs holds runs, not images.
-  test::write_image_files(dir, {{"run3/metrics.csv", "epoch\n"}, {"run3/loss.png", test::png_of(test::solid_image(4, 4, 1, 2, 3))},
+  test::write_image_files(dir, {{"run3/metrics.csv", "epoch\n"},
+                                {"run3/loss.png", test::png_of(test::solid_image(4, 4, 1, 2, 3))},
                                 {"runs/a/metrics.csv", "epoch\n"}});
   EXPECT_EQ(list_image_folder(dir.string()).class_names, (std::vector<std::string>{"blue", "red"}));
   test::write_image_files(dir, {{"notes/readme.txt", "x"}});
