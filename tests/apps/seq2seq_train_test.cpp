@@ -222,6 +222,16 @@ TEST(Seq2SeqTrainApp, NonsenseNumbersAreRefused) {
     EXPECT_NE(run.err.find(flag.substr(0, flag.find(' ')) + ": "), std::string::npos) << flag << ": " << run.err;
     EXPECT_NE(run.err.find("outside"), std::string::npos) << flag << ": " << run.err;
   }
+  // CLI11 read 010 as octal: 8 epochs. A number is decimal, so a leading zero is refused.
+  for (const std::string flag : {"--epochs 010", "--batch-size 064", "--lr 00.1"}) {
+    const auto run = run_seq2seq_train("--data " + kSampleCorpus + " --dry-run " + flag, "leading_zero");
+    test::expect_one_line_error(
+        run, flag.substr(0, flag.find(' ')) + ": '" + flag.substr(flag.find(' ') + 1) + "' has a leading zero");
+  }
+  EXPECT_EQ(run_seq2seq_train("--data " + kSampleCorpus + " --validation-pairs 100 --dry-run --lr 0.01 --seed 0",
+                              "leading_zero_none")
+                .status,
+            0);
 }
 
 // A new run never writes into an earlier run's directory: without --resume it is refused

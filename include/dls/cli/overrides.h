@@ -5,6 +5,7 @@
 // from the settings' declarations (declared_flags.h).
 #pragma once
 
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <sstream>
@@ -49,6 +50,13 @@ inline CLI::Validator in_range(double lo, double hi) {
           if (used != text.size()) return "'" + text + "' is not a number";
         } catch (const std::exception&) {
           return "'" + text + "' is not a number";
+        }
+        // CLI11 reads an integer written with a leading zero as octal (010: 8); a number here
+        // is decimal, so such a spelling is refused rather than read either way.
+        const auto digits = text.find_first_not_of("+- ");
+        if (digits != std::string::npos && digits + 1 < text.size() && text[digits] == '0' &&
+            std::isdigit(static_cast<unsigned char>(text[digits + 1]))) {
+          return "'" + text + "' has a leading zero (it would be read as octal): write it without";
         }
         if (!std::isfinite(value) || value < lo || value > hi) {
           std::ostringstream range;
