@@ -80,20 +80,16 @@ TEST(TranslateFileApp, OneOutputLinePerInputLineWhateverItHolds) {
   EXPECT_LT(interactive.err.size(), 1000u);
   // A closed standard input is an error, not an empty file translated ("0 of 0 lines", 0).
   const auto err = dir / "closed_stdin.err";
-  const int closed = std::system((testing::binary_dir() + "/apps/checkpoint_eval translate " + run +
-                                  " --threads 1 --input - 0<&- 2>" + err.string())
-                                     .c_str());
-  EXPECT_EQ(WEXITSTATUS(closed), 1);
-  EXPECT_NE(util::read_file(err.string()).find("error: --input -: standard input cannot be read (Bad file descriptor)"),
-            std::string::npos)
-      << util::read_file(err.string());
-  const int closed_interactive = std::system((testing::binary_dir() + "/apps/checkpoint_eval translate " + run +
-                                              " --threads 1 --interactive 0<&- 2>" + err.string())
-                                                 .c_str());
-  EXPECT_EQ(WEXITSTATUS(closed_interactive), 1);
-  EXPECT_NE(util::read_file(err.string()).find("error: --interactive: standard input cannot be read"),
-            std::string::npos)
-      << util::read_file(err.string());
+  for (const std::string mode : {"--input -", "--interactive"}) {
+    const int closed = std::system((testing::binary_dir() + "/apps/checkpoint_eval translate " + run + " --threads 1 " +
+                                    mode + " 0<&- 2>" + err.string())
+                                       .c_str());
+    EXPECT_EQ(WEXITSTATUS(closed), 1) << mode;
+    EXPECT_NE(
+        util::read_file(err.string()).find("error: " + mode + ": standard input cannot be read (Bad file descriptor)"),
+        std::string::npos)
+        << util::read_file(err.string());
+  }
   // A line of many unknown words: the first ten named and the count, under the line's number.
   std::string unknown_line;
   for (int i = 0; i < 5000; ++i) unknown_line += "zq" + std::to_string(i) + " ";
