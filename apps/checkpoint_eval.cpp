@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -64,6 +65,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: '%s' is a subcommand and comes first: checkpoint_eval %s [options] (see --help)\n",
                  argv[i], argv[i]);
     return 1;
+  }
+  std::error_code missing;
+  if (!verb && argc > 1 && argv[1][0] != '-' && !std::filesystem::exists(argv[1], missing)) {  // "gnerate"
+    const auto near = dls::report::closest_eval_verb(argv[1]);
+    if (!near.empty()) {
+      std::fprintf(stderr, "error: '%s' is no subcommand, run or file; did you mean '%s'? (see --help)\n", argv[1],
+                   near.c_str());
+      return 1;
+    }
   }
   CLI::App app{kDescription, verb ? std::string("checkpoint_eval ") + argv[1] : "checkpoint_eval"};
   const bool translates = job == dls::apps::EvalJob::kAny || job == dls::apps::EvalJob::kTranslate;

@@ -30,24 +30,23 @@ int main(int argc, char** argv) {
   dls::settings::Invocation invocation;
 
   // The dataset chooses the preset; every other flag is a declared setting.
-  auto* dataset_option = app.add_option("--dataset", dataset, "fashion-mnist, cifar10 or image-folder (--data-dir DIR)")
-                             ->capture_default_str()
-                             ->group("Data")
-                             ->check(CLI::IsMember({"fashion-mnist", "cifar10", "image-folder"}));
+  app.add_option("--dataset", dataset, "fashion-mnist, cifar10 or image-folder (--data-dir DIR)")
+      ->capture_default_str()
+      ->group("Data")
+      ->check(CLI::IsMember({"fashion-mnist", "cifar10", "image-folder"}));
   overrides.record("--dataset", [](const auto& s) { return s.data.dataset; });
-  auto* data_dir_option =
-      app.add_option("--data-dir", data_dir,
-                     "dataset folder (default for Fashion-MNIST: /usr/share/datasets/fashion-mnist/, for CIFAR-10: "
-                     "$DLS_DATA_DIR/cifar10, which `make data` fills; required for an image folder)")
-          ->group("Data");
+  app.add_option("--data-dir", data_dir,
+                 "dataset folder (default for Fashion-MNIST: /usr/share/datasets/fashion-mnist/, for CIFAR-10: "
+                 "$DLS_DATA_DIR/cifar10, which `make data` fills; required for an image folder)")
+      ->group("Data");
   overrides.record("--data-dir", [](const auto& s) { return dls::util::absolute_path(s.data.data_dir); });
   app.add_option("--image-folder", image_folder,
                  "your own images: DIR/CLASS/*.png|*.jpg|*.jpeg, one sub-folder per class (or DIR/train/CLASS/... "
                  "and DIR/test/CLASS/...), any size, resized to --image-size; the same as --dataset image-folder "
                  "--data-dir DIR")
       ->group("Data")
-      ->excludes(dataset_option)
-      ->excludes(data_dir_option);
+      ->check(CLI::Validator(  // an unset variable ("$DIR") would otherwise train Fashion-MNIST
+          [](const std::string& dir) { return dir.empty() ? std::string("an empty path: which folder?") : ""; }, ""));
   dls::cli::add_declared_flags(app, overrides, "Data");
   app.add_option("--preset", preset,
                  "dlstudio (DLStudio's CIFAR-10 example) or fashion (Fashion-MNIST on a small CPU), the files "
@@ -60,6 +59,10 @@ int main(int argc, char** argv) {
   if (const auto stop = dls::cli::parse_trainer_command_line(app, "vit_train", argc, argv)) return *stop;
   dls::data::default_image_data(dataset, data_dir, image_folder, !invocation.resume.empty());
   return dls::cli::exit_status_of_training([&] {
+    for (const char* other : {"--dataset", "--data-dir"}) {  // a --config file's give way to --image-folder
+      if (app.count("--image-folder") > 0 && app.count(other) > 0 && !dls::cli::from_config_file(app, other))
+        throw std::invalid_argument(std::string("--image-folder excludes ") + other + " (it is both)");
+    }
     const int threads = dls::cli::configure_invocation(invocation);
     const auto fresh = [&] {
       auto settings = dls::train::vit_preset(preset.empty() ? dls::train::default_vit_preset(dataset) : preset);

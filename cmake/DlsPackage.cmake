@@ -8,8 +8,10 @@
 # find. The price: its private link dependencies are found again by the package's config.
 include(CMakePackageConfigHelpers)
 
-# dls/cli/ is the programs' own command line (dls_cli, src/CMakeLists.txt): not installed.
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/dls DESTINATION include PATTERN cli EXCLUDE)
+# dls/cli/ is the programs' own command line (dls_cli, src/CMakeLists.txt) and dls/serve/
+# translate_server's library (dls_serve, which is not installed; its api_json.h would need
+# nlohmann_json): neither is installed.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/dls DESTINATION include PATTERN cli EXCLUDE PATTERN serve EXCLUDE)
 install(TARGETS dls EXPORT dlstudio_cppTargets ARCHIVE DESTINATION lib)
 set(dls_package_dir lib/cmake/dlstudio_cpp)
 install(EXPORT dlstudio_cppTargets NAMESPACE dlstudio_cpp:: DESTINATION ${dls_package_dir})

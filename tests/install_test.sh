@@ -32,6 +32,11 @@ for file in $(printf 'bin/%s ' $programs) lib/libdls_sentencepiece.so lib/libdls
             share/dlstudio-cpp/presets/seq2seq/cpu.toml; do
   [ -e "$prefix/$file" ] || fail "$file not installed"
 done
+# Not the library's: the programs' command line and the server's internals (their libraries
+# are not installed; serve/api_json.h would need nlohmann_json).
+for internal in include/dls/cli include/dls/serve; do
+  [ ! -e "$prefix/$internal" ] || fail "$internal installed"
+done
 for program in $programs; do
   "$prefix/bin/$program" --version >/dev/null 2>&1 || fail "the installed $program --version failed"
 done

@@ -58,6 +58,24 @@ bool holds_training_runs(const fs::path& dir) {
   return false;
 }
 
+// The files under a class folder, in its sub-folders too (as torchvision's ImageFolder reads
+// them), but hidden ones and training runs' folders; sorted by path. A link to a folder is not
+// followed (a loop would never end).
+std::vector<fs::path> class_files(const fs::path& class_dir) {
+  std::vector<fs::path> files;
+  for (auto it = fs::recursive_directory_iterator(class_dir); it != fs::recursive_directory_iterator(); ++it) {
+    const auto name = it->path().filename().string();
+    const bool folder = it->is_directory();
+    if (name.empty() || name[0] == '.' || (folder && is_training_run(it->path()))) {
+      if (folder) it.disable_recursion_pending();
+      continue;
+    }
+    if (!folder) files.push_back(it->path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 // The images of every class folder under `root` (classes: `names`, or all sub-folders when
 // `names` is empty, which it then fills).
 std::vector<ImageFolderFile> list_classes(const fs::path& root, const std::string& prefix,
@@ -67,7 +85,7 @@ std::vector<ImageFolderFile> list_classes(const fs::path& root, const std::strin
   for (const auto& class_dir : sorted_entries(root, true)) {
     const auto name = class_dir.filename().string();
     std::vector<fs::path> images, others;
-    for (const auto& file : sorted_entries(class_dir, false)) {
+    for (const auto& file : class_files(class_dir)) {
       std::error_code error;
       const bool image = is_image_name(file) && fs::is_regular_file(file, error);  // not a GIF, a dangling link, a FIFO
       (image ? images : others).push_back(file);
@@ -94,7 +112,9 @@ std::vector<ImageFolderFile> list_classes(const fs::path& root, const std::strin
     for (const auto& file : others) {
       if (listing.skipped++ == 0) listing.first_skipped = file.string();
     }
-    for (const auto& file : images) files.push_back({prefix + name + "/" + file.filename().string(), label});
+    for (const auto& file : images) {
+      files.push_back({prefix + name + "/" + file.lexically_relative(class_dir).generic_string(), label});
+    }
   }
   return files;
 }
@@ -113,6 +133,8 @@ std::string ImageFolderListing::manifest() const {
 
 ImageFolderListing list_image_folder(const std::string& dir) {
   std::error_code error;
+  if (dir.empty())
+    throw std::runtime_error("no image folder given: --image-folder DIR (or --dataset image-folder --data-dir DIR)");
   if (!fs::is_directory(dir, error)) throw std::runtime_error(dir + ": not a folder (the image folder)");
   ImageFolderListing listing;
   listing.dir = dir;
@@ -127,7 +149,47 @@ ImageFolderListing list_image_folder(const std::string& dir) {
   if (split && fs::is_directory(root / "test", error)) {
     listing.test = list_classes(root / "test", "test/", listing.class_names, listing);
   }
+  if (split) {  // DIR/val/ beside train/ and test/ is read by nothing: said, not dropped silently
+    for (const auto& other : sorted_entries(root, true)) {
+      const auto name = other.filename().string();
+      if (name != "train" && name != "test" && !is_training_run(other) && !holds_training_runs(other)) {
+        spdlog::warn(
+            "{}: not read (an image folder with train/ reads train/ and test/; validation images are held "
+            "out of train/, --validation-fraction)",
+            other.string());
+      }
+    }
+  }
   return listing;
+}
+
+void check_run_dir_beside_images(const std::string& image_dir, const std::string& run_dir) {
+  std::error_code error;
+  const auto images = fs::weakly_canonical(image_dir, error), run = fs::weakly_canonical(run_dir, error);
+  if (images.empty() || run.empty()) return;
+  const auto inside = run.lexically_relative(images);
+  if (inside.empty() || *inside.begin() == "..") return;  // elsewhere
+  const std::vector<fs::path> parts(inside.begin(), inside.end());
+  const auto refuse = [&](const std::string& why) {
+    throw std::runtime_error("--run-dir " + run_dir + ": " + why +
+                             ", where the run's plots and checkpoints would mix with the images: put the run "
+                             "elsewhere (or in a folder of its own inside " +
+                             image_dir + ")");
+  };
+  if (inside == ".") refuse("the image folder itself");
+  const bool split = fs::is_directory(images / "train", error);
+  const bool in_split = split && (parts[0] == "train" || parts[0] == "test");
+  if (split && !in_split) return;  // beside train/ and test/: not read
+  if (in_split && parts.size() == 1) refuse("the image folder's " + parts[0].string() + "/ folder");
+  const std::size_t class_level = in_split ? 1 : 0;  // parts[class_level]: the class folder
+  const auto class_dir = images / (in_split ? parts[0] / parts[1] : parts[0]);
+  if (!fs::is_directory(class_dir, error) || is_training_run(class_dir) || holds_training_runs(class_dir)) return;
+  bool holds_images = false;
+  for (const auto& file : class_files(class_dir)) holds_images = holds_images || is_image_name(file);
+  if (holds_images) {
+    refuse(parts.size() == class_level + 1 ? "a class folder of the images"
+                                           : "inside the class folder " + class_dir.string());
+  }
 }
 
 namespace {
@@ -182,7 +244,7 @@ ImageSet read_image_folder(const ImageFolderListing& listing, Split split, int c
   set.channels = channels;
   set.height = set.width = size;
   set.class_names = listing.class_names;
-  for (const auto& name : listing.class_names) set.display_names.push_back(name.substr(0, 7));
+  set.display_names = listing.class_names;  // whole: cut short, two names could become one
   set.pixels.resize(files.size() * set.image_bytes());
   // Decoded on as many threads as the program's intra-op threads (--threads: a large image
   // takes hundreds of MB while it decodes), each file into its own slot; a file that does not

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "dls/data/normalize.h"
+#include "dls/data/sentence_corpus.h"
 #include "dls/util/digest.h"
 #include "dls/util/file_io.h"
 #include "dls/util/utf8.h"
@@ -101,12 +102,28 @@ std::string thousands(std::size_t n) {
   return digits;
 }
 
+// Field `index` of a tab-separated line ("" when it has fewer).
+std::string tab_separated_field(const std::string& line, std::size_t index) {
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < index; ++i) {
+    start = line.find('\t', start);
+    if (start == std::string::npos) return "";
+    ++start;
+  }
+  return line.substr(start, line.find('\t', start) - start);
+}
+
 }  // namespace
 
-RunningText read_running_text(const std::string& path) {
+RunningText read_running_text(const std::string& path, Language side) {
   const auto bytes = util::read_maybe_gzip_file(path);
   RunningText text;
   text.source = path;
+  // A translation corpus's side (English<TAB>Spanish<TAB>attribution): one column, not every
+  // column in one stream with the attribution between.
+  const bool tsv = mostly_tab_separated(bytes);
+  const std::size_t column = side == Language::kSpanish ? 1 : 0;
+  if (tsv) text.tsv_side = side_name(side);
   // FNV-1a from an offset basis that lost its last digit in the first version; kept, since
   // saved runs' splits hold fingerprints made from it.
   std::uint64_t hash = 1469598103934665603ULL;
@@ -117,6 +134,7 @@ RunningText read_running_text(const std::string& path) {
     if (end == std::string::npos) end = bytes.size();
     std::string line = bytes.substr(start, end - start);
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (tsv) line = tab_separated_field(line, column);
     if (!util::is_valid_utf8(line)) {
       throw std::runtime_error(path + ": line " + std::to_string(text.lines.size() + 1) + " is not valid UTF-8");
     }
@@ -172,8 +190,8 @@ std::int64_t window_offset(std::uint64_t seed, std::int64_t epoch, int block_siz
 }
 
 LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredData* stored) {
-  const auto text = read_running_text(settings.path);
   const auto language = parse_side(settings.side);
+  const auto text = read_running_text(settings.path, language);
   const int block = settings.block_size;
   SplitDefinition split;
   if (stored != nullptr) {
@@ -250,7 +268,8 @@ LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredDat
   auto train = text_windows(train_ids, training.word_marks, block, 0, windows);
   auto validation = text_windows(validation_ids, held_out.word_marks, block, 0, validation_windows);
   auto summary =
-      fmt::format("{}: running text, {} lines, {} characters; the last {} lines held out", text.source,
+      fmt::format("{}: running text{}, {} lines, {} characters; the last {} lines held out", text.source,
+                  text.tsv_side.empty() ? "" : " (the " + text.tsv_side + " column of a TSV)",
                   thousands(text.lines.size()), thousands(text.characters), thousands(split.validation_pairs));
   return LmDataset{
       std::move(corpus), std::move(corpus_split), std::move(tokenizer), std::move(vocabulary),          max_len,
@@ -260,7 +279,7 @@ LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredDat
 
 LmRows running_text_rows(const std::string& path, const LmTokenizer& tokenizer, const Vocabulary& vocabulary,
                          Language language, int block_size) {
-  const auto text = read_running_text(path);
+  const auto text = read_running_text(path, language);
   const auto encoded = encode_lines(text, 0, text.lines.size(), tokenizer, language, vocabulary);
   const auto count = (static_cast<std::int64_t>(encoded.ids.size()) - 1) / block_size;
   return text_windows(encoded.ids, encoded.word_marks, block_size, 0, std::max<std::int64_t>(0, count));

@@ -25,10 +25,8 @@ void keep(SentenceCorpus& corpus, std::vector<std::string> words, int max_words)
   }
 }
 
-// A TSV corpus (Tatoeba's English<TAB>Spanish<TAB>attribution) has a tab on every line, while
-// plain text may hold a stray one ("Ella dijo:<TAB>hola"): read as TSV only when at least half
-// of the non-blank lines have a tab, so that one tab does not turn a text into pairs and
-// drop every other line as malformed.
+}  // namespace
+
 bool mostly_tab_separated(const std::string& bytes) {
   std::size_t lines = 0, with_tab = 0;
   for (std::size_t start = 0; start < bytes.size();) {
@@ -42,8 +40,6 @@ bool mostly_tab_separated(const std::string& bytes) {
   }
   return with_tab > 0 && 2 * with_tab >= lines;
 }
-
-}  // namespace
 
 std::string SentenceCorpus::summary(Language language, int max_words) const {
   std::ostringstream out;

@@ -12,11 +12,33 @@
 
 namespace dls::data {
 
+namespace {
+
+// An image folder lists its classes one after another, so its first N images would be of the
+// first class alone: N files drawn at random instead (by the split seed, so that a resume and a
+// report draw the same ones), kept in the listing's order.
+std::vector<ImageFolderFile> drawn_across_classes(const std::vector<ImageFolderFile>& files, std::size_t n,
+                                                  std::uint64_t seed) {
+  if (n >= files.size()) return files;
+  util::Rng rng(seed);
+  auto order = util::random_permutation(files.size(), rng);
+  order.resize(n);
+  std::sort(order.begin(), order.end());
+  std::vector<ImageFolderFile> drawn;
+  for (const auto i : order) drawn.push_back(files[i]);
+  return drawn;
+}
+
+}  // namespace
+
 ImageSet load_vit_images(const ViTDataSettings& settings, Split split, const ImageFolderListing* listing) {
+  const std::size_t subset = split == Split::kTrain ? settings.train_subset : settings.test_subset;
   ImageSet images;
   if (settings.dataset == "image-folder") {
-    images = read_image_folder(listing != nullptr ? *listing : list_image_folder(settings.data_dir), split,
-                               settings.channels, settings.image_size);
+    auto folder = listing != nullptr ? *listing : list_image_folder(settings.data_dir);
+    auto& files = split == Split::kTrain ? folder.train : folder.test;
+    if (subset > 0) files = drawn_across_classes(files, subset, settings.split_seed);  // before decoding
+    return read_image_folder(folder, split, settings.channels, settings.image_size);
   } else if (settings.dataset == "fashion-mnist") {
     images = read_fashion_mnist(settings.data_dir.empty() ? kFashionMnistDir : settings.data_dir, split);
   } else if (settings.dataset == "cifar10") {
@@ -29,8 +51,7 @@ ImageSet load_vit_images(const ViTDataSettings& settings, Split split, const Ima
     throw std::invalid_argument("unknown dataset '" + settings.dataset +
                                 "' (expected cifar10, fashion-mnist or image-folder)");
   }
-  const std::size_t subset = split == Split::kTrain ? settings.train_subset : settings.test_subset;
-  return subset > 0 ? take_first(images, subset) : images;
+  return subset > 0 ? take_first(images, subset) : images;  // DLStudio's datasets come shuffled
 }
 
 Normalization resolve_vit_normalization(const ViTDataSettings& settings, const ImageSet& train) {

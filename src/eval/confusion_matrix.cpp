@@ -132,14 +132,18 @@ std::string format_dlstudio_confusion(const ConfusionMatrix& matrix, const std::
   check_names(matrix, names);
   // DLStudio's columns are 7 wide; wider only where a name needs it, so that names of 7 or
   // more characters (Fashion-MNIST's "trouser", "pullovr", "sneaker") stay apart.
-  int width = 7;
-  for (const auto& name : names) width = std::max(width, util::display_width(name) + 1);
-  std::string out = "Displaying the confusion matrix:\n\n" + std::string(12, ' ');
+  int width = 7, label_width = 9;
+  for (const auto& name : names) {
+    width = std::max(width, util::display_width(name) + 1);
+    label_width = std::max(label_width, util::display_width(name));
+  }
+  std::string out =
+      "Displaying the confusion matrix:\n\n" + std::string(static_cast<std::size_t>(label_width) + 3, ' ');
   for (const auto& name : names) out += right_aligned(name, width);
   out += "\n";
   const auto percent = matrix.row_percentages();
   for (std::size_t i = 0; i < names.size(); ++i) {
-    out += right_aligned(names[i], 9) + ":  ";
+    out += right_aligned(names[i], label_width) + ":  ";
     for (std::size_t j = 0; j < names.size(); ++j) {
       char cell[32];
       std::snprintf(cell, sizeof(cell), "%*.2f", width, percent[i * names.size() + j]);

@@ -69,6 +69,8 @@ PixelAttentionSpec parse_pixel_attention(const std::string& text) {
   const auto colon = text.find(':');
   spec.after = number(text.substr(0, colon), true);
   if (colon != std::string::npos) spec.heads = number(text.substr(colon + 1), false);
+  if (spec.after == 0 && colon != std::string::npos)
+    throw std::invalid_argument("pixel attention '" + text + "': layer 0 means none, so it takes no heads");
   return spec;
 }
 

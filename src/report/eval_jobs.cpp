@@ -16,6 +16,7 @@
 #include "dls/eval/bleu.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/report/text_scoring.h"
+#include "dls/util/closest_name.h"
 #include "dls/util/device.h"
 #include "dls/util/precision.h"
 #include "dls/util/runtime.h"
@@ -178,6 +179,15 @@ void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string&
                         const std::vector<std::string>& files, EvalCommand& command, std::ostream& out,
                         std::ostream& messages) {
   if (kind == "lm") {
+    // A translation's or an image's flags, which a language model's report would not read.
+    for (const auto* flag :
+         {"--beam", "--length-penalty", "--coverage-penalty", "--n-best", "--sample", "--dlstudio-decode", "--samples",
+          "--test-src", "--test-tgt", "--src-column", "--tgt-column", "--ensemble", "--alignments", "--attention-maps",
+          "--output-dir", "--data-dir", "--test-subset", "--attention-images"}) {
+      if (command.was_given(flag))
+        throw std::runtime_error(std::string(flag) + ": not for a language model (" + model +
+                                 "); its report takes --test, --data, --limit and --json");
+    }
     auto& lm = command.lm;
     lm.test_file = command.seq2seq.test_file;
     lm.data_path = command.seq2seq.data_path;
@@ -235,6 +245,12 @@ EvalJob eval_job_named(const std::string& word) {
     if (word == verb.name) return verb.job;
   }
   return EvalJob::kAny;
+}
+
+std::string closest_eval_verb(const std::string& word) {
+  std::vector<std::string> names;
+  for (const auto& verb : kEvalVerbs) names.push_back(verb.name);
+  return util::closest_name(word, names);
 }
 
 EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::ostream& out, std::ostream& messages) {

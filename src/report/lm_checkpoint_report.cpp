@@ -43,8 +43,16 @@ struct Scoring {
   std::string what;                // "validation split of FILE" or the test file
   std::string tokenizer = "word";  // "word", "char", "sentencepiece" (LmTokenizer::name)
   std::string rows = "sentences";  // what a row is: "sentences", or "windows" of running text
+  double unknown = 0;              // the share of the scored tokens that are <unk>
   bool per_word() const { return tokenizer != "word"; }
 };
+
+// The share of the tokens of rows [N, L] (not SOS, EOS or padding) that are <unk>.
+double unknown_share(const torch::Tensor& rows) {
+  const auto real = (rows != Vocabulary::kSos) & (rows != Vocabulary::kEos) & (rows != Vocabulary::kPad);
+  const auto count = real.sum().item<double>();
+  return count > 0 ? (rows == Vocabulary::kUnk).sum().item<double>() / count : 0.0;
+}
 
 // The sentences every checkpoint is scored on: the run's validation split, or
 // request.test_file's sentences (those longer than the model's L left out with a warning);
@@ -87,6 +95,12 @@ Scoring sentences_to_score(const checkpoint::LmCheckpointContents& contents, con
   const auto& rows = scoring.sentences.rows;
   if (rows.size(0) == 0)
     throw std::runtime_error("no sentences to score (the run has no validation split: give --test FILE)");
+  scoring.unknown = unknown_share(rows);
+  if (scoring.unknown >= 0.5) {
+    messages << "warning: " << fmt::format("{:.1f}", 100 * scoring.unknown) << " % of the tokens of " << scoring.what
+             << " are <unk>, never seen in training: its perplexity says how well the model predicts <unk>, not the "
+                "text\n";
+  }
   return scoring;
 }
 
@@ -130,13 +144,16 @@ void print_table(const std::vector<Scored>& scored, const Scoring& scoring, std:
   if (per_word)
     out << ", " << scoring.sentences.words()
         << (scoring.rows == "windows" ? " words and line breaks" : " words with each EOS");
-  out << ") of the " << scoring.what << "\n" << table.to_string();
+  // A text of words the model never saw scores well by predicting <unk>: the rate beside it.
+  out << ") of the " << scoring.what << "; " << fmt::format("{:.1f} % of them <unk>", 100 * scoring.unknown) << "\n"
+      << table.to_string();
 }
 
 void print_json(const std::vector<Scored>& scored, const Scoring& scoring, std::ostream& out) {
   util::JsonWriter json;
   json.begin_object().field("scored", scoring.what).field("sentences", scoring.sentences.rows.size(0));
   json.field("tokenizer", scoring.tokenizer).field("rows", scoring.rows);
+  json.field("unknown_rate", scoring.unknown);
   json.key("checkpoints").begin_array();
   for (const auto& s : scored) {
     json.begin_object()
@@ -233,16 +250,11 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
       sampling.seed += static_cast<std::uint64_t>(i);
       const auto generated = generate(model, tokens, Vocabulary::kEos, sampling);
       const auto continuation_tokens = vocabulary.decode(generated.tokens);
-      std::string text;
-      if (tokenizer.subwords) {
-        // Pieces are detokenised with the prompt's, so that a word the prompt began can be completed.
-        auto all_tokens = prompt_tokens;
-        all_tokens.insert(all_tokens.end(), continuation_tokens.begin(), continuation_tokens.end());
-        text = data::join_words(tokenizer.words(all_tokens));
-      } else {
-        const auto continuation = data::join_words(continuation_tokens);
-        text = data::join_words(words) + (words.empty() || continuation.empty() ? "" : " ") + continuation;
-      }
+      // Pieces and characters are detokenised with the prompt's, so that a word the prompt
+      // began can be completed ("yo qu" -> "yo quiero"); words are joined by spaces.
+      auto all_tokens = prompt_tokens;
+      all_tokens.insert(all_tokens.end(), continuation_tokens.begin(), continuation_tokens.end());
+      const auto text = data::join_words(tokenizer.words(all_tokens));
       if (request.json) {
         add_generated(json, prompt, text, static_cast<std::int64_t>(generated.tokens.size()));
       } else {

@@ -62,6 +62,8 @@ void write_vit_json(std::ostream& out, const std::vector<ViTCheckpointResult>& r
 ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& checkpoint_files,
                                            const VitEvalRequest& request, std::ostream& out, std::ostream& messages) {
   if (checkpoint_files.empty()) throw std::invalid_argument("no checkpoint to evaluate");
+  if (!request.attention_maps_dir.empty() && request.attention_images == 0)
+    throw std::invalid_argument("--attention-maps with --attention-images 0 draws nothing: give 1 or more");
   util::RuntimeOptions runtime;
   runtime.threads = request.threads;
   util::configure_runtime(runtime);

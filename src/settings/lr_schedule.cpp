@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+
+#include "dls/util/toml_subset.h"
 
 namespace dls::settings {
 
@@ -28,6 +31,13 @@ double LrSchedule::at(std::int64_t step) const {
 
 double LrSchedule::decayed(double progress) const {
   return min_lr + 0.5 * (base_lr - min_lr) * (1.0 + std::cos(M_PI * progress));
+}
+
+void LrSchedule::check() const {
+  if (kind == ScheduleKind::kWarmupCosine && min_lr > base_lr) {
+    throw std::invalid_argument("--min-lr " + util::toml_value(min_lr) + " is above --lr " + util::toml_value(base_lr) +
+                                ", the cosine's peak: its decay would climb; give a --min-lr below --lr");
+  }
 }
 
 }  // namespace dls::settings

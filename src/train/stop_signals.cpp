@@ -13,7 +13,7 @@ volatile std::sig_atomic_t g_received = 0;
 // When the first signal came, in whole milliseconds of CLOCK_MONOTONIC (a sig_atomic_t holds
 // at least 32 bits: the clock's low bits, compared modulo 2^31).
 volatile std::sig_atomic_t g_first_ms = 0;
-struct sigaction g_previous_int, g_previous_term;
+struct sigaction g_previous_int, g_previous_term, g_previous_hup;
 
 int monotonic_ms() {
   struct timespec now {};
@@ -46,13 +46,18 @@ StopSignals::StopSignals() {
   sigemptyset(&action.sa_mask);
   sigaddset(&action.sa_mask, SIGINT);  // one handler at a time
   sigaddset(&action.sa_mask, SIGTERM);
+  sigaddset(&action.sa_mask, SIGHUP);
   sigaction(SIGINT, &action, &g_previous_int);
   sigaction(SIGTERM, &action, &g_previous_term);
+  // A closed terminal or SSH session; unless ignored already (nohup): the run goes on then.
+  sigaction(SIGHUP, nullptr, &g_previous_hup);
+  if (g_previous_hup.sa_handler != SIG_IGN) sigaction(SIGHUP, &action, nullptr);
 }
 
 StopSignals::~StopSignals() {
   sigaction(SIGINT, &g_previous_int, nullptr);
   sigaction(SIGTERM, &g_previous_term, nullptr);
+  sigaction(SIGHUP, &g_previous_hup, nullptr);
 }
 
 int StopSignals::received() { return g_received; }
@@ -60,6 +65,7 @@ int StopSignals::received() { return g_received; }
 std::string signal_name(int signal) {
   if (signal == SIGINT) return "SIGINT";
   if (signal == SIGTERM) return "SIGTERM";
+  if (signal == SIGHUP) return "SIGHUP";
   return "signal " + std::to_string(signal);
 }
 

@@ -28,7 +28,7 @@
 #include "dls/util/file_io.h"
 #include "dls/util/precision.h"
 #include "dls/util/progress.h"
-#include "dls/util/resolved_path.h"
+#include "train/metrics_file.h"
 #include "train/run_selection.h"
 #include "train/training_log.h"
 #include "train/training_step.h"
@@ -53,9 +53,7 @@ class Loop {
     state_.steps_per_epoch = task_.steps_per_epoch();  // saved, for the fraction of an epoch a checkpoint is at
     std::string run_id;                                // rank 0's: the run's fingerprint, in every checkpoint
     if (main_) {
-      // A branch (a resume into another directory) starts its directory as a fresh run does.
-      const bool branch = resume != nullptr && util::resolved_path(checkpoint::run_dir_of(resume->path())) !=
-                                                   util::resolved_path(options_.run.run_dir);
+      const bool branch = resume != nullptr && !options_.branch_of.empty();
       if (resume == nullptr) claim_run_directory(options_.run.run_dir, options_.run.overwrite);
       run_.emplace(options.run.run_dir);
       if ((resume == nullptr || branch) && !options_.run.config_toml.empty()) {
@@ -63,6 +61,7 @@ class Loop {
       }
       remove_stale_run_temporaries(*run_);
       run_id = start_run_identity(*run_, resume.get());
+      if (branch) copy_metrics_of_branched_run();  // after the identity check, which sees a fresh directory
     }
     auto& model = task_.model();
     if (resume != nullptr) resume->load_module("model", model);
@@ -136,6 +135,13 @@ class Loop {
     result_.training_step = step_->description();
     if (main_) task_.finish(run_->path());
     result_.wall_s = seconds_since(options_.started);
+    if (const int late = StopSignals::received(); late != 0) {  // during the final evaluation or printout
+      throw TrainingInterrupted(
+          "stopped by " + signal_name(late) + " after the run's last step (" + std::to_string(state_.global_step) +
+              "); " +
+              (main_ ? "last checkpoint: " + checkpoints_->last_good() : std::string("rank 0 writes the checkpoint")),
+          late);
+    }
     spdlog::info("done ({}): {} epochs, {} steps, {:.0f} training {}/s{}{}, wall {}", result_.stopped_by,
                  result_.epochs, result_.iterations, result_.examples_per_s, task_.example_unit(),
                  step_->all_reduce_summary(), schedule_->summary(), util::format_duration(result_.wall_s));
@@ -391,6 +397,18 @@ class Loop {
     }
   }
 
+  // A branch's directory begins with its source run's metrics.csv and loss_steps.csv; the
+  // log then keeps their rows up to the checkpoint's step, as a resume in place keeps its own.
+  void copy_metrics_of_branched_run() const {
+    const auto metrics = run_->file("metrics.csv");
+    for (const auto& target : {metrics, step_loss_path(metrics)}) {
+      const auto source = std::filesystem::path(options_.branch_of) / std::filesystem::path(target).filename();
+      std::error_code error;
+      if (std::filesystem::exists(target, error) || !std::filesystem::is_regular_file(source, error)) continue;
+      util::write_text_atomically(target, util::read_file(source.string()));
+    }
+  }
+
   void save_learning_rate_plot() const {
     save_run_plots(
         {learning_rate_plot(log_->metrics_path(), task_.schedule(), options_.epochs * task_.steps_per_epoch())},
@@ -417,7 +435,7 @@ class Loop {
   double train_seconds_ = 0;
   std::int64_t examples_trained_ = 0;
   std::vector<UnreadLoss> unread_;       // steps trained whose losses are still on the device
-  StopSignals stop_signals_;             // SIGINT/SIGTERM: stop at the next step boundary
+  StopSignals stop_signals_;             // SIGINT/SIGTERM/SIGHUP: stop at the next step boundary
   int interrupted_by_ = 0;               // the signal that stopped this invocation
   bool signal_of_another_rank_ = false;  // ... which reached another rank, not this one
 };

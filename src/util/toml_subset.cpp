@@ -37,9 +37,9 @@ class TomlReader {
       skip_space(false);
       item.is_array = peek() == '[';
       if (item.is_array) {
-        item.values = array();
+        array(item);
       } else {
-        item.values.push_back(scalar());
+        add_scalar(item);
       }
       skip_space(false);
       if (pos_ < text_.size() && peek() != '\n') fail("unexpected text after the value of '" + item.name + "'");
@@ -93,6 +93,10 @@ class TomlReader {
            "')");
     }
     return key;
+  }
+  void add_scalar(TomlItem& item) {
+    item.quoted.push_back(peek() == '"' || peek() == '\'');
+    item.values.push_back(scalar());
   }
   std::string scalar() {
     if (text_.compare(pos_, 3, "\"\"\"") == 0 || text_.compare(pos_, 3, "'''") == 0)
@@ -188,15 +192,15 @@ class TomlReader {
     return utf8 += {static_cast<char>(0xF0 | cp >> 18), static_cast<char>(0x80 | ((cp >> 12) & 0x3F)),
                     static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), static_cast<char>(0x80 | (cp & 0x3F))};
   }
-  std::vector<std::string> array() {
+  // The elements of an array into `item`.
+  void array(TomlItem& item) {
     const int line = line_;
-    std::vector<std::string> values;
     for (++pos_;;) {
       skip_space(true);
       if (pos_ >= text_.size()) fail("unterminated array (no closing ])", line);
       if (peek() == ']') break;
       if (peek() == '[') fail("nested arrays are not used by these programs' config files");
-      values.push_back(scalar());
+      add_scalar(item);
       skip_space(true);
       if (peek() == ',') {
         ++pos_;
@@ -206,7 +210,6 @@ class TomlReader {
       }
     }
     ++pos_;
-    return values;
   }
 
   std::string text_, file_;

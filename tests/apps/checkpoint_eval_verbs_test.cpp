@@ -145,6 +145,9 @@ TEST(EvalSubcommands, WhatASubcommandCannotDoIsOneLine) {
   }
   // Options before the subcommand: the subcommand is named, not its arguments.
   refused("--threads 1 generate " + run + " hola", "'generate' is a subcommand and comes first", "verb_second");
+  // A misspelt subcommand is named with the one meant (it was "unexpected argument(s) hola RUN").
+  refused("gnerate " + run + " hola", "'gnerate' is no subcommand, run or file; did you mean 'generate'?", "typo");
+  refused("repot " + run, "did you mean 'report'?", "typo_report");
 }
 
 }  // namespace

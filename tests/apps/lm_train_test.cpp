@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -73,6 +74,16 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
     EXPECT_EQ(checkpoint["tokens"], checkpoint["words"]);
     EXPECT_DOUBLE_EQ(checkpoint["val_perplexity"].get<double>(), checkpoint["val_word_perplexity"].get<double>());
   }
+  EXPECT_GE(scored["unknown_rate"].get<double>(), 0.0);
+  EXPECT_LT(scored["unknown_rate"].get<double>(), 0.5) << json.out;
+  // A text of words the model never saw: the <unk> share beside its perplexity, and a warning.
+  const auto strange = run_dir.parent_path() / "lm_train_app_strange.txt";
+  std::ofstream(strange.string()) << "zzq zzr zzs\nqqa qqb\n";
+  const auto unseen = run_lm_eval(run_dir.string() + " --test " + strange.string(), "unseen");
+  ASSERT_EQ(unseen.status, 0) << unseen.err;
+  EXPECT_NE(unseen.out.find("; 100.0 % of them <unk>"), std::string::npos) << unseen.out;
+  EXPECT_NE(unseen.err.find("warning: 100.0 % of the tokens of " + strange.string() + " are <unk>"), std::string::npos)
+      << unseen.err;
   // The best is the lowest validation NLL, named in the JSON and marked in the table.
   const auto& files = scored["checkpoints"];
   const auto lowest = std::min_element(files.begin(), files.end(), [](const auto& a, const auto& b) {
@@ -115,6 +126,14 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
             0u)
       << unknown.err.substr(0, 500);
   EXPECT_NE(unknown.err.find("\nerror: a prompt of 2001 tokens leaves no room"), std::string::npos) << unknown.err;
+
+  // A translation's flags on a language model's report: refused (they were ignored, exit 0).
+  for (const std::string& flag :
+       std::vector<std::string>{"--beam 4", "--samples 3", "--attention-maps " + (run_dir / "maps").string()}) {
+    test::expect_one_line_error(run_lm_eval(run_dir.string() + " " + flag, "translation_flag"),
+                                flag.substr(0, flag.find(' ')) + ": not for a language model");
+  }
+  EXPECT_FALSE(fs::exists(run_dir / "maps"));
 
   // Resume: one more epoch in the same run directory.
   const auto resumed = run_lm_train("--resume " + run_dir.string() + " --epochs 3 --log-level warn", "resume");
@@ -186,6 +205,27 @@ TEST(LmTrainApp, ARunStoppedMidEpochReportsItsFinalWeightsPerplexity) {
   EXPECT_NEAR(result["val_word_perplexity"].get<double>(), evaluated["val_word_perplexity"].get<double>(),
               1e-6 * expected);
   EXPECT_GT(result["initial_val_perplexity"].get<double>(), 1.0) << run.out;
+}
+
+// A character-level sentence model's text is characters joined, the prompt's unfinished word
+// continued (it printed "y o   q u e": a space between tokens, as words have).
+TEST(LmTrainApp, ACharacterModelGeneratesTextNotSpacedCharacters) {
+  const auto run_dir = test::fresh_temp_dir("lm_train_app_char_sentences");
+  const auto run = run_lm_train(tiny_run_flags(run_dir) + " --tokenizer char --max-iters 2 --log-level warn", "chars");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto generated =
+      run_lm_eval(run_dir.string() + " --generate \"yo qu\" --temperature 0 --json", "chars_generate");
+  ASSERT_EQ(generated.status, 0) << generated.err;
+  const auto answer = nlohmann::json::parse(generated.out)["generated"][0];
+  const auto text = answer["text"].get<std::string>();
+  const auto drawn = answer["generated_tokens"].get<std::size_t>();
+  EXPECT_EQ(text.rfind("yo qu", 0), 0u) << text;
+  ASSERT_GT(drawn, 0u) << text;
+  // At most the prompt's 5 characters and one per token drawn (spaces between words may merge);
+  // spaced out, it was 5 + 2 x drawn.
+  std::size_t characters = 0;
+  for (const char c : text) characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  EXPECT_LE(characters, 5 + drawn) << text;
 }
 
 TEST(LmTrainApp, BadFlagsAreOneLineErrors) {
@@ -260,6 +300,9 @@ TEST(LmTrainApp, ResumeRefusesWhatTheCheckpointFixes) {
       {"--preset cpu", "--side en", "--max-words 5", "--split-seed 99", "--validation-sentences 50",
        "--tokenizer sentencepiece", "--spm-model bpe", "--vocab-size 100", "--decoders 5", "--embedding-size 64"});
   EXPECT_FALSE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt")) << "nothing trained when refused";
+  // Another batch size cuts the epochs into other steps: the line names both and the way on.
+  test::expect_one_line_error(run_lm_train("--resume " + run_dir.string() + " --epochs 2 --batch-size 7", "batch"),
+                              "steps of --batch-size 16, this data and --batch-size 7 give");
   const auto changed = run_lm_train("--resume " + run_dir.string() + " --epochs 2 --log-level warn", "fixed_allowed");
   ASSERT_EQ(changed.status, 0) << changed.err;
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));

@@ -16,6 +16,7 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/train/stop_signals.h"
 #include "dls/util/file_io.h"
 #include "support/child_processes.h"
 #include "support/idx_files.h"
@@ -71,11 +72,11 @@ bool wait_for_file(const fs::path& path, std::chrono::milliseconds limit) {
   return true;
 }
 
-// SIGTERM and SIGINT stop a run at the next step with a checkpoint and exit 143 / 130; the
-// checkpoint resumes. The signal comes twice, as a terminal's Ctrl-C under torchrun does (to
-// the worker, then forwarded): the second, at once after the first, is the same request.
+// SIGTERM, SIGINT and SIGHUP (a closed SSH session) stop a run at the next step with a
+// checkpoint and exit 143 / 130 / 129; the checkpoint resumes. The signal comes twice, as a terminal's Ctrl-C under
+// torchrun does (to the worker, then forwarded): the second, at once after the first, is the same request.
 TEST(Reliability, SignalsStopWithACheckpoint) {
-  for (const int signal : {SIGTERM, SIGINT}) {
+  for (const int signal : {SIGTERM, SIGINT, SIGHUP}) {
     const auto dir = test::fresh_temp_dir("reliability_signal_" + std::to_string(signal));
     const auto run_dir = dir / "run";
     test::ChildProcesses children;
@@ -90,7 +91,7 @@ TEST(Reliability, SignalsStopWithACheckpoint) {
     EXPECT_EQ(children[i].exit_code, 128 + signal) << children[i].stderr_text();
     const std::string err = children[i].stderr_text();
     EXPECT_EQ(test::count_lines(err), 1u) << err;
-    EXPECT_NE(err.find(signal == SIGTERM ? "stopped by SIGTERM" : "stopped by SIGINT"), std::string::npos) << err;
+    EXPECT_NE(err.find("stopped by " + train::signal_name(signal)), std::string::npos) << err;
     const auto checkpoint = checkpoint::latest_checkpoint(run_dir.string());
     EXPECT_NE(err.find(checkpoint), std::string::npos) << err;
     EXPECT_NO_THROW(checkpoint::CheckpointReader(checkpoint, "seq2seq"));

@@ -228,6 +228,8 @@ TEST(Seq2SeqTrainApp, NonsenseNumbersAreRefused) {
     test::expect_one_line_error(
         run, flag.substr(0, flag.find(' ')) + ": '" + flag.substr(flag.find(' ') + 1) + "' has a leading zero");
   }
+  test::expect_one_line_error(run_seq2seq_train("--data " + kSampleCorpus + " --dry-run --epochs 0x10", "hexadecimal"),
+                              "--epochs: '0x10': write the number in decimal");
   EXPECT_EQ(run_seq2seq_train("--data " + kSampleCorpus + " --validation-pairs 100 --dry-run --lr 0.01 --seed 0",
                               "leading_zero_none")
                 .status,
@@ -289,6 +291,21 @@ TEST(Seq2SeqTrainApp, AResumeFromAnOlderCheckpointWritesOverNothing) {
   EXPECT_EQ(util::read_file(third.string()), third_bytes) << "the run it came from is untouched";
   EXPECT_NE(util::read_file(branch_dir + "/config.toml").find("\npreset=\"cpu\"\n"), std::string::npos)
       << "the preset the run began with";
+  // The branch's metrics begin with the run's up to the checkpoint (epoch 1), then its own.
+  const auto epochs_of = [](const std::string& csv) {
+    std::vector<std::string> epochs;
+    std::istringstream lines(csv);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("epoch,", 0) == 0) epochs.push_back(line.substr(6, line.find(',', 6) - 6));
+    }
+    return epochs;
+  };
+  const auto branch_metrics = util::read_file(branch_dir + "/metrics.csv");
+  EXPECT_EQ(epochs_of(branch_metrics), (std::vector<std::string>{"1", "2", "3"})) << branch_metrics;
+  const auto row_start = metrics.find("\nepoch,1,");
+  ASSERT_NE(row_start, std::string::npos) << metrics;
+  const auto first_epoch_row = metrics.substr(row_start, metrics.find('\n', row_start + 1) - row_start);
+  EXPECT_NE(branch_metrics.find(first_epoch_row), std::string::npos) << "the run's own row of epoch 1";
   const auto continued = run_seq2seq_train(
       "--config " + branch_dir + "/config.toml --resume " + branch_dir + " --epochs 4", "branch_continued");
   EXPECT_EQ(continued.status, 0) << continued.err;

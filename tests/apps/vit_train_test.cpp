@@ -78,6 +78,15 @@ TEST(VitTrainApp, BadDataIsAOneLineError) {
                          "--image-size: only for an image folder");
   expect_vit_train_error(run_vit_train(args + fashion.string() + " --channels 1", "channels"),
                          "--channels: only for an image folder");
+  // An unset variable's empty --image-folder trained Fashion-MNIST; a run directory that is the
+  // image folder put its plots among the images (and the next start read them as a class).
+  expect_vit_train_error(run_vit_train("--image-folder \"\" --dry-run", "empty_folder"),
+                         "--image-folder: an empty path");
+  const auto folder = test::red_and_blue_folder("vit_train_app_run_in_images", 2).string();
+  expect_vit_train_error(run_vit_train("--image-folder " + folder + " --run-dir " + folder + " --dry-run", "same_dir"),
+                         "--run-dir " + folder + ": the image folder itself");
+  expect_vit_train_error(run_vit_train("--image-folder " + folder + " --dataset cifar10 --dry-run", "both"),
+                         "--image-folder excludes --dataset");
 }
 
 TEST(VitTrainApp, CorruptCheckpointIsAOneLineError) {

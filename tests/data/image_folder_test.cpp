@@ -4,6 +4,9 @@
 
 #include <filesystem>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "support/image_files.h"
 
@@ -80,9 +83,62 @@ TEST(ImageFolder, ARunDirectoryInsideIsNoClass) {
   expect_listing_error(dir, (dir / "notes").string() + ": no .png, .jpg or .jpeg images (an empty class)");
 }
 
+// As torchvision's ImageFolder: a class's images in its sub-folders count (they were left out
+// silently); hidden folders and a run's folder inside a class do not. Class names stay whole
+// for the tables (cut to 7 bytes, "category_a" and "category_b" were one name).
+TEST(ImageFolder, AClassesSubFoldersHoldItsImagesToo) {
+  const auto png = test::png_of(test::solid_image(6, 6, 1, 2, 3));
+  const auto dir = test::fresh_temp_dir("image_folder_nested");
+  test::write_image_files(dir, {{"category_a/1.png", png},
+                                {"category_a/2019/2.png", png},
+                                {"category_a/2019/deeper/3.png", png},
+                                {"category_a/.cache/4.png", png},
+                                {"category_a/run/metrics.csv", "epoch\n"},
+                                {"category_a/run/loss.png", png},
+                                {"category_b/1.png", png}});
+  const auto listing = list_image_folder(dir.string());
+  ASSERT_EQ(listing.class_names, (std::vector<std::string>{"category_a", "category_b"}));
+  std::vector<std::string> paths;
+  for (const auto& file : listing.train) paths.push_back(file.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"category_a/1.png", "category_a/2019/2.png",
+                                             "category_a/2019/deeper/3.png", "category_b/1.png"}));
+  EXPECT_EQ(read_image_folder(listing, Split::kTrain, 1, 4).display_names, listing.class_names);
+}
+
+// A run directory that would put its plots among the images is refused before it is made;
+// a folder of its own in the image folder is not (the listing skips it).
+TEST(ImageFolder, ARunDirectoryAmongTheImagesIsRefused) {
+  const auto flat = test::red_and_blue_folder("image_folder_run_dir_flat", 2);
+  const auto png = test::png_of(test::solid_image(6, 6, 1, 2, 3));
+  const auto split = test::fresh_temp_dir("image_folder_run_dir_split");
+  test::write_image_files(split, {{"train/a/1.png", png}, {"train/b/1.png", png}, {"test/a/1.png", png}});
+  for (const auto& [images, run, why] : std::vector<std::tuple<fs::path, fs::path, std::string>>{
+           {flat, flat, "the image folder itself"},
+           {flat, flat / ".", "the image folder itself"},
+           {flat, flat / "red", "a class folder of the images"},
+           {flat, flat / "red" / "run", "inside the class folder"},
+           {split, split / "train", "the image folder's train/ folder"},
+           {split, split / "test" / "a" / "run", "inside the class folder"}}) {
+    try {
+      check_run_dir_beside_images(images.string(), run.string());
+      ADD_FAILURE() << run << ": accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
+  for (const auto& [images, run] : std::vector<std::pair<fs::path, fs::path>>{{flat, flat / "run"},
+                                                                              {flat, flat / "runs" / "a"},
+                                                                              {flat, flat.parent_path() / "elsewhere"},
+                                                                              {split, split / "runs" / "a"},
+                                                                              {split, split / "test" / "new"}}) {
+    EXPECT_NO_THROW(check_run_dir_beside_images(images.string(), run.string())) << run;
+  }
+}
+
 TEST(ImageFolder, BadFoldersAreOneLineNamingTheFolder) {
   const auto png = test::png_of(test::solid_image(10, 10, 1, 2, 3));
   expect_listing_error("/nonexistent/images", "/nonexistent/images: not a folder");
+  expect_listing_error("", "no image folder given: --image-folder DIR");
   const auto one = test::fresh_temp_dir("image_folder_one_class");
   test::write_image_files(one, {{"cat/1.png", png}});
   expect_listing_error(one, "1 class folders; a classifier needs at least two");

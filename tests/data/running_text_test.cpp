@@ -74,6 +74,25 @@ TEST(RunningText, CharactersAreCutIntoWindowsAndTheEndIsHeldOut) {
   EXPECT_EQ(data.validation.unknown, 2);        // that "8" and "9", predicted once each
 }
 
+// A translation corpus (a TSV: English<TAB>Spanish<TAB>attribution) gives the --side
+// column's text, as the sentence mode does; it was read whole, every column in one stream.
+TEST(RunningText, ATsvGivesItsSidesColumn) {
+  std::string tsv;
+  for (int i = 0; i < 10; ++i) tsv += "Line " + std::to_string(i) + " of the text\tLinea\tCC-BY 2.0 (France)\n";
+  auto settings = char_settings(text_file("tsv", tsv), 8);
+  const auto english = prepare_lm_dataset(settings, nullptr);
+  EXPECT_EQ(english.train_stream.size(), 152u) << "the same characters as the ten lines alone";
+  EXPECT_EQ(window_text(english, english.train.rows, 2), "xt\nLine 1");
+  EXPECT_NE(english.text_summary.find("(the en column of a TSV)"), std::string::npos) << english.text_summary;
+  settings.side = "es";
+  const auto spanish = prepare_lm_dataset(settings, nullptr);
+  EXPECT_EQ(window_text(spanish, spanish.train.rows, 0), "Linea\nLin");
+  EXPECT_FALSE(spanish.vocabulary.contains("(")) << "nothing of the attribution";
+  // A text with a stray tab on one line is text.
+  const auto text = prepare_lm_dataset(char_settings(text_file("stray_tab", "a\tb\n" + kTenLines), 8), nullptr);
+  EXPECT_TRUE(text.vocabulary.contains("\t"));
+}
+
 TEST(RunningText, EveryEpochHasItsOwnOffsetAndTheWindowsStayInTheText) {
   std::set<std::int64_t> offsets;
   for (std::int64_t epoch = 1; epoch <= 40; ++epoch) {

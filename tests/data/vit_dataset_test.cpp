@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "support/idx_files.h"
+#include "support/image_files.h"
 #include "util/temp_files.h"
 
 namespace dls::data {
@@ -82,6 +83,27 @@ TEST(ViTDataset, TrainingRunHoldsOutItsValidationImages) {
   const auto all = load_vit_training_dataset(settings, nullptr);
   EXPECT_EQ(all.train->size(), 40u);
   EXPECT_EQ(all.validation->size(), 0u);
+}
+
+// --train-subset / --test-subset N of an image folder, whose listing runs class by class: N
+// files drawn across the classes (the first N were all of the first class), the same ones
+// again for the same seed.
+TEST(ViTDataset, AnImageFoldersSubsetIsDrawnAcrossItsClasses) {
+  const auto dir = test::red_and_blue_folder("vit_dataset_folder_subset", 20);
+  ViTDataSettings settings;
+  settings.dataset = "image-folder";
+  settings.data_dir = dir.string();
+  settings.channels = 3;
+  settings.image_size = 4;
+  settings.train_subset = 10;
+  const auto subset = load_vit_images(settings, Split::kTrain, nullptr);
+  ASSERT_EQ(subset.size(), 10u);
+  const auto reds = std::count(subset.labels.begin(), subset.labels.end(), 1);
+  EXPECT_GT(reds, 0) << "both classes";
+  EXPECT_LT(reds, 10) << "both classes";
+  EXPECT_EQ(load_vit_images(settings, Split::kTrain, nullptr).pixels, subset.pixels) << "the same draw";
+  settings.train_subset = 100;
+  EXPECT_EQ(load_vit_images(settings, Split::kTrain, nullptr).size(), 40u) << "more than there are: all";
 }
 
 }  // namespace

@@ -64,6 +64,10 @@ TEST(Translator, ABatchTranslatesAsOneSentenceAtATimeAndErrorsStayWithTheirSente
     EXPECT_LT(batch[ok].log_probability, 0.0);
     EXPECT_TRUE(std::isfinite(batch[ok].log_probability));
   }
+  // The library page's call: a braced list of literals is a list of sentences.
+  const auto listed = translator.translate({"I want to go home.", "We eat the bread."});
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[1].raw, batch[6].raw);
 }
 
 TEST(Translator, TheScoreIsTheSumOfTheModelsLogProbabilities) {

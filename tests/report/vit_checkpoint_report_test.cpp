@@ -118,5 +118,21 @@ TEST(ViTCheckpointReport, CorruptCheckpointIsAOneLineError) {
   EXPECT_EQ(err.rfind(path, 0), 0u) << err;
 }
 
+// --attention-maps with --attention-images 0: refused before any work (it ended in an internal
+// error after the confusion matrices were written, and the report was lost).
+TEST(ViTCheckpointReport, AttentionMapsOfNoImagesAreRefused) {
+  VitEvalRequest request;
+  request.attention_maps_dir = (test::fresh_temp_dir("vit_eval_no_maps") / "maps").string();
+  request.attention_images = 0;
+  std::ostringstream report, messages;
+  std::string err;
+  try {
+    report_vit_checkpoints({"/nonexistent/checkpoint_epoch_0001.pt"}, request, report, messages);
+  } catch (const std::exception& error) {
+    err = error.what();
+  }
+  EXPECT_EQ(err, "--attention-maps with --attention-images 0 draws nothing: give 1 or more");
+}
+
 }  // namespace
 }  // namespace dls::report

@@ -87,6 +87,8 @@ TEST(SettingsFile, RefusesInOneLineNamingTheFileAndLine) {
       {"flip = 1", "my.toml:1: flip: '1' is not true or false"},
       {"schedule = \"linear\"", "my.toml:1: schedule: 'linear' is not one of constant, cosine"},
       {"lr = [1, 2]", "my.toml:1: lr: expected one value, not an array"},
+      {"batch-size = \"64\"", "my.toml:1: batch-size: \"64\" is a string; a number is written without quotes"},
+      {"flip = 'true'", "my.toml:1: flip: \"true\" is a string; true and false are written without quotes"},
   };
   for (const auto& [text, message] : values_and_refusals) EXPECT_EQ(refusal(text), message) << text;
   EXPECT_NE(refusal("dist-backend = \"nccl\"").find("'dist-backend' is not a setting"), std::string::npos)

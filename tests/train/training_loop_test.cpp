@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/layers/attention.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/train/stop_signals.h"
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
 
@@ -54,6 +56,7 @@ class RegressionTask : public TrainingTask {
   bool break_a_head = false;       // ... or, instead, the second head's WK of `attention`
   int batch_delay_ms = 0;          // each batch takes this long to make (a slow data pipeline)
   bool break_evaluation = false;
+  bool signal_in_finish = false;           // finish() (the end-of-run printout) gets a SIGTERM
   std::vector<double> bleu_by_evaluation;  // scripted "bleu" scores, one per evaluation
   torch::Tensor evaluated_weight;          // the weights the latest evaluation saw
   std::int64_t resumed_examples = -1;      // resumed_state() says the saved epoch trained this many rows (-1: as saved)
@@ -109,6 +112,9 @@ class RegressionTask : public TrainingTask {
   std::string checkpoint_kind() const override { return "regression"; }
   // Nothing of its own: the loop saves the run's state.
   void describe_checkpoint(checkpoint::CheckpointWriter&) const override {}
+  void finish(const std::string&) override {
+    if (signal_in_finish) std::raise(SIGTERM);
+  }
 
  private:
   Regression model_{nullptr};
@@ -124,6 +130,25 @@ LoopOptions options_for(const fs::path& run) {
   options.epochs = 3;
   options.run.log_every = 2;
   return options;
+}
+
+// A signal after the last step (during the final evaluation or the end-of-run printout) still
+// ends the program as a signal does, naming the checkpoint already written; it ran to the
+// end and exited 0.
+TEST(TrainingLoop, ASignalDuringTheEndOfRunPrintoutIsAnInterruption) {
+  const auto run = test::fresh_temp_dir("loop_late_signal");
+  RegressionTask task;
+  task.signal_in_finish = true;
+  try {
+    run_training(task, RunState{}, options_for(run), nullptr);
+    ADD_FAILURE() << "no interruption";
+  } catch (const TrainingInterrupted& stopped) {
+    EXPECT_EQ(stopped.exit_status(), 143);
+    EXPECT_NE(std::string(stopped.what()).find("stopped by SIGTERM after the run's last step (12); last checkpoint: "),
+              std::string::npos)
+        << stopped.what();
+  }
+  EXPECT_TRUE(fs::exists(run / "checkpoints" / "checkpoint_epoch_0003.pt"));
 }
 
 TEST(TrainingLoop, TrainsATaskOfItsOwnAndWritesTheRun) {

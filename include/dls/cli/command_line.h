@@ -15,6 +15,7 @@
 #include <torch/version.h>
 
 #include "dls/cli/config_toml.h"
+#include "dls/cli/number_options.h"
 #include "dls/util/closest_name.h"
 
 #ifndef DLS_VERSION
@@ -101,6 +102,7 @@ inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** arg
       return 1;
     }
   }
+  require_decimal_numbers(app);
   try {
     app.parse(argc, argv);
     return std::nullopt;

@@ -15,6 +15,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "dls/cli/number_options.h"
 #include "dls/util/toml_subset.h"
 
 namespace dls::cli {
@@ -22,17 +23,26 @@ namespace dls::cli {
 using util::toml_value;
 
 // The items of a config file; throws CLI::ConfigError "FILE:LINE: what is wrong". `lines`,
-// when given, gets each item's line number by name.
+// when given, gets each item's line number by name. With `app`, a quoted value of an option
+// that takes numbers or is a switch is refused (epochs = "3": TOML's string, not a number).
 inline std::vector<CLI::ConfigItem> parse_config_toml(std::istream& in, const std::string& file,
-                                                      std::map<std::string, int>* lines = nullptr) {
+                                                      std::map<std::string, int>* lines = nullptr,
+                                                      const CLI::App* app = nullptr) {
   std::vector<CLI::ConfigItem> items;
   try {
     for (auto& read : util::parse_toml_subset(std::string(std::istreambuf_iterator<char>(in), {}), file)) {
+      const auto where = file + ":" + std::to_string(read.line) + ": '" + read.name + "'";
       if (lines != nullptr) lines->emplace(read.name, read.line);
       for (const auto& value : read.values) {  // a NUL (\u0000) would end the text an option takes
         if (value.find('\0') != std::string::npos)
-          throw util::TomlError(file + ":" + std::to_string(read.line) + ": '" + read.name +
-                                "' holds a NUL character (\\u0000), which no option takes");
+          throw util::TomlError(where + " holds a NUL character (\\u0000), which no option takes");
+      }
+      const auto* option = app == nullptr ? nullptr : app->get_option_no_throw("--" + read.name);
+      for (std::size_t i = 0; option != nullptr && i < read.values.size(); ++i) {
+        if (read.quoted[i] && takes_numbers_or_switch(*option))
+          throw util::TomlError(where + ": \"" + read.values[i] + "\" is a string; " +
+                                (is_switch(*option) ? "true and false are" : "a number is") +
+                                " written without quotes");
       }
       CLI::ConfigItem item;
       item.name = std::move(read.name);
@@ -59,7 +69,7 @@ class ConfigToml : public CLI::ConfigBase {
   explicit ConfigToml(const CLI::App& app) : app_(app) {}
 
   std::vector<CLI::ConfigItem> from_config(std::istream& in) const override {
-    auto items = parse_config_toml(in, config_label(app_), &lines_);
+    auto items = parse_config_toml(in, config_label(app_), &lines_, &app_);
     for (const auto& item : items) {
       const auto* option = app_.get_option_no_throw("--" + item.name);
       if (option == nullptr || option->count() == 0) from_file_.insert(item.name);

@@ -5,7 +5,6 @@
 // from the settings' declarations (declared_flags.h).
 #pragma once
 
-#include <cctype>
 #include <cmath>
 #include <functional>
 #include <sstream>
@@ -39,7 +38,8 @@ struct Overrides {
 };
 
 // A number in [lo, hi]. Unlike CLI::Range it refuses NaN and infinities, and it sees the text
-// before conversion, so that 99999999999999999999 is refused rather than saturated.
+// before conversion, so that 99999999999999999999 is refused rather than saturated. (Spellings
+// such as 010 and 0x10 are refused for every numeric option: number_options.h.)
 inline CLI::Validator in_range(double lo, double hi) {
   return CLI::Validator(
       [lo, hi](std::string& text) -> std::string {
@@ -50,13 +50,6 @@ inline CLI::Validator in_range(double lo, double hi) {
           if (used != text.size()) return "'" + text + "' is not a number";
         } catch (const std::exception&) {
           return "'" + text + "' is not a number";
-        }
-        // CLI11 reads an integer written with a leading zero as octal (010: 8); a number here
-        // is decimal, so such a spelling is refused rather than read either way.
-        const auto digits = text.find_first_not_of("+- ");
-        if (digits != std::string::npos && digits + 1 < text.size() && text[digits] == '0' &&
-            std::isdigit(static_cast<unsigned char>(text[digits + 1]))) {
-          return "'" + text + "' has a leading zero (it would be read as octal): write it without";
         }
         if (!std::isfinite(value) || value < lo || value > hi) {
           std::ostringstream range;

@@ -37,7 +37,7 @@ namespace dls::cli {
 // The end of every trainer's --help: how it exits (error_line.h, train/stop_signals.h).
 inline constexpr const char* kTrainerExitStatus =
     "Exit status: 0 done, 1 error, usage errors included (one line on stderr), 3 training diverged\n"
-    "(NaN loss), 130/143 stopped by SIGINT/SIGTERM (after writing a checkpoint).";
+    "(NaN loss), 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (after writing a checkpoint).";
 
 using settings::Invocation;
 

@@ -19,7 +19,7 @@ struct ImageSet {
   std::vector<std::uint8_t> pixels;        // N×C×H×W, values 0–255
   std::vector<std::uint8_t> labels;        // N, each < class_names.size()
   std::vector<std::string> class_names;    // the dataset's own names ("T-shirt/top", "airplane")
-  std::vector<std::string> display_names;  // ≤ 7 characters, for tables ("tshirt", "plane")
+  std::vector<std::string> display_names;  // for tables: DLStudio's ("tshirt", "plane"), a folder's names whole
 
   std::size_t size() const { return labels.size(); }
   std::size_t num_classes() const { return class_names.size(); }

@@ -4,8 +4,10 @@
 //                                              held out of them, vit_dataset.h)
 //   DIR/train/CLASS/...  and  DIR/test/CLASS/...   with a test set of its own
 //
-// Classes are the sub-folders' names in byte order; files are read in name order; other
-// files are counted and left out. Images of any size are resized to the model's (stretched:
+// Classes are the sub-folders' names in byte order; a class's files are read in path order,
+// its sub-folders' too (CLASS/2019/a.png), as ImageFolder reads them; other files are counted
+// and left out, hidden ones and training runs' folders are skipped, and a folder beside
+// train/ and test/ (val/) is named in a warning. Images of any size are resized to the model's (stretched:
 // util/image_file.h), grey models taking the luminance.
 #pragma once
 
@@ -38,6 +40,12 @@ struct ImageFolderListing {
 // folder, fewer than two classes, a class without images ("DIR/cat: no .png, .jpg or .jpeg
 // images (an empty class)"), a test class the training images do not have, more than 256 classes.
 ImageFolderListing list_image_folder(const std::string& dir);
+
+// Throws std::runtime_error when a training run in `run_dir` would mix its files (plots are
+// PNGs) with the images of `image_dir`: the folder itself, its train/ or test/, a class
+// folder holding images or a folder inside one. A folder of its own in the image folder
+// (DIR/run, DIR/runs/a) is fine: the listing skips it.
+void check_run_dir_beside_images(const std::string& image_dir, const std::string& run_dir);
 
 // The images of `split` decoded, resized to size x size and converted to `channels` (1: the
 // luminance 0.299 R + 0.587 G + 0.114 B; 3: RGB). Throws std::runtime_error "FILE: what is

@@ -27,11 +27,13 @@ struct RunningText {
   std::uint64_t fingerprint = 0;             // 64-bit FNV-1a over the lines, each followed by "\n"
   std::size_t characters = 0;                // code points, line breaks included
   std::vector<std::size_t> line_characters;  // per line: its code points and its line break
+  std::string tsv_side;                      // "en"/"es" when the file is a TSV, whose column it read
 };
 
-// Throws std::runtime_error naming the file when it is missing, empty, not UTF-8 (the line) or
-// holds nothing but blank lines.
-RunningText read_running_text(const std::string& path);
+// The text of `path`, or of a TSV (mostly_tab_separated: a translation corpus) its `side`'s
+// column (en the first, es the second). Throws std::runtime_error naming the file when it is
+// missing, empty, not UTF-8 (the line) or holds nothing but blank lines.
+RunningText read_running_text(const std::string& path, Language side);
 
 // Training windows of a stream: as many as fit at any offset below block_size,
 // (tokens - block_size) / block_size.

@@ -25,6 +25,12 @@ struct SentenceCorpus {
   std::string summary(Language language, int max_words) const;
 };
 
+// A TSV corpus (Tatoeba's English<TAB>Spanish<TAB>attribution) has a tab on every line, while
+// plain text may hold a stray one ("Ella dijo:<TAB>hola"): TSV only when at least half of the
+// non-blank lines have a tab, so that one tab does not turn a text into pairs and drop every
+// other line as malformed.
+bool mostly_tab_separated(const std::string& bytes);
+
 // Reads `path`; `language` picks the TSV side and the normalisation rules. Throws
 // std::runtime_error naming the file when it is missing, empty or has no usable sentence.
 SentenceCorpus read_sentence_corpus(const std::string& path, Language language, int max_words);

@@ -23,8 +23,10 @@ struct ViTDataSettings {
   // the other datasets have their own.
   int image_size = 32;
   int channels = 3;
-  std::size_t train_subset = 0;  // > 0: only the first N training images
-  std::size_t test_subset = 0;   // > 0: only the first N test images
+  // > 0: only N training / test images, the first N (an image folder's: N drawn across its
+  // classes by split_seed, as its listing runs class by class).
+  std::size_t train_subset = 0;
+  std::size_t test_subset = 0;
   // The share of the training images held out for validation: the score best.pt and
   // --patience judge, so that the test images never choose a model. 0: none (checkpoints
   // written before the split read back so: those runs trained on every image).
@@ -35,7 +37,7 @@ struct ViTDataSettings {
   AugmentOptions augment;  // random crop (pad) and horizontal flip
 };
 
-// The run's training or test images (first train_subset / test_subset of them). Throws
+// The run's training or test images (train_subset / test_subset of them). Throws
 // std::runtime_error (one line naming the file) for unreadable data, std::invalid_argument
 // for an unknown dataset or CIFAR-10 without a data_dir. An image folder without a test/
 // folder has no test images. `listing`: an image folder's, when the caller has it.

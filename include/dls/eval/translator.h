@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,12 @@ class Translator {
   // One result per sentence, in order; decoded `decode.batch_size` sentences at a time.
   std::vector<SentenceTranslation> translate(const std::vector<std::string>& sentences,
                                              const DecodeOptions& decode = {});
+  // translate({"I am hungry.", "Where is the station?"}): without it the braced list would
+  // match the two overloads around it (std::string has a constructor from two pointers).
+  std::vector<SentenceTranslation> translate(std::initializer_list<std::string> sentences,
+                                             const DecodeOptions& decode = {}) {
+    return translate(std::vector<std::string>(sentences), decode);
+  }
   SentenceTranslation translate(const std::string& sentence, const DecodeOptions& decode = {});
 
   // Every layer's and head's self- and cross-attention for a translation that ok() (one

@@ -155,7 +155,7 @@ void ViTConfig::declare(ViTConfig& m, Fields& f) {
   f.property(
       Setting("pixel_attention", "--pixel-attention",
               "an inter-pixel attention block (DLStudio's GenerativeDiffusion AttentionBlock) after stem "
-              "layer LAYER, as LAYER[:HEADS], e.g. 3 or 3:4 (\"\": none); that layer's channels must be a "
+              "layer LAYER, as LAYER[:HEADS], e.g. 3 or 3:4 (\"\" or 0: none); that layer's channels must be a "
               "multiple of 32")
           .default_when_absent()
           .fixed(),

@@ -55,6 +55,8 @@ std::vector<std::string> flags_not_taken_by(EvalJob job);
 // The name of `job`'s subcommand ("" for kAny), and the job a name stands for (kAny: none).
 std::string eval_verb_name(EvalJob job);
 EvalJob eval_job_named(const std::string& word);
+// The subcommand a misspelt `word` is closest to ("gnerate": "generate"); "" when none is close.
+std::string closest_eval_verb(const std::string& word);
 
 // How translations are decoded, as asked: at most one of a beam, sampling and DLStudio's
 // one-shot decoding (none: greedy); the beam's penalties and n-best are in the DecodeOptions.
@@ -225,9 +227,10 @@ struct EvalCommand {
 
     f.group("ViT checkpoints");
     f(c.vit.data_dir, Setting("", "--data-dir", "read the test images from here").only_in(any | report));
-    f(c.vit.test_subset, Setting("", "--test-subset", "evaluate on the first N test images (0: all)")
-                             .range(0, 1000000000)
-                             .only_in(any | report));
+    f(c.vit.test_subset,
+      Setting("", "--test-subset", "evaluate on N test images (0: all; of an image folder, N drawn across its classes)")
+          .range(0, 1000000000)
+          .only_in(any | report));
     f(c.vit.attention_images,
       Setting("", "--attention-images", "test images in the attention maps").range(0, 1000).only_in(any | report));
     f(c.classify.images, Setting("", "--classify",

@@ -37,6 +37,9 @@ struct LrSchedule {
   double at(std::int64_t step) const;
   // kWarmupCosine after the warm-up: the rate at `progress` (0 to 1) of the cosine decay.
   double decayed(double progress) const;
+  // Throws std::invalid_argument for a cosine whose final rate (--min-lr) is above its peak
+  // (--lr): its "decay" would climb.
+  void check() const;
 
   template <typename Fields>
   static void declare(LrSchedule& s, Fields& f) {

@@ -81,6 +81,10 @@ class SettingTextReader {
               : std::is_floating_point_v<T> ? std::string("a number")
                                             : std::string("a whole number in range")));
       }
+      if (item_.quoted.front()) {  // TOML's string, not its number or boolean
+        fail(std::string("\"") + text + "\" is a string; " +
+             (std::is_same_v<T, bool> ? "true and false are" : "a number is") + " written without quotes");
+      }
       if constexpr (!std::is_same_v<T, bool>) {
         if (static_cast<double>(*value) < s.low || static_cast<double>(*value) > s.high) {
           fail(text + " is not in [" + util::toml_value(s.low) + ", " + util::toml_value(s.high) + "]");

@@ -64,9 +64,13 @@ struct ViTTrainSettings {
               .fixed(),
           [&] { return std::to_string(d.channels); }, [&](const std::string& n) { d.channels = std::stoi(n); });
       f(d.train_subset,
-        Setting("train_subset", "--train-subset", "train on the first N training images only").range(0, 1000000000));
+        Setting("train_subset", "--train-subset",
+                "train on N training images only (the first N; of an image folder, N drawn across its classes)")
+            .range(0, 1000000000));
       f(d.test_subset,
-        Setting("test_subset", "--test-subset", "test on the first N test images only").range(0, 1000000000));
+        Setting("test_subset", "--test-subset",
+                "test on N test images only (the first N; of an image folder, N drawn across its classes)")
+            .range(0, 1000000000));
       // Checkpoints written before the validation split trained on every training image.
       f(d.validation_fraction,
         Setting("validation_fraction", "--validation-fraction",

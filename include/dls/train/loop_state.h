@@ -64,6 +64,10 @@ struct LoopOptions {
   // all-reduce, and only rank 0 evaluates, logs progress, and writes metrics, plots and
   // checkpoints.
   DistributedContext* dist = nullptr;
+  // A branch's source (--resume RUN/... --run-dir NEW): RUN. NEW starts as a fresh run's
+  // directory (config.toml written) with RUN's metrics up to the checkpoint, so that its
+  // curves and tables begin at step 0; "" for a fresh run and a resume into its own run.
+  std::string branch_of;
 
   // run.parallel.bucket_mb in bytes.
   std::int64_t bucket_bytes() const { return static_cast<std::int64_t>(run.parallel.bucket_mb * (1 << 20)); }

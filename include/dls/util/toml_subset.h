@@ -18,6 +18,7 @@ namespace dls::util {
 struct TomlItem {
   std::string name;
   std::vector<std::string> values;  // one for a scalar; an array's elements
+  std::vector<bool> quoted;         // per value: written as a string ("..." or '...'), not bare
   bool is_array = false;
   int line = 0;
 };

@@ -85,6 +85,10 @@ c10::intrusive_ptr<c10d::Store> connect_store(const DistributedEnvironment& env,
   }
   options.isServer = env.rank == 0;
   options.multiTenant = true;
+  // The server does not wait for the other ranks here: building the group waits for them
+  // (the timeout), and a wait here as well made a rank that never started cost rank 0 twice
+  // the timeout.
+  options.waitWorkers = false;
   return tcp_store(env.master_addr, options);
 }
 

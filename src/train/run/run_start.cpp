@@ -173,6 +173,7 @@ LoopOptions StartedRun::loop_options(std::int64_t epochs, const settings::Optimi
   loop.device = placement.device;
   loop.workers = placement.workers;
   loop.dist = &placement.dist;
+  if (branch) loop.branch_of = checkpoint::run_dir_of(run.resume);
   return loop;
 }
 

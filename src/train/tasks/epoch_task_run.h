@@ -60,6 +60,7 @@ EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const st
     auto built =
         std::make_unique<Task>(built_with, run.resume ? &out.contents : nullptr, run.resume ? run.resume->path() : "",
                                run.placement.device, run.placement.workers);
+    built->schedule().check();
     if (!run.resume && !settings.run.init_from.empty()) {
       const InitReport report = init_from(*built);
       log_init_report(report);

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include "dls/train/stop_signals.h"
 #include "dls/data/normalize.h"
 #include "dls/data/pair_tensors.h"  // epoch_order, batch_indices
 #include "dls/data/running_text.h"
@@ -45,8 +46,10 @@ LmTask::LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpoin
   steps_per_epoch_ = (data_.train.rows.size(0) + settings_.batch_size - 1) / settings_.batch_size;
   if (resumed != nullptr && resumed->state.steps_per_epoch != steps_per_epoch_) {
     throw std::runtime_error(resumed_path + ": the checkpoint's epochs had " +
-                             std::to_string(resumed->state.steps_per_epoch) + " steps, this data and batch size give " +
-                             std::to_string(steps_per_epoch_));
+                             std::to_string(resumed->state.steps_per_epoch) + " steps of --batch-size " +
+                             std::to_string(resumed->settings.batch_size) + ", this data and --batch-size " +
+                             std::to_string(settings_.batch_size) + " give " + std::to_string(steps_per_epoch_) +
+                             ": resume with the run's batch size (or start a new run from it: --init-from)");
   }
   if (resumed != nullptr && resumed->val_nll >= 0) val_nll_ = resumed->val_nll;
 
@@ -152,7 +155,7 @@ void LmTask::finish(const std::string&) {
   // A few sentences (or passages of running text) sampled from the trained model, in the log.
   eval::SamplingOptions sampling;
   sampling.top_k = 40;
-  for (std::uint64_t i = 0; i < 3; ++i) {
+  for (std::uint64_t i = 0; i < 3 && StopSignals::received() == 0; ++i) {  // Ctrl-C: no more (the loop says so)
     sampling.seed = settings_.seed + i;
     if (data_.block_size > 0) {
       const auto text = eval::continue_running_text(model_, data_.tokenizer, data_.vocabulary,

@@ -10,6 +10,7 @@
 #include "train/training_support.h"
 #include "dls/train/run_plots.h"
 #include "dls/util/digest.h"
+#include "dls/util/parallel_chunks.h"
 #include "train/tasks/vit_metrics.h"
 
 namespace dls::train {
@@ -50,15 +51,21 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
     validation_loader_ = std::make_unique<data::ImageLoader>(images.validation, test_options);
   }
   if (!validation_loader_ && !test_loader_) {
-    throw std::runtime_error(settings.data.data_dir +
-                             ": no validation images (--validation-fraction 0) and no test/ folder: nothing to "
-                             "evaluate the run on");
+    const auto training = train_set->size();
+    throw std::runtime_error(settings.data.data_dir + ": " +
+                             (settings.data.validation_fraction > 0
+                                  ? std::to_string(training) + " training image" + (training == 1 ? "" : "s") +
+                                        ", none to hold out for validation,"
+                                  : std::string("no validation images (--validation-fraction 0)")) +
+                             " and no test/ folder: nothing to evaluate the run on");
   }
   steps_per_epoch_ = static_cast<std::int64_t>(train_loader_->num_batches());
   if (resumed != nullptr && resumed->state.steps_per_epoch != steps_per_epoch_) {
     throw std::runtime_error(resumed_path + ": the checkpoint's epochs had " +
-                             std::to_string(resumed->state.steps_per_epoch) + " steps, this data and batch size give " +
-                             std::to_string(steps_per_epoch_));
+                             std::to_string(resumed->state.steps_per_epoch) + " steps of --batch-size " +
+                             std::to_string(resumed->settings.batch_size) + ", this data and --batch-size " +
+                             std::to_string(settings.batch_size) + " give " + std::to_string(steps_per_epoch_) +
+                             ": resume with the run's batch size (or start a new run from it: --init-from)");
   }
   if (resumed != nullptr && resumed->test_accuracy >= 0) test_accuracy_ = resumed->test_accuracy;
   if (resumed != nullptr && resumed->val_accuracy >= 0) val_accuracy_ = resumed->val_accuracy;
@@ -75,14 +82,15 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
   schedule_.embedding_size = settings.model.transformer().embedding_size();
 
   const auto count = count_parameters(*model_);
+  const int chunks = util::effective_chunks(settings.batch_size, workers);  // a chunk holds one image at least
   spdlog::info("visTransformer: {} learnable parameters in {} tensors", count.parameters, count.tensors);
   spdlog::info("{}", settings.describe());
   spdlog::info(
       "{} training, {} validation (held out of the training images) and {} test images, {} steps per "
       "epoch, device {}{}",
       train_set->size(), images.validation->size(), test_set->size(), steps_per_epoch_, device.str(),
-      device.is_cpu() && workers > 1 ? ", each batch in " + std::to_string(workers) + " concurrent chunks"
-                                     : std::string());
+      device.is_cpu() && chunks > 1 ? ", each batch in " + std::to_string(chunks) + " concurrent chunks"
+                                    : std::string());
   if (!validation_loader_) {
     spdlog::warn(
         "no validation images (validation fraction {}): best.pt and --patience judge nothing, and the test "

@@ -2,6 +2,7 @@
 #include "dls/train/tasks/vit_trainer.h"
 
 #include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/data/image_folder.h"
 #include "dls/models/seq2seq.h"  // count_parameters
 #include "train/tasks/epoch_task_run.h"
 #include "train/tasks/init_plans.h"
@@ -9,9 +10,17 @@
 
 namespace dls::train {
 
+namespace {
+const std::string kDefaultRunDir = "runs/vit";
+}  // namespace
+
 ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
+  if (settings.data.dataset == "image-folder") {
+    data::check_run_dir_beside_images(settings.data.data_dir,
+                                      settings.run.run_dir.empty() ? kDefaultRunDir : settings.run.run_dir);
+  }
   auto started = start_epoch_task<ViTTask>(
-      settings, "runs/vit", checkpoint::kViTCheckpointKind, checkpoint::read_vit_contents,
+      settings, kDefaultRunDir, checkpoint::kViTCheckpointKind, checkpoint::read_vit_contents,
       [&](ViTTask& task) { return init_vit_from(settings.run.init_from, task.model(), task.class_names()); });
   auto& task = *started.task;
   ViTTrainResult result;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -265,23 +266,37 @@ TEST(DistributedContextProcesses, DeadPeerFailsTheOtherRankWithinTheTimeout) { e
 // Only the timeout ends the wait ("Timed out waiting 5000ms for recv operation").
 TEST(DistributedContextProcesses, SilentPeerTimesOutTheOtherRank) { expect_peer_loss_error("hang", 5.0); }
 
-TEST(DistributedContextProcesses, MissingRankZeroFailsTheJoinAfterTheTimeout) {
-  DLS_SKIP_WITHOUT_GLOO();
-  const auto dir = test::fresh_temp_dir("dist_no_rank0");
+// One rank of two started alone (a 3 s timeout): its join fails in one line, "error: rank R:
+// joining ... failed after S s (timeout 3 s): ..."; returns the seconds S it reports.
+double lone_rank_join_seconds(int rank) {
+  const auto dir = test::fresh_temp_dir("dist_lone_rank" + std::to_string(rank));
   test::ChildProcesses children;
   const auto port = std::to_string(test::free_local_port());
-  const auto rank1 =
+  const auto lone =
       children.start({dist_worker_path(), "collectives", "3"},
-                     {"RANK=1", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port}, dir, "rank1");
-  ASSERT_TRUE(children.wait(rank1, seconds(60))) << "rank 1 waited for rank 0 forever";
-  // LibTorch's TCPStore logs the failed connection itself (glog, two lines before ours).
-  const auto err = children[rank1].stderr_text();
-  EXPECT_EQ(children[rank1].exit_code, 1) << err;
-  EXPECT_EQ(last_line_of(err).rfind(
-                "error: rank 1: joining the gloo process group of 2 ranks at 127.0.0.1:" + port + " failed after ", 0),
-            0u)
-      << err;
-  EXPECT_NE(last_line_of(err).find("(timeout 3 s): "), std::string::npos) << err;
+                     {"RANK=" + std::to_string(rank), "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port},
+                     dir, "rank" + std::to_string(rank));
+  EXPECT_TRUE(children.wait(lone, seconds(60))) << "rank " << rank << " waited for its peer forever";
+  // LibTorch's TCPStore logs a failed connection itself (glog, lines before ours).
+  const auto line = last_line_of(children[lone].stderr_text());
+  EXPECT_EQ(children[lone].exit_code, 1) << line;
+  const std::string prefix = "error: rank " + std::to_string(rank) + ": joining the gloo process group of 2 ranks at " +
+                             "127.0.0.1:" + port + " failed after ";
+  EXPECT_EQ(line.rfind(prefix, 0), 0u) << line;
+  EXPECT_NE(line.find("(timeout 3 s): "), std::string::npos) << line;
+  return line.rfind(prefix, 0) == 0 ? std::stod(line.substr(prefix.size())) : NAN;
+}
+
+TEST(DistributedContextProcesses, MissingRankZeroFailsTheJoinAfterTheTimeout) {
+  DLS_SKIP_WITHOUT_GLOO();
+  lone_rank_join_seconds(1);
+}
+
+// Rank 0 alone: the join ends after the timeout once (the store's wait for its clients and
+// the group's for its peers each took the whole timeout: 11 s for 5).
+TEST(DistributedContextProcesses, MissingRankOneFailsTheJoinAfterOneTimeout) {
+  DLS_SKIP_WITHOUT_GLOO();
+  EXPECT_LT(lone_rank_join_seconds(0), 2 * 3.0) << "the join's own figure";
 }
 
 // A Python rank (tests/support/dist_rank.py: torch.distributed's own init_process_group

@@ -17,11 +17,11 @@
 namespace dls::train {
 
 struct ViTTrainResult : RunResult {
-  double images_per_s = 0;    // training images per second over this invocation
-  double test_accuracy = 0;   // after the last epoch evaluated (fraction; NaN if none)
-  double test_loss = NAN;     // its plain cross-entropy (NaN if no epoch was evaluated here)
-  double val_accuracy = NAN;  // of the held-out training images, after the last epoch evaluated
-  double val_loss = NAN;      // its plain cross-entropy (NaN without validation images)
+  double images_per_s = 0;     // training images per second over this invocation
+  double test_accuracy = NAN;  // after the last epoch evaluated (fraction; NaN if none)
+  double test_loss = NAN;      // its plain cross-entropy (NaN if no epoch was evaluated here)
+  double val_accuracy = NAN;   // of the held-out training images, after the last epoch evaluated
+  double val_loss = NAN;       // its plain cross-entropy (NaN without validation images)
 
   // The --json object of the trainer: these fields, then RunResult's.
   std::string json(const std::string& precision) const;
