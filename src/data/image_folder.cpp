@@ -131,11 +131,34 @@ std::string ImageFolderListing::manifest() const {
   return text;
 }
 
-ImageFolderListing list_image_folder(const std::string& dir) {
+namespace {
+
+void check_image_folder(const std::string& dir) {
   std::error_code error;
   if (dir.empty())
     throw std::runtime_error("no image folder given: --image-folder DIR (or --dataset image-folder --data-dir DIR)");
   if (!fs::is_directory(dir, error)) throw std::runtime_error(dir + ": not a folder (the image folder)");
+}
+
+}  // namespace
+
+ImageFolderListing list_evaluation_folder(const std::string& dir, const std::vector<std::string>& class_names) {
+  check_image_folder(dir);
+  ImageFolderListing listing;
+  listing.dir = dir;
+  listing.class_names = class_names;
+  const fs::path root(dir);
+  std::error_code error;
+  const bool test = fs::is_directory(root / "test", error);
+  if (test || !fs::is_directory(root / "train", error)) {
+    listing.test = list_classes(test ? root / "test" : root, test ? "test/" : "", listing.class_names, listing);
+  }
+  return listing;
+}
+
+ImageFolderListing list_image_folder(const std::string& dir) {
+  std::error_code error;
+  check_image_folder(dir);
   ImageFolderListing listing;
   listing.dir = dir;
   const fs::path root(dir);

@@ -152,12 +152,22 @@ LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData*
 }
 
 std::string lm_dataset_warning(const LmDataset& d) {
+  std::string warning;
+  const auto held = d.split.validation.size(), all = held + d.split.training.size();
+  if (d.block_size == 0 && 4 * held > all) {  // the default 1,000 of a small corpus
+    warning = fmt::format(
+        "{} of the {} sentences ({:.0f} %) are held out for validation, left out of training: a corpus this small "
+        "wants fewer (e.g. --validation-sentences {})",
+        held, all, 100.0 * static_cast<double>(held) / static_cast<double>(all), std::max<std::size_t>(1, all / 10));
+  }
   const double unknown = d.validation.unknown_rate();
-  if (unknown < 0.5) return "";
-  return fmt::format(
-      "{:.1f} % of the validation {} are <unk>, never seen in training: validation text unlike the training text, or a "
-      "language written without spaces (Chinese, Japanese, Thai) read as words (--tokenizer sentencepiece or char)",
-      100 * unknown, d.tokenizer.unit());
+  if (unknown < 0.5) return warning;
+  return warning + (warning.empty() ? "" : "; ") +
+         fmt::format(
+             "{:.1f} % of the validation {} are <unk>, never seen in training: validation text unlike the "
+             "training text, or a language written without spaces (Chinese, Japanese, Thai) read as words "
+             "(--tokenizer sentencepiece or char)",
+             100 * unknown, d.tokenizer.unit());
 }
 
 std::vector<std::string> describe_lm_dataset(const LmDataset& d, const LmDataSettings& settings) {

@@ -81,7 +81,7 @@ class TokenStepper {
 }  // namespace
 
 Generation generate(LanguageModel& model, const std::vector<std::int64_t>& prompt, std::int64_t eos,
-                    const SamplingOptions& options, bool cached) {
+                    const SamplingOptions& options, bool cached, const std::vector<std::int64_t>& never) {
   TORCH_CHECK(!prompt.empty(), "the prompt needs at least the SOS token");
   const std::int64_t capacity = model->config().transformer().max_seq_length();
   TORCH_CHECK(static_cast<std::int64_t>(prompt.size()) < capacity, "a prompt of ", prompt.size(),
@@ -89,7 +89,7 @@ Generation generate(LanguageModel& model, const std::vector<std::int64_t>& promp
   Generation out;
   TokenStepper stepper(model, prompt, options);
   while (static_cast<std::int64_t>(stepper.length()) < capacity) {
-    if (stepper.step(cached, stepper.length(), out) == eos) break;
+    if (stepper.step(cached, stepper.length(), out, never) == eos) break;
   }
   return out;
 }
@@ -120,7 +120,7 @@ std::string continue_running_text(LanguageModel& model, const data::LmTokenizer&
   }
   // What running text never holds: SOS, <pad>, <unk> (every character or word trained on is in
   // the vocabulary) and, between characters, EOS.
-  std::vector<std::int64_t> never{data::Vocabulary::kSos, data::Vocabulary::kPad, data::Vocabulary::kUnk};
+  auto never = kNotInSentences;
   if (tokenizer.characters) never.push_back(data::Vocabulary::kEos);
   for (const auto id : continue_text(model, ids, count, options, true, never).tokens)
     tokens.push_back(vocabulary.word_at(id));

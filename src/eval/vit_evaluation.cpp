@@ -1,5 +1,7 @@
 #include "dls/eval/vit_evaluation.h"
 
+#include <optional>
+
 #include <cmath>
 #include <stdexcept>
 #include <cstdio>
@@ -35,11 +37,16 @@ std::vector<std::uint8_t> interleaved(const data::ImageSet& set, std::size_t i) 
 
 }  // namespace
 
-data::ImageSet load_test_images(const settings::ViTTrainSettings& settings, const ViTEvalOptions& options) {
-  auto data = settings.data;
+data::ImageSet load_test_images(const checkpoint::ViTCheckpointContents& contents, const ViTEvalOptions& options) {
+  auto data = contents.settings.data;
   if (!options.data_dir.empty()) data.data_dir = options.data_dir;
   if (options.test_subset > 0) data.test_subset = options.test_subset;
-  auto test = data::load_vit_images(data, data::Split::kTest);
+  // Another folder than the run's: its test/ (or its classes, flat) labelled by the model's
+  // class names, without a training layout to read.
+  const bool other_folder = data.dataset == "image-folder" && !options.data_dir.empty();
+  const auto folder =
+      other_folder ? std::optional(data::list_evaluation_folder(data.data_dir, contents.class_names)) : std::nullopt;
+  auto test = data::load_vit_images(data, data::Split::kTest, folder ? &*folder : nullptr);
   if (test.size() == 0 && data.dataset == "image-folder") {
     throw std::runtime_error(data.data_dir +
                              ": no test/ folder (DIR/train/CLASS/... and DIR/test/CLASS/...): no test images to "

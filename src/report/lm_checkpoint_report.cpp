@@ -248,7 +248,7 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
     for (std::int64_t i = 0; i < request.samples; ++i) {
       auto sampling = request.sampling;
       sampling.seed += static_cast<std::uint64_t>(i);
-      const auto generated = generate(model, tokens, Vocabulary::kEos, sampling);
+      const auto generated = generate(model, tokens, Vocabulary::kEos, sampling, true, eval::kNotInSentences);
       const auto continuation_tokens = vocabulary.decode(generated.tokens);
       // Pieces and characters are detokenised with the prompt's, so that a word the prompt
       // began can be completed ("yo qu" -> "yo quiero"); words are joined by spaces.

@@ -92,8 +92,9 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
   }
   // The test set of the first checkpoint serves all of them when they agree on the data.
   const checkpoint::CheckpointReader first(readable.front(), checkpoint::kViTCheckpointKind);
-  const auto first_settings = checkpoint::read_vit_contents(first).settings;
-  const auto test = load_test_images(first_settings, options);
+  const auto first_contents = checkpoint::read_vit_contents(first);
+  const auto& first_settings = first_contents.settings;
+  const auto test = load_test_images(first_contents, options);
   ViTCheckpointReport report;
   auto& results = report.results;
   for (const auto& path : readable) {

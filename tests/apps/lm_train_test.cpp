@@ -110,6 +110,12 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
   ASSERT_EQ(sampled.status, 0) << sampled.err;
   EXPECT_EQ(test::count_lines(sampled.out), 3u) << sampled.out;
   EXPECT_EQ(run_lm_eval(sample_args, "sampled_again").out, sampled.out);
+  // However hot, a sentence holds words: never <unk>, <pad> or SOS (a hot sampler drew them).
+  const auto hot = run_lm_eval(run_dir.string() + " --generate \"\" --temperature 5 --count 100", "hot");
+  ASSERT_EQ(hot.status, 0) << hot.err;
+  EXPECT_EQ(test::count_lines(hot.out), 100u);
+  for (const char* special : {"<unk>", "<pad>", "<sos>", "SOS"})
+    EXPECT_EQ(hot.out.find(special), std::string::npos) << hot.out;
   // --tokens is a running-text run's: a sentence model refuses it (it was ignored).
   const auto tokens = run_lm_eval(run_dir.string() + " --generate tengo --tokens 3", "tokens");
   EXPECT_EQ(tokens.status, 1);

@@ -231,7 +231,7 @@ TEST(ServerPage, ChromiumClassifiesAnImageAndDrawsEveryViTAttentionMap) {
   const auto page_dir = dir / "page";
   fs::copy(testing::source_dir() + "/apps/server_page", page_dir, fs::copy_options::recursive);
   auto classifier = eval::ImageClassifier::load(run.string());
-  const auto test_set = eval::load_test_images(classifier.contents().settings, {});
+  const auto test_set = eval::load_test_images(classifier.contents(), {});
   util::Canvas image(test_set.width, test_set.height);
   const auto* pixels = test_set.image(0);
   for (int y = 0; y < test_set.height; ++y)

@@ -137,7 +137,7 @@ TEST(ViTCheckpoint, EvaluationReadsTrainingsTestImagesAndNormalisation) {
   const auto contents = read_vit_contents(reader);
 
   const auto training = data::load_vit_training_dataset(settings.data, nullptr);
-  const auto test_images = eval::load_test_images(contents.settings, {});
+  const auto test_images = eval::load_test_images(contents, {});
   ASSERT_EQ(test_images.size(), 12u);
   EXPECT_EQ(test_images.size(), training.test->size());
   EXPECT_EQ(test_images.pixels, training.test->pixels);

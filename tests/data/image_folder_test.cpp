@@ -135,6 +135,35 @@ TEST(ImageFolder, ARunDirectoryAmongTheImagesIsRefused) {
   }
 }
 
+// checkpoint_eval report RUN --data-dir DIR: a test set alone (DIR/test/CLASS) or a flat
+// folder of some of the model's classes, labelled by the model's names and order; it wanted
+// DIR/train/ with two classes and read DIR/test as a class.
+TEST(ImageFolder, AnEvaluationFolderIsLabelledByTheModelsClasses) {
+  const auto png = test::png_of(test::solid_image(6, 6, 1, 2, 3));
+  const std::vector<std::string> model{"cat", "dog", "owl"};
+  const auto test_only = test::fresh_temp_dir("image_folder_eval_test_only");
+  test::write_image_files(test_only, {{"test/dog/1.png", png}, {"test/dog/2.png", png}});
+  const auto listing = list_evaluation_folder(test_only.string(), model);
+  ASSERT_EQ(listing.test.size(), 2u);
+  EXPECT_EQ(listing.test[0].path, "test/dog/1.png");
+  EXPECT_EQ(listing.test[0].label, 1) << "the model's label of dog";
+  EXPECT_EQ(listing.class_names, model);
+  const auto flat = test::fresh_temp_dir("image_folder_eval_flat");
+  test::write_image_files(flat, {{"owl/1.png", png}});
+  EXPECT_EQ(list_evaluation_folder(flat.string(), model).test.at(0).label, 2);
+  test::write_image_files(flat, {{"cow/1.png", png}});
+  try {
+    list_evaluation_folder(flat.string(), model);
+    ADD_FAILURE() << "a class the model does not have";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cow: a test class the training images do not have"), std::string::npos)
+        << e.what();
+  }
+  const auto train_only = test::fresh_temp_dir("image_folder_eval_train_only");
+  test::write_image_files(train_only, {{"train/dog/1.png", png}});
+  EXPECT_TRUE(list_evaluation_folder(train_only.string(), model).test.empty()) << "a training layout without test/";
+}
+
 TEST(ImageFolder, BadFoldersAreOneLineNamingTheFolder) {
   const auto png = test::png_of(test::solid_image(10, 10, 1, 2, 3));
   expect_listing_error("/nonexistent/images", "/nonexistent/images: not a folder");

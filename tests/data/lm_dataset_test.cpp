@@ -60,5 +60,16 @@ TEST(LmDataset, HoldingOutEverySentenceNamesTheFlag) {
   }
 }
 
+// The default 1,000 validation sentences of the sample corpus (1,264) leave it 263 to train
+// on, without a word: a warning says so and what to give.
+TEST(LmDataset, HoldingOutMostOfASmallCorpusIsAWarning) {
+  auto settings = sample_lm_settings();
+  EXPECT_EQ(lm_dataset_warning(prepare_lm_dataset(settings, nullptr)), "") << "120 of them";
+  settings.validation_sentences = 1000;
+  const auto warning = lm_dataset_warning(prepare_lm_dataset(settings, nullptr));
+  EXPECT_NE(warning.find(" sentences (79 %) are held out for validation"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("--validation-sentences 126"), std::string::npos) << warning;
+}
+
 }  // namespace
 }  // namespace dls::data

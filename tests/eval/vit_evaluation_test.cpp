@@ -19,7 +19,7 @@ TEST(ViTEvaluation, EvaluatesEveryCheckpointOfARun) {
   ASSERT_EQ(files.size(), 2u);
   ViTEvalOptions options;
   const checkpoint::CheckpointReader reader(files[0], checkpoint::kViTCheckpointKind);
-  const auto test_set = load_test_images(checkpoint::read_vit_contents(reader).settings, options);
+  const auto test_set = load_test_images(checkpoint::read_vit_contents(reader), options);
   EXPECT_EQ(test_set.size(), 20u);
   std::vector<ViTCheckpointResult> results;
   for (const auto& f : files) results.push_back(evaluate_vit_checkpoint(f, test_set, options));
@@ -38,7 +38,7 @@ TEST(ViTEvaluation, ClassTokenAttentionMaps) {
   const checkpoint::CheckpointReader reader(file, checkpoint::kViTCheckpointKind);
   const auto contents = checkpoint::read_vit_contents(reader);
   auto model = checkpoint::load_vit_model(reader, contents.settings);
-  const auto test_set = load_test_images(contents.settings, {});
+  const auto test_set = load_test_images(contents, {});
   const auto maps = class_token_attention_maps(model, test_set, contents.normalization, 3, torch::kCPU);
   ASSERT_EQ(maps.size(), 3u);
   for (const auto& map : maps) {
@@ -74,7 +74,7 @@ TEST(ViTEvaluation, PixelAttentionMapsOfARunWithTheBlock) {
   auto model = checkpoint::load_vit_model(reader, contents.settings);
   ASSERT_TRUE(model->pixel_attention);
   EXPECT_GT(model->pixel_attention->proj_out->weight.abs().sum().item<double>(), 0) << "trained, saved, loaded";
-  const auto test_set = load_test_images(contents.settings, {});
+  const auto test_set = load_test_images(contents, {});
   const auto maps = class_token_attention_maps(model, test_set, contents.normalization, 2, torch::kCPU);
   ASSERT_EQ(maps.size(), 2u);
   for (const auto& map : maps) {

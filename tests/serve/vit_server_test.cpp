@@ -69,7 +69,7 @@ TEST(VitServer, ClassifiesAnUploadedImageAsCheckpointEvalDoes) {
   const auto reader = checkpoint::open_run_checkpoint(vit_run().string(), checkpoint::kViTCheckpointKind);
   const auto contents = checkpoint::read_vit_contents(reader);
   auto model = checkpoint::load_vit_model(reader, contents.settings);
-  const auto test_set = eval::load_test_images(contents.settings, {});
+  const auto test_set = eval::load_test_images(contents, {});
   data::ImageLoaderOptions options;
   options.shuffle = false;
   options.batch_size = 4;

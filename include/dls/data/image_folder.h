@@ -41,6 +41,12 @@ struct ImageFolderListing {
 // images (an empty class)"), a test class the training images do not have, more than 256 classes.
 ImageFolderListing list_image_folder(const std::string& dir);
 
+// A folder to evaluate a trained model on: DIR/test/CLASS/... (a training layout's test set;
+// none without DIR/test/) or DIR/CLASS/..., each class one of `class_names` (the model's, in
+// its output order: the labels; empty: learnt from the folder). Its images are the listing's
+// test images. Throws as list_image_folder does, naming a class the model does not have.
+ImageFolderListing list_evaluation_folder(const std::string& dir, const std::vector<std::string>& class_names);
+
 // Throws std::runtime_error when a training run in `run_dir` would mix its files (plots are
 // PNGs) with the images of `image_dir`: the folder itself, its train/ or test/, a class
 // folder holding images or a folder inside one. A folder of its own in the image folder

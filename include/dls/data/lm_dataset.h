@@ -102,8 +102,9 @@ LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData*
 // The start-up lines: corpus counts, sentences per split, vocabulary size, <unk> rate.
 std::vector<std::string> describe_lm_dataset(const LmDataset& data, const LmDataSettings& settings);
 
-// A line when most validation tokens are <unk> (validation data unlike the training data, or
-// a language written without spaces read as words); empty otherwise.
+// A line when more than a quarter of the sentences are held out for validation (the default
+// 1,000 of a small corpus), or most validation tokens are <unk> (validation data unlike the
+// training data, or a language written without spaces read as words); empty otherwise.
 std::string lm_dataset_warning(const LmDataset& data);
 
 }  // namespace dls::data

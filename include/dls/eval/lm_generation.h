@@ -24,9 +24,15 @@ struct Generation {
 // Continues `prompt` (token ids, SOS first) until EOS or L tokens in all, one token per
 // step chosen by `options`. cached: each step runs only the new token through the
 // keys/values cached by the earlier steps; false: the whole sequence again (the plain
-// reference). The model is used in eval mode without gradients and put back.
+// reference). The model is used in eval mode without gradients and put back. `never`:
+// tokens never chosen.
 Generation generate(LanguageModel& model, const std::vector<std::int64_t>& prompt, std::int64_t eos,
-                    const SamplingOptions& options, bool cached = true);
+                    const SamplingOptions& options, bool cached = true, const std::vector<std::int64_t>& never = {});
+
+// What a sentence model's words never are: SOS, <pad>, and <unk> (no training target is one:
+// the vocabulary is the training split's), which a hot sampler drew nonetheless.
+inline const std::vector<std::int64_t> kNotInSentences{data::Vocabulary::kSos, data::Vocabulary::kPad,
+                                                       data::Vocabulary::kUnk};
 
 // Running text (lm_train --block-size): continues `prompt` (at least one token) by exactly
 // `count` tokens, EOS or not. The model reads at most the last L - 1 tokens (the block it was

@@ -35,8 +35,10 @@ struct ViTCheckpointResult {
 };
 
 // The checkpoint's test images (data_dir / test_subset overrides applied), read as its
-// training run read them (data::load_vit_images).
-data::ImageSet load_test_images(const settings::ViTTrainSettings& settings, const ViTEvalOptions& options);
+// training run read them (data::load_vit_images); another image folder (data_dir) is read
+// as an evaluation folder (data::list_evaluation_folder: DIR/test/CLASS or DIR/CLASS, labelled
+// by the checkpoint's class names).
+data::ImageSet load_test_images(const checkpoint::ViTCheckpointContents& contents, const ViTEvalOptions& options);
 
 // Rebuilds and evaluates one checkpoint on `test` (CheckpointError for a bad file).
 ViTCheckpointResult evaluate_vit_checkpoint(const std::string& path, const data::ImageSet& test,

@@ -87,8 +87,9 @@ c10::intrusive_ptr<c10d::Store> connect_store(const DistributedEnvironment& env,
   options.multiTenant = true;
   // The server does not wait for the other ranks here: building the group waits for them
   // (the timeout), and a wait here as well made a rank that never started cost rank 0 twice
-  // the timeout.
-  options.waitWorkers = false;
+  // the timeout. A client still counts itself in (that is its part of the wait), which a
+  // Python rank serving the store waits for.
+  options.waitWorkers = !options.isServer;
   return tcp_store(env.master_addr, options);
 }
 

@@ -163,7 +163,8 @@ void LmTask::finish(const std::string&) {
       spdlog::info("sample {}:\n{}", i + 1, text);
       continue;
     }
-    const auto generated = eval::generate(model_, {Vocabulary::kSos}, Vocabulary::kEos, sampling);
+    const auto generated =
+        eval::generate(model_, {Vocabulary::kSos}, Vocabulary::kEos, sampling, true, eval::kNotInSentences);
     spdlog::info("sample {}: {}", i + 1,
                  data::join_words(data_.tokenizer.words(data_.vocabulary.decode(generated.tokens))));
   }
