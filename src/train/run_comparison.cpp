@@ -356,6 +356,36 @@ std::string loss_definition_note(const std::vector<RunCurves>& runs) {
          join(mean) + " the mean per token: their loss and val_loss are on different scales; compare their scores\n";
 }
 
+namespace {
+
+// What a run trained, from its metrics' rate column: "a translation model" (pairs_per_s),
+// "an image classifier" (images_per_s), "a language model" (sentences_per_s); "" unknown.
+std::string model_kind(const RunCurves& run) {
+  for (const auto& row : run.rows) {
+    if (row.values.count("pairs_per_s") > 0) return "a translation model";
+    if (row.values.count("images_per_s") > 0) return "an image classifier";
+    if (row.values.count("sentences_per_s") > 0) return "a language model";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string model_kind_note(const std::vector<RunCurves>& runs) {
+  std::string first, listed;
+  bool mixed = false;
+  for (const auto& run : runs) {
+    const auto kind = model_kind(run);
+    if (kind.empty()) continue;
+    if (first.empty()) first = kind;
+    mixed = mixed || kind != first;
+    listed += (listed.empty() ? "" : ", ") + run.name + " " + kind;
+  }
+  if (!mixed) return "";
+  return "note: the runs trained different models (" + listed +
+         "): their losses measure different things and share only the axes\n";
+}
+
 std::string settings_differences(const std::vector<RunCurves>& runs) {
   std::vector<std::string> headers{"setting"};
   for (const auto& run : runs) headers.push_back(run.name);
@@ -372,7 +402,7 @@ std::string settings_differences(const std::vector<RunCurves>& runs) {
     note += (note.empty() ? "" : ", ") + run.name;
   }
   if (!note.empty()) note = "(settings of " + note + " from their checkpoints, whose names are not config.toml's)\n";
-  note += loss_definition_note(runs);
+  note += loss_definition_note(runs) + model_kind_note(runs);
   if (table.rows() == 0) return "the runs' settings are the same (run-dir aside)\n" + note;
   return table.to_string() + note;
 }

@@ -404,8 +404,8 @@ TEST(LmTrainApp, InitFromStartsANewRunFromAnothersWeights) {
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0002.pt"));
 
   test::expect_one_line_error(
-      run_lm_train("--preset tiny --embedding-size 64 --data " + testing::sample_corpus() + " --run-dir " +
-                       (run_dir.string() + "_wider") + " --init-from " + first_dir.string(),
+      run_lm_train("--preset tiny --embedding-size 64 --validation-sentences 100 --data " + testing::sample_corpus() +
+                       " --run-dir " + (run_dir.string() + "_wider") + " --init-from " + first_dir.string(),
                    "init_wider"),
       " there and ");
   EXPECT_FALSE(fs::exists(run_dir.string() + "_wider")) << "a refused run leaves no folder";
@@ -414,8 +414,8 @@ TEST(LmTrainApp, InitFromStartsANewRunFromAnothersWeights) {
   // leaves the run where it was (it had been moved aside first); one that works moves it aside
   // and records the file at its new place.
   test::expect_one_line_error(
-      run_lm_train("--preset tiny --embedding-size 64 --data " + testing::sample_corpus() + " --run-dir " +
-                       first_dir.string() + " --init-from " + first_dir.string() + " --overwrite",
+      run_lm_train("--preset tiny --embedding-size 64 --validation-sentences 100 --data " + testing::sample_corpus() +
+                       " --run-dir " + first_dir.string() + " --init-from " + first_dir.string() + " --overwrite",
                    "init_in_place_wider"),
       " there and ");
   EXPECT_TRUE(fs::exists(first_file));

@@ -153,6 +153,20 @@ TEST(RunComparison, TablesTheBestScoresAndTheSettingsThatDiffer) {
                       mean.name + " the mean per token"),
             std::string::npos);
   EXPECT_EQ(train::loss_definition_note({mean, mean}), "");
+  // A ViT run beside a translation run (told by their rate columns): their losses share only
+  // the axes.
+  auto images = mean;
+  images.name = "vit";
+  for (auto& row : images.rows) {
+    if (row.values.erase("pairs_per_s") > 0) row.values["images_per_s"] = 10;
+  }
+  EXPECT_EQ(train::model_kind_note({mean, mean}), "") << "one kind";
+  EXPECT_NE(train::settings_differences({mean, images})
+                .find("note: the runs trained different models (" + mean.name +
+                      " a translation model, vit an image "
+                      "classifier)"),
+            std::string::npos)
+      << train::model_kind_note({mean, images});
 }
 
 // Runs whose folders share a name are named by as much of their paths as tells them apart; a

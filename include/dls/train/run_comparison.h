@@ -86,12 +86,15 @@ std::string best_scores_table(const std::vector<RunCurves>& runs);
 // run, "(none)" where a run has none. Runs whose settings come from different sources
 // (config.toml's flag names, a checkpoint's keys) are compared on the names every run has.
 std::vector<std::pair<std::string, std::vector<std::string>>> differing_settings(const std::vector<RunCurves>& runs);
-// The same as a table; a line saying so when they are all the same; then the note of
-// loss_definition_note().
+// The same as a table; a line saying so when they are all the same; then the notes of
+// loss_definition_note() and model_kind_note().
 std::string settings_differences(const std::vector<RunCurves>& runs);
 // "note: ..." when some runs trained DLStudio's summed loss and others the per-token mean,
 // whose losses one axis cannot compare; "" otherwise.
 std::string loss_definition_note(const std::vector<RunCurves>& runs);
+// "note: ..." when the runs trained different kinds of model (translation, images, language,
+// told by their metrics' rate column): one plot of their losses compares nothing; "" otherwise.
+std::string model_kind_note(const std::vector<RunCurves>& runs);
 // What the tables say, as one JSON object: {"runs": [{"name", "dir", "last_step", "wall_s",
 // "best": {metric: {"value", "epoch"}}}], "differing_settings": {setting: {run: value}},
 // "files": [...]}.
