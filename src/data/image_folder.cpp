@@ -207,9 +207,8 @@ void check_run_dir_beside_images(const std::string& image_dir, const std::string
   const std::size_t class_level = in_split ? 1 : 0;  // parts[class_level]: the class folder
   const auto class_dir = images / (in_split ? parts[0] / parts[1] : parts[0]);
   if (!fs::is_directory(class_dir, error) || is_training_run(class_dir) || holds_training_runs(class_dir)) return;
-  bool holds_images = false;
-  for (const auto& file : class_files(class_dir)) holds_images = holds_images || is_image_name(file);
-  if (holds_images) {
+  const auto files = class_files(class_dir);
+  if (std::any_of(files.begin(), files.end(), [](const fs::path& file) { return is_image_name(file); })) {
     refuse(parts.size() == class_level + 1 ? "a class folder of the images"
                                            : "inside the class folder " + class_dir.string());
   }

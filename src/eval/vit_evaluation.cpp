@@ -1,8 +1,7 @@
 #include "dls/eval/vit_evaluation.h"
 
-#include <optional>
-
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <cstdio>
 #include <filesystem>

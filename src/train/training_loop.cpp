@@ -114,13 +114,8 @@ class Loop {
       }
     }
     if (interrupted_by_ != 0) {
-      const std::string rank = dist_->world_size() > 1 ? "rank " + std::to_string(dist_->rank()) + ": " : "";
-      const std::string by = signal_of_another_rank_ ? "another rank's signal" : signal_name(interrupted_by_);
-      const std::string checkpoint =
-          main_ ? "last checkpoint: " + checkpoints_->last_good() : "rank 0 writes the checkpoint";
-      throw TrainingInterrupted(
-          rank + "stopped by " + by + " after step " + std::to_string(state_.global_step) + "; " + checkpoint,
-          interrupted_by_);
+      throw_interrupted(signal_of_another_rank_ ? "another rank's signal" : signal_name(interrupted_by_),
+                        "step " + std::to_string(state_.global_step), interrupted_by_);
     }
     // Stopped mid-epoch (--max-iters, --time-limit): the last evaluation was of an earlier
     // epoch's weights. Evaluate the ones the run ends with (and its newest checkpoint holds),
@@ -136,11 +131,7 @@ class Loop {
     if (main_) task_.finish(run_->path());
     result_.wall_s = seconds_since(options_.started);
     if (const int late = StopSignals::received(); late != 0) {  // during the final evaluation or printout
-      throw TrainingInterrupted(
-          "stopped by " + signal_name(late) + " after the run's last step (" + std::to_string(state_.global_step) +
-              "); " +
-              (main_ ? "last checkpoint: " + checkpoints_->last_good() : std::string("rank 0 writes the checkpoint")),
-          late);
+      throw_interrupted(signal_name(late), "the run's last step (" + std::to_string(state_.global_step) + ")", late);
     }
     spdlog::info("done ({}): {} epochs, {} steps, {:.0f} training {}/s{}{}, wall {}", result_.stopped_by,
                  result_.epochs, result_.iterations, result_.examples_per_s, task_.example_unit(),
@@ -395,6 +386,14 @@ class Loop {
     } catch (const std::exception& error) {
       spdlog::warn("could not write {}: {}", path, error.what());
     }
+  }
+
+  // "[rank R: ]stopped by BY after WHEN; last checkpoint: FILE" (the checkpoint written).
+  [[noreturn]] void throw_interrupted(const std::string& by, const std::string& when, int signal) const {
+    const std::string rank = dist_->world_size() > 1 ? "rank " + std::to_string(dist_->rank()) + ": " : "";
+    const std::string checkpoint =
+        main_ ? "last checkpoint: " + checkpoints_->last_good() : "rank 0 writes the checkpoint";
+    throw TrainingInterrupted(rank + "stopped by " + by + " after " + when + "; " + checkpoint, signal);
   }
 
   // A branch's directory begins with its source run's metrics.csv and loss_steps.csv; the

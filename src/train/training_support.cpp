@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
@@ -23,6 +24,15 @@ std::string number_text(double value, const char* format) {
 }
 
 double ratio(double numerator, double denominator) { return denominator > 0 ? numerator / denominator : NAN; }
+
+void check_resumed_steps_per_epoch(const std::string& resumed_path, std::int64_t resumed_steps,
+                                   std::int64_t resumed_batch, std::int64_t batch, std::int64_t steps) {
+  if (resumed_steps == steps) return;
+  throw std::runtime_error(resumed_path + ": the checkpoint's epochs had " + std::to_string(resumed_steps) +
+                           " steps of --batch-size " + std::to_string(resumed_batch) + ", this data and --batch-size " +
+                           std::to_string(batch) + " give " + std::to_string(steps) +
+                           ": resume with the run's batch size (or start a new run from it: --init-from)");
+}
 
 bool reports_accuracy(const TrainingTask& task) {
   const auto& header = task.metrics_header();

@@ -24,6 +24,12 @@ std::string number_text(double value, const char* format = "%.6g");
 // numerator / denominator; NaN when nothing was counted (denominator <= 0).
 double ratio(double numerator, double denominator);
 
+// A resume's epochs must be cut into the steps its checkpoint was (`resumed_steps` of
+// `resumed_batch`); throws one line naming both batch sizes and the way on when this data and
+// `batch` give `steps` instead.
+void check_resumed_steps_per_epoch(const std::string& resumed_path, std::int64_t resumed_steps,
+                                   std::int64_t resumed_batch, std::int64_t batch, std::int64_t steps);
+
 // Whether `task`'s metrics have a training "accuracy" column: then the loop counts the correct
 // predictions of every step (TrainingTask::correct_predictions).
 bool reports_accuracy(const TrainingTask& task);

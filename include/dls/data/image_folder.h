@@ -7,8 +7,8 @@
 // Classes are the sub-folders' names in byte order; a class's files are read in path order,
 // its sub-folders' too (CLASS/2019/a.png), as ImageFolder reads them; other files are counted
 // and left out, hidden ones and training runs' folders are skipped, and a folder beside
-// train/ and test/ (val/) is named in a warning. Images of any size are resized to the model's (stretched:
-// util/image_file.h), grey models taking the luminance.
+// train/ and test/ (val/) is named in a warning. Images of any size are resized to the
+// model's (stretched: util/image_file.h), grey models taking the luminance.
 #pragma once
 
 #include <cstddef>

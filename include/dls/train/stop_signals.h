@@ -1,8 +1,7 @@
 // SIGINT, SIGTERM and SIGHUP (a closed terminal or SSH session; not under nohup, which
-// ignores it) during training: the handler
-// only records the signal; the training loop stops at the next step boundary, writes a
-// checkpoint and throws TrainingInterrupted, which the programs turn into exit status 128 +
-// signal (130, 143, 129). A second signal ends the
+// ignores it) during training: the handler only records the signal; the training loop stops
+// at the next step boundary, writes a checkpoint and throws TrainingInterrupted, which the
+// programs turn into exit status 128 + signal (130, 143, 129). A second signal ends the
 // program at once -- unless it comes within kSameStopRequestMs of the first: then it is the
 // same request reaching the process twice (a terminal's Ctrl-C goes to torchrun and to every
 // worker, and torchrun forwards it; `timeout` and Slurm signal the whole group), and ending at

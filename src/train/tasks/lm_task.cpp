@@ -44,12 +44,9 @@ LmTask::LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpoin
                              ") differs from the one asked for (" + settings_.model.summary() + ")");
   }
   steps_per_epoch_ = (data_.train.rows.size(0) + settings_.batch_size - 1) / settings_.batch_size;
-  if (resumed != nullptr && resumed->state.steps_per_epoch != steps_per_epoch_) {
-    throw std::runtime_error(resumed_path + ": the checkpoint's epochs had " +
-                             std::to_string(resumed->state.steps_per_epoch) + " steps of --batch-size " +
-                             std::to_string(resumed->settings.batch_size) + ", this data and --batch-size " +
-                             std::to_string(settings_.batch_size) + " give " + std::to_string(steps_per_epoch_) +
-                             ": resume with the run's batch size (or start a new run from it: --init-from)");
+  if (resumed != nullptr) {
+    check_resumed_steps_per_epoch(resumed_path, resumed->state.steps_per_epoch, resumed->settings.batch_size,
+                                  settings_.batch_size, steps_per_epoch_);
   }
   if (resumed != nullptr && resumed->val_nll >= 0) val_nll_ = resumed->val_nll;
 

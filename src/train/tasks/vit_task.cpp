@@ -60,12 +60,9 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
                              " and no test/ folder: nothing to evaluate the run on");
   }
   steps_per_epoch_ = static_cast<std::int64_t>(train_loader_->num_batches());
-  if (resumed != nullptr && resumed->state.steps_per_epoch != steps_per_epoch_) {
-    throw std::runtime_error(resumed_path + ": the checkpoint's epochs had " +
-                             std::to_string(resumed->state.steps_per_epoch) + " steps of --batch-size " +
-                             std::to_string(resumed->settings.batch_size) + ", this data and --batch-size " +
-                             std::to_string(settings.batch_size) + " give " + std::to_string(steps_per_epoch_) +
-                             ": resume with the run's batch size (or start a new run from it: --init-from)");
+  if (resumed != nullptr) {
+    check_resumed_steps_per_epoch(resumed_path, resumed->state.steps_per_epoch, resumed->settings.batch_size,
+                                  settings.batch_size, steps_per_epoch_);
   }
   if (resumed != nullptr && resumed->test_accuracy >= 0) test_accuracy_ = resumed->test_accuracy;
   if (resumed != nullptr && resumed->val_accuracy >= 0) val_accuracy_ = resumed->val_accuracy;

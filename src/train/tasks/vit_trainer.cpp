@@ -15,7 +15,8 @@ const std::string kDefaultRunDir = "runs/vit";
 }  // namespace
 
 ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
-  if (settings.data.dataset == "image-folder") {
+  // Before the directory is made; a resume without --run-dir continues where its run is.
+  if (settings.data.dataset == "image-folder" && (settings.run.resume.empty() || !settings.run.run_dir.empty())) {
     data::check_run_dir_beside_images(settings.data.data_dir,
                                       settings.run.run_dir.empty() ? kDefaultRunDir : settings.run.run_dir);
   }
