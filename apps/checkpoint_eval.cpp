@@ -47,8 +47,13 @@ const char* const kPlainExitStatus = "Exit status: 0 done, 1 error, usage errors
 const char* const kExitStatus =
     "Exit status: 0 done, 1 error, usage errors included (one line on stderr); translate (--translate,\n"
     "--input): 1 also when a sentence could not be translated (blank --input lines are left empty, not\n"
-    "errors). A signal (SIGINT, SIGTERM, SIGHUP) while writing --output leaves no file and ends the\n"
-    "program by that signal (a shell reports 128+N: 130 for Ctrl-C).";
+    "errors), --classify when an image could not be. A signal (SIGINT, SIGTERM, SIGHUP) while writing\n"
+    "--output leaves no file and ends the program by that signal (a shell reports 128+N: 130 for Ctrl-C).";
+
+// classify, whose images can fail one by one.
+const char* const kClassifyExitStatus =
+    "Exit status: 0 every image classified, 1 error, usage errors included (one line on stderr), or an\n"
+    "image that could not be classified (its line on stderr; the others are).";
 
 }  // namespace
 
@@ -77,7 +82,7 @@ int main(int argc, char** argv) {
   }
   CLI::App app{kDescription, verb ? std::string("checkpoint_eval ") + argv[1] : "checkpoint_eval"};
   const bool translates = job == dls::apps::EvalJob::kAny || job == dls::apps::EvalJob::kTranslate;
-  app.footer(translates ? kExitStatus : kPlainExitStatus);
+  app.footer(translates ? kExitStatus : job == dls::apps::EvalJob::kClassify ? kClassifyExitStatus : kPlainExitStatus);
   app.get_formatter()->column_width(40);
   dls::apps::EvalCommand command;
   dls::apps::add_verb_flags(app, job, command);

@@ -19,6 +19,7 @@
 #include "dls/util/blas_kernels.h"
 #include "dls/util/thread_policy.h"
 #include "corpus_flags.h"
+#include "schedule_flags.h"
 #include "seq2seq_resume_flags.h"
 
 using dls::settings::Seq2SeqTrainSettings;
@@ -79,6 +80,7 @@ int main(int argc, char** argv) {
       throw std::runtime_error(dls::data::no_corpus_message());
     setup.check_architecture(before_flags);
     dls::apps::check_variant_for_architecture(app, variant, setup.architecture);
+    dls::apps::check_schedule_flags(app, setup.schedule);
     setup.check_subwords(resuming);
     const bool flattened =
         setup.architecture == dls::Architecture::kTransformer && setup.model.transformer().flattened();

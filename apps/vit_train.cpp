@@ -30,8 +30,9 @@ int main(int argc, char** argv) {
   dls::settings::Invocation invocation;
 
   // The dataset chooses the preset; every other flag is a declared setting.
-  app.add_option("--dataset", dataset, "fashion-mnist, cifar10 or image-folder (--data-dir DIR)")
-      ->capture_default_str()
+  app.add_option("--dataset", dataset,
+                 "fashion-mnist, cifar10 or image-folder (--data-dir DIR); default fashion-mnist, with --preset "
+                 "dlstudio cifar10")
       ->group("Data")
       ->check(CLI::IsMember({"fashion-mnist", "cifar10", "image-folder"}));
   overrides.record("--dataset", [](const auto& s) { return s.data.dataset; });
@@ -57,6 +58,8 @@ int main(int argc, char** argv) {
   dls::cli::add_option_flags(app, invocation, ~0u, "Training");
 
   if (const auto stop = dls::cli::parse_trainer_command_line(app, "vit_train", argc, argv)) return *stop;
+  if (preset == "dlstudio" && app.count("--dataset") == 0 && image_folder.empty())
+    dataset = "cifar10";  // its example's
   dls::data::default_image_data(dataset, data_dir, image_folder, !invocation.resume.empty());
   return dls::cli::exit_status_of_training([&] {
     for (const char* other : {"--dataset", "--data-dir"}) {  // a --config file's give way to --image-folder
@@ -75,11 +78,15 @@ int main(int argc, char** argv) {
       if (!data_dir.empty()) settings.data.data_dir = dls::util::absolute_path(data_dir);
       return settings;
     };
-    auto [before_flags, settings] =
-        dls::cli::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset", "--dataset"});
+    auto settings =
+        dls::cli::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset", "--dataset"}).settings;
     if (invocation.resume.empty()) {
-      settings.check_image_flags(before_flags);
+      const auto typed = [&](const char* flag) {
+        return app.count(flag) > 0 && !dls::cli::from_config_file(app, flag);
+      };
+      settings.check_image_flags(typed("--image-size"), typed("--channels"));
       settings.adapt_model_to_dataset();  // after the flags: an image folder's size and channels
+      settings.show_dataset_images();
     }
     settings.model.validate();
     // On a CPU, chunks of the batch on threads of their own beat one pass with several

@@ -92,4 +92,12 @@ std::string run_dir_of(const std::string& checkpoint_or_run) {
   return path.empty() ? "." : path.string();
 }
 
+std::string report_file_prefix(const std::string& checkpoint_or_run) {
+  std::error_code error;
+  if (fs::is_directory(checkpoint_or_run, error)) return "";
+  const fs::path run = run_dir_of(checkpoint_or_run);
+  if (fs::exists(run / "checkpoints", error) || fs::exists(run / "metrics.csv", error)) return "";
+  return fs::path(checkpoint_or_run).stem().string() + ".";
+}
+
 }  // namespace dls::checkpoint

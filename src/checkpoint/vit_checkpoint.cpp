@@ -50,6 +50,7 @@ void describe_vit_checkpoint(CheckpointWriter& writer, const ViTCheckpointConten
     for (const auto& name : contents.class_names) names += name + "\n";
     writer.add_text("class_names", names);
     writer.add_text("image_files", contents.image_files);
+    if (contents.pixel_digest != 0) writer.add_text("image_pixels", std::to_string(contents.pixel_digest));
   }
 }
 
@@ -83,6 +84,7 @@ ViTCheckpointContents read_vit_contents(const CheckpointReader& reader) {
         contents.class_names.push_back(names.substr(at, end - at));
       }
       contents.image_files = reader.text("image_files");
+      if (reader.has_text("image_pixels")) contents.pixel_digest = std::stoull(reader.text("image_pixels"));
     }
     return contents;
   } catch (...) {

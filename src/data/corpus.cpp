@@ -249,6 +249,11 @@ Corpus read_parallel_corpus(const std::string& src_path, const std::string& tgt_
 }
 
 Corpus parse_archive_corpus(const std::string& pickle_bytes, const std::string& name, const CorpusOptions& options) {
+  if (options.src_column != 1 || options.tgt_column != 2) {  // would be ignored: an entry is a pair, not columns
+    throw std::runtime_error(name +
+                             ": a DLStudio archive, whose entries are (English, Spanish) pairs: --src-column and "
+                             "--tgt-column are a TSV's (--reverse translates the other way)");
+  }
   Corpus corpus;
   corpus.source = name;
   corpus.format = CorpusFormat::kDlstudioArchive;

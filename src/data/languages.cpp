@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace dls::data {
 
@@ -148,6 +149,28 @@ std::string language_of_file(const std::string& path) {
   if (name.extension() == ".gz") name = name.stem();
   const std::string code = name.extension().string().substr(name.has_extension() ? 1 : 0);
   return !name.stem().empty() && language_name(code) != code ? code : "";
+}
+
+LanguagePair languages_of_corpus_file(const std::string& path) {
+  std::filesystem::path name = std::filesystem::path(path).filename();
+  if (name.extension() == ".gz") name = name.stem();
+  const std::string stem = name.stem().string();
+  const auto known = [](const std::string& code) {
+    return code.size() >= 2 && code.size() <= 3 && language_name(code) != code;
+  };
+  std::vector<std::string> parts;
+  for (std::size_t at = 0; at <= stem.size();) {
+    const auto end = std::min(stem.find_first_of("_-.", at), stem.size());
+    parts.push_back(stem.substr(at, end - at));
+    at = end + 1;
+  }
+  if (parts.size() >= 2 && known(parts[parts.size() - 2]) && known(parts.back())) {
+    return {parts[parts.size() - 2], parts.back()};
+  }
+  if (parts.size() == 1 && stem.size() == 3 && known(stem) && base_language(stem) != "en") {
+    return {"en", base_language(stem)};
+  }
+  return {};
 }
 
 }  // namespace dls::data

@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "dls/util/digest.h"
 #include "dls/util/random.h"
 
 namespace dls::data {
@@ -102,6 +103,10 @@ ViTDataset load_vit_training_dataset(const ViTDataSettings& settings, const Norm
   dataset.train = std::make_shared<const ImageSet>(select_images(all, split.training));
   dataset.validation = std::make_shared<const ImageSet>(select_images(all, split.validation));
   dataset.test = std::make_shared<const ImageSet>(load_vit_images(settings, Split::kTest, folder));
+  if (folder != nullptr) {
+    dataset.pixel_digest = util::digest(util::kDigestStart, all.pixels.data(), all.pixels.size());
+    dataset.pixel_digest = util::digest(dataset.pixel_digest, dataset.test->pixels.data(), dataset.test->pixels.size());
+  }
   dataset.normalization = stored != nullptr ? *stored : resolve_vit_normalization(settings, *dataset.train);
   return dataset;
 }

@@ -16,6 +16,7 @@
 #include "dls/dlstudio/vocabularies.h"
 #include "dls/data/split.h"
 #include "dls/data/vocabulary.h"
+#include "dls/util/file_io.h"
 
 namespace dls::dlstudio {
 
@@ -28,6 +29,26 @@ using checkpoint::ViTCheckpointContents;
 using checkpoint::write_vit_checkpoint;
 
 namespace {
+
+// DLStudio's torch.save(state_dict) file; this project's own checkpoint, given instead, is
+// named as such (the state-dict reader refused it by a pickle opcode).
+StateDict read_dlstudio_state(const std::string& path) {
+  try {
+    return read_state_dict_file(path);
+  } catch (const std::exception&) {
+    bool ours = false;
+    try {
+      checkpoint::CheckpointReader reader(path);
+      ours = true;
+    } catch (const std::exception&) {
+    }
+    if (!ours) throw;
+    throw std::runtime_error(path +
+                             ": a dlstudio-cpp checkpoint, not DLStudio's torch.save(state_dict) file: evaluate it "
+                             "as it is (checkpoint_eval " +
+                             path + "), or write DLStudio's files from it with checkpoint_eval export");
+  }
+}
 
 // The epoch DLStudio's file names end with ("encoder_FG_20", "checkpoint_0_for_epoch_3":
 // 20, 3), so that an export of the import is named as the files were; 0 without one.
@@ -142,10 +163,10 @@ void check_seq2seq_files_agree(const TransformerConfig& encoder_blocks, const St
 }  // namespace
 
 std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std::string& output) {
-  const auto encoder = read_state_dict_file(files.encoder);
-  const auto decoder = read_state_dict_file(files.decoder);
-  const auto embeddings_en = read_state_dict_file(files.embeddings_en);
-  const auto embeddings_es = read_state_dict_file(files.embeddings_es);
+  const auto encoder = read_dlstudio_state(files.encoder);
+  const auto decoder = read_dlstudio_state(files.decoder);
+  const auto embeddings_en = read_dlstudio_state(files.embeddings_en);
+  const auto embeddings_es = read_dlstudio_state(files.embeddings_es);
   const auto vocabularies = read_dlstudio_vocabularies(files.vocab_archive);
   const auto& english = vocabularies.english;
   const auto& spanish = vocabularies.spanish;
@@ -195,7 +216,7 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
 
   Seq2SeqCheckpointInfo info;
   info.settings.model = config;
-  info.settings.data.data_path = files.vocab_archive;
+  info.settings.data.data_path = util::absolute_path(files.vocab_archive);  // evaluated from any folder
   info.settings.data.max_words = static_cast<int>(config.transformer().max_seq_length()) - 2;
   info.settings.dlstudio_loss = true;  // EOS padding, as the model was trained
   data::CorpusOptions corpus_options;
@@ -220,8 +241,8 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
 }
 
 std::string import_dlstudio_vit(const DLStudioViTFiles& files, const std::string& output) {
-  const auto network = read_state_dict_file(files.network);
-  const auto patches = read_state_dict_file(files.patch_embedding);
+  const auto network = read_dlstudio_state(files.network);
+  const auto patches = read_dlstudio_state(files.patch_embedding);
   const torch::Tensor positions = tensor_at(patches, "positional_encodings", files.patch_embedding);
   const torch::Tensor embed = tensor_at(patches, "embed.weight", files.patch_embedding);
   if (positions.dim() != 3 || embed.dim() != 2)
@@ -276,12 +297,24 @@ std::string import_dlstudio_vit(const DLStudioViTFiles& files, const std::string
                                         : "embed." + name.substr(name.find('.') + 1);
   };
   dlstudio::load_parameters(*model->patch_embedding_generator, patches, patch_name, files.patch_embedding);
-  if (!has_class_token) {
+  // DLStudio does not save its class token (not a registered parameter); this project's
+  // export writes it beside the network, as class_token.pt.
+  const auto token_file = (std::filesystem::path(files.network).parent_path() / "class_token.pt").string();
+  if (!has_class_token && std::filesystem::is_regular_file(token_file)) {
+    const auto token = tensor_at(read_dlstudio_state(token_file), "class_token", token_file);
+    if (token.sizes() != model->class_token.sizes()) {
+      throw std::runtime_error(token_file + ": a class token of shape " + dlstudio::shape_text(token) +
+                               ", the network's is " + dlstudio::shape_text(model->class_token));
+    }
+    torch::NoGradGuard no_grad;
+    model->class_token.copy_(token);
+    spdlog::info("class token from {}", token_file);
+  } else if (!has_class_token) {
     torch::NoGradGuard no_grad;
     model->class_token.normal_(0.0, 1.0);
     spdlog::warn(
         "{}: DLStudio does not save its class token (not a registered parameter): a N(0, 1) draw stands in, "
-        "as in DLStudio's own evaluation",
+        "as in DLStudio's own evaluation (an export of this project's writes class_token.pt beside it)",
         files.network);
   }
   if (channels == 3) {
@@ -326,8 +359,13 @@ std::string import_dlstudio(const DLStudioImportRequest& request) {
     std::error_code error;
     if (!std::filesystem::exists(*file, error))
       throw std::runtime_error(std::string(flag) + " " + *file + ": no such file");
-    if (!std::filesystem::is_regular_file(*file, error))
-      throw std::runtime_error(std::string(flag) + " " + *file + ": not a regular file (DLStudio's torch.save file)");
+    if (!std::filesystem::is_regular_file(*file, error)) {
+      throw std::runtime_error(std::string(flag) + " " + *file + ": not a regular file (" +
+                               (file == &s.vocab_archive ? "DLStudio's archive, a gzip pickle of (dataset, vocab_en, "
+                                                           "vocab_es)"
+                                                         : "DLStudio's torch.save file") +
+                               ")");
+    }
   }
   if (is_vit && !(s.encoder + s.decoder + s.embeddings_en + s.embeddings_es + s.vocab_archive).empty()) {
     throw std::runtime_error("--dlstudio-vit: a visTransformer or a seq2seq transformer, not both");

@@ -1,8 +1,11 @@
 #include "dls/dlstudio/vocabularies.h"
 
+#include <fstream>
 #include <stdexcept>
+#include <string>
 
 #include "dls/data/pickle.h"
+#include "dls/util/file_io.h"
 
 namespace dls::dlstudio {
 
@@ -23,6 +26,16 @@ std::vector<std::string> words_of(const PickleValue& list, const std::string& pa
 }  // namespace
 
 DLStudioVocabularies read_dlstudio_vocabularies(const std::string& archive_path) {
+  // The word lists `export` writes (vocab_en.txt) are text, which the pickle reader would
+  // refuse by its first byte.
+  std::string head(2, '\0');
+  std::ifstream file(archive_path, std::ios::binary);
+  head.resize(file.read(&head[0], 2) ? 2 : static_cast<std::size_t>(file.gcount()));
+  if (!head.empty() && static_cast<unsigned char>(head[0]) != 0x80 && !util::is_gzip(head)) {
+    throw std::runtime_error(archive_path +
+                             ": not DLStudio's archive (a pickle of (dataset, vocab_en, vocab_es), often gzipped); a "
+                             "word list such as an export's vocab_en.txt is not read here");
+  }
   const auto archive = read_pickle_file(archive_path);
   try {
     const auto& parts = archive.items();

@@ -150,7 +150,11 @@ NBest beam_search(const Models& models, const torch::Tensor& src, std::int64_t s
   EnsembleSession session(models, src, sos, options.max_length);
   auto log_probs = session.step();  // [B, V]
   const std::int64_t vocab = log_probs.size(1);
-  const std::int64_t beams = std::min(options.beam_size, vocab);
+  // No hypothesis ends before its first word: an empty translation, EOS alone, scores one
+  // log-probability against the sum of several for any real one and, with no length
+  // penalty, won more often the wider the beam (fairseq's --min-len 1, Marian's alike).
+  log_probs.select(1, eos).fill_(-INFINITY);
+  const std::int64_t beams = std::min(options.beam_size, vocab - 1);
   auto [scores, words] = log_probs.topk(beams, -1);          // [B, K]
   const auto on_device = src.options().dtype(torch::kLong);  // every index and mask lives with src
   session.select_rows(torch::arange(batch, on_device).repeat_interleave(beams));

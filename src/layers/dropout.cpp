@@ -1,9 +1,9 @@
 #include "dls/layers/dropout.h"
 
-#include <cmath>
-#include <mutex>
+#include "dls/layers/chunk_random.h"
 
-#include <ATen/CPUGeneratorImpl.h>
+#include <cmath>
+
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 #include <ATen/OpMathType.h>
@@ -15,12 +15,6 @@ namespace {
 
 // Elements per task of the parallel fill: ~10 us of Philox rounds.
 constexpr std::int64_t kGrain = 16384;
-
-std::uint64_t draw_seed() {
-  auto generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  return at::check_generator<at::CPUGeneratorImpl>(generator)->random64();
-}
 
 // Philox4x32-10 (Salmon et al., SC 2011) as ATen's philox_engine computes it for subsequence 0:
 // words[w][j] is word w of the block with counter first + j under key seed. ATen's engine runs

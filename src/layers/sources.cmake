@@ -4,6 +4,7 @@ list(APPEND DLS_SOURCES
   layers/attention_head.cpp
   layers/attention_step.cpp
   layers/cross_attention.cpp
+  layers/chunk_random.cpp
   layers/dropout.cpp
   layers/embeddings.cpp
   layers/feed_forward.cpp

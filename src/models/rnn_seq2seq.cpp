@@ -5,6 +5,8 @@
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
 
+#include "dls/layers/chunk_random.h"
+
 namespace dls {
 
 namespace {
@@ -190,8 +192,7 @@ torch::Tensor RnnSeq2SeqImpl::run(const torch::Tensor& source, const torch::Tens
     logits.push_back(features_only ? carry.features : carry.logits);
     if (weights != nullptr) attention.push_back(carry.weights);
     if (t + 1 == T) break;
-    const bool gold =
-        teacher_forcing >= 1.0 || (teacher_forcing > 0 && torch::rand({1}).item<double>() < teacher_forcing);
+    const bool gold = teacher_forcing >= 1.0 || (teacher_forcing > 0 && draw_uniform() < teacher_forcing);
     previous = gold ? target_in.select(1, t + 1) : carry.logits.argmax(-1).detach();
   }
   if (weights != nullptr) *weights = torch::stack(attention, 1);  // [B, T, S]

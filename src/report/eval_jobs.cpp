@@ -175,9 +175,10 @@ int translate(const std::string& model, EvalCommand& command, std::istream& in, 
 }
 
 // The report, classification or generation over a language model's or a ViT's checkpoints.
-void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string& model,
-                        const std::vector<std::string>& files, EvalCommand& command, std::ostream& out,
-                        std::ostream& messages) {
+// Returns the exit status: 1 when an image could not be classified.
+int evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string& model,
+                       const std::vector<std::string>& files, EvalCommand& command, std::ostream& out,
+                       std::ostream& messages) {
   if (kind == "lm") {
     // A translation's or an image's flags, which a language model's report would not read.
     for (const auto* flag :
@@ -207,7 +208,7 @@ void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string&
     command.classify.json = command.json;
     command.classify.device = command.device;
     command.classify.weights = weights_read(command);
-    report_image_classes(model, command.classify, out);
+    return report_image_classes(model, command.classify, out, messages) == 0 ? 0 : 1;
   } else {
     auto& vit = command.vit;
     vit.json = command.json;
@@ -218,6 +219,7 @@ void evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string&
     vit.weights = weights_read(command);
     report_vit_checkpoints(files, vit, out, messages);
   }
+  return 0;
 }
 
 }  // namespace
@@ -329,8 +331,7 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
   const bool reads_all = done == EvalJob::kReport && command.average == 0;
   if (reads_all) files = this_runs(files, files.size());
   if (kind == "lm" || kind == "vit") {
-    evaluate_lm_or_vit(done, kind, model, files, command, out, messages);
-    return {0, done};
+    return {evaluate_lm_or_vit(done, kind, model, files, command, out, messages), done};
   }
   if (kind != "seq2seq") throw std::runtime_error(files.back() + ": a checkpoint of kind '" + kind + "'");
   settle_seq2seq_options(done, command);

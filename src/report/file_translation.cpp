@@ -141,6 +141,12 @@ std::size_t translate_lines(Translator& translator, const TranslateRequest& requ
   };
   auto& in = files.input();
   for (std::string line; std::getline(in, line);) {
+    if (bytes == 0 && (line.rfind("\xFF\xFE", 0) == 0 || line.rfind("\xFE\xFF", 0) == 0)) {
+      // Every line would fail as not UTF-8, and the NUL after the last newline make a line.
+      throw std::runtime_error(files.input_name() +
+                               ": UTF-16 text (its byte-order mark), not UTF-8; convert it first: iconv -f UTF-16 -t "
+                               "UTF-8");
+    }
     bytes += static_cast<std::int64_t>(line.size()) + 1;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     lines.push_back(std::move(line));
@@ -160,7 +166,10 @@ std::size_t translate_lines(Translator& translator, const TranslateRequest& requ
   }
   messages << "translated " << done - translation.failures() - translation.blank_lines() - translation.copied_lines()
            << " of " << done << " lines";
-  std::vector<std::string> kept;  // the lines not translated by design
+  std::vector<std::string> kept;  // the lines not translated, by design or failing
+  if (translation.failures() > 0) {
+    kept.push_back(std::to_string(translation.failures()) + " could not be (their errors above)");
+  }
   if (translation.blank_lines() > 0) kept.push_back(std::to_string(translation.blank_lines()) + " blank, left empty");
   if (translation.copied_lines() > 0) {
     kept.push_back(std::to_string(translation.copied_lines()) + " without words, copied as they are");

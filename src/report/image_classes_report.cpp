@@ -22,6 +22,7 @@ namespace {
 
 struct ClassifiedImage {
   std::string file;
+  std::string error;  // why it could not be classified ("" when it was)
   int width = 0, height = 0;
   std::vector<std::size_t> top;  // class indices, most probable first
   std::vector<double> probabilities;
@@ -29,38 +30,51 @@ struct ClassifiedImage {
 
 }  // namespace
 
-void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRequest& request, std::ostream& out) {
+int report_image_classes(const std::string& checkpoint_or_run, const ClassifyRequest& request, std::ostream& out,
+                         std::ostream& messages) {
   // Every file is read and its header checked before the model loads; each is decoded at
-  // the size the model needs (model_pixels), after it loads.
+  // the size the model needs (model_pixels), after it loads. A file that fails keeps its
+  // place with its error, the others are classified.
+  std::vector<ClassifiedImage> results;
   std::vector<std::string> files;
-  std::vector<util::PngSize> sizes;
   for (const auto& file : request.images) {
-    files.push_back(util::read_image_file(file));  // its errors name the file
+    ClassifiedImage r;
+    r.file = file;
+    files.emplace_back();
     try {
-      sizes.push_back(util::read_image_size(files.back()));
+      files.back() = util::read_image_file(file);  // its errors name the file
+      const auto size = util::read_image_size(files.back());
+      r.width = size.width;
+      r.height = size.height;
     } catch (const std::exception& e) {
-      throw std::runtime_error(file + ": " + e.what());
+      const std::string what = e.what();
+      r.error = what.rfind(file + ": ", 0) == 0 ? what.substr(file.size() + 2) : what;
     }
+    results.push_back(std::move(r));
   }
   auto classifier = ImageClassifier::load(checkpoint_or_run, request.device, request.weights);
   const auto& names = classifier.class_names();
   const auto top = std::min<std::size_t>(static_cast<std::size_t>(request.top), names.size());
-  std::vector<ClassifiedImage> results;
+  int failed = 0;
   for (std::size_t i = 0; i < files.size(); ++i) {
-    std::vector<std::uint8_t> pixels;
-    try {
-      pixels = model_pixels(files[i], classifier.config());
-    } catch (const std::exception& e) {
-      throw std::runtime_error(request.images[i] + ": " + e.what());
+    auto& r = results[i];
+    if (r.error.empty()) {
+      try {
+        r.probabilities = classifier.classify(model_pixels(files[i], classifier.config())).probabilities;
+      } catch (const std::exception& e) {
+        r.error = e.what();
+      }
     }
-    const auto classified = classifier.classify(pixels);
-    ClassifiedImage r{request.images[i], sizes[i].width, sizes[i].height, {}, classified.probabilities};
+    if (!r.error.empty()) {
+      messages << "error: " << r.file << ": " << r.error << "\n";
+      ++failed;
+      continue;
+    }
     std::vector<std::size_t> order(names.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return r.probabilities[a] > r.probabilities[b]; });
     r.top.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top));
-    results.push_back(std::move(r));
   }
   const int side = classifier.config().image_size();
   if (request.json) {
@@ -68,7 +82,12 @@ void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRe
     json.begin_object().field("checkpoint", classifier.checkpoint_file()).field("image_size", side);
     json.key("images").begin_array();
     for (const auto& r : results) {
-      json.begin_object().field("file", r.file).field("width", r.width).field("height", r.height);
+      json.begin_object().field("file", r.file);
+      if (!r.error.empty()) {
+        json.field("error", r.error).end_object();
+        continue;
+      }
+      json.field("width", r.width).field("height", r.height);
       json.key("top").begin_array();
       for (const auto k : r.top) {
         json.begin_object().field("class", names[k]).field("probability", r.probabilities[k]).end_object();
@@ -77,11 +96,15 @@ void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRe
     }
     json.end_array().end_object();
     out << json.str() << "\n";
-    return;
+    return failed;
   }
   out << fmt::format("{}: {} classes, images resized to {}x{}\n", classifier.checkpoint_file(), names.size(), side,
                      side);
   for (const auto& r : results) {
+    if (!r.error.empty()) {
+      out << fmt::format("\n{}: not classified: {}\n", r.file, r.error);
+      continue;
+    }
     out << fmt::format("\n{} ({}x{}):\n", r.file, r.width, r.height);
     util::Table table({"rank", "class", "probability"}, {util::Align::kRight, util::Align::kLeft, util::Align::kRight});
     for (std::size_t j = 0; j < r.top.size(); ++j) {
@@ -89,6 +112,7 @@ void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRe
     }
     out << table.to_string();
   }
+  return failed;
 }
 
 }  // namespace dls::report

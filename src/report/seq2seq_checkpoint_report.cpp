@@ -194,10 +194,15 @@ ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, con
     for (const auto& file : data.train_src.empty() ? std::vector<std::string>{path}
                                                    : std::vector<std::string>{data.train_src, data.train_tgt,
                                                                               data.valid_src, data.valid_tgt}) {
-      if (!file.empty() && !fs::exists(file)) {
-        throw std::runtime_error("the training corpus " + file + " is missing" +
-                                 (request.data_path.empty() ? " (moved? give --data FILE or --test FILE)" : ""));
-      }
+      if (file.empty() || fs::exists(file)) continue;
+      const bool validation = file == data.valid_src || file == data.valid_tgt;
+      // A parallel-files run is read from its files alone (no --data): another test set is the way on.
+      const std::string way_on = !data.train_src.empty()
+                                     ? " (moved? score other pairs: --test-src FILE --test-tgt FILE)"
+                                 : request.data_path.empty() ? " (moved? give --data FILE or --test FILE)"
+                                                             : "";
+      throw std::runtime_error(std::string(validation ? "the validation file " : "the training corpus ") + file +
+                               " is missing" + way_on);
     }
     // The pairs training held out, by construction: its dataset type, its split.
     const auto& dataset = datasets.get(info, path);
@@ -211,7 +216,9 @@ ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, con
                                            info.settings.max_tokens, info.settings.seed)
                       .size())
             : (out.training_pairs + batch - 1) / batch;
-    out.description = "validation split of " + (data.train_src.empty() ? path : data.corpus_name());
+    out.description = !data.valid_src.empty()
+                          ? "validation files " + data.valid_src + " + " + data.valid_tgt
+                          : "validation split of " + (data.train_src.empty() ? path : data.corpus_name());
   }
   if (request.limit > 0 && out.pairs.size() > request.limit) out.pairs.resize(request.limit);
   if (out.pairs.empty()) throw std::runtime_error(out.description + " holds no sentence pair to score");
@@ -430,8 +437,15 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
   if (checkpoint_files.empty()) throw std::invalid_argument("no checkpoint to evaluate");
   const fs::path out_dir = request.output_dir.empty() ? fs::path(checkpoint::run_dir_of(checkpoint_files.front()))
                                                       : fs::path(request.output_dir);
+  // A file standing alone (an import's) names its outputs after itself: its folder is the
+  // user's, whose bleu.csv is not this report's to replace.
+  const std::string prefix = request.output_dir.empty() && checkpoint_files.size() == 1
+                                 ? checkpoint::report_file_prefix(checkpoint_files.front())
+                                 : "";
   // Before the evaluation, not after minutes of decoding.
-  if (request.output_dir.empty()) check_output_folder(out_dir.string(), "bleu.csv and bleu_vs_epoch.png");
+  if (request.output_dir.empty()) {
+    check_output_folder(out_dir.string(), prefix + "bleu.csv and " + prefix + "bleu_vs_epoch.png");
+  }
   util::RuntimeOptions runtime;
   runtime.threads = request.threads;
   const auto runtime_info = util::configure_runtime(runtime);
@@ -483,7 +497,7 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
   report.best = best_checkpoint(results);
 
   util::create_folder(out_dir.string());
-  report.files = {(out_dir / "bleu.csv").string(), (out_dir / "bleu_vs_epoch.png").string()};
+  report.files = {(out_dir / (prefix + "bleu.csv")).string(), (out_dir / (prefix + "bleu_vs_epoch.png")).string()};
   write_bleu_csv(report.files[0], all);
   checkpoint_bleu_plot(results, to_string(request.decode.method) + " decoding").save(report.files[1]);
 

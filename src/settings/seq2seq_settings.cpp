@@ -1,7 +1,10 @@
 #include "dls/settings/seq2seq_settings.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -106,10 +109,10 @@ void Seq2SeqTrainSettings::check_subwords(bool resuming) const {
 }
 
 void Seq2SeqTrainSettings::languages_from_file_names(bool src_lang_asked, bool tgt_lang_asked) {
-  if (data.train_src.empty() || data.train_tgt.empty()) return;  // check_corpus refuses half a pair
   std::string named, assumed;
-  const auto side = [&](bool asked, const char* flag, const std::string& file, std::string& code) {
-    const auto from_name = data::language_of_file(file);
+  // `from_name`: the language `file`'s name gives ("" for none).
+  const auto side = [&](bool asked, const char* flag, const std::string& file, const std::string& from_name,
+                        std::string& code) {
     if (asked) {  // the flag wins; a file name that says another language is probably a slip
       if (!from_name.empty() && data::base_language(from_name) != data::base_language(code)) {
         spdlog::warn("{} {} but {} is named as {} ({}): is the flag meant?", flag, code, file,
@@ -121,8 +124,12 @@ void Seq2SeqTrainSettings::languages_from_file_names(bool src_lang_asked, bool t
     auto& said = from_name.empty() ? assumed : named;
     said += (said.empty() ? "" : ", ") + std::string(flag) + " " + code;
   };
-  side(src_lang_asked, "--src-lang", data.train_src, data.src_lang);
-  side(tgt_lang_asked, "--tgt-lang", data.train_tgt, data.tgt_lang);
+  if (data.train_src.empty() || data.train_tgt.empty()) {  // one corpus file (check_corpus refuses half a pair)
+    languages_from_corpus_name(src_lang_asked, tgt_lang_asked);
+    return;
+  }
+  side(src_lang_asked, "--src-lang", data.train_src, data::language_of_file(data.train_src), data.src_lang);
+  side(tgt_lang_asked, "--tgt-lang", data.train_tgt, data::language_of_file(data.train_tgt), data.tgt_lang);
   if (!named.empty()) spdlog::info("languages from the file names: {}", named);
   if (!assumed.empty()) {
     spdlog::warn(
@@ -130,6 +137,26 @@ void Seq2SeqTrainSettings::languages_from_file_names(bool src_lang_asked, bool t
         "the flag to say otherwise",
         assumed);
   }
+}
+
+void Seq2SeqTrainSettings::languages_from_corpus_name(bool src_lang_asked, bool tgt_lang_asked) {
+  // The validation files' names (valid.de, valid.en) are the parallel files' rule; else the
+  // corpus's, whose pair is its first two columns'.
+  data::LanguagePair pair{data::language_of_file(data.valid_src), data::language_of_file(data.valid_tgt)};
+  if (pair.src.empty() || pair.tgt.empty()) {
+    pair = data::languages_of_corpus_file(data.data_path);
+    if (data.src_column == 2 && data.tgt_column == 1) std::swap(pair.src, pair.tgt);
+    if (std::max(data.src_column, data.tgt_column) > 2) pair = {};
+  }
+  if (pair.src.empty() || pair.tgt.empty()) return;  // the default pair, which the start-up line shows
+  std::string named;
+  for (auto [asked, flag, from_name, code] : {std::tuple{src_lang_asked, "--src-lang", pair.src, &data.src_lang},
+                                              std::tuple{tgt_lang_asked, "--tgt-lang", pair.tgt, &data.tgt_lang}}) {
+    if (asked || from_name == *code) continue;  // a flag wins; a name that agrees says nothing new
+    *code = from_name;
+    named += (named.empty() ? "" : ", ") + std::string(flag) + " " + from_name;
+  }
+  if (!named.empty()) spdlog::info("languages from the file names: {}", named);
 }
 
 void Seq2SeqTrainSettings::check_corpus() const {

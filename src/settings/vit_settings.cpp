@@ -1,6 +1,7 @@
 // ViTTrainSettings: checkpoint settings, start-up description.
 #include "dls/settings/vit_settings.h"
 
+#include <optional>
 #include <stdexcept>
 
 namespace dls::settings {
@@ -20,17 +21,35 @@ ViTTrainSettings ViTTrainSettings::from_settings(const util::KeyValues& s) {
   return settings;
 }
 
+namespace {
+
+struct DatasetImages {
+  int size, channels;
+};
+
+// The datasets' own images; none for an image folder (its flags say).
+std::optional<DatasetImages> images_of_dataset(const std::string& dataset) {
+  if (dataset == "cifar10") return DatasetImages{32, 3};
+  if (dataset == "fashion-mnist") return DatasetImages{28, 1};
+  if (dataset == "image-folder") return std::nullopt;
+  throw std::invalid_argument("unknown dataset '" + dataset + "' (expected cifar10, fashion-mnist or image-folder)");
+}
+
+}  // namespace
+
 void ViTTrainSettings::adapt_model_to_dataset() {
-  if (data.dataset == "cifar10") {
-    model.image_size(32).channels(3).num_classes(10);
-  } else if (data.dataset == "fashion-mnist") {
-    model.image_size(28).channels(1).num_classes(10);
-  } else if (data.dataset == "image-folder") {
+  if (const auto own = images_of_dataset(data.dataset)) {
+    model.image_size(own->size).channels(own->channels).num_classes(10);
+  } else {
     const auto classes = data::list_image_folder(data.data_dir).class_names.size();
     model.image_size(data.image_size).channels(data.channels).num_classes(static_cast<int>(classes));
-  } else {
-    throw std::invalid_argument("unknown dataset '" + data.dataset +
-                                "' (expected cifar10, fashion-mnist or image-folder)");
+  }
+}
+
+void ViTTrainSettings::show_dataset_images() {
+  if (const auto own = images_of_dataset(data.dataset)) {
+    data.image_size = own->size;
+    data.channels = own->channels;
   }
 }
 
@@ -40,10 +59,17 @@ std::string ViTTrainSettings::describe() const {
   return text;
 }
 
-void ViTTrainSettings::check_image_flags(const ViTTrainSettings& preset) const {
-  if (data.dataset == "image-folder") return;
-  if (data.image_size != preset.data.image_size) throw std::runtime_error("--image-size: only for an image folder");
-  if (data.channels != preset.data.channels) throw std::runtime_error("--channels: only for an image folder");
+void ViTTrainSettings::check_image_flags(bool size_typed, bool channels_typed) const {
+  const auto own = images_of_dataset(data.dataset);
+  if (!own) return;
+  const std::string theirs = " (" + data.dataset + "'s images are " + std::to_string(own->size) + "x" +
+                             std::to_string(own->size) + "x" + std::to_string(own->channels) + ")";
+  if (size_typed && data.image_size != own->size) {
+    throw std::runtime_error("--image-size: only for an image folder" + theirs);
+  }
+  if (channels_typed && data.channels != own->channels) {
+    throw std::runtime_error("--channels: only for an image folder" + theirs);
+  }
 }
 
 }  // namespace dls::settings

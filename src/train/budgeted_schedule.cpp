@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/run_state.h"
 #include "dls/util/key_values.h"
 #include "dls/util/progress.h"
 
@@ -13,6 +14,22 @@ namespace dls::train {
 namespace {
 
 const char* const kTimeBudgetText = "time_budget";  // limit_s=..., end_step=...
+const char* const kCosinePlanText = "cosine_plan";  // end_step=...: a cosine without a budget
+
+// A resume whose --epochs moved the cosine's end lays the decay out anew, and the rate
+// jumps (up when the run is made longer): said in one line, from the plan the checkpoint
+// stored.
+void warn_of_a_new_cosine_end(const settings::LrSchedule& schedule, const checkpoint::CheckpointReader& resume) {
+  if (schedule.kind != settings::ScheduleKind::kWarmupCosine || !resume.has_text(kCosinePlanText)) return;
+  auto planned = schedule;
+  planned.total_steps = util::KeyValues::from_text(resume.text(kCosinePlanText), resume.path()).get_int("end_step");
+  if (planned.total_steps == schedule.total_steps) return;
+  const auto next = checkpoint::RunState::from_settings(resume.settings()).global_step + 1;
+  spdlog::warn(
+      "--epochs: the cosine schedule laid out to end at step {} now ends at step {}: the rate of step {} is {:.3g} "
+      "instead of {:.3g} (see learning_rate.png)",
+      planned.total_steps, schedule.total_steps, next, schedule.at(next), planned.at(next));
+}
 
 }  // namespace
 
@@ -33,7 +50,10 @@ BudgetedSchedule::BudgetedSchedule(const settings::LrSchedule& schedule, double 
     }
   }
   limit_s_ = limit_s > 0 ? limit_s : stored_limit;
-  if (limit_s_ <= 0) return;
+  if (limit_s_ <= 0) {
+    if (log_ && resume != nullptr) warn_of_a_new_cosine_end(schedule, *resume);
+    return;
+  }
   if (log_ && resume != nullptr) {
     const std::string replaced = stored_limit > 0 && limit_s_ != stored_limit
                                      ? fmt::format(" (replacing the run's {:.0f} s)", stored_limit)
@@ -122,7 +142,14 @@ void BudgetedSchedule::lay_out(std::int64_t end_step, std::int64_t at_step) {
 }
 
 void BudgetedSchedule::describe(checkpoint::CheckpointWriter& writer) const {
-  if (limit_s_ <= 0) return;
+  if (limit_s_ <= 0) {
+    if (schedule_.kind == settings::ScheduleKind::kWarmupCosine) {
+      util::KeyValues plan;
+      plan.set("end_step", schedule_.total_steps);
+      writer.add_text(kCosinePlanText, plan.to_text());
+    }
+    return;
+  }
   util::KeyValues stored;
   stored.set("limit_s", limit_s_);
   stored.set("end_step", budget_ ? budget_->end_step() : std::int64_t{0});

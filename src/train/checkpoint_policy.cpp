@@ -1,5 +1,6 @@
 #include "train/checkpoint_policy.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 

@@ -38,7 +38,8 @@ class CheckpointPolicy {
 
   // For error messages: the newest checkpoint of the run, "none" before any.
   std::string last_good() const { return last_checkpoint_.empty() ? "none" : last_checkpoint_; }
-  // The checkpoints this invocation wrote (best.pt aside).
+  // The checkpoints this invocation wrote that are still there (--keep-last prunes; best.pt
+  // aside).
   const std::vector<std::string>& written() const { return written_; }
 
  private:

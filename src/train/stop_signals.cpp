@@ -2,8 +2,16 @@
 
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
+#include <chrono>
+#include <atomic>
 #include <csignal>
+
+#include <spdlog/spdlog.h>
 
 namespace dls::train {
 
@@ -13,6 +21,7 @@ volatile std::sig_atomic_t g_received = 0;
 // When the first signal came, in whole milliseconds of CLOCK_MONOTONIC (a sig_atomic_t holds
 // at least 32 bits: the clock's low bits, compared modulo 2^31).
 volatile std::sig_atomic_t g_first_ms = 0;
+std::atomic<bool> g_acknowledged{false};  // the loop is acting on the signal
 struct sigaction g_previous_int, g_previous_term, g_previous_hup;
 
 int monotonic_ms() {
@@ -39,8 +48,9 @@ extern "C" void record_signal(int signal) {
 
 }  // namespace
 
-StopSignals::StopSignals() {
+StopSignals::StopSignals(int notice_after_ms) {
   g_received = 0;
+  g_acknowledged = false;
   struct sigaction action {};
   action.sa_handler = record_signal;
   sigemptyset(&action.sa_mask);
@@ -52,15 +62,49 @@ StopSignals::StopSignals() {
   // A closed terminal or SSH session; unless ignored already (nohup): the run goes on then.
   sigaction(SIGHUP, nullptr, &g_previous_hup);
   if (g_previous_hup.sa_handler != SIG_IGN) sigaction(SIGHUP, &action, nullptr);
+  watcher_ = std::thread([this, notice_after_ms] { watch(notice_after_ms); });
+}
+
+void StopSignals::watch(int notice_after_ms) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  bool noticed = false;
+  while (!wake_.wait_for(lock, std::chrono::milliseconds(100), [this] { return done_; })) {
+    const int signal = g_received;
+    if (noticed || signal == 0 || g_acknowledged) continue;
+    const int since = (monotonic_ms() - static_cast<int>(g_first_ms)) & 0x7fffffff;
+    if (since < notice_after_ms) continue;
+    noticed = true;
+    spdlog::warn(
+        "{} received {:.0f} s ago: the run stops with a checkpoint when the step or evaluation under way ends (in a "
+        "data-parallel run it may be waiting for a rank that is gone, up to --dist-timeout); send it again to stop at "
+        "once, without a checkpoint",
+        signal_name(signal), since / 1000.0);
+  }
 }
 
 StopSignals::~StopSignals() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    done_ = true;
+  }
+  wake_.notify_one();
+  watcher_.join();
   sigaction(SIGINT, &g_previous_int, nullptr);
   sigaction(SIGTERM, &g_previous_term, nullptr);
   sigaction(SIGHUP, &g_previous_hup, nullptr);
 }
 
 int StopSignals::received() { return g_received; }
+
+void StopSignals::acknowledge() { g_acknowledged = true; }
+
+void stop_when_parent_dies() {
+#ifdef __linux__
+  const pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) raise(SIGTERM);  // it died before the request took hold
+#endif
+}
 
 std::string signal_name(int signal) {
   if (signal == SIGINT) return "SIGINT";

@@ -131,6 +131,7 @@ class Loop {
     if (main_) task_.finish(run_->path());
     result_.wall_s = seconds_since(options_.started);
     if (const int late = StopSignals::received(); late != 0) {  // during the final evaluation or printout
+      StopSignals::acknowledge();
       throw_interrupted(signal_name(late), "the run's last step (" + std::to_string(state_.global_step) + ")", late);
     }
     spdlog::info("done ({}): {} epochs, {} steps, {:.0f} training {}/s{}{}, wall {}", result_.stopped_by,
@@ -240,6 +241,7 @@ class Loop {
           result_.stopped_by = "time-limit";
           stop = true;
         } else if (signal != 0) {
+          StopSignals::acknowledge();
           result_.stopped_by = signal_name(signal);
           interrupted_by_ = signal;
           stop = true;

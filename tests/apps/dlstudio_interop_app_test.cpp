@@ -46,9 +46,14 @@ TEST(DLStudioInteropApp, ImportsTranslatesScoresAndExports) {
   EXPECT_FALSE(translated.out.empty());
   EXPECT_NE(translated.err.find("imported DLStudio's TransformerPreLN into " + imported), std::string::npos)
       << translated.err;
+  // Its report's files are named after it: a bleu.csv of the user's in its folder stays.
+  util::write_text_atomically((dir / "bleu.csv").string(), "the user's\n");
   const auto scored = run_interop_eval(imported, "score");
   ASSERT_EQ(scored.status, 0) << scored.err;
   EXPECT_NE(scored.out.find("BLEU"), std::string::npos) << scored.out;
+  EXPECT_EQ(util::read_file((dir / "bleu.csv").string()), "the user's\n");
+  EXPECT_TRUE(fs::exists(dir / "imported.bleu.csv"));
+  EXPECT_TRUE(fs::exists(dir / "imported.bleu_vs_epoch.png"));
   const auto exported = run_interop_eval(imported + " --export-dlstudio " + (dir / "out").string(), "export");
   ASSERT_EQ(exported.status, 0) << exported.err;
   for (const auto* name : {"encoder_PreLN_5", "decoder_PreLN_5", "embeddings_generator_en_PreLN_5",

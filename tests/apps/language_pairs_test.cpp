@@ -85,7 +85,14 @@ TEST(LanguagePairsApp, GermanParallelFilesTrainScoreAndTranslate) {
 
   const auto scores = pair_eval((dir / "run").string(), "german");
   ASSERT_EQ(scores.status, 0) << scores.err;
-  expect_in_pair_output(scores.out, "validation split of " + files("train"));
+  // Scored on the pairs training validated on: the validation files, named as such.
+  expect_in_pair_output(scores.out, "validation files " + files("valid"));
+  // Moved away, they are named as what they are, with the way on (--data is not one).
+  fs::rename(dir / "valid.de", dir / "valid.de.moved");
+  test::expect_one_line_error(pair_eval((dir / "run").string(), "german_moved"),
+                              "the validation file " + (dir / "valid.de").string() +
+                                  " is missing (moved? score other pairs: --test-src FILE --test-tgt FILE)");
+  fs::rename(dir / "valid.de.moved", dir / "valid.de");
   const auto test_set = pair_eval((dir / "run").string() + " --test-src " + (dir / "test.de").string() +
                                       " --test-tgt " + (dir / "test.en").string() + " --samples 2",
                                   "german_test");

@@ -62,6 +62,12 @@ TEST(Seq2SeqTrainApp, BadInputIsAOneLineError) {
       run_seq2seq_train("--resume " + (dir / "broken.pt").string() + " --data " + kSampleCorpus, "broken");
   test::expect_one_line_error(broken, "broken.pt");
   EXPECT_FALSE(fs::exists(dir / "checkpoints")) << "nothing written for a failed start";
+  // DLStudio's warm-up makes its own rate: a typed --lr would be printed, saved and ignored.
+  for (const std::string& schedule : {std::string("--preset dlstudio"), std::string("--schedule dlstudio-warmup")}) {
+    test::expect_one_line_error(
+        run_seq2seq_train(schedule + " --lr 0.5 --dry-run --data " + kSampleCorpus, "warmup_lr"),
+        "--lr: not read by --schedule dlstudio-warmup");
+  }
 }
 
 // The RNN encoder-decoder from the command line: its start-up report with DLStudio's class
@@ -112,6 +118,16 @@ TEST(Seq2SeqTrainApp, DryRunPrintsTheStartUpReport) {
                                           "dry_no_masking");
   EXPECT_EQ(unmasked.status, 0) << unmasked.err;
   EXPECT_NE(unmasked.err.find("no-masking"), std::string::npos) << unmasked.err;
+  // A TSV named for its pair is read as that pair (it was English to Spanish whatever it held).
+  const auto named = run_dir / "de_en.tsv";
+  fs::copy_file(kSampleCorpus, named);
+  const auto german = run_seq2seq_train(
+      "--data " + named.string() + " --validation-pairs 100 --dry-run --run-dir " + (run_dir / "de").string(),
+      "dry_de");
+  EXPECT_EQ(german.status, 0) << german.err;
+  EXPECT_NE(german.err.find("languages from the file names: --src-lang de, --tgt-lang en"), std::string::npos)
+      << german.err;
+  EXPECT_NE(german.err.find("src-lang de, tgt-lang en"), std::string::npos) << german.err;
 }
 
 // A DLStudio archive (an uncompressed protocol-2 pickle of (dataset, vocab_en, vocab_es))
@@ -181,20 +197,31 @@ TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
     EXPECT_GE(std::stod(m[1].str()), 0.0) << first.out;
     EXPECT_LE(std::stod(m[1].str()), 100.0) << first.out;
   }
-  const auto second = run_seq2seq_train("--resume " + run_dir.string() + " --json", "second");
+  // Resumed from the run's parent folder by its relative name, keeping one checkpoint: the
+  // result lists the checkpoint that is left, by its absolute path.
+  const auto second = test::run_program(
+      "apps/seq2seq_train",
+      "--threads 1 --resume " + run_dir.filename().string() + " --json --keep-last 1 --checkpoint-every 1",
+      "seq2seq_train_app_second", "", test::in_folder(run_dir.parent_path().string()) + "DLS_LOG_LEVEL=info ");
   ASSERT_EQ(second.status, 0) << second.err;
   EXPECT_NE(second.out.find("\"stopped_by\":\"epochs\""), std::string::npos) << second.out;
+  EXPECT_NE(
+      second.out.find("\"checkpoints\":[\"" + (run_dir / "checkpoints" / "checkpoint_epoch_0002.pt").string() + "\"]"),
+      std::string::npos)
+      << second.out;
+  EXPECT_NE(second.out.find("\"run_dir\":\"" + run_dir.string() + "\""), std::string::npos) << second.out;
   EXPECT_NE(second.err.find("resuming from"), std::string::npos) << second.err;
   EXPECT_NE(second.err.find("The translation produced by TransformerFG"), std::string::npos) << second.err;
   EXPECT_TRUE(fs::exists(run_dir / "metrics.csv"));
   EXPECT_TRUE(fs::exists(run_dir / "bleu.png"));
 }
 
-// A resumed run keeps the precision it started with (from its config.toml) unless
-// --precision is given again.
-TEST(Seq2SeqTrainApp, ResumeKeepsTheRunsPrecision) {
+// A resumed run keeps the precision and the time budget it started with (from its
+// checkpoint) unless --precision or --time-limit is given again; its start-up line says them.
+TEST(Seq2SeqTrainApp, ResumeKeepsTheRunsPrecisionAndTimeBudget) {
   const auto run_dir = test::fresh_temp_dir("seq2seq_train_app_precision");
-  const auto first = run_small(run_dir, "--epochs 3 --max-iters 2 --precision bf16 --json", "precision_first");
+  const auto first =
+      run_small(run_dir, "--epochs 3 --max-iters 2 --precision bf16 --time-limit 600 --json", "precision_first");
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_NE(first.out.find("\"precision\":\"bf16\""), std::string::npos) << first.out;
   // From the checkpoint, the one source of a resume: config.toml is for people and --config.
@@ -203,6 +230,8 @@ TEST(Seq2SeqTrainApp, ResumeKeepsTheRunsPrecision) {
   ASSERT_EQ(kept.status, 0) << kept.err;
   EXPECT_NE(kept.out.find("\"precision\":\"bf16\""), std::string::npos) << kept.out;
   EXPECT_NE(kept.err.find("precision bf16: forward passes under autocast"), std::string::npos) << kept.err;
+  EXPECT_NE(kept.err.find(", time-limit 600, "), std::string::npos) << "the run's budget, not 0:\n" << kept.err;
+  EXPECT_NE(kept.err.find("time budget 600 s for the whole run: "), std::string::npos) << kept.err;
   const auto changed = run_seq2seq_train("--resume " + (run_dir / "checkpoints" / "checkpoint_epoch_0001.pt").string() +
                                              " --max-iters 6 --precision fp32 --json",
                                          "precision_changed");

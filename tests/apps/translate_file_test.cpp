@@ -53,7 +53,22 @@ TEST(TranslateFileApp, OneOutputLinePerInputLineWhateverItHolds) {
   EXPECT_NE(file.err.find("line 3: note: 9 words, more than the 8 this model was trained on"), std::string::npos)
       << file.err;
   EXPECT_NE(file.err.find("line 5: error: the sentence is not valid UTF-8"), std::string::npos) << file.err;
-  EXPECT_NE(file.err.find("translated 4 of 7 lines"), std::string::npos) << file.err;
+  EXPECT_NE(file.err.find("translated 4 of 7 lines (1 could not be (their errors above); 2 blank, left empty"),
+            std::string::npos)
+      << file.err;
+  // UTF-16 (a byte-order mark) is refused as a file, not line by line (each failed, and the
+  // NUL after the last newline became a line "copied" into the output).
+  test::write_bytes(dir / "utf16.txt", std::string("\xFF\xFEH\0i\0\n\0", 8));
+  const auto utf16 = translate_file_eval(
+      run + " --input " + (dir / "utf16.txt").string() + " --output " + (dir / "utf16.out").string(), "utf16");
+  EXPECT_EQ(utf16.status, 1);
+  EXPECT_NE(
+      utf16.err.find("\nerror: " + (dir / "utf16.txt").string() +
+                     ": UTF-16 text (its byte-order mark), not UTF-8; convert it first: iconv -f UTF-16 -t UTF-8\n"),
+      std::string::npos)
+      << utf16.err;
+  EXPECT_EQ(utf16.err.find("line 1:"), std::string::npos) << "refused as a file, not line by line:\n" << utf16.err;
+  EXPECT_FALSE(fs::exists(dir / "utf16.out"));
   // Capitalised, with the source's closing mark (Spanish's ¿ before a question).
   EXPECT_TRUE(out[5].rfind("\xC2\xBF", 0) == 0 && out[5].back() == '?') << out[5];
   EXPECT_EQ(out[6].back(), '.') << out[6];

@@ -76,8 +76,8 @@ TEST(VitTrainApp, BadDataIsAOneLineError) {
   const auto fashion = data_with("folder_flags", "", "");
   expect_vit_train_error(run_vit_train(args + fashion.string() + " --image-size 16", "image_size"),
                          "--image-size: only for an image folder");
-  expect_vit_train_error(run_vit_train(args + fashion.string() + " --channels 1", "channels"),
-                         "--channels: only for an image folder");
+  expect_vit_train_error(run_vit_train(args + fashion.string() + " --channels 3", "channels"),
+                         "--channels: only for an image folder (fashion-mnist's images are 28x28x1)");
   // An unset variable's empty --image-folder trained Fashion-MNIST; a run directory that is the
   // image folder put its plots among the images (and the next start read them as a class).
   expect_vit_train_error(run_vit_train("--image-folder \"\" --dry-run", "empty_folder"),
@@ -153,8 +153,9 @@ TEST(VitTrainApp, ConfigTomlRepeatsTheRunFromAnotherFolder) {
   ASSERT_EQ(first.status, 0) << first.err;
   const auto run_a = dir / "start" / "a";
   const auto config = util::read_file((run_a / "config.toml").string());
-  for (const std::string key : {"\npreset=\"fashion\"\n", "\nstem=\"4,8/2\"\n", "\nlr=", "\nbatch-size=10\n",
-                                "\nwarmup-epochs=", "\ndataset=\"fashion-mnist\"\n", "\nflip="}) {
+  for (const std::string key :
+       {"\npreset=\"fashion\"\n", "\nstem=\"4,8/2\"\n", "\nlr=", "\nbatch-size=10\n",
+        "\nwarmup-epochs=", "\ndataset=\"fashion-mnist\"\n", "\nflip=", "\nimage-size=28\n", "\nchannels=\"1\"\n"}) {
     EXPECT_NE(config.find(key), std::string::npos) << key << "\n" << config;
   }
   EXPECT_NE(config.find("\ndata-dir=\"" + (dir / "start" / "fashion #1").string() + "\"\n"), std::string::npos)
@@ -200,6 +201,14 @@ TEST(VitTrainApp, AnImageFolderTrainsAndItsModelClassifiesImages) {
                                 "\ndata-dir=\"" + images.string() + "\"\n"}) {
     EXPECT_NE(config.find(key), std::string::npos) << key << "\n" << config;
   }
+  // Its recipe on Fashion-MNIST: the folder's image size and channels give way to the dataset's.
+  const auto on_fashion = test::run_program(
+      "apps/vit_train",
+      "--threads 1 --config " + (run_dir / "config.toml").string() + " --dataset fashion-mnist --data-dir " +
+          data_with("recipe", "", "").string() + " --run-dir " + (run_dir / "fashion").string() + " --dry-run",
+      "vit_train_app_images_recipe_on_fashion", "", "DLS_LOG_LEVEL=info ");
+  ASSERT_EQ(on_fashion.status, 0) << on_fashion.err;
+  EXPECT_NE(on_fashion.err.find("Data: image-size 28, channels 1, "), std::string::npos) << on_fashion.err;
 
   const auto fresh = test::fresh_temp_dir("vit_train_app_images_new");
   test::write_image_files(fresh, {{"red.jpg", test::jpeg_of(test::solid_image(64, 48, 230, 20, 20))},
@@ -231,6 +240,21 @@ TEST(VitTrainApp, AnImageFolderTrainsAndItsModelClassifiesImages) {
   EXPECT_NE(json.out.find("\"image_size\":16"), std::string::npos) << json.out;
   test::expect_one_line_error(classify("--classify " + (fresh / "broken.jpg").string(), "broken"),
                               (fresh / "broken.jpg").string() + ": a damaged JPEG image");
+  // A bad image among good ones keeps its place with its reason; the others are classified.
+  const auto mixed = classify("--classify " + (fresh / "red.jpg").string() + " " + (fresh / "broken.jpg").string() +
+                                  " " + (fresh / "blue.png").string() + " --top 1",
+                              "mixed");
+  test::expect_one_line_error(mixed, (fresh / "broken.jpg").string() + ": a damaged JPEG image");
+  for (const std::string part :
+       {"red.jpg (64x48):", "broken.jpg: not classified: a damaged JPEG image", "blue.png (5x9):", "1 | blue"}) {
+    EXPECT_NE(mixed.out.find(part), std::string::npos) << part << "\n" << mixed.out;
+  }
+  const auto mixed_json = classify(
+      "--json --classify " + (fresh / "broken.jpg").string() + " " + (fresh / "blue.png").string() + " --top 1",
+      "mixed_json");
+  EXPECT_EQ(mixed_json.status, 1) << mixed_json.err;
+  EXPECT_NE(mixed_json.out.find("broken.jpg\",\"error\":\"a damaged JPEG image"), std::string::npos) << mixed_json.out;
+  EXPECT_NE(mixed_json.out.find("\"top\":[{\"class\":\"blue\""), std::string::npos) << mixed_json.out;
   test::expect_one_line_error(classify("", "no_test"), "no test/ folder");
   const auto missing = classify("--classify " + (fresh / "absent.png").string(), "absent");
   test::expect_one_line_error(missing, (fresh / "absent.png").string() + ": cannot open");
@@ -268,7 +292,15 @@ TEST(VitTrainApp, AnImageFolderTrainsAndItsModelClassifiesImages) {
   EXPECT_TRUE(torch::allclose(after[0], before[1], 0, 1e-6)) << "red's row";
   EXPECT_FALSE(torch::allclose(after[0], before[0], 0, 1e-6)) << "not blue's";
 
-  // The folder changed: a resume would redo another split, so it is refused.
+  // The folder changed: a resume would redo another split, or train on other images, so it
+  // is refused; an image replaced under its own name too.
+  const auto first_red = images / "red" / fs::directory_iterator(images / "red")->path().filename();
+  const auto red_bytes = util::read_file(first_red.string());
+  test::write_bytes(first_red, test::png_of(test::solid_image(20, 20, 20, 20, 230)));
+  const auto replaced =
+      run_vit_train("--resume " + run_dir.string() + " --epochs 9 --log-level warn", "images_replaced");
+  expect_vit_train_error(replaced, "the image folder's files have the run's names, but not all of their images are");
+  test::write_bytes(first_red, red_bytes);
   test::write_bytes(images / "red" / "extra.png", test::png_of(test::solid_image(9, 9, 200, 0, 0)));
   const auto resumed = run_vit_train("--resume " + run_dir.string() + " --epochs 9 --log-level warn", "images_changed");
   expect_vit_train_error(resumed, "the image folder's files are not those the run began with");
@@ -301,6 +333,12 @@ TEST(VitTrainApp, Cifar10IsReadWhereMakeDataPutsIt) {
       test::run_program("apps/vit_train", "--threads 1 --dataset cifar10 --dry-run --run-dir " + run_dir.string(),
                         "vit_train_app_cifar", "", "DLS_DATA_DIR=" + data.string() + " ");
   ASSERT_EQ(found.status, 0) << found.err;
+  // DLStudio's example is CIFAR-10's: its preset reads it without --dataset.
+  const auto preset =
+      test::run_program("apps/vit_train", "--threads 1 --preset dlstudio --dry-run --run-dir " + run_dir.string(),
+                        "vit_train_app_cifar_preset", "", "DLS_LOG_LEVEL=info DLS_DATA_DIR=" + data.string() + " ");
+  ASSERT_EQ(preset.status, 0) << preset.err;
+  EXPECT_NE(preset.err.find("Data: image-size 32, channels 3, "), std::string::npos) << preset.err;
   const auto empty = test::fresh_temp_dir("vit_train_app_cifar_none");
   const auto missing =
       test::run_program("apps/vit_train", "--threads 1 --dataset cifar10 --dry-run --run-dir " + run_dir.string(),

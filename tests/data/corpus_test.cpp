@@ -152,6 +152,19 @@ TEST(Corpus, DlstudioArchivesAreReadInDictOrder) {
   }
 }
 
+// An archive's entries are pairs, not columns: a TSV's column flags, which it would ignore,
+// are refused naming the file.
+TEST(Corpus, AnArchiveRefusesColumns) {
+  CorpusOptions options;
+  options.src_column = 2;
+  options.tgt_column = 1;
+  const auto file = kFixtures + "/pickle/archive_p2.pkl";
+  EXPECT_EQ(test::error_of([&] { read_corpus(file, options); }, "(no error)"),
+            file +
+                ": a DLStudio archive, whose entries are (English, Spanish) pairs: --src-column and --tgt-column "
+                "are a TSV's (--reverse translates the other way)");
+}
+
 TEST(Corpus, ArchiveEntriesThatAreNotPairsAreCounted) {
   // {0: ['SOS a EOS', 'SOS b EOS'], 1: 'x', 'k': ['SOS c EOS', 'SOS d EOS'], 2: ['SOS EOS', 'SOS e
   // EOS']}

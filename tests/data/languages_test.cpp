@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "dls/data/normalize.h"
 
@@ -56,6 +59,28 @@ TEST(Languages, FileNamesGiveTheirLanguage) {
       {"dir.de/train", ""}  // the file's own name counts, not its folder's
   };
   for (const auto& [file, code] : files_and_codes) EXPECT_EQ(language_of_file(file), code) << file;
+}
+
+// A TSV corpus's name gives its pair by its last two parts, or Tatoeba's one code (English,
+// then that language); anything else, none.
+TEST(Languages, ACorpusFilesNameGivesItsPair) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> files_and_pairs = {
+      {"data/de_en.tsv", "de", "en"},
+      {"sample_en_es.tsv", "en", "es"},
+      {"news.fr-en.tsv.gz", "fr", "en"},
+      {"/data/spa-eng/spa.txt", "en", "es"},
+      {"deu.txt", "en", "de"},
+      {"eng.txt", "", ""},               // English alone says no pair
+      {"corpus.tsv", "", ""},            // no code
+      {"pairs_de.tsv", "", ""},          // one code
+      {"en_xx.tsv", "", ""},             // a code printouts do not know
+      {"en_es_8_90000.tar.gz", "", ""},  // DLStudio's archive: codes, but not last
+  };
+  for (const auto& [file, src, tgt] : files_and_pairs) {
+    const auto pair = languages_of_corpus_file(file);
+    EXPECT_EQ(pair.src, src) << file;
+    EXPECT_EQ(pair.tgt, tgt) << file;
+  }
 }
 
 TEST(Languages, CodesAreTwoOrThreeLowercaseLetters) {

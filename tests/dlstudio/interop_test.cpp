@@ -114,6 +114,19 @@ INSTANTIATE_TEST_SUITE_P(BothLayoutsBothVariants, DLStudioSeq2SeqImport,
                          ::testing::Values(Case{"dlstudio", Variant::kFG}, Case{"dlstudio", Variant::kPreLN},
                                            Case{"positionwise", Variant::kFG}, Case{"positionwise", Variant::kPreLN}));
 
+// The archive is recorded by its absolute path, so that the checkpoint is evaluated from any
+// folder (given relative, it was kept so, and read from wherever the report ran).
+TEST(DLStudioImport, RecordsTheArchiveByItsAbsolutePath) {
+  auto files = seq2seq_files("positionwise");
+  const auto absolute = fs::absolute(files.vocab_archive);
+  files.vocab_archive = fs::relative(absolute).string();
+  ASSERT_TRUE(fs::path(files.vocab_archive).is_relative());
+  const auto output = test::fresh_temp_dir("dlstudio_import_relative") / "imported.pt";
+  import_dlstudio_seq2seq(files, output.string());
+  EXPECT_EQ(fs::path(load_seq2seq_checkpoint(output.string()).info.settings.data.data_path),
+            absolute.lexically_normal());
+}
+
 TEST(DLStudioImport, NamesTheMissingKey) {
   auto files = seq2seq_files("positionwise");
   files.encoder = fixture("positionwise/encoder_missing_key");
@@ -154,6 +167,29 @@ TEST(DLStudioImport, FilesOfTwoRunsAreRefusedNamingTheOneThatDisagrees) {
   EXPECT_NE(error.find(", 4], the encoder (" + embeddings.encoder + ") needs [V, 8]"), std::string::npos) << error;
 }
 
+// An export's word list given for the archive is named for what it is (it was refused by a
+// pickle opcode).
+TEST(DLStudioImport, AWordListForTheArchiveIsNamedForWhatItIs) {
+  auto files = seq2seq_files("positionwise");
+  files.vocab_archive = (test::fresh_temp_dir("dlstudio_word_list") / "vocab_en.txt").string();
+  test::write_bytes(files.vocab_archive, "SOS\nEOS\na\n");
+  EXPECT_EQ(import_error(files), files.vocab_archive +
+                                     ": not DLStudio's archive (a pickle of (dataset, vocab_en, vocab_es), often "
+                                     "gzipped); a word list such as an export's vocab_en.txt is not read here");
+}
+
+// This project's own checkpoint given for one of DLStudio's files is named as such (it was
+// refused by a pickle opcode).
+TEST(DLStudioImport, AProjectCheckpointForAFileIsNamedAsSuch) {
+  auto files = seq2seq_files("positionwise");
+  files.encoder = (test::fresh_temp_dir("dlstudio_own_checkpoint") / "checkpoint.pt").string();
+  checkpoint::CheckpointWriter writer("seq2seq");
+  writer.add_settings({});
+  writer.save(files.encoder);
+  EXPECT_EQ(import_error(files).rfind(files.encoder + ": a dlstudio-cpp checkpoint, not DLStudio's torch.save", 0), 0u)
+      << import_error(files);
+}
+
 TEST(DLStudioImport, NamesAnUnexpectedKey) {
   auto files = seq2seq_files("positionwise");
   files.embeddings_en = fixture("positionwise/encoder_FG_5");  // the encoder's keys are no embedding's
@@ -182,6 +218,22 @@ TEST(DLStudioImport, ViTGivesThePythonModelsLogits) {
   model->class_token.copy_(entry(reference, "class_token").toTensor());  // DLStudio never saves it
   const auto logits = model->forward(entry(reference, "images").toTensor());
   EXPECT_LT((logits - entry(reference, "logits").toTensor()).abs().max().item().toDouble(), kTolerance);
+}
+
+// A ViT export reimported is the same model: its class token, which DLStudio never saves,
+// comes back from the class_token.pt the export writes beside the network.
+TEST(DLStudioExport, AViTExportImportsBackWithItsClassToken) {
+  const auto dir = test::fresh_temp_dir("dlstudio_vit_round_trip");
+  import_dlstudio_vit(vit_files(), (dir / "first.pt").string());  // its class token drawn
+  export_dlstudio((dir / "first.pt").string(), (dir / "out").string());
+  import_dlstudio_vit(
+      {(dir / "out" / "checkpoint_0_for_epoch_10").string(), (dir / "out" / "checkpoint_1_for_epoch_10").string()},
+      (dir / "second.pt").string());
+  const auto token_of = [](const fs::path& file) {
+    const CheckpointReader reader(file.string(), kViTCheckpointKind);
+    return load_vit_model(reader, read_vit_contents(reader).settings)->class_token;
+  };
+  EXPECT_TRUE(torch::equal(token_of(dir / "second.pt"), token_of(dir / "first.pt")));
 }
 
 // Import, export, and read the exported files back: every tensor equals the original file's.

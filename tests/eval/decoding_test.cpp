@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <set>
 
 #include <torch/torch.h>
@@ -147,9 +148,34 @@ TEST_P(Decoding, SessionLogitsNormaliseToItsLogProbabilities) {
   }
 }
 
-TEST_P(Decoding, BeamOfOneIsGreedy) {
+// A beam of one is greedy, but for the empty translation: beam search never ends a
+// hypothesis before its first word (an untrained model's EOS first made wide beams return
+// empty lines), so where greedy stops at once the beam takes the best real word.
+TEST_P(Decoding, BeamOfOneIsGreedyButNeverEmpty) {
   auto beam = testing::beam_options(1);
-  EXPECT_EQ(decode_batch(model_, src_, kSos, kEos, beam), decode_batch(model_, src_, kSos, kEos));
+  const auto greedy = decode_batch(model_, src_, kSos, kEos);
+  const auto beamed = decode_batch(model_, src_, kSos, kEos, beam);
+  ASSERT_EQ(beamed.size(), greedy.size());
+  for (std::size_t i = 0; i < greedy.size(); ++i) {
+    EXPECT_FALSE(beamed[i].empty()) << "sentence " << i;
+    if (!greedy[i].empty()) {
+      EXPECT_EQ(beamed[i], greedy[i]) << "sentence " << i;
+    }
+  }
+  // A model whose first choice is always EOS (its output bias for EOS raised): greedy is
+  // empty, no beam is.
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model_->named_parameters()) {
+      if (p.key().size() >= 8 && p.key().substr(p.key().size() - 8) == "out.bias") p.value()[kEos].add_(50.0);
+    }
+  }
+  for (const auto& t : decode_batch(model_, src_, kSos, kEos)) EXPECT_TRUE(t.empty()) << "EOS first for greedy";
+  for (const std::int64_t width : {1, 4, 16}) {
+    for (const auto& t : decode_batch(model_, src_, kSos, kEos, testing::beam_options(width))) {
+      EXPECT_FALSE(t.empty()) << "beam " << width;
+    }
+  }
 }
 
 TEST_P(Decoding, BeamAsWideAsTheVocabularyIsExhaustiveForTwoWords) {
@@ -169,16 +195,17 @@ TEST_P(Decoding, BeamAsWideAsTheVocabularyIsExhaustiveForTwoWords) {
   tgt.select(1, 1).copy_(torch::arange(V));
   const auto lp = model->forward(src.expand({V, 3}), tgt);  // [V, 2, V]
   const auto first = lp[0][0];                              // position 1, the same in every row
-  double best = first[kEos].item<double>();                 // EOS first: the empty translation
+  double best = -INFINITY;                                  // EOS first, the empty translation, is no hypothesis
   for (std::int64_t w = 0; w < V; ++w) {
     if (w == kEos) continue;
     best = std::max(best, first[w].item<double>() + lp[w][1].max().item<double>());
   }
   auto beam = testing::beam_options(V);
   const auto found = decode_batch(model, src, kSos, kEos, beam).front();
+  ASSERT_GE(found.size(), 1u);
   ASSERT_LE(found.size(), 2u);
-  double score = first[found.empty() ? kEos : found[0]].item<double>();
-  if (!found.empty()) score += lp[found[0]][1][found.size() == 2 ? found[1] : kEos].item<double>();
+  const double score =
+      first[found[0]].item<double>() + lp[found[0]][1][found.size() == 2 ? found[1] : kEos].item<double>();
   EXPECT_NEAR(score, best, 1e-5);
 }
 

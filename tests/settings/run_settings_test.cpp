@@ -33,8 +33,8 @@ TEST(RunSettings, SavesWhatAResumeKeepsAndNothingOfTheInvocation) {
   const auto saved = unusual_run().to_settings();
   std::vector<std::string> keys;
   for (const auto& [key, value] : saved.entries()) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"device", "precision", "checkpoint_every", "keep_last", "log_every",
-                                            "tensorboard"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"time_limit_s", "device", "precision", "checkpoint_every", "keep_last",
+                                            "log_every", "tensorboard"}));
   const RunSettings defaults;
   const auto read = RunSettings::from_settings(saved, defaults);
   EXPECT_EQ(read.device, "auto");
@@ -77,7 +77,7 @@ TEST(RunSettings, AResumeStartsFromTheSavedFieldsOnly) {
   EXPECT_EQ(resumed.parallel.accum_steps, fresh.parallel.accum_steps);
   EXPECT_TRUE(resumed.run_dir.empty()) << "the checkpoint's run, unless --run-dir says otherwise";
   EXPECT_EQ(resumed.max_iters, 0);
-  EXPECT_EQ(resumed.time_limit_s, 0) << "the loop keeps the checkpoint's budget";
+  EXPECT_EQ(resumed.time_limit_s, 60) << "the run's budget, shown in the start-up line and kept";
   EXPECT_TRUE(resumed.resume.empty());
   EXPECT_FALSE(resumed.overwrite);
   EXPECT_FALSE(resumed.dry_run);

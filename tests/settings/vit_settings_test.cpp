@@ -74,18 +74,33 @@ TEST(ViTSettings, AnOlderCheckpointHasNoValidationSplit) {
 }
 
 // --image-size and --channels are an image folder's; the datasets' images have their own.
+// A dataset's images have their own size and channels: --image-size and --channels typed
+// with others are refused; a config file's (an image folder run's) give way, and the
+// start-up line and config.toml show the dataset's own.
 TEST(ViTSettings, ImageSizeAndChannelsAreForAnImageFolderOnly) {
-  ViTTrainSettings preset;
-  auto asked = preset;
-  asked.data.image_size = preset.data.image_size + 4;
-  EXPECT_THROW(asked.check_image_flags(preset), std::runtime_error);
-  asked = preset;
-  asked.data.channels = preset.data.channels == 1 ? 3 : 1;
-  EXPECT_THROW(asked.check_image_flags(preset), std::runtime_error);
+  ViTTrainSettings asked;
+  asked.data.dataset = "fashion-mnist";
+  asked.data.image_size = 16;
+  EXPECT_THROW(asked.check_image_flags(/*size_typed=*/true, false), std::runtime_error);
+  EXPECT_NO_THROW(asked.check_image_flags(/*size_typed=*/false, false)) << "a config file's";
+  asked.adapt_model_to_dataset();
+  EXPECT_EQ(asked.data.image_size, 16) << "shown as the dataset's when asked";
+  asked.show_dataset_images();
+  EXPECT_EQ(asked.data.image_size, 28);
+  EXPECT_EQ(asked.data.channels, 1);
+  EXPECT_EQ(asked.model.image_size(), 28);
+  EXPECT_NO_THROW(asked.check_image_flags(true, true)) << "the dataset's own, typed";
+  asked.data.dataset = "cifar10";
+  asked.data.channels = 1;
+  try {
+    asked.check_image_flags(false, /*channels_typed=*/true);
+    ADD_FAILURE() << "--channels 1 for CIFAR-10 accepted";
+  } catch (const std::runtime_error& refused) {
+    EXPECT_STREQ(refused.what(), "--channels: only for an image folder (cifar10's images are 32x32x3)");
+  }
   asked.data.dataset = "image-folder";
   asked.data.image_size = 48;
-  EXPECT_NO_THROW(asked.check_image_flags(preset));
-  EXPECT_NO_THROW(preset.check_image_flags(preset));
+  EXPECT_NO_THROW(asked.check_image_flags(true, true));
 }
 
 }  // namespace

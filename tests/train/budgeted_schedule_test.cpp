@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/run_state.h"
 #include "util/temp_files.h"
 
 namespace dls::train {
@@ -113,6 +114,41 @@ TEST(BudgetedSchedule, AResumedRunFollowsTheSameSchedule) {
   for (std::int64_t step = 1201; step <= 1205; ++step) {
     EXPECT_DOUBLE_EQ(resumed.at(step), straight_rates[static_cast<std::size_t>(step - 1)]) << "step " << step;
   }
+}
+
+// Without a budget, a resume whose --epochs moved the cosine's end says so in one warning,
+// with the rate the next step had and has; one that keeps the end says nothing.
+TEST(BudgetedSchedule, AResumeThatMovesTheCosinesEndSaysSo) {
+  BudgetedSchedule first(cosine(), 0, 1000, nullptr, 0, false);
+  const auto path = (test::fresh_temp_dir("budgeted_schedule_epochs") / "checkpoint.pt").string();
+  checkpoint::CheckpointWriter writer("test");
+  checkpoint::RunState state;
+  state.global_step = 9999;
+  writer.add_settings({});
+  checkpoint::describe_run_state(writer, state);
+  first.describe(writer);
+  writer.save(path);
+  const checkpoint::CheckpointReader reader(path, "test");
+  const auto log_of_resume = [&](std::int64_t total_steps) {
+    std::ostringstream log;
+    const auto previous = spdlog::default_logger();
+    spdlog::set_default_logger(
+        std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(log)));
+    spdlog::default_logger()->set_pattern("%l %v");
+    auto longer = cosine();
+    longer.total_steps = total_steps;
+    const BudgetedSchedule resumed(longer, 0, 1000, &reader, 0, true);
+    spdlog::set_default_logger(previous);
+    return log.str();
+  };
+  EXPECT_EQ(log_of_resume(10000), "") << "the same end";
+  auto longer = cosine();
+  longer.total_steps = 20000;
+  const auto text = log_of_resume(20000);
+  EXPECT_EQ(text,
+            "warning --epochs: the cosine schedule laid out to end at step 10000 now ends at step 20000: the "
+            "rate of step 10000 is " +
+                fmt::format("{:.3g}", longer.at(10000)) + " instead of 1e-05 (see learning_rate.png)\n");
 }
 
 }  // namespace

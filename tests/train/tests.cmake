@@ -26,6 +26,7 @@ list(APPEND DLS_TEST_SOURCES
   train/run_plots_test.cpp
   train/step_operators_test.cpp
   train/step_plan_test.cpp
+  train/stop_signals_test.cpp
   train/tasks/bucketed_batch_test.cpp
   train/tasks/seq2seq_presets_test.cpp
   train/tasks/seq2seq_trainer_test.cpp

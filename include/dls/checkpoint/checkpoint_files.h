@@ -36,4 +36,9 @@ std::string latest_checkpoint(const std::string& dir_or_file);
 // folder is in ".".
 std::string run_dir_of(const std::string& checkpoint_or_run);
 
+// What a report writes beside a checkpoint starts with (its plots, its table): "" for a run's
+// (run_dir_of holds checkpoints/ or metrics.csv), "NAME." for a file standing alone
+// (NAME.pt, an import's output), whose folder is the user's, not a run's.
+std::string report_file_prefix(const std::string& checkpoint_or_run);
+
 }  // namespace dls::checkpoint

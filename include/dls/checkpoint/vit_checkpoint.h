@@ -23,10 +23,13 @@ inline constexpr const char* kViTCheckpointKind = "vit";
 struct ViTCheckpointContents {
   settings::ViTTrainSettings settings;
   data::Normalization normalization;
-  // An image folder's (text sections "class_names", one per line, and "image_files", its
-  // listing's manifest); empty for the built-in datasets, whose names the code knows.
+  // An image folder's (text sections "class_names", one per line, "image_files", its
+  // listing's manifest, and "image_pixels", the digest of its decoded images: data::ViTDataset);
+  // empty (0) for the built-in datasets, whose names the code knows. A checkpoint written
+  // before the digest has 0.
   std::vector<std::string> class_names;
   std::string image_files;
+  std::uint64_t pixel_digest = 0;
   double test_accuracy = -1;  // the latest per-epoch test accuracy, fraction (-1: none)
   double val_accuracy = -1;   // the latest per-epoch validation accuracy, fraction (-1: none)
   // Where the run stood (its epoch's loss sum is Σ batch loss × batch images): read from the

@@ -43,4 +43,15 @@ bool written_without_spaces(const std::string& code);
 // (so "train.txt" or "corpus.tsv" name no language). Parallel corpora are named so.
 std::string language_of_file(const std::string& path);
 
+struct LanguagePair {
+  std::string src, tgt;  // "" for none
+};
+
+// The pair a TSV corpus's name gives, none ({"", ""}) when it gives none: the last two parts
+// of its name before the extension, both codes printouts know ("de_en.tsv",
+// "sample_en_es.tsv", "news.de-en.tsv.gz": source, then target); or a Tatoeba/ManyThings
+// file, named by its one language's three-letter code and holding English, then that
+// language ("spa-eng/spa.txt", "deu.txt": en, then es or de).
+LanguagePair languages_of_corpus_file(const std::string& path);
+
 }  // namespace dls::data

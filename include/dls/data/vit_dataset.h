@@ -67,6 +67,9 @@ struct ViTDataset {
   std::shared_ptr<const ImageSet> test;
   Normalization normalization;  // of every set
   std::string image_files;      // an image folder's listing (ImageFolderListing::manifest), else ""
+  // An image folder's decoded pixels (the whole folder, training then test images:
+  // util/digest.h), which tell an image replaced under its name; 0 for the datasets.
+  std::uint64_t pixel_digest = 0;
 };
 
 // A training run's images: the training images split by settings.validation_fraction and

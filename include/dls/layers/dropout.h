@@ -8,8 +8,9 @@
 // generator of its CUDA dropout), computed 16 blocks at a time in vector registers -- so any
 // stretch of the mask can be filled by any thread and the mask does not depend on how the
 // work was split. The seed is one 64-bit draw from the default CPU
-// generator per call: torch::manual_seed and a resumed run's saved generator give the same
-// masks again. Off the CPU (CUDA: its fused, graph-safe kernel) it is torch::dropout.
+// generator per call (a chunk's stream on a chunk's thread: layers/chunk_random.h):
+// torch::manual_seed and a resumed run's saved generator give the same masks again. Off the CPU (CUDA: its fused,
+// graph-safe kernel) it is torch::dropout.
 #pragma once
 
 #include <cstdint>

@@ -18,7 +18,7 @@ struct EvalOutcome {
 };
 
 // Does `job` (kAny: as the options say) and returns the exit status: 1 when a sentence of a
-// translation failed. Results go to `out`, progress and per-sentence errors to `messages`,
+// translation or an image to classify failed. Results go to `out`, progress and per-sentence errors to `messages`,
 // --interactive reads `in`. Throws std::runtime_error (one line) for anything the user can
 // mend.
 EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::ostream& out, std::ostream& messages);

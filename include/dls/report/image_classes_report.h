@@ -18,9 +18,12 @@ struct ClassifyRequest {
   checkpoint::Weights weights = checkpoint::Weights::kEvaluation;
 };
 
-// Reads every image first, so that a bad one (missing, not PNG/JPEG, damaged) stops the
-// report with one line naming it (std::runtime_error) before anything is printed; then
-// classifies each with RUN's best.pt, else its newest checkpoint (or the file given).
-void report_image_classes(const std::string& checkpoint_or_run, const ClassifyRequest& request, std::ostream& out);
+// Classifies each image with RUN's best.pt, else its newest checkpoint (or the file given). An
+// image that cannot be (missing, not PNG/JPEG, damaged) keeps its place in the output with
+// its reason, and a line "error: FILE: reason" goes to `messages`; the others are classified,
+// as a translation's failed sentence leaves the rest. Returns how many failed. Throws
+// std::runtime_error (one line) for the checkpoint.
+int report_image_classes(const std::string& checkpoint_or_run, const ClassifyRequest& request, std::ostream& out,
+                         std::ostream& messages);
 
 }  // namespace dls::report

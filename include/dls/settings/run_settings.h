@@ -61,11 +61,13 @@ struct RunSettings {
   // saved, so that a resumed run keeps writing them.
   bool tensorboard = false;
 
-  // When it stops, besides the task's epochs (not saved: limits of one invocation; the time
-  // budget travels in the loop's own state).
+  // When it stops, besides the task's epochs. max_iters is a limit of one invocation (not
+  // saved); the time budget is the run's (saved, so that a resume shows and keeps it; the
+  // loop's own state has how much of it is spent -- budgeted_schedule.h).
   std::int64_t max_iters = 0;  // > 0: stop once the run has made this many steps in all
   // > 0: the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule
-  // laid out to end there; a resume keeps its checkpoint's budget when this is 0.
+  // laid out to end there. A checkpoint written before the budget was saved here resumes with
+  // 0, and the loop takes the budget from its state.
   double time_limit_s = 0;
   // A fresh run's starting weights (train/init_from.h): another run's checkpoint file or run
   // directory. The recipe's (config.toml), not the checkpoints': a resume continues its own.
@@ -86,8 +88,8 @@ struct RunSettings {
     return run;
   }
 
-  // Saved under "run." in the tasks' checkpoints: device, precision, the three intervals and
-  // --tensorboard.
+  // Saved under "run." in the tasks' checkpoints: device, precision, the three intervals,
+  // --tensorboard and --time-limit.
   // Checkpoints written before these keys keep the defaults, but for keep_last: 0, every
   // checkpoint kept, as such runs did. Groups: Training, Output (the trainers' --help).
   template <typename Fields>
@@ -97,11 +99,11 @@ struct RunSettings {
                            "stop once the run has made this many steps in all (0: no limit; a resume does not keep it)")
                        .range(0, 1000000000000)
                        .recipe());
-    f(s.time_limit_s, Setting("", "--time-limit",
+    f(s.time_limit_s, Setting("time_limit_s", "--time-limit",
                               "the whole run's budget in seconds: stop there with a checkpoint, a cosine schedule laid "
                               "out to end there (0: none; a resume keeps the run's)")
                           .range(0, 1000000000)
-                          .recipe());
+                          .default_when_absent());
     f(s.init_from, Setting("", "--init-from",
                            "start a new run from the weights of CKPT (a checkpoint, or a run directory: its newest): "
                            "every tensor that fits, embeddings and output rows by token; the optimizer, schedule "
@@ -185,8 +187,8 @@ struct RunSettings {
     return run;
   }
   // The starting point of a resume: the checkpoint's saved settings, nothing of the
-  // invocation, no per-invocation limit (max_iters, time_limit_s: 0), and run_dir "" (the
-  // checkpoint's run).
+  // invocation, no per-invocation limit (max_iters: 0), and run_dir "" (the checkpoint's
+  // run).
   RunSettings resume_defaults() const;
 };
 

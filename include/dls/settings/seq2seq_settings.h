@@ -92,8 +92,12 @@ struct Seq2SeqTrainSettings {
   // A fresh run on parallel files: a side whose language was not asked for takes the language
   // its --train-src/--train-tgt file's name gives (train.es -> es), so that Spanish is not
   // read, and normalised, as the default English; a side whose file names none keeps the
-  // default, and one warning says which codes were assumed.
+  // default, and one warning says which codes were assumed. One corpus file:
+  // languages_from_corpus_name.
   void languages_from_file_names(bool src_lang_asked, bool tgt_lang_asked);
+  // Of a corpus file (a TSV): from --valid-src/--valid-tgt's names, else its own
+  // (languages_of_corpus_file: "de_en.tsv", Tatoeba's "spa.txt") for its first two columns.
+  void languages_from_corpus_name(bool src_lang_asked, bool tgt_lang_asked);
   // Refuses, in one line, a corpus that does not hold together: half a pair of parallel files,
   // one column for both sides, an unknown language code, one language on both sides, or a
   // language written without spaces between words on word-level tokens.

@@ -112,9 +112,14 @@ struct ViTTrainSettings {
   // Sets the model's image size, channels and classes from the dataset's name (an image
   // folder: data.image_size, data.channels and its class folders, listed).
   void adapt_model_to_dataset();
-  // Refuses, in one line, --image-size and --channels for the datasets, whose images have
-  // their own (compared by value with `preset`, the settings before the command line).
-  void check_image_flags(const ViTTrainSettings& preset) const;
+  // For the datasets, data.image_size and data.channels set to their images' own
+  // (Fashion-MNIST 28 and 1, CIFAR-10 32 and 3), so that a run's start-up line and
+  // config.toml show what it reads; an image folder's stay (a preset's are its defaults).
+  void show_dataset_images();
+  // Refuses, in one line, --image-size and --channels typed on the command line (`*_typed`)
+  // with another value than a dataset's images have: they are an image folder's. A --config
+  // file's (an image folder run's beside --dataset) gives way to the dataset's own.
+  void check_image_flags(bool size_typed, bool channels_typed) const;
   // The start-up log's description: the preset and model, then describe_settings() (util/declared.h).
   std::string describe() const;
 };

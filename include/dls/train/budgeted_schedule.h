@@ -4,7 +4,8 @@
 // (a --time-limit given to the resume replaces it, still counted from the run's start).
 // The constant and dlstudio-warmup schedules have no end to lay out: the run just stops
 // when the budget is spent. A new estimate never makes the rate jump: the warm-up only
-// shortens, and the decay goes on from where it is over the steps now left.
+// shortens, and the decay goes on from where it is over the steps now left. Without a budget,
+// a resume whose --epochs move a cosine's end lays it out anew, in a warning line.
 #pragma once
 
 #include <cstdint>

@@ -6,28 +6,52 @@
 // same request reaching the process twice (a terminal's Ctrl-C goes to torchrun and to every
 // worker, and torchrun forwards it; `timeout` and Slurm signal the whole group), and ending at
 // once would lose the work since the last checkpoint.
+// A signal the loop has not acted on kStopNoticeMs later -- a long step or evaluation, or a
+// data-parallel rank blocked in a collective by a rank that is gone (up to --dist-timeout) --
+// gets one warning line saying so and that a second signal stops at once.
 #pragma once
 
+#include <condition_variable>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace dls::train {
 
 inline constexpr int kSameStopRequestMs = 1000;
+inline constexpr int kStopNoticeMs = 5000;
 
 class StopSignals {
  public:
-  StopSignals();   // installs the handlers and clears any earlier signal
+  // Installs the handlers, clears any earlier signal, and starts the thread that watches for
+  // a signal not acted on `notice_after_ms` later.
+  explicit StopSignals(int notice_after_ms = kStopNoticeMs);
   ~StopSignals();  // restores the previous handlers
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
 
   // The signal received since installation (SIGINT, SIGTERM or SIGHUP), 0 if none.
   static int received();
+  // The loop acts on the signal received (it stops, checkpointing): no notice comes.
+  static void acknowledge();
+
+ private:
+  void watch(int notice_after_ms);
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::thread watcher_;
 };
 
 // "SIGINT", "SIGTERM", "SIGHUP", or "signal N".
 std::string signal_name(int signal);
+
+// From now on this process gets SIGTERM when its parent dies (Linux's PR_SET_PDEATHSIG; at
+// once when the parent is gone already): a launcher's worker then stops as asked, not
+// training on as an orphan. Nothing elsewhere.
+void stop_when_parent_dies();
 
 // Thrown by the training loop after the checkpoint of an interrupted run is written.
 class TrainingInterrupted : public std::runtime_error {

@@ -11,6 +11,8 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <spdlog/spdlog.h>
 
+#include "dls/train/stop_signals.h"
+
 namespace dls::train {
 
 #ifdef DLS_HAVE_C10D
@@ -85,6 +87,9 @@ DistributedContext::DistributedContext(const DistributedEnvironment& env, Distri
   // A peer that dies leaves sockets whose writes raise SIGPIPE, which would kill this
   // process before Gloo can report the closed connection (Python ignores SIGPIPE too).
   std::signal(SIGPIPE, SIG_IGN);
+  // torchrun's agent killed outright (SIGKILL, the OOM killer) left its workers training as
+  // orphans for the rest of the run: they stop as on SIGTERM, with a checkpoint.
+  if (env.under_torchrun) stop_when_parent_dies();
   const auto start = Clock::now();
   try {
     auto impl = std::make_unique<Impl>();

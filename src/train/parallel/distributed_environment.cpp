@@ -61,6 +61,7 @@ std::optional<DistributedEnvironment> read_distributed_environment(const EnvLook
     env.restart_count = restarts;
   }
   if (const char* ifname = get("GLOO_SOCKET_IFNAME")) env.gloo_socket_ifname = ifname;
+  env.under_torchrun = get("TORCHELASTIC_RESTART_COUNT") != nullptr;
   return env;
 }
 

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "dls/layers/chunk_random.h"
 #include "dls/util/parallel_chunks.h"
 
 namespace dls::train {
@@ -55,7 +56,11 @@ SplitStepResult split_forward_backward(const std::vector<torch::Tensor>& paramet
   }
 
   std::vector<ChunkResult> results(static_cast<std::size_t>(util::effective_chunks(batch, chunks)));
+  // Each chunk draws its dropout masks (and an RNN its teacher-forcing coins) from a stream
+  // of its own, seeded once per step here: the same draws whichever thread runs first.
+  const std::uint64_t step_seed = default_generator_draw();
   util::for_each_chunk(batch, chunks, [&](int k, std::int64_t begin, std::int64_t end) {
+    const ChunkRandomScope random(step_seed, k);
     auto& r = results[static_cast<std::size_t>(k)];
     torch::Tensor outputs;
     r.loss = loss_fn(inputs.slice(0, begin, end), targets.slice(0, begin, end), &outputs);

@@ -60,12 +60,21 @@ void refuse_writing_over_newer_checkpoints(const std::string& run_dir, const che
   }
   if (newer.empty()) return;
   std::sort(newer.begin(), newer.end(), checkpoint::checkpoint_order);
+  // The newest is the way on only when it reads (a damaged one would be refused in turn).
+  std::string newest_problem;
+  try {
+    checkpoint::CheckpointReader((folder / newer.back()).string(), resume.kind());
+  } catch (const std::exception& unreadable) {
+    newest_problem = unreadable.what();
+  }
   const std::string problem =
       "--resume " + resume.path() + ": " + run_dir + " has " + std::to_string(newer.size()) + " newer checkpoint" +
       (newer.size() > 1 ? "s (" + newer.front() + " .. " + newer.back() + ")" : " (" + newer.front() + ")") +
       " that continuing from epoch " + std::to_string(resumed.file_epoch()) +
-      " would write over; continue from there in another directory (--run-dir NEW), or from the newest (--resume " +
-      run_dir + ")";
+      " would write over; continue from there in another directory (--run-dir NEW), or " +
+      (newest_problem.empty() ? "from the newest (--resume " + run_dir + ")"
+                              : "here once the newer ones are moved aside (the newest is unreadable: " +
+                                    newest_problem.substr(0, newest_problem.find('\n')) + ")");
   throw std::runtime_error(problem);  // a dry run's error too: --overwrite cannot decide it
 }
 
@@ -89,8 +98,10 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
     if (!restarted.empty()) started.run.resume = restarted;
   }
   const bool resuming = !started.run.resume.empty();
+  // A resumed run's own, absolute as a fresh run's --run-dir is made (its --json and
+  // checkpoint paths read the same from any folder).
   started.run.run_dir = !run.run_dir.empty() ? run.run_dir
-                        : resuming           ? checkpoint::run_dir_of(started.run.resume)
+                        : resuming           ? util::absolute_path(checkpoint::run_dir_of(started.run.resume))
                                              : default_run_dir;
   started.branch = resuming && util::resolved_path(checkpoint::run_dir_of(started.run.resume)) !=
                                    util::resolved_path(started.run.run_dir);

@@ -25,11 +25,18 @@ ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::V
   if (!images.image_files.empty()) {
     class_names_ = train_set->class_names;
     image_files_ = images.image_files;
+    pixel_digest_ = images.pixel_digest;
     // The split is redone from the listing: the same files, or other images than the run's.
     if (resumed != nullptr && resumed->image_files != image_files_) {
       throw std::runtime_error(settings.data.data_dir +
                                ": the image folder's files are not those the run began with (its checkpoint " +
                                resumed_path + " lists them); a resume needs the same images");
+    }
+    if (resumed != nullptr && resumed->pixel_digest != 0 && resumed->pixel_digest != pixel_digest_) {
+      throw std::runtime_error(settings.data.data_dir +
+                               ": the image folder's files have the run's names, but not all of their images are "
+                               "the run's (an image replaced or edited since " +
+                               resumed_path + "); a resume needs the same images");
     }
   }
   eval::check_images_fit(*train_set, settings.model, "the training images (" + settings.data.dataset + ")");
@@ -191,9 +198,9 @@ std::string ViTTask::checkpoint_kind() const { return checkpoint::kViTCheckpoint
 
 void ViTTask::describe_checkpoint(checkpoint::CheckpointWriter& writer) const {
   checkpoint::describe_vit_checkpoint(
-      writer,
-      {settings_, normalization_, class_names_, image_files_, std::isnan(test_accuracy_) ? -1 : test_accuracy_,
-       std::isnan(val_accuracy_) ? -1 : val_accuracy_, checkpoint::RunState{}});  // the state: the loop's to save
+      writer, {settings_, normalization_, class_names_, image_files_, pixel_digest_,
+               std::isnan(test_accuracy_) ? -1 : test_accuracy_, std::isnan(val_accuracy_) ? -1 : val_accuracy_,
+               checkpoint::RunState{}});  // the state: the loop's to save
 }
 
 }  // namespace dls::train

@@ -63,6 +63,7 @@ class ViTTask : public TrainingTask {
   data::Normalization normalization_;
   std::vector<std::string> class_names_;  // an image folder's, for the checkpoint (else empty)
   std::string image_files_;               // an image folder's listing (data::ViTDataset::image_files)
+  std::uint64_t pixel_digest_ = 0;        // and its images' digest (data::ViTDataset::pixel_digest)
   std::unique_ptr<data::ImageLoader> train_loader_, test_loader_;
   std::unique_ptr<data::ImageLoader> validation_loader_;  // null without validation images
   visTransformer model_{nullptr};

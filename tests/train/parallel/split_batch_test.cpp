@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/vit_checkpoint.h"
+#include "dls/layers/dropout.h"
 #include "dls/models/seq2seq_loss.h"
 #include "dls/models/vit.h"
 #include "dls/train/tasks/vit_trainer.h"
@@ -80,6 +81,36 @@ TEST(SplitForwardBackward, ChunkedGradientEqualsOnePass) {
           << (got[i] - expected[i]).abs().max().item<double>();
     }
   }
+}
+
+// With dropout, chunks on threads draw their masks from streams of their own: the same
+// seed gives the same gradients however the threads ran (they shared the default generator,
+// reached in the threads' order: the same command gave other losses).
+TEST(SplitForwardBackward, ChunksWithDropoutGiveTheSameGradientsEveryTime) {
+  auto model = deterministic_vit();
+  model->train();
+  for (auto& module : model->modules(/*include_self=*/false)) {
+    if (auto* dropout = module->as<DropoutImpl>()) dropout->options.p(0.3);
+  }
+  const auto images = torch::randn({12, 1, 28, 28});
+  const auto labels = torch::randint(0, 10, {12}, torch::kLong);
+  const auto loss_fn = mean_cross_entropy(model, 12);
+  std::vector<torch::Tensor> first;
+  for (int run = 0; run < 6; ++run) {
+    torch::manual_seed(21);
+    const auto step = split_forward_backward(model->parameters(), images, labels, 4, loss_fn);
+    const auto got = gradients(model);
+    if (run == 0) {
+      first = got;
+      continue;
+    }
+    for (std::size_t i = 0; i < got.size(); ++i) ASSERT_TRUE(torch::equal(got[i], first[i])) << "run " << run;
+  }
+  torch::manual_seed(22);
+  split_forward_backward(model->parameters(), images, labels, 4, loss_fn);
+  bool differs = false;
+  for (std::size_t i = 0; i < first.size(); ++i) differs |= !torch::equal(gradients(model)[i], first[i]);
+  EXPECT_TRUE(differs) << "another seed, other masks: the dropout is on";
 }
 
 // Seq2seq: the chunks' loss shares add up to the batch loss (DLStudio's row mean and the

@@ -10,6 +10,8 @@
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/run_state.h"
+#include "dls/util/file_io.h"
+#include "support/error_of.h"
 #include "util/temp_files.h"
 
 namespace dls::train {
@@ -77,6 +79,22 @@ TEST(ResumeStart, AnOlderCheckpointIsRefusedAndARestartContinuesTheNewest) {
   const auto started = start_run(run, "unused", "seq2seq");
   EXPECT_EQ(started.run.resume, run_dir.string());
   EXPECT_EQ(started.resume->path(), (run_dir / "checkpoints" / checkpoint::checkpoint_file_name(3)).string());
+}
+
+// When the newest of them is damaged, the refusal says so, instead of pointing at it as the
+// way on.
+TEST(ResumeStart, AnOlderCheckpointsRefusalSaysTheNewestIsUnreadable) {
+  const auto run_dir = test::fresh_temp_dir("resume_start_damaged");
+  write_checkpoints(run_dir, 3);
+  const auto newest = run_dir / "checkpoints" / checkpoint::checkpoint_file_name(3);
+  test::write_bytes(newest, util::read_file(newest.string()).substr(0, 100));
+  settings::RunSettings run;
+  run.resume = (run_dir / "checkpoints" / checkpoint::checkpoint_file_name(1)).string();
+  const auto error = test::error_of([&] { start_run(run, "unused", "seq2seq"); }, "(no error)");
+  EXPECT_NE(error.find("or here once the newer ones are moved aside (the newest is unreadable: " + newest.string()),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error.find("--resume " + run_dir.string() + ")"), std::string::npos) << error;
 }
 
 // A dry run creates and locks nothing, but what would stop a start stops it too.

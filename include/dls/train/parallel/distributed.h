@@ -47,6 +47,7 @@ struct DistributedEnvironment {
   bool use_agent_store = false;     // TORCHELASTIC_USE_AGENT_STORE == "True" (torchrun's agent hosts the store)
   std::string restart_count = "0";  // TORCHELASTIC_RESTART_COUNT: the agent store's key prefix
   std::string gloo_socket_ifname;   // GLOO_SOCKET_IFNAME: comma-separated interfaces for Gloo
+  bool under_torchrun = false;      // TORCHELASTIC_RESTART_COUNT set: a worker of torchrun's agent
 };
 
 // A getenv: returns nullptr for an unset variable. Tests pass a map's lookup.
