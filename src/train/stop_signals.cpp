@@ -2,10 +2,6 @@
 
 #include <signal.h>
 #include <time.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include <chrono>
 #include <atomic>
@@ -97,14 +93,6 @@ StopSignals::~StopSignals() {
 int StopSignals::received() { return g_received; }
 
 void StopSignals::acknowledge() { g_acknowledged = true; }
-
-void stop_when_parent_dies() {
-#ifdef __linux__
-  const pid_t parent = getppid();
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (getppid() != parent) raise(SIGTERM);  // it died before the request took hold
-#endif
-}
 
 std::string signal_name(int signal) {
   if (signal == SIGINT) return "SIGINT";

@@ -5,6 +5,7 @@ list(APPEND DLS_SOURCES
   util/closest_name.cpp
   util/colormap.cpp
   util/parallel_chunks.cpp
+  util/parent_death.cpp
   util/csv.cpp
   util/device.cpp
   util/file_io.cpp

@@ -190,7 +190,7 @@ std::set<std::string> joined(std::initializer_list<std::set<std::string>> parts)
 TEST(DeclaredSettings, EachTaskWritesTheKeysItsCheckpointsHaveAlwaysHad) {
   const auto optimizer = {"kind", "beta1", "beta2", "eps", "weight_decay", "clip_grad_norm"};
   const auto selection = {"best_metric", "patience", "ema_decay"};
-  const auto run = {"device", "precision", "checkpoint_every", "keep_last", "log_every", "tensorboard"};
+  const auto run = {"time_limit_s", "device", "precision", "checkpoint_every", "keep_last", "log_every", "tensorboard"};
   EXPECT_EQ(
       keys_of(settings::Seq2SeqTrainSettings{}.to_settings(), "model."),
       joined({prefixed("training.", {"data_path",      "train_src",      "train_tgt",        "valid_src",

@@ -1,6 +1,7 @@
 # Tests of src/util, relative to tests/.
 list(APPEND DLS_TEST_SOURCES
   util/declared_test.cpp
+  util/parent_death_test.cpp
   util/enum_names_test.cpp
   util/blas_kernels_test.cpp
   util/canvas_test.cpp

@@ -48,11 +48,6 @@ class StopSignals {
 // "SIGINT", "SIGTERM", "SIGHUP", or "signal N".
 std::string signal_name(int signal);
 
-// From now on this process gets SIGTERM when its parent dies (Linux's PR_SET_PDEATHSIG; at
-// once when the parent is gone already): a launcher's worker then stops as asked, not
-// training on as an orphan. Nothing elsewhere.
-void stop_when_parent_dies();
-
 // Thrown by the training loop after the checkpoint of an interrupted run is written.
 class TrainingInterrupted : public std::runtime_error {
  public:

@@ -11,7 +11,7 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <spdlog/spdlog.h>
 
-#include "dls/train/stop_signals.h"
+#include "dls/util/parent_death.h"
 
 namespace dls::train {
 
@@ -89,7 +89,7 @@ DistributedContext::DistributedContext(const DistributedEnvironment& env, Distri
   std::signal(SIGPIPE, SIG_IGN);
   // torchrun's agent killed outright (SIGKILL, the OOM killer) left its workers training as
   // orphans for the rest of the run: they stop as on SIGTERM, with a checkpoint.
-  if (env.under_torchrun) stop_when_parent_dies();
+  if (env.under_torchrun) util::stop_when_parent_dies();
   const auto start = Clock::now();
   try {
     auto impl = std::make_unique<Impl>();
