@@ -12,6 +12,7 @@
 #include "dls/cli/config_file.h"
 #include "dls/cli/overrides.h"
 #include "support/test_paths.h"
+#include "util/temp_files.h"
 
 namespace dls {
 namespace {

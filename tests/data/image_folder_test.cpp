@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support/image_files.h"
+#include "util/temp_files.h"
 
 namespace dls::data::image_folder_test {
 namespace {

@@ -24,6 +24,7 @@
 #include "support/metrics_steps.h"
 #include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
+#include "util/temp_files.h"
 
 namespace dls {
 namespace fused_attention_test {

@@ -14,6 +14,7 @@
 #include "dls/data/normalize.h"
 #include "dls/data/pair_tensors.h"
 #include "support/seq2seq_runs.h"
+#include "util/temp_files.h"
 
 namespace dls::report {
 

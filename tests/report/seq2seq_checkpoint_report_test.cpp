@@ -17,6 +17,7 @@
 #include "dls/eval/sacrebleu.h"
 #include "dls/util/file_io.h"
 #include "support/seq2seq_runs.h"
+#include "util/temp_files.h"
 
 namespace dls::report {
 

@@ -15,6 +15,7 @@
 #include "support/program_run.h"
 #include "dls/data/image_dataset.h"
 #include "support/vit_runs.h"
+#include "util/temp_files.h"
 
 namespace dls::report {
 namespace {

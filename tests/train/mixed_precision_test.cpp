@@ -17,6 +17,7 @@
 #include "support/metrics_steps.h"
 #include "support/seq2seq_runs.h"
 #include "support/vit_runs.h"
+#include "util/temp_files.h"
 
 namespace dls {
 namespace {

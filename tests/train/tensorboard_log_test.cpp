@@ -16,6 +16,7 @@
 #include "support/outside_needs.h"
 #include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
+#include "util/temp_files.h"
 
 namespace dls::train::tensorboard_log_test {
 namespace {

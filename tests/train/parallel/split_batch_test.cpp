@@ -13,6 +13,7 @@
 #include "dls/train/tasks/vit_trainer.h"
 #include "support/small_models.h"
 #include "support/vit_runs.h"
+#include "util/temp_files.h"
 
 namespace dls::train {
 namespace {

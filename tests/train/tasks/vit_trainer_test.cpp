@@ -17,6 +17,7 @@
 #include "dls/util/file_io.h"
 #include "dls/util/key_values.h"
 #include "support/vit_runs.h"
+#include "util/temp_files.h"
 
 namespace dls::train {
 namespace {
