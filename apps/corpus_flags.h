@@ -22,7 +22,7 @@ inline void check_corpus_flags(const CLI::App& app, settings::Seq2SeqTrainSettin
       throw std::runtime_error("--data and --train-src: give one corpus, a TSV/archive file or parallel files");
     data.data_path.clear();
     for (const char* flag : {"--src-column", "--tgt-column"}) {
-      if (app.count(flag) > 0 && !cli::from_config_file(app, flag))
+      if (cli::typed_on_command_line(app, flag))
         throw std::runtime_error(std::string(flag) + ": only for a TSV corpus (--data), not parallel files");
     }
   }

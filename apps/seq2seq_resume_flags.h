@@ -38,7 +38,7 @@ inline std::string preset_of_run(const std::string& resume) {
 // the checkpoint's.
 inline void check_start_flags_on_resume(const CLI::App& app, const std::string& resume, const std::string& preset,
                                         const std::string& variant, const settings::Seq2SeqTrainSettings& resumed) {
-  if (app.count("--preset") > 0 && !cli::from_config_file(app, "--preset"))
+  if (cli::typed_on_command_line(app, "--preset"))
     throw std::runtime_error(
         "--preset: fixed by the checkpoint when resuming (its settings are the run's; leave --preset out)");
   if (app.count("--preset") > 0) {

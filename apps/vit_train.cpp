@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   dls::data::default_image_data(dataset, data_dir, image_folder, !invocation.resume.empty());
   return dls::cli::exit_status_of_training([&] {
     for (const char* other : {"--dataset", "--data-dir"}) {  // a --config file's give way to --image-folder
-      if (app.count("--image-folder") > 0 && app.count(other) > 0 && !dls::cli::from_config_file(app, other))
+      if (app.count("--image-folder") > 0 && dls::cli::typed_on_command_line(app, other))
         throw std::invalid_argument(std::string("--image-folder excludes ") + other + " (it is both)");
     }
     const int threads = dls::cli::configure_invocation(invocation);
@@ -81,10 +81,8 @@ int main(int argc, char** argv) {
     auto settings =
         dls::cli::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset", "--dataset"}).settings;
     if (invocation.resume.empty()) {
-      const auto typed = [&](const char* flag) {
-        return app.count(flag) > 0 && !dls::cli::from_config_file(app, flag);
-      };
-      settings.check_image_flags(typed("--image-size"), typed("--channels"));
+      settings.check_image_flags(dls::cli::typed_on_command_line(app, "--image-size"),
+                                 dls::cli::typed_on_command_line(app, "--channels"));
       settings.adapt_model_to_dataset();  // after the flags: an image folder's size and channels
       settings.show_dataset_images();
     }

@@ -40,4 +40,21 @@ void LrSchedule::check() const {
   }
 }
 
+std::vector<std::pair<std::string, std::string>> LrSchedule::unread_flags() const {
+  switch (kind) {
+    case ScheduleKind::kConstant:
+      return {
+          {"--min-lr", "not read by --schedule constant, which keeps --lr throughout; for a decay: --schedule cosine"}};
+    case ScheduleKind::kDLStudioWarmup: {
+      const std::string why =
+          "not read by --schedule dlstudio-warmup, whose rate is 2 M^-0.5 min(s^-0.5, s w^-1.5) (the model's width M, "
+          "--warmup w); for a rate of your own: --schedule constant or cosine";
+      return {{"--lr", why}, {"--min-lr", why}};
+    }
+    case ScheduleKind::kWarmupCosine:
+      break;
+  }
+  return {};
+}
+
 }  // namespace dls::settings

@@ -68,6 +68,9 @@ TEST(Seq2SeqTrainApp, BadInputIsAOneLineError) {
         run_seq2seq_train(schedule + " --lr 0.5 --dry-run --data " + kSampleCorpus, "warmup_lr"),
         "--lr: not read by --schedule dlstudio-warmup");
   }
+  test::expect_one_line_error(
+      run_seq2seq_train("--schedule constant --min-lr 1e-5 --dry-run --data " + kSampleCorpus, "constant_min_lr"),
+      "--min-lr: not read by --schedule constant");
 }
 
 // The RNN encoder-decoder from the command line: its start-up report with DLStudio's class

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace dls::settings {
 namespace {
@@ -35,6 +38,30 @@ TEST(LrSchedule, CosineWithWarmup) {
   EXPECT_NEAR(schedule.at(60), (1e-3 + 1e-5) / 2, 1e-15);
   EXPECT_NEAR(schedule.at(110), 1e-5, 1e-15);
   EXPECT_NEAR(schedule.at(500), 1e-5, 1e-15);
+}
+
+// The flags a schedule calls unread are exactly those whose value leaves its rates alone.
+TEST(LrSchedule, UnreadFlagsAreThoseThatChangeNoRate) {
+  for (const auto kind : {ScheduleKind::kConstant, ScheduleKind::kDLStudioWarmup, ScheduleKind::kWarmupCosine}) {
+    LrSchedule schedule;
+    schedule.kind = kind;
+    schedule.base_lr = 1e-3;
+    schedule.min_lr = 1e-5;
+    schedule.warmup_steps = 10;
+    schedule.total_steps = 110;
+    std::vector<std::string> unread;
+    for (const auto& [flag, why] : schedule.unread_flags()) {
+      unread.push_back(flag);
+      EXPECT_NE(why.find(to_string(kind)), std::string::npos) << why;
+    }
+    for (const std::string flag : {"--lr", "--min-lr"}) {
+      auto changed = schedule;
+      (flag == "--lr" ? changed.base_lr : changed.min_lr) *= 2;
+      bool same = true;
+      for (std::int64_t step = 1; step <= 120; ++step) same = same && changed.at(step) == schedule.at(step);
+      EXPECT_EQ(same, std::find(unread.begin(), unread.end(), flag) != unread.end()) << to_string(kind) << " " << flag;
+    }
+  }
 }
 
 TEST(LrSchedule, NamesRoundTrip) {

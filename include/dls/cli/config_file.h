@@ -71,6 +71,12 @@ inline bool from_config_file(const CLI::App& app, const std::string& flag) {
   return toml != nullptr && toml->gave(flag.substr(flag.find_first_not_of('-')));
 }
 
+// Whether `flag` was typed on the command line: given, and not by the --config file (every
+// config.toml records every setting, so a refusal of a flag a run does not read is for typed ones).
+inline bool typed_on_command_line(const CLI::App& app, const std::string& flag) {
+  return app.count(flag) > 0 && !from_config_file(app, flag);
+}
+
 // config.toml of a run with `settings`: every recorded setting, in the order of --help.
 template <typename Settings>
 std::string resolved_config(const Overrides<Settings>& overrides, const Settings& settings,

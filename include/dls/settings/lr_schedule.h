@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dls/util/declared.h"
 #include "dls/util/enum_names.h"
@@ -40,6 +42,9 @@ struct LrSchedule {
   // Throws std::invalid_argument for a cosine whose final rate (--min-lr) is above its peak
   // (--lr): its "decay" would climb.
   void check() const;
+  // The flags of these settings that this kind does not read, each with why: a program refuses
+  // one typed on the command line (it would be printed, saved and ignored).
+  std::vector<std::pair<std::string, std::string>> unread_flags() const;
 
   template <typename Fields>
   static void declare(LrSchedule& s, Fields& f) {
