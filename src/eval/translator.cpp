@@ -63,6 +63,26 @@ std::vector<torch::Tensor> block_diagonal(const std::vector<std::vector<torch::T
   return layers;
 }
 
+// Each part's [layers][H, rows_k] one after another along the rows (zero where a part has
+// fewer rows than its labels) -> [layers][H, sum rows_k].
+std::vector<torch::Tensor> stacked_rows(const std::vector<std::vector<torch::Tensor>>& parts,
+                                        const std::vector<std::int64_t>& rows_k) {
+  std::vector<torch::Tensor> layers;
+  const auto rows = std::accumulate(rows_k.begin(), rows_k.end(), std::int64_t{0});
+  for (std::size_t layer = 0; layer < parts.front().size(); ++layer) {
+    auto joined = torch::zeros({parts.front()[layer].size(0), rows}, torch::kFloat);
+    std::int64_t r = 0;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      const auto& block = parts[k][layer];
+      const auto height = std::min(block.size(1), rows_k[k]);
+      joined.narrow(1, r, height).copy_(block.narrow(1, 0, height));
+      r += rows_k[k];
+    }
+    layers.push_back(joined);
+  }
+  return layers;
+}
+
 // "sentence ends, clause marks": where split_to_fit() cut.
 std::string cut_places(const SplitSource& split) {
   std::vector<std::string> places;
@@ -374,7 +394,8 @@ TranslationAttention Translator::attention(const SentenceTranslation& t) {
   if (!t.ok()) throw std::invalid_argument("no attention for a sentence not translated: " + t.error);
   if (t.parts.empty()) return attention_of(t.tokens, t.output_tokens);
   TranslationAttention maps;
-  std::vector<std::vector<torch::Tensor>> encoder_self, decoder_self, cross;
+  std::vector<std::vector<torch::Tensor>> encoder_self, decoder_self, cross, encoder_self_rest, decoder_self_rest,
+      cross_rest;
   std::vector<std::int64_t> sources, targets;  // each part's labels
   for (const auto& part : t.parts) {
     auto one = attention_of(part.tokens, part.output_tokens);
@@ -385,10 +406,16 @@ TranslationAttention Translator::attention(const SentenceTranslation& t) {
     encoder_self.push_back(std::move(one.encoder_self));
     decoder_self.push_back(std::move(one.decoder_self));
     cross.push_back(std::move(one.cross));
+    encoder_self_rest.push_back(std::move(one.encoder_self_rest));
+    decoder_self_rest.push_back(std::move(one.decoder_self_rest));
+    cross_rest.push_back(std::move(one.cross_rest));
   }
   maps.encoder_self = block_diagonal(encoder_self, sources, sources);
   maps.decoder_self = block_diagonal(decoder_self, targets, targets);
   maps.cross = block_diagonal(cross, targets, sources);
+  maps.encoder_self_rest = stacked_rows(encoder_self_rest, sources);
+  maps.decoder_self_rest = stacked_rows(decoder_self_rest, targets);
+  maps.cross_rest = stacked_rows(cross_rest, targets);
   return maps;
 }
 
@@ -421,19 +448,20 @@ TranslationAttention Translator::attention_of(const TokenList& tokens, const Tok
   maps.target = {"SOS"};
   maps.target.insert(maps.target.end(), output.begin(), output.end());
   if (ended) maps.target.push_back("EOS");
-  // [1, H, Lq, Lk] per layer -> [H, rows, cols] cropped to the real tokens.
-  const auto crop = [](const std::vector<torch::Tensor>& layers, std::size_t rows, std::size_t cols) {
-    std::vector<torch::Tensor> cropped;
+  // [1, H, Lq, Lk] per layer -> [H, rows, cols] cropped to the real tokens, and [H, rows]: the
+  // weight each row gives to the keys left out (padding; the dlstudio decoder's zeroed keys).
+  const auto crop = [](const std::vector<torch::Tensor>& layers, std::size_t rows, std::size_t cols,
+                       std::vector<torch::Tensor>& cropped, std::vector<torch::Tensor>& rest) {
     for (const auto& layer : layers) {
       const auto r = std::min<std::int64_t>(static_cast<std::int64_t>(rows), layer.size(2));
       const auto c = std::min<std::int64_t>(static_cast<std::int64_t>(cols), layer.size(3));
       cropped.push_back(layer[0].narrow(1, 0, r).narrow(2, 0, c).to(torch::kCPU).to(torch::kFloat).contiguous());
+      rest.push_back((1 - cropped.back().sum(-1)).clamp_min(0));
     }
-    return cropped;
   };
-  maps.encoder_self = crop(trace.encoder_self, maps.source.size(), maps.source.size());
-  maps.decoder_self = crop(trace.decoder_self, maps.target.size(), maps.target.size());
-  maps.cross = crop(trace.decoder_cross, maps.target.size(), maps.source.size());
+  crop(trace.encoder_self, maps.source.size(), maps.source.size(), maps.encoder_self, maps.encoder_self_rest);
+  crop(trace.decoder_self, maps.target.size(), maps.target.size(), maps.decoder_self, maps.decoder_self_rest);
+  crop(trace.decoder_cross, maps.target.size(), maps.source.size(), maps.cross, maps.cross_rest);
   return maps;
 }
 

@@ -118,9 +118,25 @@ std::vector<AttentionMemory> MasterDecoderWithMaskingImpl::project_memories(cons
   return memories;
 }
 
+namespace {
+
+// Weights [r*B, H, L, K] of r prefix copies -> [B, H, r, K]: row i from copy i's query at
+// position i+1, the one that predicts word i+1. self_attention: the keys after position i are
+// zero vectors in that copy (DLStudio zeroes the future rows), not words, so their weight is
+// set to 0 -- a row's shortfall from 1 is the weight DLStudio's layout gives them.
+torch::Tensor own_prefix_rows(const torch::Tensor& weights, std::int64_t copies, bool self_attention) {
+  const auto batch = weights.size(0) / copies;
+  const auto rows = weights.view({copies, batch, weights.size(1), weights.size(2), weights.size(3)})
+                        .narrow(3, 1, copies);                      // [r, B, H, r, K]
+  auto own = torch::diagonal(rows, 0, 0, 3).permute({0, 1, 3, 2});  // [B, H, r, K]
+  return self_attention ? own.tril() : own.contiguous();            // row i keeps keys 0..i
+}
+
+}  // namespace
+
 torch::Tensor MasterDecoderWithMaskingImpl::run_stack(torch::Tensor x, const std::vector<AttentionMemory>& memories,
                                                       const DecoderMasks& masks, AttentionTrace* trace,
-                                                      std::int64_t trace_rows_from) {
+                                                      std::int64_t trace_prefix_copies) {
   DecoderMasks last_masks = masks;
   last_masks.ffn_rows = masks.last_ffn_rows;
   for (std::size_t i = 0; i < basic_decoder_arr->size(); ++i) {
@@ -129,10 +145,12 @@ torch::Tensor MasterDecoderWithMaskingImpl::run_stack(torch::Tensor x, const std
     const bool last = i + 1 == basic_decoder_arr->size();
     x = basic_decoder_arr[i]->as<BasicDecoderWithMaskingImpl>()->forward(
         x, memories[i], last ? last_masks : masks, record ? &self_w : nullptr, record ? &cross_w : nullptr);
-    if (record) {
-      const auto rows = self_w.size(0) - trace_rows_from;
-      trace->decoder_self.push_back(self_w.narrow(0, trace_rows_from, rows));
-      if (cross_w.defined()) trace->decoder_cross.push_back(cross_w.narrow(0, trace_rows_from, rows));
+    if (record && trace_prefix_copies > 0) {
+      trace->decoder_self.push_back(own_prefix_rows(self_w, trace_prefix_copies, true));
+      if (cross_w.defined()) trace->decoder_cross.push_back(own_prefix_rows(cross_w, trace_prefix_copies, false));
+    } else if (record) {
+      trace->decoder_self.push_back(self_w);
+      if (cross_w.defined()) trace->decoder_cross.push_back(cross_w);
     }
   }
   return x;
@@ -155,8 +173,14 @@ torch::Tensor MasterDecoderWithMaskingImpl::final_states(const torch::Tensor& ta
   const auto memories = project_memories(encoder_out);
   if (config_.dlstudio_family() && !masking) {
     // DLStudio with masking=False: every prefix step sees the same unmasked target, so
-    // one pass gives them all; row k predicts word k.
-    return run_stack(target, memories, DecoderMasks{}, trace, 0).narrow(1, 1, length - 1);
+    // one pass gives them all; row k predicts word k. The trace keeps those rows too.
+    const auto traced = trace != nullptr ? trace->decoder_self.size() : 0;
+    auto x = run_stack(target, memories, DecoderMasks{}, trace);
+    for (std::size_t i = traced; trace != nullptr && i < trace->decoder_self.size(); ++i) {
+      trace->decoder_self[i] = trace->decoder_self[i].narrow(2, 1, length - 1);
+      if (i < trace->decoder_cross.size()) trace->decoder_cross[i] = trace->decoder_cross[i].narrow(2, 1, length - 1);
+    }
+    return x.narrow(1, 1, length - 1);
   }
   if (config_.dlstudio_family()) {
     // Copy i of the target (row i*B + b) keeps rows 0..i and predicts word k = i+1.
@@ -167,8 +191,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::final_states(const torch::Tensor& ta
       masks.ffn_rows = prefix_ffn_rows(1, copies, batch, length, false);
       masks.last_ffn_rows = prefix_ffn_rows(1, copies, batch, length, true);
     }
-    auto x = run_stack(target.repeat({copies, 1, 1}), memories, masks, trace,
-                       (copies - 1) * batch);  // [r*B, L, M]
+    auto x = run_stack(target.repeat({copies, 1, 1}), memories, masks, trace, copies);  // [r*B, L, M]
     // Row k = i+1 of copy i: [r, B, r, M] -> diagonal over (copy, row) -> [B, M, r].
     auto rows = torch::diagonal(x.view({copies, batch, length, dim}).narrow(2, 1, copies), 0, 0, 2);
     return rows.permute({0, 2, 1});  // [B, L-1, M]
@@ -181,7 +204,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::final_states(const torch::Tensor& ta
     masks.self_mask = masks.self_mask.defined() ? masks.self_mask + padding : padding;
   }
   if (memory_padding.defined()) masks.memory_mask = key_padding_mask(memory_padding);
-  return run_stack(target.narrow(1, 0, steps), memories, masks, trace, 0);  // [B, L-1, M]
+  return run_stack(target.narrow(1, 0, steps), memories, masks, trace);  // [B, L-1, M]
 }
 
 torch::Tensor MasterDecoderWithMaskingImpl::scores(const torch::Tensor& states) {
@@ -216,7 +239,7 @@ torch::Tensor MasterDecoderWithMaskingImpl::predict_word(const torch::Tensor& ta
     masks.ffn_rows = prefix_ffn_rows(k, 1, batch, length, false);
     masks.last_ffn_rows = prefix_ffn_rows(k, 1, batch, length, true);
   }
-  auto x = run_stack(target, memories, masks, trace, 0);
+  auto x = run_stack(target, memories, masks, trace);
   const auto logits = scores(x.select(1, k)).to(torch::kFloat);  // [B, V], fp32 under autocast too
   return log_probabilities ? torch::log_softmax(logits, -1) : logits;
 }

@@ -68,8 +68,7 @@ torch::Tensor TranslationModel::cross_attention(const torch::Tensor& src, const 
   }
   AttentionTrace trace;
   transformer()->forward(src, tgt, &trace);
-  // [B, H, T', S] with T' >= T-1 (the dlstudio layout's L rows): the queries of target_in.
-  return trace.decoder_cross.back().mean(1).narrow(1, 0, target_in.size(1));
+  return trace.decoder_cross.back().mean(1);  // [B, T-1, S]: the queries that predict words 1..T-1
 }
 
 std::unique_ptr<DecodingSession> TranslationModel::start_decoding(const torch::Tensor& src, std::int64_t sos,

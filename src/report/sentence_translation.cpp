@@ -30,19 +30,32 @@ namespace fs = std::filesystem;
 std::vector<std::string> save_attention_maps(const TranslationAttention& maps, const std::string& dir) {
   util::create_folder(dir);
   std::vector<std::string> written;
-  const auto save = [&](const std::vector<torch::Tensor>& layers, const std::string& name,
-                        const std::vector<std::string>& rows, const std::vector<std::string>& cols) {
+  // A layer whose rows give more than this to keys not drawn gets a last column with that
+  // weight, "(rest)", so that every row of its pictures sums to 1 as the model's does.
+  constexpr double kShownRest = 0.005;
+  const auto save = [&](const std::vector<torch::Tensor>& layers, const std::vector<torch::Tensor>& rests,
+                        const std::string& name, const std::vector<std::string>& rows,
+                        const std::vector<std::string>& cols) {
     for (std::size_t layer = 0; layer < layers.size(); ++layer) {
-      const auto weights = layers[layer].to(torch::kDouble).contiguous();  // [H, r, c]
+      auto weights = layers[layer].to(torch::kDouble);  // [H, r, c]
       const auto r = weights.size(1), c = weights.size(2);
+      auto col_labels = std::vector<std::string>(cols.begin(), cols.begin() + c);
+      const bool rest = layer < rests.size() && rests[layer].max().item<double>() > kShownRest;
+      if (rest) {
+        weights = torch::cat({weights, rests[layer].to(torch::kDouble).unsqueeze(2)}, 2);  // [H, r, c+1]
+        col_labels.push_back("(rest)");
+      }
+      weights = weights.contiguous();
+      const auto width = weights.size(2);
       for (std::int64_t head = 0; head < weights.size(0); ++head) {
         const auto m = weights[head].contiguous();
-        std::vector<double> values(m.data_ptr<double>(), m.data_ptr<double>() + r * c);
+        std::vector<double> values(m.data_ptr<double>(), m.data_ptr<double>() + r * width);
         const auto path = (fs::path(dir) / fmt::format("{}_layer{}_head{}.png", name, layer + 1, head + 1)).string();
-        util::HeatMap(values, static_cast<int>(r), static_cast<int>(c))
-            .title(fmt::format("{}, layer {}, head {}", name, layer + 1, head + 1))
+        util::HeatMap(values, static_cast<int>(r), static_cast<int>(width))
+            .title(fmt::format("{}, layer {}, head {}{}", name, layer + 1, head + 1,
+                               rest ? " (rest: keys not drawn, padding or zeroed)" : ""))
             .row_labels(std::vector<std::string>(rows.begin(), rows.begin() + r))
-            .col_labels(std::vector<std::string>(cols.begin(), cols.begin() + c))
+            .col_labels(col_labels)
             .y_label("query")
             .x_label("key")
             .save(path);
@@ -50,10 +63,10 @@ std::vector<std::string> save_attention_maps(const TranslationAttention& maps, c
       }
     }
   };
-  save(maps.encoder_self, "encoder_self", maps.source, maps.source);
-  save(maps.decoder_self, "decoder_self", maps.target, maps.target);
+  save(maps.encoder_self, maps.encoder_self_rest, "encoder_self", maps.source, maps.source);
+  save(maps.decoder_self, maps.decoder_self_rest, "decoder_self", maps.target, maps.target);
   // An RNN's one map is the notes' alignment table: alignment_layer1_head1.png.
-  save(maps.cross, maps.recurrent ? "alignment" : "cross", maps.target, maps.source);
+  save(maps.cross, maps.cross_rest, maps.recurrent ? "alignment" : "cross", maps.target, maps.source);
   return written;
 }
 

@@ -246,6 +246,22 @@ json weights_json(const std::vector<torch::Tensor>& layers) {
   return out;
 }
 
+// [layers][H, rows] -> [layer][head][row]: each row's weight on keys not drawn.
+json rest_json(const std::vector<torch::Tensor>& layers) {
+  json out = json::array();
+  for (const auto& layer : layers) {
+    const auto w = layer.to(torch::kFloat).contiguous();
+    json layer_json = json::array();
+    for (std::int64_t h = 0; h < w.size(0); ++h) {
+      json head = json::array();
+      for (std::int64_t r = 0; r < w.size(1); ++r) head.push_back(round_significant(w[h][r].item<float>(), 5));
+      layer_json.push_back(std::move(head));
+    }
+    out.push_back(std::move(layer_json));
+  }
+  return out;
+}
+
 json translation_json(const eval::SentenceTranslation& t) {
   json out = {{"input", t.input}};
   if (!t.ok()) {
@@ -352,6 +368,9 @@ std::string attention_answer(const eval::SentenceTranslation& t, const eval::Tra
   answer["encoder_self"] = weights_json(maps.encoder_self);
   answer["decoder_self"] = weights_json(maps.decoder_self);
   answer["cross"] = weights_json(maps.cross);
+  answer["rest"] = {{"encoder_self", rest_json(maps.encoder_self_rest)},
+                    {"decoder_self", rest_json(maps.decoder_self_rest)},
+                    {"cross", rest_json(maps.cross_rest)}};
   return answer.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -116,6 +116,14 @@ TEST(Translator, AttentionHasEveryLayerAndHeadCroppedToTheTokens) {
   EXPECT_EQ(maps.decoder_self[0].sizes(), (std::vector<std::int64_t>{heads, tgt, tgt}));
   EXPECT_EQ(maps.cross[0].sizes(), (std::vector<std::int64_t>{heads, tgt, src}));
   EXPECT_TRUE(maps.cross[0].ge(0).all().item<bool>());
+  // Each row's drawn weights and its rest (keys not drawn) sum to 1.
+  for (const auto& [weights, rest] :
+       {std::pair{&maps.encoder_self, &maps.encoder_self_rest}, std::pair{&maps.decoder_self, &maps.decoder_self_rest},
+        std::pair{&maps.cross, &maps.cross_rest}}) {
+    ASSERT_EQ(rest->size(), weights->size());
+    const auto rows = (*weights)[0].sum(-1) + (*rest)[0];  // [H, rows]
+    EXPECT_TRUE(torch::allclose(rows, torch::ones_like(rows), 1e-4, 1e-4)) << rows;
+  }
   SentenceTranslation failed;
   failed.error = "too long";
   EXPECT_THROW(translator.attention(failed), std::invalid_argument);
@@ -268,6 +276,26 @@ TEST(Translator, ASentenceInPartsHasOneNBestEntryAndAnAlignmentForEveryPart) {
   std::vector<bool> aligned(t.output_tokens.size(), false);
   for (const auto& point : translator.alignment(t)) aligned.at(static_cast<std::size_t>(point.target)) = true;
   EXPECT_EQ(std::count(aligned.begin(), aligned.end(), true), static_cast<std::ptrdiff_t>(aligned.size()));
+}
+
+// DLStudio's layout: a decoder row shows the pass that predicts its next word, with nothing on
+// the later words (zero vectors in that pass); what the row gives to them and to the padding is
+// its rest. A sentence in parts: a rest for every row of every part.
+TEST(Translator, TheDLStudioLayoutsDecoderRowsSeeNoLaterWordAndTheRestIsSaid) {
+  auto translator = Translator::load(test::seq2seq_run_in_layout(Layout::kDLStudio).string());
+  for (const auto& sentence : {std::string("I want to go home."), std::string(kTwentyWords)}) {
+    const auto t = translator.translate(sentence);
+    ASSERT_TRUE(t.ok()) << t.error;
+    const auto maps = translator.attention(t);
+    const auto rows = static_cast<std::int64_t>(maps.target.size());
+    for (std::size_t layer = 0; layer < maps.decoder_self.size(); ++layer) {
+      const auto& self = maps.decoder_self[layer];  // [H, rows, rows]
+      EXPECT_EQ(self.triu(1).abs().max().item<float>(), 0.0f) << sentence;
+      ASSERT_EQ(maps.decoder_self_rest[layer].sizes(), torch::IntArrayRef({self.size(0), rows}));
+      EXPECT_GT(maps.decoder_self_rest[layer].max().item<float>(), 0.01f) << "the zeroed keys' weight";
+      ASSERT_EQ(maps.cross_rest[layer].size(1), rows);
+    }
+  }
 }
 
 TEST(Translator, ALongSentenceIsTranslatedInPartsByTheDLStudioLayout) {

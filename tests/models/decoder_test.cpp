@@ -50,6 +50,39 @@ TEST_P(DLStudioDecoder, FutureRowsAreZeroedAtEveryLayer) {
       torch::allclose(decoder->predict_word(target, memories, 4), decoder->predict_word(changed, memories, 4)));
 }
 
+// The batched pass's trace: row i of every layer is the attention of the query that predicts
+// word i+1, from its own prefix copy -- the plain loop's pass for k = i+1, row k -- with the
+// zeroed keys after position i at 0 in self-attention.
+TEST_P(DLStudioDecoder, EachTracedRowComesFromItsOwnPrefixPass) {
+  torch::manual_seed(13);
+  MasterDecoderWithMasking decoder(config(), 2, 13);
+  decoder->eval();
+  const std::int64_t batch = 2, length = 6;
+  const auto target = torch::randn({batch, length, 16});
+  const auto encoder_out = torch::randn({batch, length, 16});
+  AttentionTrace trace;
+  decoder->forward(target, encoder_out, torch::Tensor{}, torch::Tensor{}, &trace);
+  ASSERT_EQ(trace.decoder_self.size(), 2u);
+  ASSERT_EQ(trace.decoder_self[0].sizes(), torch::IntArrayRef({batch, 4, length - 1, length}));
+  ASSERT_EQ(trace.decoder_cross[1].sizes(), torch::IntArrayRef({batch, 4, length - 1, length}));
+  const auto memories = decoder->project_memories(encoder_out);
+  for (std::int64_t k = 1; k < length; ++k) {
+    AttentionTrace one;
+    decoder->predict_word(target, memories, k, &one);
+    for (std::size_t layer = 0; layer < 2; ++layer) {
+      auto self = one.decoder_self[layer].select(2, k).clone();  // [B, H, L]
+      EXPECT_GT(self.narrow(2, k, length - k).sum().item<double>(), 0) << "the zeroed keys have weight";
+      self.narrow(2, k, length - k).zero_();
+      EXPECT_TRUE(torch::allclose(trace.decoder_self[layer].select(2, k - 1), self, 1e-5, 1e-6)) << k;
+      EXPECT_TRUE(torch::allclose(trace.decoder_cross[layer].select(2, k - 1), one.decoder_cross[layer].select(2, k),
+                                  1e-5, 1e-6))
+          << k;
+    }
+  }
+  EXPECT_TRUE(trace.decoder_self[1].sum(-1).le(1 + 1e-5).all().item<bool>());
+  EXPECT_TRUE(torch::allclose(trace.decoder_cross[1].sum(-1), torch::ones({batch, 4, length - 1}), 1e-5, 1e-5));
+}
+
 // The stack as DLStudio's layout defines it, every product computed in full: the L-1
 // zero-masked copies through every layer, then row k of copy k-1.
 torch::Tensor full_prefix_stack(MasterDecoderWithMasking& decoder, const torch::Tensor& target,

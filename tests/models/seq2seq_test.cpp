@@ -68,9 +68,10 @@ TEST_P(Seq2SeqModels, ShapesAndDistributions) {
   ASSERT_EQ(trace.decoder_self.size(), 2u);
   ASSERT_EQ(trace.decoder_cross.size(), 2u);
   EXPECT_EQ(trace.encoder_self[0].sizes(), torch::IntArrayRef({3, 4, 6, 6}));
-  const std::int64_t lq = GetParam().layout == Layout::kVaswani ? 5 : 6;
-  EXPECT_EQ(trace.decoder_self[1].sizes(), torch::IntArrayRef({3, 4, lq, lq}));
-  EXPECT_EQ(trace.decoder_cross[1].sizes(), torch::IntArrayRef({3, 4, lq, 6}));
+  // The queries of words 1..5; DLStudio's layouts attend to all 6 positions (zeroed ones too).
+  const std::int64_t keys = GetParam().layout == Layout::kVaswani ? 5 : 6;
+  EXPECT_EQ(trace.decoder_self[1].sizes(), torch::IntArrayRef({3, 4, 5, keys}));
+  EXPECT_EQ(trace.decoder_cross[1].sizes(), torch::IntArrayRef({3, 4, 5, 6}));
 }
 
 TEST_P(Seq2SeqModels, Causality) {
@@ -109,6 +110,10 @@ TEST_P(Seq2SeqModels, WithoutMaskingEveryPredictionSeesTheWholeTarget) {
   const auto src = random_tokens(3, 6, 23), tgt = random_tokens(3, 6, 29);
   const auto out = model(src, tgt);
   EXPECT_EQ(out.sizes(), torch::IntArrayRef({3, 5, 29}));
+  AttentionTrace trace;  // its rows too are the queries of words 1..5
+  model(src, tgt, &trace);
+  EXPECT_EQ(trace.decoder_cross[0].size(2), 5);
+  EXPECT_EQ(trace.decoder_self[0].size(2), 5);
   EXPECT_FALSE(torch::allclose(out.narrow(1, 0, 4), masked(src, tgt).narrow(1, 0, 4), 1e-5, 1e-6));
   auto changed = tgt.clone();
   // Word 4 only (the last one the vaswani layout reads: it predicts words 1..5 from 0..4).

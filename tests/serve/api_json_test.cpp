@@ -217,6 +217,7 @@ TEST(ApiJson, AttentionAsLayersHeadsRowsColumnsRounded) {
   maps.encoder_self = {weights, weights};
   maps.decoder_self = {weights};
   maps.cross = {weights};
+  maps.decoder_self_rest = {torch::tensor({0.0, 0.25, 0.5}).expand({2, 3})};  // [H, rows]
   const auto text = attention_answer(t, maps, 1);
   const auto answer = nlohmann::json::parse(text);
   EXPECT_EQ(answer["translation"], "Hola.");
@@ -226,6 +227,8 @@ TEST(ApiJson, AttentionAsLayersHeadsRowsColumnsRounded) {
   EXPECT_EQ(answer["cross"][0][1].size(), 3u);      // target rows
   EXPECT_EQ(answer["cross"][0][1][2][0].get<double>(), 0.33333);
   EXPECT_NE(text.find("0.33333,"), std::string::npos) << "5 significant digits, not 17";
+  EXPECT_EQ(answer["rest"]["decoder_self"][0][1], nlohmann::json::array({0.0, 0.25, 0.5}));  // [layer][head][row]
+  EXPECT_EQ(answer["rest"]["encoder_self"], nlohmann::json::array());
   EXPECT_EQ(round_significant(0.000123456789, 5), 0.00012346);
   EXPECT_EQ(round_significant(0.0, 5), 0.0);
 }

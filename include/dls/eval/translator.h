@@ -86,7 +86,8 @@ struct SentenceTranslation {
 };
 
 // Attention weights of one translation, cropped to the real tokens; each tensor is
-// [layers][H, rows, cols] in float on the CPU. A translation in parts: each part's maps
+// [layers][H, rows, cols] in float on the CPU. Row i is the query that predicts the target's
+// word i+1 (the decoder's) or source token i (the encoder's). A translation in parts: each part's maps
 // along the diagonal (a part attends only to itself), zero elsewhere.
 struct TranslationAttention {
   std::vector<std::string> source;          // "SOS", the source tokens, "EOS"
@@ -94,6 +95,10 @@ struct TranslationAttention {
   std::vector<torch::Tensor> encoder_self;  // [H, source, source]
   std::vector<torch::Tensor> decoder_self;  // [H, target, target]
   std::vector<torch::Tensor> cross;         // [H, target, source]
+  // Per layer [H, rows] beside each of the three: the weight a row gives to keys not drawn --
+  // the padding after the sentence, which DLStudio's layout attends to, and in its decoder the
+  // zeroed positions after the row's own (AttentionTrace). 0 where the drawn weights sum to 1.
+  std::vector<torch::Tensor> encoder_self_rest, decoder_self_rest, cross_rest;
   // An RNN encoder-decoder's: no self-attention, and one attention per decoding step -- the
   // alignment table of the attention notes -- as `cross`, one layer of one head.
   bool recurrent = false;

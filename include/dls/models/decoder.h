@@ -129,9 +129,11 @@ class MasterDecoderWithMaskingImpl : public torch::nn::Module {
   bool masking = true;
 
  private:
-  // Runs the stack on x [B', L, M] with the given masks.
+  // Runs the stack on x [B', L, M] with the given masks. trace_prefix_copies = r > 0: x is r
+  // prefix copies of the batch (copy i keeps rows 0..i and predicts word i+1 at row i+1), and
+  // the trace keeps, for each i, the attention of the query that predicts word i+1 as row i.
   torch::Tensor run_stack(torch::Tensor x, const std::vector<AttentionMemory>& memories, const DecoderMasks& masks,
-                          AttentionTrace* trace, std::int64_t trace_rows_from);
+                          AttentionTrace* trace, std::int64_t trace_prefix_copies = 0);
   TransformerConfig config_;
   bool cross_attention_;
 };
