@@ -12,6 +12,7 @@
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/vocabulary.h"
+#include "dls/dlstudio/vocabularies.h"
 #include "dls/layers/saved_tensors.h"
 #include "dls/util/file_io.h"
 #include "dls/util/create_folder.h"
@@ -113,11 +114,13 @@ std::vector<std::string> export_seq2seq(const CheckpointReader& reader, const st
     written.push_back((dir / name).string());
     write_state_dict_file(state, written.back());
   }
-  for (const auto& [name, words] :
-       {std::pair{"vocab_en.txt", &loaded.info.english_words}, std::pair{"vocab_es.txt", &loaded.info.spanish_words}}) {
+  for (const auto& [name, words] : {std::pair{kSourceWordList, &loaded.info.english_words},
+                                    std::pair{kTargetWordList, &loaded.info.spanish_words}}) {
     written.push_back((dir / name).string());
     util::write_text_atomically(written.back(), dlstudio_word_lines(*words));
   }
+  written.push_back((dir / kLanguagesFile).string());  // for an import of these files (not DLStudio's)
+  util::write_text_atomically(written.back(), export_languages_text(source, target));
   return written;
 }
 

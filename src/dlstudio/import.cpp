@@ -13,6 +13,7 @@
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/corpus.h"
+#include "dls/data/languages.h"
 #include "dls/dlstudio/vocabularies.h"
 #include "dls/data/split.h"
 #include "dls/data/vocabulary.h"
@@ -216,19 +217,32 @@ std::string import_dlstudio_seq2seq(const DLStudioSeq2SeqFiles& files, const std
 
   Seq2SeqCheckpointInfo info;
   info.settings.model = config;
-  info.settings.data.data_path = util::absolute_path(files.vocab_archive);  // evaluated from any folder
   info.settings.data.max_words = static_cast<int>(config.transformer().max_seq_length()) - 2;
   info.settings.dlstudio_loss = true;  // EOS padding, as the model was trained
-  data::CorpusOptions corpus_options;
-  corpus_options.max_words = info.settings.data.max_words;
-  const auto corpus = data::read_corpus(files.vocab_archive, corpus_options);
-  // DLStudio trained on every pair; the held-out split here (a tenth of the pairs, at most
-  // 2000: the training programs' default) is only the default set checkpoint_eval scores.
-  const auto& data_settings = info.settings.data;
-  info.split = data::split_by_english(corpus.pairs, data_settings.split_seed,
-                                      data::validation_size(corpus.pairs.size(), data_settings.validation_fraction,
-                                                            static_cast<std::size_t>(data_settings.validation_pairs)))
-                   .definition;
+  const auto word_lists = word_list_folder(files.vocab_archive);
+  auto [source, target] =
+      word_lists.empty() ? std::pair<std::string, std::string>{} : read_export_languages(word_lists);
+  for (const auto& [flag, code, side] :
+       {std::tuple{"--src-lang", &files.src_lang, &source}, std::tuple{"--tgt-lang", &files.tgt_lang, &target}}) {
+    if (code->empty()) continue;
+    data::check_language_code(*code, flag);
+    *side = *code;
+  }
+  if (!source.empty()) info.settings.data.src_lang = source;
+  if (!target.empty()) info.settings.data.tgt_lang = target;
+  if (word_lists.empty()) {  // DLStudio's archive: its pairs are the data
+    info.settings.data.data_path = util::absolute_path(files.vocab_archive);  // evaluated from any folder
+    data::CorpusOptions corpus_options;
+    corpus_options.max_words = info.settings.data.max_words;
+    const auto corpus = data::read_corpus(files.vocab_archive, corpus_options);
+    // DLStudio trained on every pair; the held-out split here (a tenth of the pairs, at most
+    // 2000: the training programs' default) is only the default set checkpoint_eval scores.
+    const auto& data_settings = info.settings.data;
+    info.split = data::split_by_english(corpus.pairs, data_settings.split_seed,
+                                        data::validation_size(corpus.pairs.size(), data_settings.validation_fraction,
+                                                              static_cast<std::size_t>(data_settings.validation_pairs)))
+                     .definition;
+  }
   info.english_words = with_specials(english);
   info.spanish_words = with_specials(spanish);
   CheckpointWriter writer(kSeq2SeqKind);
@@ -359,6 +373,7 @@ std::string import_dlstudio(const DLStudioImportRequest& request) {
     std::error_code error;
     if (!std::filesystem::exists(*file, error))
       throw std::runtime_error(std::string(flag) + " " + *file + ": no such file");
+    if (file == &s.vocab_archive && !word_list_folder(*file).empty()) continue;  // an export's word lists
     if (!std::filesystem::is_regular_file(*file, error)) {
       throw std::runtime_error(std::string(flag) + " " + *file + ": not a regular file (" +
                                (file == &s.vocab_archive ? "DLStudio's archive, a gzip pickle of (dataset, vocab_en, "

@@ -13,6 +13,7 @@
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/checkpoint/run_id.h"
+#include "dls/dlstudio/vocabularies.h"
 #include "dls/eval/bleu.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/report/text_scoring.h"
@@ -289,7 +290,10 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
     command.dlstudio_import.seq2seq.variant = parse_variant(command.dlstudio_variant);
     command.path = dlstudio::import_dlstudio(command.dlstudio_import);
     if (!any) {
-      spdlog::info("evaluate it with: checkpoint_eval report {}", command.path);
+      // An export's word lists bring no pairs to score: the test set is the user's.
+      const bool word_lists = !dlstudio::word_list_folder(command.dlstudio_import.seq2seq.vocab_archive).empty();
+      spdlog::info("evaluate it with: checkpoint_eval report {}{}", command.path,
+                   word_lists ? " --test-src FILE --test-tgt FILE" : "");
       return {0, EvalJob::kImport};
     }
   }

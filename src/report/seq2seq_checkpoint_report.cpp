@@ -191,6 +191,11 @@ ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, con
                                "), not one corpus file");
     }
     const std::string path = request.data_path.empty() ? data.data_path : request.data_path;
+    if (path.empty() && data.train_src.empty()) {  // an import of an export's word lists
+      throw std::runtime_error(
+          "the checkpoint has no pairs of its own to score (imported from word lists): give --test FILE or "
+          "--test-src FILE --test-tgt FILE");
+    }
     for (const auto& file : data.train_src.empty() ? std::vector<std::string>{path}
                                                    : std::vector<std::string>{data.train_src, data.train_tgt,
                                                                               data.valid_src, data.valid_tgt}) {

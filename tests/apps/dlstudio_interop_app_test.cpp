@@ -111,6 +111,23 @@ TEST(DLStudioInteropApp, ImportsTranslatesScoresAndExports) {
   for (const auto* name : {"encoder_PreLN_5", "decoder_PreLN_5", "vocab_en.txt", "vocab_es.txt"}) {
     EXPECT_EQ(util::read_file((dir / "out2" / name).string()), util::read_file((dir / "out" / name).string())) << name;
   }
+  // The export imports back from its own word lists, which hold no pairs: the advice and the
+  // report say to give a test set.
+  const auto out = (dir / "out2").string() + "/";
+  const auto words = (dir / "words.pt").string();
+  const auto from_words =
+      verb("import --dlstudio-encoder " + out + "encoder_PreLN_5 --dlstudio-decoder " + out +
+               "decoder_PreLN_5 --dlstudio-embeddings-en " + out + "embeddings_generator_en_PreLN_5 " +
+               "--dlstudio-embeddings-es " + out + "embeddings_generator_es_PreLN_5 --dlstudio-vocab " + out +
+               " --dlstudio-max-seq-length 5 --variant PreLN --dlstudio-output " + words,
+           "import_words");
+  ASSERT_EQ(from_words.status, 0) << from_words.err;
+  EXPECT_NE(from_words.err.find("checkpoint_eval report " + words + " --test-src FILE --test-tgt FILE"),
+            std::string::npos)
+      << from_words.err;
+  test::expect_one_line_error(run_interop_eval(words, "report_words", true),
+                              "the checkpoint has no pairs of its own to score (imported from word lists): give "
+                              "--test FILE or --test-src FILE --test-tgt FILE");
 }
 
 // A visTransformer trained in Python for Fashion-MNIST's shape, imported and evaluated on a

@@ -19,6 +19,7 @@
 #include "dls/dlstudio/interop.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/dlstudio/state_dict_file.h"
+#include "dls/dlstudio/vocabularies.h"
 #include "dls/checkpoint/vit_checkpoint.h"
 #include "dls/data/normalize.h"
 #include "dls/eval/decoding.h"
@@ -171,11 +172,21 @@ TEST(DLStudioImport, FilesOfTwoRunsAreRefusedNamingTheOneThatDisagrees) {
 // pickle opcode).
 TEST(DLStudioImport, AWordListForTheArchiveIsNamedForWhatItIs) {
   auto files = seq2seq_files("positionwise");
-  files.vocab_archive = (test::fresh_temp_dir("dlstudio_word_list") / "vocab_en.txt").string();
+  const auto dir = test::fresh_temp_dir("dlstudio_word_list");
+  files.vocab_archive = (dir / "words.txt").string();  // a word list under another name
   test::write_bytes(files.vocab_archive, "SOS\nEOS\na\n");
   EXPECT_EQ(import_error(files), files.vocab_archive +
                                      ": not DLStudio's archive (a pickle of (dataset, vocab_en, vocab_es), often "
-                                     "gzipped); a word list such as an export's vocab_en.txt is not read here");
+                                     "gzipped); an export's word lists are given by their folder (vocab_en.txt and "
+                                     "vocab_es.txt)");
+  // An export's list without its partner, or not a word list.
+  files.vocab_archive = (dir / "vocab_en.txt").string();
+  test::write_bytes(files.vocab_archive, "SOS\nEOS\na\n");
+  EXPECT_EQ(import_error(files), (dir / "vocab_es.txt").string() +
+                                     ": no such file (an export writes vocab_en.txt and vocab_es.txt together)");
+  test::write_bytes(dir / "vocab_es.txt", "EOS\nSOS\nb\n");
+  EXPECT_EQ(import_error(files),
+            (dir / "vocab_es.txt").string() + ": not an export's word list (it starts with the lines SOS and EOS)");
 }
 
 // This project's own checkpoint given for one of DLStudio's files is named as such (it was
@@ -242,7 +253,7 @@ TEST(DLStudioExport, WritesBackTheImportedTensors) {
   const auto files = seq2seq_files("dlstudio");
   import_dlstudio_seq2seq(files, (dir / "imported.pt").string());
   const auto written = export_dlstudio((dir / "imported.pt").string(), (dir / "out").string());
-  ASSERT_EQ(written.size(), 6u);
+  ASSERT_EQ(written.size(), 7u);  // four state dicts, two word lists, languages.toml
   // Named after DLStudio's epoch, as the files imported were (encoder_FG_5).
   const std::map<std::string, std::string> originals{{"encoder_FG_5", files.encoder},
                                                      {"decoder_FG_5", files.decoder},
@@ -259,6 +270,7 @@ TEST(DLStudioExport, WritesBackTheImportedTensors) {
   }
   EXPECT_EQ(util::read_file((dir / "out" / "vocab_en.txt").string()),
             "SOS\nEOS\na\nbig\ncat\ndog\neats\ni\nsee\nthe\nyou\n");
+  EXPECT_EQ(read_export_languages((dir / "out").string()), (std::pair<std::string, std::string>{"en", "es"}));
 }
 
 std::string export_error(const std::string& checkpoint, const fs::path& dir) {
@@ -369,6 +381,48 @@ TEST(DLStudioExport, ARunOfAnotherDirectionSaysWhichSideEachFileHolds) {
             std::string::npos)
       << log.str();
   EXPECT_NE(util::read_file((out / "vocab_en.txt").string()).find("\ncomo\n"), std::string::npos);
+}
+
+// An export's own files import back: the word lists (their folder, or one of them) give the
+// vocabularies, languages.toml the pair (a Spanish-to-English run's), the flags win over it; the
+// model is the one exported, and there are no pairs to score.
+TEST(DLStudioImport, AnExportsWordListsImportBackWithTheirLanguages) {
+  const auto checkpoint = tiny_dlstudio_layout_checkpoint("export_words_run", true, 2, /*reverse=*/true);
+  const auto dir = test::fresh_temp_dir("export_words");
+  export_dlstudio(checkpoint, (dir / "out").string());
+  DLStudioSeq2SeqFiles files;
+  for (const auto& entry : fs::directory_iterator(dir / "out")) {
+    const auto name = entry.path().filename().string();
+    for (auto [prefix, file] : {std::pair{"encoder_", &files.encoder}, std::pair{"decoder_", &files.decoder},
+                                std::pair{"embeddings_generator_en_", &files.embeddings_en},
+                                std::pair{"embeddings_generator_es_", &files.embeddings_es}}) {
+      if (name.rfind(prefix, 0) == 0) *file = entry.path().string();
+    }
+  }
+  files.vocab_archive = (dir / "out").string();
+  import_dlstudio_seq2seq(files, (dir / "back.pt").string());
+  const auto original = load_seq2seq_checkpoint(checkpoint);
+  const auto back = load_seq2seq_checkpoint((dir / "back.pt").string());
+  EXPECT_EQ(back.info.settings.data.source_language(), "es");
+  EXPECT_EQ(back.info.settings.data.target_language(), "en");
+  EXPECT_EQ(back.info.settings.data.data_path, "");
+  EXPECT_EQ(back.info.english_words, original.info.english_words);
+  EXPECT_EQ(back.info.spanish_words, original.info.spanish_words);
+  export_dlstudio((dir / "back.pt").string(), (dir / "again").string());
+  for (const auto& entry : fs::directory_iterator(dir / "out")) {
+    const auto again = dir / "again" / entry.path().filename();
+    EXPECT_EQ(util::read_file(again.string()), util::read_file(entry.path().string())) << again;
+  }
+  files.vocab_archive = (dir / "out" / "vocab_es.txt").string();
+  files.src_lang = "ca";
+  import_dlstudio_seq2seq(files, (dir / "catalan.pt").string());
+  const auto catalan = load_seq2seq_checkpoint((dir / "catalan.pt").string()).info.settings.data;
+  EXPECT_EQ(catalan.source_language() + " " + catalan.target_language(), "ca en");
+  files.src_lang = "Catalan";
+  EXPECT_EQ(import_error(files), "--src-lang: 'Catalan' is not an ISO 639 code (2 or 3 lowercase letters: en, es, de)");
+  files.src_lang.clear();
+  test::write_bytes(dir / "out" / "languages.toml", "source = \"es\"\n");
+  EXPECT_EQ(import_error(files), (dir / "out" / "languages.toml").string() + ": needs both source and target");
 }
 
 // A run that trained a <pad> (the standard loss) is not DLStudio's model: refused, one line.

@@ -33,7 +33,11 @@ namespace dls::dlstudio {
 
 struct DLStudioSeq2SeqFiles {
   std::string encoder, decoder, embeddings_en, embeddings_es;
-  std::string vocab_archive;         // en_es_xformer_8_90000.tar.gz: (dataset, vocab_en, vocab_es)
+  // en_es_xformer_8_90000.tar.gz: (dataset, vocab_en, vocab_es), whose pairs become the data;
+  // or an export's word lists (their folder, or one of them: vocabularies.h), with no pairs.
+  std::string vocab_archive;
+  // The pair, ISO 639 codes; "": an export's languages.toml beside its word lists, else en, es.
+  std::string src_lang, tgt_lang;
   Variant variant = Variant::kFG;    // not visible in the weights
   std::int64_t max_seq_length = 10;  // L; position-wise layout only (flattened: from the shapes)
 };

@@ -259,7 +259,16 @@ struct EvalCommand {
     f(files.seq2seq.embeddings_es,
       Setting("", "--dlstudio-embeddings-es", "import: embeddings_generator_es_FG_<epoch>").only_in(importing));
     f(files.seq2seq.vocab_archive,
-      Setting("", "--dlstudio-vocab", "import: DLStudio's archive (its vocabularies; its pairs are the data)")
+      Setting("", "--dlstudio-vocab",
+              "import: DLStudio's archive (its vocabularies; its pairs are the data), or the folder of an export's "
+              "vocab_en.txt and vocab_es.txt (no pairs)")
+          .only_in(importing));
+    f(files.seq2seq.src_lang, Setting("", "--src-lang",
+                                      "import: the source language's ISO 639 code (default: an export's "
+                                      "languages.toml beside its word lists, else en)")
+                                  .only_in(importing));
+    f(files.seq2seq.tgt_lang,
+      Setting("", "--tgt-lang", "import: the target language's code (default: languages.toml, else es)")
           .only_in(importing));
     f(c.dlstudio_variant, Setting("", "--variant", "import: TransformerFG or TransformerPreLN (the weights do not say)")
                               .one_of(kVariantNames.names())
