@@ -8,6 +8,7 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/train/run/resumed_settings.h"
 #include "dls/util/csv.h"
 #include "dls/util/file_io.h"
 #include "dls/util/image_panel.h"
@@ -61,7 +62,8 @@ double value_of(const RunCurves::Row& row, const std::string& column) {
 std::vector<std::pair<std::string, std::string>> settings_of(const fs::path& dir, std::string* source,
                                                              std::string* warning) {
   std::vector<std::pair<std::string, std::string>> settings;
-  const auto config = dir / "config.toml";
+  // What the run became: a resume that changed settings wrote them beside config.toml.
+  const auto config = fs::exists(dir / kResumedConfigFile) ? dir / kResumedConfigFile : dir / "config.toml";
   if (fs::exists(config)) {
     try {
       for (const auto& item : util::parse_toml_subset(util::read_file(config.string()), config.string())) {
@@ -267,7 +269,10 @@ BestScores best_scores_of(const RunCurves& run, const std::vector<ComparedMetric
 }
 
 // Whether `run`'s settings are its config.toml's (flag names), not a checkpoint's keys.
-bool settings_from_config(const RunCurves& run) { return fs::path(run.settings_source).filename() == "config.toml"; }
+bool settings_from_config(const RunCurves& run) {
+  const auto name = fs::path(run.settings_source).filename();
+  return name == "config.toml" || name == kResumedConfigFile;
+}
 
 // Some runs' settings from config.toml, others' from a checkpoint (runs without settings
 // aside).
@@ -402,6 +407,14 @@ std::string settings_differences(const std::vector<RunCurves>& runs) {
     note += (note.empty() ? "" : ", ") + run.name;
   }
   if (!note.empty()) note = "(settings of " + note + " from their checkpoints, whose names are not config.toml's)\n";
+  std::string resumed;  // runs whose settings a resume changed: the table shows their latest
+  for (const auto& run : runs) {
+    if (fs::path(run.settings_source).filename() == kResumedConfigFile)
+      resumed += (resumed.empty() ? "" : ", ") + run.name;
+  }
+  if (!resumed.empty())
+    note += "(" + resumed + ": resumed with other settings, shown as " + kResumedConfigFile +
+            " has them; config.toml has how it started)\n";
   note += loss_definition_note(runs) + model_kind_note(runs);
   if (table.rows() == 0) return "the runs' settings are the same (run-dir aside)\n" + note;
   return table.to_string() + note;

@@ -26,6 +26,7 @@ list(APPEND DLS_SOURCES
   train/init_from.cpp
   train/run_comparison.cpp
   train/run/run_directory.cpp
+  train/run/resumed_settings.cpp
   train/run/run_identity.cpp
   train/run_plots.cpp
   train/run_result.cpp

@@ -22,6 +22,7 @@
 #include "dls/train/run_plots.h"
 #include "dls/train/parallel/distributed.h"
 #include "dls/train/optim/optimizer.h"
+#include "dls/train/run/resumed_settings.h"
 #include "dls/train/run/run_directory.h"
 #include "dls/train/run/run_identity.h"
 #include "dls/train/stop_signals.h"
@@ -58,6 +59,14 @@ class Loop {
       run_.emplace(options.run.run_dir);
       if ((resume == nullptr || branch) && !options_.run.config_toml.empty()) {
         util::write_text_atomically(run_->file("config.toml"), options_.run.config_toml);
+      } else if (resume != nullptr) {
+        const auto at = "at step " + std::to_string(state_.global_step) + " (epoch " +
+                        std::to_string(state_.completed_epochs) + ")";
+        const auto changes = record_resumed_settings(run_->path(), options_.run.config_toml, at);
+        std::string listed;
+        for (const auto& change : changes) listed += (listed.empty() ? "" : ", ") + change;
+        if (!changes.empty())
+          spdlog::info("this resume changes the run's settings: {} ({})", listed, run_->file(kResumedConfigFile));
       }
       remove_stale_run_temporaries(*run_);
       run_id = start_run_identity(*run_, resume.get());

@@ -214,6 +214,11 @@ TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
       << second.out;
   EXPECT_NE(second.out.find("\"run_dir\":\"" + run_dir.string() + "\""), std::string::npos) << second.out;
   EXPECT_NE(second.err.find("resuming from"), std::string::npos) << second.err;
+  // What the resume changed is said and kept beside config.toml, which keeps how the run began.
+  EXPECT_NE(second.err.find("this resume changes the run's settings: "), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find("keep-last 5 -> 1"), std::string::npos) << second.err;
+  EXPECT_NE(util::read_file((run_dir / "config.resumed.toml").string()).find("\nkeep-last=1\n"), std::string::npos);
+  EXPECT_NE(util::read_file((run_dir / "config.toml").string()).find("\nkeep-last=5\n"), std::string::npos);
   EXPECT_NE(second.err.find("The translation produced by TransformerFG"), std::string::npos) << second.err;
   EXPECT_TRUE(fs::exists(run_dir / "metrics.csv"));
   EXPECT_TRUE(fs::exists(run_dir / "bleu.png"));

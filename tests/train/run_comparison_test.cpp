@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/train/run/resumed_settings.h"
 #include "dls/util/file_io.h"
 #include "support/seq2seq_runs.h"
 #include "util/temp_files.h"
@@ -167,6 +168,26 @@ TEST(RunComparison, TablesTheBestScoresAndTheSettingsThatDiffer) {
                       "classifier)"),
             std::string::npos)
       << train::model_kind_note({mean, images});
+}
+
+// A run that a resume gave other settings is compared as it became (config.resumed.toml), and
+// the table says so.
+TEST(RunComparison, ARunResumedWithOtherSettingsIsComparedAsItBecame) {
+  const auto dir = test::fresh_temp_dir("run_comparison_resumed");
+  for (const char* name : {"resumed", "plain"}) {
+    fs::copy(test::trained_seq2seq_run(), dir / name, fs::copy_options::recursive);
+    util::write_text_atomically((dir / name / "config.toml").string(), "epochs=2\nlr=0.001\n");
+  }
+  util::write_text_atomically((dir / "resumed" / train::kResumedConfigFile).string(),
+                              "# changed: epochs 2 -> 3\nepochs=3\nlr=0.001\n");
+  const auto differences = train::settings_differences(
+      {train::read_run_curves((dir / "resumed").string()), train::read_run_curves((dir / "plain").string())});
+  EXPECT_NE(differences.find("| epochs  | 3       | 2     |"), std::string::npos) << differences;
+  EXPECT_EQ(differences.find("lr"), std::string::npos) << differences;
+  EXPECT_NE(differences.find("(resumed: resumed with other settings, shown as config.resumed.toml has them; "
+                             "config.toml has how it started)"),
+            std::string::npos)
+      << differences;
 }
 
 // Runs whose folders share a name are named by as much of their paths as tells them apart; a

@@ -21,6 +21,7 @@ list(APPEND DLS_TEST_SOURCES
   train/parallel/rank_agreement_test.cpp
   train/parallel/split_batch_test.cpp
   train/run/run_directory_test.cpp
+  train/run/resumed_settings_test.cpp
   train/run/run_identity_test.cpp
   train/run/run_start_test.cpp
   train/run_plots_test.cpp

@@ -35,7 +35,7 @@ struct RunCurves {
   // The run's settings, by name: config.toml's flags, else the newest checkpoint's keys
   // (but its progress, state and split: where the run stood, not how it was set up).
   std::vector<std::pair<std::string, std::string>> settings;
-  std::string settings_source;  // "config.toml" or the checkpoint file
+  std::string settings_source;  // config.resumed.toml, config.toml or the checkpoint file
   // Non-empty when config.toml could not give the settings (empty, or not TOML: a line on
   // why) and the checkpoint gave them.
   std::string settings_warning;
