@@ -395,7 +395,8 @@ TEST(Seq2SeqDataParallelFaults, RanksStartedUnlikeAreRefusedOnEveryRank) {
       " --preset cpu --embedding-size 32 --heads 2 --encoders 1 --decoders 1"
       " --ffn-multiplier 2 --validation-pairs 100 --bleu-sentences 10 --samples 0 --epochs 1"
       " --max-iters 2 --threads 1 --workers 1 --dist-timeout 60 --log-level warn";
-  const auto start = [&](const std::string& name, const std::string& rank0, const std::string& rank1) {
+  const auto start = [&](const std::string& name, const std::string& rank0, const std::string& rank1,
+                         int exit_code = 1) {
     test::ChildProcesses children;
     const int port = test::free_local_port();
     for (int rank = 0; rank < 2; ++rank) {
@@ -410,7 +411,7 @@ TEST(Seq2SeqDataParallelFaults, RanksStartedUnlikeAreRefusedOnEveryRank) {
     std::vector<std::string> errors;
     for (std::size_t rank = 0; rank < 2; ++rank) {
       EXPECT_TRUE(children.wait(rank, 60s)) << name << ": rank " << rank << " did not stop";
-      EXPECT_EQ(children[rank].exit_code, name == "alike" ? 0 : 1) << children[rank].stderr_text();
+      EXPECT_EQ(children[rank].exit_code, exit_code) << children[rank].stderr_text();
       errors.push_back(children[rank].stderr_text());
     }
     return errors;
@@ -431,7 +432,14 @@ TEST(Seq2SeqDataParallelFaults, RanksStartedUnlikeAreRefusedOnEveryRank) {
   }
   // A refused start leaves no run directory (rank 0 had created it, with its lock).
   for (const char* refused : {"batch", "data", "swapped"}) EXPECT_FALSE(fs::exists(dir / refused)) << refused;
-  start("alike", data + " --batch-size 24", "--data " + (dir / "same.tsv").string() + " --batch-size 24");
+  start("alike", data + " --batch-size 24", "--data " + (dir / "same.tsv").string() + " --batch-size 24", 0);
+  // A directory that holds a run: rank 0 refuses it, and every rank says so in the same one
+  // line (rank 1 went on to its first collective and reported a lost peer).
+  fs::copy(dir / "alike", dir / "occupied", fs::copy_options::recursive);
+  for (const auto& err : start("occupied", data + " --batch-size 24", data + " --batch-size 24")) {
+    EXPECT_NE(err.find("already holds a training run"), std::string::npos) << err;
+    EXPECT_EQ(err.find("failed after"), std::string::npos) << err;
+  }
 }
 
 TEST(Seq2SeqDataParallelFaults, KilledRankEndsTheOtherWithOneErrorAndTheRunResumes) {

@@ -1,5 +1,6 @@
 #include "dls/train/parallel/rank_agreement.h"
 
+#include <exception>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -20,7 +21,39 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+// Every rank's text, in rank order (one all-gather of its bytes).
+std::vector<std::string> all_gather_text(DistributedContext& dist, const std::string& text) {
+  std::vector<std::int32_t> bytes(text.begin(), text.end());
+  bytes.insert(bytes.begin(), 0);  // never an empty tensor; dropped below
+  const auto all = dist.all_gather_rows(torch::tensor(bytes, torch::kInt));
+  std::vector<std::string> texts;
+  for (const auto& rows : all) {
+    const auto values = rows.contiguous();
+    const auto* data = values.data_ptr<std::int32_t>();
+    texts.emplace_back(data + 1, data + values.numel());
+  }
+  return texts;
+}
+
 }  // namespace
+
+std::string from_main_rank(DistributedContext& dist, const std::function<std::string()>& work) {
+  if (dist.world_size() <= 1) return work();
+  std::string answer;
+  std::exception_ptr failure;
+  if (dist.is_main()) {
+    try {
+      answer = "v" + work();
+    } catch (const std::exception& error) {
+      failure = std::current_exception();
+      answer = std::string("e") + error.what();
+    }
+  }
+  const auto shared = all_gather_text(dist, answer).front();
+  if (failure) std::rethrow_exception(failure);
+  if (!shared.empty() && shared[0] == 'e') throw std::runtime_error(shared.substr(1));
+  return shared.empty() ? "" : shared.substr(1);
+}
 
 std::string rank_description(const std::string& config_toml, const torch::nn::Module& model,
                              std::int64_t steps_per_epoch, std::uint64_t training_data_digest,
@@ -57,18 +90,10 @@ std::uint64_t tensor_digest(std::uint64_t hash, const torch::Tensor& values) {
 
 void check_ranks_agree(DistributedContext& dist, const std::function<std::string()>& describe) {
   if (dist.world_size() <= 1) return;
-  const auto description = describe();
-  std::vector<std::int32_t> bytes(description.begin(), description.end());
-  const auto mine = torch::tensor(bytes, torch::kInt);
-  const auto all = dist.all_gather_rows(mine.numel() > 0 ? mine : torch::zeros({1}, torch::kInt));
-  const auto text_of = [](const torch::Tensor& rows) {
-    const auto values = rows.contiguous();
-    const auto* data = values.data_ptr<std::int32_t>();
-    return std::string(data, data + values.numel());
-  };
-  const auto first = lines_of(text_of(all.front()));
+  const auto all = all_gather_text(dist, describe());
+  const auto first = lines_of(all.front());
   for (std::size_t rank = 1; rank < all.size(); ++rank) {
-    const auto theirs = lines_of(text_of(all[rank]));
+    const auto theirs = lines_of(all[rank]);
     if (theirs == first) continue;
     std::size_t i = 0;
     while (i < first.size() && i < theirs.size() && first[i] == theirs[i]) ++i;

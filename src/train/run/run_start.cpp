@@ -15,6 +15,7 @@
 
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/run_state.h"
+#include "dls/train/parallel/rank_agreement.h"
 #include "dls/util/file_io.h"
 #include "dls/util/resolved_path.h"
 #include "train/training_support.h"
@@ -78,6 +79,41 @@ void refuse_writing_over_newer_checkpoints(const std::string& run_dir, const che
   throw std::runtime_error(problem);  // a dry run's error too: --overwrite cannot decide it
 }
 
+// Rank 0's checks of the directory a start writes in (start_run shares their refusal).
+void check_run_directory(StartedRun& started, const settings::RunSettings& run, bool claims) {
+  if (!run.dry_run) {
+    // Locked before the check for an earlier run, so that of two runs started at once in
+    // one directory the second stops here.
+    started.created_dir = outermost_missing(started.run.run_dir);
+    started.lock = std::make_unique<RunDirectoryLock>(started.run.run_dir);
+    // torchrun restarted this job before its first checkpoint: what the failed attempt left
+    // (metrics.csv, the settings) goes aside, and the run starts again. Only this job's: an
+    // earlier run of the user's in the directory stays refused, as attempt 0 refused it.
+    const bool restarted_afresh = claims && restart_count() > 0 && written_by_this_job(started.run.run_dir);
+    if (restarted_afresh) spdlog::warn("restart {} of the job: no checkpoint yet, starting afresh", restart_count());
+    started.overwrite = run.overwrite || restarted_afresh;
+    // Refused at once when the earlier run may not go aside; with --overwrite it goes aside
+    // only once the task is built (claim_directory): a start that fails -- an --init-from
+    // that does not fit, read from that very run -- leaves it where it was.
+    if (claims && !started.overwrite) claim_run_directory(started.run.run_dir, false);
+  }
+  if (run.dry_run) {
+    // A dry run stands for a start: what would stop one is an error, what only a real start
+    // decides (an earlier run, which --overwrite moves aside) a warning.
+    check_run_directory_usable(started.run.run_dir);
+    if (claims && !run.overwrite) {
+      try {
+        claim_run_directory(started.run.run_dir, false);  // never moves anything without overwrite
+      } catch (const std::exception& refusal) {
+        spdlog::warn("a start would stop here: {}", refusal.what());
+      }
+    }
+  }
+  if (started.resume != nullptr && !started.branch) {
+    refuse_writing_over_newer_checkpoints(started.run.run_dir, *started.resume);
+  }
+}
+
 }  // namespace
 
 StartedRun start_run(const settings::RunSettings& run, const std::string& default_run_dir,
@@ -87,14 +123,20 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
   started.placement = place_training(run.device, run.precision, run.workers, run.parallel);
   started.run = run;
   const std::string asked_dir = run.run_dir.empty() ? default_run_dir : run.run_dir;
-  started.run.resume =
-      run.resume.empty() ? resume_after_restart(asked_dir, started.placement.dist.is_main()) : run.resume;
+  auto& dist = started.placement.dist;
+  // Whether a torchrun restart resumes is rank 0's to say: it alone refuses a run that is not
+  // its job's, and the others follow it.
+  const auto restarted_from = [&](const std::string& dir) {
+    const bool resumes = !from_main_rank(dist, [&] { return resume_after_restart(dir, true); }).empty();
+    return resumes && !dist.is_main() ? resume_after_restart(dir, false) : resumes ? dir : std::string();
+  };
+  started.run.resume = run.resume.empty() ? restarted_from(asked_dir) : run.resume;
   // A torchrun restart of a resume from a named checkpoint (--resume RUN/checkpoints/X.pt, or
   // a branch: --run-dir NEW) continues the directory it writes from its newest checkpoint of
   // this job's, not from X again (whose newer checkpoints the first attempt wrote).
   if (!run.resume.empty()) {
     const auto written = !run.run_dir.empty() ? run.run_dir : checkpoint::run_dir_of(run.resume);
-    const auto restarted = resume_after_restart(written, started.placement.dist.is_main());
+    const auto restarted = restarted_from(written);
     if (!restarted.empty()) started.run.resume = restarted;
   }
   const bool resuming = !started.run.resume.empty();
@@ -111,41 +153,15 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
         "--overwrite: nothing goes aside when a run continues in its own directory (with --run-dir NEW, a "
         "branch, it moves an earlier run in NEW aside)");
   }
-  if (!run.dry_run && started.placement.dist.is_main()) {
-    // Locked before the check for an earlier run, so that of two runs started at once in
-    // one directory the second stops here.
-    started.created_dir = outermost_missing(started.run.run_dir);
-    started.lock = std::make_unique<RunDirectoryLock>(started.run.run_dir);
-    // torchrun restarted this job before its first checkpoint: what the failed attempt left
-    // (metrics.csv, the settings) goes aside, and the run starts again. Only this job's: an
-    // earlier run of the user's in the directory stays refused, as attempt 0 refused it.
-    const bool restarted_afresh = claims && restart_count() > 0 && written_by_this_job(started.run.run_dir);
-    if (restarted_afresh) spdlog::warn("restart {} of the job: no checkpoint yet, starting afresh", restart_count());
-    started.overwrite = run.overwrite || restarted_afresh;
-    // Refused at once when the earlier run may not go aside; with --overwrite it goes aside
-    // only once the task is built (claim_directory): a start that fails -- an --init-from
-    // that does not fit, read from that very run -- leaves it where it was.
-    if (claims && !started.overwrite) claim_run_directory(started.run.run_dir, false);
-  }
-  if (run.dry_run && started.placement.dist.is_main()) {
-    // A dry run stands for a start: what would stop one is an error, what only a real start
-    // decides (an earlier run, which --overwrite moves aside) a warning.
-    check_run_directory_usable(started.run.run_dir);
-    if (claims && !run.overwrite) {
-      try {
-        claim_run_directory(started.run.run_dir, false);  // never moves anything without overwrite
-      } catch (const std::exception& refusal) {
-        spdlog::warn("a start would stop here: {}", refusal.what());
-      }
-    }
-  }
   if (resuming) {
     started.resume = std::make_unique<checkpoint::CheckpointReader>(checkpoint::latest_checkpoint(started.run.resume),
                                                                     checkpoint_kind);
-    if (!started.branch && started.placement.dist.is_main()) {
-      refuse_writing_over_newer_checkpoints(started.run.run_dir, *started.resume);
-    }
   }
+  // Rank 0's checks of the run directory, whose refusal every rank gives.
+  from_main_rank(dist, [&] {
+    check_run_directory(started, run, claims);
+    return std::string();
+  });
   return started;
 }
 

@@ -38,4 +38,11 @@ std::uint64_t tensor_digest(std::uint64_t hash, const torch::Tensor& values);
 // digest reads the whole training set) is not called.
 void check_ranks_agree(DistributedContext& dist, const std::function<std::string()>& describe);
 
+// Runs `work` on rank 0 alone and gives every rank what it returned; when it throws, rank 0
+// rethrows it and every other rank throws its one line (std::runtime_error) -- what rank 0 alone
+// may refuse (the run directory, its lock) is refused on every rank, not found by the others as
+// a lost peer at their next collective. One all-gather, on every rank; in one process `work`'s
+// result, nothing shared.
+std::string from_main_rank(DistributedContext& dist, const std::function<std::string()>& work);
+
 }  // namespace dls::train
