@@ -22,6 +22,7 @@
 #include "dls/eval/word_alignment.h"
 #include "dls/util/json.h"
 #include "dls/util/progress.h"
+#include "dls/util/utf8.h"
 
 namespace dls::report {
 
@@ -191,7 +192,17 @@ void write_standard_output(std::ostream& out, const std::string& text) {
   }
 }
 
-bool blank_line(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
+bool blank_line(const std::string& line) {
+  if (line.find_first_not_of(" \t\r") == std::string::npos) return true;  // the common case, bytes alone
+  if (!util::is_valid_utf8(line)) return false;
+  for (const auto code_point : util::decode_utf8(line)) {
+    const auto category = util::char_category(code_point);
+    if (category != util::CharCategory::kSeparator && category != util::CharCategory::kControl &&
+        category != util::CharCategory::kFormat)
+      return false;
+  }
+  return true;
+}
 
 std::string unknown_words_note(const std::vector<std::string>& unknown) {
   constexpr std::size_t kShown = 10;

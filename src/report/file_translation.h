@@ -34,7 +34,8 @@ std::string output_lines(const SentenceTranslation& t, std::size_t number, const
 // (<reason>)" when it was not (a full disk, a closed descriptor).
 void write_standard_output(std::ostream& out, const std::string& text);
 
-// Whether `line` holds nothing but spaces, tabs and a carriage return: left empty, not an error.
+// Whether `line` holds nothing but spaces (ASCII or Unicode's: a no-break space), tabs, a
+// carriage return or zero-width characters: left empty, not an error.
 bool blank_line(const std::string& line);
 
 // A line with no words to translate but something to keep ("* * *", "...", an emoji): copied to

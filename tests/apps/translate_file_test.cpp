@@ -37,10 +37,10 @@ TEST(TranslateFileApp, OneOutputLinePerInputLineWhateverItHolds) {
   const auto dir = test::fresh_temp_dir("translate_file_lines");
   const std::string run = test::trained_seq2seq_run().string();
   // A sentence, an empty line, one longer than the model was trained on (L = 10: 8 words;
-  // translated whole, with a note), a blank one, invalid UTF-8, a question, and a last line
-  // without its newline.
+  // translated whole, with a note), a blank one (a space, a no-break space and a zero-width
+  // one), invalid UTF-8, a question, and a last line without its newline.
   test::write_bytes(dir / "src.txt",
-                    "I'm here.\n\none two three four five six seven eight nine\n   \nbad \xff bytes\n"
+                    "I'm here.\n\none two three four five six seven eight nine\n \xC2\xA0\xE2\x80\x8B\nbad \xff bytes\n"
                     "Where is my dog?\r\nShe is tall.");
   const auto file = translate_file_eval(
       run + " --input " + (dir / "src.txt").string() + " --output " + (dir / "out.txt").string(), "file");
