@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("checkpoint_eval"));
   dls::util::set_log_level(command.log_level);
   try {
-    command.translation.prompt = ::isatty(STDIN_FILENO) != 0;
+    command.translation.input_is_terminal = command.translation.prompt = ::isatty(STDIN_FILENO) != 0;
     command.given = dls::apps::given_flags(app);
     const auto outcome = dls::report::run_eval(job, command, std::cin, std::cout, std::cerr);
     if (!verb && outcome.status == 0) {

@@ -105,7 +105,9 @@ EvalJob model_job(EvalJob job, const std::string& kind, const EvalCommand& comma
                              " run's");
   }
   if (job == EvalJob::kTranslate && !translating)
-    throw std::runtime_error("translate: give sentences, --input FILE or --interactive");
+    throw std::runtime_error(
+        "translate: give sentences, --input FILE or --interactive (or pipe the text in: ... | checkpoint_eval "
+        "translate RUN)");
   return job;
 }
 
@@ -317,6 +319,11 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
     for (const auto& written : dlstudio::export_dlstudio(newest, command.export_dir, weights_read(command)))
       spdlog::info("wrote {}", written);
     return {0, EvalJob::kExport};
+  }
+  auto& translation = command.translation;
+  if (job == EvalJob::kTranslate && translation.sentences.empty() && !translation.interactive &&
+      translation.input_file.empty() && !translation.input_is_terminal) {
+    translation.input_file = "-";  // text piped in
   }
   if (command.average > 0) {
     files = {write_average(command, this_runs(files, static_cast<std::size_t>(command.average)))};

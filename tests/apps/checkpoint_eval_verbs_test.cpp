@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "dls/report/eval_jobs.h"
 #include "dls/util/file_io.h"
+#include "support/error_of.h"
 #include "support/program_run.h"
 #include "support/seq2seq_runs.h"
 #include "util/temp_files.h"
@@ -107,6 +110,29 @@ TEST(EvalSubcommands, TheLogLevelAskedHoldsThroughEveryJob) {
   }
 }
 
+// `translate RUN` with text piped in translates it, a line for a line (Marian's and
+// fairseq-interactive's way); at a terminal, with nothing to translate, it asks for sentences.
+TEST(EvalSubcommands, TranslateReadsPipedTextAndAtATerminalAsksForSentences) {
+  const auto run = test::trained_seq2seq_run().string();
+  const auto piped =
+      test::run_program("apps/checkpoint_eval", "translate " + run + " --threads 1", "checkpoint_eval_verb_piped",
+                        "I eat the bread.\n\nWhere is my dog?\n", "", test::Stdin::kPipe);
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  const auto lines = test::lines_of(piped.out);
+  ASSERT_EQ(lines.size(), 3u) << piped.out;
+  EXPECT_FALSE(lines[0].empty());
+  EXPECT_TRUE(lines[1].empty());
+  EXPECT_FALSE(lines[2].empty());
+  report::EvalCommand command;
+  command.path = run;
+  std::istringstream in;
+  std::ostringstream out, messages;
+  EXPECT_EQ(
+      test::error_of([&] { report::run_eval(report::EvalJob::kTranslate, command, in, out, messages); }, "(no error)"),
+      "translate: give sentences, --input FILE or --interactive (or pipe the text in: ... | checkpoint_eval "
+      "translate RUN)");
+}
+
 TEST(EvalSubcommands, WhatASubcommandCannotDoIsOneLine) {
   const auto run = test::trained_seq2seq_run().string();
   const auto refused = [&](const std::string& args, const std::string& part, const std::string& name) {
@@ -115,7 +141,6 @@ TEST(EvalSubcommands, WhatASubcommandCannotDoIsOneLine) {
   };
   refused("classify " + run + " x.png", "classify: " + run + " is a seq2seq run's, not a vit run's", "classify");
   refused("generate " + run + " hola", "generate: " + run + " is a seq2seq run's, not an lm run's", "generate");
-  refused("translate " + run, "translate: give sentences, --input FILE or --interactive", "nothing");
   refused("translate " + run + " hi --output x.txt", "--output: with --input FILE", "output");
   refused("translate " + run + " hi --input x.txt", "--input: not with sentences on the command line", "input_and");
   refused("translate " + run + " --interactive --input x.txt", "--input: not with --interactive", "input_interactive");

@@ -40,7 +40,8 @@ inline constexpr std::array<EvalVerb, 8> kEvalVerbs{{
     {"report", EvalJob::kReport,
      "RUN: every checkpoint's BLEU (seq2seq), accuracy and confusion matrix (ViT) or perplexity (language model)"},
     {"translate", EvalJob::kTranslate,
-     "RUN SENTENCE...: translate sentences, a file (--input) or standard input (--interactive)"},
+     "RUN SENTENCE...: translate sentences, a file (--input), or standard input (--interactive; text piped in is read "
+     "as --input -)"},
     {"classify", EvalJob::kClassify, "RUN IMAGE...: a ViT's top classes for your own images"},
     {"generate", EvalJob::kGenerate, "RUN PROMPT...: continue prompts with a language model"},
     {"score", EvalJob::kScore, "HYPOTHESES --ref REFERENCES: BLEU, sacreBLEU and chrF of a translation file"},

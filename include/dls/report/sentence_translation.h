@@ -20,6 +20,10 @@ struct TranslateRequest {
   std::vector<std::string> sentences;  // --translate, in order
   bool interactive = false;            // then one sentence per line of `input`, blank lines skipped
   bool prompt = false;                 // interactive: "english> " on `messages` before each line
+  // Whether `input` is a terminal. `translate` with no sentence, --input or --interactive reads
+  // `input` as --input - when it is not (text piped in, as Marian and fairseq-interactive read
+  // it); at a terminal it asks for one of them.
+  bool input_is_terminal = true;
   // --input: every line of this file ("-": `input`; a pipe, FIFO or /dev/stdin too, read
   // once) translated, exactly one line written to `output_file` ("-" or empty: `out`) per line
   // read; a blank or untranslatable line gives an empty line and a message naming its line
