@@ -191,39 +191,56 @@ ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, con
                                "), not one corpus file");
     }
     const std::string path = request.data_path.empty() ? data.data_path : request.data_path;
-    if (path.empty() && data.train_src.empty()) {  // an import of an export's word lists
-      throw std::runtime_error(
-          "the checkpoint has no pairs of its own to score (imported from word lists): give --test FILE or "
-          "--test-src FILE --test-tgt FILE");
+    std::error_code error;
+    const bool training_files_moved = !data.valid_src.empty() &&
+                                      (!fs::exists(data.train_src, error) || !fs::exists(data.train_tgt, error)) &&
+                                      fs::exists(data.valid_src, error) && fs::exists(data.valid_tgt, error);
+    if (training_files_moved) {
+      // The validation pairs of a run with validation files are those files, read as training
+      // read them: scored from them alone (the training split's size is then not known).
+      auto files = request;
+      files.test_file.clear();
+      files.test_src = data.valid_src;
+      files.test_tgt = data.valid_tgt;
+      out.pairs = cache.get(files, info).pairs;
+      out.description = "validation files " + data.valid_src + " + " + data.valid_tgt;
+      spdlog::info("the training files {} + {} have moved: scoring the validation files alone", data.train_src,
+                   data.train_tgt);
+    } else {
+      if (path.empty() && data.train_src.empty()) {  // an import of an export's word lists
+        throw std::runtime_error(
+            "the checkpoint has no pairs of its own to score (imported from word lists): give --test FILE or "
+            "--test-src FILE --test-tgt FILE");
+      }
+      for (const auto& file : data.train_src.empty() ? std::vector<std::string>{path}
+                                                     : std::vector<std::string>{data.train_src, data.train_tgt,
+                                                                                data.valid_src, data.valid_tgt}) {
+        if (file.empty() || fs::exists(file)) continue;
+        const bool validation = file == data.valid_src || file == data.valid_tgt;
+        // A parallel-files run is read from its files alone (no --data): another test set is the way on.
+        const std::string way_on = !data.train_src.empty()
+                                       ? " (moved? score other pairs: --test-src FILE --test-tgt FILE)"
+                                   : request.data_path.empty() ? " (moved? give --data FILE or --test FILE)"
+                                                               : "";
+        throw std::runtime_error(std::string(validation ? "the validation file " : "the training corpus ") + file +
+                                 " is missing" + way_on);
+      }
+      // The pairs training held out, by construction: its dataset type, its split.
+      const auto& dataset = datasets.get(info, path);
+      for (const auto i : dataset.split.validation) out.pairs.push_back(dataset.corpus.pairs[i]);
+      out.training_pairs = static_cast<std::int64_t>(dataset.split.training.size());
+      const auto batch = std::max<std::int64_t>(1, info.settings.batch_size);
+      out.training_steps =
+          info.settings.max_tokens > 0  // the run's token batches, planned again
+              ? static_cast<std::int64_t>(
+                    data::plan_token_batches(data::longer_side_lengths(dataset.train, data::Vocabulary::kPad),
+                                             info.settings.max_tokens, info.settings.seed)
+                        .size())
+              : (out.training_pairs + batch - 1) / batch;
+      out.description = !data.valid_src.empty()
+                            ? "validation files " + data.valid_src + " + " + data.valid_tgt
+                            : "validation split of " + (data.train_src.empty() ? path : data.corpus_name());
     }
-    for (const auto& file : data.train_src.empty() ? std::vector<std::string>{path}
-                                                   : std::vector<std::string>{data.train_src, data.train_tgt,
-                                                                              data.valid_src, data.valid_tgt}) {
-      if (file.empty() || fs::exists(file)) continue;
-      const bool validation = file == data.valid_src || file == data.valid_tgt;
-      // A parallel-files run is read from its files alone (no --data): another test set is the way on.
-      const std::string way_on = !data.train_src.empty()
-                                     ? " (moved? score other pairs: --test-src FILE --test-tgt FILE)"
-                                 : request.data_path.empty() ? " (moved? give --data FILE or --test FILE)"
-                                                             : "";
-      throw std::runtime_error(std::string(validation ? "the validation file " : "the training corpus ") + file +
-                               " is missing" + way_on);
-    }
-    // The pairs training held out, by construction: its dataset type, its split.
-    const auto& dataset = datasets.get(info, path);
-    for (const auto i : dataset.split.validation) out.pairs.push_back(dataset.corpus.pairs[i]);
-    out.training_pairs = static_cast<std::int64_t>(dataset.split.training.size());
-    const auto batch = std::max<std::int64_t>(1, info.settings.batch_size);
-    out.training_steps =
-        info.settings.max_tokens > 0  // the run's token batches, planned again
-            ? static_cast<std::int64_t>(
-                  data::plan_token_batches(data::longer_side_lengths(dataset.train, data::Vocabulary::kPad),
-                                           info.settings.max_tokens, info.settings.seed)
-                      .size())
-            : (out.training_pairs + batch - 1) / batch;
-    out.description = !data.valid_src.empty()
-                          ? "validation files " + data.valid_src + " + " + data.valid_tgt
-                          : "validation split of " + (data.train_src.empty() ? path : data.corpus_name());
   }
   if (request.limit > 0 && out.pairs.size() > request.limit) out.pairs.resize(request.limit);
   if (out.pairs.empty()) throw std::runtime_error(out.description + " holds no sentence pair to score");

@@ -93,6 +93,24 @@ TEST(LanguagePairsApp, GermanParallelFilesTrainScoreAndTranslate) {
                               "the validation file " + (dir / "valid.de").string() +
                                   " is missing (moved? score other pairs: --test-src FILE --test-tgt FILE)");
   fs::rename(dir / "valid.de.moved", dir / "valid.de");
+  // The training files moved away: the validation files alone give the same pairs and scores.
+  fs::rename(dir / "train.de", dir / "train.de.moved");
+  const auto without_training = pair_eval((dir / "run").string(), "german_no_training");
+  fs::rename(dir / "train.de.moved", dir / "train.de");
+  ASSERT_EQ(without_training.status, 0) << without_training.err;
+  const auto score_lines = [](const std::string& out) {  // each row's checkpoint, epochs, step, scores, loss
+    std::string rows;
+    for (const auto& line : test::lines_of(out)) {
+      if (line.rfind("| checkpoint_epoch_", 0) != 0) continue;
+      std::size_t end = 0;
+      for (int cell = 0; cell < 7; ++cell) end = line.find('|', end + 1);  // the 8th '|' closes the loss
+      rows += line.substr(0, end) + "\n";
+    }
+    return rows;
+  };
+  EXPECT_FALSE(score_lines(scores.out).empty()) << scores.out;
+  EXPECT_EQ(score_lines(without_training.out), score_lines(scores.out)) << without_training.out;
+  expect_in_pair_output(without_training.out, "validation files " + files("valid"));
   const auto test_set = pair_eval((dir / "run").string() + " --test-src " + (dir / "test.de").string() +
                                       " --test-tgt " + (dir / "test.en").string() + " --samples 2",
                                   "german_test");
