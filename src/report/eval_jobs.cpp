@@ -321,6 +321,11 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
     return {0, EvalJob::kExport};
   }
   auto& translation = command.translation;
+  if (job == EvalJob::kTranslate && translation.sentences == std::vector<std::string>{"-"}) {
+    translation.sentences.clear();  // `translate RUN -`: standard input, as for --input -
+    if (!translation.input_file.empty()) throw std::runtime_error("-: standard input, or --input FILE, not both");
+    translation.input_file = "-";
+  }
   if (job == EvalJob::kTranslate && translation.sentences.empty() && !translation.interactive &&
       translation.input_file.empty() && !translation.input_is_terminal) {
     translation.input_file = "-";  // text piped in

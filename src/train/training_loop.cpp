@@ -104,6 +104,10 @@ class Loop {
       result_.stopped_by = "max-iters";
       spdlog::warn("--max-iters {}: the run has made {} steps already, so this one trains none", options_.run.max_iters,
                    state_.global_step);
+    } else if (state_.completed_epochs >= options_.epochs && main_) {  // a resume whose --epochs the run has done
+      spdlog::warn(
+          "--epochs {}: the run has done {} epochs already, so this one trains none (a larger --epochs goes on)",
+          options_.epochs, state_.completed_epochs);
     }
     for (std::int64_t epoch = state_.completed_epochs + 1; epoch <= options_.epochs && !stop; ++epoch) {
       verdict_ = {};

@@ -111,7 +111,8 @@ TEST(EvalSubcommands, TheLogLevelAskedHoldsThroughEveryJob) {
 }
 
 // `translate RUN` with text piped in translates it, a line for a line (Marian's and
-// fairseq-interactive's way); at a terminal, with nothing to translate, it asks for sentences.
+// fairseq-interactive's way), as `translate RUN -` does; at a terminal, with nothing to
+// translate, it asks for sentences.
 TEST(EvalSubcommands, TranslateReadsPipedTextAndAtATerminalAsksForSentences) {
   const auto run = test::trained_seq2seq_run().string();
   const auto piped =
@@ -123,6 +124,10 @@ TEST(EvalSubcommands, TranslateReadsPipedTextAndAtATerminalAsksForSentences) {
   EXPECT_FALSE(lines[0].empty());
   EXPECT_TRUE(lines[1].empty());
   EXPECT_FALSE(lines[2].empty());
+  const auto dash = test::run_program("apps/checkpoint_eval", "translate " + run + " - --threads 1",
+                                      "checkpoint_eval_verb_dash", "I eat the bread.\n\nWhere is my dog?\n");
+  ASSERT_EQ(dash.status, 0) << dash.err;
+  EXPECT_EQ(dash.out, piped.out) << "'-' is standard input, not a sentence";
   report::EvalCommand command;
   command.path = run;
   std::istringstream in;

@@ -220,6 +220,14 @@ TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
   EXPECT_NE(util::read_file((run_dir / "config.resumed.toml").string()).find("\nkeep-last=1\n"), std::string::npos);
   EXPECT_NE(util::read_file((run_dir / "config.toml").string()).find("\nkeep-last=5\n"), std::string::npos);
   EXPECT_NE(second.err.find("The translation produced by TransformerFG"), std::string::npos) << second.err;
+  // Resumed again with the epochs it has done: said, not silently nothing.
+  const auto third = test::run_program("apps/seq2seq_train", "--threads 1 --resume " + run_dir.string(),
+                                       "seq2seq_train_app_third", "", "DLS_LOG_LEVEL=warn ");
+  ASSERT_EQ(third.status, 0) << third.err;
+  EXPECT_NE(third.err.find(
+                "--epochs 2: the run has done 2 epochs already, so this one trains none (a larger --epochs goes on)"),
+            std::string::npos)
+      << third.err;
   EXPECT_TRUE(fs::exists(run_dir / "metrics.csv"));
   EXPECT_TRUE(fs::exists(run_dir / "bleu.png"));
 }
