@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include "dls/data/languages.h"
@@ -182,6 +183,8 @@ std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& d, int m
   if (!d.test.pairs.empty()) {
     lines.push_back(fmt::format("{}: {}; {} test pairs fit L", d.test.source, d.test.stats.summary(max_words),
                                 d.test.pairs.size()));
+    if (const auto warning = d.test.stats.too_long_warning(d.test.source, max_words); !warning.empty())
+      spdlog::warn("{}", warning);
   }
   const auto unit = d.english_subwords ? "pieces" : "words";
   lines.push_back(

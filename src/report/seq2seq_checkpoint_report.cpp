@@ -132,6 +132,9 @@ class CorpusCache {
                                               : data::read_corpus(request.test_file, options);
       it = corpora_.emplace(key, std::move(corpus)).first;
       spdlog::info("{}: {}", it->second.source, it->second.stats.summary(options.max_words));
+      if (const auto warning = it->second.stats.too_long_warning(it->second.source, options.max_words);
+          !warning.empty())
+        spdlog::warn("{}", warning);
       warn_of_unknown_words(info, it->second.pairs, it->second.source);
     }
     return it->second;
