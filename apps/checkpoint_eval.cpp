@@ -41,20 +41,6 @@ const char* const kDescription =
     "Evaluate the checkpoints of a seq2seq, ViT or language-model run (the checkpoint says which),\n"
     "translate sentences, or score a translation file. Models are rebuilt from the checkpoints alone.\n";
 
-const char* const kPlainExitStatus = "Exit status: 0 done, 1 error, usage errors included (one line on stderr).";
-
-// The one-command form and translate, whose sentences can fail one by one.
-const char* const kExitStatus =
-    "Exit status: 0 done, 1 error, usage errors included (one line on stderr); translate (--translate,\n"
-    "--input): 1 also when a sentence could not be translated (blank --input lines are left empty, not\n"
-    "errors), --classify when an image could not be. A signal (SIGINT, SIGTERM, SIGHUP) while writing\n"
-    "--output leaves no file and ends the program by that signal (a shell reports 128+N: 130 for Ctrl-C).";
-
-// classify, whose images can fail one by one.
-const char* const kClassifyExitStatus =
-    "Exit status: 0 every image classified, 1 error, usage errors included (one line on stderr), or an\n"
-    "image that could not be classified (its line on stderr; the others are).";
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,8 +67,7 @@ int main(int argc, char** argv) {
     }
   }
   CLI::App app{kDescription, verb ? std::string("checkpoint_eval ") + argv[1] : "checkpoint_eval"};
-  const bool translates = job == dls::apps::EvalJob::kAny || job == dls::apps::EvalJob::kTranslate;
-  app.footer(translates ? kExitStatus : job == dls::apps::EvalJob::kClassify ? kClassifyExitStatus : kPlainExitStatus);
+  app.footer(dls::apps::exit_status_footer(job));
   app.get_formatter()->column_width(40);
   dls::apps::EvalCommand command;
   dls::apps::add_verb_flags(app, job, command);

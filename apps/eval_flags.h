@@ -31,6 +31,26 @@ inline std::string one_command_form_note(EvalJob job) {
   return "";
 }
 
+// --help's exit-status footer of checkpoint_eval's `job`: the one-command form and translate,
+// whose sentences can fail one by one, and classify, whose images can, say so.
+inline const char* exit_status_footer(EvalJob job) {
+  const char* const kPlainExitStatus = "Exit status: 0 done, 1 error, usage errors included (one line on stderr).";
+
+  // The one-command form and translate, whose sentences can fail one by one.
+  const char* const kExitStatus =
+      "Exit status: 0 done, 1 error, usage errors included (one line on stderr); translate (--translate,\n"
+      "--input): 1 also when a sentence could not be translated (blank --input lines are left empty, not\n"
+      "errors), --classify when an image could not be. A signal (SIGINT, SIGTERM, SIGHUP) while writing\n"
+      "--output leaves no file and ends the program by that signal (a shell reports 128+N: 130 for Ctrl-C).";
+
+  // classify, whose images can fail one by one.
+  const char* const kClassifyExitStatus =
+      "Exit status: 0 every image classified, 1 error, usage errors included (one line on stderr), or an\n"
+      "image that could not be classified (its line on stderr; the others are).";
+  if (job == EvalJob::kAny || job == EvalJob::kTranslate) return kExitStatus;
+  return job == EvalJob::kClassify ? kClassifyExitStatus : kPlainExitStatus;
+}
+
 // `job`'s description and flags: those its job reads (kAny: every flag, and the subcommands
 // listed), then --version and --config.
 inline void add_verb_flags(CLI::App& app, EvalJob job, EvalCommand& command) {

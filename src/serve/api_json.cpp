@@ -251,10 +251,11 @@ json rest_json(const std::vector<torch::Tensor>& layers) {
   json out = json::array();
   for (const auto& layer : layers) {
     const auto w = layer.to(torch::kFloat).contiguous();
+    const float* data = w.data_ptr<float>();
     json layer_json = json::array();
     for (std::int64_t h = 0; h < w.size(0); ++h) {
       json head = json::array();
-      for (std::int64_t r = 0; r < w.size(1); ++r) head.push_back(round_significant(w[h][r].item<float>(), 5));
+      for (std::int64_t r = 0; r < w.size(1); ++r) head.push_back(round_significant(data[h * w.size(1) + r], 5));
       layer_json.push_back(std::move(head));
     }
     out.push_back(std::move(layer_json));
