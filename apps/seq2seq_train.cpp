@@ -19,6 +19,7 @@
 #include "dls/util/blas_kernels.h"
 #include "dls/util/thread_policy.h"
 #include "corpus_flags.h"
+#include "init_from_flags.h"
 #include "schedule_flags.h"
 #include "seq2seq_resume_flags.h"
 
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
       dls::cli::apply_overrides(overrides, flags_alone);
       auto settings = dls::train::new_run_preset(preset, dls::parse_variant(variant), flags_alone.run.device);
       settings.data.data_path = dls::data::default_corpus();
+      if (!flags_alone.run.init_from.empty()) dls::apps::take_parent_model(app, settings, flags_alone, variant);
       return settings;
     };
     const auto resumed = [](const std::string& path) { return dls::train::resume_info(path).settings; };
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
         dls::cli::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--variant"});
     if (resuming) dls::apps::check_start_flags_on_resume(app, invocation.resume, preset, variant, before_flags);
     if (resuming && preset.empty()) preset = dls::apps::preset_of_run(invocation.resume);
+    dls::apps::check_init_vocab_flag(app, setup, resuming);
     if (!resuming) setup.languages_from_file_names(app.count("--src-lang") > 0, app.count("--tgt-lang") > 0);
     dls::apps::check_corpus_flags(app, setup);
     if (setup.data.data_path.empty() && setup.data.train_src.empty())

@@ -117,6 +117,55 @@ data::Seq2SeqStoredData seq2seq_stored_data(const Seq2SeqCheckpointInfo& info) {
   return stored;
 }
 
+data::InheritedVocabularies inherited_vocabularies(const Seq2SeqCheckpointInfo& parent, const std::string& parent_path,
+                                                   const data::Seq2SeqDataSettings& ours, bool extend,
+                                                   std::vector<std::string>& warnings) {
+  data::InheritedVocabularies inherited;
+  inherited.source = parent_path;
+  inherited.extend = extend;
+  const auto& theirs = parent.settings.data;
+  const auto direction = [](const data::Seq2SeqDataSettings& d) {
+    return data::language_name(d.source_language()) + " -> " + data::language_name(d.target_language());
+  };
+  const bool same_source = theirs.source_language() == ours.source_language();
+  const bool same_target = theirs.target_language() == ours.target_language();
+  const auto not_taken = [&](const std::string& why) {
+    warnings.push_back("--init-vocab: " + why + ", so this run's vocabularies are its data's own (" + parent_path +
+                       ")");
+  };
+  if (theirs.subword_units != ours.subword_units) {
+    not_taken(std::string("the parent reads ") + (theirs.subword_units ? "SentencePiece pieces" : "words") +
+              " and this run " + (ours.subword_units ? "pieces" : "words") + " (--tokenizer)");
+    return inherited;
+  }
+  if (!same_source && !same_target) {
+    not_taken("the parent translates " + direction(theirs) + ", this run " + direction(ours));
+    return inherited;
+  }
+  if (ours.subword_units) {
+    const auto& a = theirs.subwords;
+    const auto& b = ours.subwords;
+    if (!same_source || !same_target) {
+      not_taken("the parent's SentencePiece models are of " + direction(theirs) + ", this run's languages " +
+                direction(ours));
+      return inherited;
+    }
+    if (a.kind != b.kind || a.vocab_size != b.vocab_size || a.joint != b.joint) {
+      not_taken("the parent's SentencePiece models are other than --spm-model, --vocab-size and --joint-vocab ask");
+      return inherited;
+    }
+    const auto stored = seq2seq_stored_data(parent);
+    inherited.english_subwords = stored.english_subwords;
+    inherited.spanish_subwords = stored.spanish_subwords;
+    inherited.english = stored.english;
+    inherited.spanish = stored.spanish;
+    return inherited;
+  }
+  if (same_source) inherited.english = data::Vocabulary::from_words(parent.english_words);
+  if (same_target) inherited.spanish = data::Vocabulary::from_words(parent.spanish_words);
+  return inherited;
+}
+
 data::Seq2SeqDataset seq2seq_dataset(const data::Seq2SeqDataSettings& settings, data::Vocabulary::Padding padding,
                                      const Seq2SeqCheckpointInfo* info) {
   if (info == nullptr) return data::prepare_seq2seq_dataset(settings, padding, nullptr);

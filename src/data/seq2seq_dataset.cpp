@@ -93,6 +93,25 @@ void encode_test_pairs(Seq2SeqDataset& d, Vocabulary::Padding padding) {
   d.test_tokens = encode_pairs(tokens, kept, d.english, d.spanish, d.max_len, padding);
 }
 
+// The parent's words at their indices, then `sentences`' words it lacks, sorted as
+// Vocabulary::build sorts them: every index the parent's embeddings know keeps its row.
+Vocabulary extended(const Vocabulary& parent, const std::vector<std::vector<std::string>>& sentences) {
+  const auto own = Vocabulary::build(sentences);
+  auto words = parent.words();
+  for (const auto& word : own.words()) {
+    if (!parent.contains(word)) words.push_back(word);
+  }
+  return Vocabulary::from_words(std::move(words));
+}
+
+// "English its 5,210 words + 37 new" / "English its 8,000 pieces" / "English this data's".
+std::string inherited_side(const std::string& language, const std::optional<Vocabulary>& parent, const Vocabulary& ours,
+                           bool subwords) {
+  if (!parent) return language + " this data's own (the parent's is another language's)";
+  if (subwords) return fmt::format("{} its {} pieces", language, parent->size());
+  return fmt::format("{} its {} words + {} new", language, parent->size(), ours.size() - parent->size());
+}
+
 }  // namespace
 
 CorpusOptions Seq2SeqDataSettings::corpus_options() const {
@@ -111,7 +130,8 @@ std::string Seq2SeqDataSettings::corpus_name() const {
 }
 
 Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Vocabulary::Padding padding,
-                                       const Seq2SeqStoredData* stored) {
+                                       const Seq2SeqStoredData* stored, const InheritedVocabularies* inherited) {
+  if (stored != nullptr) inherited = nullptr;  // a resumed run's vocabularies are its own
   std::string validation_summary;
   auto read = read_and_split(settings, stored, validation_summary);
   auto& corpus = read.first;  // references, not a structured binding: the lambda below captures them
@@ -127,20 +147,39 @@ Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Voca
     }
     english_subwords = stored->english_subwords;
     spanish_subwords = stored->spanish_subwords;
+  } else if (settings.subword_units && inherited != nullptr && inherited->english_subwords) {
+    english_subwords = inherited->english_subwords;
+    spanish_subwords = inherited->spanish_subwords;
   } else if (settings.subword_units) {
     auto models = train_subword_models(corpus, split, settings.subwords);
     english_subwords = std::move(models.first);
     spanish_subwords = std::move(models.second);
   }
-  // The vocabularies: the checkpoint's, the models' pieces, or the training split's words.
+  // The vocabularies: the checkpoint's, the models' pieces, the parent's (extended by the
+  // training split's words), or the training split's words.
   const auto vocabulary = [&](const Vocabulary* resumed, const std::optional<SubwordModel>& model,
+                              const std::optional<Vocabulary>& parent,
                               const std::vector<std::string>& (*side)(const SentencePair&)) {
     if (resumed != nullptr) return *resumed;
     if (model) return Vocabulary::from_words(model->pieces());
+    if (parent && !inherited->extend) return *parent;
+    if (parent) return extended(*parent, training_sentences(corpus, split, side));
     return Vocabulary::build(training_sentences(corpus, split, side));
   };
-  auto english = vocabulary(stored ? &stored->english : nullptr, english_subwords, english_of);
-  auto spanish = vocabulary(stored ? &stored->spanish : nullptr, spanish_subwords, spanish_of);
+  const std::optional<Vocabulary> none;
+  auto english = vocabulary(stored ? &stored->english : nullptr, english_subwords,
+                            inherited ? inherited->english : none, english_of);
+  auto spanish = vocabulary(stored ? &stored->spanish : nullptr, spanish_subwords,
+                            inherited ? inherited->spanish : none, spanish_of);
+  std::string inherited_summary;
+  if (inherited != nullptr && (inherited->english || inherited->spanish)) {
+    const bool pieces = english_subwords.has_value();
+    inherited_summary = "vocabulary from " + inherited->source + ": " +
+                        inherited_side(language_name(corpus.source_language), inherited->english, english, pieces) +
+                        ", " +
+                        inherited_side(language_name(corpus.target_language), inherited->spanish, spanish, pieces) +
+                        (pieces ? " (its SentencePiece models)" : "");
+  }
   Seq2SeqDataset d{std::move(corpus),
                    std::move(split),
                    std::move(english),
@@ -152,7 +191,8 @@ Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Voca
                    {},
                    std::move(validation_summary),
                    std::move(test),
-                   {}};
+                   {},
+                   std::move(inherited_summary)};
   // The tensors index the pieces with subword units (a copy of the corpus while encoding).
   const auto pieces = settings.subword_units
                           ? tokenize_pairs(d.corpus.pairs, &*d.english_subwords, &*d.spanish_subwords)
@@ -187,14 +227,15 @@ std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& d, int m
       spdlog::warn("{}", warning);
   }
   const auto unit = d.english_subwords ? "pieces" : "words";
-  lines.push_back(
-      fmt::format("vocabulary (training split, with SOS EOS <pad> <unk>): {} {} {}, "
-                  "{} {} {}{}",
-                  src, d.english.size(), unit, tgt, d.spanish.size(), unit,
-                  !d.english_subwords ? ""
-                  : d.english_subwords->serialized_proto() == d.spanish_subwords->serialized_proto()
-                      ? " (one joint SentencePiece model)"
-                      : " (SentencePiece models)"));
+  if (!d.inherited_summary.empty()) lines.push_back(d.inherited_summary);
+  lines.push_back(fmt::format(
+      "vocabulary ({}with SOS EOS <pad> <unk>): {} {} {}, "
+      "{} {} {}{}",
+      d.inherited_summary.empty() ? "training split, " : "", src, d.english.size(), unit, tgt, d.spanish.size(), unit,
+      !d.english_subwords ? ""
+      : d.english_subwords->serialized_proto() == d.spanish_subwords->serialized_proto()
+          ? " (one joint SentencePiece model)"
+          : " (SentencePiece models)"));
   if (d.validation.size() > 0) {
     lines.push_back(fmt::format("validation <unk> rate (of the {}): {} {:.3f} %, {} {:.3f} %", unit, src,
                                 100 * unknown_rate(d.validation.src), tgt, 100 * unknown_rate(d.validation.tgt)));

@@ -232,6 +232,43 @@ TEST(Seq2SeqTrainApp, ShortRunPrintsJsonAndResumes) {
   EXPECT_TRUE(fs::exists(run_dir / "bleu.png"));
 }
 
+// Fine-tuning names the parent alone: its variant, layout and sizes come with --init-from,
+// whatever the preset's are, and its vocabularies with every word it knew (--init-vocab).
+TEST(Seq2SeqTrainApp, InitFromBuildsTheParentsModelWithItsVocabularies) {
+  const auto parent = test::fresh_temp_dir("seq2seq_train_app_parent");
+  const auto trained = run_small(parent, "--variant PreLN --layout positionwise --epochs 1 --max-iters 3", "parent");
+  ASSERT_EQ(trained.status, 0) << trained.err;
+  const std::string child_flags = " --validation-pairs 100 --epochs 1 --max-iters 2 --samples 0 --bleu-sentences 10";
+  const auto child_dir = test::fresh_temp_dir("seq2seq_train_app_child");
+  const auto child = run_seq2seq_train(
+      "--data " + kSampleCorpus + child_flags + " --init-from " + parent.string() + " --run-dir " + child_dir.string(),
+      "child");
+  ASSERT_EQ(child.status, 0) << child.err;
+  EXPECT_NE(child.err.find("; the model from --init-from "), std::string::npos) << child.err;
+  EXPECT_NE(child.err.find("TransformerPreLN"), std::string::npos) << child.err;
+  EXPECT_NE(child.err.find("vocabulary from "), std::string::npos) << child.err;
+  EXPECT_NE(child.err.find(" values (100.0 %) from it"), std::string::npos) << child.err;
+  const auto config = util::read_file((child_dir / "config.toml").string());
+  EXPECT_NE(config.find("layout=\"positionwise\""), std::string::npos) << config;
+  EXPECT_NE(config.find("embedding-size=32"), std::string::npos) << config;
+  EXPECT_NE(config.find("init-vocab=\"extend\""), std::string::npos) << config;
+
+  // A size given changes the parent's, and the weights then do not fit: one line naming the tensor.
+  const auto wider = run_seq2seq_train("--data " + kSampleCorpus + child_flags + " --embedding-size 64 --init-from " +
+                                           parent.string() + " --run-dir " + (child_dir / "wider").string(),
+                                       "wider");
+  EXPECT_EQ(wider.status, 1);
+  EXPECT_NE(wider.err.find(" there and "), std::string::npos) << wider.err;
+  // --init-vocab means nothing without --init-from.
+  const auto alone = run_seq2seq_train(
+      "--data " + kSampleCorpus + " --init-vocab parent --dry-run --run-dir " + (child_dir / "alone").string(),
+      "init_vocab_alone");
+  EXPECT_EQ(alone.status, 1);
+  EXPECT_NE(alone.err.find("error: --init-vocab: chooses the vocabularies of a run started with --init-from"),
+            std::string::npos)
+      << alone.err;
+}
+
 // A resumed run keeps the precision and the time budget it started with (from its
 // checkpoint) unless --precision or --time-limit is given again; its start-up line says them.
 TEST(Seq2SeqTrainApp, ResumeKeepsTheRunsPrecisionAndTimeBudget) {

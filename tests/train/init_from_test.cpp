@@ -29,6 +29,7 @@
 #include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
 #include "support/vit_runs.h"
+#include "util/sentencepiece_available.h"
 #include "util/temp_files.h"
 
 namespace dls {
@@ -214,31 +215,47 @@ TEST(InitFromRuns, ALanguageModelsDecoderIntoATranslationModel) {
   EXPECT_EQ(compared, 5);
 }
 
-TEST(InitFromRuns, ATranslationModelFineTunedOnNewParallelFiles) {
-  const auto& trained = test::trained_seq2seq_run();
-  // New data: 300 pairs of the sample corpus as two parallel files.
-  const auto data = test::fresh_temp_dir("init_from_parallel");
+// `count` pairs of the sample corpus from its line `first` on, as parallel files `name`.en and
+// `name`.es in `dir`, then `extra` (English, Spanish) pairs.
+void write_parallel_files(const fs::path& dir, const std::string& name, int first, int count,
+                          const std::vector<std::pair<std::string, std::string>>& extra = {}) {
   std::ifstream tsv(testing::sample_corpus());
-  std::ofstream en(data / "train.en"), es(data / "train.es");
+  std::ofstream en(dir / (name + ".en")), es(dir / (name + ".es"));
   std::string line;
-  for (int i = 0; i < 300 && std::getline(tsv, line);) {
+  for (int i = 0; i < first + count && std::getline(tsv, line);) {
     const auto tab = line.find('\t');
     if (tab == std::string::npos) continue;
     const auto second = line.find('\t', tab + 1);
+    if (i++ < first) continue;
     en << line.substr(0, tab) << "\n";
     es << line.substr(tab + 1, second == std::string::npos ? std::string::npos : second - tab - 1) << "\n";
-    ++i;
   }
-  en.close();
-  es.close();
-  const auto dir = test::fresh_temp_dir("init_from_fine_tune");
-  auto setup = test::tiny_seq2seq_setup(dir);
+  for (const auto& [english, spanish] : extra) en << english << "\n", es << spanish << "\n";
+}
+
+// The tiny run's settings on the parallel files train.* (and valid.* when `dir` has them).
+settings::Seq2SeqTrainSettings on_parallel_files(const fs::path& run_dir, const fs::path& dir) {
+  auto setup = test::tiny_seq2seq_setup(run_dir);
   setup.data.data_path.clear();
-  setup.data.train_src = (data / "train.en").string();
-  setup.data.train_tgt = (data / "train.es").string();
+  setup.data.train_src = (dir / "train.en").string();
+  setup.data.train_tgt = (dir / "train.es").string();
+  if (fs::exists(dir / "valid.en")) {
+    setup.data.valid_src = (dir / "valid.en").string();
+    setup.data.valid_tgt = (dir / "valid.es").string();
+  }
   setup.data.src_lang = "en";
   setup.data.tgt_lang = "es";
   setup.data.validation_pairs = 50;
+  return setup;
+}
+
+TEST(InitFromRuns, ATranslationModelFineTunedOnNewParallelFiles) {
+  const auto& trained = test::trained_seq2seq_run();
+  const auto data = test::fresh_temp_dir("init_from_parallel");
+  write_parallel_files(data, "train", 0, 300);  // new data: 300 pairs of the sample corpus
+  const auto dir = test::fresh_temp_dir("init_from_fine_tune");
+  auto setup = on_parallel_files(dir, data);
+  setup.init_vocab = settings::InitVocab::kData;  // another vocabulary: the rows go by token
   unmoving(setup, trained);
   train::train_seq2seq(setup);
   const auto theirs = checkpoint_tensors(trained), ours = checkpoint_tensors(dir);
@@ -246,6 +263,100 @@ TEST(InitFromRuns, ATranslationModelFineTunedOnNewParallelFiles) {
     if (name.find("embeddings_generator") != std::string::npos || name.rfind("master_decoder.out.", 0) == 0) continue;
     EXPECT_TRUE(same(ours.at(name), tensor)) << name;
   }
+}
+
+// Whether `words` begins with `prefix`.
+bool starts_with(const std::vector<std::string>& words, const std::vector<std::string>& prefix) {
+  return words.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), words.begin());
+}
+
+bool has(const std::vector<std::string>& words, const std::string& word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+TEST(InitFromRuns, FineTuningKeepsTheParentsVocabularyAndAddsTheNewWords) {
+  const auto& trained = test::trained_seq2seq_run();
+  const auto parent = train::resume_info(trained.string());
+  // A little in-domain data: 30 pairs and a word the parent never saw; 10 validation pairs.
+  const auto data = test::fresh_temp_dir("init_vocab_data");
+  write_parallel_files(data, "train", 0, 30, {{"the zorblax sings", "el zorblax canta"}});
+  write_parallel_files(data, "valid", 30, 10);
+  const auto fine_tune = [&](settings::InitVocab vocab, const std::string& name, const std::string& src_lang) {
+    const auto dir = test::fresh_temp_dir(name);
+    auto setup = on_parallel_files(dir, data);
+    setup.data.src_lang = src_lang;
+    setup.init_vocab = vocab;
+    unmoving(setup, trained);
+    train::train_seq2seq(setup);
+    return std::make_pair(dir, train::resume_info(dir.string()));
+  };
+  // extend (the default): the parent's words at their indices, then the new ones, so that
+  // every word the parent knew keeps its embedding and output rows.
+  EXPECT_EQ(settings::Seq2SeqTrainSettings().init_vocab, settings::InitVocab::kExtend);
+  const auto [extended_dir, extended] = fine_tune(settings::InitVocab::kExtend, "init_vocab_extend", "en");
+  for (const auto side :
+       {&checkpoint::Seq2SeqCheckpointInfo::english_words, &checkpoint::Seq2SeqCheckpointInfo::spanish_words}) {
+    EXPECT_TRUE(starts_with(extended.*side, parent.*side));
+    EXPECT_GT((extended.*side).size(), (parent.*side).size());
+  }
+  EXPECT_FALSE(has(parent.english_words, "zorblax"));
+  EXPECT_TRUE(has(extended.english_words, "zorblax"));
+  EXPECT_TRUE(has(extended.spanish_words, "zorblax"));
+  const auto theirs = checkpoint_tensors(trained), ours = checkpoint_tensors(extended_dir);
+  const auto english_rows = static_cast<std::int64_t>(parent.english_words.size());
+  const auto spanish_rows = static_cast<std::int64_t>(parent.spanish_words.size());
+  EXPECT_TRUE(same(ours.at("embeddings_generator_en.embedding.weight").narrow(0, 0, english_rows),
+                   theirs.at("embeddings_generator_en.embedding.weight")));
+  EXPECT_TRUE(
+      same(ours.at("master_decoder.out.weight").narrow(0, 0, spanish_rows), theirs.at("master_decoder.out.weight")));
+
+  // parent: its words alone (the new word is <unk>).
+  const auto kept = fine_tune(settings::InitVocab::kParent, "init_vocab_parent", "en").second;
+  EXPECT_EQ(kept.english_words, parent.english_words);
+  EXPECT_EQ(kept.spanish_words, parent.spanish_words);
+
+  // data: this data's words alone, as before --init-vocab, far fewer than the parent's.
+  const auto own = fine_tune(settings::InitVocab::kData, "init_vocab_data_own", "en").second;
+  EXPECT_TRUE(has(own.english_words, "zorblax"));
+  EXPECT_LT(own.english_words.size(), parent.english_words.size() / 2);
+
+  // A side in another language than the parent's on that side is this data's own.
+  const auto german = fine_tune(settings::InitVocab::kExtend, "init_vocab_other_language", "de").second;
+  EXPECT_FALSE(starts_with(german.english_words, parent.english_words));
+  EXPECT_LT(german.english_words.size(), parent.english_words.size() / 2);
+  EXPECT_TRUE(starts_with(german.spanish_words, parent.spanish_words));
+}
+
+// With subword units the parent's SentencePiece models serve (a trained model takes no new
+// pieces); subword settings other than the parent's train the new data's own.
+TEST(InitFromRuns, FineTuningWithSubwordsKeepsTheParentsSentencePieceModels) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
+  auto parent_setup = test::tiny_seq2seq_setup(test::fresh_temp_dir("init_vocab_subword_parent"));
+  parent_setup.data.subword_units = true;
+  parent_setup.data.subwords.vocab_size = 200;
+  parent_setup.epochs = 1;
+  parent_setup.run.max_iters = 2;
+  const auto parent_dir = test::train_fixture_run(parent_setup);
+  const auto parent = train::resume_info(parent_dir.string());
+  const auto data = test::fresh_temp_dir("init_vocab_subword_data");
+  write_parallel_files(data, "train", 0, 60);
+  write_parallel_files(data, "valid", 60, 10);
+  const auto fine_tune = [&](int vocab_size, const std::string& name) {
+    auto setup = on_parallel_files(test::fresh_temp_dir(name), data);
+    setup.data.subword_units = true;
+    setup.data.subwords.vocab_size = vocab_size;
+    unmoving(setup, parent_dir);
+    train::train_seq2seq(setup);
+    return train::resume_info(setup.run.run_dir);
+  };
+  const auto child = fine_tune(200, "init_vocab_subword_child");
+  EXPECT_EQ(child.english_subwords, parent.english_subwords);
+  EXPECT_EQ(child.spanish_subwords, parent.spanish_subwords);
+  EXPECT_EQ(child.english_words, parent.english_words);
+  EXPECT_EQ(child.spanish_words, parent.spanish_words);
+  const auto other = fine_tune(100, "init_vocab_subword_other");
+  EXPECT_NE(other.english_subwords, parent.english_subwords);
+  EXPECT_NE(other.english_words, parent.english_words);
 }
 
 TEST(InitFromRuns, RefusesAnotherShapeOrKindInOneLine) {

@@ -73,6 +73,16 @@ LoadedSeq2Seq load_seq2seq_checkpoint(const CheckpointReader& reader, Weights we
 // data::Seq2SeqDataset from it.
 data::Seq2SeqStoredData seq2seq_stored_data(const Seq2SeqCheckpointInfo& info);
 
+// The vocabularies a new run reading `ours` takes from its --init-from run `parent` (read from
+// `parent_path`): --init-vocab extend (`extend`) or parent. At word level, each side whose
+// language is the parent's on that side; with subword units, the parent's SentencePiece
+// models when both languages and the subword settings are the parent's. What is not taken
+// (another tokenizer, language or subword setting) is this data's own, and `warnings` gets a
+// line saying why.
+data::InheritedVocabularies inherited_vocabularies(const Seq2SeqCheckpointInfo& parent, const std::string& parent_path,
+                                                   const data::Seq2SeqDataSettings& ours, bool extend,
+                                                   std::vector<std::string>& warnings);
+
 // A run's data, through the one type training and evaluation share: built afresh
 // (info == nullptr: a new run), or with the split, vocabularies and SentencePiece models of
 // the checkpoint's run (a resumed run, an evaluation). `settings`: the run's data settings

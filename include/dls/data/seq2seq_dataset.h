@@ -79,15 +79,36 @@ struct Seq2SeqDataset {
   // longer than L - 2 tokens (empty without test files).
   Corpus test;
   EncodedPairs test_tokens;
+  // A new run's vocabularies taken from --init-from's run: one start-up line saying how
+  // ("vocabulary from runs/x/...pt: English its 5,210 words + 37 new, ..."); empty otherwise.
+  std::string inherited_summary;
+};
+
+// What a new run takes of the run --init-from starts it from (--init-vocab extend or parent,
+// checkpoint/seq2seq_checkpoint.h: inherited_vocabularies), so that fine-tuning on a little
+// new data keeps every word its parent knew: a side's vocabulary when its language is the
+// parent's on that side; with subword units the parent's SentencePiece models, whose pieces are
+// the vocabularies (pieces cannot be added to a trained model).
+struct InheritedVocabularies {
+  std::string source;  // the parent's checkpoint, for the start-up line
+  // Word level: the parent's words at their indices, then this data's training words that the
+  // parent lacks (extend); or the parent's alone, new words read as <unk> (not extend).
+  bool extend = true;
+  std::optional<Vocabulary> english;  // absent: that side's vocabulary is this data's own
+  std::optional<Vocabulary> spanish;
+  std::optional<SubwordModel> english_subwords;  // subword units: both sides', or neither
+  std::optional<SubwordModel> spanish_subwords;
 };
 
 // Reads settings.data_path (or the parallel files). A fresh run (stored == nullptr) splits the corpus and builds the
 // vocabularies (with subword units: trains the SentencePiece models on the training split);
 // a resumed run or an evaluation redoes the stored split (the corpus must be the same,
 // checked by its fingerprint) and uses the stored vocabularies and models. `padding`: how
-// the run pads its tensors (Seq2SeqTrainSettings::padding()).
+// the run pads its tensors (Seq2SeqTrainSettings::padding()). `inherited` (a fresh run's
+// alone): the vocabularies and models --init-from's run gives it instead of its own.
 Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Vocabulary::Padding padding,
-                                       const Seq2SeqStoredData* stored);
+                                       const Seq2SeqStoredData* stored,
+                                       const InheritedVocabularies* inherited = nullptr);
 
 // The start-up lines DLStudio users look for: corpus counts, vocabulary sizes, pairs per
 // split, the <unk> rates of the validation split, the longest sentences; the languages'

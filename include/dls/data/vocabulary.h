@@ -1,7 +1,9 @@
 // Word <-> index mapping of one language, with the special tokens of the seq2seq models.
 //
 // Layout: SOS = 0, EOS = 1, <pad> = 2, <unk> = 3, then the words of the training
-// sentences sorted by their UTF-8 bytes (std::string's operator<), each once.
+// sentences sorted by their UTF-8 bytes (std::string's operator<), each once (a run
+// fine-tuned from another's: that run's words first, at their indices, then the new ones
+// sorted; data/seq2seq_dataset.h).
 // DLStudio's vocabularies start 'SOS', 'EOS' (same indices) and have no pad/unk tokens;
 // DLStudio pads with EOS, which encode() offers as Padding::kEos.
 // A sentence of n words is encoded in L = max_len slots: SOS w1 ... wn EOS padding...

@@ -17,11 +17,20 @@
 #include "dls/data/vocabulary.h"
 #include "dls/models/seq2seq.h"
 #include "dls/models/translation_model.h"
+#include "dls/util/enum_names.h"
 #include "dls/util/key_values.h"
 
 namespace dls::settings {
 
 using util::Setting;
+
+// A new run from --init-from's weights takes its vocabularies from the parent, extended by
+// this data's new words (kExtend), from the parent alone (kParent: new words are <unk>), or
+// builds them from this data (kData), as a run without a parent does.
+enum class InitVocab { kExtend, kParent, kData };
+inline const util::EnumNames<InitVocab> kInitVocabNames("--init-vocab", {{InitVocab::kExtend, "extend"},
+                                                                         {InitVocab::kParent, "parent"},
+                                                                         {InitVocab::kData, "data"}});
 
 struct Seq2SeqTrainSettings {
   // What translates: the transformer (`model`) or an RNN encoder-decoder with attention (`rnn`).
@@ -36,6 +45,9 @@ struct Seq2SeqTrainSettings {
   // keys stay beside the others ("training.data_path", "training.max_words", ...).
   data::Seq2SeqDataSettings data;
   bool dlstudio_loss = false;  // DLStudio's EOS padding and summed loss
+  // A new run from --init-from's weights: its vocabularies (data/seq2seq_dataset.h:
+  // InheritedVocabularies).
+  InitVocab init_vocab = InitVocab::kExtend;
   // Training
   std::int64_t epochs = 40;  // total epochs of the run
   std::int64_t batch_size = 50;
@@ -185,6 +197,15 @@ struct Seq2SeqTrainSettings {
             .as_switch()
             .default_when_absent()
             .fixed());
+      f.property(
+          Setting("", "--init-vocab",
+                  "with --init-from: extend (the parent's vocabularies, then this data's new words), parent (its "
+                  "alone: new words are <unk>) or data (this data's alone); sentencepiece: extend is the parent's "
+                  "models")
+              .one_of(kInitVocabNames.names())
+              .recipe(),
+          [&] { return kInitVocabNames.name(s.init_vocab); },
+          [&](const std::string& name) { s.init_vocab = kInitVocabNames.parse(name); });
 
       f.group("Model");
       f.property(

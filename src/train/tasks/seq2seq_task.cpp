@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/run_id.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/dlstudio/vocabularies.h"
 #include "dls/data/languages.h"
@@ -23,9 +24,31 @@
 
 namespace dls::train {
 
+namespace {
+
+// The run's data: a resumed run's with its checkpoint's split and vocabularies; a new run
+// from --init-from's translation model with that model's vocabularies (--init-vocab extend or
+// parent), so that the words it knew keep their rows (a language model's words are taken
+// row by row by the weights' plan, init_plans.h).
+data::Seq2SeqDataset read_data(const settings::Seq2SeqTrainSettings& settings, const Seq2SeqCheckpointInfo* resumed) {
+  if (resumed != nullptr || settings.run.init_from.empty() || settings.init_vocab == settings::InitVocab::kData)
+    return checkpoint::seq2seq_dataset(settings.data, settings.padding(), resumed);
+  const auto reader = checkpoint::open_run_checkpoint(settings.run.init_from, "", checkpoint::RunCheckpoint::kNewest);
+  if (reader.kind() != checkpoint::kSeq2SeqKind)
+    return checkpoint::seq2seq_dataset(settings.data, settings.padding(), nullptr);
+  std::vector<std::string> warnings;
+  const auto inherited =
+      checkpoint::inherited_vocabularies(checkpoint::read_seq2seq_info(reader), reader.path(), settings.data,
+                                         settings.init_vocab == settings::InitVocab::kExtend, warnings);
+  for (const auto& warning : warnings) spdlog::warn("{}", warning);
+  return data::prepare_seq2seq_dataset(settings.data, settings.padding(), nullptr, &inherited);
+}
+
+}  // namespace
+
 Seq2SeqTask::Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqCheckpointInfo* resumed,
                          const std::string& resumed_path, const torch::Device& device, int workers)
-    : settings_(std::move(settings)), data_(checkpoint::seq2seq_dataset(settings_.data, settings_.padding(), resumed)) {
+    : settings_(std::move(settings)), data_(read_data(settings_, resumed)) {
   for (const auto& line : data::describe_seq2seq_dataset(data_, settings_.data.max_words)) spdlog::info("{}", line);
   for (const auto& line : data::seq2seq_dataset_warnings(data_)) spdlog::warn("{}", line);
   if (data::written_without_spaces(data_.corpus.target_language) && settings_.selection.best_metric == "bleu") {
