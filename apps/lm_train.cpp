@@ -20,6 +20,7 @@
 #include "dls/train/tasks/lm_trainer.h"
 #include "dls/util/blas_kernels.h"
 #include "dls/util/thread_policy.h"
+#include "init_from_parent.h"
 
 using dls::settings::LmTrainSettings;
 
@@ -51,6 +52,9 @@ int main(int argc, char** argv) {
     const auto fresh = [&] {
       auto settings = dls::train::lm_preset(preset);
       settings.data.path = dls::data::default_corpus();
+      const auto read = [](const auto& reader) { return dls::checkpoint::read_lm_contents(reader).settings; };
+      if (const auto parent = dls::apps::init_from_parent(overrides, dls::checkpoint::kLmCheckpointKind, read))
+        settings.model = parent->second.model;  // its shape (the vocabulary and L come from the data)
       return settings;
     };
     const auto resumed = [](const std::string& path) { return dls::checkpoint::read_lm_checkpoint(path).settings; };

@@ -68,7 +68,9 @@ int main(int argc, char** argv) {
       dls::cli::apply_overrides(overrides, flags_alone);
       auto settings = dls::train::new_run_preset(preset, dls::parse_variant(variant), flags_alone.run.device);
       settings.data.data_path = dls::data::default_corpus();
-      if (!flags_alone.run.init_from.empty()) dls::apps::take_parent_model(app, settings, flags_alone, variant);
+      const auto read = [](const auto& reader) { return dls::checkpoint::read_seq2seq_info(reader).settings; };
+      if (const auto parent = dls::apps::init_from_parent(overrides, dls::checkpoint::kSeq2SeqKind, read))
+        dls::apps::take_parent_model(app, settings, *parent, flags_alone, variant);
       return settings;
     };
     const auto resumed = [](const std::string& path) { return dls::train::resume_info(path).settings; };

@@ -16,6 +16,7 @@
 #include "dls/train/tasks/vit_trainer.h"
 #include "dls/util/blas_kernels.h"
 #include "dls/util/file_io.h"
+#include "init_from_parent.h"
 
 using dls::settings::ViTTrainSettings;
 
@@ -71,6 +72,9 @@ int main(int argc, char** argv) {
       auto settings = dls::train::vit_preset(preset.empty() ? dls::train::default_vit_preset(dataset) : preset);
       settings.data.dataset = dataset;
       settings.data.data_dir = dls::util::absolute_path(data_dir);  // a resume elsewhere finds it
+      const auto read = [](const auto& reader) { return dls::checkpoint::read_vit_contents(reader).settings; };
+      if (const auto parent = dls::apps::init_from_parent(overrides, dls::checkpoint::kViTCheckpointKind, read))
+        settings.take_model_of(parent->second);
       return settings;
     };
     const auto resumed = [&](const std::string& path) {
@@ -87,8 +91,7 @@ int main(int argc, char** argv) {
       settings.show_dataset_images();
     }
     settings.model.validate();
-    // On a CPU, chunks of the batch on threads of their own beat one pass with several
-    // intra-op threads for these small models (bench/PERFORMANCE.md): one worker per thread.
+    // One batch-chunk worker per thread beats intra-op threads for these small models (bench/PERFORMANCE.md).
     dls::cli::finish_run_settings(app, settings.run, invocation, threads,
                                   dls::cli::resolved_config(overrides, settings, "vit_train"));
     return dls::cli::print_training_result(invocation, dls::train::train_vit(settings), settings.run);

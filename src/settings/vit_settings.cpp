@@ -37,6 +37,13 @@ std::optional<DatasetImages> images_of_dataset(const std::string& dataset) {
 
 }  // namespace
 
+void ViTTrainSettings::take_model_of(const ViTTrainSettings& parent) {
+  model = parent.model;
+  data.image_size = parent.model.image_size();
+  data.channels = parent.model.channels();
+  data.normalization = parent.data.normalization;
+}
+
 void ViTTrainSettings::adapt_model_to_dataset() {
   if (const auto own = images_of_dataset(data.dataset)) {
     model.image_size(own->size).channels(own->channels).num_classes(10);

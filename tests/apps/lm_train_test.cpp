@@ -388,6 +388,13 @@ TEST(LmTrainApp, InitFromStartsANewRunFromAnothersWeights) {
   EXPECT_NE(second.err.find("(100.0 %) from it; 0 tensors by token, 0 fresh"), std::string::npos)
       << "the same corpus and split: the same vocabulary\n"
       << second.err;
+  // Under another preset the model is still the parent's: its sizes are not repeated.
+  const auto other_preset = run_lm_train_logged("--preset cpu --data " + testing::sample_corpus() +
+                                                    " --validation-sentences 100 --epochs 1 --max-iters 1 --run-dir " +
+                                                    run_dir.string() + "_cpu --init-from " + first_dir.string(),
+                                                "init_other_preset");
+  ASSERT_EQ(other_preset.status, 0) << other_preset.err;
+  EXPECT_NE(other_preset.err.find("(100.0 %) from it"), std::string::npos) << other_preset.err;
   // The file read, not the folder named: a replay starts from these weights after the first
   // run trained on.
   const auto first_file = first_dir.string() + "/checkpoints/checkpoint_epoch_0001.pt";

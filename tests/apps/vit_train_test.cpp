@@ -264,6 +264,7 @@ TEST(VitTrainApp, AnImageFolderTrainsAndItsModelClassifiesImages) {
 
   // Fine-tuning on other classes (red and zebra, after blue and red): the head's rows follow
   // the class names, not their places -- the new row 0 is the old row 1 (red), row 1 fresh.
+  // The model is the parent's (image size, stem, patches, sizes): none of them is repeated.
   const auto tuned = test::fresh_temp_dir("vit_train_app_images_tuned");
   std::map<std::string, std::string> tuned_files;
   for (int i = 0; i < 8; ++i) {
@@ -275,8 +276,7 @@ TEST(VitTrainApp, AnImageFolderTrainsAndItsModelClassifiesImages) {
   const auto fine_tuned = test::run_program(
       "apps/vit_train",
       "--threads 1 --image-folder " + tuned.string() + " --run-dir " + tuned_run.string() + " --init-from " +
-          run_dir.string() + " --image-size 16 --embedding-size 16 --heads 2 --encoders 1 --stem 8/2 --patch-size 2" +
-          " --batch-size 8 --epochs 1 --max-iters 1 --schedule constant --lr 1e-12",
+          run_dir.string() + " --batch-size 8 --epochs 1 --max-iters 1 --schedule constant --lr 1e-12",
       "vit_train_app_tuned", "", "DLS_LOG_LEVEL=info ");
   ASSERT_EQ(fine_tuned.status, 0) << fine_tuned.err;
   EXPECT_NE(fine_tuned.err.find("by class: 1 of 2 rows"), std::string::npos) << fine_tuned.err;

@@ -109,6 +109,11 @@ struct ViTTrainSettings {
   util::KeyValues to_settings() const { return saved_settings(*this); }
   // Throws std::runtime_error naming the missing or malformed setting.
   static ViTTrainSettings from_settings(const util::KeyValues& settings);
+  // A new run from --init-from's weights builds its parent's model: the patches, stem, sizes
+  // and dropout, the images it reads (an image folder's are resized to the parent's size and
+  // channels) and how their pixels are normalised. The classes are this run's data's
+  // (adapt_model_to_dataset): a head for other classes starts fresh, row by class name.
+  void take_model_of(const ViTTrainSettings& parent);
   // Sets the model's image size, channels and classes from the dataset's name (an image
   // folder: data.image_size, data.channels and its class folders, listed).
   void adapt_model_to_dataset();

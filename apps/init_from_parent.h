@@ -1,0 +1,31 @@
+// The trainers' --init-from: a new run that starts from another run's weights builds that
+// run's model, as OpenNMT's -train_from, fairseq's --restore-file and timm's fine-tuning keep
+// the architecture, so that fine-tuning names the parent alone (apps/seq2seq_train.cpp,
+// vit_train.cpp, lm_train.cpp).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "dls/checkpoint/run_id.h"
+#include "dls/cli/overrides.h"
+
+namespace dls::apps {
+
+// The run a new run's --init-from names (as `overrides`, the flags given, set it): its newest
+// checkpoint's path and, read by `read(reader)`, its settings, when it is of `kind`. Without
+// --init-from, or of another kind (which the weights' step refuses in one line,
+// train/tasks/init_plans.h), nothing.
+template <typename Settings, typename Read>
+std::optional<std::pair<std::string, Settings>> init_from_parent(const cli::Overrides<Settings>& overrides,
+                                                                 const std::string& kind, Read read) {
+  Settings flags;
+  cli::apply_overrides(overrides, flags);
+  if (flags.run.init_from.empty()) return std::nullopt;
+  const auto reader = checkpoint::open_run_checkpoint(flags.run.init_from, "", checkpoint::RunCheckpoint::kNewest);
+  if (reader.kind() != kind) return std::nullopt;
+  return std::make_pair(reader.path(), read(reader));
+}
+
+}  // namespace dls::apps
