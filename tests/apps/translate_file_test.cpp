@@ -157,6 +157,21 @@ TEST(TranslateFileApp, RawOutputScoresAsTheCheckpointScoresItself) {
   const double file_bleu = nlohmann::json::parse(scored.out)["bleu"].get<double>();
   EXPECT_GT(direct_bleu, 0.0) << "a BLEU of 0 would not tell the two apart";
   EXPECT_NEAR(file_bleu, direct_bleu, 1e-12);
+
+  // --batch-size: other batches (7 sentences, the last shorter; 5 in the report), the same
+  // translations and scores.
+  const auto batched = translate_file_eval(checkpoint + " --raw --batch-size 7 --input " + (dir / "src.txt").string() +
+                                               " --output " + (dir / "hyp7.txt").string(),
+                                           "hyp7");
+  ASSERT_EQ(batched.status, 0) << batched.err;
+  EXPECT_EQ(util::read_file((dir / "hyp7.txt").string()), util::read_file((dir / "hyp.txt").string()));
+  const auto direct5 =
+      translate_file_eval(checkpoint + " --json --batch-size 5 --test " + (dir / "test.tsv").string(), "direct5");
+  ASSERT_EQ(direct5.status, 0) << direct5.err;
+  EXPECT_EQ(nlohmann::json::parse(direct5.out)["checkpoints"].back()["bleu"].get<double>(), direct_bleu);
+  const auto zero = translate_file_eval(checkpoint + " --batch-size 0 --translate hello", "batch0");
+  EXPECT_EQ(zero.status, 1);
+  EXPECT_NE(zero.err.find("--batch-size"), std::string::npos) << zero.err;
 }
 
 TEST(TranslateFileApp, RefusesToWriteOverItsInputAndLeavesNoHalfFile) {

@@ -161,6 +161,12 @@ struct EvalCommand {
                                      "'sentence ||| translation ||| log p' each, sentences from 0 (JSON: \"n_best\")")
                                  .range(1, 64)
                                  .only_in(decoding));
+    f(seq2seq.decode.batch_size,
+      Setting("", "--batch-size",
+              "sentences decoded together (default 256): fewer for a large model or long sentences on little "
+              "memory, more on a GPU (in fp32 the same translations)")
+          .range(1, 1000000)
+          .only_in(decoding));
     f(c.decoding.sample, Setting("", "--sample",
                                  "draw each word from the model's distribution (back-translation) as --temperature, "
                                  "--top-k and --top-p say, with --seed")
