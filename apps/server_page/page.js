@@ -391,6 +391,20 @@ function drawMap(canvas, matrix, rowTokens, colTokens, cell, stretch) {
   canvas.setAttribute("aria-label", `${canvas.dataset.title}: ${rows} rows by ${cols} columns${described}. Arrow keys read the cells.`);
 }
 
+// A layer whose rows give more than this to keys not drawn (the padding DLStudio's layout
+// attends to, its decoder's zeroed later positions: /attention's "rest") gets a last column
+// "(rest)" with that weight in every head, so that each row sums to 1 as the model's does --
+// as the PNG maps of checkpoint_eval --attention-maps draw it.
+const SHOWN_REST = 0.005;
+const REST_NOTE = " The last column, (rest): the weight on keys not drawn -- the padding, which DLStudio's layout " +
+  "attends to, and in its decoder the zeroed positions after the row's own.";
+
+// heads [H][rows][cols] and rests [H][rows] -> the heads to draw and whether "(rest)" is one.
+function withRest(heads, rests) {
+  if (!rests || !rests.some((head) => head.some((v) => v > SHOWN_REST))) return [heads, false];
+  return [heads.map((matrix, h) => matrix.map((row, i) => [...row, rests[h][i]])), true];
+}
+
 function drawAll() {
   const data = state.attention;
   if (!data) return;
@@ -413,7 +427,10 @@ function drawAll() {
     const grid = document.createElement("div");
     grid.className = "map-grid";
     section.append(h, axes, grid);
-    layers.forEach((heads, layer) => {
+    layers.forEach((layerHeads, layer) => {
+      const [heads, rest] = withRest(layerHeads, ((data.rest || {})[kind.key] || [])[layer]);
+      const cols = (data[kind.cols] || []).slice(0, (layerHeads[0]?.[0] || []).length);
+      const colTokens = rest ? [...cols, "(rest)"] : data[kind.cols] || [];
       heads.forEach((matrix, head) => {
         const figure = document.createElement("figure");
         figure.className = "map";
@@ -427,7 +444,11 @@ function drawAll() {
         canvas.setAttribute("role", "img");
         Object.assign(canvas.dataset, { kind: kind.key, layer: String(layer), head: String(head),
           title: `${kind.title}, layer ${layer + 1}, head ${head + 1}` });
-        drawMap(canvas, matrix, data[kind.rows] || [], data[kind.cols] || [], cell, stretch);
+        if (rest) {
+          canvas.dataset.rest = "1";
+          if (!axes.textContent.endsWith(REST_NOTE)) axes.textContent += REST_NOTE;
+        }
+        drawMap(canvas, matrix, data[kind.rows] || [], colTokens, cell, stretch);
         attachHover(canvas);
         figure.append(caption, canvas);
         grid.append(figure);

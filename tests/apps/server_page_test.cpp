@@ -184,6 +184,46 @@ std::map<std::string, std::string> tag_attributes(const std::string& dom, const 
 // A run trained Spanish -> English (--reverse): the page names that pair with the server's
 // names (title, heading, the header's summary, the text box's label and placeholder) and marks
 // the source sentence and its translation with their languages.
+// DLStudio's flattened layout attends to the padding, and its decoder to the zeroed positions
+// after a row's own: a layer whose rows give weight to keys not drawn gets a last column
+// "(rest)" holding it, as the PNG maps do, so that each row sums to 1.
+TEST(ServerPage, ChromiumDrawsTheRestOfDLStudiosLayoutAsALastColumn) {
+  DLS_REQUIRE_OUTSIDE("/usr/bin/chromium");
+  const auto& run = seq2seq_run_in_layout(Layout::kDLStudio);
+  const std::string sentence = "I do not drink tea.";
+  auto translator = eval::Translator::load(run.string());
+  const auto attention = translator.attention(translator.translate(sentence));
+  const auto weights = attention.decoder_self.at(0)[0];    // [rows, cols]
+  const auto rest = attention.decoder_self_rest.at(0)[0];  // [rows]
+  ASSERT_GT(rest.max().item<double>(), 0.005) << "the zeroed positions DLStudio's decoder attends to";
+
+  const auto dir = fresh_temp_dir("server_page_rest");
+  ChildProcesses children;
+  PageServer server(children, dir, run.string());
+  ASSERT_FALSE(server.url().empty()) << "translate_server did not say where it listens: " << server.log();
+  const std::string dom =
+      chromium(children, dir, "dom", server.url() + "/?sentence=" + url_encoded(sentence), "--dump-dom");
+  ASSERT_NE(dom.find("data-state=\"done\""), std::string::npos) << dom.substr(0, 2000);
+  const auto maps = heat_maps(dom);
+  const HeatMap* map = nullptr;
+  for (const auto& m : maps) {
+    if (m.at.count("data-kind") && m.at.at("data-kind") == "decoder_self" && m.number("data-layer") == 0 &&
+        m.number("data-head") == 0)
+      map = &m;
+  }
+  ASSERT_NE(map, nullptr) << "no decoder self-attention map";
+  EXPECT_EQ(map->at.count("data-rest") ? map->at.at("data-rest") : "", "1");
+  ASSERT_EQ(map->number("data-rows"), weights.size(0));
+  ASSERT_EQ(map->number("data-cols"), weights.size(1) + 1);
+  const auto values = numbers(map->at.at("data-values"));
+  ASSERT_EQ(values.size(), static_cast<std::size_t>(weights.size(0) * (weights.size(1) + 1)));
+  const auto drawn = torch::tensor(values).view({weights.size(0), weights.size(1) + 1});
+  const auto expected = torch::cat({weights, rest.unsqueeze(1)}, 1).to(torch::kFloat);
+  EXPECT_TRUE(torch::allclose(drawn, expected, 0, 2e-3)) << (drawn - expected).abs().max().item<float>();
+  EXPECT_TRUE(torch::allclose(drawn.sum(1), torch::ones({weights.size(0)}), 0, 1e-2)) << drawn.sum(1);
+  EXPECT_NE(dom.find("The last column, (rest): the weight on keys not drawn"), std::string::npos);
+}
+
 TEST(ServerPage, ChromiumNamesTheLanguagesOfAReversedRun) {
   DLS_REQUIRE_OUTSIDE("/usr/bin/chromium");
   const auto dir = fresh_temp_dir("server_page_reversed");
