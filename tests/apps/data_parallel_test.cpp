@@ -46,8 +46,9 @@ std::vector<std::string> words(const std::string& text) {
 }
 
 // Runs `program` with `args` as `world` ranks (world 1: alone, no distributed environment);
-// every rank must exit 0 within two minutes.
-void run_ranks(const std::string& program, const std::string& args, int world, const fs::path& dir) {
+// every rank must exit 0 within two minutes. Returns each rank's standard error.
+std::vector<std::string> run_ranks(const std::string& program, const std::string& args, int world,
+                                   const fs::path& dir) {
   test::ChildProcesses children;
   const int port = test::free_local_port();
   std::vector<std::string> argv{testing::binary_dir() + "/apps/" + program};
@@ -60,12 +61,16 @@ void run_ranks(const std::string& program, const std::string& args, int world, c
     }
     children.start(argv, env, dir, "rank" + std::to_string(rank));
   }
+  std::vector<std::string> errors;
   for (int rank = 0; rank < world; ++rank) {
-    ASSERT_TRUE(children.wait(static_cast<std::size_t>(rank), 120s)) << "rank " << rank << " did not finish";
-    EXPECT_EQ(children[static_cast<std::size_t>(rank)].exit_code, 0)
-        << "rank " << rank << ":\n"
-        << children[static_cast<std::size_t>(rank)].stderr_text();
+    const bool finished = children.wait(static_cast<std::size_t>(rank), 120s);
+    EXPECT_TRUE(finished) << "rank " << rank << " did not finish";
+    errors.push_back(children[static_cast<std::size_t>(rank)].stderr_text());
+    if (finished) {
+      EXPECT_EQ(children[static_cast<std::size_t>(rank)].exit_code, 0) << "rank " << rank << ":\n" << errors.back();
+    }
   }
+  return errors;
 }
 
 const std::string kTorchrun = "/usr/bin/torchrun";
@@ -224,6 +229,24 @@ TEST(Seq2SeqDataParallelTokens, TwoRanksEqualOneProcess) {
   run_ranks("seq2seq_train", args + " --run-dir " + (dir / "one").string(), 1, dir);
   run_ranks("seq2seq_train", args + " --run-dir " + (dir / "two").string(), 2, dir);
   expect_same_weights(seq2seq_weights(dir / "one"), seq2seq_weights(dir / "two"), "2 ranks, token batches");
+}
+
+// Every rank reads the same data, so its warnings (here: a test set mostly longer than the
+// model reads) are the first rank's to give, once.
+TEST(Seq2SeqDataParallelTokens, DataWarningsComeFromTheFirstRankAlone) {
+  if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
+  const auto dir = test::fresh_temp_dir("dp_seq2seq_warnings");
+  const std::string long_line = "one two three four five six seven eight nine ten eleven twelve\n";
+  test::write_bytes(dir / "test.en", "i am here.\n" + long_line + long_line);
+  test::write_bytes(dir / "test.es", "estoy aqui.\n" + long_line + long_line);
+  const auto errors = run_ranks("seq2seq_train",
+                                kSeq2Seq + " --test-src " + (dir / "test.en").string() + " --test-tgt " +
+                                    (dir / "test.es").string() + " --run-dir " + (dir / "run").string(),
+                                2, dir);
+  ASSERT_EQ(errors.size(), 2u);
+  const std::string warning = "2 of 3 pairs (66 %) have a side longer than the 8 words";
+  EXPECT_NE(errors[0].find(warning), std::string::npos) << errors[0];
+  EXPECT_EQ(errors[1].find(warning), std::string::npos) << errors[1];
 }
 
 TEST(ViTDataParallel, TwoRanksAndAccumulationEqualOneProcess) {

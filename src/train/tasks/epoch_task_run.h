@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -37,6 +38,25 @@ struct EpochTaskRun {
   }
 };
 
+// Every rank builds the same task from the same data, so the start-up report and its warnings
+// (the corpus, the vocabularies, --init-from's) are the first rank's to give, once: while one
+// of these lives, the other ranks log errors alone.
+class QuietOnOtherRanks {
+ public:
+  explicit QuietOnOtherRanks(bool main_rank) : before_(spdlog::get_level()), quiet_(!main_rank) {
+    if (quiet_) spdlog::set_level(spdlog::level::err);
+  }
+  ~QuietOnOtherRanks() {
+    if (quiet_) spdlog::set_level(before_);
+  }
+  QuietOnOtherRanks(const QuietOnOtherRanks&) = delete;
+  QuietOnOtherRanks& operator=(const QuietOnOtherRanks&) = delete;
+
+ private:
+  spdlog::level::level_enum before_;
+  bool quiet_;
+};
+
 // read_contents(reader) -> Contents; init_from(Task&) reads --init-from into a fresh task and
 // returns its InitReport;
 // task_settings(const StartedRun&) -> Settings: what the task is built with, once the run
@@ -57,6 +77,7 @@ EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const st
   const Settings built_with = task_settings(static_cast<const StartedRun&>(run));
   std::string init_file;  // the checkpoint --init-from read
   out.task = run.build_task([&] {
+    std::optional<QuietOnOtherRanks> quiet(run.placement.dist.is_main());
     auto built =
         std::make_unique<Task>(built_with, run.resume ? &out.contents : nullptr, run.resume ? run.resume->path() : "",
                                run.placement.device, run.placement.workers);
@@ -66,6 +87,7 @@ EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const st
       log_init_report(report);
       init_file = report.source;
     }
+    quiet.reset();
     // Before rank 0 writes in the run directory and before the first broadcast of weights;
     // a refusal here removes the directory this start created, as any failed build does.
     const std::int64_t resumed_step = run.resume ? out.contents.state.global_step : 0;
