@@ -8,6 +8,7 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/settings/seq2seq_settings.h"
 #include "dls/train/run/resumed_settings.h"
 #include "dls/util/csv.h"
 #include "dls/util/file_io.h"
@@ -303,6 +304,24 @@ std::string best_scores_table(const std::vector<RunCurves>& runs) {
   return table.to_string();
 }
 
+// Whether a seq2seq run's architecture does not read `name` (a config.toml flag or a checkpoint
+// key): every run lists the transformer's settings ("model" section) and the RNN's ("rnn"),
+// and only its architecture's are its model.
+bool unread_by_architecture(const RunCurves& run, const std::string& name) {
+  std::string architecture;
+  for (const auto& [key, value] : run.settings) {
+    if (key == "architecture" || key == "training.architecture") architecture = value;
+  }
+  if (architecture.empty()) return false;  // not a seq2seq run
+  const bool rnn = architecture == to_string(Architecture::kRnnAttention);
+  const std::string other = rnn ? "model." : "rnn.";  // the section of the settings it does not read
+  if (name.rfind(other, 0) == 0) return true;         // a checkpoint's key
+  static const auto transformer_flags = util::declared_flag_names(settings::Seq2SeqTrainSettings{}, "model.");
+  static const auto rnn_flags = util::declared_flag_names(settings::Seq2SeqTrainSettings{}, "rnn.");
+  const auto& flags = rnn ? transformer_flags : rnn_flags;
+  return std::find(flags.begin(), flags.end(), name) != flags.end();
+}
+
 std::vector<std::pair<std::string, std::vector<std::string>>> differing_settings(const std::vector<RunCurves>& runs) {
   std::vector<std::string> keys;
   for (const auto& run : runs) {
@@ -328,7 +347,9 @@ std::vector<std::pair<std::string, std::vector<std::string>>> differing_settings
       const auto found =
           std::find_if(run.settings.begin(), run.settings.end(), [&](const auto& entry) { return entry.first == key; });
       everyone_has_it = everyone_has_it && found != run.settings.end();
-      values.push_back(found == run.settings.end() ? "(none)" : found->second);
+      values.push_back(found == run.settings.end()                 ? "(none)"
+                       : unread_by_architecture(run, found->first) ? "-"
+                                                                   : found->second);
       known.push_back(values.back());
     }
     if (mixed && !everyone_has_it) continue;

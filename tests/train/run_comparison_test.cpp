@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -188,6 +189,35 @@ TEST(RunComparison, ARunResumedWithOtherSettingsIsComparedAsItBecame) {
                              "config.toml has how it started)"),
             std::string::npos)
       << differences;
+}
+
+// A seq2seq run's config.toml lists the transformer's settings and the RNN's alike: each run
+// is compared on those its architecture reads, the others shown as "-".
+TEST(RunComparison, ATransformerAndAnRnnRunCompareWhatEachReads) {
+  const auto dir = test::fresh_temp_dir("run_comparison_architectures");
+  const std::map<std::string, std::string> configs = {
+      {"transformer", "architecture=\"transformer\"\nheads=4\nrnn-hidden-size=256\nepochs=3\n"},
+      {"transformer2", "architecture=\"transformer\"\nheads=4\nrnn-hidden-size=128\nepochs=3\n"},
+      {"rnn", "architecture=\"rnn-attention\"\nheads=2\nrnn-hidden-size=512\nepochs=3\n"}};
+  std::map<std::string, train::RunCurves> runs;
+  for (const auto& [name, config] : configs) {
+    fs::copy(test::trained_seq2seq_run(), dir / name, fs::copy_options::recursive);
+    util::write_text_atomically((dir / name / "config.toml").string(), config);
+    runs.emplace(name, train::read_run_curves((dir / name).string()));
+  }
+  const auto differing = train::differing_settings({runs.at("transformer"), runs.at("rnn")});
+  const auto values_of = [&](const std::string& name) {
+    for (const auto& [setting, values] : differing) {
+      if (setting == name) return values;
+    }
+    return std::vector<std::string>{};
+  };
+  EXPECT_EQ(values_of("architecture"), (std::vector<std::string>{"transformer", "rnn-attention"}));
+  EXPECT_EQ(values_of("heads"), (std::vector<std::string>{"4", "-"}));
+  EXPECT_EQ(values_of("rnn-hidden-size"), (std::vector<std::string>{"-", "512"}));
+  EXPECT_TRUE(values_of("epochs").empty());
+  // Two transformers whose unread RNN settings differ: the same model, nothing to show.
+  EXPECT_TRUE(train::differing_settings({runs.at("transformer"), runs.at("transformer2")}).empty());
 }
 
 // Runs whose folders share a name are named by as much of their paths as tells them apart; a

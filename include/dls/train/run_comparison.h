@@ -83,7 +83,8 @@ std::vector<ComparisonPicture> comparison_pictures(const std::vector<RunCurves>&
 // came at), as a table.
 std::string best_scores_table(const std::vector<RunCurves>& runs);
 // The settings whose values differ between the runs (run-dir aside): each with a value per
-// run, "(none)" where a run has none. Runs whose settings come from different sources
+// run, "(none)" where a run has none, "-" where a seq2seq run's architecture does not read it
+// (an RNN run's transformer sizes, a transformer run's RNN settings). Runs whose settings come from different sources
 // (config.toml's flag names, a checkpoint's keys) are compared on the names every run has.
 std::vector<std::pair<std::string, std::vector<std::string>>> differing_settings(const std::vector<RunCurves>& runs);
 // The same as a table; a line saying so when they are all the same; then the notes of

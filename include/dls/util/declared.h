@@ -303,9 +303,11 @@ class DescriptionWriter : public SectionPrefix {
   std::string group_;
 };
 
-// The flags' names (without dashes) of every declared field that has one.
+// The flags' names (without dashes) of every declared field that has one, within the
+// sections `within` names ("model.": those of the model section; "": all).
 class FlagNames : public SectionPrefix {
  public:
+  explicit FlagNames(std::string within = "") : within_(std::move(within)) {}
   template <typename T>
   void operator()(const T&, const Setting& s) {
     add(s);
@@ -319,16 +321,18 @@ class FlagNames : public SectionPrefix {
 
  private:
   void add(const Setting& s) {
-    if (s.flag.rfind("--", 0) == 0) names.push_back(s.flag.substr(2));
+    if (s.flag.rfind("--", 0) == 0 && prefix_.rfind(within_, 0) == 0) names.push_back(s.flag.substr(2));
   }
+  std::string within_;
 };
 
 }  // namespace detail
 
 // The names of the flags (and config keys) the settings declare: "heads", "batch-size", ...
+// `section` ("model."): those declared within that section alone.
 template <typename Settings>
-std::vector<std::string> declared_flag_names(const Settings& settings) {
-  detail::FlagNames names;
+std::vector<std::string> declared_flag_names(const Settings& settings, const std::string& section = "") {
+  detail::FlagNames names(section);
   Settings::declare(const_cast<Settings&>(settings), names);  // the visitor only reads
   return names.names;
 }
