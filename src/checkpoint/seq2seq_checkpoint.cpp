@@ -143,13 +143,13 @@ data::InheritedVocabularies inherited_vocabularies(const Seq2SeqCheckpointInfo& 
     return inherited;
   }
   if (ours.subword_units) {
-    const auto& a = theirs.subwords;
-    const auto& b = ours.subwords;
     if (!same_source || !same_target) {
       not_taken("the parent's SentencePiece models are of " + direction(theirs) + ", this run's languages " +
                 direction(ours));
       return inherited;
     }
+    const auto& a = theirs.subwords;
+    const auto& b = ours.subwords;
     if (a.kind != b.kind || a.vocab_size != b.vocab_size || a.joint != b.joint) {
       not_taken("the parent's SentencePiece models are other than --spm-model, --vocab-size and --joint-vocab ask");
       return inherited;

@@ -104,12 +104,13 @@ Vocabulary extended(const Vocabulary& parent, const std::vector<std::vector<std:
   return Vocabulary::from_words(std::move(words));
 }
 
-// "English its 5,210 words + 37 new" / "English its 8,000 pieces" / "English this data's".
+// "English: the parent's 5210 words + 37 new", "English: the parent's 8000 pieces", "German:
+// this data's own (...)".
 std::string inherited_side(const std::string& language, const std::optional<Vocabulary>& parent, const Vocabulary& ours,
                            bool subwords) {
-  if (!parent) return language + " this data's own (the parent's is another language's)";
-  if (subwords) return fmt::format("{} its {} pieces", language, parent->size());
-  return fmt::format("{} its {} words + {} new", language, parent->size(), ours.size() - parent->size());
+  if (!parent) return language + ": this data's own (the parent's is another language's)";
+  if (subwords) return fmt::format("{}: the parent's {} pieces", language, parent->size());
+  return fmt::format("{}: the parent's {} words + {} new", language, parent->size(), ours.size() - parent->size());
 }
 
 }  // namespace

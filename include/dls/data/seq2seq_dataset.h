@@ -80,7 +80,8 @@ struct Seq2SeqDataset {
   Corpus test;
   EncodedPairs test_tokens;
   // A new run's vocabularies taken from --init-from's run: one start-up line saying how
-  // ("vocabulary from runs/x/...pt: English its 5,210 words + 37 new, ..."); empty otherwise.
+  // ("vocabulary from runs/x/...pt: English: the parent's 5210 words + 37 new, ..."); empty
+  // otherwise.
   std::string inherited_summary;
 };
 
