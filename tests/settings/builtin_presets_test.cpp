@@ -105,6 +105,8 @@ TEST(BuiltinPresets, DLStudiosScriptsValues) {
   EXPECT_EQ(fg.schedule.warmup_steps, 4000);
   EXPECT_EQ(fg.optimizer.beta2, 0.98);
   EXPECT_EQ(fg.optimizer.eps, 1e-6);
+  EXPECT_EQ(fg.run.checkpoint_every, 5);
+  EXPECT_EQ(fg.run.keep_last, 0) << "every checkpoint, as DLStudio keeps them (BLEU of each)";
   const auto pre_ln = train::seq2seq_preset("dlstudio", Variant::kPreLN);  // dlstudio.PreLN.toml after
   EXPECT_EQ(pre_ln.model.transformer().variant(), Variant::kPreLN);
   EXPECT_EQ(pre_ln.schedule.kind, settings::ScheduleKind::kConstant);
@@ -112,6 +114,7 @@ TEST(BuiltinPresets, DLStudiosScriptsValues) {
   EXPECT_EQ(pre_ln.optimizer.beta2, 0.999);
   EXPECT_EQ(pre_ln.optimizer.eps, 1e-8);
   EXPECT_EQ(pre_ln.batch_size, 50);
+  EXPECT_EQ(pre_ln.run.keep_last, 0);
   const auto cpu_pre_ln = train::seq2seq_preset("cpu", Variant::kPreLN);  // no variant file: the same recipe
   EXPECT_EQ(cpu_pre_ln.schedule.kind, settings::ScheduleKind::kWarmupCosine);
   EXPECT_EQ(cpu_pre_ln.model.transformer().variant(), Variant::kPreLN);
