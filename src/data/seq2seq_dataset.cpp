@@ -3,7 +3,6 @@
 #include <stdexcept>
 
 #include <spdlog/fmt/fmt.h>
-#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include "dls/data/languages.h"
@@ -224,8 +223,6 @@ std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& d, int m
   if (!d.test.pairs.empty()) {
     lines.push_back(fmt::format("{}: {}; {} test pairs fit L", d.test.source, d.test.stats.summary(max_words),
                                 d.test.pairs.size()));
-    if (const auto warning = d.test.stats.too_long_warning(d.test.source, max_words); !warning.empty())
-      spdlog::warn("{}", warning);
   }
   const auto unit = d.english_subwords ? "pieces" : "words";
   if (!d.inherited_summary.empty()) lines.push_back(d.inherited_summary);
@@ -258,8 +255,10 @@ std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& d, int m
   return lines;
 }
 
-std::vector<std::string> seq2seq_dataset_warnings(const Seq2SeqDataset& d) {
+std::vector<std::string> seq2seq_dataset_warnings(const Seq2SeqDataset& d, int max_words) {
   std::vector<std::string> warnings;
+  if (const auto too_long = d.test.stats.too_long_warning(d.test.source, max_words); !too_long.empty())
+    warnings.push_back(too_long);
   const std::string no_spaces =
       "a language written without spaces (Chinese, Japanese, Thai) needs its code (--src-lang/--tgt-lang: zh, ja, "
       "th) and --tokenizer sentencepiece";

@@ -120,8 +120,9 @@ std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& data, in
 // nothing does): a side whose training sentences are mostly one word at word level (a
 // language written without spaces not named as one: --src-lang/--tgt-lang and subword units),
 // a side whose validation words are mostly <unk> (the validation from other data, or the
-// same cause).
-std::vector<std::string> seq2seq_dataset_warnings(const Seq2SeqDataset& data);
+// same cause); a test set that loses more than 5 % of its pairs to `max_words`
+// (CorpusStats::too_long_warning).
+std::vector<std::string> seq2seq_dataset_warnings(const Seq2SeqDataset& data, int max_words);
 
 // The normalised words of pairs[indices] on one side.
 std::vector<std::vector<std::string>> english_sentences(const Seq2SeqDataset& data,

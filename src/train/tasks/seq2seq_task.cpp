@@ -50,7 +50,7 @@ Seq2SeqTask::Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqC
                          const std::string& resumed_path, const torch::Device& device, int workers)
     : settings_(std::move(settings)), data_(read_data(settings_, resumed)) {
   for (const auto& line : data::describe_seq2seq_dataset(data_, settings_.data.max_words)) spdlog::info("{}", line);
-  for (const auto& line : data::seq2seq_dataset_warnings(data_)) spdlog::warn("{}", line);
+  for (const auto& line : data::seq2seq_dataset_warnings(data_, settings_.data.max_words)) spdlog::warn("{}", line);
   if (data::written_without_spaces(data_.corpus.target_language) && settings_.selection.best_metric == "bleu") {
     spdlog::warn(
         "{} is written without spaces: word BLEU of a whole clause is 0 nearly always, so best.pt and --patience "
