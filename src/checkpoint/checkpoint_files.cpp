@@ -5,6 +5,12 @@
 #include <filesystem>
 #include <regex>
 #include <stdexcept>
+#include <system_error>
+
+#include <spdlog/spdlog.h>
+
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/run_state.h"
 
 namespace dls::checkpoint {
 
@@ -81,7 +87,44 @@ std::vector<std::string> find_checkpoints(const std::string& dir_or_file) {
   return files;
 }
 
-std::string latest_checkpoint(const std::string& dir_or_file) { return find_checkpoints(dir_or_file).back(); }
+namespace {
+
+// Whether the run's own best.pt (written by itself in an epoch without a checkpoint) holds a
+// later state than `newest`, its newest numbered checkpoint. The epochs decide (only best.pt is
+// read); at one epoch -- the numbered file saved mid-epoch, best.pt at its end -- the steps do.
+bool best_is_newer(const std::string& best, const std::string& newest) {
+  RunState best_state;
+  try {
+    best_state = RunState::from_settings(CheckpointReader(best).settings());
+  } catch (const std::exception& unreadable) {
+    spdlog::warn("{}; {} is where the run stopped", unreadable.what(), newest);
+    return false;
+  }
+  const auto newest_epoch = checkpoint_epoch(newest);
+  if (best_state.file_epoch() != newest_epoch) return best_state.file_epoch() > newest_epoch;
+  return best_state.global_step > RunState::from_settings(CheckpointReader(newest).settings()).global_step;
+}
+
+}  // namespace
+
+std::string latest_checkpoint(const std::string& dir_or_file) {
+  std::error_code error;
+  if (fs::is_regular_file(dir_or_file, error)) return dir_or_file;
+  const std::string best = (fs::path(run_dir_of(dir_or_file)) / "best.pt").string();
+  const bool has_best = fs::is_regular_file(best, error);
+  std::vector<std::string> files;
+  try {
+    files = find_checkpoints(dir_or_file);
+  } catch (const std::runtime_error&) {
+    if (!has_best || !fs::is_directory(dir_or_file, error)) throw;
+    return best;  // stopped before its first numbered checkpoint
+  }
+  if (!has_best) return files.back();
+  for (const auto& file : files) {
+    if (fs::equivalent(file, best, error)) return files.back();  // best.pt links a numbered one
+  }
+  return best_is_newer(best, files.back()) ? best : files.back();
+}
 
 std::string run_dir_of(const std::string& checkpoint_or_run) {
   fs::path path(checkpoint_or_run);

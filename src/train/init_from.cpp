@@ -1,5 +1,7 @@
 #include "dls/train/init_from.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -65,6 +67,37 @@ std::int64_t copy_rows_by_token(torch::Tensor& into, const torch::Tensor& from, 
   return static_cast<std::int64_t>(targets.size());
 }
 
+bool resampled(const InitPlan& plan, const std::string& name) {
+  return std::find(plan.resampled_grids.begin(), plan.resampled_grids.end(), name) != plan.resampled_grids.end();
+}
+
+// The side of a square grid of `patches`; 0 when they make none.
+std::int64_t grid_side(std::int64_t patches) {
+  const auto side = static_cast<std::int64_t>(std::lround(std::sqrt(static_cast<double>(patches))));
+  return side > 0 && side * side == patches ? side : 0;
+}
+
+// Resamples `from` [1, P, M] onto `into`'s grid [1, P', M], both square grids of patches in
+// row-major order (as PatchEmbeddingGenerator cuts them), as timm's resample_abs_pos_embed
+// does; returns the old grid's side, or 0 (nothing copied) when they are not two such grids.
+std::int64_t resample_grid(torch::Tensor& into, const torch::Tensor& from) {
+  if (into.dim() != 3 || from.dim() != 3 || into.size(0) != 1 || from.size(0) != 1 || into.size(2) != from.size(2))
+    return 0;
+  const auto side = grid_side(from.size(1)), new_side = grid_side(into.size(1));
+  if (side == 0 || new_side == 0) return 0;
+  const auto M = from.size(2);
+  // [1, P, M] -> [1, M, side, side], resized, -> [1, P', M]; in float32, as timm does.
+  const auto grid = from.to(torch::kFloat32).reshape({1, side, side, M}).permute({0, 3, 1, 2});
+  namespace F = torch::nn::functional;
+  const auto resized = F::interpolate(grid, F::InterpolateFuncOptions()
+                                                .size(std::vector<std::int64_t>{new_side, new_side})
+                                                .mode(torch::kBicubic)
+                                                .align_corners(false)
+                                                .antialias(true));
+  into.copy_(resized.permute({0, 2, 3, 1}).reshape({1, new_side * new_side, M}));
+  return side;
+}
+
 }  // namespace
 
 InitReport init_parameters(torch::nn::Module& model, const checkpoint::NamedTensors& theirs, const InitPlan& plan,
@@ -125,6 +158,11 @@ InitReport init_parameters(torch::nn::Module& model, const checkpoint::NamedTens
         tensor.copy_(from);
         report.loaded += tensor.numel();
         line.outcome = "loaded";
+      } else if (const auto side = resampled(plan, name) ? resample_grid(tensor, from) : 0; side > 0) {
+        report.loaded += tensor.numel();
+        const auto new_side = std::to_string(grid_side(tensor.size(1)));
+        line.outcome = "resampled: " + std::to_string(side) + " x " + std::to_string(side) + " patches there, " +
+                       new_side + " x " + new_side + " here";
       } else {
         bool may_start_over = false;
         for (const auto& prefix : plan.fresh_when_resized) may_start_over = may_start_over || starts_with(name, prefix);

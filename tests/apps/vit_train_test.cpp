@@ -138,6 +138,25 @@ TEST(VitTrainApp, TinyRunPrintsJson) {
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0003.pt"));
 }
 
+// A run that saves every K epochs writes best.pt alone in the epochs between; one stopped
+// there (here: its numbered checkpoints gone) continues from best.pt, not from nothing.
+TEST(VitTrainApp, AResumeWithoutANumberedCheckpointContinuesFromBestPt) {
+  const auto data = data_with("between", "", "");
+  const auto run_dir = test::fresh_temp_dir("vit_train_app_between_run");
+  const auto first = run_vit_train(tiny_model_flags(data, run_dir) + " --epochs 3 --checkpoint-every 2", "between");
+  ASSERT_EQ(first.status, 0) << first.err;
+  ASSERT_TRUE(fs::is_regular_file(run_dir / "best.pt"));
+  fs::remove_all(run_dir / "checkpoints");
+  const auto resumed =
+      test::run_program("apps/vit_train", "--threads 1 --resume " + run_dir.string() + " --epochs 4 --json",
+                        "vit_train_app_between_resume", "", "DLS_LOG_LEVEL=info ");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("resuming from " + (run_dir / "best.pt").string() + " ("), std::string::npos)
+      << resumed.err;
+  EXPECT_NE(resumed.out.find("\"epochs\":4"), std::string::npos) << resumed.out;
+  EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0004.pt"));
+}
+
 // config.toml lists the run's settings (the preset expanded, the data folder and the run
 // directory absolute) and repeats the run from another folder.
 TEST(VitTrainApp, ConfigTomlRepeatsTheRunFromAnotherFolder) {

@@ -2,11 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/run_state.h"
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
 
@@ -73,6 +76,61 @@ TEST(CheckpointFiles, SortByEpochNumberPastFourDigits) {
                                              "checkpoint_epoch_9999.pt", "checkpoint_epoch_10000.pt",
                                              "checkpoint_epoch_10001.pt"}));
   EXPECT_EQ(latest_checkpoint(dir.string()), (dir / "checkpoint_epoch_10001.pt").string());
+}
+
+// A checkpoint that holds nothing but where its run stood.
+void write_state(const std::filesystem::path& path, std::int64_t completed_epochs, std::int64_t step_in_epoch,
+                 std::int64_t global_step) {
+  RunState state;
+  state.completed_epochs = completed_epochs;
+  state.step_in_epoch = step_in_epoch;
+  state.global_step = global_step;
+  CheckpointWriter writer("test");
+  describe_run_state(writer, state);
+  writer.save(path.string());
+}
+
+// A run that saves every K epochs writes best.pt alone in the epochs between; stopped there,
+// its newest state is best.pt's, and a resume (a torchrun restart too) continues from it
+// rather than from an older numbered checkpoint, or not at all when there is none.
+TEST(CheckpointFiles, WhereARunStoppedIsItsBestPtWhenNoNumberedCheckpointIsAsNew) {
+  namespace fs = std::filesystem;
+  const auto run = test::fresh_temp_dir("latest_with_best");
+  fs::create_directories(run / "checkpoints");
+  const auto numbered = [&](int epoch) { return (run / "checkpoints" / checkpoint_file_name(epoch)).string(); };
+  const auto best = (run / "best.pt").string();
+
+  write_state(best, 1, 0, 4);  // epoch 1 bettered the score; no checkpoint until epoch 2
+  EXPECT_EQ(latest_checkpoint(run.string()), best) << "the run's only checkpoint";
+  EXPECT_EQ(latest_checkpoint((run / "checkpoints").string()), best);
+
+  write_state(numbered(2), 2, 0, 8);
+  EXPECT_EQ(latest_checkpoint(run.string()), numbered(2)) << "best.pt is older";
+  write_state(best, 3, 0, 12);
+  EXPECT_EQ(latest_checkpoint(run.string()), best) << "epoch 3 bettered it, and the run stopped in epoch 4";
+
+  // One epoch's number for both: a checkpoint saved mid-epoch 4 (--max-iters), then best.pt at
+  // the end of that epoch in a resume of it. The steps decide.
+  write_state(numbered(4), 3, 2, 14);
+  write_state(best, 4, 0, 16);
+  EXPECT_EQ(latest_checkpoint(run.string()), best);
+  write_state(best, 3, 0, 12);
+  EXPECT_EQ(latest_checkpoint(run.string()), numbered(4));
+
+  // best.pt linked to a numbered checkpoint is never newer than the newest; a damaged one is
+  // passed over for the numbered one (whose own problems a resume then reports).
+  fs::remove(best);
+  fs::create_hard_link(numbered(2), best);
+  EXPECT_EQ(latest_checkpoint(run.string()), numbered(4));
+  fs::remove(best);
+  test::write_bytes(best, "not a checkpoint");
+  EXPECT_EQ(latest_checkpoint(run.string()), numbered(4));
+  EXPECT_EQ(latest_checkpoint(best), best) << "a file named is itself";
+
+  // A folder with neither stays an error.
+  fs::remove_all(run / "checkpoints");
+  fs::remove(best);
+  EXPECT_THROW(latest_checkpoint(run.string()), std::runtime_error);
 }
 
 }  // namespace

@@ -138,6 +138,57 @@ TEST(InitFrom, CountsTiedWeightsOnce) {
   EXPECT_TRUE(tied_line);
 }
 
+struct GridImpl : torch::nn::Module {
+  explicit GridImpl(std::int64_t side) {
+    position_embedding = register_parameter("position_embedding", torch::zeros({1, side * side, 2}));
+  }
+  torch::Tensor position_embedding;  // [1, side x side, 2]
+};
+TORCH_MODULE(Grid);
+
+// A ViT's position embeddings on another grid of patches (another image size) are resampled,
+// as timm's resample_abs_pos_embed: bicubic over the grid, rows and columns in place. Here
+// channel 0 is each patch's row (0..3), channel 1 its column: on the new grid channel 0 is
+// the same along a row, channel 1 along a column, and both are symmetric about the middle
+// (the ramp 0..3 mirrors to 3..0), up- and downsampled alike.
+TEST(InitFrom, PositionEmbeddingsOnAnotherGridAreResampledRowsAndColumnsInPlace) {
+  Grid theirs(4);
+  {
+    torch::NoGradGuard no_grad;
+    const auto ramp = torch::arange(4, torch::kFloat32);
+    theirs->position_embedding.select(2, 0).copy_(ramp.view({4, 1}).expand({4, 4}).reshape({1, 16}));
+    theirs->position_embedding.select(2, 1).copy_(ramp.view({1, 4}).expand({4, 4}).reshape({1, 16}));
+  }
+  train::InitPlan plan;
+  plan.resampled_grids = {"position_embedding"};
+  for (const std::int64_t side : {6, 2}) {
+    Grid ours(side);
+    const auto report = train::init_parameters(*ours, tensors_of(*theirs), plan, "x.pt");
+    const auto grid = ours->position_embedding.view({side, side, 2});
+    const auto rows = grid.select(2, 0), columns = grid.select(2, 1);
+    EXPECT_TRUE(torch::allclose(rows, rows.select(1, 0).unsqueeze(1).expand({side, side}), 0, 1e-6)) << rows;
+    EXPECT_TRUE(torch::allclose(columns, rows.t(), 0, 1e-6)) << columns;
+    EXPECT_TRUE(torch::allclose(rows + rows.flip({0}), torch::full({side, side}, 3.0f), 0, 1e-5)) << rows;
+    EXPECT_LT(rows[0][0].item<float>(), rows[side - 1][0].item<float>());
+    const auto n = std::to_string(side);
+    EXPECT_EQ(report.lines[0].outcome, "resampled: 4 x 4 patches there, " + n + " x " + n + " here");
+    EXPECT_EQ(report.loaded, report.total);
+  }
+  // Not listed in the plan, or not a square grid: another shape, refused.
+  Grid ours(3);
+  EXPECT_NE(test::error_of<std::runtime_error>([&] {
+              train::init_parameters(*ours, tensors_of(*theirs), {}, "x.pt");
+            }).find("position_embedding is [1, 16, 2] there and [1, 9, 2] here"),
+            std::string::npos);
+  Tiny other(3, 4, 2);
+  plan.resampled_grids = {"embedding.weight"};
+  Tiny wider(5, 4, 2);  // [5, 4]: not [1, P, M]
+  EXPECT_NE(test::error_of<std::runtime_error>([&] {
+              train::init_parameters(*wider, tensors_of(*other), plan, "x.pt");
+            }).find("embedding.weight is [3, 4] there and [5, 4] here"),
+            std::string::npos);
+}
+
 // The tensors of the newest checkpoint in `run` (its trained weights).
 std::map<std::string, torch::Tensor> checkpoint_tensors(const fs::path& run) {
   const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(run.string()));
@@ -379,14 +430,38 @@ TEST(InitFromRuns, RefusesAnotherShapeOrKindInOneLine) {
   EXPECT_NE(kind.find(": a vit checkpoint; seq2seq_train starts from a seq2seq or lm checkpoint"), std::string::npos)
       << kind;
 
-  // Another image shape: the refusal names the image flags.
+  // Another grid of patches (here a shorter stem, 28 -> 7: 49 tokens, not 16; another
+  // --image-size alike): the position embeddings resampled onto it, the rest loaded.
   auto resized = test::tiny_vit_settings(fashion);
-  resized.model.stem({StemConv{4, 1}, StemConv{8, 2}, StemConv{8, 2}});  // 28 -> 7: 49 tokens, not 16
+  resized.model.stem({StemConv{4, 1}, StemConv{8, 2}, StemConv{8, 2}});
+  resized.epochs = 1;
+  resized.schedule = settings::ScheduleKind::kConstant;
+  resized.lr = 1e-12;
   auto resized_run = test::tiny_vit_run(test::fresh_temp_dir("init_from_vit_resized"));
   resized_run.init_from = vit_dir.string();
-  const auto shape = test::error_of<std::runtime_error>([&] { test::train_vit_with(resized, resized_run); });
-  EXPECT_NE(shape.find("(another model shape: --image-size, --patch-size, --channels, --stem"), std::string::npos)
-      << shape;
+  resized_run.max_iters = 1;
+  test::train_vit_with(resized, resized_run);
+  const std::string grid_name = "patch_embedding_generator.position_embedding";
+  const auto parent_grid = checkpoint_tensors(vit_dir).at(grid_name);
+  ASSERT_EQ(parent_grid.sizes(), (std::vector<std::int64_t>{1, 16, 16}));
+  namespace F = torch::nn::functional;
+  const auto expected =
+      F::interpolate(parent_grid.view({1, 4, 4, 16}).permute({0, 3, 1, 2}), F::InterpolateFuncOptions()
+                                                                                .size(std::vector<std::int64_t>{7, 7})
+                                                                                .mode(torch::kBicubic)
+                                                                                .align_corners(false)
+                                                                                .antialias(true))
+          .permute({0, 2, 3, 1})
+          .reshape({1, 49, 16});
+  EXPECT_TRUE(same(checkpoint_tensors(resized_run.run_dir).at(grid_name), expected));
+
+  // Another shape of a weight (a stem layer's channels): the refusal names the flags.
+  auto wider_stem = test::tiny_vit_settings(fashion);
+  wider_stem.model.stem({StemConv{6, 1}, StemConv{8, 2}, StemConv{8, 2}, StemConv{8, 2}});
+  auto wider_stem_run = test::tiny_vit_run(test::fresh_temp_dir("init_from_vit_wider_stem"));
+  wider_stem_run.init_from = vit_dir.string();
+  const auto shape = test::error_of<std::runtime_error>([&] { test::train_vit_with(wider_stem, wider_stem_run); });
+  EXPECT_NE(shape.find("(another model shape: --patch-size, --channels, --stem"), std::string::npos) << shape;
 
   // vit into vit: every tensor loads.
   auto again = test::tiny_vit_settings(fashion);

@@ -28,7 +28,11 @@ bool checkpoint_order(const std::string& a, const std::string& b);
 // or holds no checkpoint.
 std::vector<std::string> find_checkpoints(const std::string& dir_or_file);
 
-// The newest of find_checkpoints(dir_or_file).
+// Where a run stopped: the newest of find_checkpoints(dir_or_file), or the run's best.pt when
+// that holds more steps -- a run saving every K epochs (--checkpoint-every) writes best.pt
+// alone in the epochs between, so a run stopped there has its latest state only in best.pt --
+// or when it is the run's only checkpoint. A file is itself. Throws std::runtime_error as
+// find_checkpoints() does when there is neither.
 std::string latest_checkpoint(const std::string& dir_or_file);
 
 // The run a checkpoint belongs to: <run>/checkpoints/x.pt, <run>/x.pt (best.pt) and the

@@ -26,8 +26,8 @@ struct Invocation {
   static void declare(Invocation& s, Fields& f) {
     f.group("Training");
     f(s.resume, Setting("", "--resume",
-                        "continue from a checkpoint file or the newest one of a run directory: its settings are the "
-                        "starting point, flags change them"));
+                        "continue from a checkpoint file or where a run directory stopped (its newest checkpoint, or "
+                        "best.pt when that is newer): its settings are the starting point, flags change them"));
     f(s.threads, Setting("", "--threads", "intra-op CPU threads (default: OMP_NUM_THREADS when set, else all cores)")
                      .range(1, 256));
     f(s.workers, Setting("", "--workers",

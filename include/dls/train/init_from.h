@@ -9,7 +9,8 @@
 // and by shape. Tensors whose rows are tokens (embeddings, the output layer) are copied row by
 // row by token, so that a run on other data, whose vocabulary differs, keeps what the
 // checkpoint learned of every token both know; the rest of their rows keep their fresh
-// initialisation. A tensor the plan allows to start over (a classifier for another number of
+// initialisation. Position embeddings on a grid of patches are resampled to another grid
+// (another image size). A tensor the plan allows to start over (a classifier for another number of
 // classes) does so when its shape differs; any other difference in shape is refused in one
 // line, as is a checkpoint of which nothing fits.
 #pragma once
@@ -40,6 +41,11 @@ struct InitPlan {
   std::vector<TokenRows> token_rows;
   // Model-name prefixes whose tensors start fresh when their shape differs.
   std::vector<std::string> fresh_when_resized;
+  // Model tensors [1, P, M], one vector per patch of a square grid (a ViT's position
+  // embeddings): a checkpoint's of another square grid is resampled to the model's, as timm's
+  // resample_abs_pos_embed does (bicubic, antialiased), so that a model goes on at another
+  // image size.
+  std::vector<std::string> resampled_grids;
   // The flags that set the model's shapes, for the refusal of a tensor of another shape.
   std::string shape_flags = "--layout, --embedding-size, --heads, --max-words, ...";
 };

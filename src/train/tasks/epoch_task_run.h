@@ -4,6 +4,7 @@
 // off. Each trainer adds only its results.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,8 +72,12 @@ EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const st
   auto& run = out.run;
   if (run.resume) {
     out.contents = read_contents(*run.resume);
-    spdlog::info("resuming from {} ({} epochs and {} steps done, {} steps in all)", run.resume->path(),
-                 out.contents.state.completed_epochs, out.contents.state.step_in_epoch, out.contents.state.global_step);
+    // A run directory's best.pt is where it stopped when no numbered checkpoint is as new.
+    const bool best = std::filesystem::path(run.resume->path()).filename() == "best.pt" &&
+                      std::filesystem::is_directory(run.run.resume);
+    spdlog::info("resuming from {} ({} epochs and {} steps done, {} steps in all){}", run.resume->path(),
+                 out.contents.state.completed_epochs, out.contents.state.step_in_epoch, out.contents.state.global_step,
+                 best ? ": the run's newest state, saved in an epoch without a numbered checkpoint" : "");
   }
   const Settings built_with = task_settings(static_cast<const StartedRun&>(run));
   std::string init_file;  // the checkpoint --init-from read

@@ -108,7 +108,9 @@ InitReport init_vit_from(const std::string& path, torch::nn::Module& model,
                        {"head_fc2.bias", &class_names, &theirs, "class"}};
   }
   plan.fresh_when_resized = {"head_fc2."};  // another number of classes, names unknown
-  plan.shape_flags = "--image-size, --patch-size, --channels, --stem, --embedding-size, --heads, ...";
+  // Another image size (--image-size, or a stem that shrinks the images otherwise): another grid.
+  plan.resampled_grids = {"patch_embedding_generator.position_embedding"};
+  plan.shape_flags = "--patch-size, --channels, --stem, --embedding-size, --heads, ...";
   return init_with(reader, model, plan);
 }
 
