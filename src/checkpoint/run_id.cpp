@@ -107,7 +107,9 @@ CheckpointReader open_run_checkpoint(const std::string& checkpoint_or_run, const
     return std::nullopt;
   };
   const auto best = fs::path(run_dir) / "best.pt";
-  if (pick == RunCheckpoint::kBestOrNewest && fs::is_regular_file(best, error)) {
+  // kNewest: best.pt too when it is where the run stopped (no numbered checkpoint as new).
+  const auto best_is_newest = [&] { return fs::path(latest_checkpoint(checkpoint_or_run)).filename() == "best.pt"; };
+  if (fs::is_regular_file(best, error) && (pick == RunCheckpoint::kBestOrNewest || best_is_newest())) {
     if (auto reader = open_own(best.string())) return std::move(*reader);
   }
   const auto files = find_checkpoints(checkpoint_or_run);  // oldest first

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace dls::data {
 
@@ -26,12 +27,24 @@ Vocabulary::Vocabulary(std::vector<std::string> words) : words_(std::move(words)
   }
 }
 
-Vocabulary Vocabulary::build(const std::vector<std::vector<std::string>>& sentences) {
-  std::vector<std::string> words;
-  for (const auto& sentence : sentences) words.insert(words.end(), sentence.begin(), sentence.end());
-  std::sort(words.begin(), words.end());
-  words.erase(std::unique(words.begin(), words.end()), words.end());
-  words.insert(words.begin(), std::begin(kSpecialWords), std::end(kSpecialWords));
+Vocabulary Vocabulary::build(const std::vector<std::vector<std::string>>& sentences, const Limits& limits) {
+  std::unordered_map<std::string, std::int64_t> counts;
+  for (const auto& sentence : sentences) {
+    for (const auto& word : sentence) ++counts[word];
+  }
+  std::vector<std::pair<std::string, std::int64_t>> kept;
+  for (auto& [word, count] : counts) {
+    if (count >= limits.min_count) kept.emplace_back(word, count);
+  }
+  std::sort(kept.begin(), kept.end());  // by bytes: the layout, and the order among equal counts
+  if (limits.max_words > 0 && static_cast<std::int64_t>(kept.size()) > limits.max_words) {
+    std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    kept.resize(static_cast<std::size_t>(limits.max_words));
+    std::sort(kept.begin(), kept.end());
+  }
+  std::vector<std::string> words(std::begin(kSpecialWords), std::end(kSpecialWords));
+  words.reserve(words.size() + kept.size());
+  for (auto& entry : kept) words.push_back(std::move(entry.first));
   return Vocabulary(std::move(words));  // a special word among the sentences repeats: error
 }
 

@@ -99,6 +99,10 @@ void Seq2SeqTrainSettings::check_subwords(bool resuming) const {
     if (subwords.vocab_size != defaults.vocab_size)
       throw std::runtime_error("--vocab-size: needs --tokenizer sentencepiece");
   }
+  if (data.subword_units && data.vocabulary_limits().any()) {
+    throw std::runtime_error(std::string(data.min_count > 1 ? "--min-count" : "--max-vocab") +
+                             ": word level only; with --tokenizer sentencepiece, --vocab-size sizes the vocabularies");
+  }
   if (!model.tie_embeddings() || resuming) return;
   if (!data.subword_units || !subwords.joint) {
     throw std::runtime_error(

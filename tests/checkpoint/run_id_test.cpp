@@ -77,6 +77,14 @@ TEST(RunCheckpoint, BestPtWhenItIsTheRunsOwn) {
   EXPECT_EQ(open_run_checkpoint(dir.run.string(), "", RunCheckpoint::kNewest).path(), dir.own2);
   write_checkpoint(dir.run / "best.pt", "bbbb");
   EXPECT_EQ(open_run_checkpoint(dir.run.string()).path(), dir.own2);
+
+  // A run stopped before its first numbered checkpoint: best.pt is where it stopped, for
+  // --init-from as for --resume.
+  const auto only = test::fresh_temp_dir("run_id_only_best");
+  fs::create_directories(only / "checkpoints");
+  test::write_bytes(only / kRunIdFile, "aaaa\n");
+  const auto only_best = write_checkpoint(only / "best.pt", "aaaa");
+  EXPECT_EQ(open_run_checkpoint(only.string(), "", RunCheckpoint::kNewest).path(), only_best);
 }
 
 TEST(RunCheckpoint, WithoutRunIdsTheNewestIsRead) {

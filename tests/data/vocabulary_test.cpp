@@ -33,6 +33,25 @@ TEST(Vocabulary, SpecialsFirstThenSortedWords) {
   EXPECT_THROW(v.word_at(-1), std::out_of_range);
 }
 
+// --min-count and --max-vocab: the words seen often enough, of them the most frequent (ties
+// to the first in byte order), laid out as ever (sorted after the specials); the rest <unk>.
+TEST(Vocabulary, LimitsKeepTheWordsSeenOftenEnoughAndTheMostFrequent) {
+  const std::vector<Words> sentences{{"te", "quiero"}, {"te", "amo"}, {"zorro", "te"}, {"amo", "árbol", "zorro"}};
+  // te 3, amo 2, zorro 2, quiero 1, árbol 1
+  EXPECT_EQ(Vocabulary::build(sentences).size(), Vocabulary::kSpecialCount + 5) << "no limits: every word";
+  const auto twice = Vocabulary::build(sentences, {2, 0});
+  EXPECT_EQ(twice.words(), (Words{"SOS", "EOS", "<pad>", "<unk>", "amo", "te", "zorro"}));
+  EXPECT_EQ(twice.index_of("quiero"), Vocabulary::kUnk);
+  const auto two = Vocabulary::build(sentences, {1, 2});
+  EXPECT_EQ(two.words(), (Words{"SOS", "EOS", "<pad>", "<unk>", "amo", "te"})) << "amo before zorro: byte order";
+  const auto four = Vocabulary::build(sentences, {1, 4});
+  EXPECT_EQ(four.words(), (Words{"SOS", "EOS", "<pad>", "<unk>", "amo", "quiero", "te", "zorro"}));
+  EXPECT_EQ(Vocabulary::build(sentences, {1, 100}).words(), Vocabulary::build(sentences).words());
+  EXPECT_EQ(Vocabulary::build(sentences, {4, 0}).size(), Vocabulary::kSpecialCount) << "only the specials";
+  EXPECT_FALSE((Vocabulary::Limits{}.any()));
+  EXPECT_TRUE((Vocabulary::Limits{2, 0}.any()));
+}
+
 TEST(Vocabulary, EncodeAndDecodeRoundTrip) {
   const Vocabulary v = small_vocabulary();
   const Words sentence = {"te", "quiero"};

@@ -126,6 +126,15 @@ TEST(Seq2SeqSettings, SubwordAndTiedEmbeddingSettingsThatCannotHoldAreRefused) {
   auto sized = words;
   sized.data.subwords.vocab_size += 1;
   EXPECT_EQ(refusal(sized, true), "--vocab-size: needs --tokenizer sentencepiece");
+  auto capped = words;
+  capped.data.min_count = 2;
+  capped.data.max_vocab = 100;
+  EXPECT_EQ(refusal(capped, false), "");
+  capped.data.subword_units = true;
+  EXPECT_EQ(refusal(capped, false),
+            "--min-count: word level only; with --tokenizer sentencepiece, --vocab-size sizes the vocabularies");
+  capped.data.min_count = 1;
+  EXPECT_EQ(refusal(capped, false).substr(0, 12), "--max-vocab:");
   auto tied = words;
   tied.model.tie_embeddings(true);
   EXPECT_NE(refusal(tied, false).find("--tie-embeddings: needs one vocabulary"), std::string::npos);

@@ -191,20 +191,28 @@ TEST(DeclaredSettings, EachTaskWritesTheKeysItsCheckpointsHaveAlwaysHad) {
   const auto optimizer = {"kind", "beta1", "beta2", "eps", "weight_decay", "clip_grad_norm"};
   const auto selection = {"best_metric", "patience", "ema_decay"};
   const auto run = {"time_limit_s", "device", "precision", "checkpoint_every", "keep_last", "log_every", "tensorboard"};
-  EXPECT_EQ(
-      keys_of(settings::Seq2SeqTrainSettings{}.to_settings(), "model."),
-      joined({prefixed("training.", {"data_path",      "train_src",      "train_tgt",        "valid_src",
-                                     "valid_tgt",      "test_src",       "test_tgt",         "src_column",
-                                     "tgt_column",     "src_lang",       "tgt_lang",         "reverse",
-                                     "max_words",      "split_seed",     "validation_pairs", "validation_fraction",
-                                     "dlstudio_loss",  "tokenizer",      "subwords.model",   "subwords.vocab_size",
-                                     "subwords.joint", "epochs",         "batch_size",       "max_tokens",
-                                     "length_buckets", "static_shapes",  "label_smoothing",  "seed",
-                                     "samples",        "bleu_sentences", "architecture"}),
-              prefixed("training.schedule.",
-                       {"kind", "base_lr", "warmup_steps", "total_steps", "min_lr", "embedding_size"}),
-              prefixed("training.optimizer.", optimizer), prefixed("training.selection.", selection),
-              prefixed("training.run.", run)}));
+  EXPECT_EQ(keys_of(settings::Seq2SeqTrainSettings{}.to_settings(), "model."),
+            joined({prefixed("training.", {"data_path",        "train_src",
+                                           "train_tgt",        "valid_src",
+                                           "valid_tgt",        "test_src",
+                                           "test_tgt",         "src_column",
+                                           "tgt_column",       "src_lang",
+                                           "tgt_lang",         "reverse",
+                                           "max_words",        "min_count",
+                                           "max_vocab",        "split_seed",
+                                           "validation_pairs", "validation_fraction",
+                                           "dlstudio_loss",    "tokenizer",
+                                           "subwords.model",   "subwords.vocab_size",
+                                           "subwords.joint",   "epochs",
+                                           "batch_size",       "max_tokens",
+                                           "length_buckets",   "static_shapes",
+                                           "label_smoothing",  "seed",
+                                           "samples",          "bleu_sentences",
+                                           "architecture"}),
+                    prefixed("training.schedule.",
+                             {"kind", "base_lr", "warmup_steps", "total_steps", "min_lr", "embedding_size"}),
+                    prefixed("training.optimizer.", optimizer), prefixed("training.selection.", selection),
+                    prefixed("training.run.", run)}));
   // An RNN's run adds its own section (a transformer's checkpoints never have it).
   settings::Seq2SeqTrainSettings rnn;
   rnn.architecture = Architecture::kRnnAttention;

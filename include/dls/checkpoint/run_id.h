@@ -44,7 +44,8 @@ std::string run_checkpoints_kind(const std::string& checkpoint_or_run, const std
 enum class RunCheckpoint {
   kBestOrNewest,  // best.pt, else the newest: the one model a job that translates, generates,
                   // classifies or serves reads
-  kNewest,        // where the run stopped (--init-from)
+  kNewest,        // where the run stopped (--init-from): its newest checkpoint, or best.pt
+                  // when that is newer (checkpoint_files.h: latest_checkpoint)
 };
 
 // The checkpoint `pick` names in `checkpoint_or_run`, opened (read once): a file as it is named;

@@ -27,10 +27,13 @@ struct Seq2SeqDataSettings {
   std::string test_src, test_tgt;    // parallel test files scored at the end of training (optional)
   int src_column = 1;                // TSV: 1-based columns of the source and target sentences
   int tgt_column = 2;
-  std::string src_lang = "en";      // ISO code of the source column/file (languages.h)
-  std::string tgt_lang = "es";      // ISO code of the target column/file
-  bool reverse = false;             // train tgt_lang -> src_lang
-  int max_words = 8;                // longest sentence per side; L = max_words + 2
+  std::string src_lang = "en";  // ISO code of the source column/file (languages.h)
+  std::string tgt_lang = "es";  // ISO code of the target column/file
+  bool reverse = false;         // train tgt_lang -> src_lang
+  int max_words = 8;            // longest sentence per side; L = max_words + 2
+  // Word level: the training words each side's vocabulary keeps (Vocabulary::Limits).
+  std::int64_t min_count = 1;       // seen at least this often
+  std::int64_t max_vocab = 0;       // the most frequent this many of them (0: all)
   std::uint64_t split_seed = 1234;  // validation split, by source sentence
   // The held-out share of the pairs, at most validation_pairs of them (split.h:
   // validation_size), so that a small corpus keeps most of its pairs for training. 0: exactly
@@ -42,6 +45,7 @@ struct Seq2SeqDataSettings {
 
   // What the corpus reader needs of these (columns, languages, direction, max_words).
   CorpusOptions corpus_options() const;
+  Vocabulary::Limits vocabulary_limits() const { return {min_count, max_vocab}; }
   // The model's languages: src_lang -> tgt_lang, or the other way with `reverse`.
   const std::string& source_language() const { return reverse ? tgt_lang : src_lang; }
   const std::string& target_language() const { return reverse ? src_lang : tgt_lang; }
@@ -83,6 +87,9 @@ struct Seq2SeqDataset {
   // ("vocabulary from runs/x/...pt: English: the parent's 5210 words + 37 new, ..."); empty
   // otherwise.
   std::string inherited_summary;
+  // --min-count/--max-vocab at word level: one start-up line saying what they kept and the
+  // <unk> rates they make of the training split; empty without them.
+  std::string limits_summary;
 };
 
 // What a new run takes of the run --init-from starts it from (--init-vocab extend or parent,

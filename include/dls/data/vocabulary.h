@@ -16,6 +16,16 @@
 
 namespace dls::data {
 
+// Which training words a vocabulary keeps (--min-count, --max-vocab; as OpenNMT's
+// words_min_frequency and vocab_size, fairseq-preprocess's --thresholdsrc and --nwordssrc):
+// those seen at least min_count times and, of them, the max_words most frequent (0: all;
+// between words seen equally often, the first in byte order). The others read as <unk>.
+struct VocabularyLimits {
+  std::int64_t min_count = 1;
+  std::int64_t max_words = 0;
+  bool any() const { return min_count > 1 || max_words > 0; }
+};
+
 class Vocabulary {
  public:
   static constexpr std::int64_t kSos = 0;
@@ -27,9 +37,12 @@ class Vocabulary {
 
   enum class Padding { kPad, kEos };
 
-  // From the sentences (normalised words, no SOS/EOS) of the training split. A sentence
-  // holding a special word ("SOS", "<pad>", ...) is an error: normalised text never does.
-  static Vocabulary build(const std::vector<std::vector<std::string>>& sentences);
+  using Limits = VocabularyLimits;
+
+  // From the sentences (normalised words, no SOS/EOS) of the training split, the words
+  // `limits` keeps. A sentence holding a special word ("SOS", "<pad>", ...) is an error:
+  // normalised text never does.
+  static Vocabulary build(const std::vector<std::vector<std::string>>& sentences, const Limits& limits = {});
 
   // Rebuilds a vocabulary from words() (e.g. stored in a checkpoint). Throws
   // std::runtime_error when the specials are not at their indices, a word repeats or a

@@ -98,7 +98,8 @@ struct Seq2SeqTrainSettings {
   // a config.toml repeats them all), and an RNN that cannot be built -- before data is read.
   void check_architecture(const Seq2SeqTrainSettings& preset) const;
   // Refuses, in one line, subword settings without --tokenizer sentencepiece (by value: a
-  // config.toml written by a word-level run lists them at their defaults) and tied embeddings
+  // config.toml written by a word-level run lists them at their defaults), word-level
+  // vocabulary limits with it (--min-count, --max-vocab), and tied embeddings
   // without one vocabulary for both languages and the vaswani layout (a new run's only).
   void check_subwords(bool resuming) const;
   // A fresh run on parallel files: a side whose language was not asked for takes the language
@@ -173,6 +174,18 @@ struct Seq2SeqTrainSettings {
                              "longest sentence kept, per side, in words (L = max-words + 2; sentencepiece: L = the "
                              "longest kept side in pieces + 2)")
                          .range(1, 1000)
+                         .fixed());
+      f(d.min_count, Setting("min_count", "--min-count",
+                             "word level: a training word seen fewer than N times reads as <unk> (default 1: "
+                             "every word)")
+                         .range(1, 1000000000)
+                         .default_when_absent()
+                         .fixed());
+      f(d.max_vocab, Setting("max_vocab", "--max-vocab",
+                             "word level: the N most frequent training words of each language, the others <unk> "
+                             "(default 0: all)")
+                         .range(0, 1000000000)
+                         .default_when_absent()
                          .fixed());
       f(d.split_seed, Setting("split_seed", "--split-seed", "seed of the validation split (default 1234)")
                           .range(0, 18446744073709551615.0)
