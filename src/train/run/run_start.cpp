@@ -43,7 +43,8 @@ std::string outermost_missing(const std::string& dir) {
 
 // A resume into its own run writes checkpoints from the resumed epoch on: one of the run's
 // that is newer (--resume RUN/checkpoints/checkpoint_epoch_0003.pt, or best.pt, of a run at
-// epoch 6) would be written over, and metrics.csv's rows after it replaced. Refused, naming
+// epoch 6; or a best.pt saved alone after the file resumed) would be written over, and
+// metrics.csv's rows after it replaced. Refused, naming
 // the way to keep both: a branch in another directory.
 void refuse_writing_over_newer_checkpoints(const std::string& run_dir, const checkpoint::CheckpointReader& resume) {
   const auto resumed = checkpoint::RunState::from_settings(resume.settings());
@@ -59,12 +60,19 @@ void refuse_writing_over_newer_checkpoints(const std::string& run_dir, const che
     if (fs::equivalent(entry.path(), resume.path(), error)) continue;  // the file resumed (or best.pt's link to it)
     newer.push_back(name);
   }
-  if (newer.empty()) return;
   std::sort(newer.begin(), newer.end(), checkpoint::checkpoint_order);
+  // best.pt written alone after them all (where the run stopped, checkpoint_files.h), which
+  // the resumed run's next better score would replace.
+  const auto best = fs::path(run_dir) / "best.pt";
+  if (fs::is_regular_file(best, error) && !fs::equivalent(best, resume.path(), error) &&
+      fs::path(checkpoint::latest_checkpoint(run_dir)).filename() == "best.pt") {
+    newer.push_back("best.pt");
+  }
+  if (newer.empty()) return;
   // The newest is the way on only when it reads (a damaged one would be refused in turn).
   std::string newest_problem;
   try {
-    checkpoint::CheckpointReader((folder / newer.back()).string(), resume.kind());
+    checkpoint::CheckpointReader((newer.back() == "best.pt" ? best : folder / newer.back()).string(), resume.kind());
   } catch (const std::exception& unreadable) {
     newest_problem = unreadable.what();
   }

@@ -81,6 +81,32 @@ TEST(ResumeStart, AnOlderCheckpointIsRefusedAndARestartContinuesTheNewest) {
   EXPECT_EQ(started.resume->path(), (run_dir / "checkpoints" / checkpoint::checkpoint_file_name(3)).string());
 }
 
+// best.pt saved alone after the numbered checkpoints (--checkpoint-every 2, stopped in epoch
+// 4) is where the run stopped: --resume RUN continues from it, and a resume from an older
+// numbered checkpoint, whose next better score would replace it, is refused naming it.
+TEST(ResumeStart, ABestPtNewerThanTheCheckpointsIsWhereTheRunStopped) {
+  const auto run_dir = test::fresh_temp_dir("resume_start_best");
+  write_checkpoints(run_dir, 2);
+  checkpoint::RunState state;
+  state.completed_epochs = 3;
+  state.global_step = 30;
+  checkpoint::CheckpointWriter writer("seq2seq");
+  checkpoint::describe_run_state(writer, state);
+  writer.save((run_dir / "best.pt").string());
+  settings::RunSettings run;
+  run.resume = (run_dir / "checkpoints" / checkpoint::checkpoint_file_name(2)).string();
+  EXPECT_NE(test::error_of([&] { start_run(run, "unused", "seq2seq"); }, "(no error)")
+                .find("has 1 newer checkpoint (best.pt) that continuing from epoch 2 would write over"),
+            std::string::npos);
+  run.resume = (run_dir / "checkpoints" / checkpoint::checkpoint_file_name(1)).string();
+  EXPECT_NE(test::error_of([&] { start_run(run, "unused", "seq2seq"); }, "(no error)")
+                .find("has 2 newer checkpoints (checkpoint_epoch_0002.pt .. best.pt)"),
+            std::string::npos);
+  run.resume = run_dir.string();
+  const auto started = start_run(run, "unused", "seq2seq");
+  EXPECT_EQ(started.resume->path(), (run_dir / "best.pt").string());
+}
+
 // When the newest of them is damaged, the refusal says so, instead of pointing at it as the
 // way on.
 TEST(ResumeStart, AnOlderCheckpointsRefusalSaysTheNewestIsUnreadable) {
