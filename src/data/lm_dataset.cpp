@@ -98,6 +98,26 @@ std::vector<std::vector<std::string>> character_sentences(const std::vector<std:
   return characters;
 }
 
+// --min-count/--max-vocab: "--min-count 2: the vocabulary keeps 5210 words; <unk> in the
+// training split: 1.850 % of the words"; "" without them.
+std::string limits_line(const LmDataset& d, const LmDataSettings& settings) {
+  const auto limits = settings.vocabulary_limits();
+  if (d.tokenizer.subwords || !limits.any()) return "";
+  std::int64_t unknown = 0, tokens = 0;
+  if (d.block_size > 0) {
+    for (const auto id : d.train_stream) unknown += id == Vocabulary::kUnk ? 1 : 0;
+    tokens = static_cast<std::int64_t>(d.train_stream.size());
+  } else {
+    unknown = d.train.unknown;
+    tokens = d.train.tokens;
+  }
+  const auto where = d.block_size > 0 ? "text" : "split";
+  return fmt::format("{}: the vocabulary keeps {} {}; <unk> in the training {}: {:.3f} % of the {}", limits.flags(),
+                     d.vocabulary.size() - Vocabulary::kSpecialCount, d.tokenizer.unit(), where,
+                     tokens > 0 ? 100.0 * static_cast<double>(unknown) / static_cast<double>(tokens) : 0.0,
+                     d.tokenizer.unit());
+}
+
 }  // namespace
 
 LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData* stored) {
@@ -123,10 +143,12 @@ LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData*
   } else {
     tokenizer.characters = settings.char_units;
   }
-  auto vocabulary = stored != nullptr      ? stored->vocabulary
-                    : tokenizer.subwords   ? Vocabulary::from_words(tokenizer.subwords->pieces())
-                    : tokenizer.characters ? Vocabulary::build(character_sentences(training_sentences(corpus, split)))
-                                           : Vocabulary::build(training_sentences(corpus, split));
+  auto vocabulary =
+      stored != nullptr    ? stored->vocabulary
+      : tokenizer.subwords ? Vocabulary::from_words(tokenizer.subwords->pieces())
+      : tokenizer.characters
+          ? Vocabulary::build(character_sentences(training_sentences(corpus, split)), settings.vocabulary_limits())
+          : Vocabulary::build(training_sentences(corpus, split), settings.vocabulary_limits());
   const int max_len = stored != nullptr                            ? stored->max_len
                       : tokenizer.subwords || tokenizer.characters ? longest_row(corpus, tokenizer)
                                                                    : settings.max_words + 2;
@@ -172,15 +194,18 @@ std::string lm_dataset_warning(const LmDataset& d) {
 
 std::vector<std::string> describe_lm_dataset(const LmDataset& d, const LmDataSettings& settings) {
   if (d.block_size > 0) {
-    return {d.text_summary,
-            fmt::format("windows of {} + 1 {}: {} training windows an epoch of the {} training {} (their offset drawn "
-                        "anew each epoch), {} validation windows ({} {} predicted)",
-                        d.block_size, d.tokenizer.unit(), d.train.rows.size(0), d.train_stream.size(),
-                        d.tokenizer.unit(), d.validation.rows.size(0), d.validation.tokens, d.tokenizer.unit()),
-            fmt::format("vocabulary (training text, with SOS EOS <pad> <unk>): {} {}; L = {}", d.vocabulary.size(),
-                        d.tokenizer.unit(), d.max_len),
-            fmt::format("validation <unk> rate: {:.3f} % ({} of {} {})", 100.0 * d.validation.unknown_rate(),
-                        d.validation.unknown, d.validation.tokens, d.tokenizer.unit())};
+    std::vector<std::string> lines{
+        d.text_summary,
+        fmt::format("windows of {} + 1 {}: {} training windows an epoch of the {} training {} (their offset drawn "
+                    "anew each epoch), {} validation windows ({} {} predicted)",
+                    d.block_size, d.tokenizer.unit(), d.train.rows.size(0), d.train_stream.size(), d.tokenizer.unit(),
+                    d.validation.rows.size(0), d.validation.tokens, d.tokenizer.unit()),
+        fmt::format("vocabulary (training text, with SOS EOS <pad> <unk>): {} {}; L = {}", d.vocabulary.size(),
+                    d.tokenizer.unit(), d.max_len),
+        fmt::format("validation <unk> rate: {:.3f} % ({} of {} {})", 100.0 * d.validation.unknown_rate(),
+                    d.validation.unknown, d.validation.tokens, d.tokenizer.unit())};
+    if (const auto limits = limits_line(d, settings); !limits.empty()) lines.push_back(limits);
+    return lines;
   }
   std::vector<std::string> lines{
       d.corpus.source + ": " + d.corpus.summary(parse_side(settings.side), settings.max_words),
@@ -202,6 +227,7 @@ std::vector<std::string> describe_lm_dataset(const LmDataset& d, const LmDataSet
   }
   lines.push_back(fmt::format("validation <unk> rate: {:.3f} % ({} of {} {})", 100.0 * d.validation.unknown_rate(),
                               d.validation.unknown, d.validation.tokens, d.tokenizer.unit()));
+  if (const auto limits = limits_line(d, settings); !limits.empty()) lines.push_back(limits);
   return lines;
 }
 

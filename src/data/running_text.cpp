@@ -1,7 +1,7 @@
 #include "dls/data/running_text.h"
 
 #include <algorithm>
-#include <set>
+#include <unordered_map>
 #include <stdexcept>
 
 #include <spdlog/fmt/fmt.h>
@@ -64,14 +64,14 @@ EncodedText encode_lines(const RunningText& text, std::size_t begin, std::size_t
   return encoded;
 }
 
-// The training lines' characters or words, each once (a vocabulary's words).
-std::vector<std::string> distinct_tokens(const RunningText& text, std::size_t end, const LmTokenizer& tokenizer,
-                                         Language language) {
-  std::set<std::string> seen;
+// How often each of the training lines' characters or words occurs (a vocabulary's words).
+std::unordered_map<std::string, std::int64_t> token_counts(const RunningText& text, std::size_t end,
+                                                           const LmTokenizer& tokenizer, Language language) {
+  std::unordered_map<std::string, std::int64_t> counts;
   for_each_token(text, 0, end, tokenizer, language, [&](const std::string& token, bool) {
-    if (token != kLineEndWord) seen.insert(token);
+    if (token != kLineEndWord) ++counts[token];
   });
-  return {seen.begin(), seen.end()};
+  return counts;
 }
 
 // The normalised words of lines [begin, end), one entry per line.
@@ -237,7 +237,8 @@ LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredDat
   auto vocabulary = stored != nullptr ? stored->vocabulary
                     : tokenizer.subwords
                         ? Vocabulary::from_words(tokenizer.subwords->pieces())
-                        : Vocabulary::build({distinct_tokens(text, training_lines, tokenizer, language)});
+                        : Vocabulary::from_counts(token_counts(text, training_lines, tokenizer, language),
+                                                  settings.vocabulary_limits());
   const int max_len = block + 1;
   if (stored != nullptr && stored->max_len != max_len) {
     throw std::runtime_error("the run's windows are " + std::to_string(stored->max_len) + " tokens, --block-size " +

@@ -122,16 +122,13 @@ std::string limits_summary(const Seq2SeqDataset& d, const Seq2SeqDataSettings& s
     for (const auto i : d.split.training) words.insert(side(d.corpus.pairs[i]).begin(), side(d.corpus.pairs[i]).end());
     return words.size();
   };
-  std::string flags;
-  if (settings.min_count > 1) flags = fmt::format("--min-count {}", settings.min_count);
-  if (settings.max_vocab > 0) flags += fmt::format("{}--max-vocab {}", flags.empty() ? "" : ", ", settings.max_vocab);
   const auto kept = [](const Vocabulary& v) { return v.size() - Vocabulary::kSpecialCount; };
   const auto src = language_name(d.corpus.source_language), tgt = language_name(d.corpus.target_language);
   return fmt::format(
       "{}: {} keeps {} of the training split's {} words, {} {} of {}; <unk> in the training split: {} {:.2f} %, {} "
       "{:.2f} % of the words",
-      flags, src, kept(d.english), distinct(english_of), tgt, kept(d.spanish), distinct(spanish_of), src,
-      100 * unknown_rate(d.train.src), tgt, 100 * unknown_rate(d.train.tgt));
+      settings.vocabulary_limits().flags(), src, kept(d.english), distinct(english_of), tgt, kept(d.spanish),
+      distinct(spanish_of), src, 100 * unknown_rate(d.train.src), tgt, 100 * unknown_rate(d.train.tgt));
 }
 
 }  // namespace

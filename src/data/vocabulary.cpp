@@ -27,13 +27,24 @@ Vocabulary::Vocabulary(std::vector<std::string> words) : words_(std::move(words)
   }
 }
 
+std::string VocabularyLimits::flags() const {
+  std::string text;
+  if (min_count > 1) text = "--min-count " + std::to_string(min_count);
+  if (max_words > 0) text += (text.empty() ? "" : ", ") + std::string("--max-vocab ") + std::to_string(max_words);
+  return text;
+}
+
 Vocabulary Vocabulary::build(const std::vector<std::vector<std::string>>& sentences, const Limits& limits) {
   std::unordered_map<std::string, std::int64_t> counts;
   for (const auto& sentence : sentences) {
     for (const auto& word : sentence) ++counts[word];
   }
+  return from_counts(counts, limits);
+}
+
+Vocabulary Vocabulary::from_counts(const std::unordered_map<std::string, std::int64_t>& counts, const Limits& limits) {
   std::vector<std::pair<std::string, std::int64_t>> kept;
-  for (auto& [word, count] : counts) {
+  for (const auto& [word, count] : counts) {
     if (count >= limits.min_count) kept.emplace_back(word, count);
   }
   std::sort(kept.begin(), kept.end());  // by bytes: the layout, and the order among equal counts

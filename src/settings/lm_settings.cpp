@@ -31,6 +31,11 @@ void LmTrainSettings::check_data(const LmTrainSettings& preset, bool resuming) c
     if (data.subwords.vocab_size != defaults.vocab_size)
       throw std::runtime_error("--vocab-size: needs --tokenizer sentencepiece");
   }
+  if (data.subword_units && data.vocabulary_limits().any()) {
+    throw std::runtime_error(std::string(data.min_count > 1 ? "--min-count" : "--max-vocab") +
+                             ": words or characters only; with --tokenizer sentencepiece, --vocab-size sizes the "
+                             "vocabulary");
+  }
   const auto& before = preset.data;
   const bool running = data.block_size > 0;
   if (running && data.max_words != before.max_words)

@@ -38,6 +38,17 @@ TEST(LmDataset, StoredDataRedoesTheSplitAndKeepsTheVocabulary) {
   EXPECT_NE(prepare_lm_dataset(other, nullptr).split.validation, fresh.split.validation);
 }
 
+// --max-vocab on sentences: the most frequent training words, the rest <unk>, said at start-up.
+TEST(LmDataset, MaxVocabKeepsTheMostFrequentTrainingWords) {
+  auto settings = sample_lm_settings();
+  settings.max_vocab = 20;
+  const auto data = prepare_lm_dataset(settings, nullptr);
+  EXPECT_EQ(data.vocabulary.size(), 20 + Vocabulary::kSpecialCount);
+  EXPECT_GT(data.train.unknown, 0);
+  const auto lines = describe_lm_dataset(data, settings);
+  EXPECT_EQ(lines.back().substr(0, 64), "--max-vocab 20: the vocabulary keeps 20 words; <unk> in the trai");
+}
+
 TEST(LmDataset, AnotherCorpusThanTheStoredSplitsIsRefused) {
   const auto settings = sample_lm_settings();
   const auto fresh = prepare_lm_dataset(settings, nullptr);

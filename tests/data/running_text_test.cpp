@@ -76,6 +76,29 @@ TEST(RunningText, CharactersAreCutIntoWindowsAndTheEndIsHeldOut) {
 
 // A translation corpus (a TSV: English<TAB>Spanish<TAB>attribution) gives the --side
 // column's text, as the sentence mode does; it was read whole, every column in one stream.
+// --min-count on running text counts the training lines' tokens: each of the digits 0-7 is
+// in one line only, so with --min-count 2 they read as <unk>; --max-vocab keeps the most
+// frequent.
+TEST(RunningText, MinCountAndMaxVocabCountTheTrainingTextsTokens) {
+  auto settings = char_settings(text_file("chars_counted", kTenLines), 8);
+  settings.min_count = 2;
+  const auto data = prepare_lm_dataset(settings, nullptr);
+  for (const char* digit : {"0", "1", "7"}) EXPECT_FALSE(data.vocabulary.contains(digit)) << digit;
+  EXPECT_TRUE(data.vocabulary.contains("L"));
+  EXPECT_EQ(window_text(data, data.train.rows, 0), "Line <unk> of");
+  const auto lines = describe_lm_dataset(data, settings);
+  EXPECT_NE(lines.back().find("--min-count 2: the vocabulary keeps " +
+                              std::to_string(data.vocabulary.size() - Vocabulary::kSpecialCount) +
+                              " characters; <unk> in the training text: "),
+            std::string::npos)
+      << lines.back();
+  settings.min_count = 1;
+  settings.max_vocab = 3;  // ' ' 32 times, then e and t 24 times each
+  const auto three = prepare_lm_dataset(settings, nullptr);
+  ASSERT_EQ(three.vocabulary.size(), 3 + Vocabulary::kSpecialCount);
+  for (const char* kept : {" ", "e", "t"}) EXPECT_TRUE(three.vocabulary.contains(kept)) << kept;
+}
+
 TEST(RunningText, ATsvGivesItsSidesColumn) {
   std::string tsv;
   for (int i = 0; i < 10; ++i) tsv += "Line " + std::to_string(i) + " of the text\tLinea\tCC-BY 2.0 (France)\n";

@@ -27,6 +27,12 @@ TEST(LmSettings, DataSettingsTheDataWouldIgnoreAreRefused) {
   pieces.data.subwords.vocab_size += 1;
   EXPECT_EQ(refusal_of(pieces, sentences), "--vocab-size: needs --tokenizer sentencepiece");
   EXPECT_EQ(refusal_of(pieces, sentences, true), "") << "a resume reads its tokenizer from the checkpoint";
+  auto capped = sentences;
+  capped.data.min_count = 3;
+  EXPECT_EQ(refusal_of(capped, sentences), "");
+  capped.data.subword_units = true;
+  EXPECT_EQ(refusal_of(capped, sentences),
+            "--min-count: words or characters only; with --tokenizer sentencepiece, --vocab-size sizes the vocabulary");
   auto fraction = sentences;
   fraction.data.validation_fraction = 0.3;
   EXPECT_NE(refusal_of(fraction, sentences).find("--validation-fraction: needs --block-size"), std::string::npos);

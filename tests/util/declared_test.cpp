@@ -226,7 +226,7 @@ TEST(DeclaredSettings, EachTaskWritesTheKeysItsCheckpointsHaveAlwaysHad) {
   EXPECT_EQ(
       keys_of(settings::LmTrainSettings{}.to_settings(), "model."),
       joined({prefixed("data.", {"path", "side", "max_words", "tokenizer", "subwords.model", "subwords.vocab_size",
-                                 "validation_sentences", "split_seed",
+                                 "min_count", "max_vocab", "validation_sentences", "split_seed",
                                  // running text (read as 0 and 0.1 from checkpoints written before)
                                  "block_size", "validation_fraction"}),
               lm_train, prefixed("optimizer.", optimizer), prefixed("selection.", selection), prefixed("run.", run)}));

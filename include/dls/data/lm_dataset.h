@@ -23,11 +23,14 @@ namespace dls::data {
 
 // Which sentences, and how they are held out (checkpoint keys "data.*", settings/lm_settings.h).
 struct LmDataSettings {
-  std::string path;                           // plain text (one sentence per line), TSV or DLStudio archive
-  std::string side = "es";                    // TSV/archive: which language; text: its normalisation rules
-  int max_words = 12;                         // longest sentence kept, in words (word level: L = max_words + 2)
-  bool subword_units = false;                 // SentencePiece pieces (`subwords`) instead of words
-  bool char_units = false;                    // characters (code points) instead of words
+  std::string path;            // plain text (one sentence per line), TSV or DLStudio archive
+  std::string side = "es";     // TSV/archive: which language; text: its normalisation rules
+  int max_words = 12;          // longest sentence kept, in words (word level: L = max_words + 2)
+  bool subword_units = false;  // SentencePiece pieces (`subwords`) instead of words
+  bool char_units = false;     // characters (code points) instead of words
+  // Words or characters: the training tokens the vocabulary keeps (Vocabulary::Limits).
+  std::int64_t min_count = 1;                 // seen at least this often
+  std::int64_t max_vocab = 0;                 // the most frequent this many of them (0: all)
   SubwordOptions subwords;                    // trained on the training split, kept in the checkpoint (`joint` unused)
   std::uint64_t validation_sentences = 1000;  // held out (at least this many; 0: none)
   std::uint64_t split_seed = kDefaultSplitSeed;
@@ -35,6 +38,8 @@ struct LmDataSettings {
   // (running_text.h); 0: one sentence per line.
   int block_size = 0;
   double validation_fraction = 0.1;  // running text: its last lines holding this share of it are held out
+
+  Vocabulary::Limits vocabulary_limits() const { return {min_count, max_vocab}; }
 };
 
 // The step between a run's words and the tokens its vocabulary indexes.

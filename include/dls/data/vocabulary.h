@@ -24,6 +24,7 @@ struct VocabularyLimits {
   std::int64_t min_count = 1;
   std::int64_t max_words = 0;
   bool any() const { return min_count > 1 || max_words > 0; }
+  std::string flags() const;  // "--min-count 2, --max-vocab 8000": those that limit
 };
 
 class Vocabulary {
@@ -43,6 +44,8 @@ class Vocabulary {
   // `limits` keeps. A sentence holding a special word ("SOS", "<pad>", ...) is an error:
   // normalised text never does.
   static Vocabulary build(const std::vector<std::vector<std::string>>& sentences, const Limits& limits = {});
+  // The same from each word's count in the training text.
+  static Vocabulary from_counts(const std::unordered_map<std::string, std::int64_t>& counts, const Limits& limits = {});
 
   // Rebuilds a vocabulary from words() (e.g. stored in a checkpoint). Throws
   // std::runtime_error when the specials are not at their indices, a word repeats or a

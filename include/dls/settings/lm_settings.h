@@ -61,6 +61,18 @@ struct LmTrainSettings {
                          .range(1, 1000)
                          .fixed());
       declare_tokenizer(d.subword_units, d.subwords, f, &d.char_units);
+      f(d.min_count, Setting("min_count", "--min-count",
+                             "words or characters: a training token seen fewer than N times reads as <unk> (default "
+                             "1: every one)")
+                         .range(1, 1000000000)
+                         .default_when_absent()
+                         .fixed());
+      f(d.max_vocab, Setting("max_vocab", "--max-vocab",
+                             "words or characters: the N most frequent training tokens, the others <unk> (default 0: "
+                             "all)")
+                         .range(0, 1000000000)
+                         .default_when_absent()
+                         .fixed());
       f(d.block_size, Setting("block_size", "--block-size",
                               "> 0: the file is running text, read as context windows of this many tokens (a GPT's "
                               "block; L = block-size + 1), not sentences")
@@ -92,7 +104,8 @@ struct LmTrainSettings {
   static LmTrainSettings from_settings(const util::KeyValues& settings);
   // Refuses, in one line, what the data's form would ignore (compared by value with `preset`,
   // the settings before the command line, as a config.toml repeats them all): subword settings
-  // without --tokenizer sentencepiece (a new run's), sentence settings on running text
+  // without --tokenizer sentencepiece (a new run's), --min-count/--max-vocab with it, sentence
+  // settings on running text
   // (--block-size) and --validation-fraction on sentences.
   void check_data(const LmTrainSettings& preset, bool resuming) const;
   // The start-up log's description: the preset and model, then describe_settings() (util/declared.h).
