@@ -1,8 +1,8 @@
 #include "dls/data/running_text.h"
 
 #include <algorithm>
-#include <unordered_map>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>

@@ -114,8 +114,8 @@ std::string inherited_side(const std::string& language, const std::optional<Voca
   return fmt::format("{}: the parent's {} words + {} new", language, parent->size(), ours.size() - parent->size());
 }
 
-// "--min-count 2: English keeps 1,210 of the training split's 2,317 words, Spanish 1,602 of
-// 3,350; <unk> in the training split: English 2.10 %, Spanish 3.41 % of the words".
+// "--min-count 2: English keeps 7178 of the training split's 10805 words, Spanish 11809 of
+// 20710; <unk> in the training split: English 0.76 %, Spanish 2.06 % of the words".
 std::string limits_summary(const Seq2SeqDataset& d, const Seq2SeqDataSettings& settings) {
   const auto distinct = [&](const std::vector<std::string>& (*side)(const SentencePair&)) {
     std::unordered_set<std::string> words;
