@@ -87,25 +87,19 @@ std::vector<std::string> find_checkpoints(const std::string& dir_or_file) {
   return files;
 }
 
-namespace {
-
-// Whether the run's own best.pt (written by itself in an epoch without a checkpoint) holds a
-// later state than `newest`, its newest numbered checkpoint. The epochs decide (only best.pt is
-// read); at one epoch -- the numbered file saved mid-epoch, best.pt at its end -- the steps do.
-bool best_is_newer(const std::string& best, const std::string& newest) {
+// At one epoch -- the numbered file saved mid-epoch, best.pt at its end -- the steps decide.
+bool best_is_later(const std::string& best, const std::string& numbered) {
   RunState best_state;
   try {
     best_state = RunState::from_settings(CheckpointReader(best).settings());
   } catch (const std::exception& unreadable) {
-    spdlog::warn("{}; {} is where the run stopped", unreadable.what(), newest);
+    spdlog::warn("{}; {} is where the run stopped", unreadable.what(), numbered);
     return false;
   }
-  const auto newest_epoch = checkpoint_epoch(newest);
-  if (best_state.file_epoch() != newest_epoch) return best_state.file_epoch() > newest_epoch;
-  return best_state.global_step > RunState::from_settings(CheckpointReader(newest).settings()).global_step;
+  const auto numbered_epoch = checkpoint_epoch(numbered);
+  if (best_state.file_epoch() != numbered_epoch) return best_state.file_epoch() > numbered_epoch;
+  return best_state.global_step > RunState::from_settings(CheckpointReader(numbered).settings()).global_step;
 }
-
-}  // namespace
 
 std::string latest_checkpoint(const std::string& dir_or_file) {
   std::error_code error;
@@ -123,7 +117,7 @@ std::string latest_checkpoint(const std::string& dir_or_file) {
   for (const auto& file : files) {
     if (fs::equivalent(file, best, error)) return files.back();  // best.pt links a numbered one
   }
-  return best_is_newer(best, files.back()) ? best : files.back();
+  return best_is_later(best, files.back()) ? best : files.back();
 }
 
 std::string run_dir_of(const std::string& checkpoint_or_run) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/util/file_io.h"
@@ -107,15 +108,25 @@ CheckpointReader open_run_checkpoint(const std::string& checkpoint_or_run, const
     return std::nullopt;
   };
   const auto best = fs::path(run_dir) / "best.pt";
-  // kNewest: best.pt too when it is where the run stopped (no numbered checkpoint as new).
-  const auto best_is_newest = [&] { return fs::path(latest_checkpoint(checkpoint_or_run)).filename() == "best.pt"; };
-  if (fs::is_regular_file(best, error) && (pick == RunCheckpoint::kBestOrNewest || best_is_newest())) {
+  const bool has_best = fs::is_regular_file(best, error);
+  if (pick == RunCheckpoint::kBestOrNewest && has_best) {
     if (auto reader = open_own(best.string())) return std::move(*reader);
   }
-  const auto files = find_checkpoints(checkpoint_or_run);  // oldest first
-  for (auto file = files.rbegin(); file != files.rend(); ++file) {
-    if (auto reader = open_own(*file)) return std::move(*reader);
+  std::vector<std::string> files;  // oldest first
+  try {
+    files = find_checkpoints(checkpoint_or_run);
+  } catch (const std::runtime_error&) {
+    if (pick == RunCheckpoint::kBestOrNewest || !has_best) throw;
   }
+  std::optional<CheckpointReader> newest;  // the run's own newest numbered checkpoint
+  for (auto file = files.rbegin(); file != files.rend() && !newest; ++file) newest = open_own(*file);
+  // kNewest: where the run stopped, which is its best.pt when that was written alone later
+  // (checkpoint_files.h: latest_checkpoint, here against the run's own checkpoints).
+  if (pick == RunCheckpoint::kNewest && has_best &&
+      (!newest || (!fs::equivalent(best, newest->path(), error) && best_is_later(best.string(), newest->path())))) {
+    if (auto reader = open_own(best.string())) return std::move(*reader);
+  }
+  if (newest) return std::move(*newest);
   throw std::runtime_error(checkpoint_or_run + ": no checkpoint of this run (RUN_ID " + here +
                            "): every one there was written by another run");
 }

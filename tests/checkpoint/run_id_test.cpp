@@ -4,12 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/run_state.h"
 #include "util/temp_files.h"
 
 namespace dls::checkpoint {
@@ -85,6 +87,32 @@ TEST(RunCheckpoint, BestPtWhenItIsTheRunsOwn) {
   test::write_bytes(only / kRunIdFile, "aaaa\n");
   const auto only_best = write_checkpoint(only / "best.pt", "aaaa");
   EXPECT_EQ(open_run_checkpoint(only.string(), "", RunCheckpoint::kNewest).path(), only_best);
+}
+
+// A checkpoint of run `id` that has done `epochs` epochs of 10 steps.
+std::string write_state(const fs::path& path, const std::string& id, std::int64_t epochs) {
+  RunState state;
+  state.completed_epochs = epochs;
+  state.global_step = 10 * epochs;
+  CheckpointWriter writer("seq2seq");
+  describe_run_state(writer, state);
+  writer.add_text(kRunIdText, id);
+  writer.save(path.string());
+  return path.string();
+}
+
+// Where the run stopped (--init-from) is judged among the run's own checkpoints: its best.pt
+// of epoch 3 over its own epoch 1, though another run's epoch 9 was copied in.
+TEST(RunCheckpoint, WhereTheRunStoppedIsJudgedAmongItsOwnCheckpoints) {
+  const auto run = test::fresh_temp_dir("run_id_stopped");
+  fs::create_directories(run / "checkpoints");
+  test::write_bytes(run / kRunIdFile, "aaaa\n");
+  const auto own = write_state(run / "checkpoints" / checkpoint_file_name(1), "aaaa", 1);
+  write_state(run / "checkpoints" / checkpoint_file_name(9), "bbbb", 9);
+  const auto best = write_state(run / "best.pt", "aaaa", 3);
+  EXPECT_EQ(open_run_checkpoint(run.string(), "", RunCheckpoint::kNewest).path(), best);
+  write_state(run / "best.pt", "aaaa", 0);
+  EXPECT_EQ(open_run_checkpoint(run.string(), "", RunCheckpoint::kNewest).path(), own);
 }
 
 TEST(RunCheckpoint, WithoutRunIdsTheNewestIsRead) {

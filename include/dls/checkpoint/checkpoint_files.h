@@ -35,6 +35,11 @@ std::vector<std::string> find_checkpoints(const std::string& dir_or_file);
 // find_checkpoints() does when there is neither.
 std::string latest_checkpoint(const std::string& dir_or_file);
 
+// Whether `best` (a run's best.pt written alone) holds a later state than `numbered`, one of
+// the run's numbered checkpoints: by epochs, at one epoch by steps (only best.pt is read
+// unless the epochs are equal). A best.pt that does not read is not later (a warning says so).
+bool best_is_later(const std::string& best, const std::string& numbered);
+
 // The run a checkpoint belongs to: <run>/checkpoints/x.pt, <run>/x.pt (best.pt) and the
 // folder <run>/checkpoints are <run>; any other directory is itself; a file without a
 // folder is in ".".
