@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "dls/data/normalize.h"
+#include "dls/eval/unknown_words.h"
 #include "dls/util/random.h"
 
 namespace dls::eval {
@@ -13,8 +14,12 @@ namespace dls::eval {
 TranslationResult translate_and_score(const TranslationModel& model, const torch::Tensor& src,
                                       const data::Vocabulary& spanish,
                                       const std::vector<std::vector<std::string>>& references,
-                                      const DecodeOptions& options, const data::SubwordModel* subwords) {
+                                      const DecodeOptions& options, const data::SubwordModel* subwords,
+                                      const SourceSentences* sources) {
   TORCH_CHECK(static_cast<std::size_t>(src.size(0)) == references.size(), "one reference per source sentence");
+  TORCH_CHECK(!options.replace_unknown || (sources != nullptr && sources->tokens.size() == references.size() &&
+                                           sources->words.size() == references.size()),
+              "replacing unknown words needs each row's source tokens and words");
   const auto device = model.module().parameters().front().device();
   const auto start = std::chrono::steady_clock::now();
   const auto ids = translate(model, src.to(device), data::Vocabulary::kSos, data::Vocabulary::kEos, options);
@@ -27,9 +32,23 @@ TranslationResult translate_and_score(const TranslationModel& model, const torch
   std::vector<Tokens> hyps;
   std::vector<std::vector<std::string>> ref_texts;
   std::vector<std::string> hyp_texts;
+  std::vector<std::vector<std::string>> outputs;
+  for (const auto& row : ids) outputs.push_back(spanish.decode(row));
+  std::vector<std::vector<AlignmentPoint>> aligned(ids.size());
+  if (options.replace_unknown) {
+    std::vector<const std::vector<std::string>*> source_tokens, written;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      source_tokens.push_back(&sources->tokens[i]);
+      written.push_back(&outputs[i]);
+    }
+    aligned = unknown_word_alignments(model, src.to(device), source_tokens, written, spanish, capacity,
+                                      std::max<std::int64_t>(1, options.batch_size));
+  }
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    const auto tokens = spanish.decode(ids[i]);
+    const auto& tokens = outputs[i];
     result.hypotheses.push_back(subwords != nullptr ? subwords->decode(tokens) : tokens);
+    if (!aligned[i].empty())
+      result.unknown_replaced += replace_unknown_words(result.hypotheses.back(), sources->words[i], aligned[i]);
     result.finished.push_back(static_cast<std::int64_t>(ids[i].size()) < capacity - 1);
     hyps.push_back(strip_special_tokens(result.hypotheses.back()));
     refs.push_back({strip_special_tokens(references[i])});

@@ -7,6 +7,7 @@ list(APPEND DLS_SOURCES
   eval/confusion_matrix.cpp
   eval/decoding.cpp
   eval/word_alignment.cpp
+  eval/unknown_words.cpp
   eval/long_sentences.cpp
   eval/sacrebleu.cpp
   eval/translator.cpp

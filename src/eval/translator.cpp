@@ -14,6 +14,7 @@
 #include "dls/data/languages.h"
 #include "dls/data/normalize.h"
 #include "dls/eval/long_sentences.h"
+#include "dls/eval/unknown_words.h"
 #include "dls/eval/word_alignment.h"
 #include "dls/models/attention_trace.h"
 #include "dls/util/device.h"
@@ -36,6 +37,9 @@ struct RowOwner {
   int part;  // -1: the whole sentence
   Translator::TokenList& output() const {
     return part < 0 ? sentence->output_tokens : sentence->parts[static_cast<std::size_t>(part)].output_tokens;
+  }
+  const Translator::TokenList& source() const {
+    return part < 0 ? sentence->tokens : sentence->parts[static_cast<std::size_t>(part)].tokens;
   }
 };
 
@@ -114,6 +118,17 @@ const char* ensemble_mismatch(const checkpoint::LoadedSeq2Seq& member, const che
   if (flattened(member.model) != flattened(model.model)) return "layout";
   if (member.info.settings.padding() != model.info.settings.padding()) return "padding";
   return nullptr;
+}
+
+// The output `words` of `tokens` for people: the words that replaced an <unk> (`tokens` in
+// `aligned`) spelt as in the source sentence `input` ("Tom", not "tom").
+std::vector<std::string> shown_words(const checkpoint::LoadedSeq2Seq& loaded, const Translator::TokenList& tokens,
+                                     const std::vector<std::string>& words,
+                                     const std::map<const Translator::TokenList*, std::vector<AlignmentPoint>>& aligned,
+                                     const std::string& input) {
+  if (aligned.find(&tokens) == aligned.end()) return words;
+  const auto decoded = loaded.spanish_subwords ? loaded.spanish_subwords->decode(tokens) : tokens;
+  return spelt_as_source(decoded, words, input, data::language_rules(loaded.info.settings.data.source_language()));
 }
 
 }  // namespace
@@ -197,6 +212,7 @@ std::vector<SentenceTranslation> Translator::translate(const std::vector<std::st
   std::vector<RowOwner> owners;                                    // whose output each row is
   std::vector<SentenceTranslation*> whole;                         // longer than L - 2, decoded alone
   std::map<SentenceTranslation*, std::vector<Hypothesis>> n_best;  // decode.n_best > 1: the hypotheses
+  UnknownAlignments aligned;                                       // decode.replace_unknown
   for (std::size_t i = 0; i < sentences.size(); ++i) {
     auto& t = results[i];
     t.input = sentences[i];
@@ -229,27 +245,36 @@ std::vector<SentenceTranslation> Translator::translate(const std::vector<std::st
       written.push_back(&owners[k].output());
       if (owners[k].part < 0 && decode.n_best > 1) n_best[owners[k].sentence] = std::move(outputs[k]);
     }
+    if (decode.replace_unknown) {
+      std::vector<const TokenList*> sources;
+      for (const auto& owner : owners) sources.push_back(&owner.source());
+      const auto found = unknown_word_alignments(loaded_.model, src, sources, written, loaded_.spanish,
+                                                 std::max(length, decode.max_length), batch_rows(decode));
+      for (std::size_t k = 0; k < owners.size(); ++k) {
+        if (!found[k].empty()) aligned[written[k]] = found[k];
+      }
+    }
     if (scores_ && decoded_scores_apply(decode)) {
       for (std::size_t k = 0; k < owners.size(); ++k) {
         auto& total = owners[k].sentence->log_probability;
         total = owners[k].part <= 0 ? decoded_scores[k] : total + decoded_scores[k];
       }
     } else if (scores_) {
-      const auto scores = log_probabilities(src, written, length, std::max<std::int64_t>(1, decode.batch_size));
+      const auto scores = log_probabilities(src, written, length, batch_rows(decode));
       for (std::size_t k = 0; k < owners.size(); ++k) {
         auto& total = owners[k].sentence->log_probability;
         total = owners[k].part <= 0 ? scores[k] : total + scores[k];
       }
     }
   }
-  for (auto* t : whole) n_best[t] = translate_whole(*t, decode);
+  for (auto* t : whole) n_best[t] = translate_whole(*t, decode, aligned);
   for (std::size_t i = 0; i < results.size(); ++i) {
-    if (results[i].ok()) finish(results[i], splits[i]);
+    if (results[i].ok()) finish(results[i], splits[i], aligned);
   }
   for (auto& [t, hypotheses] : n_best) {
     if (decode.n_best <= 1) continue;
     for (const auto& h : hypotheses) {
-      t->n_best.push_back(alternative(*t, h.words));
+      t->n_best.push_back(alternative(*t, h.words, decode));
       t->n_best.back().log_probability = h.log_probability;
     }
   }
@@ -271,13 +296,39 @@ std::vector<std::vector<Hypothesis>> Translator::decode(const torch::Tensor& src
   return translate_n_best(models_, src, data::Vocabulary::kSos, data::Vocabulary::kEos, options);
 }
 
-Alternative Translator::alternative(const SentenceTranslation& t, const TokenIds& ids) const {
+std::int64_t Translator::batch_rows(const DecodeOptions& decode) {
+  return std::max<std::int64_t>(1, decode.batch_size);
+}
+
+std::vector<std::string> Translator::source_words(const TokenList& tokens) const {
+  return loaded_.english_subwords ? loaded_.english_subwords->decode(tokens) : tokens;
+}
+
+std::vector<std::string> Translator::output_words(const TokenList& tokens, const UnknownAlignments& aligned,
+                                                  const TokenList& source) const {
+  auto words = loaded_.spanish_subwords ? loaded_.spanish_subwords->decode(tokens) : tokens;
+  const auto found = aligned.find(&tokens);
+  if (found != aligned.end()) replace_unknown_words(words, source_words(source), found->second);
+  return words;
+}
+
+Alternative Translator::alternative(const SentenceTranslation& t, const TokenIds& ids,
+                                    const DecodeOptions& decode) const {
   const auto tokens = loaded_.spanish.decode(ids);
-  const auto words = loaded_.spanish_subwords ? loaded_.spanish_subwords->decode(tokens) : tokens;
+  UnknownAlignments aligned;
+  if (decode.replace_unknown && has_unknown(tokens)) {
+    const auto n = static_cast<std::int64_t>(t.tokens.size());
+    const auto src = torch::tensor(source_ids(t.tokens), torch::kLong).unsqueeze(0).to(device_);  // [1, S]
+    const auto positions = std::max(decode_positions(n, max_source_tokens() + 2), decode.max_length);
+    aligned[&tokens] =
+        unknown_word_alignments(loaded_.model, src, {&t.tokens}, {&tokens}, loaded_.spanish, positions, 1).front();
+  }
+  const auto words = output_words(tokens, aligned, t.tokens);
   Alternative a;
   a.raw = data::join_words(words);
   const auto& data = loaded_.info.settings.data;
-  a.text = data::detokenize(words, t.input, data.source_language(), data.target_language());
+  a.text = data::detokenize(shown_words(loaded_, tokens, words, aligned, t.input), t.input, data.source_language(),
+                            data.target_language());
   return a;
 }
 
@@ -304,34 +355,39 @@ std::vector<std::vector<std::int64_t>> Translator::split_rows(SentenceTranslatio
   return rows;
 }
 
-void Translator::finish(SentenceTranslation& t, const SplitSource& split) const {
+void Translator::finish(SentenceTranslation& t, const SplitSource& split, const UnknownAlignments& aligned) const {
   const auto& source = loaded_.info.settings.data.source_language();
   const auto& target = loaded_.info.settings.data.target_language();
-  const auto words_of = [&](const TokenList& tokens) {
-    return loaded_.spanish_subwords ? loaded_.spanish_subwords->decode(tokens) : tokens;
-  };
   if (t.parts.empty()) {
-    t.output_words = words_of(t.output_tokens);
-    t.text = data::detokenize(t.output_words, t.input, source, target);
+    t.output_words = output_words(t.output_tokens, aligned, t.tokens);
+    t.text = data::detokenize(shown_words(loaded_, t.output_tokens, t.output_words, aligned, t.input), t.input, source,
+                              target);
   } else {
     std::vector<std::vector<std::string>> part_words;
     for (const auto& part : t.parts) {
       t.output_tokens.insert(t.output_tokens.end(), part.output_tokens.begin(), part.output_tokens.end());
-      part_words.push_back(words_of(part.output_tokens));
-      t.output_words.insert(t.output_words.end(), part_words.back().begin(), part_words.back().end());
+      const auto words = output_words(part.output_tokens, aligned, part.tokens);
+      t.output_words.insert(t.output_words.end(), words.begin(), words.end());
+      part_words.push_back(shown_words(loaded_, part.output_tokens, words, aligned, t.input));
     }
     t.text = join_parts(split, part_words, source, target);
   }
   t.raw = data::join_words(t.output_words);
 }
 
-std::vector<Hypothesis> Translator::translate_whole(SentenceTranslation& t, const DecodeOptions& decode) {
+std::vector<Hypothesis> Translator::translate_whole(SentenceTranslation& t, const DecodeOptions& decode,
+                                                    UnknownAlignments& aligned) {
   const auto n = static_cast<std::int64_t>(t.tokens.size());
   auto options = decode;
   options.max_length = decode_positions(n, max_source_tokens() + 2);
   const auto src = torch::tensor(source_ids(t.tokens, &t.unknown), torch::kLong).unsqueeze(0).to(device_);  // [1, n+2]
   auto hypotheses = std::move(this->decode(src, options).front());
   t.output_tokens = loaded_.spanish.decode(hypotheses.front().words);
+  if (decode.replace_unknown && has_unknown(t.output_tokens)) {
+    aligned[&t.output_tokens] = unknown_word_alignments(loaded_.model, src, {&t.tokens}, {&t.output_tokens},
+                                                        loaded_.spanish, options.max_length, 1)
+                                    .front();
+  }
   if (scores_) {
     t.log_probability = decoded_scores_apply(decode)
                             ? hypotheses.front().log_probability

@@ -6,13 +6,16 @@
 
 #include <torch/torch.h>
 
+#include "dls/data/vocabulary.h"
+
 namespace dls::eval {
 
 namespace {
 
 // The positions of `tokens` that are real tokens (not SOS or EOS), and for each its word's
 // number: a list with "▁"-marked pieces is SentencePiece's (a piece without the mark
-// continues the word before it); otherwise every token is a word.
+// continues the word before it, except after or as <unk>, which SentencePiece decodes as a
+// word of its own: " <unk> "); otherwise every token is a word.
 struct TokenWords {
   std::vector<std::int64_t> positions;
   std::vector<int> word;
@@ -24,11 +27,16 @@ TokenWords token_words(const std::vector<std::string>& tokens) {
     return t.compare(0, kWordStart.size(), kWordStart) == 0;
   });
   TokenWords words;
+  const std::string unknown = data::Vocabulary::kSpecialWords[data::Vocabulary::kUnk];
   int word = -1;
+  bool after_unknown = false;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const auto& token = tokens[i];
     if (token == "SOS" || token == "EOS") continue;
-    if (!pieces || word < 0 || token.compare(0, kWordStart.size(), kWordStart) == 0) ++word;
+    if (!pieces || word < 0 || after_unknown || token == unknown ||
+        token.compare(0, kWordStart.size(), kWordStart) == 0)
+      ++word;
+    after_unknown = token == unknown;
     words.positions.push_back(static_cast<std::int64_t>(i));
     words.word.push_back(word);
   }
@@ -39,16 +47,24 @@ TokenWords token_words(const std::vector<std::string>& tokens) {
 
 std::vector<AlignmentPoint> hard_alignment(const TranslationAttention& maps) {
   if (maps.cross.empty()) throw std::invalid_argument("word alignment: no cross-attention");
-  const auto source = token_words(maps.source), target = token_words(maps.target);
+  return hard_alignment(maps.source, maps.target, maps.cross.back().mean(0));
+}
+
+std::vector<AlignmentPoint> hard_alignment(const std::vector<std::string>& source_labels,
+                                           const std::vector<std::string>& target_labels,
+                                           const torch::Tensor& weights) {
+  const auto source = token_words(source_labels), target = token_words(target_labels);
   if (source.positions.empty() || target.positions.empty()) return {};
   const auto index = [](const std::vector<std::int64_t>& p) { return torch::tensor(p, torch::kLong); };
   // A word is written by the step whose query is the token before it (SOS for the first):
-  // that row of the last layer, its heads averaged, over the real source tokens.
+  // that row, over the real source tokens.
   std::vector<std::int64_t> writers;
   for (const auto p : target.positions) writers.push_back(p - 1);
-  const auto weights =
-      maps.cross.back().mean(0).index_select(0, index(writers)).index_select(1, index(source.positions));
-  const auto best = weights.argmax(1).contiguous();  // [target tokens]
+  const auto best = weights.to(torch::kCPU, torch::kFloat)
+                        .index_select(0, index(writers))
+                        .index_select(1, index(source.positions))
+                        .argmax(1)
+                        .contiguous();  // [target tokens]
   std::vector<AlignmentPoint> points;
   for (std::size_t t = 0; t < target.positions.size(); ++t) {
     points.push_back({source.word[static_cast<std::size_t>(best[static_cast<std::int64_t>(t)].item<std::int64_t>())],

@@ -186,8 +186,8 @@ int evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string& 
     // A translation's or an image's flags, which a language model's report would not read.
     for (const auto* flag :
          {"--beam", "--length-penalty", "--coverage-penalty", "--n-best", "--sample", "--dlstudio-decode", "--samples",
-          "--test-src", "--test-tgt", "--src-column", "--tgt-column", "--ensemble", "--alignments", "--attention-maps",
-          "--output-dir", "--data-dir", "--test-subset", "--attention-images"}) {
+          "--test-src", "--test-tgt", "--src-column", "--tgt-column", "--ensemble", "--alignments", "--replace-unk",
+          "--attention-maps", "--output-dir", "--data-dir", "--test-subset", "--attention-images"}) {
       if (command.was_given(flag))
         throw std::runtime_error(std::string(flag) + ": not for a language model (" + model +
                                  "); its report takes --test, --data, --limit and --json");

@@ -292,7 +292,8 @@ struct Evaluated {
   ChrfScore chrf;
   std::string model_name;
   std::vector<std::vector<std::string>> hypotheses;
-  std::vector<bool> finished;  // per hypothesis: ended by EOS
+  std::vector<bool> finished;        // per hypothesis: ended by EOS
+  std::size_t unknown_replaced = 0;  // --replace-unk: the <unk> words replaced by source words
 };
 
 Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& request, const torch::Device& device,
@@ -302,7 +303,8 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   *sentences = sentences_for(loaded.info, request, cache, datasets);
   const auto& options = loaded.info.settings;
   const auto padding = options.padding();
-  const auto encoded = data::encode_pairs(model_tokens(loaded, *sentences), {}, loaded.english, loaded.spanish,
+  const auto tokens = model_tokens(loaded, *sentences);
+  const auto encoded = data::encode_pairs(tokens, {}, loaded.english, loaded.spanish,
                                           static_cast<int>(loaded.model.max_seq_length()), padding);
   LossOptions loss_options;
   loss_options.dlstudio = options.dlstudio_loss;
@@ -320,8 +322,17 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
       device,
       util::default_batch_chunks(
           !loaded.model.is_rnn() && loaded.model.transformer()->config().transformer().flattened(), decode.workers));
+  // --replace-unk: each row's source as encoded (tokens) and as words.
+  std::vector<std::vector<std::string>> source_tokens, source_words;
+  if (decode.replace_unknown) {
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      source_tokens.push_back(tokens[i].english);
+      source_words.push_back(sentences->pairs[i].english);
+    }
+  }
+  const eval::SourceSentences sources{source_tokens, source_words};
   auto translated = translate_and_score(loaded.model, encoded.src, loaded.spanish, references, decode,
-                                        loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr);
+                                        loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr, &sources);
   e.summary.bleu = translated.bleu.bleu;
   e.summary.sacrebleu = translated.sacrebleu.score;
   e.summary.sentences_per_s = translated.sentences_per_s;
@@ -333,6 +344,7 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   e.model_name = loaded.model.name();
   e.hypotheses = std::move(translated.hypotheses);
   e.finished = std::move(translated.finished);
+  e.unknown_replaced = translated.unknown_replaced;
   return e;
 }
 
@@ -373,6 +385,7 @@ void write_seq2seq_json(std::ostream& out, const std::vector<Evaluated>& all, st
   json.begin_object()
       .field("kind", "seq2seq")
       .field("decode", to_string(request.decode.method))
+      .field("replace_unk", request.decode.replace_unknown)
       .field("linear_weights", int8_linear_enabled() ? "int8" : "fp32")  // "int8" under --quantize int8
       .field("sentences", sentences.pairs.size())
       .field("data", sentences.description)
@@ -395,8 +408,9 @@ void write_seq2seq_json(std::ostream& out, const std::vector<Evaluated>& all, st
     detail::add_field_scores(json, e.sacrebleu, e.chrf);
     json.field("val_loss", e.summary.val_loss)
         .field("sentences_per_s", e.summary.sentences_per_s)
-        .field("diverged", e.summary.diverged)
-        .end_object();
+        .field("diverged", e.summary.diverged);
+    if (request.decode.replace_unknown) json.field("unknown_replaced", e.unknown_replaced);
+    json.end_object();
   }
   json.end_array().field("best", all[best].summary.path).key("skipped").begin_array();
   for (const auto& f : skipped) json.value(f);
@@ -414,7 +428,9 @@ void write_seq2seq_table(std::ostream& out, const std::vector<Evaluated>& all,
                          const std::vector<CheckpointBleu>& results, std::size_t best, const ScoredSentences& sentences,
                          const Seq2SeqEvalRequest& request, const std::vector<std::string>& files,
                          const std::vector<std::string>& skipped) {
-  out << "Scored on the " << sentences.description << ", " << to_string(request.decode.method) << " decoding\n";
+  out << "Scored on the " << sentences.description << ", " << to_string(request.decode.method) << " decoding"
+      << (request.decode.replace_unknown ? ", each <unk> replaced by its aligned source word (--replace-unk)" : "")
+      << "\n";
   util::Table table(
       {"checkpoint", "epochs", "step", kNltkBleuHeader, "sacreBLEU 0-100", "chrF2 0-100", "val loss", "sent/s", ""},
       {util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kRight, util::Align::kRight,
@@ -439,6 +455,10 @@ void write_seq2seq_table(std::ostream& out, const std::vector<Evaluated>& all,
     out << diverged << " checkpoint(s) diverged: BLEU fell below a fifth of an earlier best\n";
   }
   for (const auto& path : skipped) out << "skipped (unreadable): " << path << "\n";
+  if (request.decode.replace_unknown) {
+    out << "--replace-unk: " << all[best].unknown_replaced
+        << " <unk> words replaced by source words in the best checkpoint's translations\n";
+  }
   out << "Best checkpoint: " << results[best].path << " (NLTK BLEU " << fixed_or_nan(results[best].bleu, 4) << " of 1; "
       << all[best].model_name << ")\n  sacreBLEU: " << all[best].sacrebleu.line() << ", " << all[best].chrf.line()
       << "\n";

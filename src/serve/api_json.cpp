@@ -289,7 +289,8 @@ double round_significant(double value, int digits) {
 
 TranslateCall parse_translate_call(const std::string& body, const ServeLimits& limits) {
   const json request = parse_object(body, limits.max_sentences + kFieldValues);
-  check_fields(request, {"sentences", "beam", "n_best", "alignment", "length_penalty", "coverage_penalty", "sample"});
+  check_fields(request, {"sentences", "beam", "n_best", "alignment", "replace_unk", "length_penalty",
+                         "coverage_penalty", "sample"});
   if (!request.contains("sentences")) throw ApiError(400, "missing field \"sentences\" (a list of strings)");
   const auto& sentences = request["sentences"];
   if (!sentences.is_array()) throw ApiError(400, "\"sentences\" must be a list of strings");
@@ -313,9 +314,11 @@ TranslateCall parse_translate_call(const std::string& body, const ServeLimits& l
     }
     call.n_best = static_cast<int>(n.get<long long>());
   }
-  if (request.contains("alignment") && !request["alignment"].is_null()) {
-    if (!request["alignment"].is_boolean()) throw ApiError(400, "\"alignment\" must be true or false");
-    call.alignment = request["alignment"].get<bool>();
+  for (const auto& [name, value] :
+       {std::pair{"alignment", &call.alignment}, std::pair{"replace_unk", &call.decode.replace_unknown}}) {
+    if (!request.contains(name) || request[name].is_null()) continue;
+    if (!request[name].is_boolean()) throw ApiError(400, "\"" + std::string(name) + "\" must be true or false");
+    *value = request[name].get<bool>();
   }
   call.decode.length_penalty = read_beam_penalty(request, "length_penalty", beam);
   call.decode.coverage_penalty = read_beam_penalty(request, "coverage_penalty", beam);

@@ -33,6 +33,7 @@ eval::DecodeOptions decode_options(const DecodeSetting& setting, std::size_t sen
   decode.n_best = decode.beam_size;  // beam search holds them all: a request's "n_best" costs nothing more
   decode.length_penalty = setting.length_penalty;
   decode.coverage_penalty = setting.coverage_penalty;
+  decode.replace_unknown = setting.replace_unknown;
   decode.sampling = setting.sampling;
   decode.batch_size = static_cast<std::int64_t>(std::max<std::size_t>(1, sentences));  // the batch in one pass
   return decode;

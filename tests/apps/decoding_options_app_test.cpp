@@ -3,7 +3,8 @@
 // first is --beam's translation (and "n_best" in JSON and in the server's answer);
 // --alignments after " ||| " (and "alignment" in JSON and the server), the library's;
 // --sample repeatable with its --seed and different with another; --ensemble of the run
-// with itself translating as the run alone; and each misuse refused in one line.
+// with itself translating as the run alone; --replace-unk as the library replaces (and
+// "replace_unk" in the server); and each misuse refused in one line.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -184,6 +185,53 @@ TEST(DecodingOptionsApp, TheServerSamplesAndPenalisesAsTheLibrary) {
     EXPECT_EQ(drawn[i]["translation"], sampled[i].text) << kSentences[i];
     EXPECT_EQ(ranked[i]["translation"], beamed[i].text) << kSentences[i];
   }
+}
+
+// --replace-unk on the run whose vocabularies keep 30 words: the translations, the report's
+// BLEU and the server's answers have each <unk> replaced as the library replaces it.
+TEST(DecodingOptionsApp, ReplaceUnkCopiesSourceWordsAsTheLibraryDoes) {
+  const std::vector<std::string> sentences = {"I eat the bread.", "We see the dog.", "They drink the water."};
+  const auto run = test::small_vocabulary_seq2seq_run().string();
+  auto translator = eval::Translator::load(run);
+  eval::DecodeOptions replacing;
+  replacing.replace_unknown = true;
+  const auto plain = translator.translate(sentences);
+  const auto replaced = translator.translate(sentences, replacing);
+  std::string args = run + " --threads 1 --raw";
+  for (const auto& s : sentences) args += " --translate \"" + s + "\"";
+  const auto unreplaced = test::run_program("apps/checkpoint_eval", args, "unk_plain");
+  ASSERT_EQ(unreplaced.status, 0) << unreplaced.err;
+  EXPECT_NE(unreplaced.out.find("<unk>"), std::string::npos) << "the 30-word run should write <unk>";
+  const auto copied = test::run_program("apps/checkpoint_eval", args + " --replace-unk", "unk_replaced");
+  ASSERT_EQ(copied.status, 0) << copied.err;
+  const auto lines = test::lines_of(copied.out);
+  ASSERT_EQ(lines.size(), sentences.size()) << copied.out;
+  for (std::size_t i = 0; i < sentences.size(); ++i) {
+    EXPECT_EQ(lines[i], replaced[i].raw);
+    EXPECT_NE(replaced[i].raw, plain[i].raw) << "each of these sentences has an <unk> to replace";
+  }
+
+  const auto report =
+      test::run_program("apps/checkpoint_eval", "report " + run + " --threads 1 --replace-unk --json", "unk_report");
+  ASSERT_EQ(report.status, 0) << report.err;
+  const auto scored = json::parse(report.out);
+  EXPECT_EQ(scored["replace_unk"], true);
+  ASSERT_FALSE(scored["checkpoints"].empty());
+  for (const auto& checkpoint : scored["checkpoints"]) EXPECT_GT(checkpoint["unknown_replaced"].get<int>(), 0);
+
+  test::TranslateServerProcess server(run, {}, "decoding_options_replace_unk");
+  ASSERT_GT(server.port(), 0) << server.process().stderr_text();
+  const auto answer = server.client()->Post(
+      "/translate", json({{"sentences", sentences}, {"replace_unk", true}}).dump(), "application/json");
+  ASSERT_TRUE(answer && answer->status == 200) << (answer ? answer->body : "no answer");
+  const auto translations = json::parse(answer->body)["translations"];
+  ASSERT_EQ(translations.size(), sentences.size());
+  for (std::size_t i = 0; i < sentences.size(); ++i) EXPECT_EQ(translations[i]["raw"], replaced[i].raw);
+  const auto wrong = server.client()->Post("/translate", json({{"sentences", sentences}, {"replace_unk", 1}}).dump(),
+                                           "application/json");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 400);
+  EXPECT_EQ(json::parse(wrong->body)["error"], "\"replace_unk\" must be true or false") << wrong->body;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ list(APPEND DLS_TEST_SOURCES
   eval/decoding_options_test.cpp
   eval/rnn_decoding_test.cpp
   eval/word_alignment_test.cpp
+  eval/unknown_words_test.cpp
   eval/long_sentences_test.cpp
   eval/sacrebleu_test.cpp
   eval/seq2seq_evaluation_test.cpp

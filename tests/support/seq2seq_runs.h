@@ -72,6 +72,19 @@ inline const std::filesystem::path& reversed_seq2seq_run() {
   return run;
 }
 
+// The tiny model with only the 30 most frequent training words of each language
+// (--max-vocab 30), in `layout`: about half the nouns read and are written as <unk>, the runs
+// that --replace-unk's tests translate. Trained once per process and layout, on first use.
+inline const std::filesystem::path& small_vocabulary_seq2seq_run(Layout layout = Layout::kDLStudio) {
+  static std::map<Layout, std::filesystem::path> runs;
+  auto found = runs.find(layout);
+  if (found != runs.end()) return found->second;
+  auto setup = tiny_seq2seq_setup(fresh_temp_dir("small_vocabulary_seq2seq_run_" + to_string(layout)));
+  setup.model.transformer().layout(layout);
+  setup.data.max_vocab = 30;
+  return runs.emplace(layout, train_fixture_run(setup)).first->second;
+}
+
 // The tiny run's settings with a small RNN encoder-decoder instead (--preset rnn-bahdanau's
 // architecture: a bidirectional GRU, additive attention before each step), E = H = 32.
 inline settings::Seq2SeqTrainSettings tiny_rnn_setup(const std::filesystem::path& run_dir) {

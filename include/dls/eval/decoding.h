@@ -39,6 +39,10 @@ struct DecodeOptions {
   // the sentence's row in the call and the position, so the same rows and seed give the same
   // samples whatever the batch size or workers.
   SamplingOptions sampling;
+  // After decoding, not by it: each <unk> written replaced by the source word aligned to it
+  // (unknown_words.h; OpenNMT's -replace_unk), by Translator::translate and by
+  // translate_and_score given the source words; decode_batch() and translate() leave <unk>.
+  bool replace_unknown = false;
   std::int64_t batch_size = 256;  // sentences decoded together (translate())
   // Positions of a translation, SOS and EOS included: at most max_length - 1 words follow
   // SOS (0: the model's L). Another value only for the layouts that are not dlstudio

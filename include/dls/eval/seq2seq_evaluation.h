@@ -28,18 +28,28 @@ struct TranslationResult {
   // An unknown word is the text "<unk>" there, three 13a tokens that match nothing.
   SacreBleuScore sacrebleu;
   ChrfScore chrf;
-  double seconds = 0;  // decoding time
+  std::size_t unknown_replaced = 0;  // DecodeOptions::replace_unknown: the <unk> words replaced
+  double seconds = 0;                // decoding time
   double sentences_per_s = 0;
+};
+
+// The source sentences of src's rows, for DecodeOptions::replace_unknown: each row's tokens
+// (words or pieces, as encoded in the row) and its words.
+struct SourceSentences {
+  const std::vector<std::vector<std::string>>& tokens;
+  const std::vector<std::vector<std::string>>& words;
 };
 
 // Translates every row of src [N, L] and scores the words against one reference per
 // sentence (SOS/EOS/<pad> stripped from both sides). With subword units (`subwords` not
 // nullptr) the decoded pieces are detokenised into words first, so that the scores compare
-// with word-level runs'.
+// with word-level runs'. options.replace_unknown: each <unk> written becomes the source word
+// aligned to it (unknown_words.h, as Translator::translate does), which needs `sources`.
 TranslationResult translate_and_score(const TranslationModel& model, const torch::Tensor& src,
                                       const data::Vocabulary& spanish,
                                       const std::vector<std::vector<std::string>>& references,
-                                      const DecodeOptions& options = {}, const data::SubwordModel* subwords = nullptr);
+                                      const DecodeOptions& options = {}, const data::SubwordModel* subwords = nullptr,
+                                      const SourceSentences* sources = nullptr);
 
 // DLStudio's printout of one pair and its translation, marked [CORRECT] when the
 // translation equals the reference word for word:

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -70,7 +71,9 @@ struct SentenceTranslation {
   std::vector<std::string> tokens;         // what the encoder reads: the words, or their pieces
   std::vector<std::string> unknown;        // source tokens not in the vocabulary (read as <unk>)
   std::vector<std::string> output_tokens;  // what the decoder wrote (words or pieces), no SOS/EOS
-  std::vector<std::string> output_words;   // those as words (pieces joined), lowercase as trained
+  std::vector<std::string> output_words;   // those as words (pieces joined), lowercase as trained; with
+                                           // DecodeOptions::replace_unknown, each <unk> there (not in
+                                           // output_tokens) replaced by its aligned source word
   std::string raw;                         // output_words joined by spaces: what BLEU scores
   std::string text;                        // for people: capitalised, punctuation as the source's
   double log_probability = NAN;            // sum over the output tokens and EOS (scores on; parts: their sum)
@@ -181,11 +184,22 @@ class Translator {
   // (the others): `split` into parts that fit (long_sentences.h), t.parts and t.note set;
   // returns the parts' source ids, [L] each.
   std::vector<std::vector<std::int64_t>> split_rows(SentenceTranslation& t, SplitSource& split) const;
+  // DecodeOptions::replace_unknown: the word alignment of each output token list (a row's, a
+  // part's, a sentence's decoded whole) that holds <unk>, by its address.
+  using UnknownAlignments = std::map<const TokenList*, std::vector<AlignmentPoint>>;
+  static std::int64_t batch_rows(const DecodeOptions& decode);  // at least 1
+  // Source tokens as words (pieces joined).
+  std::vector<std::string> source_words(const TokenList& tokens) const;
+  // Output tokens as words (pieces joined), each <unk> in `aligned` replaced by its word of `source`'s.
+  std::vector<std::string> output_words(const TokenList& tokens, const UnknownAlignments& aligned,
+                                        const TokenList& source) const;
   // After decoding: t's output words, raw and display text (in parts: from those of `split`).
-  void finish(SentenceTranslation& t, const SplitSource& split) const;
+  void finish(SentenceTranslation& t, const SplitSource& split, const UnknownAlignments& aligned) const;
   // A sentence longer than L - 2 tokens in a layout that reads any length: decoded alone,
-  // up to decode_positions() positions; returns its hypotheses.
-  std::vector<Hypothesis> translate_whole(SentenceTranslation& t, const DecodeOptions& decode);
+  // up to decode_positions() positions; returns its hypotheses (and adds its output's
+  // alignment to `aligned` when DecodeOptions::replace_unknown asks for it).
+  std::vector<Hypothesis> translate_whole(SentenceTranslation& t, const DecodeOptions& decode,
+                                          UnknownAlignments& aligned);
   // log p of each output (its tokens and the EOS after them, when it fitted) given the
   // source rows `src` [N, S], `batch_size` rows per pass (a pass holds [rows, T-1, V]
   // log-probabilities); targets of max(L, tokens + 2) positions, at most `max_length`.
@@ -197,8 +211,9 @@ class Translator {
 
   // The decoding of rows src [N, L] by every model: each row's hypotheses, best first.
   std::vector<std::vector<Hypothesis>> decode(const torch::Tensor& src, const DecodeOptions& decode) const;
-  // A decoded hypothesis's words, raw and display text, for `t`'s source.
-  Alternative alternative(const SentenceTranslation& t, const TokenIds& ids) const;
+  // A decoded hypothesis's words, raw and display text, for `t`'s source (its <unk> replaced
+  // when `decode` asks for it).
+  Alternative alternative(const SentenceTranslation& t, const TokenIds& ids, const DecodeOptions& decode) const;
 
   checkpoint::LoadedSeq2Seq loaded_;
   std::vector<std::string> ensemble_files_;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <torch/types.h>
+
 #include "dls/eval/translator.h"
 
 namespace dls::eval {
@@ -16,6 +18,12 @@ namespace dls::eval {
 // are merged to their words: a target word is aligned to each source word one of its pieces
 // is aligned to. Sorted by target word, then source word, without repeats.
 std::vector<AlignmentPoint> hard_alignment(const TranslationAttention& maps);
+
+// The same from one map: `weights` [rows, cols] (a layer's heads averaged), row i the query
+// that predicts target label i+1, column j source label j; the labels as
+// TranslationAttention's source and target ("SOS", tokens, "EOS").
+std::vector<AlignmentPoint> hard_alignment(const std::vector<std::string>& source_labels,
+                                           const std::vector<std::string>& target_labels, const torch::Tensor& weights);
 
 // "0-0 1-2 2-1": source-target pairs as fairseq and Marian print them.
 std::string alignment_text(const std::vector<AlignmentPoint>& points);

@@ -161,6 +161,11 @@ struct EvalCommand {
                                      "'sentence ||| translation ||| log p' each, sentences from 0 (JSON: \"n_best\")")
                                  .range(1, 64)
                                  .only_in(decoding));
+    f(seq2seq.decode.replace_unknown,
+      Setting("", "--replace-unk",
+              "each <unk> in a translation replaced by the source word it is aligned to (the last layer's "
+              "cross-attention, as --alignments): names and numbers the vocabulary left out are copied; BLEU too")
+          .only_in(decoding));
     f(seq2seq.decode.batch_size,
       Setting("", "--batch-size",
               "sentences decoded together (default 256): fewer for a large model or long sentences on little "

@@ -27,10 +27,12 @@ class ApiError : public std::runtime_error {
 };
 
 // POST /translate {"sentences": ["..."], "beam": K, "n_best": N, "alignment": true,
-// "length_penalty": A, "coverage_penalty": B, "sample": {"temperature": T, "top_k": K,
-// "top_p": P, "seed": S}}; beam absent, 0 or 1: greedy; n_best (at most K) the N best of
-// beam search; alignment: each translation's word alignment; the penalties with beam search
-// only; sample (true, or an object with any of its fields) instead of greedy or beam search.
+// "replace_unk": true, "length_penalty": A, "coverage_penalty": B, "sample": {"temperature":
+// T, "top_k": K, "top_p": P, "seed": S}}; beam absent, 0 or 1: greedy; n_best (at most K) the
+// N best of beam search; alignment: each translation's word alignment; replace_unk: each
+// <unk> replaced by its aligned source word (DecodeOptions::replace_unknown); the penalties
+// with beam search only; sample (true, or an object with any of its fields) instead of
+// greedy or beam search.
 struct TranslateCall {
   std::vector<std::string> sentences;
   DecodeSetting decode;

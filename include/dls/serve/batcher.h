@@ -61,9 +61,10 @@ struct DecodeSetting {
   double coverage_penalty = 0.0;                     // beam search: GNMT's beta
   bool sample = false;                               // each word drawn as `sampling` says
   eval::SamplingOptions sampling;
+  bool replace_unknown = false;  // each <unk> replaced by its aligned source word
   bool shares_batch_with(const DecodeSetting& other) const {
     return !sample && !other.sample && beam == other.beam && length_penalty == other.length_penalty &&
-           coverage_penalty == other.coverage_penalty;
+           coverage_penalty == other.coverage_penalty && replace_unknown == other.replace_unknown;
   }
 };
 
