@@ -119,7 +119,7 @@ std::string CorpusStats::too_long_warning(const std::string& source, int max_wor
   return source + ": " + std::to_string(too_long) + " of " + std::to_string(pairs) + " pairs (" +
          std::to_string(100 * too_long / pairs) + " %) have a side longer than the " + std::to_string(max_words) +
          " words this model reads at once and are left out: the scores cover the other " + std::to_string(pairs_kept) +
-         " (checkpoint_eval translate --input translates every line)";
+         " (checkpoint_eval report RUN scores every pair of a test set)";
 }
 
 std::string CorpusStats::summary(int max_words) const {

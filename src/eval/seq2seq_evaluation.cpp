@@ -28,10 +28,6 @@ TranslationResult translate_and_score(const TranslationModel& model, const torch
   result.sentences_per_s = result.seconds > 0 ? static_cast<double>(ids.size()) / result.seconds : 0;
   // A translation that filled every position after SOS has capacity - 1 words and no EOS.
   const auto capacity = options.max_length > 0 ? options.max_length : model.max_seq_length();
-  std::vector<std::vector<Tokens>> refs;
-  std::vector<Tokens> hyps;
-  std::vector<std::vector<std::string>> ref_texts;
-  std::vector<std::string> hyp_texts;
   std::vector<std::vector<std::string>> outputs;
   for (const auto& row : ids) outputs.push_back(spanish.decode(row));
   std::vector<std::vector<AlignmentPoint>> aligned(ids.size());
@@ -50,12 +46,24 @@ TranslationResult translate_and_score(const TranslationModel& model, const torch
     if (!aligned[i].empty())
       result.unknown_replaced += replace_unknown_words(result.hypotheses.back(), sources->words[i], aligned[i]);
     result.finished.push_back(static_cast<std::int64_t>(ids[i].size()) < capacity - 1);
-    hyps.push_back(strip_special_tokens(result.hypotheses.back()));
+  }
+  score_translations(result, references);
+  return result;
+}
+
+void score_translations(TranslationResult& result, const std::vector<std::vector<std::string>>& references) {
+  TORCH_CHECK(result.hypotheses.size() == references.size(), "one reference per translation");
+  std::vector<std::vector<Tokens>> refs;
+  std::vector<Tokens> hyps;
+  std::vector<std::vector<std::string>> ref_texts;
+  std::vector<std::string> hyp_texts;
+  for (std::size_t i = 0; i < references.size(); ++i) {
+    hyps.push_back(strip_special_tokens(result.hypotheses[i]));
     refs.push_back({strip_special_tokens(references[i])});
     hyp_texts.push_back(data::join_words(hyps.back()));
     ref_texts.push_back({data::join_words(refs.back().front())});
   }
-  if (hyps.empty()) return result;
+  if (hyps.empty()) return;
   result.bleu = corpus_bleu(refs, hyps);
   SacreBleuOptions sacrebleu_options;
   sacrebleu_options.lowercased_text = true;
@@ -63,7 +71,6 @@ TranslationResult translate_and_score(const TranslationModel& model, const torch
   ChrfOptions chrf_options;
   chrf_options.lowercased_text = true;
   result.chrf = corpus_chrf(hyp_texts, ref_texts, chrf_options);
-  return result;
 }
 
 std::string format_sample(const std::vector<std::string>& english, const std::vector<std::string>& reference,

@@ -1,8 +1,10 @@
 #include "dls/report/seq2seq_checkpoint_report.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 #include <optional>
@@ -21,6 +23,7 @@
 #include "dls/data/token_batches.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/eval/seq2seq_evaluation.h"
+#include "dls/eval/translator.h"
 #include "dls/models/seq2seq_loss.h"
 #include "dls/util/thread_policy.h"
 #include "dls/util/csv.h"
@@ -48,7 +51,7 @@ namespace fs = std::filesystem;
 void mark_diverged(std::vector<CheckpointBleu>& results) {
   double best_before = 0;
   for (auto& r : results) {
-    r.diverged = !std::isfinite(r.val_loss) || (best_before >= 0.01 && r.bleu < 0.2 * best_before);
+    r.diverged = (r.loss_measured && !std::isfinite(r.val_loss)) || (best_before >= 0.01 && r.bleu < 0.2 * best_before);
     best_before = std::max(best_before, r.bleu);
   }
 }
@@ -116,11 +119,15 @@ void warn_of_unknown_words(const checkpoint::Seq2SeqCheckpointInfo& info, const 
 }
 
 // Test files are read once per (files, how the run reads them), whichever checkpoint asks
-// first: with the run's languages, direction and (unless the request names others) columns.
+// first: with the run's languages, direction and (unless the request names others) columns;
+// `every_pair` (a test set): however long, as sacreBLEU scores every line (model_pairs), else
+// (a run's validation files) within --max-words, as training read them.
 class CorpusCache {
  public:
-  const data::Corpus& get(const Seq2SeqEvalRequest& request, const checkpoint::Seq2SeqCheckpointInfo& info) {
+  const data::Corpus& get(const Seq2SeqEvalRequest& request, const checkpoint::Seq2SeqCheckpointInfo& info,
+                          bool every_pair) {
     auto options = info.settings.data.corpus_options();
+    if (every_pair) options.max_words = std::numeric_limits<int>::max();
     if (request.src_column > 0) options.src_column = request.src_column;
     if (request.tgt_column > 0) options.tgt_column = request.tgt_column;
     const auto key = fmt::format("{}\n{}\n{}\n{} {} {} {} {} {}", request.test_file, request.test_src, request.test_tgt,
@@ -132,9 +139,6 @@ class CorpusCache {
                                               : data::read_corpus(request.test_file, options);
       it = corpora_.emplace(key, std::move(corpus)).first;
       spdlog::info("{}: {}", it->second.source, it->second.stats.summary(options.max_words));
-      if (const auto warning = it->second.stats.too_long_warning(it->second.source, options.max_words);
-          !warning.empty())
-        spdlog::warn("{}", warning);
       warn_of_unknown_words(info, it->second.pairs, it->second.source);
     }
     return it->second;
@@ -182,11 +186,10 @@ class DatasetCache {
 ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, const Seq2SeqEvalRequest& request,
                               CorpusCache& cache, DatasetCache& datasets) {
   ScoredSentences out;
-  const int max_words = info.settings.data.max_words;
   if (!request.test_file.empty() || !request.test_src.empty()) {
-    const auto& corpus = cache.get(request, info);
+    const auto& corpus = cache.get(request, info, true);
     out.pairs = corpus.pairs;
-    out.description = "test file " + corpus.source + " [" + corpus.stats.summary(max_words) + "]";
+    out.description = "test file " + corpus.source + " [" + corpus.stats.summary(std::numeric_limits<int>::max()) + "]";
   } else {
     const auto& data = info.settings.data;
     if (!data.train_src.empty() && !request.data_path.empty()) {
@@ -205,7 +208,7 @@ ScoredSentences sentences_for(const checkpoint::Seq2SeqCheckpointInfo& info, con
       files.test_file.clear();
       files.test_src = data.valid_src;
       files.test_tgt = data.valid_tgt;
-      out.pairs = cache.get(files, info).pairs;
+      out.pairs = cache.get(files, info, false).pairs;
       out.description = "validation files " + data.valid_src + " + " + data.valid_tgt;
       spdlog::info("the training files {} + {} have moved: scoring the validation files alone", data.train_src,
                    data.train_tgt);
@@ -261,28 +264,25 @@ double epochs_done(const checkpoint::Seq2SeqCheckpointInfo& info, std::int64_t t
   return std::min(state.epochs_done(), static_cast<double>(state.completed_epochs + 1));
 }
 
-// The pairs as the model's tokens (pieces with subword units). A pair with a side longer
-// than the model's L - 2 tokens (a --test file's, in pieces) is left out of both, with a warning.
-std::vector<data::SentencePair> model_tokens(const checkpoint::LoadedSeq2Seq& loaded, ScoredSentences& sentences) {
-  auto tokens = data::tokenize_pairs(sentences.pairs, loaded.english_subwords ? &*loaded.english_subwords : nullptr,
-                                     loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr);
+// The pairs as the model's tokens (pieces with subword units), by what the model reads at once.
+struct ModelPairs {
+  std::vector<data::SentencePair> tokens;      // every pair, in order
+  std::vector<std::size_t> batched;            // a source within L - 2 tokens: decoded in batches
+  std::vector<std::size_t> longer;             // a longer source: translated as `translate` does
+  std::vector<data::SentencePair> loss_pairs;  // both sides within L - 2 tokens: the loss's
+};
+
+ModelPairs model_pairs(const checkpoint::LoadedSeq2Seq& loaded, const ScoredSentences& sentences) {
+  ModelPairs pairs;
+  pairs.tokens = data::tokenize_pairs(sentences.pairs, loaded.english_subwords ? &*loaded.english_subwords : nullptr,
+                                      loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr);
   const auto most = static_cast<std::size_t>(loaded.model.max_seq_length() - 2);
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (tokens[i].english.size() > most || tokens[i].spanish.size() > most) continue;
-    if (kept != i) {  // a self-move would empty the pair
-      tokens[kept] = std::move(tokens[i]);
-      sentences.pairs[kept] = std::move(sentences.pairs[i]);
-    }
-    ++kept;
+  for (std::size_t i = 0; i < pairs.tokens.size(); ++i) {
+    const auto& pair = pairs.tokens[i];
+    (pair.english.size() <= most ? pairs.batched : pairs.longer).push_back(i);
+    if (pair.english.size() <= most && pair.spanish.size() <= most) pairs.loss_pairs.push_back(pair);
   }
-  if (kept < tokens.size()) {
-    spdlog::warn("{} pairs left out: a side longer than the model's {} tokens", tokens.size() - kept, most);
-    if (kept == 0) throw std::runtime_error(sentences.description + ": every pair is longer than the model's L");
-    tokens.resize(kept);
-    sentences.pairs.resize(kept);
-  }
-  return tokens;
+  return pairs;
 }
 
 struct Evaluated {
@@ -294,6 +294,8 @@ struct Evaluated {
   std::vector<std::vector<std::string>> hypotheses;
   std::vector<bool> finished;        // per hypothesis: ended by EOS
   std::size_t unknown_replaced = 0;  // --replace-unk: the <unk> words replaced by source words
+  std::size_t longer_pairs = 0;      // with a source longer than the model's L - 2 tokens
+  std::size_t loss_pairs = 0;        // whose sides both fit: the validation loss's
 };
 
 Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& request, const torch::Device& device,
@@ -303,18 +305,22 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   *sentences = sentences_for(loaded.info, request, cache, datasets);
   const auto& options = loaded.info.settings;
   const auto padding = options.padding();
-  const auto tokens = model_tokens(loaded, *sentences);
-  const auto encoded = data::encode_pairs(tokens, {}, loaded.english, loaded.spanish,
-                                          static_cast<int>(loaded.model.max_seq_length()), padding);
+  const auto pairs = model_pairs(loaded, *sentences);
+  const auto length = static_cast<int>(loaded.model.max_seq_length());
   LossOptions loss_options;
   loss_options.dlstudio = options.dlstudio_loss;
-  std::vector<std::vector<std::string>> references;
-  references.reserve(sentences->pairs.size());
-  for (const auto& pair : sentences->pairs) references.push_back(pair.spanish);
 
   Evaluated e;
   e.summary.path = path;
-  e.summary.val_loss = dataset_loss(loaded.model, encoded, loss_options);
+  e.longer_pairs = pairs.longer.size();
+  e.loss_pairs = pairs.loss_pairs.size();
+  e.summary.loss_measured = !pairs.loss_pairs.empty();
+  e.summary.val_loss =
+      pairs.loss_pairs.empty()
+          ? NAN
+          : dataset_loss(loaded.model,
+                         data::encode_pairs(pairs.loss_pairs, {}, loaded.english, loaded.spanish, length, padding),
+                         loss_options);
   // One chunk per thread, but one in all for the dlstudio layout and off the CPU
   // (util/thread_policy.h).
   auto decode = request.decode;
@@ -322,17 +328,61 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
       device,
       util::default_batch_chunks(
           !loaded.model.is_rnn() && loaded.model.transformer()->config().transformer().flattened(), decode.workers));
-  // --replace-unk: each row's source as encoded (tokens) and as words.
-  std::vector<std::vector<std::string>> source_tokens, source_words;
-  if (decode.replace_unknown) {
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-      source_tokens.push_back(tokens[i].english);
-      source_words.push_back(sentences->pairs[i].english);
-    }
+  // The pairs the model reads at once, decoded in batches: their source rows [n, L], references
+  // and (--replace-unk) sources as encoded and as words.
+  std::vector<std::int64_t> ids;
+  std::vector<std::vector<std::string>> references, source_tokens, source_words;
+  for (const auto i : pairs.batched) {
+    const auto row = loaded.english.encode(pairs.tokens[i].english, length, padding);
+    ids.insert(ids.end(), row.begin(), row.end());
+    references.push_back(sentences->pairs[i].spanish);
+    source_tokens.push_back(pairs.tokens[i].english);
+    source_words.push_back(sentences->pairs[i].english);
   }
   const eval::SourceSentences sources{source_tokens, source_words};
-  auto translated = translate_and_score(loaded.model, encoded.src, loaded.spanish, references, decode,
-                                        loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr, &sources);
+  eval::TranslationResult batched;
+  if (!pairs.batched.empty()) {
+    const auto src = torch::tensor(ids, torch::kLong).view({static_cast<std::int64_t>(pairs.batched.size()), length});
+    batched = translate_and_score(loaded.model, src, loaded.spanish, references, decode,
+                                  loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr, &sources);
+  }
+  // Every pair's translation in order: the batched ones, then the longer ones as `translate` gives them.
+  eval::TranslationResult translated;
+  translated.hypotheses.resize(pairs.tokens.size());
+  translated.finished.assign(pairs.tokens.size(), true);
+  translated.unknown_replaced = batched.unknown_replaced;
+  for (std::size_t k = 0; k < pairs.batched.size(); ++k) {
+    translated.hypotheses[pairs.batched[k]] = std::move(batched.hypotheses[k]);
+    translated.finished[pairs.batched[k]] = batched.finished[k];
+  }
+  double seconds = batched.seconds;
+  if (!pairs.longer.empty()) {
+    const auto start = std::chrono::steady_clock::now();
+    eval::TranslatorOptions translator_options;
+    translator_options.device = request.device;
+    translator_options.weights = request.weights;
+    translator_options.scores = false;
+    eval::Translator translator(loaded, path, translator_options);
+    std::vector<std::string> inputs;
+    for (const auto i : pairs.longer) inputs.push_back(data::join_words(sentences->pairs[i].english));
+    auto long_decode = decode;
+    long_decode.workers = 1;  // each decoded alone or in parts
+    const auto results = translator.translate(inputs, long_decode);
+    for (std::size_t k = 0; k < pairs.longer.size(); ++k) {
+      const auto& t = results[k];
+      if (!t.ok()) continue;  // scored as an empty translation
+      translated.hypotheses[pairs.longer[k]] = t.output_words;
+      if (decode.replace_unknown)
+        translated.unknown_replaced +=
+            static_cast<std::size_t>(std::count(t.output_tokens.begin(), t.output_tokens.end(), "<unk>") -
+                                     std::count(t.output_words.begin(), t.output_words.end(), "<unk>"));
+    }
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  std::vector<std::vector<std::string>> all_references;
+  for (const auto& pair : sentences->pairs) all_references.push_back(pair.spanish);
+  eval::score_translations(translated, all_references);
+  translated.sentences_per_s = seconds > 0 ? static_cast<double>(pairs.tokens.size()) / seconds : 0;
   e.summary.bleu = translated.bleu.bleu;
   e.summary.sacrebleu = translated.sacrebleu.score;
   e.summary.sentences_per_s = translated.sentences_per_s;
@@ -388,6 +438,8 @@ void write_seq2seq_json(std::ostream& out, const std::vector<Evaluated>& all, st
       .field("replace_unk", request.decode.replace_unknown)
       .field("linear_weights", int8_linear_enabled() ? "int8" : "fp32")  // "int8" under --quantize int8
       .field("sentences", sentences.pairs.size())
+      .field("longer_pairs", all[best].longer_pairs)
+      .field("loss_pairs", all[best].loss_pairs)
       .field("data", sentences.description)
       .key("checkpoints")
       .begin_array();
@@ -431,6 +483,12 @@ void write_seq2seq_table(std::ostream& out, const std::vector<Evaluated>& all,
   out << "Scored on the " << sentences.description << ", " << to_string(request.decode.method) << " decoding"
       << (request.decode.replace_unknown ? ", each <unk> replaced by its aligned source word (--replace-unk)" : "")
       << "\n";
+  if (all[best].longer_pairs > 0) {
+    out << all[best].longer_pairs << " of the " << sentences.pairs.size()
+        << " pairs have a source longer than the model reads at once: translated as `translate` translates them "
+           "(whole, or in parts by the dlstudio layout) and scored with the others; the validation loss covers the "
+        << all[best].loss_pairs << " pairs whose sides both fit\n";
+  }
   util::Table table(
       {"checkpoint", "epochs", "step", kNltkBleuHeader, "sacreBLEU 0-100", "chrF2 0-100", "val loss", "sent/s", ""},
       {util::Align::kLeft, util::Align::kRight, util::Align::kRight, util::Align::kRight, util::Align::kRight,

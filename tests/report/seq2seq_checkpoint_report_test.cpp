@@ -139,6 +139,15 @@ TEST(CheckpointEval, DivergenceIsACollapseAfterARealScore) {
   EXPECT_FALSE(low[1].diverged);
   EXPECT_TRUE(low[2].diverged);
   EXPECT_EQ(best_checkpoint(low), 0u);
+
+  // No loss to measure (a test set of sentences all longer than the model's): not a divergence.
+  std::vector<CheckpointBleu> unmeasured(2);
+  unmeasured[0].bleu = 0.2, unmeasured[1].bleu = 0.3;
+  for (auto& r : unmeasured) r.val_loss = NAN, r.loss_measured = false;
+  mark_diverged(unmeasured);
+  EXPECT_FALSE(unmeasured[0].diverged);
+  EXPECT_FALSE(unmeasured[1].diverged);
+  EXPECT_EQ(best_checkpoint(unmeasured), 1u);
 }
 
 // bleu_vs_epoch.png: NLTK's BLEU drawn x 100, on one 0-100 scale with sacreBLEU.

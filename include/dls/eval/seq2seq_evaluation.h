@@ -51,6 +51,10 @@ TranslationResult translate_and_score(const TranslationModel& model, const torch
                                       const DecodeOptions& options = {}, const data::SubwordModel* subwords = nullptr,
                                       const SourceSentences* sources = nullptr);
 
+// result.hypotheses (words) scored against one reference each (SOS/EOS/<pad> stripped from
+// both sides): its bleu, sacrebleu and chrf, as translate_and_score scores them.
+void score_translations(TranslationResult& result, const std::vector<std::vector<std::string>>& references);
+
 // DLStudio's printout of one pair and its translation, marked [CORRECT] when the
 // translation equals the reference word for word:
 //   The input sentence pair:  ['SOS i am here EOS'] ['SOS estoy aquí EOS']

@@ -44,12 +44,13 @@ struct CheckpointBleu {
   double bleu = 0;         // NLTK's 0..1 corpus BLEU
   double sacrebleu = NAN;  // sacreBLEU's BLEU, 0..100
   double val_loss = 0;
+  bool loss_measured = true;  // false: no pair had both sides within the model's L (val_loss NaN)
   double sentences_per_s = 0;
   bool diverged = false;
 };
 
 // A checkpoint diverged when its BLEU fell below a fifth of the best BLEU before it while
-// that best was a real score (>= 0.01), or when its loss is not finite.
+// that best was a real score (>= 0.01), or when its measured loss is not finite.
 void mark_diverged(std::vector<CheckpointBleu>& results);
 
 // The checkpoint with the highest BLEU among those not diverged (the first of equals);

@@ -371,7 +371,9 @@ void Seq2SeqTask::finish(const std::string& run_dir) {
   if (data_.test_tokens.size() > 0) score_test_set(last_workers_);
 }
 
-// --test-src/--test-tgt: the final weights, greedy decoding, as checkpoint_eval scores them.
+// --test-src/--test-tgt: the final weights, greedy decoding, on the test pairs within
+// --max-words, as the data read them (checkpoint_eval report RUN --test-src/--test-tgt scores
+// every pair, the longer ones translated whole or in parts).
 void Seq2SeqTask::score_test_set(int workers) {
   std::vector<std::vector<std::string>> references;
   for (const auto& pair : data_.test.pairs) references.push_back(pair.spanish);
