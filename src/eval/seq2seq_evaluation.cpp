@@ -24,8 +24,6 @@ TranslationResult translate_and_score(const TranslationModel& model, const torch
   const auto start = std::chrono::steady_clock::now();
   const auto ids = translate(model, src.to(device), data::Vocabulary::kSos, data::Vocabulary::kEos, options);
   TranslationResult result;
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.sentences_per_s = result.seconds > 0 ? static_cast<double>(ids.size()) / result.seconds : 0;
   // A translation that filled every position after SOS has capacity - 1 words and no EOS.
   const auto capacity = options.max_length > 0 ? options.max_length : model.max_seq_length();
   std::vector<std::vector<std::string>> outputs;
@@ -40,6 +38,8 @@ TranslationResult translate_and_score(const TranslationModel& model, const torch
     aligned = unknown_word_alignments(model, src.to(device), source_tokens, written, spanish, capacity,
                                       std::max<std::int64_t>(1, options.batch_size));
   }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.sentences_per_s = result.seconds > 0 ? static_cast<double>(ids.size()) / result.seconds : 0;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const auto& tokens = outputs[i];
     result.hypotheses.push_back(subwords != nullptr ? subwords->decode(tokens) : tokens);

@@ -49,7 +49,7 @@ std::vector<std::vector<AlignmentPoint>> unknown_word_alignments(
     const auto n = std::min(std::max<std::int64_t>(1, batch_size), count - first);
     // Targets [n, positions]: SOS, the output (as much as fits), EOS, EOS after it (a causal
     // decoder's rows up to the EOS do not read what follows).
-    auto tgt = torch::full({n, positions}, data::Vocabulary::kEos, torch::kLong);
+    std::vector<std::int64_t> ids(static_cast<std::size_t>(n * positions), data::Vocabulary::kEos);
     std::vector<Translator::TokenList> written(static_cast<std::size_t>(n));
     std::vector<bool> ended(static_cast<std::size_t>(n));
     for (std::int64_t k = 0; k < n; ++k) {
@@ -58,10 +58,11 @@ std::vector<std::vector<AlignmentPoint>> unknown_word_alignments(
       if (static_cast<std::int64_t>(output.size()) > positions - 1)
         output.resize(static_cast<std::size_t>(positions - 1));
       ended[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(output.size()) < positions - 1;
-      tgt[k][0] = data::Vocabulary::kSos;
-      for (std::size_t i = 0; i < output.size(); ++i)
-        tgt[k][static_cast<std::int64_t>(i) + 1] = target.index_of(output[i]);
+      auto* row = ids.data() + k * positions;
+      row[0] = data::Vocabulary::kSos;
+      for (std::size_t i = 0; i < output.size(); ++i) row[i + 1] = target.index_of(output[i]);
     }
+    const auto tgt = torch::tensor(ids, torch::kLong).view({n, positions});
     const auto chosen =
         torch::tensor(std::vector<std::int64_t>(rows.begin() + first, rows.begin() + first + n), torch::kLong)
             .to(src.device());
