@@ -41,7 +41,8 @@ struct DecodeOptions {
   SamplingOptions sampling;
   // After decoding, not by it: each <unk> written replaced by the source word aligned to it
   // (unknown_words.h; OpenNMT's -replace_unk), by Translator::translate and by
-  // translate_and_score given the source words; decode_batch() and translate() leave <unk>.
+  // translate_and_score given the source words; this file's decode_batch() and translate()
+  // leave <unk>.
   bool replace_unknown = false;
   std::int64_t batch_size = 256;  // sentences decoded together (translate())
   // Positions of a translation, SOS and EOS included: at most max_length - 1 words follow
