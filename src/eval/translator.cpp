@@ -273,9 +273,12 @@ std::vector<SentenceTranslation> Translator::translate(const std::vector<std::st
   }
   for (auto& [t, hypotheses] : n_best) {
     if (decode.n_best <= 1) continue;
-    for (const auto& h : hypotheses) {
-      t->n_best.push_back(alternative(*t, h.words, decode));
-      t->n_best.back().log_probability = h.log_probability;
+    std::vector<TokenList> outputs;
+    for (const auto& h : hypotheses) outputs.push_back(loaded_.spanish.decode(h.words));
+    const auto aligned_n_best = decode.replace_unknown ? n_best_alignments(*t, outputs, decode) : UnknownAlignments{};
+    for (std::size_t k = 0; k < hypotheses.size(); ++k) {
+      t->n_best.push_back(alternative(*t, outputs[k], aligned_n_best));
+      t->n_best.back().log_probability = hypotheses[k].log_probability;
     }
   }
   // A sentence translated in parts has one entry: the parts' best, joined (each part's n best
@@ -312,17 +315,27 @@ std::vector<std::string> Translator::output_words(const TokenList& tokens, const
   return words;
 }
 
-Alternative Translator::alternative(const SentenceTranslation& t, const TokenIds& ids,
-                                    const DecodeOptions& decode) const {
-  const auto tokens = loaded_.spanish.decode(ids);
+Translator::UnknownAlignments Translator::n_best_alignments(const SentenceTranslation& t,
+                                                            const std::vector<TokenList>& outputs,
+                                                            const DecodeOptions& decode) const {
+  const auto rows = static_cast<std::int64_t>(outputs.size());
+  const auto src =
+      torch::tensor(source_ids(t.tokens), torch::kLong).unsqueeze(0).expand({rows, -1}).to(device_);  // [K, S]
+  const auto positions = std::max(decode_positions(static_cast<std::int64_t>(t.tokens.size()), max_source_tokens() + 2),
+                                  decode.max_length);
+  std::vector<const TokenList*> sources(outputs.size(), &t.tokens), written;
+  for (const auto& output : outputs) written.push_back(&output);
+  const auto found =
+      unknown_word_alignments(loaded_.model, src, sources, written, loaded_.spanish, positions, batch_rows(decode));
   UnknownAlignments aligned;
-  if (decode.replace_unknown && has_unknown(tokens)) {
-    const auto n = static_cast<std::int64_t>(t.tokens.size());
-    const auto src = torch::tensor(source_ids(t.tokens), torch::kLong).unsqueeze(0).to(device_);  // [1, S]
-    const auto positions = std::max(decode_positions(n, max_source_tokens() + 2), decode.max_length);
-    aligned[&tokens] =
-        unknown_word_alignments(loaded_.model, src, {&t.tokens}, {&tokens}, loaded_.spanish, positions, 1).front();
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    if (!found[k].empty()) aligned[written[k]] = found[k];
   }
+  return aligned;
+}
+
+Alternative Translator::alternative(const SentenceTranslation& t, const TokenList& tokens,
+                                    const UnknownAlignments& aligned) const {
   const auto words = output_words(tokens, aligned, t.tokens);
   Alternative a;
   a.raw = data::join_words(words);

@@ -1,7 +1,6 @@
 #include "dls/report/seq2seq_checkpoint_report.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -23,7 +22,6 @@
 #include "dls/data/token_batches.h"
 #include "dls/layers/int8_linear.h"
 #include "dls/eval/seq2seq_evaluation.h"
-#include "dls/eval/translator.h"
 #include "dls/models/seq2seq_loss.h"
 #include "dls/util/thread_policy.h"
 #include "dls/util/csv.h"
@@ -37,6 +35,7 @@
 #include "dls/util/create_folder.h"
 #include "report/score_json.h"
 #include "report/output_folder.h"
+#include "report/pair_translation.h"
 
 namespace dls::report {
 
@@ -264,27 +263,6 @@ double epochs_done(const checkpoint::Seq2SeqCheckpointInfo& info, std::int64_t t
   return std::min(state.epochs_done(), static_cast<double>(state.completed_epochs + 1));
 }
 
-// The pairs as the model's tokens (pieces with subword units), by what the model reads at once.
-struct ModelPairs {
-  std::vector<data::SentencePair> tokens;      // every pair, in order
-  std::vector<std::size_t> batched;            // a source within L - 2 tokens: decoded in batches
-  std::vector<std::size_t> longer;             // a longer source: translated as `translate` does
-  std::vector<data::SentencePair> loss_pairs;  // both sides within L - 2 tokens: the loss's
-};
-
-ModelPairs model_pairs(const checkpoint::LoadedSeq2Seq& loaded, const ScoredSentences& sentences) {
-  ModelPairs pairs;
-  pairs.tokens = data::tokenize_pairs(sentences.pairs, loaded.english_subwords ? &*loaded.english_subwords : nullptr,
-                                      loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr);
-  const auto most = static_cast<std::size_t>(loaded.model.max_seq_length() - 2);
-  for (std::size_t i = 0; i < pairs.tokens.size(); ++i) {
-    const auto& pair = pairs.tokens[i];
-    (pair.english.size() <= most ? pairs.batched : pairs.longer).push_back(i);
-    if (pair.english.size() <= most && pair.spanish.size() <= most) pairs.loss_pairs.push_back(pair);
-  }
-  return pairs;
-}
-
 struct Evaluated {
   CheckpointBleu summary;
   BleuScore score;
@@ -305,7 +283,7 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   *sentences = sentences_for(loaded.info, request, cache, datasets);
   const auto& options = loaded.info.settings;
   const auto padding = options.padding();
-  const auto pairs = model_pairs(loaded, *sentences);
+  const auto pairs = detail::model_pairs(loaded, sentences->pairs);
   const auto length = static_cast<int>(loaded.model.max_seq_length());
   LossOptions loss_options;
   loss_options.dlstudio = options.dlstudio_loss;
@@ -328,61 +306,7 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
       device,
       util::default_batch_chunks(
           !loaded.model.is_rnn() && loaded.model.transformer()->config().transformer().flattened(), decode.workers));
-  // The pairs the model reads at once, decoded in batches: their source rows [n, L], references
-  // and (--replace-unk) sources as encoded and as words.
-  std::vector<std::int64_t> ids;
-  std::vector<std::vector<std::string>> references, source_tokens, source_words;
-  for (const auto i : pairs.batched) {
-    const auto row = loaded.english.encode(pairs.tokens[i].english, length, padding);
-    ids.insert(ids.end(), row.begin(), row.end());
-    references.push_back(sentences->pairs[i].spanish);
-    source_tokens.push_back(pairs.tokens[i].english);
-    source_words.push_back(sentences->pairs[i].english);
-  }
-  const eval::SourceSentences sources{source_tokens, source_words};
-  eval::TranslationResult batched;
-  if (!pairs.batched.empty()) {
-    const auto src = torch::tensor(ids, torch::kLong).view({static_cast<std::int64_t>(pairs.batched.size()), length});
-    batched = translate_and_score(loaded.model, src, loaded.spanish, references, decode,
-                                  loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr, &sources);
-  }
-  // Every pair's translation in order: the batched ones, then the longer ones as `translate` gives them.
-  eval::TranslationResult translated;
-  translated.hypotheses.resize(pairs.tokens.size());
-  translated.finished.assign(pairs.tokens.size(), true);
-  translated.unknown_replaced = batched.unknown_replaced;
-  for (std::size_t k = 0; k < pairs.batched.size(); ++k) {
-    translated.hypotheses[pairs.batched[k]] = std::move(batched.hypotheses[k]);
-    translated.finished[pairs.batched[k]] = batched.finished[k];
-  }
-  double seconds = batched.seconds;
-  if (!pairs.longer.empty()) {
-    const auto start = std::chrono::steady_clock::now();
-    eval::TranslatorOptions translator_options;
-    translator_options.device = request.device;
-    translator_options.weights = request.weights;
-    translator_options.scores = false;
-    eval::Translator translator(loaded, path, translator_options);
-    std::vector<std::string> inputs;
-    for (const auto i : pairs.longer) inputs.push_back(data::join_words(sentences->pairs[i].english));
-    auto long_decode = decode;
-    long_decode.workers = 1;  // each decoded alone or in parts
-    const auto results = translator.translate(inputs, long_decode);
-    for (std::size_t k = 0; k < pairs.longer.size(); ++k) {
-      const auto& t = results[k];
-      if (!t.ok()) continue;  // scored as an empty translation
-      translated.hypotheses[pairs.longer[k]] = t.output_words;
-      if (decode.replace_unknown)
-        translated.unknown_replaced +=
-            static_cast<std::size_t>(std::count(t.output_tokens.begin(), t.output_tokens.end(), "<unk>") -
-                                     std::count(t.output_words.begin(), t.output_words.end(), "<unk>"));
-    }
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-  std::vector<std::vector<std::string>> all_references;
-  for (const auto& pair : sentences->pairs) all_references.push_back(pair.spanish);
-  eval::score_translations(translated, all_references);
-  translated.sentences_per_s = seconds > 0 ? static_cast<double>(pairs.tokens.size()) / seconds : 0;
+  auto translated = detail::translate_every_pair(loaded, path, sentences->pairs, pairs, decode, request.device);
   e.summary.bleu = translated.bleu.bleu;
   e.summary.sacrebleu = translated.sacrebleu.score;
   e.summary.sentences_per_s = translated.sentences_per_s;

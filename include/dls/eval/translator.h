@@ -211,9 +211,14 @@ class Translator {
 
   // The decoding of rows src [N, L] by every model: each row's hypotheses, best first.
   std::vector<std::vector<Hypothesis>> decode(const torch::Tensor& src, const DecodeOptions& decode) const;
+  // DecodeOptions::replace_unknown: the alignments of t's n best `outputs` that hold <unk>,
+  // from one teacher-forced pass over all of them.
+  UnknownAlignments n_best_alignments(const SentenceTranslation& t, const std::vector<TokenList>& outputs,
+                                      const DecodeOptions& decode) const;
   // A decoded hypothesis's words, raw and display text, for `t`'s source (its <unk> replaced
-  // when `decode` asks for it).
-  Alternative alternative(const SentenceTranslation& t, const TokenIds& ids, const DecodeOptions& decode) const;
+  // where `aligned` has its tokens).
+  Alternative alternative(const SentenceTranslation& t, const TokenList& tokens,
+                          const UnknownAlignments& aligned) const;
 
   checkpoint::LoadedSeq2Seq loaded_;
   std::vector<std::string> ensemble_files_;
