@@ -2,8 +2,8 @@
 // attention (POST /attention) as heat maps on <canvas>, the model's description (GET /model)
 // in the header. Plain JavaScript, no libraries, nothing fetched from outside.
 //
-// The address /?sentence=TEXT&beam=K translates TEXT at once (&map=cross&layer=2&head=1
-// choose the maps shown). For tests the page marks its state in the DOM: <body data-state>
+// The address /?sentence=TEXT&beam=K translates TEXT at once (&replace_unk=1 copies unknown
+// words from the source; &map=cross&layer=2&head=1 choose the maps shown). For tests the page marks its state in the DOM: <body data-state>
 // is loading, idle, translating, attention, done or error; each heat map's canvas carries
 // data-kind, -layer, -head (0-based), -rows, -cols, -values (row-major, 4 decimals), -sum,
 // and where its cells are drawn (data-origin-x/-y, data-cell in CSS pixels from the canvas's
@@ -32,7 +32,8 @@ const EXAMPLE_LANGUAGE = "en";
 
 const $ = (id) => document.getElementById(id);
 // sourceLanguage, targetLanguage: the model's ISO codes once GET /model has answered.
-const state = { attention: null, selected: -1, sentences: [], beam: 1, sourceLanguage: "", targetLanguage: "" };
+const state = { attention: null, selected: -1, sentences: [], beam: 1, replaceUnk: false, sourceLanguage: "",
+                targetLanguage: "" };
 
 function setState(name) { document.body.dataset.state = name; }
 
@@ -218,6 +219,7 @@ function showTranslations(data) {
   const t = data.timings || {};
   const ms = (v) => (typeof v === "number" ? `${v.toFixed(1)} ms` : "?");
   $("timings").textContent = `${data.beam > 1 ? `Beam search, width ${data.beam}` : "Greedy decoding"} · ` +
+    (state.replaceUnk ? "unknown words copied from the source · " : "") +
     `decoding ${ms(t.decode_ms)}, waiting in the queue ${ms(t.queue_ms)}, in all ${ms(t.total_ms)}` +
     (data.batch_sentences ? ` · decoded in a batch of ${data.batch_sentences} sentence${data.batch_sentences > 1 ? "s" : ""}` : "");
   $("results-panel").hidden = false;
@@ -231,11 +233,12 @@ async function translate() {
   }
   state.sentences = sentences;
   state.beam = beamWidth();
+  state.replaceUnk = $("replace-unk").checked;
   setState("translating");
   $("translate-button").disabled = true;
   showStatus(`Translating ${sentences.length} sentence${sentences.length > 1 ? "s" : ""}…`);
   try {
-    const data = await requestJson("POST", "/translate", { sentences, beam: state.beam });
+    const data = await requestJson("POST", "/translate", { sentences, beam: state.beam, replace_unk: state.replaceUnk });
     showTranslations(data);
     const failed = data.translations.filter((t) => t.error !== undefined).length;
     showStatus(failed ? `${failed} of ${sentences.length} could not be translated.` : "");
@@ -559,6 +562,7 @@ function start() {
     $("decoding-beam").checked = true;
     $("beam-width").value = String(beam);
   }
+  if (params.get("replace_unk") === "1") $("replace-unk").checked = true;
   if (sentence) $("sentences").value = sentence;
   // "done" comes after the model's description is in (which says whether it is a ViT).
   loadModel().then(() => {

@@ -113,15 +113,6 @@ std::string_view strip_markers(std::string_view text) {
 
 }  // namespace
 
-std::string CorpusStats::too_long_warning(const std::string& source, int max_words) const {
-  const auto pairs = pairs_kept + too_long;
-  if (too_long == 0 || 20 * too_long <= pairs) return "";
-  return source + ": " + std::to_string(too_long) + " of " + std::to_string(pairs) + " pairs (" +
-         std::to_string(100 * too_long / pairs) + " %) have a side longer than the " + std::to_string(max_words) +
-         " words this model reads at once and are left out: the scores cover the other " + std::to_string(pairs_kept) +
-         " (checkpoint_eval report RUN scores every pair of a test set)";
-}
-
 std::string CorpusStats::summary(int max_words) const {
   // No limit (lm_train reading one side of a TSV): no "too long" count to give.
   const std::string long_ones =

@@ -1,5 +1,6 @@
 #include "dls/data/seq2seq_dataset.h"
 
+#include <limits>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -77,22 +78,6 @@ std::pair<Corpus, CorpusSplit> read_and_split(const Seq2SeqDataSettings& setting
   return {std::move(corpus), std::move(split)};
 }
 
-// The test pairs as tensors [N, L] of the run's tokens, without those longer than L - 2.
-void encode_test_pairs(Seq2SeqDataset& d, Vocabulary::Padding padding) {
-  auto tokens = tokenize_pairs(d.test.pairs, d.english_subwords ? &*d.english_subwords : nullptr,
-                               d.spanish_subwords ? &*d.spanish_subwords : nullptr);
-  const auto most = static_cast<std::size_t>(d.max_len - 2);
-  std::vector<std::size_t> kept;
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (tokens[i].english.size() <= most && tokens[i].spanish.size() <= most) kept.push_back(i);
-  }
-  if (kept.empty()) throw std::runtime_error(d.test.source + ": every test pair is longer than L - 2 tokens");
-  std::vector<SentencePair> pairs;
-  for (const auto i : kept) pairs.push_back(d.test.pairs[i]);
-  d.test.pairs = std::move(pairs);
-  d.test_tokens = encode_pairs(tokens, kept, d.english, d.spanish, d.max_len, padding);
-}
-
 // The parent's words at their indices, then `sentences`' words it lacks, sorted as
 // Vocabulary::build sorts them: every index the parent's embeddings know keeps its row.
 Vocabulary extended(const Vocabulary& parent, const std::vector<std::vector<std::string>>& sentences,
@@ -155,10 +140,15 @@ Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Voca
   auto read = read_and_split(settings, stored, validation_summary);
   auto& corpus = read.first;  // references, not a structured binding: the lambda below captures them
   auto& split = read.second;
-  // Read before the SentencePiece training, so that a bad test file fails in seconds.
+  // Read before the SentencePiece training, so that a bad test file fails in seconds; every
+  // pair, however long, as sacreBLEU scores every line (the end of training translates a
+  // longer source whole or in parts: eval/pair_translation.h).
   Corpus test;
-  if (!settings.test_src.empty())
-    test = read_parallel_corpus(settings.test_src, settings.test_tgt, settings.corpus_options());
+  if (!settings.test_src.empty()) {
+    auto options = settings.corpus_options();
+    options.max_words = std::numeric_limits<int>::max();
+    test = read_parallel_corpus(settings.test_src, settings.test_tgt, options);
+  }
   std::optional<SubwordModel> english_subwords, spanish_subwords;
   if (settings.subword_units && stored != nullptr) {
     if (!stored->english_subwords || !stored->spanish_subwords) {
@@ -210,7 +200,6 @@ Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Voca
                    {},
                    std::move(validation_summary),
                    std::move(test),
-                   {},
                    std::move(inherited_summary),
                    {}};
   // The tensors index the pieces with subword units (a copy of the corpus while encoding).
@@ -224,7 +213,6 @@ Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Voca
   if (!d.split.validation.empty()) {
     d.validation = encode_pairs(tokens, d.split.validation, d.english, d.spanish, d.max_len, padding);
   }
-  if (!d.test.pairs.empty()) encode_test_pairs(d, padding);
   if (!settings.subword_units && settings.vocabulary_limits().any()) d.limits_summary = limits_summary(d, settings);
   return d;
 }
@@ -242,8 +230,8 @@ std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& d, int m
                                 d.split.training.size(), d.split.validation.size(), d.split.definition.seed, src));
   }
   if (!d.test.pairs.empty()) {
-    lines.push_back(fmt::format("{}: {}; {} test pairs fit L", d.test.source, d.test.stats.summary(max_words),
-                                d.test.pairs.size()));
+    lines.push_back(fmt::format("{}: {}; scored at the end of training", d.test.source,
+                                d.test.stats.summary(std::numeric_limits<int>::max())));
   }
   const auto unit = d.english_subwords ? "pieces" : "words";
   if (!d.inherited_summary.empty()) lines.push_back(d.inherited_summary);
@@ -277,10 +265,8 @@ std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& d, int m
   return lines;
 }
 
-std::vector<std::string> seq2seq_dataset_warnings(const Seq2SeqDataset& d, int max_words) {
+std::vector<std::string> seq2seq_dataset_warnings(const Seq2SeqDataset& d) {
   std::vector<std::string> warnings;
-  if (const auto too_long = d.test.stats.too_long_warning(d.test.source, max_words); !too_long.empty())
-    warnings.push_back(too_long);
   const std::string no_spaces =
       "a language written without spaces (Chinese, Japanese, Thai) needs its code (--src-lang/--tgt-lang: zh, ja, "
       "th) and --tokenizer sentencepiece";

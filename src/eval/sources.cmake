@@ -11,6 +11,7 @@ list(APPEND DLS_SOURCES
   eval/long_sentences.cpp
   eval/sacrebleu.cpp
   eval/translator.cpp
+  eval/pair_translation.cpp
   eval/seq2seq_evaluation.cpp
   eval/tokenizer_13a.cpp
   eval/vit_predictions.cpp

@@ -21,6 +21,7 @@
 #include "dls/data/seq2seq_dataset.h"
 #include "dls/data/token_batches.h"
 #include "dls/layers/int8_linear.h"
+#include "dls/eval/pair_translation.h"
 #include "dls/eval/seq2seq_evaluation.h"
 #include "dls/models/seq2seq_loss.h"
 #include "dls/util/thread_policy.h"
@@ -35,7 +36,6 @@
 #include "dls/util/create_folder.h"
 #include "report/score_json.h"
 #include "report/output_folder.h"
-#include "report/pair_translation.h"
 
 namespace dls::report {
 
@@ -283,7 +283,7 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
   *sentences = sentences_for(loaded.info, request, cache, datasets);
   const auto& options = loaded.info.settings;
   const auto padding = options.padding();
-  const auto pairs = detail::model_pairs(loaded, sentences->pairs);
+  const auto pairs = eval::model_pairs(loaded, sentences->pairs);
   const auto length = static_cast<int>(loaded.model.max_seq_length());
   LossOptions loss_options;
   loss_options.dlstudio = options.dlstudio_loss;
@@ -306,7 +306,7 @@ Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& reques
       device,
       util::default_batch_chunks(
           !loaded.model.is_rnn() && loaded.model.transformer()->config().transformer().flattened(), decode.workers));
-  auto translated = detail::translate_every_pair(loaded, path, sentences->pairs, pairs, decode, request.device);
+  auto translated = eval::translate_every_pair(loaded, path, sentences->pairs, pairs, decode, request.device);
   e.summary.bleu = translated.bleu.bleu;
   e.summary.sacrebleu = translated.sacrebleu.score;
   e.summary.sentences_per_s = translated.sentences_per_s;

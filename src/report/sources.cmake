@@ -4,7 +4,6 @@ list(APPEND DLS_SOURCES
   report/file_translation.cpp
   report/image_classes_report.cpp
   report/lm_checkpoint_report.cpp
-  report/pair_translation.cpp
   report/score_json.cpp
   report/sentence_translation.cpp
   report/seq2seq_checkpoint_report.cpp

@@ -231,20 +231,19 @@ TEST(Seq2SeqDataParallelTokens, TwoRanksEqualOneProcess) {
   expect_same_weights(seq2seq_weights(dir / "one"), seq2seq_weights(dir / "two"), "2 ranks, token batches");
 }
 
-// Every rank reads the same data, so its warnings (here: a test set mostly longer than the
-// model reads) are the first rank's to give, once.
+// Every rank reads the same data, so its warnings (here: validation files of words training
+// never saw) are the first rank's to give, once.
 TEST(Seq2SeqDataParallelTokens, DataWarningsComeFromTheFirstRankAlone) {
   if (!distributed_available()) GTEST_SKIP() << "built without Gloo";
   const auto dir = test::fresh_temp_dir("dp_seq2seq_warnings");
-  const std::string long_line = "one two three four five six seven eight nine ten eleven twelve\n";
-  test::write_bytes(dir / "test.en", "i am here.\n" + long_line + long_line);
-  test::write_bytes(dir / "test.es", "estoy aqui.\n" + long_line + long_line);
+  test::write_bytes(dir / "valid.en", "zorbly quaxes.\nflim flam.\n");
+  test::write_bytes(dir / "valid.es", "zorblo quaxa.\nflimo flamo.\n");
   const auto errors = run_ranks("seq2seq_train",
-                                kSeq2Seq + " --test-src " + (dir / "test.en").string() + " --test-tgt " +
-                                    (dir / "test.es").string() + " --run-dir " + (dir / "run").string(),
+                                kSeq2Seq + " --valid-src " + (dir / "valid.en").string() + " --valid-tgt " +
+                                    (dir / "valid.es").string() + " --run-dir " + (dir / "run").string(),
                                 2, dir);
   ASSERT_EQ(errors.size(), 2u);
-  const std::string warning = "2 of 3 pairs (66 %) have a side longer than the 8 words";
+  const std::string warning = "English: 100.0 % of the validation words are <unk>";
   EXPECT_NE(errors[0].find(warning), std::string::npos) << errors[0];
   EXPECT_EQ(errors[1].find(warning), std::string::npos) << errors[1];
 }

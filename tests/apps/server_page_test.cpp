@@ -4,7 +4,8 @@
 // (kind x layer x head) is drawn with the attention the library computes, and in a
 // screenshot the cells have the colours of the library's colour scale for their weights.
 // Serving a tiny ViT run, the page opened at /?image=FILE classifies that image as the
-// library does and draws the class token's attention of every layer and head over it.
+// library does and draws the class token's attention of every layer and head over it. Asked
+// to copy unknown words, it shows the translation the library gives with --replace-unk.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -248,6 +249,35 @@ TEST(ServerPage, ChromiumNamesTheLanguagesOfAReversedRun) {
   EXPECT_EQ(tag_attributes(dom, "<span[^>]*id=\"translation-0\"[^>]*>")["lang"], "en");
   for (const auto* english_spanish : {"English \xE2\x86\x92 Spanish", "i am hungry"}) {
     EXPECT_EQ(dom.find(english_spanish), std::string::npos) << english_spanish;
+  }
+}
+
+// "Copy unknown words from the source" (&replace_unk=1 ticks it): the page shows the
+// translation with each <unk> replaced as the library replaces it; without it, the model's own.
+TEST(ServerPage, ChromiumCopiesUnknownWordsWhenAsked) {
+  DLS_REQUIRE_OUTSIDE("/usr/bin/chromium");
+  const std::string sentence = "I eat the bread.";
+  const auto run = small_vocabulary_seq2seq_run().string();
+  auto translator = eval::Translator::load(run);
+  eval::DecodeOptions replacing;
+  replacing.replace_unknown = true;
+  const auto plain = translator.translate({sentence}).front();
+  const auto copied = translator.translate({sentence}, replacing).front();
+  ASSERT_NE(plain.text, copied.text) << "the 30-word run writes an <unk> here";
+
+  const auto dir = fresh_temp_dir("server_page_replace_unk");
+  ChildProcesses children;
+  PageServer server(children, dir, run);
+  ASSERT_FALSE(server.url().empty()) << "translate_server did not say where it listens: " << server.log();
+  for (const bool replace : {true, false}) {
+    const std::string dom = chromium(
+        children, dir, replace ? "replaced" : "plain",
+        server.url() + "/?" + (replace ? "replace_unk=1&" : "") + "sentence=" + url_encoded(sentence), "--dump-dom");
+    ASSERT_NE(dom.find("data-state=\"done\""), std::string::npos)
+        << "the page did not finish: " << dom.substr(0, 2000) << "\nserver: " << server.log();
+    EXPECT_EQ(text_of_id(dom, "translation-0"), replace ? copied.text : plain.text);
+    EXPECT_EQ(text_of_id(dom, "timings").find("unknown words copied from the source") != std::string::npos, replace)
+        << text_of_id(dom, "timings");
   }
 }
 

@@ -8,6 +8,7 @@ list(APPEND DLS_TEST_SOURCES
   apps/decoding_options_app_test.cpp
   apps/quantize_app_test.cpp
   apps/translate_file_test.cpp
+  apps/test_set_score_test.cpp
   apps/translate_file_faults_test.cpp
   apps/command_line_test.cpp
   apps/data_parallel_test.cpp

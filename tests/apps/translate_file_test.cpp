@@ -1,6 +1,7 @@
 // checkpoint_eval --input/--output: a file translated line for line (one output line per
 // input line, whatever the line holds), in batches, detokenised or --raw; the --raw output
-// scored with --score gives the BLEU of scoring the checkpoint directly, long sentences too.
+// scored with --score gives the BLEU of scoring the checkpoint directly (long sentences:
+// test_set_score_test.cpp).
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -173,68 +174,6 @@ TEST(TranslateFileApp, RawOutputScoresAsTheCheckpointScoresItself) {
   const auto zero = translate_file_eval(checkpoint + " --batch-size 0 --translate hello", "batch0");
   EXPECT_EQ(zero.status, 1);
   EXPECT_NE(zero.err.find("--batch-size"), std::string::npos) << zero.err;
-}
-
-// A test set is scored on every pair, as sacreBLEU scores every line: a source longer than
-// the model's 8 words is translated as translate --input translates it (this run's layout:
-// whole), so that the report's BLEU is that of --input's output; the loss covers the pairs
-// whose sides both fit, and a set with none has no loss and is no divergence.
-TEST(TranslateFileApp, ATestSetIsScoredOnEveryPairHoweverLong) {
-  const auto dir = test::fresh_temp_dir("translate_file_long");
-  std::ifstream corpus(dls::testing::sample_corpus());
-  std::vector<std::pair<std::string, std::string>> pairs;
-  std::string line;
-  for (int n = 0; std::getline(corpus, line) && pairs.size() < 40; ++n) {
-    if (n % 29 != 0) continue;
-    const auto tab = line.find('\t'), tab2 = line.find('\t', tab + 1);
-    pairs.emplace_back(line.substr(0, tab), line.substr(tab + 1, tab2 - tab - 1));
-  }
-  // Every other pair joined with the next: "I eat the bread, and we see the dog." -- most
-  // longer than 8 words.
-  const auto strip = [](std::string s) { return s.substr(0, s.find_last_not_of(".?!") + 1); };
-  std::ofstream tsv(dir / "test.tsv"), src(dir / "src.txt"), ref(dir / "ref.txt"), long_tsv(dir / "long.tsv");
-  int longer = 0, fitting = 0, total = 0;
-  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) {
-    for (const auto& [en, es] : {pairs[i], std::pair{strip(pairs[i].first) + ", and " + pairs[i + 1].first,
-                                                     strip(pairs[i].second) + ", y " + pairs[i + 1].second}}) {
-      const auto en_words = data::normalize_english(en).size(), es_words = data::normalize_spanish(es).size();
-      tsv << en << "\t" << es << "\n";
-      src << en << "\n";
-      ref << data::join_words(data::normalize_spanish(es)) << "\n";
-      ++total;
-      longer += en_words > 8 ? 1 : 0;
-      fitting += en_words <= 8 && es_words <= 8 ? 1 : 0;
-      if (en_words > 8 && es_words > 8) long_tsv << en << "\t" << es << "\n";
-    }
-  }
-  tsv.close(), src.close(), ref.close(), long_tsv.close();
-  ASSERT_GT(longer, 5);
-  const auto checkpoint = checkpoint::latest_checkpoint(test::trained_seq2seq_run().string());
-  const auto direct = translate_file_eval(checkpoint + " --json --test " + (dir / "test.tsv").string(), "long_direct");
-  ASSERT_EQ(direct.status, 0) << direct.err;
-  const auto report = nlohmann::json::parse(direct.out);
-  EXPECT_EQ(report["sentences"].get<int>(), total) << direct.out;
-  EXPECT_EQ(report["longer_pairs"].get<int>(), longer);
-  EXPECT_EQ(report["loss_pairs"].get<int>(), fitting);
-  EXPECT_TRUE(std::isfinite(report["checkpoints"].back()["val_loss"].get<double>()));
-  const auto translated = translate_file_eval(
-      checkpoint + " --raw --input " + (dir / "src.txt").string() + " --output " + (dir / "hyp.txt").string(),
-      "long_hyp");
-  ASSERT_EQ(translated.status, 0) << translated.err;
-  const auto scored = translate_file_eval(
-      "--json --score " + (dir / "hyp.txt").string() + " --ref " + (dir / "ref.txt").string(), "long_score");
-  ASSERT_EQ(scored.status, 0) << scored.err;
-  EXPECT_GT(report["checkpoints"].back()["bleu"].get<double>(), 0.0);
-  EXPECT_NEAR(nlohmann::json::parse(scored.out)["bleu"].get<double>(),
-              report["checkpoints"].back()["bleu"].get<double>(), 1e-12);
-
-  // Both sides of every pair too long for the loss: scored, no loss, not diverged.
-  const auto text = translate_file_eval(checkpoint + " --test " + (dir / "long.tsv").string(), "long_only");
-  ASSERT_EQ(text.status, 0) << text.err;
-  EXPECT_NE(text.out.find("pairs have a source longer than the model reads at once"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("the validation loss covers the 0 pairs whose sides both fit"), std::string::npos)
-      << text.out;
-  EXPECT_EQ(text.out.find("diverged"), std::string::npos) << text.out;
 }
 
 TEST(TranslateFileApp, RefusesToWriteOverItsInputAndLeavesNoHalfFile) {

@@ -62,13 +62,6 @@ TEST(Corpus, TsvFixtureCountsEveryVerdict) {
   EXPECT_EQ(corpus.stats.summary(8),
             "13 lines read, 6 pairs kept; dropped: 2 too long (> 8 words), 1 empty, "
             "2 malformed, 1 invalid UTF-8, 1 blank");
-  // Scored as a test set, its 2 long pairs of 8 (25 %) are said in a warning.
-  EXPECT_EQ(corpus.stats.too_long_warning("mixed.tsv", 8),
-            "mixed.tsv: 2 of 8 pairs (25 %) have a side longer than the 8 words this model reads at once and are "
-            "left out: the scores cover the other 6 (checkpoint_eval report RUN scores every pair of a test set)");
-  CorpusStats few = corpus.stats;
-  few.pairs_kept = 38;  // 2 of 40: 5 %, within what a test set loses quietly
-  EXPECT_EQ(few.too_long_warning("mixed.tsv", 8), "");
 }
 
 TEST(Corpus, FirstBadLinesAreLoggedWithFileAndLine) {

@@ -69,10 +69,6 @@ struct CorpusStats {
   // One line, e.g. "115964 lines read, 88594 pairs kept; dropped: 27370 too long
   // (> 8 words), 0 empty, 0 malformed, 0 invalid UTF-8, 0 blank".
   std::string summary(int max_words) const;
-  // For a set that is scored (test pairs): a warning when more than 5 % of its pairs are left
-  // out as longer than max_words, naming `source` and how many; "" otherwise. The scores of
-  // such a set cover only its short sentences, which an info line was too quiet to say.
-  std::string too_long_warning(const std::string& source, int max_words) const;
 };
 
 struct Corpus {

@@ -79,10 +79,8 @@ struct Seq2SeqDataset {
   // --valid-src/--valid-tgt: their summary line (empty when the validation split is cut from
   // the corpus). Their pairs follow the training pairs in corpus.pairs.
   std::string validation_summary;
-  // --test-src/--test-tgt: the test pairs (words) and their tokens [N, L], without the pairs
-  // longer than L - 2 tokens (empty without test files).
+  // --test-src/--test-tgt: every test pair (words), however long (empty without test files).
   Corpus test;
-  EncodedPairs test_tokens;
   // A new run's vocabularies taken from --init-from's run: one start-up line saying how
   // ("vocabulary from runs/x/...pt: English: the parent's 5210 words + 37 new, ..."); empty
   // otherwise.
@@ -127,9 +125,8 @@ std::vector<std::string> describe_seq2seq_dataset(const Seq2SeqDataset& data, in
 // nothing does): a side whose training sentences are mostly one word at word level (a
 // language written without spaces not named as one: --src-lang/--tgt-lang and subword units),
 // a side whose validation words are mostly <unk> (the validation from other data, or the
-// same cause); a test set that loses more than 5 % of its pairs to `max_words`
-// (CorpusStats::too_long_warning).
-std::vector<std::string> seq2seq_dataset_warnings(const Seq2SeqDataset& data, int max_words);
+// same cause).
+std::vector<std::string> seq2seq_dataset_warnings(const Seq2SeqDataset& data);
 
 // The normalised words of pairs[indices] on one side.
 std::vector<std::vector<std::string>> english_sentences(const Seq2SeqDataset& data,

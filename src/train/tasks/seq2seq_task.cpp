@@ -11,6 +11,7 @@
 #include "dls/checkpoint/run_id.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/dlstudio/vocabularies.h"
+#include "dls/eval/pair_translation.h"
 #include "dls/data/languages.h"
 #include "dls/data/length_buckets.h"
 #include "dls/data/token_batches.h"
@@ -50,7 +51,7 @@ Seq2SeqTask::Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqC
                          const std::string& resumed_path, const torch::Device& device, int workers)
     : settings_(std::move(settings)), data_(read_data(settings_, resumed)) {
   for (const auto& line : data::describe_seq2seq_dataset(data_, settings_.data.max_words)) spdlog::info("{}", line);
-  for (const auto& line : data::seq2seq_dataset_warnings(data_, settings_.data.max_words)) spdlog::warn("{}", line);
+  for (const auto& line : data::seq2seq_dataset_warnings(data_)) spdlog::warn("{}", line);
   if (data::written_without_spaces(data_.corpus.target_language) && settings_.selection.best_metric == "bleu") {
     spdlog::warn(
         "{} is written without spaces: word BLEU of a whole clause is 0 nearly always, so best.pt and --patience "
@@ -353,12 +354,20 @@ std::uint64_t Seq2SeqTask::training_data_digest() const {
 
 std::string Seq2SeqTask::checkpoint_kind() const { return checkpoint::kSeq2SeqKind; }
 
+Seq2SeqCheckpointInfo Seq2SeqTask::checkpoint_info() const {
+  return {settings_,
+          data_.split.definition,
+          data_.english.words(),
+          data_.spanish.words(),
+          data_.english_subwords ? data_.english_subwords->serialized_proto() : std::string(),
+          data_.spanish_subwords ? data_.spanish_subwords->serialized_proto() : std::string(),
+          val_loss_,
+          val_bleu_,
+          checkpoint::RunState{}};  // the state: the loop's to save
+}
+
 void Seq2SeqTask::describe_checkpoint(checkpoint::CheckpointWriter& writer) const {
-  checkpoint::describe_seq2seq_checkpoint(
-      writer, {settings_, data_.split.definition, data_.english.words(), data_.spanish.words(),
-               data_.english_subwords ? data_.english_subwords->serialized_proto() : std::string(),
-               data_.spanish_subwords ? data_.spanish_subwords->serialized_proto() : std::string(), val_loss_,
-               val_bleu_, checkpoint::RunState{}});  // the state: the loop's to save
+  checkpoint::describe_seq2seq_checkpoint(writer, checkpoint_info());
 }
 
 void Seq2SeqTask::finish(const std::string& run_dir) {
@@ -368,21 +377,30 @@ void Seq2SeqTask::finish(const std::string& run_dir) {
                  100.0 * static_cast<double>(padding_.full - padding_.real) / static_cast<double>(padding_.full));
   }
   write_samples(model_, data_, settings_, RunDirectory(run_dir), last_translations_ ? &*last_translations_ : nullptr);
-  if (data_.test_tokens.size() > 0) score_test_set(last_workers_);
+  if (!data_.test.pairs.empty()) score_test_set(run_dir, last_workers_);
 }
 
-// --test-src/--test-tgt: the final weights, greedy decoding, on the test pairs within
-// --max-words, as the data read them (checkpoint_eval report RUN --test-src/--test-tgt scores
-// every pair, the longer ones translated whole or in parts).
-void Seq2SeqTask::score_test_set(int workers) {
-  std::vector<std::vector<std::string>> references;
-  for (const auto& pair : data_.test.pairs) references.push_back(pair.spanish);
+// --test-src/--test-tgt: the final weights, greedy decoding, on every test pair, as
+// checkpoint_eval report scores a test set (eval/pair_translation.h): a source within L - 2
+// tokens decoded in batches, a longer one whole or in parts.
+void Seq2SeqTask::score_test_set(const std::string& run_dir, int workers) {
+  const checkpoint::LoadedSeq2Seq final_weights{
+      checkpoint_info(), model_, data_.english, data_.spanish, data_.english_subwords, data_.spanish_subwords};
+  const auto pairs = eval::model_pairs(final_weights, data_.test.pairs);
   eval::DecodeOptions decode;
   decode.workers = workers;
-  const auto result = eval::translate_and_score(model_, data_.test_tokens.src, data_.spanish, references, decode,
-                                                data_.spanish_subwords ? &*data_.spanish_subwords : nullptr);
-  spdlog::info("test set {} ({} pairs): BLEU {:.4f} (sacreBLEU {:.1f}, chrF2 {:.1f})", data_.test.source,
-               references.size(), result.bleu.bleu, result.sacrebleu.score, result.chrf.score);
+  const bool on_gpu = model_.module().parameters().front().device().is_cuda();
+  test_result_ = eval::translate_every_pair(final_weights, run_dir + " (the final weights)", data_.test.pairs, pairs,
+                                            decode, on_gpu ? "cuda" : "cpu");
+  test_longer_pairs_ = pairs.longer.size();
+  const auto& result = *test_result_;
+  const auto longer = pairs.longer.empty() ? std::string()
+                                           : fmt::format(
+                                                 ", {} longer than the model reads at once: translated whole "
+                                                 "or in parts",
+                                                 pairs.longer.size());
+  spdlog::info("test set {} ({} pairs{}): BLEU {:.4f} (sacreBLEU {:.1f}, chrF2 {:.1f})", data_.test.source,
+               data_.test.pairs.size(), longer, result.bleu.bleu, result.sacrebleu.score, result.chrf.score);
 }
 
 }  // namespace dls::train

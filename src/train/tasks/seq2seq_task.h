@@ -48,6 +48,11 @@ class Seq2SeqTask : public TrainingTask {
     return last_translations_ && !last_translations_->hypotheses.empty() ? &*last_translations_ : nullptr;
   }
 
+  // --test-src/--test-tgt: the final weights' scores on every test pair (finish(); nullptr
+  // without a test set or before the end), and how many sources were longer than L - 2 tokens.
+  const eval::TranslationResult* test_result() const { return test_result_ ? &*test_result_ : nullptr; }
+  std::size_t test_longer_pairs() const { return test_longer_pairs_; }
+
   torch::nn::Module& model() override { return model_.module(); }
   // The checkpoint's state, with the pairs its epoch in progress trained counted when the
   // file (written before RunState) did not save them.
@@ -76,7 +81,9 @@ class Seq2SeqTask : public TrainingTask {
   void log_model_report(const torch::Device& device, std::int64_t batch, int workers) const;
   void plan_length_buckets();
   void plan_token_batches();
-  void score_test_set(int workers);
+  // What a checkpoint of the run says of it (the loop adds the run's state).
+  Seq2SeqCheckpointInfo checkpoint_info() const;
+  void score_test_set(const std::string& run_dir, int workers);
 
   settings::Seq2SeqTrainSettings settings_;  // its model with the data's vocabulary sizes and L
   data::Seq2SeqDataset data_;
@@ -98,6 +105,8 @@ class Seq2SeqTask : public TrainingTask {
   } padding_;
   double val_loss_ = NAN, val_bleu_ = NAN;  // of the latest validation (or the checkpoint's)
   std::optional<eval::TranslationResult> last_translations_;
+  std::optional<eval::TranslationResult> test_result_;
+  std::size_t test_longer_pairs_ = 0;
 };
 
 }  // namespace dls::train

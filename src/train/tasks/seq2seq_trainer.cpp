@@ -63,6 +63,10 @@ Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
     result.sacrebleu_signature = validation->sacrebleu.signature;
     result.chrf_signature = validation->chrf.signature;
   }
+  if (const auto* test = task->test_result()) {
+    result.test = {task->data().test.source, test->hypotheses.size(), task->test_longer_pairs(), test->bleu.bleu,
+                   test->sacrebleu.score,    test->chrf.score,        test->sacrebleu.signature, test->chrf.signature};
+  }
   result.take(done);
   return result;
 }
@@ -84,6 +88,27 @@ std::string Seq2SeqTrainResult::json(const std::string& precision) const {
         .end_object()
         .field("encoder_parameters", encoder_parameters)
         .field("decoder_parameters", decoder_parameters);
+    json.key("test");
+    if (!test) {
+      json.null();
+      return;
+    }
+    json.begin_object()
+        .field("source", test->source)
+        .field("pairs", test->pairs)
+        .field("longer_pairs", test->longer)
+        .field("bleu", test->bleu)
+        .key("sacrebleu")
+        .begin_object()
+        .field("score", test->sacrebleu)
+        .field("signature", test->sacrebleu_signature)
+        .end_object()
+        .key("chrf")
+        .begin_object()
+        .field("score", test->chrf)
+        .field("signature", test->chrf_signature)
+        .end_object()
+        .end_object();
   });
 }
 

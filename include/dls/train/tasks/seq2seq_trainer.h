@@ -6,7 +6,9 @@
 // left off.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,6 +31,17 @@ struct Seq2SeqTrainResult : RunResult {
   std::string sacrebleu_signature, chrf_signature;
   std::int64_t encoder_parameters = 0;
   std::int64_t decoder_parameters = 0;
+  // --test-src/--test-tgt: the final weights' scores on every test pair, as checkpoint_eval
+  // report scores a test set (absent without one).
+  struct TestSetScore {
+    std::string source;      // the files, as the start-up line names them
+    std::size_t pairs = 0;   // every pair of the files
+    std::size_t longer = 0;  // sources longer than L - 2 tokens, translated whole or in parts
+    double bleu = NAN;       // NLTK's corpus BLEU (0-1)
+    double sacrebleu = NAN, chrf = NAN;
+    std::string sacrebleu_signature, chrf_signature;
+  };
+  std::optional<TestSetScore> test;
 
   // The --json object of the trainer: these fields, then RunResult's.
   std::string json(const std::string& precision) const;

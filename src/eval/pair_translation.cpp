@@ -1,4 +1,4 @@
-#include "report/pair_translation.h"
+#include "dls/eval/pair_translation.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,7 +9,7 @@
 #include "dls/data/subword_model.h"
 #include "dls/eval/translator.h"
 
-namespace dls::report::detail {
+namespace dls::eval {
 
 ModelPairs model_pairs(const checkpoint::LoadedSeq2Seq& loaded, const std::vector<data::SentencePair>& pairs) {
   ModelPairs split;
@@ -24,10 +24,9 @@ ModelPairs model_pairs(const checkpoint::LoadedSeq2Seq& loaded, const std::vecto
   return split;
 }
 
-eval::TranslationResult translate_every_pair(const checkpoint::LoadedSeq2Seq& loaded,
-                                             const std::string& checkpoint_file,
-                                             const std::vector<data::SentencePair>& pairs, const ModelPairs& tokens,
-                                             const eval::DecodeOptions& decode, const std::string& device) {
+TranslationResult translate_every_pair(const checkpoint::LoadedSeq2Seq& loaded, const std::string& checkpoint_file,
+                                       const std::vector<data::SentencePair>& pairs, const ModelPairs& tokens,
+                                       const DecodeOptions& decode, const std::string& device) {
   const auto length = static_cast<int>(loaded.model.max_seq_length());
   const auto padding = loaded.info.settings.padding();
   // The pairs the model reads at once, decoded in batches: their source rows [n, L], references
@@ -41,15 +40,15 @@ eval::TranslationResult translate_every_pair(const checkpoint::LoadedSeq2Seq& lo
     source_tokens.push_back(tokens.tokens[i].english);
     source_words.push_back(pairs[i].english);
   }
-  const eval::SourceSentences sources{source_tokens, source_words};
-  eval::TranslationResult batched;
+  const SourceSentences sources{source_tokens, source_words};
+  TranslationResult batched;
   if (!tokens.batched.empty()) {
     const auto src = torch::tensor(ids, torch::kLong).view({static_cast<std::int64_t>(tokens.batched.size()), length});
     batched = translate_and_score(loaded.model, src, loaded.spanish, references, decode,
                                   loaded.spanish_subwords ? &*loaded.spanish_subwords : nullptr, &sources);
   }
   // Every pair's translation in order: the batched ones, then the longer ones as `translate` gives them.
-  eval::TranslationResult translated;
+  TranslationResult translated;
   translated.hypotheses.resize(tokens.tokens.size());
   translated.finished.assign(tokens.tokens.size(), true);
   translated.unknown_replaced = batched.unknown_replaced;
@@ -60,10 +59,10 @@ eval::TranslationResult translate_every_pair(const checkpoint::LoadedSeq2Seq& lo
   double seconds = batched.seconds;
   if (!tokens.longer.empty()) {
     const auto start = std::chrono::steady_clock::now();
-    eval::TranslatorOptions translator_options;
+    TranslatorOptions translator_options;
     translator_options.device = device;
     translator_options.scores = false;
-    eval::Translator translator(loaded, checkpoint_file, translator_options);
+    Translator translator(loaded, checkpoint_file, translator_options);
     std::vector<std::string> inputs;
     for (const auto i : tokens.longer) inputs.push_back(data::join_words(pairs[i].english));
     auto long_decode = decode;
@@ -83,9 +82,9 @@ eval::TranslationResult translate_every_pair(const checkpoint::LoadedSeq2Seq& lo
   }
   std::vector<std::vector<std::string>> all_references;
   for (const auto& pair : pairs) all_references.push_back(pair.spanish);
-  eval::score_translations(translated, all_references);
+  score_translations(translated, all_references);
   translated.sentences_per_s = seconds > 0 ? static_cast<double>(tokens.tokens.size()) / seconds : 0;
   return translated;
 }
 
-}  // namespace dls::report::detail
+}  // namespace dls::eval
