@@ -9,7 +9,6 @@
 #include <CLI/CLI.hpp>
 
 #include "dls/checkpoint/seq2seq_checkpoint.h"
-#include "dls/cli/config_file.h"
 #include "dls/settings/seq2seq_settings.h"
 #include "init_from_parent.h"
 
@@ -41,15 +40,6 @@ inline void take_parent_model(const CLI::App& app, settings::Seq2SeqTrainSetting
     preset.data.max_words = theirs.data.max_words;
   }
   preset.preset_note += "; the model from --init-from " + path + ": " + theirs.model_summary();
-}
-
-// --init-vocab typed on the command line chooses an --init-from run's vocabularies: refused
-// without --init-from and on --resume (a config file lists it for every run).
-inline void check_init_vocab_flag(const CLI::App& app, const settings::Seq2SeqTrainSettings& flags, bool resuming) {
-  if (!cli::typed_on_command_line(app, "--init-vocab")) return;
-  if (resuming) throw std::runtime_error("--init-vocab: a resumed run's vocabularies are its checkpoint's");
-  if (flags.run.init_from.empty())
-    throw std::runtime_error("--init-vocab: chooses the vocabularies of a run started with --init-from");
 }
 
 }  // namespace dls::apps

@@ -5,10 +5,14 @@
 #pragma once
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
+#include <CLI/CLI.hpp>
+
 #include "dls/checkpoint/run_id.h"
+#include "dls/cli/config_file.h"
 #include "dls/cli/overrides.h"
 
 namespace dls::apps {
@@ -26,6 +30,16 @@ std::optional<std::pair<std::string, Settings>> init_from_parent(const cli::Over
   const auto reader = checkpoint::open_run_checkpoint(flags.run.init_from, "", checkpoint::RunCheckpoint::kNewest);
   if (reader.kind() != kind) return std::nullopt;
   return std::make_pair(reader.path(), read(reader));
+}
+
+// --init-vocab typed on the command line chooses an --init-from run's vocabularies: refused
+// without --init-from and on --resume (a config file lists it for every run).
+template <typename Settings>
+void check_init_vocab_flag(const CLI::App& app, const Settings& flags, bool resuming) {
+  if (!cli::typed_on_command_line(app, "--init-vocab")) return;
+  if (resuming) throw std::runtime_error("--init-vocab: a resumed run's vocabularies are its checkpoint's");
+  if (flags.run.init_from.empty())
+    throw std::runtime_error("--init-vocab: chooses the vocabularies of a run started with --init-from");
 }
 
 }  // namespace dls::apps

@@ -7,6 +7,7 @@
 //   lm_train --data book.txt --block-size 256 --tokenizer char
 //                                                 running text in context windows, characters as tokens
 //   lm_train --resume runs/lm                     continue the newest checkpoint of a run
+//   lm_train --data mine.txt --init-from runs/lm  fine-tune: its model and vocabulary, extended
 //   checkpoint_eval generate runs/lm "yo"        text (checkpoint_eval report: perplexities)
 #include <string>
 
@@ -53,13 +54,22 @@ int main(int argc, char** argv) {
       auto settings = dls::train::lm_preset(preset);
       settings.data.path = dls::data::default_corpus();
       const auto read = [](const auto& reader) { return dls::checkpoint::read_lm_contents(reader).settings; };
-      if (const auto parent = dls::apps::init_from_parent(overrides, dls::checkpoint::kLmCheckpointKind, read))
+      if (const auto parent = dls::apps::init_from_parent(overrides, dls::checkpoint::kLmCheckpointKind, read)) {
         settings.model = parent->second.model;  // its shape (the vocabulary and L come from the data)
+        LmTrainSettings flags;
+        dls::cli::apply_overrides(overrides, flags);
+        if (flags.init_vocab != dls::settings::InitVocab::kData) {  // its tokens, so that its vocabulary serves
+          settings.data.subword_units = parent->second.data.subword_units;
+          settings.data.char_units = parent->second.data.char_units;
+          settings.data.subwords = parent->second.data.subwords;
+        }
+      }
       return settings;
     };
     const auto resumed = [](const std::string& path) { return dls::checkpoint::read_lm_checkpoint(path).settings; };
     auto [before_flags, settings] =
         dls::cli::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset"});
+    dls::apps::check_init_vocab_flag(app, settings, !invocation.resume.empty());
     if (settings.data.path.empty()) throw std::runtime_error(dls::data::no_corpus_message());
     settings.check_data(before_flags, !invocation.resume.empty());
     settings.model.transformer().validate();  // before the data are read

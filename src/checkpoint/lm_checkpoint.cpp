@@ -4,6 +4,8 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/data/languages.h"
 #include "dls/util/utf8.h"
 #include "word_lines.h"
 
@@ -104,8 +106,64 @@ data::LmStoredData lm_stored_data(const LmCheckpointContents& contents) {
           static_cast<int>(contents.settings.model.transformer().max_seq_length())};
 }
 
-data::LmDataset lm_dataset(const data::LmDataSettings& settings, const LmCheckpointContents* contents) {
-  if (contents == nullptr) return data::prepare_lm_dataset(settings, nullptr);
+namespace {
+
+// What a parent run's tokens are, for the warning when they are not this run's.
+const char* token_unit(bool subwords, bool characters) {
+  return subwords ? "SentencePiece pieces" : characters ? "characters" : "words";
+}
+
+}  // namespace
+
+std::optional<data::InheritedLmVocabulary> inherited_lm_vocabulary(const CheckpointReader& parent,
+                                                                   const data::LmDataSettings& ours, bool extend,
+                                                                   std::vector<std::string>& warnings) {
+  const auto not_taken = [&](const std::string& why) {
+    warnings.push_back("--init-vocab: " + why + ", so this run's vocabulary is its data's own (" + parent.path() + ")");
+    return std::nullopt;
+  };
+  // The parent's tokens, their language and vocabulary: an LM's own, a translator's target side.
+  bool subwords = false, characters = false;
+  std::string language;
+  data::SubwordOptions subword_settings;
+  std::vector<std::string> words;
+  std::string model;  // the serialized SentencePiece model (subword units)
+  if (parent.kind() == kLmCheckpointKind) {
+    auto contents = read_lm_contents(parent);
+    const auto& d = contents.settings.data;
+    subwords = d.subword_units, characters = d.char_units, language = d.side, subword_settings = d.subwords;
+    words = std::move(contents.words);
+    model = std::move(contents.subwords);
+  } else if (parent.kind() == kSeq2SeqKind) {
+    auto info = read_seq2seq_info(parent);
+    const auto& d = info.settings.data;
+    subwords = d.subword_units, language = d.target_language(), subword_settings = d.subwords;
+    words = std::move(info.spanish_words);
+    model = std::move(info.spanish_subwords);
+  } else {
+    return std::nullopt;  // the weights' step refuses it in one line
+  }
+  if (subwords != ours.subword_units || characters != ours.char_units) {
+    return not_taken(std::string("the parent reads ") + token_unit(subwords, characters) + " and this run " +
+                     token_unit(ours.subword_units, ours.char_units) + " (--tokenizer)");
+  }
+  if (language != ours.side) {
+    return not_taken("the parent's tokens are " + data::language_name(language) + ", this run's " +
+                     data::language_name(ours.side) + " (--side)");
+  }
+  if (subwords &&
+      (subword_settings.kind != ours.subwords.kind || subword_settings.vocab_size != ours.subwords.vocab_size))
+    return not_taken("the parent's SentencePiece model is other than --spm-model and --vocab-size ask");
+  if (!subwords) return data::InheritedLmVocabulary{parent.path(), extend, data::Vocabulary::from_words(words), {}};
+  auto model_read = data::stored_subword_model(model, words, "the parent's SentencePiece model");
+  if (!model_read) return not_taken("the parent keeps no SentencePiece model");
+  auto pieces = data::Vocabulary::from_words(model_read->pieces());
+  return data::InheritedLmVocabulary{parent.path(), extend, std::move(pieces), std::move(model_read)};
+}
+
+data::LmDataset lm_dataset(const data::LmDataSettings& settings, const LmCheckpointContents* contents,
+                           const data::InheritedLmVocabulary* inherited) {
+  if (contents == nullptr) return data::prepare_lm_dataset(settings, nullptr, inherited);
   const auto stored = lm_stored_data(*contents);
   return data::prepare_lm_dataset(settings, &stored);
 }

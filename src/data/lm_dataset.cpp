@@ -120,8 +120,26 @@ std::string limits_line(const LmDataset& d, const LmDataSettings& settings) {
 
 }  // namespace
 
-LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData* stored) {
-  if (settings.block_size > 0) return prepare_running_text(settings, stored);
+std::pair<LmTokenizer, Vocabulary> fresh_lm_vocabulary(const LmDataSettings& settings,
+                                                       const InheritedLmVocabulary* inherited,
+                                                       const std::function<SubwordModel()>& train_subwords,
+                                                       const std::function<Vocabulary(const LmTokenizer&)>& own) {
+  LmTokenizer tokenizer;
+  if (settings.subword_units) {
+    tokenizer.subwords = inherited != nullptr && inherited->subwords ? *inherited->subwords : train_subwords();
+    auto pieces = Vocabulary::from_words(tokenizer.subwords->pieces());
+    return {std::move(tokenizer), std::move(pieces)};
+  }
+  tokenizer.characters = settings.char_units;
+  if (inherited == nullptr) return {tokenizer, own(tokenizer)};
+  if (!inherited->extend) return {tokenizer, inherited->vocabulary};
+  return {tokenizer, Vocabulary::extended(inherited->vocabulary, own(tokenizer))};
+}
+
+LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData* stored,
+                             const InheritedLmVocabulary* inherited) {
+  if (stored != nullptr) inherited = nullptr;  // a resumed run's vocabulary is its own
+  if (settings.block_size > 0) return prepare_running_text(settings, stored, inherited);
   auto corpus = read_sentence_corpus(settings.path, parse_side(settings.side), settings.max_words);
   // The split groups pairs by their English sentence: sentences stand in for it, so that
   // a sentence repeated in the corpus is never both trained on and validated.
@@ -135,20 +153,18 @@ LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData*
   }
   auto split = stored != nullptr ? apply_split_definition(stored->split, as_pairs, corpus.source)
                                  : split_by_english(as_pairs, settings.split_seed, settings.validation_sentences);
-  LmTokenizer tokenizer;
-  if (stored != nullptr) {
-    tokenizer = stored->tokenizer;
-  } else if (settings.subword_units) {
-    tokenizer.subwords = SubwordModel::train(training_sentences(corpus, split), settings.subwords);
-  } else {
-    tokenizer.characters = settings.char_units;
-  }
-  auto vocabulary =
-      stored != nullptr    ? stored->vocabulary
-      : tokenizer.subwords ? Vocabulary::from_words(tokenizer.subwords->pieces())
-      : tokenizer.characters
-          ? Vocabulary::build(character_sentences(training_sentences(corpus, split)), settings.vocabulary_limits())
-          : Vocabulary::build(training_sentences(corpus, split), settings.vocabulary_limits());
+  auto [tokenizer, vocabulary] =
+      stored != nullptr
+          ? std::pair{stored->tokenizer, stored->vocabulary}
+          : fresh_lm_vocabulary(
+                settings, inherited,
+                [&] { return SubwordModel::train(training_sentences(corpus, split), settings.subwords); },
+                [&](const LmTokenizer& t) {
+                  return t.characters
+                             ? Vocabulary::build(character_sentences(training_sentences(corpus, split)),
+                                                 settings.vocabulary_limits())
+                             : Vocabulary::build(training_sentences(corpus, split), settings.vocabulary_limits());
+                });
   const int max_len = stored != nullptr                            ? stored->max_len
                       : tokenizer.subwords || tokenizer.characters ? longest_row(corpus, tokenizer)
                                                                    : settings.max_words + 2;

@@ -189,7 +189,8 @@ std::int64_t window_offset(std::uint64_t seed, std::int64_t epoch, int block_siz
   return static_cast<std::int64_t>(z % static_cast<std::uint64_t>(block_size));
 }
 
-LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredData* stored) {
+LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredData* stored,
+                               const InheritedLmVocabulary* inherited) {
   const auto language = parse_side(settings.side);
   const auto text = read_running_text(settings.path, language);
   const int block = settings.block_size;
@@ -226,19 +227,16 @@ LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredDat
   }
   const std::size_t training_lines = text.lines.size() - split.validation_pairs;
 
-  LmTokenizer tokenizer;
-  if (stored != nullptr) {
-    tokenizer = stored->tokenizer;
-  } else if (settings.subword_units) {
-    tokenizer.subwords = SubwordModel::train(line_words(text, 0, training_lines, language), settings.subwords);
-  } else {
-    tokenizer.characters = settings.char_units;
-  }
-  auto vocabulary = stored != nullptr ? stored->vocabulary
-                    : tokenizer.subwords
-                        ? Vocabulary::from_words(tokenizer.subwords->pieces())
-                        : Vocabulary::from_counts(token_counts(text, training_lines, tokenizer, language),
-                                                  settings.vocabulary_limits());
+  auto [tokenizer, vocabulary] =
+      stored != nullptr
+          ? std::pair{stored->tokenizer, stored->vocabulary}
+          : fresh_lm_vocabulary(
+                settings, inherited,
+                [&] { return SubwordModel::train(line_words(text, 0, training_lines, language), settings.subwords); },
+                [&](const LmTokenizer& t) {
+                  return Vocabulary::from_counts(token_counts(text, training_lines, t, language),
+                                                 settings.vocabulary_limits());
+                });
   const int max_len = block + 1;
   if (stored != nullptr && stored->max_len != max_len) {
     throw std::runtime_error("the run's windows are " + std::to_string(stored->max_len) + " tokens, --block-size " +

@@ -78,18 +78,6 @@ std::pair<Corpus, CorpusSplit> read_and_split(const Seq2SeqDataSettings& setting
   return {std::move(corpus), std::move(split)};
 }
 
-// The parent's words at their indices, then `sentences`' words it lacks, sorted as
-// Vocabulary::build sorts them: every index the parent's embeddings know keeps its row.
-Vocabulary extended(const Vocabulary& parent, const std::vector<std::vector<std::string>>& sentences,
-                    const Vocabulary::Limits& limits) {
-  const auto own = Vocabulary::build(sentences, limits);
-  auto words = parent.words();
-  for (const auto& word : own.words()) {
-    if (!parent.contains(word)) words.push_back(word);
-  }
-  return Vocabulary::from_words(std::move(words));
-}
-
 // "English: the parent's 5210 words + 37 new", "English: the parent's 8000 pieces", "German:
 // this data's own (...)".
 std::string inherited_side(const std::string& language, const std::optional<Vocabulary>& parent, const Vocabulary& ours,
@@ -172,7 +160,9 @@ Seq2SeqDataset prepare_seq2seq_dataset(const Seq2SeqDataSettings& settings, Voca
     if (resumed != nullptr) return *resumed;
     if (model) return Vocabulary::from_words(model->pieces());
     if (parent && !inherited->extend) return *parent;
-    if (parent) return extended(*parent, training_sentences(corpus, split, side), settings.vocabulary_limits());
+    if (parent)
+      return Vocabulary::extended(
+          *parent, Vocabulary::build(training_sentences(corpus, split, side), settings.vocabulary_limits()));
     return Vocabulary::build(training_sentences(corpus, split, side), settings.vocabulary_limits());
   };
   const std::optional<Vocabulary> none;

@@ -61,6 +61,14 @@ Vocabulary Vocabulary::from_counts(const std::unordered_map<std::string, std::in
 
 Vocabulary Vocabulary::from_words(std::vector<std::string> words) { return Vocabulary(std::move(words)); }
 
+Vocabulary Vocabulary::extended(const Vocabulary& parent, const Vocabulary& own) {
+  auto words = parent.words();
+  for (const auto& word : own.words()) {
+    if (!parent.contains(word)) words.push_back(word);
+  }
+  return Vocabulary(std::move(words));
+}
+
 std::int64_t Vocabulary::index_of(const std::string& word) const {
   const auto found = index_.find(word);
   return found == index_.end() ? kUnk : found->second;

@@ -22,6 +22,7 @@ list(APPEND DLS_TEST_SOURCES
   apps/training_doc_test.cpp
   apps/vit_train_test.cpp
   apps/lm_train_test.cpp
+  apps/lm_init_vocab_test.cpp
   apps/language_pairs_test.cpp
   apps/translate_server_test.cpp
   apps/server_page_test.cpp

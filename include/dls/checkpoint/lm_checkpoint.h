@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,11 +48,21 @@ data::LmTokenizer lm_tokenizer(const LmCheckpointContents& contents);
 // a resumed run and an evaluation build their data::LmDataset from it.
 data::LmStoredData lm_stored_data(const LmCheckpointContents& contents);
 
+// The vocabulary a new language model reading `ours` takes from its --init-from run `parent`
+// (--init-vocab extend, or parent: `extend` false): an lm_train run's, or a seq2seq_train run's
+// target side; with subword units its SentencePiece model. Nothing when the parent is of
+// another kind, or reads other tokens (words, characters, pieces of other settings) or another
+// language: then `warnings` gets a line saying why, and the vocabulary is the data's own.
+std::optional<data::InheritedLmVocabulary> inherited_lm_vocabulary(const CheckpointReader& parent,
+                                                                   const data::LmDataSettings& ours, bool extend,
+                                                                   std::vector<std::string>& warnings);
+
 // A run's data, through the one type training and evaluation share: built afresh
 // (contents == nullptr: a new run), or with the split, tokenizer, vocabulary and L of the
 // checkpoint's run (a resumed run, an evaluation). `settings`: the run's data settings
 // (an evaluation may name another path to the same corpus).
-data::LmDataset lm_dataset(const data::LmDataSettings& settings, const LmCheckpointContents* contents);
+data::LmDataset lm_dataset(const data::LmDataSettings& settings, const LmCheckpointContents* contents,
+                           const data::InheritedLmVocabulary* inherited = nullptr);
 
 // Rebuilds the model from the checkpoint alone and loads its evaluation weights (CPU, eval mode).
 LanguageModel load_lm_model(const CheckpointReader& reader, const settings::LmTrainSettings& settings,

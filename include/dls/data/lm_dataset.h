@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <torch/types.h>
@@ -98,11 +100,36 @@ struct LmDataset {
   std::string text_summary;  // "jargon.txt.gz: running text, 41630 lines, 1,681,817 characters"
 };
 
+// What a new run takes of the run --init-from starts it from (--init-vocab extend or parent,
+// checkpoint/lm_checkpoint.h: inherited_lm_vocabulary), so that fine-tuning on a little new
+// text keeps every token its parent knew: the parent's vocabulary (an lm_train run's, or a
+// seq2seq_train run's target side) and, with subword units, its SentencePiece model, whose
+// pieces are the vocabulary (pieces cannot be added to a trained model).
+struct InheritedLmVocabulary {
+  std::string source;  // the parent's checkpoint, for the start-up line
+  // Words or characters: the parent's tokens at their indices, then this data's training
+  // tokens that the parent lacks (extend); or the parent's alone, new ones read as <unk>.
+  bool extend = true;
+  Vocabulary vocabulary;
+  std::optional<SubwordModel> subwords;  // subword units: the parent's model
+};
+
 // Reads settings.path. A fresh run (stored == nullptr) splits the sentences (repeated
 // sentences stay on one side), trains the SentencePiece model where asked and builds the
 // vocabulary; a resumed run or an evaluation redoes the stored split (the corpus must be the
 // same, checked by its fingerprint) and uses the stored tokenizer, vocabulary and L.
-LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData* stored);
+// `inherited` (a fresh run's alone): the vocabulary and model --init-from's run gives it.
+LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData* stored,
+                             const InheritedLmVocabulary* inherited = nullptr);
+
+// A fresh run's tokenizer and vocabulary: `inherited`'s where given (its SentencePiece model;
+// its vocabulary, extended by this data's unless --init-vocab parent), else this data's:
+// `train_subwords()` trains the SentencePiece model on it, `own(tokenizer)` builds its
+// vocabulary of words or characters.
+std::pair<LmTokenizer, Vocabulary> fresh_lm_vocabulary(const LmDataSettings& settings,
+                                                       const InheritedLmVocabulary* inherited,
+                                                       const std::function<SubwordModel()>& train_subwords,
+                                                       const std::function<Vocabulary(const LmTokenizer&)>& own);
 
 // The start-up lines: corpus counts, sentences per split, vocabulary size, <unk> rate.
 std::vector<std::string> describe_lm_dataset(const LmDataset& data, const LmDataSettings& settings);

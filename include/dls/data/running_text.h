@@ -49,7 +49,8 @@ LmRows text_windows(const std::vector<std::int64_t>& stream, const std::vector<s
 std::int64_t window_offset(std::uint64_t seed, std::int64_t epoch, int block_size);
 
 // prepare_lm_dataset for running text (settings.block_size > 0).
-LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredData* stored);
+LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredData* stored,
+                               const InheritedLmVocabulary* inherited = nullptr);
 
 // The stream of a file's tokens as vocabulary ids and the windows that score it (checkpoint_eval --test FILE).
 LmRows running_text_rows(const std::string& path, const LmTokenizer& tokenizer, const Vocabulary& vocabulary,

@@ -51,6 +51,9 @@ class Vocabulary {
   // std::runtime_error when the specials are not at their indices, a word repeats or a
   // word is empty.
   static Vocabulary from_words(std::vector<std::string> words);
+  // `parent`'s words at their indices, then `own`'s words it lacks in own's order: a model
+  // started from the parent's weights keeps every row it knew (--init-vocab extend).
+  static Vocabulary extended(const Vocabulary& parent, const Vocabulary& own);
 
   const std::vector<std::string>& words() const { return words_; }
   std::int64_t size() const { return static_cast<std::int64_t>(words_.size()); }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "dls/settings/common_settings.h"
+#include "dls/settings/init_vocab.h"
 #include "dls/util/declared.h"
 #include "dls/settings/lr_schedule.h"
 #include "dls/settings/optimizer_settings.h"
@@ -25,6 +26,8 @@ struct LmTrainSettings {
   std::string preset = "cpu";  // the preset these settings started from (information)
   LanguageModelConfig model;   // vocab_size and L are set from the data
   data::LmDataSettings data;   // data/lm_dataset.h
+  // A new run from --init-from's weights: its vocabulary (data/lm_dataset.h: InheritedLmVocabulary).
+  InitVocab init_vocab = InitVocab::kExtend;
   std::int64_t batch_size = 64;
   std::int64_t epochs = 4;
   OptimizerSettings optimizer;  // kind, betas, eps, weight decay, gradient clipping
@@ -61,6 +64,15 @@ struct LmTrainSettings {
                          .range(1, 1000)
                          .fixed());
       declare_tokenizer(d.subword_units, d.subwords, f, &d.char_units);
+      f.property(
+          Setting("", "--init-vocab",
+                  "with --init-from: extend (the parent's vocabulary -- an lm_train run's, or a seq2seq_train "
+                  "run's target side -- then this data's new tokens), parent (its alone: new tokens are <unk>) "
+                  "or data (this data's alone); sentencepiece: extend is the parent's model")
+              .one_of(kInitVocabNames.names())
+              .recipe(),
+          [&] { return kInitVocabNames.name(s.init_vocab); },
+          [&](const std::string& name) { s.init_vocab = kInitVocabNames.parse(name); });
       f(d.min_count, Setting("min_count", "--min-count",
                              "words or characters: a training token seen fewer than N times reads as <unk> (default "
                              "1: every one)")

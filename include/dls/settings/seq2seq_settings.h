@@ -7,6 +7,7 @@
 #include <string>
 
 #include "dls/settings/common_settings.h"
+#include "dls/settings/init_vocab.h"
 #include "dls/util/declared.h"
 #include "dls/settings/lr_schedule.h"
 #include "dls/settings/optimizer_settings.h"
@@ -23,14 +24,6 @@
 namespace dls::settings {
 
 using util::Setting;
-
-// A new run from --init-from's weights takes its vocabularies from the parent, extended by
-// this data's new words (kExtend), from the parent alone (kParent: new words are <unk>), or
-// builds them from this data (kData), as a run without a parent does.
-enum class InitVocab { kExtend, kParent, kData };
-inline const util::EnumNames<InitVocab> kInitVocabNames("--init-vocab", {{InitVocab::kExtend, "extend"},
-                                                                         {InitVocab::kParent, "parent"},
-                                                                         {InitVocab::kData, "data"}});
 
 struct Seq2SeqTrainSettings {
   // What translates: the transformer (`model`) or an RNN encoder-decoder with attention (`rnn`).
