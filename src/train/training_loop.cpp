@@ -141,7 +141,12 @@ class Loop {
     result_.examples_per_s = train_seconds_ > 0 ? static_cast<double>(examples_trained_) / train_seconds_ : 0;
     result_.all_reduce_s = step_->mean_all_reduce_s();
     result_.training_step = step_->description();
-    if (main_) task_.finish(run_->path());
+    if (main_) {
+      // The end-of-run printout and test score read the weights evaluation loads (--ema-decay:
+      // the average), as every reader of the run's last checkpoint does.
+      const auto weights = selection_->evaluation_weights();
+      task_.finish(run_->path());
+    }
     result_.wall_s = seconds_since(options_.started);
     if (const int late = StopSignals::received(); late != 0) {  // during the final evaluation or printout
       StopSignals::acknowledge();

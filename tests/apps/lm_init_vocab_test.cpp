@@ -16,6 +16,7 @@
 #include "support/program_run.h"
 #include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
+#include "util/sentencepiece_available.h"
 #include "util/temp_files.h"
 
 namespace dls {
@@ -112,6 +113,28 @@ TEST(LmInitVocabApp, AnotherLanguageOrTokenizerKeepsTheDatasOwnWithAWarning) {
       lm_train("--data " + new_text(dir).string() + " --init-vocab parent --run-dir " + (dir / "none").string(),
                "no_parent"),
       "--init-vocab: chooses the vocabularies of a run started with --init-from");
+}
+
+// A SentencePiece parent: its model serves the new text (a trained model takes no new
+// pieces), with its settings taken, so that --tokenizer need not be repeated.
+TEST(LmInitVocabApp, ASentencePieceParentsModelServesTheNewText) {
+  DLS_SKIP_WITHOUT_SENTENCEPIECE();
+  const auto dir = test::fresh_temp_dir("lm_init_vocab_spm");
+  const auto parent = lm_train("--preset tiny --data " + testing::sample_corpus() +
+                                   " --validation-sentences 100 --tokenizer sentencepiece --spm-model bpe --vocab-size "
+                                   "200 --epochs 1 --max-iters 5 --run-dir " +
+                                   (dir / "parent").string(),
+                               "spm_parent");
+  ASSERT_EQ(parent.status, 0) << parent.err;
+  const auto child = lm_train("--data " + new_text(dir).string() + " --validation-sentences 1 --epochs 1 --run-dir " +
+                                  (dir / "child").string() + " --init-from " + (dir / "parent").string(),
+                              "spm_child");
+  ASSERT_EQ(child.status, 0) << child.err;
+  const auto theirs = checkpoint::read_lm_checkpoint((dir / "parent").string());
+  const auto ours = checkpoint::read_lm_checkpoint((dir / "child").string());
+  EXPECT_EQ(ours.words, theirs.words);
+  EXPECT_EQ(ours.subwords, theirs.subwords) << "the parent's SentencePiece model";
+  EXPECT_NE(child.err.find("(its SentencePiece model)"), std::string::npos) << child.err;
 }
 
 // A translator's target side is a language model's parent: its Spanish words, at their indices.

@@ -106,7 +106,7 @@ TEST(TestSetScoreApp, TheReportScoresEveryPairHoweverLong) {
 
 // seq2seq_train --test-src/--test-tgt scores the final weights on every pair too (the
 // dlstudio layout: a long source in parts), and gives the report's numbers for the checkpoint
-// it ends with, in its log line and its --json.
+// it ends with, in its log line and its --json: with --ema-decay, both read the average.
 TEST(TestSetScoreApp, TrainingsEndOfRunScoreIsTheReportsOfItsLastCheckpoint) {
   const auto dir = test::fresh_temp_dir("test_set_score_training");
   const auto set = write_long_test_set(dir);
@@ -115,7 +115,7 @@ TEST(TestSetScoreApp, TrainingsEndOfRunScoreIsTheReportsOfItsLastCheckpoint) {
       "--data " + dls::testing::sample_corpus() +
           " --preset cpu --layout dlstudio --embedding-size 32 --heads 2 --encoders 1 --decoders 1"
           " --ffn-multiplier 2 --validation-pairs 100 --bleu-sentences 10 --samples 0 --epochs 1 --max-iters 30"
-          " --batch-size 24 --threads 1 --json --test-src " +
+          " --batch-size 24 --ema-decay 0.9 --threads 1 --json --test-src " +
           (dir / "test.en").string() + " --test-tgt " + (dir / "test.es").string() + " --run-dir " +
           (dir / "run").string(),
       "test_set_score_train", "", "DLS_LOG_LEVEL=info ");
