@@ -136,6 +136,16 @@ std::pair<LmTokenizer, Vocabulary> fresh_lm_vocabulary(const LmDataSettings& set
   return {tokenizer, Vocabulary::extended(inherited->vocabulary, own(tokenizer))};
 }
 
+std::string inherited_lm_summary(const InheritedLmVocabulary* inherited, const Vocabulary& ours,
+                                 const LmTokenizer& tokenizer) {
+  if (inherited == nullptr) return "";
+  const auto theirs = inherited->vocabulary.size();
+  return fmt::format("vocabulary from {}: the parent's {} {}{}", inherited->source, theirs, tokenizer.unit(),
+                     inherited->subwords ? std::string(" (its SentencePiece model)")
+                     : inherited->extend ? fmt::format(" + {} new", ours.size() - theirs)
+                                         : std::string(" (new ones read as <unk>)"));
+}
+
 LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData* stored,
                              const InheritedLmVocabulary* inherited) {
   if (stored != nullptr) inherited = nullptr;  // a resumed run's vocabulary is its own
@@ -176,6 +186,7 @@ LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData*
                              " sentences are longer than the model's " + std::to_string(max_len - 2) + " " +
                              tokenizer.unit() + " (another corpus than the run's?)");
   }
+  auto inherited_summary = inherited_lm_summary(inherited, vocabulary, tokenizer);
   return LmDataset{std::move(corpus),
                    std::move(split),
                    std::move(tokenizer),
@@ -186,7 +197,8 @@ LmDataset prepare_lm_dataset(const LmDataSettings& settings, const LmStoredData*
                    {},
                    {},
                    0,
-                   {}};
+                   {},
+                   std::move(inherited_summary)};
 }
 
 std::string lm_dataset_warning(const LmDataset& d) {
@@ -210,16 +222,19 @@ std::string lm_dataset_warning(const LmDataset& d) {
 
 std::vector<std::string> describe_lm_dataset(const LmDataset& d, const LmDataSettings& settings) {
   if (d.block_size > 0) {
-    std::vector<std::string> lines{
-        d.text_summary,
-        fmt::format("windows of {} + 1 {}: {} training windows an epoch of the {} training {} (their offset drawn "
-                    "anew each epoch), {} validation windows ({} {} predicted)",
-                    d.block_size, d.tokenizer.unit(), d.train.rows.size(0), d.train_stream.size(), d.tokenizer.unit(),
-                    d.validation.rows.size(0), d.validation.tokens, d.tokenizer.unit()),
-        fmt::format("vocabulary (training text, with SOS EOS <pad> <unk>): {} {}; L = {}", d.vocabulary.size(),
-                    d.tokenizer.unit(), d.max_len),
-        fmt::format("validation <unk> rate: {:.3f} % ({} of {} {})", 100.0 * d.validation.unknown_rate(),
-                    d.validation.unknown, d.validation.tokens, d.tokenizer.unit())};
+    std::vector<std::string> lines{d.text_summary};
+    if (!d.inherited_summary.empty()) lines.push_back(d.inherited_summary);
+    lines.insert(
+        lines.end(),
+        {fmt::format("windows of {} + 1 {}: {} training windows an epoch of the {} training {} (their offset drawn "
+                     "anew each epoch), {} validation windows ({} {} predicted)",
+                     d.block_size, d.tokenizer.unit(), d.train.rows.size(0), d.train_stream.size(), d.tokenizer.unit(),
+                     d.validation.rows.size(0), d.validation.tokens, d.tokenizer.unit()),
+         fmt::format("vocabulary ({}with SOS EOS <pad> <unk>): {} {}; L = {}",
+                     d.inherited_summary.empty() ? "training text, " : "", d.vocabulary.size(), d.tokenizer.unit(),
+                     d.max_len),
+         fmt::format("validation <unk> rate: {:.3f} % ({} of {} {})", 100.0 * d.validation.unknown_rate(),
+                     d.validation.unknown, d.validation.tokens, d.tokenizer.unit())});
     if (const auto limits = limits_line(d, settings); !limits.empty()) lines.push_back(limits);
     return lines;
   }
@@ -227,19 +242,24 @@ std::vector<std::string> describe_lm_dataset(const LmDataset& d, const LmDataSet
       d.corpus.source + ": " + d.corpus.summary(parse_side(settings.side), settings.max_words),
       fmt::format("sentences: {} training, {} validation (split seed {}; a repeated sentence stays on one side)",
                   d.split.training.size(), d.split.validation.size(), d.split.definition.seed)};
+  // An inherited vocabulary is the parent's (its line says so), not the training split's.
+  const bool inherited = !d.inherited_summary.empty();
+  if (inherited) lines.push_back(d.inherited_summary);
+  const std::string own = inherited ? "" : "training split, ";
   if (d.tokenizer.characters) {
     lines.push_back(
-        fmt::format("vocabulary (training split, with SOS EOS <pad> <unk>): {} characters; L = {} (the "
-                    "longest sentence: {} characters)",
-                    d.vocabulary.size(), d.max_len, d.max_len - 2));
+        fmt::format("vocabulary ({}with SOS EOS <pad> <unk>): {} characters; L = {} (the longest sentence: {} "
+                    "characters)",
+                    own, d.vocabulary.size(), d.max_len, d.max_len - 2));
   } else if (d.tokenizer.subwords) {
     lines.push_back(
-        fmt::format("vocabulary: {} pieces of a SentencePiece {} model trained on the training split "
-                    "(SOS EOS <pad> <unk> included); L = {} (the longest sentence: {} pieces)",
-                    d.vocabulary.size(), to_string(settings.subwords.kind), d.max_len, d.max_len - 2));
+        fmt::format("vocabulary: {} pieces of a SentencePiece {} model {} (SOS EOS <pad> <unk> included); L = {} (the "
+                    "longest sentence: {} pieces)",
+                    d.vocabulary.size(), to_string(settings.subwords.kind),
+                    inherited ? "the parent trained" : "trained on the training split", d.max_len, d.max_len - 2));
   } else {
-    lines.push_back(fmt::format("vocabulary (training split, with SOS EOS <pad> <unk>): {} words; L = {}",
-                                d.vocabulary.size(), d.max_len));
+    lines.push_back(
+        fmt::format("vocabulary ({}with SOS EOS <pad> <unk>): {} words; L = {}", own, d.vocabulary.size(), d.max_len));
   }
   lines.push_back(fmt::format("validation <unk> rate: {:.3f} % ({} of {} {})", 100.0 * d.validation.unknown_rate(),
                               d.validation.unknown, d.validation.tokens, d.tokenizer.unit()));

@@ -270,10 +270,11 @@ LmDataset prepare_running_text(const LmDataSettings& settings, const LmStoredDat
       fmt::format("{}: running text{}, {} lines, {} characters; the last {} lines held out", text.source,
                   text.tsv_side.empty() ? "" : " (the " + text.tsv_side + " column of a TSV)",
                   thousands(text.lines.size()), thousands(text.characters), thousands(split.validation_pairs));
+  auto inherited_summary = inherited_lm_summary(stored != nullptr ? nullptr : inherited, vocabulary, tokenizer);
   return LmDataset{
-      std::move(corpus), std::move(corpus_split), std::move(tokenizer), std::move(vocabulary),          max_len,
-      std::move(train),  std::move(validation),   std::move(train_ids), std::move(training.word_marks), block,
-      std::move(summary)};
+      std::move(corpus),  std::move(corpus_split),     std::move(tokenizer), std::move(vocabulary),          max_len,
+      std::move(train),   std::move(validation),       std::move(train_ids), std::move(training.word_marks), block,
+      std::move(summary), std::move(inherited_summary)};
 }
 
 LmRows running_text_rows(const std::string& path, const LmTokenizer& tokenizer, const Vocabulary& vocabulary,

@@ -141,7 +141,8 @@ Translator Translator::load(const std::string& checkpoint_or_run, const Translat
 Translator::Translator(checkpoint::LoadedSeq2Seq loaded, std::string checkpoint_file, const TranslatorOptions& options)
     : loaded_(std::move(loaded)),
       checkpoint_file_(std::move(checkpoint_file)),
-      device_(util::select_device(options.device)),
+      device_(options.device.empty() ? loaded_.model.module().parameters().front().device()
+                                     : util::select_device(options.device)),
       scores_(options.scores) {
   loaded_.model.module().to(device_);
   models_.push_back(loaded_.model);

@@ -12,7 +12,7 @@
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
-#include "dls/data/vocabulary.h"
+#include "dls/data/lm_dataset.h"
 #include "support/program_run.h"
 #include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
@@ -73,11 +73,16 @@ TEST(LmInitVocabApp, ExtendKeepsTheParentsTokensAtTheirIndicesThenAddsTheNewOnes
   EXPECT_TRUE(std::equal(parent.begin(), parent.end(), words.begin())) << "the parent's words at their indices";
   EXPECT_TRUE(has(words, "zanahoria"));
   const auto added = words.size() - parent.size();
+  // The start-up lines add up: the parent's words (its specials among them) and the new ones
+  // are the vocabulary, which is not the training split's.
   EXPECT_NE(run.err.find("vocabulary from " + checkpoint::latest_checkpoint(parent_run().string()) + ": the parent's " +
-                         std::to_string(parent.size() - data::Vocabulary::kSpecialCount) + " words + " +
-                         std::to_string(added) + " new"),
+                         std::to_string(parent.size()) + " words + " + std::to_string(added) + " new"),
             std::string::npos)
       << run.err;
+  EXPECT_NE(run.err.find("vocabulary (with SOS EOS <pad> <unk>): " + std::to_string(words.size()) + " words"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("training split"), std::string::npos) << run.err;
 }
 
 TEST(LmInitVocabApp, ParentKeepsItsVocabularyAloneAndDataBuildsTheNewTextsOwn) {
@@ -135,6 +140,7 @@ TEST(LmInitVocabApp, ASentencePieceParentsModelServesTheNewText) {
   EXPECT_EQ(ours.words, theirs.words);
   EXPECT_EQ(ours.subwords, theirs.subwords) << "the parent's SentencePiece model";
   EXPECT_NE(child.err.find("(its SentencePiece model)"), std::string::npos) << child.err;
+  EXPECT_NE(child.err.find("model the parent trained"), std::string::npos) << child.err;
 }
 
 // A translator's target side is a language model's parent: its Spanish words, at their indices.

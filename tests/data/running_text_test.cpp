@@ -99,6 +99,35 @@ TEST(RunningText, MinCountAndMaxVocabCountTheTrainingTextsTokens) {
   for (const char* kept : {" ", "e", "t"}) EXPECT_TRUE(three.vocabulary.contains(kept)) << kept;
 }
 
+// A vocabulary inherited from --init-from's run: the parent's characters at their indices,
+// then the training text's others (extend), or the parent's alone (new ones read as <unk>);
+// the start-up lines name the parent and no longer call the vocabulary the training text's.
+TEST(RunningText, AnInheritedVocabularyIsTheParentsExtendedAndSaysSo) {
+  const auto settings = char_settings(text_file("chars_inherited", kTenLines), 8);
+  InheritedLmVocabulary inherited{"parent.pt", true, Vocabulary::build({{"z", "L"}}), {}};
+  const auto theirs = inherited.vocabulary.size();
+  const auto extended = prepare_lm_dataset(settings, nullptr, &inherited);
+  for (const char* kept : {"z", "L"})
+    EXPECT_EQ(extended.vocabulary.index_of(kept), inherited.vocabulary.index_of(kept));
+  EXPECT_TRUE(extended.vocabulary.contains("e"));
+  std::string text;
+  for (const auto& line : describe_lm_dataset(extended, settings)) text += line + "\n";
+  EXPECT_NE(text.find("vocabulary from parent.pt: the parent's " + std::to_string(theirs) + " characters + " +
+                      std::to_string(extended.vocabulary.size() - theirs) + " new"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("vocabulary (with SOS EOS <pad> <unk>): " + std::to_string(extended.vocabulary.size())),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("training text,"), std::string::npos) << text;
+
+  inherited.extend = false;
+  const auto alone = prepare_lm_dataset(settings, nullptr, &inherited);
+  EXPECT_EQ(alone.vocabulary.size(), theirs);
+  EXPECT_NE(alone.inherited_summary.find("(new ones read as <unk>)"), std::string::npos) << alone.inherited_summary;
+  EXPECT_TRUE(prepare_lm_dataset(settings, nullptr).inherited_summary.empty());
+}
+
 TEST(RunningText, ATsvGivesItsSidesColumn) {
   std::string tsv;
   for (int i = 0; i < 10; ++i) tsv += "Line " + std::to_string(i) + " of the text\tLinea\tCC-BY 2.0 (France)\n";

@@ -98,6 +98,8 @@ struct LmDataset {
   std::vector<std::uint8_t> train_word_marks;  // per token: 1 where a word (or line) is counted
   int block_size = 0;
   std::string text_summary;  // "jargon.txt.gz: running text, 41630 lines, 1,681,817 characters"
+  // A new run's vocabulary from --init-from's run (inherited_lm_summary); "" otherwise.
+  std::string inherited_summary;
 };
 
 // What a new run takes of the run --init-from starts it from (--init-vocab extend or parent,
@@ -130,6 +132,12 @@ std::pair<LmTokenizer, Vocabulary> fresh_lm_vocabulary(const LmDataSettings& set
                                                        const InheritedLmVocabulary* inherited,
                                                        const std::function<SubwordModel()>& train_subwords,
                                                        const std::function<Vocabulary(const LmTokenizer&)>& own);
+
+// "vocabulary from FILE: the parent's 97 words + 3 new" (its counts with the specials, which
+// add up to `ours`), "... (new ones read as <unk>)", "...: the parent's 8000 pieces (its
+// SentencePiece model)"; "" without `inherited`.
+std::string inherited_lm_summary(const InheritedLmVocabulary* inherited, const Vocabulary& ours,
+                                 const LmTokenizer& tokenizer);
 
 // The start-up lines: corpus counts, sentences per split, vocabulary size, <unk> rate.
 std::vector<std::string> describe_lm_dataset(const LmDataset& data, const LmDataSettings& settings);

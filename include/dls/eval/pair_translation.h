@@ -28,7 +28,8 @@ ModelPairs model_pairs(const checkpoint::LoadedSeq2Seq& loaded, const std::vecto
 
 // Every pair's translation, in order, scored against its reference (the pair's target
 // words); sentences_per_s over all of them. `checkpoint_file` names `loaded` in messages;
-// `device` (cpu, cuda) is the one it is on.
+// `device` (cpu, cuda) is the one it is on; "": wherever that is (a trainer's model, which may
+// be on another GPU than cuda:0).
 TranslationResult translate_every_pair(const checkpoint::LoadedSeq2Seq& loaded, const std::string& checkpoint_file,
                                        const std::vector<data::SentencePair>& pairs, const ModelPairs& tokens,
                                        const DecodeOptions& decode, const std::string& device);

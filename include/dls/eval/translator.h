@@ -31,7 +31,9 @@
 namespace dls::eval {
 
 struct TranslatorOptions {
-  std::string device = "cpu";                                      // cpu, cuda, auto
+  // cpu, cuda, auto; "": where the loaded model is (a trainer scoring its own model, which may
+  // be on another GPU than cuda:0).
+  std::string device = "cpu";
   checkpoint::Weights weights = checkpoint::Weights::kEvaluation;  // the moving average when saved
   bool scores = true;  // also score each translation (the decoding's log-probabilities; a teacher-forced pass for
                        // one-shot decoding and ensembles)

@@ -11,6 +11,7 @@
 
 #include "dls/data/subword_model.h"
 #include "dls/util/declared.h"
+#include "dls/settings/init_vocab.h"
 #include "dls/settings/lr_schedule.h"
 #include "dls/settings/optimizer_settings.h"
 #include "dls/settings/run_settings.h"
@@ -58,6 +59,16 @@ void declare_tokenizer(bool& subword_units, data::SubwordOptions& subwords, Fiel
         .range(8, 1000000)
         .default_when_absent()
         .fixed());
+}
+
+// --init-vocab (a recipe, not a key of the stored settings: a new run's choice), `help` saying
+// what the parent's vocabularies are to this task.
+template <typename Fields>
+void declare_init_vocab(InitVocab& init_vocab, Fields& f, const std::string& help) {
+  f.property(
+      Setting("", "--init-vocab", help).one_of(kInitVocabNames.names()).recipe(),
+      [&init_vocab] { return kInitVocabNames.name(init_vocab); },
+      [&init_vocab](const std::string& name) { init_vocab = kInitVocabNames.parse(name); });
 }
 
 // --epochs and --batch-size (`examples`: what a batch counts, "pairs", "sentences", "images").

@@ -64,15 +64,10 @@ struct LmTrainSettings {
                          .range(1, 1000)
                          .fixed());
       declare_tokenizer(d.subword_units, d.subwords, f, &d.char_units);
-      f.property(
-          Setting("", "--init-vocab",
-                  "with --init-from: extend (the parent's vocabulary -- an lm_train run's, or a seq2seq_train "
-                  "run's target side -- then this data's new tokens), parent (its alone: new tokens are <unk>) "
-                  "or data (this data's alone); sentencepiece: extend is the parent's model")
-              .one_of(kInitVocabNames.names())
-              .recipe(),
-          [&] { return kInitVocabNames.name(s.init_vocab); },
-          [&](const std::string& name) { s.init_vocab = kInitVocabNames.parse(name); });
+      declare_init_vocab(s.init_vocab, f,
+                         "with --init-from: extend (the parent's vocabulary -- an lm_train run's, or a seq2seq_train "
+                         "run's target side -- then this data's new tokens), parent (its alone: new tokens are <unk>) "
+                         "or data (this data's alone); sentencepiece: extend is the parent's model");
       f(d.min_count, Setting("min_count", "--min-count",
                              "words or characters: a training token seen fewer than N times reads as <unk> (default "
                              "1: every one)")

@@ -203,15 +203,11 @@ struct Seq2SeqTrainSettings {
             .as_switch()
             .default_when_absent()
             .fixed());
-      f.property(
-          Setting("", "--init-vocab",
-                  "with --init-from: extend (the parent's vocabularies, then this data's new words), parent (its "
-                  "alone: new words are <unk>) or data (this data's alone); sentencepiece: extend is the parent's "
-                  "models")
-              .one_of(kInitVocabNames.names())
-              .recipe(),
-          [&] { return kInitVocabNames.name(s.init_vocab); },
-          [&](const std::string& name) { s.init_vocab = kInitVocabNames.parse(name); });
+      declare_init_vocab(
+          s.init_vocab, f,
+          "with --init-from: extend (the parent's vocabularies, then this data's new words), parent (its "
+          "alone: new words are <unk>) or data (this data's alone); sentencepiece: extend is the parent's "
+          "models");
 
       f.group("Model");
       f.property(

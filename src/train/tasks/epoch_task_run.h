@@ -12,6 +12,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "dls/checkpoint/run_id.h"
 #include "dls/train/parallel/rank_agreement.h"
 #include "dls/train/run/run_start.h"
 #include "dls/train/training_loop.h"
@@ -58,8 +59,8 @@ class QuietOnOtherRanks {
   bool quiet_;
 };
 
-// read_contents(reader) -> Contents; init_from(Task&) reads --init-from into a fresh task and
-// returns its InitReport;
+// read_contents(reader) -> Contents; init_from(Task&, parent) reads the --init-from
+// checkpoint `parent` into a fresh task and returns its InitReport;
 // task_settings(const StartedRun&) -> Settings: what the task is built with, once the run
 // knows its device (the seq2seq task's static shapes under CUDA graphs); the settings as given
 // when the task needs nothing of the kind.
@@ -83,12 +84,19 @@ EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const st
   std::string init_file;  // the checkpoint --init-from read
   out.task = run.build_task([&] {
     std::optional<QuietOnOtherRanks> quiet(run.placement.dist.is_main());
+    // --init-from's checkpoint, read once (the whole file) for the vocabularies the task takes
+    // and then for its weights, so that both are of one file even while its run writes newer
+    // ones; let go once the weights are copied.
+    std::optional<checkpoint::CheckpointReader> parent;
+    if (!run.resume && !settings.run.init_from.empty()) {
+      parent.emplace(checkpoint::open_run_checkpoint(settings.run.init_from, "", checkpoint::RunCheckpoint::kNewest));
+    }
     auto built =
         std::make_unique<Task>(built_with, run.resume ? &out.contents : nullptr, run.resume ? run.resume->path() : "",
-                               run.placement.device, run.placement.workers);
+                               parent ? &*parent : nullptr, run.placement.device, run.placement.workers);
     built->schedule().check();
-    if (!run.resume && !settings.run.init_from.empty()) {
-      const InitReport report = init_from(*built);
+    if (parent) {
+      const InitReport report = init_from(*built, *parent);
       log_init_report(report);
       init_file = report.source;
     }

@@ -5,7 +5,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "dls/checkpoint/run_id.h"
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/checkpoint/vit_checkpoint.h"
@@ -17,13 +16,12 @@ namespace dls::train {
 
 namespace {
 
-// The checkpoint `path` names, of one of `kinds`; refused in one line otherwise.
-checkpoint::CheckpointReader open_checkpoint(const std::string& path, const std::vector<std::string>& kinds,
-                                             const std::string& program) {
-  auto reader = checkpoint::open_run_checkpoint(path, "", checkpoint::RunCheckpoint::kNewest);
+// A checkpoint of one of `kinds` passes; another is refused in one line.
+void check_parent_kind(const checkpoint::CheckpointReader& reader, const std::vector<std::string>& kinds,
+                       const std::string& program) {
   std::string listed;
   for (const auto& kind : kinds) {
-    if (reader.kind() == kind) return reader;
+    if (reader.kind() == kind) return;
     listed += (listed.empty() ? "" : " or ") + kind;
   }
   throw std::runtime_error("--init-from " + reader.path() + ": a " + reader.kind() + " checkpoint; " + program +
@@ -48,10 +46,10 @@ InitReport init_with(const checkpoint::CheckpointReader& reader, torch::nn::Modu
 
 }  // namespace
 
-InitReport init_seq2seq_from(const std::string& path, torch::nn::Module& model, Variant variant,
+InitReport init_seq2seq_from(const checkpoint::CheckpointReader& reader, torch::nn::Module& model, Variant variant,
                              const std::vector<std::string>& source_words,
                              const std::vector<std::string>& target_words) {
-  const auto reader = open_checkpoint(path, {checkpoint::kSeq2SeqKind, checkpoint::kLmCheckpointKind}, "seq2seq_train");
+  check_parent_kind(reader, {checkpoint::kSeq2SeqKind, checkpoint::kLmCheckpointKind}, "seq2seq_train");
   InitPlan plan;
   if (reader.kind() == checkpoint::kSeq2SeqKind) {
     const auto info = checkpoint::read_seq2seq_info(reader);
@@ -73,9 +71,9 @@ InitReport init_seq2seq_from(const std::string& path, torch::nn::Module& model, 
   return init_with(reader, model, plan);
 }
 
-InitReport init_lm_from(const std::string& path, torch::nn::Module& model, Variant variant,
+InitReport init_lm_from(const checkpoint::CheckpointReader& reader, torch::nn::Module& model, Variant variant,
                         const std::vector<std::string>& words) {
-  const auto reader = open_checkpoint(path, {checkpoint::kLmCheckpointKind, checkpoint::kSeq2SeqKind}, "lm_train");
+  check_parent_kind(reader, {checkpoint::kLmCheckpointKind, checkpoint::kSeq2SeqKind}, "lm_train");
   InitPlan plan;
   std::vector<std::string> theirs;
   if (reader.kind() == checkpoint::kLmCheckpointKind) {
@@ -95,9 +93,9 @@ InitReport init_lm_from(const std::string& path, torch::nn::Module& model, Varia
   return init_with(reader, model, plan);
 }
 
-InitReport init_vit_from(const std::string& path, torch::nn::Module& model,
+InitReport init_vit_from(const checkpoint::CheckpointReader& reader, torch::nn::Module& model,
                          const std::vector<std::string>& class_names) {
-  const auto reader = open_checkpoint(path, {checkpoint::kViTCheckpointKind}, "vit_train");
+  check_parent_kind(reader, {checkpoint::kViTCheckpointKind}, "vit_train");
   InitPlan plan;
   // The head's rows are classes: by name, so that a run whose classes are others or in
   // another order (folders b, c after a, b) does not take class a's row for b (by position,

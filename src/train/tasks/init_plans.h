@@ -19,17 +19,18 @@
 
 namespace dls::train {
 
-// `path`: a checkpoint file or a run directory (its newest checkpoint). The weights read are
-// those an evaluation reads: the moving average when the checkpoint holds one.
+// `reader`: the checkpoint --init-from names (a file, or a run directory's newest), opened once
+// by the trainer (epoch_task_run.h). The weights read are those an evaluation reads: the
+// moving average when the checkpoint holds one.
 // `variant`: the model's. A checkpoint of the other variant is refused: its tensors have the
 // same names and shapes, but LayerNorm sits elsewhere, so they would compute something else.
-InitReport init_seq2seq_from(const std::string& path, torch::nn::Module& model, Variant variant,
+InitReport init_seq2seq_from(const checkpoint::CheckpointReader& reader, torch::nn::Module& model, Variant variant,
                              const std::vector<std::string>& source_words,
                              const std::vector<std::string>& target_words);
-InitReport init_lm_from(const std::string& path, torch::nn::Module& model, Variant variant,
+InitReport init_lm_from(const checkpoint::CheckpointReader& reader, torch::nn::Module& model, Variant variant,
                         const std::vector<std::string>& words);
 // `class_names`: the run's classes in output order (empty: not known).
-InitReport init_vit_from(const std::string& path, torch::nn::Module& model,
+InitReport init_vit_from(const checkpoint::CheckpointReader& reader, torch::nn::Module& model,
                          const std::vector<std::string>& class_names);
 
 // Logs the report: its summary and what was not loaded as it is; every parameter at debug level.

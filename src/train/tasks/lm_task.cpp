@@ -4,7 +4,6 @@
 #include <torch/torch.h>
 
 #include "dls/train/stop_signals.h"
-#include "dls/checkpoint/run_id.h"
 #include "dls/data/normalize.h"
 #include "dls/data/pair_tensors.h"  // epoch_order, batch_indices
 #include "dls/data/running_text.h"
@@ -33,32 +32,23 @@ double predicted_tokens(const torch::Tensor& rows) {
 // --init-from's run with that run's vocabulary (--init-vocab extend or parent: an LM's, or a
 // translator's target side), so that the tokens it knew keep their rows (the weights' plan,
 // init_plans.h, takes them by token).
-data::LmDataset read_lm_data(const settings::LmTrainSettings& settings,
-                             const checkpoint::LmCheckpointContents* resumed) {
-  if (resumed != nullptr || settings.run.init_from.empty() || settings.init_vocab == settings::InitVocab::kData)
+data::LmDataset read_lm_data(const settings::LmTrainSettings& settings, const checkpoint::LmCheckpointContents* resumed,
+                             const checkpoint::CheckpointReader* parent) {
+  if (resumed != nullptr || parent == nullptr || settings.init_vocab == settings::InitVocab::kData)
     return checkpoint::lm_dataset(settings.data, resumed);
-  const auto reader = checkpoint::open_run_checkpoint(settings.run.init_from, "", checkpoint::RunCheckpoint::kNewest);
   std::vector<std::string> warnings;
   const auto inherited = checkpoint::inherited_lm_vocabulary(
-      reader, settings.data, settings.init_vocab == settings::InitVocab::kExtend, warnings);
+      *parent, settings.data, settings.init_vocab == settings::InitVocab::kExtend, warnings);
   for (const auto& line : warnings) spdlog::warn("{}", line);
-  auto data = checkpoint::lm_dataset(settings.data, nullptr, inherited ? &*inherited : nullptr);
-  if (inherited) {
-    const auto theirs = inherited->vocabulary.size() - Vocabulary::kSpecialCount;
-    const auto added = data.vocabulary.size() - inherited->vocabulary.size();
-    spdlog::info("vocabulary from {}: the parent's {} {}{}", inherited->source, theirs, data.tokenizer.unit(),
-                 inherited->subwords ? " (its SentencePiece model)"
-                 : inherited->extend ? fmt::format(" + {} new", added)
-                                     : std::string(" (new ones read as <unk>)"));
-  }
-  return data;
+  return checkpoint::lm_dataset(settings.data, nullptr, inherited ? &*inherited : nullptr);
 }
 
 }  // namespace
 
 LmTask::LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpointContents* resumed,
-               const std::string& resumed_path, const torch::Device& device, int workers)
-    : settings_(std::move(settings)), data_(read_lm_data(settings_, resumed)) {
+               const std::string& resumed_path, const checkpoint::CheckpointReader* parent, const torch::Device& device,
+               int workers)
+    : settings_(std::move(settings)), data_(read_lm_data(settings_, resumed, parent)) {
   for (const auto& line : data::describe_lm_dataset(data_, settings_.data)) spdlog::info("{}", line);
   if (const auto warning = data::lm_dataset_warning(data_); !warning.empty()) spdlog::warn("{}", warning);
   settings_.model.vocab_size(data_.vocabulary.size());

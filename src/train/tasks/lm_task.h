@@ -24,9 +24,11 @@ class LmTask : public TrainingTask {
  public:
   // Reads the data, builds the model (vocabulary size and L from the data) and logs the
   // start-up report. `resumed`: the checkpoint's contents, whose split and vocabulary are
-  // reused and whose model must equal the one asked for.
+  // reused and whose model must equal the one asked for. `parent`: a fresh run's --init-from
+  // checkpoint, whose vocabulary it takes (--init-vocab extend or parent); nullptr without.
   LmTask(settings::LmTrainSettings settings, const checkpoint::LmCheckpointContents* resumed,
-         const std::string& resumed_path, const torch::Device& device, int workers);
+         const std::string& resumed_path, const checkpoint::CheckpointReader* parent, const torch::Device& device,
+         int workers);
 
   // The loop's state at the checkpoint's state.
   const settings::LmTrainSettings& settings() const { return settings_; }

@@ -14,11 +14,12 @@
 namespace dls::train {
 
 LmTrainResult train_lm(const settings::LmTrainSettings& settings) {
-  auto started = start_epoch_task<LmTask>(
-      settings, "runs/lm", checkpoint::kLmCheckpointKind, checkpoint::read_lm_contents, [&](LmTask& task) {
-        return init_lm_from(settings.run.init_from, task.model(), settings.model.transformer().variant(),
-                            task.data().vocabulary.words());
-      });
+  auto started =
+      start_epoch_task<LmTask>(settings, "runs/lm", checkpoint::kLmCheckpointKind, checkpoint::read_lm_contents,
+                               [&](LmTask& task, const checkpoint::CheckpointReader& parent) {
+                                 return init_lm_from(parent, task.model(), settings.model.transformer().variant(),
+                                                     task.data().vocabulary.words());
+                               });
   auto& task = *started.task;
   LmTrainResult result;
   result.parameters = count_parameters(task.model()).parameters;

@@ -8,7 +8,6 @@
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
-#include "dls/checkpoint/run_id.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/dlstudio/vocabularies.h"
 #include "dls/eval/pair_translation.h"
@@ -31,15 +30,15 @@ namespace {
 // from --init-from's translation model with that model's vocabularies (--init-vocab extend or
 // parent), so that the words it knew keep their rows (a language model's words are taken
 // row by row by the weights' plan, init_plans.h).
-data::Seq2SeqDataset read_data(const settings::Seq2SeqTrainSettings& settings, const Seq2SeqCheckpointInfo* resumed) {
-  if (resumed != nullptr || settings.run.init_from.empty() || settings.init_vocab == settings::InitVocab::kData)
+data::Seq2SeqDataset read_data(const settings::Seq2SeqTrainSettings& settings, const Seq2SeqCheckpointInfo* resumed,
+                               const checkpoint::CheckpointReader* parent) {
+  if (resumed != nullptr || parent == nullptr || settings.init_vocab == settings::InitVocab::kData)
     return checkpoint::seq2seq_dataset(settings.data, settings.padding(), resumed);
-  const auto reader = checkpoint::open_run_checkpoint(settings.run.init_from, "", checkpoint::RunCheckpoint::kNewest);
-  if (reader.kind() != checkpoint::kSeq2SeqKind)
+  if (parent->kind() != checkpoint::kSeq2SeqKind)
     return checkpoint::seq2seq_dataset(settings.data, settings.padding(), nullptr);
   std::vector<std::string> warnings;
   const auto inherited =
-      checkpoint::inherited_vocabularies(checkpoint::read_seq2seq_info(reader), reader.path(), settings.data,
+      checkpoint::inherited_vocabularies(checkpoint::read_seq2seq_info(*parent), parent->path(), settings.data,
                                          settings.init_vocab == settings::InitVocab::kExtend, warnings);
   for (const auto& warning : warnings) spdlog::warn("{}", warning);
   return data::prepare_seq2seq_dataset(settings.data, settings.padding(), nullptr, &inherited);
@@ -48,8 +47,9 @@ data::Seq2SeqDataset read_data(const settings::Seq2SeqTrainSettings& settings, c
 }  // namespace
 
 Seq2SeqTask::Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqCheckpointInfo* resumed,
-                         const std::string& resumed_path, const torch::Device& device, int workers)
-    : settings_(std::move(settings)), data_(read_data(settings_, resumed)) {
+                         const std::string& resumed_path, const checkpoint::CheckpointReader* parent,
+                         const torch::Device& device, int workers)
+    : settings_(std::move(settings)), data_(read_data(settings_, resumed, parent)) {
   for (const auto& line : data::describe_seq2seq_dataset(data_, settings_.data.max_words)) spdlog::info("{}", line);
   for (const auto& line : data::seq2seq_dataset_warnings(data_)) spdlog::warn("{}", line);
   if (data::written_without_spaces(data_.corpus.target_language) && settings_.selection.best_metric == "bleu") {
@@ -389,9 +389,8 @@ void Seq2SeqTask::score_test_set(const std::string& run_dir, int workers) {
   const auto pairs = eval::model_pairs(final_weights, data_.test.pairs);
   eval::DecodeOptions decode;
   decode.workers = workers;
-  const bool on_gpu = model_.module().parameters().front().device().is_cuda();
   test_result_ = eval::translate_every_pair(final_weights, run_dir + " (the final weights)", data_.test.pairs, pairs,
-                                            decode, on_gpu ? "cuda" : "cpu");
+                                            decode, "");  // where the model is
   test_longer_pairs_ = pairs.longer.size();
   const auto& result = *test_result_;
   const auto longer = pairs.longer.empty() ? std::string()

@@ -26,9 +26,12 @@ class Seq2SeqTask : public TrainingTask {
  public:
   // Reads the data, builds settings.model (vocabulary sizes and L from the data) and logs
   // DLStudio's start-up report. `resumed`: the checkpoint's description, whose split and
-  // vocabularies are reused and whose model must equal the one built.
+  // vocabularies are reused and whose model must equal the one built. `parent`: a fresh run's
+  // --init-from checkpoint, whose vocabularies it takes (--init-vocab extend or parent);
+  // nullptr without.
   Seq2SeqTask(settings::Seq2SeqTrainSettings settings, const Seq2SeqCheckpointInfo* resumed,
-              const std::string& resumed_path, const torch::Device& device, int workers);
+              const std::string& resumed_path, const checkpoint::CheckpointReader* parent, const torch::Device& device,
+              int workers);
 
   // DLStudio's start-up printout with the vocabularies of its archive at `archive_path`
   // (the model's Master Decoder with DLStudio's Spanish vocabulary size).

@@ -23,11 +23,11 @@ bool seq2seq_loss_capturable(const settings::Seq2SeqTrainSettings& settings) {
 Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings, const std::string& dlstudio_vocab) {
   auto started = start_epoch_task<Seq2SeqTask>(
       settings, "runs/seq2seq", checkpoint::kSeq2SeqKind, checkpoint::read_seq2seq_info,
-      [&](Seq2SeqTask& task) {
+      [&](Seq2SeqTask& task, const checkpoint::CheckpointReader& parent) {
         if (task.translation_model().is_rnn()) {
           throw std::runtime_error("--init-from: reads a transformer's weights, not into an RNN");
         }
-        return init_seq2seq_from(settings.run.init_from, task.model(), settings.model.transformer().variant(),
+        return init_seq2seq_from(parent, task.model(), settings.model.transformer().variant(),
                                  task.data().english.words(), task.data().spanish.words());
       },
       [&](const StartedRun& run) {

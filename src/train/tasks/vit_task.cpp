@@ -16,7 +16,8 @@
 namespace dls::train {
 
 ViTTask::ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::ViTCheckpointContents* resumed,
-                 const std::string& resumed_path, const torch::Device& device, int workers)
+                 const std::string& resumed_path, const checkpoint::CheckpointReader* /*parent*/,
+                 const torch::Device& device, int workers)
     : settings_(settings), device_(device) {
   auto images = data::load_vit_training_dataset(settings.data, resumed != nullptr ? &resumed->normalization : nullptr);
   const auto& train_set = images.train;

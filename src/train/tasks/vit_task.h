@@ -26,9 +26,12 @@ using settings::ViTTrainSettings;
 class ViTTask : public TrainingTask {
  public:
   // Reads the images, builds the model and logs the start-up report. `resumed`: the
-  // checkpoint's contents (its normalisation is reused and its epoch length checked).
+  // checkpoint's contents (its normalisation is reused and its epoch length checked). The
+  // --init-from checkpoint gives the data nothing (its classes are matched by name when its
+  // weights are read, init_plans.h).
   ViTTask(const settings::ViTTrainSettings& settings, const checkpoint::ViTCheckpointContents* resumed,
-          const std::string& resumed_path, const torch::Device& device, int workers);
+          const std::string& resumed_path, const checkpoint::CheckpointReader* /*parent*/, const torch::Device& device,
+          int workers);
 
   // The loop's state at the checkpoint's state.
   double test_accuracy() const { return test_accuracy_; }
