@@ -98,6 +98,42 @@ std::int64_t resample_grid(torch::Tensor& into, const torch::Tensor& from) {
   return side;
 }
 
+// Copies `from` (the checkpoint's, reading plan.their_channels) into `into` (the model's,
+// reading plan.our_channels) as timm's adapt_input_conv: summed over the channels for one, the
+// one channel repeated and divided by C for C. Returns the outcome line, or "" (nothing copied)
+// when the tensors are not two such readers of the image (e.g. one reads a stem's channels).
+std::string adapt_channels(torch::Tensor& into, const torch::Tensor& from, InitPlan::ChannelLayout layout,
+                           const InitPlan& plan) {
+  const auto theirs = plan.their_channels, ours = plan.our_channels;
+  if (theirs <= 0 || ours <= 0 || theirs == ours || (theirs != 1 && ours != 1)) return "";
+  const bool conv = layout == InitPlan::ChannelLayout::kConv;
+  if (into.dim() != from.dim() || into.dim() != (conv ? 4 : 2) || into.size(0) != from.size(0)) return "";
+  auto source = from.to(into.device(), into.scalar_type());
+  if (conv) {  // [O, C, kh, kw]
+    if (from.size(1) != theirs || into.size(1) != ours || into.sizes().slice(2) != from.sizes().slice(2)) return "";
+  } else {                                      // [M, p*p*C] -> [M, p*p, C]
+    const auto pixels = from.size(1) / theirs;  // p*p
+    if (from.size(1) != pixels * theirs || into.size(1) != pixels * ours) return "";
+    source = source.reshape({from.size(0), pixels, theirs});
+  }
+  const std::int64_t dim = conv ? 1 : 2;  // the channels'
+  const auto adapted =
+      ours == 1 ? source.sum(dim, /*keepdim=*/true) : source.repeat_interleave(ours, dim) / static_cast<double>(ours);
+  into.copy_(adapted.reshape(into.sizes()));
+  return "adapted: " + std::to_string(theirs) + (theirs == 1 ? " channel" : " channels") + " there, " +
+         (ours == 1 ? std::string("summed into 1 here")
+                    : "repeated to " + std::to_string(ours) + " here (each divided by " + std::to_string(ours) + ")");
+}
+
+// adapt_channels for `name` when the plan lists it among the tensors that read the image; "" else.
+std::string channel_adaptation(const InitPlan& plan, const std::string& name, torch::Tensor& into,
+                               const torch::Tensor& from) {
+  for (const auto& reader : plan.input_channels) {
+    if (reader.name == name) return adapt_channels(into, from, reader.layout, plan);
+  }
+  return "";
+}
+
 }  // namespace
 
 InitReport init_parameters(torch::nn::Module& model, const checkpoint::NamedTensors& theirs, const InitPlan& plan,
@@ -158,6 +194,9 @@ InitReport init_parameters(torch::nn::Module& model, const checkpoint::NamedTens
         tensor.copy_(from);
         report.loaded += tensor.numel();
         line.outcome = "loaded";
+      } else if (const auto adapted = channel_adaptation(plan, name, tensor, from); !adapted.empty()) {
+        report.loaded += tensor.numel();
+        line.outcome = adapted;
       } else if (const auto side = resampled(plan, name) ? resample_grid(tensor, from) : 0; side > 0) {
         report.loaded += tensor.numel();
         const auto new_side = std::to_string(grid_side(tensor.size(1)));

@@ -299,17 +299,32 @@ TEST(VitTrainApp, AnImageFolderTrainsAndItsModelClassifiesImages) {
       "vit_train_app_tuned", "", "DLS_LOG_LEVEL=info ");
   ASSERT_EQ(fine_tuned.status, 0) << fine_tuned.err;
   EXPECT_NE(fine_tuned.err.find("by class: 1 of 2 rows"), std::string::npos) << fine_tuned.err;
-  const auto head_of = [](const fs::path& run) {
+  const auto tensor_of = [](const fs::path& run, const std::string& wanted) {
     const checkpoint::CheckpointReader reader(checkpoint::latest_checkpoint(run.string()));
     for (const auto& [name, tensor] : reader.module_tensors("model")) {
-      if (name == "head_fc2.weight") return tensor;
+      if (name == wanted) return tensor;
     }
     return torch::Tensor();
   };
-  const auto before = head_of(run_dir), after = head_of(tuned_run);
+  const auto before = tensor_of(run_dir, "head_fc2.weight"), after = tensor_of(tuned_run, "head_fc2.weight");
   ASSERT_TRUE(before.defined() && after.defined());
   EXPECT_TRUE(torch::allclose(after[0], before[1], 0, 1e-6)) << "red's row";
   EXPECT_FALSE(torch::allclose(after[0], before[0], 0, 1e-6)) << "not blue's";
+
+  // The same pictures in grey (--channels 1) from the colour run: the stem's first layer, which
+  // reads the image, summed over the colours (timm's adapt_input_conv); the rest as it was.
+  const auto grey_run = test::fresh_temp_dir("vit_train_app_images_grey_run");
+  const auto grey = test::run_program("apps/vit_train",
+                                      "--threads 1 --image-folder " + tuned.string() + " --channels 1 --run-dir " +
+                                          grey_run.string() + " --init-from " + run_dir.string() +
+                                          " --batch-size 8 --epochs 1 --max-iters 1 --schedule constant --lr 1e-12",
+                                      "vit_train_app_grey", "", "DLS_LOG_LEVEL=info ");
+  ASSERT_EQ(grey.status, 0) << grey.err;
+  EXPECT_NE(grey.err.find("adapted: 3 channels there, summed into 1 here"), std::string::npos) << grey.err;
+  const auto colour_stem = tensor_of(run_dir, "stem.0.weight"), grey_stem = tensor_of(grey_run, "stem.0.weight");
+  ASSERT_TRUE(colour_stem.defined() && grey_stem.defined());
+  EXPECT_EQ(grey_stem.size(1), 1);
+  EXPECT_TRUE(torch::allclose(grey_stem, colour_stem.sum(1, /*keepdim=*/true), 1e-5, 1e-6));
 
   // The folder changed: a resume would redo another split, or train on other images, so it
   // is refused; an image replaced under its own name too.

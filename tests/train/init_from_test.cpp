@@ -23,6 +23,7 @@
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/lm_checkpoint.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
+#include "dls/layers/patch_embedding.h"
 #include "dls/train/tasks/lm_presets.h"
 #include "dls/train/tasks/lm_trainer.h"
 #include "support/error_of.h"
@@ -186,6 +187,54 @@ TEST(InitFrom, PositionEmbeddingsOnAnotherGridAreResampledRowsAndColumnsInPlace)
   EXPECT_NE(test::error_of<std::runtime_error>([&] {
               train::init_parameters(*wider, tensors_of(*other), plan, "x.pt");
             }).find("embedding.weight is [3, 4] there and [5, 4] here"),
+            std::string::npos);
+}
+
+// Grey images into a colour model's weights and back (vit_train --channels): the patch
+// projection, as a convolution or a Linear on channel-last patches, is adapted as timm's
+// adapt_input_conv -- summed over the colours, or the grey repeated and divided by 3 -- so
+// that a grey image gives exactly what the checkpoint's model gave it in colour (R = G = B).
+TEST(InitFrom, ImageChannelsAreAdaptedSoThatAGreyImageGivesTheSameEmbeddings) {
+  using Layout = train::InitPlan::ChannelLayout;
+  for (const bool use_conv : {true, false}) {
+    SCOPED_TRACE(use_conv ? "Conv2d" : "Linear");
+    torch::manual_seed(3);
+    const auto options = [use_conv](std::int64_t channels) {
+      return PatchEmbeddingOptions().image_size(8).channels(channels).patch_size(4).embedding_size(6).use_conv(
+          use_conv);
+    };
+    PatchEmbeddingGenerator colour(options(3)), grey(options(1)), colour_again(options(3));
+    train::InitPlan plan;
+    plan.input_channels = {{"conv.weight", Layout::kConv}, {"linear.weight", Layout::kPatchLinear}};
+    plan.their_channels = 3;
+    plan.our_channels = 1;
+    const auto report = train::init_parameters(*grey, tensors_of(*colour), plan, "colour.pt");
+    EXPECT_EQ(report.loaded, report.total);
+    const std::string weight = use_conv ? "conv.weight" : "linear.weight";
+    for (const auto& line : report.lines) {
+      EXPECT_EQ(line.outcome, line.name == weight ? "adapted: 3 channels there, summed into 1 here" : "loaded")
+          << line.name;
+    }
+    const auto images = torch::rand({2, 1, 8, 8});
+    const auto as_colour = images.expand({2, 3, 8, 8});
+    torch::NoGradGuard no_grad;
+    EXPECT_TRUE(torch::allclose(grey(images), colour(as_colour), 1e-5, 1e-5));
+
+    plan.their_channels = 1;
+    plan.our_channels = 3;
+    const auto back = train::init_parameters(*colour_again, tensors_of(*grey), plan, "grey.pt");
+    EXPECT_EQ(back.loaded, back.total);
+    EXPECT_TRUE(torch::allclose(colour_again(as_colour), grey(images), 1e-5, 1e-5));
+    // Each colour weighs a third of the grey: a colour image gives the grey of its mean.
+    const auto rgb = torch::rand({2, 3, 8, 8});
+    EXPECT_TRUE(torch::allclose(colour_again(rgb), grey(rgb.mean(1, /*keepdim=*/true)), 1e-5, 1e-5));
+  }
+  // Not listed in the plan: another shape, refused as before.
+  PatchEmbeddingGenerator colour(PatchEmbeddingOptions().image_size(8).channels(3).patch_size(4).embedding_size(6));
+  PatchEmbeddingGenerator grey(PatchEmbeddingOptions().image_size(8).channels(1).patch_size(4).embedding_size(6));
+  EXPECT_NE(test::error_of<std::runtime_error>([&] {
+              train::init_parameters(*grey, tensors_of(*colour), {}, "colour.pt");
+            }).find("linear.weight is [6, 48] there and [6, 16] here"),
             std::string::npos);
 }
 

@@ -46,6 +46,21 @@ struct InitPlan {
   // resample_abs_pos_embed does (bicubic, antialiased), so that a model goes on at another
   // image size.
   std::vector<std::string> resampled_grids;
+  // Model tensors that read the image's channels (the first convolution, or the patch
+  // projection): when the checkpoint's model reads `their_channels` and this one
+  // `our_channels`, one of them 1, the tensor is adapted as timm's adapt_input_conv does --
+  // summed over the channels for grey, the grey channel repeated and divided by C for colour --
+  // so that a grey image (R = G = B in colour) gives the values it gave the checkpoint's model.
+  enum class ChannelLayout {
+    kConv,        // [O, C, kh, kw]
+    kPatchLinear  // [M, p*p*C], channel-last within a patch (PatchEmbeddingGenerator's Linear)
+  };
+  struct InputChannels {
+    std::string name;
+    ChannelLayout layout = ChannelLayout::kConv;
+  };
+  std::vector<InputChannels> input_channels;
+  std::int64_t their_channels = 0, our_channels = 0;
   // The flags that set the model's shapes, for the refusal of a tensor of another shape.
   std::string shape_flags = "--layout, --embedding-size, --heads, --max-words, ...";
 };

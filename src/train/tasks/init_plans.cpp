@@ -93,14 +93,15 @@ InitReport init_lm_from(const checkpoint::CheckpointReader& reader, torch::nn::M
   return init_with(reader, model, plan);
 }
 
-InitReport init_vit_from(const checkpoint::CheckpointReader& reader, torch::nn::Module& model,
+InitReport init_vit_from(const checkpoint::CheckpointReader& reader, torch::nn::Module& model, std::int64_t channels,
                          const std::vector<std::string>& class_names) {
   check_parent_kind(reader, {checkpoint::kViTCheckpointKind}, "vit_train");
   InitPlan plan;
   // The head's rows are classes: by name, so that a run whose classes are others or in
   // another order (folders b, c after a, b) does not take class a's row for b (by position,
   // as before, a permuted head loaded "100 %").
-  const auto theirs = checkpoint::class_names_of(checkpoint::read_vit_contents(reader));
+  const auto contents = checkpoint::read_vit_contents(reader);
+  const auto theirs = checkpoint::class_names_of(contents);
   if (!class_names.empty() && !theirs.empty()) {
     plan.token_rows = {{"head_fc2.weight", &class_names, &theirs, "class"},
                        {"head_fc2.bias", &class_names, &theirs, "class"}};
@@ -108,6 +109,15 @@ InitReport init_vit_from(const checkpoint::CheckpointReader& reader, torch::nn::
   plan.fresh_when_resized = {"head_fc2."};  // another number of classes, names unknown
   // Another image size (--image-size, or a stem that shrinks the images otherwise): another grid.
   plan.resampled_grids = {"patch_embedding_generator.position_embedding"};
+  // Grey images into a colour model's weights, or colour into a grey one's (--channels): the
+  // first layer that reads the image, the stem's or (without one) the patch projection.
+  using Layout = InitPlan::ChannelLayout;
+  plan.input_channels = {{"stem.0.weight", Layout::kConv},
+                         {"patch_embedding_generator.conv.weight", Layout::kConv},
+                         {"patch_embedding_generator.linear.weight", Layout::kPatchLinear}};
+  if (!contents.settings.model.stem().empty()) plan.input_channels.resize(1);
+  plan.their_channels = contents.settings.model.channels();
+  plan.our_channels = channels;
   plan.shape_flags = "--patch-size, --channels, --stem, --embedding-size, --heads, ...";
   return init_with(reader, model, plan);
 }

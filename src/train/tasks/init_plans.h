@@ -29,8 +29,9 @@ InitReport init_seq2seq_from(const checkpoint::CheckpointReader& reader, torch::
                              const std::vector<std::string>& target_words);
 InitReport init_lm_from(const checkpoint::CheckpointReader& reader, torch::nn::Module& model, Variant variant,
                         const std::vector<std::string>& words);
+// `channels`: the model's image channels (a checkpoint's for others is adapted, InitPlan);
 // `class_names`: the run's classes in output order (empty: not known).
-InitReport init_vit_from(const checkpoint::CheckpointReader& reader, torch::nn::Module& model,
+InitReport init_vit_from(const checkpoint::CheckpointReader& reader, torch::nn::Module& model, std::int64_t channels,
                          const std::vector<std::string>& class_names);
 
 // Logs the report: its summary and what was not loaded as it is; every parameter at debug level.

@@ -20,11 +20,11 @@ ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
     data::check_run_dir_beside_images(settings.data.data_dir,
                                       settings.run.run_dir.empty() ? kDefaultRunDir : settings.run.run_dir);
   }
-  auto started =
-      start_epoch_task<ViTTask>(settings, kDefaultRunDir, checkpoint::kViTCheckpointKind, checkpoint::read_vit_contents,
-                                [](ViTTask& task, const checkpoint::CheckpointReader& parent) {
-                                  return init_vit_from(parent, task.model(), task.class_names());
-                                });
+  auto started = start_epoch_task<ViTTask>(
+      settings, kDefaultRunDir, checkpoint::kViTCheckpointKind, checkpoint::read_vit_contents,
+      [&](ViTTask& task, const checkpoint::CheckpointReader& parent) {
+        return init_vit_from(parent, task.model(), settings.model.channels(), task.class_names());
+      });
   auto& task = *started.task;
   ViTTrainResult result;
   result.parameters = count_parameters(task.model()).parameters;
