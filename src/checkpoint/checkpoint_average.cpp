@@ -1,5 +1,6 @@
 #include "dls/checkpoint/checkpoint_average.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -8,6 +9,10 @@
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/run_id.h"
+#include "dls/checkpoint/run_lineage.h"
+#include "dls/util/file_io.h"
+#include "dls/util/resolved_path.h"
 
 namespace dls::checkpoint {
 
@@ -65,9 +70,15 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
   for (auto& entry : sums) {
     if (is_floating(entry.second)) entry.second = entry.second.to(torch::kFloat64);
   }
+  // The files by name when they are of one folder (one run's), else by their paths (runs averaged).
+  bool one_folder = true;
+  for (const auto& path : paths) {
+    one_folder =
+        one_folder && std::filesystem::path(path).parent_path() == std::filesystem::path(paths.back()).parent_path();
+  }
   std::string sources;
   for (const auto& path : paths) {
-    sources += std::filesystem::path(path).filename().string() + "\n";
+    sources += (one_folder ? std::filesystem::path(path).filename().string() : util::absolute_path(path)) + "\n";
     if (&path == &paths.back()) continue;
     const CheckpointReader reader(path);
     if (reader.kind() != newest.kind()) {
@@ -125,6 +136,39 @@ std::string average_newest(const std::string& run, const std::vector<std::string
   const std::vector<std::string> newest(files.end() - static_cast<std::ptrdiff_t>(n), files.end());
   average_checkpoints(newest, written, weights);
   return written;
+}
+
+std::vector<std::string> average_runs(const std::vector<std::string>& runs, std::size_t n, const std::string& output,
+                                      std::ostream& messages, Weights weights) {
+  if (runs.size() < 2) throw std::invalid_argument("average_runs: fewer than two runs");
+  const auto first = run_lineage(runs.front());
+  std::vector<std::string> named;
+  for (const auto& run : runs) {
+    named.push_back(util::resolved_path(run));
+    if (std::count(named.begin(), named.end(), named.back()) > 1) throw std::runtime_error(run + ": named twice");
+  }
+  std::vector<std::string> files;
+  for (const auto& run : runs) {
+    if (&run != &runs.front() && shared_origin(first, run_lineage(run)).empty()) {
+      throw std::runtime_error(run + ": not fine-tuned from the checkpoint " + runs.front() +
+                               " was, nor its parent or child (config.toml's init-from): runs trained apart are not "
+                               "averaged, the same unit sits at another place in each");
+    }
+    auto found = find_checkpoints(run);
+    std::error_code error;
+    if (std::filesystem::is_directory(run, error))
+      found = this_runs_checkpoints(found, run_directory_of(run), messages, n);
+    if (found.size() < n) {
+      throw std::runtime_error(run + ": " + std::to_string(found.size()) + " checkpoint" +
+                               (found.size() == 1 ? "" : "s") + ", --average " + std::to_string(n) +
+                               " needs that many");
+    }
+    files.insert(files.end(), found.end() - static_cast<std::ptrdiff_t>(n), found.end());
+  }
+  // The first run's newest last: its settings and texts are the average's.
+  std::rotate(files.begin(), files.begin() + static_cast<std::ptrdiff_t>(n), files.end());
+  average_checkpoints(files, output, weights);
+  return files;
 }
 
 }  // namespace dls::checkpoint

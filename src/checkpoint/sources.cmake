@@ -2,6 +2,7 @@
 list(APPEND DLS_SOURCES
   checkpoint/checkpoint.cpp
   checkpoint/checkpoint_average.cpp
+  checkpoint/run_lineage.cpp
   checkpoint/checkpoint_files.cpp
   checkpoint/run_id.cpp
   checkpoint/run_state.cpp

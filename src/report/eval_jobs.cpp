@@ -64,9 +64,26 @@ void score_files(const EvalCommand& command, std::ostream& out) {
 // Writes the element-wise mean of the newest `command.average` of `files`; returns its path.
 std::string write_average(const EvalCommand& command, const std::vector<std::string>& files) {
   const auto n = static_cast<std::size_t>(command.average);
+  if (n < 2) {
+    throw std::runtime_error(
+        "--average 1: one checkpoint is its own average; give 2 or more, or --with RUN2 ... to "
+        "average runs");
+  }
   const auto output = checkpoint::average_newest(command.path, files, n, command.output, weights_read(command));
   spdlog::info("wrote {}, the average of {} to {}", output, files[files.size() - n], files.back());
   return output;
+}
+
+// --with: writes the element-wise mean of the newest `command.average` of RUN and of each run
+// named (a model soup) to --output; returns its path.
+std::string write_runs_average(const EvalCommand& command, std::ostream& messages) {
+  if (command.output.empty()) throw std::runtime_error("--with: give --output, the checkpoint to write");
+  std::vector<std::string> runs{command.path};
+  runs.insert(runs.end(), command.average_with.begin(), command.average_with.end());
+  const auto averaged = checkpoint::average_runs(runs, static_cast<std::size_t>(command.average), command.output,
+                                                 messages, weights_read(command));
+  spdlog::info("wrote {}, the average of {} checkpoints of {} runs", command.output, averaged.size(), runs.size());
+  return command.output;
 }
 
 // The job a model's checkpoints are asked for: the subcommand's, or, in the one-command form,
@@ -331,8 +348,12 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
     translation.input_file = "-";  // text piped in
   }
   if (command.average > 0) {
-    files = {write_average(command, this_runs(files, static_cast<std::size_t>(command.average)))};
+    files = {command.average_with.empty()
+                 ? write_average(command, this_runs(files, static_cast<std::size_t>(command.average)))
+                 : write_runs_average(command, messages)};
     if (!any) return {0, EvalJob::kAverage};
+  } else if (!command.average_with.empty()) {
+    throw std::runtime_error("--with: runs averaged with RUN's newest N (--average N)");
   } else if (any && !command.output.empty() && command.translation.input_file.empty()) {
     throw std::runtime_error("--output: only with --average N or --input FILE");
   } else if (job == EvalJob::kTranslate && !command.output.empty() && command.translation.input_file.empty()) {

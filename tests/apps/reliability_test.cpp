@@ -304,7 +304,7 @@ TEST(Reliability, WrongFlagValuesAreRefusedBeforeAnyWork) {
       {"apps/checkpoint_eval",
        run_dir.string(),
        {"--beam 0", "--limit -1", "--length-penalty -1", "--samples -1", "--test-subset -1", "--attention-images -1",
-        "--smoothing method9", "--threads 0", "--device tpu", "--log-level loud", "--seed -1", "--average 1"}},
+        "--smoothing method9", "--threads 0", "--device tpu", "--log-level loud", "--seed -1", "--average 0"}},
 #ifdef DLS_HAVE_BENCH  // not built with -DDLS_BUILD_BENCH=OFF (make test-asan)
       {"bench/dls_bench",
        "--task gemm",

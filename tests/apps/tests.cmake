@@ -3,6 +3,7 @@ list(APPEND DLS_TEST_SOURCES
   apps/blas_kernels_app_test.cpp
   apps/checkpoint_eval_test.cpp
   apps/checkpoint_eval_verbs_test.cpp
+  apps/checkpoint_soup_test.cpp
   apps/checkpoint_choice_test.cpp
   apps/compare_runs_test.cpp
   apps/decoding_options_app_test.cpp

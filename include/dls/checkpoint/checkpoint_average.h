@@ -3,6 +3,8 @@
 // like any other.
 #pragma once
 
+#include <cstddef>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -28,5 +30,15 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
 // when the run has fewer than `n`.
 std::string average_newest(const std::string& run, const std::vector<std::string>& files, std::size_t n,
                            const std::string& output = "", Weights weights = Weights::kEvaluation);
+
+// checkpoint_eval average RUN N --with RUN2 ...: the mean of the newest `n` checkpoints of each
+// of `runs` (runs or files; a run's own checkpoints, one another run wrote being left out and
+// named on `messages`), written to `output` -- a model soup of runs fine-tuned from one parent,
+// or a fine-tuned run with its parent (WiSE-FT). Returns the files averaged, oldest run first.
+// std::runtime_error (one line, nothing written) when a run has fewer than n, or shares no
+// origin with the first (run_lineage.h): the weights of runs trained apart do not line up, so
+// their mean is no model.
+std::vector<std::string> average_runs(const std::vector<std::string>& runs, std::size_t n, const std::string& output,
+                                      std::ostream& messages, Weights weights = Weights::kEvaluation);
 
 }  // namespace dls::checkpoint

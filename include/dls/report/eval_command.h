@@ -82,7 +82,8 @@ struct EvalCommand {
   ClassifyRequest classify;
   LmEvalRequest lm;
   int average = 0;
-  std::string output;  // --average's checkpoint, --input's translations, import's checkpoint
+  std::vector<std::string> average_with;  // --with: more runs whose newest N join the average
+  std::string output;                     // --average's checkpoint, --input's translations, import's checkpoint
   dlstudio::DLStudioImportRequest dlstudio_import;
   std::string dlstudio_variant = "FG";
   std::string export_dir;
@@ -118,7 +119,10 @@ struct EvalCommand {
           .required());
     f(c.lm.prompts, Setting("", "PROMPT", "prompts to continue (\"\" for none)" + newest).only_in(generate).required());
     f(c.score_file, Setting("", "HYPOTHESES", "hypothesis file, one sentence per line").only_in(score).required());
-    f(c.average, Setting("", "N", "how many of the newest checkpoints").range(2, 10000).only_in(average).required());
+    f(c.average, Setting("", "N", "how many of the newest checkpoints (of each run, with --with)")
+                     .range(1, 10000)
+                     .only_in(average)
+                     .required());
     f(c.export_dir, Setting("", "DIR",
                             "a new or empty folder for DLStudio's state dicts (load_state_dict strict); seq2seq runs "
                             "trained with --dlstudio-loss true only (DLStudio pads with EOS)")
@@ -255,8 +259,12 @@ struct EvalCommand {
     f(c.average, Setting("", "--average",
                          "write the element-wise mean of the newest N checkpoints of RUN (the same model settings) "
                          "and evaluate it instead")
-                     .range(2, 10000)
+                     .range(1, 10000)
                      .only_in(any));
+    f(c.average_with, Setting("", "--with",
+                              "average: the newest N of these runs (or files) too -- runs fine-tuned from one parent, "
+                              "or a run and its parent (a model soup); give --output")
+                          .only_in(any | average));
 
     f.group("DLStudio checkpoints (state dicts saved by DLStudio's torch.save)");
     auto& files = c.dlstudio_import;
