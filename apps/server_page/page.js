@@ -20,10 +20,13 @@ const STOP_RGB = STOPS.map((hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i
 const KINDS = [
   { key: "encoder_self", title: "Encoder self-attention", rows: "source", cols: "source",
     axes: "Rows: each source token (query); columns: the source tokens it attends to (keys)." },
-  { key: "decoder_self", title: "Decoder self-attention", rows: "target", cols: "target",
-    axes: "Rows: each target token (query); columns: the earlier target tokens it attends to (masked: no later ones)." },
-  { key: "cross", title: "Cross-attention (decoder to encoder)", rows: "target", cols: "source",
-    axes: "Rows: each target token (query); columns: the source tokens it attends to." },
+  // A decoder row is a decoding step, named by the token it writes ("written"); the step's
+  // query is that of the token it reads, the column of the same index in decoder self-attention.
+  { key: "decoder_self", title: "Decoder self-attention", rows: "written", cols: "target",
+    axes: "Rows: each decoding step, named by the word it writes (its query reads the word before); " +
+      "columns: the words read so far, SOS first (masked: no later ones)." },
+  { key: "cross", title: "Cross-attention (decoder to encoder)", rows: "written", cols: "source",
+    axes: "Rows: each decoding step, named by the word it writes; columns: the source tokens it attends to." },
 ];
 
 // The language of index.html's example sentences (the text box's placeholder): a model with

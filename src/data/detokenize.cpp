@@ -1,8 +1,10 @@
 #include "dls/data/detokenize.h"
 
 #include <algorithm>
+#include <map>
 
 #include "dls/data/languages.h"
+#include "dls/data/normalize.h"
 #include "dls/util/utf8.h"
 
 namespace dls::data {
@@ -70,7 +72,55 @@ bool elides(const std::string& word, const std::string& language) {
   return std::find(list.begin(), list.end(), word) != list.end();
 }
 
-std::string joined(const std::vector<std::string>& words, const std::string& language) {
+// The words the source writes with capitals inside a sentence -- names, places, acronyms --
+// by their normalised form: {"tom": "Tom", "nasa": "NASA"} for "Yes, Tom works for NASA."
+// Left out: a sentence's first word (its capital is the sentence's), single letters (English
+// "I"; Italian writes "i"), a word whose normalised form differs by more than case ("3,000"),
+// and every word of a source in German or Luxembourgish, which capitalise every noun, and of
+// a script without spaces.
+std::map<std::string, std::string> capitalised_words(std::string_view source, const std::string& language) {
+  std::map<std::string, std::string> names;
+  if (language == "de" || language == "lb" || written_without_spaces(language)) return names;
+  const auto rules = language_rules(language);
+  const auto vanishes = [&](char32_t c) { return normalize_words(util::encode_utf8(c), rules).empty(); };
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  bool sentence_start = true;
+  for (std::size_t start = 0; start < source.size();) {
+    while (start < source.size() && is_space(source[start])) ++start;
+    std::size_t end = start;
+    while (end < source.size() && !is_space(source[end])) ++end;
+    const auto chunk = source.substr(start, end - start);
+    start = end;
+    auto points = util::nfc_code_points(chunk);
+    const auto words = normalize_words(chunk, rules);
+    // A sentence starts at the first words, and after a chunk that ends one ("came." "Tom"),
+    // looking through closing quotes and brackets as ending_of does.
+    const auto last = std::find_if(points.rbegin(), points.rend(),
+                                   [](char32_t c) { return !is_any_of(c, U"\"')\u00BB\u201D\u2019"); });
+    const bool opens = sentence_start;
+    sentence_start = (last != points.rend() && is_any_of(*last, U".?!\u2026")) || (opens && words.empty());
+    if (opens || words.size() != 1) continue;
+    // Less the code points at its ends that normalise to nothing ("\"", "?", ".").
+    while (!points.empty() && vanishes(points.front())) points.erase(points.begin());
+    while (!points.empty() && vanishes(points.back())) points.pop_back();
+    const auto word = util::decode_utf8(words.front());
+    if (points.size() < 2 || points.size() != word.size()) continue;
+    bool same_letters = true, capital = false;
+    for (std::size_t i = 0; i < points.size() && same_letters; ++i) {
+      same_letters = util::to_lower(points[i]) == word[i];
+      capital = capital || points[i] != word[i];
+    }
+    std::string spelt;
+    for (const char32_t c : points) util::append_utf8(spelt, c);
+    if (same_letters && capital) names.emplace(words.front(), spelt);
+  }
+  return names;
+}
+
+// `words` joined, each spelt as `spelling` has it (else as it is); elisions are decided on the
+// words themselves.
+std::string joined(const std::vector<std::string>& words, const std::map<std::string, std::string>& spelling,
+                   const std::string& language) {
   const bool elision = language == "fr" || language == "it" || language == "ca";
   std::string text;
   for (std::size_t i = 0; i < words.size(); ++i) {
@@ -79,7 +129,8 @@ std::string joined(const std::vector<std::string>& words, const std::string& lan
                                       (language == "fr" && words[i - 1] == "aujourd" && words[i] == "hui"));
       text += elided ? "'" : " ";
     }
-    text += words[i];
+    const auto spelt = spelling.find(words[i]);
+    text += spelt != spelling.end() ? spelt->second : words[i];
   }
   return text;
 }
@@ -90,7 +141,7 @@ std::string detokenize(const std::vector<std::string>& words, std::string_view s
                        const std::string& source_language, const std::string& target_language) {
   if (words.empty()) return "";
   const auto target = base_language(target_language);
-  auto points = util::decode_utf8(joined(words, target));
+  auto points = util::decode_utf8(joined(words, capitalised_words(source, base_language(source_language)), target));
   char32_t& first = points.front();
   const bool georgian = first >= 0x10D0 && first <= 0x10FF;  // Mkhedruli: no sentence capitals
   if ((target == "tr" || target == "az") && first == U'i') {

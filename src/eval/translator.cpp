@@ -471,6 +471,7 @@ TranslationAttention Translator::attention(const SentenceTranslation& t) {
     auto one = attention_of(part.tokens, part.output_tokens);
     maps.source.insert(maps.source.end(), one.source.begin(), one.source.end());
     maps.target.insert(maps.target.end(), one.target.begin(), one.target.end());
+    maps.written.insert(maps.written.end(), one.written.begin(), one.written.end());
     sources.push_back(static_cast<std::int64_t>(one.source.size()));
     targets.push_back(static_cast<std::int64_t>(one.target.size()));
     encoder_self.push_back(std::move(one.encoder_self));
@@ -515,9 +516,13 @@ TranslationAttention Translator::attention_of(const TokenList& tokens, const Tok
   maps.source = {"SOS"};
   maps.source.insert(maps.source.end(), tokens.begin(), tokens.end());
   maps.source.push_back("EOS");
+  // A row per step that wrote a token: the output's, and the EOS's when it ended. (The pass
+  // also has a row for the EOS read, or the last token read, which writes nothing kept.)
+  maps.written = output;
+  if (ended) maps.written.push_back("EOS");
   maps.target = {"SOS"};
   maps.target.insert(maps.target.end(), output.begin(), output.end());
-  if (ended) maps.target.push_back("EOS");
+  maps.target.resize(maps.written.size());
   // [1, H, Lq, Lk] per layer -> [H, rows, cols] cropped to the real tokens, and [H, rows]: the
   // weight each row gives to the keys left out (padding; the dlstudio decoder's zeroed keys).
   const auto crop = [](const std::vector<torch::Tensor>& layers, std::size_t rows, std::size_t cols,
@@ -530,8 +535,9 @@ TranslationAttention Translator::attention_of(const TokenList& tokens, const Tok
     }
   };
   crop(trace.encoder_self, maps.source.size(), maps.source.size(), maps.encoder_self, maps.encoder_self_rest);
-  crop(trace.decoder_self, maps.target.size(), maps.target.size(), maps.decoder_self, maps.decoder_self_rest);
-  crop(trace.decoder_cross, maps.target.size(), maps.source.size(), maps.cross, maps.cross_rest);
+  const auto steps = maps.written.size();
+  crop(trace.decoder_self, steps, steps, maps.decoder_self, maps.decoder_self_rest);
+  crop(trace.decoder_cross, steps, maps.source.size(), maps.cross, maps.cross_rest);
   return maps;
 }
 

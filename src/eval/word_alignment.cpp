@@ -47,7 +47,10 @@ TokenWords token_words(const std::vector<std::string>& tokens) {
 
 std::vector<AlignmentPoint> hard_alignment(const TranslationAttention& maps) {
   if (maps.cross.empty()) throw std::invalid_argument("word alignment: no cross-attention");
-  return hard_alignment(maps.source, maps.target, maps.cross.back().mean(0));
+  // Row i writes written[i]: the labels the general form reads, where row i predicts label i+1.
+  std::vector<std::string> predicted{"SOS"};
+  predicted.insert(predicted.end(), maps.written.begin(), maps.written.end());
+  return hard_alignment(maps.source, predicted, maps.cross.back().mean(0));
 }
 
 std::vector<AlignmentPoint> hard_alignment(const std::vector<std::string>& source_labels,

@@ -35,7 +35,7 @@ std::vector<std::string> save_attention_maps(const TranslationAttention& maps, c
   constexpr double kShownRest = 0.005;
   const auto save = [&](const std::vector<torch::Tensor>& layers, const std::vector<torch::Tensor>& rests,
                         const std::string& name, const std::vector<std::string>& rows,
-                        const std::vector<std::string>& cols) {
+                        const std::vector<std::string>& cols, const std::string& row_axis) {
     for (std::size_t layer = 0; layer < layers.size(); ++layer) {
       auto weights = layers[layer].to(torch::kDouble);  // [H, r, c]
       const auto r = weights.size(1), c = weights.size(2);
@@ -56,17 +56,19 @@ std::vector<std::string> save_attention_maps(const TranslationAttention& maps, c
                                rest ? " (rest: keys not drawn, padding or zeroed)" : ""))
             .row_labels(std::vector<std::string>(rows.begin(), rows.begin() + r))
             .col_labels(col_labels)
-            .y_label("query")
+            .y_label(row_axis)
             .x_label("key")
             .save(path);
         written.push_back(path);
       }
     }
   };
-  save(maps.encoder_self, maps.encoder_self_rest, "encoder_self", maps.source, maps.source);
-  save(maps.decoder_self, maps.decoder_self_rest, "decoder_self", maps.target, maps.target);
+  save(maps.encoder_self, maps.encoder_self_rest, "encoder_self", maps.source, maps.source, "query");
+  // A decoder row is a decoding step, named by the token it writes; its keys are the tokens read.
+  const std::string step = "step (the token it writes)";
+  save(maps.decoder_self, maps.decoder_self_rest, "decoder_self", maps.written, maps.target, step);
   // An RNN's one map is the notes' alignment table: alignment_layer1_head1.png.
-  save(maps.cross, maps.cross_rest, maps.recurrent ? "alignment" : "cross", maps.target, maps.source);
+  save(maps.cross, maps.cross_rest, maps.recurrent ? "alignment" : "cross", maps.written, maps.source, step);
   return written;
 }
 

@@ -369,6 +369,7 @@ std::string attention_answer(const eval::SentenceTranslation& t, const eval::Tra
   answer["beam"] = beam;
   answer["source"] = maps.source;
   answer["target"] = maps.target;
+  answer["written"] = maps.written;
   answer["encoder_self"] = weights_json(maps.encoder_self);
   answer["decoder_self"] = weights_json(maps.decoder_self);
   answer["cross"] = weights_json(maps.cross);

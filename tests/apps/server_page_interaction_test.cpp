@@ -139,8 +139,8 @@ TEST(ServerPageInteraction, ChromiumReadoutFollowsThePointerAndTheArrowKeys) {
   };
   const std::map<std::string, Kind> kinds = {
       {"encoder_self", {&attention.encoder_self, &attention.source, &attention.source}},
-      {"decoder_self", {&attention.decoder_self, &attention.target, &attention.target}},
-      {"cross", {&attention.cross, &attention.target, &attention.source}}};
+      {"decoder_self", {&attention.decoder_self, &attention.written, &attention.target}},
+      {"cross", {&attention.cross, &attention.written, &attention.source}}};
 
   // The arrow keys on the second head's cross-attention map: right, right, down, then left
   // five times, stopping at the first column; the readout follows the highlighted cell.
@@ -154,7 +154,7 @@ TEST(ServerPageInteraction, ChromiumReadoutFollowsThePointerAndTheArrowKeys) {
     EXPECT_TRUE(seen.value("prevented", false)) << "the arrow key scrolled the page instead";
     EXPECT_EQ(text(seen, "highlight"), cells[k]);
     const int i = cells[k][0] - '0', j = cells[k][2] - '0';
-    expect_weight_text(text(seen, "text"), attention.target.at(i) + kArrow + attention.source.at(j) + ": ",
+    expect_weight_text(text(seen, "text"), attention.written.at(i) + kArrow + attention.source.at(j) + ": ",
                        attention.cross[0][1][i][j].item<double>());
     const Box cell = box_of(field(seen, "cell"));
     expect_readout_at(seen, cell, cell);

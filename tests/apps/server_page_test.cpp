@@ -110,7 +110,7 @@ TEST(ServerPage, ChromiumShowsTheTranslationAndDrawsEveryHeatMap) {
   EXPECT_EQ(expected_maps, 3u * 1 * 2) << "the tiny run: one layer of each, two heads";
 
   const std::string hover = text_of_id(dom, "tooltip");
-  const std::string tokens = attention.target.at(1) + " \xE2\x86\x92 " + attention.source.at(2) + ": ";
+  const std::string tokens = attention.written.at(1) + " \xE2\x86\x92 " + attention.source.at(2) + ": ";
   ASSERT_EQ(hover.substr(0, tokens.size()), tokens) << hover;
   EXPECT_NEAR(std::stod(hover.substr(tokens.size())), attention.cross[0][1][1][2].item<double>(), 2e-3) << hover;
 

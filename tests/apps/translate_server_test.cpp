@@ -122,8 +122,12 @@ TEST(TranslateServerApp, EveryEndpoint) {
   EXPECT_EQ(status, 200);
   EXPECT_EQ(attention["translation"], t[0]["translation"]);
   EXPECT_EQ(attention["source"], json::array({"SOS", "i", "have", "a", "car", "EOS"}));
+  // A decoder row per decoding step: the word it writes, the last EOS; the word it reads, SOS first.
   const auto target_size = attention["target"].size();
   EXPECT_EQ(attention["target"][0], "SOS");
+  ASSERT_EQ(attention["written"].size(), target_size);
+  EXPECT_EQ(attention["written"].back(), "EOS");
+  for (std::size_t i = 1; i < target_size; ++i) EXPECT_EQ(attention["target"][i], attention["written"][i - 1]);
   ASSERT_EQ(attention["encoder_self"].size(), 1u);        // layers
   ASSERT_EQ(attention["encoder_self"][0].size(), 2u);     // heads
   EXPECT_EQ(attention["encoder_self"][0][1].size(), 6u);  // source rows
@@ -201,9 +205,9 @@ TEST(TranslateServerApp, AnRnnRunIsServedWithItsAlignmentTable) {
   EXPECT_EQ(status, 200) << attention;
   EXPECT_EQ(attention["encoder_self"].size(), 0u);
   EXPECT_EQ(attention["decoder_self"].size(), 0u);
-  ASSERT_EQ(attention["cross"].size(), 1u);     // one layer
-  ASSERT_EQ(attention["cross"][0].size(), 1u);  // of one head
-  EXPECT_EQ(attention["cross"][0][0].size(), attention["target"].size());
+  ASSERT_EQ(attention["cross"].size(), 1u);                                 // one layer
+  ASSERT_EQ(attention["cross"][0].size(), 1u);                              // of one head
+  EXPECT_EQ(attention["cross"][0][0].size(), attention["written"].size());  // a row per decoding step
   EXPECT_EQ(attention["cross"][0][0][0].size(), attention["source"].size());
 }
 

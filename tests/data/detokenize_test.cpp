@@ -22,6 +22,28 @@ TEST(Detokenize, QuestionsGetSpanishsOpeningMarkAndAccentedCapitals) {
       << "a closing quote is looked through; é capitalises to É";
 }
 
+// Names, places and acronyms keep the capitals the source writes them with inside a sentence;
+// a sentence's first word, single letters and German nouns do not lend theirs.
+TEST(Detokenize, WordsTheSourceCapitalisesInsideASentenceKeepTheirCapitals) {
+  EXPECT_EQ(detokenize({"vi", "a", "tom", "en", "boston"}, "I saw Tom in Boston.", "en", "es"), "Vi a Tom en Boston.");
+  EXPECT_EQ(detokenize({"tom", "trabaja", "para", "la", "nasa"}, "Tom works for \"NASA\".", "en", "es"),
+            "Tom trabaja para la NASA.")
+      << "the first word capitalised as the sentence's; quotes are not part of the word";
+  EXPECT_EQ(detokenize({"no", "sé", "no"}, "No, I do not know.", "en", "es"), "No sé no.")
+      << "a sentence-initial capital lends nothing";
+  EXPECT_EQ(detokenize({"vine", "the", "end"}, "I came. The end.", "en", "es"), "Vine the end.")
+      << "nor the first word of a second sentence";
+  EXPECT_EQ(detokenize({"ieri", "ho", "visto", "i", "cani"}, "Yesterday I saw the dogs.", "en", "it"),
+            "Ieri ho visto i cani.")
+      << "English 'I' is not a name";
+  EXPECT_EQ(detokenize({"i", "play", "tennis"}, "Ich spiele Tennis.", "de", "en"), "I play tennis.")
+      << "German capitalises every noun";
+  EXPECT_EQ(detokenize({"j", "aime", "anne"}, "I love Anne.", "en", "fr"), "J'aime Anne.");
+  EXPECT_EQ(detokenize({"es", "de", "émile"}, "It is Émile's, not ÉMILE.", "en", "es"), "Es de ÉMILE.")
+      << "\"Émile's\" is two words; the one that is a word lends its capitals, accented ones too";
+  EXPECT_EQ(detokenize({"tengo", "3000"}, "I have 3,000.", "en", "es"), "Tengo 3000.") << "not a case difference";
+}
+
 // Every script's closing marks are read, and the target's own are written (they all ended in
 // ASCII . ? ! before, and a source ending in 。 ؟ । ; ended in none).
 TEST(Detokenize, TheEndingIsReadAndWrittenInEachScript) {

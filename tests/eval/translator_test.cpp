@@ -108,10 +108,18 @@ TEST(Translator, AttentionHasEveryLayerAndHeadCroppedToTheTokens) {
   const auto& config = translator.model().model.transformer()->config();
   const auto heads = config.transformer().num_heads();
   ASSERT_EQ(maps.source.size(), t.tokens.size() + 2);
-  ASSERT_EQ(maps.target.size(), t.output_tokens.size() + 2);
+  // A decoder row per step: it reads SOS or a word, and writes the next word or the EOS.
+  ASSERT_EQ(maps.written.size(), t.output_tokens.size() + 1);
+  ASSERT_EQ(maps.target.size(), maps.written.size());
+  EXPECT_EQ(maps.target.front(), "SOS");
+  EXPECT_EQ(maps.written.back(), "EOS");
+  for (std::size_t i = 0; i < t.output_tokens.size(); ++i) {
+    EXPECT_EQ(maps.written[i], t.output_tokens[i]);
+    EXPECT_EQ(maps.target[i + 1], t.output_tokens[i]);
+  }
   ASSERT_EQ(maps.encoder_self.size(), static_cast<std::size_t>(config.num_encoders()));
   ASSERT_EQ(maps.cross.size(), static_cast<std::size_t>(config.num_decoders()));
-  const auto src = static_cast<std::int64_t>(maps.source.size()), tgt = static_cast<std::int64_t>(maps.target.size());
+  const auto src = static_cast<std::int64_t>(maps.source.size()), tgt = static_cast<std::int64_t>(maps.written.size());
   EXPECT_EQ(maps.encoder_self[0].sizes(), (std::vector<std::int64_t>{heads, src, src}));
   EXPECT_EQ(maps.decoder_self[0].sizes(), (std::vector<std::int64_t>{heads, tgt, tgt}));
   EXPECT_EQ(maps.cross[0].sizes(), (std::vector<std::int64_t>{heads, tgt, src}));
@@ -129,9 +137,9 @@ TEST(Translator, AttentionHasEveryLayerAndHeadCroppedToTheTokens) {
   EXPECT_THROW(translator.attention(failed), std::invalid_argument);
 }
 
-// A translation that filled every position (L - 1 tokens after SOS, no EOS): its maps are
-// labelled with each of its words and no EOS, and every word gets an alignment point (the
-// last word's was dropped).
+// A translation that filled every position (L - 1 tokens after SOS, no EOS): a row for each
+// of its words and none for an EOS, and every word gets an alignment point (the last word's
+// was dropped once).
 TEST(Translator, AFullLengthTranslationHasARowAndAnAlignmentForEveryWord) {
   auto translator = Translator::load(test::trained_seq2seq_run().string());
   auto t = translator.translate("I want to go home.");
@@ -140,10 +148,12 @@ TEST(Translator, AFullLengthTranslationHasARowAndAnAlignmentForEveryWord) {
   const auto full = static_cast<std::size_t>(translator.max_source_tokens() + 1);  // L - 1
   t.output_tokens.resize(full, t.output_tokens.front());
   const auto maps = translator.attention(t);
-  ASSERT_EQ(maps.target.size(), full + 1);  // SOS and the words
-  EXPECT_EQ(maps.target.back(), t.output_tokens.back());
   // A row per decoding step, L - 1: the one from SOS, and one from each word but the last.
+  ASSERT_EQ(maps.written, t.output_tokens);
+  ASSERT_EQ(maps.target.size(), full);  // SOS and the words but the last
+  EXPECT_EQ(maps.target.back(), t.output_tokens[full - 2]);
   EXPECT_EQ(maps.cross[0].size(1), static_cast<std::int64_t>(full));
+  EXPECT_EQ(maps.decoder_self[0].size(2), static_cast<std::int64_t>(full));
   std::vector<bool> aligned(full, false);
   for (const auto& point : translator.alignment(t)) aligned.at(static_cast<std::size_t>(point.target)) = true;
   EXPECT_EQ(std::count(aligned.begin(), aligned.end(), true), static_cast<std::ptrdiff_t>(full));
@@ -208,7 +218,9 @@ TEST(Translator, ALongSentenceIsDecodedWholeWhereTheLayoutReadsAnyLength) {
     const auto maps = translator.attention(t);
     EXPECT_EQ(maps.source.size(), 22u);
     EXPECT_EQ(maps.cross[0].size(2), 22);
-    EXPECT_EQ(maps.cross[0].size(1), static_cast<std::int64_t>(std::min<std::size_t>(t.output_tokens.size(), 40) + 2));
+    // A row per step: each word's and the EOS's (41 words fill the positions: no EOS step).
+    EXPECT_EQ(maps.cross[0].size(1), static_cast<std::int64_t>(std::min<std::size_t>(t.output_tokens.size(), 40) + 1));
+    EXPECT_EQ(maps.cross[0].size(1), static_cast<std::int64_t>(maps.written.size()));
   }
 }
 
@@ -271,8 +283,9 @@ TEST(Translator, ASentenceInPartsHasOneNBestEntryAndAnAlignmentForEveryPart) {
     t.output_tokens.insert(t.output_tokens.end(), part.output_tokens.begin(), part.output_tokens.end());
   }
   const auto maps = translator.attention(t);
-  ASSERT_EQ(maps.target.size(), t.parts.size() * (full + 1));  // each part's SOS and words
-  EXPECT_EQ(maps.cross[0].size(1), static_cast<std::int64_t>(maps.target.size()));
+  ASSERT_EQ(maps.written, t.output_tokens);  // each part's steps, none writing an EOS
+  ASSERT_EQ(maps.target.size(), t.parts.size() * full);
+  EXPECT_EQ(maps.cross[0].size(1), static_cast<std::int64_t>(maps.written.size()));
   std::vector<bool> aligned(t.output_tokens.size(), false);
   for (const auto& point : translator.alignment(t)) aligned.at(static_cast<std::size_t>(point.target)) = true;
   EXPECT_EQ(std::count(aligned.begin(), aligned.end(), true), static_cast<std::ptrdiff_t>(aligned.size()));

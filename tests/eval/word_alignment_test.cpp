@@ -1,5 +1,5 @@
-// Word alignment from cross-attention: on hand-made maps the row of the token before each
-// word is read, SOS and EOS are skipped (a translation in parts has a pair per part), and
+// Word alignment from cross-attention: on hand-made maps the row of the step that wrote each
+// word is read, EOS rows and SOS and EOS columns are skipped (a translation in parts has a pair per part), and
 // SentencePiece pieces merge to their words; and a small transformer trained to copy its
 // input aligns each output word with the source word it copied -- the diagonal.
 #include "dls/eval/word_alignment.h"
@@ -18,14 +18,15 @@
 namespace dls::eval::word_alignment_test {
 namespace {
 
-// Cross maps [1 layer][H = 2, rows, cols] whose rows put all weight on `columns[row]`.
-TranslationAttention maps_pointing(std::vector<std::string> source, std::vector<std::string> target,
+// Cross maps [1 layer][H = 2, steps, cols] whose rows put all weight on `columns[row]`; row i
+// writes written[i].
+TranslationAttention maps_pointing(std::vector<std::string> source, std::vector<std::string> written,
                                    const std::vector<int>& columns) {
   TranslationAttention maps;
   maps.source = std::move(source);
-  maps.target = std::move(target);
+  maps.written = std::move(written);
   auto cross =
-      torch::zeros({2, static_cast<std::int64_t>(maps.target.size()), static_cast<std::int64_t>(maps.source.size())});
+      torch::zeros({2, static_cast<std::int64_t>(maps.written.size()), static_cast<std::int64_t>(maps.source.size())});
   for (std::size_t row = 0; row < columns.size(); ++row)
     cross.select(1, static_cast<std::int64_t>(row))[0][columns[row]] = 1;
   cross[1] = cross[0];
@@ -34,19 +35,19 @@ TranslationAttention maps_pointing(std::vector<std::string> source, std::vector<
 }
 
 TEST(WordAlignment, EachWordTakesTheRowThatWroteIt) {
-  // Rows: SOS writes "b'", "b'" writes "a'", "a'" writes EOS. Columns: SOS a b EOS.
-  const auto maps = maps_pointing({"SOS", "a", "b", "EOS"}, {"SOS", "b'", "a'", "EOS"}, {2, 1, 3, 0});
+  // Rows: the steps writing "b'", "a'" and EOS. Columns: SOS a b EOS.
+  const auto maps = maps_pointing({"SOS", "a", "b", "EOS"}, {"b'", "a'", "EOS"}, {2, 1, 3});
   EXPECT_EQ(alignment_text(hard_alignment(maps)), "1-0 0-1");
 }
 
 TEST(WordAlignment, PartsSkipTheirSosAndEosAndPiecesMergeToWords) {
-  // Two parts, each SOS..EOS; the source words "▁un ▁gat o" are two words (un, gato).
+  // Two parts, each SOS..EOS in the source and ending in an EOS step; the source words
+  // "▁un ▁gat o" are two words (un, gato).
   const std::string w = "\xE2\x96\x81";
-  const auto maps =
-      maps_pointing({"SOS", w + "un", w + "gat", "o", "EOS", "SOS", w + "sí", "EOS"},
-                    {"SOS", w + "a", w + "c", "at", "EOS", "SOS", w + "yes", "EOS"}, {1, 3, 2, 4, 0, 6, 7, 0});
+  const auto maps = maps_pointing({"SOS", w + "un", w + "gat", "o", "EOS", "SOS", w + "sí", "EOS"},
+                                  {w + "a", w + "c", "at", "EOS", w + "yes", "EOS"}, {1, 3, 2, 4, 6, 7});
   // Target words: a (row 0 -> un), cat = "▁c" (row 1 -> "o": gato) + "at" (row 2 -> "▁gat": gato),
-  // yes (row 5 -> sí). Source words: un 0, gato 1, sí 2; target words: a 0, cat 1, yes 2.
+  // yes (row 4 -> sí). Source words: un 0, gato 1, sí 2; target words: a 0, cat 1, yes 2.
   EXPECT_EQ(alignment_text(hard_alignment(maps)), "0-0 1-1 2-2");
 }
 
@@ -92,10 +93,11 @@ TEST(WordAlignment, ACopyingTransformerAlignsTheDiagonal) {
     std::vector<std::string> tokens{"SOS"};
     for (std::int64_t i = 1; i <= n; ++i) tokens.push_back("w" + std::to_string(test[b][i].item<std::int64_t>()));
     tokens.push_back("EOS");
-    maps.source = maps.target = tokens;
+    maps.source = tokens;
+    maps.written.assign(tokens.begin() + 1, tokens.end());  // the steps from SOS to the last word
     const auto size = static_cast<std::int64_t>(tokens.size());
     const auto& cross = trace.decoder_cross.back()[b];  // [H, L-1 queries, L keys]
-    maps.cross = {cross.narrow(1, 0, std::min(size, cross.size(1))).narrow(2, 0, size)};
+    maps.cross = {cross.narrow(1, 0, size - 1).narrow(2, 0, size)};
     std::vector<AlignmentPoint> diagonal;
     for (int i = 0; i < n; ++i) diagonal.push_back({i, i});
     EXPECT_EQ(alignment_text(hard_alignment(maps)), alignment_text(diagonal)) << "sentence " << b;

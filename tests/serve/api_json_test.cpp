@@ -212,22 +212,25 @@ TEST(ApiJson, AttentionAsLayersHeadsRowsColumnsRounded) {
   t.text = "Hola.";
   eval::TranslationAttention maps;
   maps.source = {"SOS", "hi", "EOS"};
-  maps.target = {"SOS", "hola", "EOS"};
+  maps.target = {"SOS", "hola"};
+  maps.written = {"hola", "EOS"};
   const auto weights = torch::full({2, 3, 3}, 1.0 / 3.0);  // [H, rows, cols]
+  const auto steps = torch::full({2, 2, 3}, 1.0 / 3.0);    // [H, steps, source]
   maps.encoder_self = {weights, weights};
-  maps.decoder_self = {weights};
-  maps.cross = {weights};
-  maps.decoder_self_rest = {torch::tensor({0.0, 0.25, 0.5}).expand({2, 3})};  // [H, rows]
+  maps.decoder_self = {torch::full({2, 2, 2}, 0.5)};
+  maps.cross = {steps};
+  maps.decoder_self_rest = {torch::tensor({0.0, 0.25}).expand({2, 2})};  // [H, steps]
   const auto text = attention_answer(t, maps, 1);
   const auto answer = nlohmann::json::parse(text);
   EXPECT_EQ(answer["translation"], "Hola.");
   EXPECT_EQ(answer["source"], nlohmann::json::array({"SOS", "hi", "EOS"}));
   EXPECT_EQ(answer["encoder_self"].size(), 2u);     // layers
   EXPECT_EQ(answer["encoder_self"][0].size(), 2u);  // heads
-  EXPECT_EQ(answer["cross"][0][1].size(), 3u);      // target rows
-  EXPECT_EQ(answer["cross"][0][1][2][0].get<double>(), 0.33333);
+  EXPECT_EQ(answer["written"], nlohmann::json::array({"hola", "EOS"}));
+  EXPECT_EQ(answer["cross"][0][1].size(), 2u);  // a row per decoding step
+  EXPECT_EQ(answer["cross"][0][1][1][0].get<double>(), 0.33333);
   EXPECT_NE(text.find("0.33333,"), std::string::npos) << "5 significant digits, not 17";
-  EXPECT_EQ(answer["rest"]["decoder_self"][0][1], nlohmann::json::array({0.0, 0.25, 0.5}));  // [layer][head][row]
+  EXPECT_EQ(answer["rest"]["decoder_self"][0][1], nlohmann::json::array({0.0, 0.25}));  // [layer][head][row]
   EXPECT_EQ(answer["rest"]["encoder_self"], nlohmann::json::array());
   EXPECT_EQ(round_significant(0.000123456789, 5), 0.00012346);
   EXPECT_EQ(round_significant(0.0, 5), 0.0);

@@ -10,8 +10,12 @@
 //    Chinese and Japanese 。？！, Arabic, Persian and Urdu ؟, Hindi, Marathi and Nepali
 //    । for a statement, Greek ; for a question, else . ? ! …;
 //  - French, Italian and Catalan elisions, which normalisation parts ("l homme" ->
-//    "l'homme", "aujourd hui" -> "aujourd'hui").
-// Names, hyphens and inner punctuation cannot be recovered.
+//    "l'homme", "aujourd hui" -> "aujourd'hui");
+//  - the capitals of a word that the source writes with them inside a sentence, as names,
+//    places and acronyms are ("vi a tom" + "I saw Tom." -> "Vi a Tom."; "NASA"), when the
+//    translation has the same word (capitalised_words in detokenize.cpp says which are left
+//    out: sentence-initial words, single letters, German nouns).
+// Names the translation spells otherwise, hyphens and inner punctuation cannot be recovered.
 #pragma once
 
 #include <string>

@@ -91,15 +91,21 @@ struct SentenceTranslation {
 };
 
 // Attention weights of one translation, cropped to the real tokens; each tensor is
-// [layers][H, rows, cols] in float on the CPU. Row i is the query that predicts the target's
-// word i+1 (the decoder's) or source token i (the encoder's). A translation in parts: each part's maps
-// along the diagonal (a part attends only to itself), zero elsewhere.
+// [layers][H, rows, cols] in float on the CPU. The encoder's row i is source token i's query.
+// The decoder's maps have a row per decoding step, named by the token it writes (the
+// lecture's "output row k predicts word k"; the rows of Bahdanau's alignment figures and of
+// fairseq's and Marian's alignments): `written`, the output then "EOS". No step reads the EOS,
+// so there is no row for it. A translation in parts: each part's maps along the diagonal (a
+// part attends only to itself), zero elsewhere.
 struct TranslationAttention {
-  std::vector<std::string> source;          // "SOS", the source tokens, "EOS"
-  std::vector<std::string> target;          // "SOS", the output tokens, "EOS"
+  std::vector<std::string> source;  // "SOS", the source tokens, "EOS": the encoder's rows, the keys of both
+  // The token each decoding step reads -- "SOS", then the output but its last -- the decoder
+  // self-attention's keys; and the token it writes -- the output, then "EOS" when it ended
+  // (a translation that filled every position has none). One per step, in the same order.
+  std::vector<std::string> target, written;
   std::vector<torch::Tensor> encoder_self;  // [H, source, source]
-  std::vector<torch::Tensor> decoder_self;  // [H, target, target]
-  std::vector<torch::Tensor> cross;         // [H, target, source]
+  std::vector<torch::Tensor> decoder_self;  // [H, steps, steps]: written (rows) by target (keys)
+  std::vector<torch::Tensor> cross;         // [H, steps, source]: written (rows) by source
   // Per layer [H, rows] beside each of the three: the weight a row gives to keys not drawn --
   // the padding after the sentence, which DLStudio's layout attends to, and in its decoder the
   // zeroed positions after the row's own (AttentionTrace). 0 where the drawn weights sum to 1.

@@ -1,6 +1,6 @@
 // Word alignment read from a translation's cross-attention: for each output word, the source
 // word the last decoder layer attended to most (its heads averaged) at the step that wrote
-// the word (the row of the token before it), the "hard" alignment that fairseq's
+// the word, the "hard" alignment that fairseq's
 // --print-alignment and Marian's --alignment print as "0-0 1-2 ...".
 #pragma once
 
@@ -13,15 +13,15 @@
 
 namespace dls::eval {
 
-// From `maps` (Translator::attention): rows and columns named "SOS" or "EOS" are skipped (a
-// translation in parts has one pair per part), and SentencePiece pieces ("▁" starts a word)
+// From `maps` (Translator::attention): rows writing "EOS" and columns named "SOS" or "EOS" are
+// skipped (a translation in parts has them once per part), and SentencePiece pieces ("▁" starts a word)
 // are merged to their words: a target word is aligned to each source word one of its pieces
 // is aligned to. Sorted by target word, then source word, without repeats.
 std::vector<AlignmentPoint> hard_alignment(const TranslationAttention& maps);
 
-// The same from one map: `weights` [rows, cols] (a layer's heads averaged), row i the query
-// that predicts target label i+1, column j source label j; the labels as
-// TranslationAttention's source and target ("SOS", tokens, "EOS").
+// The same from one map of a teacher-forced pass: `weights` [rows, cols] (a layer's heads
+// averaged), row i the query that reads target label i and predicts label i+1, column j
+// source label j; the labels "SOS", tokens, "EOS", as the pass read them.
 std::vector<AlignmentPoint> hard_alignment(const std::vector<std::string>& source_labels,
                                            const std::vector<std::string>& target_labels, const torch::Tensor& weights);
 

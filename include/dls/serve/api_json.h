@@ -56,8 +56,9 @@ AttentionCall parse_attention_call(const std::string& body, const ServeLimits& l
 // `alignments` (one per translation, "0-0 1-2"): each translation's "alignment".
 std::string translate_answer(const BatchResult& result, int beam, double total_ms, int n_best = 1,
                              const std::vector<std::string>& alignments = {});
-// {"input", "translation", "raw", "unknown_words", "source", "target", "encoder_self",
-//  "decoder_self", "cross"}: weights [layer][head][row][col], 5 significant digits; "rest":
+// {"input", "translation", "raw", "unknown_words", "source", "target", "written",
+//  "encoder_self", "decoder_self", "cross"}: weights [layer][head][row][col], 5 significant
+//  digits, a decoder row per step named by "written" (TranslationAttention); "rest":
 //  {"encoder_self", "decoder_self", "cross"}: [layer][head][row], each row's weight on keys
 //  not drawn (TranslationAttention).
 std::string attention_answer(const eval::SentenceTranslation& translation, const eval::TranslationAttention& maps,

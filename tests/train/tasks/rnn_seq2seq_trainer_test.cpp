@@ -139,8 +139,10 @@ TEST(RnnSeq2SeqTranslator, TranslatesAndReadsTheAlignmentTable) {
   EXPECT_TRUE(maps.encoder_self.empty());
   EXPECT_TRUE(maps.decoder_self.empty());
   ASSERT_EQ(maps.cross.size(), 1u);
-  const auto& table = maps.cross.front();  // [1, target, source]
+  const auto& table = maps.cross.front();  // [1, steps, source]
   EXPECT_EQ(table.size(0), 1);
+  EXPECT_EQ(table.size(1), static_cast<std::int64_t>(maps.written.size()));  // a row per word written, and the EOS
+  EXPECT_EQ(maps.written.size(), t.output_tokens.size() + 1);
   EXPECT_EQ(table.size(2), static_cast<std::int64_t>(maps.source.size()));
   EXPECT_TRUE(torch::allclose(table.sum(-1), torch::ones({1, table.size(1)}), 1e-4, 1e-4));
 
