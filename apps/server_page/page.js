@@ -271,7 +271,8 @@ async function showAttention(index) {
   setState("attention");
   showStatus(`Computing the attention of sentence ${index + 1}…`);
   try {
-    const data = await requestJson("POST", "/attention", { sentence: state.sentences[index], beam: state.beam });
+    const data = await requestJson("POST", "/attention", { sentence: state.sentences[index], beam: state.beam,
+                                                              replace_unk: state.replaceUnk });
     state.attention = data;
     $("attention-sentence").textContent = `“${data.input}” → “${data.translation}”`;
     const panel = $("attention-panel");

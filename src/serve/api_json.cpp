@@ -188,6 +188,21 @@ double read_beam_penalty(const json& request, const std::string& field, int beam
   return value;
 }
 
+// A boolean `field` of `request` into `value` (absent or null: left as it is).
+void read_flag(const json& request, const std::string& field, bool& value) {
+  if (!request.contains(field) || request[field].is_null()) return;
+  if (!request[field].is_boolean()) throw ApiError(400, "\"" + field + "\" must be true or false");
+  value = request[field].get<bool>();
+}
+
+// What /translate and /attention both take: "beam", "replace_unk" and the beam's penalties.
+void read_beam_options(const json& request, const ServeLimits& limits, DecodeSetting& decode) {
+  decode.beam = read_beam(request, limits);
+  read_flag(request, "replace_unk", decode.replace_unknown);
+  decode.length_penalty = read_beam_penalty(request, "length_penalty", decode.beam);
+  decode.coverage_penalty = read_beam_penalty(request, "coverage_penalty", decode.beam);
+}
+
 // "sample": true or {"temperature": T, "top_k": K, "top_p": P, "seed": S} (checkpoint_eval
 // --sample's --temperature, --top-k, --top-p, --seed), instead of greedy or beam search.
 void read_sampling(const json& request, DecodeSetting& decode) {
@@ -304,7 +319,7 @@ TranslateCall parse_translate_call(const std::string& body, const ServeLimits& l
     call.sentences.push_back(sentences[i].get<std::string>());
     check_sentence(call.sentences.back(), limits, "sentence " + std::to_string(i + 1));
   }
-  call.decode.beam = read_beam(request, limits);
+  read_beam_options(request, limits, call.decode);
   const int beam = call.decode.beam;
   if (request.contains("n_best") && !request["n_best"].is_null()) {
     const auto& n = request["n_best"];
@@ -314,27 +329,20 @@ TranslateCall parse_translate_call(const std::string& body, const ServeLimits& l
     }
     call.n_best = static_cast<int>(n.get<long long>());
   }
-  for (const auto& [name, value] :
-       {std::pair{"alignment", &call.alignment}, std::pair{"replace_unk", &call.decode.replace_unknown}}) {
-    if (!request.contains(name) || request[name].is_null()) continue;
-    if (!request[name].is_boolean()) throw ApiError(400, "\"" + std::string(name) + "\" must be true or false");
-    *value = request[name].get<bool>();
-  }
-  call.decode.length_penalty = read_beam_penalty(request, "length_penalty", beam);
-  call.decode.coverage_penalty = read_beam_penalty(request, "coverage_penalty", beam);
+  read_flag(request, "alignment", call.alignment);
   read_sampling(request, call.decode);
   return call;
 }
 
 AttentionCall parse_attention_call(const std::string& body, const ServeLimits& limits) {
   const json request = parse_object(body, kFieldValues);
-  check_fields(request, {"sentence", "beam"});
+  check_fields(request, {"sentence", "beam", "replace_unk", "length_penalty", "coverage_penalty"});
   if (!request.contains("sentence")) throw ApiError(400, "missing field \"sentence\" (a string)");
   if (!request["sentence"].is_string()) throw ApiError(400, "\"sentence\" must be a string");
   AttentionCall call;
   call.sentence = request["sentence"].get<std::string>();
   check_sentence(call.sentence, limits, "the sentence");
-  call.beam = read_beam(request, limits);
+  read_beam_options(request, limits, call.decode);
   return call;
 }
 

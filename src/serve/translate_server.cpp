@@ -131,13 +131,13 @@ struct TranslateServer::Impl {
     const auto traced = batcher.run_alone<Traced>(
         [this, call] {
           Traced out;
-          out.first = translator->translate(call.sentence, decode_options(call.beam, 1));
+          out.first = translator->translate(call.sentence, decode_options(call.decode, 1));
           if (out.first.ok()) out.second = translator->attention(out.first);
           return out;
         },
         timeout());
     if (!traced.first.ok()) throw ApiError(400, traced.first.error);
-    return json_response(200, attention_answer(traced.first, traced.second, call.beam));
+    return json_response(200, attention_answer(traced.first, traced.second, call.decode.beam));
   }
 
   // The body is a PNG's or JPEG's bytes (no multipart form), of any size up to

@@ -227,6 +227,15 @@ TEST(DecodingOptionsApp, ReplaceUnkCopiesSourceWordsAsTheLibraryDoes) {
   const auto translations = json::parse(answer->body)["translations"];
   ASSERT_EQ(translations.size(), sentences.size());
   for (std::size_t i = 0; i < sentences.size(); ++i) EXPECT_EQ(translations[i]["raw"], replaced[i].raw);
+  // /attention with it: the translation the page lists, the maps on the model's own tokens.
+  const auto traced = server.client()->Post(
+      "/attention", json({{"sentence", sentences[0]}, {"replace_unk", true}}).dump(), "application/json");
+  ASSERT_TRUE(traced && traced->status == 200) << (traced ? traced->body : "no answer");
+  const auto maps = json::parse(traced->body);
+  EXPECT_EQ(maps["translation"], replaced[0].text);
+  auto written = plain[0].output_tokens;
+  written.push_back("EOS");
+  EXPECT_EQ(maps["written"], json(written)) << "the maps' rows are the tokens the model wrote, <unk> included";
   const auto wrong = server.client()->Post("/translate", json({{"sentences", sentences}, {"replace_unk", 1}}).dump(),
                                            "application/json");
   ASSERT_TRUE(wrong);

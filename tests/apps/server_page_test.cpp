@@ -253,7 +253,8 @@ TEST(ServerPage, ChromiumNamesTheLanguagesOfAReversedRun) {
 }
 
 // "Copy unknown words from the source" (&replace_unk=1 ticks it): the page shows the
-// translation with each <unk> replaced as the library replaces it; without it, the model's own.
+// translation with each <unk> replaced as the library replaces it, in the list and above the
+// attention maps; without it, the model's own.
 TEST(ServerPage, ChromiumCopiesUnknownWordsWhenAsked) {
   DLS_REQUIRE_OUTSIDE("/usr/bin/chromium");
   const std::string sentence = "I eat the bread.";
@@ -278,6 +279,11 @@ TEST(ServerPage, ChromiumCopiesUnknownWordsWhenAsked) {
     EXPECT_EQ(text_of_id(dom, "translation-0"), replace ? copied.text : plain.text);
     EXPECT_EQ(text_of_id(dom, "timings").find("unknown words copied from the source") != std::string::npos, replace)
         << text_of_id(dom, "timings");
+    // The attention panel's heading: the same translation (/attention asked with the choice).
+    const std::string heading = text_of_id(dom, "attention-sentence");
+    const std::string quoted = "\xE2\x80\x9C" + (replace ? copied.text : plain.text) + "\xE2\x80\x9D";  // “...”
+    ASSERT_GE(heading.size(), quoted.size()) << heading;
+    EXPECT_EQ(heading.substr(heading.size() - quoted.size()), quoted) << heading;
   }
 }
 

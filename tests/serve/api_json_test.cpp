@@ -58,7 +58,15 @@ TEST(ApiJson, ReadsTranslateAndAttentionCalls) {
   EXPECT_DOUBLE_EQ(defaults.decode.sampling.temperature, 1.0);
   const auto one = parse_attention_call(R"({"sentence": "Hi.", "beam": 2})", small_limits());
   EXPECT_EQ(one.sentence, "Hi.");
-  EXPECT_EQ(one.beam, 2);
+  EXPECT_EQ(one.decode.beam, 2);
+  EXPECT_FALSE(one.decode.replace_unknown);
+  // /attention translates as /translate does with the same fields (the page's choices).
+  const auto chosen = parse_attention_call(
+      R"({"sentence": "Hi.", "beam": 3, "replace_unk": true, "length_penalty": 0.6, "coverage_penalty": 0.2})",
+      small_limits());
+  EXPECT_TRUE(chosen.decode.replace_unknown);
+  EXPECT_DOUBLE_EQ(chosen.decode.length_penalty, 0.6);
+  EXPECT_DOUBLE_EQ(chosen.decode.coverage_penalty, 0.2);
 }
 
 TEST(ApiJson, RefusesBadBodiesWithOneLine400) {
@@ -107,7 +115,15 @@ TEST(ApiJson, RefusesBadBodiesWithOneLine400) {
   }
   EXPECT_EQ(refusal(R"({"sentences": ["a"]})", true).first, 400);  // /attention takes "sentence"
   EXPECT_NE(refusal(R"({"sentence": "a", "n_best": 2})", true)
-                .second.find("no field \"n_best\" in this request (\"sentence\", \"beam\")"),
+                .second.find("no field \"n_best\" in this request (\"sentence\", \"beam\", \"replace_unk\", "
+                             "\"length_penalty\", \"coverage_penalty\")"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"sentence": "a", "sample": true})", true).second.find("no field \"sample\""),
+            std::string::npos);
+  EXPECT_NE(
+      refusal(R"({"sentence": "a", "replace_unk": 1})", true).second.find("\"replace_unk\" must be true or false"),
+      std::string::npos);
+  EXPECT_NE(refusal(R"({"sentence": "a", "length_penalty": 0.6})", true).second.find("needs \"beam\" > 1"),
             std::string::npos);
   EXPECT_NE(refusal(R"({"sentence": 5})", true).second.find("\"sentence\" must be a string"), std::string::npos);
   EXPECT_NE(refusal(R"({"sentence": "12345678901"})", true).second.find("the sentence has 11 bytes"),

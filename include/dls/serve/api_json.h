@@ -39,10 +39,12 @@ struct TranslateCall {
   int n_best = 1;
   bool alignment = false;
 };
-// POST /attention {"sentence": "...", "beam": K}
+// POST /attention {"sentence": "...", "beam": K, "replace_unk": true, "length_penalty": A,
+// "coverage_penalty": B}: the sentence translated as /translate translates it with these
+// fields (the page's choices), then its maps; the maps' axes keep the model's own tokens.
 struct AttentionCall {
   std::string sentence;
-  int beam = 1;
+  DecodeSetting decode;
 };
 
 // Throw ApiError(400) for a body that is not JSON, a missing or wrong-typed field, or a
