@@ -35,7 +35,8 @@ std::vector<std::string> save_attention_maps(const TranslationAttention& maps, c
   constexpr double kShownRest = 0.005;
   const auto save = [&](const std::vector<torch::Tensor>& layers, const std::vector<torch::Tensor>& rests,
                         const std::string& name, const std::vector<std::string>& rows,
-                        const std::vector<std::string>& cols, const std::string& row_axis) {
+                        const std::vector<std::string>& cols, const std::string& row_axis,
+                        const std::string& col_axis) {
     for (std::size_t layer = 0; layer < layers.size(); ++layer) {
       auto weights = layers[layer].to(torch::kDouble);  // [H, r, c]
       const auto r = weights.size(1), c = weights.size(2);
@@ -57,18 +58,20 @@ std::vector<std::string> save_attention_maps(const TranslationAttention& maps, c
             .row_labels(std::vector<std::string>(rows.begin(), rows.begin() + r))
             .col_labels(col_labels)
             .y_label(row_axis)
-            .x_label("key")
+            .x_label(col_axis)
             .save(path);
         written.push_back(path);
       }
     }
   };
-  save(maps.encoder_self, maps.encoder_self_rest, "encoder_self", maps.source, maps.source, "query");
+  save(maps.encoder_self, maps.encoder_self_rest, "encoder_self", maps.source, maps.source, "query", "key");
   // A decoder row is a decoding step, named by the token it writes; its keys are the tokens read.
   const std::string step = "step (the token it writes)";
-  save(maps.decoder_self, maps.decoder_self_rest, "decoder_self", maps.written, maps.target, step);
+  save(maps.decoder_self, maps.decoder_self_rest, "decoder_self", maps.written, maps.target, step,
+       "key (the tokens read: SOS, then the translation)");
   // An RNN's one map is the notes' alignment table: alignment_layer1_head1.png.
-  save(maps.cross, maps.cross_rest, maps.recurrent ? "alignment" : "cross", maps.written, maps.source, step);
+  save(maps.cross, maps.cross_rest, maps.recurrent ? "alignment" : "cross", maps.written, maps.source, step,
+       "key (the source tokens)");
   return written;
 }
 
