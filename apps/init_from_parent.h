@@ -11,7 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "dls/checkpoint/run_id.h"
+#include "dls/checkpoint/opened_checkpoint.h"
 #include "dls/cli/config_file.h"
 #include "dls/cli/overrides.h"
 
@@ -20,14 +20,15 @@ namespace dls::apps {
 // The run a new run's --init-from names (as `overrides`, the flags given, set it): its newest
 // checkpoint's path and, read by `read(reader)`, its settings, when it is of `kind`. Without
 // --init-from, or of another kind (which the weights' step refuses in one line,
-// train/tasks/init_plans.h), nothing.
+// train/tasks/init_plans.h), nothing. The checkpoint stays open in `opened` for the trainer.
 template <typename Settings, typename Read>
 std::optional<std::pair<std::string, Settings>> init_from_parent(const cli::Overrides<Settings>& overrides,
-                                                                 const std::string& kind, Read read) {
+                                                                 const std::string& kind, Read read,
+                                                                 checkpoint::OpenedCheckpoint& opened) {
   Settings flags;
   cli::apply_overrides(overrides, flags);
   if (flags.run.init_from.empty()) return std::nullopt;
-  const auto reader = checkpoint::open_run_checkpoint(flags.run.init_from, "", checkpoint::RunCheckpoint::kNewest);
+  const auto& reader = opened.open(flags.run.init_from, "");
   if (reader.kind() != kind) return std::nullopt;
   return std::make_pair(reader.path(), read(reader));
 }

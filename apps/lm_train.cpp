@@ -10,6 +10,7 @@
 //   lm_train --data mine.txt --init-from runs/lm  fine-tune: its model and vocabulary, extended
 //   checkpoint_eval generate runs/lm "yo"        text (checkpoint_eval report: perplexities)
 #include <string>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -50,11 +51,13 @@ int main(int argc, char** argv) {
   if (const auto stop = dls::cli::parse_trainer_command_line(app, "lm_train", argc, argv)) return *stop;
   return dls::cli::exit_status_of_training([&] {
     const int threads = dls::cli::configure_invocation(invocation);
+    dls::checkpoint::OpenedCheckpoints opened;  // read once: here for the settings, then by the trainer
+    const auto read = [](const auto& reader) { return dls::checkpoint::read_lm_contents(reader).settings; };
     const auto fresh = [&] {
       auto settings = dls::train::lm_preset(preset);
       settings.data.path = dls::data::default_corpus();
-      const auto read = [](const auto& reader) { return dls::checkpoint::read_lm_contents(reader).settings; };
-      if (const auto parent = dls::apps::init_from_parent(overrides, dls::checkpoint::kLmCheckpointKind, read)) {
+      if (const auto parent =
+              dls::apps::init_from_parent(overrides, dls::checkpoint::kLmCheckpointKind, read, opened.init_from)) {
         settings.model = parent->second.model;  // its shape (the vocabulary and L come from the data)
         LmTrainSettings flags;
         dls::cli::apply_overrides(overrides, flags);
@@ -66,9 +69,8 @@ int main(int argc, char** argv) {
       }
       return settings;
     };
-    const auto resumed = [](const std::string& path) { return dls::checkpoint::read_lm_checkpoint(path).settings; };
-    auto [before_flags, settings] =
-        dls::cli::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset"});
+    auto [before_flags, settings] = dls::cli::settings_from_flags(
+        app, overrides, invocation, opened.resume, dls::checkpoint::kLmCheckpointKind, read, fresh, {"--preset"});
     dls::apps::check_init_vocab_flag(app, settings, !invocation.resume.empty());
     if (settings.data.path.empty()) throw std::runtime_error(dls::data::no_corpus_message());
     settings.check_data(before_flags, !invocation.resume.empty());
@@ -76,6 +78,6 @@ int main(int argc, char** argv) {
     dls::cli::finish_run_settings(app, settings.run, invocation,
                                   dls::util::default_batch_chunks(settings.model.transformer().flattened(), threads),
                                   dls::cli::resolved_config(overrides, settings, "lm_train"));
-    return dls::cli::print_training_result(invocation, dls::train::train_lm(settings), settings.run);
+    return dls::cli::print_training_result(invocation, dls::train::train_lm(settings, std::move(opened)), settings.run);
   });
 }

@@ -8,6 +8,7 @@
 //   seq2seq_train --data spa.txt --reverse           Spanish -> English
 //   seq2seq_train --train-src train.de --train-tgt train.en --src-lang de --tgt-lang en
 #include <string>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -63,19 +64,20 @@ int main(int argc, char** argv) {
   return dls::cli::exit_status_of_training([&] {
     const int threads = dls::cli::configure_invocation(invocation);
     const bool resuming = !invocation.resume.empty();
+    dls::checkpoint::OpenedCheckpoints opened;  // read once: here for the settings, then by the trainer
+    const auto read = [](const auto& reader) { return dls::checkpoint::read_seq2seq_info(reader).settings; };
     const auto fresh = [&] {
       dls::settings::Seq2SeqTrainSettings flags_alone;  // the device the flags ask for
       dls::cli::apply_overrides(overrides, flags_alone);
       auto settings = dls::train::new_run_preset(preset, dls::parse_variant(variant), flags_alone.run.device);
       settings.data.data_path = dls::data::default_corpus();
-      const auto read = [](const auto& reader) { return dls::checkpoint::read_seq2seq_info(reader).settings; };
-      if (const auto parent = dls::apps::init_from_parent(overrides, dls::checkpoint::kSeq2SeqKind, read))
+      if (const auto parent =
+              dls::apps::init_from_parent(overrides, dls::checkpoint::kSeq2SeqKind, read, opened.init_from))
         dls::apps::take_parent_model(app, settings, *parent, flags_alone, variant);
       return settings;
     };
-    const auto resumed = [](const std::string& path) { return dls::train::resume_info(path).settings; };
-    auto [before_flags, setup] =
-        dls::cli::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--variant"});
+    auto [before_flags, setup] = dls::cli::settings_from_flags(
+        app, overrides, invocation, opened.resume, dls::checkpoint::kSeq2SeqKind, read, fresh, {"--variant"});
     if (resuming) dls::apps::check_start_flags_on_resume(app, invocation.resume, preset, variant, before_flags);
     if (resuming && preset.empty()) preset = dls::apps::preset_of_run(invocation.resume);
     dls::apps::check_init_vocab_flag(app, setup, resuming);
@@ -92,6 +94,7 @@ int main(int argc, char** argv) {
     if (dls::util::keeps_freed_memory(flattened)) dls::util::keep_freed_memory();
     dls::cli::finish_run_settings(app, setup.run, invocation, dls::util::default_batch_chunks(flattened, threads),
                                   dls::cli::resolved_config(overrides, setup, "seq2seq_train"));
-    return dls::cli::print_training_result(invocation, dls::train::train_seq2seq(setup, dlstudio_vocab), setup.run);
+    return dls::cli::print_training_result(
+        invocation, dls::train::train_seq2seq(setup, dlstudio_vocab, std::move(opened)), setup.run);
   });
 }

@@ -5,6 +5,7 @@
 //   vit_train --image-folder D                  your own images, D/CLASS/*.jpg ("fashion" preset)
 //   vit_train --resume runs/vit                 continue the newest checkpoint of a run
 #include <string>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -68,22 +69,25 @@ int main(int argc, char** argv) {
         throw std::invalid_argument(std::string("--image-folder excludes ") + other + " (it is both)");
     }
     const int threads = dls::cli::configure_invocation(invocation);
+    dls::checkpoint::OpenedCheckpoints opened;   // read once: here for the settings, then by the trainer
+    const auto read = [&](const auto& reader) {  // a checkpoint's settings; its images where --data-dir says
+      auto settings = dls::checkpoint::read_vit_contents(reader).settings;
+      if (!data_dir.empty()) settings.data.data_dir = dls::util::absolute_path(data_dir);
+      return settings;
+    };
     const auto fresh = [&] {
       auto settings = dls::train::vit_preset(preset.empty() ? dls::train::default_vit_preset(dataset) : preset);
       settings.data.dataset = dataset;
       settings.data.data_dir = dls::util::absolute_path(data_dir);  // a resume elsewhere finds it
-      const auto read = [](const auto& reader) { return dls::checkpoint::read_vit_contents(reader).settings; };
-      if (const auto parent = dls::apps::init_from_parent(overrides, dls::checkpoint::kViTCheckpointKind, read))
+      if (const auto parent =
+              dls::apps::init_from_parent(overrides, dls::checkpoint::kViTCheckpointKind, read, opened.init_from))
         settings.take_model_of(parent->second);
       return settings;
     };
-    const auto resumed = [&](const std::string& path) {
-      auto settings = dls::checkpoint::read_vit_settings(path);
-      if (!data_dir.empty()) settings.data.data_dir = dls::util::absolute_path(data_dir);
-      return settings;
-    };
     auto settings =
-        dls::cli::settings_from_flags(app, overrides, invocation, resumed, fresh, {"--preset", "--dataset"}).settings;
+        dls::cli::settings_from_flags(app, overrides, invocation, opened.resume, dls::checkpoint::kViTCheckpointKind,
+                                      read, fresh, {"--preset", "--dataset"})
+            .settings;
     if (invocation.resume.empty()) {
       settings.check_image_flags(dls::cli::typed_on_command_line(app, "--image-size"),
                                  dls::cli::typed_on_command_line(app, "--channels"));
@@ -94,6 +98,7 @@ int main(int argc, char** argv) {
     // One batch-chunk worker per thread beats intra-op threads for these small models (bench/PERFORMANCE.md).
     dls::cli::finish_run_settings(app, settings.run, invocation, threads,
                                   dls::cli::resolved_config(overrides, settings, "vit_train"));
-    return dls::cli::print_training_result(invocation, dls::train::train_vit(settings), settings.run);
+    return dls::cli::print_training_result(invocation, dls::train::train_vit(settings, std::move(opened)),
+                                           settings.run);
   });
 }

@@ -5,6 +5,7 @@ list(APPEND DLS_SOURCES
   checkpoint/run_lineage.cpp
   checkpoint/checkpoint_files.cpp
   checkpoint/run_id.cpp
+  checkpoint/opened_checkpoint.cpp
   checkpoint/run_state.cpp
   checkpoint/rng_state.cpp
   checkpoint/seq2seq_checkpoint.cpp

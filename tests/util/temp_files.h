@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,18 @@ inline std::filesystem::path run_dir_holding(const std::filesystem::path& checkp
 inline void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Flips a bit of the byte in the middle of `path`, in place (the same file, hard links and
+// all): a checkpoint's checksum no longer holds, so that reading it again is refused.
+inline void damage_in_place(const std::filesystem::path& path) {
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x10);
+  write_bytes(path, bytes);
 }
 
 // One gzip member holding `text`.

@@ -21,6 +21,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "dls/checkpoint/opened_checkpoint.h"
 #include "dls/cli/command_line.h"
 #include "dls/cli/config_file.h"
 #include "dls/cli/overrides.h"
@@ -93,7 +94,8 @@ inline void finish_run_settings(const CLI::App& app, settings::RunSettings& run,
 }
 
 // The settings of a run before and after its flags: `fresh()` gives a new run's (a preset),
-// `resumed(path)` a resumed one's from its checkpoint (with RunSettings::resume_defaults());
+// `read(reader)` a resumed one's from its checkpoint (with RunSettings::resume_defaults()),
+// which `resume` opens (of `kind`) and keeps for the trainer, so that the file is read once;
 // each flag given then changes one setting, and a resume refuses in one line a flag whose
 // setting the checkpoint fixes (`also_fixed`: the flags that choose the preset).
 template <typename Settings>
@@ -102,15 +104,16 @@ struct FlaggedSettings {
   Settings settings;  // after them
 };
 
-template <typename Settings, typename Resumed, typename Fresh>
+template <typename Settings, typename Read, typename Fresh>
 FlaggedSettings<Settings> settings_from_flags(const CLI::App& app, const Overrides<Settings>& overrides,
-                                              const Invocation& invocation, Resumed resumed, Fresh fresh,
+                                              const Invocation& invocation, checkpoint::OpenedCheckpoint& resume,
+                                              const std::string& kind, Read read, Fresh fresh,
                                               std::initializer_list<const char*> also_fixed) {
   FlaggedSettings<Settings> flagged;
   if (invocation.resume.empty()) {
     flagged.preset = fresh();
   } else {
-    flagged.preset = resumed(invocation.resume);
+    flagged.preset = read(resume.open(invocation.resume, kind));
     flagged.preset.run = flagged.preset.run.resume_defaults();
   }
   flagged.settings = flagged.preset;

@@ -125,7 +125,7 @@ void check_run_directory(StartedRun& started, const settings::RunSettings& run, 
 }  // namespace
 
 StartedRun start_run(const settings::RunSettings& run, const std::string& default_run_dir,
-                     const std::string& checkpoint_kind) {
+                     const std::string& checkpoint_kind, checkpoint::OpenedCheckpoint* opened_resume) {
   StartedRun started;
   started.started = std::chrono::steady_clock::now();
   started.placement = place_training(run.device, run.precision, run.workers, run.parallel);
@@ -162,8 +162,8 @@ StartedRun start_run(const settings::RunSettings& run, const std::string& defaul
         "branch, it moves an earlier run in NEW aside)");
   }
   if (resuming) {
-    started.resume = std::make_unique<checkpoint::CheckpointReader>(checkpoint::latest_checkpoint(started.run.resume),
-                                                                    checkpoint_kind);
+    checkpoint::OpenedCheckpoint none(checkpoint::OpenedCheckpoint::Pick::kLatest);
+    started.resume = (opened_resume != nullptr ? *opened_resume : none).take(started.run.resume, checkpoint_kind);
   }
   // Rank 0's checks of the run directory, whose refusal every rank gives.
   from_main_rank(dist, [&] {

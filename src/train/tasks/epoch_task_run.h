@@ -12,7 +12,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "dls/checkpoint/run_id.h"
+#include "dls/checkpoint/opened_checkpoint.h"
 #include "dls/train/parallel/rank_agreement.h"
 #include "dls/train/run/run_start.h"
 #include "dls/train/training_loop.h"
@@ -65,11 +65,12 @@ class QuietOnOtherRanks {
 // knows its device (the seq2seq task's static shapes under CUDA graphs); the settings as given
 // when the task needs nothing of the kind.
 template <typename Task, typename Contents, typename Settings, typename InitFrom, typename TaskSettings>
-EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const std::string& default_run_dir,
-                                              const std::string& checkpoint_kind,
+EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, checkpoint::OpenedCheckpoints& opened,
+                                              const std::string& default_run_dir, const std::string& checkpoint_kind,
                                               Contents (*read_contents)(const checkpoint::CheckpointReader&),
                                               InitFrom&& init_from, TaskSettings&& task_settings) {
-  EpochTaskRun<Task, Contents> out{start_run(settings.run, default_run_dir, checkpoint_kind), Contents{}, nullptr};
+  EpochTaskRun<Task, Contents> out{start_run(settings.run, default_run_dir, checkpoint_kind, &opened.resume),
+                                   Contents{}, nullptr};
   auto& run = out.run;
   if (run.resume) {
     out.contents = read_contents(*run.resume);
@@ -84,16 +85,14 @@ EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const st
   std::string init_file;  // the checkpoint --init-from read
   out.task = run.build_task([&] {
     std::optional<QuietOnOtherRanks> quiet(run.placement.dist.is_main());
-    // --init-from's checkpoint, read once (the whole file) for the vocabularies the task takes
-    // and then for its weights, so that both are of one file even while its run writes newer
-    // ones; let go once the weights are copied.
-    std::optional<checkpoint::CheckpointReader> parent;
-    if (!run.resume && !settings.run.init_from.empty()) {
-      parent.emplace(checkpoint::open_run_checkpoint(settings.run.init_from, "", checkpoint::RunCheckpoint::kNewest));
-    }
+    // --init-from's checkpoint, read once (the whole file; the one the program opened for the
+    // parent's settings) for the vocabularies the task takes and then for its weights, so that
+    // all are of one file even while its run writes newer ones; let go once the weights are copied.
+    std::unique_ptr<checkpoint::CheckpointReader> parent;
+    if (!run.resume && !settings.run.init_from.empty()) parent = opened.init_from.take(settings.run.init_from, "");
     auto built =
         std::make_unique<Task>(built_with, run.resume ? &out.contents : nullptr, run.resume ? run.resume->path() : "",
-                               parent ? &*parent : nullptr, run.placement.device, run.placement.workers);
+                               parent.get(), run.placement.device, run.placement.workers);
     built->schedule().check();
     if (parent) {
       const InitReport report = init_from(*built, *parent);
@@ -123,11 +122,11 @@ EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const st
 }
 
 template <typename Task, typename Contents, typename Settings, typename InitFrom>
-EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, const std::string& default_run_dir,
-                                              const std::string& checkpoint_kind,
+EpochTaskRun<Task, Contents> start_epoch_task(const Settings& settings, checkpoint::OpenedCheckpoints& opened,
+                                              const std::string& default_run_dir, const std::string& checkpoint_kind,
                                               Contents (*read_contents)(const checkpoint::CheckpointReader&),
                                               InitFrom&& init_from) {
-  return start_epoch_task<Task>(settings, default_run_dir, checkpoint_kind, read_contents,
+  return start_epoch_task<Task>(settings, opened, default_run_dir, checkpoint_kind, read_contents,
                                 std::forward<InitFrom>(init_from), [&](const StartedRun&) { return settings; });
 }
 

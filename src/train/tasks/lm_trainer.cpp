@@ -13,9 +13,9 @@
 
 namespace dls::train {
 
-LmTrainResult train_lm(const settings::LmTrainSettings& settings) {
+LmTrainResult train_lm(const settings::LmTrainSettings& settings, checkpoint::OpenedCheckpoints opened) {
   auto started =
-      start_epoch_task<LmTask>(settings, "runs/lm", checkpoint::kLmCheckpointKind, checkpoint::read_lm_contents,
+      start_epoch_task<LmTask>(settings, opened, "runs/lm", checkpoint::kLmCheckpointKind, checkpoint::read_lm_contents,
                                [&](LmTask& task, const checkpoint::CheckpointReader& parent) {
                                  return init_lm_from(parent, task.model(), settings.model.transformer().variant(),
                                                      task.data().vocabulary.words());

@@ -20,9 +20,10 @@ bool seq2seq_loss_capturable(const settings::Seq2SeqTrainSettings& settings) {
   return settings.max_tokens == 0 && settings.architecture == Architecture::kTransformer;
 }
 
-Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings, const std::string& dlstudio_vocab) {
+Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings, const std::string& dlstudio_vocab,
+                                 checkpoint::OpenedCheckpoints opened) {
   auto started = start_epoch_task<Seq2SeqTask>(
-      settings, "runs/seq2seq", checkpoint::kSeq2SeqKind, checkpoint::read_seq2seq_info,
+      settings, opened, "runs/seq2seq", checkpoint::kSeq2SeqKind, checkpoint::read_seq2seq_info,
       [&](Seq2SeqTask& task, const checkpoint::CheckpointReader& parent) {
         if (task.translation_model().is_rnn()) {
           throw std::runtime_error("--init-from: reads a transformer's weights, not into an RNN");

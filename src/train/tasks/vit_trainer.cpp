@@ -14,14 +14,14 @@ namespace {
 const std::string kDefaultRunDir = "runs/vit";
 }  // namespace
 
-ViTTrainResult train_vit(const settings::ViTTrainSettings& settings) {
+ViTTrainResult train_vit(const settings::ViTTrainSettings& settings, checkpoint::OpenedCheckpoints opened) {
   // Before the directory is made; a resume without --run-dir continues where its run is.
   if (settings.data.dataset == "image-folder" && (settings.run.resume.empty() || !settings.run.run_dir.empty())) {
     data::check_run_dir_beside_images(settings.data.data_dir,
                                       settings.run.run_dir.empty() ? kDefaultRunDir : settings.run.run_dir);
   }
   auto started = start_epoch_task<ViTTask>(
-      settings, kDefaultRunDir, checkpoint::kViTCheckpointKind, checkpoint::read_vit_contents,
+      settings, opened, kDefaultRunDir, checkpoint::kViTCheckpointKind, checkpoint::read_vit_contents,
       [&](ViTTask& task, const checkpoint::CheckpointReader& parent) {
         return init_vit_from(parent, task.model(), settings.model.channels(), task.class_names());
       });

@@ -7,11 +7,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/opened_checkpoint.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/layers/saved_tensors.h"
 #include "dls/models/seq2seq.h"
@@ -20,6 +22,7 @@
 #include "dls/util/file_io.h"
 #include "dls/util/key_values.h"
 #include "util/temp_files.h"
+#include "support/error_of.h"
 #include "support/older_checkpoints.h"
 #include "support/seq2seq_runs.h"
 #include "support/test_paths.h"
@@ -367,20 +370,54 @@ TEST(Seq2SeqTrainer, ResumeRewritesAnOlderMetricsHeader) {
   EXPECT_NEAR(number(rows.back()[10]), resumed.val_chrf, 1e-5 * resumed.val_chrf);
 }
 
-TEST(Seq2SeqTrainer, ResumeRefusesAnotherModel) {
-  const auto run = test::fresh_temp_dir("seq2seq_trainer_other_model");
-  auto setup = test::tiny_seq2seq_setup(run);
+// The tiny run stopped after 2 steps (one checkpoint), in a fresh directory named after `name`;
+// its settings, set to resume it.
+settings::Seq2SeqTrainSettings two_steps_to_resume(const std::string& name) {
+  auto setup = test::tiny_seq2seq_setup(test::fresh_temp_dir(name));
   setup.run.max_iters = 2;
   setup.samples = 0;
   train_seq2seq(setup, {});
+  setup.run.resume = setup.run.run_dir;
+  return setup;
+}
+
+TEST(Seq2SeqTrainer, ResumeRefusesAnotherModel) {
+  auto setup = two_steps_to_resume("seq2seq_trainer_other_model");
   setup.model.transformer().embedding_size(64);
-  setup.run.resume = run.string();
   try {
     train_seq2seq(setup);
     FAIL() << "expected an error";
   } catch (const std::runtime_error& error) {
     EXPECT_NE(std::string(error.what()).find("differs"), std::string::npos) << error.what();
   }
+}
+
+// The checkpoints seq2seq_train opened for its settings -- --resume's, --init-from's -- are the
+// ones the trainer reads, not read again: each is damaged in place once opened, and the run
+// still starts from it, where a start that opened it again is refused.
+TEST(Seq2SeqTrainer, TakesTheCheckpointsTheProgramOpened) {
+  auto setup = two_steps_to_resume("seq2seq_trainer_opened");
+  const std::string run = setup.run.run_dir;
+  setup.run.max_iters = 4;
+  checkpoint::OpenedCheckpoints opened;
+  opened.resume.open(run, checkpoint::kSeq2SeqKind);
+  test::damage_in_place(latest_checkpoint(run));
+  const auto error = test::error_of([&] { train_seq2seq(setup); });
+  EXPECT_NE(error.find("corrupt checkpoint"), std::string::npos) << "opened again: " << error;
+  const auto resumed = train_seq2seq(setup, {}, std::move(opened));
+  EXPECT_EQ(resumed.stopped_by, "max-iters");
+  EXPECT_EQ(resumed.iterations, 4);
+
+  const auto child_dir = test::fresh_temp_dir("seq2seq_trainer_opened_child");
+  auto child = test::tiny_seq2seq_setup(child_dir);
+  child.run.max_iters = 1;
+  child.samples = 0;
+  child.run.init_from = run;
+  checkpoint::OpenedCheckpoints parent;
+  parent.init_from.open(run, "");
+  test::damage_in_place(latest_checkpoint(run));
+  EXPECT_NE(test::error_of([&] { train_seq2seq(child); }).find("corrupt checkpoint"), std::string::npos);
+  EXPECT_EQ(train_seq2seq(child, {}, std::move(parent)).stopped_by, "max-iters");
 }
 
 TEST(Seq2SeqTrainer, DryRunReportsSizesAndWritesNoCheckpoint) {

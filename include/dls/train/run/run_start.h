@@ -12,6 +12,7 @@
 #include <string>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/opened_checkpoint.h"
 #include "dls/settings/run_settings.h"
 #include "dls/train/parallel/data_parallel.h"
 #include "dls/train/run/run_directory.h"
@@ -71,9 +72,11 @@ struct StartedRun {
 // Starts a run of checkpoints of kind `checkpoint_kind` (checkpoint/checkpoint.h) whose
 // directory defaults to `default_run_dir` (runs/<task>). Throws one-line errors: a device or
 // precision this process cannot have, a process group it cannot join, a run directory that
-// holds an earlier run (without run.overwrite), a checkpoint that cannot be read.
+// holds an earlier run (without run.overwrite), a checkpoint that cannot be read. The checkpoint
+// the program opened for --resume's settings (`opened_resume`) is taken rather than read again
+// when it is the one resumed.
 StartedRun start_run(const settings::RunSettings& run, const std::string& default_run_dir,
-                     const std::string& checkpoint_kind);
+                     const std::string& checkpoint_kind, checkpoint::OpenedCheckpoint* opened_resume = nullptr);
 
 // How many times torchrun restarted the job (TORCHELASTIC_RESTART_COUNT); 0 outside torchrun.
 int restart_count();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/checkpoint/opened_checkpoint.h"
 #include "dls/settings/lm_settings.h"
 #include "dls/train/loop_state.h"
 #include "dls/train/run_result.h"
@@ -28,7 +29,9 @@ struct LmTrainResult : RunResult {
 };
 
 // Trains (or resumes: settings.run.resume) and returns the summary. Data and checkpoint
-// errors propagate as std::runtime_error with one-line messages.
-LmTrainResult train_lm(const settings::LmTrainSettings& settings);
+// errors propagate as std::runtime_error with one-line messages. `opened`: the --resume or
+// --init-from checkpoint the program opened already for its settings, taken rather than read
+// again (checkpoint/opened_checkpoint.h).
+LmTrainResult train_lm(const settings::LmTrainSettings& settings, checkpoint::OpenedCheckpoints opened = {});
 
 }  // namespace dls::train

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/checkpoint/opened_checkpoint.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/settings/seq2seq_settings.h"
 #include "dls/train/loop_state.h"
@@ -57,8 +58,10 @@ using Seq2SeqDiverged = TrainingDiverged;
 // `dlstudio_vocab`, the start-up report also gives DLStudio's parameter counts with its
 // vocabularies (no <pad>/<unk>), e.g. 124,583,936 and 149,886,015 for the slides' model.
 // Errors in data or checkpoints propagate as std::runtime_error with one-line messages.
-Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings,
-                                 const std::string& dlstudio_vocab = "");
+// `opened`: the --resume or --init-from checkpoint the program opened already for its settings,
+// taken rather than read again (checkpoint/opened_checkpoint.h).
+Seq2SeqTrainResult train_seq2seq(const settings::Seq2SeqTrainSettings& settings, const std::string& dlstudio_vocab = "",
+                                 checkpoint::OpenedCheckpoints opened = {});
 
 // Whether a run's loss can be recorded in a CUDA graph once its batches have static shapes:
 // a transformer's without --max-tokens (an RNN packs its sequences by length on the host).

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/checkpoint/opened_checkpoint.h"
 #include "dls/settings/vit_settings.h"
 #include "dls/train/loop_state.h"
 #include "dls/train/run_result.h"
@@ -28,7 +29,9 @@ struct ViTTrainResult : RunResult {
 };
 
 // Trains (or resumes: settings.run.resume) and returns the summary. Data and checkpoint
-// errors propagate as std::runtime_error with one-line messages.
-ViTTrainResult train_vit(const settings::ViTTrainSettings& settings);
+// errors propagate as std::runtime_error with one-line messages. `opened`: the --resume or
+// --init-from checkpoint the program opened already for its settings, taken rather than read
+// again (checkpoint/opened_checkpoint.h).
+ViTTrainResult train_vit(const settings::ViTTrainSettings& settings, checkpoint::OpenedCheckpoints opened = {});
 
 }  // namespace dls::train
