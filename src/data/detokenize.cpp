@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "dls/data/languages.h"
 #include "dls/data/normalize.h"
@@ -72,6 +74,16 @@ bool elides(const std::string& word, const std::string& language) {
   return std::find(list.begin(), list.end(), word) != list.end();
 }
 
+// Whether a chunk whose one word is `word` and which ends in a period is an abbreviation written
+// before a name, whose period ends no sentence: a title ("Mr. Smith", "Sra. López", "Dott.
+// Rossi") or an initial ("J. Rowling": one capital letter, `first`).
+bool comes_before_a_name(const std::string& word, char32_t first) {
+  static const std::vector<std::string> titles{"mr",  "mrs", "ms",  "dr",   "prof", "sr",   "sra", "srta",
+                                               "dra", "dña", "mme", "mlle", "sig",  "dott", "dhr", "mevr"};
+  if (std::find(titles.begin(), titles.end(), word) != titles.end()) return true;
+  return util::decode_utf8(word).size() == 1 && util::to_lower(first) != first;
+}
+
 // The words the source writes with capitals inside a sentence -- names, places, acronyms --
 // by their normalised form: {"tom": "Tom", "nasa": "NASA"} for "Yes, Tom works for NASA."
 // Left out: a sentence's first word (its capital is the sentence's), single letters (English
@@ -98,7 +110,9 @@ std::map<std::string, std::string> capitalised_words(std::string_view source, co
     const auto last = std::find_if(points.rbegin(), points.rend(),
                                    [](char32_t c) { return !is_any_of(c, U"\"')\u00BB\u201D\u2019"); });
     const bool opens = sentence_start;
-    sentence_start = (last != points.rend() && is_any_of(*last, U".?!\u2026")) || (opens && words.empty());
+    const bool ends = last != points.rend() && is_any_of(*last, U".?!\u2026") &&
+                      !(*last == U'.' && words.size() == 1 && comes_before_a_name(words.front(), points.front()));
+    sentence_start = ends || (opens && words.empty());
     if (opens || words.size() != 1) continue;
     // Less the code points at its ends that normalise to nothing ("\"", "?", ".").
     while (!points.empty() && vanishes(points.front())) points.erase(points.begin());

@@ -44,6 +44,17 @@ TEST(Detokenize, WordsTheSourceCapitalisesInsideASentenceKeepTheirCapitals) {
   EXPECT_EQ(detokenize({"tengo", "3000"}, "I have 3,000.", "en", "es"), "Tengo 3000.") << "not a case difference";
 }
 
+// A title's or an initial's period ends no sentence, so the name after it keeps its capitals.
+TEST(Detokenize, ANameAfterATitleOrAnInitialKeepsItsCapitals) {
+  EXPECT_EQ(detokenize({"conocí", "al", "señor", "smith"}, "I met Mr. Smith.", "en", "es"), "Conocí al señor Smith.");
+  EXPECT_EQ(detokenize({"la", "sra", "lópez", "viene"}, "Mrs. López is coming.", "en", "es"), "La sra López viene.");
+  EXPECT_EQ(detokenize({"leí", "a", "j", "rowling"}, "I read J. Rowling.", "en", "es"), "Leí a j Rowling.")
+      << "an initial";
+  EXPECT_EQ(detokenize({"es", "el", "plan", "b", "the", "end"}, "It is plan b. The end.", "en", "es"),
+            "Es el plan b the end.")
+      << "a small letter's period ends its sentence";
+}
+
 // Every script's closing marks are read, and the target's own are written (they all ended in
 // ASCII . ? ! before, and a source ending in 。 ؟ । ; ended in none).
 TEST(Detokenize, TheEndingIsReadAndWrittenInEachScript) {
