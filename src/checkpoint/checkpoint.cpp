@@ -26,6 +26,8 @@ const char* const kCheckpointFormat = "dlstudio-cpp checkpoint v2";
 
 namespace {
 
+std::atomic<std::uint64_t> files_opened_count{0};  // CheckpointReader::files_opened()
+
 // v1 files (before checksums) are read as they are.
 const char* const kFormatWithoutChecksum = "dlstudio-cpp checkpoint v1";
 
@@ -292,6 +294,7 @@ void CheckpointWriter::save(const std::string& path) {
 
 CheckpointReader::CheckpointReader(const std::string& path, const std::string& expected_kind) : path_(path) {
   if (!std::filesystem::is_regular_file(path)) fail("no such checkpoint file");
+  ++files_opened_count;
   bool checksummed = false;
   {
     const CheckpointFile file(path);
@@ -323,6 +326,8 @@ CheckpointReader::CheckpointReader(const std::string& path, const std::string& e
     throw CheckpointError(e.what());
   }
 }
+
+std::uint64_t CheckpointReader::files_opened() { return files_opened_count.load(); }
 
 void CheckpointReader::check_kind(const std::string& expected_kind) const {
   if (kind_ != expected_kind) fail("a " + kind_ + " checkpoint, expected a " + expected_kind + " one");

@@ -75,6 +75,18 @@ std::vector<std::string> this_runs_checkpoints(const std::vector<std::string>& f
   return {kept.rbegin(), kept.rend()};
 }
 
+RunMembership::RunMembership(const std::string& checkpoint_or_run) {
+  std::error_code error;
+  if (!fs::is_directory(checkpoint_or_run, error)) return;  // a file named is read as named
+  run_dir_ = run_directory_of(checkpoint_or_run);
+  here_ = read_run_id(run_dir_);
+}
+
+std::string RunMembership::left_out(const CheckpointReader& reader) const {
+  const std::string theirs = run_id_in(reader);
+  return of_this_run(theirs, here_) ? "" : skipped_line(reader.path(), theirs, run_dir_, here_);
+}
+
 std::string run_checkpoints_kind(const std::string& checkpoint_or_run, const std::vector<std::string>& files) {
   std::error_code error;
   const std::string here =

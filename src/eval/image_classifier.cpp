@@ -53,7 +53,12 @@ std::vector<std::uint8_t> model_pixels(const std::string& image_file_bytes, cons
 
 ImageClassifier ImageClassifier::load(const std::string& checkpoint_or_run, const std::string& device,
                                       checkpoint::Weights weights) {
-  const auto reader = checkpoint::open_run_checkpoint(checkpoint_or_run, checkpoint::kViTCheckpointKind);
+  return load(checkpoint::open_run_checkpoint(checkpoint_or_run, checkpoint::kViTCheckpointKind), device, weights);
+}
+
+ImageClassifier ImageClassifier::load(const checkpoint::CheckpointReader& reader, const std::string& device,
+                                      checkpoint::Weights weights) {
+  reader.check_kind(checkpoint::kViTCheckpointKind);
   auto contents = checkpoint::read_vit_contents(reader);
   auto model = checkpoint::load_vit_model(reader, contents.settings, weights);
   return ImageClassifier(reader.path(), std::move(contents), model, util::select_device(device));

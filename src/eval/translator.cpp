@@ -134,7 +134,11 @@ std::vector<std::string> shown_words(const checkpoint::LoadedSeq2Seq& loaded, co
 }  // namespace
 
 Translator Translator::load(const std::string& checkpoint_or_run, const TranslatorOptions& options) {
-  const auto reader = checkpoint::open_run_checkpoint(checkpoint_or_run, checkpoint::kSeq2SeqKind);
+  return load(checkpoint::open_run_checkpoint(checkpoint_or_run, checkpoint::kSeq2SeqKind), options);
+}
+
+Translator Translator::load(const checkpoint::CheckpointReader& reader, const TranslatorOptions& options) {
+  reader.check_kind(checkpoint::kSeq2SeqKind);
   return Translator(checkpoint::load_seq2seq_checkpoint(reader, options.weights), reader.path(), options);
 }
 

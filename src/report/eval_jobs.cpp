@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 
@@ -176,8 +177,9 @@ void settle_seq2seq_options(EvalJob job, EvalCommand& command) {
     throw std::runtime_error("--input: give --output for the translations, not with --average");
 }
 
-int translate(const std::string& model, EvalCommand& command, std::istream& in, std::ostream& out,
-              std::ostream& messages) {
+// `checkpoint`: the model's, when the job opened it already (else nullptr: `model` is opened).
+int translate(const std::string& model, std::unique_ptr<checkpoint::CheckpointReader> checkpoint, EvalCommand& command,
+              std::istream& in, std::ostream& out, std::ostream& messages) {
   util::RuntimeOptions runtime;
   runtime.threads = command.threads;
   util::configure_runtime(runtime);
@@ -191,7 +193,9 @@ int translate(const std::string& model, EvalCommand& command, std::istream& in, 
   // The log-probabilities appear only in JSON and n-best lists (a sentence translated in parts
   // has the sum of its parts'): no extra pass otherwise.
   translation.translator.scores = command.json || translation.decode.n_best > 1;
-  return translate_sentences(model, translation, in, out, messages) == 0 ? 0 : 1;
+  const auto failed = checkpoint ? translate_sentences(std::move(checkpoint), translation, in, out, messages)
+                                 : translate_sentences(model, translation, in, out, messages);
+  return failed == 0 ? 0 : 1;
 }
 
 // The report, classification or generation over a language model's or a ViT's checkpoints.
@@ -323,8 +327,8 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
   util::check_precision(precision, target);
   const util::AutocastScope autocast(util::autocast_for(precision, target));
   auto files = checkpoint::find_checkpoints(command.path);
-  // The jobs that read every checkpoint of a run directory leave out those another run wrote
-  // (copied in): they would join its table and plot as if the run had trained them.
+  // The newest N of a run directory that --average reads are the run's own: another run's
+  // (copied in) would join the average as if the run had trained them.
   const auto this_runs = [&](const std::vector<std::string>& all, std::size_t newest) {
     std::error_code error;
     if (!std::filesystem::is_directory(command.path, error)) return all;  // a file named is read as named
@@ -359,20 +363,31 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
   } else if (job == EvalJob::kTranslate && !command.output.empty() && command.translation.input_file.empty()) {
     throw std::runtime_error("--output: with --input FILE");
   }
-  const auto kind = checkpoint::run_checkpoints_kind(command.path, files);
+  // A translation reads its one checkpoint once: for the run's kind, then for the model (the
+  // rule of every program that translates: best.pt, else the newest of the run's own).
+  const bool translates = !translation.sentences.empty() || translation.interactive || !translation.input_file.empty();
+  std::unique_ptr<checkpoint::CheckpointReader> model_file;
+  if (command.average == 0 && (job == EvalJob::kTranslate || (job == EvalJob::kAny && translates))) {
+    model_file = std::make_unique<checkpoint::CheckpointReader>(checkpoint::open_run_checkpoint(command.path));
+  }
+  const auto kind = model_file ? model_file->kind() : checkpoint::run_checkpoints_kind(command.path, files);
   apply_quantize(command.quantize, kind, target, precision != util::Precision::kFp32);
   const auto done = model_job(job, kind, command);
+  if (done != EvalJob::kTranslate) model_file.reset();
   // One model for everything that translates or generates: RUN's best.pt, else its newest
   // checkpoint (the rule of Translator::load and translate_server), or the average just written.
   const auto model = command.average > 0 ? files.back() : command.path;
-  const bool reads_all = done == EvalJob::kReport && command.average == 0;
-  if (reads_all) files = this_runs(files, files.size());
+  // A report leaves out the checkpoints another run wrote too, telling them as it reads each
+  // file: they would join its table and plot as if the run had trained them.
+  if (done == EvalJob::kReport && command.average == 0) {
+    command.seq2seq.run = command.lm.run = command.vit.run = checkpoint::RunMembership(command.path);
+  }
   if (kind == "lm" || kind == "vit") {
     return {evaluate_lm_or_vit(done, kind, model, files, command, out, messages), done};
   }
   if (kind != "seq2seq") throw std::runtime_error(files.back() + ": a checkpoint of kind '" + kind + "'");
   settle_seq2seq_options(done, command);
-  if (done == EvalJob::kTranslate) return {translate(model, command, in, out, messages), done};
+  if (done == EvalJob::kTranslate) return {translate(model, std::move(model_file), command, in, out, messages), done};
   auto& seq2seq = command.seq2seq;
   seq2seq.json = command.json;
   seq2seq.threads = command.threads;

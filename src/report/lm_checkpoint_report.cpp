@@ -292,6 +292,10 @@ void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, con
       messages << "skipped: " << message.substr(0, message.find('\n')) << "\n";
       continue;
     }
+    if (const auto why = request.run.left_out(*reader); !why.empty()) {
+      messages << why << "\n";
+      continue;
+    }
     if (!scoring) {
       scoring = sentences_to_score(contents, request, messages);
       words = contents.words;

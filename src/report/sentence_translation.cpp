@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <istream>
 #include <ostream>
+#include <memory>
 #include <optional>
+#include <utility>
 
 #include <spdlog/fmt/fmt.h>
 #include <torch/torch.h>
@@ -99,14 +101,10 @@ void check_map_length(const Translator& translator, const std::string& sentence)
   }
 }
 
-}  // namespace
-
-std::size_t translate_sentences(const std::string& checkpoint_or_run, const TranslateRequest& request,
-                                std::istream& input, std::ostream& out, std::ostream& messages) {
-  // --input/--output checked and opened before the model is loaded.
-  std::optional<TranslationFiles> files;
-  if (!request.input_file.empty()) files.emplace(request, input);
-  auto translator = Translator::load(checkpoint_or_run, request.translator);
+// translate_sentences with the model loaded (and --input/--output opened: `files`).
+std::size_t translate_with(Translator translator, std::optional<TranslationFiles>& files,
+                           const TranslateRequest& request, std::istream& input, std::ostream& out,
+                           std::ostream& messages) {
   translator.check_decoding(request.decode);
   if (!request.attention_maps_dir.empty() && !request.sentences.empty()) {
     check_map_length(translator, request.sentences.front());
@@ -174,6 +172,26 @@ std::size_t translate_sentences(const std::string& checkpoint_or_run, const Tran
     }
   }
   return failures;
+}
+
+}  // namespace
+
+std::size_t translate_sentences(const std::string& checkpoint_or_run, const TranslateRequest& request,
+                                std::istream& input, std::ostream& out, std::ostream& messages) {
+  // --input/--output checked and opened before the model is loaded.
+  std::optional<TranslationFiles> files;
+  if (!request.input_file.empty()) files.emplace(request, input);
+  return translate_with(Translator::load(checkpoint_or_run, request.translator), files, request, input, out, messages);
+}
+
+std::size_t translate_sentences(std::unique_ptr<checkpoint::CheckpointReader> checkpoint,
+                                const TranslateRequest& request, std::istream& input, std::ostream& out,
+                                std::ostream& messages) {
+  std::optional<TranslationFiles> files;  // checked and opened before the model is loaded
+  if (!request.input_file.empty()) files.emplace(request, input);
+  auto translator = Translator::load(*checkpoint, request.translator);
+  checkpoint.reset();  // its weights are the model's now
+  return translate_with(std::move(translator), files, request, input, out, messages);
 }
 
 }  // namespace dls::report

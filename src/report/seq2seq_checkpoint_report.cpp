@@ -276,9 +276,9 @@ struct Evaluated {
   std::size_t loss_pairs = 0;        // whose sides both fit: the validation loss's
 };
 
-Evaluated evaluate_one(const std::string& path, const Seq2SeqEvalRequest& request, const torch::Device& device,
-                       CorpusCache& cache, DatasetCache& datasets, ScoredSentences* sentences) {
-  auto loaded = checkpoint::load_seq2seq_checkpoint(path, request.weights);
+Evaluated evaluate_one(checkpoint::LoadedSeq2Seq loaded, const std::string& path, const Seq2SeqEvalRequest& request,
+                       const torch::Device& device, CorpusCache& cache, DatasetCache& datasets,
+                       ScoredSentences* sentences) {
   loaded.model.module().to(device);
   *sentences = sentences_for(loaded.info, request, cache, datasets);
   const auto& options = loaded.info.settings;
@@ -492,7 +492,17 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
   Seq2SeqCheckpointReport report;
   for (const auto& path : checkpoint_files) {
     try {
-      all.push_back(evaluate_one(path, chunked, device, cache, datasets, &sentences));
+      std::optional<checkpoint::LoadedSeq2Seq> loaded;
+      {  // the file read once, and let go before the evaluation
+        const checkpoint::CheckpointReader reader(path, checkpoint::kSeq2SeqKind);
+        if (const auto why = request.run.left_out(reader); !why.empty()) {
+          if (bar) bar->clear_line();
+          messages << why << "\n";
+          continue;
+        }
+        loaded = checkpoint::load_seq2seq_checkpoint(reader, request.weights);
+      }
+      all.push_back(evaluate_one(std::move(*loaded), path, chunked, device, cache, datasets, &sentences));
     } catch (const checkpoint::CheckpointError& error) {
       if (checkpoint_files.size() == 1) throw;
       if (bar) bar->clear_line();

@@ -73,12 +73,18 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
   options.device = util::select_device(request.device);
   options.weights = request.weights;
 
-  // A corrupt or unreadable checkpoint among others is reported and skipped.
+  // A corrupt or unreadable checkpoint among others is reported and skipped, as is another
+  // run's (copied in).
   std::vector<std::string> readable;
   for (const auto& path : checkpoint_files) {
     try {
-      checkpoint::CheckpointReader reader(path, checkpoint::kViTCheckpointKind);
-      readable.push_back(path);
+      const checkpoint::CheckpointReader reader(path, checkpoint::kViTCheckpointKind);
+      const auto why = request.run.left_out(reader);
+      if (why.empty()) {
+        readable.push_back(path);
+      } else {
+        messages << why << "\n";
+      }
     } catch (const checkpoint::CheckpointError& error) {
       if (checkpoint_files.size() == 1) throw;
       const std::string what = error.what();

@@ -1,6 +1,9 @@
 #include "dls/serve/serve_checkpoint.h"
 
+#include <memory>
 #include <ostream>
+#include <string>
+#include <utility>
 
 #include <ATen/Parallel.h>
 #include <spdlog/spdlog.h>
@@ -23,19 +26,24 @@ namespace {
 
 std::string page_note(const ServeSettings& settings) { return settings.page_dir.empty() ? "none" : settings.page_dir; }
 
-void serve_classifier(const std::string& file, const ServedModel& model, ServeSettings& settings, std::ostream& ready) {
-  auto classifier = eval::ImageClassifier::load(file, model.device, model.weights);
-  settings.checkpoint_file = file;
-  spdlog::info("serving {} ({}) on {}; page: {}", file, classifier.config().summary(), classifier.device().str(),
-               page_note(settings));
+// `reader`: the checkpoint, let go once its weights are the model's (before serving).
+void serve_classifier(std::unique_ptr<checkpoint::CheckpointReader> reader, const ServedModel& model,
+                      ServeSettings& settings, std::ostream& ready) {
+  auto classifier = eval::ImageClassifier::load(*reader, model.device, model.weights);
+  reader.reset();
+  settings.checkpoint_file = classifier.checkpoint_file();
+  spdlog::info("serving {} ({}) on {}; page: {}", classifier.checkpoint_file(), classifier.config().summary(),
+               classifier.device().str(), page_note(settings));
   serve_until_signalled(classifier, settings, ready);
 }
 
-void serve_translator(const std::string& file, const ServedModel& model, ServeSettings& settings, std::ostream& ready) {
+void serve_translator(std::unique_ptr<checkpoint::CheckpointReader> reader, const ServedModel& model,
+                      ServeSettings& settings, std::ostream& ready) {
   eval::TranslatorOptions options;
   options.device = model.device;
   options.weights = model.weights;
-  auto translator = eval::Translator::load(file, options);
+  auto translator = eval::Translator::load(*reader, options);
+  reader.reset();
   settings.checkpoint_file = translator.checkpoint_file();
   if (int8_linear_enabled()) {
     translator.translate("warm up");  // makes every weight's int8 form before the first request
@@ -62,27 +70,23 @@ void serve_translator(const std::string& file, const ServedModel& model, ServeSe
 
 void serve_checkpoint(const ServedModel& model, ServeSettings settings, std::ostream& ready) {
   // The rule of every program that translates (Translator::load, checkpoint_eval translate); the
-  // reader closed before the model loads from `file`.
-  std::string file, kind;
-  {
-    const auto reader = checkpoint::open_run_checkpoint(model.checkpoint);
-    file = reader.path();
-    kind = reader.kind();
-    if (kind != checkpoint::kViTCheckpointKind && kind != checkpoint::kSeq2SeqKind) {
-      throw checkpoint::CheckpointError(file + ": a " + kind +
-                                        " checkpoint; the server serves seq2seq (translation) and vit "
-                                        "(classification) checkpoints");
-    }
+  // file read once, for its kind and then its model.
+  auto reader = std::make_unique<checkpoint::CheckpointReader>(checkpoint::open_run_checkpoint(model.checkpoint));
+  const std::string kind = reader->kind();
+  if (kind != checkpoint::kViTCheckpointKind && kind != checkpoint::kSeq2SeqKind) {
+    throw checkpoint::CheckpointError(reader->path() + ": a " + kind +
+                                      " checkpoint; the server serves seq2seq (translation) and vit "
+                                      "(classification) checkpoints");
   }
   const auto precision = util::parse_precision(model.precision);
   const auto target = util::select_device(model.device);
   util::check_precision(precision, target);
   settings.batching.autocast = util::autocast_for(precision, target);
   apply_quantize(model.quantize, kind, target, precision != util::Precision::kFp32);
-  if (kind == "vit") {
-    serve_classifier(file, model, settings, ready);
+  if (kind == checkpoint::kViTCheckpointKind) {
+    serve_classifier(std::move(reader), model, settings, ready);
   } else {
-    serve_translator(file, model, settings, ready);
+    serve_translator(std::move(reader), model, settings, ready);
   }
 }
 

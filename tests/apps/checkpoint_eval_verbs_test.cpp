@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/checkpoint_files.h"
 #include "dls/report/eval_jobs.h"
 #include "dls/util/file_io.h"
 #include "support/error_of.h"
@@ -136,6 +138,29 @@ TEST(EvalSubcommands, TranslateReadsPipedTextAndAtATerminalAsksForSentences) {
       test::error_of([&] { report::run_eval(report::EvalJob::kTranslate, command, in, out, messages); }, "(no error)"),
       "translate: give sentences, --input FILE or --interactive (or pipe the text in: ... | checkpoint_eval "
       "translate RUN)");
+}
+
+// A run's report reads each of its checkpoints once, and its newest once more to learn its
+// kind (it read each once more, to tell the run's own from copies); a translation reads its
+// one checkpoint once, for the kind and the model (it read the newest for the kind, then best.pt).
+TEST(EvalSubcommands, EachCheckpointIsReadOnce) {
+  const auto run = test::trained_seq2seq_run().string();
+  const auto files_read = [&](report::EvalJob job, report::EvalCommand command) {
+    command.path = run;
+    command.threads = 1;
+    std::istringstream in;
+    std::ostringstream out, messages;
+    const auto opened_before = checkpoint::CheckpointReader::files_opened();
+    report::run_eval(job, command, in, out, messages);
+    return checkpoint::CheckpointReader::files_opened() - opened_before;
+  };
+  report::EvalCommand report;
+  report.seq2seq.limit = 10;
+  report.seq2seq.output_dir = test::fresh_temp_dir("checkpoint_eval_verb_read_once").string();
+  EXPECT_EQ(files_read(report::EvalJob::kReport, report), checkpoint::find_checkpoints(run).size() + 1);
+  report::EvalCommand translate;
+  translate.translation.sentences = {"I am here."};
+  EXPECT_EQ(files_read(report::EvalJob::kTranslate, translate), 1u);
 }
 
 TEST(EvalSubcommands, WhatASubcommandCannotDoIsOneLine) {

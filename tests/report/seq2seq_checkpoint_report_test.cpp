@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/run_id.h"
 #include "dls/checkpoint/seq2seq_checkpoint.h"
 #include "dls/eval/bleu.h"
 #include "dls/eval/sacrebleu.h"
@@ -95,6 +96,33 @@ TEST(CheckpointEval, BleuAndLossOfEveryCheckpointEqualTrainingsOwn) {
 // What the table's footnote says: word-for-word translations of sentences under 4 words keep
 // NLTK's BLEU below 1 (it counts their missing 3- and 4-grams as misses) while sacreBLEU
 // gives 100 -- the 0.8965 beside 100.0 of a memorised sample corpus.
+// A run directory's report reads each checkpoint once, and leaves out another run's (copied
+// in) as it reads it, saying so.
+TEST(CheckpointEval, EachCheckpointIsReadOnceAndAnotherRunsIsLeftOut) {
+  const auto run = test::fresh_temp_dir("checkpoint_eval_read_once");
+  fs::create_directories(run / "checkpoints");
+  fs::copy_file(test::trained_seq2seq_run() / "RUN_ID", run / "RUN_ID");
+  for (const auto& file : checkpoint::find_checkpoints(test::trained_seq2seq_run().string()))
+    fs::copy_file(file, run / "checkpoints" / fs::path(file).filename());
+  const auto foreign = run / "checkpoints" / checkpoint::checkpoint_file_name(99);
+  fs::copy_file(checkpoint::find_checkpoints(test::reversed_seq2seq_run().string()).back(), foreign);
+  const auto files = checkpoint::find_checkpoints(run.string());
+  ASSERT_EQ(files.size(), 4u);
+  Seq2SeqEvalRequest request;
+  request.limit = 10;
+  request.threads = 1;
+  request.run = checkpoint::RunMembership(run.string());
+  std::ostringstream out, messages;
+  const auto opened_before = checkpoint::CheckpointReader::files_opened();
+  const auto report = report_seq2seq_checkpoints(files, request, out, messages);
+  EXPECT_EQ(checkpoint::CheckpointReader::files_opened() - opened_before, files.size()) << "one read per file";
+  ASSERT_EQ(report.checkpoints.size(), 3u);
+  EXPECT_EQ(report.checkpoints.back().path, files[2]);
+  EXPECT_TRUE(report.skipped.empty()) << "another run's is not unreadable";
+  EXPECT_NE(messages.str().find("skipped: " + foreign.string() + ": a checkpoint of run "), std::string::npos)
+      << messages.str();
+}
+
 TEST(CheckpointEval, PerfectShortSentencesScoreBelowOneInNltkBleuAndHundredInSacreBleu) {
   const std::vector<std::string> lines = {"tengo hambre", "yo como pan", "quiero ir a casa", "ella bebe agua fria hoy"};
   std::vector<std::vector<Tokens>> references;

@@ -6,6 +6,7 @@
 // file and the problem. Files of format v1 (before checksums) are still read.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -72,6 +73,10 @@ class CheckpointReader {
   // checkpoint of this project, truncated or corrupt, or of another kind than
   // `expected_kind` (empty: any kind).
   explicit CheckpointReader(const std::string& path, const std::string& expected_kind = "");
+
+  // How many checkpoint files this process has opened to read (each read is of the whole file,
+  // gigabytes for a large model): what the tests count that keep a job to one read per file.
+  static std::uint64_t files_opened();
 
   const std::string& path() const { return path_; }
   const std::string& kind() const { return kind_; }

@@ -35,6 +35,24 @@ std::vector<std::string> this_runs_checkpoints(const std::vector<std::string>& f
                                                std::ostream& messages,
                                                std::size_t newest = static_cast<std::size_t>(-1));
 
+// A run directory's own checkpoints told apart from copied-in ones as a job reads them, with no
+// read of its own: for the jobs that read every checkpoint anyway (checkpoint_eval's reports),
+// where this_runs_checkpoints would read each file once more beforehand.
+class RunMembership {
+ public:
+  RunMembership() = default;  // keeps every checkpoint
+  // Of `checkpoint_or_run`: a run directory (or its checkpoints/ folder) keeps its own, by
+  // RUN_ID; a file named keeps itself, whatever run wrote it.
+  explicit RunMembership(const std::string& checkpoint_or_run);
+  // "" when `reader`'s checkpoint is the run's; else the line that says why it is left out
+  // ("skipped: FILE: a checkpoint of run ..."), as this_runs_checkpoints says it.
+  std::string left_out(const CheckpointReader& reader) const;
+
+ private:
+  std::string run_dir_;
+  std::string here_;  // its RUN_ID ("": keeps all)
+};
+
 // checkpoint::checkpoints_kind() of `files` (oldest first, found in `checkpoint_or_run`) leaving
 // out, for a run directory, those another run wrote: a copied-in checkpoint of another kind
 // made the run look like that kind's. One file read when the newest is the run's.

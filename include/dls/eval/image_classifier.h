@@ -47,6 +47,9 @@ class ImageClassifier {
   // Throws (CheckpointError, one line) when it is not a ViT checkpoint of this project.
   static ImageClassifier load(const std::string& checkpoint_or_run, const std::string& device = "cpu",
                               checkpoint::Weights weights = checkpoint::Weights::kEvaluation);
+  // From a checkpoint opened already (a program that read its kind first reads the file once).
+  static ImageClassifier load(const checkpoint::CheckpointReader& reader, const std::string& device = "cpu",
+                              checkpoint::Weights weights = checkpoint::Weights::kEvaluation);
 
   // pixels: what model_pixels returns. The model runs under torch::NoGradGuard, in
   // evaluation mode; one call at a time (the server's batcher serialises them).

@@ -124,6 +124,8 @@ class Translator {
   // of every program that translates). Throws one line naming the file when it is not a usable
   // seq2seq checkpoint.
   static Translator load(const std::string& checkpoint_or_run, const TranslatorOptions& options = {});
+  // From a checkpoint opened already (a program that read its kind first reads the file once).
+  static Translator load(const checkpoint::CheckpointReader& reader, const TranslatorOptions& options = {});
   Translator(checkpoint::LoadedSeq2Seq loaded, std::string checkpoint_file, const TranslatorOptions& options);
 
   // One result per sentence, in order; decoded `decode.batch_size` sentences at a time.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/run_id.h"
 #include "dls/eval/lm_generation.h"
 
 namespace dls::report {
@@ -28,6 +29,9 @@ struct LmEvalRequest {
   int threads = 0;                   // intra-op threads (0: all cores)
   std::string device = "cpu";        // cpu, cuda or auto
   checkpoint::Weights weights = checkpoint::Weights::kEvaluation;  // the moving average when saved, or the trained
+  // Whose checkpoints are evaluated: a run directory's own (another run's, copied in, are named
+  // on `messages` and left out), told as each file is read; default: every file given.
+  checkpoint::RunMembership run;
 };
 
 // Without prompts: evaluates every file and prints a table (checkpoint, epoch, step, NLL

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,11 @@ struct TranslateRequest {
 // counted). Throws (one line) when the checkpoint or a file cannot be used at all.
 std::size_t translate_sentences(const std::string& checkpoint_or_run, const TranslateRequest& request,
                                 std::istream& input, std::ostream& out, std::ostream& messages);
+// The same with the checkpoint a program opened already (to learn its kind): read once, let go
+// once the model is loaded.
+std::size_t translate_sentences(std::unique_ptr<checkpoint::CheckpointReader> checkpoint,
+                                const TranslateRequest& request, std::istream& input, std::ostream& out,
+                                std::ostream& messages);
 
 // The PNG heat maps of every layer and head (encoder self-attention, decoder self-attention,
 // cross-attention) of `maps` written into `dir`; returns the files written.

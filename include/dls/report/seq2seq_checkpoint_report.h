@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/run_id.h"
 #include "dls/eval/decoding.h"
 #include "dls/util/line_plot.h"
 
@@ -34,6 +35,9 @@ struct Seq2SeqEvalRequest {
   int threads = 0;          // intra-op threads (0: all cores)
   std::string device = "cpu";
   checkpoint::Weights weights = checkpoint::Weights::kEvaluation;  // the moving average when saved, or the trained
+  // Whose checkpoints are evaluated: a run directory's own (another run's, copied in, are named
+  // on `messages` and left out), told as each file is read; default: every file given.
+  checkpoint::RunMembership run;
 };
 
 // One evaluated checkpoint.

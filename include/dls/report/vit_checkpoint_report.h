@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/run_id.h"
 #include "dls/eval/vit_evaluation.h"
 
 namespace dls::report {
@@ -26,6 +27,9 @@ struct VitEvalRequest {
   int threads = 0;                   // intra-op threads (0: all cores)
   std::string device = "cpu";        // cpu, cuda or auto
   checkpoint::Weights weights = checkpoint::Weights::kEvaluation;  // the moving average when saved, or the trained
+  // Whose checkpoints are evaluated: a run directory's own (another run's, copied in, are named
+  // on `messages` and left out), told as each file is read; default: every file given.
+  checkpoint::RunMembership run;
 };
 
 // What the report covered.
