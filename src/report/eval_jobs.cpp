@@ -87,11 +87,16 @@ std::string write_runs_average(const EvalCommand& command, std::ostream& message
   return command.output;
 }
 
+// Whether sentences are given to translate: on the command line, --interactive or --input.
+bool asks_to_translate(const TranslateRequest& translation) {
+  return !translation.sentences.empty() || translation.interactive || !translation.input_file.empty();
+}
+
 // The job a model's checkpoints are asked for: the subcommand's, or, in the one-command form,
 // what the options ask of this kind of run.
 EvalJob model_job(EvalJob job, const std::string& kind, const EvalCommand& command) {
   const auto& translation = command.translation;
-  const bool translating = !translation.sentences.empty() || translation.interactive || !translation.input_file.empty();
+  const bool translating = asks_to_translate(translation);
   if (!translation.input_file.empty() && (!translation.sentences.empty() || translation.interactive)) {
     throw std::runtime_error(std::string("--input: not with ") +
                              (translation.interactive ? "--interactive" : "sentences on the command line") +
@@ -365,9 +370,9 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
   }
   // A translation reads its one checkpoint once: for the run's kind, then for the model (the
   // rule of every program that translates: best.pt, else the newest of the run's own).
-  const bool translates = !translation.sentences.empty() || translation.interactive || !translation.input_file.empty();
   std::unique_ptr<checkpoint::CheckpointReader> model_file;
-  if (command.average == 0 && (job == EvalJob::kTranslate || (job == EvalJob::kAny && translates))) {
+  if (command.average == 0 &&
+      (job == EvalJob::kTranslate || (job == EvalJob::kAny && asks_to_translate(translation)))) {
     model_file = std::make_unique<checkpoint::CheckpointReader>(checkpoint::open_run_checkpoint(command.path));
   }
   const auto kind = model_file ? model_file->kind() : checkpoint::run_checkpoints_kind(command.path, files);
