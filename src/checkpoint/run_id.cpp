@@ -16,16 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The run id the checkpoint `file` carries; "" when it has none or cannot be read (the job that
-// reads it says why).
-std::string run_id_of(const std::string& file) {
-  try {
-    return run_id_in(CheckpointReader(file));
-  } catch (const std::exception&) {
-    return "";
-  }
-}
-
 // Whether a checkpoint carrying run id `theirs` is the run's whose RUN_ID is `here`: also when
 // either has none (runs and checkpoints from before run ids).
 bool of_this_run(const std::string& theirs, const std::string& here) {
@@ -57,22 +47,6 @@ std::string read_run_id(const std::string& run_dir) {
   std::string id = util::read_file(path.string());
   while (!id.empty() && (id.back() == '\n' || id.back() == '\r')) id.pop_back();
   return id;
-}
-
-std::vector<std::string> this_runs_checkpoints(const std::vector<std::string>& files, const std::string& run_dir,
-                                               std::ostream& messages, std::size_t newest) {
-  const std::string here = read_run_id(run_dir);
-  if (here.empty()) return files;
-  std::vector<std::string> kept;  // newest first
-  for (auto file = files.rbegin(); file != files.rend() && kept.size() < newest; ++file) {
-    const std::string theirs = run_id_of(*file);
-    if (of_this_run(theirs, here)) {
-      kept.push_back(*file);
-    } else {
-      messages << skipped_line(*file, theirs, run_dir, here) << "\n";
-    }
-  }
-  return {kept.rbegin(), kept.rend()};
 }
 
 RunMembership::RunMembership(const std::string& checkpoint_or_run) {

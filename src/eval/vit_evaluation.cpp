@@ -3,6 +3,7 @@
 #include <cmath>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 #include <cstdio>
 #include <filesystem>
 
@@ -57,12 +58,19 @@ data::ImageSet load_test_images(const checkpoint::ViTCheckpointContents& content
 ViTCheckpointResult evaluate_vit_checkpoint(const std::string& path, const data::ImageSet& test,
                                             const ViTEvalOptions& options) {
   const checkpoint::CheckpointReader reader(path, checkpoint::kViTCheckpointKind);
-  ViTCheckpointResult result;
-  result.path = path;
-  result.contents = checkpoint::read_vit_contents(reader);
-  check_images_fit(test, result.contents.settings.model, "the test images");
-  auto model = checkpoint::load_vit_model(reader, result.contents.settings, options.weights);
+  auto contents = checkpoint::read_vit_contents(reader);
+  auto model = checkpoint::load_vit_model(reader, contents.settings, options.weights);
   model->to(options.device);
+  return evaluate_vit_model(model, path, std::move(contents), test, options);
+}
+
+ViTCheckpointResult evaluate_vit_model(visTransformer& model, std::string path,
+                                       checkpoint::ViTCheckpointContents contents, const data::ImageSet& test,
+                                       const ViTEvalOptions& options) {
+  check_images_fit(test, contents.settings.model, "the test images");
+  ViTCheckpointResult result;
+  result.path = std::move(path);
+  result.contents = std::move(contents);
   data::ImageLoaderOptions loader_options;
   loader_options.batch_size = 256;
   loader_options.shuffle = false;

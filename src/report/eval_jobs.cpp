@@ -62,16 +62,17 @@ void score_files(const EvalCommand& command, std::ostream& out) {
   report_text_scores(request, out);
 }
 
-// Writes the element-wise mean of the newest `command.average` of `files`; returns its path.
-std::string write_average(const EvalCommand& command, const std::vector<std::string>& files) {
+// Writes the element-wise mean of RUN's newest `command.average` checkpoints; returns its path.
+std::string write_average(const EvalCommand& command, std::ostream& messages) {
   const auto n = static_cast<std::size_t>(command.average);
   if (n < 2) {
     throw std::runtime_error(
         "--average 1: one checkpoint is its own average; give 2 or more, or --with RUN2 ... to "
         "average runs");
   }
-  const auto output = checkpoint::average_newest(command.path, files, n, command.output, weights_read(command));
-  spdlog::info("wrote {}, the average of {} to {}", output, files[files.size() - n], files.back());
+  const auto output = command.output.empty() ? checkpoint::average_output(command.path, n) : command.output;
+  const auto files = checkpoint::average_newest(command.path, n, output, messages, weights_read(command));
+  spdlog::info("wrote {}, the average of {} to {}", output, files.front(), files.back());
   return output;
 }
 
@@ -182,9 +183,9 @@ void settle_seq2seq_options(EvalJob job, EvalCommand& command) {
     throw std::runtime_error("--input: give --output for the translations, not with --average");
 }
 
-// `checkpoint`: the model's, when the job opened it already (else nullptr: `model` is opened).
-int translate(const std::string& model, std::unique_ptr<checkpoint::CheckpointReader> checkpoint, EvalCommand& command,
-              std::istream& in, std::ostream& out, std::ostream& messages) {
+// `model`: the checkpoint the job opened (to learn its kind), read once.
+int translate(std::unique_ptr<checkpoint::CheckpointReader> model, EvalCommand& command, std::istream& in,
+              std::ostream& out, std::ostream& messages) {
   util::RuntimeOptions runtime;
   runtime.threads = command.threads;
   util::configure_runtime(runtime);
@@ -198,14 +199,13 @@ int translate(const std::string& model, std::unique_ptr<checkpoint::CheckpointRe
   // The log-probabilities appear only in JSON and n-best lists (a sentence translated in parts
   // has the sum of its parts'): no extra pass otherwise.
   translation.translator.scores = command.json || translation.decode.n_best > 1;
-  const auto failed = checkpoint ? translate_sentences(std::move(checkpoint), translation, in, out, messages)
-                                 : translate_sentences(model, translation, in, out, messages);
-  return failed == 0 ? 0 : 1;
+  return translate_sentences(std::move(model), translation, in, out, messages) == 0 ? 0 : 1;
 }
 
-// The report, classification or generation over a language model's or a ViT's checkpoints.
+// The report, classification or generation over a language model's or a ViT's checkpoints;
+// `model`: the one checkpoint a generation or classification reads, opened by the job.
 // Returns the exit status: 1 when an image could not be classified.
-int evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string& model,
+int evaluate_lm_or_vit(EvalJob job, const std::string& kind, std::unique_ptr<checkpoint::CheckpointReader> model,
                        const std::vector<std::string>& files, EvalCommand& command, std::ostream& out,
                        std::ostream& messages) {
   if (kind == "lm") {
@@ -215,7 +215,7 @@ int evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string& 
           "--test-src", "--test-tgt", "--src-column", "--tgt-column", "--ensemble", "--alignments", "--replace-unk",
           "--attention-maps", "--output-dir", "--data-dir", "--test-subset", "--attention-images"}) {
       if (command.was_given(flag))
-        throw std::runtime_error(std::string(flag) + ": not for a language model (" + model +
+        throw std::runtime_error(std::string(flag) + ": not for a language model (" + command.path +
                                  "); its report takes --test, --data, --limit and --json");
     }
     auto& lm = command.lm;
@@ -228,8 +228,7 @@ int evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string& 
     lm.device = command.device;
     lm.weights = weights_read(command);
     if (job == EvalJob::kGenerate) {
-      report_lm_checkpoints({checkpoint::open_run_checkpoint(model, checkpoint::kLmCheckpointKind).path()}, lm, out,
-                            messages);
+      generate_lm_text(std::move(model), lm, out, messages);
     } else {
       report_lm_checkpoints(files, lm, out, messages);
     }
@@ -237,7 +236,7 @@ int evaluate_lm_or_vit(EvalJob job, const std::string& kind, const std::string& 
     command.classify.json = command.json;
     command.classify.device = command.device;
     command.classify.weights = weights_read(command);
-    return report_image_classes(model, command.classify, out, messages) == 0 ? 0 : 1;
+    return report_image_classes(std::move(model), command.classify, out, messages) == 0 ? 0 : 1;
   } else {
     auto& vit = command.vit;
     vit.json = command.json;
@@ -332,13 +331,6 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
   util::check_precision(precision, target);
   const util::AutocastScope autocast(util::autocast_for(precision, target));
   auto files = checkpoint::find_checkpoints(command.path);
-  // The newest N of a run directory that --average reads are the run's own: another run's
-  // (copied in) would join the average as if the run had trained them.
-  const auto this_runs = [&](const std::vector<std::string>& all, std::size_t newest) {
-    std::error_code error;
-    if (!std::filesystem::is_directory(command.path, error)) return all;  // a file named is read as named
-    return checkpoint::this_runs_checkpoints(all, checkpoint::run_directory_of(command.path), messages, newest);
-  };
   if (job == EvalJob::kExport || (any && !command.export_dir.empty())) {
     dlstudio::check_export_folder(command.export_dir);
     const auto newest = checkpoint::open_run_checkpoint(command.path, "", checkpoint::RunCheckpoint::kNewest);
@@ -357,9 +349,9 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
     translation.input_file = "-";  // text piped in
   }
   if (command.average > 0) {
-    files = {command.average_with.empty()
-                 ? write_average(command, this_runs(files, static_cast<std::size_t>(command.average)))
-                 : write_runs_average(command, messages)};
+    // The newest N of a run directory are the run's own: another run's (copied in) would join
+    // the average as if the run had trained them.
+    files = {command.average_with.empty() ? write_average(command, messages) : write_runs_average(command, messages)};
     if (!any) return {0, EvalJob::kAverage};
   } else if (!command.average_with.empty()) {
     throw std::runtime_error("--with: runs averaged with RUN's newest N (--average N)");
@@ -368,31 +360,32 @@ EvalOutcome run_eval(EvalJob job, EvalCommand& command, std::istream& in, std::o
   } else if (job == EvalJob::kTranslate && !command.output.empty() && command.translation.input_file.empty()) {
     throw std::runtime_error("--output: with --input FILE");
   }
-  // A translation reads its one checkpoint once: for the run's kind, then for the model (the
-  // rule of every program that translates: best.pt, else the newest of the run's own).
-  std::unique_ptr<checkpoint::CheckpointReader> model_file;
-  if (command.average == 0 &&
-      (job == EvalJob::kTranslate || (job == EvalJob::kAny && asks_to_translate(translation)))) {
-    model_file = std::make_unique<checkpoint::CheckpointReader>(checkpoint::open_run_checkpoint(command.path));
+  // A job of one model (translate, generate, classify) reads its checkpoint once: for the run's
+  // kind, then for the model. The model: RUN's best.pt, else its newest checkpoint of its own
+  // (the rule of Translator::load and translate_server), or the average just written.
+  std::unique_ptr<checkpoint::CheckpointReader> model;
+  const bool one_model =
+      job == EvalJob::kTranslate || job == EvalJob::kGenerate || job == EvalJob::kClassify ||
+      (any && (asks_to_translate(translation) || !command.lm.prompts.empty() || !command.classify.images.empty()));
+  if (one_model) {
+    model = std::make_unique<checkpoint::CheckpointReader>(
+        checkpoint::open_run_checkpoint(command.average > 0 ? files.back() : command.path));
   }
-  const auto kind = model_file ? model_file->kind() : checkpoint::run_checkpoints_kind(command.path, files);
+  const auto kind = model ? model->kind() : checkpoint::run_checkpoints_kind(command.path, files);
   apply_quantize(command.quantize, kind, target, precision != util::Precision::kFp32);
   const auto done = model_job(job, kind, command);
-  if (done != EvalJob::kTranslate) model_file.reset();
-  // One model for everything that translates or generates: RUN's best.pt, else its newest
-  // checkpoint (the rule of Translator::load and translate_server), or the average just written.
-  const auto model = command.average > 0 ? files.back() : command.path;
+  if (done == EvalJob::kReport) model.reset();
   // A report leaves out the checkpoints another run wrote too, telling them as it reads each
   // file: they would join its table and plot as if the run had trained them.
   if (done == EvalJob::kReport && command.average == 0) {
     command.seq2seq.run = command.lm.run = command.vit.run = checkpoint::RunMembership(command.path);
   }
   if (kind == "lm" || kind == "vit") {
-    return {evaluate_lm_or_vit(done, kind, model, files, command, out, messages), done};
+    return {evaluate_lm_or_vit(done, kind, std::move(model), files, command, out, messages), done};
   }
   if (kind != "seq2seq") throw std::runtime_error(files.back() + ": a checkpoint of kind '" + kind + "'");
   settle_seq2seq_options(done, command);
-  if (done == EvalJob::kTranslate) return {translate(model, std::move(model_file), command, in, out, messages), done};
+  if (done == EvalJob::kTranslate) return {translate(std::move(model), command, in, out, messages), done};
   auto& seq2seq = command.seq2seq;
   seq2seq.json = command.json;
   seq2seq.threads = command.threads;

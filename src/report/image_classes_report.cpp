@@ -1,6 +1,7 @@
 #include "dls/report/image_classes_report.h"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <ostream>
 #include <stdexcept>
@@ -28,13 +29,11 @@ struct ClassifiedImage {
   std::vector<double> probabilities;
 };
 
-}  // namespace
-
-int report_image_classes(const std::string& checkpoint_or_run, const ClassifyRequest& request, std::ostream& out,
-                         std::ostream& messages) {
-  // Every file is read and its header checked before the model loads; each is decoded at
-  // the size the model needs (model_pixels), after it loads. A file that fails keeps its
-  // place with its error, the others are classified.
+// Classifies request.images with `classifier`, each at the size its model reads.
+int classify_images(ImageClassifier& classifier, const ClassifyRequest& request, std::ostream& out,
+                    std::ostream& messages) {
+  // Every file is read and its header checked, then decoded at the size the model needs
+  // (model_pixels). A file that fails keeps its place with its error, the others are classified.
   std::vector<ClassifiedImage> results;
   std::vector<std::string> files;
   for (const auto& file : request.images) {
@@ -52,7 +51,6 @@ int report_image_classes(const std::string& checkpoint_or_run, const ClassifyReq
     }
     results.push_back(std::move(r));
   }
-  auto classifier = ImageClassifier::load(checkpoint_or_run, request.device, request.weights);
   const auto& names = classifier.class_names();
   const auto top = std::min<std::size_t>(static_cast<std::size_t>(request.top), names.size());
   int failed = 0;
@@ -113,6 +111,21 @@ int report_image_classes(const std::string& checkpoint_or_run, const ClassifyReq
     out << table.to_string();
   }
   return failed;
+}
+
+}  // namespace
+
+int report_image_classes(const std::string& checkpoint_or_run, const ClassifyRequest& request, std::ostream& out,
+                         std::ostream& messages) {
+  auto classifier = ImageClassifier::load(checkpoint_or_run, request.device, request.weights);
+  return classify_images(classifier, request, out, messages);
+}
+
+int report_image_classes(std::unique_ptr<checkpoint::CheckpointReader> checkpoint, const ClassifyRequest& request,
+                         std::ostream& out, std::ostream& messages) {
+  auto classifier = ImageClassifier::load(*checkpoint, request.device, request.weights);
+  checkpoint.reset();  // its weights are the model's now
+  return classify_images(classifier, request, out, messages);
 }
 
 }  // namespace dls::report

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -206,10 +207,18 @@ void continue_running_texts(LanguageModel& model, const checkpoint::LmCheckpoint
   }
 }
 
-void generate_from_prompts(const std::string& path, const LmEvalRequest& request, const torch::Device& device,
-                           std::ostream& out, std::ostream& messages) {
-  const CheckpointReader reader(path, kLmCheckpointKind);
-  const auto contents = checkpoint::read_lm_contents(reader);
+}  // namespace
+
+void generate_lm_text(std::unique_ptr<CheckpointReader> checkpoint, const LmEvalRequest& request, std::ostream& out,
+                      std::ostream& messages) {
+  if (request.prompts.empty()) throw std::invalid_argument("no prompt to generate from");
+  checkpoint->check_kind(kLmCheckpointKind);
+  util::RuntimeOptions runtime;
+  runtime.threads = request.threads;
+  util::configure_runtime(runtime);
+  const auto device = util::select_device(request.device);
+  const auto path = checkpoint->path();
+  const auto contents = checkpoint::read_lm_contents(*checkpoint);
   // Refused, as every flag a job would not read: it was ignored.
   if (contents.settings.data.block_size == 0 && request.tokens_asked) {
     throw std::runtime_error(
@@ -217,7 +226,8 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
         "of sentence, at most " +
         std::to_string(contents.settings.model.transformer().max_seq_length() - 1) + " tokens");
   }
-  auto model = checkpoint::load_lm_model(reader, contents.settings, request.weights);
+  auto model = checkpoint::load_lm_model(*checkpoint, contents.settings, request.weights);
+  checkpoint.reset();  // its weights are the model's now
   model->to(device);
   const auto vocabulary = Vocabulary::from_words(contents.words);
   const auto tokenizer = checkpoint::lm_tokenizer(contents);
@@ -266,8 +276,6 @@ void generate_from_prompts(const std::string& path, const LmEvalRequest& request
   if (request.json) out << json.str() << "\n";
 }
 
-}  // namespace
-
 void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, const LmEvalRequest& request,
                            std::ostream& out, std::ostream& messages) {
   if (checkpoint_files.empty()) throw std::invalid_argument("no checkpoint to evaluate");
@@ -275,7 +283,8 @@ void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, con
   runtime.threads = request.threads;
   util::configure_runtime(runtime);
   const auto device = util::select_device(request.device);
-  if (!request.prompts.empty()) return generate_from_prompts(checkpoint_files.back(), request, device, out, messages);
+  if (!request.prompts.empty())
+    return generate_lm_text(std::make_unique<CheckpointReader>(checkpoint_files.back()), request, out, messages);
 
   std::vector<Scored> scored;
   std::optional<Scoring> scoring;

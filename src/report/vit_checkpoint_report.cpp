@@ -2,7 +2,9 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <ostream>
+#include <set>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
@@ -20,7 +22,7 @@ namespace dls::report {
 
 using eval::best_result;
 using eval::class_token_attention_maps;
-using eval::evaluate_vit_checkpoint;
+using eval::evaluate_vit_model;
 using eval::format_checkpoint_table;
 using eval::format_dlstudio_accuracies;
 using eval::format_dlstudio_confusion;
@@ -73,47 +75,49 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
   options.device = util::select_device(request.device);
   options.weights = request.weights;
 
-  // A corrupt or unreadable checkpoint among others is reported and skipped, as is another
-  // run's (copied in).
-  std::vector<std::string> readable;
+  // Each file is read once: a corrupt or unreadable checkpoint among others is reported and
+  // skipped, as is another run's (copied in); the test set of the first serves all of them
+  // when they agree on the data.
+  ViTCheckpointReport report;
+  auto& results = report.results;
+  std::optional<data::ImageSet> test;
+  std::set<std::string> folders_checked;
+  visTransformer best_model{nullptr};  // for the attention maps
   for (const auto& path : checkpoint_files) {
+    checkpoint::ViTCheckpointContents contents;
+    visTransformer model{nullptr};
     try {
-      const checkpoint::CheckpointReader reader(path, checkpoint::kViTCheckpointKind);
-      const auto why = request.run.left_out(reader);
-      if (why.empty()) {
-        readable.push_back(path);
-      } else {
+      const checkpoint::CheckpointReader reader(path, checkpoint::kViTCheckpointKind);  // let go before the evaluation
+      if (const auto why = request.run.left_out(reader); !why.empty()) {
         messages << why << "\n";
+        continue;
       }
+      contents = checkpoint::read_vit_contents(reader);
+      model = checkpoint::load_vit_model(reader, contents.settings, request.weights);
     } catch (const checkpoint::CheckpointError& error) {
       if (checkpoint_files.size() == 1) throw;
       const std::string what = error.what();
       messages << "skipped: " << what.substr(0, what.find('\n')) << "\n";
+      continue;
     }
-  }
-  if (readable.empty()) throw std::runtime_error("none of the checkpoints is readable");
-  // The best checkpoint's run is the default folder: all of them, checked before the evaluation.
-  if (request.output_dir.empty()) {
-    for (const auto& path : readable) check_output_folder(checkpoint::run_dir_of(path), "confusion_*.png");
-  }
-  // The test set of the first checkpoint serves all of them when they agree on the data.
-  const checkpoint::CheckpointReader first(readable.front(), checkpoint::kViTCheckpointKind);
-  const auto first_contents = checkpoint::read_vit_contents(first);
-  const auto& first_settings = first_contents.settings;
-  const auto test = load_test_images(first_contents, options);
-  ViTCheckpointReport report;
-  auto& results = report.results;
-  for (const auto& path : readable) {
-    results.push_back(evaluate_vit_checkpoint(path, test, options));
-    const auto& r = results.back();
-    if (r.contents.settings.data.dataset != first_settings.data.dataset) {
-      throw std::runtime_error(path + ": trained on " + r.contents.settings.data.dataset + ", the others on " +
-                               first_settings.data.dataset);
+    // The best checkpoint's run is the default folder of the PNGs: each run's checked before
+    // its first evaluation.
+    if (request.output_dir.empty() && folders_checked.insert(checkpoint::run_dir_of(path)).second)
+      check_output_folder(checkpoint::run_dir_of(path), "confusion_*.png");
+    if (!test) {
+      test = load_test_images(contents, options);
+    } else if (contents.settings.data.dataset != results.front().contents.settings.data.dataset) {
+      throw std::runtime_error(path + ": trained on " + contents.settings.data.dataset + ", the others on " +
+                               results.front().contents.settings.data.dataset);
     }
-    spdlog::debug("{}: accuracy {:.2f}%", path, 100 * r.confusion.accuracy());
+    model->to(options.device);
+    results.push_back(evaluate_vit_model(model, path, std::move(contents), *test, options));
+    spdlog::debug("{}: accuracy {:.2f}%", path, 100 * results.back().confusion.accuracy());
+    if (!request.attention_maps_dir.empty() && best_result(results) == results.size() - 1) best_model = model;
   }
+  if (results.empty()) throw std::runtime_error("none of the checkpoints is readable");
   const std::size_t best = report.best = best_result(results);
-  const auto& names = test.display_names;
+  const auto& names = test->display_names;
 
   auto& written = report.files;
   const fs::path out_dir =
@@ -128,12 +132,10 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
     written.push_back(png.string());
   }
   if (!request.attention_maps_dir.empty()) {
-    const checkpoint::CheckpointReader reader(results[best].path, checkpoint::kViTCheckpointKind);
-    auto model = checkpoint::load_vit_model(reader, results[best].contents.settings, request.weights);
-    model->to(options.device);
-    const auto maps = class_token_attention_maps(model, test, results[best].contents.normalization,
+    const auto maps = class_token_attention_maps(best_model, *test, results[best].contents.normalization,
                                                  request.attention_images, options.device);
-    for (const auto& path : save_attention_maps(maps, test, model->config().grid_size(), request.attention_maps_dir)) {
+    for (const auto& path :
+         save_attention_maps(maps, *test, best_model->config().grid_size(), request.attention_maps_dir)) {
       written.push_back(path);
     }
   }
@@ -144,7 +146,7 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
   }
   const auto& shown = results[best];
   out << "Checkpoint: " << shown.path << "  (" << shown.contents.settings.model.summary() << ")\n"
-      << "Test images: " << test.size() << " of " << shown.contents.settings.data.dataset << "\n\n"
+      << "Test images: " << test->size() << " of " << shown.contents.settings.data.dataset << "\n\n"
       << format_dlstudio_accuracies(shown.confusion, names) << "\n"
       << format_dlstudio_confusion(shown.confusion, names) << "\n";
   if (results.size() > 1) out << "All checkpoints:\n" << format_checkpoint_table(results);

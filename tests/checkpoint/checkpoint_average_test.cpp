@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
+#include "dls/checkpoint/checkpoint_files.h"
+#include "dls/checkpoint/run_id.h"
 #include "dls/util/file_io.h"
 #include "util/temp_files.h"
 
@@ -26,15 +30,17 @@ struct TinyImpl : torch::nn::Module {
 };
 TORCH_MODULE(Tiny);
 
-// A checkpoint of `tiny` with model settings width=`width`; `ema`: also an "ema" section.
-std::string save(const fs::path& path, Tiny& tiny, int width, Tiny* ema = nullptr,
-                 const std::string& vocab = "a\nb\n") {
+// A checkpoint of `tiny` with model settings width=`width`; `ema`: also an "ema" section;
+// `run_id`: the run that wrote it ("": none).
+std::string save(const fs::path& path, Tiny& tiny, int width, Tiny* ema = nullptr, const std::string& vocab = "a\nb\n",
+                 const std::string& run_id = "") {
   util::KeyValues settings;
   settings.set("model.width", width);
   settings.set("progress.epoch", 1);
   CheckpointWriter writer("toy");
   writer.add_settings(settings);
   writer.add_text("vocab", vocab);
+  if (!run_id.empty()) writer.add_text(kRunIdText, run_id);
   writer.add_module("model", *tiny);
   if (ema != nullptr) writer.add_module("ema", **ema);
   writer.save(path.string());
@@ -70,6 +76,45 @@ TEST(CheckpointAverage, TwoCheckpointsAverageToTheirMean) {
               std::string::npos)
         << error.what();
   }
+}
+
+// A run's newest N are its own: a newer checkpoint another run wrote (copied in) is passed over
+// and named; each file is read once (each was read to learn its run, then again to be averaged).
+TEST(CheckpointAverage, TheNewestOfTheRunsOwnAreAveragedEachReadOnce) {
+  const auto run = test::fresh_temp_dir("checkpoint_average_newest");
+  fs::create_directories(run / "checkpoints");
+  test::write_bytes(run / kRunIdFile, "aaaa\n");
+  torch::manual_seed(3);
+  Tiny first(3), second(3), third(3), copied(3);
+  std::vector<std::string> own;
+  for (auto* tiny : {&first, &second, &third}) {
+    const auto path = run / "checkpoints" / checkpoint_file_name(static_cast<std::int64_t>(own.size()) + 1);
+    own.push_back(save(path, *tiny, 3, nullptr, "a\nb\n", "aaaa"));
+  }
+  const auto foreign = save(run / "checkpoints" / checkpoint_file_name(9), copied, 3, nullptr, "a\nb\n", "bbbb");
+  std::ostringstream messages;
+  const auto output = average_output(run.string(), 2);
+  EXPECT_EQ(output, (run / "average_last_2.pt").string());
+  const auto opened_before = CheckpointReader::files_opened();
+  const auto averaged = average_newest(run.string(), 2, output, messages);
+  EXPECT_EQ(CheckpointReader::files_opened() - opened_before, 3u) << "the copy, then the run's newest two";
+  EXPECT_EQ(averaged, (std::vector<std::string>{own[1], own[2]}));
+  EXPECT_EQ(messages.str().rfind("skipped: " + foreign + ": a checkpoint of run bbbb", 0), 0u) << messages.str();
+  const CheckpointReader reader(output, "toy");
+  EXPECT_EQ(reader.text("averaged_from"), checkpoint_file_name(2) + "\n" + checkpoint_file_name(3) + "\n");
+  EXPECT_EQ(reader.text(kRunIdText), "aaaa") << "the newest's texts";
+  Tiny mean(3);
+  reader.load_module("model", *mean);
+  EXPECT_TRUE(torch::allclose(mean->fc->weight, (second->fc->weight + third->fc->weight) / 2, 0, 1e-7));
+  // Fewer of its own than asked: refused, naming the run, nothing written.
+  fs::remove(output);
+  try {
+    average_newest(run.string(), 4, output, messages);
+    FAIL() << "averaged 4 of 3";
+  } catch (const std::runtime_error& error) {
+    EXPECT_EQ(std::string(error.what()), run.string() + ": 3 checkpoints, --average 4 needs that many");
+  }
+  EXPECT_FALSE(fs::exists(output));
 }
 
 TEST(CheckpointAverage, AveragesTheMovingAverageWhereCheckpointsHoldOne) {

@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -47,12 +46,14 @@ TEST(RunCheckpoint, TheRunsOwnNewestOverANewerCopyFromAnotherRun) {
   EXPECT_EQ(open_run_checkpoint(dir.run.string(), "", RunCheckpoint::kNewest).path(), dir.own2);
   // Named, a file is read as it is.
   EXPECT_EQ(open_run_checkpoint(dir.foreign).path(), dir.foreign);
-  // The reports' rule is the same.
-  std::ostringstream messages;
-  const auto kept = this_runs_checkpoints(find_checkpoints(dir.run.string()), dir.run.string(), messages);
-  EXPECT_EQ(kept, (std::vector<std::string>{dir.own1, dir.own2}));
-  EXPECT_NE(messages.str().find("skipped: " + dir.foreign + ": a checkpoint of run bbbb"), std::string::npos)
-      << messages.str();
+  // The rule of the reports and averages is the same.
+  const RunMembership run(dir.run.string());
+  EXPECT_EQ(run.left_out(CheckpointReader(dir.own1)), "");
+  EXPECT_EQ(run.left_out(CheckpointReader(dir.own2)), "");
+  EXPECT_EQ(
+      run.left_out(CheckpointReader(dir.foreign)).rfind("skipped: " + dir.foreign + ": a checkpoint of run bbbb", 0),
+      0u);
+  EXPECT_EQ(RunMembership(dir.foreign).left_out(CheckpointReader(dir.foreign)), "") << "a file named keeps itself";
 }
 
 // The run's folder however it is named: "checkpoints/." and a link to checkpoints/ read the

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "dls/checkpoint/checkpoint.h"
 #include "dls/checkpoint/checkpoint_files.h"
 #include "support/program_run.h"
 #include "dls/data/image_dataset.h"
@@ -22,13 +23,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Each checkpoint is read once, the attention maps' too (it was read for a pass that told
+// readable files, again for the test set, again for the evaluation, and the best again for
+// the maps).
 TEST(ViTCheckpointReport, PrintsDLStudiosReportAndTable) {
   const auto files = checkpoint::find_checkpoints(test::two_epoch_tiny_vit_run().string());
   VitEvalRequest request;
   request.attention_maps_dir = (test::two_epoch_tiny_vit_run() / "attention").string();
   request.attention_images = 4;
   std::ostringstream report;
+  const auto opened_before = checkpoint::CheckpointReader::files_opened();
   ASSERT_NO_THROW(report_vit_checkpoints(files, request, report, std::cerr));
+  EXPECT_EQ(checkpoint::CheckpointReader::files_opened() - opened_before, files.size()) << "one read per file";
   const std::string out = report.str();
   const auto lines = test::lines_of(out);
   const auto& names = data::fashion_mnist_display_names();

@@ -24,12 +24,16 @@ namespace dls::checkpoint {
 void average_checkpoints(const std::vector<std::string>& paths, const std::string& output,
                          Weights weights = Weights::kEvaluation);
 
-// checkpoint_eval average: the mean of the newest `n` of `files` (a run's checkpoints, oldest
-// first, as find_checkpoints() lists them) written to `output`, by default the run's
-// average_last_N.pt; returns the path written. std::runtime_error (one line, naming `run`)
-// when the run has fewer than `n`.
-std::string average_newest(const std::string& run, const std::vector<std::string>& files, std::size_t n,
-                           const std::string& output = "", Weights weights = Weights::kEvaluation);
+// Where checkpoint_eval average writes the mean of `run`'s newest `n` by default:
+// RUN/average_last_N.pt.
+std::string average_output(const std::string& run, std::size_t n);
+
+// checkpoint_eval average: the mean of the newest `n` checkpoints of `run` (a run directory's
+// own: one another run wrote, copied in, is left out and named on `messages`; a file: itself)
+// written to `output`, each file read once. Returns the files averaged, oldest first.
+// std::runtime_error (one line, naming `run`, nothing written) when the run has fewer than `n`.
+std::vector<std::string> average_newest(const std::string& run, std::size_t n, const std::string& output,
+                                        std::ostream& messages, Weights weights = Weights::kEvaluation);
 
 // checkpoint_eval average RUN N --with RUN2 ...: the mean of the newest `n` checkpoints of each
 // of `runs` (runs or files; a run's own checkpoints, one another run wrote being left out and
@@ -37,7 +41,7 @@ std::string average_newest(const std::string& run, const std::vector<std::string
 // or a fine-tuned run with its parent (WiSE-FT). Returns the files averaged, oldest run first.
 // std::runtime_error (one line, nothing written) when a run has fewer than n, or shares no
 // origin with the first (run_lineage.h): the weights of runs trained apart do not line up, so
-// their mean is no model.
+// their mean is no model. Each file is read once.
 std::vector<std::string> average_runs(const std::vector<std::string>& runs, std::size_t n, const std::string& output,
                                       std::ostream& messages, Weights weights = Weights::kEvaluation);
 

@@ -3,8 +3,6 @@
 // (train/run/run_identity.h). A checkpoint copied in from another run is told apart by it.
 #pragma once
 
-#include <cstddef>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -26,18 +24,9 @@ std::string read_run_id(const std::string& run_dir);
 // directory resolved ("RUN/checkpoints/." and a link to RUN/checkpoints are RUN's).
 std::string run_directory_of(const std::string& dir);
 
-// `files` (oldest first), the checkpoints of run directory `run_dir`, without those another
-// run wrote (a run id that is not RUN_ID's), each left out named on `messages`; all of them
-// when the run or a checkpoint has no id (runs from before ids). At most the `newest` of them:
-// each file is opened (its checksum read) to learn its run, so a job that reads only the
-// newest few opens no more than those.
-std::vector<std::string> this_runs_checkpoints(const std::vector<std::string>& files, const std::string& run_dir,
-                                               std::ostream& messages,
-                                               std::size_t newest = static_cast<std::size_t>(-1));
-
 // A run directory's own checkpoints told apart from copied-in ones as a job reads them, with no
-// read of its own: for the jobs that read every checkpoint anyway (checkpoint_eval's reports),
-// where this_runs_checkpoints would read each file once more beforehand.
+// read of its own (a checkpoint holds its run's id): a copy would join a report, an average or
+// a translation as if the run had trained it.
 class RunMembership {
  public:
   RunMembership() = default;  // keeps every checkpoint
@@ -45,7 +34,7 @@ class RunMembership {
   // RUN_ID; a file named keeps itself, whatever run wrote it.
   explicit RunMembership(const std::string& checkpoint_or_run);
   // "" when `reader`'s checkpoint is the run's; else the line that says why it is left out
-  // ("skipped: FILE: a checkpoint of run ..."), as this_runs_checkpoints says it.
+  // ("skipped: FILE: a checkpoint of run X, not of RUN (its RUN_ID is Y)").
   std::string left_out(const CheckpointReader& reader) const;
 
  private:

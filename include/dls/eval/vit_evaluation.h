@@ -44,6 +44,12 @@ data::ImageSet load_test_images(const checkpoint::ViTCheckpointContents& content
 ViTCheckpointResult evaluate_vit_checkpoint(const std::string& path, const data::ImageSet& test,
                                             const ViTEvalOptions& options);
 
+// Evaluates `model`, rebuilt from the checkpoint at `path` whose contents are `contents` and
+// moved to options.device, on `test`: for a caller that read the file already.
+ViTCheckpointResult evaluate_vit_model(visTransformer& model, std::string path,
+                                       checkpoint::ViTCheckpointContents contents, const data::ImageSet& test,
+                                       const ViTEvalOptions& options);
+
 // Index of the result with the highest accuracy (the earliest among equals).
 std::size_t best_result(const std::vector<ViTCheckpointResult>& results);
 

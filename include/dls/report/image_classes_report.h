@@ -3,6 +3,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,9 @@ struct ClassifyRequest {
 // std::runtime_error (one line) for the checkpoint.
 int report_image_classes(const std::string& checkpoint_or_run, const ClassifyRequest& request, std::ostream& out,
                          std::ostream& messages);
+// The same with the checkpoint a program opened already (to learn its kind): read once, let go
+// once the model is loaded.
+int report_image_classes(std::unique_ptr<checkpoint::CheckpointReader> checkpoint, const ClassifyRequest& request,
+                         std::ostream& out, std::ostream& messages);
 
 }  // namespace dls::report

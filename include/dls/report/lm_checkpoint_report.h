@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,9 +37,15 @@ struct LmEvalRequest {
 
 // Without prompts: evaluates every file and prints a table (checkpoint, epoch, step, NLL
 // per token, perplexity) or JSON; an unreadable checkpoint among several is skipped and
-// named on `messages`. With prompts: the newest file generates. Throws CheckpointError (a
-// bad file) or std::runtime_error (one line) for anything else.
+// named on `messages`. With prompts: the newest file generates (generate_lm_text). Throws
+// CheckpointError (a bad file) or std::runtime_error (one line) for anything else.
 void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, const LmEvalRequest& request,
                            std::ostream& out, std::ostream& messages);
+
+// Text generated from each of request.prompts by the model of `checkpoint` (one the program
+// opened already, to learn its kind: read once, let go once the model is loaded), as lines
+// "prompt -> text" or one JSON object. Throws as report_lm_checkpoints.
+void generate_lm_text(std::unique_ptr<checkpoint::CheckpointReader> checkpoint, const LmEvalRequest& request,
+                      std::ostream& out, std::ostream& messages);
 
 }  // namespace dls::report
