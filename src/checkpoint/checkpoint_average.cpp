@@ -7,6 +7,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include "dls/checkpoint/checkpoint.h"
@@ -66,7 +67,14 @@ void check_average_output(const std::string& output) {
 // what the others must have, and its settings, texts and dtypes are the average's.
 class WeightSum {
  public:
-  explicit WeightSum(Weights weights) : weights_(weights) {}
+  // `expected`: how many files will be added, for the progress lines.
+  WeightSum(Weights weights, std::size_t expected) : weights_(weights), expected_(expected) {}
+
+  // Reads `path` for the sum, saying so first: a `dlstudio`-preset checkpoint takes seconds.
+  CheckpointReader read(const std::string& path) const {
+    spdlog::info("reading {} ({} of {} to average)", path, count_ + 1, expected_);
+    return CheckpointReader(path);
+  }
 
   void add(CheckpointReader reader) {
     if (!reference_) {
@@ -147,6 +155,7 @@ class WeightSum {
   }
 
   Weights weights_;
+  std::size_t expected_;
   std::optional<CheckpointReader> reference_;
   NamedTensors sums_;  // in fp64 where floating
   std::size_t count_ = 0;
@@ -167,7 +176,7 @@ std::vector<std::string> add_newest(const std::string& run, std::size_t n, Weigh
   const RunMembership membership(run);
   std::vector<std::string> added;  // newest first
   for (auto file = files.rbegin(); file != files.rend() && added.size() < n; ++file) {
-    CheckpointReader reader(*file);
+    auto reader = sum.read(*file);
     if (const auto why = membership.left_out(reader); !why.empty()) {
       messages << why << "\n";
       continue;
@@ -184,9 +193,9 @@ std::vector<std::string> add_newest(const std::string& run, std::size_t n, Weigh
 void average_checkpoints(const std::vector<std::string>& paths, const std::string& output, Weights weights) {
   if (paths.empty()) throw std::invalid_argument("average_checkpoints: no checkpoints");
   check_average_output(output);
-  WeightSum sum(weights);
-  sum.add(CheckpointReader(paths.back()));
-  for (auto path = paths.begin(); path + 1 != paths.end(); ++path) sum.add(CheckpointReader(*path));
+  WeightSum sum(weights, paths.size());
+  sum.add(sum.read(paths.back()));
+  for (auto path = paths.begin(); path + 1 != paths.end(); ++path) sum.add(sum.read(*path));
   sum.write(paths, output);
 }
 
@@ -197,7 +206,7 @@ std::string average_output(const std::string& run, std::size_t n) {
 std::vector<std::string> average_newest(const std::string& run, std::size_t n, const std::string& output,
                                         std::ostream& messages, Weights weights) {
   check_average_output(output);
-  WeightSum sum(weights);
+  WeightSum sum(weights, n);
   const auto files = add_newest(run, n, sum, messages);
   sum.write(files, output);
   return files;
@@ -223,7 +232,7 @@ std::vector<std::string> average_runs(const std::vector<std::string>& runs, std:
   }
   // The first run's newest is added first: its settings and texts are the average's; it is
   // listed last, as the newest is in a run's average.
-  WeightSum sum(weights);
+  WeightSum sum(weights, n * runs.size());
   std::vector<std::string> files;
   for (const auto& run : runs) {
     const auto added = add_newest(run, n, sum, messages);
