@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
 
 #include <spdlog/fmt/fmt.h>
-#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include "dls/checkpoint/lm_checkpoint.h"
@@ -20,6 +20,7 @@
 #include "dls/util/device.h"
 #include "dls/util/runtime.h"
 #include "dls/util/table.h"
+#include "report/checkpoint_progress.h"
 
 namespace dls::report {
 
@@ -289,6 +290,7 @@ void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, con
   std::vector<Scored> scored;
   std::optional<Scoring> scoring;
   std::vector<std::string> words;  // of the checkpoints the rows were encoded for
+  CheckpointProgress progress(checkpoint_files.size());
   for (const auto& path : checkpoint_files) {
     std::unique_ptr<CheckpointReader> reader;
     checkpoint::LmCheckpointContents contents;
@@ -298,11 +300,11 @@ void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, con
     } catch (const checkpoint::CheckpointError& error) {
       if (checkpoint_files.size() == 1) throw;
       const std::string message = error.what();
-      messages << "skipped: " << message.substr(0, message.find('\n')) << "\n";
+      progress.say(messages, "skipped: " + message.substr(0, message.find('\n')));
       continue;
     }
     if (const auto why = request.run.left_out(*reader); !why.empty()) {
-      messages << why << "\n";
+      progress.say(messages, why);
       continue;
     }
     if (!scoring) {
@@ -313,8 +315,13 @@ void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, con
     }
     auto model = checkpoint::load_lm_model(*reader, contents.settings, request.weights);
     model->to(device);
+    reader.reset();  // its weights are the model's now
     scored.push_back({path, contents.state, token_likelihood(model, scoring->sentences.rows, Vocabulary::kPad)});
+    progress.evaluated(scored.size(),
+                       fmt::format("{}: NLL {:.4f}, perplexity {:.2f}", std::filesystem::path(path).filename().string(),
+                                   scored.back().likelihood.mean_nll(), scored.back().likelihood.perplexity()));
   }
+  progress.finish();
   if (scored.empty()) throw std::runtime_error("none of the checkpoints is readable");
   if (request.json) {
     print_json(scored, *scoring, out);

@@ -29,11 +29,11 @@
 #include "dls/util/file_io.h"
 #include "dls/util/json.h"
 #include "dls/util/line_plot.h"
-#include "dls/util/progress.h"
 #include "dls/util/device.h"
 #include "dls/util/runtime.h"
 #include "dls/util/table.h"
 #include "dls/util/create_folder.h"
+#include "report/checkpoint_progress.h"
 #include "report/score_json.h"
 #include "report/output_folder.h"
 
@@ -485,10 +485,8 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
   DatasetCache datasets;
   ScoredSentences sentences;
   std::vector<Evaluated> all;
-  // The progress line starts after the first checkpoint, so that a bad first file gives
-  // nothing but its one-line error.
   // A corrupt or unreadable checkpoint among others is reported and skipped.
-  std::optional<util::ProgressBar> bar;
+  CheckpointProgress progress(checkpoint_files.size());
   Seq2SeqCheckpointReport report;
   for (const auto& path : checkpoint_files) {
     try {
@@ -496,8 +494,7 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
       {  // the file read once, and let go before the evaluation
         const checkpoint::CheckpointReader reader(path, checkpoint::kSeq2SeqKind);
         if (const auto why = request.run.left_out(reader); !why.empty()) {
-          if (bar) bar->clear_line();
-          messages << why << "\n";
+          progress.say(messages, why);
           continue;
         }
         loaded = checkpoint::load_seq2seq_checkpoint(reader, request.weights);
@@ -505,26 +502,18 @@ Seq2SeqCheckpointReport report_seq2seq_checkpoints(const std::vector<std::string
       all.push_back(evaluate_one(std::move(*loaded), path, chunked, device, cache, datasets, &sentences));
     } catch (const checkpoint::CheckpointError& error) {
       if (checkpoint_files.size() == 1) throw;
-      if (bar) bar->clear_line();
       const std::string what = error.what();
-      messages << "skipped: " << what.substr(0, what.find('\n')) << "\n";
+      progress.say(messages, "skipped: " + what.substr(0, what.find('\n')));
       report.skipped.push_back(path);
       continue;
     }
     const auto& s = all.back().summary;
-    if (bar) bar->clear_line();
-    spdlog::info("{}: BLEU {:.4f} (sacreBLEU {:.1f}, chrF2 {:.1f}), val loss {}, {:.0f} sentences/s",
-                 fs::path(path).filename().string(), s.bleu, all.back().sacrebleu.score, all.back().chrf.score,
-                 fixed_or_nan(s.val_loss, 4), s.sentences_per_s);
-    if (!bar && checkpoint_files.size() > 1) {
-      util::ProgressOptions progress_options;
-      progress_options.unit = "checkpoints";
-      progress_options.initial = 1;
-      bar.emplace(static_cast<std::int64_t>(checkpoint_files.size()), "evaluating", progress_options);
-    }
-    if (bar) bar->update(static_cast<std::int64_t>(all.size()));
+    progress.evaluated(all.size(),
+                       fmt::format("{}: BLEU {:.4f} (sacreBLEU {:.1f}, chrF2 {:.1f}), val loss {}, {:.0f} sentences/s",
+                                   fs::path(path).filename().string(), s.bleu, all.back().sacrebleu.score,
+                                   all.back().chrf.score, fixed_or_nan(s.val_loss, 4), s.sentences_per_s));
   }
-  if (bar) bar->finish();
+  progress.finish();
   if (all.empty()) throw std::runtime_error("no readable checkpoint among " + std::to_string(report.skipped.size()));
 
   auto& results = report.checkpoints;

@@ -7,7 +7,7 @@
 #include <set>
 #include <stdexcept>
 
-#include <spdlog/spdlog.h>
+#include <spdlog/fmt/fmt.h>
 
 #include "dls/checkpoint/checkpoint_files.h"
 #include "dls/checkpoint/vit_checkpoint.h"
@@ -16,6 +16,7 @@
 #include "dls/util/device.h"
 #include "dls/util/runtime.h"
 #include "dls/util/create_folder.h"
+#include "report/checkpoint_progress.h"
 #include "report/output_folder.h"
 
 namespace dls::report {
@@ -83,13 +84,14 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
   std::optional<data::ImageSet> test;
   std::set<std::string> folders_checked;
   visTransformer best_model{nullptr};  // for the attention maps
+  CheckpointProgress progress(checkpoint_files.size());
   for (const auto& path : checkpoint_files) {
     checkpoint::ViTCheckpointContents contents;
     visTransformer model{nullptr};
     try {
       const checkpoint::CheckpointReader reader(path, checkpoint::kViTCheckpointKind);  // let go before the evaluation
       if (const auto why = request.run.left_out(reader); !why.empty()) {
-        messages << why << "\n";
+        progress.say(messages, why);
         continue;
       }
       contents = checkpoint::read_vit_contents(reader);
@@ -97,7 +99,7 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
     } catch (const checkpoint::CheckpointError& error) {
       if (checkpoint_files.size() == 1) throw;
       const std::string what = error.what();
-      messages << "skipped: " << what.substr(0, what.find('\n')) << "\n";
+      progress.say(messages, "skipped: " + what.substr(0, what.find('\n')));
       continue;
     }
     // The best checkpoint's run is the default folder of the PNGs: each run's checked before
@@ -112,9 +114,13 @@ ViTCheckpointReport report_vit_checkpoints(const std::vector<std::string>& check
     }
     model->to(options.device);
     results.push_back(evaluate_vit_model(model, path, std::move(contents), *test, options));
-    spdlog::debug("{}: accuracy {:.2f}%", path, 100 * results.back().confusion.accuracy());
+    const auto& r = results.back();
+    progress.evaluated(results.size(), fmt::format("{}: accuracy {:.2f} %, test loss {:.4f}, {:.0f} images/s",
+                                                   fs::path(path).filename().string(), 100 * r.confusion.accuracy(),
+                                                   r.test_loss, r.images_per_s));
     if (!request.attention_maps_dir.empty() && best_result(results) == results.size() - 1) best_model = model;
   }
+  progress.finish();
   if (results.empty()) throw std::runtime_error("none of the checkpoints is readable");
   const std::size_t best = report.best = best_result(results);
   const auto& names = test->display_names;

@@ -64,6 +64,10 @@ TEST(LmTrainApp, TrainsThenEvaluatesAndGenerates) {
   EXPECT_NE(table.out.find("perplexity"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("checkpoint_epoch_0001.pt"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("checkpoint_epoch_0002.pt"), std::string::npos) << table.out;
+  const auto logged = test::run_program("apps/checkpoint_eval", "report " + run_dir.string() + " --threads 1",
+                                        "lm_eval_app_logged", "", "DLS_LOG_LEVEL=info ");
+  ASSERT_EQ(logged.status, 0) << logged.err;
+  test::expect_progress_per_checkpoint(logged, {"checkpoint_epoch_0001.pt", "checkpoint_epoch_0002.pt"}, "NLL ");
 
   const auto json = run_lm_eval(run_dir.string() + "/checkpoints --json", "json");
   ASSERT_EQ(json.status, 0) << json.err;

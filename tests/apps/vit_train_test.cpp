@@ -136,6 +136,11 @@ TEST(VitTrainApp, TinyRunPrintsJson) {
   const auto resumed = run_vit_train("--resume " + run_dir.string() + " --epochs 3 --log-level warn", "tiny_resume");
   ASSERT_EQ(resumed.status, 0) << resumed.err;
   EXPECT_TRUE(fs::exists(run_dir / "checkpoints" / "checkpoint_epoch_0003.pt"));
+  const auto report = test::run_program("apps/checkpoint_eval", "report " + run_dir.string() + " --threads 1",
+                                        "vit_train_app_tiny_report", "", "DLS_LOG_LEVEL=info ");
+  ASSERT_EQ(report.status, 0) << report.err;
+  test::expect_progress_per_checkpoint(
+      report, {"checkpoint_epoch_0001.pt", "checkpoint_epoch_0002.pt", "checkpoint_epoch_0003.pt"}, "accuracy ");
 }
 
 // A run that saves every K epochs writes best.pt alone in the epochs between; one stopped

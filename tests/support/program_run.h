@@ -108,6 +108,20 @@ inline void expect_one_line_error(const ProgramRun& run, const std::string& part
   EXPECT_NE(run.err.find(part), std::string::npos) << run.err;
 }
 
+// A report over several checkpoints run at --log-level info shows its progress, as every kind's
+// does: a line "FILE: <score> ..." per checkpoint in `files` as it is evaluated, in order, then
+// the bar's last line ("evaluating  N/N  100.0% ...") once it is done.
+inline void expect_progress_per_checkpoint(const ProgramRun& report, const std::vector<std::string>& files,
+                                           const std::string& score) {
+  std::size_t at = 0;
+  for (const auto& file : files) {
+    at = report.err.find("info " + file + ": " + score, at);
+    ASSERT_NE(at, std::string::npos) << file << ": " << score << "\n" << report.err;
+  }
+  const auto n = std::to_string(files.size());
+  EXPECT_NE(report.err.find("evaluating  " + n + "/" + n + "  100.0%", at), std::string::npos) << report.err;
+}
+
 // Each of `flags` ("--flag value"), given to a resume (`run(args, name)` with `resume_args`
 // before it), is refused in one line as fixed by the checkpoint.
 template <typename Run>
