@@ -97,8 +97,6 @@ class WeightSum {
     ++count_;
   }
 
-  std::size_t count() const { return count_; }
-
   // Writes the mean to `output`, "averaged_from" naming `paths` (the files added, in the order
   // they are to be listed).
   void write(const std::vector<std::string>& paths, const std::string& output) const {
@@ -167,12 +165,18 @@ std::runtime_error too_few(const std::string& run, std::size_t found, std::size_
                             ", --average " + std::to_string(n) + " needs that many");
 }
 
-// Adds to `sum` the newest `n` of `run`'s own checkpoints (a run directory's: one another run
-// wrote, copied in, is passed over and named on `messages`; a file: itself), newest first, each
-// read once; returns them oldest first.
-std::vector<std::string> add_newest(const std::string& run, std::size_t n, WeightSum& sum, std::ostream& messages) {
-  const auto files = find_checkpoints(run);
+// `run`'s checkpoints (find_checkpoints), refused when fewer than `n`.
+std::vector<std::string> at_least(const std::string& run, std::size_t n) {
+  auto files = find_checkpoints(run);
   if (files.size() < n) throw too_few(run, files.size(), n);
+  return files;
+}
+
+// Adds to `sum` the newest `n` of `files`, `run`'s checkpoints (a run directory's own: one
+// another run wrote, copied in, is passed over and named on `messages`; a file: itself), newest
+// first, each read once; returns them oldest first.
+std::vector<std::string> add_newest(const std::string& run, const std::vector<std::string>& files, std::size_t n,
+                                    WeightSum& sum, std::ostream& messages) {
   const RunMembership membership(run);
   std::vector<std::string> added;  // newest first
   for (auto file = files.rbegin(); file != files.rend() && added.size() < n; ++file) {
@@ -207,7 +211,7 @@ std::vector<std::string> average_newest(const std::string& run, std::size_t n, c
                                         std::ostream& messages, Weights weights) {
   check_average_output(output);
   WeightSum sum(weights, n);
-  const auto files = add_newest(run, n, sum, messages);
+  const auto files = add_newest(run, at_least(run, n), n, sum, messages);
   sum.write(files, output);
   return files;
 }
@@ -222,20 +226,21 @@ std::vector<std::string> average_runs(const std::vector<std::string>& runs, std:
     named.push_back(util::resolved_path(run));
     if (std::count(named.begin(), named.end(), named.back()) > 1) throw std::runtime_error(run + ": named twice");
   }
-  for (const auto& run : runs) {  // refused before any checkpoint is read
+  std::vector<std::vector<std::string>> found;  // each run's checkpoints
+  for (const auto& run : runs) {                // refused before any checkpoint is read
     if (&run != &runs.front() && shared_origin(first, run_lineage(run)).empty()) {
       throw std::runtime_error(run + ": not fine-tuned from the checkpoint " + runs.front() +
                                " was, nor its parent or child (config.toml's init-from): runs trained apart are not "
                                "averaged, the same unit sits at another place in each");
     }
-    if (const auto found = find_checkpoints(run).size(); found < n) throw too_few(run, found, n);
+    found.push_back(at_least(run, n));
   }
   // The first run's newest is added first: its settings and texts are the average's; it is
   // listed last, as the newest is in a run's average.
   WeightSum sum(weights, n * runs.size());
   std::vector<std::string> files;
-  for (const auto& run : runs) {
-    const auto added = add_newest(run, n, sum, messages);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto added = add_newest(runs[i], found[i], n, sum, messages);
     files.insert(files.end(), added.begin(), added.end());
   }
   std::rotate(files.begin(), files.begin() + static_cast<std::ptrdiff_t>(n), files.end());

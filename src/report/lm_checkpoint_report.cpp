@@ -280,12 +280,12 @@ void generate_lm_text(std::unique_ptr<CheckpointReader> checkpoint, const LmEval
 void report_lm_checkpoints(const std::vector<std::string>& checkpoint_files, const LmEvalRequest& request,
                            std::ostream& out, std::ostream& messages) {
   if (checkpoint_files.empty()) throw std::invalid_argument("no checkpoint to evaluate");
+  if (!request.prompts.empty())  // sets the threads and device itself
+    return generate_lm_text(std::make_unique<CheckpointReader>(checkpoint_files.back()), request, out, messages);
   util::RuntimeOptions runtime;
   runtime.threads = request.threads;
   util::configure_runtime(runtime);
   const auto device = util::select_device(request.device);
-  if (!request.prompts.empty())
-    return generate_lm_text(std::make_unique<CheckpointReader>(checkpoint_files.back()), request, out, messages);
 
   std::vector<Scored> scored;
   std::optional<Scoring> scoring;
